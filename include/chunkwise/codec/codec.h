@@ -1,0 +1,82 @@
+// The three codec interfaces of the zarr v3 codec pipeline.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §3. A zarr chunk is encoded by zero
+// or more array→array codecs, exactly one array→bytes codec, then zero or more
+// bytes→bytes codecs. Each codec knows its zarr name and writes its own JSON,
+// so a chain read from `zarr.json` is written back unchanged.
+//
+// Every Decode is safe on untrusted input: it rejects malformed bytes with
+// Corruption, never reads outside its input, and never produces (or allocates
+// for) more than the caller's `max_decoded_bytes` (OutOfRange otherwise).
+// Codec objects are immutable once created, and every method is thread-safe.
+#ifndef CHUNKWISE_CODEC_CODEC_H_
+#define CHUNKWISE_CODEC_CODEC_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/data_type.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::codec {
+
+enum class CodecKind { kArrayToArray, kArrayToBytes, kBytesToBytes };
+
+// What an array codec needs to know of a decoded chunk: element type and shape.
+// Decoded chunk bytes are always C order in host byte order.
+struct ChunkSpec {
+  core::DataType dtype;
+  std::vector<std::int64_t> shape;
+
+  std::size_t num_elements() const;
+  std::size_t num_bytes() const { return num_elements() * dtype.size(); }
+  bool operator==(const ChunkSpec&) const = default;
+};
+
+class Codec {
+ public:
+  virtual ~Codec() = default;
+  // The zarr v3 name, e.g. "zstd".
+  virtual std::string_view name() const = 0;
+  virtual CodecKind kind() const = 0;
+  // {"name": ..., "configuration": {...}} as zarr v3 writes it.
+  virtual nlohmann::json ToJson() const = 0;
+};
+
+class BytesToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kBytesToBytes; }
+  // Encodes `decoded`. Fails only on inputs the format cannot hold (e.g. over 2 GiB for blosc).
+  virtual Result<Bytes> Encode(ByteView decoded) const = 0;
+  // Decodes `encoded`: Corruption on malformed input, OutOfRange if the result
+  // would exceed `max_decoded_bytes`.
+  virtual Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const = 0;
+};
+
+class ArrayToArrayCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kArrayToArray; }
+  // The spec of the encoded array for a decoded one; InvalidArgument if this codec
+  // cannot apply (e.g. a transpose order of the wrong rank).
+  virtual Result<ChunkSpec> EncodedSpec(const ChunkSpec& decoded) const = 0;
+  // REQUIRES: data.size() == decoded.num_bytes().
+  virtual Result<Bytes> Encode(const ChunkSpec& decoded, ByteView data) const = 0;
+  // `decoded` is the spec of the result; Corruption if encoded has the wrong size.
+  virtual Result<Bytes> Decode(const ChunkSpec& decoded, ByteView encoded) const = 0;
+};
+
+class ArrayToBytesCodec : public Codec {
+ public:
+  CodecKind kind() const final { return CodecKind::kArrayToBytes; }
+  // REQUIRES: data.size() == spec.num_bytes().
+  virtual Result<Bytes> Encode(const ChunkSpec& spec, ByteView data) const = 0;
+  // Returns exactly spec.num_bytes() bytes, or Corruption.
+  virtual Result<Bytes> Decode(const ChunkSpec& spec, ByteView encoded) const = 0;
+};
+
+}  // namespace chunkwise::codec
+
+#endif  // CHUNKWISE_CODEC_CODEC_H_

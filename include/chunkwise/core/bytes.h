@@ -1,0 +1,73 @@
+// Byte buffers, byte views and little-endian loads and stores.
+//
+// Every on-disk layout chunkwise handles is little-endian unless its spec says
+// otherwise; these helpers read and write such fields at any alignment.
+#ifndef CHUNKWISE_CORE_BYTES_H_
+#define CHUNKWISE_CORE_BYTES_H_
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise {
+
+using Bytes = std::vector<std::uint8_t>;
+using ByteView = std::span<const std::uint8_t>;
+using MutableByteView = std::span<std::uint8_t>;
+
+inline ByteView AsBytes(std::string_view text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+inline std::string_view AsChars(ByteView bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Reverses the bytes of an unsigned integer (std::byteswap is C++23).
+// Templates here cover the closed set of unsigned integer widths.
+template <typename T>
+  requires std::is_unsigned_v<T>
+constexpr T ByteSwap(T value) {
+  if constexpr (sizeof(T) == 1) {
+    return value;
+  } else if constexpr (sizeof(T) == 2) {
+    return static_cast<T>(__builtin_bswap16(value));
+  } else if constexpr (sizeof(T) == 4) {
+    return static_cast<T>(__builtin_bswap32(value));
+  } else {
+    static_assert(sizeof(T) == 8);
+    return static_cast<T>(__builtin_bswap64(value));
+  }
+}
+
+template <typename T>
+  requires std::is_unsigned_v<T>
+T LoadLittleEndian(const std::uint8_t* source) {
+  T value;
+  std::memcpy(&value, source, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) value = ByteSwap(value);
+  return value;
+}
+
+template <typename T>
+  requires std::is_unsigned_v<T>
+void StoreLittleEndian(T value, std::uint8_t* destination) {
+  if constexpr (std::endian::native == std::endian::big) value = ByteSwap(value);
+  std::memcpy(destination, &value, sizeof(T));
+}
+
+template <typename T>
+  requires std::is_unsigned_v<T>
+void AppendLittleEndian(T value, Bytes& out) {
+  const std::size_t at = out.size();
+  out.resize(at + sizeof(T));
+  StoreLittleEndian(value, out.data() + at);
+}
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_CORE_BYTES_H_

@@ -1,0 +1,72 @@
+// Status: the outcome of an operation that returns no value.
+//
+// chunkwise throws no exceptions (see docs/architecture.md, "Error model"). A
+// Status is OK or carries a code and a message that names the file or key and
+// what was wrong. OK is a null pointer, so success costs nothing to return.
+// The error model is the vocabulary of every layer, so it lives in the top
+// namespace rather than in chunkwise::core.
+#ifndef CHUNKWISE_CORE_STATUS_H_
+#define CHUNKWISE_CORE_STATUS_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace chunkwise {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // The caller asked for something malformed or impossible.
+  kNotFound,         // A required file, key or entry does not exist.
+  kCorruption,       // Stored bytes violate their format.
+  kUnsupported,      // Valid, but a feature chunkwise does not implement.
+  kIOError,          // The operating system refused a read or a write.
+  kOutOfRange,       // An index, range or size lies outside what is allowed.
+  kInternal,         // A dependency failed in a way that is not the input's fault.
+};
+
+// The code's name as printed in messages, e.g. "Corruption".
+std::string_view StatusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK.
+  Status(StatusCode code, std::string message);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+
+  static Status Ok() { return Status(); }
+  static Status InvalidArgument(std::string message);
+  static Status NotFound(std::string message);
+  static Status Corruption(std::string message);
+  static Status Unsupported(std::string message);
+  static Status IOError(std::string message);
+  static Status OutOfRange(std::string message);
+  static Status Internal(std::string message);
+
+  bool ok() const { return state_ == nullptr; }
+  StatusCode code() const;
+  // The message without the code name; empty when OK.
+  std::string_view message() const;
+  // "Corruption: <message>", or "OK".
+  std::string ToString() const;
+
+  // Returns this status with "context: " put before its message; OK stays OK.
+  // Callers use it to add the file, key or step on the way up.
+  Status WithContext(std::string_view context) const;
+
+  bool operator==(const Status& other) const;
+
+ private:
+  struct State {
+    StatusCode code;
+    std::string message;
+  };
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_CORE_STATUS_H_

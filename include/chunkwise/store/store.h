@@ -1,0 +1,70 @@
+// Store: the one key-value interface every format reads and writes through.
+//
+// Keys are "/"-separated relative paths (see store/key.h for the rules). An
+// absent key is a value (std::nullopt), not an error; errors are reserved for
+// I/O failures, invalid keys and ranges outside a value. Every implementation
+// is thread-safe: concurrent calls on one store are allowed. A Set is atomic:
+// a concurrent reader sees the old value or the new one, never a mix.
+#ifndef CHUNKWISE_STORE_STORE_H_
+#define CHUNKWISE_STORE_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::store {
+
+// A byte range of a value: [offset, offset + length), or the last `length`
+// bytes when `suffix` is set (what a shard index read needs).
+struct ByteRange {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  bool suffix = false;
+
+  static ByteRange Span(std::uint64_t offset, std::uint64_t length) { return {offset, length, false}; }
+  static ByteRange Suffix(std::uint64_t length) { return {0, length, true}; }
+  // Resolves against a value of `size` bytes to an absolute [offset, offset+length);
+  // OutOfRange (naming `key`) if the range does not lie inside the value.
+  Result<ByteRange> Resolve(std::uint64_t size, std::string_view key) const;
+};
+
+// What a store can do, for callers that choose a strategy.
+struct StoreCapabilities {
+  bool writable = false;
+  bool listable = false;
+  bool efficient_ranges = false;  // GetRange reads only the range, not the whole value.
+  bool durable = false;           // Values survive the process (files, databases).
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // The whole value of `key`, or nullopt if absent.
+  virtual Result<std::optional<Bytes>> Get(std::string_view key) const = 0;
+  // Part of the value; nullopt if absent; OutOfRange if the range is outside it.
+  virtual Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const = 0;
+  // Creates or replaces the value atomically.
+  virtual Status Set(std::string_view key, ByteView value) = 0;
+  // Removes `key`; removing an absent key succeeds.
+  virtual Status Erase(std::string_view key) = 0;
+  // Every key that starts with `prefix` (a plain string prefix), sorted.
+  virtual Result<std::vector<std::string>> List(std::string_view prefix) const = 0;
+  // The value's size in bytes, or nullopt if absent.
+  virtual Result<std::optional<std::uint64_t>> Size(std::string_view key) const = 0;
+  virtual StoreCapabilities capabilities() const = 0;
+  // Where `key` lives, for messages: a path for files, "memory:key" otherwise.
+  virtual std::string Describe(std::string_view key) const = 0;
+
+  // True if `key` holds a value.
+  Result<bool> Exists(std::string_view key) const;
+};
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_STORE_STORE_H_
