@@ -1,1 +1,54 @@
-int main() { return 0; }
+// chunkwise: the command-line front end of libchunkwise.
+#include <cstdio>
+#include <exception>
+
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+// 0 success, 1 the command failed (bad input, I/O), 2 the command line was wrong.
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int Run(int argc, char** argv) {
+  CLI::App app("chunkwise: chunked, sharded, compressed n-d arrays that the field's readers open",
+               "chunkwise");
+  app.set_version_flag("--version", std::string("chunkwise ") + CHUNKWISE_VERSION);
+  app.require_subcommand(1);
+  CommandContext context;
+  app.add_flag("-q,--quiet", context.quiet, "Print nothing but errors (no progress, no summary)");
+
+  AddCodecCommands(app, context);
+  AddNpyCommands(app, context);
+  AddStoreCommands(app, context);
+  AddGridCommands(app, context);
+  AddGenerateCommands(app, context);
+  AddGpuCommands(app, context);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  if (!context.outcome.ok()) {
+    std::fprintf(stderr, "chunkwise: error: %s\n", context.outcome.ToString().c_str());
+    return kExitFailure;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise::cli
+
+int main(int argc, char** argv) {
+  // CLI11 and the JSON parser throw; nothing else in chunkwise does. Anything
+  // that escapes is a bug, reported rather than crashing with no message.
+  try {
+    return chunkwise::cli::Run(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "chunkwise: internal error: %s\n", error.what());
+    return 1;
+  }
+}

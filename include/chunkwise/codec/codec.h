@@ -50,6 +50,8 @@ class BytesToBytesCodec : public Codec {
  public:
   CodecKind kind() const final { return CodecKind::kBytesToBytes; }
   // Encodes `decoded`. Fails only on inputs the format cannot hold (e.g. over 2 GiB for blosc).
+  // The result's capacity may exceed its size (compressors write into their
+  // worst-case bound); call shrink_to_fit() before holding many results.
   virtual Result<Bytes> Encode(ByteView decoded) const = 0;
   // Decodes `encoded`: Corruption on malformed input, OutOfRange if the result
   // would exceed `max_decoded_bytes`.

@@ -1,0 +1,53 @@
+# chunkwise: the two commands are `make demo` and `make test`.
+# Each does all setup on a fresh Debian 12 machine, then builds.
+
+BUILD      ?= build
+FUZZ_BUILD ?= build-fuzz
+BUILD_TYPE ?= Release
+JOBS       ?= $(shell nproc)
+DEMO_DIR   ?= demo-output
+
+CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCHUNKWISE_FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ_BUILD)
+
+.PHONY: all deps build fuzz-build test unit-test demo bench format tidy clean help
+
+all: build
+
+help:
+	@echo "make demo    set up, build, and run the walk-through on generated data"
+	@echo "make test    set up, build, and run unit, interop and fuzz smoke tests"
+	@echo "make bench   run the benchmarks (ours next to the underlying library)"
+	@echo "make format  clang-format every source file; make tidy runs clang-tidy"
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The libFuzzer targets need clang and an instrumented copy of the library.
+fuzz-build: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+test: build fuzz-build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+unit-test: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L unit
+
+demo: build
+	@scripts/demo --chunkwise $(BUILD)/chunkwise --out $(DEMO_DIR)
+
+bench: build
+	@scripts/bench $(BUILD)
+
+format:
+	@git ls-files '*.h' '*.cc' '*.cu' | xargs clang-format -i
+
+tidy: build
+	@git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD) --quiet
+
+clean:
+	@rm -rf $(BUILD) $(FUZZ_BUILD) $(DEMO_DIR)

@@ -1,0 +1,37 @@
+// The zarr v3 `crc32c` bytes→bytes codec: appends a CRC32C and verifies it.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §3. Encoded = input ‖ CRC32C(input)
+// as a little-endian uint32. It takes no configuration and is written as
+// {"name": "crc32c"}. Shard indexes end in this codec (§4).
+#ifndef CHUNKWISE_CODEC_CRC32C_CODEC_H_
+#define CHUNKWISE_CODEC_CRC32C_CODEC_H_
+
+#include <memory>
+
+#include "chunkwise/codec/codec.h"
+
+namespace chunkwise::codec {
+
+class Crc32cCodec final : public BytesToBytesCodec {
+ public:
+  static constexpr std::size_t kChecksumSize = 4;
+
+  static std::shared_ptr<const Crc32cCodec> Create();
+  // InvalidArgument unless `configuration` is null or an empty object.
+  static Result<std::shared_ptr<const Crc32cCodec>> FromJson(const nlohmann::json& configuration);
+
+  std::string_view name() const override { return "crc32c"; }
+  nlohmann::json ToJson() const override;
+  // Never fails.
+  Result<Bytes> Encode(ByteView decoded) const override;
+  // Corruption if `encoded` is shorter than 4 bytes or its checksum does not
+  // match; OutOfRange if the payload exceeds `max_decoded_bytes`.
+  Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
+
+ private:
+  Crc32cCodec() = default;
+};
+
+}  // namespace chunkwise::codec
+
+#endif  // CHUNKWISE_CODEC_CRC32C_CODEC_H_

@@ -1,0 +1,48 @@
+// The zarr v3 `zstd` bytes→bytes codec (zarr-extensions): Zstandard frames.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §3, §6 and §9.6. Configuration
+// {"level": int, "checksum": bool}; level 0 means the library default (3),
+// negative levels are the fast modes. `checksum` is read in either form and
+// written only when true. Each thread keeps one compression and one
+// decompression context, so codecs are cheap to share across threads.
+#ifndef CHUNKWISE_CODEC_ZSTD_CODEC_H_
+#define CHUNKWISE_CODEC_ZSTD_CODEC_H_
+
+#include <memory>
+
+#include "chunkwise/codec/codec.h"
+
+namespace chunkwise::codec {
+
+struct ZstdOptions {
+  int level = 0;          // ZSTD_minCLevel() to ZSTD_maxCLevel(); 0 = default.
+  bool checksum = false;  // Append a content checksum (XXH64) to each frame.
+};
+
+class ZstdCodec final : public BytesToBytesCodec {
+ public:
+  // InvalidArgument if the level is outside libzstd's range.
+  static Result<std::shared_ptr<const ZstdCodec>> Create(ZstdOptions options);
+  // InvalidArgument naming the field on unknown or bad fields; "level" defaults to 0.
+  static Result<std::shared_ptr<const ZstdCodec>> FromJson(const nlohmann::json& configuration);
+
+  const ZstdOptions& options() const { return options_; }
+
+  std::string_view name() const override { return "zstd"; }
+  nlohmann::json ToJson() const override;
+  // One frame with its content size recorded. Internal if libzstd fails.
+  Result<Bytes> Encode(ByteView decoded) const override;
+  // Decodes one or more concatenated frames. Corruption on malformed or
+  // truncated frames; OutOfRange as soon as the output would pass the limit,
+  // whether or not the frames record their content size.
+  Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
+
+ private:
+  explicit ZstdCodec(ZstdOptions options) : options_(options) {}
+
+  ZstdOptions options_;
+};
+
+}  // namespace chunkwise::codec
+
+#endif  // CHUNKWISE_CODEC_ZSTD_CODEC_H_

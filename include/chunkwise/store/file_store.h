@@ -1,0 +1,84 @@
+// FileStore: a Store over a directory, one file per key.
+//
+// Key "a/b/c" is the file <root>/a/b/c (zarr v3 spec, "File system store").
+// A Set writes a temporary sibling ".<name>.tmp.<pid>.<counter>" and renames
+// it over the target, so a reader sees the old value or the new one, never a
+// partial file; temporary files are never listed, and a leftover one from a
+// crash is ignored. Keys are validated (store/key.h), so no key can name a
+// path outside the root. Symbolic links inside the root are followed when
+// reading and writing (a link that points outside the root is the owner's
+// choice); List does not descend into linked directories, which keeps it
+// from looping. Every method is thread-safe and safe against other processes
+// writing the same directory.
+#ifndef CHUNKWISE_STORE_FILE_STORE_H_
+#define CHUNKWISE_STORE_FILE_STORE_H_
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::store {
+
+// How hard Set works to make a value survive a power failure.
+enum class FsyncPolicy {
+  kNone,              // Rely on the OS: a crash may lose recent values (but never tears one).
+  kFile,              // fsync the file's data before the rename.
+  kFileAndDirectory,  // Also fsync the directories whose entries changed.
+};
+
+struct FileStoreOptions {
+  bool create_root = true;  // Create the root (and its parents) if missing; else NotFound.
+  FsyncPolicy fsync = FsyncPolicy::kNone;
+};
+
+class FileStore final : public Store {
+ public:
+  // Opens the directory `root`. NotFound if it is missing and
+  // !options.create_root; IOError if it cannot be created or is not a
+  // directory. The path is made absolute, so later chdir calls do not matter.
+  static Result<std::shared_ptr<FileStore>> Open(const std::filesystem::path& root,
+                                                 FileStoreOptions options = {});
+
+  // The path of `key` under `root`, with no I/O: InvalidArgument if the key
+  // is invalid or has a segment that looks like a temporary file (such a key
+  // could be written but never listed). The result always lies under `root`.
+  static Result<std::filesystem::path> PathForKey(const std::filesystem::path& root,
+                                                  std::string_view key);
+  // True if `name` (one path segment) has the form of a Set's temporary file.
+  static bool IsTemporaryName(std::string_view name);
+
+  Result<std::optional<Bytes>> Get(std::string_view key) const override;
+  // Reads only the range, with pread.
+  Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
+  // Writes a temporary file and renames it over the key's file, creating
+  // parent directories as needed; on failure the temporary file is removed.
+  Status Set(std::string_view key, ByteView value) override;
+  // Unlinks the file, then removes parent directories left empty, up to but
+  // not including the root.
+  Status Erase(std::string_view key) override;
+  // Walks the directories under the prefix; temporary files and names that
+  // are not valid keys are skipped.
+  Result<std::vector<std::string>> List(std::string_view prefix) const override;
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
+  StoreCapabilities capabilities() const override;
+  // The key's full path (or the invalid key, quoted).
+  std::string Describe(std::string_view key) const override;
+
+  const std::filesystem::path& root() const { return root_; }
+  const FileStoreOptions& options() const { return options_; }
+
+  FileStore(std::filesystem::path root, FileStoreOptions options);  // Use Open.
+
+ private:
+  Result<std::filesystem::path> Path(std::string_view key) const { return PathForKey(root_, key); }
+  void PruneEmptyParents(const std::filesystem::path& path) const;
+
+  std::filesystem::path root_;
+  FileStoreOptions options_;
+};
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_STORE_FILE_STORE_H_

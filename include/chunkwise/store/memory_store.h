@@ -1,0 +1,51 @@
+// MemoryStore: a Store that keeps every value in process memory.
+//
+// The store for tests and for small scratch arrays: nothing is durable. Keys
+// are validated like every store's (store/key.h), so code that works here
+// also works on FileStore. Values are immutable once set and shared between
+// readers, so a Get copies the value outside the lock and a concurrent Set
+// never tears it.
+#ifndef CHUNKWISE_STORE_MEMORY_STORE_H_
+#define CHUNKWISE_STORE_MEMORY_STORE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::store {
+
+class MemoryStore final : public Store {
+ public:
+  // An empty store. Thread-safe: every method may be called concurrently.
+  static std::shared_ptr<MemoryStore> Create();
+
+  Result<std::optional<Bytes>> Get(std::string_view key) const override;
+  Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) const override;
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
+  StoreCapabilities capabilities() const override;
+  // "memory:<key>".
+  std::string Describe(std::string_view key) const override;
+
+  // The number of keys held.
+  std::size_t size() const;
+
+ private:
+  using Value = std::shared_ptr<const Bytes>;
+
+  // The value of `key` (nullptr if absent), after validating the key.
+  Result<Value> Find(std::string_view key) const;
+
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, Value, std::less<>> values_;  // Guarded by mutex_.
+};
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_STORE_MEMORY_STORE_H_

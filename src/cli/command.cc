@@ -1,0 +1,27 @@
+#include "cli/command.h"
+
+#include <cstdio>
+
+namespace chunkwise::cli {
+
+void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action) {
+  command->callback([&context, action = std::move(action)] { context.outcome = action(); });
+}
+
+void Say(const CommandContext& context, const std::string& line) {
+  if (!context.quiet) std::printf("%s\n", line.c_str());
+}
+
+std::string FormatBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  while (bytes >= 1000.0 && unit < 5) {
+    bytes /= 1000.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[unit]);
+  return text;
+}
+
+}  // namespace chunkwise::cli

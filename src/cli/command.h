@@ -1,0 +1,48 @@
+// The CLI's shared plumbing: every subcommand is a function that returns a
+// Status, registered on the CLI11 app by its command group.
+//
+// The CLI is a thin layer: it parses options, calls the library, prints. Its
+// one job beyond that is translating a Status into a message and exit code.
+#ifndef CHUNKWISE_CLI_COMMAND_H_
+#define CHUNKWISE_CLI_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "chunkwise/core/progress.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::cli {
+
+// Options every command sees, and the outcome of the one that ran.
+struct CommandContext {
+  bool quiet = false;
+  Status outcome;
+
+  // Progress on stderr: a bar on a terminal, lines otherwise, nothing with --quiet.
+  core::ProgressMode progress_mode() const {
+    return quiet ? core::ProgressMode::kQuiet : core::ProgressMode::kAuto;
+  }
+};
+
+// Makes `command` run `action` and keep its Status in `context`.
+void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action);
+
+// Prints a line to stdout unless --quiet.
+void Say(const CommandContext& context, const std::string& line);
+
+// Human units: "1.23 GB", "456 kB", "12 B".
+std::string FormatBytes(double bytes);
+
+// Command groups, one file each.
+void AddCodecCommands(CLI::App& app, CommandContext& context);
+void AddNpyCommands(CLI::App& app, CommandContext& context);
+void AddStoreCommands(CLI::App& app, CommandContext& context);
+void AddGridCommands(CLI::App& app, CommandContext& context);
+void AddGenerateCommands(CLI::App& app, CommandContext& context);
+void AddGpuCommands(CLI::App& app, CommandContext& context);
+
+}  // namespace chunkwise::cli
+
+#endif  // CHUNKWISE_CLI_COMMAND_H_

@@ -1,0 +1,130 @@
+// chunkwise store: look into and edit a directory store key by key.
+#include <cstdio>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/store/file_store.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+struct StoreOptions {
+  std::string root;
+  std::string key;
+  std::string prefix;
+  std::string range;  // "a:b" bytes, "-n" for the last n bytes
+  std::string file;
+  bool long_listing = false;
+  bool fsync = false;
+  bool overwrite = false;
+};
+
+Result<std::shared_ptr<store::FileStore>> OpenExisting(const std::string& root, bool fsync) {
+  store::FileStoreOptions options;
+  options.create_root = false;
+  options.fsync = fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
+  return store::FileStore::Open(root, options);
+}
+
+Result<store::ByteRange> ParseByteRange(const std::string& text) {
+  if (text.starts_with('-')) {
+    const std::optional<core::Index> length = core::ParseIndex(text.substr(1));
+    if (!length || *length < 0) return Status::InvalidArgument("--range \"" + text + "\": expected -N");
+    return store::ByteRange::Suffix(static_cast<std::uint64_t>(*length));
+  }
+  const std::size_t colon = text.find(':');
+  const std::optional<core::Index> start = core::ParseIndex(text.substr(0, colon));
+  const std::optional<core::Index> stop =
+      colon == std::string::npos ? std::nullopt : core::ParseIndex(text.substr(colon + 1));
+  if (!start || !stop || *start < 0 || *stop < *start) {
+    return Status::InvalidArgument("--range \"" + text + "\": expected START:STOP with START <= STOP, or -N");
+  }
+  return store::ByteRange::Span(static_cast<std::uint64_t>(*start), static_cast<std::uint64_t>(*stop - *start));
+}
+
+Status List(const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(options.prefix));
+  for (const std::string& key : keys) {
+    if (!options.long_listing) {
+      std::printf("%s\n", key.c_str());
+      continue;
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store->Size(key));
+    std::printf("%12llu  %s\n", static_cast<unsigned long long>(size.value_or(0)), key.c_str());
+  }
+  return Status::Ok();
+}
+
+Status Get(const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  std::optional<Bytes> value;
+  if (options.range.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(value, store->Get(options.key));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(store::ByteRange range, ParseByteRange(options.range));
+    CHUNKWISE_ASSIGN_OR_RETURN(value, store->GetRange(options.key, range));
+  }
+  if (!value) return Status::NotFound(store->Describe(options.key) + ": no such key");
+  if (options.file.empty()) {
+    std::fwrite(value->data(), 1, value->size(), stdout);
+    return Status::Ok();
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.file, options.overwrite));
+  return core::WriteFileAtomically(options.file, *value);
+}
+
+Status Put(const StoreOptions& options) {
+  store::FileStoreOptions open_options;
+  open_options.fsync = options.fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.root, open_options));
+  CHUNKWISE_ASSIGN_OR_RETURN(bool exists, store->Exists(options.key));
+  if (exists && !options.overwrite) {
+    return Status::InvalidArgument(store->Describe(options.key) + " already exists (pass --overwrite)");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes value, core::ReadFile(options.file));
+  return store->Set(options.key, value);
+}
+
+Status Remove(const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  return store->Erase(options.key);
+}
+
+}  // namespace
+
+void AddStoreCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<StoreOptions>();
+  CLI::App* group = app.add_subcommand("store", "Read and write keys of a directory store");
+  group->require_subcommand(1);
+
+  CLI::App* ls = group->add_subcommand("ls", "List keys, sorted");
+  ls->add_option("ROOT", options->root, "Store directory")->required();
+  ls->add_option("--prefix", options->prefix, "Only keys starting with this");
+  ls->add_flag("-l,--long", options->long_listing, "Show sizes in bytes");
+  SetAction(ls, context, [options] { return List(*options); });
+
+  CLI::App* get = group->add_subcommand("get", "Print a value (or write it to --output)");
+  get->add_option("ROOT", options->root, "Store directory")->required();
+  get->add_option("KEY", options->key, "Key, e.g. c/0/1/2")->required();
+  get->add_option("--range", options->range, "Bytes START:STOP, or -N for the last N");
+  get->add_option("-o,--output", options->file, "Write the value here instead of stdout");
+  get->add_flag("--overwrite", options->overwrite, "Replace an existing output file");
+  SetAction(get, context, [options] { return Get(*options); });
+
+  CLI::App* put = group->add_subcommand("put", "Set a key from a file (atomically)");
+  put->add_option("ROOT", options->root, "Store directory (created if missing)")->required();
+  put->add_option("KEY", options->key, "Key")->required();
+  put->add_option("FILE", options->file, "File whose bytes become the value")->required();
+  put->add_flag("--fsync", options->fsync, "fsync the value and its directory");
+  put->add_flag("--overwrite", options->overwrite, "Replace an existing key");
+  SetAction(put, context, [options] { return Put(*options); });
+
+  CLI::App* rm = group->add_subcommand("rm", "Erase a key (absent keys are fine)");
+  rm->add_option("ROOT", options->root, "Store directory")->required();
+  rm->add_option("KEY", options->key, "Key")->required();
+  SetAction(rm, context, [options] { return Remove(*options); });
+}
+
+}  // namespace chunkwise::cli

@@ -1,0 +1,15 @@
+#include "chunkwise/codec/codec.h"
+#include "chunkwise/core/check.h"
+
+namespace chunkwise::codec {
+
+std::size_t ChunkSpec::num_elements() const {
+  std::size_t count = 1;  // A 0-d chunk holds one element.
+  for (std::int64_t extent : shape) {
+    CHUNKWISE_CHECK(extent >= 0);
+    count *= static_cast<std::size_t>(extent);
+  }
+  return count;
+}
+
+}  // namespace chunkwise::codec

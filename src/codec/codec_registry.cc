@@ -1,0 +1,108 @@
+#include "chunkwise/codec/codec_registry.h"
+
+#include <exception>
+
+#include "chunkwise/codec/blosc_codec.h"
+#include "chunkwise/codec/bytes_codec.h"
+#include "chunkwise/codec/crc32c_codec.h"
+#include "chunkwise/codec/gzip_codec.h"
+#include "chunkwise/codec/transpose_codec.h"
+#include "chunkwise/codec/zstd_codec.h"
+#include "config_json.h"
+
+namespace chunkwise::codec {
+namespace {
+
+// Adapts a typed FromJson to the factory signature.
+template <typename CodecType>
+CodecFactory FactoryOf() {
+  return [](const nlohmann::json& configuration) -> Result<std::shared_ptr<const Codec>> {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const CodecType> codec,
+                               CodecType::FromJson(configuration));
+    return std::shared_ptr<const Codec>(std::move(codec));
+  };
+}
+
+// Splits `codec_json` into the name and configuration; InvalidArgument on any
+// other shape. "must_understand" (zarr v3 extension objects) is accepted.
+Status ParseCodecJson(const nlohmann::json& codec_json, std::string& name,
+                      const nlohmann::json*& configuration) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  configuration = &kEmpty;
+  if (codec_json.is_string()) {
+    name = codec_json.get<std::string>();
+    return Status::Ok();
+  }
+  const std::string shown = internal::ShowJson(codec_json);
+  if (!codec_json.is_object() || !codec_json.contains("name") || !codec_json["name"].is_string()) {
+    return Status::InvalidArgument(
+        "codec must be {\"name\": string, \"configuration\": {...}} "
+        "or a name string, got " +
+        shown);
+  }
+  name = codec_json["name"].get<std::string>();
+  for (const auto& [key, value] : codec_json.items()) {
+    if (key == "name") continue;
+    if (key == "configuration" && (value.is_object() || value.is_null())) {
+      if (value.is_object()) configuration = &value;
+      continue;
+    }
+    if (key == "must_understand" && value.is_boolean()) continue;
+    return Status::InvalidArgument("codec '" + name + "': unexpected member '" + key + "' in " +
+                                   shown);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+CodecRegistry CodecRegistry::WithBuiltins() {
+  CodecRegistry registry;
+  // Registering a fresh name in an empty registry cannot fail.
+  CHUNKWISE_CHECK(registry.Register("bytes", FactoryOf<BytesCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("transpose", FactoryOf<TransposeCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("blosc", FactoryOf<BloscCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("zstd", FactoryOf<ZstdCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("gzip", FactoryOf<GzipCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("crc32c", FactoryOf<Crc32cCodec>()).ok());
+  return registry;
+}
+
+Status CodecRegistry::Register(std::string name, CodecFactory factory) {
+  if (name.empty() || !factory) {
+    return Status::InvalidArgument("codec registry: a codec needs a name and a factory");
+  }
+  if (factories_.contains(name)) {
+    return Status::InvalidArgument("codec registry: '" + name + "' is already registered");
+  }
+  factories_.emplace(std::move(name), std::move(factory));
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const Codec>> CodecRegistry::Create(const nlohmann::json& codec_json) const {
+  // nlohmann::json throws on type errors; no exception may leave this call.
+  try {
+    std::string name;
+    const nlohmann::json* configuration = nullptr;
+    CHUNKWISE_RETURN_IF_ERROR(ParseCodecJson(codec_json, name, configuration));
+    const auto it = factories_.find(name);
+    if (it == factories_.end()) {
+      std::string known;
+      for (const auto& entry : factories_) known += (known.empty() ? "" : ", ") + entry.first;
+      return Status::Unsupported("codec '" + name + "' is not supported (known: " + known + ")");
+    }
+    return it->second(*configuration);
+  } catch (const std::exception& error) {
+    return Status::InvalidArgument(std::string("codec JSON rejected: ") + error.what());
+  }
+}
+
+bool CodecRegistry::Contains(std::string_view name) const { return factories_.contains(name); }
+
+std::vector<std::string> CodecRegistry::names() const {
+  std::vector<std::string> names;
+  for (const auto& entry : factories_) names.push_back(entry.first);
+  return names;
+}
+
+}  // namespace chunkwise::codec

@@ -1,0 +1,85 @@
+#include "chunkwise/codec/codec_shorthand.h"
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "chunkwise/codec/codec_registry.h"
+
+namespace chunkwise::codec {
+namespace {
+
+constexpr std::string_view kAcceptedForms =
+    "accepted: none, zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]], crc32c, "
+    "joined with '+' (e.g. \"blosc:zstd:3:bitshuffle+crc32c\")";
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    const std::size_t at = text.find(separator);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
+Status Malformed(std::string_view text, std::string_view why) {
+  return Status::InvalidArgument("codec shorthand '" + std::string(text) +
+                                 "': " + std::string(why) + "; " + std::string(kAcceptedForms));
+}
+
+Result<std::int64_t> ParseInteger(std::string_view whole, std::string_view token) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (error != std::errc() || end != token.data() + token.size()) {
+    return Malformed(whole, "'" + std::string(token) + "' is not an integer");
+  }
+  return value;
+}
+
+// The JSON of one '+'-separated element, not yet range-checked.
+Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesize) {
+  const std::vector<std::string_view> tokens = Split(element, ':');
+  const std::string_view name = tokens[0];
+  const std::size_t arguments = tokens.size() - 1;
+  if ((name == "zstd" || name == "gzip") && arguments <= 1) {
+    std::int64_t level = name == "zstd" ? 3 : 6;
+    if (arguments == 1) {
+      CHUNKWISE_ASSIGN_OR_RETURN(level, ParseInteger(element, tokens[1]));
+    }
+    return nlohmann::json{{"name", name}, {"configuration", {{"level", level}}}};
+  }
+  if (name == "blosc" && arguments <= 3) {
+    std::int64_t clevel = 5;
+    if (arguments >= 2) {
+      CHUNKWISE_ASSIGN_OR_RETURN(clevel, ParseInteger(element, tokens[2]));
+    }
+    return nlohmann::json{{"name", "blosc"},
+                          {"configuration",
+                           {{"cname", arguments >= 1 ? tokens[1] : "lz4"},
+                            {"clevel", clevel},
+                            {"shuffle", arguments >= 3 ? tokens[3] : "shuffle"},
+                            {"typesize", typesize},
+                            {"blocksize", 0}}}};
+  }
+  if (name == "crc32c" && arguments == 0) return nlohmann::json{{"name", "crc32c"}};
+  return Malformed(element, "unrecognized codec");
+}
+
+}  // namespace
+
+Result<nlohmann::json> ParseCodecShorthand(std::string_view text, std::size_t typesize) {
+  nlohmann::json chain = nlohmann::json::array();
+  if (text.empty() || text == "none") return chain;
+  const CodecRegistry registry = CodecRegistry::WithBuiltins();
+  for (std::string_view element : Split(text, '+')) {
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codec, ParseElement(element, typesize));
+    // Range checks live in the codecs; reuse them rather than repeat them here.
+    const Result<std::shared_ptr<const Codec>> created = registry.Create(codec);
+    if (!created.ok()) return Malformed(element, created.status().message());
+    chain.push_back(std::move(codec));
+  }
+  return chain;
+}
+
+}  // namespace chunkwise::codec

@@ -1,0 +1,134 @@
+#include "chunkwise/core/thread_pool.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "chunkwise/core/check.h"
+
+namespace chunkwise::core {
+namespace {
+
+// The pool whose worker is running on this thread, if any.
+thread_local const ThreadPool* current_pool = nullptr;
+
+// What one ParallelFor shares with the helper tasks it queues. Helpers may
+// start after ParallelFor has returned (they sat in the queue behind other
+// work), so they hold it by shared_ptr and never touch `body` unless they
+// claimed an index while the call was still live.
+struct ParallelForState {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::size_t next = 0;  // The next index to hand out.
+  std::size_t n = 0;
+  std::size_t active = 0;  // Indices claimed whose body has not returned.
+  bool failed = false;
+  Status first_error;
+  const std::function<Status(std::size_t)>* body = nullptr;
+};
+
+// Claims and runs indices until none are left or one has failed.
+void RunItems(ParallelForState& state) {
+  std::unique_lock lock(state.mutex);
+  while (!state.failed && state.next < state.n) {
+    const std::size_t index = state.next++;
+    ++state.active;
+    lock.unlock();
+    Status status = (*state.body)(index);
+    lock.lock();
+    --state.active;
+    if (!status.ok() && !state.failed) {
+      state.failed = true;
+      state.first_error = std::move(status);
+    }
+  }
+  if (state.active == 0) {
+    state.done.notify_all();
+  }
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(std::size_t num_threads) {
+  if (num_threads == 0) {
+    num_threads = std::max(1u, std::thread::hardware_concurrency());
+  }
+  workers_.reserve(num_threads);
+  for (std::size_t i = 0; i < num_threads; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  CHUNKWISE_CHECK(!InWorkerThread());
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_available_.notify_all();
+  for (std::thread& worker : workers_) {
+    worker.join();
+  }
+}
+
+bool ThreadPool::InWorkerThread() const { return current_pool == this; }
+
+void ThreadPool::Submit(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(task));
+    ++pending_;
+  }
+  work_available_.notify_one();
+}
+
+void ThreadPool::WorkerLoop() {
+  current_pool = this;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    // Workers drain the queue before stopping, so the destructor runs every
+    // submitted task.
+    work_available_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) {
+      return;
+    }
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();
+    task = nullptr;  // Destroy captures before the task counts as done.
+    lock.lock();
+    if (--pending_ == 0) {
+      idle_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::WaitIdle() {
+  CHUNKWISE_CHECK(!InWorkerThread());
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return pending_ == 0; });
+}
+
+Status ThreadPool::ParallelFor(std::size_t n, const std::function<Status(std::size_t)>& body) {
+  if (n == 0) {
+    return Status::Ok();
+  }
+  auto state = std::make_shared<ParallelForState>();
+  state->n = n;
+  state->body = &body;
+  // The caller is one of the runners, so n - 1 helpers at most.
+  const std::size_t helpers = std::min(n - 1, num_threads());
+  for (std::size_t i = 0; i < helpers; ++i) {
+    Submit([state] { RunItems(*state); });
+  }
+  RunItems(*state);
+  // No index can be claimed any more (all handed out, or failed); wait only
+  // for the ones already running. Queued helpers that start later find
+  // nothing to do, which is what keeps nested calls from deadlocking.
+  std::unique_lock lock(state->mutex);
+  state->done.wait(lock, [&] { return state->active == 0; });
+  return std::move(state->first_error);
+}
+
+}  // namespace chunkwise::core

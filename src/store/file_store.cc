@@ -1,0 +1,354 @@
+#include "chunkwise/store/file_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "chunkwise/store/key.h"
+#include "store/posix_file.h"
+
+namespace chunkwise::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A concurrent Erase may prune the directory a Set is about to write into;
+// the Set then recreates it. More rounds than this means something else is
+// deleting the tree on purpose.
+constexpr int kMaxSetAttempts = 8;
+
+// Keeps a temporary name under NAME_MAX (255) whatever the target's length.
+constexpr std::size_t kMaxNameInTemporary = 200;
+
+constexpr std::string_view kTemporaryTag = ".tmp.";
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// ".<name>.tmp.<pid>.<counter>". The counter is process-wide, so two stores
+// on one root in one process still never share a temporary file.
+std::string TemporaryName(const fs::path& target) {
+  static std::atomic<std::uint64_t> counter{0};
+  const std::string name = target.filename().string().substr(0, kMaxNameInTemporary);
+  return "." + name + std::string(kTemporaryTag) + std::to_string(::getpid()) + "." +
+         std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+}
+
+// Creates every directory from the root down to `dir`, tolerating ones that
+// already exist. The new directories go into `created`.
+Status MakeDirectories(const fs::path& root, const fs::path& dir, std::vector<fs::path>* created) {
+  fs::path current = root;
+  for (const fs::path& segment : dir.lexically_relative(root)) {
+    current /= segment;
+    if (::mkdir(current.c_str(), 0777) == 0) {
+      created->push_back(current);
+    } else if (const int error = errno; error != EEXIST) {
+      return posix::ErrnoStatus("create directory", current, error);
+    }
+  }
+  return Status::Ok();
+}
+
+// Opens a fresh temporary file beside `target`, creating the parent
+// directories when they are missing.
+Result<posix::Fd> CreateTemporary(const fs::path& root, const fs::path& target, fs::path* temporary,
+                                  std::vector<fs::path>* created) {
+  const fs::path parent = target.parent_path();
+  for (int attempt = 1;; ++attempt) {
+    *temporary = parent / TemporaryName(target);
+    posix::Fd fd(::open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() >= 0) {
+      return fd;
+    }
+    const int error = errno;
+    if (error != ENOENT || attempt == kMaxSetAttempts) {
+      return posix::ErrnoStatus("create", *temporary, error);
+    }
+    if (Status status = MakeDirectories(root, parent, created);
+        !status.ok() && (status.code() != StatusCode::kNotFound || attempt == kMaxSetAttempts)) {
+      return status;
+    }
+  }
+}
+
+// Writes `value` to the open temporary file and renames it over `target`.
+Status Commit(posix::Fd fd, ByteView value, const fs::path& temporary, const fs::path& target,
+              FsyncPolicy fsync) {
+  CHUNKWISE_RETURN_IF_ERROR(posix::WriteAll(fd.get(), value, temporary));
+  if (fsync != FsyncPolicy::kNone && ::fsync(fd.get()) != 0) {
+    return posix::ErrnoStatus("fsync", temporary, errno);
+  }
+  // Unlike close on a read descriptor, a failed close after writing can be
+  // the first report of a lost write (NFS), so it fails the Set.
+  if (::close(fd.Release()) != 0) {
+    return posix::ErrnoStatus("close", temporary, errno);
+  }
+  if (::rename(temporary.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    return posix::ErrnoStatus("rename " + temporary.string() + " to", target, error);
+  }
+  return Status::Ok();
+}
+
+// Makes the new entry for `target` and any directories created for it durable.
+Status SyncEntries(const fs::path& target, const std::vector<fs::path>& created) {
+  CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(target.parent_path()));
+  for (const fs::path& dir : created) {
+    CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(dir.parent_path()));
+  }
+  return Status::Ok();
+}
+
+// An open directory stream, closed on destruction.
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
+};
+using DirPtr = std::unique_ptr<DIR, DirCloser>;
+
+enum class EntryKind { kFile, kDirectory, kOther };
+
+// The kind of `name` in `dir`: a link to a file counts as a file; a link to
+// a directory counts as kOther so that List cannot loop through a cycle.
+EntryKind KindOf(DIR* dir, const dirent& entry) {
+  struct stat info;
+  if (entry.d_type == DT_REG) {
+    return EntryKind::kFile;
+  }
+  if (entry.d_type == DT_DIR) {
+    return EntryKind::kDirectory;
+  }
+  if (entry.d_type == DT_LNK) {
+    return ::fstatat(::dirfd(dir), entry.d_name, &info, 0) == 0 && S_ISREG(info.st_mode)
+               ? EntryKind::kFile
+               : EntryKind::kOther;
+  }
+  if (::fstatat(::dirfd(dir), entry.d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    return EntryKind::kOther;  // Removed since readdir: not there to list.
+  }
+  if (S_ISLNK(info.st_mode)) {
+    return ::fstatat(::dirfd(dir), entry.d_name, &info, 0) == 0 && S_ISREG(info.st_mode)
+               ? EntryKind::kFile
+               : EntryKind::kOther;
+  }
+  return S_ISREG(info.st_mode)   ? EntryKind::kFile
+         : S_ISDIR(info.st_mode) ? EntryKind::kDirectory
+                                 : EntryKind::kOther;
+}
+
+// Appends to `keys` every key under directory `path` (whose keys start with
+// `dir_key`, "" or ending in "/") that starts with `prefix`.
+Status ListDirectory(const fs::path& path, const std::string& dir_key, std::string_view prefix,
+                     std::vector<std::string>* keys) {
+  DirPtr dir(::opendir(path.c_str()));
+  if (dir == nullptr) {
+    // A directory removed by a concurrent Erase holds no keys.
+    const int error = errno;
+    return posix::IsAbsent(error) ? Status::Ok()
+                                  : posix::ErrnoStatus("open directory", path, error);
+  }
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == ".." || FileStore::IsTemporaryName(name)) {
+      continue;
+    }
+    const std::string key = dir_key + std::string(name);
+    const EntryKind kind = KindOf(dir.get(), *entry);
+    if (kind == EntryKind::kDirectory) {
+      const std::string child_key = key + "/";
+      if (child_key.starts_with(prefix) || prefix.starts_with(child_key)) {
+        CHUNKWISE_RETURN_IF_ERROR(ListDirectory(path / fs::path(name), child_key, prefix, keys));
+      }
+    } else if (kind == EntryKind::kFile && key.starts_with(prefix) && ValidateKey(key).ok()) {
+      // Names no key could produce (a backslash, a control byte) are skipped:
+      // they could not be read back through this interface.
+      keys->push_back(key);
+    }
+    errno = 0;
+  }
+  if (errno != 0) {
+    return posix::ErrnoStatus("read directory", path, errno);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+FileStore::FileStore(std::filesystem::path root, FileStoreOptions options)
+    : root_(std::move(root)), options_(options) {}
+
+Result<std::shared_ptr<FileStore>> FileStore::Open(const std::filesystem::path& root,
+                                                   FileStoreOptions options) {
+  std::error_code error;
+  fs::path absolute = fs::absolute(root, error).lexically_normal();
+  if (error) {
+    return Status::IOError("resolve " + root.string() + ": " + error.message());
+  }
+  if (!absolute.has_filename() && absolute.has_relative_path()) {
+    absolute = absolute.parent_path();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> info, posix::Stat(absolute));
+  if (!info.has_value()) {
+    if (!options.create_root) {
+      return Status::NotFound("file store root " + absolute.string() + " does not exist");
+    }
+    fs::create_directories(absolute, error);
+    if (error) {
+      return Status::IOError("create directory " + absolute.string() + ": " + error.message());
+    }
+  } else if (!S_ISDIR(info->st_mode)) {
+    return Status::IOError("file store root " + absolute.string() + " is not a directory");
+  }
+  return std::make_shared<FileStore>(std::move(absolute), options);
+}
+
+bool FileStore::IsTemporaryName(std::string_view name) {
+  if (!name.starts_with('.')) {
+    return false;
+  }
+  const std::size_t counter_dot = name.rfind('.');
+  if (counter_dot == 0 || !AllDigits(name.substr(counter_dot + 1))) {
+    return false;
+  }
+  // Never npos: name[0] is a dot.
+  const std::size_t pid_dot = name.rfind('.', counter_dot - 1);
+  if (!AllDigits(name.substr(pid_dot + 1, counter_dot - pid_dot - 1))) {
+    return false;
+  }
+  const std::string_view head = name.substr(0, pid_dot);  // ".<name>.tmp"
+  return head.size() >= 6 && head.ends_with(".tmp");
+}
+
+Result<std::filesystem::path> FileStore::PathForKey(const std::filesystem::path& root,
+                                                    std::string_view key) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t slash = std::min(key.find('/', start), key.size());
+    if (IsTemporaryName(key.substr(start, slash - start))) {
+      return Status::InvalidArgument("invalid file store key " + QuoteKey(key) +
+                                     ": a segment has the form of a temporary file");
+    }
+    start = slash + 1;
+  }
+  return root / fs::path(std::string(key));
+}
+
+Result<std::optional<Bytes>> FileStore::Get(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  if (!file.has_value()) {
+    return std::optional<Bytes>();
+  }
+  Bytes bytes(file->size);
+  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file->fd.get(), 0, bytes, path));
+  return std::optional<Bytes>(std::move(bytes));
+}
+
+Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange range) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  if (!file.has_value()) {
+    return std::optional<Bytes>();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(file->size, path.string()));
+  Bytes bytes(resolved.length);
+  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file->fd.get(), resolved.offset, bytes, path));
+  return std::optional<Bytes>(std::move(bytes));
+}
+
+Status FileStore::Set(std::string_view key, ByteView value) {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
+  fs::path temporary;
+  std::vector<fs::path> created;
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
+  if (Status status = Commit(std::move(fd), value, temporary, target, options_.fsync);
+      !status.ok()) {
+    ::unlink(temporary.c_str());  // Best effort: the Set's own error is the one to report.
+    return status;
+  }
+  if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
+    CHUNKWISE_RETURN_IF_ERROR(SyncEntries(target, created));
+  }
+  return Status::Ok();
+}
+
+Status FileStore::Erase(std::string_view key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  if (::unlink(path.c_str()) != 0) {
+    const int error = errno;
+    // A directory is a prefix of other keys, not a value: erasing it is
+    // erasing an absent key. Linux says EISDIR, POSIX allows EPERM.
+    if (posix::IsAbsent(error) || error == EISDIR) {
+      return Status::Ok();
+    }
+    if (error == EPERM) {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> info, posix::Stat(path));
+      if (info.has_value() && S_ISDIR(info->st_mode)) {
+        return Status::Ok();
+      }
+    }
+    return posix::ErrnoStatus("unlink", path, error);
+  }
+  if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
+    CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(path.parent_path()));
+  }
+  PruneEmptyParents(path);
+  return Status::Ok();
+}
+
+void FileStore::PruneEmptyParents(const std::filesystem::path& path) const {
+  // Best effort: rmdir fails harmlessly on a directory that still holds
+  // entries (or a concurrent Set's temporary file), which ends the walk.
+  const std::size_t root_length = root_.native().size();
+  for (fs::path dir = path.parent_path(); dir.native().size() > root_length;
+       dir = dir.parent_path()) {
+    if (::rmdir(dir.c_str()) != 0) {
+      return;
+    }
+  }
+}
+
+Result<std::vector<std::string>> FileStore::List(std::string_view prefix) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  // Start at the deepest directory the prefix names in full ("a/b/" of "a/b/c").
+  const std::size_t slash = prefix.rfind('/');
+  const std::string dir_key(slash == std::string_view::npos ? "" : prefix.substr(0, slash + 1));
+  std::vector<std::string> keys;
+  CHUNKWISE_RETURN_IF_ERROR(ListDirectory(root_ / fs::path(dir_key), dir_key, prefix, &keys));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+Result<std::optional<std::uint64_t>> FileStore::Size(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> info, posix::Stat(path));
+  if (!info.has_value() || S_ISDIR(info->st_mode)) {
+    return std::optional<std::uint64_t>();
+  }
+  if (!S_ISREG(info->st_mode)) {
+    return Status::IOError("stat " + path.string() + ": not a regular file");
+  }
+  return std::optional<std::uint64_t>(static_cast<std::uint64_t>(info->st_size));
+}
+
+StoreCapabilities FileStore::capabilities() const {
+  return {.writable = true, .listable = true, .efficient_ranges = true, .durable = true};
+}
+
+std::string FileStore::Describe(std::string_view key) const {
+  Result<fs::path> path = Path(key);
+  return path.ok() ? path->string() : QuoteKey(key);
+}
+
+}  // namespace chunkwise::store

@@ -1,0 +1,95 @@
+#include "chunkwise/store/memory_store.h"
+
+#include <mutex>
+
+#include "chunkwise/store/key.h"
+
+namespace chunkwise::store {
+
+std::shared_ptr<MemoryStore> MemoryStore::Create() { return std::make_shared<MemoryStore>(); }
+
+Result<MemoryStore::Value> MemoryStore::Find(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::shared_lock lock(mutex_);
+  const auto it = values_.find(key);
+  return it == values_.end() ? Value() : it->second;
+}
+
+Result<std::optional<Bytes>> MemoryStore::Get(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
+  if (value == nullptr) {
+    return std::optional<Bytes>();
+  }
+  return std::optional<Bytes>(*value);
+}
+
+Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRange range) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
+  if (value == nullptr) {
+    return std::optional<Bytes>();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value->size(), Describe(key)));
+  const auto begin = value->begin() + static_cast<std::ptrdiff_t>(resolved.offset);
+  return std::optional<Bytes>(Bytes(begin, begin + static_cast<std::ptrdiff_t>(resolved.length)));
+}
+
+Status MemoryStore::Set(std::string_view key, ByteView value) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  // Copy before taking the lock so writers of large values do not stall readers.
+  auto copy = std::make_shared<const Bytes>(value.begin(), value.end());
+  std::unique_lock lock(mutex_);
+  const auto it = values_.find(key);
+  if (it != values_.end()) {
+    it->second.swap(copy);
+  } else {
+    values_.emplace(std::string(key), std::move(copy));
+  }
+  lock.unlock();  // The old value, now in `copy`, is freed outside the lock.
+  return Status::Ok();
+}
+
+Status MemoryStore::Erase(std::string_view key) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  Value old;
+  std::unique_lock lock(mutex_);
+  const auto it = values_.find(key);
+  if (it != values_.end()) {
+    old = std::move(it->second);
+    values_.erase(it);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryStore::List(std::string_view prefix) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  std::vector<std::string> keys;
+  std::shared_lock lock(mutex_);
+  for (auto it = values_.lower_bound(prefix);
+       it != values_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+    keys.push_back(it->first);
+  }
+  return keys;
+}
+
+Result<std::optional<std::uint64_t>> MemoryStore::Size(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
+  if (value == nullptr) {
+    return std::optional<std::uint64_t>();
+  }
+  return std::optional<std::uint64_t>(value->size());
+}
+
+StoreCapabilities MemoryStore::capabilities() const {
+  return {.writable = true, .listable = true, .efficient_ranges = true, .durable = false};
+}
+
+std::string MemoryStore::Describe(std::string_view key) const {
+  return "memory:" + std::string(key);
+}
+
+std::size_t MemoryStore::size() const {
+  std::shared_lock lock(mutex_);
+  return values_.size();
+}
+
+}  // namespace chunkwise::store

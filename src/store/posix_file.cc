@@ -1,0 +1,131 @@
+#include "store/posix_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <system_error>
+
+namespace chunkwise::store::posix {
+
+Status ErrnoStatus(std::string_view action, const std::filesystem::path& path, int error) {
+  std::string message(action);
+  message += ' ';
+  message += path.string();
+  message += ": ";
+  // std::generic_category is thread-safe, unlike strerror.
+  message += std::error_code(error, std::generic_category()).message();
+  return error == ENOENT ? Status::NotFound(std::move(message))
+                         : Status::IOError(std::move(message));
+}
+
+Fd& Fd::operator=(Fd&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    fd_ = other.Release();
+  }
+  return *this;
+}
+
+void Fd::Reset() {
+  // close(2) errors on a read-only or already-synced descriptor carry no
+  // information we can act on; writers check fsync and rename instead.
+  if (fd_ >= 0) {
+    ::close(fd_);
+  }
+  fd_ = -1;
+}
+
+Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path) {
+  // O_NONBLOCK keeps a FIFO planted in the tree from blocking the open; it
+  // has no effect on regular files.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int error = errno;
+    if (IsAbsent(error)) {
+      return std::optional<OpenedFile>();
+    }
+    return ErrnoStatus("open", path, error);
+  }
+  struct stat info;
+  if (::fstat(fd.get(), &info) != 0) {
+    return ErrnoStatus("fstat", path, errno);
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return std::optional<OpenedFile>();
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return Status::IOError("open " + path.string() + ": not a regular file");
+  }
+  return std::optional<OpenedFile>(
+      OpenedFile{std::move(fd), static_cast<std::uint64_t>(info.st_size)});
+}
+
+Status ReadAt(int fd, std::uint64_t offset, MutableByteView out,
+              const std::filesystem::path& path) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t got =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return ErrnoStatus("read", path, errno);
+    }
+    if (got == 0) {
+      return Status::IOError("read " + path.string() + ": file ended at byte " +
+                             std::to_string(offset + done) + ", expected " +
+                             std::to_string(offset + out.size()) + " (was it modified in place?)");
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return Status::Ok();
+}
+
+Status WriteAll(int fd, ByteView data, const std::filesystem::path& path) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t wrote = ::write(fd, data.data() + done, data.size() - done);
+    if (wrote < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return ErrnoStatus("write", path, errno);
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+  return Status::Ok();
+}
+
+Status SyncDirectory(const std::filesystem::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    const int error = errno;
+    // A concurrent Erase pruned it: the entry we meant to make durable has
+    // been removed since, and syncing that removal is not our job.
+    if (IsAbsent(error)) {
+      return Status::Ok();
+    }
+    return ErrnoStatus("open directory", path, error);
+  }
+  if (::fsync(fd.get()) != 0) {
+    return ErrnoStatus("fsync directory", path, errno);
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<struct stat>> Stat(const std::filesystem::path& path) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    if (IsAbsent(error)) {
+      return std::optional<struct stat>();
+    }
+    return ErrnoStatus("stat", path, error);
+  }
+  return std::optional<struct stat>(info);
+}
+
+}  // namespace chunkwise::store::posix

@@ -1,0 +1,31 @@
+#include "chunkwise/store/store.h"
+
+#include <string>
+
+#include "chunkwise/store/key.h"
+
+namespace chunkwise::store {
+
+Result<ByteRange> ByteRange::Resolve(std::uint64_t size, std::string_view key) const {
+  if (suffix) {
+    if (length > size) {
+      return Status::OutOfRange("suffix of " + std::to_string(length) + " bytes is longer than " +
+                                QuoteKey(key) + " (" + std::to_string(size) + " bytes)");
+    }
+    return Span(size - length, length);
+  }
+  // Written as two comparisons so offset + length cannot overflow.
+  if (offset > size || length > size - offset) {
+    return Status::OutOfRange("range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                              ") lies outside " + QuoteKey(key) + " (" + std::to_string(size) +
+                              " bytes)");
+  }
+  return Span(offset, length);
+}
+
+Result<bool> Store::Exists(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, Size(key));
+  return size.has_value();
+}
+
+}  // namespace chunkwise::store

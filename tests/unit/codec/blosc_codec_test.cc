@@ -1,0 +1,164 @@
+#include "chunkwise/codec/blosc_codec.h"
+
+#include <blosc.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "unit/codec/codec_test_data.h"
+
+namespace chunkwise::codec {
+namespace {
+
+std::shared_ptr<const BloscCodec> Make(std::string cname, int clevel, BloscShuffle shuffle,
+                                       int typesize = 2) {
+  auto codec = BloscCodec::Create({std::move(cname), clevel, shuffle, typesize, 0});
+  CHUNKWISE_CHECK(codec.ok());
+  return *codec;
+}
+
+TEST(BloscCodec, CompressorsIncludeTheCommonOnes) {
+  const std::vector<std::string> names = BloscCompressors();
+  for (const char* name : {"blosclz", "lz4", "lz4hc", "zlib", "zstd"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+}
+
+TEST(BloscCodec, RoundTripEveryCompressorAndShuffle) {
+  const Bytes data = testing::MicroscopyLike(300'000);
+  for (const std::string& cname : BloscCompressors()) {
+    for (BloscShuffle shuffle :
+         {BloscShuffle::kNoShuffle, BloscShuffle::kShuffle, BloscShuffle::kBitShuffle}) {
+      const auto codec = Make(cname, 5, shuffle);
+      const Result<Bytes> encoded = codec->Encode(data);
+      ASSERT_TRUE(encoded.ok()) << cname;
+      // Without a shuffle the noisy low bytes defeat blosclz and snappy.
+      if (shuffle != BloscShuffle::kNoShuffle) {
+        EXPECT_LT(encoded->size(), data.size()) << cname;
+      }
+      const Result<Bytes> decoded = codec->Decode(*encoded, data.size());
+      ASSERT_TRUE(decoded.ok()) << cname << " " << decoded.status().ToString();
+      EXPECT_EQ(*decoded, data) << cname << " " << static_cast<int>(shuffle);
+    }
+  }
+}
+
+TEST(BloscCodec, HeaderRecordsOptions) {
+  const Bytes data = testing::MicroscopyLike(400'000);
+  const Bytes encoded = *Make("zstd", 3, BloscShuffle::kBitShuffle, 2)->Encode(data);
+  EXPECT_EQ(encoded[0], 2);         // Format version.
+  EXPECT_EQ(encoded[2] >> 5, 4);    // zstd's header code.
+  EXPECT_NE(encoded[2] & 0x04, 0);  // Bit shuffle.
+  EXPECT_EQ(encoded[3], 2);         // typesize.
+  EXPECT_EQ(LoadLittleEndian<std::uint32_t>(encoded.data() + 4), data.size());
+  EXPECT_EQ(LoadLittleEndian<std::uint32_t>(encoded.data() + 12), encoded.size());
+}
+
+TEST(BloscCodec, SmallEmptyAndStoredInputs) {
+  for (std::size_t size : {0u, 1u, 30u, 127u, 128u, 5000u}) {
+    const Bytes data = testing::RandomBytes(size);
+    for (int clevel : {0, 5}) {
+      const auto codec = Make("lz4", clevel, BloscShuffle::kShuffle);
+      const Result<Bytes> encoded = codec->Encode(data);
+      ASSERT_TRUE(encoded.ok()) << size;
+      const Result<Bytes> decoded = codec->Decode(*encoded, size);
+      ASSERT_TRUE(decoded.ok()) << size << " " << decoded.status().ToString();
+      EXPECT_EQ(*decoded, data);
+    }
+  }
+}
+
+TEST(BloscCodec, HeaderClaimingTooMuchIsOutOfRange) {
+  const auto codec = Make("lz4", 5, BloscShuffle::kShuffle);
+  const Bytes encoded = *codec->Encode(Bytes(2'000'000, 0));
+  EXPECT_EQ(codec->Decode(encoded, 1'000'000).status().code(), StatusCode::kOutOfRange);
+  EXPECT_TRUE(codec->Decode(encoded, 2'000'000).ok());
+  // A forged header: nbytes raised to 1 GiB.
+  Bytes forged = encoded;
+  StoreLittleEndian<std::uint32_t>(1u << 30, forged.data() + 4);
+  const Status status = codec->Decode(forged, 1 << 20).status();
+  EXPECT_TRUE(status.code() == StatusCode::kOutOfRange || status.code() == StatusCode::kCorruption)
+      << status.ToString();
+}
+
+TEST(BloscCodec, RejectsTruncatedInput) {
+  const auto codec = Make("lz4", 5, BloscShuffle::kShuffle);
+  const Bytes encoded = *codec->Encode(testing::MicroscopyLike(50'000));
+  for (std::size_t size = 0; size < encoded.size(); size += 1 + size / 8) {
+    EXPECT_EQ(codec->Decode(ByteView(encoded).first(size), 1 << 20).status().code(),
+              StatusCode::kCorruption)
+        << size;
+  }
+  Bytes longer = encoded;
+  longer.push_back(0);
+  EXPECT_EQ(codec->Decode(longer, 1 << 20).status().code(), StatusCode::kCorruption);
+}
+
+TEST(BloscCodec, FlippedBytesNeverCrash) {
+  // Blosc1 has no checksum: a flipped body byte may decode to other data, but
+  // decoding must fail cleanly or stay within the chunk's nbytes.
+  const Bytes data = testing::MicroscopyLike(20'000);
+  for (const std::string& cname : BloscCompressors()) {
+    const Bytes encoded = *Make(cname, 5, BloscShuffle::kShuffle)->Encode(data);
+    for (std::size_t i = 0; i < encoded.size(); ++i) {
+      Bytes flipped = encoded;
+      flipped[i] ^= 0xA5;
+      const Result<Bytes> decoded =
+          Make(cname, 5, BloscShuffle::kShuffle)->Decode(flipped, 1 << 16);
+      if (decoded.ok()) {
+        EXPECT_LE(decoded->size(), std::size_t{1} << 16);
+      }
+      if (i < 16 && i != 2 && !decoded.ok()) {
+        EXPECT_NE(decoded.status().code(), StatusCode::kInternal);
+      }
+    }
+  }
+}
+
+TEST(BloscCodec, RejectsBlosc2Headers) {
+  const auto codec = Make("lz4", 5, BloscShuffle::kShuffle);
+  Bytes encoded = *codec->Encode(testing::MicroscopyLike(10'000));
+  Bytes version3 = encoded;
+  version3[0] = 3;
+  EXPECT_EQ(codec->Decode(version3, 1 << 20).status().code(), StatusCode::kUnsupported);
+  Bytes extended = encoded;
+  extended[2] |= 0x05;
+  EXPECT_EQ(codec->Decode(extended, 1 << 20).status().code(), StatusCode::kUnsupported);
+}
+
+TEST(BloscCodec, Json) {
+  const nlohmann::json json = nlohmann::json::parse(
+      R"({"name":"blosc","configuration":{"cname":"zstd","clevel":3,"shuffle":"bitshuffle",
+          "typesize":2,"blocksize":0}})");
+  const auto codec = BloscCodec::FromJson(json["configuration"]);
+  ASSERT_TRUE(codec.ok()) << codec.status().ToString();
+  EXPECT_EQ((*codec)->ToJson(), json);
+  EXPECT_EQ((*codec)->options().shuffle, BloscShuffle::kBitShuffle);
+  // typesize may be omitted with noshuffle; ToJson then writes 1.
+  const auto noshuffle = BloscCodec::FromJson(
+      nlohmann::json::parse(R"({"cname":"lz4","clevel":5,"shuffle":"noshuffle"})"));
+  ASSERT_TRUE(noshuffle.ok());
+  EXPECT_EQ((*noshuffle)->ToJson()["configuration"]["typesize"], 1);
+  EXPECT_EQ((*noshuffle)->ToJson()["configuration"]["blocksize"], 0);
+}
+
+TEST(BloscCodec, RejectsBadConfiguration) {
+  for (const char* bad :
+       {R"({"cname":"lz5","clevel":5,"shuffle":"shuffle","typesize":2})",
+        R"({"cname":"lz4","clevel":10,"shuffle":"shuffle","typesize":2})",
+        R"({"cname":"lz4","clevel":5,"shuffle":1,"typesize":2})",
+        R"({"cname":"lz4","clevel":5,"shuffle":"byteshuffle","typesize":2})",
+        R"({"cname":"lz4","clevel":5,"shuffle":"shuffle"})",
+        R"({"cname":"lz4","clevel":5,"shuffle":"shuffle","typesize":256})",
+        R"({"cname":"lz4","clevel":5,"shuffle":"shuffle","typesize":2,"blocksize":-1})",
+        R"({"cname":"lz4","clevel":5,"shuffle":"shuffle","typesize":2,"id":"blosc"})",
+        R"({"clevel":5,"shuffle":"shuffle","typesize":2})",
+        R"({"cname":"lz4","clevel":"5","shuffle":"shuffle","typesize":2})"}) {
+    const Status status = BloscCodec::FromJson(nlohmann::json::parse(bad)).status();
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(status.message().find("blosc"), std::string_view::npos) << status.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace chunkwise::codec

@@ -1,0 +1,59 @@
+#include "chunkwise/codec/codec_shorthand.h"
+
+#include <gtest/gtest.h>
+
+namespace chunkwise::codec {
+namespace {
+
+nlohmann::json Parse(std::string_view text, std::size_t typesize = 2) {
+  const Result<nlohmann::json> json = ParseCodecShorthand(text, typesize);
+  CHUNKWISE_CHECK(json.ok());
+  return *json;
+}
+
+TEST(CodecShorthand, NoneIsEmptyList) {
+  EXPECT_EQ(Parse("none"), nlohmann::json::array());
+  EXPECT_EQ(Parse(""), nlohmann::json::array());
+}
+
+TEST(CodecShorthand, ZstdGzipCrc32c) {
+  EXPECT_EQ(Parse("zstd"),
+            nlohmann::json::parse(R"([{"name":"zstd","configuration":{"level":3}}])"));
+  EXPECT_EQ(Parse("zstd:-2"),
+            nlohmann::json::parse(R"([{"name":"zstd","configuration":{"level":-2}}])"));
+  EXPECT_EQ(Parse("gzip"),
+            nlohmann::json::parse(R"([{"name":"gzip","configuration":{"level":6}}])"));
+  EXPECT_EQ(Parse("gzip:1"),
+            nlohmann::json::parse(R"([{"name":"gzip","configuration":{"level":1}}])"));
+  EXPECT_EQ(Parse("crc32c"), nlohmann::json::parse(R"([{"name":"crc32c"}])"));
+}
+
+TEST(CodecShorthand, BloscDefaultsAndTypesize) {
+  EXPECT_EQ(Parse("blosc:lz4:5:shuffle", 2), Parse("blosc:lz4", 2));
+  EXPECT_EQ(Parse("blosc", 2), Parse("blosc:lz4:5", 2));
+  EXPECT_EQ(Parse("blosc:zstd:3:bitshuffle", 4),
+            nlohmann::json::parse(R"([{"name":"blosc","configuration":{"cname":"zstd","clevel":3,
+                "shuffle":"bitshuffle","typesize":4,"blocksize":0}}])"));
+}
+
+TEST(CodecShorthand, ChainsJoinWithPlus) {
+  const nlohmann::json chain = Parse("blosc:zstd:3:bitshuffle+crc32c");
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0]["name"], "blosc");
+  EXPECT_EQ(chain[1]["name"], "crc32c");
+}
+
+TEST(CodecShorthand, RejectsBadFormsListingAcceptedOnes) {
+  for (const char* bad :
+       {"lz4", "zstd:", "zstd:x", "zstd:3:4", "zstd:99", "gzip:10", "blosc:lz5", "blosc:lz4:12",
+        "blosc:lz4:5:byte", "blosc:lz4:5:shuffle:0", "crc32c:1", "zstd+", "+crc32c", "None"}) {
+    const Status status = ParseCodecShorthand(bad, 2).status();
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(status.message().find("accepted:"), std::string_view::npos) << status.ToString();
+  }
+  EXPECT_EQ(ParseCodecShorthand("blosc", 0).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCodecShorthand("blosc", 300).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace chunkwise::codec

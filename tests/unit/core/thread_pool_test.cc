@@ -1,0 +1,161 @@
+#include "chunkwise/core/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <vector>
+
+namespace chunkwise::core {
+namespace {
+
+TEST(ThreadPool, DefaultUsesAtLeastOneThread) {
+  ThreadPool pool;
+  EXPECT_GE(pool.num_threads(), 1u);
+  EXPECT_EQ(ThreadPool(3).num_threads(), 3u);
+}
+
+TEST(ThreadPool, SubmitRunsEveryTaskBeforeWaitIdleReturns) {
+  ThreadPool pool(4);
+  std::atomic<int> count{0};
+  for (int i = 0; i < 1000; ++i) {
+    pool.Submit([&] { ++count; });
+  }
+  pool.WaitIdle();
+  EXPECT_EQ(count.load(), 1000);
+}
+
+TEST(ThreadPool, DestructorRunsQueuedTasks) {
+  std::atomic<int> count{0};
+  {
+    ThreadPool pool(2);
+    for (int i = 0; i < 200; ++i) {
+      pool.Submit([&] { ++count; });
+    }
+  }
+  EXPECT_EQ(count.load(), 200);
+}
+
+TEST(ThreadPool, TasksMaySubmitTasks) {
+  ThreadPool pool(2);
+  std::atomic<int> count{0};
+  for (int i = 0; i < 10; ++i) {
+    pool.Submit([&] {
+      pool.Submit([&] { ++count; });
+      ++count;
+    });
+  }
+  pool.WaitIdle();
+  EXPECT_EQ(count.load(), 20);
+}
+
+TEST(ThreadPool, ParallelForVisitsEveryIndexOnce) {
+  ThreadPool pool(4);
+  std::vector<std::atomic<int>> visits(10000);
+  ASSERT_TRUE(pool.ParallelFor(visits.size(),
+                               [&](std::size_t i) {
+                                 ++visits[i];
+                                 return Status::Ok();
+                               })
+                  .ok());
+  for (const auto& v : visits) {
+    ASSERT_EQ(v.load(), 1);
+  }
+}
+
+TEST(ThreadPool, ParallelForOfNothingSucceeds) {
+  ThreadPool pool(2);
+  EXPECT_TRUE(pool.ParallelFor(0, [](std::size_t) { return Status::Internal("never"); }).ok());
+}
+
+TEST(ThreadPool, ParallelForReturnsErrorAndStopsScheduling) {
+  ThreadPool pool(2);
+  std::atomic<std::size_t> started{0};
+  const Status status = pool.ParallelFor(100000, [&](std::size_t i) {
+    ++started;
+    return i == 10 ? Status::Corruption("item 10") : Status::Ok();
+  });
+  EXPECT_EQ(status, Status::Corruption("item 10"));
+  // Only items claimed before the failure was recorded ran.
+  EXPECT_LT(started.load(), 100000u);
+}
+
+TEST(ThreadPool, ParallelForReturnsOneOfSeveralErrors) {
+  ThreadPool pool(4);
+  const Status status = pool.ParallelFor(
+      64, [](std::size_t i) { return Status::IOError("item " + std::to_string(i)); });
+  EXPECT_EQ(status.code(), StatusCode::kIOError);
+}
+
+TEST(ThreadPool, ParallelForUsesCallingThreadToo) {
+  ThreadPool pool(1);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  ASSERT_TRUE(pool.ParallelFor(200,
+                               [&](std::size_t) {
+                                 std::lock_guard lock(mutex);
+                                 threads.insert(std::this_thread::get_id());
+                                 return Status::Ok();
+                               })
+                  .ok());
+  EXPECT_GE(threads.size(), 1u);
+  EXPECT_LE(threads.size(), 2u);
+}
+
+// Every worker blocks in an inner ParallelFor whose helpers sit in the queue
+// behind them; the callers must finish the inner work themselves.
+TEST(ThreadPool, NestedParallelForFromEveryWorkerDoesNotDeadlock) {
+  ThreadPool pool(2);
+  std::atomic<int> inner{0};
+  const Status status = pool.ParallelFor(8, [&](std::size_t) {
+    EXPECT_TRUE(pool.InWorkerThread() || true);
+    return pool.ParallelFor(50, [&](std::size_t) {
+      ++inner;
+      return Status::Ok();
+    });
+  });
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(inner.load(), 400);
+}
+
+TEST(ThreadPool, ParallelForInsideSubmittedTasks) {
+  ThreadPool pool(2);
+  std::atomic<int> inner{0};
+  for (int t = 0; t < 4; ++t) {
+    pool.Submit([&] {
+      EXPECT_TRUE(pool.InWorkerThread());
+      EXPECT_TRUE(pool.ParallelFor(25,
+                                   [&](std::size_t) {
+                                     ++inner;
+                                     return Status::Ok();
+                                   })
+                      .ok());
+    });
+  }
+  pool.WaitIdle();
+  EXPECT_EQ(inner.load(), 100);
+  EXPECT_FALSE(pool.InWorkerThread());
+}
+
+TEST(ThreadPool, ConcurrentParallelForCallersFromOutside) {
+  ThreadPool pool(2);
+  std::atomic<int> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 3; ++c) {
+    callers.emplace_back([&] {
+      EXPECT_TRUE(pool.ParallelFor(100,
+                                   [&](std::size_t) {
+                                     ++total;
+                                     return Status::Ok();
+                                   })
+                      .ok());
+    });
+  }
+  for (std::thread& caller : callers) {
+    caller.join();
+  }
+  EXPECT_EQ(total.load(), 300);
+}
+
+}  // namespace
+}  // namespace chunkwise::core

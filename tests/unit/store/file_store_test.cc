@@ -1,0 +1,265 @@
+#include "chunkwise/store/file_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "unit/store/store_suite.h"
+
+namespace chunkwise::store {
+namespace {
+
+namespace fs = std::filesystem;
+using suite::B;
+using suite::StoreFactory;
+using suite::StoreSuite;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Every test's directory lives under one per-process folder, removed at exit.
+fs::path TestRoot() {
+  static const fs::path root =
+      fs::temp_directory_path() / ("chunkwise_file_store_test." + std::to_string(::getpid()));
+  return root;
+}
+
+class RemoveTestRoot : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(TestRoot(), error);
+  }
+};
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
+
+fs::path FreshDirectory() {
+  static std::atomic<int> counter{0};
+  return TestRoot() / ("store" + std::to_string(counter++));
+}
+
+std::shared_ptr<FileStore> OpenStore(const fs::path& root, FileStoreOptions options = {}) {
+  Result<std::shared_ptr<FileStore>> store = FileStore::Open(root, options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? *store : nullptr;
+}
+
+void WriteFile(const fs::path& path, std::string_view text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    File, StoreSuite,
+    ::testing::Values(
+        StoreFactory{"file", [] { return std::shared_ptr<Store>(OpenStore(FreshDirectory())); }},
+        StoreFactory{"file_fsync_all",
+                     [] {
+                       return std::shared_ptr<Store>(
+                           OpenStore(FreshDirectory(), {.fsync = FsyncPolicy::kFileAndDirectory}));
+                     }}),
+    suite::StoreFactoryName);
+
+class FileStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = FreshDirectory();
+    store_ = OpenStore(root_);
+    ASSERT_NE(store_, nullptr);
+  }
+  std::vector<std::string> List(std::string_view prefix = "") {
+    Result<std::vector<std::string>> keys = store_->List(prefix);
+    EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+    return keys.ok() ? *keys : std::vector<std::string>();
+  }
+
+  fs::path root_;
+  std::shared_ptr<FileStore> store_;
+};
+
+TEST_F(FileStoreTest, KeyIsFileUnderRoot) {
+  ASSERT_TRUE(store_->Set("c/0/1", AsBytes("chunk")).ok());
+  std::ifstream file(root_ / "c" / "0" / "1", std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), {}), "chunk");
+  EXPECT_EQ(store_->Describe("c/0/1"), (root_ / "c/0/1").string());
+}
+
+TEST_F(FileStoreTest, OpenMakesRootAbsolute) {
+  EXPECT_TRUE(store_->root().is_absolute());
+  std::shared_ptr<FileStore> store = OpenStore(root_.string() + "/");
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->root(), root_);
+}
+
+TEST(FileStore, OpenMissingRootWithoutCreateIsNotFound) {
+  const fs::path root = FreshDirectory() / "missing";
+  Result<std::shared_ptr<FileStore>> store = FileStore::Open(root, {.create_root = false});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr(root.string()));
+  EXPECT_FALSE(fs::exists(root));
+}
+
+TEST(FileStore, OpenCreatesNestedRoot) {
+  const fs::path root = FreshDirectory() / "x" / "y";
+  ASSERT_NE(OpenStore(root), nullptr);
+  EXPECT_TRUE(fs::is_directory(root));
+}
+
+TEST(FileStore, OpenOnRegularFileIsIOError) {
+  const fs::path file = FreshDirectory() / "file";
+  WriteFile(file, "x");
+  Result<std::shared_ptr<FileStore>> store = FileStore::Open(file);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kIOError);
+}
+
+TEST(FileStore, ValuesPersistAcrossReopen) {
+  const fs::path root = FreshDirectory();
+  ASSERT_TRUE(OpenStore(root)->Set("a/b", AsBytes("kept")).ok());
+  std::shared_ptr<FileStore> reopened = OpenStore(root, {.create_root = false});
+  ASSERT_NE(reopened, nullptr);
+  Result<std::optional<Bytes>> value = reopened->Get("a/b");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, B("kept"));
+}
+
+TEST(FileStore, EveryFsyncPolicyWritesReadsAndErases) {
+  for (FsyncPolicy policy :
+       {FsyncPolicy::kNone, FsyncPolicy::kFile, FsyncPolicy::kFileAndDirectory}) {
+    std::shared_ptr<FileStore> store = OpenStore(FreshDirectory(), {.fsync = policy});
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->options().fsync, policy);
+    ASSERT_TRUE(store->Set("deep/er/key", AsBytes("v")).ok());
+    Result<std::optional<Bytes>> value = store->Get("deep/er/key");
+    ASSERT_TRUE(value.ok());
+    EXPECT_EQ(*value, B("v"));
+    EXPECT_TRUE(store->Erase("deep/er/key").ok());
+    EXPECT_TRUE(fs::is_empty(store->root()));
+  }
+}
+
+TEST_F(FileStoreTest, EraseRemovesEmptyParentsButNotRoot) {
+  ASSERT_TRUE(store_->Set("a/b/c/d", AsBytes("1")).ok());
+  ASSERT_TRUE(store_->Set("a/x", AsBytes("2")).ok());
+  ASSERT_TRUE(store_->Erase("a/b/c/d").ok());
+  EXPECT_FALSE(fs::exists(root_ / "a" / "b"));
+  EXPECT_TRUE(fs::exists(root_ / "a" / "x"));
+  ASSERT_TRUE(store_->Erase("a/x").ok());
+  EXPECT_FALSE(fs::exists(root_ / "a"));
+  EXPECT_TRUE(fs::is_directory(root_));
+}
+
+TEST_F(FileStoreTest, TemporaryFilesAreNotListed) {
+  ASSERT_TRUE(store_->Set("c/0", AsBytes("v")).ok());
+  WriteFile(root_ / "c" / ".0.tmp.123.4", "partial");
+  WriteFile(root_ / ".zarr.json.tmp.99.0", "partial");
+  EXPECT_THAT(List(), ElementsAre("c/0"));
+  EXPECT_THAT(List("c/"), ElementsAre("c/0"));
+}
+
+// A crash between creating and renaming a temporary file leaves it behind;
+// it must not disturb the key it was meant for.
+TEST_F(FileStoreTest, LeftoverTemporaryFileDoesNotBreakReadsOrWrites) {
+  ASSERT_TRUE(store_->Set("a/key", AsBytes("old")).ok());
+  WriteFile(root_ / "a" / (".key.tmp." + std::to_string(::getpid()) + ".0"), "torn");
+  Result<std::optional<Bytes>> value = store_->Get("a/key");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, B("old"));
+  ASSERT_TRUE(store_->Set("a/key", AsBytes("new")).ok());
+  value = store_->Get("a/key");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, B("new"));
+  EXPECT_THAT(List(), ElementsAre("a/key"));
+  // The leftover keeps its directory alive, so Erase leaves it in place.
+  EXPECT_TRUE(store_->Erase("a/key").ok());
+  EXPECT_THAT(List(), ::testing::IsEmpty());
+}
+
+TEST_F(FileStoreTest, DirectoryIsNotAValue) {
+  ASSERT_TRUE(store_->Set("a/b", AsBytes("v")).ok());
+  Result<std::optional<Bytes>> value = store_->Get("a");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, std::nullopt);
+  Result<std::optional<std::uint64_t>> size = store_->Size("a");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, std::nullopt);
+  EXPECT_TRUE(store_->Erase("a").ok());
+  EXPECT_TRUE(fs::exists(root_ / "a" / "b"));
+}
+
+TEST_F(FileStoreTest, FailedSetNamesPathAndLeavesNoTemporary) {
+  ASSERT_TRUE(store_->Set("a", AsBytes("file")).ok());
+  const Status status = store_->Set("a/b", AsBytes("v"));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kIOError);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(root_.string()));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("Not a directory"));
+  ASSERT_TRUE(store_->Set("d", AsBytes("v")).ok());  // "d" becomes a directory below.
+  fs::create_directories(root_ / "dir" / "child");
+  EXPECT_FALSE(store_->Set("dir", AsBytes("v")).ok());
+  EXPECT_EQ(std::distance(fs::directory_iterator(root_ / "dir"), {}), 1);
+  EXPECT_THAT(List(), ElementsAre("a", "d"));
+}
+
+TEST_F(FileStoreTest, NamesThatAreNotKeysAreSkipped) {
+  WriteFile(root_ / "back\\slash", "x");
+  WriteFile(root_ / "ok", "x");
+  EXPECT_THAT(List(), ElementsAre("ok"));
+}
+
+TEST_F(FileStoreTest, SymlinkToFileInsideRootIsFollowed) {
+  ASSERT_TRUE(store_->Set("target", AsBytes("v")).ok());
+  fs::create_symlink(root_ / "target", root_ / "link");
+  fs::create_directories(root_ / "loop");
+  fs::create_directory_symlink(root_, root_ / "loop" / "back");
+  Result<std::optional<Bytes>> value = store_->Get("link");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, B("v"));
+  EXPECT_THAT(List(), ElementsAre("link", "target"));  // No descent into loop/back.
+}
+
+TEST(FileStorePath, KeysStayUnderRoot) {
+  const fs::path root = "/data/root";
+  Result<fs::path> path = FileStore::PathForKey(root, "c/0/1");
+  ASSERT_TRUE(path.ok());
+  EXPECT_EQ(*path, fs::path("/data/root/c/0/1"));
+  for (const char* key : {"../etc/passwd", "/etc/passwd", "a/../../b", "..", "a/./b"}) {
+    EXPECT_EQ(FileStore::PathForKey(root, key).status().code(), StatusCode::kInvalidArgument)
+        << key;
+  }
+}
+
+TEST(FileStorePath, TemporaryLookingKeysAreRejected) {
+  EXPECT_EQ(FileStore::PathForKey("/r", "a/.x.tmp.1.2").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(FileStore::PathForKey("/r", ".x.tmp.1.2/b").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(FileStore::PathForKey("/r", ".zarray").ok());
+  EXPECT_TRUE(FileStore::PathForKey("/r", "x.tmp.1.2").ok());
+}
+
+TEST(FileStorePath, IsTemporaryNameMatchesOnlyTheTemporaryForm) {
+  EXPECT_TRUE(FileStore::IsTemporaryName(".key.tmp.12.0"));
+  EXPECT_TRUE(FileStore::IsTemporaryName(".zarr.json.tmp.1.99"));
+  EXPECT_TRUE(FileStore::IsTemporaryName("..tmp.tmp.1.2"));
+  for (const char* name : {"", ".", ".5", ".tmp.1.2", "key.tmp.1.2", ".key.tmp.1.", ".key.tmp..2",
+                           ".key.tmp.a.2", ".key.tmp.1.2x", ".key.tmp.1", ".zattrs", "..1.2"}) {
+    EXPECT_FALSE(FileStore::IsTemporaryName(name)) << name;
+  }
+}
+
+TEST(FileStore, CapabilitiesAreDurable) {
+  std::shared_ptr<FileStore> store = OpenStore(FreshDirectory());
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->capabilities().durable);
+  EXPECT_TRUE(store->capabilities().efficient_ranges);
+}
+
+}  // namespace
+}  // namespace chunkwise::store

@@ -1,0 +1,273 @@
+// The behaviour every Store must show, as one value-parameterized suite.
+//
+// A store's test file instantiates it with a factory that makes a fresh,
+// empty store per test:
+//
+//   INSTANTIATE_TEST_SUITE_P(Memory, StoreSuite,
+//                            ::testing::Values(StoreFactory{"memory", MakeStore}),
+//                            StoreFactoryName);
+#ifndef CHUNKWISE_TESTS_UNIT_STORE_STORE_SUITE_H_
+#define CHUNKWISE_TESTS_UNIT_STORE_STORE_SUITE_H_
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::store::suite {
+
+struct StoreFactory {
+  std::string name;
+  std::function<std::shared_ptr<Store>()> make;
+};
+
+inline std::string StoreFactoryName(const ::testing::TestParamInfo<StoreFactory>& info) {
+  return info.param.name;
+}
+
+// Names the store in test output instead of dumping the struct's bytes.
+inline void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
+
+inline Bytes B(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+class StoreSuite : public ::testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override {
+    store_ = GetParam().make();
+    ASSERT_NE(store_, nullptr);
+  }
+  // The value of `key`, failing the test on an error.
+  std::optional<Bytes> Get(std::string_view key) {
+    Result<std::optional<Bytes>> value = store_->Get(key);
+    EXPECT_TRUE(value.ok()) << value.status().ToString();
+    return value.ok() ? *value : std::nullopt;
+  }
+  void Set(std::string_view key, std::string_view value) {
+    ASSERT_TRUE(store_->Set(key, AsBytes(value)).ok()) << key;
+  }
+  std::vector<std::string> List(std::string_view prefix) {
+    Result<std::vector<std::string>> keys = store_->List(prefix);
+    EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+    return keys.ok() ? *keys : std::vector<std::string>();
+  }
+
+  std::shared_ptr<Store> store_;
+};
+
+TEST_P(StoreSuite, AbsentKeyIsNulloptNotError) {
+  EXPECT_EQ(Get("missing"), std::nullopt);
+  Result<std::optional<Bytes>> range = store_->GetRange("missing", ByteRange::Span(0, 1));
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(*range, std::nullopt);
+  Result<std::optional<std::uint64_t>> size = store_->Size("a/missing");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, std::nullopt);
+  Result<bool> exists = store_->Exists("missing");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(*exists);
+}
+
+TEST_P(StoreSuite, SetThenGetReturnsValue) {
+  Set("zarr.json", "{}");
+  Set("c/0/1", "chunk");
+  EXPECT_EQ(Get("zarr.json"), B("{}"));
+  EXPECT_EQ(Get("c/0/1"), B("chunk"));
+  Result<bool> exists = store_->Exists("c/0/1");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
+}
+
+TEST_P(StoreSuite, EmptyValueIsPresent) {
+  Set("empty", "");
+  EXPECT_EQ(Get("empty"), Bytes());
+  Result<std::optional<std::uint64_t>> size = store_->Size("empty");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, 0u);
+}
+
+TEST_P(StoreSuite, OverwriteReplacesWholeValue) {
+  Set("k", "a long first value");
+  Set("k", "short");
+  EXPECT_EQ(Get("k"), B("short"));
+  Result<std::optional<std::uint64_t>> size = store_->Size("k");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, 5u);
+}
+
+TEST_P(StoreSuite, BinaryValuesRoundTrip) {
+  Bytes value(70000);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    value[i] = static_cast<std::uint8_t>(i * 131);
+  }
+  ASSERT_TRUE(store_->Set("bin", value).ok());
+  EXPECT_EQ(Get("bin"), value);
+}
+
+TEST_P(StoreSuite, EraseRemovesKeyAndAbsentEraseSucceeds) {
+  Set("a/b", "1");
+  Set("a/c", "2");
+  ASSERT_TRUE(store_->Erase("a/b").ok());
+  EXPECT_EQ(Get("a/b"), std::nullopt);
+  EXPECT_EQ(Get("a/c"), B("2"));
+  EXPECT_TRUE(store_->Erase("a/b").ok());
+  EXPECT_TRUE(store_->Erase("never/was").ok());
+  EXPECT_THAT(List(""), ::testing::ElementsAre("a/c"));
+}
+
+TEST_P(StoreSuite, ListReturnsSortedKeysWithPrefix) {
+  for (const char* key : {"c/1/0", "zarr.json", "c/0/1", "c/0/0", "c/10", "d/0", "c0"}) {
+    Set(key, "x");
+  }
+  EXPECT_THAT(List(""),
+              ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10", "c0", "d/0", "zarr.json"));
+  EXPECT_THAT(List("c/"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10"));
+  EXPECT_THAT(List("c/1"), ::testing::ElementsAre("c/1/0", "c/10"));
+  EXPECT_THAT(List("c"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10", "c0"));
+  EXPECT_THAT(List("c/0/0"), ::testing::ElementsAre("c/0/0"));
+  EXPECT_THAT(List("zz"), ::testing::IsEmpty());
+  EXPECT_THAT(List("nothing/here/"), ::testing::IsEmpty());
+}
+
+TEST_P(StoreSuite, GetRangeReadsSpansAndSuffixes) {
+  Set("v", "0123456789");
+  auto range = [&](ByteRange r) {
+    Result<std::optional<Bytes>> got = store_->GetRange("v", r);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() && got->has_value() ? std::string(AsChars(**got)) : std::string("<none>");
+  };
+  EXPECT_EQ(range(ByteRange::Span(2, 3)), "234");
+  EXPECT_EQ(range(ByteRange::Span(0, 10)), "0123456789");
+  EXPECT_EQ(range(ByteRange::Span(10, 0)), "");
+  EXPECT_EQ(range(ByteRange::Suffix(4)), "6789");
+  EXPECT_EQ(range(ByteRange::Suffix(10)), "0123456789");
+  EXPECT_EQ(range(ByteRange::Suffix(0)), "");
+}
+
+TEST_P(StoreSuite, GetRangeOutsideValueIsOutOfRange) {
+  Set("v", "0123456789");
+  for (ByteRange r : {ByteRange::Span(8, 3), ByteRange::Span(11, 0), ByteRange::Suffix(11),
+                      ByteRange::Span(1, UINT64_MAX), ByteRange::Span(UINT64_MAX, 2)}) {
+    Result<std::optional<Bytes>> got = store_->GetRange("v", r);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().code(), StatusCode::kOutOfRange);
+    EXPECT_THAT(std::string(got.status().message()), ::testing::HasSubstr("v"));
+  }
+}
+
+TEST_P(StoreSuite, InvalidKeysAreRejected) {
+  for (const char* key : {"", "/abs", "a//b", "a/", "./a", "a/./b", "../x", "a/..", "a\\b"}) {
+    SCOPED_TRACE(key);
+    EXPECT_EQ(store_->Set(key, AsBytes("x")).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->Get(key).status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->GetRange(key, ByteRange::Suffix(1)).status().code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->Size(key).status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(store_->Erase(key).code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_EQ(store_->Set(std::string_view("a\0b", 3), AsBytes("x")).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->List("/").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->List("../").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(List(""), ::testing::IsEmpty());
+}
+
+TEST_P(StoreSuite, DescribeNamesTheKey) {
+  EXPECT_THAT(store_->Describe("c/0/1"), ::testing::HasSubstr("c/0/1"));
+}
+
+TEST_P(StoreSuite, CapabilitiesAdvertiseWritesAndLists) {
+  const StoreCapabilities capabilities = store_->capabilities();
+  EXPECT_TRUE(capabilities.writable);
+  EXPECT_TRUE(capabilities.listable);
+}
+
+// Writers alternate two values of different lengths and contents; readers
+// must always see exactly one of them, never a mix or a truncation.
+TEST_P(StoreSuite, ConcurrentWritersAndReadersNeverSeeTornValue) {
+  const Bytes first(64 * 1024, 'a');
+  const Bytes second(3 * 1024 + 7, 'b');
+  ASSERT_TRUE(store_->Set("shared/key", first).ok());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < 150; ++i) {
+        if (!store_->Set("shared/key", (i + w) % 2 ? first : second).ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 300; ++i) {
+        Result<std::optional<Bytes>> got = store_->Get("shared/key");
+        if (!got.ok() || !got->has_value() || (**got != first && **got != second)) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_THAT(List("shared/"), ::testing::ElementsAre("shared/key"));
+}
+
+TEST_P(StoreSuite, ConcurrentWritersOfDistinctKeysAllLand) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        const std::string key = "c/" + std::to_string(t) + "/" + std::to_string(i);
+        EXPECT_TRUE(store_->Set(key, AsBytes(key)).ok());
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(List("c/").size(), 100u);
+  EXPECT_EQ(Get("c/3/24"), B("c/3/24"));
+}
+
+// Erase prunes directories that a concurrent Set may be writing into; the
+// Set must still land, and neither side may report an error.
+TEST_P(StoreSuite, ConcurrentSetAndEraseInOneDirectory) {
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  auto check = [&](const Status& status) {
+    if (status.ok()) {
+      return;
+    }
+    std::lock_guard lock(mutex);
+    errors.push_back(status.ToString());
+  };
+  auto churn = [&](std::string key_base, int distinct) {
+    for (int i = 0; i < 200; ++i) {
+      const std::string key = key_base + std::to_string(i % distinct);
+      check(store_->Set(key, AsBytes("x")));
+      check(store_->Erase(key));
+    }
+  };
+  std::thread first(churn, "d/e/a", 1);
+  std::thread second(churn, "d/e/", 7);
+  first.join();
+  second.join();
+  EXPECT_THAT(errors, ::testing::IsEmpty());
+  Set("d/e/last", "z");
+  EXPECT_EQ(Get("d/e/last"), B("z"));
+}
+
+}  // namespace chunkwise::store::suite
+
+#endif  // CHUNKWISE_TESTS_UNIT_STORE_STORE_SUITE_H_
