@@ -1,6 +1,7 @@
 // chunkwise generate: the demo's realistic dataset (neurons and microscopy frames).
 #include <cstring>
 
+#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
@@ -28,7 +29,8 @@ Status WriteVolume(const std::string& path, const char* typestr, const std::vect
   array.fortran_order = false;
   array.data.resize(values.size() * sizeof(T));
   std::memcpy(array.data.data(), values.data(), array.data.size());
-  return core::WriteNpy(path, array);
+  // .npy by extension, raw little-endian bytes otherwise, as every array output.
+  return core::WriteArrayFile(path, array, /*raw=*/!core::HasNpyExtension(path));
 }
 
 Status Generate(const CommandContext& context, const GenerateOptions& options) {
@@ -66,8 +68,8 @@ void AddGenerateCommands(CLI::App& app, CommandContext& context) {
   command->add_option("--shape", options->shape, "z,y,x extents")->capture_default_str();
   command->add_option("--neurons", options->neurons, "Number of neurons")->capture_default_str();
   command->add_option("--seed", options->seed, "Random seed (same seed, same data)")->capture_default_str();
-  command->add_option("--labels", options->labels_output, "Output .npy for the labels")->required();
-  command->add_option("--frames", options->frames_output, "Output .npy for the frames (optional)");
+  command->add_option("--labels", options->labels_output, "Output for the labels: .npy, or raw bytes for any other name")->required();
+  command->add_option("--frames", options->frames_output, "Output for the frames (optional): .npy or raw");
   command->add_flag("--overwrite", options->overwrite, "Replace existing outputs");
   SetAction(command, context, [&context, options] { return Generate(context, *options); });
 }

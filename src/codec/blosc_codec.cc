@@ -28,8 +28,9 @@ Status CheckCompressor(const std::string& cname) {
                                    cname) != std::end(kZarrCompressors);
   if (zarr_name && blosc_compname_to_compcode(cname.c_str()) >= 0) return Status::Ok();
   std::string accepted;
-  for (const std::string& name : BloscCompressors())
+  for (const std::string& name : BloscCompressors()) {
     accepted += (accepted.empty() ? "" : ", ") + name;
+  }
   return internal::BadField(kCodec, "cname",
                             "\"" + cname + "\" is not supported (this build: " + accepted + ")");
 }

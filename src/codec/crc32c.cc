@@ -55,7 +55,7 @@ constexpr std::array<ByteTable, 8> MakeSliceTables() {
   }
   return tables;
 }
-constexpr std::array<std::array<std::uint32_t, 256>, 8> kSliceTables = MakeSliceTables();
+constexpr std::array<ByteTable, 8> kSliceTables = MakeSliceTables();
 
 // Multiplication by a fixed x^(8n), one table per register byte: the operator is
 // linear, so the four partial products XOR together.

@@ -4,8 +4,6 @@
 #include <limits>
 
 namespace chunkwise::core {
-namespace {
-
 std::string_view TrimSpaces(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
     text.remove_prefix(1);
@@ -15,8 +13,6 @@ std::string_view TrimSpaces(std::string_view text) {
   }
   return text;
 }
-
-}  // namespace
 
 Result<Index> NumElements(std::span<const Index> shape) {
   Index count = 1;

@@ -245,8 +245,10 @@ Bytes SerializeNpy(const NpyArray& array) {
 
 Status WriteNpy(const std::filesystem::path& path, const NpyArray& array) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateNpyArray(array));
-  // One buffer (a copy of the data) because WriteFileAtomically takes a single view.
-  return WriteFileAtomically(path, SerializeNpy(array));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes header,
+                             SerializeNpyHeader(array.dtype, array.shape, array.fortran_order));
+  const ByteView parts[] = {header, array.data};
+  return WriteFileAtomically(path, parts);
 }
 
 Status ToCOrder(NpyArray& array) { return ChangeOrder(array, false); }

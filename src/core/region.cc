@@ -120,16 +120,6 @@ std::ostream& operator<<(std::ostream& stream, const Region& region) {
 
 namespace {
 
-std::string_view TrimSpaces(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
 // One dimension's field of ParseRegion, reported with the whole text.
 struct FieldParser {
   std::string_view text;   // The whole region text, for messages.

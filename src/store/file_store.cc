@@ -6,43 +6,27 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <system_error>
 
+#include "chunkwise/core/file_io.h"
 #include "chunkwise/store/key.h"
-#include "store/posix_file.h"
+#include "core/posix_file.h"
 
 namespace chunkwise::store {
 namespace {
 
 namespace fs = std::filesystem;
+namespace posix = core::posix;
 
 // A concurrent Erase may prune the directory a Set is about to write into;
 // the Set then recreates it. More rounds than this means something else is
 // deleting the tree on purpose.
 constexpr int kMaxSetAttempts = 8;
-
-// Keeps a temporary name under NAME_MAX (255) whatever the target's length.
-constexpr std::size_t kMaxNameInTemporary = 200;
-
-constexpr std::string_view kTemporaryTag = ".tmp.";
-
-bool AllDigits(std::string_view text) {
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// ".<name>.tmp.<pid>.<counter>". The counter is process-wide, so two stores
-// on one root in one process still never share a temporary file.
-std::string TemporaryName(const fs::path& target) {
-  static std::atomic<std::uint64_t> counter{0};
-  const std::string name = target.filename().string().substr(0, kMaxNameInTemporary);
-  return "." + name + std::string(kTemporaryTag) + std::to_string(::getpid()) + "." +
-         std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
-}
 
 // Creates every directory from the root down to `dir`, tolerating ones that
 // already exist. The new directories go into `created`.
@@ -65,7 +49,7 @@ Result<posix::Fd> CreateTemporary(const fs::path& root, const fs::path& target, 
                                   std::vector<fs::path>* created) {
   const fs::path parent = target.parent_path();
   for (int attempt = 1;; ++attempt) {
-    *temporary = parent / TemporaryName(target);
+    *temporary = core::TemporarySibling(target);
     posix::Fd fd(::open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd.get() >= 0) {
       return fd;
@@ -212,22 +196,7 @@ Result<std::shared_ptr<FileStore>> FileStore::Open(const std::filesystem::path& 
   return std::make_shared<FileStore>(std::move(absolute), options);
 }
 
-bool FileStore::IsTemporaryName(std::string_view name) {
-  if (!name.starts_with('.')) {
-    return false;
-  }
-  const std::size_t counter_dot = name.rfind('.');
-  if (counter_dot == 0 || !AllDigits(name.substr(counter_dot + 1))) {
-    return false;
-  }
-  // Never npos: name[0] is a dot.
-  const std::size_t pid_dot = name.rfind('.', counter_dot - 1);
-  if (!AllDigits(name.substr(pid_dot + 1, counter_dot - pid_dot - 1))) {
-    return false;
-  }
-  const std::string_view head = name.substr(0, pid_dot);  // ".<name>.tmp"
-  return head.size() >= 6 && head.ends_with(".tmp");
-}
+bool FileStore::IsTemporaryName(std::string_view name) { return core::IsTemporaryName(name); }
 
 Result<std::filesystem::path> FileStore::PathForKey(const std::filesystem::path& root,
                                                     std::string_view key) {
@@ -271,7 +240,9 @@ Status FileStore::Set(std::string_view key, ByteView value) {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
   fs::path temporary;
   std::vector<fs::path> created;
+  std::shared_lock directories_stay(directory_mutex_);
   CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
+  directories_stay.unlock();
   if (Status status = Commit(std::move(fd), value, temporary, target, options_.fsync);
       !status.ok()) {
     ::unlink(temporary.c_str());  // Best effort: the Set's own error is the one to report.
@@ -303,6 +274,7 @@ Status FileStore::Erase(std::string_view key) {
   if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
     CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(path.parent_path()));
   }
+  std::unique_lock no_set_between_mkdir_and_create(directory_mutex_);
   PruneEmptyParents(path);
   return Status::Ok();
 }

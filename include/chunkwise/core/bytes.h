@@ -9,14 +9,42 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <span>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace chunkwise {
 
-using Bytes = std::vector<std::uint8_t>;
+// Leaves new elements uninitialised instead of zero-filling them: every codec
+// output buffer is sized first and then written, and zero-filling megabyte
+// chunks first costs as much as a fast codec's whole run (blosc-lz4 measured
+// 5% slower than calling c-blosc directly). resize(n, value) still fills.
+template <typename T>
+class DefaultInitAllocator : public std::allocator<T> {
+ public:
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT: allocator rebinding
+
+  template <typename U>
+  void construct(U* where) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(where)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* where, Args&&... args) {
+    ::new (static_cast<void*>(where)) U(std::forward<Args>(args)...);
+  }
+};
+
+using Bytes = std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>>;
 using ByteView = std::span<const std::uint8_t>;
 using MutableByteView = std::span<std::uint8_t>;
 

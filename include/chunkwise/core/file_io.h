@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
@@ -29,6 +30,10 @@ struct AtomicWriteOptions {
 // Writes `data` to a unique temporary sibling of `path`, then renames it over
 // `path`. On failure the temporary is removed and `path` is untouched.
 Status WriteFileAtomically(const std::filesystem::path& path, ByteView data,
+                           const AtomicWriteOptions& options = {});
+// The same for a value made of several parts (a header and a payload, say),
+// written one after another without joining them first.
+Status WriteFileAtomically(const std::filesystem::path& path, std::span<const ByteView> parts,
                            const AtomicWriteOptions& options = {});
 
 // InvalidArgument naming `path` if it exists and `overwrite` is false.

@@ -49,6 +49,9 @@ Result<Index> NumElements(std::span<const Index> shape);
 // "2048,2048" (decimal, comma-separated, no spaces); "" for rank 0.
 std::string FormatShape(std::span<const Index> shape);
 
+// `text` without leading and trailing white space (the parsers accept " 1, 2 ").
+std::string_view TrimSpaces(std::string_view text);
+
 // Parses a comma-separated list of non-negative decimal integers such as
 // "0,2048,2048" (spaces around each number are allowed), as the CLI's --shape,
 // --chunk and --offset take them. InvalidArgument naming the dimension and the

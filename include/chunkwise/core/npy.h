@@ -81,8 +81,8 @@ Result<Bytes> SerializeNpyHeader(const NpyDtype& dtype, std::span<const std::int
 // Writes `array` to `path` through core::WriteFileAtomically (a temporary
 // sibling renamed into place), so readers never see a partial file.
 // InvalidArgument when the data size does not match the shape; IOError when
-// writing fails (the temporary is removed). Holds a second copy of the data
-// while writing, since WriteFileAtomically takes one buffer.
+// writing fails (the temporary is removed). Writes the header and the data
+// without copying the data.
 Status WriteNpy(const std::filesystem::path& path, const NpyArray& array);
 // The .npy bytes of `array`, as numpy would write them.
 // REQUIRES: array.data.size() == prod(array.shape) * itemsize, no negative dim.

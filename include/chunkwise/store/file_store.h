@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 
 #include "chunkwise/store/store.h"
@@ -77,6 +78,11 @@ class FileStore final : public Store {
 
   std::filesystem::path root_;
   FileStoreOptions options_;
+  // Set holds it shared from creating directories until its temporary file
+  // exists (a directory holding a file cannot be pruned); Erase holds it
+  // exclusively while pruning. So, within this process, a Set never loses its
+  // directory to a concurrent Erase. Other processes fall back on Set's retry.
+  mutable std::shared_mutex directory_mutex_;
 };
 
 }  // namespace chunkwise::store

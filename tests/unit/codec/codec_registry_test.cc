@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "chunkwise/codec/zstd_codec.h"
 #include "unit/codec/codec_test_data.h"
 
@@ -127,6 +130,35 @@ TEST(CodecRegistry, CreatedCodecsWork) {
     ASSERT_TRUE(decoded.ok()) << text << " " << decoded.status().ToString();
     EXPECT_EQ(*decoded, data) << text;
   }
+}
+
+// Codecs are shared across threads; each thread has its own library contexts.
+TEST(CodecRegistry, CodecsAreSafeToShareAcrossThreads) {
+  const CodecRegistry registry = CodecRegistry::WithBuiltins();
+  std::vector<std::shared_ptr<const Codec>> codecs;
+  for (const char* text : kCanonical) {
+    auto codec = registry.Create(nlohmann::json::parse(text));
+    ASSERT_TRUE(codec.ok());
+    if ((*codec)->kind() == CodecKind::kBytesToBytes) codecs.push_back(*codec);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        const Bytes data = testing::MicroscopyLike(20'000 + 2 * round, t * 100 + round);
+        for (const auto& codec : codecs) {
+          const auto& bytes_codec = static_cast<const BytesToBytesCodec&>(*codec);
+          const Result<Bytes> encoded = bytes_codec.Encode(data);
+          const Result<Bytes> decoded =
+              encoded.ok() ? bytes_codec.Decode(*encoded, data.size()) : encoded.status();
+          if (!decoded.ok() || *decoded != data) ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 }  // namespace

@@ -134,6 +134,7 @@ TEST(ProgressReporter, AddFromManyThreadsCountsEveryUnit) {
   ProgressReporter progress(
       {.label = "t", .mode = ProgressMode::kLines, .stream = stream.get(), .line_interval_s = 0});
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 1000; ++i) {

@@ -141,6 +141,7 @@ TEST(ThreadPool, ConcurrentParallelForCallersFromOutside) {
   ThreadPool pool(2);
   std::atomic<int> total{0};
   std::vector<std::thread> callers;
+  callers.reserve(3);
   for (int c = 0; c < 3; ++c) {
     callers.emplace_back([&] {
       EXPECT_TRUE(pool.ParallelFor(100,

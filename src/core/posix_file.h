@@ -1,8 +1,8 @@
-// Thin POSIX file helpers for FileStore: an owning descriptor and loops that
+// Thin POSIX file helpers for core/file_io and FileStore: an owning descriptor and loops that
 // finish short reads and writes, each turning errno into a Status that names
 // the path and the system's message.
-#ifndef CHUNKWISE_SRC_STORE_POSIX_FILE_H_
-#define CHUNKWISE_SRC_STORE_POSIX_FILE_H_
+#ifndef CHUNKWISE_SRC_CORE_POSIX_FILE_H_
+#define CHUNKWISE_SRC_CORE_POSIX_FILE_H_
 
 #include <sys/stat.h>
 
@@ -15,7 +15,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
 
-namespace chunkwise::store::posix {
+namespace chunkwise::core::posix {
 
 // IOError "<action> <path>: <strerror(error)>" (NotFound for ENOENT).
 Status ErrnoStatus(std::string_view action, const std::filesystem::path& path, int error);
@@ -68,6 +68,6 @@ Status SyncDirectory(const std::filesystem::path& path);
 // stat(2) following links; nullopt if absent.
 Result<std::optional<struct stat>> Stat(const std::filesystem::path& path);
 
-}  // namespace chunkwise::store::posix
+}  // namespace chunkwise::core::posix
 
-#endif  // CHUNKWISE_SRC_STORE_POSIX_FILE_H_
+#endif  // CHUNKWISE_SRC_CORE_POSIX_FILE_H_

@@ -1,4 +1,4 @@
-#include "store/posix_file.h"
+#include "core/posix_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <system_error>
 
-namespace chunkwise::store::posix {
+namespace chunkwise::core::posix {
 
 Status ErrnoStatus(std::string_view action, const std::filesystem::path& path, int error) {
   std::string message(action);
@@ -128,4 +128,4 @@ Result<std::optional<struct stat>> Stat(const std::filesystem::path& path) {
   return std::optional<struct stat>(info);
 }
 
-}  // namespace chunkwise::store::posix
+}  // namespace chunkwise::core::posix
