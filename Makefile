@@ -7,6 +7,8 @@ BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 DEMO_DIR   ?= demo-output
 
+MAKEFLAGS += --no-print-directory
+
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCHUNKWISE_FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ_BUILD)
 
 .PHONY: all deps build fuzz-build test unit-test demo bench format tidy clean help

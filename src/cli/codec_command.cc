@@ -36,30 +36,35 @@ Result<codec::CodecChain> ChainFromShorthand(const std::string& spec, std::size_
 }
 
 Status ListCodecs() {
-  for (const std::string& name : codec::CodecRegistry::WithBuiltins().names()) std::printf("%s\n", name.c_str());
+  for (const std::string& name : codec::CodecRegistry::WithBuiltins().names())
+    std::printf("%s\n", name.c_str());
   return Status::Ok();
 }
 
 Status Encode(const CommandContext& context, const CodecOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain, ChainFromShorthand(options.codec, options.typesize));
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                             ChainFromShorthand(options.codec, options.typesize));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
   Result<Bytes> encoded = chain.EncodeBytes(input);
   if (!encoded.ok()) return encoded.status().WithContext("encoding " + options.input);
   CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *encoded));
-  Say(context, "wrote " + options.output + ": " + FormatBytes(static_cast<double>(input.size())) + " -> " +
-                   FormatBytes(static_cast<double>(encoded->size())) + " with " + chain.ToJson().dump());
+  Say(context, "wrote " + options.output + ": " + FormatBytes(static_cast<double>(input.size())) +
+                   " -> " + FormatBytes(static_cast<double>(encoded->size())) + " with " +
+                   chain.ToJson().dump());
   return Status::Ok();
 }
 
 Status Decode(const CommandContext& context, const CodecOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain, ChainFromShorthand(options.codec, options.typesize));
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                             ChainFromShorthand(options.codec, options.typesize));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
   Result<Bytes> decoded = chain.DecodeBytes(input, options.max_bytes);
   if (!decoded.ok()) return decoded.status().WithContext("decoding " + options.input);
   CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *decoded));
-  Say(context, "wrote " + options.output + ": " + FormatBytes(static_cast<double>(decoded->size())));
+  Say(context,
+      "wrote " + options.output + ": " + FormatBytes(static_cast<double>(decoded->size())));
   return Status::Ok();
 }
 
@@ -69,11 +74,14 @@ Status Measure(const CodecOptions& options) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, core::ReadArrayFile(options.input, hint));
-  std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s", "decode MB/s");
+  std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s",
+              "decode MB/s");
   for (const std::string& spec : options.codecs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain, ChainFromShorthand(spec, array.dtype.itemsize()));
-    CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecFigures figures,
-                               codec::MeasureCodecChain(chain, array.data, options.chunk_bytes, options.repetitions));
+    CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                               ChainFromShorthand(spec, array.dtype.itemsize()));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        codec::CodecFigures figures,
+        codec::MeasureCodecChain(chain, array.data, options.chunk_bytes, options.repetitions));
     std::printf("%-26s %8.2f %12s %12.0f %12.0f\n", spec.c_str(), figures.ratio(),
                 FormatBytes(static_cast<double>(figures.encoded_bytes)).c_str(),
                 figures.encode_bytes_per_second() / 1e6, figures.decode_bytes_per_second() / 1e6);
@@ -90,10 +98,12 @@ Status PrintCrc32c(const CodecOptions& options) {
 }
 
 void AddCodecOption(CLI::App* command, CodecOptions& options) {
-  command->add_option("--codec", options.codec,
-                      "zstd[:LEVEL] | gzip[:LEVEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]] | crc32c | none")
+  command
+      ->add_option("--codec", options.codec,
+                   "zstd[:LEVEL] | gzip[:LEVEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]] | crc32c | none")
       ->required();
-  command->add_option("--typesize", options.typesize, "Element size in bytes (blosc shuffles by it)")
+  command
+      ->add_option("--typesize", options.typesize, "Element size in bytes (blosc shuffles by it)")
       ->capture_default_str();
   command->add_option("INPUT", options.input, "Input file")->required();
   command->add_option("OUTPUT", options.output, "Output file")->required();
@@ -116,16 +126,20 @@ void AddCodecCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* decode = group->add_subcommand("decode", "Decode a file's bytes");
   AddCodecOption(decode, *options);
-  decode->add_option("--max-bytes", options->max_bytes, "Refuse to decode more than this many bytes")
+  decode
+      ->add_option("--max-bytes", options->max_bytes, "Refuse to decode more than this many bytes")
       ->capture_default_str();
   SetAction(decode, context, [&context, options] { return Decode(context, *options); });
 
-  CLI::App* measure = group->add_subcommand("measure", "Ratio and throughput of codecs on an array file");
+  CLI::App* measure =
+      group->add_subcommand("measure", "Ratio and throughput of codecs on an array file");
   measure->add_option("--input", options->input, "Array: .npy, or raw with --dtype")->required();
   measure->add_option("--dtype", options->dtype, "NumPy typestr of a raw input, e.g. <u2");
-  measure->add_option("--codec", options->codecs, "A codec shorthand; repeat to compare")->required();
+  measure->add_option("--codec", options->codecs, "A codec shorthand; repeat to compare")
+      ->required();
   measure->add_option("--chunk-bytes", options->chunk_bytes, "Chunk size")->capture_default_str();
-  measure->add_option("--repetitions", options->repetitions, "Runs; the median is shown")->capture_default_str();
+  measure->add_option("--repetitions", options->repetitions, "Runs; the median is shown")
+      ->capture_default_str();
   SetAction(measure, context, [options] { return Measure(*options); });
 
   CLI::App* crc = app.add_subcommand("crc32c", "Print the CRC32C (Castagnoli) of files");

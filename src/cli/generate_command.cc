@@ -46,16 +46,18 @@ Status Generate(const CommandContext& context, const GenerateOptions& options) {
   volume.seed = options.seed;
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels, core::GenerateNeuronLabels(volume));
   CHUNKWISE_RETURN_IF_ERROR(WriteVolume(options.labels_output, "<u8", labels, volume.shape));
-  Say(context, "wrote " + options.labels_output + ": uint64 labels " + core::FormatShape(shape) + ", " +
-                   std::to_string(options.neurons) + " neurons, " +
+  Say(context, "wrote " + options.labels_output + ": uint64 labels " + core::FormatShape(shape) +
+                   ", " + std::to_string(options.neurons) + " neurons, " +
                    FormatBytes(static_cast<double>(labels.size() * 8)));
   if (options.frames_output.empty()) return Status::Ok();
   core::MicroscopyFrameOptions frame_options;
   frame_options.seed = options.seed + 1;
-  const std::vector<std::uint16_t> frames = core::RenderMicroscopyFrames(labels, volume.shape, frame_options);
+  const std::vector<std::uint16_t> frames =
+      core::RenderMicroscopyFrames(labels, volume.shape, frame_options);
   CHUNKWISE_RETURN_IF_ERROR(WriteVolume(options.frames_output, "<u2", frames, volume.shape));
-  Say(context, "wrote " + options.frames_output + ": uint16 microscopy frames " + core::FormatShape(shape) +
-                   ", " + FormatBytes(static_cast<double>(frames.size() * 2)));
+  Say(context, "wrote " + options.frames_output + ": uint16 microscopy frames " +
+                   core::FormatShape(shape) + ", " +
+                   FormatBytes(static_cast<double>(frames.size() * 2)));
   return Status::Ok();
 }
 
@@ -64,12 +66,18 @@ Status Generate(const CommandContext& context, const GenerateOptions& options) {
 void AddGenerateCommands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<GenerateOptions>();
   CLI::App* command = app.add_subcommand(
-      "generate", "Generate a labelled volume of neurons (uint64) and microscopy-like frames (uint16)");
+      "generate",
+      "Generate a labelled volume of neurons (uint64) and microscopy-like frames (uint16)");
   command->add_option("--shape", options->shape, "z,y,x extents")->capture_default_str();
   command->add_option("--neurons", options->neurons, "Number of neurons")->capture_default_str();
-  command->add_option("--seed", options->seed, "Random seed (same seed, same data)")->capture_default_str();
-  command->add_option("--labels", options->labels_output, "Output for the labels: .npy, or raw bytes for any other name")->required();
-  command->add_option("--frames", options->frames_output, "Output for the frames (optional): .npy or raw");
+  command->add_option("--seed", options->seed, "Random seed (same seed, same data)")
+      ->capture_default_str();
+  command
+      ->add_option("--labels", options->labels_output,
+                   "Output for the labels: .npy, or raw bytes for any other name")
+      ->required();
+  command->add_option("--frames", options->frames_output,
+                      "Output for the frames (optional): .npy or raw");
   command->add_flag("--overwrite", options->overwrite, "Replace existing outputs");
   SetAction(command, context, [&context, options] { return Generate(context, *options); });
 }

@@ -26,7 +26,8 @@ Status PrintGpuInfo() {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint32_t> values, cuda::RunAffineKernel(1 << 20, 5));
   for (std::uint32_t i = 0; i < values.size(); ++i) {
-    if (values[i] != 3 * i + 5) return Status::Internal("GPU self-test kernel returned a wrong value");
+    if (values[i] != 3 * i + 5)
+      return Status::Internal("GPU self-test kernel returned a wrong value");
   }
   std::printf("self-test kernel: ok\n");
 #else

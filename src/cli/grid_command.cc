@@ -22,7 +22,8 @@ struct GridOptions {
   bool decode = false;
 };
 
-Status PrintShardLayout(const core::Shape& shape, const core::Shape& chunk, const std::string& text) {
+Status PrintShardLayout(const core::Shape& shape, const core::Shape& chunk,
+                        const std::string& text) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape tiles, core::ParseShape(text));
   if (tiles.size() != shape.size()) {
     return Status::InvalidArgument("--tiles-per-shard has " + std::to_string(tiles.size()) +
@@ -34,17 +35,20 @@ Status PrintShardLayout(const core::Shape& shape, const core::Shape& chunk, cons
   std::printf("tile counts        %s\n", core::FormatShape(layout.tile_count()).c_str());
   std::printf("shard counts       %s\n", core::FormatShape(layout.shard_count()).c_str());
   std::printf("tiles per shard    %lld\n", static_cast<long long>(layout.tiles_per_shard_total()));
-  std::printf("tiles per epoch    %lld (padded %lld)\n", static_cast<long long>(layout.epoch_tile_count()),
+  std::printf("tiles per epoch    %lld (padded %lld)\n",
+              static_cast<long long>(layout.epoch_tile_count()),
               static_cast<long long>(layout.padded_epoch_tile_count()));
   std::printf("active shards      %lld\n", static_cast<long long>(layout.active_shard_count()));
-  std::printf("shard index bytes  %lld\n", static_cast<long long>(16 * layout.tiles_per_shard_total() + 4));
+  std::printf("shard index bytes  %lld\n",
+              static_cast<long long>(16 * layout.tiles_per_shard_total() + 4));
   return Status::Ok();
 }
 
 Status PrintGrid(const GridOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk, core::ParseShape(options.chunk));
-  CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid, core::RegularChunkGrid::Create(shape, chunk));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
+                             core::RegularChunkGrid::Create(shape, chunk));
   std::printf("array shape        %s\n", core::FormatShape(grid.array_shape()).c_str());
   std::printf("chunk shape        %s\n", core::FormatShape(grid.chunk_shape()).c_str());
   std::printf("chunk grid         %s (%lld chunks)\n", core::FormatShape(grid.grid_shape()).c_str(),
@@ -66,7 +70,8 @@ Status PrintGrid(const GridOptions& options) {
 
 Result<core::GridCoord3> ParseXyz(const std::string& text, const char* flag) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape values, core::ParseShape(text));
-  if (values.size() != 3) return Status::InvalidArgument(std::string(flag) + " needs three values x,y,z");
+  if (values.size() != 3)
+    return Status::InvalidArgument(std::string(flag) + " needs three values x,y,z");
   return core::GridCoord3{values[0], values[1], values[2]};
 }
 
@@ -91,14 +96,17 @@ Status PrintMorton(const GridOptions& options) {
 
 void AddGridCommands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<GridOptions>();
-  CLI::App* grid = app.add_subcommand("grid", "Show the chunk grid, shard layout and the chunks a region touches");
+  CLI::App* grid = app.add_subcommand(
+      "grid", "Show the chunk grid, shard layout and the chunks a region touches");
   grid->add_option("--shape", options->shape, "Array shape, e.g. 2132,2048,2048")->required();
   grid->add_option("--chunk", options->chunk, "Chunk (tile) shape")->required();
-  grid->add_option("--tiles-per-shard", options->tiles_per_shard, "Chunks per shard along each dimension");
+  grid->add_option("--tiles-per-shard", options->tiles_per_shard,
+                   "Chunks per shard along each dimension");
   grid->add_option("--region", options->region, "A region such as 0:10,:,100:");
   SetAction(grid, context, [options] { return PrintGrid(*options); });
 
-  CLI::App* morton = app.add_subcommand("morton", "Neuroglancer compressed Morton code of a chunk coordinate");
+  CLI::App* morton =
+      app.add_subcommand("morton", "Neuroglancer compressed Morton code of a chunk coordinate");
   morton->add_option("--grid", options->grid, "Grid size in chunks x,y,z")->required();
   morton->add_option("--coord", options->coord, "Chunk coordinate x,y,z");
   morton->add_option("--code", options->code, "A code to decode (with --decode)");

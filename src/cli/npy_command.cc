@@ -21,11 +21,14 @@ struct NpyOptions {
 
 Status Info(const NpyOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, core::ReadNpyHeader(options.input));
-  std::printf("%s: .npy version %d.0, dtype %s (%zu bytes per element), shape (%s), %s order, %s of data at offset %llu\n",
-              options.input.c_str(), header.major_version, header.dtype.ToDescr().c_str(),
-              header.dtype.itemsize(), core::FormatShape(header.shape).c_str(), header.fortran_order ? "Fortran" : "C",
-              FormatBytes(static_cast<double>(header.data_size)).c_str(),
-              static_cast<unsigned long long>(header.data_offset));
+  std::printf(
+      "%s: .npy version %d.0, dtype %s (%zu bytes per element), shape (%s), %s order, %s of data "
+      "at offset %llu\n",
+      options.input.c_str(), header.major_version, header.dtype.ToDescr().c_str(),
+      header.dtype.itemsize(), core::FormatShape(header.shape).c_str(),
+      header.fortran_order ? "Fortran" : "C",
+      FormatBytes(static_cast<double>(header.data_size)).c_str(),
+      static_cast<unsigned long long>(header.data_offset));
   return Status::Ok();
 }
 
@@ -43,7 +46,8 @@ Status Convert(const CommandContext& context, const NpyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(array));
   const bool raw = options.raw || !core::HasNpyExtension(options.output);
   CHUNKWISE_RETURN_IF_ERROR(core::WriteArrayFile(options.output, array, raw));
-  Say(context, "wrote " + options.output + (raw ? " (raw, C order, little-endian)" : " (.npy, C order)") + ": " +
+  Say(context, "wrote " + options.output +
+                   (raw ? " (raw, C order, little-endian)" : " (.npy, C order)") + ": " +
                    array.dtype.ToDescr() + " shape (" + core::FormatShape(array.shape) + ")");
   return Status::Ok();
 }
@@ -59,9 +63,14 @@ void AddNpyCommands(CLI::App& app, CommandContext& context) {
   info->add_option("FILE", options->input, ".npy file")->required();
   SetAction(info, context, [options] { return Info(*options); });
 
-  CLI::App* convert = group->add_subcommand("convert", "Convert .npy <-> raw; Fortran order becomes C order");
-  convert->add_option("INPUT", options->input, ".npy file, or raw bytes with --dtype (and --shape)")->required();
-  convert->add_option("OUTPUT", options->output, "Output: .npy by extension, raw otherwise or with --raw")->required();
+  CLI::App* convert =
+      group->add_subcommand("convert", "Convert .npy <-> raw; Fortran order becomes C order");
+  convert->add_option("INPUT", options->input, ".npy file, or raw bytes with --dtype (and --shape)")
+      ->required();
+  convert
+      ->add_option("OUTPUT", options->output,
+                   "Output: .npy by extension, raw otherwise or with --raw")
+      ->required();
   convert->add_option("--dtype", options->dtype, "NumPy typestr of a raw input, e.g. <u2");
   convert->add_option("--shape", options->shape, "Shape of a raw input; 0 in dim 0 means infer");
   convert->add_flag("--raw", options->raw, "Write raw little-endian bytes");

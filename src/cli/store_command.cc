@@ -30,7 +30,8 @@ Result<std::shared_ptr<store::FileStore>> OpenExisting(const std::string& root, 
 Result<store::ByteRange> ParseByteRange(const std::string& text) {
   if (text.starts_with('-')) {
     const std::optional<core::Index> length = core::ParseIndex(text.substr(1));
-    if (!length || *length < 0) return Status::InvalidArgument("--range \"" + text + "\": expected -N");
+    if (!length || *length < 0)
+      return Status::InvalidArgument("--range \"" + text + "\": expected -N");
     return store::ByteRange::Suffix(static_cast<std::uint64_t>(*length));
   }
   const std::size_t colon = text.find(':');
@@ -38,9 +39,11 @@ Result<store::ByteRange> ParseByteRange(const std::string& text) {
   const std::optional<core::Index> stop =
       colon == std::string::npos ? std::nullopt : core::ParseIndex(text.substr(colon + 1));
   if (!start || !stop || *start < 0 || *stop < *start) {
-    return Status::InvalidArgument("--range \"" + text + "\": expected START:STOP with START <= STOP, or -N");
+    return Status::InvalidArgument("--range \"" + text +
+                                   "\": expected START:STOP with START <= STOP, or -N");
   }
-  return store::ByteRange::Span(static_cast<std::uint64_t>(*start), static_cast<std::uint64_t>(*stop - *start));
+  return store::ByteRange::Span(static_cast<std::uint64_t>(*start),
+                                static_cast<std::uint64_t>(*stop - *start));
 }
 
 Status List(const StoreOptions& options) {
@@ -77,11 +80,13 @@ Status Get(const StoreOptions& options) {
 
 Status Put(const StoreOptions& options) {
   store::FileStoreOptions open_options;
-  open_options.fsync = options.fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
+  open_options.fsync =
+      options.fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.root, open_options));
   CHUNKWISE_ASSIGN_OR_RETURN(bool exists, store->Exists(options.key));
   if (exists && !options.overwrite) {
-    return Status::InvalidArgument(store->Describe(options.key) + " already exists (pass --overwrite)");
+    return Status::InvalidArgument(store->Describe(options.key) +
+                                   " already exists (pass --overwrite)");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes value, core::ReadFile(options.file));
   return store->Set(options.key, value);

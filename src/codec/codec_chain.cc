@@ -8,24 +8,30 @@ namespace {
 // The most any intermediate bytes→bytes step may produce while decoding a chunk
 // whose array→bytes form is `bound` bytes: the encoded forms of the outer
 // codecs add headers and checksums, and incompressible data grows a little.
-std::size_t IntermediateLimit(std::size_t bound) { return bound + bound / 8 + (std::size_t{1} << 16); }
+std::size_t IntermediateLimit(std::size_t bound) {
+  return bound + bound / 8 + (std::size_t{1} << 16);
+}
 
 Status AddCodec(const std::shared_ptr<const Codec>& codec, std::size_t position,
                 std::vector<std::shared_ptr<const ArrayToArrayCodec>>& array_to_array,
                 std::shared_ptr<const ArrayToBytesCodec>& array_to_bytes,
                 std::vector<std::shared_ptr<const BytesToBytesCodec>>& bytes_to_bytes) {
-  const std::string where = "codecs[" + std::to_string(position) + "] \"" + std::string(codec->name()) + "\"";
+  const std::string where =
+      "codecs[" + std::to_string(position) + "] \"" + std::string(codec->name()) + "\"";
   switch (codec->kind()) {
     case CodecKind::kArrayToArray:
-      if (array_to_bytes != nullptr) return Status::InvalidArgument(where + ": array→array codec after the array→bytes codec");
+      if (array_to_bytes != nullptr)
+        return Status::InvalidArgument(where + ": array→array codec after the array→bytes codec");
       array_to_array.push_back(std::static_pointer_cast<const ArrayToArrayCodec>(codec));
       return Status::Ok();
     case CodecKind::kArrayToBytes:
-      if (array_to_bytes != nullptr) return Status::InvalidArgument(where + ": a second array→bytes codec");
+      if (array_to_bytes != nullptr)
+        return Status::InvalidArgument(where + ": a second array→bytes codec");
       array_to_bytes = std::static_pointer_cast<const ArrayToBytesCodec>(codec);
       return Status::Ok();
     case CodecKind::kBytesToBytes:
-      if (array_to_bytes == nullptr) return Status::InvalidArgument(where + ": bytes→bytes codec before the array→bytes codec");
+      if (array_to_bytes == nullptr)
+        return Status::InvalidArgument(where + ": bytes→bytes codec before the array→bytes codec");
       bytes_to_bytes.push_back(std::static_pointer_cast<const BytesToBytesCodec>(codec));
       return Status::Ok();
   }
@@ -34,27 +40,31 @@ Status AddCodec(const std::shared_ptr<const Codec>& codec, std::size_t position,
 
 }  // namespace
 
-Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs, const CodecRegistry& registry) {
+Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
+                                        const CodecRegistry& registry) {
   if (!codecs.is_array()) return Status::InvalidArgument("\"codecs\" must be a JSON array");
   CodecChain chain;
   for (std::size_t i = 0; i < codecs.size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, registry.Create(codecs[i]));
-    CHUNKWISE_RETURN_IF_ERROR(AddCodec(codec, i, chain.array_to_array_, chain.array_to_bytes_, chain.bytes_to_bytes_));
+    CHUNKWISE_RETURN_IF_ERROR(
+        AddCodec(codec, i, chain.array_to_array_, chain.array_to_bytes_, chain.bytes_to_bytes_));
   }
   if (chain.array_to_bytes_ == nullptr) {
-    return Status::InvalidArgument("\"codecs\" has no array→bytes codec (\"bytes\" or \"sharding_indexed\")");
+    return Status::InvalidArgument(
+        "\"codecs\" has no array→bytes codec (\"bytes\" or \"sharding_indexed\")");
   }
   return chain;
 }
 
-Result<CodecChain> CodecChain::BytesOnly(const nlohmann::json& codecs, const CodecRegistry& registry) {
+Result<CodecChain> CodecChain::BytesOnly(const nlohmann::json& codecs,
+                                         const CodecRegistry& registry) {
   if (!codecs.is_array()) return Status::InvalidArgument("a codec list must be a JSON array");
   CodecChain chain;
   for (std::size_t i = 0; i < codecs.size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, registry.Create(codecs[i]));
     if (codec->kind() != CodecKind::kBytesToBytes) {
-      return Status::InvalidArgument("codecs[" + std::to_string(i) + "] \"" + std::string(codec->name()) +
-                                     "\" is not a bytes→bytes codec");
+      return Status::InvalidArgument("codecs[" + std::to_string(i) + "] \"" +
+                                     std::string(codec->name()) + "\" is not a bytes→bytes codec");
     }
     chain.bytes_to_bytes_.push_back(std::static_pointer_cast<const BytesToBytesCodec>(codec));
   }
@@ -101,8 +111,8 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
     CHUNKWISE_ASSIGN_OR_RETURN(decoded, array_to_array_[i]->Decode(specs[i], decoded));
   }
   if (decoded.size() != spec.num_bytes()) {
-    return Status::Corruption("decoded chunk has " + std::to_string(decoded.size()) + " bytes, expected " +
-                              std::to_string(spec.num_bytes()));
+    return Status::Corruption("decoded chunk has " + std::to_string(decoded.size()) +
+                              " bytes, expected " + std::to_string(spec.num_bytes()));
   }
   return decoded;
 }
@@ -118,8 +128,8 @@ Result<Bytes> CodecChain::EncodeBytes(ByteView data) const {
 Result<Bytes> CodecChain::DecodeBytes(ByteView encoded, std::size_t max_decoded_bytes) const {
   if (bytes_to_bytes_.empty()) {
     if (encoded.size() > max_decoded_bytes) {
-      return Status::OutOfRange("value of " + std::to_string(encoded.size()) + " bytes exceeds the limit of " +
-                                std::to_string(max_decoded_bytes));
+      return Status::OutOfRange("value of " + std::to_string(encoded.size()) +
+                                " bytes exceeds the limit of " + std::to_string(max_decoded_bytes));
     }
     return Bytes(encoded.begin(), encoded.end());
   }

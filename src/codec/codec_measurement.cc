@@ -17,8 +17,8 @@ double Median(std::vector<double> values) {
 
 }  // namespace
 
-Result<CodecFigures> MeasureCodecChain(const CodecChain& chain, ByteView data, std::size_t chunk_bytes,
-                                       int repetitions) {
+Result<CodecFigures> MeasureCodecChain(const CodecChain& chain, ByteView data,
+                                       std::size_t chunk_bytes, int repetitions) {
   if (chunk_bytes == 0 || repetitions <= 0) {
     return Status::InvalidArgument("chunk size and repetitions must be positive");
   }
@@ -30,14 +30,17 @@ Result<CodecFigures> MeasureCodecChain(const CodecChain& chain, ByteView data, s
   for (int repetition = 0; repetition < repetitions; ++repetition) {
     const Clock::time_point start = Clock::now();
     for (std::size_t i = 0; i < chunk_count; ++i) {
-      const ByteView chunk = data.subspan(i * chunk_bytes, std::min(chunk_bytes, data.size() - i * chunk_bytes));
+      const ByteView chunk =
+          data.subspan(i * chunk_bytes, std::min(chunk_bytes, data.size() - i * chunk_bytes));
       CHUNKWISE_ASSIGN_OR_RETURN(encoded[i], chain.EncodeBytes(chunk));
     }
     const Clock::time_point middle = Clock::now();
     for (std::size_t i = 0; i < chunk_count; ++i) {
-      const ByteView chunk = data.subspan(i * chunk_bytes, std::min(chunk_bytes, data.size() - i * chunk_bytes));
+      const ByteView chunk =
+          data.subspan(i * chunk_bytes, std::min(chunk_bytes, data.size() - i * chunk_bytes));
       CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, chain.DecodeBytes(encoded[i], chunk.size()));
-      if (decoded.size() != chunk.size() || std::memcmp(decoded.data(), chunk.data(), chunk.size()) != 0) {
+      if (decoded.size() != chunk.size() ||
+          std::memcmp(decoded.data(), chunk.data(), chunk.size()) != 0) {
         return Status::Internal("chunk " + std::to_string(i) + " did not decode to its input");
       }
     }

@@ -1,7 +1,5 @@
 #include "chunkwise/core/file_io.h"
 
-#include "core/posix_file.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "core/posix_file.h"
+
 namespace chunkwise::core {
 namespace {
 
@@ -20,7 +20,8 @@ namespace {
 constexpr std::size_t kMaxNameInTemporary = 200;
 
 bool AllDigits(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 Result<posix::OpenedFile> OpenExistingFile(const std::filesystem::path& path) {
@@ -43,8 +44,8 @@ Result<Bytes> ReadFileRange(const std::filesystem::path& path, std::uint64_t off
   CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, OpenExistingFile(path));
   const std::uint64_t size = file.size;
   if (offset > size || length > size - offset) {
-    return Status::OutOfRange("reading " + path.string() + ": bytes [" + std::to_string(offset) + ", " +
-                              std::to_string(offset + length) + ") lie past its end (" +
+    return Status::OutOfRange("reading " + path.string() + ": bytes [" + std::to_string(offset) +
+                              ", " + std::to_string(offset + length) + ") lie past its end (" +
                               std::to_string(size) + " bytes)");
   }
   Bytes data(static_cast<std::size_t>(length));
@@ -86,8 +87,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const By
   for (std::size_t i = 0; i < parts.size() && status.ok(); ++i) {
     status = posix::WriteAll(fd.get(), parts[i], temporary);
   }
-  if (status.ok() && options.fsync && ::fsync(fd.get()) != 0) status = posix::ErrnoStatus("fsync", temporary, errno);
-  if (::close(fd.Release()) != 0 && status.ok()) status = posix::ErrnoStatus("close", temporary, errno);
+  if (status.ok() && options.fsync && ::fsync(fd.get()) != 0)
+    status = posix::ErrnoStatus("fsync", temporary, errno);
+  if (::close(fd.Release()) != 0 && status.ok())
+    status = posix::ErrnoStatus("close", temporary, errno);
   if (status.ok() && ::rename(temporary.c_str(), path.c_str()) != 0) {
     status = posix::ErrnoStatus("rename into place", path, errno);
   }
@@ -95,14 +98,16 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::span<const By
     ::unlink(temporary.c_str());
     return status;
   }
-  if (options.fsync) return posix::SyncDirectory(path.parent_path().empty() ? "." : path.parent_path());
+  if (options.fsync)
+    return posix::SyncDirectory(path.parent_path().empty() ? "." : path.parent_path());
   return Status::Ok();
 }
 
 Status CheckOutputPath(const std::filesystem::path& path, bool overwrite) {
   std::error_code error;
   if (!overwrite && std::filesystem::exists(path, error)) {
-    return Status::InvalidArgument(path.string() + " already exists (pass --overwrite to replace it)");
+    return Status::InvalidArgument(path.string() +
+                                   " already exists (pass --overwrite to replace it)");
   }
   return Status::Ok();
 }

@@ -1,8 +1,8 @@
-#include "chunkwise/cuda/device.h"
-
 #include <cuda_runtime.h>
 
 #include <string>
+
+#include "chunkwise/cuda/device.h"
 
 namespace chunkwise::cuda {
 namespace {
@@ -30,7 +30,8 @@ std::string NoDeviceReason() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error == cudaErrorInsufficientDriver) return "no CUDA driver";
-  if (error != cudaSuccess) return std::string("no CUDA device (") + cudaGetErrorString(error) + ")";
+  if (error != cudaSuccess)
+    return std::string("no CUDA device (") + cudaGetErrorString(error) + ")";
   if (count == 0) return "no CUDA device";
   return "";
 }
@@ -50,7 +51,8 @@ std::vector<DeviceInfo> ListDevices() {
     info.compute_capability_minor = properties.minor;
     info.multiprocessor_count = properties.multiProcessorCount;
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaSetDevice(ordinal) == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    if (cudaSetDevice(ordinal) == cudaSuccess &&
+        cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
       info.free_memory_bytes = free_bytes;
     }
     devices.push_back(std::move(info));
@@ -65,12 +67,14 @@ Result<std::vector<std::uint32_t>> RunAffineKernel(std::uint32_t count, std::uin
   if (count == 0) return host;
   DeviceBuffer device;
   const std::size_t bytes = sizeof(std::uint32_t) * count;
-  if (cudaError_t e = cudaMalloc(&device.pointer, bytes); e != cudaSuccess) return CudaError(e, "malloc");
+  if (cudaError_t e = cudaMalloc(&device.pointer, bytes); e != cudaSuccess)
+    return CudaError(e, "malloc");
   const unsigned threads = 256;
   const unsigned blocks = (count + threads - 1) / threads;
   AffineKernel<<<blocks, threads>>>(static_cast<std::uint32_t*>(device.pointer), count, seed);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return CudaError(e, "launch");
-  if (cudaError_t e = cudaMemcpy(host.data(), device.pointer, bytes, cudaMemcpyDeviceToHost); e != cudaSuccess) {
+  if (cudaError_t e = cudaMemcpy(host.data(), device.pointer, bytes, cudaMemcpyDeviceToHost);
+      e != cudaSuccess) {
     return CudaError(e, "copy to host");
   }
   return host;

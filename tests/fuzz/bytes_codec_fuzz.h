@@ -16,7 +16,8 @@ namespace chunkwise::fuzz {
 
 inline constexpr std::size_t kDecodeLimit = std::size_t{1} << 20;
 
-inline void CheckBytesCodec(const codec::BytesToBytesCodec& codec, const std::uint8_t* data, std::size_t size) {
+inline void CheckBytesCodec(const codec::BytesToBytesCodec& codec, const std::uint8_t* data,
+                            std::size_t size) {
   const ByteView input(data, size);
   const Result<Bytes> decoded = codec.Decode(input, kDecodeLimit);
   if (decoded.ok()) CHUNKWISE_CHECK(decoded->size() <= kDecodeLimit);

@@ -13,11 +13,14 @@
 #include "chunkwise/core/check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const chunkwise::codec::CodecRegistry registry = chunkwise::codec::CodecRegistry::WithBuiltins();
+  static const chunkwise::codec::CodecRegistry registry =
+      chunkwise::codec::CodecRegistry::WithBuiltins();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const chunkwise::Result<nlohmann::json> shorthand = chunkwise::codec::ParseCodecShorthand(text, 4);
+  const chunkwise::Result<nlohmann::json> shorthand =
+      chunkwise::codec::ParseCodecShorthand(text, 4);
   if (shorthand.ok()) {
-    for (const nlohmann::json& codec_json : *shorthand) CHUNKWISE_CHECK(registry.Create(codec_json).ok());
+    for (const nlohmann::json& codec_json : *shorthand)
+      CHUNKWISE_CHECK(registry.Create(codec_json).ok());
   }
   const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return 0;

@@ -19,16 +19,22 @@ struct CodecFigures {
   double encode_seconds = 0;  // Median over the repetitions.
   double decode_seconds = 0;
 
-  double ratio() const { return encoded_bytes == 0 ? 0 : static_cast<double>(decoded_bytes) / encoded_bytes; }
-  double encode_bytes_per_second() const { return encode_seconds > 0 ? decoded_bytes / encode_seconds : 0; }
-  double decode_bytes_per_second() const { return decode_seconds > 0 ? decoded_bytes / decode_seconds : 0; }
+  double ratio() const {
+    return encoded_bytes == 0 ? 0 : static_cast<double>(decoded_bytes) / encoded_bytes;
+  }
+  double encode_bytes_per_second() const {
+    return encode_seconds > 0 ? decoded_bytes / encode_seconds : 0;
+  }
+  double decode_bytes_per_second() const {
+    return decode_seconds > 0 ? decoded_bytes / decode_seconds : 0;
+  }
 };
 
 // Cuts `data` into chunks of `chunk_bytes` (the last may be shorter), encodes
 // and decodes each with `chain` on the calling thread, `repetitions` times.
 // Internal if a chunk does not decode to its input (a codec bug).
-Result<CodecFigures> MeasureCodecChain(const CodecChain& chain, ByteView data, std::size_t chunk_bytes,
-                                       int repetitions);
+Result<CodecFigures> MeasureCodecChain(const CodecChain& chain, ByteView data,
+                                       std::size_t chunk_bytes, int repetitions);
 
 }  // namespace chunkwise::codec
 

@@ -58,7 +58,7 @@ inline std::string_view AsChars(ByteView bytes) {
 // Reverses the bytes of an unsigned integer (std::byteswap is C++23).
 // Templates here cover the closed set of unsigned integer widths.
 template <typename T>
-  requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 constexpr T ByteSwap(T value) {
   if constexpr (sizeof(T) == 1) {
     return value;
@@ -73,8 +73,7 @@ constexpr T ByteSwap(T value) {
 }
 
 template <typename T>
-  requires std::is_unsigned_v<T>
-T LoadLittleEndian(const std::uint8_t* source) {
+requires std::is_unsigned_v<T> T LoadLittleEndian(const std::uint8_t* source) {
   T value;
   std::memcpy(&value, source, sizeof(T));
   if constexpr (std::endian::native == std::endian::big) value = ByteSwap(value);
@@ -82,14 +81,14 @@ T LoadLittleEndian(const std::uint8_t* source) {
 }
 
 template <typename T>
-  requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 void StoreLittleEndian(T value, std::uint8_t* destination) {
   if constexpr (std::endian::native == std::endian::big) value = ByteSwap(value);
   std::memcpy(destination, &value, sizeof(T));
 }
 
 template <typename T>
-  requires std::is_unsigned_v<T>
+requires std::is_unsigned_v<T>
 void AppendLittleEndian(T value, Bytes& out) {
   const std::size_t at = out.size();
   out.resize(at + sizeof(T));

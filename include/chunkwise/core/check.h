@@ -10,11 +10,11 @@ namespace chunkwise::internal {
 [[noreturn]] void CheckFailed(const char* condition, const char* file, int line);
 }  // namespace chunkwise::internal
 
-#define CHUNKWISE_CHECK(condition)                                          \
-  do {                                                                      \
-    if (!(condition)) [[unlikely]] {                                        \
-      ::chunkwise::internal::CheckFailed(#condition, __FILE__, __LINE__);   \
-    }                                                                       \
+#define CHUNKWISE_CHECK(condition)                                        \
+  do {                                                                    \
+    if (!(condition)) [[unlikely]] {                                      \
+      ::chunkwise::internal::CheckFailed(#condition, __FILE__, __LINE__); \
+    }                                                                     \
   } while (false)
 
 #endif  // CHUNKWISE_CORE_CHECK_H_

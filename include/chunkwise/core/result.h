@@ -25,9 +25,10 @@ class [[nodiscard]] Result {
   }
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
   template <typename U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, Status> && !std::is_same_v<std::decay_t<U>, Result>)
-  Result(U&& value) : value_(std::forward<U>(value)) {}  // NOLINT: implicit by design
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, Status> && !std::is_same_v<std::decay_t<U>, Result>)
+      Result(U&& value)
+      : value_(std::forward<U>(value)) {}  // NOLINT: implicit by design
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const& { return status_; }
@@ -75,18 +76,19 @@ const Status& AsStatus(const Result<T>& result) {
 
 // Returns the error from the enclosing function if `expr` (a Status or a
 // Result) is not OK.
-#define CHUNKWISE_RETURN_IF_ERROR(expr)                                    \
-  do {                                                                     \
-    if (auto&& chunkwise_status_ = (expr); !chunkwise_status_.ok()) {      \
-      return ::chunkwise::internal::AsStatus(chunkwise_status_);           \
-    }                                                                      \
+#define CHUNKWISE_RETURN_IF_ERROR(expr)                               \
+  do {                                                                \
+    if (auto&& chunkwise_status_ = (expr); !chunkwise_status_.ok()) { \
+      return ::chunkwise::internal::AsStatus(chunkwise_status_);      \
+    }                                                                 \
   } while (false)
 
 // Evaluates `expr` (a Result<T>); on error returns its status from the
 // enclosing function, otherwise moves the value into `lhs` (a declaration or
 // an lvalue).
-#define CHUNKWISE_ASSIGN_OR_RETURN(lhs, expr) \
-  CHUNKWISE_INTERNAL_ASSIGN_OR_RETURN(CHUNKWISE_INTERNAL_CONCAT(chunkwise_result_, __LINE__), lhs, expr)
+#define CHUNKWISE_ASSIGN_OR_RETURN(lhs, expr)                                                      \
+  CHUNKWISE_INTERNAL_ASSIGN_OR_RETURN(CHUNKWISE_INTERNAL_CONCAT(chunkwise_result_, __LINE__), lhs, \
+                                      expr)
 #define CHUNKWISE_INTERNAL_ASSIGN_OR_RETURN(result, lhs, expr) \
   auto result = (expr);                                        \
   if (!result.ok()) {                                          \

@@ -26,7 +26,9 @@ struct ByteRange {
   std::uint64_t length = 0;
   bool suffix = false;
 
-  static ByteRange Span(std::uint64_t offset, std::uint64_t length) { return {offset, length, false}; }
+  static ByteRange Span(std::uint64_t offset, std::uint64_t length) {
+    return {offset, length, false};
+  }
   static ByteRange Suffix(std::uint64_t length) { return {0, length, true}; }
   // Resolves against a value of `size` bytes to an absolute [offset, offset+length);
   // OutOfRange (naming `key`) if the range does not lie inside the value.

@@ -6,11 +6,11 @@ namespace chunkwise::cuda {
 namespace {
 
 // Without a GPU these report SKIPPED (CTest shows them as skipped), never passed.
-#define SKIP_WITHOUT_GPU()                                          \
-  do {                                                              \
-    if (std::string reason = NoDeviceReason(); !reason.empty()) {   \
-      GTEST_SKIP() << "SKIPPED: " << reason;                        \
-    }                                                               \
+#define SKIP_WITHOUT_GPU()                                        \
+  do {                                                            \
+    if (std::string reason = NoDeviceReason(); !reason.empty()) { \
+      GTEST_SKIP() << "SKIPPED: " << reason;                      \
+    }                                                             \
   } while (false)
 
 TEST(CudaDevice, ListsDevicesWhenPresent) {
