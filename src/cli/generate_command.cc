@@ -44,7 +44,11 @@ Status Generate(const CommandContext& context, const GenerateOptions& options) {
   volume.shape = {shape[0], shape[1], shape[2]};
   volume.neuron_count = options.neurons;
   volume.seed = options.seed;
+  core::ProgressReporter neuron_progress(
+      {"neurons", static_cast<std::uint64_t>(options.neurons), "neurons", context.progress_mode()});
+  volume.progress = &neuron_progress;
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels, core::GenerateNeuronLabels(volume));
+  neuron_progress.Finish();
   CHUNKWISE_RETURN_IF_ERROR(WriteVolume(options.labels_output, "<u8", labels, volume.shape));
   Say(context, "wrote " + options.labels_output + ": uint64 labels " + core::FormatShape(shape) +
                    ", " + std::to_string(options.neurons) + " neurons, " +
@@ -52,8 +56,12 @@ Status Generate(const CommandContext& context, const GenerateOptions& options) {
   if (options.frames_output.empty()) return Status::Ok();
   core::MicroscopyFrameOptions frame_options;
   frame_options.seed = options.seed + 1;
+  core::ProgressReporter frame_progress(
+      {"frames", static_cast<std::uint64_t>(shape[0]), "frames", context.progress_mode()});
+  frame_options.progress = &frame_progress;
   const std::vector<std::uint16_t> frames =
       core::RenderMicroscopyFrames(labels, volume.shape, frame_options);
+  frame_progress.Finish();
   CHUNKWISE_RETURN_IF_ERROR(WriteVolume(options.frames_output, "<u2", frames, volume.shape));
   Say(context, "wrote " + options.frames_output + ": uint16 microscopy frames " +
                    core::FormatShape(shape) + ", " +

@@ -40,7 +40,7 @@ Status PrintShardLayout(const core::Shape& shape, const core::Shape& chunk,
               static_cast<long long>(layout.padded_epoch_tile_count()));
   std::printf("active shards      %lld\n", static_cast<long long>(layout.active_shard_count()));
   std::printf("shard index bytes  %lld\n",
-              static_cast<long long>(16 * layout.tiles_per_shard_total() + 4));
+              16 * static_cast<long long>(layout.tiles_per_shard_total()) + 4);
   return Status::Ok();
 }
 

@@ -48,8 +48,12 @@ Status ParseCodecJson(const nlohmann::json& codec_json, std::string& name,
       continue;
     }
     if (key == "must_understand" && value.is_boolean()) continue;
-    return Status::InvalidArgument("codec '" + name + "': unexpected member '" + key + "' in " +
-                                   shown);
+    std::string message = "codec '" + name;
+    message += "': unexpected member '";
+    message += key;
+    message += "' in ";
+    message += shown;
+    return Status::InvalidArgument(std::move(message));
   }
   return Status::Ok();
 }

@@ -1,30 +1,33 @@
 #include "chunkwise/core/array_file.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
 
 #include "chunkwise/core/file_io.h"
+#include "core/posix_file.h"
 
 namespace chunkwise::core {
 namespace {
 
-Status ErrnoStatus(std::string_view what, const std::filesystem::path& path, int error) {
-  std::string message = std::string(what) + " '" + path.string() + "': " + std::strerror(error);
-  return error == ENOENT ? Status::NotFound(std::move(message))
-                         : Status::IOError(std::move(message));
-}
-
+// Opens the regular file at `path`. posix::OpenForRead folds "absent" and "a
+// directory" into nullopt; telling them apart keeps a missing file NotFound and
+// a directory an IOError, both naming the path.
 // The shape of a raw file of `file_size` bytes, filling in an inferred dim 0.
 Result<std::vector<std::int64_t>> RawShape(const std::filesystem::path& path,
                                            const ArrayFileHint& hint, std::size_t itemsize,
                                            std::uint64_t file_size) {
   std::vector<std::int64_t> shape = hint.shape.value_or(std::vector<std::int64_t>{0});
-  const std::string where =
-      "raw array file '" + path.string() + "' of " + std::to_string(file_size) + " bytes";
+  std::string where = "raw array file '";
+  where += path.string();
+  where += "' of ";
+  where += std::to_string(file_size);
+  where += " bytes";
   if (shape.empty() || shape[0] != 0) {
     CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t needed, detail::NpyByteCount(shape, itemsize));
     if (needed != file_size) {
@@ -52,8 +55,10 @@ Result<std::vector<std::int64_t>> RawShape(const std::filesystem::path& path,
 Result<NpyHeader> RawHeader(const std::filesystem::path& path, const ArrayFileHint& hint,
                             std::uint64_t file_size) {
   if (!hint.dtype) {
-    return Status::InvalidArgument("'" + path.string() +
-                                   "' is not a .npy file, and no dtype was given for raw data");
+    std::string message = "'";
+    message += path.string();
+    message += "' is not a .npy file, and no dtype was given for raw data";
+    return Status::InvalidArgument(std::move(message));
   }
   NpyHeader header;
   header.dtype = hint.dtype->WithByteOrder(Endian::kLittle);
@@ -63,24 +68,16 @@ Result<NpyHeader> RawHeader(const std::filesystem::path& path, const ArrayFileHi
   return header;
 }
 
-// Reads the header (or builds it from the hint) and positions `file` at the data.
-Result<NpyHeader> OpenHeader(std::FILE* file, const std::filesystem::path& path,
+// Reads the header of the open `file`, or builds it from the hint for raw data.
+Result<NpyHeader> ReadHeader(const posix::OpenedFile& file, const std::filesystem::path& path,
                              const ArrayFileHint& hint) {
-  struct stat info;
-  if (::fstat(::fileno(file), &info) != 0) return ErrnoStatus("cannot stat", path, errno);
-  if (!S_ISREG(info.st_mode))
-    return Status::IOError("'" + path.string() + "' is not a regular file");
-  char magic[6] = {};
-  const std::size_t got = std::fread(magic, 1, sizeof(magic), file);
-  if (got == sizeof(magic) && std::string_view(magic, sizeof(magic)) == kNpyMagic) {
-    CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ReadNpyHeader(path));
-    if (std::fseek(file, static_cast<long>(header.data_offset), SEEK_SET) != 0) {
-      return ErrnoStatus("cannot seek in", path, errno);
-    }
-    return header;
+  const ByteView npy_magic = AsBytes(kNpyMagic);
+  if (file.size >= npy_magic.size()) {
+    Bytes magic(npy_magic.size());
+    CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), 0, magic, path));
+    if (std::ranges::equal(magic, npy_magic)) return ReadNpyHeader(path);
   }
-  if (std::fseek(file, 0, SEEK_SET) != 0) return ErrnoStatus("cannot seek in", path, errno);
-  return RawHeader(path, hint, static_cast<std::uint64_t>(info.st_size));
+  return RawHeader(path, hint, file.size);
 }
 
 }  // namespace
@@ -98,9 +95,8 @@ Result<NpyArray> ReadArrayFile(const std::filesystem::path& path, const ArrayFil
   NpyArray array;
   array.data.resize(reader->data_size());
   CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t got, reader->Read(array.data));
-  if (got != array.data.size()) {
-    return Status::IOError("'" + path.string() + "' shrank while being read");
-  }
+  // Read fills all it is asked for up to data_size, or fails.
+  CHUNKWISE_CHECK(got == array.data.size());
   array.dtype = reader->dtype();
   array.shape = reader->shape();
   array.fortran_order = reader->fortran_order();
@@ -118,15 +114,14 @@ Status WriteArrayFile(const std::filesystem::path& path, const NpyArray& array, 
 
 Result<std::unique_ptr<ArrayStreamReader>> ArrayStreamReader::Open(
     const std::filesystem::path& path, const ArrayFileHint& hint) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return ErrnoStatus("cannot open", path, errno);
-  Result<NpyHeader> header = OpenHeader(file, path, hint);
-  if (!header.ok()) {
-    std::fclose(file);
-    return header.status();
-  }
-  return std::unique_ptr<ArrayStreamReader>(
-      new ArrayStreamReader(file, path, std::move(header).value()));
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, posix::OpenRegularFile(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(file, path, hint));
+  // The public header keeps the descriptor in a std::FILE*, used only to own
+  // it: every read goes through posix::ReadAt at an explicit offset.
+  std::FILE* owner = ::fdopen(file.fd.get(), "rb");
+  if (owner == nullptr) return posix::ErrnoStatus("fdopen", path, errno);
+  file.fd.Release();
+  return std::unique_ptr<ArrayStreamReader>(new ArrayStreamReader(owner, path, std::move(header)));
 }
 
 ArrayStreamReader::ArrayStreamReader(std::FILE* file, std::filesystem::path path, NpyHeader header)
@@ -138,10 +133,8 @@ Result<std::size_t> ArrayStreamReader::Read(MutableByteView out) {
   const std::size_t want =
       static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), remaining()));
   if (want == 0) return std::size_t{0};
-  if (std::fread(out.data(), 1, want, file_) != want) {
-    if (std::ferror(file_)) return ErrnoStatus("cannot read", path_, errno);
-    return Status::IOError("'" + path_.string() + "' shrank while being read");
-  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      posix::ReadAt(::fileno(file_), header_.data_offset + position_, out.first(want), path_));
   position_ += want;
   return want;
 }

@@ -69,6 +69,7 @@ Result<DataType> DataType::FromNumpyTypestr(std::string_view typestr, Endian* en
 
 std::vector<DataType> DataType::All() {
   std::vector<DataType> all;
+  all.reserve(kTypes.size());
   for (const TypeInfo& info : kTypes) all.emplace_back(info.id);
   return all;
 }

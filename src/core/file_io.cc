@@ -24,16 +24,10 @@ bool AllDigits(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-Result<posix::OpenedFile> OpenExistingFile(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> opened, posix::OpenForRead(path));
-  if (!opened) return Status::NotFound("open " + path.string() + ": no such file");
-  return std::move(*opened);
-}
-
 }  // namespace
 
 Result<Bytes> ReadFile(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, OpenExistingFile(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, posix::OpenRegularFile(path));
   Bytes data(static_cast<std::size_t>(file.size));
   CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), 0, data, path));
   return data;
@@ -41,7 +35,7 @@ Result<Bytes> ReadFile(const std::filesystem::path& path) {
 
 Result<Bytes> ReadFileRange(const std::filesystem::path& path, std::uint64_t offset,
                             std::uint64_t length) {
-  CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, OpenExistingFile(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::OpenedFile file, posix::OpenRegularFile(path));
   const std::uint64_t size = file.size;
   if (offset > size || length > size - offset) {
     return Status::OutOfRange("reading " + path.string() + ": bytes [" + std::to_string(offset) +

@@ -1,83 +1,60 @@
 #include "chunkwise/core/npy.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
 
 #include "chunkwise/core/file_io.h"
+#include "core/posix_file.h"
 
 namespace chunkwise::core {
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-Status ErrnoStatus(std::string_view what, const std::filesystem::path& path, int error) {
-  std::string message = std::string(what) + " '" + path.string() + "': " + std::strerror(error);
-  return error == ENOENT ? Status::NotFound(std::move(message))
-                         : Status::IOError(std::move(message));
-}
-
-Result<FilePtr> OpenForRead(const std::filesystem::path& path) {
-  FilePtr file(std::fopen(path.c_str(), "rb"));
-  if (file == nullptr) return ErrnoStatus("cannot open", path, errno);
-  return file;
-}
-
-Result<std::uint64_t> FileSize(std::FILE* file, const std::filesystem::path& path) {
-  struct stat info;
-  if (::fstat(::fileno(file), &info) != 0) return ErrnoStatus("cannot stat", path, errno);
-  // fopen() succeeds on a directory, whose "size" means nothing here.
-  if (!S_ISREG(info.st_mode))
-    return Status::IOError("'" + path.string() + "' is not a regular file");
-  return static_cast<std::uint64_t>(info.st_size);
-}
-
-Status ReadExactly(std::FILE* file, const std::filesystem::path& path, MutableByteView out) {
-  if (out.empty()) return Status::Ok();
-  if (std::fread(out.data(), 1, out.size(), file) != out.size()) {
-    if (std::ferror(file)) return ErrnoStatus("cannot read", path, errno);
-    return Status::IOError("'" + path.string() + "' shrank while being read");
-  }
-  return Status::Ok();
-}
-
+// Opens the regular file at `path`. posix::OpenForRead folds "absent" and "a
+// directory" into nullopt; telling them apart keeps a missing file NotFound and
+// a directory an IOError, both naming the path.
 Status DataSizeMismatch(std::string_view name, const NpyHeader& header, std::uint64_t actual) {
-  const std::string what =
-      header.dtype.is_structured()
-          ? "a structured dtype of itemsize " + std::to_string(header.dtype.itemsize())
-          : header.dtype.typestr();
-  return Status::Corruption("npy '" + std::string(name) + "': data is " + std::to_string(actual) +
-                            " bytes, but shape " + detail::PythonTupleRepr(header.shape) + " of " +
-                            what + " needs " + std::to_string(header.data_size));
+  std::string what;
+  if (header.dtype.is_structured()) {
+    what = "a structured dtype of itemsize ";
+    what += std::to_string(header.dtype.itemsize());
+  } else {
+    what = header.dtype.typestr();
+  }
+  std::string message = "npy '";
+  message += name;
+  message += "': data is ";
+  message += std::to_string(actual);
+  message += " bytes, but shape ";
+  message += detail::PythonTupleRepr(header.shape);
+  message += " of ";
+  message += what;
+  message += " needs ";
+  message += std::to_string(header.data_size);
+  return Status::Corruption(std::move(message));
 }
 
-// Reads the header of an open file of `file_size` bytes and checks that
-// exactly data_size bytes follow it. Leaves the file positioned at the data.
-Result<NpyHeader> ReadHeader(std::FILE* file, const std::filesystem::path& path,
-                             std::uint64_t file_size) {
+// Reads the header of an open file and checks that exactly data_size bytes
+// follow it, at data_offset.
+Result<NpyHeader> ReadHeader(const posix::OpenedFile& file, const std::filesystem::path& path) {
+  const std::uint64_t file_size = file.size;
   Bytes bytes(std::min<std::uint64_t>(file_size, kNpyPreambleSize));
-  CHUNKWISE_RETURN_IF_ERROR(ReadExactly(file, path, bytes));
+  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), 0, bytes, path));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t header_size,
                              ParseNpyHeaderSize(bytes, path.string()));
+  // With a header past the end, ParseNpyHeader reports it against the file size.
   if (header_size <= file_size) {
     const std::size_t have = bytes.size();
     bytes.resize(header_size);
     if (header_size > have) {
-      CHUNKWISE_RETURN_IF_ERROR(ReadExactly(file, path, MutableByteView(bytes).subspan(have)));
-    } else if (std::fseek(file, static_cast<long>(header_size), SEEK_SET) != 0) {
-      return ErrnoStatus("cannot seek in", path, errno);
+      CHUNKWISE_RETURN_IF_ERROR(
+          posix::ReadAt(file.fd.get(), have, MutableByteView(bytes).subspan(have), path));
     }
   }
-  // With a header past the end, ParseNpyHeader reports it against the file size.
-  if (header_size > file_size) bytes.resize(file_size);
   CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ParseNpyHeader(bytes, path.string()));
   if (file_size - header.data_offset != header.data_size) {
     return DataSizeMismatch(path.string(), header, file_size - header.data_offset);
@@ -139,9 +116,13 @@ bool EncodeLatin1(std::string_view text, std::string& out) {
 // The header dict as numpy's _write_array_header writes it, before padding.
 std::string HeaderText(const NpyDtype& dtype, std::span<const std::int64_t> shape,
                        bool fortran_order) {
-  std::string text = "{'descr': " + dtype.ToDescr() +
-                     ", 'fortran_order': " + (fortran_order ? "True" : "False") +
-                     ", 'shape': " + detail::PythonTupleRepr(shape) + ", }";
+  std::string text = "{'descr': ";
+  text += dtype.ToDescr();
+  text += ", 'fortran_order': ";
+  text += fortran_order ? "True" : "False";
+  text += ", 'shape': ";
+  text += detail::PythonTupleRepr(shape);
+  text += ", }";
   // numpy leaves room for the growth axis to reach 21 digits in place.
   if (!shape.empty()) {
     const std::int64_t growth = fortran_order ? shape.back() : shape.front();
@@ -180,12 +161,11 @@ Result<NpyArray> ParseNpy(ByteView bytes, std::string_view name_for_errors) {
 }
 
 Result<NpyArray> ReadNpy(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(FilePtr file, OpenForRead(path));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t file_size, FileSize(file.get(), path));
-  CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(file.get(), path, file_size));
+  CHUNKWISE_ASSIGN_OR_RETURN(const posix::OpenedFile file, posix::OpenRegularFile(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(file, path));
   NpyArray array;
   array.data.resize(header.data_size);
-  CHUNKWISE_RETURN_IF_ERROR(ReadExactly(file.get(), path, array.data));
+  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), header.data_offset, array.data, path));
   array.dtype = std::move(header.dtype);
   array.shape = std::move(header.shape);
   array.fortran_order = header.fortran_order;
@@ -193,9 +173,8 @@ Result<NpyArray> ReadNpy(const std::filesystem::path& path) {
 }
 
 Result<NpyHeader> ReadNpyHeader(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(FilePtr file, OpenForRead(path));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t file_size, FileSize(file.get(), path));
-  return ReadHeader(file.get(), path, file_size);
+  CHUNKWISE_ASSIGN_OR_RETURN(const posix::OpenedFile file, posix::OpenRegularFile(path));
+  return ReadHeader(file, path);
 }
 
 Result<Bytes> SerializeNpyHeader(const NpyDtype& dtype, std::span<const std::int64_t> shape,
@@ -217,8 +196,10 @@ Result<Bytes> SerializeNpyHeader(const NpyDtype& dtype, std::span<const std::int
     return Status::InvalidArgument("npy header has non-latin-1 text; it needs format 3.0");
   }
   if (version == 1 && total(1) > 0xFFFF) {
-    return Status::InvalidArgument("npy header of " + std::to_string(total(1)) +
-                                   " bytes is too long for format 1.0");
+    std::string message = "npy header of ";
+    message += std::to_string(total(1));
+    message += " bytes is too long for format 1.0";
+    return Status::InvalidArgument(std::move(message));
   }
   const std::string& encoded = version == 3 ? text : latin1;
   const std::size_t length = total(version);

@@ -217,7 +217,11 @@ std::string NpyDtype::ToDescr() const {
     if (i > 0) text += ", ";
     text += '(';
     if (field.title) {
-      text += "(" + detail::PythonRepr(*field.title) + ", " + detail::PythonRepr(field.name) + ")";
+      text += '(';
+      text += detail::PythonRepr(*field.title);
+      text += ", ";
+      text += detail::PythonRepr(field.name);
+      text += ')';
     } else {
       text += detail::PythonRepr(field.name);
     }

@@ -62,6 +62,15 @@ Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path)
       OpenedFile{std::move(fd), static_cast<std::uint64_t>(info.st_size)});
 }
 
+Result<OpenedFile> OpenRegularFile(const std::filesystem::path& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<OpenedFile> opened, OpenForRead(path));
+  if (opened) return std::move(*opened);
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error) return ErrnoStatus("open", path, error.value());
+  return ErrnoStatus("open", path, std::filesystem::is_directory(status) ? EISDIR : ENOENT);
+}
+
 Status ReadAt(int fd, std::uint64_t offset, MutableByteView out,
               const std::filesystem::path& path) {
   std::size_t done = 0;

@@ -55,6 +55,10 @@ struct OpenedFile {
 // (a directory is a key prefix, not a value); IOError for other non-files.
 Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path);
 
+// Opens a regular file for reading: NotFound naming `path` when absent,
+// IOError "Is a directory" for a directory, IOError for other non-files.
+Result<OpenedFile> OpenRegularFile(const std::filesystem::path& path);
+
 // Fills `out` from `offset`, retrying short reads; IOError at an early end.
 Status ReadAt(int fd, std::uint64_t offset, MutableByteView out, const std::filesystem::path& path);
 

@@ -56,7 +56,7 @@ class Scratch {
   Index* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
 
  private:
-  std::array<Index, 3 * 16> inline_;
+  std::array<Index, std::size_t{3} * 16> inline_;
   std::vector<Index> heap_;
 };
 

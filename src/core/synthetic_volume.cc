@@ -116,13 +116,15 @@ Result<std::vector<std::uint64_t>> GenerateNeuronLabels(const NeuronVolumeOption
   const double scale = std::cbrt(static_cast<double>(voxels)) / 256.0;
   for (int neuron = 0; neuron < options.neuron_count; ++neuron) {
     // Ids are spaced irregularly, like agglomerated segment ids.
-    const std::uint64_t label = options.first_label + neuron * 7919 + (random.Next() % 997);
+    const std::uint64_t label =
+        options.first_label + static_cast<std::uint64_t>(neuron) * 7919 + (random.Next() % 997);
     const Vec3 soma{random.Uniform(0, options.shape[0]), random.Uniform(0, options.shape[1]),
                     random.Uniform(0, options.shape[2])};
     canvas.FillSphere(soma, random.Uniform(6, 14) * scale, label);
     for (int branch = 0; branch < options.branches_per_neuron; ++branch) {
       GrowBranch(canvas, random, soma, random.Uniform(2.5, 5.5) * scale, label, 0);
     }
+    if (options.progress != nullptr) options.progress->Add(1);
   }
   return labels;
 }
@@ -154,6 +156,7 @@ std::vector<std::uint16_t> RenderMicroscopyFrames(const std::vector<std::uint64_
             static_cast<std::uint16_t>(std::clamp(level, 0.0, 4095.0));
       }
     }
+    if (options.progress != nullptr) options.progress->Add(1);
   }
   return frames;
 }

@@ -27,7 +27,7 @@ template <typename T>
 class DefaultInitAllocator : public std::allocator<T> {
  public:
   template <typename U>
-  struct rebind {
+  struct rebind {  // NOLINT(readability-identifier-naming): the name the standard requires
     using other = DefaultInitAllocator<U>;
   };
   DefaultInitAllocator() = default;

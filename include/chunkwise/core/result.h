@@ -24,11 +24,15 @@ class [[nodiscard]] Result {
     CHUNKWISE_CHECK(!status_.ok());
   }
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  // The constraint excludes Result itself, so this never hides the copy and
+  // move constructors (clang-tidy cannot see through `requires`).
+  // NOLINTBEGIN(bugprone-forwarding-reference-overload)
   template <typename U>
   requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
            !std::is_same_v<std::decay_t<U>, Status> && !std::is_same_v<std::decay_t<U>, Result>)
-      Result(U&& value)
-      : value_(std::forward<U>(value)) {}  // NOLINT: implicit by design
+      Result(U&& value)  // NOLINT(google-explicit-constructor): implicit by design
+      : value_(std::forward<U>(value)) {}
+  // NOLINTEND(bugprone-forwarding-reference-overload)
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const& { return status_; }
@@ -89,11 +93,14 @@ const Status& AsStatus(const Result<T>& result) {
 #define CHUNKWISE_ASSIGN_OR_RETURN(lhs, expr)                                                      \
   CHUNKWISE_INTERNAL_ASSIGN_OR_RETURN(CHUNKWISE_INTERNAL_CONCAT(chunkwise_result_, __LINE__), lhs, \
                                       expr)
+// `result` is a fresh name and `lhs` may be a declaration, so neither can be
+// parenthesized. NOLINTBEGIN(bugprone-macro-parentheses)
 #define CHUNKWISE_INTERNAL_ASSIGN_OR_RETURN(result, lhs, expr) \
   auto result = (expr);                                        \
   if (!result.ok()) {                                          \
     return std::move(result).status();                         \
   }                                                            \
   lhs = std::move(result).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // CHUNKWISE_CORE_RESULT_H_

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise::core {
@@ -23,6 +24,8 @@ struct NeuronVolumeOptions {
   std::uint64_t seed = 1;
   // Labels are spread over a wide range, as agglomerated DVID ids are.
   std::uint64_t first_label = 1'000'000;
+  // Told of each neuron drawn (one unit each); optional.
+  ProgressReporter* progress = nullptr;
 };
 
 // A z,y,x C-order uint64 label volume: each neuron is a soma (sphere) with
@@ -36,6 +39,8 @@ struct MicroscopyFrameOptions {
   std::uint16_t background_level = 1800;
   std::uint16_t noise_sigma = 120;
   std::uint64_t seed = 2;
+  // Told of each frame rendered (one unit each); optional.
+  ProgressReporter* progress = nullptr;
 };
 
 // Frames (z = time or section) rendered from `labels` of the given shape:

@@ -7,10 +7,13 @@
 #ifndef CHUNKWISE_TESTS_UNIT_CODEC_CODEC_TEST_DATA_H_
 #define CHUNKWISE_TESTS_UNIT_CODEC_CODEC_TEST_DATA_H_
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <random>
 
+#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
 
 namespace chunkwise::codec::testing {
@@ -34,6 +37,26 @@ inline Bytes RandomBytes(std::size_t num_bytes, std::uint32_t seed = 7) {
   Bytes bytes(num_bytes);
   for (auto& b : bytes) b = static_cast<std::uint8_t>(random());
   return bytes;
+}
+
+// Flips `mask` in each byte of `encoded` in turn: every decode must fail with
+// Corruption (or OutOfRange, when a size field now claims too much) or give
+// back exactly `original`. What codecs with checksums promise.
+inline void ExpectEveryFlipFailsOrDecodesOriginal(const BytesToBytesCodec& codec,
+                                                  const Bytes& encoded, const Bytes& original,
+                                                  std::uint8_t mask) {
+  for (std::size_t i = 0; i < encoded.size(); ++i) {
+    Bytes flipped = encoded;
+    flipped[i] ^= mask;
+    const Result<Bytes> decoded = codec.Decode(flipped, 1 << 20);
+    if (decoded.ok()) {
+      EXPECT_EQ(*decoded, original) << "flipped byte " << i;
+    } else {
+      EXPECT_TRUE(decoded.status().code() == StatusCode::kCorruption ||
+                  decoded.status().code() == StatusCode::kOutOfRange)
+          << "flipped byte " << i << ": " << decoded.status().ToString();
+    }
+  }
 }
 
 }  // namespace chunkwise::codec::testing
