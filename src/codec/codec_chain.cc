@@ -118,9 +118,11 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
 }
 
 Result<Bytes> CodecChain::EncodeBytes(ByteView data) const {
-  Bytes encoded(data.begin(), data.end());
-  for (const auto& codec : bytes_to_bytes_) {
-    CHUNKWISE_ASSIGN_OR_RETURN(encoded, codec->Encode(encoded));
+  // The first codec reads the caller's bytes directly; only an empty chain copies.
+  if (bytes_to_bytes_.empty()) return Bytes(data.begin(), data.end());
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, bytes_to_bytes_.front()->Encode(data));
+  for (std::size_t i = 1; i < bytes_to_bytes_.size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(encoded, bytes_to_bytes_[i]->Encode(encoded));
   }
   return encoded;
 }

@@ -106,6 +106,10 @@ Result<NpyArray> ReadArrayFile(const std::filesystem::path& path, const ArrayFil
 Status WriteArrayFile(const std::filesystem::path& path, const NpyArray& array, bool raw) {
   if (!raw) return WriteNpy(path, array);
   CHUNKWISE_RETURN_IF_ERROR(ValidateNpyArray(array));
+  // Raw output is C order, little-endian; an array already so is written as it is.
+  if (!array.fortran_order && array.dtype.WithByteOrder(Endian::kLittle) == array.dtype) {
+    return WriteFileAtomically(path, array.data);
+  }
   NpyArray c_order = array;
   CHUNKWISE_RETURN_IF_ERROR(ToCOrder(c_order));
   ConvertByteOrder(c_order.dtype, Endian::kLittle, c_order.data);
