@@ -47,6 +47,11 @@ Result<Bytes> BytesCodec::Convert(const ChunkSpec& spec, ByteView input) const {
   return output;
 }
 
+bool BytesCodec::PassesThrough(const ChunkSpec& spec) const {
+  if (spec.dtype.size() == 1) return true;
+  return endian_.has_value() && *endian_ == kHostEndian;
+}
+
 Result<Bytes> BytesCodec::Encode(const ChunkSpec& spec, ByteView data) const {
   if (data.size() != spec.num_bytes()) {
     return Status::InvalidArgument("bytes: chunk data is " + std::to_string(data.size()) +

@@ -90,6 +90,10 @@ Result<Bytes> CodecChain::Encode(const ChunkSpec& spec, ByteView data) const {
     current = std::move(next);
     view = staged;
   }
+  // With `bytes` in host order the first compressor reads the chunk directly.
+  if (array_to_bytes_->PassesThrough(current) && !bytes_to_bytes_.empty()) {
+    return EncodeBytes(view);
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, array_to_bytes_->Encode(current, view));
   for (const auto& codec : bytes_to_bytes_) {
     CHUNKWISE_ASSIGN_OR_RETURN(encoded, codec->Encode(encoded));
@@ -106,7 +110,12 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
     specs.push_back(std::move(next));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, DecodeBytes(encoded, specs.back().num_bytes()));
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, array_to_bytes_->Decode(specs.back(), bytes));
+  Bytes decoded;
+  if (array_to_bytes_->PassesThrough(specs.back()) && bytes.size() == specs.back().num_bytes()) {
+    decoded = std::move(bytes);
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(decoded, array_to_bytes_->Decode(specs.back(), bytes));
+  }
   for (std::size_t i = array_to_array_.size(); i-- > 0;) {
     CHUNKWISE_ASSIGN_OR_RETURN(decoded, array_to_array_[i]->Decode(specs[i], decoded));
   }

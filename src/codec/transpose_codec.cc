@@ -180,7 +180,7 @@ nlohmann::json TransposeCodec::ToJson() const {
 
 Result<ChunkSpec> TransposeCodec::EncodedSpec(const ChunkSpec& decoded) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckRank(order_.size(), decoded));
-  ChunkSpec encoded{decoded.dtype, std::vector<std::int64_t>(order_.size())};
+  ChunkSpec encoded{decoded.dtype, std::vector<std::int64_t>(order_.size()), decoded.fill_value};
   for (std::size_t i = 0; i < order_.size(); ++i) encoded.shape[i] = decoded.shape[order_[i]];
   return encoded;
 }

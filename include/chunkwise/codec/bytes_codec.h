@@ -30,6 +30,8 @@ class BytesCodec final : public ArrayToBytesCodec {
   Result<Bytes> Encode(const ChunkSpec& spec, ByteView data) const override;
   // Corruption if encoded.size() != spec.num_bytes(); InvalidArgument as Encode.
   Result<Bytes> Decode(const ChunkSpec& spec, ByteView encoded) const override;
+  // One-byte types, or the host's byte order stated.
+  bool PassesThrough(const ChunkSpec& spec) const override;
 
  private:
   explicit BytesCodec(std::optional<core::Endian> endian) : endian_(endian) {}

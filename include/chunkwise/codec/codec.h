@@ -25,11 +25,14 @@ namespace chunkwise::codec {
 
 enum class CodecKind { kArrayToArray, kArrayToBytes, kBytesToBytes };
 
-// What an array codec needs to know of a decoded chunk: element type and shape.
+// What an array codec needs to know of a decoded chunk: element type, shape and
+// the array's fill value (the sharding codec leaves chunks equal to it out).
 // Decoded chunk bytes are always C order in host byte order.
 struct ChunkSpec {
   core::DataType dtype;
   std::vector<std::int64_t> shape;
+  // One element in host byte order; empty means all zero bytes.
+  std::vector<std::uint8_t> fill_value = {};
 
   std::size_t num_elements() const;
   std::size_t num_bytes() const { return num_elements() * dtype.size(); }
@@ -77,6 +80,9 @@ class ArrayToBytesCodec : public Codec {
   virtual Result<Bytes> Encode(const ChunkSpec& spec, ByteView data) const = 0;
   // Returns exactly spec.num_bytes() bytes, or Corruption.
   virtual Result<Bytes> Decode(const ChunkSpec& spec, ByteView encoded) const = 0;
+  // True when Encode and Decode would return their input unchanged for `spec`
+  // (the `bytes` codec in host byte order), so a chain may skip the copy.
+  virtual bool PassesThrough(const ChunkSpec& spec) const { return false; }
 };
 
 }  // namespace chunkwise::codec

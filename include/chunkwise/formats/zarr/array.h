@@ -1,0 +1,119 @@
+// Array: a zarr v3 or v2 array in a store, read and written by region.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §1–§4 and §7. An Array is a view
+// over a Store and a key prefix: metadata at "<prefix>zarr.json" (v3) or
+// "<prefix>.zarray" (v2), chunks at "<prefix><chunk key>". Reads and writes
+// take any box of the array, not only chunk-aligned ones, and run in parallel
+// across chunks (and, when sharded, across a shard's inner chunks) on the
+// array's thread pool.
+//
+// Writes: a chunk (or shard) the box covers entirely is encoded without
+// reading; one it cuts is read, merged and rewritten. For a sharded array
+// (codecs exactly [sharding_indexed]) only the inner chunks a write touches
+// are re-encoded, and reads fetch only the index and the inner chunks a box
+// touches. A chunk equal to the fill value is not stored (its key, or its
+// index entry, is removed), and a shard left with no chunks is deleted.
+//
+// Thread safety: concurrent reads are safe; a write must not run concurrently
+// with another write or read of the same chunks.
+#ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_H_
+#define CHUNKWISE_FORMATS_ZARR_ARRAY_H_
+
+#include <memory>
+#include <string>
+
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/chunk_grid.h"
+#include "chunkwise/core/progress.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::formats::zarr {
+
+struct ArrayOptions {
+  // Runs encoding and decoding; null means a new pool with one thread per core.
+  std::shared_ptr<core::ThreadPool> pool;
+  // Counts bytes of array data read or written; may be null. Not owned.
+  core::ProgressReporter* progress = nullptr;
+};
+
+// What an array holds in its store, for `zarr info`.
+struct ArrayStorageStats {
+  std::uint64_t stored_keys = 0;          // Chunk (or shard) objects present.
+  std::uint64_t stored_bytes = 0;         // Their total size.
+  std::uint64_t grid_chunks = 0;          // Chunks (or shards) the grid has.
+  std::uint64_t stored_inner_chunks = 0;  // Non-empty index entries (sharded arrays).
+  std::uint64_t grid_inner_chunks = 0;    // Inner chunks the grid of shards has.
+  std::uint64_t logical_bytes = 0;        // Elements × element size.
+};
+
+class Array {
+ public:
+  // Opens the array at `prefix` ("" or ending in "/"): NotFound if neither
+  // zarr.json nor .zarray is there; the metadata parsers' errors otherwise,
+  // with the metadata key named.
+  static Result<Array> Open(std::shared_ptr<store::Store> store, std::string prefix,
+                            ArrayOptions options = {});
+  // Writes the metadata of a new array after checking it and its codecs. An
+  // existing array or group at `prefix` is refused (InvalidArgument) unless
+  // `overwrite`, which first erases every key under `prefix`.
+  static Result<Array> Create(std::shared_ptr<store::Store> store, std::string prefix,
+                              ArrayMetadata metadata, bool overwrite, ArrayOptions options = {});
+
+  const ArrayMetadata& metadata() const { return metadata_; }
+  // The grid of stored objects: shards when sharded, else chunks.
+  const core::RegularChunkGrid& grid() const { return grid_; }
+  // The sharding codec when the codecs are exactly [sharding_indexed], else null.
+  const ShardingCodec* sharding() const { return sharding_; }
+  // The store key of grid chunk `coord`.
+  std::string ChunkKey(std::span<const core::Index> coord) const;
+  // The array's dtype, outer chunk shape and fill value, as codecs see them.
+  const codec::ChunkSpec& chunk_spec() const { return chunk_spec_; }
+
+  // The elements of `region` in C order. InvalidArgument if the region is
+  // not inside the array; Corruption naming the key for damaged chunks.
+  Result<Bytes> Read(const core::Region& region) const;
+  // As Read, into `out`, which holds region.num_elements() elements.
+  Status ReadInto(const core::Region& region, void* out) const;
+  // Writes `data` (C order, host byte order) over `region`.
+  // InvalidArgument if the region is outside the array or data has the wrong size.
+  Status Write(const core::Region& region, ByteView data);
+
+  // Lists the stored chunks (and reads shard indexes) to count what is stored.
+  Result<ArrayStorageStats> Stats() const;
+
+ private:
+  Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetadata metadata,
+        core::RegularChunkGrid grid, ArrayOptions options);
+  // Builds an Array for checked metadata: the codec chain, the grid, the chunk spec.
+  static Result<Array> Make(std::shared_ptr<store::Store> store, std::string prefix,
+                            ArrayMetadata metadata, ArrayOptions options);
+
+  Status CheckRegion(const core::Region& region) const;
+  Status ReadChunk(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
+  Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
+  Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
+
+  std::shared_ptr<store::Store> store_;
+  std::string prefix_;
+  ArrayMetadata metadata_;
+  std::shared_ptr<core::ThreadPool> pool_;
+  core::ProgressReporter* progress_;
+  std::shared_ptr<const codec::CodecChain> chain_;
+  const ShardingCodec* sharding_ = nullptr;  // Owned by chain_.
+  core::RegularChunkGrid grid_;
+  codec::ChunkSpec chunk_spec_;
+};
+
+// Writes group metadata (zarr.json, or .zgroup for v2) at `prefix`.
+Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,
+                   const nlohmann::json& attributes);
+
+}  // namespace chunkwise::formats::zarr
+
+#endif  // CHUNKWISE_FORMATS_ZARR_ARRAY_H_

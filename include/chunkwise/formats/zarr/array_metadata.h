@@ -1,0 +1,80 @@
+// ArrayMetadata: what a zarr array's metadata says, for both zarr formats.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §1 (v3 `zarr.json`) and §7 (v2
+// `.zarray`/`.zattrs`). One struct serves both formats: a v2 array's
+// dtype byte order, `order`, `filters` and `compressor` are translated on
+// parsing into the v3 codec list they mean (§7 "v2→v3 codec mapping"), so the
+// array code below sees one codec chain. Writing a v2 array translates back
+// and refuses codec lists v2 cannot express (sharding, crc32c, two
+// compressors). A plain value type.
+#ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_METADATA_H_
+#define CHUNKWISE_FORMATS_ZARR_ARRAY_METADATA_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "chunkwise/core/data_type.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/formats/zarr/chunk_key_encoding.h"
+#include "chunkwise/formats/zarr/fill_value.h"
+
+namespace chunkwise::formats::zarr {
+
+// The metadata keys, relative to the array's prefix.
+inline constexpr std::string_view kZarrJsonKey = "zarr.json";
+inline constexpr std::string_view kZarrayKey = ".zarray";
+inline constexpr std::string_view kZattrsKey = ".zattrs";
+inline constexpr std::string_view kZgroupKey = ".zgroup";
+
+struct ArrayMetadata {
+  int zarr_format = 3;
+  core::Shape shape;
+  core::DataType data_type;
+  // The chunk grid's chunk_shape: the shard shape when the codecs shard.
+  core::Shape chunk_shape;
+  ChunkKeyEncoding chunk_key_encoding;
+  FillValue fill_value;          // One element in host byte order.
+  bool fill_value_null = false;  // v2's `null`: reads as zeros; chunks are never left out.
+  // The v3 `codecs` list (for v2, the translation of order/filters/compressor).
+  nlohmann::json codecs = nlohmann::json::array();
+  nlohmann::json attributes = nlohmann::json::object();
+  // One string or null per dimension; absent when the metadata has none.
+  std::optional<nlohmann::json> dimension_names;
+
+  // Checks ranks, extents and the fill value's size; InvalidArgument naming
+  // the field. (The codecs are checked when a chain is built for the chunks.)
+  Status Validate() const;
+};
+
+// Parses the text of a v3 `zarr.json` read from `key` (named in messages).
+// InvalidArgument for malformed or inconsistent fields, Unsupported for a
+// node that is not an array, an extension this library does not know (unless
+// it says "must_understand": false) or storage transformers.
+Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_view key);
+// The `zarr.json` of `metadata`, pretty-printed.
+std::string FormatV3ArrayMetadata(const ArrayMetadata& metadata);
+
+// Parses a v2 `.zarray` and, when present, its `.zattrs`. `_ARRAY_DIMENSIONS`
+// in the attributes becomes dimension_names. Unsupported for dtypes, filters
+// and compressors outside the numeric set and blosc/zstd/gzip.
+Result<ArrayMetadata> ParseV2ArrayMetadata(std::string_view zarray_text,
+                                           std::optional<std::string_view> zattrs_text,
+                                           std::string_view key);
+// The `.zarray` text; InvalidArgument when the codecs have no v2 form.
+Result<std::string> FormatV2Zarray(const ArrayMetadata& metadata);
+// The `.zattrs` text: the attributes, plus `_ARRAY_DIMENSIONS` from dimension_names.
+std::string FormatV2Zattrs(const ArrayMetadata& metadata);
+
+// The group documents: {"zarr_format": 3, "node_type": "group", ...} and v2's `.zgroup`.
+std::string FormatV3Group(const nlohmann::json& attributes);
+std::string FormatV2Group();
+
+// Parses JSON text without throwing; InvalidArgument naming `key` on a syntax error.
+Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key);
+
+}  // namespace chunkwise::formats::zarr
+
+#endif  // CHUNKWISE_FORMATS_ZARR_ARRAY_METADATA_H_

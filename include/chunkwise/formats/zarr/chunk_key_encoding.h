@@ -1,0 +1,39 @@
+// Chunk key encodings: the map from a chunk's grid coordinate to its store key.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §2 and §9 item 8. The v3 `default`
+// encoding writes "c/1/23/45" (separator "/" unless stated), and "c" for a 0-d
+// array; the `v2` encoding, also zarr v2's own keys, writes "1.23.45" (separator
+// "." unless stated), and "0" for a 0-d array. The two defaults differ.
+#ifndef CHUNKWISE_FORMATS_ZARR_CHUNK_KEY_ENCODING_H_
+#define CHUNKWISE_FORMATS_ZARR_CHUNK_KEY_ENCODING_H_
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::formats::zarr {
+
+struct ChunkKeyEncoding {
+  enum class Kind { kDefault, kV2 };
+  Kind kind = Kind::kDefault;
+  char separator = '/';  // '/' or '.'.
+
+  static ChunkKeyEncoding Default(char separator = '/') { return {Kind::kDefault, separator}; }
+  static ChunkKeyEncoding V2(char separator = '.') { return {Kind::kV2, separator}; }
+
+  // Parses a v3 `chunk_key_encoding` object; InvalidArgument naming the fault.
+  static Result<ChunkKeyEncoding> FromJson(const nlohmann::json& json);
+  nlohmann::json ToJson() const;
+
+  // The key of chunk `coord`, relative to the array's prefix.
+  std::string Key(std::span<const core::Index> coord) const;
+
+  bool operator==(const ChunkKeyEncoding&) const = default;
+};
+
+}  // namespace chunkwise::formats::zarr
+
+#endif  // CHUNKWISE_FORMATS_ZARR_CHUNK_KEY_ENCODING_H_

@@ -1,0 +1,118 @@
+// The `sharding_indexed` codec: a shard is a grid of inner chunks, each encoded
+// by an inner codec chain, packed one after another, plus an index.
+//
+// Spec: ../shared/specs/zarr-v3-sharding.md §4 and §9. The index layout is in
+// shard_index.h; this file is the codec around it. As an ordinary array→bytes
+// codec it encodes and decodes whole shards, so shards nest. The array code
+// (array.h) also uses the pieces below to read only the inner chunks a region
+// touches and to rewrite only those of a shard that a write changes. Inner
+// chunks equal to the fill value are left out (empty index entries). Inner
+// chunks are encoded and decoded in parallel on the pool given at creation.
+// Immutable and thread-safe.
+#ifndef CHUNKWISE_FORMATS_ZARR_SHARDING_CODEC_H_
+#define CHUNKWISE_FORMATS_ZARR_SHARDING_CODEC_H_
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunkwise/codec/codec.h"
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/codec/codec_registry.h"
+#include "chunkwise/core/chunk_grid.h"
+#include "chunkwise/core/ravel.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/zarr/shard_index.h"
+
+namespace chunkwise::formats::zarr {
+
+inline constexpr std::string_view kShardingCodecName = "sharding_indexed";
+
+// Fetches `nbytes` bytes at `offset` of a shard. It may return a view into a
+// buffer it holds or fill `scratch` and return a view of that.
+using ShardByteReader =
+    std::function<Result<ByteView>(std::uint64_t offset, std::uint64_t nbytes, Bytes& scratch)>;
+
+// The part of a shard a write supplies: the shard-local box `box` comes from
+// the dense buffer `source`, whose element at box.start is at source.origin.
+struct ShardWriteSource {
+  core::StridedSource source;
+  core::Region box;
+};
+
+class ShardingCodec final : public codec::ArrayToBytesCodec {
+ public:
+  // Parses the configuration; inner and index chains come from `registry`.
+  // InvalidArgument for malformed fields, Unsupported for index codecs other
+  // than [bytes little, crc32c]. `pool` (may be null: serial) must outlive the codec.
+  static Result<std::shared_ptr<const ShardingCodec>> FromJson(
+      const nlohmann::json& configuration, const codec::CodecRegistry& registry,
+      core::ThreadPool* pool);
+
+  std::string_view name() const override { return kShardingCodecName; }
+  nlohmann::json ToJson() const override;
+  // Encodes a whole shard of `spec` (its shape is the shard shape).
+  Result<Bytes> Encode(const codec::ChunkSpec& spec, ByteView data) const override;
+  Result<Bytes> Decode(const codec::ChunkSpec& spec, ByteView encoded) const override;
+
+  const core::Shape& chunk_shape() const { return chunk_shape_; }
+  const codec::CodecChain& inner_codecs() const { return inner_codecs_; }
+  IndexLocation index_location() const { return index_location_; }
+
+  // InvalidArgument unless `shard_shape` has the inner chunks' rank and each
+  // extent is a positive multiple of the inner chunk's.
+  Status CheckShardShape(const core::Shape& shard_shape) const;
+  // The inner chunk spec and grid of a shard of `shard_spec`. REQUIRES: CheckShardShape passed.
+  codec::ChunkSpec InnerSpec(const codec::ChunkSpec& shard_spec) const;
+  core::RegularChunkGrid InnerGrid(const core::Shape& shard_shape) const;
+
+  // Reads and checks the index of a shard of `shard_size` bytes stored under `key`.
+  Result<ShardIndex> ReadIndex(const ShardByteReader& read, std::uint64_t shard_size,
+                               std::size_t n, std::string_view key) const;
+
+  // Decodes the inner chunks meeting the shard-local box `box` and copies that
+  // box to `destination` (the element at box.start goes to destination.origin);
+  // empty chunks give the fill value. Corruption names `key` and the chunk.
+  Status DecodeRegion(const codec::ChunkSpec& shard_spec, const ShardIndex& index,
+                      const ShardByteReader& read, const core::Region& box,
+                      const core::StridedDestination& destination, std::string_view key) const;
+
+  // Encodes a shard from `write` merged over an existing shard (`old_index`
+  // and `read_old`, or nullopt for none): inner chunks the box misses keep
+  // their old bytes, chunks it covers are encoded afresh, chunks it cuts are
+  // decoded, overlaid and re-encoded. Returns nullopt when every inner chunk
+  // is empty (the shard should not be stored).
+  Result<std::optional<Bytes>> EncodeMerged(const codec::ChunkSpec& shard_spec,
+                                            const ShardWriteSource& write,
+                                            const std::optional<ShardIndex>& old_index,
+                                            const ShardByteReader& read_old,
+                                            std::string_view key) const;
+
+ private:
+  ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
+                nlohmann::json index_codecs, IndexLocation index_location,
+                core::ThreadPool* pool);
+
+  Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
+  Bytes Assemble(std::vector<std::optional<Bytes>>& chunks) const;
+
+  core::Shape chunk_shape_;
+  codec::CodecChain inner_codecs_;
+  nlohmann::json index_codecs_;
+  IndexLocation index_location_;
+  core::ThreadPool* pool_;
+};
+
+// Adds `sharding_indexed` to `registry`; its inner chains resolve through a
+// registry of the builtins plus sharding again, so shards nest. `pool` may be null.
+Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool);
+// The builtin codecs plus `sharding_indexed`: the registry zarr arrays use.
+codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool);
+
+}  // namespace chunkwise::formats::zarr
+
+#endif  // CHUNKWISE_FORMATS_ZARR_SHARDING_CODEC_H_

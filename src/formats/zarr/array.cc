@@ -1,0 +1,346 @@
+#include "chunkwise/formats/zarr/array.h"
+
+#include <string>
+#include <utility>
+
+#include "chunkwise/core/check.h"
+
+namespace chunkwise::formats::zarr {
+namespace {
+
+using core::ChunkOverlap;
+using core::Region;
+
+// Reads shard bytes from a buffer already in memory.
+ShardByteReader MemoryReader(ByteView shard) {
+  return [shard](std::uint64_t offset, std::uint64_t nbytes, Bytes&) -> Result<ByteView> {
+    return shard.subspan(offset, nbytes);  // ShardIndex::Decode checked every entry.
+  };
+}
+
+// Reads shard bytes by range requests to the store.
+ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
+  return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
+                        Bytes& scratch) -> Result<ByteView> {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes,
+                               store.GetRange(key, store::ByteRange::Span(offset, nbytes)));
+    if (!bytes) return Status::NotFound(store.Describe(key) + " vanished while being read");
+    scratch = std::move(*bytes);
+    return ByteView(scratch);
+  };
+}
+
+std::string NormalizePrefix(std::string prefix) {
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  return prefix;
+}
+
+Result<std::optional<std::string>> GetText(const store::Store& store, const std::string& key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes, store.Get(key));
+  if (!bytes) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(bytes->begin(), bytes->end()));
+}
+
+Status SetText(store::Store& store, const std::string& key, const std::string& text) {
+  return store.Set(key, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+Result<ArrayMetadata> ReadMetadata(const store::Store& store, const std::string& prefix) {
+  const std::string v3_key = prefix + std::string(kZarrJsonKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::string> v3, GetText(store, v3_key));
+  if (v3) return ParseV3ArrayMetadata(*v3, store.Describe(v3_key));
+  const std::string v2_key = prefix + std::string(kZarrayKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::string> v2, GetText(store, v2_key));
+  if (!v2) {
+    return Status::NotFound("no zarr array at " + store.Describe(prefix) +
+                            " (neither zarr.json nor .zarray)");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::string> attributes,
+                             GetText(store, prefix + std::string(kZattrsKey)));
+  std::optional<std::string_view> attributes_view;
+  if (attributes) attributes_view = *attributes;
+  return ParseV2ArrayMetadata(*v2, attributes_view, store.Describe(v2_key));
+}
+
+Status WriteMetadata(store::Store& store, const std::string& prefix,
+                     const ArrayMetadata& metadata) {
+  if (metadata.zarr_format == 3) {
+    return SetText(store, prefix + std::string(kZarrJsonKey), FormatV3ArrayMetadata(metadata));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string zarray, FormatV2Zarray(metadata));
+  CHUNKWISE_RETURN_IF_ERROR(SetText(store, prefix + std::string(kZattrsKey),
+                                    FormatV2Zattrs(metadata)));
+  return SetText(store, prefix + std::string(kZarrayKey), zarray);
+}
+
+Status ClearPrefix(store::Store& store, const std::string& prefix, bool overwrite) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
+  if (keys.empty()) return Status::Ok();
+  if (!overwrite) {
+    return Status::InvalidArgument(store.Describe(prefix) + " already holds " +
+                                   std::to_string(keys.size()) +
+                                   " keys (pass --overwrite to replace them)");
+  }
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetadata metadata,
+             core::RegularChunkGrid grid, ArrayOptions options)
+    : store_(std::move(store)),
+      prefix_(std::move(prefix)),
+      metadata_(std::move(metadata)),
+      pool_(std::move(options.pool)),
+      progress_(options.progress),
+      grid_(std::move(grid)) {}
+
+Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefix,
+                          ArrayMetadata metadata, ArrayOptions options) {
+  CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
+  CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
+                             core::RegularChunkGrid::Create(metadata.shape, metadata.chunk_shape));
+  if (options.pool == nullptr) options.pool = std::make_shared<core::ThreadPool>();
+  Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
+              std::move(grid), std::move(options));
+  const codec::CodecRegistry registry = ZarrCodecRegistry(array.pool_.get());
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                             codec::CodecChain::FromJson(array.metadata_.codecs, registry));
+  array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));
+  array.chunk_spec_ = {array.metadata_.data_type, array.metadata_.chunk_shape,
+                       array.metadata_.fill_value};
+  const auto* sharding = dynamic_cast<const ShardingCodec*>(array.chain_->array_to_bytes());
+  if (sharding != nullptr && array.metadata_.codecs.size() == 1) {
+    CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
+    array.sharding_ = sharding;
+  }
+  return array;
+}
+
+Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefix,
+                          ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, ReadMetadata(*store, prefix));
+  Result<Array> array = Make(std::move(store), prefix, std::move(metadata), std::move(options));
+  if (!array.ok()) return array.status().WithContext("zarr array " + prefix);
+  return array;
+}
+
+Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string prefix,
+                            ArrayMetadata metadata, bool overwrite, ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(Array array,
+                             Make(store, prefix, std::move(metadata), std::move(options)));
+  if (array.metadata_.zarr_format == 2) {
+    CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(ClearPrefix(*store, prefix, overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store, prefix, array.metadata_));
+  return array;
+}
+
+std::string Array::ChunkKey(std::span<const core::Index> coord) const {
+  return prefix_ + metadata_.chunk_key_encoding.Key(coord);
+}
+
+Status Array::CheckRegion(const Region& region) const {
+  if (region.rank() != grid_.rank() || !Region::Full(metadata_.shape).Covers(region)) {
+    return Status::InvalidArgument("region [" + region.ToString() +
+                                   "] is not inside the array of shape [" +
+                                   core::FormatShape(metadata_.shape) + "]");
+  }
+  return Status::Ok();
+}
+
+Result<Bytes> Array::Read(const Region& region) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
+  Bytes out(static_cast<std::size_t>(region.num_elements()) * metadata_.data_type.size());
+  CHUNKWISE_RETURN_IF_ERROR(ReadInto(region, out.data()));
+  return out;
+}
+
+Status Array::ReadInto(const Region& region, void* out) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
+  if (region.IsEmpty()) return Status::Ok();
+  const core::Shape shape = region.shape();
+  const std::vector<core::Coord> chunks = grid_.ChunksIntersecting(region);
+  return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
+    const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+    const core::StridedDestination target{out, shape, overlap.region_local.start()};
+    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? ReadShard(overlap, target)
+                                                   : ReadChunk(overlap, target));
+    if (progress_ != nullptr) {
+      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    }
+    return Status::Ok();
+  });
+}
+
+Status Array::ReadChunk(const ChunkOverlap& overlap,
+                        const core::StridedDestination& target) const {
+  const std::string key = ChunkKey(overlap.chunk);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
+  const core::Shape extent = overlap.array.shape();
+  if (!encoded) {
+    core::FillStridedRegion(target, extent, metadata_.fill_value);
+    return Status::Ok();
+  }
+  Result<Bytes> decoded = chain_->Decode(chunk_spec_, *encoded);
+  if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
+  core::CopyStridedRegion({decoded->data(), chunk_spec_.shape, overlap.chunk_local.start()},
+                          target, extent, metadata_.data_type.size());
+  return Status::Ok();
+}
+
+Status Array::ReadShard(const ChunkOverlap& overlap,
+                        const core::StridedDestination& target) const {
+  const std::string key = ChunkKey(overlap.chunk);
+  const std::string where = store_->Describe(key);
+  const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
+  const auto n = static_cast<std::size_t>(inner.num_chunks());
+  const Region& box = overlap.chunk_local;
+  // A box covering most of the shard is cheaper as one read than as many ranges.
+  const bool read_whole = !store_->capabilities().efficient_ranges ||
+                          2 * inner.ChunkRangeFor(box).num_elements() >= inner.num_chunks();
+  std::optional<Bytes> whole;
+  std::optional<std::uint64_t> shard_size;
+  if (read_whole) {
+    CHUNKWISE_ASSIGN_OR_RETURN(whole, store_->Get(key));
+    if (whole) shard_size = whole->size();
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(shard_size, store_->Size(key));
+  }
+  if (!shard_size) {  // No shard: all fill value.
+    core::FillStridedRegion(target, overlap.array.shape(), metadata_.fill_value);
+    return Status::Ok();
+  }
+  const ShardByteReader read = read_whole ? MemoryReader(*whole) : RangeReader(*store_, key);
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
+  return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
+}
+
+Status Array::Write(const Region& region, ByteView data) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
+  const std::size_t expected =
+      static_cast<std::size_t>(region.num_elements()) * metadata_.data_type.size();
+  if (data.size() != expected) {
+    return Status::InvalidArgument("data for region [" + region.ToString() + "] has " +
+                                   std::to_string(data.size()) + " bytes, expected " +
+                                   std::to_string(expected));
+  }
+  if (region.IsEmpty()) return Status::Ok();
+  const core::Shape shape = region.shape();
+  const std::vector<core::Coord> chunks = grid_.ChunksIntersecting(region);
+  return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
+    const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+    const core::StridedSource source{data.data(), shape, overlap.region_local.start()};
+    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
+                                                   : WriteChunk(overlap, source));
+    if (progress_ != nullptr) {
+      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    }
+    return Status::Ok();
+  });
+}
+
+Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource& source) {
+  const std::string key = ChunkKey(overlap.chunk);
+  const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
+  Bytes chunk;
+  std::optional<Bytes> old;
+  if (!whole) {
+    CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
+  }
+  if (old) {
+    Result<Bytes> decoded = chain_->Decode(chunk_spec_, *old);
+    if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
+    chunk = std::move(decoded).value();
+  } else {
+    chunk.resize(chunk_spec_.num_bytes());
+    if (overlap.array != grid_.UnclippedChunkRegion(overlap.chunk)) {
+      const core::Coord zero(chunk_spec_.shape.size(), 0);
+      core::FillStridedRegion({chunk.data(), chunk_spec_.shape, zero}, chunk_spec_.shape,
+                              metadata_.fill_value);
+    }
+  }
+  core::CopyStridedRegion(source, {chunk.data(), chunk_spec_.shape, overlap.chunk_local.start()},
+                          overlap.array.shape(), metadata_.data_type.size());
+  std::optional<Bytes> encoded;
+  if (metadata_.fill_value_null || !IsFilledWith(chunk, metadata_.fill_value)) {
+    Result<Bytes> result = chain_->Encode(chunk_spec_, chunk);
+    if (!result.ok()) return result.status().WithContext(store_->Describe(key));
+    encoded = std::move(result).value();
+  }
+  return StoreChunk(key, std::move(encoded), whole || old.has_value());
+}
+
+Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
+  const std::string key = ChunkKey(overlap.chunk);
+  const std::string where = store_->Describe(key);
+  const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
+  std::optional<Bytes> old;
+  std::optional<ShardIndex> old_index;
+  ShardByteReader read_old;
+  if (!whole) {  // Only a partial write reads: the untouched inner chunks are kept.
+    CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
+    if (old) {
+      read_old = MemoryReader(*old);
+      const auto n = static_cast<std::size_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
+      CHUNKWISE_ASSIGN_OR_RETURN(old_index, sharding_->ReadIndex(read_old, old->size(), n, where));
+    }
+  }
+  const ShardWriteSource write{source, overlap.chunk_local};
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> shard,
+                             sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where));
+  return StoreChunk(key, std::move(shard), whole || old.has_value());
+}
+
+Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {
+  if (encoded) return store_->Set(key, *encoded);
+  if (may_exist) return store_->Erase(key);
+  return Status::Ok();
+}
+
+Result<ArrayStorageStats> Array::Stats() const {
+  ArrayStorageStats stats;
+  stats.grid_chunks = static_cast<std::uint64_t>(grid_.num_chunks());
+  stats.logical_bytes = static_cast<std::uint64_t>(Region::Full(metadata_.shape).num_elements()) *
+                        metadata_.data_type.size();
+  std::uint64_t inner_per_shard = 0;
+  if (sharding_ != nullptr) {
+    inner_per_shard = static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
+    stats.grid_inner_chunks = stats.grid_chunks * inner_per_shard;
+  }
+  std::vector<core::Coord> coords;
+  if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
+  for (const core::Coord& coord : coords) {
+    const std::string key = ChunkKey(coord);
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
+    if (!size) continue;
+    ++stats.stored_keys;
+    stats.stored_bytes += *size;
+    if (sharding_ == nullptr) continue;
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *size,
+                                               static_cast<std::size_t>(inner_per_shard),
+                                               store_->Describe(key)));
+    for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
+  }
+  return stats;
+}
+
+Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,
+                   const nlohmann::json& attributes) {
+  const std::string normalized = NormalizePrefix(prefix);
+  if (zarr_format == 3) {
+    return SetText(store, normalized + std::string(kZarrJsonKey), FormatV3Group(attributes));
+  }
+  if (attributes.is_object() && !attributes.empty()) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        SetText(store, normalized + std::string(kZattrsKey), attributes.dump(4) + "\n"));
+  }
+  return SetText(store, normalized + std::string(kZgroupKey), FormatV2Group());
+}
+
+}  // namespace chunkwise::formats::zarr

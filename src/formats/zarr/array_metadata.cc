@@ -1,0 +1,178 @@
+#include "chunkwise/formats/zarr/array_metadata.h"
+
+#include <set>
+#include <string>
+
+#include "metadata_json.h"
+
+namespace chunkwise::formats::zarr {
+namespace {
+
+using internal::GetShape;
+
+// Extension points a reader must refuse unless marked "must_understand": false.
+Status CheckUnknownKeys(const nlohmann::json& root) {
+  static const std::set<std::string> kKnown = {
+      "zarr_format", "node_type",  "shape",      "data_type",  "chunk_grid",
+      "chunk_key_encoding",        "fill_value", "codecs",     "attributes",
+      "storage_transformers",      "dimension_names"};
+  for (const auto& [name, value] : root.items()) {
+    if (kKnown.contains(name)) continue;
+    if (value.is_object() && value.contains("must_understand") &&
+        value["must_understand"] == false) {
+      continue;
+    }
+    return Status::Unsupported("unknown metadata key \"" + name +
+                               "\" (an extension this library does not understand)");
+  }
+  return Status::Ok();
+}
+
+Result<core::Shape> ParseChunkGrid(const nlohmann::json& grid) {
+  if (!grid.is_object() || grid.value("name", nlohmann::json()) != "regular") {
+    return Status::Unsupported("chunk_grid " + grid.dump() + " (only \"regular\" is known)");
+  }
+  if (!grid.contains("configuration") || !grid["configuration"].is_object()) {
+    return Status::InvalidArgument("chunk_grid has no configuration");
+  }
+  return GetShape(grid["configuration"], "chunk_shape");
+}
+
+Status ParseOptionalFields(const nlohmann::json& root, ArrayMetadata& metadata) {
+  if (root.contains("attributes")) {
+    if (!root["attributes"].is_object()) {
+      return Status::InvalidArgument("\"attributes\" must be an object");
+    }
+    metadata.attributes = root["attributes"];
+  }
+  if (root.contains("storage_transformers")) {
+    const nlohmann::json& transformers = root["storage_transformers"];
+    if (!transformers.is_array()) {
+      return Status::InvalidArgument("\"storage_transformers\" must be a list");
+    }
+    if (!transformers.empty()) {
+      return Status::Unsupported("storage_transformers " + transformers.dump());
+    }
+  }
+  if (root.contains("dimension_names") && !root["dimension_names"].is_null()) {
+    metadata.dimension_names = root["dimension_names"];
+  }
+  return Status::Ok();
+}
+
+Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
+  if (!root.is_object()) return Status::InvalidArgument("metadata is not a JSON object");
+  if (root.value("zarr_format", nlohmann::json()) != 3) {
+    return Status::InvalidArgument("\"zarr_format\" is not 3");
+  }
+  if (root.value("node_type", nlohmann::json()) != "array") {
+    return Status::Unsupported("the node is not an array (node_type " +
+                               root.value("node_type", nlohmann::json()).dump() + ")");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckUnknownKeys(root));
+  for (const char* required : {"shape", "data_type", "chunk_grid", "chunk_key_encoding",
+                               "fill_value", "codecs"}) {
+    if (!root.contains(required)) {
+      return Status::InvalidArgument(std::string("missing \"") + required + "\"");
+    }
+  }
+  ArrayMetadata metadata;
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.shape, GetShape(root, "shape"));
+  if (!root["data_type"].is_string()) {
+    return Status::Unsupported("data_type " + root["data_type"].dump());
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.data_type,
+                             core::DataType::FromZarrName(root["data_type"].get<std::string>()));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.chunk_shape, ParseChunkGrid(root["chunk_grid"]));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.chunk_key_encoding,
+                             ChunkKeyEncoding::FromJson(root["chunk_key_encoding"]));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.fill_value,
+                             ParseFillValue(root["fill_value"], metadata.data_type));
+  if (!root["codecs"].is_array() || root["codecs"].empty()) {
+    return Status::InvalidArgument("\"codecs\" must be a non-empty list");
+  }
+  metadata.codecs = root["codecs"];
+  CHUNKWISE_RETURN_IF_ERROR(ParseOptionalFields(root, metadata));
+  CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
+  return metadata;
+}
+
+}  // namespace
+
+Status ArrayMetadata::Validate() const {
+  if (chunk_shape.size() != shape.size()) {
+    return Status::InvalidArgument("chunk shape [" + core::FormatShape(chunk_shape) +
+                                   "] has a different rank from shape [" +
+                                   core::FormatShape(shape) + "]");
+  }
+  for (core::Index extent : chunk_shape) {
+    if (extent <= 0) {
+      return Status::InvalidArgument("chunk shape [" + core::FormatShape(chunk_shape) +
+                                     "] has an extent that is not positive");
+    }
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::NumElements(shape).status());
+  CHUNKWISE_RETURN_IF_ERROR(core::NumElements(chunk_shape).status());
+  if (fill_value.size() != data_type.size()) {
+    return Status::InvalidArgument("fill value has " + std::to_string(fill_value.size()) +
+                                   " bytes, the data type needs " +
+                                   std::to_string(data_type.size()));
+  }
+  if (dimension_names) {
+    if (!dimension_names->is_array() || dimension_names->size() != shape.size()) {
+      return Status::InvalidArgument("dimension_names " + dimension_names->dump() +
+                                     " must list one name per dimension (" +
+                                     std::to_string(shape.size()) + ")");
+    }
+    for (const auto& name : *dimension_names) {
+      if (!name.is_string() && !name.is_null()) {
+        return Status::InvalidArgument("dimension_names entries must be strings or null");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return Status::InvalidArgument(std::string(key) + ": not valid JSON");
+  }
+  return json;
+}
+
+Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_view key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json root, ParseJsonDocument(text, key));
+  Result<ArrayMetadata> metadata = internal::CatchJsonErrors([&] { return ParseV3Root(root); });
+  if (!metadata.ok()) return metadata.status().WithContext(key);
+  return metadata;
+}
+
+std::string FormatV3ArrayMetadata(const ArrayMetadata& metadata) {
+  nlohmann::ordered_json root;
+  root["zarr_format"] = 3;
+  root["node_type"] = "array";
+  root["shape"] = metadata.shape;
+  root["data_type"] = metadata.data_type.zarr_name();
+  root["chunk_grid"] = {{"name", "regular"},
+                        {"configuration", {{"chunk_shape", metadata.chunk_shape}}}};
+  root["chunk_key_encoding"] = metadata.chunk_key_encoding.ToJson();
+  root["fill_value"] = FillValueToJson(metadata.fill_value, metadata.data_type);
+  root["codecs"] = metadata.codecs;
+  root["attributes"] = metadata.attributes;
+  root["storage_transformers"] = nlohmann::json::array();
+  if (metadata.dimension_names) root["dimension_names"] = *metadata.dimension_names;
+  return root.dump(2) + "\n";
+}
+
+std::string FormatV3Group(const nlohmann::json& attributes) {
+  nlohmann::ordered_json root;
+  root["zarr_format"] = 3;
+  root["node_type"] = "group";
+  root["attributes"] = attributes.is_object() ? attributes : nlohmann::json::object();
+  return root.dump(2) + "\n";
+}
+
+std::string FormatV2Group() { return "{\n  \"zarr_format\": 2\n}\n"; }
+
+}  // namespace chunkwise::formats::zarr

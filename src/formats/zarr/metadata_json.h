@@ -1,0 +1,43 @@
+// Small JSON helpers shared by the v2 and v3 metadata parsers.
+#ifndef CHUNKWISE_SRC_FORMATS_ZARR_METADATA_JSON_H_
+#define CHUNKWISE_SRC_FORMATS_ZARR_METADATA_JSON_H_
+
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::formats::zarr::internal {
+
+// `object[name]` as a list of non-negative integers; InvalidArgument naming `name`.
+inline Result<core::Shape> GetShape(const nlohmann::json& object, const char* name) {
+  if (!object.contains(name) || !object[name].is_array()) {
+    return Status::InvalidArgument(std::string("\"") + name + "\" must be a list of integers");
+  }
+  core::Shape shape;
+  for (const auto& extent : object[name]) {
+    if (!extent.is_number_integer() || extent.get<std::int64_t>() < 0) {
+      return Status::InvalidArgument(std::string("\"") + name + "\" " + object[name].dump() +
+                                     " must hold non-negative integers");
+    }
+    shape.push_back(extent.get<std::int64_t>());
+  }
+  return shape;
+}
+
+// Runs `parse`, turning a stray nlohmann::json exception (a field of an
+// unexpected type that a check missed) into InvalidArgument.
+template <typename Function>  // A template so that any Result type passes through.
+auto CatchJsonErrors(Function parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const std::exception& error) {
+    return Status::InvalidArgument(std::string("malformed metadata: ") + error.what());
+  }
+}
+
+}  // namespace chunkwise::formats::zarr::internal
+
+#endif  // CHUNKWISE_SRC_FORMATS_ZARR_METADATA_JSON_H_

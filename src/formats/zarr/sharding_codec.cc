@@ -1,0 +1,340 @@
+#include "chunkwise/formats/zarr/sharding_codec.h"
+
+#include <string>
+#include <utility>
+
+#include "chunkwise/core/check.h"
+#include "chunkwise/formats/zarr/fill_value.h"
+
+namespace chunkwise::formats::zarr {
+namespace {
+
+using codec::ChunkSpec;
+using core::Index;
+using core::Region;
+
+// Shards inside shards are legal; a configuration nested deeper than this is an attack.
+constexpr int kMaxShardingDepth = 8;
+thread_local int sharding_depth = 0;
+
+const nlohmann::json& StandardIndexCodecs() {
+  static const nlohmann::json codecs = nlohmann::json::array(
+      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+  return codecs;
+}
+
+// Only [bytes little, crc32c] is read: the index layout of shard_index.h.
+Status CheckIndexCodecs(const nlohmann::json& codecs) {
+  const bool ok = codecs.is_array() && codecs.size() == 2 && codecs[0].is_object() &&
+                  codecs[0].value("name", nlohmann::json()) == "bytes" &&
+                  codecs[0].value("configuration", nlohmann::json::object())
+                          .value("endian", nlohmann::json("little")) == "little" &&
+                  (codecs[1] == "crc32c" ||
+                   (codecs[1].is_object() && codecs[1].value("name", nlohmann::json()) == "crc32c"));
+  if (ok) return Status::Ok();
+  return Status::Unsupported("sharding_indexed index_codecs " + codecs.dump() +
+                             " (only [bytes little, crc32c] is supported)");
+}
+
+Result<core::Shape> ParseChunkShape(const nlohmann::json& configuration) {
+  const nlohmann::json& json = configuration["chunk_shape"];
+  if (!json.is_array() || json.empty()) {
+    return Status::InvalidArgument("sharding_indexed chunk_shape must be a non-empty list");
+  }
+  core::Shape shape;
+  for (const auto& extent : json) {
+    if (!extent.is_number_integer() || extent.get<std::int64_t>() <= 0) {
+      return Status::InvalidArgument("sharding_indexed chunk_shape " + json.dump() +
+                                     " must hold positive integers");
+    }
+    shape.push_back(extent.get<std::int64_t>());
+  }
+  return shape;
+}
+
+Result<IndexLocation> ParseIndexLocation(const nlohmann::json& configuration) {
+  if (!configuration.contains("index_location")) return IndexLocation::kEnd;
+  const nlohmann::json& value = configuration["index_location"];
+  if (value == "end") return IndexLocation::kEnd;
+  if (value == "start") return IndexLocation::kStart;
+  return Status::InvalidArgument("sharding_indexed index_location " + value.dump() +
+                                 " (must be \"start\" or \"end\")");
+}
+
+Status CheckKeys(const nlohmann::json& configuration) {
+  if (!configuration.is_object()) {
+    return Status::InvalidArgument("sharding_indexed configuration must be an object");
+  }
+  for (const auto& [key, value] : configuration.items()) {
+    if (key != "chunk_shape" && key != "codecs" && key != "index_codecs" &&
+        key != "index_location") {
+      return Status::InvalidArgument("sharding_indexed: unknown configuration key \"" + key + "\"");
+    }
+  }
+  if (!configuration.contains("chunk_shape") || !configuration.contains("codecs")) {
+    return Status::InvalidArgument("sharding_indexed needs chunk_shape and codecs");
+  }
+  return Status::Ok();
+}
+
+std::vector<std::uint8_t> FillElement(const ChunkSpec& spec) {
+  if (!spec.fill_value.empty()) return spec.fill_value;
+  return std::vector<std::uint8_t>(spec.dtype.size(), 0);
+}
+
+core::Coord Plus(std::span<const Index> a, std::span<const Index> b) {
+  core::Coord sum(a.begin(), a.end());
+  for (std::size_t d = 0; d < sum.size(); ++d) sum[d] += b[d];
+  return sum;
+}
+
+core::Coord Minus(std::span<const Index> a, std::span<const Index> b) {
+  core::Coord difference(a.begin(), a.end());
+  for (std::size_t d = 0; d < difference.size(); ++d) difference[d] -= b[d];
+  return difference;
+}
+
+std::string InnerName(std::string_view key, std::span<const Index> coord) {
+  return std::string(key) + " inner chunk [" + core::FormatShape(coord) + "]";
+}
+
+}  // namespace
+
+ShardingCodec::ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
+                             nlohmann::json index_codecs, IndexLocation index_location,
+                             core::ThreadPool* pool)
+    : chunk_shape_(std::move(chunk_shape)),
+      inner_codecs_(std::move(inner_codecs)),
+      index_codecs_(std::move(index_codecs)),
+      index_location_(index_location),
+      pool_(pool) {}
+
+Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::FromJson(
+    const nlohmann::json& configuration, const codec::CodecRegistry& registry,
+    core::ThreadPool* pool) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckKeys(configuration));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk_shape, ParseChunkShape(configuration));
+  CHUNKWISE_ASSIGN_OR_RETURN(IndexLocation location, ParseIndexLocation(configuration));
+  const nlohmann::json index_codecs = configuration.value("index_codecs", StandardIndexCodecs());
+  CHUNKWISE_RETURN_IF_ERROR(CheckIndexCodecs(index_codecs));
+  Result<codec::CodecChain> inner = codec::CodecChain::FromJson(configuration["codecs"], registry);
+  if (!inner.ok()) return inner.status().WithContext("sharding_indexed codecs");
+  return std::shared_ptr<const ShardingCodec>(new ShardingCodec(
+      std::move(chunk_shape), std::move(inner).value(), index_codecs, location, pool));
+}
+
+nlohmann::json ShardingCodec::ToJson() const {
+  return {{"name", kShardingCodecName},
+          {"configuration",
+           {{"chunk_shape", chunk_shape_},
+            {"codecs", inner_codecs_.ToJson()},
+            {"index_codecs", StandardIndexCodecs()},
+            {"index_location", index_location_ == IndexLocation::kStart ? "start" : "end"}}}};
+}
+
+Status ShardingCodec::CheckShardShape(const core::Shape& shard_shape) const {
+  bool ok = shard_shape.size() == chunk_shape_.size();
+  for (std::size_t d = 0; ok && d < shard_shape.size(); ++d) {
+    ok = shard_shape[d] > 0 && shard_shape[d] % chunk_shape_[d] == 0;
+  }
+  if (ok) return Status::Ok();
+  return Status::InvalidArgument("sharding_indexed chunk_shape [" +
+                                 core::FormatShape(chunk_shape_) +
+                                 "] does not divide the shard shape [" +
+                                 core::FormatShape(shard_shape) + "]");
+}
+
+ChunkSpec ShardingCodec::InnerSpec(const ChunkSpec& shard_spec) const {
+  return ChunkSpec{shard_spec.dtype, chunk_shape_, shard_spec.fill_value};
+}
+
+core::RegularChunkGrid ShardingCodec::InnerGrid(const core::Shape& shard_shape) const {
+  Result<core::RegularChunkGrid> grid = core::RegularChunkGrid::Create(shard_shape, chunk_shape_);
+  CHUNKWISE_CHECK(grid.ok());
+  return std::move(grid).value();
+}
+
+Status ShardingCodec::ForEachInner(std::size_t n,
+                                   const std::function<Status(std::size_t)>& body) const {
+  if (pool_ != nullptr) return pool_->ParallelFor(n, body);
+  for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
+  return Status::Ok();
+}
+
+Result<ShardIndex> ShardingCodec::ReadIndex(const ShardByteReader& read, std::uint64_t shard_size,
+                                            std::size_t n, std::string_view key) const {
+  const std::uint64_t index_size = ShardIndex::EncodedSize(n);
+  if (shard_size < index_size) {
+    return Status::Corruption("shard " + std::string(key) + " is " + std::to_string(shard_size) +
+                              " bytes, smaller than its index (" + std::to_string(index_size) +
+                              " bytes): truncated");
+  }
+  const std::uint64_t offset = index_location_ == IndexLocation::kStart ? 0 : shard_size - index_size;
+  Bytes scratch;
+  CHUNKWISE_ASSIGN_OR_RETURN(ByteView bytes, read(offset, index_size, scratch));
+  return ShardIndex::Decode(bytes, n, shard_size, key, index_location_);
+}
+
+Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex& index,
+                                   const ShardByteReader& read, const Region& box,
+                                   const core::StridedDestination& destination,
+                                   std::string_view key) const {
+  const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
+  const ChunkSpec inner_spec = InnerSpec(shard_spec);
+  const std::vector<std::uint8_t> fill = FillElement(shard_spec);
+  const std::vector<core::Coord> chunks = grid.ChunksIntersecting(box);
+  return ForEachInner(chunks.size(), [&](std::size_t i) -> Status {
+    const core::ChunkOverlap overlap = *grid.Overlap(chunks[i], box);
+    const core::Coord origin = Plus(destination.origin, overlap.region_local.start());
+    const core::StridedDestination target{destination.data, destination.shape, origin};
+    const core::Shape extent = overlap.array.shape();
+    const ChunkLocation& location = index.at(core::Ravel(chunks[i], grid.grid_shape()));
+    if (location.empty()) {
+      core::FillStridedRegion(target, extent, fill);
+      return Status::Ok();
+    }
+    Bytes scratch;
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded, read(location.offset, location.nbytes, scratch));
+    Result<Bytes> decoded = inner_codecs_.Decode(inner_spec, encoded);
+    if (!decoded.ok()) return decoded.status().WithContext(InnerName(key, chunks[i]));
+    core::CopyStridedRegion({decoded->data(), inner_spec.shape, overlap.chunk_local.start()},
+                            target, extent, inner_spec.dtype.size());
+    return Status::Ok();
+  });
+}
+
+Result<std::optional<Bytes>> ShardingCodec::EncodeMerged(const ChunkSpec& shard_spec,
+                                                         const ShardWriteSource& write,
+                                                         const std::optional<ShardIndex>& old_index,
+                                                         const ShardByteReader& read_old,
+                                                         std::string_view key) const {
+  const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
+  const ChunkSpec inner_spec = InnerSpec(shard_spec);
+  const std::vector<std::uint8_t> fill = FillElement(shard_spec);
+  const std::size_t element_size = inner_spec.dtype.size();
+  std::vector<std::optional<Bytes>> chunks(static_cast<std::size_t>(grid.num_chunks()));
+  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(chunks.size(), [&](std::size_t k) -> Status {
+    const core::Coord coord = core::Unravel(static_cast<Index>(k), grid.grid_shape());
+    const Region inner_box = grid.UnclippedChunkRegion(coord);
+    const std::optional<Region> hit = inner_box.Intersect(write.box);
+    const bool has_old = old_index && !old_index->at(k).empty();
+    Bytes scratch;
+    if (!hit && has_old) {  // Untouched: keep the old encoded bytes as they are.
+      const ChunkLocation& location = old_index->at(k);
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
+      chunks[k] = Bytes(old.begin(), old.end());
+      return Status::Ok();
+    }
+    if (!hit) return Status::Ok();
+    Bytes chunk;
+    if (*hit == inner_box) {
+      chunk.resize(inner_spec.num_bytes());
+    } else if (has_old) {
+      const ChunkLocation& location = old_index->at(k);
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
+      Result<Bytes> decoded = inner_codecs_.Decode(inner_spec, old);
+      if (!decoded.ok()) return decoded.status().WithContext(InnerName(key, coord));
+      chunk = std::move(decoded).value();
+    } else {
+      chunk.resize(inner_spec.num_bytes());
+      core::FillStridedRegion({chunk.data(), inner_spec.shape, core::Coord(coord.size(), 0)},
+                              inner_spec.shape, fill);
+    }
+    const core::Coord source_origin =
+        Plus(write.source.origin, Minus(hit->start(), write.box.start()));
+    const core::Coord chunk_origin = Minus(hit->start(), inner_box.start());
+    core::CopyStridedRegion({write.source.data, write.source.shape, source_origin},
+                            {chunk.data(), inner_spec.shape, chunk_origin}, hit->shape(),
+                            element_size);
+    if (IsFilledWith(chunk, fill)) return Status::Ok();
+    CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, inner_codecs_.Encode(inner_spec, chunk));
+    encoded.shrink_to_fit();
+    chunks[k] = std::move(encoded);
+    return Status::Ok();
+  }));
+  for (const auto& chunk : chunks) {
+    if (chunk) return std::optional<Bytes>(Assemble(chunks));
+  }
+  return std::optional<Bytes>();
+}
+
+Bytes ShardingCodec::Assemble(std::vector<std::optional<Bytes>>& chunks) const {
+  ShardIndex index = ShardIndex::Empty(chunks.size());
+  const std::uint64_t shift = DataOffsetShift(index_location_, chunks.size());
+  std::uint64_t data_size = 0;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    if (!chunks[k]) continue;
+    index.Set(k, {shift + data_size, chunks[k]->size()});
+    data_size += chunks[k]->size();
+  }
+  const Bytes index_bytes = index.Encode();
+  Bytes shard;
+  shard.reserve(data_size + index_bytes.size());
+  if (index_location_ == IndexLocation::kStart) {
+    shard.insert(shard.end(), index_bytes.begin(), index_bytes.end());
+  }
+  for (auto& chunk : chunks) {
+    if (!chunk) continue;
+    shard.insert(shard.end(), chunk->begin(), chunk->end());
+    chunk.reset();  // Frees each piece as soon as it is copied.
+  }
+  if (index_location_ == IndexLocation::kEnd) {
+    shard.insert(shard.end(), index_bytes.begin(), index_bytes.end());
+  }
+  return shard;
+}
+
+Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckShardShape(spec.shape));
+  const core::Coord origin(spec.shape.size(), 0);
+  const ShardWriteSource write{{data.data(), spec.shape, origin}, Region::Full(spec.shape)};
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> shard,
+                             EncodeMerged(spec, write, std::nullopt, {}, "shard"));
+  if (shard) return std::move(*shard);
+  std::vector<std::optional<Bytes>> empty(
+      static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks()));
+  return Assemble(empty);  // An index of empty entries: the codec must return a value.
+}
+
+Result<Bytes> ShardingCodec::Decode(const ChunkSpec& spec, ByteView encoded) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckShardShape(spec.shape));
+  const ShardByteReader read = [encoded](std::uint64_t offset, std::uint64_t nbytes,
+                                         Bytes&) -> Result<ByteView> {
+    // ShardIndex::Decode has checked every entry against the shard size.
+    return encoded.subspan(offset, nbytes);
+  };
+  const std::size_t n = static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks());
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, ReadIndex(read, encoded.size(), n, "shard"));
+  Bytes decoded(spec.num_bytes());
+  const core::Coord origin(spec.shape.size(), 0);
+  CHUNKWISE_RETURN_IF_ERROR(DecodeRegion(spec, index, read, Region::Full(spec.shape),
+                                         {decoded.data(), spec.shape, origin}, "shard"));
+  return decoded;
+}
+
+Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool) {
+  return registry.Register(
+      std::string(kShardingCodecName),
+      [pool](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
+        if (sharding_depth >= kMaxShardingDepth) {
+          return Status::InvalidArgument("sharding_indexed nested more than " +
+                                         std::to_string(kMaxShardingDepth) + " deep");
+        }
+        ++sharding_depth;
+        const codec::CodecRegistry inner = ZarrCodecRegistry(pool);
+        Result<std::shared_ptr<const ShardingCodec>> codec =
+            ShardingCodec::FromJson(configuration, inner, pool);
+        --sharding_depth;
+        if (!codec.ok()) return codec.status();
+        return std::shared_ptr<const codec::Codec>(std::move(codec).value());
+      });
+}
+
+codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool) {
+  codec::CodecRegistry registry = codec::CodecRegistry::WithBuiltins();
+  const Status status = RegisterShardingCodec(registry, pool);
+  CHUNKWISE_CHECK(status.ok());
+  return registry;
+}
+
+}  // namespace chunkwise::formats::zarr
