@@ -24,6 +24,7 @@ int Run(int argc, char** argv) {
   AddStoreCommands(app, context);
   AddGridCommands(app, context);
   AddGenerateCommands(app, context);
+  AddZarrCommands(app, context);
   AddGpuCommands(app, context);
 
   try {

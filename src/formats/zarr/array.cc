@@ -122,8 +122,10 @@ Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefi
                           ArrayOptions options) {
   prefix = NormalizePrefix(std::move(prefix));
   CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, ReadMetadata(*store, prefix));
+  const std::string where = store->Describe(
+      prefix + std::string(metadata.zarr_format == 3 ? kZarrJsonKey : kZarrayKey));
   Result<Array> array = Make(std::move(store), prefix, std::move(metadata), std::move(options));
-  if (!array.ok()) return array.status().WithContext("zarr array " + prefix);
+  if (!array.ok()) return array.status().WithContext(where);
   return array;
 }
 

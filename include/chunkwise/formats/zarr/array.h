@@ -35,7 +35,7 @@ namespace chunkwise::formats::zarr {
 
 struct ArrayOptions {
   // Runs encoding and decoding; null means a new pool with one thread per core.
-  std::shared_ptr<core::ThreadPool> pool;
+  std::shared_ptr<core::ThreadPool> pool = nullptr;
   // Counts bytes of array data read or written; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
 };
@@ -70,6 +70,8 @@ class Array {
   const ShardingCodec* sharding() const { return sharding_; }
   // The store key of grid chunk `coord`.
   std::string ChunkKey(std::span<const core::Index> coord) const;
+  // Makes reads and writes count their bytes on `progress` (may be null; not owned).
+  void set_progress(core::ProgressReporter* progress) { progress_ = progress; }
   // The array's dtype, outer chunk shape and fill value, as codecs see them.
   const codec::ChunkSpec& chunk_spec() const { return chunk_spec_; }
 

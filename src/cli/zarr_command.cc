@@ -1,0 +1,299 @@
+// chunkwise zarr: create, write, read, inspect and convert zarr v3/v2 arrays.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "chunkwise/core/array_file.h"
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/formats/zarr/array_transfer.h"
+#include "chunkwise/store/file_store.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace zarr = formats::zarr;
+
+struct ZarrOptions {
+  std::string path;
+  std::string destination;
+  std::string shape;
+  std::string dtype;
+  std::string chunk;
+  std::string shard;
+  std::string codec;
+  std::string index_location = "end";
+  std::string fill;
+  std::string dimension_names;
+  int format = 3;
+  std::string input;
+  std::string input_dtype;
+  std::string input_shape;
+  std::string offset;
+  std::string region;
+  std::string output;
+  bool raw = false;
+  bool overwrite = false;
+};
+
+Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
+  store::FileStoreOptions options;
+  options.create_root = create;
+  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
+  if (!store.ok()) return store.status();
+  return std::shared_ptr<store::Store>(std::move(store).value());
+}
+
+Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
+  return zarr::Array::Open(std::move(store), "", std::move(options));
+}
+
+std::vector<std::string> SplitNames(const std::string& text) {
+  std::vector<std::string> names;
+  std::string current;
+  for (char c : text) {
+    if (c == ',') {
+      names.push_back(std::string(core::TrimSpaces(current)));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!text.empty()) names.push_back(std::string(core::TrimSpaces(current)));
+  return names;
+}
+
+Result<zarr::IndexLocation> ParseIndexLocation(const std::string& text) {
+  if (text == "end") return zarr::IndexLocation::kEnd;
+  if (text == "start") return zarr::IndexLocation::kStart;
+  return Status::InvalidArgument("--index-location must be \"end\" or \"start\", got \"" + text +
+                                 "\"");
+}
+
+Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
+  zarr::ArrayLayout layout;
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.shape, core::ParseShape(options.shape));
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::DataType::FromZarrName(options.dtype));
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
+  if (!options.shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
+  }
+  if (!options.codec.empty()) layout.codec = options.codec;
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
+  if (!options.fill.empty()) layout.fill_value = options.fill;
+  layout.dimension_names = SplitNames(options.dimension_names);
+  layout.zarr_format = options.format;
+  return layout;
+}
+
+std::string DescribeChunks(const zarr::Array& array) {
+  const zarr::ExistingLayout layout = zarr::DescribeLayout(array.metadata());
+  std::string text = "chunks [" + core::FormatShape(layout.chunk_shape) + "]";
+  if (layout.shard_shape) text += " in shards [" + core::FormatShape(*layout.shard_shape) + "]";
+  return text;
+}
+
+Status Create(const CommandContext& context, const ZarrOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, LayoutFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.path, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
+                             zarr::Array::Create(store, "", metadata, options.overwrite));
+  Say(context, "created zarr v" + std::to_string(metadata.zarr_format) + " array " + options.path +
+                   ": " + std::string(metadata.data_type.zarr_name()) + " [" +
+                   core::FormatShape(metadata.shape) + "], " + DescribeChunks(array));
+  return Status::Ok();
+}
+
+Status Write(const CommandContext& context, const ZarrOptions& options) {
+  core::ArrayFileHint hint;
+  if (!options.input_dtype.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.input_dtype));
+  }
+  if (!options.input_shape.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.shape, core::ParseShape(options.input_shape));
+  }
+  core::Coord offset;
+  if (!options.offset.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(offset, core::ParseShape(options.offset));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  if (!hint.dtype) {
+    hint.dtype = core::NpyDtype::FromDataType(array.metadata().data_type, core::Endian::kLittle);
+  }
+  std::error_code error;  // An unreadable input is reported by the import itself.
+  std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
+  if (error) input_bytes = 0;
+  core::ProgressReporter progress(
+      {.label = "zarr write", .total_units = input_bytes, .mode = context.progress_mode()});
+  array.set_progress(&progress);
+  CHUNKWISE_RETURN_IF_ERROR(zarr::ImportArrayFile(options.input, hint, array, offset));
+  progress.Finish();
+  Say(context, "wrote " + options.input + " into " + options.path);
+  return Status::Ok();
+}
+
+Status Read(const CommandContext& context, const ZarrOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
+                             core::ParseRegion(options.region, array.metadata().shape));
+  const auto total = static_cast<std::uint64_t>(region.num_elements()) *
+                     array.metadata().data_type.size();
+  core::ProgressReporter progress(
+      {.label = "zarr read", .total_units = total, .mode = context.progress_mode()});
+  array.set_progress(&progress);
+  const bool raw = options.raw || !core::HasNpyExtension(options.output);
+  CHUNKWISE_RETURN_IF_ERROR(zarr::ExportRegion(array, region, options.output, raw));
+  progress.Finish();
+  Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
+                   options.path + (raw ? " (raw little-endian)" : " (.npy)"));
+  return Status::Ok();
+}
+
+Status Info(const ZarrOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  const zarr::ArrayMetadata& metadata = array.metadata();
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayStorageStats stats, array.Stats());
+  std::printf("%s: zarr v%d array\n", options.path.c_str(), metadata.zarr_format);
+  std::printf("  shape        [%s] %s, fill value %s\n", core::FormatShape(metadata.shape).c_str(),
+              std::string(metadata.data_type.zarr_name()).c_str(),
+              metadata.fill_value_null
+                  ? "null"
+                  : zarr::FillValueToJson(metadata.fill_value, metadata.data_type).dump().c_str());
+  std::printf("  layout       %s\n", DescribeChunks(array).c_str());
+  std::printf("  codecs       %s\n", metadata.codecs.dump().c_str());
+  if (metadata.dimension_names) {
+    std::printf("  dimensions   %s\n", metadata.dimension_names->dump().c_str());
+  }
+  const char* object = array.sharding() != nullptr ? "shards" : "chunks";
+  std::printf("  stored       %llu of %llu %s, %s\n",
+              static_cast<unsigned long long>(stats.stored_keys),
+              static_cast<unsigned long long>(stats.grid_chunks), object,
+              FormatBytes(static_cast<double>(stats.stored_bytes)).c_str());
+  if (array.sharding() != nullptr) {
+    std::printf("  inner chunks %llu of %llu stored\n",
+                static_cast<unsigned long long>(stats.stored_inner_chunks),
+                static_cast<unsigned long long>(stats.grid_inner_chunks));
+  }
+  const double ratio = stats.stored_bytes == 0 ? 0.0
+                                               : static_cast<double>(stats.logical_bytes) /
+                                                     static_cast<double>(stats.stored_bytes);
+  std::printf("  data         %s uncompressed, compression ratio %.2f\n",
+              FormatBytes(static_cast<double>(stats.logical_bytes)).c_str(), ratio);
+  return Status::Ok();
+}
+
+// The destination layout: the source's, with the options given on the command line.
+Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
+                                              const ZarrOptions& options) {
+  const zarr::ExistingLayout existing = zarr::DescribeLayout(source);
+  zarr::ArrayLayout layout;
+  layout.shape = source.shape;
+  layout.data_type = source.data_type;
+  layout.chunk_shape = existing.chunk_shape;
+  if (!options.chunk.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
+  }
+  if (!options.shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
+  layout.zarr_format = options.format;
+  layout.attributes = source.attributes;
+  zarr::ArrayMetadata metadata;
+  if (options.codec.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(metadata,
+                               zarr::BuildArrayMetadataWithCodecs(layout, existing.bytes_codecs));
+  } else {
+    layout.codec = options.codec;
+    CHUNKWISE_ASSIGN_OR_RETURN(metadata, zarr::BuildArrayMetadata(layout));
+  }
+  metadata.fill_value = source.fill_value;
+  metadata.fill_value_null = source.fill_value_null && options.format == 2;
+  metadata.dimension_names = source.dimension_names;
+  return metadata;
+}
+
+Status Convert(const CommandContext& context, const ZarrOptions& options) {
+  auto pool = std::make_shared<core::ThreadPool>();
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(options.path, {.pool = pool}));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
+                             ConvertedMetadata(source.metadata(), options));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(options.destination, true));
+  const auto total = static_cast<std::uint64_t>(
+      core::Region::Full(metadata.shape).num_elements() * metadata.data_type.size());
+  core::ProgressReporter progress(
+      {.label = "zarr convert", .total_units = total, .mode = context.progress_mode()});
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::Array destination,
+      zarr::Array::Create(store, "", metadata, options.overwrite, {.pool = pool, .progress = &progress}));
+  CHUNKWISE_RETURN_IF_ERROR(zarr::CopyArray(source, destination, *pool));
+  progress.Finish();
+  Say(context, "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) +
+                   " " + options.destination + ": " + DescribeChunks(destination));
+  return Status::Ok();
+}
+
+void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
+  command->add_option("--shard", options.shard, "Shard shape (v3), a multiple of the chunk");
+  command->add_option("--codec", options.codec,
+                      "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +)");
+  command->add_option("--index-location", options.index_location, "Shard index: end or start");
+  command->add_option("--format", options.format, "Zarr format: 3 (default) or 2");
+  command->add_flag("--overwrite", options.overwrite, "Replace an existing array");
+}
+
+}  // namespace
+
+void AddZarrCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<ZarrOptions>();
+  CLI::App* group = app.add_subcommand("zarr", "Create, write, read, inspect and convert zarr arrays");
+  group->require_subcommand(1);
+
+  CLI::App* create = group->add_subcommand("create", "Create an empty zarr array");
+  create->add_option("PATH", options->path, "Array directory")->required();
+  create->add_option("--shape", options->shape, "Array shape, e.g. 512,512,512")->required();
+  create->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
+      ->required();
+  create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")->required();
+  create->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
+  create->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
+  AddLayoutOptions(create, *options);
+  SetAction(create, context, [&context, options] { return Create(context, *options); });
+
+  CLI::App* write = group->add_subcommand("write", "Write an array file into a zarr array");
+  write->add_option("PATH", options->path, "Array directory")->required();
+  write->add_option("--input", options->input, ".npy or raw little-endian file")->required();
+  write->add_option("--offset", options->offset, "Where the input's first element goes");
+  write->add_option("--dtype", options->input_dtype, "Raw input typestr (default: the array's)");
+  write->add_option("--shape", options->input_shape, "Raw input shape; 0 in dim 0 means infer");
+  SetAction(write, context, [&context, options] { return Write(context, *options); });
+
+  CLI::App* read = group->add_subcommand("read", "Read a region of a zarr array to a file");
+  read->add_option("PATH", options->path, "Array directory")->required();
+  read->add_option("--region", options->region, "e.g. 0:64,10:20,: (default: everything)");
+  read->add_option("--output", options->output, ".npy, or raw by extension or --raw")->required();
+  read->add_flag("--raw", options->raw, "Write raw little-endian bytes");
+  read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
+  SetAction(read, context, [&context, options] { return Read(context, *options); });
+
+  CLI::App* info = group->add_subcommand("info", "Describe a zarr array and what it stores");
+  info->add_option("PATH", options->path, "Array directory")->required();
+  SetAction(info, context, [options] { return Info(*options); });
+
+  CLI::App* convert = group->add_subcommand("convert", "Copy a zarr array into a new layout");
+  convert->add_option("SRC", options->path, "Source array (v2 or v3)")->required();
+  convert->add_option("DST", options->destination, "Destination array")->required();
+  convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
+  AddLayoutOptions(convert, *options);
+  SetAction(convert, context, [&context, options] { return Convert(context, *options); });
+}
+
+}  // namespace chunkwise::cli

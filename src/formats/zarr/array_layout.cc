@@ -1,0 +1,122 @@
+#include "chunkwise/formats/zarr/array_layout.h"
+
+#include <string>
+
+#include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+
+namespace chunkwise::formats::zarr {
+namespace {
+
+nlohmann::json BytesCodecJson(core::DataType data_type) {
+  if (data_type.size() == 1) return {{"name", "bytes"}};
+  return {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+}
+
+Status CheckShapes(const ArrayLayout& layout) {
+  const std::size_t rank = layout.shape.size();
+  if (layout.chunk_shape.size() != rank) {
+    return Status::InvalidArgument("--chunk [" + core::FormatShape(layout.chunk_shape) +
+                                   "] has a different rank from --shape [" +
+                                   core::FormatShape(layout.shape) + "]");
+  }
+  for (core::Index extent : layout.chunk_shape) {
+    if (extent <= 0) return Status::InvalidArgument("--chunk extents must be positive");
+  }
+  if (!layout.dimension_names.empty() && layout.dimension_names.size() != rank) {
+    return Status::InvalidArgument("--dimension-names gives " +
+                                   std::to_string(layout.dimension_names.size()) +
+                                   " names for " + std::to_string(rank) + " dimensions");
+  }
+  if (!layout.shard_shape) return Status::Ok();
+  if (layout.zarr_format != 3) {
+    return Status::InvalidArgument("--shard needs --format 3 (zarr v2 has no sharding)");
+  }
+  bool multiple = layout.shard_shape->size() == rank;
+  for (std::size_t d = 0; multiple && d < rank; ++d) {
+    multiple = (*layout.shard_shape)[d] > 0 && (*layout.shard_shape)[d] % layout.chunk_shape[d] == 0;
+  }
+  if (!multiple) {
+    return Status::InvalidArgument("--shard [" + core::FormatShape(*layout.shard_shape) +
+                                   "] is not a multiple of --chunk [" +
+                                   core::FormatShape(layout.chunk_shape) + "]");
+  }
+  return Status::Ok();
+}
+
+nlohmann::json ChunkCodecs(core::DataType data_type, const nlohmann::json& bytes_codecs) {
+  nlohmann::json codecs = nlohmann::json::array({BytesCodecJson(data_type)});
+  for (const auto& codec : bytes_codecs) codecs.push_back(codec);
+  return codecs;
+}
+
+}  // namespace
+
+Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
+                                                   const nlohmann::json& bytes_codecs) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckShapes(layout));
+  ArrayMetadata metadata;
+  metadata.zarr_format = layout.zarr_format;
+  metadata.shape = layout.shape;
+  metadata.data_type = layout.data_type;
+  metadata.chunk_key_encoding =
+      layout.zarr_format == 3 ? ChunkKeyEncoding::Default('/') : ChunkKeyEncoding::V2('.');
+  metadata.fill_value.assign(layout.data_type.size(), 0);
+  if (layout.fill_value) {
+    CHUNKWISE_ASSIGN_OR_RETURN(metadata.fill_value,
+                               ParseFillValueText(*layout.fill_value, layout.data_type));
+  }
+  const nlohmann::json chunk_codecs = ChunkCodecs(layout.data_type, bytes_codecs);
+  if (layout.shard_shape) {
+    metadata.chunk_shape = *layout.shard_shape;
+    nlohmann::json sharding = {
+        {"name", kShardingCodecName},
+        {"configuration",
+         {{"chunk_shape", layout.chunk_shape},
+          {"codecs", chunk_codecs},
+          {"index_codecs",
+           nlohmann::json::array({BytesCodecJson(core::DataType(core::DataTypeId::kUInt64)),
+                                  {{"name", "crc32c"}}})},
+          {"index_location", layout.index_location == IndexLocation::kStart ? "start" : "end"}}}};
+    metadata.codecs = nlohmann::json::array({sharding});
+  } else {
+    metadata.chunk_shape = layout.chunk_shape;
+    metadata.codecs = chunk_codecs;
+  }
+  metadata.attributes = layout.attributes.is_object() ? layout.attributes : nlohmann::json::object();
+  if (!layout.dimension_names.empty()) metadata.dimension_names = layout.dimension_names;
+  CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
+  if (metadata.zarr_format == 2) CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(metadata).status());
+  return metadata;
+}
+
+Result<ArrayMetadata> BuildArrayMetadata(const ArrayLayout& layout) {
+  if (layout.zarr_format != 2 && layout.zarr_format != 3) {
+    return Status::InvalidArgument("--format must be 2 or 3");
+  }
+  Result<nlohmann::json> bytes_codecs =
+      codec::ParseCodecShorthand(layout.codec, layout.data_type.size());
+  if (!bytes_codecs.ok()) return bytes_codecs.status().WithContext("--codec");
+  return BuildArrayMetadataWithCodecs(layout, *bytes_codecs);
+}
+
+ExistingLayout DescribeLayout(const ArrayMetadata& metadata) {
+  ExistingLayout layout;
+  layout.chunk_shape = metadata.chunk_shape;
+  nlohmann::json codecs = metadata.codecs;
+  if (codecs.size() == 1 && codecs[0].value("name", std::string()) == kShardingCodecName) {
+    const nlohmann::json configuration = codecs[0].value("configuration", nlohmann::json::object());
+    layout.shard_shape = metadata.chunk_shape;
+    layout.chunk_shape = configuration.value("chunk_shape", metadata.chunk_shape);
+    codecs = configuration.value("codecs", nlohmann::json::array());
+  }
+  layout.bytes_codecs = nlohmann::json::array();
+  bool after_bytes = false;
+  for (const auto& codec : codecs) {
+    if (after_bytes) layout.bytes_codecs.push_back(codec);
+    if (codec.is_object() && codec.value("name", std::string()) == "bytes") after_bytes = true;
+  }
+  return layout;
+}
+
+}  // namespace chunkwise::formats::zarr
