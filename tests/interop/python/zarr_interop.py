@@ -322,6 +322,30 @@ def check_zarrita_writes(checks, binary, work, node_script):
                                   f"chunkwise reads zarrita's array ({[c['name'] for c in codecs]})")
 
 
+def check_convert(checks, binary, work, node_script):
+    """v2 (written by zarr-python) → v3 sharded → v2 again, each step read by another reader."""
+    data = sample("uint16", (45, 38, 9), 900)
+    source = work / "convert_v2_source"
+    array = zarr.open(str(source), mode="w", shape=data.shape, chunks=(10, 10, 9), dtype="<u2",
+                      compressor=numcodecs.Zstd(level=1), fill_value=0)
+    array[:] = data
+    sharded = work / "convert_v3"
+    cli(binary, "-q", "zarr", "convert", source, sharded, "--chunk", "8,8,9", "--shard", "16,24,9", "--overwrite")
+    meta = json.loads((sharded / "zarr.json").read_text())
+    inner = meta["codecs"][0]["configuration"]["codecs"]
+    checks.expect(meta["codecs"][0]["name"] == "sharding_indexed" and inner[1]["name"] == "zstd",
+                  "convert to v3 shards keeps the source's zstd for the inner chunks")
+    (work / "convert_manifest.json").write_text(json.dumps([{"dir": str(sharded), "out": str(work / "c.bin")}]))
+    run(["node", node_script, "read", work / "convert_manifest.json"])
+    checks.expect_equal_bytes((work / "c.bin").read_bytes(), data.tobytes(), "zarrita reads the converted v3 array")
+    back = work / "convert_v2_again"
+    cli(binary, "-q", "zarr", "convert", sharded, back, "--format", "2", "--codec", "blosc:lz4:5:shuffle",
+        "--overwrite")
+    checks.expect(np.array_equal(zarr.open(str(back), mode="r")[:], data), "zarr-python reads it converted back to v2")
+    result = cli(binary, "zarr", "convert", sharded, back, "--format", "2", ok=False)
+    checks.expect(result.returncode == 1 and "--overwrite" in result.stderr, "convert refuses an existing output")
+
+
 def expect_error(checks, binary, path, needle, what):
     out = path.parent / f"{path.name}.err.npy"
     result = cli(binary, "zarr", "read", path, "--output", out, "--overwrite", ok=False)
@@ -397,6 +421,7 @@ def main():
     check_partial_writes(checks, args.chunkwise, args.workdir)
     check_v2_with_zarr_python(checks, args.chunkwise, args.workdir)
     check_zarrita_writes(checks, args.chunkwise, args.workdir, args.node_script)
+    check_convert(checks, args.chunkwise, args.workdir, args.node_script)
     check_damaged(checks, args.chunkwise, args.workdir)
     checks.finish()
 

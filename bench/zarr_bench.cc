@@ -1,0 +1,285 @@
+// Sharded zarr v3 write and read throughput, next to the raw codec on the same
+// chunks and python3-zarr 2.13 on the same data, all in one run.
+//
+// The volume is uint16, smooth and noisy like a microscope's (default 1 GiB,
+// 512×1024×1024), stored as shards of 256³ with inner chunks of 64³, once with
+// zstd level 1 and once with blosc lz4 + shuffle. For each codec:
+//   ours        Array::Write of the whole volume into a FileStore, and Array::Read back;
+//   raw codec   the same codec encoding (decoding) the same 64³ chunks, held in
+//               memory, on the same thread pool: the ceiling for ours (goal ≥ 0.8×);
+//   zarr-python python3-zarr 2.13 writing and reading the same data as v2 with
+//               64³ chunks and the same codec (goal: ours faster).
+// Figures are medians over --runs runs, in GB/s of uncompressed data.
+//
+// usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/codec/codec_registry.h"
+#include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/core/ravel.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/store/file_store.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Index;
+using core::Shape;
+
+struct BenchOptions {
+  Index size_mib = 1024;
+  int runs = 3;
+  fs::path dir = fs::temp_directory_path() / "chunkwise-zarr-bench";
+  bool python = true;
+  std::string python_path = "/usr/bin/python3";
+};
+
+struct Figures {
+  double ours_write = 0, ours_read = 0, raw_encode = 0, raw_decode = 0;
+  double python_write = 0, python_read = 0;  // 0 when not measured.
+};
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+double Seconds(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Check(const Status& status, const char* what) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "zarr_bench: %s: %s\n", what, status.ToString().c_str());
+  std::exit(1);
+}
+
+// Smooth illumination and structures with a few bits of sensor noise, 12-bit range.
+Bytes MicroscopyVolume(const Shape& shape) {
+  std::vector<double> along_z(shape[0]), along_y(shape[1]), along_x(shape[2]);
+  for (Index z = 0; z < shape[0]; ++z) along_z[z] = std::sin(static_cast<double>(z) / 37.0);
+  for (Index y = 0; y < shape[1]; ++y) along_y[y] = std::cos(static_cast<double>(y) / 53.0);
+  for (Index x = 0; x < shape[2]; ++x) along_x[x] = std::sin(static_cast<double>(x) / 41.0 + 0.5);
+  Bytes volume(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * 2);
+  auto* out = reinterpret_cast<std::uint16_t*>(volume.data());
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  std::size_t i = 0;
+  for (Index z = 0; z < shape[0]; ++z) {
+    for (Index y = 0; y < shape[1]; ++y) {
+      const double plane = 600 * along_z[z] * along_y[y];
+      for (Index x = 0; x < shape[2]; ++x, ++i) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        const double value = 1200 + plane * along_x[x] + 0.2 * static_cast<double>(x) +
+                             static_cast<double>(state % 41) - 20;
+        out[i] = static_cast<std::uint16_t>(std::clamp(value, 0.0, 4095.0));
+      }
+    }
+  }
+  return volume;
+}
+
+// Every 64³ chunk of the volume, copied out, as the array code would see them.
+std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape, Index chunk) {
+  const Shape grid = {shape[0] / chunk, shape[1] / chunk, shape[2] / chunk};
+  const Shape chunk_shape = {chunk, chunk, chunk};
+  std::vector<Bytes> chunks(static_cast<std::size_t>(grid[0] * grid[1] * grid[2]));
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const core::Coord c = core::Unravel(static_cast<Index>(i), grid);
+    const core::Coord origin = {c[0] * chunk, c[1] * chunk, c[2] * chunk};
+    const core::Coord zero = {0, 0, 0};
+    chunks[i].resize(static_cast<std::size_t>(chunk * chunk * chunk) * 2);
+    core::CopyStridedRegion({volume.data(), shape, origin}, {chunks[i].data(), chunk_shape, zero},
+                            chunk_shape, 2);
+  }
+  return chunks;
+}
+
+void MeasureRawCodec(const std::string& codec_text, const std::vector<Bytes>& chunks,
+                     core::ThreadPool& pool, const BenchOptions& options, Figures& figures) {
+  Result<nlohmann::json> json = codec::ParseCodecShorthand(codec_text, 2);
+  Check(json.status(), "codec");
+  Result<codec::CodecChain> chain =
+      codec::CodecChain::BytesOnly(*json, codec::CodecRegistry::WithBuiltins());
+  Check(chain.status(), "codec chain");
+  std::vector<Bytes> encoded(chunks.size());
+  std::vector<double> encode_s, decode_s;
+  const std::size_t chunk_bytes = chunks[0].size();
+  for (int run = 0; run < options.runs; ++run) {
+    encode_s.push_back(Seconds([&] {
+      Check(pool.ParallelFor(chunks.size(),
+                             [&](std::size_t i) -> Status {
+                               CHUNKWISE_ASSIGN_OR_RETURN(encoded[i], chain->EncodeBytes(chunks[i]));
+                               return Status::Ok();
+                             }),
+            "raw encode");
+    }));
+    decode_s.push_back(Seconds([&] {
+      Check(pool.ParallelFor(chunks.size(),
+                             [&](std::size_t i) -> Status {
+                               return chain->DecodeBytes(encoded[i], chunk_bytes).status();
+                             }),
+            "raw decode");
+    }));
+  }
+  const double total = static_cast<double>(chunks.size() * chunk_bytes);
+  figures.raw_encode = total / Median(encode_s) / 1e9;
+  figures.raw_decode = total / Median(decode_s) / 1e9;
+}
+
+void MeasureOurs(const std::string& codec_text, const Bytes& volume, const Shape& shape,
+                 const std::shared_ptr<core::ThreadPool>& pool, const BenchOptions& options,
+                 Figures& figures) {
+  formats::zarr::ArrayLayout layout;
+  layout.shape = shape;
+  layout.data_type = core::DataType(core::DataTypeId::kUInt16);
+  layout.chunk_shape = {64, 64, 64};
+  layout.shard_shape = Shape{256, 256, 256};
+  layout.codec = codec_text;
+  Result<formats::zarr::ArrayMetadata> metadata = formats::zarr::BuildArrayMetadata(layout);
+  Check(metadata.status(), "metadata");
+  const fs::path path = options.dir / "ours";
+  std::vector<double> write_s, read_s;
+  for (int run = 0; run < options.runs; ++run) {
+    fs::remove_all(path);
+    auto store = store::FileStore::Open(path);
+    Check(store.status(), "store");
+    auto array = formats::zarr::Array::Create(*store, "", *metadata, false, {.pool = pool});
+    Check(array.status(), "create");
+    const core::Region all = core::Region::Full(shape);
+    write_s.push_back(Seconds([&] { Check(array->Write(all, volume), "write"); }));
+    auto reopened = formats::zarr::Array::Open(*store, "", {.pool = pool});
+    Check(reopened.status(), "open");
+    Bytes back;
+    read_s.push_back(Seconds([&] {
+      Result<Bytes> read = reopened->Read(all);
+      Check(read.status(), "read");
+      back = std::move(read).value();
+    }));
+    if (back != volume) Check(Status::Internal("read back differs from what was written"), "verify");
+  }
+  fs::remove_all(path);
+  figures.ours_write = static_cast<double>(volume.size()) / Median(write_s) / 1e9;
+  figures.ours_read = static_cast<double>(volume.size()) / Median(read_s) / 1e9;
+}
+
+// Runs bench/zarr_python_peer.py; leaves the figures at 0 if it cannot.
+void MeasurePython(const std::string& codec_text, const fs::path& volume_npy,
+                   const BenchOptions& options, Figures& figures) {
+  const fs::path script = fs::path(CHUNKWISE_SOURCE_DIR) / "bench" / "zarr_python_peer.py";
+  const std::string command = options.python_path + " " + script.string() + " " +
+                              volume_npy.string() + " " + (options.dir / "python").string() +
+                              " " + codec_text + " " + std::to_string(options.runs);
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return;
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  if (::pclose(pipe) != 0) {
+    std::fprintf(stderr, "zarr_bench: the zarr-python peer failed:\n%s\n", output.c_str());
+    return;
+  }
+  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
+  if (result.is_discarded()) return;
+  const double bytes = result["bytes"].get<double>();
+  figures.python_write = bytes / Median(result["write_seconds"].get<std::vector<double>>()) / 1e9;
+  figures.python_read = bytes / Median(result["read_seconds"].get<std::vector<double>>()) / 1e9;
+}
+
+void PrintRow(const char* codec, const char* op, double ours, double raw, double python) {
+  const double raw_ratio = ours / raw;
+  std::printf("%-22s %-6s %8.3f %10.3f %8.2fx %-4s", codec, op, ours, raw, raw_ratio,
+              raw_ratio >= 0.8 ? "ok" : "LOW");
+  if (python > 0) {
+    std::printf(" %11.3f %8.2fx %s\n", python, ours / python, ours > python ? "ok" : "SLOWER");
+  } else {
+    std::printf(" %11s\n", "-");
+  }
+}
+
+BenchOptions ParseOptions(int argc, char** argv) {
+  BenchOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--size-mib" && has_value) {
+      options.size_mib = std::atoll(argv[++i]);
+    } else if (arg == "--runs" && has_value) {
+      options.runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--dir" && has_value) {
+      options.dir = argv[++i];
+    } else if (arg == "--python" && has_value) {
+      options.python_path = argv[++i];
+    } else if (arg == "--no-python") {
+      options.python = false;
+    } else {
+      std::fprintf(stderr, "usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] "
+                           "[--no-python] [--python PATH]\n");
+      std::exit(2);
+    }
+  }
+  return options;
+}
+
+int Main(int argc, char** argv) {
+  const BenchOptions options = ParseOptions(argc, argv);
+  // 1 GiB = 512 × 1024 × 1024 uint16; other sizes scale dim 0 in steps of 256.
+  const Index depth = std::max<Index>(256, options.size_mib / 1024 * 512 / 256 * 256);
+  const Shape shape = {depth, 1024, 1024};
+  fs::create_directories(options.dir);
+  const Bytes volume = MicroscopyVolume(shape);
+  const std::vector<Bytes> chunks = ExtractChunks(volume, shape, 64);
+  auto pool = std::make_shared<core::ThreadPool>();
+  const fs::path volume_npy = options.dir / "volume.npy";
+  if (options.python) {
+    core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                    core::Endian::kLittle),
+                       shape, false, volume};
+    Check(core::WriteNpy(volume_npy, npy), "write volume.npy");
+  }
+  std::printf("zarr bench: %.2f GiB uint16 [%lld,1024,1024], shards 256^3, chunks 64^3, %zu threads, "
+              "medians of %d runs, GB/s of uncompressed data\n",
+              static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth),
+              pool->num_threads(), options.runs);
+  std::printf("%-22s %-6s %8s %10s %9s %-4s %11s %9s\n", "codec", "op", "ours", "raw codec",
+              "ours/raw", "", "zarr-python", "ours/zp");
+  for (const std::string codec : {"zstd:1", "blosc:lz4:5:shuffle"}) {
+    Figures figures;
+    MeasureRawCodec(codec, chunks, *pool, options, figures);
+    MeasureOurs(codec, volume, shape, pool, options, figures);
+    if (options.python) MeasurePython(codec, volume_npy, options, figures);
+    PrintRow(codec.c_str(), "write", figures.ours_write, figures.raw_encode, figures.python_write);
+    PrintRow(codec.c_str(), "read", figures.ours_read, figures.raw_decode, figures.python_read);
+    std::fflush(stdout);
+  }
+  fs::remove(volume_npy);
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise
+
+int main(int argc, char** argv) {
+  if (std::getenv("ZB_MALLOPT")) {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
+  return chunkwise::Main(argc, argv);
+}
