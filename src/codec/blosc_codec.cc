@@ -182,14 +182,20 @@ Result<Bytes> BloscCodec::Encode(ByteView decoded) const {
 Result<Bytes> BloscCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t nbytes, ValidateHeader(encoded, max_decoded_bytes));
   Bytes decoded(nbytes);
-  if (nbytes == 0) return decoded;
-  const int written = blosc_decompress_ctx(encoded.data(), decoded.data(), decoded.size(),
-                                           /*numinternalthreads=*/1);
+  CHUNKWISE_RETURN_IF_ERROR(DecodeInto(encoded, decoded).status());
+  return decoded;
+}
+
+Result<std::size_t> BloscCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t nbytes, ValidateHeader(encoded, out.size()));
+  if (nbytes == 0) return nbytes;
+  const int written =
+      blosc_decompress_ctx(encoded.data(), out.data(), nbytes, /*numinternalthreads=*/1);
   if (written < 0 || static_cast<std::size_t>(written) != nbytes) {
     return Status::Corruption("blosc: blosc_decompress_ctx failed with code " +
                               std::to_string(written));
   }
-  return decoded;
+  return nbytes;
 }
 
 }  // namespace chunkwise::codec

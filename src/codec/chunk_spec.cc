@@ -1,4 +1,6 @@
 #include "chunkwise/codec/codec.h"
+#include <cstring>
+
 #include "chunkwise/core/check.h"
 
 namespace chunkwise::codec {
@@ -10,6 +12,12 @@ std::size_t ChunkSpec::num_elements() const {
     count *= static_cast<std::size_t>(extent);
   }
   return count;
+}
+
+Result<std::size_t> BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(encoded, out.size()));
+  std::memcpy(out.data(), decoded.data(), decoded.size());
+  return decoded.size();
 }
 
 }  // namespace chunkwise::codec

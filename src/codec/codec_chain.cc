@@ -1,5 +1,6 @@
 #include "chunkwise/codec/codec_chain.h"
 
+#include <cstring>
 #include <string>
 
 namespace chunkwise::codec {
@@ -124,6 +125,21 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
                               " bytes, expected " + std::to_string(spec.num_bytes()));
   }
   return decoded;
+}
+
+Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const {
+  CHUNKWISE_CHECK(array_to_bytes_ != nullptr && out.size() == spec.num_bytes());
+  if (array_to_array_.empty() && bytes_to_bytes_.size() == 1 &&
+      array_to_bytes_->PassesThrough(spec)) {
+    Result<std::size_t> written = bytes_to_bytes_[0]->DecodeInto(encoded, out);
+    if (!written.ok()) return written.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
+    if (*written == out.size()) return Status::Ok();
+    return Status::Corruption("decoded chunk has " + std::to_string(*written) +
+                              " bytes, expected " + std::to_string(out.size()));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(spec, encoded));
+  std::memcpy(out.data(), decoded.data(), decoded.size());
+  return Status::Ok();
 }
 
 Result<Bytes> CodecChain::EncodeBytes(ByteView data) const {

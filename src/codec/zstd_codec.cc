@@ -70,6 +70,12 @@ Result<Bytes> DecodeStreaming(ZSTD_DCtx* context, ByteView encoded, std::size_t 
   return decoded;
 }
 
+Status CheckDeclared(unsigned long long total, std::size_t limit) {
+  if (total <= limit) return Status::Ok();
+  return Status::OutOfRange("zstd: frames declare " + std::to_string(total) +
+                            " decoded bytes, over the limit of " + std::to_string(limit));
+}
+
 // The decoded size summed over all frames (skippable frames count 0),
 // ZSTD_CONTENTSIZE_UNKNOWN if a frame omits it, or Corruption. Only the stable
 // API is used: ZSTD_findDecompressedSize needs ZSTD_STATIC_LINKING_ONLY.
@@ -143,26 +149,33 @@ Result<Bytes> ZstdCodec::Encode(ByteView decoded) const {
 
 Result<Bytes> ZstdCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {
   if (encoded.empty()) return Status::Corruption("zstd: empty input holds no frame");
+  CHUNKWISE_ASSIGN_OR_RETURN(const unsigned long long total, DeclaredSize(encoded));
+  if (total == ZSTD_CONTENTSIZE_UNKNOWN) {
+    ZSTD_DCtx* context = ThreadDecompressionContext();
+    if (context == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
+    ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
+    return DecodeStreaming(context, encoded, max_decoded_bytes);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckDeclared(total, max_decoded_bytes));
+  Bytes decoded(static_cast<std::size_t>(total));
+  CHUNKWISE_RETURN_IF_ERROR(DecodeInto(encoded, decoded).status());
+  return decoded;
+}
+
+Result<std::size_t> ZstdCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
+  if (encoded.empty()) return Status::Corruption("zstd: empty input holds no frame");
+  CHUNKWISE_ASSIGN_OR_RETURN(const unsigned long long total, DeclaredSize(encoded));
+  if (total == ZSTD_CONTENTSIZE_UNKNOWN) return BytesToBytesCodec::DecodeInto(encoded, out);
+  CHUNKWISE_RETURN_IF_ERROR(CheckDeclared(total, out.size()));
   ZSTD_DCtx* context = ThreadDecompressionContext();
   if (context == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
   ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
-  CHUNKWISE_ASSIGN_OR_RETURN(const unsigned long long total, DeclaredSize(encoded));
-  if (total == ZSTD_CONTENTSIZE_UNKNOWN) {
-    return DecodeStreaming(context, encoded, max_decoded_bytes);
-  }
-  if (total > max_decoded_bytes) {
-    return Status::OutOfRange("zstd: frames declare " + std::to_string(total) +
-                              " decoded bytes, over the limit of " +
-                              std::to_string(max_decoded_bytes));
-  }
-  Bytes decoded(static_cast<std::size_t>(total));
   // libzstd checks each frame's declared size against what it decodes.
-  const std::size_t written =
-      ZSTD_decompressDCtx(context, decoded.data(), decoded.size(), encoded.data(), encoded.size());
+  const std::size_t written = ZSTD_decompressDCtx(context, out.data(), static_cast<std::size_t>(total),
+                                                  encoded.data(), encoded.size());
   if (ZSTD_isError(written)) return ZstdError("malformed frame", written);
-  if (written != decoded.size())
-    return Status::Corruption("zstd: decoded size differs from header");
-  return decoded;
+  if (written != total) return Status::Corruption("zstd: decoded size differs from header");
+  return written;
 }
 
 }  // namespace chunkwise::codec

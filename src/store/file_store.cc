@@ -66,9 +66,9 @@ Result<posix::Fd> CreateTemporary(const fs::path& root, const fs::path& target, 
 }
 
 // Writes `value` to the open temporary file and renames it over `target`.
-Status Commit(posix::Fd fd, ByteView value, const fs::path& temporary, const fs::path& target,
-              FsyncPolicy fsync) {
-  CHUNKWISE_RETURN_IF_ERROR(posix::WriteAll(fd.get(), value, temporary));
+Status Commit(posix::Fd fd, std::span<const ByteView> parts, const fs::path& temporary,
+              const fs::path& target, FsyncPolicy fsync) {
+  for (ByteView part : parts) CHUNKWISE_RETURN_IF_ERROR(posix::WriteAll(fd.get(), part, temporary));
   if (fsync != FsyncPolicy::kNone && ::fsync(fd.get()) != 0) {
     return posix::ErrnoStatus("fsync", temporary, errno);
   }
@@ -236,14 +236,34 @@ Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange
   return std::optional<Bytes>(std::move(bytes));
 }
 
+Result<std::optional<std::vector<Bytes>>> FileStore::GetRanges(
+    std::string_view key, std::span<const ByteRange> ranges) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  if (!file.has_value()) return std::optional<std::vector<Bytes>>();
+  std::vector<Bytes> values;
+  values.reserve(ranges.size());
+  for (const ByteRange& range : ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(file->size, path.string()));
+    Bytes bytes(resolved.length);
+    CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file->fd.get(), resolved.offset, bytes, path));
+    values.push_back(std::move(bytes));
+  }
+  return std::optional<std::vector<Bytes>>(std::move(values));
+}
+
 Status FileStore::Set(std::string_view key, ByteView value) {
+  return SetParts(key, std::span<const ByteView>(&value, 1));
+}
+
+Status FileStore::SetParts(std::string_view key, std::span<const ByteView> parts) {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
   fs::path temporary;
   std::vector<fs::path> created;
   std::shared_lock directories_stay(directory_mutex_);
   CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
   directories_stay.unlock();
-  if (Status status = Commit(std::move(fd), value, temporary, target, options_.fsync);
+  if (Status status = Commit(std::move(fd), parts, temporary, target, options_.fsync);
       !status.ok()) {
     ::unlink(temporary.c_str());  // Best effort: the Set's own error is the one to report.
     return status;

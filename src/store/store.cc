@@ -28,4 +28,25 @@ Result<bool> Store::Exists(std::string_view key) const {
   return size.has_value();
 }
 
+Result<std::optional<std::vector<Bytes>>> Store::GetRanges(
+    std::string_view key, std::span<const ByteRange> ranges) const {
+  std::vector<Bytes> values;
+  values.reserve(ranges.size());
+  for (const ByteRange& range : ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, GetRange(key, range));
+    if (!value) return std::optional<std::vector<Bytes>>();
+    values.push_back(std::move(*value));
+  }
+  return std::optional<std::vector<Bytes>>(std::move(values));
+}
+
+Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
+  std::size_t total = 0;
+  for (ByteView part : parts) total += part.size();
+  Bytes joined;
+  joined.reserve(total);
+  for (ByteView part : parts) joined.insert(joined.end(), part.begin(), part.end());
+  return Set(key, joined);
+}
+
 }  // namespace chunkwise::store

@@ -49,6 +49,7 @@ class BloscCodec final : public BytesToBytesCodec {
   // Corruption on a malformed chunk, Unsupported on a Blosc2 chunk, OutOfRange
   // if its header claims more than `max_decoded_bytes`.
   Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
+  Result<std::size_t> DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   explicit BloscCodec(BloscOptions options) : options_(std::move(options)) {}

@@ -59,6 +59,10 @@ class BytesToBytesCodec : public Codec {
   // Decodes `encoded`: Corruption on malformed input, OutOfRange if the result
   // would exceed `max_decoded_bytes`.
   virtual Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const = 0;
+  // Decodes `encoded` into `out` and returns the decoded size; OutOfRange if it
+  // would not fit. Saves the allocation of Decode when the caller reuses a
+  // buffer; the default decodes and copies.
+  virtual Result<std::size_t> DecodeInto(ByteView encoded, MutableByteView out) const;
 };
 
 class ArrayToArrayCodec : public Codec {

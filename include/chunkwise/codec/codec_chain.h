@@ -41,6 +41,11 @@ class CodecChain {
   // call fails with Corruption. No step produces more than the chunk could need.
   Result<Bytes> Decode(const ChunkSpec& spec, ByteView encoded) const;
 
+  // As Decode, into `out`, which holds exactly spec.num_bytes() bytes. Chains
+  // of `bytes` in host order and one compressor decode straight into `out`;
+  // others decode and copy.
+  Status DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const;
+
   // Runs only the bytes→bytes codecs.
   Result<Bytes> EncodeBytes(ByteView data) const;
   // Reverses the bytes→bytes codecs; no step produces more than `max_decoded_bytes`.

@@ -36,6 +36,8 @@ class ZstdCodec final : public BytesToBytesCodec {
   // truncated frames; OutOfRange as soon as the output would pass the limit,
   // whether or not the frames record their content size.
   Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
+  // Frames that omit their content size go through Decode.
+  Result<std::size_t> DecodeInto(ByteView encoded, MutableByteView out) const override;
 
  private:
   explicit ZstdCodec(ZstdOptions options) : options_(options) {}

@@ -55,7 +55,12 @@ class FileStore final : public Store {
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   // Writes a temporary file and renames it over the key's file, creating
   // parent directories as needed; on failure the temporary file is removed.
+  // Opens the file once for all the ranges.
+  Result<std::optional<std::vector<Bytes>>> GetRanges(
+      std::string_view key, std::span<const ByteRange> ranges) const override;
   Status Set(std::string_view key, ByteView value) override;
+  // Writes the parts in turn into the temporary file: no joined copy.
+  Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
   // Unlinks the file, then removes parent directories left empty, up to but
   // not including the root.
   Status Erase(std::string_view key) override;

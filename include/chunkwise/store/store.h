@@ -51,8 +51,17 @@ class Store {
   virtual Result<std::optional<Bytes>> Get(std::string_view key) const = 0;
   // Part of the value; nullopt if absent; OutOfRange if the range is outside it.
   virtual Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const = 0;
+  // Several ranges of one value, in order, read from one version of it (a
+  // shard's index said where its chunks lie); nullopt if absent. The default
+  // calls GetRange for each.
+  virtual Result<std::optional<std::vector<Bytes>>> GetRanges(std::string_view key,
+                                                              std::span<const ByteRange> ranges) const;
   // Creates or replaces the value atomically.
   virtual Status Set(std::string_view key, ByteView value) = 0;
+  // As Set, with the value given as parts written one after another (a shard's
+  // chunks and its index) so that a store need not join them first. The
+  // default joins them and calls Set.
+  virtual Status SetParts(std::string_view key, std::span<const ByteView> parts);
   // Removes `key`; removing an absent key succeeds.
   virtual Status Erase(std::string_view key) = 0;
   // Every key that starts with `prefix` (a plain string prefix), sorted.

@@ -1,6 +1,7 @@
 #include "chunkwise/formats/zarr/array.h"
 
 #include <string>
+#include <map>
 #include <utility>
 
 #include "chunkwise/core/check.h"
@@ -202,9 +203,10 @@ Status Array::ReadShard(const ChunkOverlap& overlap,
   const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
   const auto n = static_cast<std::size_t>(inner.num_chunks());
   const Region& box = overlap.chunk_local;
-  // A box covering most of the shard is cheaper as one read than as many ranges.
-  const bool read_whole = !store_->capabilities().efficient_ranges ||
-                          2 * inner.ChunkRangeFor(box).num_elements() >= inner.num_chunks();
+  // Stores without cheap ranges (object stores) get one request per shard.
+  // Files are read by range even for whole shards: each inner chunk lands in
+  // a small reused buffer instead of a fresh shard-sized one.
+  const bool read_whole = !store_->capabilities().efficient_ranges;
   std::optional<Bytes> whole;
   std::optional<std::uint64_t> shard_size;
   if (read_whole) {
@@ -217,8 +219,31 @@ Status Array::ReadShard(const ChunkOverlap& overlap,
     core::FillStridedRegion(target, overlap.array.shape(), metadata_.fill_value);
     return Status::Ok();
   }
-  const ShardByteReader read = read_whole ? MemoryReader(*whole) : RangeReader(*store_, key);
-  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
+  if (read_whole) {
+    const ShardByteReader read = MemoryReader(*whole);
+    CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
+    return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key),
+                                                                    *shard_size, n, where));
+  // The chunks the box needs, fetched in one batch (one open for a file).
+  std::vector<store::ByteRange> ranges;
+  for (const core::Coord& chunk : inner.ChunksIntersecting(box)) {
+    const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
+    if (!location.empty()) ranges.push_back(store::ByteRange::Span(location.offset, location.nbytes));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::vector<Bytes>> fetched,
+                             store_->GetRanges(key, ranges));
+  if (!fetched) return Status::NotFound(where + " vanished while being read");
+  // Keyed by offset and size: nothing forbids two entries sharing bytes.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> fetched_at;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    fetched_at[{ranges[i].offset, ranges[i].length}] = i;
+  }
+  const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
+                                   Bytes&) -> Result<ByteView> {
+    return ByteView((*fetched)[fetched_at.at({offset, nbytes})]);
+  };
   return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
 }
 
@@ -293,9 +318,11 @@ Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource&
     }
   }
   const ShardWriteSource write{source, overlap.chunk_local};
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> shard,
-                             sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where));
-  return StoreChunk(key, std::move(shard), whole || old.has_value());
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::optional<EncodedShard> shard,
+      sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where));
+  if (shard) return store_->SetParts(key, shard->parts());
+  return StoreChunk(key, std::nullopt, whole || old.has_value());
 }
 
 Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {

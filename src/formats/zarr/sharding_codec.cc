@@ -94,6 +94,28 @@ core::Coord Minus(std::span<const Index> a, std::span<const Index> b) {
   return difference;
 }
 
+// One decode buffer per thread, reused: fresh chunk-sized buffers cost a page
+// fault per 4 KiB. A nested shard decoding on the same thread while the
+// buffer is taken gets a buffer of its own.
+class ScratchBuffer {
+ public:
+  ScratchBuffer() : owner_(!taken_) { taken_ = true; }
+  ~ScratchBuffer() {
+    if (owner_) taken_ = false;
+  }
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  Bytes& get() { return owner_ ? shared_ : own_; }
+
+ private:
+  static thread_local Bytes shared_;
+  static thread_local bool taken_;
+  bool owner_;
+  Bytes own_;
+};
+thread_local Bytes ScratchBuffer::shared_;
+thread_local bool ScratchBuffer::taken_ = false;
+
 std::string InnerName(std::string_view key, std::span<const Index> coord) {
   return std::string(key) + " inner chunk [" + core::FormatShape(coord) + "]";
 }
@@ -195,15 +217,18 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
     }
     Bytes scratch;
     CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded, read(location.offset, location.nbytes, scratch));
-    Result<Bytes> decoded = inner_codecs_.Decode(inner_spec, encoded);
-    if (!decoded.ok()) return decoded.status().WithContext(InnerName(key, chunks[i]));
-    core::CopyStridedRegion({decoded->data(), inner_spec.shape, overlap.chunk_local.start()},
+    ScratchBuffer scratch_decoded;
+    Bytes& decoded = scratch_decoded.get();
+    decoded.resize(inner_spec.num_bytes());
+    const Status status = inner_codecs_.DecodeInto(inner_spec, encoded, decoded);
+    if (!status.ok()) return status.WithContext(InnerName(key, chunks[i]));
+    core::CopyStridedRegion({decoded.data(), inner_spec.shape, overlap.chunk_local.start()},
                             target, extent, inner_spec.dtype.size());
     return Status::Ok();
   });
 }
 
-Result<std::optional<Bytes>> ShardingCodec::EncodeMerged(const ChunkSpec& shard_spec,
+Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(const ChunkSpec& shard_spec,
                                                          const ShardWriteSource& write,
                                                          const std::optional<ShardIndex>& old_index,
                                                          const ShardByteReader& read_old,
@@ -247,53 +272,55 @@ Result<std::optional<Bytes>> ShardingCodec::EncodeMerged(const ChunkSpec& shard_
                             {chunk.data(), inner_spec.shape, chunk_origin}, hit->shape(),
                             element_size);
     if (IsFilledWith(chunk, fill)) return Status::Ok();
-    CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, inner_codecs_.Encode(inner_spec, chunk));
-    encoded.shrink_to_fit();
-    chunks[k] = std::move(encoded);
+    // Not shrunk: the spare capacity lives only until the shard is written,
+    // and shrinking would copy every chunk once more.
+    CHUNKWISE_ASSIGN_OR_RETURN(chunks[k], inner_codecs_.Encode(inner_spec, chunk));
     return Status::Ok();
   }));
   for (const auto& chunk : chunks) {
-    if (chunk) return std::optional<Bytes>(Assemble(chunks));
+    if (chunk) return std::optional<EncodedShard>(Assemble(chunks));
   }
-  return std::optional<Bytes>();
+  return std::optional<EncodedShard>();
 }
 
-Bytes ShardingCodec::Assemble(std::vector<std::optional<Bytes>>& chunks) const {
+EncodedShard ShardingCodec::Assemble(std::vector<std::optional<Bytes>>& chunks) const {
   ShardIndex index = ShardIndex::Empty(chunks.size());
   const std::uint64_t shift = DataOffsetShift(index_location_, chunks.size());
   std::uint64_t data_size = 0;
+  EncodedShard shard;
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     if (!chunks[k]) continue;
     index.Set(k, {shift + data_size, chunks[k]->size()});
     data_size += chunks[k]->size();
+    shard.pieces.push_back(std::move(*chunks[k]));
   }
-  const Bytes index_bytes = index.Encode();
-  Bytes shard;
-  shard.reserve(data_size + index_bytes.size());
   if (index_location_ == IndexLocation::kStart) {
-    shard.insert(shard.end(), index_bytes.begin(), index_bytes.end());
-  }
-  for (auto& chunk : chunks) {
-    if (!chunk) continue;
-    shard.insert(shard.end(), chunk->begin(), chunk->end());
-    chunk.reset();  // Frees each piece as soon as it is copied.
-  }
-  if (index_location_ == IndexLocation::kEnd) {
-    shard.insert(shard.end(), index_bytes.begin(), index_bytes.end());
+    shard.pieces.insert(shard.pieces.begin(), index.Encode());
+  } else {
+    shard.pieces.push_back(index.Encode());
   }
   return shard;
+}
+
+Bytes EncodedShard::Join() const {
+  std::size_t total = 0;
+  for (const Bytes& piece : pieces) total += piece.size();
+  Bytes joined;
+  joined.reserve(total);
+  for (const Bytes& piece : pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+  return joined;
 }
 
 Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckShardShape(spec.shape));
   const core::Coord origin(spec.shape.size(), 0);
   const ShardWriteSource write{{data.data(), spec.shape, origin}, Region::Full(spec.shape)};
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> shard,
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
                              EncodeMerged(spec, write, std::nullopt, {}, "shard"));
-  if (shard) return std::move(*shard);
+  if (shard) return shard->Join();
   std::vector<std::optional<Bytes>> empty(
       static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks()));
-  return Assemble(empty);  // An index of empty entries: the codec must return a value.
+  return Assemble(empty).Join();  // An index of empty entries: the codec must return a value.
 }
 
 Result<Bytes> ShardingCodec::Decode(const ChunkSpec& spec, ByteView encoded) const {

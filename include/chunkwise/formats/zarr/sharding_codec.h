@@ -44,6 +44,16 @@ struct ShardWriteSource {
   core::Region box;
 };
 
+// An encoded shard as the pieces of its object in order (the index first or
+// last): a store can write them one after another without joining them.
+struct EncodedShard {
+  std::vector<Bytes> pieces;
+
+  std::vector<ByteView> parts() const { return {pieces.begin(), pieces.end()}; }
+  // The whole object in one buffer.
+  Bytes Join() const;
+};
+
 class ShardingCodec final : public codec::ArrayToBytesCodec {
  public:
   // Parses the configuration; inner and index chains come from `registry`.
@@ -86,7 +96,7 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // their old bytes, chunks it covers are encoded afresh, chunks it cuts are
   // decoded, overlaid and re-encoded. Returns nullopt when every inner chunk
   // is empty (the shard should not be stored).
-  Result<std::optional<Bytes>> EncodeMerged(const codec::ChunkSpec& shard_spec,
+  Result<std::optional<EncodedShard>> EncodeMerged(const codec::ChunkSpec& shard_spec,
                                             const ShardWriteSource& write,
                                             const std::optional<ShardIndex>& old_index,
                                             const ShardByteReader& read_old,
@@ -98,7 +108,7 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
                 core::ThreadPool* pool);
 
   Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
-  Bytes Assemble(std::vector<std::optional<Bytes>>& chunks) const;
+  EncodedShard Assemble(std::vector<std::optional<Bytes>>& chunks) const;
 
   core::Shape chunk_shape_;
   codec::CodecChain inner_codecs_;
