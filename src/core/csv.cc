@@ -82,9 +82,8 @@ bool ParseDouble(const std::string& text, double* value) {
 }
 
 int BoolValue(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text == "true" ? 1 : text == "false" ? 0 : -1;
 }
 
@@ -157,12 +156,12 @@ Result<std::string> FormatValue(const NpyDtype& dtype, const std::uint8_t* p) {
     case 'b':
       return std::string(p[0] != 0 ? "True" : "False");
     case 'i':
-      return std::to_string(size == 1 ? static_cast<std::int8_t>(p[0])
+      return std::to_string(size == 1   ? static_cast<std::int8_t>(p[0])
                             : size == 2 ? Load<std::int16_t>(p, big)
                             : size == 4 ? Load<std::int32_t>(p, big)
                                         : Load<std::int64_t>(p, big));
     case 'u':
-      return std::to_string(size == 1 ? p[0]
+      return std::to_string(size == 1   ? p[0]
                             : size == 2 ? Load<std::uint16_t>(p, big)
                             : size == 4 ? Load<std::uint32_t>(p, big)
                                         : Load<std::uint64_t>(p, big));

@@ -126,8 +126,8 @@ Result<Bytes> ConvertRows(const core::NpyDtype& from, ByteView rows, const core:
     if (it == fields.end()) {
       return Status::InvalidArgument("input has no field for column \"" + target.name + "\"");
     }
-    CHUNKWISE_RETURN_IF_ERROR(ConvertField(*it, from.itemsize(), rows.data(), target,
-                                           to.itemsize(), out.data(), count));
+    CHUNKWISE_RETURN_IF_ERROR(
+        ConvertField(*it, from.itemsize(), rows.data(), target, to.itemsize(), out.data(), count));
   }
   return out;
 }
@@ -155,14 +155,14 @@ Result<ImportSummary> AppendToCtable(RowSource& source, Ctable& table,
 Result<ImportSummary> AppendToCarray(RowSource& source, Carray& carray,
                                      const ImportOptions& options) {
   if (!(source.dtype() == carray.dtype()) || source.row_shape() != carray.atom_shape()) {
-    return Status::InvalidArgument(
-        "input rows " + source.dtype().ToDescr() + " (" + core::FormatShape(source.row_shape()) +
-        ") do not match the carray's " + carray.dtype().ToDescr() + " (" +
-        core::FormatShape(carray.atom_shape()) + ")");
+    return Status::InvalidArgument("input rows " + source.dtype().ToDescr() + " (" +
+                                   core::FormatShape(source.row_shape()) +
+                                   ") do not match the carray's " + carray.dtype().ToDescr() +
+                                   " (" + core::FormatShape(carray.atom_shape()) + ")");
   }
   const std::int64_t before = carray.length();
-  CHUNKWISE_RETURN_IF_ERROR(Pump(source, carray.chunklen(), options,
-                                 [&](ByteView rows) { return carray.Append(rows); }));
+  CHUNKWISE_RETURN_IF_ERROR(
+      Pump(source, carray.chunklen(), options, [&](ByteView rows) { return carray.Append(rows); }));
   CHUNKWISE_RETURN_IF_ERROR(carray.Close());
   return ImportSummary{false, carray.length() - before, carray.length(),
                        source.row_size() * static_cast<std::uint64_t>(carray.length() - before)};

@@ -81,8 +81,8 @@ Result<BloscHeader> ParseBloscHeader(ByteView chunk, std::string_view file_name)
   }
   if (header.nbytes == 0) return header;
   if (header.blocksize == 0) return Corrupt(file_name, "Blosc header has blocksize 0");
-  const std::uint64_t nblocks = (std::uint64_t{header.nbytes} + header.blocksize - 1) /
-                                header.blocksize;
+  const std::uint64_t nblocks =
+      (std::uint64_t{header.nbytes} + header.blocksize - 1) / header.blocksize;
   if (kBloscHeaderSize + 4 * nblocks > header.cbytes) {
     return Corrupt(file_name, "Blosc chunk is smaller than its table of " +
                                   std::to_string(nblocks) + " block offsets");

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "chunkwise/store/file_store.h"
+#include "formats/bcolz/chunk_writer.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {
@@ -38,8 +39,7 @@ Status EnsureDataDirectory(store::Store& store, const std::string& prefix) {
 
 Status CheckCparams(const Cparams& cparams) {
   if (cparams.clevel < 0 || cparams.clevel > 9) {
-    return Status::InvalidArgument("clevel must be in 0..9, got " +
-                                   std::to_string(cparams.clevel));
+    return Status::InvalidArgument("clevel must be in 0..9, got " + std::to_string(cparams.clevel));
   }
   if (cparams.shuffle < 0 || cparams.shuffle > 2) {
     return Status::InvalidArgument("shuffle must be 0, 1 or 2, got " +
@@ -73,7 +73,10 @@ Result<Mode> ParseMode(std::string_view text) {
 }
 
 Carray::Carray(std::shared_ptr<store::Store> store, std::string prefix, Mode mode)
-    : store_(std::move(store)), prefix_(std::move(prefix)), mode_(mode) {}
+    : store_(std::move(store)),
+      prefix_(std::move(prefix)),
+      mode_(mode),
+      writer_(std::make_unique<ChunkWriter>(store_.get())) {}
 
 Carray::~Carray() {
   if (dirty_ && mode_ != Mode::kRead) (void)Flush();
@@ -89,9 +92,7 @@ std::vector<std::int64_t> Carray::shape() const {
   return shape;
 }
 
-std::int64_t Carray::chunk_count() const {
-  return full_chunks() + (leftover_rows() > 0 ? 1 : 0);
-}
+std::int64_t Carray::chunk_count() const { return full_chunks() + (leftover_rows() > 0 ? 1 : 0); }
 
 Result<std::uint64_t> Carray::CompressedBytes() const {
   std::uint64_t total = 0;
@@ -118,9 +119,8 @@ Status Carray::InitLayout(const CarrayOptions& options) {
   storage_.dtype = options.dtype;
   storage_.cparams = options.cparams;
   storage_.expectedlen = options.expectedlen;
-  storage_.chunklen = options.chunklen > 0
-                          ? options.chunklen
-                          : ChunklenForExpectedlen(options.expectedlen, atomsize_);
+  storage_.chunklen = options.chunklen > 0 ? options.chunklen
+                                           : ChunklenForExpectedlen(options.expectedlen, atomsize_);
   if (static_cast<std::uint64_t>(storage_.chunklen) * atomsize_ > kMaxChunkBytes) {
     return Status::InvalidArgument("chunklen * row size passes the Blosc1 limit of 2 GiB");
   }
@@ -159,9 +159,8 @@ Result<std::unique_ptr<Carray>> Carray::Open(std::shared_ptr<store::Store> store
   CHUNKWISE_ASSIGN_OR_RETURN(carray->storage_,
                              ParseStorageMeta(storage_text, source.Describe(storage_key)));
   CHUNKWISE_ASSIGN_OR_RETURN(std::string sizes_text, ReadText(source, sizes_key));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      SizesMeta sizes,
-      ParseSizesMeta(sizes_text, source.Describe(sizes_key), carray->storage_.dtype.itemsize()));
+  CHUNKWISE_ASSIGN_OR_RETURN(SizesMeta sizes, ParseSizesMeta(sizes_text, source.Describe(sizes_key),
+                                                             carray->storage_.dtype.itemsize()));
   carray->atom_shape_.assign(sizes.shape.begin() + 1, sizes.shape.end());
   carray->full_chunk_cbytes_ = static_cast<std::uint64_t>(std::max<std::int64_t>(sizes.cbytes, 0));
   carray->length_ = sizes.shape[0];
@@ -172,15 +171,14 @@ Result<std::unique_ptr<Carray>> Carray::Open(std::shared_ptr<store::Store> store
     return Status::Corruption(source.Describe(storage_key) + ": chunklen passes 2 GiB chunks");
   }
   carray->typesize_ = BloscTypesize(carray->storage_.dtype);
-  carray->leftover_.resize(static_cast<std::size_t>(carray->storage_.chunklen) *
-                           carray->atomsize_);
-  carray->full_chunk_cbytes_ -= std::min<std::uint64_t>(carray->full_chunk_cbytes_,
-                                                        carray->leftover_.size());
+  carray->leftover_.resize(static_cast<std::size_t>(carray->storage_.chunklen) * carray->atomsize_);
+  carray->full_chunk_cbytes_ -=
+      std::min<std::uint64_t>(carray->full_chunk_cbytes_, carray->leftover_.size());
   CHUNKWISE_RETURN_IF_ERROR(carray->LoadLeftover());
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> attrs, source.Get(carray->Key("__attrs__")));
   if (attrs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(carray->attrs_,
-                               ParseAttrs(AsChars(*attrs), source.Describe(carray->Key("__attrs__"))));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        carray->attrs_, ParseAttrs(AsChars(*attrs), source.Describe(carray->Key("__attrs__"))));
   }
   if (mode == Mode::kWrite) CHUNKWISE_RETURN_IF_ERROR(carray->Trim(carray->length_));
   return carray;
@@ -193,6 +191,8 @@ Status Carray::LoadLeftover() {
 }
 
 Status Carray::WriteSizes(std::int64_t rows) {
+  // Every chunk file must be in place before meta/sizes names it.
+  CHUNKWISE_RETURN_IF_ERROR(writer_->Drain());
   SizesMeta sizes;
   sizes.shape = {rows};
   sizes.shape.insert(sizes.shape.end(), atom_shape_.begin(), atom_shape_.end());
@@ -220,25 +220,25 @@ Status Carray::EraseAttr(const std::string& name) {
 }
 
 Status Carray::WriteChunk(std::int64_t index, ByteView rows) {
-  compress_buffer_.resize(kBlpHeaderSize + rows.size() + BLOSC_MAX_OVERHEAD);
-  EncodeBlpHeader(compress_buffer_.data());
+  const std::size_t capacity = kBlpHeaderSize + rows.size() + BLOSC_MAX_OVERHEAD;
+  Bytes buffer = writer_->TakeBuffer(capacity);
+  EncodeBlpHeader(buffer.data());
   const int written = blosc_compress_ctx(
       storage_.cparams.clevel, storage_.cparams.shuffle, static_cast<std::size_t>(typesize_),
-      rows.size(), rows.data(), compress_buffer_.data() + kBlpHeaderSize,
-      compress_buffer_.size() - kBlpHeaderSize, storage_.cparams.cname.c_str(),
-      /*blocksize=*/0, threads_);
+      rows.size(), rows.data(), buffer.data() + kBlpHeaderSize, capacity - kBlpHeaderSize,
+      storage_.cparams.cname.c_str(), /*blocksize=*/0, threads_);
   if (written <= 0) {
     return Status::Internal("blosc_compress_ctx failed with code " + std::to_string(written) +
                             " for " + store_->Describe(ChunkKey(index)));
   }
   if (index == cached_index_) cached_index_ = -1;
   last_chunk_file_size_ = kBlpHeaderSize + static_cast<std::uint64_t>(written);
-  return store_->Set(ChunkKey(index),
-                     ByteView(compress_buffer_.data(), kBlpHeaderSize + written));
+  return writer_->Submit(ChunkKey(index), std::move(buffer), last_chunk_file_size_);
 }
 
 Result<const Bytes*> Carray::ChunkFile(std::int64_t index, std::int64_t rows) {
   const std::string key = ChunkKey(index);
+  CHUNKWISE_RETURN_IF_ERROR(writer_->Drain());  // The chunk may be on its way to the store.
   if (index != cached_index_) {
     cached_index_ = -1;
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> file, store_->Get(key));
@@ -251,7 +251,8 @@ Result<const Bytes*> Carray::ChunkFile(std::int64_t index, std::int64_t rows) {
   const std::string name = store_->Describe(key);
   CHUNKWISE_ASSIGN_OR_RETURN(BloscHeader header, ParseBlpFile(cached_file_, name));
   std::size_t validated = 0;
-  if (blosc_cbuffer_validate(cached_file_.data() + kBlpHeaderSize, header.cbytes, &validated) != 0) {
+  if (blosc_cbuffer_validate(cached_file_.data() + kBlpHeaderSize, header.cbytes, &validated) !=
+      0) {
     return Status::Corruption(name + ": c-blosc rejects the chunk header");
   }
   const std::uint64_t full = static_cast<std::uint64_t>(storage_.chunklen) * atomsize_;
@@ -276,8 +277,7 @@ Result<const Bytes*> Carray::ChunkFile(std::int64_t index, std::int64_t rows) {
 
 Status Carray::DecodeRows(std::int64_t index, std::int64_t first, std::int64_t count,
                           std::uint8_t* out) {
-  const std::int64_t rows_in_chunk =
-      index < full_chunks() ? storage_.chunklen : leftover_rows();
+  const std::int64_t rows_in_chunk = index < full_chunks() ? storage_.chunklen : leftover_rows();
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes* file, ChunkFile(index, rows_in_chunk));
   const std::uint8_t* chunk = file->data() + kBlpHeaderSize;
   const std::uint32_t nbytes = LoadLittleEndian<std::uint32_t>(chunk + 4);
@@ -408,6 +408,7 @@ Status Carray::Write(std::int64_t start, ByteView rows) {
 }
 
 Status Carray::EraseChunksFrom(std::int64_t first, std::int64_t end) {
+  CHUNKWISE_RETURN_IF_ERROR(writer_->Drain());
   for (std::int64_t i = first; i < end; ++i) {
     CHUNKWISE_RETURN_IF_ERROR(store_->Erase(ChunkKey(i)));
   }

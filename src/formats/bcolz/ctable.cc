@@ -68,7 +68,8 @@ Result<std::unique_ptr<Ctable>> Ctable::Create(std::shared_ptr<store::Store> sto
     }
   }
   std::unique_ptr<Ctable> table(new Ctable(std::move(store), std::move(prefix), Mode::kAppend));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> old_keys, table->store_->List(table->prefix_));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> old_keys,
+                             table->store_->List(table->prefix_));
   for (const std::string& key : old_keys) CHUNKWISE_RETURN_IF_ERROR(table->store_->Erase(key));
   for (const ColumnSpec& spec : columns) {
     CHUNKWISE_ASSIGN_OR_RETURN(
@@ -207,8 +208,9 @@ Result<core::NpyArray> Ctable::Read(std::int64_t start, std::int64_t stop,
   for (std::size_t k = 0; k < indices.size(); ++k) {
     Carray& carray = *columns_[indices[k]];
     CHUNKWISE_ASSIGN_OR_RETURN(Bytes values, carray.Read(start, stop));
-    CopyStrided(values.data(), carray.atomsize(), array.data.data() + array.dtype.fields()[k].offset,
-                array.dtype.itemsize(), carray.atomsize(), rows);
+    CopyStrided(values.data(), carray.atomsize(),
+                array.data.data() + array.dtype.fields()[k].offset, array.dtype.itemsize(),
+                carray.atomsize(), rows);
   }
   return array;
 }
@@ -273,8 +275,9 @@ Status Ctable::AddColumn(const ColumnSpec& spec, ByteView values) {
   if (std::find(names_.begin(), names_.end(), spec.name) != names_.end()) {
     return Status::InvalidArgument("column \"" + spec.name + "\" exists already");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                             Carray::Create(store_, ColumnPrefix(prefix_, spec.name), spec.options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Carray> carray,
+      Carray::Create(store_, ColumnPrefix(prefix_, spec.name), spec.options));
   if (values.size() != static_cast<std::uint64_t>(length_) * carray->atomsize()) {
     return Status::InvalidArgument("new column \"" + spec.name + "\" needs " +
                                    std::to_string(length_) + " rows");

@@ -14,11 +14,11 @@ using core::NpyDtype;
 // NumPy's names for native-order (little-endian here) scalar types.
 const std::map<std::string, std::string, std::less<>>& NameToTypestr() {
   static const std::map<std::string, std::string, std::less<>> names = {
-      {"bool", "|b1"},        {"int8", "|i1"},        {"int16", "<i2"},     {"int32", "<i4"},
-      {"int64", "<i8"},       {"uint8", "|u1"},       {"uint16", "<u2"},    {"uint32", "<u4"},
-      {"uint64", "<u8"},      {"float16", "<f2"},     {"float32", "<f4"},   {"float64", "<f8"},
-      {"float128", "<f16"},   {"complex64", "<c8"},   {"complex128", "<c16"},
-      {"complex256", "<c32"}, {"datetime64", "<M8"}, {"timedelta64", "<m8"},
+      {"bool", "|b1"},       {"int8", "|i1"},        {"int16", "<i2"},       {"int32", "<i4"},
+      {"int64", "<i8"},      {"uint8", "|u1"},       {"uint16", "<u2"},      {"uint32", "<u4"},
+      {"uint64", "<u8"},     {"float16", "<f2"},     {"float32", "<f4"},     {"float64", "<f8"},
+      {"float128", "<f16"},  {"complex64", "<c8"},   {"complex128", "<c16"}, {"complex256", "<c32"},
+      {"datetime64", "<M8"}, {"timedelta64", "<m8"},
   };
   return names;
 }
@@ -48,8 +48,8 @@ Result<std::int64_t> GetInt(const nlohmann::json& object, const char* key,
   }
   const auto value = it->get<std::int64_t>();
   if (value < minimum || value > maximum) {
-    return BadMeta(file_name, std::string("\"") + key + "\" = " + std::to_string(value) +
-                                  " is out of range");
+    return BadMeta(file_name,
+                   std::string("\"") + key + "\" = " + std::to_string(value) + " is out of range");
   }
   return value;
 }
@@ -106,8 +106,8 @@ Status StoreNumber(const nlohmann::json& value, const NpyDtype& dtype, std::uint
     case 'u':
     case 'M':
     case 'm': {
-      const std::int64_t integer = value.is_number_integer() ? value.get<std::int64_t>()
-                                                             : static_cast<std::int64_t>(real);
+      const std::int64_t integer =
+          value.is_number_integer() ? value.get<std::int64_t>() : static_cast<std::int64_t>(real);
       std::uint8_t bytes[8];
       StoreAs<std::int64_t>(integer, NpyDtype::ByteOrder::kLittle, bytes);
       for (std::size_t i = 0; i < size; ++i) {
@@ -119,8 +119,10 @@ Status StoreNumber(const nlohmann::json& value, const NpyDtype& dtype, std::uint
     case 'c': {
       const std::size_t part = dtype.kind() == 'c' ? size / 2 : size;
       std::memset(out, 0, size);
-      if (part == 4) StoreAs(static_cast<float>(real), order, out);
-      else if (part == 8) StoreAs(real, order, out);
+      if (part == 4)
+        StoreAs(static_cast<float>(real), order, out);
+      else if (part == 8)
+        StoreAs(real, order, out);
       else if (real != 0) {
         return Status::Unsupported("dflt " + value.dump() + " for dtype " + DtypeToString(dtype));
       }

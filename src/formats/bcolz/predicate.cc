@@ -113,7 +113,8 @@ class Parser {
     } else if (Accept("True") || Accept("False")) {
       literal.number = text_[start] == 'T' ? 1 : 0;
     } else {
-      const std::string token(text_.substr(pos_, text_.find_first_of(" \t\r\n()&|~<>=!", pos_) - pos_));
+      const std::string token(
+          text_.substr(pos_, text_.find_first_of(" \t\r\n()&|~<>=!", pos_) - pos_));
       char* end = nullptr;
       literal.number = std::strtold(token.c_str(), &end);
       if (token.empty() || end != token.c_str() + token.size()) return Error("expected a literal");
@@ -135,11 +136,16 @@ class Parser {
 
   static Op Mirror(Op op) {
     switch (op) {
-      case Op::kLess: return Op::kGreater;
-      case Op::kLessEqual: return Op::kGreaterEqual;
-      case Op::kGreater: return Op::kLess;
-      case Op::kGreaterEqual: return Op::kLessEqual;
-      default: return op;
+      case Op::kLess:
+        return Op::kGreater;
+      case Op::kLessEqual:
+        return Op::kGreaterEqual;
+      case Op::kGreater:
+        return Op::kLess;
+      case Op::kGreaterEqual:
+        return Op::kLessEqual;
+      default:
+        return op;
     }
   }
 
@@ -188,7 +194,7 @@ long double NumberAt(const core::NpyDtype& dtype, const std::uint8_t* p) {
     case 'b':
       return p[0] != 0 ? 1 : 0;
     case 'u':
-      return size == 1 ? p[0]
+      return size == 1   ? p[0]
              : size == 2 ? LoadAs<std::uint16_t>(p, big)
              : size == 4 ? LoadAs<std::uint32_t>(p, big)
                          : static_cast<long double>(LoadAs<std::uint64_t>(p, big));
@@ -196,8 +202,8 @@ long double NumberAt(const core::NpyDtype& dtype, const std::uint8_t* p) {
       return size == 4   ? LoadAs<float>(p, big)
              : size == 8 ? LoadAs<double>(p, big)
                          : 0;  // Check rejects other float widths.
-    default:  // i, M, m
-      return size == 1 ? static_cast<std::int8_t>(p[0])
+    default:                   // i, M, m
+      return size == 1   ? static_cast<std::int8_t>(p[0])
              : size == 2 ? LoadAs<std::int16_t>(p, big)
              : size == 4 ? LoadAs<std::int32_t>(p, big)
                          : static_cast<long double>(LoadAs<std::int64_t>(p, big));
@@ -224,12 +230,18 @@ std::string StringAt(const core::NpyDtype& dtype, const std::uint8_t* p) {
 template <typename T>
 bool Compare(Op op, const T& a, const T& b) {
   switch (op) {
-    case Op::kLess: return a < b;
-    case Op::kLessEqual: return a <= b;
-    case Op::kGreater: return a > b;
-    case Op::kGreaterEqual: return a >= b;
-    case Op::kEqual: return a == b;
-    case Op::kNotEqual: return a != b;
+    case Op::kLess:
+      return a < b;
+    case Op::kLessEqual:
+      return a <= b;
+    case Op::kGreater:
+      return a > b;
+    case Op::kGreaterEqual:
+      return a >= b;
+    case Op::kEqual:
+      return a == b;
+    case Op::kNotEqual:
+      return a != b;
   }
   return false;
 }

@@ -1,11 +1,10 @@
 // Carray: round trips for every dtype class, leftover handling, assignment,
 // trim/resize, modes, attributes, crash states and bad files.
-#include "chunkwise/formats/bcolz/carray.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 
@@ -56,13 +55,26 @@ TEST(Carray, RoundTripEveryDtypeClass) {
     std::vector<std::int64_t> atom;
   };
   const Case cases[] = {
-      {"bool", {}},          {"int8", {}},           {"int16", {}},
-      {"int32", {}},         {"int64", {}},          {"uint16", {}},
-      {"uint64", {}},        {"float16", {}},        {"float32", {}},
-      {"float64", {3, 2}},   {"complex64", {}},      {"complex128", {2}},
-      {">i4", {}},           {">f8", {4}},           {"datetime64[ns]", {}},
-      {"timedelta64[s]", {}}, {"|S7", {}},           {"<U3", {2}},
-      {"|V5", {}},           {"|V300", {}},
+      {"bool", {}},
+      {"int8", {}},
+      {"int16", {}},
+      {"int32", {}},
+      {"int64", {}},
+      {"uint16", {}},
+      {"uint64", {}},
+      {"float16", {}},
+      {"float32", {}},
+      {"float64", {3, 2}},
+      {"complex64", {}},
+      {"complex128", {2}},
+      {">i4", {}},
+      {">f8", {4}},
+      {"datetime64[ns]", {}},
+      {"timedelta64[s]", {}},
+      {"|S7", {}},
+      {"<U3", {2}},
+      {"|V5", {}},
+      {"|V300", {}},
       {"[('a', '<i4'), ('b', '<f8', (2,)), ('c', '|S3')]", {}},
       {"[('x', '>u2'), ('y', [('p', '<f4'), ('q', '|b1')])]", {2, 2}},
   };
@@ -161,7 +173,7 @@ TEST(Carray, WriteRewritesOnlyTouchedChunks) {
   ASSERT_TRUE(carray->Append(data).ok());
   const Bytes chunk0 = **store->Get("data/__0.blp"), chunk2 = **store->Get("data/__2.blp");
   const Bytes patch = {9, 9, 8, 8, 7, 7};
-  ASSERT_TRUE(carray->Write(5, patch).ok());    // Inside chunk 1.
+  ASSERT_TRUE(carray->Write(5, patch).ok());         // Inside chunk 1.
   ASSERT_TRUE(carray->Write(12, Bytes{1, 2}).ok());  // The leftover.
   std::copy(patch.begin(), patch.end(), data.begin() + 10);
   data[24] = 1, data[25] = 2;

@@ -1,11 +1,10 @@
 // Ctable and Predicate: column layout, append/select/filter, add/remove
 // columns, uneven columns after a crash, and the predicate grammar.
-#include "chunkwise/formats/bcolz/ctable.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/store/memory_store.h"
 
 namespace chunkwise::formats::bcolz {
@@ -17,7 +16,8 @@ core::NpyDtype Dtype(const char* text) {
   return *dtype;
 }
 
-constexpr const char* kRowDtype = "[('id', '<i8'), ('x', '<f8'), ('tag', '|S3'), ('v', '<u2', (2,))]";
+constexpr const char* kRowDtype =
+    "[('id', '<i8'), ('x', '<f8'), ('tag', '|S3'), ('v', '<u2', (2,))]";
 constexpr std::size_t kRowSize = 8 + 8 + 3 + 4;
 
 // Row i: id = i, x = i / 4, tag = "t" + (i % 3), v = (i, 2i).
@@ -174,8 +174,12 @@ TEST(Predicate, ComparesEveryNumericKindAndByteOrder) {
   auto mask = predicate.Evaluate({{"a", {Dtype(">i4"), ByteView(big, 8), 4}}}, 2);
   EXPECT_EQ(mask, (std::vector<std::uint8_t>{1, 0}));
   const std::uint64_t huge[] = {~std::uint64_t{0}, 3};
-  mask = (*Predicate::Parse("a >= 18446744073709551615"))
-             .Evaluate({{"a", {Dtype("uint64"), ByteView(reinterpret_cast<const std::uint8_t*>(huge), 16), 8}}}, 2);
+  mask =
+      (*Predicate::Parse("a >= 18446744073709551615"))
+          .Evaluate(
+              {{"a",
+                {Dtype("uint64"), ByteView(reinterpret_cast<const std::uint8_t*>(huge), 16), 8}}},
+              2);
   EXPECT_EQ(mask, (std::vector<std::uint8_t>{1, 0}));
   const char text[] = "ab\0\0cd\0\0";
   mask = (*Predicate::Parse("s != 'ab'"))

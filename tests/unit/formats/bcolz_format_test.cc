@@ -13,9 +13,9 @@ namespace {
 Bytes BlpFile(const Bytes& data, int typesize = 4) {
   Bytes file(kBlpHeaderSize + data.size() + BLOSC_MAX_OVERHEAD);
   EncodeBlpHeader(file.data());
-  const int n = blosc_compress_ctx(5, 1, typesize, data.size(), data.data(),
-                                   file.data() + kBlpHeaderSize, file.size() - kBlpHeaderSize,
-                                   "lz4", 0, 1);
+  const int n =
+      blosc_compress_ctx(5, 1, typesize, data.size(), data.data(), file.data() + kBlpHeaderSize,
+                         file.size() - kBlpHeaderSize, "lz4", 0, 1);
   file.resize(kBlpHeaderSize + static_cast<std::size_t>(n));
   return file;
 }
@@ -88,10 +88,18 @@ TEST(BlpFormat, RejectsBlosc2AndZeroFields) {
 
 TEST(BcolzMeta, DtypeStringsBothWays) {
   const std::pair<const char*, const char*> cases[] = {
-      {"int32", "<i4"},   {"float64", "<f8"},           {"bool", "|b1"},
-      {"uint8", "|u1"},   {"complex128", "<c16"},       {"float16", "<f2"},
-      {">i4", ">i4"},     {"datetime64[ns]", "<M8[ns]"}, {"timedelta64[s]", "<m8[s]"},
-      {"|S10", "|S10"},   {"<U5", "<U5"},               {"|V8", "|V8"},
+      {"int32", "<i4"},
+      {"float64", "<f8"},
+      {"bool", "|b1"},
+      {"uint8", "|u1"},
+      {"complex128", "<c16"},
+      {"float16", "<f2"},
+      {">i4", ">i4"},
+      {"datetime64[ns]", "<M8[ns]"},
+      {"timedelta64[s]", "<m8[s]"},
+      {"|S10", "|S10"},
+      {"<U5", "<U5"},
+      {"|V8", "|V8"},
   };
   for (const auto& [text, typestr] : cases) {
     auto dtype = DtypeFromString(text);
@@ -124,13 +132,13 @@ TEST(BcolzMeta, TypesizeRules) {
 TEST(BcolzMeta, ChunklenFollowsBcolz) {
   // Values computed with bcolz 1.2's utils.calc_chunksize(expectedlen * atomsize / MB) //
   // atomsize in Python; int() truncates toward zero, so 0.38 MB lands in zone 0.
-  EXPECT_EQ(ChunklenForExpectedlen(0, 8), 2048);              // Floor: 16 KB.
-  EXPECT_EQ(ChunklenForExpectedlen(100000, 4), 65536);        // 0.38 MB: 256 KB.
-  EXPECT_EQ(ChunklenForExpectedlen(1 << 20, 8), 32768);       // 8 MB: 256 KB.
-  EXPECT_EQ(ChunklenForExpectedlen(1000000000, 8), 262144);   // 7.6 GB: 2 MB.
-  EXPECT_EQ(ChunklenForExpectedlen(1LL << 40, 8), 524288);    // Ceiling: 4 MB.
+  EXPECT_EQ(ChunklenForExpectedlen(0, 8), 2048);             // Floor: 16 KB.
+  EXPECT_EQ(ChunklenForExpectedlen(100000, 4), 65536);       // 0.38 MB: 256 KB.
+  EXPECT_EQ(ChunklenForExpectedlen(1 << 20, 8), 32768);      // 8 MB: 256 KB.
+  EXPECT_EQ(ChunklenForExpectedlen(1000000000, 8), 262144);  // 7.6 GB: 2 MB.
+  EXPECT_EQ(ChunklenForExpectedlen(1LL << 40, 8), 524288);   // Ceiling: 4 MB.
   EXPECT_EQ(ChunklenForExpectedlen(10, 100000), 2);
-  EXPECT_EQ(ChunklenForExpectedlen(1, 1 << 20), 1);           // Rows over the chunk size.
+  EXPECT_EQ(ChunklenForExpectedlen(1, 1 << 20), 1);  // Rows over the chunk size.
 }
 
 TEST(BcolzMeta, StorageRoundTripFieldByField) {
@@ -185,9 +193,9 @@ TEST(BcolzMeta, SizesChecksNbytesAgainstShape) {
   auto sizes = ParseSizesMeta(R"({"shape": [10, 3], "nbytes": 240, "cbytes": 99})", "z", 8);
   ASSERT_TRUE(sizes.ok());
   EXPECT_EQ(sizes->shape, (std::vector<std::int64_t>{10, 3}));
-  ExpectError(ParseSizesMeta(R"({"shape": [10], "nbytes": 41, "cbytes": 0})", "m/sizes", 4)
-                  .status(),
-              StatusCode::kCorruption, "m/sizes: nbytes 41 disagrees");
+  ExpectError(
+      ParseSizesMeta(R"({"shape": [10], "nbytes": 41, "cbytes": 0})", "m/sizes", 4).status(),
+      StatusCode::kCorruption, "m/sizes: nbytes 41 disagrees");
   ExpectError(ParseSizesMeta(R"({"shape": [-1], "nbytes": 0})", "m", 4).status(),
               StatusCode::kCorruption, "shape");
   ExpectError(ParseSizesMeta(R"({"shape": [], "nbytes": 0})", "m", 4).status(),

@@ -9,8 +9,10 @@
 // chunk file and meta file is replaced atomically (Store::Set), and when an
 // Append completes chunks, meta/sizes is advanced to cover them, so a crash
 // loses at most the rows appended since the last Flush that did not complete
-// a chunk. Readers accept a leftover chunk file holding more rows than sizes
-// says (the state between completing it and updating sizes).
+// a chunk. Chunk files are written by a background thread while the next
+// chunk compresses; every chunk file is on disk before meta/sizes names it. Readers accept a
+// leftover chunk file holding more rows than sizes says (the state between completing it and
+// updating sizes).
 //
 // A Carray is not thread-safe: one thread (and one process) writes it.
 #ifndef CHUNKWISE_FORMATS_BCOLZ_CARRAY_H_
@@ -18,11 +20,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/npy_dtype.h"
@@ -32,6 +33,8 @@
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::bcolz {
+
+class ChunkWriter;
 
 // bcolz's open modes.
 enum class Mode {
@@ -44,7 +47,7 @@ enum class Mode {
 Result<Mode> ParseMode(std::string_view text);
 
 struct CarrayOptions {
-  core::NpyDtype dtype;                 // The scalar (base) dtype of each element.
+  core::NpyDtype dtype;                  // The scalar (base) dtype of each element.
   std::vector<std::int64_t> atom_shape;  // Shape of one row; empty for scalar rows.
   Cparams cparams;
   std::int64_t expectedlen = 0;  // Rows expected; picks chunklen as bcolz does.
@@ -133,8 +136,7 @@ class Carray {
   // The validated file of chunk `index`, which must hold at least `rows` rows.
   Result<const Bytes*> ChunkFile(std::int64_t index, std::int64_t rows);
   // Rows [first, first + count) of chunk `index` (relative rows) into `out`.
-  Status DecodeRows(std::int64_t index, std::int64_t first, std::int64_t count,
-                    std::uint8_t* out);
+  Status DecodeRows(std::int64_t index, std::int64_t first, std::int64_t count, std::uint8_t* out);
   Status EraseChunksFrom(std::int64_t first, std::int64_t end);
   std::int64_t full_chunks() const { return length_ / storage_.chunklen; }
   std::int64_t leftover_rows() const { return length_ % storage_.chunklen; }
@@ -154,7 +156,9 @@ class Carray {
   // The last chunk file read, so that nearby reads skip the store.
   std::int64_t cached_index_ = -1;
   Bytes cached_file_;
-  Bytes compress_buffer_;
+  // Writes chunk files in the background; drained before anything that must
+  // see them (reads, meta/sizes, erasing).
+  std::unique_ptr<ChunkWriter> writer_;
   std::uint64_t last_chunk_file_size_ = 0;
   std::uint64_t full_chunk_cbytes_ = 0;  // Estimate for meta/sizes' cbytes.
 };

@@ -13,11 +13,10 @@
 #define CHUNKWISE_FORMATS_BCOLZ_META_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/npy_dtype.h"

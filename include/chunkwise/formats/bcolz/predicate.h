@@ -71,8 +71,8 @@ class Predicate {
   };
 
  private:
-  void EvaluateNode(int index, const std::map<std::string, ColumnBlock>& blocks,
-                    std::size_t rows, std::vector<std::uint8_t>& out) const;
+  void EvaluateNode(int index, const std::map<std::string, ColumnBlock>& blocks, std::size_t rows,
+                    std::vector<std::uint8_t>& out) const;
   std::string NodeToString(int index) const;
 
   std::vector<Node> nodes_;
