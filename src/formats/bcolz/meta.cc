@@ -324,8 +324,9 @@ std::string SerializeSizesMeta(const SizesMeta& sizes) {
 Status CheckColumnName(std::string_view name) {
   if (name.empty() || name == "." || name == ".." || name.starts_with("__") ||
       name.starts_with(".") || name.find_first_of(std::string_view("/\\\0", 3)) != name.npos) {
-    return Status::InvalidArgument("\"" + std::string(name) +
-                                   "\" cannot name a ctable column directory");
+    std::string message = "\"";  // Appended: GCC 12 warns falsely on "x" + string.
+    message.append(name).append("\" cannot name a ctable column directory");
+    return Status::InvalidArgument(std::move(message));
   }
   return Status::Ok();
 }

@@ -17,6 +17,7 @@ class Parser {
 
   Result<int> ParseAll() {
     CHUNKWISE_ASSIGN_OR_RETURN(int root, ParseOr());
+    if (too_many_) return Error("more than 150 terms");
     SkipSpace();
     if (pos_ != text_.size()) return Error("unexpected text");
     return root;
@@ -24,6 +25,7 @@ class Parser {
 
  private:
   static constexpr int kMaxDepth = 200;
+  static constexpr std::size_t kMaxNodes = 150;
 
   Status Error(const std::string& what) const {
     return Status::InvalidArgument("predicate \"" + std::string(text_) + "\": " + what +
@@ -41,6 +43,8 @@ class Parser {
     return false;
   }
   int Add(Node node) {
+    // Bounds the canonical form's nesting too, so that ToString parses back.
+    if (nodes_.size() >= kMaxNodes) too_many_ = true;
     nodes_.push_back(std::move(node));
     return static_cast<int>(nodes_.size()) - 1;
   }
@@ -174,6 +178,7 @@ class Parser {
   std::vector<Node>& nodes_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  bool too_many_ = false;
 };
 
 template <typename T>

@@ -166,6 +166,9 @@ TEST(Predicate, GrammarAndPrecedence) {
     EXPECT_EQ(Predicate::Parse(bad).status().code(), StatusCode::kInvalidArgument) << bad;
   }
   EXPECT_EQ(Predicate::Parse(std::string(1000, '(')).status().code(), StatusCode::kInvalidArgument);
+  std::string long_chain = "a > 1";
+  for (int i = 0; i < 200; ++i) long_chain += " & a > 1";
+  EXPECT_EQ(Predicate::Parse(long_chain).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(Predicate, ComparesEveryNumericKindAndByteOrder) {
