@@ -18,15 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const char* const kDtypes[] = {"int32", "uint8", "float64", "|S3", "int16"};
   const int itemsizes[] = {4, 1, 8, 3, 2};
   const int which = data[0] % 5;
-  const int chunklen = 1 + (data[0] >> 3);     // 1..32 rows.
+  const int chunklen = 1 + (data[0] >> 3);        // 1..32 rows.
   const int rows = 1 + (data[0] * 7) % chunklen;  // A leftover or a full chunk.
   auto store = store::MemoryStore::Create();
   const std::string storage = std::string("{\"dtype\":\"") + kDtypes[which] +
                               "\",\"cparams\":{\"clevel\":5,\"shuffle\":1,\"cname\":\"lz4\"},"
-                              "\"chunklen\":" + std::to_string(chunklen) +
-                              ",\"expectedlen\":0,\"dflt\":0}\n";
-  const std::string sizes = "{\"shape\":[" + std::to_string(rows) + "],\"nbytes\":" +
-                            std::to_string(rows * itemsizes[which]) + ",\"cbytes\":0}\n";
+                              "\"chunklen\":" +
+                              std::to_string(chunklen) + ",\"expectedlen\":0,\"dflt\":0}\n";
+  const std::string sizes = "{\"shape\":[" + std::to_string(rows) +
+                            "],\"nbytes\":" + std::to_string(rows * itemsizes[which]) +
+                            ",\"cbytes\":0}\n";
   if (!store->Set("meta/storage", AsBytes(storage)).ok()) return 0;
   if (!store->Set("meta/sizes", AsBytes(sizes)).ok()) return 0;
   if (!store->Set("data/__0.blp", ByteView(data + 1, size - 1)).ok()) return 0;

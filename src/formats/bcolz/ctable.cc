@@ -224,49 +224,52 @@ Result<core::NpyArray> Ctable::Where(const Predicate& predicate,
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::size_t> indices, Indices(names));
   core::NpyArray array;
   CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, RowDtype(names));
+  array.shape = {0};
   if (start < 0 || stop < start || stop > length_) return Read(start, stop, names).status();
   const std::vector<std::string> used = predicate.columns();
   CHUNKWISE_ASSIGN_OR_RETURN(Carray * first, column(used.empty() ? names_[0] : used[0]));
   const std::int64_t block = first->chunklen();
-  const std::size_t itemsize = array.dtype.itemsize();
-  std::size_t matches = 0;
-  for (std::int64_t row = start; row < stop; row += block) {
-    // Align blocks to the first column's chunks so each read touches one chunk.
+  for (std::int64_t row = start; row < stop;) {
+    // Blocks follow the first predicate column's chunks, so each read touches one chunk.
     const std::int64_t end = std::min(stop, (row / block + 1) * block);
-    const auto rows = static_cast<std::size_t>(end - row);
-    std::map<std::string, Bytes> read;
-    std::map<std::string, ColumnBlock> blocks;
-    for (const std::string& name : used) {
-      CHUNKWISE_ASSIGN_OR_RETURN(Carray * carray, column(name));
-      CHUNKWISE_ASSIGN_OR_RETURN(read[name], carray->Read(row, end));
-      blocks[name] = {carray->dtype(), read[name], carray->atomsize()};
-    }
-    const std::vector<std::uint8_t> mask = predicate.Evaluate(blocks, rows);
-    const auto hits = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), 1));
-    if (hits == 0) {
-      row = end - block;  // The loop adds block: continue at `end`.
-      continue;
-    }
-    array.data.resize((matches + hits) * itemsize);
-    for (std::size_t k = 0; k < indices.size(); ++k) {
-      Carray& carray = *columns_[indices[k]];
-      const std::string& name = names_[indices[k]];
-      if (!read.contains(name)) {
-        CHUNKWISE_ASSIGN_OR_RETURN(read[name], carray.Read(row, end));
-      }
-      const Bytes& values = read[name];
-      std::uint8_t* dest = array.data.data() + matches * itemsize + array.dtype.fields()[k].offset;
-      for (std::size_t r = 0; r < rows; ++r) {
-        if (mask[r] == 0) continue;
-        std::memcpy(dest, values.data() + r * carray.atomsize(), carray.atomsize());
-        dest += itemsize;
-      }
-    }
-    matches += hits;
-    row = end - block;
+    CHUNKWISE_RETURN_IF_ERROR(WhereBlock(predicate, indices, row, end, array));
+    row = end;
   }
-  array.shape = {static_cast<std::int64_t>(matches)};
   return array;
+}
+
+Status Ctable::WhereBlock(const Predicate& predicate, const std::vector<std::size_t>& indices,
+                          std::int64_t row, std::int64_t end, core::NpyArray& out) {
+  const auto rows = static_cast<std::size_t>(end - row);
+  std::map<std::string, Bytes> read;
+  std::map<std::string, ColumnBlock> blocks;
+  for (const std::string& name : predicate.columns()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(Carray * carray, column(name));
+    CHUNKWISE_ASSIGN_OR_RETURN(read[name], carray->Read(row, end));
+    blocks[name] = {carray->dtype(), read[name], carray->atomsize()};
+  }
+  const std::vector<std::uint8_t> mask = predicate.Evaluate(blocks, rows);
+  const auto hits = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), 1));
+  if (hits == 0) return Status::Ok();
+  const std::size_t itemsize = out.dtype.itemsize();
+  const auto matches = static_cast<std::size_t>(out.shape[0]);
+  out.data.resize((matches + hits) * itemsize);
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    Carray& carray = *columns_[indices[k]];
+    const std::string& name = names_[indices[k]];
+    if (!read.contains(name)) {  // Selected but not in the predicate: read only now.
+      CHUNKWISE_ASSIGN_OR_RETURN(read[name], carray.Read(row, end));
+    }
+    const Bytes& values = read[name];
+    std::uint8_t* dest = out.data.data() + matches * itemsize + out.dtype.fields()[k].offset;
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (mask[r] == 0) continue;
+      std::memcpy(dest, values.data() + r * carray.atomsize(), carray.atomsize());
+      dest += itemsize;
+    }
+  }
+  out.shape[0] = static_cast<std::int64_t>(matches + hits);
+  return Status::Ok();
 }
 
 Status Ctable::AddColumn(const ColumnSpec& spec, ByteView values) {

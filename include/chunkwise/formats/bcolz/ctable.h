@@ -93,6 +93,9 @@ class Ctable {
   Status WriteRootdirs();
   Status CheckWritable() const;
   Result<std::vector<std::size_t>> Indices(const std::vector<std::string>& names) const;
+  // Appends the rows of [row, end) that match to `out` (whose shape[0] counts them).
+  Status WhereBlock(const Predicate& predicate, const std::vector<std::size_t>& indices,
+                    std::int64_t row, std::int64_t end, core::NpyArray& out);
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;
