@@ -152,36 +152,41 @@ Result<std::unique_ptr<Carray>> Carray::Open(std::shared_ptr<store::Store> store
                                              std::string prefix, Mode mode, int threads) {
   std::unique_ptr<Carray> carray(new Carray(std::move(store), std::move(prefix), mode));
   carray->threads_ = std::max(threads, 1);
-  const std::string storage_key = carray->Key("meta/storage");
-  const std::string sizes_key = carray->Key("meta/sizes");
-  const store::Store& source = *carray->store_;
-  CHUNKWISE_ASSIGN_OR_RETURN(std::string storage_text, ReadText(source, storage_key));
-  CHUNKWISE_ASSIGN_OR_RETURN(carray->storage_,
-                             ParseStorageMeta(storage_text, source.Describe(storage_key)));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::string sizes_text, ReadText(source, sizes_key));
-  CHUNKWISE_ASSIGN_OR_RETURN(SizesMeta sizes, ParseSizesMeta(sizes_text, source.Describe(sizes_key),
-                                                             carray->storage_.dtype.itemsize()));
-  carray->atom_shape_.assign(sizes.shape.begin() + 1, sizes.shape.end());
-  carray->full_chunk_cbytes_ = static_cast<std::uint64_t>(std::max<std::int64_t>(sizes.cbytes, 0));
-  carray->length_ = sizes.shape[0];
-  auto atomsize = AtomSize(carray->storage_.dtype, carray->atom_shape_);
-  if (!atomsize.ok()) return atomsize.status().WithContext(source.Describe(sizes_key));
-  carray->atomsize_ = *atomsize;
-  if (static_cast<std::uint64_t>(carray->storage_.chunklen) * carray->atomsize_ > kMaxChunkBytes) {
-    return Status::Corruption(source.Describe(storage_key) + ": chunklen passes 2 GiB chunks");
-  }
-  carray->typesize_ = BloscTypesize(carray->storage_.dtype);
-  carray->leftover_.resize(static_cast<std::size_t>(carray->storage_.chunklen) * carray->atomsize_);
-  carray->full_chunk_cbytes_ -=
-      std::min<std::uint64_t>(carray->full_chunk_cbytes_, carray->leftover_.size());
+  CHUNKWISE_RETURN_IF_ERROR(carray->LoadMeta());
   CHUNKWISE_RETURN_IF_ERROR(carray->LoadLeftover());
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> attrs, source.Get(carray->Key("__attrs__")));
+  const std::string attrs_key = carray->Key("__attrs__");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> attrs, carray->store_->Get(attrs_key));
   if (attrs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        carray->attrs_, ParseAttrs(AsChars(*attrs), source.Describe(carray->Key("__attrs__"))));
+    CHUNKWISE_ASSIGN_OR_RETURN(carray->attrs_,
+                               ParseAttrs(AsChars(*attrs), carray->store_->Describe(attrs_key)));
   }
   if (mode == Mode::kWrite) CHUNKWISE_RETURN_IF_ERROR(carray->Trim(carray->length_));
   return carray;
+}
+
+Status Carray::LoadMeta() {
+  const std::string storage_key = Key("meta/storage"), sizes_key = Key("meta/sizes");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string storage_text, ReadText(*store_, storage_key));
+  CHUNKWISE_ASSIGN_OR_RETURN(storage_,
+                             ParseStorageMeta(storage_text, store_->Describe(storage_key)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string sizes_text, ReadText(*store_, sizes_key));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      SizesMeta sizes,
+      ParseSizesMeta(sizes_text, store_->Describe(sizes_key), storage_.dtype.itemsize()));
+  atom_shape_.assign(sizes.shape.begin() + 1, sizes.shape.end());
+  length_ = sizes.shape[0];
+  auto atomsize = AtomSize(storage_.dtype, atom_shape_);
+  if (!atomsize.ok()) return atomsize.status().WithContext(store_->Describe(sizes_key));
+  atomsize_ = *atomsize;
+  if (static_cast<std::uint64_t>(storage_.chunklen) * atomsize_ > kMaxChunkBytes) {
+    return Status::Corruption(store_->Describe(storage_key) + ": chunklen passes 2 GiB chunks");
+  }
+  typesize_ = BloscTypesize(storage_.dtype);
+  leftover_.resize(static_cast<std::size_t>(storage_.chunklen) * atomsize_);
+  // bcolz's cbytes counts the leftover buffer as a whole chunk.
+  full_chunk_cbytes_ = static_cast<std::uint64_t>(std::max<std::int64_t>(sizes.cbytes, 0));
+  full_chunk_cbytes_ -= std::min<std::uint64_t>(full_chunk_cbytes_, leftover_.size());
+  return Status::Ok();
 }
 
 Status Carray::LoadLeftover() {

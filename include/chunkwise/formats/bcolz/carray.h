@@ -128,6 +128,8 @@ class Carray {
   Carray(std::shared_ptr<store::Store> store, std::string prefix, Mode mode);
   Status CheckWritable() const;
   Status InitLayout(const CarrayOptions& options);
+  // Reads meta/storage and meta/sizes into the members.
+  Status LoadMeta();
   Status LoadLeftover();
   Status WriteSizes(std::int64_t rows);
   Status WriteAttrs();
