@@ -57,8 +57,22 @@ void Report(const CommandContext& context, const std::string& verb, const std::s
                    std::to_string(summary.length) + " rows");
 }
 
+// --overwrite replaces a dataset; it never wipes a directory of other files.
+Status CheckReplaceable(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::exists(root, error) || fs::is_empty(root, error)) return Status::Ok();
+  if (fs::exists(fs::path(root) / "meta" / "storage", error) ||
+      fs::exists(fs::path(root) / "__rootdirs__", error)) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(root +
+                                 ": exists and is not a bcolz carray or ctable; not replacing it");
+}
+
 Status Create(const CommandContext& context, const BcolzOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.root, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(options.root));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
       bcolz::ImportSummary summary,

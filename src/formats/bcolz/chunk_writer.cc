@@ -41,11 +41,6 @@ Status ChunkWriter::Drain() {
   return error_;
 }
 
-bool ChunkWriter::idle() const {
-  std::lock_guard lock(mutex_);
-  return jobs_.empty() && running_ == 0;
-}
-
 void ChunkWriter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {

@@ -37,7 +37,6 @@ class ChunkWriter {
   Status Submit(std::string key, Bytes data, std::size_t size);
   // Waits until every queued write has finished; returns the first failure.
   Status Drain();
-  bool idle() const;
 
  private:
   static constexpr std::size_t kMaxPending = 4;
@@ -49,7 +48,7 @@ class ChunkWriter {
   void Run();
 
   store::Store* store_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> jobs_;     // Guarded by mutex_.
   std::size_t running_ = 0;  // Jobs taken but not finished; guarded by mutex_.

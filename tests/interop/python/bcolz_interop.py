@@ -369,6 +369,12 @@ def check_bad_input(checks, cli, work):
         (lambda b: b[:18] + bytes([b[18] | 5]) + b[19:])((r / "data" / "__0.blp").read_bytes())))
     expect_error(checks, cli, ["bcolz", "read", root, "--output", out, "--overwrite"], "__0.blp", "Blosc2 chunk")
     expect_error(checks, cli, ["bcolz", "create", base, "--input", out], str(base), "existing root without --overwrite")
+    other = work / "not-bcolz"
+    other.mkdir(exist_ok=True)
+    (other / "precious.txt").write_text("keep me")
+    np.save(out, np.arange(10))
+    expect_error(checks, cli, ["bcolz", "create", other, "--input", out, "--overwrite"], "not a bcolz", "--overwrite of a foreign directory")
+    checks.expect((other / "precious.txt").read_text() == "keep me", "a foreign directory is left alone")
 
 
 def main():
