@@ -94,15 +94,10 @@ Status Read(const CommandContext& context, const BcolzOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      core::NpyArray array,
-      bcolz::ReadSelection(store, {options.slice, options.columns, options.where}));
-  if (core::HasCsvExtension(options.output)) {
-    CHUNKWISE_RETURN_IF_ERROR(core::WriteCsv(options.output, array));
-  } else {
-    CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(options.output, array));
-  }
-  Say(context, "wrote " + options.output + ": " + std::to_string(array.shape[0]) + " rows, " +
-                   array.dtype.ToDescr() + " shape (" + core::FormatShape(array.shape) + ")");
+      std::int64_t rows,
+      bcolz::ExportSelection(store, {options.slice, options.columns, options.where},
+                             options.output));
+  Say(context, "wrote " + options.output + ": " + std::to_string(rows) + " rows");
   return Status::Ok();
 }
 

@@ -1,14 +1,19 @@
 #include "chunkwise/formats/bcolz/array_io.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
 
 #include "chunkwise/core/array_file.h"
 #include "chunkwise/core/csv.h"
+#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/bcolz/ctable.h"
+#include "core/posix_file.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {
@@ -253,6 +258,60 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store,
   array.shape[0] = range.second - range.first;
   CHUNKWISE_ASSIGN_OR_RETURN(array.data, carray->Read(range.first, range.second));
   return array;
+}
+
+namespace {
+
+// Streams rows [start, stop) of `carray` into a temporary .npy renamed to
+// `output` when complete.
+Status StreamCarrayToNpy(Carray& carray, std::int64_t start, std::int64_t stop,
+                         const std::filesystem::path& output) {
+  std::vector<std::int64_t> shape = carray.shape();
+  shape[0] = stop - start;
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes header, core::SerializeNpyHeader(carray.dtype(), shape, false));
+  const std::filesystem::path temporary = core::TemporarySibling(output);
+  core::posix::Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return core::posix::ErrnoStatus("create", temporary, errno);
+  Status status = core::posix::WriteAll(fd.get(), header, temporary);
+  Bytes rows;
+  for (std::int64_t row = start; row < stop && status.ok();) {
+    const std::int64_t end = std::min(stop, (row / carray.chunklen() + 1) * carray.chunklen());
+    rows.resize(static_cast<std::size_t>(end - row) * carray.atomsize());
+    status = carray.Read(row, end, rows);
+    if (status.ok()) status = core::posix::WriteAll(fd.get(), rows, temporary);
+    row = end;
+  }
+  if (::close(fd.Release()) != 0 && status.ok()) {
+    status = core::posix::ErrnoStatus("close", temporary, errno);
+  }
+  if (status.ok() && ::rename(temporary.c_str(), output.c_str()) != 0) {
+    status = core::posix::ErrnoStatus("rename into place", output, errno);
+  }
+  if (!status.ok()) ::unlink(temporary.c_str());
+  return status;
+}
+
+}  // namespace
+
+Result<std::int64_t> ExportSelection(std::shared_ptr<store::Store> store,
+                                     const ReadRequest& request,
+                                     const std::filesystem::path& output) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
+  if (!is_ctable && request.columns.empty() && request.where.empty() &&
+      !core::HasCsvExtension(output)) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                               Carray::Open(std::move(store), "", Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, carray->length()));
+    CHUNKWISE_RETURN_IF_ERROR(StreamCarrayToNpy(*carray, range.first, range.second, output));
+    return range.second - range.first;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, ReadSelection(std::move(store), request));
+  if (core::HasCsvExtension(output)) {
+    CHUNKWISE_RETURN_IF_ERROR(core::WriteCsv(output, array));
+  } else {
+    CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(output, array));
+  }
+  return array.shape[0];
 }
 
 Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store) {

@@ -61,6 +61,15 @@ struct ReadRequest {
 Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store,
                                      const ReadRequest& request);
 
+// Writes the selection to `output` atomically: CSV when it ends in ".csv",
+// else .npy. A carray selection without a filter is streamed to the .npy one
+// chunk at a time (memory stays at one chunk); other selections are built
+// in memory first. Returns the number of rows written. Errors as
+// ReadSelection, plus IOError naming the output.
+Result<std::int64_t> ExportSelection(std::shared_ptr<store::Store> store,
+                                     const ReadRequest& request,
+                                     const std::filesystem::path& output);
+
 // Several lines describing the dataset: kind, shape, dtype, chunklen,
 // cparams, chunk count, sizes, and for a ctable each column.
 Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store);
