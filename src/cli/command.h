@@ -43,6 +43,7 @@ void AddGridCommands(CLI::App& app, CommandContext& context);
 void AddGenerateCommands(CLI::App& app, CommandContext& context);
 void AddGpuCommands(CLI::App& app, CommandContext& context);
 void AddZarrCommands(CLI::App& app, CommandContext& context);
+void AddBcolzCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 

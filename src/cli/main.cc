@@ -26,6 +26,7 @@ int Run(int argc, char** argv) {
   AddGenerateCommands(app, context);
   AddZarrCommands(app, context);
   AddGpuCommands(app, context);
+  AddBcolzCommands(app, context);
 
   try {
     app.parse(argc, argv);

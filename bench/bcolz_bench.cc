@@ -1,0 +1,197 @@
+// bcolz carray append throughput and random-access latency, next to c-blosc
+// doing the same compression in the same process.
+//
+// Data: 64 MiB of float64 (a smooth signal plus sensor noise, fixed seed).
+// Cparams: lz4, clevel 5, byte shuffle, typesize 8, chunklen as bcolz picks
+// it for the expected length (65536 rows = 512 KiB chunks); one c-blosc
+// thread on both sides.
+//   append:  Carray::Create + Append in 16 MiB batches + Flush, into a
+//            FileStore under $TMPDIR (chunk files written and renamed) and into
+//            a MemoryStore and into a store that discards (the format's own
+//            cost); peer: blosc_compress_ctx over the same chunks into
+//            a reused buffer (no I/O at all).
+//   random:  Carray::Read of one row at random positions of a carray reopened
+//            read-only (a chunk file read, then blosc_getitem); peers:
+//            blosc_getitem and blosc_decompress_ctx on one in-memory chunk.
+// Every figure is the median of 7 runs; ratios are ours / peer for throughput
+// and peer / ours for latency (1.0 = as fast as the peer).
+#include <blosc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "chunkwise/formats/bcolz/carray.h"
+#include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
+
+namespace chunkwise::formats::bcolz {
+namespace {
+
+// A store that drops every value: what the format costs without any I/O.
+class DiscardStore final : public store::Store {
+ public:
+  Result<std::optional<Bytes>> Get(std::string_view) const override {
+    return std::optional<Bytes>();
+  }
+  Result<std::optional<Bytes>> GetRange(std::string_view, store::ByteRange) const override {
+    return std::optional<Bytes>();
+  }
+  Status Set(std::string_view, ByteView) override { return Status::Ok(); }
+  Status Erase(std::string_view) override { return Status::Ok(); }
+  Result<std::vector<std::string>> List(std::string_view) const override {
+    return std::vector<std::string>();
+  }
+  Result<std::optional<std::uint64_t>> Size(std::string_view) const override {
+    return std::optional<std::uint64_t>();
+  }
+  store::StoreCapabilities capabilities() const override { return {.writable = true}; }
+  std::string Describe(std::string_view key) const override {
+    return "discard:" + std::string(key);
+  }
+};
+
+constexpr std::size_t kRows = 8 << 20;  // 64 MiB of float64.
+constexpr std::size_t kBatchRows = 2 << 20;
+constexpr int kRepeats = 7;
+constexpr int kRandomReads = 2000;
+
+Bytes Signal() {
+  Bytes data(kRows * 8);
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (std::size_t i = 0; i < kRows; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    const double t = static_cast<double>(i);
+    // Rounded to 1/64: a sensor's quantized readings, so the low bytes repeat.
+    const double value = std::round((20 + 5 * std::sin(t / 5000) + (state % 200) * 0.01) * 64) / 64;
+    std::memcpy(&data[i * 8], &value, 8);
+  }
+  return data;
+}
+
+double Seconds(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+CarrayOptions Options() {
+  CarrayOptions options;
+  options.dtype = *DtypeFromString("float64");
+  options.expectedlen = kRows;
+  options.cparams = {5, 1, "lz4", 0};
+  return options;
+}
+
+void Check(const Status& status) {
+  if (!status.ok()) {
+    std::fprintf(stderr, "bcolz_bench: %s\n", status.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+double AppendSeconds(const std::shared_ptr<store::Store>& store, const Bytes& data) {
+  return Seconds([&] {
+    auto carray = Carray::Create(store, "", Options());
+    Check(carray.status());
+    for (std::size_t row = 0; row < kRows; row += kBatchRows) {
+      Check((*carray)->Append(ByteView(data.data() + row * 8, kBatchRows * 8)));
+    }
+    Check((*carray)->Close());
+  });
+}
+
+double PeerCompressSeconds(const Bytes& data, std::size_t chunk_bytes, std::size_t* compressed) {
+  Bytes out(chunk_bytes + BLOSC_MAX_OVERHEAD);
+  return Seconds([&] {
+    *compressed = 0;
+    for (std::size_t at = 0; at < data.size(); at += chunk_bytes) {
+      const int n = blosc_compress_ctx(5, 1, 8, chunk_bytes, data.data() + at, out.data(),
+                                       out.size(), "lz4", 0, 1);
+      if (n <= 0) std::exit(1);
+      *compressed += static_cast<std::size_t>(n);
+    }
+  });
+}
+
+// Median seconds per call of `read(i)` over random rows.
+double RandomLatency(const std::function<void(std::int64_t)>& read, std::int64_t rows) {
+  std::mt19937_64 random(42);
+  std::vector<std::int64_t> positions(kRandomReads);
+  for (auto& p : positions) p = static_cast<std::int64_t>(random() % rows);
+  return Seconds([&] {
+           for (std::int64_t p : positions) read(p);
+         }) /
+         kRandomReads;
+}
+
+int Run() {
+  const Bytes data = Signal();
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("chunkwise_bcolz_bench." + std::to_string(::getpid()));
+  std::vector<double> file_s, memory_s, discard_s, peer_s;
+  std::size_t compressed = 0;
+  const std::size_t chunklen =
+      static_cast<std::size_t>(ChunklenForExpectedlen(static_cast<std::int64_t>(kRows), 8));
+  for (int r = 0; r < kRepeats; ++r) {
+    peer_s.push_back(PeerCompressSeconds(data, chunklen * 8, &compressed));
+    memory_s.push_back(AppendSeconds(store::MemoryStore::Create(), data));
+    discard_s.push_back(AppendSeconds(std::make_shared<DiscardStore>(), data));
+    // A fresh directory each run: erasing the last run's files is not append work.
+    std::filesystem::remove_all(dir / "run");
+    file_s.push_back(AppendSeconds(*store::FileStore::Open(dir / "run"), data));
+  }
+  const double mb = static_cast<double>(data.size()) / 1e6;
+  std::printf("bcolz append, %zu MB float64, lz4 clevel 5 shuffle, chunklen %zu, ratio %.2f\n",
+              data.size() >> 20, chunklen, static_cast<double>(data.size()) / compressed);
+  std::printf("  %-34s %9.0f MB/s\n", "c-blosc compress (peer)", mb / Median(peer_s));
+  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, FileStore", mb / Median(file_s),
+              Median(peer_s) / Median(file_s));
+  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, MemoryStore",
+              mb / Median(memory_s), Median(peer_s) / Median(memory_s));
+  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, no I/O (discard)",
+              mb / Median(discard_s), Median(peer_s) / Median(discard_s));
+
+  auto file_store = *store::FileStore::Open(dir / "run");
+  auto carray = *Carray::Open(file_store, "", Mode::kRead);
+  Bytes one(8), chunk_out(chunklen * 8);
+  const Bytes first_file = **file_store->Get("data/__0.blp");
+  const std::uint8_t* chunk = first_file.data() + kBlpHeaderSize;
+  std::vector<double> ours, getitem, decompress;
+  for (int r = 0; r < kRepeats; ++r) {
+    ours.push_back(RandomLatency([&](std::int64_t i) { Check(carray->Read(i, i + 1, one)); },
+                                 static_cast<std::int64_t>(kRows)));
+    getitem.push_back(RandomLatency(
+        [&](std::int64_t i) {
+          blosc_getitem(chunk, static_cast<int>(i % chunklen), 1, one.data());
+        },
+        static_cast<std::int64_t>(kRows)));
+    decompress.push_back(RandomLatency(
+        [&](std::int64_t) { blosc_decompress_ctx(chunk, chunk_out.data(), chunk_out.size(), 1); },
+        static_cast<std::int64_t>(kRows)));
+  }
+  std::printf("random access, one row of %zu chunks (median per read)\n", kRows / chunklen);
+  std::printf("  %-34s %9.1f us\n", "c-blosc getitem, chunk in memory", Median(getitem) * 1e6);
+  std::printf("  %-34s %9.1f us\n", "c-blosc whole-chunk decompress", Median(decompress) * 1e6);
+  std::printf("  %-34s %9.1f us  %.2fx getitem, %.2fx decompress\n", "Carray::Read(i, i+1), files",
+              Median(ours) * 1e6, Median(getitem) / Median(ours),
+              Median(decompress) / Median(ours));
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise::formats::bcolz
+
+int main() { return chunkwise::formats::bcolz::Run(); }

@@ -1,0 +1,336 @@
+#include "chunkwise/formats/bcolz/array_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "chunkwise/core/array_file.h"
+#include "chunkwise/core/csv.h"
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/bcolz/ctable.h"
+#include "core/posix_file.h"
+
+namespace chunkwise::formats::bcolz {
+namespace {
+
+constexpr std::uint64_t kBatchBytes = 16 << 20;
+
+// An input array handed out in whole rows along axis 0.
+class RowSource {
+ public:
+  static Result<RowSource> Open(const std::filesystem::path& path) {
+    RowSource source;
+    if (core::HasCsvExtension(path)) {
+      CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, core::ReadCsv(path));
+    } else {
+      CHUNKWISE_ASSIGN_OR_RETURN(source.stream_, core::ArrayStreamReader::Open(path, {}));
+      if (source.stream_->fortran_order() && source.stream_->shape().size() > 1) {
+        source.stream_.reset();  // Reordering needs the whole array.
+        CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, core::ReadArrayFile(path, {}));
+        CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(source.whole_));
+      } else {
+        source.whole_.dtype = source.stream_->dtype();
+        source.whole_.shape = source.stream_->shape();
+      }
+    }
+    if (source.whole_.shape.empty()) {
+      return Status::InvalidArgument(path.string() + ": a 0-d array has no rows to store");
+    }
+    source.row_size_ = source.whole_.dtype.itemsize();
+    for (std::size_t d = 1; d < source.whole_.shape.size(); ++d) {
+      source.row_size_ *= static_cast<std::uint64_t>(source.whole_.shape[d]);
+    }
+    return source;
+  }
+
+  const core::NpyDtype& dtype() const { return whole_.dtype; }
+  std::vector<std::int64_t> row_shape() const {
+    return {whole_.shape.begin() + 1, whole_.shape.end()};
+  }
+  std::int64_t rows() const { return whole_.shape[0]; }
+  std::uint64_t row_size() const { return row_size_; }
+
+  // The next whole rows into `out` (a multiple of row_size); the bytes read.
+  Result<std::size_t> Read(MutableByteView out) {
+    if (stream_) return stream_->Read(out);
+    const std::size_t n = std::min(out.size(), whole_.data.size() - position_);
+    std::memcpy(out.data(), whole_.data.data() + position_, n);
+    position_ += n;
+    return n;
+  }
+
+ private:
+  std::unique_ptr<core::ArrayStreamReader> stream_;
+  core::NpyArray whole_;  // dtype and shape always; data only when read whole.
+  std::size_t position_ = 0;
+  std::uint64_t row_size_ = 0;
+};
+
+// Feeds the source to `sink` in batches of `batch_rows` rows, with progress.
+Status Pump(RowSource& source, std::int64_t chunklen, const ImportOptions& options,
+            const std::function<Status(ByteView)>& sink) {
+  const std::uint64_t chunk_bytes = std::max<std::uint64_t>(source.row_size() * chunklen, 1);
+  const std::uint64_t batch = std::max<std::uint64_t>(kBatchBytes / chunk_bytes, 1) * chunk_bytes;
+  core::ProgressReporter progress({.label = "bcolz import",
+                                   .total_units = source.row_size() * source.rows(),
+                                   .mode = options.progress});
+  Bytes buffer(std::min<std::uint64_t>(batch, source.row_size() * source.rows()));
+  while (!buffer.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::size_t n, source.Read(buffer));
+    if (n == 0) break;
+    if (n % source.row_size() != 0) return Status::IOError("input ends inside a row");
+    CHUNKWISE_RETURN_IF_ERROR(sink(ByteView(buffer.data(), n)));
+    progress.Add(n);
+  }
+  progress.Finish();
+  return Status::Ok();
+}
+
+// Copies one field of `count` rows between structured layouts, converting
+// the few cases a CSV's inferred dtypes need.
+Status ConvertField(const core::NpyField& from, std::size_t from_stride, const std::uint8_t* src,
+                    const core::NpyField& to, std::size_t to_stride, std::uint8_t* dst,
+                    std::size_t count) {
+  const core::NpyDtype &a = from.dtype, &b = to.dtype;
+  const bool same = a == b && from.shape == to.shape;
+  const bool strings = a.kind() == 'S' && b.kind() == 'S' && from.shape.empty() && to.shape.empty();
+  const bool int_to_float = a.kind() == 'i' && a.itemsize() == 8 && b.kind() == 'f' &&
+                            b.itemsize() == 8 && b.byte_order() != core::NpyDtype::ByteOrder::kBig;
+  if (!same && !strings && !int_to_float) {
+    return Status::InvalidArgument("input field \"" + from.name + "\" of dtype " + a.ToDescr() +
+                                   " does not fit column dtype " + b.ToDescr());
+  }
+  for (std::size_t r = 0; r < count; ++r) {
+    const std::uint8_t* s = src + r * from_stride + from.offset;
+    std::uint8_t* d = dst + r * to_stride + to.offset;
+    if (int_to_float) {
+      std::int64_t value;
+      std::memcpy(&value, s, 8);
+      const auto converted = static_cast<double>(value);
+      std::memcpy(d, &converted, 8);
+    } else {
+      std::memset(d, 0, to.size());
+      std::memcpy(d, s, std::min(from.size(), to.size()));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Bytes> ConvertRows(const core::NpyDtype& from, ByteView rows, const core::NpyDtype& to) {
+  const std::size_t count = rows.size() / from.itemsize();
+  Bytes out(count * to.itemsize(), 0);
+  for (const core::NpyField& target : to.fields()) {
+    const auto& fields = from.fields();
+    const auto it = std::find_if(fields.begin(), fields.end(),
+                                 [&](const core::NpyField& f) { return f.name == target.name; });
+    if (it == fields.end()) {
+      return Status::InvalidArgument("input has no field for column \"" + target.name + "\"");
+    }
+    CHUNKWISE_RETURN_IF_ERROR(
+        ConvertField(*it, from.itemsize(), rows.data(), target, to.itemsize(), out.data(), count));
+  }
+  return out;
+}
+
+Result<ImportSummary> AppendToCtable(RowSource& source, Ctable& table,
+                                     const ImportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyDtype row_dtype, table.RowDtype({}));
+  if (!source.dtype().is_structured()) {
+    return Status::InvalidArgument("a ctable takes structured rows, not " +
+                                   source.dtype().ToDescr());
+  }
+  const bool convert = !(source.dtype() == row_dtype);
+  const std::int64_t before = table.length();
+  CHUNKWISE_RETURN_IF_ERROR(
+      Pump(source, table.column(std::size_t{0}).chunklen(), options, [&](ByteView rows) {
+        if (!convert) return table.Append(row_dtype, rows);
+        CHUNKWISE_ASSIGN_OR_RETURN(Bytes converted, ConvertRows(source.dtype(), rows, row_dtype));
+        return table.Append(row_dtype, converted);
+      }));
+  CHUNKWISE_RETURN_IF_ERROR(table.Flush());
+  return ImportSummary{true, table.length() - before, table.length(),
+                       source.row_size() * static_cast<std::uint64_t>(table.length() - before)};
+}
+
+Result<ImportSummary> AppendToCarray(RowSource& source, Carray& carray,
+                                     const ImportOptions& options) {
+  if (!(source.dtype() == carray.dtype()) || source.row_shape() != carray.atom_shape()) {
+    return Status::InvalidArgument("input rows " + source.dtype().ToDescr() + " (" +
+                                   core::FormatShape(source.row_shape()) +
+                                   ") do not match the carray's " + carray.dtype().ToDescr() +
+                                   " (" + core::FormatShape(carray.atom_shape()) + ")");
+  }
+  const std::int64_t before = carray.length();
+  CHUNKWISE_RETURN_IF_ERROR(
+      Pump(source, carray.chunklen(), options, [&](ByteView rows) { return carray.Append(rows); }));
+  CHUNKWISE_RETURN_IF_ERROR(carray.Close());
+  return ImportSummary{false, carray.length() - before, carray.length(),
+                       source.row_size() * static_cast<std::uint64_t>(carray.length() - before)};
+}
+
+Result<std::pair<std::int64_t, std::int64_t>> ParseSlice(const std::string& text,
+                                                         std::int64_t length) {
+  const std::vector<core::Index> shape = {length};
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Region region, core::ParseRegion(text, shape));
+  return std::pair{region.start()[0], region.stop()[0]};
+}
+
+std::string CparamsText(const Carray& carray) {
+  const Cparams& c = carray.cparams();
+  return "cname " + c.cname + ", clevel " + std::to_string(c.clevel) + ", shuffle " +
+         std::to_string(c.shuffle) + ", chunklen " + std::to_string(carray.chunklen());
+}
+
+Result<std::string> CarrayLine(Carray& carray) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::uint64_t cbytes, carray.CompressedBytes());
+  const std::uint64_t nbytes = static_cast<std::uint64_t>(carray.length()) * carray.atomsize();
+  return "shape (" + core::FormatShape(carray.shape()) + "), dtype " +
+         DtypeToString(carray.dtype()) + ", " + CparamsText(carray) + ", " +
+         std::to_string(carray.chunk_count()) + " chunk files, nbytes " + std::to_string(nbytes) +
+         ", compressed " + std::to_string(cbytes) + " in full chunks";
+}
+
+}  // namespace
+
+Result<ImportSummary> CreateFromArrayFile(const std::filesystem::path& input,
+                                          std::shared_ptr<store::Store> store,
+                                          const ImportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
+  CarrayOptions base;
+  base.cparams = options.cparams;
+  base.chunklen = options.chunklen;
+  base.expectedlen = source.rows();
+  base.threads = options.threads;
+  if (source.dtype().is_structured() && source.row_shape().empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ColumnSpec> columns,
+                               Ctable::ColumnsFor(source.dtype(), base));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                               Ctable::Create(std::move(store), "", columns));
+    return AppendToCtable(source, *table, options);
+  }
+  base.dtype = source.dtype();
+  base.atom_shape = source.row_shape();
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Create(std::move(store), "", base));
+  return AppendToCarray(source, *carray, options);
+}
+
+Result<ImportSummary> AppendFromArrayFile(const std::filesystem::path& input,
+                                          std::shared_ptr<store::Store> store,
+                                          const ImportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
+  if (is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                               Ctable::Open(std::move(store), "", Mode::kAppend, options.threads));
+    return AppendToCtable(source, *table, options);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Open(std::move(store), "", Mode::kAppend, options.threads));
+  return AppendToCarray(source, *carray, options);
+}
+
+Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store,
+                                     const ReadRequest& request) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
+  if (is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                               Ctable::Open(std::move(store), "", Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, table->length()));
+    if (request.where.empty()) return table->Read(range.first, range.second, request.columns);
+    CHUNKWISE_ASSIGN_OR_RETURN(Predicate predicate, Predicate::Parse(request.where));
+    return table->Where(predicate, request.columns, range.first, range.second);
+  }
+  if (!request.columns.empty() || !request.where.empty()) {
+    return Status::InvalidArgument("--columns and --where need a ctable; this is a carray");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Open(std::move(store), "", Mode::kRead));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, carray->length()));
+  core::NpyArray array;
+  array.dtype = carray->dtype();
+  array.shape = carray->shape();
+  array.shape[0] = range.second - range.first;
+  CHUNKWISE_ASSIGN_OR_RETURN(array.data, carray->Read(range.first, range.second));
+  return array;
+}
+
+namespace {
+
+// Streams rows [start, stop) of `carray` into a temporary .npy renamed to
+// `output` when complete.
+Status StreamCarrayToNpy(Carray& carray, std::int64_t start, std::int64_t stop,
+                         const std::filesystem::path& output) {
+  std::vector<std::int64_t> shape = carray.shape();
+  shape[0] = stop - start;
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes header, core::SerializeNpyHeader(carray.dtype(), shape, false));
+  const std::filesystem::path temporary = core::TemporarySibling(output);
+  core::posix::Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return core::posix::ErrnoStatus("create", temporary, errno);
+  Status status = core::posix::WriteAll(fd.get(), header, temporary);
+  Bytes rows;
+  for (std::int64_t row = start; row < stop && status.ok();) {
+    const std::int64_t end = std::min(stop, (row / carray.chunklen() + 1) * carray.chunklen());
+    rows.resize(static_cast<std::size_t>(end - row) * carray.atomsize());
+    status = carray.Read(row, end, rows);
+    if (status.ok()) status = core::posix::WriteAll(fd.get(), rows, temporary);
+    row = end;
+  }
+  if (::close(fd.Release()) != 0 && status.ok()) {
+    status = core::posix::ErrnoStatus("close", temporary, errno);
+  }
+  if (status.ok() && ::rename(temporary.c_str(), output.c_str()) != 0) {
+    status = core::posix::ErrnoStatus("rename into place", output, errno);
+  }
+  if (!status.ok()) ::unlink(temporary.c_str());
+  return status;
+}
+
+}  // namespace
+
+Result<std::int64_t> ExportSelection(std::shared_ptr<store::Store> store,
+                                     const ReadRequest& request,
+                                     const std::filesystem::path& output) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
+  if (!is_ctable && request.columns.empty() && request.where.empty() &&
+      !core::HasCsvExtension(output)) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                               Carray::Open(std::move(store), "", Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, carray->length()));
+    CHUNKWISE_RETURN_IF_ERROR(StreamCarrayToNpy(*carray, range.first, range.second, output));
+    return range.second - range.first;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, ReadSelection(std::move(store), request));
+  if (core::HasCsvExtension(output)) {
+    CHUNKWISE_RETURN_IF_ERROR(core::WriteCsv(output, array));
+  } else {
+    CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(output, array));
+  }
+  return array.shape[0];
+}
+
+Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
+  if (!is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                               Carray::Open(std::move(store), "", Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(*carray));
+    return "bcolz carray: " + line + "\nattrs: " + carray->attrs().dump() + "\n";
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                             Ctable::Open(std::move(store), "", Mode::kRead));
+  std::string text = "bcolz ctable: " + std::to_string(table->length()) + " rows, " +
+                     std::to_string(table->names().size()) + " columns\n";
+  for (std::size_t i = 0; i < table->names().size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(table->column(i)));
+    text += "  " + table->names()[i] + ": " + line + "\n";
+  }
+  return text + "attrs: " + table->attrs().dump() + "\n";
+}
+
+}  // namespace chunkwise::formats::bcolz

@@ -1,0 +1,62 @@
+#include "formats/bcolz/chunk_writer.h"
+
+namespace chunkwise::formats::bcolz {
+
+ChunkWriter::~ChunkWriter() {
+  {
+    std::unique_lock lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Bytes ChunkWriter::TakeBuffer(std::size_t size) {
+  Bytes buffer;
+  {
+    std::lock_guard lock(mutex_);
+    if (!free_.empty()) {
+      buffer = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer;
+}
+
+Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
+  std::unique_lock lock(mutex_);
+  if (!error_.ok()) return error_;
+  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  changed_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
+  jobs_.push_back({std::move(key), std::move(data), size});
+  lock.unlock();
+  changed_.notify_all();
+  return Status::Ok();
+}
+
+Status ChunkWriter::Drain() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return jobs_.empty() && running_ == 0; });
+  return error_;
+}
+
+void ChunkWriter::Run() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+    if (jobs_.empty()) return;  // Stopping with nothing left.
+    Job job = std::move(jobs_.front());
+    jobs_.pop_front();
+    ++running_;
+    lock.unlock();
+    Status status = store_->Set(job.key, ByteView(job.data.data(), job.size));
+    lock.lock();
+    --running_;
+    if (!status.ok() && error_.ok()) error_ = std::move(status);
+    free_.push_back(std::move(job.data));
+    changed_.notify_all();
+  }
+}
+
+}  // namespace chunkwise::formats::bcolz

@@ -1,0 +1,63 @@
+// ChunkWriter: writes compressed chunk files to a store on a background
+// thread, so that a Carray compresses the next chunk while the last one is
+// being written (file I/O costs as much as lz4 compression, measured in
+// bench/bcolz_bench.cc). Private to the bcolz format.
+//
+// Buffers come back to a free list after their Set, so steady-state appends
+// reuse memory the process already touched. At most kMaxPending writes wait;
+// Submit blocks beyond that. The first failed Set is kept and returned by
+// every later Submit and Drain. Submit, Drain and TakeBuffer are called from
+// one thread (the Carray's owner); the background thread is internal.
+#ifndef CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
+#define CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::formats::bcolz {
+
+class ChunkWriter {
+ public:
+  explicit ChunkWriter(store::Store* store) : store_(store) {}
+  // Waits for pending writes (their errors are dropped: call Drain first).
+  ~ChunkWriter();
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+  // A buffer of at least `size` bytes (contents undefined).
+  Bytes TakeBuffer(std::size_t size);
+  // Queues Set(key, data[0, size)); returns the first earlier failure, if any.
+  Status Submit(std::string key, Bytes data, std::size_t size);
+  // Waits until every queued write has finished; returns the first failure.
+  Status Drain();
+
+ private:
+  static constexpr std::size_t kMaxPending = 4;
+  struct Job {
+    std::string key;
+    Bytes data;
+    std::size_t size;
+  };
+  void Run();
+
+  store::Store* store_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> jobs_;     // Guarded by mutex_.
+  std::size_t running_ = 0;  // Jobs taken but not finished; guarded by mutex_.
+  std::vector<Bytes> free_;  // Guarded by mutex_.
+  Status error_;             // Guarded by mutex_.
+  bool stopping_ = false;    // Guarded by mutex_.
+  std::thread thread_;       // Started by the first Submit.
+};
+
+}  // namespace chunkwise::formats::bcolz
+
+#endif  // CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
