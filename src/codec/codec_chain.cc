@@ -110,7 +110,8 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
     CHUNKWISE_ASSIGN_OR_RETURN(ChunkSpec next, codec->EncodedSpec(specs.back()));
     specs.push_back(std::move(next));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, DecodeBytes(encoded, specs.back().num_bytes()));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes,
+                             DecodeBytes(encoded, array_to_bytes_->MaxEncodedSize(specs.back())));
   Bytes decoded;
   if (array_to_bytes_->PassesThrough(specs.back()) && bytes.size() == specs.back().num_bytes()) {
     decoded = std::move(bytes);
@@ -140,6 +141,19 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(spec, encoded));
   std::memcpy(out.data(), decoded.data(), decoded.size());
   return Status::Ok();
+}
+
+std::size_t CodecChain::MaxEncodedSize(const ChunkSpec& spec) const {
+  CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
+  ChunkSpec current = spec;
+  for (const auto& codec : array_to_array_) {
+    Result<ChunkSpec> next = codec->EncodedSpec(current);
+    if (!next.ok()) break;  // Encoding would fail; the array→bytes bound still stands.
+    current = std::move(next).value();
+  }
+  std::size_t bound = array_to_bytes_->MaxEncodedSize(current);
+  for (std::size_t i = 0; i < bytes_to_bytes_.size(); ++i) bound = IntermediateLimit(bound);
+  return bound;
 }
 
 Result<Bytes> CodecChain::EncodeBytes(ByteView data) const {

@@ -11,8 +11,8 @@ void* AllocateLarge(std::size_t bytes) {
   return pointer;
 }
 
-void FreeLarge(void* pointer, std::size_t bytes) noexcept {
-  ::operator delete(pointer, bytes, std::align_val_t{kHugePageBytes});
+void FreeLarge(void* pointer, std::size_t /*bytes*/) noexcept {
+  ::operator delete(pointer, std::align_val_t{kHugePageBytes});
 }
 
 }  // namespace chunkwise::detail

@@ -87,6 +87,11 @@ class ArrayToBytesCodec : public Codec {
   // True when Encode and Decode would return their input unchanged for `spec`
   // (the `bytes` codec in host byte order), so a chain may skip the copy.
   virtual bool PassesThrough(const ChunkSpec& spec) const { return false; }
+  // The most bytes a valid encoding of a chunk of `spec` can take: what a
+  // chain lets the bytes→bytes codecs before it produce. num_bytes() suits a
+  // codec that writes the elements as they are; a container (sharding) adds
+  // its index and its inner codecs' overhead.
+  virtual std::size_t MaxEncodedSize(const ChunkSpec& spec) const { return spec.num_bytes(); }
 };
 
 }  // namespace chunkwise::codec

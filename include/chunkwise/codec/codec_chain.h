@@ -46,6 +46,10 @@ class CodecChain {
   // others decode and copy.
   Status DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const;
 
+  // The most bytes a valid encoding of a chunk of `spec` through this chain can
+  // take. REQUIRES: !bytes_only().
+  std::size_t MaxEncodedSize(const ChunkSpec& spec) const;
+
   // Runs only the bytes→bytes codecs.
   Result<Bytes> EncodeBytes(ByteView data) const;
   // Reverses the bytes→bytes codecs; no step produces more than `max_decoded_bytes`.

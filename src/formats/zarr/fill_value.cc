@@ -79,8 +79,10 @@ Result<FillValue> ParseInteger(const nlohmann::json& json, DataType dtype) {
   if (json.is_number_float()) {
     const double value = json.get<double>();
     if (value != std::floor(value)) return BadFill(json, dtype, "not an integer");
+    // max() + 1 = 2^digits is exact as a double; max() itself may round up
+    // to it (int64, uint64), which would let an out-of-range value through.
     if (!(value >= static_cast<double>(std::numeric_limits<T>::min()) &&
-          value <= static_cast<double>(std::numeric_limits<T>::max()))) {
+          value < std::ldexp(1.0, std::numeric_limits<T>::digits))) {
       return BadFill(json, dtype, "out of range");
     }
     return ElementBytes(static_cast<T>(value));
@@ -151,17 +153,26 @@ Result<FillValue> ParseFillValue(const nlohmann::json& json, DataType dtype) {
         return FillValue{static_cast<std::uint8_t>(json.get<int>())};
       }
       return BadFill(json, dtype, "expected true or false");
-    case DataTypeId::kInt8: return ParseInteger<std::int8_t>(json, dtype);
-    case DataTypeId::kInt16: return ParseInteger<std::int16_t>(json, dtype);
-    case DataTypeId::kInt32: return ParseInteger<std::int32_t>(json, dtype);
-    case DataTypeId::kInt64: return ParseInteger<std::int64_t>(json, dtype);
-    case DataTypeId::kUInt8: return ParseInteger<std::uint8_t>(json, dtype);
-    case DataTypeId::kUInt16: return ParseInteger<std::uint16_t>(json, dtype);
-    case DataTypeId::kUInt32: return ParseInteger<std::uint32_t>(json, dtype);
-    case DataTypeId::kUInt64: return ParseInteger<std::uint64_t>(json, dtype);
+    case DataTypeId::kInt8:
+      return ParseInteger<std::int8_t>(json, dtype);
+    case DataTypeId::kInt16:
+      return ParseInteger<std::int16_t>(json, dtype);
+    case DataTypeId::kInt32:
+      return ParseInteger<std::int32_t>(json, dtype);
+    case DataTypeId::kInt64:
+      return ParseInteger<std::int64_t>(json, dtype);
+    case DataTypeId::kUInt8:
+      return ParseInteger<std::uint8_t>(json, dtype);
+    case DataTypeId::kUInt16:
+      return ParseInteger<std::uint16_t>(json, dtype);
+    case DataTypeId::kUInt32:
+      return ParseInteger<std::uint32_t>(json, dtype);
+    case DataTypeId::kUInt64:
+      return ParseInteger<std::uint64_t>(json, dtype);
     case DataTypeId::kFloat16:
     case DataTypeId::kFloat32:
-    case DataTypeId::kFloat64: return ParseFloat(json, dtype.size(), dtype);
+    case DataTypeId::kFloat64:
+      return ParseFloat(json, dtype.size(), dtype);
     case DataTypeId::kComplex64:
     case DataTypeId::kComplex128: {
       if (!json.is_array() || json.size() != 2) return BadFill(json, dtype, "expected [re, im]");
@@ -193,18 +204,28 @@ Result<FillValue> ParseFillValueText(std::string_view text, DataType dtype) {
 nlohmann::json FillValueToJson(std::span<const std::uint8_t> element, DataType dtype) {
   CHUNKWISE_CHECK(element.size() == dtype.size());
   switch (dtype.id()) {
-    case DataTypeId::kBool: return element[0] != 0;
-    case DataTypeId::kInt8: return IntegerToJson<std::int8_t>(element);
-    case DataTypeId::kInt16: return IntegerToJson<std::int16_t>(element);
-    case DataTypeId::kInt32: return IntegerToJson<std::int32_t>(element);
-    case DataTypeId::kInt64: return IntegerToJson<std::int64_t>(element);
-    case DataTypeId::kUInt8: return IntegerToJson<std::uint8_t>(element);
-    case DataTypeId::kUInt16: return IntegerToJson<std::uint16_t>(element);
-    case DataTypeId::kUInt32: return IntegerToJson<std::uint32_t>(element);
-    case DataTypeId::kUInt64: return IntegerToJson<std::uint64_t>(element);
+    case DataTypeId::kBool:
+      return element[0] != 0;
+    case DataTypeId::kInt8:
+      return IntegerToJson<std::int8_t>(element);
+    case DataTypeId::kInt16:
+      return IntegerToJson<std::int16_t>(element);
+    case DataTypeId::kInt32:
+      return IntegerToJson<std::int32_t>(element);
+    case DataTypeId::kInt64:
+      return IntegerToJson<std::int64_t>(element);
+    case DataTypeId::kUInt8:
+      return IntegerToJson<std::uint8_t>(element);
+    case DataTypeId::kUInt16:
+      return IntegerToJson<std::uint16_t>(element);
+    case DataTypeId::kUInt32:
+      return IntegerToJson<std::uint32_t>(element);
+    case DataTypeId::kUInt64:
+      return IntegerToJson<std::uint64_t>(element);
     case DataTypeId::kFloat16:
     case DataTypeId::kFloat32:
-    case DataTypeId::kFloat64: return FloatComponentToJson(element.data(), element.size());
+    case DataTypeId::kFloat64:
+      return FloatComponentToJson(element.data(), element.size());
     case DataTypeId::kComplex64:
     case DataTypeId::kComplex128: {
       const std::size_t half = element.size() / 2;

@@ -339,6 +339,12 @@ Result<Bytes> ShardingCodec::Decode(const ChunkSpec& spec, ByteView encoded) con
   return decoded;
 }
 
+std::size_t ShardingCodec::MaxEncodedSize(const ChunkSpec& spec) const {
+  if (!CheckShardShape(spec.shape).ok()) return spec.num_bytes();  // Decode refuses it anyway.
+  const auto n = static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks());
+  return n * inner_codecs_.MaxEncodedSize(InnerSpec(spec)) + ShardIndex::EncodedSize(n);
+}
+
 Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool) {
   return registry.Register(
       std::string(kShardingCodecName),

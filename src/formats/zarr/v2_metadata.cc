@@ -19,14 +19,13 @@ Result<nlohmann::json> BloscFromV2(const nlohmann::json& compressor, std::size_t
   if (shuffle < 0 || shuffle > 2) {
     return Status::InvalidArgument("blosc shuffle " + std::to_string(shuffle));
   }
-  return nlohmann::json{
-      {"name", "blosc"},
-      {"configuration",
-       {{"cname", compressor.value("cname", std::string("lz4"))},
-        {"clevel", compressor.value("clevel", 5)},
-        {"shuffle", kShuffleNames[shuffle]},
-        {"typesize", itemsize},
-        {"blocksize", compressor.value("blocksize", 0)}}}};
+  return nlohmann::json{{"name", "blosc"},
+                        {"configuration",
+                         {{"cname", compressor.value("cname", std::string("lz4"))},
+                          {"clevel", compressor.value("clevel", 5)},
+                          {"shuffle", kShuffleNames[shuffle]},
+                          {"typesize", itemsize},
+                          {"blocksize", compressor.value("blocksize", 0)}}}};
 }
 
 Result<nlohmann::json> CompressorFromV2(const nlohmann::json& compressor, std::size_t itemsize) {
@@ -117,11 +116,10 @@ Result<ArrayMetadata> ParseV2Root(const nlohmann::json& root,
                                " (structured dtypes are not supported)");
   }
   core::Endian endian;
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      metadata.data_type,
-      core::DataType::FromNumpyTypestr(root["dtype"].get<std::string>(), &endian));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      metadata.codecs, CodecsFromV2(root, metadata.shape.size(), metadata.data_type, endian));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.data_type, core::DataType::FromNumpyTypestr(
+                                                     root["dtype"].get<std::string>(), &endian));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.codecs,
+                             CodecsFromV2(root, metadata.shape.size(), metadata.data_type, endian));
   const nlohmann::json fill = root.value("fill_value", nlohmann::json());
   if (fill.is_null()) {
     metadata.fill_value_null = true;
@@ -143,7 +141,9 @@ Result<nlohmann::json> CompressorToV2(const nlohmann::json& codec) {
     if (configuration.value("checksum", false)) compressor["checksum"] = true;
     return compressor;
   }
-  if (name == "gzip") return nlohmann::json{{"id", "gzip"}, {"level", configuration.value("level", 6)}};
+  if (name == "gzip") {
+    return nlohmann::json{{"id", "gzip"}, {"level", configuration.value("level", 6)}};
+  }
   if (name == "blosc") {
     const std::string shuffle = configuration.value("shuffle", std::string("noshuffle"));
     const int code = shuffle == "shuffle" ? 1 : shuffle == "bitshuffle" ? 2 : 0;
@@ -168,9 +168,16 @@ bool IsReversedTranspose(const nlohmann::json& codec, std::size_t rank) {
   return true;
 }
 
+// A codec written as its bare name (the registry's shorthand, e.g. "bytes") as an object.
+nlohmann::json AsCodecObject(const nlohmann::json& codec) {
+  if (codec.is_string()) return {{"name", codec}};
+  return codec;
+}
+
 // Fills order, dtype byte order and compressor from the v3 codec list.
 Status CodecsToV2(const ArrayMetadata& metadata, nlohmann::ordered_json& zarray) {
-  const nlohmann::json& codecs = metadata.codecs;
+  nlohmann::json codecs = nlohmann::json::array();
+  for (const nlohmann::json& codec : metadata.codecs) codecs.push_back(AsCodecObject(codec));
   std::size_t i = 0;
   zarray["order"] = "C";
   if (i < codecs.size() && IsReversedTranspose(codecs[i], metadata.shape.size())) {
@@ -182,7 +189,8 @@ Status CodecsToV2(const ArrayMetadata& metadata, nlohmann::ordered_json& zarray)
                                    " have no zarr v2 form (v2 needs [transpose F,] bytes, "
                                    "then at most one compressor)");
   }
-  const bool big = codecs[i].value("configuration", nlohmann::json::object())
+  const bool big = codecs[i]
+                       .value("configuration", nlohmann::json::object())
                        .value("endian", std::string("little")) == "big";
   zarray["dtype"] =
       metadata.data_type.numpy_typestr(big ? core::Endian::kBig : core::Endian::kLittle);
@@ -216,7 +224,8 @@ Result<std::string> FormatV2Zarray(const ArrayMetadata& metadata) {
   zarray["zarr_format"] = 2;
   zarray["shape"] = metadata.shape;
   zarray["chunks"] = metadata.chunk_shape;
-  CHUNKWISE_RETURN_IF_ERROR(internal::CatchJsonErrors([&] { return CodecsToV2(metadata, zarray); }));
+  CHUNKWISE_RETURN_IF_ERROR(
+      internal::CatchJsonErrors([&] { return CodecsToV2(metadata, zarray); }));
   zarray["fill_value"] = metadata.fill_value_null
                              ? nlohmann::json(nullptr)
                              : FillValueToJson(metadata.fill_value, metadata.data_type);

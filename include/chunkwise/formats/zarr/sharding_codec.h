@@ -68,6 +68,8 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // Encodes a whole shard of `spec` (its shape is the shard shape).
   Result<Bytes> Encode(const codec::ChunkSpec& spec, ByteView data) const override;
   Result<Bytes> Decode(const codec::ChunkSpec& spec, ByteView encoded) const override;
+  // Every inner chunk at its inner chain's bound, plus the index.
+  std::size_t MaxEncodedSize(const codec::ChunkSpec& spec) const override;
 
   const core::Shape& chunk_shape() const { return chunk_shape_; }
   const codec::CodecChain& inner_codecs() const { return inner_codecs_; }
