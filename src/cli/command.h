@@ -42,6 +42,7 @@ void AddStoreCommands(CLI::App& app, CommandContext& context);
 void AddGridCommands(CLI::App& app, CommandContext& context);
 void AddGenerateCommands(CLI::App& app, CommandContext& context);
 void AddGpuCommands(CLI::App& app, CommandContext& context);
+void AddDvidCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 

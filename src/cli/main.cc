@@ -25,6 +25,7 @@ int Run(int argc, char** argv) {
   AddGridCommands(app, context);
   AddGenerateCommands(app, context);
   AddGpuCommands(app, context);
+  AddDvidCommands(app, context);
 
   try {
     app.parse(argc, argv);

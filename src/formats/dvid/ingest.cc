@@ -101,7 +101,45 @@ Status CheckVolume(std::span<const std::uint64_t> volume, const VoxelBox& box) {
   return Status::Ok();
 }
 
+// Element `i` of a C-order array of `itemsize`-byte integers in `order`.
+std::uint64_t LoadInteger(const std::uint8_t* data, std::size_t itemsize, bool big_endian) {
+  std::uint64_t value = 0;
+  for (std::size_t b = 0; b < itemsize; ++b) {
+    const std::size_t byte = big_endian ? b : itemsize - 1 - b;
+    value = (value << 8) | data[byte];
+  }
+  return value;
+}
+
 }  // namespace
+
+Result<std::vector<std::uint64_t>> LabelVolumeFromNpy(const core::NpyArray& array,
+                                                      std::array<std::int64_t, 3>& shape,
+                                                      std::string_view name) {
+  const core::NpyDtype& dtype = array.dtype;
+  const std::size_t itemsize = dtype.itemsize();
+  if (array.shape.size() != 3 || dtype.is_structured() ||
+      (dtype.kind() != 'u' && dtype.kind() != 'i') ||
+      (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8)) {
+    return Status::InvalidArgument(
+        std::string(name) + ": labels must be a 3-d integer array (z, y, x), not " +
+        dtype.ToDescr() + " with " + std::to_string(array.shape.size()) + " dims");
+  }
+  core::NpyArray c_order = array;
+  CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(c_order));
+  const bool big_endian = dtype.byte_order() == core::NpyDtype::ByteOrder::kBig;
+  const bool is_signed = dtype.kind() == 'i';
+  std::vector<std::uint64_t> labels(c_order.data.size() / itemsize);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    labels[i] = LoadInteger(c_order.data.data() + i * itemsize, itemsize, big_endian);
+    if (is_signed && (labels[i] >> (8 * itemsize - 1)) != 0) {
+      return Status::InvalidArgument(std::string(name) + ": negative label at element " +
+                                     std::to_string(i));
+    }
+  }
+  shape = {array.shape[0], array.shape[1], array.shape[2]};
+  return labels;
+}
 
 Result<IngestSummary> IngestVolume(Labelmap& labelmap, std::span<const std::uint64_t> volume,
                                    std::array<std::int64_t, 3> shape,

@@ -212,20 +212,31 @@ Status Labelmap::WriteBlockValue(std::uint32_t version, int scale, const BlockCo
   return db_->WriteBinary(writes);
 }
 
-Result<std::optional<Bytes>> Labelmap::GetBlock(std::uint32_t version, int scale,
-                                                const BlockCoord& coord) const {
+Result<std::optional<Bytes>> Labelmap::GetStoredValue(std::uint32_t version, int scale,
+                                                      const BlockCoord& coord) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckScale(scale));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto distances, AncestorDistances(version));
   const std::string position = BlockPositionKey(instance_, static_cast<std::uint8_t>(scale), coord);
-  std::optional<Bytes> block;
-  CHUNKWISE_RETURN_IF_ERROR(detail::ScanVisible(
-      *db_, position, PrefixSuccessor(position), {position.size(), kBlockKeySize}, distances,
-      [&](std::string_view key, ByteView value) -> Status {
-        CHUNKWISE_ASSIGN_OR_RETURN(
-            block, DecodeValue(value, kMaxStoredBlockBytes, BlockName(*db_, scale, coord, key)));
-        return Status::Ok();
-      }));
-  return block;
+  std::optional<Bytes> stored;
+  CHUNKWISE_RETURN_IF_ERROR(detail::ScanVisible(*db_, position, PrefixSuccessor(position),
+                                                {position.size(), kBlockKeySize}, distances,
+                                                [&](std::string_view, ByteView value) -> Status {
+                                                  stored.emplace(value.begin(), value.end());
+                                                  return Status::Ok();
+                                                }));
+  return stored;
+}
+
+Result<std::optional<Bytes>> Labelmap::GetBlock(std::uint32_t version, int scale,
+                                                const BlockCoord& coord) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> stored,
+                             GetStoredValue(version, scale, coord));
+  if (!stored.has_value()) return std::optional<Bytes>();
+  const std::string key = EncodeBlockKey(
+      {instance_, static_cast<std::uint8_t>(scale), coord, version, 0, KeyType::kData});
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Bytes block, DecodeValue(*stored, kMaxStoredBlockBytes, BlockName(*db_, scale, coord, key)));
+  return std::optional<Bytes>(std::move(block));
 }
 
 Result<bool> Labelmap::ReadBlockVoxels(std::uint32_t version, int scale, const BlockCoord& coord,

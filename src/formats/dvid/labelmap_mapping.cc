@@ -24,6 +24,23 @@ Result<std::uint64_t> MappingValue(const store::RocksDbStore& db, std::string_vi
 
 }  // namespace
 
+void ApplyMapping(const std::unordered_map<std::uint64_t, std::uint64_t>& mapping,
+                  std::span<std::uint64_t> labels) {
+  if (mapping.empty()) return;
+  std::uint64_t last_in = 0, last_out = 0;
+  bool have_last = false;
+  for (std::uint64_t& label : labels) {
+    // Labels come in runs; remember the last lookup.
+    if (!have_last || label != last_in) {
+      const auto it = mapping.find(label);
+      last_in = label;
+      last_out = it == mapping.end() ? label : it->second;
+      have_last = true;
+    }
+    label = last_out;
+  }
+}
+
 Status Labelmap::SetMappings(std::uint32_t version, std::span<const LabelPair> pairs) {
   CHUNKWISE_RETURN_IF_ERROR(CheckWritable(version, 0));
   std::vector<store::BinaryWrite> batch;

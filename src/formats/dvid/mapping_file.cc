@@ -91,6 +91,11 @@ Result<std::vector<LabelPair>> ReadMappingFile(const std::filesystem::path& path
                                                         : MappingFileFormat::kBinary;
   }
   if (format == MappingFileFormat::kCsv) return ParseMappingCsv(AsChars(bytes), path.string());
+  // A .npy file has a size that often passes as pairs; refuse it by its magic.
+  if (AsChars(bytes).starts_with("\x93NUMPY")) {
+    return Status::InvalidArgument(path.string() +
+                                   ": is a .npy file, not binary (supervoxel, label) pairs");
+  }
   return ParseMappingPairs(bytes, path.string());
 }
 

@@ -123,4 +123,12 @@ Result<Bytes> DecodeValue(ByteView value, std::size_t max_payload_bytes, std::st
   }
 }
 
+Result<Bytes> GunzipIfGzip(Bytes bytes, std::string_view name, std::size_t max_bytes) {
+  if (bytes.size() < 2 || bytes[0] != 0x1f || bytes[1] != 0x8b) return bytes;
+  CHUNKWISE_ASSIGN_OR_RETURN(auto gzip, codec::GzipCodec::Create(kGoDefaultGzipLevel));
+  Result<Bytes> out = gzip->Decode(bytes, max_bytes);
+  if (!out.ok()) return out.status().WithContext(name);
+  return out;
+}
+
 }  // namespace chunkwise::formats::dvid

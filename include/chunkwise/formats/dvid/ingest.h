@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "chunkwise/core/npy.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 
@@ -46,6 +47,14 @@ struct IngestSummary {
 // offset puts blocks outside the int32 block range; errors of the database.
 Result<IngestSummary> IngestVolume(Labelmap& labelmap, std::span<const std::uint64_t> volume,
                                    std::array<std::int64_t, 3> shape, const IngestOptions& options);
+
+// A 3-d array of unsigned (or non-negative signed) integers of any width,
+// byte order and memory order, as uint64 labels in C order; `shape` receives
+// its (z, y, x) extents. InvalidArgument naming `name` for another rank or
+// dtype, or a negative label.
+Result<std::vector<std::uint64_t>> LabelVolumeFromNpy(const core::NpyArray& array,
+                                                      std::array<std::int64_t, 3>& shape,
+                                                      std::string_view name);
 
 }  // namespace chunkwise::formats::dvid
 

@@ -117,6 +117,9 @@ class Labelmap {
   // Corruption naming the key for a value that does not decode.
   Result<std::optional<Bytes>> GetBlock(std::uint32_t version, int scale,
                                         const BlockCoord& coord) const;
+  // The stored value (envelope byte + gzip) of the visible block, nullopt if none.
+  Result<std::optional<Bytes>> GetStoredValue(std::uint32_t version, int scale,
+                                              const BlockCoord& coord) const;
   // Decodes the visible block into `out` (64³); false (and `out` zeroed) if absent.
   Result<bool> ReadBlockVoxels(std::uint32_t version, int scale, const BlockCoord& coord,
                                std::span<std::uint64_t> out) const;
@@ -173,6 +176,11 @@ class Labelmap {
   VersionDag versions_;  // Guarded by mutex_.
   int num_scales_;       // Guarded by mutex_.
 };
+
+// Replaces each supervoxel in `labels` by its mapping entry, if it has one
+// (even 0: split supervoxels map to 0); others keep their id.
+void ApplyMapping(const std::unordered_map<std::uint64_t, std::uint64_t>& mapping,
+                  std::span<std::uint64_t> labels);
 
 // The integer floor of a / b for b > 0.
 inline std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {

@@ -42,6 +42,10 @@ Bytes EncodeUncompressedValue(ByteView payload, bool with_crc32);
 // Unsupported for jpeg and unknown compression or checksum codes.
 Result<Bytes> DecodeValue(ByteView value, std::size_t max_payload_bytes, std::string_view name);
 
+// `bytes` gunzipped if they start with the gzip magic (1f 8b), else as they
+// are; at most `max_bytes` out. Errors as DecodeValue's gzip case.
+Result<Bytes> GunzipIfGzip(Bytes bytes, std::string_view name, std::size_t max_bytes = 64u << 20);
+
 }  // namespace chunkwise::formats::dvid
 
 #endif  // CHUNKWISE_FORMATS_DVID_VALUE_ENVELOPE_H_
