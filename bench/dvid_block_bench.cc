@@ -41,8 +41,13 @@ double ThreadCpuSeconds() {
 
 // Median blocks per second of `body`, which handles one block per call.
 double BlocksPerSecond(const std::function<void()>& body) {
+  // Calibrate: a batch of blocks that takes about 20 ms of CPU.
   int batch = 1;
-  for (double t0 = ThreadCpuSeconds(); ThreadCpuSeconds() - t0 < 0.02; batch *= 2) body();
+  for (;; batch *= 2) {
+    const double t0 = ThreadCpuSeconds();
+    for (int i = 0; i < batch; ++i) body();
+    if (ThreadCpuSeconds() - t0 >= 0.02 || batch >= (1 << 16)) break;
+  }
   std::vector<double> rates;
   for (int run = 0; run < kRuns; ++run) {
     const double t0 = ThreadCpuSeconds();

@@ -62,14 +62,20 @@ Status DecodeSubBlock(const LabelBlockLayout& layout, std::uint64_t sub_block,
   std::array<std::uint16_t, kSubBlockVoxels> values;
   detail::UnpackSubBlock(packed, bits, values);
   packed += detail::PackedSubBlockBytes(n);
-  for (std::uint32_t v = 0; v < kSubBlockVoxels; ++v) {
-    if (values[v] >= n) {
-      return Status::Corruption(std::string(name) + ": sub-block " + std::to_string(sub_block) +
-                                " voxel " + std::to_string(v) + " has index " +
-                                std::to_string(values[v]) + " past its " + std::to_string(n) +
-                                " labels");
+  // Indices past n are possible only when n is not a power of two.
+  if ((n & (n - 1)) != 0) {
+    for (std::uint32_t v = 0; v < kSubBlockVoxels; ++v) {
+      if (values[v] >= n) {
+        return Status::Corruption(std::string(name) + ": sub-block " + std::to_string(sub_block) +
+                                  " voxel " + std::to_string(v) + " has index " +
+                                  std::to_string(values[v]) + " past its " + std::to_string(n) +
+                                  " labels");
+      }
     }
-    origin[geometry.Offset(v)] = palette[values[v]];
+  }
+  for (std::uint32_t row = 0; row < 64; ++row) {
+    std::uint64_t* out_row = origin + geometry.Offset(row * 8);
+    for (std::uint32_t x = 0; x < 8; ++x) out_row[x] = palette[values[row * 8 + x]];
   }
   return Status::Ok();
 }
@@ -85,15 +91,17 @@ class BlockEncoder {
     const std::uint64_t* origin = voxels.data() + geometry_.Origin(shape_, sub_block);
     palette_.clear();
     palette_lookup_.clear();
-    std::uint64_t last = 0;
-    std::uint16_t last_index = 0;
-    for (std::uint32_t v = 0; v < kSubBlockVoxels; ++v) {
-      const std::uint64_t label = origin[geometry_.Offset(v)];
-      if (v == 0 || label != last) {
-        last = label;
-        last_index = PaletteIndex(label);
+    std::uint64_t last = origin[0];
+    std::uint16_t last_index = PaletteIndex(last);
+    for (std::uint32_t row = 0; row < 64; ++row) {
+      const std::uint64_t* labels = origin + geometry_.Offset(row * 8);
+      for (std::uint32_t x = 0; x < 8; ++x) {
+        if (labels[x] != last) {
+          last = labels[x];
+          last_index = PaletteIndex(last);
+        }
+        values_[row * 8 + x] = last_index;
       }
-      values_[v] = last_index;
     }
     counts_.push_back(static_cast<std::uint16_t>(palette_.size()));
     for (const std::uint64_t label : palette_) indices_.push_back(BlockIndex(label));
@@ -147,13 +155,9 @@ class BlockEncoder {
   void Pack(std::uint32_t n) {
     if (n <= 1) return;
     const std::uint32_t bits = BitsForPaletteSize(n);
-    for (std::uint32_t group = 0; group < kSubBlockVoxels / 8; ++group) {
-      detail::PackedWord word = 0;
-      for (std::uint32_t i = 0; i < 8; ++i) word = (word << bits) | values_[group * 8 + i];
-      for (std::uint32_t byte = bits; byte-- > 0;) {
-        packed_.push_back(static_cast<std::uint8_t>(word >> (8 * byte)));
-      }
-    }
+    const std::size_t at = packed_.size();
+    packed_.resize(at + detail::PackedSubBlockBytes(n));
+    detail::PackSubBlock(values_, bits, packed_.data() + at);
   }
 
   static constexpr std::size_t kLinearSearchLimit = 32;

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <string>
+#include <type_traits>
 
 namespace chunkwise::formats::dvid {
 
@@ -80,18 +81,86 @@ Result<LabelBlockLayout> ParseLabelBlockLayout(ByteView block, std::string_view 
   return layout;
 }
 
+namespace {
+
+// Eight values of kBits bits fill exactly kBits bytes, so each group of eight
+// is one big-endian integer of kBits·8 bits (at most 72). With the width a
+// compile-time constant the loops unroll into shifts and masks.
+template <std::uint32_t kBits>
+using GroupWord = std::conditional_t<(kBits <= 8), std::uint64_t, PackedWord>;
+
+template <std::uint32_t kBits>
+void Unpack(const std::uint8_t* packed, std::array<std::uint16_t, kSubBlockVoxels>& values) {
+  constexpr std::uint32_t kMask = (1u << kBits) - 1;
+  for (std::uint32_t group = 0; group < kSubBlockVoxels / 8; ++group, packed += kBits) {
+    GroupWord<kBits> word = 0;
+    for (std::uint32_t byte = 0; byte < kBits; ++byte) word = (word << 8) | packed[byte];
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      values[group * 8 + i] = static_cast<std::uint16_t>((word >> (kBits * (7 - i))) & kMask);
+    }
+  }
+}
+
+template <std::uint32_t kBits>
+void Pack(const std::array<std::uint16_t, kSubBlockVoxels>& values, std::uint8_t* out) {
+  for (std::uint32_t group = 0; group < kSubBlockVoxels / 8; ++group, out += kBits) {
+    GroupWord<kBits> word = 0;
+    for (std::uint32_t i = 0; i < 8; ++i) word = (word << kBits) | values[group * 8 + i];
+    for (std::uint32_t byte = 0; byte < kBits; ++byte) {
+      out[byte] = static_cast<std::uint8_t>(word >> (8 * (kBits - 1 - byte)));
+    }
+  }
+}
+
+}  // namespace
+
 void UnpackSubBlock(const std::uint8_t* packed, std::uint32_t bits,
                     std::array<std::uint16_t, kSubBlockVoxels>& values) {
-  // Eight values of `bits` bits fill exactly `bits` bytes, so each group of
-  // eight is one big-endian integer of at most 72 bits.
-  const PackedWord mask = (PackedWord{1} << bits) - 1;
-  for (std::uint32_t group = 0; group < kSubBlockVoxels / 8; ++group) {
-    PackedWord word = 0;
-    for (std::uint32_t byte = 0; byte < bits; ++byte) word = (word << 8) | packed[byte];
-    packed += bits;
-    for (std::uint32_t i = 0; i < 8; ++i) {
-      values[group * 8 + i] = static_cast<std::uint16_t>((word >> (bits * (7 - i))) & mask);
-    }
+  switch (bits) {
+    case 1:
+      return Unpack<1>(packed, values);
+    case 2:
+      return Unpack<2>(packed, values);
+    case 3:
+      return Unpack<3>(packed, values);
+    case 4:
+      return Unpack<4>(packed, values);
+    case 5:
+      return Unpack<5>(packed, values);
+    case 6:
+      return Unpack<6>(packed, values);
+    case 7:
+      return Unpack<7>(packed, values);
+    case 8:
+      return Unpack<8>(packed, values);
+    default:
+      CHUNKWISE_CHECK(bits == 9);
+      return Unpack<9>(packed, values);
+  }
+}
+
+void PackSubBlock(const std::array<std::uint16_t, kSubBlockVoxels>& values, std::uint32_t bits,
+                  std::uint8_t* out) {
+  switch (bits) {
+    case 1:
+      return Pack<1>(values, out);
+    case 2:
+      return Pack<2>(values, out);
+    case 3:
+      return Pack<3>(values, out);
+    case 4:
+      return Pack<4>(values, out);
+    case 5:
+      return Pack<5>(values, out);
+    case 6:
+      return Pack<6>(values, out);
+    case 7:
+      return Pack<7>(values, out);
+    case 8:
+      return Pack<8>(values, out);
+    default:
+      CHUNKWISE_CHECK(bits == 9);
+      return Pack<9>(values, out);
   }
 }
 

@@ -46,6 +46,10 @@ Result<LabelBlockLayout> ParseLabelBlockLayout(ByteView block, std::string_view 
 void UnpackSubBlock(const std::uint8_t* packed, std::uint32_t bits,
                     std::array<std::uint16_t, kSubBlockVoxels>& values);
 
+// Packs 512 values of `bits` bits (1-9), MSB first, into 64·bits bytes at `out`.
+void PackSubBlock(const std::array<std::uint16_t, kSubBlockVoxels>& values, std::uint32_t bits,
+                  std::uint8_t* out);
+
 // Bytes of packed data for a sub-block palette of n labels (0 for n <= 1).
 inline std::uint64_t PackedSubBlockBytes(std::uint32_t n) {
   return n <= 1 ? 0 : std::uint64_t{64} * BitsForPaletteSize(n);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -362,6 +364,38 @@ TEST(ValueEnvelope, DecodesEveryStoredForm) {
   EXPECT_EQ(*DecodeValue(checked, 1000, "c"), payload);
   checked.back() ^= 1;
   EXPECT_THAT(std::string(DecodeValue(checked, 1000, "c").status().message()), HasSubstr("CRC32"));
+}
+
+TEST(LabelVolumeFromNpy, AcceptsAnyIntegerWidthOrderAndByteOrder) {
+  core::NpyArray array;
+  array.dtype = *core::NpyDtype::FromTypestr(">u2");
+  array.shape = {2, 1, 3};
+  array.fortran_order = true;
+  // Fortran order: x varies slowest. Values 1..6 big-endian.
+  for (std::uint16_t v : {1, 4, 2, 5, 3, 6}) {
+    array.data.push_back(static_cast<std::uint8_t>(v >> 8));
+    array.data.push_back(static_cast<std::uint8_t>(v));
+  }
+  std::array<std::int64_t, 3> shape{};
+  Result<std::vector<std::uint64_t>> labels = LabelVolumeFromNpy(array, shape, "v.npy");
+  ASSERT_TRUE(labels.ok()) << labels.status().ToString();
+  EXPECT_EQ(shape, (std::array<std::int64_t, 3>{2, 1, 3}));
+  EXPECT_THAT(*labels, ElementsAre(1, 2, 3, 4, 5, 6));
+  array.dtype = *core::NpyDtype::FromTypestr("<i2");
+  array.data[0] = 0xff;
+  array.data[1] = 0xff;
+  EXPECT_THAT(std::string(LabelVolumeFromNpy(array, shape, "v.npy").status().message()),
+              HasSubstr("negative label"));
+  array.dtype = *core::NpyDtype::FromTypestr("<f4");
+  array.data.resize(24);
+  EXPECT_EQ(LabelVolumeFromNpy(array, shape, "v.npy").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(ApplyMapping, MappedEvenToZeroOthersUnchanged) {
+  std::vector<std::uint64_t> labels{1, 1, 2, 3, 3, 4, 1};
+  ApplyMapping({{1, 10}, {3, 0}}, labels);
+  EXPECT_THAT(labels, ElementsAre(10, 10, 2, 0, 0, 4, 10));
 }
 
 TEST_F(LabelmapTest, OpenWithoutCreateNeedsMetadata) {
