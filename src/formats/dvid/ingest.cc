@@ -111,6 +111,33 @@ std::uint64_t LoadInteger(const std::uint8_t* data, std::size_t itemsize, bool b
   return value;
 }
 
+// Writes the scale-0 blocks of summary.blocks in parallel and fills in their counts.
+Status IngestScaleZero(Labelmap& labelmap, const VolumeView& view, core::ThreadPool* pool,
+                       core::ProgressReporter& progress, IngestSummary& summary) {
+  BlockOutcome outcome;
+  const BlockBox& b = summary.blocks;
+  const std::int64_t nx = b.end.x - b.begin.x, ny = b.end.y - b.begin.y;
+  auto ingest = [&](std::size_t index) -> Status {
+    const auto i = static_cast<std::int64_t>(index);
+    const BlockCoord coord{static_cast<std::int32_t>(b.begin.x + i % nx),
+                           static_cast<std::int32_t>(b.begin.y + (i / nx) % ny),
+                           static_cast<std::int32_t>(b.begin.z + i / (nx * ny))};
+    CHUNKWISE_RETURN_IF_ERROR(IngestBlock(labelmap, summary.version, view, coord, outcome));
+    progress.Add(1);
+    return Status::Ok();
+  };
+  const std::uint64_t count = CountBlocks(b);
+  if (pool != nullptr) {
+    CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(count, ingest));
+  } else {
+    for (std::uint64_t i = 0; i < count; ++i) CHUNKWISE_RETURN_IF_ERROR(ingest(i));
+  }
+  summary.blocks_written[0] = outcome.written;
+  summary.blocks_deleted[0] = outcome.deleted;
+  summary.blocks_skipped = outcome.skipped;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<std::uint64_t>> LabelVolumeFromNpy(const core::NpyArray& array,
@@ -165,28 +192,7 @@ Result<IngestSummary> IngestVolume(Labelmap& labelmap, std::span<const std::uint
   core::ProgressReporter progress(
       {.label = "dvid ingest", .total_units = total, .unit = "blocks", .mode = options.progress});
 
-  BlockOutcome outcome;
-  auto ingest = [&](std::size_t index) -> Status {
-    const BlockBox& b = summary.blocks;
-    const std::int64_t nx = b.end.x - b.begin.x, ny = b.end.y - b.begin.y;
-    const auto i = static_cast<std::int64_t>(index);
-    const BlockCoord coord{static_cast<std::int32_t>(b.begin.x + i % nx),
-                           static_cast<std::int32_t>(b.begin.y + (i / nx) % ny),
-                           static_cast<std::int32_t>(b.begin.z + i / (nx * ny))};
-    CHUNKWISE_RETURN_IF_ERROR(IngestBlock(labelmap, summary.version, view, coord, outcome));
-    progress.Add(1);
-    return Status::Ok();
-  };
-  const std::uint64_t count = CountBlocks(summary.blocks);
-  if (options.pool != nullptr) {
-    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(count, ingest));
-  } else {
-    for (std::uint64_t i = 0; i < count; ++i) CHUNKWISE_RETURN_IF_ERROR(ingest(i));
-  }
-  summary.blocks_written[0] = outcome.written;
-  summary.blocks_deleted[0] = outcome.deleted;
-  summary.blocks_skipped = outcome.skipped;
-
+  CHUNKWISE_RETURN_IF_ERROR(IngestScaleZero(labelmap, view, options.pool, progress, summary));
   box = summary.blocks;
   for (int s = 1; s < scales; ++s) {
     box = ParentBlocks(box);

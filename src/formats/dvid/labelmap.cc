@@ -23,10 +23,10 @@ Status CheckScale(int scale) {
 }
 
 std::string BlockName(const store::RocksDbStore& db, int scale, const BlockCoord& c,
-                      std::string_view key) {
+                      std::uint32_t version) {
   return "rocksdb:" + db.path().string() + ": block (x,y,z) " + std::to_string(c.x) + "," +
          std::to_string(c.y) + "," + std::to_string(c.z) + " scale " + std::to_string(scale) +
-         " key " + HexKey(key);
+         " as seen from version " + std::to_string(version);
 }
 
 struct LabelmapMetadata {
@@ -246,9 +246,8 @@ Result<bool> Labelmap::ReadBlockVoxels(std::uint32_t version, int scale, const B
     std::fill(out.begin(), out.end(), 0);
     return false;
   }
-  CHUNKWISE_RETURN_IF_ERROR(DecodeLabelBlockInto(
-      *block, kDefaultBlockShape, out,
-      BlockName(*db_, scale, coord, BlockPositionKey(instance_, scale, coord))));
+  CHUNKWISE_RETURN_IF_ERROR(DecodeLabelBlockInto(*block, kDefaultBlockShape, out,
+                                                 BlockName(*db_, scale, coord, version)));
   return true;
 }
 

@@ -15,6 +15,8 @@
 // Thread safety: every method may be called concurrently; block writes to
 // distinct blocks proceed in parallel, and version changes are serialized.
 // One process at a time may open the database for writing (RocksDB's lock).
+// A block write racing a Commit of the same version may still land: commit a
+// version once its writers are done.
 #ifndef CHUNKWISE_FORMATS_DVID_LABELMAP_H_
 #define CHUNKWISE_FORMATS_DVID_LABELMAP_H_
 
