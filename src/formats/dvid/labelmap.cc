@@ -232,10 +232,8 @@ Result<std::optional<Bytes>> Labelmap::GetBlock(std::uint32_t version, int scale
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> stored,
                              GetStoredValue(version, scale, coord));
   if (!stored.has_value()) return std::optional<Bytes>();
-  const std::string key = EncodeBlockKey(
-      {instance_, static_cast<std::uint8_t>(scale), coord, version, 0, KeyType::kData});
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      Bytes block, DecodeValue(*stored, kMaxStoredBlockBytes, BlockName(*db_, scale, coord, key)));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes block, DecodeValue(*stored, kMaxStoredBlockBytes,
+                                                      BlockName(*db_, scale, coord, version)));
   return std::optional<Bytes>(std::move(block));
 }
 
