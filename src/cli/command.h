@@ -44,6 +44,7 @@ void AddGenerateCommands(CLI::App& app, CommandContext& context);
 void AddGpuCommands(CLI::App& app, CommandContext& context);
 void AddZarrCommands(CLI::App& app, CommandContext& context);
 void AddBcolzCommands(CLI::App& app, CommandContext& context);
+void AddDvidCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 

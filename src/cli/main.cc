@@ -27,6 +27,7 @@ int Run(int argc, char** argv) {
   AddZarrCommands(app, context);
   AddGpuCommands(app, context);
   AddBcolzCommands(app, context);
+  AddDvidCommands(app, context);
 
   try {
     app.parse(argc, argv);

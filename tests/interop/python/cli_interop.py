@@ -14,7 +14,8 @@ from interop_check import Checks, run
 
 COMMANDS = ["codec", "codec list", "codec encode", "codec decode", "codec measure", "crc32c", "npy", "npy info",
             "npy convert", "store", "store ls", "store get", "store put", "store rm", "grid", "morton", "generate",
-            "gpu-info"]
+            "gpu-info", "dvid", "dvid ingest", "dvid map", "dvid info", "dvid branch", "dvid commit", "dvid read",
+            "dvid get-block", "dvid put-block"]
 
 
 def cli(binary, *args, ok=True):

@@ -1,0 +1,301 @@
+// chunkwise dvid: a DVID-style versioned labelmap in an embedded RocksDB.
+#include <cstdio>
+#include <filesystem>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/dvid/ingest.h"
+#include "chunkwise/formats/dvid/labelmap.h"
+#include "chunkwise/formats/dvid/mapping_file.h"
+#include "chunkwise/formats/dvid/value_envelope.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace dvid = formats::dvid;
+
+struct DvidOptions {
+  std::string db;
+  std::string input;
+  std::string output;
+  std::string offset = "0,0,0";
+  std::string shape;
+  std::string format = "auto";
+  std::string block;
+  std::string note;
+  int scales = 0;
+  int scale = 0;
+  std::uint32_t version = 0;
+  std::uint32_t parent = 0;
+  std::size_t threads = 0;
+  bool mapped = false;
+  bool overwrite = false;
+  bool stored = false;
+};
+
+// "z,y,x" with optional signs.
+Result<std::array<std::int64_t, 3>> ParseZyx(std::string_view text, std::string_view what) {
+  std::array<std::int64_t, 3> out{};
+  for (int d = 0; d < 3; ++d) {
+    const std::size_t comma = text.find(',');
+    if ((d < 2) == (comma == std::string_view::npos)) break;
+    const std::optional<core::Index> value = core::ParseIndex(text.substr(0, comma));
+    if (!value.has_value()) break;
+    out[d] = *value;
+    if (d == 2) return out;
+    text.remove_prefix(comma + 1);
+  }
+  return Status::InvalidArgument(std::string(what) + " must be three integers z,y,x");
+}
+
+Result<std::unique_ptr<dvid::Labelmap>> OpenLabelmap(const std::string& path, bool create,
+                                                     bool read_only) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::shared_ptr<store::RocksDbStore> db,
+      store::RocksDbStore::Open(path, {.create_if_missing = create, .read_only = read_only}));
+  return dvid::Labelmap::Open(std::move(db), create);
+}
+
+Status Ingest(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, core::ReadNpy(options.input));
+  std::array<std::int64_t, 3> shape{};
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> volume,
+                             dvid::LabelVolumeFromNpy(array, shape, options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, true, false));
+  core::ThreadPool pool(options.threads);
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::IngestSummary summary,
+                             dvid::IngestVolume(*labelmap, volume, shape,
+                                                {.version = options.version,
+                                                 .offset = offset,
+                                                 .downsample_scales = options.scales,
+                                                 .pool = &pool,
+                                                 .progress = context.progress_mode()}));
+  std::string line = "ingested " + options.input + " into " + options.db + " version " +
+                     std::to_string(summary.version) + ":";
+  for (std::size_t s = 0; s < summary.blocks_written.size(); ++s) {
+    line += " s" + std::to_string(s) + " " + std::to_string(summary.blocks_written[s]) +
+            " blocks written";
+    if (summary.blocks_deleted[s] != 0) {
+      line += " (" + std::to_string(summary.blocks_deleted[s]) + " deleted)";
+    }
+    line += s + 1 < summary.blocks_written.size() ? "," : "";
+  }
+  Say(context, line + "; " + std::to_string(summary.blocks_skipped) + " empty blocks skipped");
+  return Status::Ok();
+}
+
+Status Map(const CommandContext& context, const DvidOptions& options) {
+  dvid::MappingFileFormat format = dvid::MappingFileFormat::kAuto;
+  if (options.format == "binary") format = dvid::MappingFileFormat::kBinary;
+  if (options.format == "csv") format = dvid::MappingFileFormat::kCsv;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<dvid::LabelPair> pairs,
+                             dvid::ReadMappingFile(options.input, format));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap->versions().newest_open();
+  CHUNKWISE_RETURN_IF_ERROR(labelmap->SetMappings(version, pairs));
+  Say(context, "mapped " + std::to_string(pairs.size()) + " supervoxels from " + options.input +
+                   " at version " + std::to_string(version));
+  return Status::Ok();
+}
+
+Status Info(const DvidOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::LabelmapStats stats, labelmap->Stats());
+  std::printf("%s: DVID labelmap, 64x64x64 blocks, %d scale(s), %llu mapping entries\n",
+              options.db.c_str(), labelmap->num_scales(),
+              static_cast<unsigned long long>(stats.mapping_entries));
+  const dvid::VersionDag versions = labelmap->versions();
+  for (const dvid::VersionNode& node : versions.nodes()) {
+    std::printf("version %u%s %s%s%s\n", node.id,
+                node.parent == 0 ? "" : (" (parent " + std::to_string(node.parent) + ")").c_str(),
+                node.committed ? "committed" : "open", node.note.empty() ? "" : ": ",
+                node.note.c_str());
+  }
+  for (std::size_t s = 0; s < stats.scales.size(); ++s) {
+    const dvid::ScaleStats& scale = stats.scales[s];
+    std::string visible;
+    for (const auto& [version, count] : scale.visible_blocks) {
+      visible += " v" + std::to_string(version) + "=" + std::to_string(count);
+    }
+    std::printf("scale %zu: %llu block entries (%s stored), %llu tombstones; visible blocks:%s\n",
+                s, static_cast<unsigned long long>(scale.data_entries),
+                FormatBytes(static_cast<double>(scale.value_bytes)).c_str(),
+                static_cast<unsigned long long>(scale.tombstones), visible.c_str());
+  }
+  return Status::Ok();
+}
+
+Status Branch(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t id,
+                             labelmap->Branch(options.parent, options.note));
+  Say(context,
+      "version " + std::to_string(id) + " branched from version " + std::to_string(options.parent));
+  return Status::Ok();
+}
+
+Status Commit(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap->versions().newest_open();
+  CHUNKWISE_RETURN_IF_ERROR(labelmap->Commit(version, options.note));
+  Say(context, "version " + std::to_string(version) + " committed");
+  return Status::Ok();
+}
+
+Status Read(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap->versions().newest();
+  core::ThreadPool pool(options.threads);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
+                             labelmap->ReadRegion(version, options.scale, {offset, shape}, &pool));
+  if (options.mapped) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap->MappingAt(version));
+    dvid::ApplyMapping(mapping, labels);
+  }
+  core::NpyArray array;
+  CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, core::NpyDtype::FromTypestr("<u8"));
+  array.shape = {shape[0], shape[1], shape[2]};
+  array.data.resize(labels.size() * 8);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    StoreLittleEndian(labels[i], array.data.data() + 8 * i);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(options.output, array));
+  Say(context, "wrote " + options.output + ": version " + std::to_string(version) + " scale " +
+                   std::to_string(options.scale) + " shape (" + core::FormatShape(array.shape) +
+                   ")" + (options.mapped ? ", mapped labels" : ", supervoxels"));
+  return Status::Ok();
+}
+
+Result<dvid::BlockCoord> ParseBlock(const std::string& text) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto zyx, ParseZyx(text, "--block"));
+  for (const std::int64_t v : zyx) {
+    if (v < INT32_MIN || v > INT32_MAX) {
+      return Status::InvalidArgument("--block coordinates must fit in 32 bits");
+    }
+  }
+  return dvid::BlockCoord{static_cast<std::int32_t>(zyx[2]), static_cast<std::int32_t>(zyx[1]),
+                          static_cast<std::int32_t>(zyx[0])};
+}
+
+Status GetBlock(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap->versions().newest();
+  std::optional<Bytes> bytes;
+  if (options.stored) {
+    CHUNKWISE_ASSIGN_OR_RETURN(bytes, labelmap->GetStoredValue(version, options.scale, coord));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(bytes, labelmap->GetBlock(version, options.scale, coord));
+  }
+  if (!bytes.has_value()) {
+    return Status::NotFound(options.db + ": no block at z,y,x " + options.block + " scale " +
+                            std::to_string(options.scale) + " version " + std::to_string(version));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *bytes));
+  Say(context, "wrote " + options.output + ": " + std::to_string(bytes->size()) + " bytes (" +
+                   (options.stored ? "stored value: envelope byte + gzip" : "DVID label block") +
+                   ")");
+  return Status::Ok();
+}
+
+Status PutBlock(const CommandContext& context, const DvidOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, core::ReadFile(options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(bytes, dvid::GunzipIfGzip(bytes, options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, true, false));
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap->versions().newest_open();
+  CHUNKWISE_RETURN_IF_ERROR(
+      labelmap->PutEncodedBlock(version, options.scale, coord, bytes).WithContext(options.input));
+  Say(context, "stored " + options.input + " as block z,y,x " + options.block + " scale " +
+                   std::to_string(options.scale) + " version " + std::to_string(version));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddDvidCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<DvidOptions>();
+  CLI::App* group =
+      app.add_subcommand("dvid", "DVID-style versioned labelmap in an embedded RocksDB");
+  group->require_subcommand(1);
+
+  CLI::App* ingest = group->add_subcommand("ingest", "Store a uint label volume (.npy) as blocks");
+  ingest->add_option("DB", options->db, "Database directory (created if missing)")->required();
+  ingest->add_option("--input", options->input, "3-d integer .npy volume (z, y, x)")->required();
+  ingest->add_option("--offset", options->offset, "Voxel z,y,x of the volume's first voxel");
+  ingest->add_option("--scales", options->scales, "Build scales 1..N by 2x mode downsampling");
+  ingest->add_option("--version", options->version, "Open version to write (default: newest open)");
+  ingest->add_option("--threads", options->threads, "Worker threads (default: all cores)");
+  SetAction(ingest, context, [&context, options] { return Ingest(context, *options); });
+
+  CLI::App* map = group->add_subcommand("map", "Load supervoxel -> label pairs into a version");
+  map->add_option("DB", options->db, "Database directory")->required();
+  map->add_option("--pairs", options->input, "Binary u64 LE pairs (DVID) or CSV sv,label")
+      ->required();
+  map->add_option("--format", options->format, "auto (by extension), binary or csv")
+      ->check(CLI::IsMember({"auto", "binary", "csv"}));
+  map->add_option("--version", options->version, "Open version to write (default: newest open)");
+  SetAction(map, context, [&context, options] { return Map(context, *options); });
+
+  CLI::App* info = group->add_subcommand("info", "Versions, scales, block counts and bytes");
+  info->add_option("DB", options->db, "Database directory")->required();
+  SetAction(info, context, [options] { return Info(*options); });
+
+  CLI::App* branch = group->add_subcommand("branch", "Make an open child of a committed version");
+  branch->add_option("DB", options->db, "Database directory")->required();
+  branch->add_option("--parent", options->parent, "Committed version to branch from")->required();
+  branch->add_option("--note", options->note, "Description of the new version");
+  SetAction(branch, context, [&context, options] { return Branch(context, *options); });
+
+  CLI::App* commit = group->add_subcommand("commit", "Make a version read-only");
+  commit->add_option("DB", options->db, "Database directory")->required();
+  commit->add_option("--version", options->version, "Version (default: newest open)");
+  commit->add_option("--note", options->note, "Commit message");
+  SetAction(commit, context, [&context, options] { return Commit(context, *options); });
+
+  CLI::App* read = group->add_subcommand("read", "Write a region of labels to a uint64 .npy");
+  read->add_option("DB", options->db, "Database directory")->required();
+  read->add_option("--output", options->output, "Output .npy")->required();
+  read->add_option("--offset", options->offset, "Voxel z,y,x of the region at --scale");
+  read->add_option("--shape", options->shape, "Region extents z,y,x")->required();
+  read->add_option("--scale", options->scale, "Scale (0 = full resolution)");
+  read->add_option("--version", options->version, "Version (default: newest)");
+  read->add_flag("--mapped", options->mapped, "Apply the version's supervoxel mapping");
+  read->add_option("--threads", options->threads, "Worker threads (default: all cores)");
+  read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
+  SetAction(read, context, [&context, options] { return Read(context, *options); });
+
+  CLI::App* get = group->add_subcommand("get-block", "Write one block's DVID bytes to a file");
+  get->add_option("DB", options->db, "Database directory")->required();
+  get->add_option("--block", options->block, "Block coordinate z,y,x")->required();
+  get->add_option("--output", options->output, "Output file")->required();
+  get->add_option("--scale", options->scale, "Scale");
+  get->add_option("--version", options->version, "Version (default: newest)");
+  get->add_flag("--stored", options->stored, "The stored value (0x40 + gzip) as in the database");
+  get->add_flag("--overwrite", options->overwrite, "Replace an existing output");
+  SetAction(get, context, [&context, options] { return GetBlock(context, *options); });
+
+  CLI::App* put = group->add_subcommand("put-block", "Store a DVID label block file (or its gzip)");
+  put->add_option("DB", options->db, "Database directory (created if missing)")->required();
+  put->add_option("--block", options->block, "Block coordinate z,y,x")->required();
+  put->add_option("--input", options->input, "DVID compressed label block, raw or gzip")
+      ->required();
+  put->add_option("--scale", options->scale, "Scale");
+  put->add_option("--version", options->version, "Open version (default: newest open)");
+  SetAction(put, context, [&context, options] { return PutBlock(context, *options); });
+}
+
+}  // namespace chunkwise::cli

@@ -1,0 +1,115 @@
+// ValidateLabelBlock: the layout rules of docs/formats/dvid.md as checks, so
+// tests can hold our encoder (and blocks from elsewhere) against them.
+#include <array>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block_layout.h"
+
+namespace chunkwise::formats::dvid {
+namespace {
+
+using detail::LabelBlockLayout;
+
+Status Broken(std::string_view name, std::uint64_t sub_block, const std::string& rule) {
+  return Status::Corruption(std::string(name) + ": sub-block " + std::to_string(sub_block) + ": " +
+                            rule);
+}
+
+// Checks the packed values of one sub-block: each below n; in canonical
+// form, first appearances run 0, 1, 2, … and every palette entry appears.
+Status CheckPackedValues(const std::array<std::uint16_t, kSubBlockVoxels>& values, std::uint32_t n,
+                         bool canonical, std::string_view name, std::uint64_t sub_block) {
+  std::uint32_t next_new = 0;
+  for (std::uint32_t v = 0; v < kSubBlockVoxels; ++v) {
+    if (values[v] >= n) {
+      return Broken(name, sub_block,
+                    "voxel " + std::to_string(v) + " has index " + std::to_string(values[v]) +
+                        " past its " + std::to_string(n) + " labels");
+    }
+    if (!canonical) continue;
+    if (values[v] > next_new) {
+      return Broken(name, sub_block,
+                    "palette is not in first-appearance order at voxel " + std::to_string(v));
+    }
+    if (values[v] == next_new) ++next_new;
+  }
+  if (canonical && next_new != n) {
+    return Broken(name, sub_block, std::to_string(n - next_new) + " palette labels are never used");
+  }
+  return Status::Ok();
+}
+
+// Checks one sub-block's palette indices and packed values.
+Status CheckSubBlock(const LabelBlockLayout& layout, std::uint64_t k, std::uint64_t first_index,
+                     const std::uint8_t*& packed, bool canonical, std::string_view name,
+                     std::vector<bool>& used) {
+  const std::uint32_t n = layout.Count(k);
+  if (canonical && n == 0) return Broken(name, k, "empty palette (DVID encoders never write one)");
+  std::unordered_set<std::uint32_t> seen;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t index = layout.Index(first_index + i);
+    if (index >= layout.num_labels) {
+      return Broken(name, k,
+                    "index " + std::to_string(index) + " past the block's " +
+                        std::to_string(layout.num_labels) + " labels");
+    }
+    if (canonical && !seen.insert(index).second) {
+      return Broken(name, k, "palette repeats block label " + std::to_string(index));
+    }
+    used[index] = true;
+  }
+  if (n <= 1) return Status::Ok();
+  std::array<std::uint16_t, kSubBlockVoxels> values;
+  detail::UnpackSubBlock(packed, BitsForPaletteSize(n), values);
+  packed += detail::PackedSubBlockBytes(n);
+  return CheckPackedValues(values, n, canonical, name, k);
+}
+
+// Canonical form: block labels distinct, each used by some sub-block, and
+// more than one distinct label (one label must be written solid).
+Status CheckBlockLabels(const LabelBlockLayout& layout, const std::vector<bool>& used,
+                        std::string_view name) {
+  std::unordered_set<std::uint64_t> distinct;
+  for (std::uint32_t i = 0; i < layout.num_labels; ++i) {
+    if (!distinct.insert(layout.Label(i)).second) {
+      return Status::Corruption(std::string(name) + ": block label " + std::to_string(i) +
+                                " repeats label " + std::to_string(layout.Label(i)));
+    }
+    if (!used[i]) {
+      return Status::Corruption(std::string(name) + ": block label " + std::to_string(i) +
+                                " is used by no sub-block");
+    }
+  }
+  if (distinct.size() == 1) {
+    return Status::Corruption(std::string(name) + ": one distinct label must be a solid block");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateLabelBlock(ByteView block, LabelBlockCheck level, std::string_view name) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const LabelBlockLayout layout,
+                             detail::ParseLabelBlockLayout(block, name));
+  const bool canonical = level == LabelBlockCheck::kCanonical;
+  if (layout.solid()) {
+    if (canonical && layout.num_labels == 0) {
+      return Status::Corruption(std::string(name) + ": block with no labels (DVID rejects N = 0)");
+    }
+    return Status::Ok();
+  }
+  std::vector<bool> used(layout.num_labels, false);
+  const std::uint8_t* packed = layout.packed;
+  std::uint64_t first_index = 0;
+  for (std::uint64_t k = 0; k < layout.shape.num_sub_blocks(); ++k) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckSubBlock(layout, k, first_index, packed, canonical, name, used));
+    first_index += layout.Count(k);
+  }
+  return canonical ? CheckBlockLabels(layout, used, name) : Status::Ok();
+}
+
+}  // namespace chunkwise::formats::dvid
