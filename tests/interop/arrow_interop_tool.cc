@@ -6,7 +6,8 @@
 //                                        canonical JSON of tests/interop/node/arrow_dump.mjs
 //   arrow_interop_tool shard-dump ARROW  prints every chunk of an export shard read through
 //                                        its CSV index by ArrowShardReader, as JSON
-//                                        {"x,y,z": {labels, supervoxels, block (hex), uncompressed_size}}
+//                                        {"x,y,z": {labels, supervoxels, block (hex),
+//                                        uncompressed_size}}
 // Exits 1 with the error on stderr if a read fails.
 #include <cstdio>
 #include <filesystem>
@@ -45,20 +46,31 @@ json FieldJson(const arrow::Field& field) {
   json children = json::array();
   for (const arrow::Field& child : field.children) children.push_back(FieldJson(child));
   const std::string type = field.type == arrow::TypeId::kList ? "list" : arrow::TypeName(field);
-  return {{"name", field.name},         {"type", type},        {"nullable", field.nullable},
-          {"metadata", MetadataJson(field.metadata)}, {"children", children}};
+  return {{"name", field.name},
+          {"type", type},
+          {"nullable", field.nullable},
+          {"metadata", MetadataJson(field.metadata)},
+          {"children", children}};
 }
 
 json IntegerJson(arrow::TypeId type, const arrow::ArrayData& array, std::int64_t i) {
   switch (type) {
-    case arrow::TypeId::kInt8: return std::to_string(arrow::IntegerAt<std::int8_t>(array, i));
-    case arrow::TypeId::kInt16: return std::to_string(arrow::IntegerAt<std::int16_t>(array, i));
-    case arrow::TypeId::kInt32: return std::to_string(arrow::IntegerAt<std::int32_t>(array, i));
-    case arrow::TypeId::kInt64: return std::to_string(arrow::IntegerAt<std::int64_t>(array, i));
-    case arrow::TypeId::kUInt8: return std::to_string(arrow::IntegerAt<std::uint8_t>(array, i));
-    case arrow::TypeId::kUInt16: return std::to_string(arrow::IntegerAt<std::uint16_t>(array, i));
-    case arrow::TypeId::kUInt32: return std::to_string(arrow::IntegerAt<std::uint32_t>(array, i));
-    default: return std::to_string(arrow::IntegerAt<std::uint64_t>(array, i));
+    case arrow::TypeId::kInt8:
+      return std::to_string(arrow::IntegerAt<std::int8_t>(array, i));
+    case arrow::TypeId::kInt16:
+      return std::to_string(arrow::IntegerAt<std::int16_t>(array, i));
+    case arrow::TypeId::kInt32:
+      return std::to_string(arrow::IntegerAt<std::int32_t>(array, i));
+    case arrow::TypeId::kInt64:
+      return std::to_string(arrow::IntegerAt<std::int64_t>(array, i));
+    case arrow::TypeId::kUInt8:
+      return std::to_string(arrow::IntegerAt<std::uint8_t>(array, i));
+    case arrow::TypeId::kUInt16:
+      return std::to_string(arrow::IntegerAt<std::uint16_t>(array, i));
+    case arrow::TypeId::kUInt32:
+      return std::to_string(arrow::IntegerAt<std::uint32_t>(array, i));
+    default:
+      return std::to_string(arrow::IntegerAt<std::uint64_t>(array, i));
   }
 }
 
@@ -75,7 +87,8 @@ json ValueJson(const arrow::Field& field, const arrow::ArrayData& array, std::in
 }
 
 Result<json> Dump(const fs::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source, arrow::OpenFileSource(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source,
+                             arrow::OpenFileSource(path));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool is_file, arrow::IsArrowFile(*source));
   std::vector<arrow::RecordBatch> batches;
   arrow::Schema schema;
@@ -114,7 +127,8 @@ Result<json> Dump(const fs::path& path) {
 }
 
 Result<json> ShardDump(const fs::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader reader, dvid::ArrowShardReader::Open(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader reader,
+                             dvid::ArrowShardReader::Open(path));
   json out = json::object();
   for (const auto& chunk : reader.ListChunks()) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<dvid::ExportBlock> block,
@@ -122,8 +136,10 @@ Result<json> ShardDump(const fs::path& path) {
     json labels = json::array(), supervoxels = json::array();
     for (std::uint64_t label : block->labels) labels.push_back(std::to_string(label));
     for (std::uint64_t label : block->supervoxels) supervoxels.push_back(std::to_string(label));
-    out[std::to_string(chunk[0]) + "," + std::to_string(chunk[1]) + "," + std::to_string(chunk[2])] = {
-        {"labels", labels}, {"supervoxels", supervoxels},
+    out[std::to_string(chunk[0]) + "," + std::to_string(chunk[1]) + "," +
+        std::to_string(chunk[2])] = {
+        {"labels", labels},
+        {"supervoxels", supervoxels},
         {"block", Hex(block->dvid_compressed_block)},
         {"uncompressed_size", std::to_string(block->uncompressed_size)}};
   }
@@ -133,9 +149,9 @@ Result<json> ShardDump(const fs::path& path) {
 Status WriteSamples(const fs::path& dir, arrow::IpcFormat format, const std::string& name) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::ByteSink> sink,
                              arrow::CreateFileSink(dir / name, {.overwrite = true}));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::IpcWriter> writer,
-                             arrow::IpcWriter::Create(std::move(sink), arrow::testing::SampleSchema(),
-                                                      {format, 8}));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::unique_ptr<arrow::IpcWriter> writer,
+      arrow::IpcWriter::Create(std::move(sink), arrow::testing::SampleSchema(), {format, 8}));
   int seed = 1;
   for (std::int64_t rows : {6, 0, 25, 1}) {
     const arrow::testing::SampleBatch batch(rows, seed++);
@@ -151,7 +167,8 @@ dvid::ExportBlock SampleBlock(std::int32_t x, std::int32_t y, std::int32_t z) {
   const int n = 1 + (x * 7 + y * 3 + z) % 9;
   for (int k = 0; k < n; ++k) {
     block.supervoxels.push_back(0xFEDCBA9876543210ull + static_cast<std::uint64_t>(k * 1000 + x));
-    block.labels.push_back(k % 3 == 2 ? 0 : 1000000ull + static_cast<std::uint64_t>((k / 2) * 17 + y));
+    block.labels.push_back(k % 3 == 2 ? 0
+                                      : 1000000ull + static_cast<std::uint64_t>((k / 2) * 17 + y));
   }
   for (int i = 0; i < 50 + 13 * (x + y + z); ++i) {
     block.dvid_compressed_block.push_back(static_cast<std::uint8_t>(i * 29 + x));
@@ -166,7 +183,8 @@ Status WriteShard(const fs::path& stem, arrow::IpcFormat format, dvid::ChunkInde
   // Written in an order other than the CSV's (z, y, x), as DVID's writers do.
   for (std::int32_t x : {481, 480, 483})
     for (std::int32_t z : {449, 448})
-      for (std::int32_t y : {384, 385}) CHUNKWISE_RETURN_IF_ERROR(writer->Add(SampleBlock(x, y, z)));
+      for (std::int32_t y : {384, 385})
+        CHUNKWISE_RETURN_IF_ERROR(writer->Add(SampleBlock(x, y, z)));
   return writer->Finish();
 }
 
@@ -175,9 +193,12 @@ Status WriteAll(const fs::path& dir) {
   CHUNKWISE_RETURN_IF_ERROR(WriteSamples(dir, arrow::IpcFormat::kFile, "ours-file.arrow"));
   CHUNKWISE_RETURN_IF_ERROR(WriteSamples(dir, arrow::IpcFormat::kStream, "ours-stream.arrows"));
   using Form = dvid::ChunkIndexForm;
-  CHUNKWISE_RETURN_IF_ERROR(WriteShard(dir / "shard-file-rec", arrow::IpcFormat::kFile, Form::kRecord));
-  CHUNKWISE_RETURN_IF_ERROR(WriteShard(dir / "shard-file-offsets", arrow::IpcFormat::kFile, Form::kOffsets));
-  CHUNKWISE_RETURN_IF_ERROR(WriteShard(dir / "shard-stream-rec", arrow::IpcFormat::kStream, Form::kRecord));
+  CHUNKWISE_RETURN_IF_ERROR(
+      WriteShard(dir / "shard-file-rec", arrow::IpcFormat::kFile, Form::kRecord));
+  CHUNKWISE_RETURN_IF_ERROR(
+      WriteShard(dir / "shard-file-offsets", arrow::IpcFormat::kFile, Form::kOffsets));
+  CHUNKWISE_RETURN_IF_ERROR(
+      WriteShard(dir / "shard-stream-rec", arrow::IpcFormat::kStream, Form::kRecord));
   return WriteShard(dir / "shard-stream-offsets", arrow::IpcFormat::kStream, Form::kOffsets);
 }
 

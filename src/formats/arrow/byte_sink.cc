@@ -9,6 +9,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "core/posix_file.h"
+#include "formats/arrow/byte_copy.h"
 
 namespace chunkwise::formats::arrow {
 namespace {
@@ -41,12 +42,12 @@ class FileSink final : public ByteSink {
   Status Append(ByteView bytes) override {
     position_ += bytes.size();
     if (pending_.size() + bytes.size() <= kGatherBytes) {
-      pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+      internal::AppendBytes(pending_, bytes);
       return Status::Ok();
     }
     CHUNKWISE_RETURN_IF_ERROR(Flush());
     if (bytes.size() >= kGatherBytes / 2) return posix::WriteAll(fd_.get(), bytes, temporary_);
-    pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+    internal::AppendBytes(pending_, bytes);
     return Status::Ok();
   }
   std::uint64_t position() const override { return position_; }
@@ -89,7 +90,7 @@ class StoreSink final : public ByteSink {
       : store_(std::move(store)), key_(std::move(key)), name_(store_->Describe(key_)) {}
 
   Status Append(ByteView bytes) override {
-    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+    internal::AppendBytes(bytes_, bytes);
     return Status::Ok();
   }
   std::uint64_t position() const override { return bytes_.size(); }
@@ -106,7 +107,7 @@ class StoreSink final : public ByteSink {
 }  // namespace
 
 Status MemorySink::Append(ByteView bytes) {
-  bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  internal::AppendBytes(bytes_, bytes);
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/posix_file.h"
+#include "formats/arrow/byte_copy.h"
 
 namespace chunkwise::formats::arrow {
 namespace {
@@ -30,7 +31,10 @@ class FileSource final : public ByteSource {
 class StoreSource final : public ByteSource {
  public:
   StoreSource(std::shared_ptr<const store::Store> store, std::string key, std::uint64_t size)
-      : store_(std::move(store)), key_(std::move(key)), size_(size), name_(store_->Describe(key_)) {}
+      : store_(std::move(store)),
+        key_(std::move(key)),
+        size_(size),
+        name_(store_->Describe(key_)) {}
 
   std::uint64_t size() const override { return size_; }
   Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const override {
@@ -55,13 +59,14 @@ class StoreSource final : public ByteSource {
 
 class InMemorySource final : public ByteSource {
  public:
-  InMemorySource(Bytes bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  InMemorySource(Bytes bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
 
   std::uint64_t size() const override { return bytes_.size(); }
   Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const override {
     CHUNKWISE_RETURN_IF_ERROR(CheckRange(*this, offset, length, "read"));
-    const auto begin = bytes_.begin() + static_cast<std::ptrdiff_t>(offset);
-    return Bytes(begin, begin + static_cast<std::ptrdiff_t>(length));
+    return internal::CopyBytes(ByteView(bytes_).subspan(static_cast<std::size_t>(offset),
+                                                        static_cast<std::size_t>(length)));
   }
   const std::string& name() const override { return name_; }
 

@@ -77,7 +77,7 @@ struct BufferSpec {
 };
 struct RecordBatchHeader {
   std::int64_t length = 0;
-  std::vector<FieldNode> nodes;    // Depth-first, pre-order over the schema's fields.
+  std::vector<FieldNode> nodes;  // Depth-first, pre-order over the schema's fields.
   std::vector<BufferSpec> buffers;
 };
 

@@ -17,11 +17,13 @@ using TableVector = flatbuffers::Vector<flatbuffers::Offset<Table>>;
 // Schema.fbs's Type union members by id, for messages about types chunkwise refuses.
 std::string TypeMemberName(std::uint8_t id) {
   static constexpr std::array<const char*, 27> kNames = {
-      "NONE",          "Null",          "Int",        "FloatingPoint", "Binary",   "Utf8",
-      "Bool",          "Decimal",       "Date",       "Time",          "Timestamp", "Interval",
-      "List",          "Struct_",       "Union",      "FixedSizeBinary", "FixedSizeList", "Map",
-      "Duration",      "LargeBinary",   "LargeUtf8",  "LargeList",     "RunEndEncoded", "BinaryView",
-      "Utf8View",      "ListView",      "LargeListView"};
+      "NONE",          "Null",      "Int",           "FloatingPoint",
+      "Binary",        "Utf8",      "Bool",          "Decimal",
+      "Date",          "Time",      "Timestamp",     "Interval",
+      "List",          "Struct_",   "Union",         "FixedSizeBinary",
+      "FixedSizeList", "Map",       "Duration",      "LargeBinary",
+      "LargeUtf8",     "LargeList", "RunEndEncoded", "BinaryView",
+      "Utf8View",      "ListView",  "LargeListView"};
   return id < kNames.size() ? kNames[id] : "type " + std::to_string(id);
 }
 
@@ -40,7 +42,8 @@ Metadata DecodeMetadata(const Table* table, int slot) {
   if (entries == nullptr) return metadata;
   for (flatbuffers::uoffset_t i = 0; i < entries->size(); ++i) {
     const Table* entry = entries->Get(i);
-    metadata.push_back({StringAt(entry, key_value_slot::kKey), StringAt(entry, key_value_slot::kValue)});
+    metadata.push_back(
+        {StringAt(entry, key_value_slot::kKey), StringAt(entry, key_value_slot::kValue)});
   }
   return metadata;
 }
@@ -86,9 +89,10 @@ Result<Field> DecodeField(const Table* table, const std::string& context) {
   }
   const std::size_t expected_children = field.type == TypeId::kList ? 1 : 0;
   if (field.children.size() != expected_children) {
-    return Status::Corruption(where + " of type " + TypeMemberName(field.type == TypeId::kList ? kTypeList : 0) +
-                              " has " + std::to_string(field.children.size()) + " children, expected " +
-                              std::to_string(expected_children));
+    return Status::Corruption(where + " of type " +
+                              TypeMemberName(field.type == TypeId::kList ? kTypeList : 0) +
+                              " has " + std::to_string(field.children.size()) +
+                              " children, expected " + std::to_string(expected_children));
   }
   field.metadata = DecodeMetadata(table, field_slot::kCustomMetadata);
   return field;
@@ -148,9 +152,8 @@ Result<const Table*> VerifiedRoot(flatbuffers::Verifier& verifier, ByteView flat
                                   std::string_view what, std::string_view context) {
   const Table* root = RootTable(verifier, flatbuffer);
   if (root == nullptr || !check(verifier, root)) {
-    return Status::Corruption(std::string(context) + ": " + std::string(what) +
-                              " flatbuffer (" + std::to_string(flatbuffer.size()) +
-                              " bytes) fails verification");
+    return Status::Corruption(std::string(context) + ": " + std::string(what) + " flatbuffer (" +
+                              std::to_string(flatbuffer.size()) + " bytes) fails verification");
   }
   return root;
 }
@@ -169,12 +172,14 @@ Result<DecodedMessage> DecodeMessage(ByteView flatbuffer, std::string_view conte
                               std::to_string(flatbuffer.size()) + " bytes is implausibly large");
   }
   flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size());
-  CHUNKWISE_ASSIGN_OR_RETURN(const Table* message,
-                             VerifiedRoot(verifier, flatbuffer, VerifyMessageTable, "Message", context));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const Table* message,
+      VerifiedRoot(verifier, flatbuffer, VerifyMessageTable, "Message", context));
   DecodedMessage decoded;
   decoded.version = message->GetField<std::int16_t>(Slot(message_slot::kVersion), 0);
   CHUNKWISE_RETURN_IF_ERROR(CheckVersion(decoded.version, context));
-  decoded.type = static_cast<MessageType>(message->GetField<std::uint8_t>(Slot(message_slot::kHeaderType), 0));
+  decoded.type =
+      static_cast<MessageType>(message->GetField<std::uint8_t>(Slot(message_slot::kHeaderType), 0));
   decoded.body_length = message->GetField<std::int64_t>(Slot(message_slot::kBodyLength), 0);
   if (decoded.body_length < 0) {
     return Status::Corruption(std::string(context) + ": negative message body length " +
@@ -182,7 +187,8 @@ Result<DecodedMessage> DecodeMessage(ByteView flatbuffer, std::string_view conte
   }
   const Table* header = message->GetPointer<const Table*>(Slot(message_slot::kHeader));
   if (decoded.type == MessageType::kSchema || decoded.type == MessageType::kRecordBatch) {
-    if (header == nullptr) return Status::Corruption(std::string(context) + ": message has no header");
+    if (header == nullptr)
+      return Status::Corruption(std::string(context) + ": message has no header");
   }
   if (decoded.type == MessageType::kSchema) {
     CHUNKWISE_ASSIGN_OR_RETURN(decoded.schema, DecodeSchema(header, context));
@@ -198,8 +204,9 @@ Result<DecodedFooter> DecodeFooter(ByteView flatbuffer, std::string_view context
                               std::to_string(flatbuffer.size()) + " bytes is implausibly large");
   }
   flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size());
-  CHUNKWISE_ASSIGN_OR_RETURN(const Table* footer,
-                             VerifiedRoot(verifier, flatbuffer, VerifyFooterTable, "Footer", context));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const Table* footer,
+      VerifiedRoot(verifier, flatbuffer, VerifyFooterTable, "Footer", context));
   CHUNKWISE_RETURN_IF_ERROR(
       CheckVersion(footer->GetField<std::int16_t>(Slot(footer_slot::kVersion), 0), context));
   const Table* schema = footer->GetPointer<const Table*>(Slot(footer_slot::kSchema));
@@ -214,7 +221,8 @@ Result<DecodedFooter> DecodeFooter(ByteView flatbuffer, std::string_view context
       // Block: offset i64 @0, metaDataLength i32 @8, padding, bodyLength i64 @16.
       const std::uint8_t* item = blocks->Data() + 24 * std::size_t{i};
       const std::int64_t offset = LoadInt64(item), body_length = LoadInt64(item + 16);
-      const auto metadata_length = static_cast<std::int32_t>(LoadLittleEndian<std::uint32_t>(item + 8));
+      const auto metadata_length =
+          static_cast<std::int32_t>(LoadLittleEndian<std::uint32_t>(item + 8));
       if (offset < 0 || metadata_length < 0 || body_length < 0) {
         return Status::Corruption(std::string(context) + ": footer block " + std::to_string(i) +
                                   " has a negative offset or length");

@@ -1,6 +1,7 @@
 // Builds Arrow's Message and Footer flatbuffers with the flatbuffers runtime builder.
 #include <flatbuffers/flatbuffers.h>
 
+#include "formats/arrow/byte_copy.h"
 #include "formats/arrow/ipc_metadata.h"
 #include "formats/arrow/ipc_structs.h"
 
@@ -76,7 +77,7 @@ TableOffset EncodeSchema(FlatBufferBuilder& builder, const Schema& schema) {
 Bytes Finish(FlatBufferBuilder& builder, TableOffset root) {
   builder.Finish(root);
   const std::uint8_t* data = builder.GetBufferPointer();
-  return Bytes(data, data + builder.GetSize());
+  return CopyBytes(ByteView(data, builder.GetSize()));
 }
 
 Bytes EncodeMessage(FlatBufferBuilder& builder, MessageType type, TableOffset header,
@@ -85,8 +86,8 @@ Bytes EncodeMessage(FlatBufferBuilder& builder, MessageType type, TableOffset he
   builder.AddElement<std::int64_t>(Slot(message_slot::kBodyLength), body_length, 0);
   builder.AddOffset(Slot(message_slot::kHeader), header);
   builder.AddElement<std::int16_t>(Slot(message_slot::kVersion), kMetadataV5, 0);
-  builder.AddElement<std::uint8_t>(Slot(message_slot::kHeaderType),
-                                   static_cast<std::uint8_t>(type), 0);
+  builder.AddElement<std::uint8_t>(Slot(message_slot::kHeaderType), static_cast<std::uint8_t>(type),
+                                   0);
   return Finish(builder, AsTable(builder.EndTable(start)));
 }
 

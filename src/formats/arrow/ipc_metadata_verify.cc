@@ -59,8 +59,7 @@ bool VerifyIntType(Verifier& verifier, const Table* table) {
 }
 
 bool VerifyField(Verifier& verifier, const Table* table) {
-  if (!table->VerifyTableStart(verifier) ||
-      !VerifyStringSlot(verifier, table, field_slot::kName) ||
+  if (!table->VerifyTableStart(verifier) || !VerifyStringSlot(verifier, table, field_slot::kName) ||
       !table->VerifyField<std::uint8_t>(verifier, Slot(field_slot::kNullable), 1) ||
       !table->VerifyField<std::uint8_t>(verifier, Slot(field_slot::kTypeType), 1)) {
     return false;
@@ -95,8 +94,7 @@ bool VerifyRecordBatch(Verifier& verifier, const Table* table) {
          table->VerifyField<std::int64_t>(verifier, Slot(record_batch_slot::kLength), 8) &&
          VerifyVectorSlot<Struct16>(verifier, table, record_batch_slot::kNodes) &&
          VerifyVectorSlot<Struct16>(verifier, table, record_batch_slot::kBuffers) &&
-         VerifyTableSlot(verifier, table, record_batch_slot::kCompression,
-                         VerifyBodyCompression) &&
+         VerifyTableSlot(verifier, table, record_batch_slot::kCompression, VerifyBodyCompression) &&
          VerifyVectorSlot<std::int64_t>(verifier, table,
                                         record_batch_slot::kVariadicBufferCounts) &&
          verifier.EndTable();
@@ -111,13 +109,14 @@ bool VerifyMessageTable(Verifier& verifier, const Table* message) {
       !message->VerifyField<std::int64_t>(verifier, Slot(message_slot::kBodyLength), 8)) {
     return false;
   }
-  const auto type = static_cast<MessageType>(
-      message->GetField<std::uint8_t>(Slot(message_slot::kHeaderType), 0));
+  const auto type =
+      static_cast<MessageType>(message->GetField<std::uint8_t>(Slot(message_slot::kHeaderType), 0));
   const TableCheck header_check = type == MessageType::kSchema        ? VerifySchema
                                   : type == MessageType::kRecordBatch ? VerifyRecordBatch
                                                                       : VerifyOpaqueTable;
   return VerifyTableSlot(verifier, message, message_slot::kHeader, header_check) &&
-         VerifyTableVectorSlot(verifier, message, message_slot::kCustomMetadata, VerifyKeyValue) && verifier.EndTable();
+         VerifyTableVectorSlot(verifier, message, message_slot::kCustomMetadata, VerifyKeyValue) &&
+         verifier.EndTable();
 }
 
 bool VerifyFooterTable(Verifier& verifier, const Table* footer) {
@@ -126,7 +125,8 @@ bool VerifyFooterTable(Verifier& verifier, const Table* footer) {
          VerifyTableSlot(verifier, footer, footer_slot::kSchema, VerifySchema) &&
          VerifyVectorSlot<Struct24>(verifier, footer, footer_slot::kDictionaries) &&
          VerifyVectorSlot<Struct24>(verifier, footer, footer_slot::kRecordBatches) &&
-         VerifyTableVectorSlot(verifier, footer, footer_slot::kCustomMetadata, VerifyKeyValue) && verifier.EndTable();
+         VerifyTableVectorSlot(verifier, footer, footer_slot::kCustomMetadata, VerifyKeyValue) &&
+         verifier.EndTable();
 }
 
 const Table* RootTable(Verifier& verifier, ByteView buffer) {

@@ -60,15 +60,17 @@ Result<MessageHead> ReadMessageHead(const ByteSource& source, std::uint64_t offs
     head.end = true;  // A stream may end without the marker.
     return head;
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes first, source.Read(offset, std::min<std::uint64_t>(8, remaining)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes first,
+                             source.Read(offset, std::min<std::uint64_t>(8, remaining)));
   CHUNKWISE_ASSIGN_OR_RETURN(const Prefix prefix, ParsePrefix(first, offset, source.name()));
   if (prefix.end_of_stream) {
     head.end = true;
     return head;
   }
   const std::string context = MessageContext(source.name(), offset);
-  CHUNKWISE_RETURN_IF_ERROR(CheckRange(source, offset + prefix.bytes, prefix.metadata_size,
-                                       "metadata of the message at byte " + std::to_string(offset)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      CheckRange(source, offset + prefix.bytes, prefix.metadata_size,
+                 "metadata of the message at byte " + std::to_string(offset)));
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes metadata,
                              source.Read(offset + prefix.bytes, prefix.metadata_size));
   CHUNKWISE_ASSIGN_OR_RETURN(head.message, internal::DecodeMessage(metadata, context));
@@ -111,21 +113,24 @@ Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& sc
   auto bytes = std::make_shared<Bytes>();
   CHUNKWISE_ASSIGN_OR_RETURN(*bytes, source.Read(block.offset, block.size()));
   const ByteView all(*bytes);
-  CHUNKWISE_ASSIGN_OR_RETURN(const Prefix prefix, ParsePrefix(all.first(std::min<std::size_t>(8, all.size())), block.offset, source.name()));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const Prefix prefix,
+      ParsePrefix(all.first(std::min<std::size_t>(8, all.size())), block.offset, source.name()));
   const std::uint64_t metadata_end = prefix.bytes + prefix.metadata_size;
   const std::uint64_t body_start = block.metadata_length > 0 ? block.metadata_length : metadata_end;
   if (prefix.end_of_stream || metadata_end > body_start || body_start > all.size()) {
     return Status::Corruption(context + ": message metadata (" + std::to_string(metadata_end) +
                               " bytes) does not fit its block of " + std::to_string(all.size()));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const DecodedMessage message,
-                             internal::DecodeMessage(all.subspan(prefix.bytes, prefix.metadata_size), context));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const DecodedMessage message,
+      internal::DecodeMessage(all.subspan(prefix.bytes, prefix.metadata_size), context));
   CHUNKWISE_RETURN_IF_ERROR(ExpectRecordBatch(message, context));
   const auto body_length = static_cast<std::uint64_t>(message.body_length);
   if (body_length > all.size() - body_start) {
     return Status::Corruption(context + ": body of " + std::to_string(body_length) +
-                              " bytes runs past its block (" + std::to_string(all.size() - body_start) +
-                              " bytes)");
+                              " bytes runs past its block (" +
+                              std::to_string(all.size() - body_start) + " bytes)");
   }
   const ByteView body = all.subspan(body_start, body_length);
   return internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes, context);
@@ -142,18 +147,22 @@ Result<IpcFileReader> IpcFileReader::Open(std::shared_ptr<ByteSource> source) {
   if (AsChars(ByteView(head).first(kFileMagic.size())) != kFileMagic) {
     return Status::Corruption(name + ": does not start with the Arrow file magic \"ARROW1\"");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes tail, source->Read(size - kFileTrailerBytes, kFileTrailerBytes));
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes tail,
+                             source->Read(size - kFileTrailerBytes, kFileTrailerBytes));
   if (AsChars(ByteView(tail).subspan(4)) != kFileMagic) {
-    return Status::Corruption(name + ": does not end with the Arrow file magic \"ARROW1\" "
+    return Status::Corruption(name +
+                              ": does not end with the Arrow file magic \"ARROW1\" "
                               "(truncated, or an IPC stream?)");
   }
-  const auto footer_length = static_cast<std::int32_t>(LoadLittleEndian<std::uint32_t>(tail.data()));
+  const auto footer_length =
+      static_cast<std::int32_t>(LoadLittleEndian<std::uint32_t>(tail.data()));
   const std::uint64_t footer_room = size - kFileHeaderBytes - kFileTrailerBytes;
   if (footer_length <= 0 || static_cast<std::uint64_t>(footer_length) > footer_room) {
     return Status::Corruption(name + ": footer length " + std::to_string(footer_length) +
                               " does not fit the " + std::to_string(size) + "-byte file");
   }
-  const std::uint64_t footer_start = size - kFileTrailerBytes - static_cast<std::uint64_t>(footer_length);
+  const std::uint64_t footer_start =
+      size - kFileTrailerBytes - static_cast<std::uint64_t>(footer_length);
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes footer_bytes,
                              source->Read(footer_start, static_cast<std::uint64_t>(footer_length)));
   CHUNKWISE_ASSIGN_OR_RETURN(internal::DecodedFooter footer,
@@ -208,7 +217,8 @@ Result<std::optional<RecordBatch>> IpcStreamReader::Next() {
   }
   const MessageBlock block{position_, static_cast<std::uint32_t>(head.metadata_length),
                            static_cast<std::uint64_t>(head.message.body_length)};
-  CHUNKWISE_RETURN_IF_ERROR(ExpectRecordBatch(head.message, MessageContext(source_->name(), position_)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      ExpectRecordBatch(head.message, MessageContext(source_->name(), position_)));
   CHUNKWISE_ASSIGN_OR_RETURN(RecordBatch batch, ReadRecordBatchAt(*source_, schema_, block));
   position_ = block.end();
   return std::optional<RecordBatch>(std::move(batch));
@@ -219,7 +229,8 @@ Result<std::vector<MessageBlock>> IpcStreamReader::ScanRecordBatchBlocks() {
   while (!ended_) {
     CHUNKWISE_ASSIGN_OR_RETURN(const MessageHead head, ReadMessageHead(*source_, position_));
     if (head.end) break;
-    CHUNKWISE_RETURN_IF_ERROR(ExpectRecordBatch(head.message, MessageContext(source_->name(), position_)));
+    CHUNKWISE_RETURN_IF_ERROR(
+        ExpectRecordBatch(head.message, MessageContext(source_->name(), position_)));
     blocks.push_back({position_, static_cast<std::uint32_t>(head.metadata_length),
                       static_cast<std::uint64_t>(head.message.body_length)});
     position_ = blocks.back().end();

@@ -48,7 +48,8 @@ struct BodyPlan {
       AddArray(field.children[0], array.children[0]);
       return;
     }
-    const std::size_t end = has_offsets ? static_cast<std::size_t>(OffsetAt(array, array.length)) : 0;
+    const std::size_t end =
+        has_offsets ? static_cast<std::size_t>(OffsetAt(array, array.length)) : 0;
     AddBuffer(array.values.first(end));
   }
 };
@@ -92,7 +93,8 @@ Status IpcWriter::AppendZeros(std::uint64_t count) {
 
 Result<std::uint32_t> IpcWriter::AppendMetadata(ByteView flatbuffer) {
   // Pad so that the body after prefix + metadata starts 8-byte aligned.
-  const std::uint64_t padded = RoundUp(kMessagePrefixBytes + flatbuffer.size(), 8) - kMessagePrefixBytes;
+  const std::uint64_t padded =
+      RoundUp(kMessagePrefixBytes + flatbuffer.size(), 8) - kMessagePrefixBytes;
   if (padded > kMaxMetadataBytes) {
     return Status::InvalidArgument(sink_->name() + ": message metadata of " +
                                    std::to_string(padded) + " bytes is too large");
@@ -124,7 +126,8 @@ Result<MessageBlock> IpcWriter::WriteRecordBatch(const RecordBatch& batch) {
   CHUNKWISE_ASSIGN_OR_RETURN(block.metadata_length, AppendMetadata(metadata));
   for (const ByteView buffer : plan.buffers) {
     CHUNKWISE_RETURN_IF_ERROR(Append(buffer));
-    CHUNKWISE_RETURN_IF_ERROR(AppendZeros(RoundUp(buffer.size(), options_.alignment) - buffer.size()));
+    CHUNKWISE_RETURN_IF_ERROR(
+        AppendZeros(RoundUp(buffer.size(), options_.alignment) - buffer.size()));
   }
   block.body_length = plan.body_length;
   blocks_.push_back(block);

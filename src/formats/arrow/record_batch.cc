@@ -20,7 +20,7 @@ std::int64_t BytesFor(std::int64_t count, std::int64_t width) {
 Status CheckOffsets(const ArrayData& array, std::int64_t limit, std::string_view context,
                     const std::string& path) {
   if (array.length == 0 && array.offsets.empty()) return Status::Ok();
-  const std::int64_t needed = BytesFor(array.length + 1, 4);
+  const std::int64_t needed = array.length < INT64_MAX ? BytesFor(array.length + 1, 4) : -1;
   if (needed < 0 || static_cast<std::int64_t>(array.offsets.size()) < needed) {
     return Fault(context, path,
                  "offsets buffer has " + std::to_string(array.offsets.size()) +
@@ -53,11 +53,13 @@ Status CheckArray(const Field& field, const ArrayData& array, std::int64_t expec
                      std::to_string(expected_length));
   }
   if (array.null_count < 0 || array.null_count > array.length) {
-    return Fault(context, path, "null count " + std::to_string(array.null_count) +
-                                    " is outside [0, " + std::to_string(array.length) + "]");
+    return Fault(context, path,
+                 "null count " + std::to_string(array.null_count) + " is outside [0, " +
+                     std::to_string(array.length) + "]");
   }
-  if (array.null_count > 0 &&
-      static_cast<std::int64_t>(array.validity.size()) < (array.length + 7) / 8) {
+  // Written without length + 7, which could wrap for a hostile length.
+  const std::int64_t bitmap_bytes = array.length / 8 + (array.length % 8 != 0 ? 1 : 0);
+  if (array.null_count > 0 && static_cast<std::int64_t>(array.validity.size()) < bitmap_bytes) {
     return Fault(context, path, "has nulls but its validity bitmap is too short");
   }
   const std::size_t expected_children = field.type == TypeId::kList ? 1 : 0;
@@ -66,10 +68,11 @@ Status CheckArray(const Field& field, const ArrayData& array, std::int64_t expec
   }
   if (IsInteger(field.type)) {
     const std::int64_t needed = BytesFor(array.length, ByteWidth(field.type));
-    if (static_cast<std::int64_t>(array.values.size()) < needed) {
+    if (needed < 0 || static_cast<std::int64_t>(array.values.size()) < needed) {
       return Fault(context, path,
                    "values buffer has " + std::to_string(array.values.size()) + " bytes, needs " +
-                       std::to_string(needed));
+                       std::to_string(ByteWidth(field.type)) + " * " +
+                       std::to_string(array.length));
     }
     return Status::Ok();
   }
@@ -109,7 +112,8 @@ Status ValidateRecordBatch(const Schema& schema, const RecordBatch& batch,
 ArrayData BinaryArray(std::span<const std::int32_t> offsets, ByteView data) {
   ArrayData array;
   array.length = offsets.empty() ? 0 : static_cast<std::int64_t>(offsets.size()) - 1;
-  array.offsets = ByteView(reinterpret_cast<const std::uint8_t*>(offsets.data()), offsets.size_bytes());
+  array.offsets =
+      ByteView(reinterpret_cast<const std::uint8_t*>(offsets.data()), offsets.size_bytes());
   array.values = data;
   return array;
 }
@@ -117,7 +121,8 @@ ArrayData BinaryArray(std::span<const std::int32_t> offsets, ByteView data) {
 ArrayData ListArray(std::span<const std::int32_t> offsets, ArrayData child) {
   ArrayData array;
   array.length = offsets.empty() ? 0 : static_cast<std::int64_t>(offsets.size()) - 1;
-  array.offsets = ByteView(reinterpret_cast<const std::uint8_t*>(offsets.data()), offsets.size_bytes());
+  array.offsets =
+      ByteView(reinterpret_cast<const std::uint8_t*>(offsets.data()), offsets.size_bytes());
   array.children.push_back(std::move(child));
   return array;
 }

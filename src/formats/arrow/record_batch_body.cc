@@ -61,9 +61,9 @@ class BodyCursor {
     const auto size = static_cast<std::int64_t>(body_.size());
     if (buffer.offset < 0 || buffer.length < 0 || buffer.offset > size ||
         buffer.length > size - buffer.offset) {
-      return Fault("buffer " + std::to_string(index) + " (offset " +
-                   std::to_string(buffer.offset) + ", length " + std::to_string(buffer.length) +
-                   ") lies outside the " + std::to_string(size) + "-byte body");
+      return Fault("buffer " + std::to_string(index) + " (offset " + std::to_string(buffer.offset) +
+                   ", length " + std::to_string(buffer.length) + ") lies outside the " +
+                   std::to_string(size) + "-byte body");
     }
     return body_.subspan(static_cast<std::size_t>(buffer.offset),
                          static_cast<std::size_t>(buffer.length));

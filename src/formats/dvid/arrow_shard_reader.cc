@@ -52,7 +52,8 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
   if (reader.is_file_format_) {
     CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcFileReader file, arrow::IpcFileReader::Open(source));
     reader.schema_ = file.schema();
-    for (std::size_t i = 0; i < file.num_record_batches(); ++i) reader.blocks_.push_back(file.block(i));
+    for (std::size_t i = 0; i < file.num_record_batches(); ++i)
+      reader.blocks_.push_back(file.block(i));
   } else {
     CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcStreamReader stream, arrow::IpcStreamReader::Open(source));
     reader.schema_ = stream.schema();
@@ -104,8 +105,8 @@ Result<std::optional<ExportBlock>> ArrowShardReader::Get(std::int32_t x, std::in
                                " rows; a 'rec' index needs one block per record batch");
   }
   if (batch_row >= batch.num_rows) {
-    return Status::Corruption(where + ": batch_idx " + std::to_string(batch_row) +
-                              " is past the " + std::to_string(batch.num_rows) + "-row batch");
+    return Status::Corruption(where + ": batch_idx " + std::to_string(batch_row) + " is past the " +
+                              std::to_string(batch.num_rows) + "-row batch");
   }
   ExportBlock out = ExportBlockAt(batch, batch_row);
   if (out.chunk_x != x || out.chunk_y != y || out.chunk_z != z) {

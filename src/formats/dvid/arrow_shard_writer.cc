@@ -21,9 +21,9 @@ Result<std::unique_ptr<ArrowShardWriter>> ArrowShardWriter::Create(
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(csv_path, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::ByteSink> sink,
                              arrow::CreateFileSink(arrow_path, {options.overwrite, false}));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::IpcWriter> writer,
-                             arrow::IpcWriter::Create(std::move(sink), ExportShardSchema(),
-                                                      {options.format, 8}));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::unique_ptr<arrow::IpcWriter> writer,
+      arrow::IpcWriter::Create(std::move(sink), ExportShardSchema(), {options.format, 8}));
   IndexCommit commit = [csv_path](const std::string& text) {
     return core::WriteFileAtomically(csv_path, AsBytes(text));
   };

@@ -23,7 +23,8 @@ std::string_view Trim(std::string_view text) {
 std::vector<std::string_view> SplitFields(std::string_view line) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
-  for (std::size_t comma; (comma = line.find(',', start)) != std::string_view::npos; start = comma + 1) {
+  for (std::size_t comma; (comma = line.find(',', start)) != std::string_view::npos;
+       start = comma + 1) {
     fields.push_back(Trim(line.substr(start, comma - start)));
   }
   fields.push_back(Trim(line.substr(start)));
@@ -65,7 +66,8 @@ class Parser {
       index.form = ChunkIndexForm::kOffsets;
     } else {
       return Fault(number, "header '" + std::string(line) + "' is neither '" +
-                               std::string(kRecordHeader) + "' nor '" + std::string(kOffsetsHeader) + "'");
+                               std::string(kRecordHeader) + "' nor '" +
+                               std::string(kOffsetsHeader) + "'");
     }
     if (index.form == ChunkIndexForm::kRecord && index.schema_size.has_value()) {
       return Fault(number, "schema_size comment before a 'x,y,z,rec' header");
@@ -73,7 +75,8 @@ class Parser {
     return Status::Ok();
   }
 
-  Result<ChunkIndexRow> ParseRow(std::string_view line, std::size_t number, ChunkIndexForm form) const {
+  Result<ChunkIndexRow> ParseRow(std::string_view line, std::size_t number,
+                                 ChunkIndexForm form) const {
     const std::vector<std::string_view> fields = SplitFields(line);
     const std::size_t expected = form == ChunkIndexForm::kRecord ? 4 : 6;
     if (fields.size() != expected) {
@@ -84,8 +87,8 @@ class Parser {
     static constexpr const char* kAxes[] = {"x", "y", "z"};
     for (int d = 0; d < 3; ++d) {
       if (!ParseInteger(fields[d], row.chunk[d])) {
-        return Fault(number, std::string(kAxes[d]) + " '" + std::string(fields[d]) +
-                                 "' is not an int32");
+        return Fault(number,
+                     std::string(kAxes[d]) + " '" + std::string(fields[d]) + "' is not an int32");
       }
     }
     if (form == ChunkIndexForm::kRecord) {

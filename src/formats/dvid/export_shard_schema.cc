@@ -3,6 +3,8 @@
 #include <limits>
 #include <string>
 
+#include "formats/arrow/byte_copy.h"
+
 namespace chunkwise::formats::dvid {
 namespace {
 
@@ -30,7 +32,8 @@ arrow::Schema MakeSchema() {
 
 // Whether `count` more items keep a column's end offset within int32.
 bool Fits(const std::vector<std::int32_t>& offsets, std::size_t count) {
-  return count <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() - offsets.back());
+  return count <=
+         static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() - offsets.back());
 }
 
 void AppendOffset(std::vector<std::int32_t>& offsets, std::size_t count) {
@@ -47,10 +50,9 @@ const arrow::Schema& ExportShardSchema() {
 Status CheckExportShardSchema(const arrow::Schema& schema, std::string_view name) {
   const arrow::Schema& expected = ExportShardSchema();
   if (schema.fields.size() != expected.fields.size()) {
-    return Status::Corruption(std::string(name) + ": schema has " +
-                              std::to_string(schema.fields.size()) +
-                              " fields, a DVID export shard has " +
-                              std::to_string(expected.fields.size()));
+    return Status::Corruption(
+        std::string(name) + ": schema has " + std::to_string(schema.fields.size()) +
+        " fields, a DVID export shard has " + std::to_string(expected.fields.size()));
   }
   for (std::size_t i = 0; i < expected.fields.size(); ++i) {
     const Field& have = schema.fields[i];
@@ -97,8 +99,7 @@ Status ExportBatchBuilder::Add(const ExportBlock& block) {
   chunk_z_.push_back(block.chunk_z);
   labels_.insert(labels_.end(), block.labels.begin(), block.labels.end());
   supervoxels_.insert(supervoxels_.end(), block.supervoxels.begin(), block.supervoxels.end());
-  blocks_.insert(blocks_.end(), block.dvid_compressed_block.begin(),
-                 block.dvid_compressed_block.end());
+  arrow::internal::AppendBytes(blocks_, block.dvid_compressed_block);
   uncompressed_size_.push_back(block.uncompressed_size);
   return Status::Ok();
 }
@@ -126,7 +127,7 @@ ExportBlock ExportBlockAt(const arrow::RecordBatch& batch, std::int64_t row) {
   block.labels = arrow::ListIntegersAt<std::uint64_t>(batch.columns[kLabels], row);
   block.supervoxels = arrow::ListIntegersAt<std::uint64_t>(batch.columns[kSupervoxels], row);
   const ByteView data = arrow::BinaryAt(batch.columns[kDvidCompressedBlock], row);
-  block.dvid_compressed_block.assign(data.begin(), data.end());
+  block.dvid_compressed_block = arrow::internal::CopyBytes(data);
   block.uncompressed_size = arrow::IntegerAt<std::uint32_t>(batch.columns[kUncompressedSize], row);
   return block;
 }

@@ -60,10 +60,13 @@ void ExpectSampleValues(const RecordBatch& batch, std::int64_t rows, int seed) {
     EXPECT_EQ(AsChars(BinaryAt(batch.columns[4], r)),
               std::string_view(expected.names)
                   .substr(static_cast<std::size_t>(expected.name_offsets[i]),
-                          static_cast<std::size_t>(expected.name_offsets[i + 1] - expected.name_offsets[i])));
+                          static_cast<std::size_t>(expected.name_offsets[i + 1] -
+                                                   expected.name_offsets[i])));
     const ByteView blob = BinaryAt(batch.columns[5], r);
-    EXPECT_TRUE(std::equal(blob.begin(), blob.end(), expected.blobs.begin() + expected.blob_offsets[i]));
-    EXPECT_EQ(blob.size(), static_cast<std::size_t>(expected.blob_offsets[i + 1] - expected.blob_offsets[i]));
+    EXPECT_TRUE(
+        std::equal(blob.begin(), blob.end(), expected.blobs.begin() + expected.blob_offsets[i]));
+    EXPECT_EQ(blob.size(),
+              static_cast<std::size_t>(expected.blob_offsets[i + 1] - expected.blob_offsets[i]));
     const std::vector<std::int64_t> ids = ListIntegersAt<std::int64_t>(batch.columns[6], r);
     EXPECT_EQ(ids, std::vector<std::int64_t>(expected.ids.begin() + expected.ids_offsets[i],
                                              expected.ids.begin() + expected.ids_offsets[i + 1]));
@@ -136,27 +139,33 @@ TEST(ArrowIpc, FileLayout) {
 TEST(ArrowIpc, StreamIsTheFileWithoutMagicAndFooter) {
   const Written file = WriteSample(IpcFormat::kFile, kRows);
   const Written stream = WriteSample(IpcFormat::kStream, kRows);
-  const std::size_t footer_length = LoadLittleEndian<std::uint32_t>(file.bytes.data() + file.bytes.size() - 10);
-  const Bytes middle(file.bytes.begin() + 8, file.bytes.end() - 10 - static_cast<std::ptrdiff_t>(footer_length));
+  const std::size_t footer_length =
+      LoadLittleEndian<std::uint32_t>(file.bytes.data() + file.bytes.size() - 10);
+  const Bytes middle(file.bytes.begin() + 8,
+                     file.bytes.end() - 10 - static_cast<std::ptrdiff_t>(footer_length));
   EXPECT_EQ(middle, stream.bytes);
 }
 
 TEST(ArrowIpc, Alignment64PadsEveryBuffer) {
   const Written written = WriteSample(IpcFormat::kFile, {9}, 64);
   const MessageBlock& block = written.blocks[0];
-  const Bytes metadata(written.bytes.begin() + static_cast<std::ptrdiff_t>(block.offset + 8),
-                       written.bytes.begin() + static_cast<std::ptrdiff_t>(block.offset + block.metadata_length));
+  const Bytes metadata(
+      written.bytes.begin() + static_cast<std::ptrdiff_t>(block.offset + 8),
+      written.bytes.begin() + static_cast<std::ptrdiff_t>(block.offset + block.metadata_length));
   auto message = internal::DecodeMessage(metadata, "test");
   ASSERT_TRUE(message.ok()) << message.status().ToString();
   ASSERT_EQ(message->batch->buffers.size(), 2u + 2 + 2 + 2 + 3 + 3 + 2 + 2);
-  for (const internal::BufferSpec& buffer : message->batch->buffers) EXPECT_EQ(buffer.offset % 64, 0);
+  for (const internal::BufferSpec& buffer : message->batch->buffers)
+    EXPECT_EQ(buffer.offset % 64, 0);
   EXPECT_EQ(message->body_length % 64, 0);
   auto reader = IpcFileReader::Open(MemorySource(written.bytes, "aligned.arrow"));
   ASSERT_TRUE(reader.ok());
   auto batch = reader->ReadRecordBatch(0);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   ExpectSampleValues(*batch, 9, 1);
-  EXPECT_FALSE(IpcWriter::Create(std::make_unique<MemorySink>(), SampleSchema(), {IpcFormat::kFile, 12}).ok());
+  EXPECT_FALSE(
+      IpcWriter::Create(std::make_unique<MemorySink>(), SampleSchema(), {IpcFormat::kFile, 12})
+          .ok());
 }
 
 TEST(ArrowIpc, ReadsAMessageByItsWholeByteRange) {
@@ -195,7 +204,8 @@ TEST(ArrowIpc, StreamWithoutEndMarkerAndLegacyFraming) {
   // Pre-0.15 framing: no continuation word, the size comes first.
   Bytes legacy;
   std::uint64_t at = 0;
-  for (const MessageBlock& block : {MessageBlock{0, static_cast<std::uint32_t>(written.schema_end), 0}, written.blocks[0]}) {
+  for (const MessageBlock& block :
+       {MessageBlock{0, static_cast<std::uint32_t>(written.schema_end), 0}, written.blocks[0]}) {
     at = block.offset;
     legacy.insert(legacy.end(), written.bytes.begin() + static_cast<std::ptrdiff_t>(at + 4),
                   written.bytes.begin() + static_cast<std::ptrdiff_t>(block.end()));
@@ -219,10 +229,12 @@ TEST(ArrowIpc, BadMagicIsRefused) {
   Written written = WriteSample(IpcFormat::kFile, {2});
   Bytes front = written.bytes;
   front[0] = 'B';
-  ExpectCorruption(IpcFileReader::Open(MemorySource(front, "front.arrow")).status(), "ARROW1", "front.arrow");
+  ExpectCorruption(IpcFileReader::Open(MemorySource(front, "front.arrow")).status(), "ARROW1",
+                   "front.arrow");
   Bytes back = written.bytes;
   back[back.size() - 1] = '2';
-  ExpectCorruption(IpcFileReader::Open(MemorySource(back, "back.arrow")).status(), "ARROW1", "back.arrow");
+  ExpectCorruption(IpcFileReader::Open(MemorySource(back, "back.arrow")).status(), "ARROW1",
+                   "back.arrow");
   // A stream is not a file.
   const Written stream = WriteSample(IpcFormat::kStream, {2});
   EXPECT_FALSE(IpcFileReader::Open(MemorySource(stream.bytes, "s.arrows")).ok());
@@ -241,7 +253,8 @@ TEST(ArrowIpc, EveryTruncationOfAFileIsAnError) {
 
 TEST(ArrowIpc, TruncatedStreamEndsCleanlyOnlyAtMessageBoundaries) {
   const Written written = WriteSample(IpcFormat::kStream, {4, 2});
-  std::set<std::uint64_t> boundaries = {written.schema_end, written.blocks[0].end(), written.blocks[1].end()};
+  std::set<std::uint64_t> boundaries = {written.schema_end, written.blocks[0].end(),
+                                        written.blocks[1].end()};
   for (std::size_t n = 0; n < written.bytes.size(); ++n) {
     Bytes cut(written.bytes.begin(), written.bytes.begin() + static_cast<std::ptrdiff_t>(n));
     auto reader = IpcStreamReader::Open(MemorySource(std::move(cut), "cut.stream"));
@@ -286,7 +299,14 @@ TEST(ArrowIpc, FlippedBytesNeverCrash) {
 }
 
 // Frames a record batch message for `header` around `body`, after a valid schema message.
-Bytes StreamWith(const internal::RecordBatchHeader& header, const Bytes& body) {
+Schema BlobSchema() {
+  Schema schema;
+  schema.fields = {Field::Primitive("blob", TypeId::kBinary, false)};
+  return schema;
+}
+
+Bytes StreamWith(const internal::RecordBatchHeader& header, const Bytes& body,
+                 const Schema& schema = BlobSchema()) {
   Bytes out;
   auto frame = [&out](const Bytes& flatbuffer) {
     const std::size_t padded = (flatbuffer.size() + 7) / 8 * 8;
@@ -295,16 +315,15 @@ Bytes StreamWith(const internal::RecordBatchHeader& header, const Bytes& body) {
     out.insert(out.end(), flatbuffer.begin(), flatbuffer.end());
     out.resize(out.size() + padded - flatbuffer.size(), 0);
   };
-  Schema schema;
-  schema.fields = {Field::Primitive("blob", TypeId::kBinary, false)};
   frame(internal::EncodeSchemaMessage(schema));
   frame(internal::EncodeRecordBatchMessage(header, static_cast<std::int64_t>(body.size())));
   out.insert(out.end(), body.begin(), body.end());
   return out;
 }
 
-Status ReadCrafted(const internal::RecordBatchHeader& header, const Bytes& body) {
-  auto reader = IpcStreamReader::Open(MemorySource(StreamWith(header, body), "crafted"));
+Status ReadCrafted(const internal::RecordBatchHeader& header, const Bytes& body,
+                   const Schema& schema = BlobSchema()) {
+  auto reader = IpcStreamReader::Open(MemorySource(StreamWith(header, body, schema), "crafted"));
   if (!reader.ok()) return reader.status();
   return reader->Next().status();
 }
@@ -342,13 +361,31 @@ TEST(ArrowIpc, BuffersAndOffsetsAreBoundsChecked) {
   ExpectCorruption(ReadCrafted(nulls_without_bitmap, body), "validity bitmap", "crafted");
 }
 
+// Regression (found by arrow_ipc_file_fuzz): a child length so large that
+// length * 8 overflows passed the values-buffer check.
+TEST(ArrowIpc, HugeLengthsDoNotWrapTheBufferChecks) {
+  Schema schema;
+  schema.fields = {Field::List("l", Field::Primitive("item", TypeId::kUInt64), false)};
+  Bytes body(16, 0);
+  const std::int64_t huge = std::int64_t{1} << 61;
+  internal::RecordBatchHeader header{1, {{1, 0}, {huge, 0}}, {{0, 0}, {0, 8}, {0, 0}, {8, 8}}};
+  StoreLittleEndian(std::uint32_t{2}, body.data() + 4);
+  ExpectCorruption(ReadCrafted(header, body, schema),
+                   "values buffer has 8 bytes, needs 8 * 2305843009213693952", "crafted");
+  internal::RecordBatchHeader max_length{
+      1, {{1, 0}, {INT64_MAX, 1}}, {{0, 0}, {0, 8}, {0, 0}, {8, 8}}};
+  ExpectCorruption(ReadCrafted(max_length, body, schema), "crafted", "crafted");
+  internal::RecordBatchHeader binary{INT64_MAX, {{INT64_MAX, 0}}, {{0, 0}, {0, 8}, {8, 8}}};
+  ExpectCorruption(ReadCrafted(binary, body), "offsets buffer has 8 bytes", "crafted");
+}
+
 TEST(ArrowIpc, GarbageMetadataFailsVerification) {
   Bytes stream;
   AppendLittleEndian(0xFFFFFFFFu, stream);
   AppendLittleEndian(16u, stream);
   for (int i = 0; i < 16; ++i) stream.push_back(static_cast<std::uint8_t>(0xA0 + i));
-  ExpectCorruption(IpcStreamReader::Open(MemorySource(stream, "garbage")).status(), "fails verification",
-                   "garbage");
+  ExpectCorruption(IpcStreamReader::Open(MemorySource(stream, "garbage")).status(),
+                   "fails verification", "garbage");
 }
 
 TEST(ArrowIpc, WriterRefusesBatchesThatDoNotFitTheSchema) {
@@ -360,7 +397,8 @@ TEST(ArrowIpc, WriterRefusesBatchesThatDoNotFitTheSchema) {
   EXPECT_EQ((*writer)->WriteRecordBatch(wrong_rows).status().code(), StatusCode::kInvalidArgument);
   RecordBatch missing_column = sample.View();
   missing_column.columns.pop_back();
-  EXPECT_EQ((*writer)->WriteRecordBatch(missing_column).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*writer)->WriteRecordBatch(missing_column).status().code(),
+            StatusCode::kInvalidArgument);
   sample.blob_offsets[2] = 1000;
   const Status bad_offsets = (*writer)->WriteRecordBatch(sample.View()).status();
   EXPECT_EQ(bad_offsets.code(), StatusCode::kInvalidArgument);
@@ -373,7 +411,8 @@ TEST(ArrowIpc, WriterRefusesBatchesThatDoNotFitTheSchema) {
 class ArrowFileSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / ("arrow_sink_test." + std::to_string(::getpid()));
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("arrow_sink_test." + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

@@ -27,7 +27,8 @@ ExportBlock Block(std::int32_t x, std::int32_t y, std::int32_t z) {
   }
   block.dvid_compressed_block.assign(static_cast<std::size_t>(20 + 7 * (x + y + z)), 0);
   for (std::size_t i = 0; i < block.dvid_compressed_block.size(); ++i) {
-    block.dvid_compressed_block[i] = static_cast<std::uint8_t>(i * 13 + static_cast<std::size_t>(y));
+    block.dvid_compressed_block[i] =
+        static_cast<std::uint8_t>(i * 13 + static_cast<std::size_t>(y));
   }
   block.uncompressed_size = static_cast<std::uint32_t>(24 + x * 100);
   return block;
@@ -39,9 +40,11 @@ const std::vector<std::array<std::int32_t, 3>> kChunks = {
 TEST(ExportShardSchema, MatchesTheSeed) {
   const arrow::Schema& schema = ExportShardSchema();
   ASSERT_EQ(schema.fields.size(), 7u);
-  const char* names[] = {"chunk_x", "chunk_y", "chunk_z", "labels", "supervoxels",
-                         "dvid_compressed_block", "uncompressed_size"};
-  const char* types[] = {"int32", "int32", "int32", "list<uint64>", "list<uint64>", "binary", "uint32"};
+  const char* names[] = {"chunk_x",          "chunk_y",     "chunk_z",
+                         "labels",           "supervoxels", "dvid_compressed_block",
+                         "uncompressed_size"};
+  const char* types[] = {"int32",        "int32",  "int32", "list<uint64>",
+                         "list<uint64>", "binary", "uint32"};
   for (std::size_t i = 0; i < 7; ++i) {
     EXPECT_EQ(schema.fields[i].name, names[i]);
     EXPECT_EQ(arrow::TypeName(schema.fields[i]), types[i]);
@@ -175,14 +178,16 @@ TEST_P(ArrowShardTest, TruncatedShardIsRefused) {
 TEST_P(ArrowShardTest, ExistingOutputsAreRefusedUnlessOverwriting) {
   const fs::path stem = dir_ / "twice";
   WriteShard(stem);
-  EXPECT_EQ(ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, false}).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, false}).status().code(),
+      StatusCode::kInvalidArgument);
   EXPECT_TRUE(ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, true}).ok());
 }
 
 TEST_P(ArrowShardTest, WorksOverAStore) {
   auto store = std::make_shared<store::MemoryStore>();
-  auto writer = ArrowShardWriter::Create(store, "s0/0_0_0", {GetParam().format, GetParam().form, false});
+  auto writer =
+      ArrowShardWriter::Create(store, "s0/0_0_0", {GetParam().format, GetParam().form, false});
   ASSERT_TRUE(writer.ok());
   for (const auto& c : kChunks) ASSERT_TRUE((*writer)->Add(Block(c[0], c[1], c[2])).ok());
   ASSERT_TRUE((*writer)->Finish().ok());
@@ -200,7 +205,8 @@ INSTANTIATE_TEST_SUITE_P(Forms, ArrowShardTest,
                                            ShardCase{IpcFormat::kStream, ChunkIndexForm::kRecord},
                                            ShardCase{IpcFormat::kStream, ChunkIndexForm::kOffsets}),
                          [](const auto& info) {
-                           return std::string(info.param.format == IpcFormat::kFile ? "File" : "Stream") +
+                           return std::string(info.param.format == IpcFormat::kFile ? "File"
+                                                                                    : "Stream") +
                                   (info.param.form == ChunkIndexForm::kRecord ? "Rec" : "Offsets");
                          });
 

@@ -31,8 +31,9 @@ TEST(ExportChunkIndex, OffsetsFormRoundTrip) {
   index.schema_size = 688;
   index.rows = {{{480, 384, 448}, 0, 688, 1312, 0}, {{481, 384, 448}, 0, 2000, 900, 0}};
   const std::string text = FormatChunkIndex(index);
-  EXPECT_EQ(text, "# schema_size=688\nx,y,z,offset,size,batch_idx\n480,384,448,688,1312,0\n"
-                  "481,384,448,2000,900,0\n");
+  EXPECT_EQ(text,
+            "# schema_size=688\nx,y,z,offset,size,batch_idx\n480,384,448,688,1312,0\n"
+            "481,384,448,2000,900,0\n");
   auto parsed = ParseChunkIndex(text, "s0/a.csv", {std::nullopt, 2900});
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(*parsed, index);
@@ -47,7 +48,8 @@ TEST(ExportChunkIndex, AcceptsCrlfMissingNewlineTransitionalHeaderAndZeroSchemaS
   auto transitional = ParseChunkIndex("x,y,z,offset,size,batch_idx\n1,2,3,100,50,0\n", "a.csv");
   ASSERT_TRUE(transitional.ok());
   EXPECT_FALSE(transitional->schema_size.has_value());
-  auto lazy = ParseChunkIndex("# schema_size=0\nx,y,z,offset,size,batch_idx\n1,2,3,0,800,0\n", "a.csv");
+  auto lazy =
+      ParseChunkIndex("# schema_size=0\nx,y,z,offset,size,batch_idx\n1,2,3,0,800,0\n", "a.csv");
   ASSERT_TRUE(lazy.ok());
   EXPECT_EQ(lazy->schema_size, 0u);
 }
@@ -68,35 +70,38 @@ TEST(ExportChunkIndex, RowPastRecordCountIsRefusedWithItsLine) {
 }
 
 TEST(ExportChunkIndex, ByteRangePastTheDataIsRefused) {
-  ExpectFault(ParseChunkIndex("# schema_size=8\nx,y,z,offset,size,batch_idx\n0,0,0,900,200,0\n", "b.csv",
-                              {std::nullopt, 1000}),
+  ExpectFault(ParseChunkIndex("# schema_size=8\nx,y,z,offset,size,batch_idx\n0,0,0,900,200,0\n",
+                              "b.csv", {std::nullopt, 1000}),
               "b.csv:3:", "runs past the 1000-byte shard");
-  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n0,0,0,18446744073709551615,2,0\n", "b.csv",
-                              {std::nullopt, 1000}),
+  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n0,0,0,18446744073709551615,2,0\n",
+                              "b.csv", {std::nullopt, 1000}),
               "b.csv:2:", "runs past");
-  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n0,0,0,16,4,0\n", "b.csv"), "b.csv:2:",
-              "below 8 bytes");
+  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n0,0,0,16,4,0\n", "b.csv"),
+              "b.csv:2:", "below 8 bytes");
 }
 
 TEST(ExportChunkIndex, MalformedRowsAreRefusedWithTheirLine) {
   ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3\n", "m.csv"), "m.csv:2:", "3 fields, expected 4");
   ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3,4,5\n", "m.csv"), "m.csv:2:", "5 fields");
-  ExpectFault(ParseChunkIndex("x,y,z,rec\n1,two,3,0\n", "m.csv"), "m.csv:2:", "y 'two' is not an int32");
-  ExpectFault(ParseChunkIndex("x,y,z,rec\n2147483648,0,0,0\n", "m.csv"), "m.csv:2:", "x '2147483648'");
+  ExpectFault(ParseChunkIndex("x,y,z,rec\n1,two,3,0\n", "m.csv"),
+              "m.csv:2:", "y 'two' is not an int32");
+  ExpectFault(ParseChunkIndex("x,y,z,rec\n2147483648,0,0,0\n", "m.csv"),
+              "m.csv:2:", "x '2147483648'");
   ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3,-1\n", "m.csv"), "m.csv:2:", "rec '-1'");
   ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3,1.5\n", "m.csv"), "m.csv:2:", "rec '1.5'");
-  ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3,0\n1,2,3,1\n", "m.csv"), "m.csv:3:",
-              "already listed on line 2");
-  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n1,2,3,100,x,0\n", "m.csv"), "m.csv:2:",
-              "non-negative integers");
+  ExpectFault(ParseChunkIndex("x,y,z,rec\n1,2,3,0\n1,2,3,1\n", "m.csv"),
+              "m.csv:3:", "already listed on line 2");
+  ExpectFault(ParseChunkIndex("x,y,z,offset,size,batch_idx\n1,2,3,100,x,0\n", "m.csv"),
+              "m.csv:2:", "non-negative integers");
 }
 
 TEST(ExportChunkIndex, BadHeadersAreRefused) {
   ExpectFault(ParseChunkIndex("", "h.csv"), "h.csv", "no header");
   ExpectFault(ParseChunkIndex("x,y,z,record\n", "h.csv"), "h.csv:1:", "header 'x,y,z,record'");
-  ExpectFault(ParseChunkIndex("# schema_size=abc\nx,y,z,offset,size,batch_idx\n", "h.csv"), "h.csv:1:",
-              "schema_size 'abc'");
-  ExpectFault(ParseChunkIndex("# schema_size=10\nx,y,z,rec\n", "h.csv"), "h.csv:2:", "before a 'x,y,z,rec'");
+  ExpectFault(ParseChunkIndex("# schema_size=abc\nx,y,z,offset,size,batch_idx\n", "h.csv"),
+              "h.csv:1:", "schema_size 'abc'");
+  ExpectFault(ParseChunkIndex("# schema_size=10\nx,y,z,rec\n", "h.csv"),
+              "h.csv:2:", "before a 'x,y,z,rec'");
 }
 
 }  // namespace

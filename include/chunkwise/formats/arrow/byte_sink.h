@@ -49,11 +49,17 @@ std::unique_ptr<ByteSink> CreateStoreSink(std::shared_ptr<store::Store> store, s
 class MemorySink final : public ByteSink {
  public:
   explicit MemorySink(std::string name = "memory") : name_(std::move(name)) {}
+  // Appends into `buffer` after clearing it, reusing its capacity.
+  MemorySink(std::string name, Bytes buffer) : bytes_(std::move(buffer)), name_(std::move(name)) {
+    bytes_.clear();
+  }
   Status Append(ByteView bytes) override;
   std::uint64_t position() const override { return bytes_.size(); }
   Status Commit() override { return Status::Ok(); }
   const std::string& name() const override { return name_; }
   const Bytes& bytes() const { return bytes_; }
+  // Reserves room for `size` bytes in all, so appends do not reallocate.
+  void Reserve(std::size_t size) { bytes_.reserve(size); }
   Bytes Take() { return std::move(bytes_); }
 
  private:

@@ -41,8 +41,8 @@ struct ArrayData {
 
 struct RecordBatch {
   std::int64_t num_rows = 0;
-  std::vector<ArrayData> columns;        // One per top-level schema field.
-  std::shared_ptr<const void> owner;     // Keeps the viewed bytes alive (may be null).
+  std::vector<ArrayData> columns;     // One per top-level schema field.
+  std::shared_ptr<const void> owner;  // Keeps the viewed bytes alive (may be null).
 };
 
 // Checks `array` against `field` and a batch of `expected_length` rows (-1:
@@ -53,7 +53,8 @@ struct RecordBatch {
 Status ValidateArray(const Field& field, const ArrayData& array, std::int64_t expected_length,
                      std::string_view context);
 // ValidateArray for every column; also checks the column count.
-Status ValidateRecordBatch(const Schema& schema, const RecordBatch& batch, std::string_view context);
+Status ValidateRecordBatch(const Schema& schema, const RecordBatch& batch,
+                           std::string_view context);
 
 // --- Building arrays from caller-owned memory (no copies). ---
 
@@ -61,7 +62,8 @@ template <typename T>  // One template for the closed set of integer types.
 requires std::is_integral_v<T> ArrayData IntegerArray(std::span<const T> values) {
   ArrayData array;
   array.length = static_cast<std::int64_t>(values.size());
-  array.values = ByteView(reinterpret_cast<const std::uint8_t*>(values.data()), values.size_bytes());
+  array.values =
+      ByteView(reinterpret_cast<const std::uint8_t*>(values.data()), values.size_bytes());
   return array;
 }
 // `offsets` has one more entry than there are values.

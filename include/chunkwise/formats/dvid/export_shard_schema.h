@@ -48,7 +48,7 @@ struct ExportBlock {
   std::int32_t chunk_z = 0;
   std::vector<std::uint64_t> labels;
   std::vector<std::uint64_t> supervoxels;
-  Bytes dvid_compressed_block;  // One zstd frame of the DVID block bytes.
+  Bytes dvid_compressed_block;          // One zstd frame of the DVID block bytes.
   std::uint32_t uncompressed_size = 0;  // DVID block bytes before zstd.
 
   bool operator==(const ExportBlock&) const = default;
