@@ -90,6 +90,25 @@ Status ExpectRecordBatch(const DecodedMessage& message, const std::string& conte
                             std::to_string(static_cast<int>(message.type)) + ")");
 }
 
+// Every block must lie between the file magic and the footer.
+Status CheckFooterBlocks(const std::vector<MessageBlock>& blocks, std::uint64_t footer_start,
+                         const std::string& name) {
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const MessageBlock& block = blocks[i];
+    // body_length is checked alone first so that block.size() cannot wrap.
+    if (block.offset < kFileHeaderBytes || block.metadata_length < 8 ||
+        block.offset > footer_start || block.body_length > footer_start ||
+        block.size() > footer_start - block.offset) {
+      return Status::Corruption(name + ": footer block " + std::to_string(i) + " (offset " +
+                                std::to_string(block.offset) + ", metadata " +
+                                std::to_string(block.metadata_length) + ", body " +
+                                std::to_string(block.body_length) +
+                                ") lies outside the data before the footer");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<bool> IsArrowFile(const ByteSource& source) {
@@ -167,18 +186,7 @@ Result<IpcFileReader> IpcFileReader::Open(std::shared_ptr<ByteSource> source) {
                              source->Read(footer_start, static_cast<std::uint64_t>(footer_length)));
   CHUNKWISE_ASSIGN_OR_RETURN(internal::DecodedFooter footer,
                              internal::DecodeFooter(footer_bytes, name + ": footer"));
-  for (std::size_t i = 0; i < footer.record_batches.size(); ++i) {
-    const MessageBlock& block = footer.record_batches[i];
-    if (block.offset < kFileHeaderBytes || block.metadata_length < 8 ||
-        block.offset > footer_start || block.body_length > footer_start ||
-        block.size() > footer_start - block.offset) {
-      return Status::Corruption(name + ": footer block " + std::to_string(i) + " (offset " +
-                                std::to_string(block.offset) + ", metadata " +
-                                std::to_string(block.metadata_length) + ", body " +
-                                std::to_string(block.body_length) +
-                                ") lies outside the data before the footer");
-    }
-  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckFooterBlocks(footer.record_batches, footer_start, name));
   IpcFileReader reader;
   reader.source_ = std::move(source);
   reader.schema_ = std::move(footer.schema);

@@ -240,6 +240,43 @@ TEST(ArrowIpc, BadMagicIsRefused) {
   EXPECT_FALSE(IpcFileReader::Open(MemorySource(stream.bytes, "s.arrows")).ok());
 }
 
+// The file with its footer replaced by one listing `blocks`.
+Bytes WithFooterBlocks(const Written& written, const std::vector<MessageBlock>& blocks) {
+  const std::size_t footer_length =
+      LoadLittleEndian<std::uint32_t>(written.bytes.data() + written.bytes.size() - 10);
+  Bytes out(written.bytes.begin(),
+            written.bytes.end() - 10 - static_cast<std::ptrdiff_t>(footer_length));
+  const Bytes footer = internal::EncodeFooter(SampleSchema(), blocks);
+  out.insert(out.end(), footer.begin(), footer.end());
+  AppendLittleEndian(static_cast<std::uint32_t>(footer.size()), out);
+  for (char c : kFileMagic) out.push_back(static_cast<std::uint8_t>(c));
+  return out;
+}
+
+TEST(ArrowIpc, FooterBlocksOutsideTheDataAreRefused) {
+  const Written written = WriteSample(IpcFormat::kFile, {3, 2});
+  ASSERT_TRUE(
+      IpcFileReader::Open(MemorySource(WithFooterBlocks(written, written.blocks), "same")).ok());
+  for (MessageBlock bad : {MessageBlock{4, 64, 8}, MessageBlock{written.blocks[1].offset, 4, 8},
+                           MessageBlock{written.blocks[1].offset, written.blocks[1].metadata_length,
+                                        written.blocks[1].body_length + 16},
+                           MessageBlock{written.blocks[1].offset, 8, ~std::uint64_t{0} - 4}}) {
+    std::vector<MessageBlock> blocks = written.blocks;
+    blocks[1] = bad;
+    ExpectCorruption(
+        IpcFileReader::Open(MemorySource(WithFooterBlocks(written, blocks), "blocks.arrow"))
+            .status(),
+        "footer block 1", "blocks.arrow");
+  }
+  // A block inside the data that points at the schema message is no record batch.
+  std::vector<MessageBlock> blocks = written.blocks;
+  blocks[0] = {8, static_cast<std::uint32_t>(written.schema_end - 8), 0};
+  auto reader =
+      IpcFileReader::Open(MemorySource(WithFooterBlocks(written, blocks), "schema.arrow"));
+  ASSERT_TRUE(reader.ok());
+  ExpectCorruption(reader->ReadRecordBatch(0).status(), "not a record batch", "schema.arrow");
+}
+
 TEST(ArrowIpc, EveryTruncationOfAFileIsAnError) {
   const Written written = WriteSample(IpcFormat::kFile, {4, 2});
   for (std::size_t n = 0; n < written.bytes.size(); ++n) {
