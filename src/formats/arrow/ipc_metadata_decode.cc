@@ -207,8 +207,13 @@ Result<DecodedFooter> DecodeFooter(ByteView flatbuffer, std::string_view context
   CHUNKWISE_ASSIGN_OR_RETURN(
       const Table* footer,
       VerifiedRoot(verifier, flatbuffer, VerifyFooterTable, "Footer", context));
-  CHUNKWISE_RETURN_IF_ERROR(
-      CheckVersion(footer->GetField<std::int16_t>(Slot(footer_slot::kVersion), 0), context));
+  // Arrow 0.14 files leave the footer's version unset (reading as V1) while
+  // their messages say V4; every message's own version is checked on read, so
+  // only a footer from a future version is refused here.
+  if (const auto version = footer->GetField<std::int16_t>(Slot(footer_slot::kVersion), 0);
+      version > kMetadataV5) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckVersion(version, context));
+  }
   const Table* schema = footer->GetPointer<const Table*>(Slot(footer_slot::kSchema));
   if (schema == nullptr) return Status::Corruption(std::string(context) + ": footer has no schema");
   DecodedFooter decoded;

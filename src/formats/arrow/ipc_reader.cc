@@ -155,6 +155,25 @@ Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& sc
   return internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes, context);
 }
 
+Result<std::int64_t> ReadRecordBatchLength(const ByteSource& source, const MessageBlock& block) {
+  const std::string context = MessageContext(source.name(), block.offset);
+  CHUNKWISE_RETURN_IF_ERROR(
+      CheckRange(source, block.offset, block.metadata_length, "message metadata"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, source.Read(block.offset, block.metadata_length));
+  const ByteView all(bytes);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const Prefix prefix,
+      ParsePrefix(all.first(std::min<std::size_t>(8, all.size())), block.offset, source.name()));
+  if (prefix.end_of_stream || prefix.bytes + prefix.metadata_size > all.size()) {
+    return Status::Corruption(context + ": message metadata does not fit its block");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const DecodedMessage message,
+      internal::DecodeMessage(all.subspan(prefix.bytes, prefix.metadata_size), context));
+  CHUNKWISE_RETURN_IF_ERROR(ExpectRecordBatch(message, context));
+  return message.batch->length;
+}
+
 Result<IpcFileReader> IpcFileReader::Open(std::shared_ptr<ByteSource> source) {
   const std::string& name = source->name();
   const std::uint64_t size = source->size();

@@ -10,8 +10,6 @@
 namespace chunkwise::formats::arrow {
 namespace {
 
-using internal::BufferSpec;
-using internal::FieldNode;
 using internal::RecordBatchHeader;
 
 std::uint64_t RoundUp(std::uint64_t value, std::uint64_t alignment) {

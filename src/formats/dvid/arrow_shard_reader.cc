@@ -1,5 +1,6 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "chunkwise/core/file_io.h"
@@ -37,43 +38,66 @@ Result<ArrowShardReader> ArrowShardReader::Open(std::shared_ptr<const store::Sto
   const std::string csv_key = CsvName(arrow_key);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> csv, store->Get(csv_key));
   if (!csv.has_value()) return Status::NotFound(store->Describe(csv_key) + " does not exist");
-  std::string csv_name = store->Describe(csv_key);
+  const std::string csv_name = store->Describe(csv_key);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source,
                              arrow::OpenStoreSource(std::move(store), std::string(arrow_key)));
-  return OpenFrom(std::move(source), AsChars(*csv), std::move(csv_name));
+  return OpenFrom(std::move(source), AsChars(*csv), csv_name);
 }
 
 Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteSource> source,
                                                     std::string_view csv_text,
-                                                    std::string csv_name) {
+                                                    const std::string& csv_name) {
+  // Parsed once for its form; parsed again below with the shard's limits.
+  CHUNKWISE_ASSIGN_OR_RETURN(const ChunkIndex probe, ParseChunkIndex(csv_text, csv_name));
+  const bool by_record = probe.form == ChunkIndexForm::kRecord;
   ArrowShardReader reader;
-  bool know_batches = true;
-  CHUNKWISE_ASSIGN_OR_RETURN(reader.is_file_format_, arrow::IsArrowFile(*source));
+  reader.source_ = std::move(source);
+  CHUNKWISE_ASSIGN_OR_RETURN(reader.is_file_format_, arrow::IsArrowFile(*reader.source_));
   if (reader.is_file_format_) {
-    CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcFileReader file, arrow::IpcFileReader::Open(source));
+    CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcFileReader file,
+                               arrow::IpcFileReader::Open(reader.source_));
     reader.schema_ = file.schema();
-    for (std::size_t i = 0; i < file.num_record_batches(); ++i)
+    for (std::size_t i = 0; i < file.num_record_batches(); ++i) {
       reader.blocks_.push_back(file.block(i));
+    }
   } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcStreamReader stream, arrow::IpcStreamReader::Open(source));
+    CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcStreamReader stream,
+                               arrow::IpcStreamReader::Open(reader.source_));
     reader.schema_ = stream.schema();
-    // Only the record form needs batch numbers; the offsets form carries byte ranges.
-    CHUNKWISE_ASSIGN_OR_RETURN(const ChunkIndex probe, ParseChunkIndex(csv_text, csv_name));
-    know_batches = probe.form == ChunkIndexForm::kRecord;
-    if (know_batches) {
+    // Only the record form needs batch positions; the offsets form carries byte ranges.
+    if (by_record) {
       CHUNKWISE_ASSIGN_OR_RETURN(reader.blocks_, stream.ScanRecordBatchBlocks());
     }
   }
-  CHUNKWISE_RETURN_IF_ERROR(CheckExportShardSchema(reader.schema_, source->name()));
+  CHUNKWISE_RETURN_IF_ERROR(CheckExportShardSchema(reader.schema_, reader.source_->name()));
   ChunkIndexLimits limits;
-  limits.data_size = source->size();
-  if (know_batches) limits.record_count = static_cast<std::int64_t>(reader.blocks_.size());
+  limits.data_size = reader.source_->size();
+  if (by_record) {
+    std::int64_t max_rec = -1;
+    for (const ChunkIndexRow& row : probe.rows) max_rec = std::max(max_rec, row.rec);
+    if (max_rec >= static_cast<std::int64_t>(reader.blocks_.size())) {
+      CHUNKWISE_RETURN_IF_ERROR(reader.CountRows());
+    }
+    limits.record_count = reader.row_starts_.empty()
+                              ? static_cast<std::int64_t>(reader.blocks_.size())
+                              : reader.row_starts_.back();
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(reader.index_, ParseChunkIndex(csv_text, csv_name, limits));
   for (std::size_t k = 0; k < reader.index_.rows.size(); ++k) {
     reader.rows_.emplace(reader.index_.rows[k].chunk, k);
   }
-  reader.source_ = std::move(source);
   return reader;
+}
+
+Status ArrowShardReader::CountRows() {
+  // row_starts_ gets one entry per batch plus the total at the end.
+  row_starts_.assign(1, 0);
+  for (const arrow::MessageBlock& block : blocks_) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::int64_t rows,
+                               arrow::ReadRecordBatchLength(*source_, block));
+    row_starts_.push_back(row_starts_.back() + rows);
+  }
+  return Status::Ok();
 }
 
 std::vector<std::array<std::int32_t, 3>> ArrowShardReader::ListChunks() const {
@@ -83,10 +107,17 @@ std::vector<std::array<std::int32_t, 3>> ArrowShardReader::ListChunks() const {
   return chunks;
 }
 
-Result<arrow::MessageBlock> ArrowShardReader::BlockFor(const ChunkIndexRow& row) const {
-  if (index_.form == ChunkIndexForm::kRecord) return blocks_[static_cast<std::size_t>(row.rec)];
-  // The index gives the whole message; ReadRecordBatchAt splits it at the prefix.
-  return arrow::MessageBlock{row.offset, 0, row.size};
+std::pair<arrow::MessageBlock, std::int64_t> ArrowShardReader::Locate(
+    const ChunkIndexRow& row) const {
+  if (index_.form == ChunkIndexForm::kOffsets) {
+    // The index gives the whole message; ReadRecordBatchAt splits it at the prefix.
+    return {arrow::MessageBlock{row.offset, 0, row.size}, row.batch_idx};
+  }
+  if (row_starts_.empty()) return {blocks_[static_cast<std::size_t>(row.rec)], 0};
+  // rec numbers rows: the batch is the last one starting at or before it.
+  const auto after = std::upper_bound(row_starts_.begin(), row_starts_.end() - 1, row.rec);
+  const auto batch = static_cast<std::size_t>(after - row_starts_.begin() - 1);
+  return {blocks_[batch], row.rec - row_starts_[batch]};
 }
 
 Result<std::optional<ExportBlock>> ArrowShardReader::Get(std::int32_t x, std::int32_t y,
@@ -94,18 +125,17 @@ Result<std::optional<ExportBlock>> ArrowShardReader::Get(std::int32_t x, std::in
   const auto found = rows_.find({x, y, z});
   if (found == rows_.end()) return std::optional<ExportBlock>();
   const ChunkIndexRow& row = index_.rows[found->second];
-  CHUNKWISE_ASSIGN_OR_RETURN(const arrow::MessageBlock block, BlockFor(row));
+  const auto [block, batch_row] = Locate(row);
   CHUNKWISE_ASSIGN_OR_RETURN(const arrow::RecordBatch batch,
                              arrow::ReadRecordBatchAt(*source_, schema_, block));
-  const std::int64_t batch_row = index_.form == ChunkIndexForm::kRecord ? 0 : row.batch_idx;
   const std::string where = source_->name() + ": chunk " + CoordinateText(x, y, z);
-  if (index_.form == ChunkIndexForm::kRecord && batch.num_rows != 1) {
+  if (index_.form == ChunkIndexForm::kRecord && row_starts_.empty() && batch.num_rows != 1) {
     return Status::Unsupported(where + ": record " + std::to_string(row.rec) + " holds " +
                                std::to_string(batch.num_rows) +
-                               " rows; a 'rec' index needs one block per record batch");
+                               " rows, but the index numbers record batches (one block each)");
   }
   if (batch_row >= batch.num_rows) {
-    return Status::Corruption(where + ": batch_idx " + std::to_string(batch_row) + " is past the " +
+    return Status::Corruption(where + ": row " + std::to_string(batch_row) + " is past the " +
                               std::to_string(batch.num_rows) + "-row batch");
   }
   ExportBlock out = ExportBlockAt(batch, batch_row);

@@ -32,7 +32,8 @@ Result<std::unique_ptr<ArrowShardWriter>> ArrowShardWriter::Create(
 }
 
 Result<std::unique_ptr<ArrowShardWriter>> ArrowShardWriter::Create(
-    std::shared_ptr<store::Store> store, std::string stem_key, ArrowShardWriterOptions options) {
+    const std::shared_ptr<store::Store>& store, const std::string& stem_key,
+    ArrowShardWriterOptions options) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::unique_ptr<arrow::IpcWriter> writer,
       arrow::IpcWriter::Create(arrow::CreateStoreSink(store, stem_key + ".arrow"),

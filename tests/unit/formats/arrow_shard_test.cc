@@ -6,6 +6,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/arrow/ipc_reader.h"
+#include "chunkwise/formats/arrow/ipc_writer.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/arrow_shard_writer.h"
 #include "chunkwise/store/file_store.h"
@@ -221,6 +222,62 @@ TEST(ArrowShardReader, CsvRowPastTheRecordsIsRefusedAtOpen) {
   EXPECT_EQ(status.code(), StatusCode::kCorruption);
   EXPECT_NE(status.ToString().find("a.csv:3: rec 1 points past the 1 records"), std::string::npos)
       << status.ToString();
+}
+
+// A shard whose batches hold several blocks each: 3 + 2 rows, rec numbering rows.
+void WriteMultiRowShard(const std::shared_ptr<store::Store>& store, IpcFormat format,
+                        const std::string& csv) {
+  auto writer = arrow::IpcWriter::Create(arrow::CreateStoreSink(store, "m.arrow"),
+                                         ExportShardSchema(), {format, 8});
+  ASSERT_TRUE(writer.ok());
+  ExportBatchBuilder builder;
+  for (std::size_t i = 0; i < kChunks.size(); ++i) {
+    ASSERT_TRUE(builder.Add(Block(kChunks[i][0], kChunks[i][1], kChunks[i][2])).ok());
+    if (i == 2 || i + 1 == kChunks.size()) {
+      ASSERT_TRUE((*writer)->WriteRecordBatch(builder.View()).ok());
+      builder.Clear();
+    }
+  }
+  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_TRUE(store->Set("m.csv", AsBytes(csv)).ok());
+}
+
+TEST(ArrowShardReader, RecNumbersRowsAcrossMultiRowBatches) {
+  std::string csv = "x,y,z,rec\n";
+  for (std::size_t i = 0; i < kChunks.size(); ++i) {
+    csv += std::to_string(kChunks[i][0]) + "," + std::to_string(kChunks[i][1]) + "," +
+           std::to_string(kChunks[i][2]) + "," + std::to_string(i) + "\n";
+  }
+  for (IpcFormat format : {IpcFormat::kFile, IpcFormat::kStream}) {
+    auto store = std::make_shared<store::MemoryStore>();
+    WriteMultiRowShard(store, format, csv);
+    auto reader = ArrowShardReader::Open(store, "m.arrow");
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ(reader->num_record_batches(), 2u);
+    for (const auto& c : kChunks) {
+      auto block = reader->Get(c[0], c[1], c[2]);
+      ASSERT_TRUE(block.ok()) << block.status().ToString();
+      ASSERT_TRUE(block->has_value());
+      EXPECT_EQ(**block, Block(c[0], c[1], c[2]));
+    }
+    // Five rows in all: rec 5 is past them.
+    ASSERT_TRUE(store->Set("m.csv", AsBytes(csv + "9,9,9,5\n")).ok());
+    EXPECT_NE(ArrowShardReader::Open(store, "m.arrow")
+                  .status()
+                  .ToString()
+                  .find("m.csv:7: rec 5 points past the 5 records"),
+              std::string::npos);
+  }
+}
+
+TEST(ArrowShardReader, PartialRecIndexOverMultiRowBatchesIsReported) {
+  auto store = std::make_shared<store::MemoryStore>();
+  WriteMultiRowShard(store, IpcFormat::kFile, "x,y,z,rec\n3,1,0,0\n");
+  auto reader = ArrowShardReader::Open(store, "m.arrow");
+  ASSERT_TRUE(reader.ok());
+  const Status status = reader->Get(3, 1, 0).status();
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.ToString().find("holds 3 rows"), std::string::npos) << status.ToString();
 }
 
 TEST(ArrowShardReader, MissingIndexIsNotFound) {

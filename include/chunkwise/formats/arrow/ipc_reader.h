@@ -35,6 +35,10 @@ Result<bool> IsArrowFile(const ByteSource& source);
 Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& schema,
                                       const MessageBlock& block);
 
+// The row count of the record batch message at `block`, from its metadata
+// alone (one range read of block.metadata_length bytes; the body is not read).
+Result<std::int64_t> ReadRecordBatchLength(const ByteSource& source, const MessageBlock& block);
+
 class IpcFileReader {
  public:
   // Reads the 8-byte header, the 10-byte trailer and the footer. Corruption

@@ -6,6 +6,10 @@
 // the chunk: through the footer's Block for the record form on a file, by the
 // CSV's byte range for the offsets form (file or stream, as DVID writes), or
 // through a one-time scan of message headers for the record form on a stream.
+// `rec` numbers record batches (one block per batch, as DVID and chunkwise
+// write); if some rec is at or past the batch count, the shard holds batches
+// of several rows and rec numbers rows across them, found through the batch
+// lengths read from each message's metadata at open.
 // The row read must carry the requested coordinates, so an index that
 // disagrees with its data is reported, never followed silently. Immutable
 // after Open; Get may be called from several threads.
@@ -20,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chunkwise/formats/arrow/byte_source.h"
@@ -52,13 +57,16 @@ class ArrowShardReader {
 
  private:
   static Result<ArrowShardReader> OpenFrom(std::shared_ptr<arrow::ByteSource> source,
-                                           std::string_view csv_text, std::string csv_name);
-  Result<arrow::MessageBlock> BlockFor(const ChunkIndexRow& row) const;
+                                           std::string_view csv_text, const std::string& csv_name);
+  // The message holding `row` and the row's position within that batch.
+  std::pair<arrow::MessageBlock, std::int64_t> Locate(const ChunkIndexRow& row) const;
+  Status CountRows();
 
   std::shared_ptr<arrow::ByteSource> source_;
   bool is_file_format_ = false;
   arrow::Schema schema_;
   std::vector<arrow::MessageBlock> blocks_;  // Record batches, in file order.
+  std::vector<std::int64_t> row_starts_;     // First row of each batch, when rec numbers rows.
   ChunkIndex index_;
   std::map<std::array<std::int32_t, 3>, std::size_t> rows_;  // chunk → index row
 };

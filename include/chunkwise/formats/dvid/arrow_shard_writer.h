@@ -37,9 +37,9 @@ class ArrowShardWriter {
   static Result<std::unique_ptr<ArrowShardWriter>> Create(const std::filesystem::path& stem,
                                                           ArrowShardWriterOptions options = {});
   // Writes the keys `<stem_key>.arrow` and `<stem_key>.csv` of `store`.
-  static Result<std::unique_ptr<ArrowShardWriter>> Create(std::shared_ptr<store::Store> store,
-                                                          std::string stem_key,
-                                                          ArrowShardWriterOptions options = {});
+  static Result<std::unique_ptr<ArrowShardWriter>> Create(
+      const std::shared_ptr<store::Store>& store, const std::string& stem_key,
+      ArrowShardWriterOptions options = {});
 
   // Appends `block` as one record batch. InvalidArgument for a chunk already
   // added or a malformed block; IOError from the output.
