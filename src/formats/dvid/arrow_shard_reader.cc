@@ -64,6 +64,7 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
     CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcStreamReader stream,
                                arrow::IpcStreamReader::Open(reader.source_));
     reader.schema_ = stream.schema();
+    reader.schema_end_ = stream.schema_end();
     // Only the record form needs batch positions; the offsets form carries byte ranges.
     if (by_record) {
       CHUNKWISE_ASSIGN_OR_RETURN(reader.blocks_, stream.ScanRecordBatchBlocks());
@@ -111,6 +112,10 @@ std::pair<arrow::MessageBlock, std::int64_t> ArrowShardReader::Locate(
     const ChunkIndexRow& row) const {
   if (index_.form == ChunkIndexForm::kOffsets) {
     // The index gives the whole message; ReadRecordBatchAt splits it at the prefix.
+    if (row.offset < schema_end_ && row.size > schema_end_ - row.offset) {
+      const std::uint64_t skip = schema_end_ - row.offset;
+      return {arrow::MessageBlock{schema_end_, 0, row.size - skip}, row.batch_idx};
+    }
     return {arrow::MessageBlock{row.offset, 0, row.size}, row.batch_idx};
   }
   if (row_starts_.empty()) return {blocks_[static_cast<std::size_t>(row.rec)], 0};

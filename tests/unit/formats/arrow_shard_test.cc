@@ -280,6 +280,41 @@ TEST(ArrowShardReader, PartialRecIndexOverMultiRowBatchesIsReported) {
   EXPECT_NE(status.ToString().find("holds 3 rows"), std::string::npos) << status.ToString();
 }
 
+// DVID quirk (spec §11.2): its lazy Go writer makes the first range start at 0
+// and include the schema message, and the comment says schema_size=0.
+TEST(ArrowShardReader, DvidLazySchemaFirstRangeIncludesTheSchema) {
+  auto store = std::make_shared<store::MemoryStore>();
+  auto writer =
+      ArrowShardWriter::Create(store, "d", {IpcFormat::kStream, ChunkIndexForm::kOffsets});
+  ASSERT_TRUE(writer.ok());
+  for (const auto& c : kChunks) ASSERT_TRUE((*writer)->Add(Block(c[0], c[1], c[2])).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  auto csv = store->Get("d.csv");
+  ASSERT_TRUE(csv.ok() && csv->has_value());
+  auto index = ParseChunkIndex(AsChars(**csv), "d.csv");
+  ASSERT_TRUE(index.ok());
+  const std::uint64_t schema_size = *index->schema_size;
+  index->schema_size = 0;
+  std::array<std::int32_t, 3> first{};
+  for (ChunkIndexRow& row : index->rows) {
+    if (row.offset == schema_size) {
+      row.offset = 0;
+      row.size += schema_size;
+      first = row.chunk;
+    }
+  }
+  ASSERT_TRUE(store->Set("d.csv", AsBytes(FormatChunkIndex(*index))).ok());
+  auto reader = ArrowShardReader::Open(store, "d.arrow");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  for (const auto& c : kChunks) {
+    auto block = reader->Get(c[0], c[1], c[2]);
+    ASSERT_TRUE(block.ok()) << block.status().ToString();
+    ASSERT_TRUE(block->has_value());
+    EXPECT_EQ(**block, Block(c[0], c[1], c[2]));
+  }
+  EXPECT_EQ(first, kChunks[0]);
+}
+
 TEST(ArrowShardReader, MissingIndexIsNotFound) {
   auto store = std::make_shared<store::MemoryStore>();
   ASSERT_TRUE(store->Set("a.arrow", AsBytes("ARROW1")).ok());

@@ -9,7 +9,10 @@
 // `rec` numbers record batches (one block per batch, as DVID and chunkwise
 // write); if some rec is at or past the batch count, the shard holds batches
 // of several rows and rec numbers rows across them, found through the batch
-// lengths read from each message's metadata at open.
+// lengths read from each message's metadata at open. An offsets row whose range
+// starts inside the schema message (DVID's `schema_size=0` output, whose first
+// range begins at 0 and includes the schema, spec §11.2) is read from the end
+// of the schema message.
 // The row read must carry the requested coordinates, so an index that
 // disagrees with its data is reported, never followed silently. Immutable
 // after Open; Get may be called from several threads.
@@ -67,6 +70,7 @@ class ArrowShardReader {
   arrow::Schema schema_;
   std::vector<arrow::MessageBlock> blocks_;  // Record batches, in file order.
   std::vector<std::int64_t> row_starts_;     // First row of each batch, when rec numbers rows.
+  std::uint64_t schema_end_ = 0;             // Streams: the offset just past the schema message.
   ChunkIndex index_;
   std::map<std::array<std::int32_t, 3>, std::size_t> rows_;  // chunk → index row
 };
