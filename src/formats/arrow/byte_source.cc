@@ -60,22 +60,34 @@ class StoreSource final : public ByteSource {
 class InMemorySource final : public ByteSource {
  public:
   InMemorySource(Bytes bytes, std::string name)
-      : bytes_(std::move(bytes)), name_(std::move(name)) {}
+      : bytes_(std::make_shared<const Bytes>(std::move(bytes))), name_(std::move(name)) {}
 
-  std::uint64_t size() const override { return bytes_.size(); }
+  std::uint64_t size() const override { return bytes_->size(); }
   Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const override {
+    CHUNKWISE_ASSIGN_OR_RETURN(const SharedBytes shared, ReadShared(offset, length));
+    return internal::CopyBytes(shared.view);
+  }
+  Result<SharedBytes> ReadShared(std::uint64_t offset, std::uint64_t length) const override {
     CHUNKWISE_RETURN_IF_ERROR(CheckRange(*this, offset, length, "read"));
-    return internal::CopyBytes(ByteView(bytes_).subspan(static_cast<std::size_t>(offset),
-                                                        static_cast<std::size_t>(length)));
+    return SharedBytes{bytes_, ByteView(*bytes_).subspan(static_cast<std::size_t>(offset),
+                                                         static_cast<std::size_t>(length))};
   }
   const std::string& name() const override { return name_; }
 
  private:
-  Bytes bytes_;
+  std::shared_ptr<const Bytes> bytes_;
   std::string name_;
 };
 
 }  // namespace
+
+Result<ByteSource::SharedBytes> ByteSource::ReadShared(std::uint64_t offset,
+                                                       std::uint64_t length) const {
+  auto bytes = std::make_shared<Bytes>();
+  CHUNKWISE_ASSIGN_OR_RETURN(*bytes, Read(offset, length));
+  const ByteView view(*bytes);
+  return SharedBytes{std::move(bytes), view};
+}
 
 Status CheckRange(const ByteSource& source, std::uint64_t offset, std::uint64_t length,
                   std::string_view what) {

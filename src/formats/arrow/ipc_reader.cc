@@ -129,9 +129,9 @@ Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& sc
                               " exceeds the " + std::to_string(source.size()) + "-byte data");
   }
   CHUNKWISE_RETURN_IF_ERROR(CheckRange(source, block.offset, block.size(), "record batch message"));
-  auto bytes = std::make_shared<Bytes>();
-  CHUNKWISE_ASSIGN_OR_RETURN(*bytes, source.Read(block.offset, block.size()));
-  const ByteView all(*bytes);
+  CHUNKWISE_ASSIGN_OR_RETURN(const ByteSource::SharedBytes bytes,
+                             source.ReadShared(block.offset, block.size()));
+  const ByteView all = bytes.view;
   CHUNKWISE_ASSIGN_OR_RETURN(
       const Prefix prefix,
       ParsePrefix(all.first(std::min<std::size_t>(8, all.size())), block.offset, source.name()));
@@ -152,7 +152,7 @@ Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& sc
                               std::to_string(all.size() - body_start) + " bytes)");
   }
   const ByteView body = all.subspan(body_start, body_length);
-  return internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes, context);
+  return internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes.owner, context);
 }
 
 Result<std::int64_t> ReadRecordBatchLength(const ByteSource& source, const MessageBlock& block) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -90,6 +91,22 @@ TEST(ArrowIpc, FileRoundTrip) {
     ExpectSampleValues(*batch, kRows[i], static_cast<int>(i) + 1);
   }
   EXPECT_EQ(reader->ReadRecordBatch(4).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(ArrowIpc, BatchesOutliveTheirReaderAndSource) {
+  std::optional<RecordBatch> kept;
+  {
+    const Written written = WriteSample(IpcFormat::kFile, kRows);
+    auto source = MemorySource(written.bytes, "owned.arrow");
+    auto reader = IpcFileReader::Open(source);
+    ASSERT_TRUE(reader.ok());
+    auto batch = reader->ReadRecordBatch(2);
+    ASSERT_TRUE(batch.ok());
+    kept = std::move(*batch);
+  }
+  // The batch views the source's bytes without a copy and keeps them alive.
+  ASSERT_NE(kept->owner, nullptr);
+  ExpectSampleValues(*kept, kRows[2], 3);
 }
 
 TEST(ArrowIpc, StreamRoundTrip) {

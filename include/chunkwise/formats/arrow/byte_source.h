@@ -30,6 +30,15 @@ class ByteSource {
   virtual Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const = 0;
   // The file path or store key, for messages.
   virtual const std::string& name() const = 0;
+
+  // Bytes [offset, offset + length) as a view kept alive by `owner`, with the
+  // errors of Read. Sources that hold their bytes in memory hand out a view
+  // without copying; the default reads into a fresh buffer.
+  struct SharedBytes {
+    std::shared_ptr<const void> owner;
+    ByteView view;
+  };
+  virtual Result<SharedBytes> ReadShared(std::uint64_t offset, std::uint64_t length) const;
 };
 
 // A regular file, read with pread on one descriptor kept open. NotFound if absent.
@@ -37,7 +46,8 @@ Result<std::shared_ptr<ByteSource>> OpenFileSource(const std::filesystem::path& 
 // The value of `key` in `store`, read with ranged gets. NotFound if the key is absent.
 Result<std::shared_ptr<ByteSource>> OpenStoreSource(std::shared_ptr<const store::Store> store,
                                                     std::string key);
-// Bytes already in memory; `name` is used in messages.
+// Bytes already in memory; `name` is used in messages. ReadShared hands out
+// views of them, so batches read from it are not copied.
 std::shared_ptr<ByteSource> MemorySource(Bytes bytes, std::string name);
 
 // Corruption "<name>: <what> (bytes [offset, offset+length) of a <size>-byte source)"
