@@ -42,7 +42,7 @@ Result<Bytes> BytesCodec::Convert(const ChunkSpec& spec, ByteView input) const {
     return Status::InvalidArgument("bytes: configuration must state 'endian' for data type " +
                                    std::string(spec.dtype.zarr_name()));
   }
-  Bytes output(input.begin(), input.end());
+  Bytes output = CopyToBytes(input);
   if (unit > 1 && *endian_ != kHostEndian) core::SwapByteOrder(unit, output);
   return output;
 }

@@ -158,7 +158,7 @@ std::size_t CodecChain::MaxEncodedSize(const ChunkSpec& spec) const {
 
 Result<Bytes> CodecChain::EncodeBytes(ByteView data) const {
   // The first codec reads the caller's bytes directly; only an empty chain copies.
-  if (bytes_to_bytes_.empty()) return Bytes(data.begin(), data.end());
+  if (bytes_to_bytes_.empty()) return CopyToBytes(data);
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, bytes_to_bytes_.front()->Encode(data));
   for (std::size_t i = 1; i < bytes_to_bytes_.size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(encoded, bytes_to_bytes_[i]->Encode(encoded));
@@ -172,7 +172,7 @@ Result<Bytes> CodecChain::DecodeBytes(ByteView encoded, std::size_t max_decoded_
       return Status::OutOfRange("value of " + std::to_string(encoded.size()) +
                                 " bytes exceeds the limit of " + std::to_string(max_decoded_bytes));
     }
-    return Bytes(encoded.begin(), encoded.end());
+    return CopyToBytes(encoded);
   }
   Bytes decoded;
   ByteView view = encoded;

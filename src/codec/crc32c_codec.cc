@@ -22,11 +22,9 @@ Result<std::shared_ptr<const Crc32cCodec>> Crc32cCodec::FromJson(
 nlohmann::json Crc32cCodec::ToJson() const { return {{"name", "crc32c"}}; }
 
 Result<Bytes> Crc32cCodec::Encode(ByteView decoded) const {
-  // reserve + assign copies once; a sized constructor would zero-fill first.
-  Bytes encoded;
-  encoded.reserve(decoded.size() + kChecksumSize);
-  encoded.assign(decoded.begin(), decoded.end());
-  AppendLittleEndian(Crc32c(decoded), encoded);
+  Bytes encoded(decoded.size() + kChecksumSize);
+  if (!decoded.empty()) std::memcpy(encoded.data(), decoded.data(), decoded.size());
+  StoreLittleEndian(Crc32c(decoded), encoded.data() + decoded.size());
   return encoded;
 }
 
@@ -48,7 +46,7 @@ Result<Bytes> Crc32cCodec::Decode(ByteView encoded, std::size_t max_decoded_byte
                   "crc32c: checksum mismatch (stored %08x, computed %08x)", stored, computed);
     return Status::Corruption(message);
   }
-  return Bytes(payload.begin(), payload.end());
+  return CopyToBytes(payload);
 }
 
 }  // namespace chunkwise::codec

@@ -20,7 +20,7 @@ Result<std::optional<Bytes>> MemoryStore::Get(std::string_view key) const {
   if (value == nullptr) {
     return std::optional<Bytes>();
   }
-  return std::optional<Bytes>(*value);
+  return std::optional<Bytes>(CopyToBytes(*value));
 }
 
 Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRange range) const {
@@ -29,14 +29,13 @@ Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRan
     return std::optional<Bytes>();
   }
   CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value->size(), Describe(key)));
-  const auto begin = value->begin() + static_cast<std::ptrdiff_t>(resolved.offset);
-  return std::optional<Bytes>(Bytes(begin, begin + static_cast<std::ptrdiff_t>(resolved.length)));
+  return std::optional<Bytes>(CopyToBytes(ByteView(*value).subspan(resolved.offset, resolved.length)));
 }
 
 Status MemoryStore::Set(std::string_view key, ByteView value) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   // Copy before taking the lock so writers of large values do not stall readers.
-  auto copy = std::make_shared<const Bytes>(value.begin(), value.end());
+  auto copy = std::make_shared<const Bytes>(CopyToBytes(value));
   std::unique_lock lock(mutex_);
   const auto it = values_.find(key);
   if (it != values_.end()) {

@@ -45,7 +45,7 @@ Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
   for (ByteView part : parts) total += part.size();
   Bytes joined;
   joined.reserve(total);
-  for (ByteView part : parts) joined.insert(joined.end(), part.begin(), part.end());
+  for (ByteView part : parts) AppendBytes(joined, part);
   return Set(key, joined);
 }
 

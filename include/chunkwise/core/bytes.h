@@ -71,6 +71,21 @@ using Bytes = std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>>;
 using ByteView = std::span<const std::uint8_t>;
 using MutableByteView = std::span<std::uint8_t>;
 
+// A copy of `view` made with memcpy. (Bytes(begin, end) and insert() construct
+// element by element through the allocator, several times slower for big buffers.)
+inline Bytes CopyToBytes(ByteView view) {
+  Bytes out(view.size());
+  if (!view.empty()) std::memcpy(out.data(), view.data(), view.size());
+  return out;
+}
+
+// Appends `view` to `out` with memcpy; see CopyToBytes.
+inline void AppendBytes(Bytes& out, ByteView view) {
+  const std::size_t old_size = out.size();
+  out.resize(old_size + view.size());
+  if (!view.empty()) std::memcpy(out.data() + old_size, view.data(), view.size());
+}
+
 inline ByteView AsBytes(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }

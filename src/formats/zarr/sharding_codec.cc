@@ -247,7 +247,7 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(const ChunkSpec&
     if (!hit && has_old) {  // Untouched: keep the old encoded bytes as they are.
       const ChunkLocation& location = old_index->at(k);
       CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
-      chunks[k] = Bytes(old.begin(), old.end());
+      chunks[k] = CopyToBytes(old);
       return Status::Ok();
     }
     if (!hit) return Status::Ok();
@@ -307,7 +307,7 @@ Bytes EncodedShard::Join() const {
   for (const Bytes& piece : pieces) total += piece.size();
   Bytes joined;
   joined.reserve(total);
-  for (const Bytes& piece : pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+  for (const Bytes& piece : pieces) AppendBytes(joined, piece);
   return joined;
 }
 
