@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "chunkwise/core/bytes.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -46,6 +47,7 @@ int Run(int argc, char** argv) {
 }  // namespace chunkwise::cli
 
 int main(int argc, char** argv) {
+  chunkwise::KeepFreedMemoryForReuse();
   // CLI11 and the JSON parser throw; nothing else in chunkwise does. Anything
   // that escapes is a bug, reported rather than crashing with no message.
   try {

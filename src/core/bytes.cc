@@ -1,8 +1,16 @@
 #include "chunkwise/core/bytes.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
-namespace chunkwise::detail {
+namespace chunkwise {
+
+void KeepFreedMemoryForReuse() {
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);  // Also stops the threshold from adapting.
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+namespace detail {
 
 void* AllocateLarge(std::size_t bytes) {
   void* pointer = ::operator new(bytes, std::align_val_t{kHugePageBytes});
@@ -15,4 +23,5 @@ void FreeLarge(void* pointer, std::size_t /*bytes*/) noexcept {
   ::operator delete(pointer, std::align_val_t{kHugePageBytes});
 }
 
-}  // namespace chunkwise::detail
+}  // namespace detail
+}  // namespace chunkwise

@@ -251,17 +251,17 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(const ChunkSpec&
       return Status::Ok();
     }
     if (!hit) return Status::Ok();
-    Bytes chunk;
+    ScratchBuffer scratch_chunk;
+    Bytes& chunk = scratch_chunk.get();
+    chunk.resize(inner_spec.num_bytes());
     if (*hit == inner_box) {
-      chunk.resize(inner_spec.num_bytes());
+      // Every element comes from the write.
     } else if (has_old) {
       const ChunkLocation& location = old_index->at(k);
       CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
-      Result<Bytes> decoded = inner_codecs_.Decode(inner_spec, old);
-      if (!decoded.ok()) return decoded.status().WithContext(InnerName(key, coord));
-      chunk = std::move(decoded).value();
+      const Status decoded = inner_codecs_.DecodeInto(inner_spec, old, chunk);
+      if (!decoded.ok()) return decoded.WithContext(InnerName(key, coord));
     } else {
-      chunk.resize(inner_spec.num_bytes());
       core::FillStridedRegion({chunk.data(), inner_spec.shape, core::Coord(coord.size(), 0)},
                               inner_spec.shape, fill);
     }
