@@ -54,7 +54,7 @@ struct BenchOptions {
 struct Figures {
   double ours_write = 0, ours_read = 0, raw_encode = 0, raw_decode = 0;
   double python_write = 0, python_read = 0;  // 0 when not measured.
-  double write_ratio = 0, read_ratio = 0;      // Medians of ours/raw per round.
+  double write_ratio = 0, read_ratio = 0;    // Medians of ours/raw per round.
 };
 
 double Median(std::vector<double> values) {
@@ -130,7 +130,8 @@ class RawCodec {
     encoded_.resize(chunks.size());
     Check(pool.ParallelFor(chunks.size(),
                            [&](std::size_t i) -> Status {
-                             CHUNKWISE_ASSIGN_OR_RETURN(encoded_[i], chain_->EncodeBytes(chunks[i]));
+                             CHUNKWISE_ASSIGN_OR_RETURN(encoded_[i],
+                                                        chain_->EncodeBytes(chunks[i]));
                              encoded_[i].shrink_to_fit();
                              return Status::Ok();
                            }),
@@ -139,8 +140,9 @@ class RawCodec {
 
   double EncodeSeconds() {
     return Seconds([&] {
-      Check(pool_.ParallelFor(chunks_.size(),
-                              [&](std::size_t i) { return chain_->EncodeBytes(chunks_[i]).status(); }),
+      Check(pool_.ParallelFor(
+                chunks_.size(),
+                [&](std::size_t i) { return chain_->EncodeBytes(chunks_[i]).status(); }),
             "raw encode");
     });
   }
@@ -204,7 +206,8 @@ class OursArray {
     Check(array.status(), "open");
     const double seconds =
         Seconds([&] { Check(array->ReadInto(core::Region::Full(shape_), back_.data()), "read"); });
-    if (back_ != volume_) Check(Status::Internal("read back differs from what was written"), "verify");
+    if (back_ != volume_)
+      Check(Status::Internal("read back differs from what was written"), "verify");
     return seconds;
   }
 
@@ -220,8 +223,9 @@ class OursArray {
 // Runs ours and the raw codec in alternation, so that both see the same load
 // on this shared machine; the ratio is the median of the per-round ratios.
 void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const Shape& shape,
-                       const std::vector<Bytes>& chunks, const std::shared_ptr<core::ThreadPool>& pool,
-                       const BenchOptions& options, Figures& figures) {
+                       const std::vector<Bytes>& chunks,
+                       const std::shared_ptr<core::ThreadPool>& pool, const BenchOptions& options,
+                       Figures& figures) {
   RawCodec raw(codec_text, chunks, *pool);
   OursArray ours(codec_text, volume, shape, pool, options);
   std::vector<double> write_s, read_s, encode_s, decode_s, write_ratio, read_ratio;
@@ -247,8 +251,8 @@ void MeasurePython(const std::string& codec_text, const fs::path& volume_npy,
                    const BenchOptions& options, Figures& figures) {
   const fs::path script = fs::path(CHUNKWISE_SOURCE_DIR) / "bench" / "zarr_python_peer.py";
   const std::string command = options.python_path + " " + script.string() + " " +
-                              volume_npy.string() + " " + (options.dir / "python").string() +
-                              " " + codec_text + " " + std::to_string(options.runs);
+                              volume_npy.string() + " " + (options.dir / "python").string() + " " +
+                              codec_text + " " + std::to_string(options.runs);
   std::FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return;
   std::string output;
@@ -292,8 +296,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
     } else if (arg == "--no-python") {
       options.python = false;
     } else {
-      std::fprintf(stderr, "usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] "
-                           "[--no-python] [--python PATH]\n");
+      std::fprintf(stderr,
+                   "usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] "
+                   "[--no-python] [--python PATH]\n");
       std::exit(2);
     }
   }
@@ -316,10 +321,11 @@ int Main(int argc, char** argv) {
                        shape, false, volume};
     Check(core::WriteNpy(volume_npy, npy), "write volume.npy");
   }
-  std::printf("zarr bench: %.2f GiB uint16 [%lld,1024,1024], shards 256^3, chunks 64^3, %zu threads, "
-              "medians of %d runs, GB/s of uncompressed data\n",
-              static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth),
-              pool->num_threads(), options.runs);
+  std::printf(
+      "zarr bench: %.2f GiB uint16 [%lld,1024,1024], shards 256^3, chunks 64^3, %zu threads, "
+      "medians of %d runs, GB/s of uncompressed data\n",
+      static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth),
+      pool->num_threads(), options.runs);
   std::printf("%-22s %-6s %8s %10s %9s %-4s %11s %9s\n", "codec", "op", "ours", "raw codec",
               "ours/raw", "", "zarr-python", "ours/zp");
   for (const std::string codec : {"zstd:1", "blosc:lz4:5:shuffle"}) {

@@ -143,8 +143,8 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));
-  const auto total = static_cast<std::uint64_t>(region.num_elements()) *
-                     array.metadata().data_type.size();
+  const auto total =
+      static_cast<std::uint64_t>(region.num_elements()) * array.metadata().data_type.size();
   core::ProgressReporter progress(
       {.label = "zarr read", .total_units = total, .mode = context.progress_mode()});
   array.set_progress(&progress);
@@ -227,13 +227,13 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
                              ConvertedMetadata(source.metadata(), options));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(options.destination, true));
-  const auto total = static_cast<std::uint64_t>(
-      core::Region::Full(metadata.shape).num_elements() * metadata.data_type.size());
+  const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
+                                                metadata.data_type.size());
   core::ProgressReporter progress(
       {.label = "zarr convert", .total_units = total, .mode = context.progress_mode()});
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::Array destination,
-      zarr::Array::Create(store, "", metadata, options.overwrite, {.pool = pool, .progress = &progress}));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array destination,
+                             zarr::Array::Create(store, "", metadata, options.overwrite,
+                                                 {.pool = pool, .progress = &progress}));
   CHUNKWISE_RETURN_IF_ERROR(zarr::CopyArray(source, destination, *pool));
   progress.Finish();
   Say(context, "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) +
@@ -254,7 +254,8 @@ void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
 
 void AddZarrCommands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<ZarrOptions>();
-  CLI::App* group = app.add_subcommand("zarr", "Create, write, read, inspect and convert zarr arrays");
+  CLI::App* group =
+      app.add_subcommand("zarr", "Create, write, read, inspect and convert zarr arrays");
   group->require_subcommand(1);
 
   CLI::App* create = group->add_subcommand("create", "Create an empty zarr array");
@@ -262,7 +263,8 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   create->add_option("--shape", options->shape, "Array shape, e.g. 512,512,512")->required();
   create->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
       ->required();
-  create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")->required();
+  create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
+      ->required();
   create->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   create->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
   AddLayoutOptions(create, *options);

@@ -1,6 +1,6 @@
-#include "chunkwise/codec/codec.h"
 #include <cstring>
 
+#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/check.h"
 
 namespace chunkwise::codec {

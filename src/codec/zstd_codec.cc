@@ -152,7 +152,8 @@ Result<Bytes> ZstdCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes)
   CHUNKWISE_ASSIGN_OR_RETURN(const unsigned long long total, DeclaredSize(encoded));
   if (total == ZSTD_CONTENTSIZE_UNKNOWN) {
     ZSTD_DCtx* context = ThreadDecompressionContext();
-    if (context == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
+    if (context == nullptr)
+      return Status::Internal("zstd: cannot allocate a decompression context");
     ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
     return DecodeStreaming(context, encoded, max_decoded_bytes);
   }
@@ -171,8 +172,8 @@ Result<std::size_t> ZstdCodec::DecodeInto(ByteView encoded, MutableByteView out)
   if (context == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
   ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
   // libzstd checks each frame's declared size against what it decodes.
-  const std::size_t written = ZSTD_decompressDCtx(context, out.data(), static_cast<std::size_t>(total),
-                                                  encoded.data(), encoded.size());
+  const std::size_t written = ZSTD_decompressDCtx(
+      context, out.data(), static_cast<std::size_t>(total), encoded.data(), encoded.size());
   if (ZSTD_isError(written)) return ZstdError("malformed frame", written);
   if (written != total) return Status::Corruption("zstd: decoded size differs from header");
   return written;

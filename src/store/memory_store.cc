@@ -29,7 +29,8 @@ Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRan
     return std::optional<Bytes>();
   }
   CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value->size(), Describe(key)));
-  return std::optional<Bytes>(CopyToBytes(ByteView(*value).subspan(resolved.offset, resolved.length)));
+  return std::optional<Bytes>(
+      CopyToBytes(ByteView(*value).subspan(resolved.offset, resolved.length)));
 }
 
 Status MemoryStore::Set(std::string_view key, ByteView value) {

@@ -54,8 +54,8 @@ class Store {
   // Several ranges of one value, in order, read from one version of it (a
   // shard's index said where its chunks lie); nullopt if absent. The default
   // calls GetRange for each.
-  virtual Result<std::optional<std::vector<Bytes>>> GetRanges(std::string_view key,
-                                                              std::span<const ByteRange> ranges) const;
+  virtual Result<std::optional<std::vector<Bytes>>> GetRanges(
+      std::string_view key, std::span<const ByteRange> ranges) const;
   // Creates or replaces the value atomically.
   virtual Status Set(std::string_view key, ByteView value) = 0;
   // As Set, with the value given as parts written one after another (a shard's

@@ -1,7 +1,7 @@
 #include "chunkwise/formats/zarr/array.h"
 
-#include <string>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "chunkwise/core/check.h"
@@ -69,8 +69,8 @@ Status WriteMetadata(store::Store& store, const std::string& prefix,
     return SetText(store, prefix + std::string(kZarrJsonKey), FormatV3ArrayMetadata(metadata));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::string zarray, FormatV2Zarray(metadata));
-  CHUNKWISE_RETURN_IF_ERROR(SetText(store, prefix + std::string(kZattrsKey),
-                                    FormatV2Zattrs(metadata)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      SetText(store, prefix + std::string(kZattrsKey), FormatV2Zattrs(metadata)));
   return SetText(store, prefix + std::string(kZarrayKey), zarray);
 }
 
@@ -123,8 +123,8 @@ Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefi
                           ArrayOptions options) {
   prefix = NormalizePrefix(std::move(prefix));
   CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, ReadMetadata(*store, prefix));
-  const std::string where = store->Describe(
-      prefix + std::string(metadata.zarr_format == 3 ? kZarrJsonKey : kZarrayKey));
+  const std::string where =
+      store->Describe(prefix + std::string(metadata.zarr_format == 3 ? kZarrJsonKey : kZarrayKey));
   Result<Array> array = Make(std::move(store), prefix, std::move(metadata), std::move(options));
   if (!array.ok()) return array.status().WithContext(where);
   return array;
@@ -180,8 +180,7 @@ Status Array::ReadInto(const Region& region, void* out) const {
   });
 }
 
-Status Array::ReadChunk(const ChunkOverlap& overlap,
-                        const core::StridedDestination& target) const {
+Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestination& target) const {
   const std::string key = ChunkKey(overlap.chunk);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
   const core::Shape extent = overlap.array.shape();
@@ -191,13 +190,12 @@ Status Array::ReadChunk(const ChunkOverlap& overlap,
   }
   Result<Bytes> decoded = chain_->Decode(chunk_spec_, *encoded);
   if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
-  core::CopyStridedRegion({decoded->data(), chunk_spec_.shape, overlap.chunk_local.start()},
-                          target, extent, metadata_.data_type.size());
+  core::CopyStridedRegion({decoded->data(), chunk_spec_.shape, overlap.chunk_local.start()}, target,
+                          extent, metadata_.data_type.size());
   return Status::Ok();
 }
 
-Status Array::ReadShard(const ChunkOverlap& overlap,
-                        const core::StridedDestination& target) const {
+Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestination& target) const {
   const std::string key = ChunkKey(overlap.chunk);
   const std::string where = store_->Describe(key);
   const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
@@ -224,13 +222,14 @@ Status Array::ReadShard(const ChunkOverlap& overlap,
     CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
     return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key),
-                                                                    *shard_size, n, where));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *shard_size, n, where));
   // The chunks the box needs, fetched in one batch (one open for a file).
   std::vector<store::ByteRange> ranges;
   for (const core::Coord& chunk : inner.ChunksIntersecting(box)) {
     const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
-    if (!location.empty()) ranges.push_back(store::ByteRange::Span(location.offset, location.nbytes));
+    if (!location.empty())
+      ranges.push_back(store::ByteRange::Span(location.offset, location.nbytes));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::vector<Bytes>> fetched,
                              store_->GetRanges(key, ranges));
@@ -338,7 +337,8 @@ Result<ArrayStorageStats> Array::Stats() const {
                         metadata_.data_type.size();
   std::uint64_t inner_per_shard = 0;
   if (sharding_ != nullptr) {
-    inner_per_shard = static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
+    inner_per_shard =
+        static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
     stats.grid_inner_chunks = stats.grid_chunks * inner_per_shard;
   }
   std::vector<core::Coord> coords;
@@ -351,10 +351,11 @@ Result<ArrayStorageStats> Array::Stats() const {
     stats.stored_bytes += *size;
     if (sharding_ == nullptr) continue;
     CHUNKWISE_ASSIGN_OR_RETURN(
-        ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *size,
-                                               static_cast<std::size_t>(inner_per_shard),
-                                               store_->Describe(key)));
-    for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
+        ShardIndex index,
+        sharding_->ReadIndex(RangeReader(*store_, key), *size,
+                             static_cast<std::size_t>(inner_per_shard), store_->Describe(key)));
+    for (std::size_t k = 0; k < index.size(); ++k)
+      stats.stored_inner_chunks += !index.at(k).empty();
   }
   return stats;
 }

@@ -25,8 +25,8 @@ Status CheckShapes(const ArrayLayout& layout) {
   }
   if (!layout.dimension_names.empty() && layout.dimension_names.size() != rank) {
     return Status::InvalidArgument("--dimension-names gives " +
-                                   std::to_string(layout.dimension_names.size()) +
-                                   " names for " + std::to_string(rank) + " dimensions");
+                                   std::to_string(layout.dimension_names.size()) + " names for " +
+                                   std::to_string(rank) + " dimensions");
   }
   if (!layout.shard_shape) return Status::Ok();
   if (layout.zarr_format != 3) {
@@ -34,7 +34,8 @@ Status CheckShapes(const ArrayLayout& layout) {
   }
   bool multiple = layout.shard_shape->size() == rank;
   for (std::size_t d = 0; multiple && d < rank; ++d) {
-    multiple = (*layout.shard_shape)[d] > 0 && (*layout.shard_shape)[d] % layout.chunk_shape[d] == 0;
+    multiple =
+        (*layout.shard_shape)[d] > 0 && (*layout.shard_shape)[d] % layout.chunk_shape[d] == 0;
   }
   if (!multiple) {
     return Status::InvalidArgument("--shard [" + core::FormatShape(*layout.shard_shape) +
@@ -75,15 +76,16 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
          {{"chunk_shape", layout.chunk_shape},
           {"codecs", chunk_codecs},
           {"index_codecs",
-           nlohmann::json::array({BytesCodecJson(core::DataType(core::DataTypeId::kUInt64)),
-                                  {{"name", "crc32c"}}})},
+           nlohmann::json::array(
+               {BytesCodecJson(core::DataType(core::DataTypeId::kUInt64)), {{"name", "crc32c"}}})},
           {"index_location", layout.index_location == IndexLocation::kStart ? "start" : "end"}}}};
     metadata.codecs = nlohmann::json::array({sharding});
   } else {
     metadata.chunk_shape = layout.chunk_shape;
     metadata.codecs = chunk_codecs;
   }
-  metadata.attributes = layout.attributes.is_object() ? layout.attributes : nlohmann::json::object();
+  metadata.attributes =
+      layout.attributes.is_object() ? layout.attributes : nlohmann::json::object();
   if (!layout.dimension_names.empty()) metadata.dimension_names = layout.dimension_names;
   CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
   if (metadata.zarr_format == 2) CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(metadata).status());

@@ -13,9 +13,9 @@ using internal::GetShape;
 // Extension points a reader must refuse unless marked "must_understand": false.
 Status CheckUnknownKeys(const nlohmann::json& root) {
   static const std::set<std::string> kKnown = {
-      "zarr_format", "node_type",  "shape",      "data_type",  "chunk_grid",
-      "chunk_key_encoding",        "fill_value", "codecs",     "attributes",
-      "storage_transformers",      "dimension_names"};
+      "zarr_format",        "node_type",  "shape",  "data_type",  "chunk_grid",
+      "chunk_key_encoding", "fill_value", "codecs", "attributes", "storage_transformers",
+      "dimension_names"};
   for (const auto& [name, value] : root.items()) {
     if (kKnown.contains(name)) continue;
     if (value.is_object() && value.contains("must_understand") &&
@@ -70,8 +70,8 @@ Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
                                root.value("node_type", nlohmann::json()).dump() + ")");
   }
   CHUNKWISE_RETURN_IF_ERROR(CheckUnknownKeys(root));
-  for (const char* required : {"shape", "data_type", "chunk_grid", "chunk_key_encoding",
-                               "fill_value", "codecs"}) {
+  for (const char* required :
+       {"shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"}) {
     if (!root.contains(required)) {
       return Status::InvalidArgument(std::string("missing \"") + required + "\"");
     }

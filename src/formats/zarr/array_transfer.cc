@@ -65,10 +65,12 @@ Status ImportArrayFile(const std::filesystem::path& input, const core::ArrayFile
     return ImportWhole(input, hint, array, offset);
   }
   const std::size_t element_size = array.metadata().data_type.size();
-  const std::size_t row_bytes = static_cast<std::size_t>(
-      core::Region::Full(std::span(shape).subspan(1)).num_elements()) * element_size;
+  const std::size_t row_bytes =
+      static_cast<std::size_t>(core::Region::Full(std::span(shape).subspan(1)).num_elements()) *
+      element_size;
   for (core::Index row = 0; row < shape[0];) {
-    const core::Index rows = SlabRows(offset[0] + row, shape[0] - row, array.grid().chunk_shape()[0]);
+    const core::Index rows =
+        SlabRows(offset[0] + row, shape[0] - row, array.grid().chunk_shape()[0]);
     Bytes slab(static_cast<std::size_t>(rows) * row_bytes);
     CHUNKWISE_ASSIGN_OR_RETURN(std::size_t got, reader->Read(slab));
     if (got != slab.size()) {
@@ -100,12 +102,11 @@ Status ExportRegion(const Array& array, const core::Region& region,
 Status CopyArray(const Array& source, Array& destination, core::ThreadPool& pool) {
   if (source.metadata().shape != destination.metadata().shape ||
       source.metadata().data_type != destination.metadata().data_type) {
-    return Status::InvalidArgument("cannot copy an array of shape [" +
-                                   core::FormatShape(source.metadata().shape) + "] " +
-                                   std::string(source.metadata().data_type.zarr_name()) +
-                                   " into one of shape [" +
-                                   core::FormatShape(destination.metadata().shape) + "] " +
-                                   std::string(destination.metadata().data_type.zarr_name()));
+    return Status::InvalidArgument(
+        "cannot copy an array of shape [" + core::FormatShape(source.metadata().shape) + "] " +
+        std::string(source.metadata().data_type.zarr_name()) + " into one of shape [" +
+        core::FormatShape(destination.metadata().shape) + "] " +
+        std::string(destination.metadata().data_type.zarr_name()));
   }
   const core::RegularChunkGrid& grid = destination.grid();
   return pool.ParallelFor(static_cast<std::size_t>(grid.num_chunks()), [&](std::size_t i) {

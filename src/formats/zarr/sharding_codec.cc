@@ -25,12 +25,14 @@ const nlohmann::json& StandardIndexCodecs() {
 
 // Only [bytes little, crc32c] is read: the index layout of shard_index.h.
 Status CheckIndexCodecs(const nlohmann::json& codecs) {
-  const bool ok = codecs.is_array() && codecs.size() == 2 && codecs[0].is_object() &&
-                  codecs[0].value("name", nlohmann::json()) == "bytes" &&
-                  codecs[0].value("configuration", nlohmann::json::object())
-                          .value("endian", nlohmann::json("little")) == "little" &&
-                  (codecs[1] == "crc32c" ||
-                   (codecs[1].is_object() && codecs[1].value("name", nlohmann::json()) == "crc32c"));
+  const bool ok =
+      codecs.is_array() && codecs.size() == 2 && codecs[0].is_object() &&
+      codecs[0].value("name", nlohmann::json()) == "bytes" &&
+      codecs[0]
+              .value("configuration", nlohmann::json::object())
+              .value("endian", nlohmann::json("little")) == "little" &&
+      (codecs[1] == "crc32c" ||
+       (codecs[1].is_object() && codecs[1].value("name", nlohmann::json()) == "crc32c"));
   if (ok) return Status::Ok();
   return Status::Unsupported("sharding_indexed index_codecs " + codecs.dump() +
                              " (only [bytes little, crc32c] is supported)");
@@ -160,10 +162,9 @@ Status ShardingCodec::CheckShardShape(const core::Shape& shard_shape) const {
     ok = shard_shape[d] > 0 && shard_shape[d] % chunk_shape_[d] == 0;
   }
   if (ok) return Status::Ok();
-  return Status::InvalidArgument("sharding_indexed chunk_shape [" +
-                                 core::FormatShape(chunk_shape_) +
-                                 "] does not divide the shard shape [" +
-                                 core::FormatShape(shard_shape) + "]");
+  return Status::InvalidArgument(
+      "sharding_indexed chunk_shape [" + core::FormatShape(chunk_shape_) +
+      "] does not divide the shard shape [" + core::FormatShape(shard_shape) + "]");
 }
 
 ChunkSpec ShardingCodec::InnerSpec(const ChunkSpec& shard_spec) const {
@@ -191,7 +192,8 @@ Result<ShardIndex> ShardingCodec::ReadIndex(const ShardByteReader& read, std::ui
                               " bytes, smaller than its index (" + std::to_string(index_size) +
                               " bytes): truncated");
   }
-  const std::uint64_t offset = index_location_ == IndexLocation::kStart ? 0 : shard_size - index_size;
+  const std::uint64_t offset =
+      index_location_ == IndexLocation::kStart ? 0 : shard_size - index_size;
   Bytes scratch;
   CHUNKWISE_ASSIGN_OR_RETURN(ByteView bytes, read(offset, index_size, scratch));
   return ShardIndex::Decode(bytes, n, shard_size, key, index_location_);
@@ -222,17 +224,16 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
     decoded.resize(inner_spec.num_bytes());
     const Status status = inner_codecs_.DecodeInto(inner_spec, encoded, decoded);
     if (!status.ok()) return status.WithContext(InnerName(key, chunks[i]));
-    core::CopyStridedRegion({decoded.data(), inner_spec.shape, overlap.chunk_local.start()},
-                            target, extent, inner_spec.dtype.size());
+    core::CopyStridedRegion({decoded.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
+                            extent, inner_spec.dtype.size());
     return Status::Ok();
   });
 }
 
-Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(const ChunkSpec& shard_spec,
-                                                         const ShardWriteSource& write,
-                                                         const std::optional<ShardIndex>& old_index,
-                                                         const ShardByteReader& read_old,
-                                                         std::string_view key) const {
+Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
+    const ChunkSpec& shard_spec, const ShardWriteSource& write,
+    const std::optional<ShardIndex>& old_index, const ShardByteReader& read_old,
+    std::string_view key) const {
   const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);

@@ -59,9 +59,9 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // Parses the configuration; inner and index chains come from `registry`.
   // InvalidArgument for malformed fields, Unsupported for index codecs other
   // than [bytes little, crc32c]. `pool` (may be null: serial) must outlive the codec.
-  static Result<std::shared_ptr<const ShardingCodec>> FromJson(
-      const nlohmann::json& configuration, const codec::CodecRegistry& registry,
-      core::ThreadPool* pool);
+  static Result<std::shared_ptr<const ShardingCodec>> FromJson(const nlohmann::json& configuration,
+                                                               const codec::CodecRegistry& registry,
+                                                               core::ThreadPool* pool);
 
   std::string_view name() const override { return kShardingCodecName; }
   nlohmann::json ToJson() const override;
@@ -83,8 +83,8 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   core::RegularChunkGrid InnerGrid(const core::Shape& shard_shape) const;
 
   // Reads and checks the index of a shard of `shard_size` bytes stored under `key`.
-  Result<ShardIndex> ReadIndex(const ShardByteReader& read, std::uint64_t shard_size,
-                               std::size_t n, std::string_view key) const;
+  Result<ShardIndex> ReadIndex(const ShardByteReader& read, std::uint64_t shard_size, std::size_t n,
+                               std::string_view key) const;
 
   // Decodes the inner chunks meeting the shard-local box `box` and copies that
   // box to `destination` (the element at box.start goes to destination.origin);
@@ -99,15 +99,14 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // decoded, overlaid and re-encoded. Returns nullopt when every inner chunk
   // is empty (the shard should not be stored).
   Result<std::optional<EncodedShard>> EncodeMerged(const codec::ChunkSpec& shard_spec,
-                                            const ShardWriteSource& write,
-                                            const std::optional<ShardIndex>& old_index,
-                                            const ShardByteReader& read_old,
-                                            std::string_view key) const;
+                                                   const ShardWriteSource& write,
+                                                   const std::optional<ShardIndex>& old_index,
+                                                   const ShardByteReader& read_old,
+                                                   std::string_view key) const;
 
  private:
   ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
-                nlohmann::json index_codecs, IndexLocation index_location,
-                core::ThreadPool* pool);
+                nlohmann::json index_codecs, IndexLocation index_location, core::ThreadPool* pool);
 
   Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
   EncodedShard Assemble(std::vector<std::optional<Bytes>>& chunks) const;
