@@ -39,6 +39,7 @@ struct ScaleCounters {
 
 // What every chunk handler of one scale shares; read-only but for the counters.
 struct ScaleJob {
+  std::string db_name;  // The database's path, for messages.
   const ExportScaleSpec& spec;
   int scale = 0;
   const std::unordered_map<std::uint64_t, std::uint64_t>& mapping;
@@ -46,14 +47,14 @@ struct ScaleJob {
   ScaleCounters& counters;
 };
 
-std::string BlockName(int scale, const core::GridCoord3& xyz) {
-  return "scale " + std::to_string(scale) + " block x,y,z " + std::to_string(xyz[0]) + "," +
-         std::to_string(xyz[1]) + "," + std::to_string(xyz[2]);
+std::string BlockName(const ScaleJob& job, const core::GridCoord3& xyz) {
+  return job.db_name + ": scale " + std::to_string(job.scale) + " block x,y,z " +
+         std::to_string(xyz[0]) + "," + std::to_string(xyz[1]) + "," + std::to_string(xyz[2]);
 }
 
 // Stage 2: decode, map, skip or compress one block.
 Result<ShardMessage> HandleBlock(ScanItem item, const ScaleJob& job) {
-  const std::string name = BlockName(job.scale, item.xyz);
+  const std::string name = BlockName(job, item.xyz);
   CHUNKWISE_ASSIGN_OR_RETURN(
       const Bytes block, dvid::DecodeValue(item.stored_value, dvid::kMaxStoredBlockBytes, name));
   CHUNKWISE_ASSIGN_OR_RETURN(dvid::LabelBlockHeader header,
@@ -135,7 +136,7 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
         const core::GridCoord3 xyz{coord.x, coord.y, coord.z};
         if (!job.spec.InGrid(xyz)) {
           return Status::InvalidArgument(
-              BlockName(job.scale, xyz) + " lies outside the spec's volume (size " +
+              BlockName(job, xyz) + " lies outside the spec's volume (size " +
               std::to_string(job.spec.size[0]) + "x" + std::to_string(job.spec.size[1]) + "x" +
               std::to_string(job.spec.size[2]) + " voxels); refusing to drop it");
         }
@@ -231,7 +232,8 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
   const auto start = std::chrono::steady_clock::now();
   for (int scale = 0; scale < num_scales; ++scale) {
     ScaleCounters counters;
-    const ScaleJob job{spec.scales[scale], scale, mapping, *zstd, counters};
+    const ScaleJob job{
+        labelmap.db().path().string(), spec.scales[scale], scale, mapping, *zstd, counters};
     CHUNKWISE_ASSIGN_OR_RETURN(ExportScaleSummary scale_summary,
                                ExportScale(labelmap, summary.version, job,
                                            destination.staging() / ("s" + std::to_string(scale)),
