@@ -36,7 +36,7 @@ namespace chunkwise::pipelines {
 struct ExportShardsOptions {
   int num_scales = 0;         // 0: every scale of the spec; else at most this many.
   std::size_t workers = 0;    // Chunk handlers; 0: hardware threads.
-  std::size_t writers = 0;    // Writer threads; 0: min(workers, 4).
+  std::size_t writers = 0;    // Writer threads; 0: one per 4 workers.
   std::uint32_t version = 0;  // 0: the newest version.
   formats::arrow::IpcFormat format = formats::arrow::IpcFormat::kFile;
   formats::dvid::ChunkIndexForm index_form = formats::dvid::ChunkIndexForm::kRecord;

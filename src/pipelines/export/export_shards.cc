@@ -6,6 +6,7 @@
 #include <limits>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "chunkwise/codec/zstd_codec.h"
 #include "chunkwise/core/bounded_queue.h"
@@ -23,6 +24,8 @@ using detail::ShardMessage;
 using detail::ShardWriterStage;
 
 constexpr int kZstdLevel = 3;
+// Blocks per queue entry: one wake-up per few blocks instead of per block.
+constexpr std::size_t kScanBatch = 8;
 
 // One block on its way from the scan to a chunk handler.
 struct ScanItem {
@@ -88,15 +91,19 @@ Result<ShardMessage> HandleBlock(ScanItem item, const ScaleJob& job) {
   return message;
 }
 
-void RunChunkHandler(core::BoundedQueue<ScanItem>& queue, const ScaleJob& job,
+using ScanBatch = std::vector<ScanItem>;
+
+void RunChunkHandler(core::BoundedQueue<ScanBatch>& queue, const ScaleJob& job,
                      ShardWriterStage& writers, PipelineFailure& failure) {
-  while (std::optional<ScanItem> item = queue.Pop()) {
-    if (failure.failed()) continue;
-    Result<ShardMessage> message = HandleBlock(std::move(*item), job);
-    if (!message.ok()) {
-      failure.Fail(message.status());
-    } else {
-      writers.Send(std::move(*message));
+  while (std::optional<ScanBatch> batch = queue.Pop()) {
+    for (ScanItem& item : *batch) {
+      if (failure.failed()) break;
+      Result<ShardMessage> message = HandleBlock(std::move(item), job);
+      if (!message.ok()) {
+        failure.Fail(message.status());
+      } else {
+        writers.Send(std::move(*message));
+      }
     }
   }
 }
@@ -127,9 +134,10 @@ void CloseShards(std::unordered_map<std::uint64_t, ScanShard>& open, std::int64_
 
 // Stage 1: the ZYX scan of one scale.
 Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const ScaleJob& job,
-                 core::BoundedQueue<ScanItem>& queue, ShardWriterStage& writers,
+                 core::BoundedQueue<ScanBatch>& queue, ShardWriterStage& writers,
                  core::ProgressReporter& progress) {
   std::unordered_map<std::uint64_t, ScanShard> open;
+  ScanBatch batch;
   std::int64_t current_z = std::numeric_limits<std::int64_t>::min();
   const Status scanned = labelmap.ScanAllBlocks(
       version, job.scale, [&](const dvid::BlockCoord& coord, ByteView value) -> Status {
@@ -150,11 +158,15 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
         item.stem = shard.stem;
         ++job.counters.blocks_read;
         job.counters.stored_bytes += value.size();
-        if (!queue.Push(std::move(item))) return Status::Internal("export cancelled");
-        progress.Add(1);
+        batch.push_back(std::move(item));
+        if (batch.size() < kScanBatch) return Status::Ok();
+        progress.Add(batch.size());
+        if (!queue.Push(std::exchange(batch, {}))) return Status::Internal("export cancelled");
         return Status::Ok();
       });
   CHUNKWISE_RETURN_IF_ERROR(scanned);
+  progress.Add(batch.size());
+  if (!batch.empty() && !queue.Push(std::move(batch))) return Status::Internal("export cancelled");
   CloseShards(open, std::numeric_limits<std::int64_t>::max(), writers);
   return Status::Ok();
 }
@@ -175,7 +187,7 @@ Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint
                                    .unit = "blocks",
                                    .mode = options.progress});
   PipelineFailure failure;
-  core::BoundedQueue<ScanItem> queue(4 * sizes.workers + 16);
+  core::BoundedQueue<ScanBatch> queue(2 * sizes.workers + 2);
   ShardWriterStage writers(dir, {options.format, options.index_form, false}, sizes.writers, 64,
                            failure);
   failure.AddCancelHook([&queue] { queue.Close(); });
@@ -211,7 +223,7 @@ StageSizes SizesFor(const ExportShardsOptions& options) {
   sizes.workers = options.workers != 0
                       ? options.workers
                       : std::max<std::size_t>(1, std::thread::hardware_concurrency());
-  sizes.writers = options.writers != 0 ? options.writers : std::min<std::size_t>(sizes.workers, 4);
+  sizes.writers = options.writers != 0 ? options.writers : (sizes.workers + 3) / 4;
   return sizes;
 }
 
