@@ -150,6 +150,23 @@ def check_arrow_files(checks, node, dest, mapping, volume):
                       f"{sum(n for _, n in results)} rows match their CSV rows{' (bad: ' + ', '.join(bad) + ')' if bad else ''}")
 
 
+def check_shard_command(checks, binary, work, dest, expected):
+    """`dvid shard` describes a shard and writes one chunk, mapped or not."""
+    arrow_path = sorted((dest / "s0").glob("*.arrow"))[-1]
+    rows = csv_rows(arrow_path.with_suffix(".csv"))
+    listing = cli(binary, "dvid", "shard", arrow_path, "--list").stdout
+    fmt = "stream" if "stream" in dest.name else "file"
+    checks.expect(f"Arrow IPC {fmt} format" in listing and f"{len(rows)} chunks" in listing
+                  and len(listing.splitlines()) == len(rows) + 2,
+                  f"{dest.name}: dvid shard --list describes {arrow_path.name} ({fmt}, {len(rows)} chunks)")
+    x, y, z = (int(rows[-1][a]) for a in "xyz")
+    for flag, key in ((["--mapped"], "mapped"), ([], "supervoxels")):
+        out = work / f"{dest.name}-chunk-{key}.npy"
+        cli(binary, "dvid", "shard", arrow_path, "--chunk", f"{x},{y},{z}", "--output", out, "--overwrite", *flag)
+        want = expected[key][0][z * 64:z * 64 + 64, y * 64:y * 64 + 64, x * 64:x * 64 + 64]
+        checks.expect(np.array_equal(np.load(out), want), f"{dest.name}: dvid shard --chunk {x},{y},{z} {key}")
+
+
 def export(checks, binary, db, spec_path, dest, *options):
     start = time.monotonic()
     cli(binary, "dvid", "export-shards", db, spec_path, dest, "--workers", "2", *options)
@@ -242,6 +259,7 @@ def main():
         export(checks, binary, db, spec_path, dest, *options)
         check_read_back(checks, binary, work, dest, expected)
         check_arrow_files(checks, args.node_script, dest, mapping, volume)
+        check_shard_command(checks, binary, work, dest, expected)
     murmur_names = [p.stem for p in (work / "out-murmur" / "s0").glob("*.arrow")]
     checks.expect(murmur_names and all(len(n) == 1 and int(n, 16) < 8 for n in murmur_names),
                   f"murmurhash shards are named by shard number in hex: {sorted(murmur_names)}")

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/murmurhash3.h"
 
 namespace chunkwise::pipelines {
@@ -60,6 +61,22 @@ TEST(ExportSpec, McnsScaleZeroShards) {
   EXPECT_EQ(s0.ShardStem({1470, 1223, 2102}), "92160_77824_133120");
   EXPECT_EQ(s0.ShardZEnd({1470, 1223, 2102}), 2112);
   EXPECT_EQ(s0.ShardZEnd({0, 0, 31}), 32);
+}
+
+// DVID's own spec for the male CNS (../shared/testdata/dvid/mcns-ng-specs.json).
+TEST(ExportSpec, ParsesDvidMcnsSpecs) {
+  const Result<Bytes> text =
+      core::ReadFile(std::string(CHUNKWISE_SHARED_DIR) + "/testdata/dvid/mcns-ng-specs.json");
+  if (!text.ok()) GTEST_SKIP() << text.status().ToString();
+  const Result<ExportSpec> spec = ParseExportSpec(
+      std::string_view(reinterpret_cast<const char*>(text->data()), text->size()), "mcns");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_GE(spec->scales.size(), 2u);
+  EXPECT_EQ(spec->scales[0].key, "8x8x8");
+  EXPECT_EQ(spec->scales[0].shard_chunks, (core::GridCoord3{32, 32, 32}));
+  EXPECT_EQ(spec->scales[1].bits.grid, (core::GridCoord3{736, 612, 1052}));
+  EXPECT_TRUE(spec->scales[1].shards_are_boxes);
+  EXPECT_EQ(spec->scales[1].ShardStem({480, 0, 0}), "30720_0_0");
 }
 
 TEST(ExportSpec, NonCubicShardExtent) {
