@@ -7,13 +7,26 @@
 namespace chunkwise::pipelines::detail {
 
 void PipelineFailure::Fail(Status status) {
+  std::vector<std::function<void()>> hooks;
   {
     std::lock_guard lock(mutex_);
     if (failed_.load()) return;
     first_ = std::move(status);
     failed_.store(true, std::memory_order_release);
+    hooks = hooks_;
   }
-  for (const auto& hook : hooks_) hook();
+  for (const auto& hook : hooks) hook();
+}
+
+void PipelineFailure::AddCancelHook(std::function<void()> hook) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!failed_.load()) {
+      hooks_.push_back(std::move(hook));
+      return;
+    }
+  }
+  hook();
 }
 
 Status PipelineFailure::status() const {

@@ -30,14 +30,14 @@ class PipelineFailure {
   void Fail(Status status);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   Status status() const;
-  // REQUIRES: called before the stages start.
-  void AddCancelHook(std::function<void()> hook) { hooks_.push_back(std::move(hook)); }
+  // Runs `hook` on failure (at once if the pipeline has failed already).
+  void AddCancelHook(std::function<void()> hook);
 
  private:
   mutable std::mutex mutex_;
   Status first_;  // Guarded by mutex_.
   std::atomic<bool> failed_{false};
-  std::vector<std::function<void()>> hooks_;
+  std::vector<std::function<void()>> hooks_;  // Guarded by mutex_.
 };
 
 struct ShardMessage {
