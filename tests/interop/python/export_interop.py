@@ -16,6 +16,8 @@ readers independent of chunkwise's C++.
   its supervoxels; at scale 0 its zstd frame (numcodecs) holds uncompressed_size
   bytes that the spec-written Python DVID decoder (dvid_interop.decode_block)
   decodes to exactly the input's chunk.
+- `dvid shard` lists shards and writes single chunks (file and stream), and
+  reads a DVID-style stream shard whose index says schema_size=0.
 - Bad input exits 1 with a clear message and leaves nothing in DEST: a
   truncated .arrow, a CSV row past the record count, a corrupt gzip value in
   the database, chunk sizes other than 64, an unsupported hash, an existing DEST.
@@ -167,6 +169,27 @@ def check_shard_command(checks, binary, work, dest, expected):
         checks.expect(np.array_equal(np.load(out), want), f"{dest.name}: dvid shard --chunk {x},{y},{z} {key}")
 
 
+def check_dvid_lazy_schema_index(checks, binary, work, dest, expected):
+    """DVID's own output: a stream whose CSV says schema_size=0 and whose first
+    range starts at 0, including the schema message (spec §11.2)."""
+    source = sorted((dest / "s0").glob("*.arrow"))[-1]
+    copy = work / "dvid-style.arrow"
+    shutil.copy(source, copy)
+    lines = source.with_suffix(".csv").read_text().splitlines()
+    rows = list(csv.DictReader(lines[1:]))
+    first = min(rows, key=lambda r: int(r["offset"]))
+    first["size"], first["offset"] = str(int(first["size"]) + int(first["offset"])), "0"
+    text = "# schema_size=0\nx,y,z,offset,size,batch_idx\n" + "".join(
+        f"{r['x']},{r['y']},{r['z']},{r['offset']},{r['size']},{r['batch_idx']}\n" for r in rows)
+    copy.with_suffix(".csv").write_text(text)
+    x, y, z = (int(first[a]) for a in "xyz")
+    out = work / "dvid-style-chunk.npy"
+    cli(binary, "dvid", "shard", copy, "--chunk", f"{x},{y},{z}", "--output", out, "--overwrite", "--mapped")
+    want = expected["mapped"][0][z * 64:z * 64 + 64, y * 64:y * 64 + 64, x * 64:x * 64 + 64]
+    checks.expect(np.array_equal(np.load(out), want),
+                  "dvid shard reads a DVID-style stream shard (schema_size=0, first range from byte 0)")
+
+
 def export(checks, binary, db, spec_path, dest, *options):
     start = time.monotonic()
     cli(binary, "dvid", "export-shards", db, spec_path, dest, "--workers", "2", *options)
@@ -260,6 +283,7 @@ def main():
         check_read_back(checks, binary, work, dest, expected)
         check_arrow_files(checks, args.node_script, dest, mapping, volume)
         check_shard_command(checks, binary, work, dest, expected)
+    check_dvid_lazy_schema_index(checks, binary, work, work / "out-stream-offsets", expected)
     murmur_names = [p.stem for p in (work / "out-murmur" / "s0").glob("*.arrow")]
     checks.expect(murmur_names and all(len(n) == 1 and int(n, 16) < 8 for n in murmur_names),
                   f"murmurhash shards are named by shard number in hex: {sorted(murmur_names)}")
