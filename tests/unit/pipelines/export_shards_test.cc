@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -169,6 +170,31 @@ TEST(ExportShards, RoundTripStreamFormatOffsetsIndexMurmur) {
   EXPECT_FALSE(shard->is_file_format());
   EXPECT_EQ(shard->index().form, dvid::ChunkIndexForm::kOffsets);
   ExpectRoundTrip(f, dest);
+}
+
+TEST(ExportShards, ExportsTheRequestedVersion) {
+  const Fixture f = MakeLabelmap({});
+  ASSERT_TRUE(f.labelmap->Commit(1, "ingested").ok());
+  Result<std::uint32_t> child = f.labelmap->Branch(1, "edits");
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(f.labelmap->SetMappings(*child, std::vector<dvid::LabelPair>{{81, 77}}).ok());
+  const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
+  const fs::path newest = Fresh("out"), first = Fresh("out");
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, newest, {.num_scales = 1}).ok());
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, first, {.num_scales = 1, .version = 1}).ok());
+  // Chunk x,y,z (0, 1, 0) holds supervoxel 81 (voxel z,y,x 0,64,0: 1 + 4 * 20).
+  auto newest_reader = ExportedVolumeReader::Open(newest);
+  auto first_reader = ExportedVolumeReader::Open(first);
+  ASSERT_TRUE(newest_reader.ok() && first_reader.ok());
+  auto mapped = (*newest_reader)->ReadRecord(0, {0, 1, 0});
+  auto unmapped = (*first_reader)->ReadRecord(0, {0, 1, 0});
+  ASSERT_TRUE(mapped.ok() && mapped->has_value() && unmapped.ok() && unmapped->has_value());
+  EXPECT_EQ((*mapped)->supervoxels, (*unmapped)->supervoxels);
+  EXPECT_EQ((*unmapped)->labels, (*unmapped)->supervoxels);
+  std::vector<std::uint64_t> want = (*mapped)->supervoxels;
+  std::replace(want.begin(), want.end(), std::uint64_t{81}, std::uint64_t{77});
+  EXPECT_EQ((*mapped)->labels, want);
+  EXPECT_NE(std::find(want.begin(), want.end(), 77u), want.end());
 }
 
 TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
