@@ -296,6 +296,8 @@ void AddDvidCommands(CLI::App& app, CommandContext& context) {
   put->add_option("--scale", options->scale, "Scale");
   put->add_option("--version", options->version, "Open version (default: newest open)");
   SetAction(put, context, [&context, options] { return PutBlock(context, *options); });
+
+  AddDvidExportCommands(*group, context);
 }
 
 }  // namespace chunkwise::cli

@@ -63,8 +63,14 @@ Status CheckSubBlock(const LabelBlockLayout& layout, std::uint64_t k, std::uint6
     used[index] = true;
   }
   if (n <= 1) return Status::Ok();
+  const std::uint32_t bits = BitsForPaletteSize(n);
+  if (!canonical && n == (std::uint32_t{1} << bits)) {
+    // Every bits-wide value indexes a palette of 2^bits labels: nothing to check.
+    packed += detail::PackedSubBlockBytes(n);
+    return Status::Ok();
+  }
   std::array<std::uint16_t, kSubBlockVoxels> values;
-  detail::UnpackSubBlock(packed, BitsForPaletteSize(n), values);
+  detail::UnpackSubBlock(packed, bits, values);
   packed += detail::PackedSubBlockBytes(n);
   return CheckPackedValues(values, n, canonical, name, k);
 }

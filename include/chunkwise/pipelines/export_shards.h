@@ -1,0 +1,80 @@
+// export-shards: a labelmap exported as neuroglancer-sharded Arrow IPC files.
+//
+// Per scale, three stages joined by bounded queues (seed
+// ../shared/seeds/export-shards.md, spec ../shared/specs/dvid-labelmap.md §6):
+//   1. one sequential ZYX scan of the database's blocks visible at the version;
+//      it also assigns each block its shard (export_spec.h) and counts the
+//      blocks it sent to each shard, so it can tell that shard's writer to close
+//      once the scan has passed the shard's z-range;
+//   2. `workers` chunk handlers: gunzip the stored value, check the DVID block
+//      layout, take its palette as `supervoxels` and map it at the version to
+//      `labels`, skip the block if every mapped label is 0 (as DVID does),
+//      zstd-compress the DVID block bytes (one frame, level 3);
+//   3. writer threads, each owning a fixed subset of the shards (one
+//      ArrowShardWriter per open shard, so a shard's records are serialized):
+//      append one record batch per block and one CSV index row.
+// Output: DEST/s<scale>/<stem>.arrow + .csv, DEST/info (the spec, cut to the
+// scales written) and DEST/export.log (the summary). Everything is written into
+// a temporary sibling of DEST that is renamed to DEST only when complete; on
+// any error it is removed, so DEST never holds a partial export.
+#ifndef CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
+#define CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/progress.h"
+#include "chunkwise/formats/arrow/ipc_format.h"
+#include "chunkwise/formats/dvid/export_chunk_index.h"
+#include "chunkwise/formats/dvid/labelmap.h"
+#include "chunkwise/pipelines/export_spec.h"
+
+namespace chunkwise::pipelines {
+
+struct ExportShardsOptions {
+  int num_scales = 0;         // 0: every scale of the spec; else at most this many.
+  std::size_t workers = 0;    // Chunk handlers; 0: hardware threads.
+  std::size_t writers = 0;    // Writer threads; 0: one per 4 workers.
+  std::uint32_t version = 0;  // 0: the newest version.
+  formats::arrow::IpcFormat format = formats::arrow::IpcFormat::kFile;
+  formats::dvid::ChunkIndexForm index_form = formats::dvid::ChunkIndexForm::kRecord;
+  bool overwrite = false;  // Replace an existing DEST that holds an export (or nothing).
+  core::ProgressMode progress = core::ProgressMode::kQuiet;
+};
+
+struct ExportScaleSummary {
+  std::uint64_t blocks_read = 0;     // Visible blocks the scan found.
+  std::uint64_t blocks_written = 0;  // Records written.
+  std::uint64_t blocks_skipped = 0;  // Every mapped label 0.
+  std::uint64_t shards = 0;          // Shards with at least one record.
+  std::uint64_t stored_bytes = 0;    // Database values read (envelope + gzip).
+  std::uint64_t block_bytes = 0;     // DVID block bytes of the written blocks.
+  std::uint64_t zstd_bytes = 0;      // Their zstd frames.
+  std::uint64_t file_bytes = 0;      // .arrow + .csv bytes written.
+  double seconds = 0;
+};
+
+struct ExportSummary {
+  std::uint32_t version = 0;
+  std::vector<ExportScaleSummary> scales;
+  double seconds = 0;
+  // Lines for people and export.log: one per scale, then the totals with blocks/s.
+  std::string Format() const;
+};
+
+// Exports scales 0 .. n-1 of `labelmap` at the version, where n is the
+// smaller of the spec's scales, options.num_scales (if set) and the scales the
+// database has. InvalidArgument if DEST exists and !overwrite, or it exists and
+// is neither empty nor an export (no DEST/info); InvalidArgument naming the
+// block for a block outside the spec's grid (data would be lost); Corruption
+// naming the key for a stored value or block that does not decode; IOError from
+// the files. On error DEST is as it was.
+Result<ExportSummary> ExportShards(const formats::dvid::Labelmap& labelmap, const ExportSpec& spec,
+                                   const std::filesystem::path& dest,
+                                   const ExportShardsOptions& options);
+
+}  // namespace chunkwise::pipelines
+
+#endif  // CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_

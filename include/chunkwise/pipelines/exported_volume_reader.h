@@ -1,0 +1,75 @@
+// ExportedVolumeReader: voxels of an export-shards output, read back.
+//
+// Opens DEST/info (the spec the export used, export_spec.h) and, on demand,
+// the shards (formats/dvid/arrow_shard_reader.h) that a box of voxels touches
+// at a scale; each block's zstd frame is decompressed (bounded by its
+// uncompressed_size) and decoded as a DVID label block, with its palette
+// replaced by the record's mapped `labels` unless supervoxels are asked for.
+// A chunk that no shard lists reads as 0 (export-shards skips blocks whose
+// labels all map to 0). Shards open lazily and stay open; Read may be called
+// from several threads.
+#ifndef CHUNKWISE_PIPELINES_EXPORTED_VOLUME_READER_H_
+#define CHUNKWISE_PIPELINES_EXPORTED_VOLUME_READER_H_
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/dvid/labelmap.h"
+#include "chunkwise/pipelines/export_spec.h"
+
+namespace chunkwise::core {
+class ThreadPool;
+}
+
+namespace chunkwise::pipelines {
+
+// Decodes one exported record into `out` (64³ voxels, C order z, y, x): mapped
+// labels, or the supervoxels with `supervoxels`. Corruption naming `name` if
+// the zstd frame does not give exactly uncompressed_size bytes, the block's
+// palette differs from the record's supervoxels, labels and supervoxels differ
+// in length, or the block does not decode.
+Status DecodeExportBlock(const formats::dvid::ExportBlock& record, bool supervoxels,
+                         std::span<std::uint64_t> out, std::string_view name);
+
+class ExportedVolumeReader {
+ public:
+  // NotFound if DEST/info is missing; its parse errors otherwise.
+  static Result<std::unique_ptr<ExportedVolumeReader>> Open(const std::filesystem::path& dest);
+
+  int num_scales() const { return static_cast<int>(spec_.scales.size()); }
+  const ExportScaleSpec& scale(int s) const { return spec_.scales[s]; }
+
+  // The voxels of `box` (z, y, x) at `scale`, C order. InvalidArgument for an
+  // unknown scale or a box outside [0, size); errors of the shards (a missing
+  // .csv beside an .arrow, a truncated file, an index past the data).
+  Result<std::vector<std::uint64_t>> Read(int scale, const formats::dvid::VoxelBox& box,
+                                          bool supervoxels, core::ThreadPool* pool = nullptr) const;
+
+  // The record of chunk `xyz` at `scale`, or nullopt if no shard holds it.
+  Result<std::optional<formats::dvid::ExportBlock>> ReadRecord(int scale,
+                                                               const core::GridCoord3& xyz) const;
+
+ private:
+  ExportedVolumeReader(std::filesystem::path dest, ExportSpec spec)
+      : dest_(std::move(dest)), spec_(std::move(spec)) {}
+  // The shard holding `xyz`, or null if its files do not exist.
+  Result<const formats::dvid::ArrowShardReader*> Shard(int scale,
+                                                       const core::GridCoord3& xyz) const;
+
+  const std::filesystem::path dest_;
+  const ExportSpec spec_;
+  mutable std::mutex mutex_;
+  // (scale, stem) → reader, null for a shard without files. Guarded by mutex_;
+  // entries are never removed, so pointers stay valid.
+  mutable std::map<std::pair<int, std::string>, std::unique_ptr<formats::dvid::ArrowShardReader>>
+      shards_;
+};
+
+}  // namespace chunkwise::pipelines
+
+#endif  // CHUNKWISE_PIPELINES_EXPORTED_VOLUME_READER_H_

@@ -1,0 +1,220 @@
+// chunkwise dvid export-shards | shard | read-shards: a labelmap exported as
+// neuroglancer-sharded Arrow IPC files (pipelines/export_shards.h), one shard
+// inspected, and any box of an export read back.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/pipelines/export_shards.h"
+#include "chunkwise/pipelines/exported_volume_reader.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace dvid = formats::dvid;
+
+struct ExportOptions {
+  std::string db;
+  std::string spec;
+  std::string dest;
+  std::string file;
+  std::string chunk;
+  std::string region;
+  std::string output;
+  std::string arrow_format = "file";
+  std::string index = "rec";
+  int scales = 0;
+  int scale = 0;
+  std::size_t workers = 0;
+  std::uint32_t version = 0;
+  bool overwrite = false;
+  bool list = false;
+  bool mapped = false;
+  bool supervoxels = false;
+};
+
+// Export keeps a shard file open per shard of the current z-slab of shards;
+// let the process have as many descriptors as its hard limit allows.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes spec_text, core::ReadFile(options.spec));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const pipelines::ExportSpec spec,
+      pipelines::ParseExportSpec(
+          std::string_view(reinterpret_cast<const char*>(spec_text.data()), spec_text.size()),
+          options.spec));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::shared_ptr<store::RocksDbStore> db,
+      store::RocksDbStore::Open(options.db, {.create_if_missing = false, .read_only = true}));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, dvid::Labelmap::Open(std::move(db), false));
+  RaiseOpenFileLimit();
+  pipelines::ExportShardsOptions export_options;
+  export_options.num_scales = options.scales;
+  export_options.workers = options.workers;
+  export_options.version = options.version;
+  export_options.format = options.arrow_format == "stream" ? formats::arrow::IpcFormat::kStream
+                                                           : formats::arrow::IpcFormat::kFile;
+  export_options.index_form =
+      options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
+  export_options.overwrite = options.overwrite;
+  export_options.progress = context.progress_mode();
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const pipelines::ExportSummary summary,
+      pipelines::ExportShards(*labelmap, spec, options.dest, export_options));
+  Say(context, "exported " + options.db + " to " + options.dest + "\n" + summary.Format());
+  return Status::Ok();
+}
+
+// "x,y,z" chunk coordinates.
+Result<std::array<std::int32_t, 3>> ParseChunk(std::string_view text) {
+  std::array<std::int32_t, 3> out{};
+  for (int d = 0; d < 3; ++d) {
+    const std::size_t comma = text.find(',');
+    const std::optional<core::Index> value = core::ParseIndex(text.substr(0, comma));
+    if (!value.has_value() || *value < INT32_MIN || *value > INT32_MAX ||
+        (d < 2) == (comma == std::string_view::npos)) {
+      return Status::InvalidArgument("--chunk must be three integers x,y,z");
+    }
+    out[d] = static_cast<std::int32_t>(*value);
+    if (d < 2) text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
+                   const std::vector<std::uint64_t>& labels) {
+  core::NpyArray array;
+  CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, core::NpyDtype::FromTypestr("<u8"));
+  array.shape = std::move(shape);
+  array.data.resize(labels.size() * 8);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    StoreLittleEndian(labels[i], array.data.data() + 8 * i);
+  }
+  return core::WriteNpy(path, array);
+}
+
+void PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bool list) {
+  std::printf("%s: Arrow IPC %s format, %zu record batches, %zu chunks, index %s\n", file.c_str(),
+              shard.is_file_format() ? "file" : "stream", shard.num_record_batches(),
+              shard.index().rows.size(),
+              shard.index().form == dvid::ChunkIndexForm::kRecord ? "x,y,z,rec"
+                                                                  : "x,y,z,offset,size,batch_idx");
+  if (!list) return;
+  std::printf("x,y,z,supervoxels,compressed_bytes,uncompressed_size\n");
+  for (const auto& xyz : shard.ListChunks()) {
+    Result<std::optional<dvid::ExportBlock>> record = shard.Get(xyz[0], xyz[1], xyz[2]);
+    if (!record.ok() || !record->has_value()) {
+      std::printf("%d,%d,%d,error: %s\n", xyz[0], xyz[1], xyz[2],
+                  record.ok() ? "missing" : record.status().ToString().c_str());
+      continue;
+    }
+    const dvid::ExportBlock& block = **record;
+    std::printf("%d,%d,%d,%zu,%zu,%u\n", xyz[0], xyz[1], xyz[2], block.supervoxels.size(),
+                block.dvid_compressed_block.size(), block.uncompressed_size);
+  }
+}
+
+Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
+                             dvid::ArrowShardReader::Open(options.file));
+  if (options.chunk.empty()) {
+    PrintShard(shard, options.file, options.list);
+    return Status::Ok();
+  }
+  if (options.output.empty()) return Status::InvalidArgument("--chunk needs --output");
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto chunk, ParseChunk(options.chunk));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::ExportBlock> record,
+                             shard.Get(chunk[0], chunk[1], chunk[2]));
+  if (!record.has_value()) {
+    return Status::NotFound(options.file + ": no chunk x,y,z " + options.chunk);
+  }
+  std::vector<std::uint64_t> voxels(64 * 64 * 64);
+  CHUNKWISE_RETURN_IF_ERROR(pipelines::DecodeExportBlock(
+      *record, !options.mapped, voxels, options.file + ": chunk " + options.chunk));
+  CHUNKWISE_RETURN_IF_ERROR(WriteLabels(options.output, {64, 64, 64}, voxels));
+  Say(context, "wrote " + options.output + ": chunk x,y,z " + options.chunk + " (64,64,64) " +
+                   (options.mapped ? "mapped labels" : "supervoxels"));
+  return Status::Ok();
+}
+
+Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader,
+                             pipelines::ExportedVolumeReader::Open(options.dest));
+  if (options.scale < 0 || options.scale >= reader->num_scales()) {
+    return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
+                                   options.dest + " has scales 0.." +
+                                   std::to_string(reader->num_scales() - 1));
+  }
+  const core::GridCoord3& size = reader->scale(options.scale).size;
+  const std::vector<core::Index> shape{size[2], size[1], size[0]};
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, core::ParseRegion(options.region, shape));
+  const dvid::VoxelBox box{{region.start()[0], region.start()[1], region.start()[2]},
+                           {region.shape()[0], region.shape()[1], region.shape()[2]}};
+  core::ThreadPool pool(options.workers);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> labels,
+                             reader->Read(options.scale, box, options.supervoxels, &pool));
+  CHUNKWISE_RETURN_IF_ERROR(
+      WriteLabels(options.output, {box.shape[0], box.shape[1], box.shape[2]}, labels));
+  Say(context, "wrote " + options.output + ": scale " + std::to_string(options.scale) + " region " +
+                   region.ToString() + " (z,y,x), " +
+                   (options.supervoxels ? "supervoxels" : "mapped labels"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
+  auto options = std::make_shared<ExportOptions>();
+  CLI::App* exp = group.add_subcommand(
+      "export-shards", "Export as neuroglancer-sharded Arrow IPC files with CSV chunk indexes");
+  exp->add_option("DB", options->db, "Database directory")->required();
+  exp->add_option("SPEC", options->spec, "neuroglancer multiscale info JSON with sharding")
+      ->required();
+  exp->add_option("DEST", options->dest, "Output directory (s<scale>/<shard>.arrow + .csv)")
+      ->required();
+  exp->add_option("--scales", options->scales, "Export at most N scales (default: all)");
+  exp->add_option("--workers", options->workers, "Chunk handlers (default: hardware threads)");
+  exp->add_option("--version", options->version, "Version to export (default: newest)");
+  exp->add_option("--arrow-format", options->arrow_format, "file (default) or stream (DVID's)")
+      ->check(CLI::IsMember({"file", "stream"}));
+  exp->add_option("--index", options->index, "CSV index: rec (x,y,z,rec) or offsets (DVID's)")
+      ->check(CLI::IsMember({"rec", "offsets"}));
+  exp->add_flag("--overwrite", options->overwrite, "Replace an existing export in DEST");
+  SetAction(exp, context, [&context, options] { return ExportShardsCommand(context, *options); });
+
+  CLI::App* shard = group.add_subcommand("shard", "Describe an export shard or write one chunk");
+  shard->add_option("FILE", options->file, "Shard .arrow (its .csv beside it)")->required();
+  shard->add_flag("--list", options->list, "List every chunk of the index");
+  shard->add_option("--chunk", options->chunk, "Chunk x,y,z to write as a 64^3 uint64 .npy");
+  shard->add_option("--output", options->output, "Output .npy for --chunk");
+  shard->add_flag("--mapped", options->mapped, "Mapped labels instead of supervoxels");
+  shard->add_flag("--overwrite", options->overwrite, "Replace an existing output");
+  SetAction(shard, context, [&context, options] { return ShardCommand(context, *options); });
+
+  CLI::App* read = group.add_subcommand("read-shards", "Read a box of an export to a uint64 .npy");
+  read->add_option("DEST", options->dest, "Export directory (with its info)")->required();
+  read->add_option("--scale", options->scale, "Scale (default 0)");
+  read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 at --scale (default: all)");
+  read->add_option("--output", options->output, "Output .npy")->required();
+  read->add_flag("--supervoxels", options->supervoxels, "Supervoxels instead of mapped labels");
+  read->add_option("--workers", options->workers, "Threads (default: hardware threads)");
+  read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
+  SetAction(read, context, [&context, options] { return ReadShardsCommand(context, *options); });
+}
+
+}  // namespace chunkwise::cli

@@ -1,0 +1,132 @@
+#include "pipelines/export/shard_writer_stage.h"
+
+#include <optional>
+#include <system_error>
+#include <unordered_map>
+
+namespace chunkwise::pipelines::detail {
+
+void PipelineFailure::Fail(Status status) {
+  std::vector<std::function<void()>> hooks;
+  {
+    std::lock_guard lock(mutex_);
+    if (failed_.load()) return;
+    first_ = std::move(status);
+    failed_.store(true, std::memory_order_release);
+    hooks = hooks_;
+  }
+  for (const auto& hook : hooks) hook();
+}
+
+void PipelineFailure::AddCancelHook(std::function<void()> hook) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!failed_.load()) {
+      hooks_.push_back(std::move(hook));
+      return;
+    }
+  }
+  hook();
+}
+
+Status PipelineFailure::status() const {
+  std::lock_guard lock(mutex_);
+  return first_;
+}
+
+struct ShardWriterStage::OpenShard {
+  std::string stem;
+  std::unique_ptr<formats::dvid::ArrowShardWriter> writer;  // Made on the first record.
+  std::uint64_t received = 0;                               // Records and skips.
+  std::optional<std::uint64_t> expected;                    // Set by the close message.
+};
+
+ShardWriterStage::ShardWriterStage(std::filesystem::path dir,
+                                   formats::dvid::ArrowShardWriterOptions options,
+                                   std::size_t threads, std::size_t queue_capacity,
+                                   PipelineFailure& failure)
+    : dir_(std::move(dir)), options_(options), failure_(failure) {
+  for (std::size_t t = 0; t < std::max<std::size_t>(threads, 1); ++t) {
+    queues_.push_back(std::make_unique<core::BoundedQueue<ShardMessage>>(queue_capacity));
+  }
+  for (std::size_t t = 0; t < queues_.size(); ++t) threads_.emplace_back([this, t] { Run(t); });
+}
+
+ShardWriterStage::~ShardWriterStage() {
+  Cancel();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+bool ShardWriterStage::Send(ShardMessage message) {
+  return queues_[message.shard % queues_.size()]->Push(std::move(message));
+}
+
+void ShardWriterStage::Cancel() {
+  for (auto& queue : queues_) queue->Close();
+}
+
+Status ShardWriterStage::Finish() {
+  for (auto& queue : queues_) queue->Close();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+  if (!failure_.failed() && shards_left_open_.load() != 0) {
+    return Status::Internal("export: " + std::to_string(shards_left_open_.load()) +
+                            " shard(s) of " + dir_.string() + " were never closed");
+  }
+  return Status::Ok();
+}
+
+void ShardWriterStage::Run(std::size_t thread) {
+  std::unordered_map<std::uint64_t, OpenShard> open;
+  while (std::optional<ShardMessage> message = queues_[thread]->Pop()) {
+    if (failure_.failed()) continue;  // Drain; unfinished writers discard their temporaries.
+    if (Status status = Handle(*message, open); !status.ok()) failure_.Fail(std::move(status));
+  }
+  if (!failure_.failed()) shards_left_open_ += open.size();
+}
+
+Status ShardWriterStage::Handle(ShardMessage& message,
+                                std::unordered_map<std::uint64_t, OpenShard>& open) {
+  OpenShard& shard = open[message.shard];
+  if (shard.stem.empty()) shard.stem = message.stem;
+  switch (message.kind) {
+    case ShardMessage::Kind::kRecord:
+      if (shard.writer == nullptr) {
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            shard.writer, formats::dvid::ArrowShardWriter::Create(dir_ / shard.stem, options_));
+      }
+      CHUNKWISE_RETURN_IF_ERROR(
+          shard.writer->Add(message.block).WithContext((dir_ / (shard.stem + ".arrow")).string()));
+      ++shard.received;
+      break;
+    case ShardMessage::Kind::kSkip:
+      ++shard.received;
+      break;
+    case ShardMessage::Kind::kClose:
+      shard.expected = message.expected_blocks;
+      break;
+  }
+  if (shard.expected.has_value() && shard.received == *shard.expected) {
+    CHUNKWISE_RETURN_IF_ERROR(FinishShard(shard));
+    open.erase(message.shard);
+  }
+  return Status::Ok();
+}
+
+Status ShardWriterStage::FinishShard(OpenShard& shard) {
+  if (shard.writer == nullptr) return Status::Ok();  // Every block skipped: no files.
+  CHUNKWISE_RETURN_IF_ERROR(shard.writer->Finish());
+  shard.writer.reset();
+  ++shards_written_;
+  for (const char* extension : {".arrow", ".csv"}) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(dir_ / (shard.stem + extension), error);
+    if (!error) file_bytes_ += size;
+  }
+  return Status::Ok();
+}
+
+}  // namespace chunkwise::pipelines::detail

@@ -1,0 +1,280 @@
+#include "chunkwise/pipelines/export_shards.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/dvid/block_key.h"
+#include "chunkwise/formats/dvid/ingest.h"
+#include "chunkwise/pipelines/exported_volume_reader.h"
+
+namespace chunkwise::pipelines {
+namespace {
+
+namespace fs = std::filesystem;
+namespace dvid = formats::dvid;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+fs::path TestRoot() {
+  static const fs::path root =
+      fs::temp_directory_path() / ("chunkwise_export_test." + std::to_string(::getpid()));
+  return root;
+}
+class RemoveTestRoot : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code error;
+    fs::remove_all(TestRoot(), error);
+  }
+};
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
+fs::path Fresh(const std::string& what) {
+  static std::atomic<int> counter{0};
+  return TestRoot() / (what + std::to_string(counter++));
+}
+
+constexpr std::array<std::int64_t, 3> kShape{150, 140, 200};  // z, y, x: 3 x 3 x 4 blocks.
+
+std::vector<std::uint64_t> Volume() {
+  std::vector<std::uint64_t> volume(kShape[0] * kShape[1] * kShape[2]);
+  std::size_t i = 0;
+  for (std::int64_t z = 0; z < kShape[0]; ++z) {
+    for (std::int64_t y = 0; y < kShape[1]; ++y) {
+      for (std::int64_t x = 0; x < kShape[2]; ++x) {
+        // Zero in one corner block; segments elsewhere.
+        volume[i++] = (z < 64 && y < 64 && x < 64) ? 0 : 1 + (z / 9) * 400 + (y / 13) * 20 + x / 17;
+      }
+    }
+  }
+  return volume;
+}
+
+struct Fixture {
+  fs::path db_path;
+  std::shared_ptr<store::RocksDbStore> db;
+  std::unique_ptr<dvid::Labelmap> labelmap;
+};
+
+Fixture MakeLabelmap(const std::vector<dvid::LabelPair>& mapping) {
+  Fixture f{Fresh("db"), nullptr, nullptr};
+  auto db = store::RocksDbStore::Open(f.db_path, {.create_if_missing = true});
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  f.db = *db;
+  auto labelmap = dvid::Labelmap::Open(f.db, true);
+  EXPECT_TRUE(labelmap.ok());
+  f.labelmap = std::move(*labelmap);
+  const std::vector<std::uint64_t> volume = Volume();
+  EXPECT_TRUE(dvid::IngestVolume(*f.labelmap, volume, kShape, {.downsample_scales = 2}).ok());
+  EXPECT_TRUE(f.labelmap->SetMappings(1, mapping).ok());
+  return f;
+}
+
+json Spec(int preshift, int minishard, int shard, const std::string& hash = "identity") {
+  json scales = json::array();
+  for (int s = 0; s < 3; ++s) {
+    scales.push_back({{"key", std::string("s").append(std::to_string(s))},
+                      {"size",
+                       {(kShape[2] + (1 << s) - 1) >> s, (kShape[1] + (1 << s) - 1) >> s,
+                        (kShape[0] + (1 << s) - 1) >> s}},
+                      {"chunk_sizes", {{64, 64, 64}}},
+                      {"sharding",
+                       {{"@type", "neuroglancer_uint64_sharded_v1"},
+                        {"preshift_bits", preshift},
+                        {"hash", hash},
+                        {"minishard_bits", minishard},
+                        {"shard_bits", shard}}}});
+  }
+  return {{"@type", "neuroglancer_multiscale_volume"}, {"data_type", "uint64"}, {"scales", scales}};
+}
+
+ExportSpec ParsedSpec(const json& info) {
+  Result<ExportSpec> spec = ParseExportSpec(info.dump(), "spec.json");
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+// Reads every scale back through the export and compares it with the database.
+void ExpectRoundTrip(const Fixture& f, const fs::path& dest) {
+  Result<std::unique_ptr<ExportedVolumeReader>> reader = ExportedVolumeReader::Open(dest);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_EQ((*reader)->num_scales(), 3);
+  const auto mapping = f.labelmap->MappingAt(1);
+  ASSERT_TRUE(mapping.ok());
+  core::ThreadPool pool(2);
+  for (int s = 0; s < 3; ++s) {
+    const core::GridCoord3 size = (*reader)->scale(s).size;
+    const dvid::VoxelBox box{{0, 0, 0}, {size[2], size[1], size[0]}};
+    auto supervoxels = f.labelmap->ReadRegion(1, s, box);
+    ASSERT_TRUE(supervoxels.ok());
+    auto got_sv = (*reader)->Read(s, box, /*supervoxels=*/true, &pool);
+    ASSERT_TRUE(got_sv.ok()) << got_sv.status().ToString();
+    EXPECT_EQ(*got_sv, *supervoxels) << "scale " << s;
+    std::vector<std::uint64_t> mapped = *supervoxels;
+    dvid::ApplyMapping(*mapping, mapped);
+    auto got = (*reader)->Read(s, box, /*supervoxels=*/false, nullptr);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, mapped) << "scale " << s;
+  }
+  // An unaligned box across shards.
+  const dvid::VoxelBox inner{{30, 50, 70}, {100, 60, 120}};
+  auto got = (*reader)->Read(0, inner, true);
+  auto want = f.labelmap->ReadRegion(1, 0, inner);
+  ASSERT_TRUE(got.ok() && want.ok());
+  EXPECT_EQ(*got, *want);
+}
+
+TEST(ExportShards, RoundTripFileFormatRecordIndex) {
+  const Fixture f = MakeLabelmap({{1, 5}, {2, 5}, {421, 7}});
+  const fs::path dest = Fresh("out");
+  Result<ExportSummary> summary =
+      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 3});
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  ASSERT_EQ(summary->scales.size(), 3u);
+  EXPECT_EQ(summary->scales[0].blocks_read, 3u * 3 * 4 - 1);  // The zero corner is not stored.
+  EXPECT_EQ(summary->scales[0].blocks_written, 3u * 3 * 4 - 1);
+  EXPECT_EQ(summary->scales[2].blocks_read, 1u);
+  // 9 Morton bits, 1 in-shard bit (x): shards of 2 x 1 x 1 chunks.
+  EXPECT_EQ(summary->scales[0].shards, 2u * 3 * 3 - 0);
+  EXPECT_TRUE(fs::exists(dest / "s0" / "0_64_0.arrow"));
+  EXPECT_TRUE(fs::exists(dest / "s0" / "128_0_0.csv"));
+  EXPECT_TRUE(fs::exists(dest / "info"));
+  EXPECT_TRUE(fs::exists(dest / "export.log"));
+  ExpectRoundTrip(f, dest);
+  for (const auto& entry : fs::directory_iterator(dest.parent_path())) {
+    EXPECT_FALSE(core::IsTemporaryName(entry.path().filename().string())) << entry.path();
+  }
+}
+
+TEST(ExportShards, RoundTripStreamFormatOffsetsIndexMurmur) {
+  const Fixture f = MakeLabelmap({{1, 9}});
+  const fs::path dest = Fresh("out");
+  ExportShardsOptions options{.workers = 2, .writers = 2};
+  options.format = formats::arrow::IpcFormat::kStream;
+  options.index_form = dvid::ChunkIndexForm::kOffsets;
+  Result<ExportSummary> summary =
+      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")), dest, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  Result<dvid::ArrowShardReader> shard = dvid::ArrowShardReader::Open(
+      dest / "s0" /
+      (ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")).scales[0].ShardStem({1, 0, 0}) + ".arrow"));
+  ASSERT_TRUE(shard.ok()) << shard.status().ToString();
+  EXPECT_FALSE(shard->is_file_format());
+  EXPECT_EQ(shard->index().form, dvid::ChunkIndexForm::kOffsets);
+  ExpectRoundTrip(f, dest);
+}
+
+TEST(ExportShards, ExportsTheRequestedVersion) {
+  const Fixture f = MakeLabelmap({});
+  ASSERT_TRUE(f.labelmap->Commit(1, "ingested").ok());
+  Result<std::uint32_t> child = f.labelmap->Branch(1, "edits");
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(f.labelmap->SetMappings(*child, std::vector<dvid::LabelPair>{{81, 77}}).ok());
+  const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
+  const fs::path newest = Fresh("out"), first = Fresh("out");
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, newest, {.num_scales = 1}).ok());
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, first, {.num_scales = 1, .version = 1}).ok());
+  // Chunk x,y,z (0, 1, 0) holds supervoxel 81 (voxel z,y,x 0,64,0: 1 + 4 * 20).
+  auto newest_reader = ExportedVolumeReader::Open(newest);
+  auto first_reader = ExportedVolumeReader::Open(first);
+  ASSERT_TRUE(newest_reader.ok() && first_reader.ok());
+  auto mapped = (*newest_reader)->ReadRecord(0, {0, 1, 0});
+  auto unmapped = (*first_reader)->ReadRecord(0, {0, 1, 0});
+  ASSERT_TRUE(mapped.ok() && mapped->has_value() && unmapped.ok() && unmapped->has_value());
+  EXPECT_EQ((*mapped)->supervoxels, (*unmapped)->supervoxels);
+  EXPECT_EQ((*unmapped)->labels, (*unmapped)->supervoxels);
+  std::vector<std::uint64_t> want = (*mapped)->supervoxels;
+  std::replace(want.begin(), want.end(), std::uint64_t{81}, std::uint64_t{77});
+  EXPECT_EQ((*mapped)->labels, want);
+  EXPECT_NE(std::find(want.begin(), want.end(), 77u), want.end());
+}
+
+TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
+  const Fixture f = MakeLabelmap({});
+  const fs::path dest = Fresh("out");
+  const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, {.workers = 1}).ok());
+  Result<ExportSummary> again = ExportShards(*f.labelmap, spec, dest, {.workers = 1});
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(std::string(again.status().message()), HasSubstr("--overwrite"));
+  ExportShardsOptions overwrite{.num_scales = 1, .workers = 1};
+  overwrite.overwrite = true;
+  ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, overwrite).ok());
+  EXPECT_FALSE(fs::exists(dest / "s1"));  // The old export was replaced, not merged.
+  // A directory that is not an export is never replaced.
+  const fs::path other = Fresh("other");
+  fs::create_directories(other);
+  ASSERT_TRUE(core::WriteFileAtomically(other / "precious.txt", AsBytes("keep")).ok());
+  Result<ExportSummary> refused = ExportShards(*f.labelmap, spec, other, overwrite);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("not an export"));
+  EXPECT_TRUE(fs::exists(other / "precious.txt"));
+}
+
+TEST(ExportShards, BlocksWhoseLabelsAllMapToZeroAreSkipped) {
+  // Supervoxel 1 fills block x=1..: map every label of block (3, 2, 2) to 0.
+  Fixture f = MakeLabelmap({});
+  std::vector<std::uint64_t> solid(64 * 64 * 64, 999999);
+  ASSERT_TRUE(f.labelmap->PutBlock(1, 0, {3, 2, 2}, solid).ok());
+  ASSERT_TRUE(f.labelmap->SetMappings(1, std::vector<dvid::LabelPair>{{999999, 0}}).ok());
+  const fs::path dest = Fresh("out");
+  Result<ExportSummary> summary =
+      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1});
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->scales[0].blocks_skipped, 1u);
+  auto reader = ExportedVolumeReader::Open(dest);
+  ASSERT_TRUE(reader.ok());
+  auto record = (*reader)->ReadRecord(0, {3, 2, 2});
+  ASSERT_TRUE(record.ok());
+  EXPECT_FALSE(record->has_value());
+}
+
+TEST(ExportShards, CorruptValueFailsAndLeavesNoDestination) {
+  Fixture f = MakeLabelmap({});
+  const std::string key =
+      dvid::EncodeBlockKey({.instance = f.labelmap->instance(), .scale = 0, .coord = {2, 1, 1}});
+  std::vector<std::uint8_t> bad{0x40, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3};
+  ASSERT_TRUE(f.db->SetBinary(key, bad).ok());
+  const fs::path dest = Fresh("out");
+  Result<ExportSummary> summary =
+      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 2});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_THAT(std::string(summary.status().message()), HasSubstr("block x,y,z 2,1,1"));
+  EXPECT_FALSE(fs::exists(dest));
+  for (const auto& entry : fs::directory_iterator(dest.parent_path())) {
+    EXPECT_FALSE(core::IsTemporaryName(entry.path().filename().string())) << entry.path();
+  }
+}
+
+TEST(ExportShards, BlockOutsideTheSpecIsAnError) {
+  const Fixture f = MakeLabelmap({});
+  json spec = Spec(0, 1, 8);
+  spec["scales"][0]["size"] = {128, 140, 150};  // x stops at 2 chunks; the data has 4.
+  const fs::path dest = Fresh("out");
+  Result<ExportSummary> summary = ExportShards(*f.labelmap, ParsedSpec(spec), dest, {});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_THAT(std::string(summary.status().message()), HasSubstr("outside the spec's volume"));
+  EXPECT_FALSE(fs::exists(dest));
+}
+
+TEST(ExportedVolumeReader, RefusesBoxesOutsideTheVolume) {
+  const Fixture f = MakeLabelmap({});
+  const fs::path dest = Fresh("out");
+  ASSERT_TRUE(ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1}).ok());
+  auto reader = ExportedVolumeReader::Open(dest);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_FALSE((*reader)->Read(0, {{0, 0, 0}, {151, 10, 10}}, false).ok());
+  EXPECT_FALSE((*reader)->Read(1, {{0, 0, 0}, {1, 1, 1}}, false).ok());
+  EXPECT_EQ(ExportedVolumeReader::Open(Fresh("missing")).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace chunkwise::pipelines
