@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -18,6 +17,7 @@
 #include "chunkwise/formats/dvid/downsample.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
+#include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::dvid {
 namespace {
@@ -25,26 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-fs::path TestRoot() {
-  static const fs::path root =
-      fs::temp_directory_path() / ("chunkwise_labelmap_test." + std::to_string(::getpid()));
-  return root;
-}
-
-class RemoveTestRoot : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(TestRoot(), error);
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
-
-fs::path FreshDirectory() {
-  static std::atomic<int> counter{0};
-  return TestRoot() / ("db" + std::to_string(counter++));
-}
 
 // A volume of blobby segments: labels change every few voxels along each axis.
 std::vector<std::uint64_t> Segments(std::array<std::int64_t, 3> shape, std::uint64_t seed) {
@@ -63,7 +43,7 @@ std::vector<std::uint64_t> Segments(std::array<std::int64_t, 3> shape, std::uint
 class LabelmapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = FreshDirectory();
+    path_ = test::FreshScratchDirectory("db");
     Result<std::shared_ptr<store::RocksDbStore>> db = store::RocksDbStore::Open(path_);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = *db;
@@ -399,7 +379,8 @@ TEST(ApplyMapping, MappedEvenToZeroOthersUnchanged) {
 }
 
 TEST_F(LabelmapTest, OpenWithoutCreateNeedsMetadata) {
-  Result<std::shared_ptr<store::RocksDbStore>> db = store::RocksDbStore::Open(FreshDirectory());
+  Result<std::shared_ptr<store::RocksDbStore>> db =
+      store::RocksDbStore::Open(test::FreshScratchDirectory("db"));
   ASSERT_TRUE(db.ok());
   EXPECT_EQ(Labelmap::Open(*db, false).status().code(), StatusCode::kNotFound);
   ASSERT_TRUE((*db)->Set(kLabelmapMetadataKey, AsBytes("{\"format\": 3}")).ok());

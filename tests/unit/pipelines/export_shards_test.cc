@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,7 @@
 #include "chunkwise/formats/dvid/block_key.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
+#include "unit/scratch_directory.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -23,24 +23,6 @@ namespace fs = std::filesystem;
 namespace dvid = formats::dvid;
 using nlohmann::json;
 using ::testing::HasSubstr;
-
-fs::path TestRoot() {
-  static const fs::path root =
-      fs::temp_directory_path() / ("chunkwise_export_test." + std::to_string(::getpid()));
-  return root;
-}
-class RemoveTestRoot : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(TestRoot(), error);
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
-fs::path Fresh(const std::string& what) {
-  static std::atomic<int> counter{0};
-  return TestRoot() / (what + std::to_string(counter++));
-}
 
 constexpr std::array<std::int64_t, 3> kShape{150, 140, 200};  // z, y, x: 3 x 3 x 4 blocks.
 
@@ -65,7 +47,7 @@ struct Fixture {
 };
 
 Fixture MakeLabelmap(const std::vector<dvid::LabelPair>& mapping) {
-  Fixture f{Fresh("db"), nullptr, nullptr};
+  Fixture f{test::FreshScratchDirectory("db"), nullptr, nullptr};
   auto db = store::RocksDbStore::Open(f.db_path, {.create_if_missing = true});
   EXPECT_TRUE(db.ok()) << db.status().ToString();
   f.db = *db;
@@ -134,7 +116,7 @@ void ExpectRoundTrip(const Fixture& f, const fs::path& dest) {
 
 TEST(ExportShards, RoundTripFileFormatRecordIndex) {
   const Fixture f = MakeLabelmap({{1, 5}, {2, 5}, {421, 7}});
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   Result<ExportSummary> summary =
       ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 3});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
@@ -156,7 +138,7 @@ TEST(ExportShards, RoundTripFileFormatRecordIndex) {
 
 TEST(ExportShards, RoundTripStreamFormatOffsetsIndexMurmur) {
   const Fixture f = MakeLabelmap({{1, 9}});
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   ExportShardsOptions options{.workers = 2, .writers = 2};
   options.format = formats::arrow::IpcFormat::kStream;
   options.index_form = dvid::ChunkIndexForm::kOffsets;
@@ -179,7 +161,8 @@ TEST(ExportShards, ExportsTheRequestedVersion) {
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(f.labelmap->SetMappings(*child, std::vector<dvid::LabelPair>{{81, 77}}).ok());
   const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
-  const fs::path newest = Fresh("out"), first = Fresh("out");
+  const fs::path newest = test::FreshScratchDirectory("out"),
+                 first = test::FreshScratchDirectory("out");
   ASSERT_TRUE(ExportShards(*f.labelmap, spec, newest, {.num_scales = 1}).ok());
   ASSERT_TRUE(ExportShards(*f.labelmap, spec, first, {.num_scales = 1, .version = 1}).ok());
   // Chunk x,y,z (0, 1, 0) holds supervoxel 81 (voxel z,y,x 0,64,0: 1 + 4 * 20).
@@ -199,7 +182,7 @@ TEST(ExportShards, ExportsTheRequestedVersion) {
 
 TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
   const Fixture f = MakeLabelmap({});
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
   ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, {.workers = 1}).ok());
   Result<ExportSummary> again = ExportShards(*f.labelmap, spec, dest, {.workers = 1});
@@ -210,7 +193,7 @@ TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
   ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, overwrite).ok());
   EXPECT_FALSE(fs::exists(dest / "s1"));  // The old export was replaced, not merged.
   // A directory that is not an export is never replaced.
-  const fs::path other = Fresh("other");
+  const fs::path other = test::FreshScratchDirectory("other");
   fs::create_directories(other);
   ASSERT_TRUE(core::WriteFileAtomically(other / "precious.txt", AsBytes("keep")).ok());
   Result<ExportSummary> refused = ExportShards(*f.labelmap, spec, other, overwrite);
@@ -225,7 +208,7 @@ TEST(ExportShards, BlocksWhoseLabelsAllMapToZeroAreSkipped) {
   std::vector<std::uint64_t> solid(64 * 64 * 64, 999999);
   ASSERT_TRUE(f.labelmap->PutBlock(1, 0, {3, 2, 2}, solid).ok());
   ASSERT_TRUE(f.labelmap->SetMappings(1, std::vector<dvid::LabelPair>{{999999, 0}}).ok());
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   Result<ExportSummary> summary =
       ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
@@ -243,7 +226,7 @@ TEST(ExportShards, CorruptValueFailsAndLeavesNoDestination) {
       dvid::EncodeBlockKey({.instance = f.labelmap->instance(), .scale = 0, .coord = {2, 1, 1}});
   std::vector<std::uint8_t> bad{0x40, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3};
   ASSERT_TRUE(f.db->SetBinary(key, bad).ok());
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   Result<ExportSummary> summary =
       ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 2});
   ASSERT_FALSE(summary.ok());
@@ -258,7 +241,7 @@ TEST(ExportShards, BlockOutsideTheSpecIsAnError) {
   const Fixture f = MakeLabelmap({});
   json spec = Spec(0, 1, 8);
   spec["scales"][0]["size"] = {128, 140, 150};  // x stops at 2 chunks; the data has 4.
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   Result<ExportSummary> summary = ExportShards(*f.labelmap, ParsedSpec(spec), dest, {});
   ASSERT_FALSE(summary.ok());
   EXPECT_THAT(std::string(summary.status().message()), HasSubstr("outside the spec's volume"));
@@ -267,13 +250,14 @@ TEST(ExportShards, BlockOutsideTheSpecIsAnError) {
 
 TEST(ExportedVolumeReader, RefusesBoxesOutsideTheVolume) {
   const Fixture f = MakeLabelmap({});
-  const fs::path dest = Fresh("out");
+  const fs::path dest = test::FreshScratchDirectory("out");
   ASSERT_TRUE(ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1}).ok());
   auto reader = ExportedVolumeReader::Open(dest);
   ASSERT_TRUE(reader.ok());
   EXPECT_FALSE((*reader)->Read(0, {{0, 0, 0}, {151, 10, 10}}, false).ok());
   EXPECT_FALSE((*reader)->Read(1, {{0, 0, 0}, {1, 1, 1}}, false).ok());
-  EXPECT_EQ(ExportedVolumeReader::Open(Fresh("missing")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ExportedVolumeReader::Open(test::FreshScratchDirectory("missing")).status().code(),
+            StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "unit/scratch_directory.h"
 #include "unit/store/store_suite.h"
 
 namespace chunkwise::store {
@@ -21,27 +21,6 @@ using suite::StoreFactory;
 using suite::StoreSuite;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-// Every test's directory lives under one per-process folder, removed at exit.
-fs::path TestRoot() {
-  static const fs::path root =
-      fs::temp_directory_path() / ("chunkwise_file_store_test." + std::to_string(::getpid()));
-  return root;
-}
-
-class RemoveTestRoot : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(TestRoot(), error);
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
-
-fs::path FreshDirectory() {
-  static std::atomic<int> counter{0};
-  return TestRoot() / ("store" + std::to_string(counter++));
-}
 
 std::shared_ptr<FileStore> OpenStore(const fs::path& root, FileStoreOptions options = {}) {
   Result<std::shared_ptr<FileStore>> store = FileStore::Open(root, options);
@@ -56,19 +35,23 @@ void WriteFile(const fs::path& path, std::string_view text) {
 
 INSTANTIATE_TEST_SUITE_P(
     File, StoreSuite,
-    ::testing::Values(
-        StoreFactory{"file", [] { return std::shared_ptr<Store>(OpenStore(FreshDirectory())); }},
-        StoreFactory{"file_fsync_all",
-                     [] {
-                       return std::shared_ptr<Store>(
-                           OpenStore(FreshDirectory(), {.fsync = FsyncPolicy::kFileAndDirectory}));
-                     }}),
+    ::testing::Values(StoreFactory{"file",
+                                   [] {
+                                     return std::shared_ptr<Store>(
+                                         OpenStore(test::FreshScratchDirectory("store")));
+                                   }},
+                      StoreFactory{"file_fsync_all",
+                                   [] {
+                                     return std::shared_ptr<Store>(
+                                         OpenStore(test::FreshScratchDirectory("store"),
+                                                   {.fsync = FsyncPolicy::kFileAndDirectory}));
+                                   }}),
     suite::StoreFactoryName);
 
 class FileStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = FreshDirectory();
+    root_ = test::FreshScratchDirectory("store");
     store_ = OpenStore(root_);
     ASSERT_NE(store_, nullptr);
   }
@@ -97,7 +80,7 @@ TEST_F(FileStoreTest, OpenMakesRootAbsolute) {
 }
 
 TEST(FileStore, OpenMissingRootWithoutCreateIsNotFound) {
-  const fs::path root = FreshDirectory() / "missing";
+  const fs::path root = test::FreshScratchDirectory("store") / "missing";
   Result<std::shared_ptr<FileStore>> store = FileStore::Open(root, {.create_root = false});
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kNotFound);
@@ -106,13 +89,13 @@ TEST(FileStore, OpenMissingRootWithoutCreateIsNotFound) {
 }
 
 TEST(FileStore, OpenCreatesNestedRoot) {
-  const fs::path root = FreshDirectory() / "x" / "y";
+  const fs::path root = test::FreshScratchDirectory("store") / "x" / "y";
   ASSERT_NE(OpenStore(root), nullptr);
   EXPECT_TRUE(fs::is_directory(root));
 }
 
 TEST(FileStore, OpenOnRegularFileIsIOError) {
-  const fs::path file = FreshDirectory() / "file";
+  const fs::path file = test::FreshScratchDirectory("store") / "file";
   WriteFile(file, "x");
   Result<std::shared_ptr<FileStore>> store = FileStore::Open(file);
   ASSERT_FALSE(store.ok());
@@ -120,7 +103,7 @@ TEST(FileStore, OpenOnRegularFileIsIOError) {
 }
 
 TEST(FileStore, ValuesPersistAcrossReopen) {
-  const fs::path root = FreshDirectory();
+  const fs::path root = test::FreshScratchDirectory("store");
   ASSERT_TRUE(OpenStore(root)->Set("a/b", AsBytes("kept")).ok());
   std::shared_ptr<FileStore> reopened = OpenStore(root, {.create_root = false});
   ASSERT_NE(reopened, nullptr);
@@ -132,7 +115,8 @@ TEST(FileStore, ValuesPersistAcrossReopen) {
 TEST(FileStore, EveryFsyncPolicyWritesReadsAndErases) {
   for (FsyncPolicy policy :
        {FsyncPolicy::kNone, FsyncPolicy::kFile, FsyncPolicy::kFileAndDirectory}) {
-    std::shared_ptr<FileStore> store = OpenStore(FreshDirectory(), {.fsync = policy});
+    std::shared_ptr<FileStore> store =
+        OpenStore(test::FreshScratchDirectory("store"), {.fsync = policy});
     ASSERT_NE(store, nullptr);
     EXPECT_EQ(store->options().fsync, policy);
     ASSERT_TRUE(store->Set("deep/er/key", AsBytes("v")).ok());
@@ -255,7 +239,7 @@ TEST(FileStorePath, IsTemporaryNameMatchesOnlyTheTemporaryForm) {
 }
 
 TEST(FileStore, CapabilitiesAreDurable) {
-  std::shared_ptr<FileStore> store = OpenStore(FreshDirectory());
+  std::shared_ptr<FileStore> store = OpenStore(test::FreshScratchDirectory("store"));
   ASSERT_NE(store, nullptr);
   EXPECT_TRUE(store->capabilities().durable);
   EXPECT_TRUE(store->capabilities().efficient_ranges);

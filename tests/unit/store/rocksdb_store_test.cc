@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <string>
 
+#include "unit/scratch_directory.h"
 #include "unit/store/store_suite.h"
 
 namespace chunkwise::store {
@@ -20,26 +20,6 @@ using suite::StoreSuite;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-fs::path TestRoot() {
-  static const fs::path root =
-      fs::temp_directory_path() / ("chunkwise_rocksdb_store_test." + std::to_string(::getpid()));
-  return root;
-}
-
-class RemoveTestRoot : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code error;
-    fs::remove_all(TestRoot(), error);
-  }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RemoveTestRoot);
-
-fs::path FreshDirectory() {
-  static std::atomic<int> counter{0};
-  return TestRoot() / ("db" + std::to_string(counter++));
-}
-
 std::shared_ptr<RocksDbStore> OpenStore(const fs::path& path, RocksDbStoreOptions options = {}) {
   Result<std::shared_ptr<RocksDbStore>> store = RocksDbStore::Open(path, options);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
@@ -47,9 +27,11 @@ std::shared_ptr<RocksDbStore> OpenStore(const fs::path& path, RocksDbStoreOption
 }
 
 INSTANTIATE_TEST_SUITE_P(RocksDb, StoreSuite,
-                         ::testing::Values(StoreFactory{
-                             "rocksdb",
-                             [] { return std::shared_ptr<Store>(OpenStore(FreshDirectory())); }}),
+                         ::testing::Values(StoreFactory{"rocksdb",
+                                                        [] {
+                                                          return std::shared_ptr<Store>(OpenStore(
+                                                              test::FreshScratchDirectory("db")));
+                                                        }}),
                          suite::StoreFactoryName);
 
 std::vector<std::string> ScanKeys(const RocksDbStore& store, std::string_view begin,
@@ -66,7 +48,7 @@ std::vector<std::string> ScanKeys(const RocksDbStore& store, std::string_view be
 }
 
 TEST(RocksDbStore, ValuesSurviveReopen) {
-  const fs::path path = FreshDirectory();
+  const fs::path path = test::FreshScratchDirectory("db");
   {
     std::shared_ptr<RocksDbStore> store = OpenStore(path);
     ASSERT_TRUE(store->Set("a/b", AsBytes("value")).ok());
@@ -85,7 +67,7 @@ TEST(RocksDbStore, ValuesSurviveReopen) {
 }
 
 TEST(RocksDbStore, MissingDatabaseWithoutCreateIsNotFound) {
-  const fs::path path = FreshDirectory();
+  const fs::path path = test::FreshScratchDirectory("db");
   Result<std::shared_ptr<RocksDbStore>> store =
       RocksDbStore::Open(path, {.create_if_missing = false});
   ASSERT_FALSE(store.ok());
@@ -94,7 +76,7 @@ TEST(RocksDbStore, MissingDatabaseWithoutCreateIsNotFound) {
 }
 
 TEST(RocksDbStore, SecondWriterIsRefusedWithPath) {
-  const fs::path path = FreshDirectory();
+  const fs::path path = test::FreshScratchDirectory("db");
   std::shared_ptr<RocksDbStore> first = OpenStore(path);
   Result<std::shared_ptr<RocksDbStore>> second = RocksDbStore::Open(path);
   ASSERT_FALSE(second.ok());
@@ -102,7 +84,7 @@ TEST(RocksDbStore, SecondWriterIsRefusedWithPath) {
 }
 
 TEST(RocksDbStore, BinaryKeysScanInUnsignedByteOrderAndStayOutOfList) {
-  std::shared_ptr<RocksDbStore> store = OpenStore(FreshDirectory());
+  std::shared_ptr<RocksDbStore> store = OpenStore(test::FreshScratchDirectory("db"));
   for (std::string key :
        {std::string("\x80", 1), std::string("\x01\x02", 2), std::string("\x7f", 1),
         std::string("\x01", 1), std::string("\xff", 1), std::string("\x00", 1)}) {
@@ -117,7 +99,7 @@ TEST(RocksDbStore, BinaryKeysScanInUnsignedByteOrderAndStayOutOfList) {
 }
 
 TEST(RocksDbStore, ScanStopsWhenVisitorSaysSoAndPassesErrors) {
-  std::shared_ptr<RocksDbStore> store = OpenStore(FreshDirectory());
+  std::shared_ptr<RocksDbStore> store = OpenStore(test::FreshScratchDirectory("db"));
   for (const char* key : {"a", "b", "c", "d"}) ASSERT_TRUE(store->Set(key, AsBytes(key)).ok());
   EXPECT_THAT(ScanKeys(*store, "b", "d", false), ElementsAre("b", "c"));
   int visits = 0;
@@ -137,7 +119,7 @@ TEST(RocksDbStore, ScanStopsWhenVisitorSaysSoAndPassesErrors) {
 }
 
 TEST(RocksDbStore, BinaryBatchIsAppliedWhole) {
-  std::shared_ptr<RocksDbStore> store = OpenStore(FreshDirectory());
+  std::shared_ptr<RocksDbStore> store = OpenStore(test::FreshScratchDirectory("db"));
   ASSERT_TRUE(store->SetBinary("gone", AsBytes("x")).ok());
   std::vector<BinaryWrite> writes;
   writes.push_back({"k1", Bytes{1, 2}, false});
@@ -152,7 +134,7 @@ TEST(RocksDbStore, BinaryBatchIsAppliedWhole) {
 }
 
 TEST(RocksDbStore, DescribeNamesDatabaseAndKey) {
-  const fs::path path = FreshDirectory();
+  const fs::path path = test::FreshScratchDirectory("db");
   std::shared_ptr<RocksDbStore> store = OpenStore(path);
   EXPECT_EQ(store->Describe("c/0"), "rocksdb:" + path.string() + ":c/0");
   EXPECT_TRUE(store->capabilities().durable);
