@@ -12,13 +12,6 @@ namespace {
 using core::ChunkOverlap;
 using core::Region;
 
-// Reads shard bytes from a buffer already in memory.
-ShardByteReader MemoryReader(ByteView shard) {
-  return [shard](std::uint64_t offset, std::uint64_t nbytes, Bytes&) -> Result<ByteView> {
-    return shard.subspan(offset, nbytes);  // ShardIndex::Decode checked every entry.
-  };
-}
-
 // Reads shard bytes by range requests to the store.
 ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
   return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
@@ -39,11 +32,11 @@ std::string NormalizePrefix(std::string prefix) {
 Result<std::optional<std::string>> GetText(const store::Store& store, const std::string& key) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes, store.Get(key));
   if (!bytes) return std::optional<std::string>();
-  return std::optional<std::string>(std::string(bytes->begin(), bytes->end()));
+  return std::optional<std::string>(std::string(AsChars(*bytes)));
 }
 
 Status SetText(store::Store& store, const std::string& key, const std::string& text) {
-  return store.Set(key, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  return store.Set(key, AsBytes(text));
 }
 
 Result<ArrayMetadata> ReadMetadata(const store::Store& store, const std::string& prefix) {
@@ -218,7 +211,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
     return Status::Ok();
   }
   if (read_whole) {
-    const ShardByteReader read = MemoryReader(*whole);
+    const ShardByteReader read = MemoryShardReader(*whole);
     CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
     return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
   }
@@ -311,7 +304,7 @@ Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource&
   if (!whole) {  // Only a partial write reads: the untouched inner chunks are kept.
     CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
     if (old) {
-      read_old = MemoryReader(*old);
+      read_old = MemoryShardReader(*old);
       const auto n = static_cast<std::size_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
       CHUNKWISE_ASSIGN_OR_RETURN(old_index, sharding_->ReadIndex(read_old, old->size(), n, where));
     }

@@ -4,14 +4,10 @@
 
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
+#include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
-
-nlohmann::json BytesCodecJson(core::DataType data_type) {
-  if (data_type.size() == 1) return {{"name", "bytes"}};
-  return {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-}
 
 Status CheckShapes(const ArrayLayout& layout) {
   const std::size_t rank = layout.shape.size();
@@ -46,7 +42,8 @@ Status CheckShapes(const ArrayLayout& layout) {
 }
 
 nlohmann::json ChunkCodecs(core::DataType data_type, const nlohmann::json& bytes_codecs) {
-  nlohmann::json codecs = nlohmann::json::array({BytesCodecJson(data_type)});
+  nlohmann::json codecs =
+      nlohmann::json::array({internal::BytesCodecJson(data_type, core::Endian::kLittle)});
   for (const auto& codec : bytes_codecs) codecs.push_back(codec);
   return codecs;
 }
@@ -75,9 +72,7 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
         {"configuration",
          {{"chunk_shape", layout.chunk_shape},
           {"codecs", chunk_codecs},
-          {"index_codecs",
-           nlohmann::json::array(
-               {BytesCodecJson(core::DataType(core::DataTypeId::kUInt64)), {{"name", "crc32c"}}})},
+          {"index_codecs", ShardIndexCodecs()},
           {"index_location", layout.index_location == IndexLocation::kStart ? "start" : "end"}}}};
     metadata.codecs = nlohmann::json::array({sharding});
   } else {

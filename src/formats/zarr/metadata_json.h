@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "chunkwise/codec/bytes_codec.h"
+#include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
 
@@ -25,6 +27,13 @@ inline Result<core::Shape> GetShape(const nlohmann::json& object, const char* na
     shape.push_back(extent.get<std::int64_t>());
   }
   return shape;
+}
+
+// The `bytes` codec for `dtype` in `endian` order, as zarr-python writes it:
+// the endian is stated only for multi-byte types.
+inline nlohmann::json BytesCodecJson(core::DataType dtype, core::Endian endian) {
+  return codec::BytesCodec::Create(dtype.size() == 1 ? std::nullopt : std::optional(endian))
+      ->ToJson();
 }
 
 // Runs `parse`, turning a stray nlohmann::json exception (a field of an

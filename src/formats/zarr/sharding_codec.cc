@@ -17,12 +17,6 @@ using core::Region;
 constexpr int kMaxShardingDepth = 8;
 thread_local int sharding_depth = 0;
 
-const nlohmann::json& StandardIndexCodecs() {
-  static const nlohmann::json codecs = nlohmann::json::array(
-      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
-  return codecs;
-}
-
 // Only [bytes little, crc32c] is read: the index layout of shard_index.h.
 Status CheckIndexCodecs(const nlohmann::json& codecs) {
   const bool ok =
@@ -139,7 +133,7 @@ Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::FromJson(
   CHUNKWISE_RETURN_IF_ERROR(CheckKeys(configuration));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk_shape, ParseChunkShape(configuration));
   CHUNKWISE_ASSIGN_OR_RETURN(IndexLocation location, ParseIndexLocation(configuration));
-  const nlohmann::json index_codecs = configuration.value("index_codecs", StandardIndexCodecs());
+  const nlohmann::json index_codecs = configuration.value("index_codecs", ShardIndexCodecs());
   CHUNKWISE_RETURN_IF_ERROR(CheckIndexCodecs(index_codecs));
   Result<codec::CodecChain> inner = codec::CodecChain::FromJson(configuration["codecs"], registry);
   if (!inner.ok()) return inner.status().WithContext("sharding_indexed codecs");
@@ -152,7 +146,7 @@ nlohmann::json ShardingCodec::ToJson() const {
           {"configuration",
            {{"chunk_shape", chunk_shape_},
             {"codecs", inner_codecs_.ToJson()},
-            {"index_codecs", StandardIndexCodecs()},
+            {"index_codecs", ShardIndexCodecs()},
             {"index_location", index_location_ == IndexLocation::kStart ? "start" : "end"}}}};
 }
 
@@ -324,13 +318,21 @@ Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const 
   return Assemble(empty).Join();  // An index of empty entries: the codec must return a value.
 }
 
+const nlohmann::json& ShardIndexCodecs() {
+  static const nlohmann::json codecs = nlohmann::json::array(
+      {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}, {{"name", "crc32c"}}});
+  return codecs;
+}
+
+ShardByteReader MemoryShardReader(ByteView shard) {
+  return [shard](std::uint64_t offset, std::uint64_t nbytes, Bytes&) -> Result<ByteView> {
+    return shard.subspan(offset, nbytes);
+  };
+}
+
 Result<Bytes> ShardingCodec::Decode(const ChunkSpec& spec, ByteView encoded) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckShardShape(spec.shape));
-  const ShardByteReader read = [encoded](std::uint64_t offset, std::uint64_t nbytes,
-                                         Bytes&) -> Result<ByteView> {
-    // ShardIndex::Decode has checked every entry against the shard size.
-    return encoded.subspan(offset, nbytes);
-  };
+  const ShardByteReader read = MemoryShardReader(encoded);
   const std::size_t n = static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks());
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, ReadIndex(read, encoded.size(), n, "shard"));
   Bytes decoded(spec.num_bytes());

@@ -62,11 +62,7 @@ Result<nlohmann::json> CodecsFromV2(const nlohmann::json& root, std::size_t rank
       !(root["filters"].is_array() && root["filters"].empty())) {
     return Status::Unsupported("filters " + root["filters"].dump());
   }
-  nlohmann::json bytes = {{"name", "bytes"}};
-  if (dtype.size() > 1) {
-    bytes["configuration"] = {{"endian", endian == core::Endian::kBig ? "big" : "little"}};
-  }
-  codecs.push_back(bytes);
+  codecs.push_back(internal::BytesCodecJson(dtype, endian));
   if (root.contains("compressor") && !root["compressor"].is_null()) {
     CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json compressor,
                                CompressorFromV2(root["compressor"], dtype.size()));

@@ -37,6 +37,13 @@ inline constexpr std::string_view kShardingCodecName = "sharding_indexed";
 using ShardByteReader =
     std::function<Result<ByteView>(std::uint64_t offset, std::uint64_t nbytes, Bytes& scratch)>;
 
+// The index codecs chunkwise reads and writes: [bytes little, crc32c].
+const nlohmann::json& ShardIndexCodecs();
+
+// Reads from a whole shard already in memory; `shard` must outlive the reader.
+// Offsets are trusted: ShardIndex::Decode has bounded every entry by the shard size.
+ShardByteReader MemoryShardReader(ByteView shard);
+
 // The part of a shard a write supplies: the shard-local box `box` comes from
 // the dense buffer `source`, whose element at box.start is at source.origin.
 struct ShardWriteSource {
