@@ -138,6 +138,9 @@ class Parser {
     return Error("expected a comparison operator");
   }
 
+  // True and False are literals, never column names.
+  static bool IsBooleanWord(std::string_view word) { return word == "True" || word == "False"; }
+
   static Op Mirror(Op op) {
     switch (op) {
       case Op::kLess:
@@ -157,8 +160,7 @@ class Parser {
     Node node;
     const std::size_t start = pos_;
     node.column = ParseIdentifier();
-    const bool column_first =
-        !node.column.empty() && node.column != "True" && node.column != "False";
+    const bool column_first = !node.column.empty() && !IsBooleanWord(node.column);
     if (!column_first) {
       pos_ = start;
       CHUNKWISE_ASSIGN_OR_RETURN(node.literal, ParseLiteral());
@@ -168,7 +170,7 @@ class Parser {
       CHUNKWISE_ASSIGN_OR_RETURN(node.literal, ParseLiteral());
     } else {
       node.column = ParseIdentifier();
-      if (node.column.empty()) return Error("expected a column name");
+      if (node.column.empty() || IsBooleanWord(node.column)) return Error("expected a column name");
       node.op = Mirror(node.op);
     }
     return Add(std::move(node));

@@ -162,7 +162,8 @@ TEST(Predicate, GrammarAndPrecedence) {
     ASSERT_TRUE(predicate.ok()) << text << ": " << predicate.status().ToString();
     EXPECT_EQ(predicate->ToString(), canonical);
   }
-  for (const char* bad : {"", "a >", "a > 1 &", "(a > 1", "a ! 1", "a > 'x", "a > 1 b", "1 > 2"}) {
+  for (const char* bad : {"", "a >", "a > 1 &", "(a > 1", "a ! 1", "a > 'x", "a > 1 b", "1 > 2",
+                          "2 < True", "3 >= False"}) {
     EXPECT_EQ(Predicate::Parse(bad).status().code(), StatusCode::kInvalidArgument) << bad;
   }
   EXPECT_EQ(Predicate::Parse(std::string(1000, '(')).status().code(), StatusCode::kInvalidArgument);
