@@ -1,0 +1,50 @@
+// ReferenceSet: a whole reference set held in memory, as the JSON readers
+// produce it and every writer (JSON v0, JSON v1, Parquet) consumes it.
+//
+// Metadata keys (".zgroup", "x/.zarray", "x/.zattrs", ...) are inline
+// references holding their JSON text; chunk keys are inline, whole-file or
+// range references. Keys are kept sorted so that writers are deterministic.
+#ifndef CHUNKWISE_FORMATS_REFS_REFERENCE_SET_H_
+#define CHUNKWISE_FORMATS_REFS_REFERENCE_SET_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/result.h"
+#include "chunkwise/store/reference.h"
+
+namespace chunkwise::formats::refs {
+
+class ReferenceSet : public store::ReferenceIndex {
+ public:
+  // Adds or replaces `key`.
+  void Set(std::string key, store::Reference reference) {
+    entries_.insert_or_assign(std::move(key), std::move(reference));
+  }
+  const std::map<std::string, store::Reference, std::less<>>& entries() const { return entries_; }
+  std::size_t size() const { return entries_.size(); }
+
+  Result<std::optional<store::Reference>> Find(std::string_view key) const override {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::optional<store::Reference>();
+    return std::optional<store::Reference>(it->second);
+  }
+  Result<std::vector<std::string>> Keys(std::string_view prefix) const override {
+    std::vector<std::string> keys;
+    for (auto it = entries_.lower_bound(prefix);
+         it != entries_.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+      keys.push_back(it->first);
+    }
+    return keys;
+  }
+
+ private:
+  std::map<std::string, store::Reference, std::less<>> entries_;
+};
+
+}  // namespace chunkwise::formats::refs
+
+#endif  // CHUNKWISE_FORMATS_REFS_REFERENCE_SET_H_
