@@ -108,6 +108,22 @@ Status WriteAll(int fd, ByteView data, const std::filesystem::path& path) {
   return Status::Ok();
 }
 
+Status WriteAllAt(int fd, std::uint64_t offset, ByteView data, const std::filesystem::path& path) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t wrote =
+        ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (wrote < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return ErrnoStatus("write", path, errno);
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+  return Status::Ok();
+}
+
 Status SyncDirectory(const std::filesystem::path& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) {

@@ -65,6 +65,9 @@ Status ReadAt(int fd, std::uint64_t offset, MutableByteView out, const std::file
 // Writes all of `data`, retrying short writes.
 Status WriteAll(int fd, ByteView data, const std::filesystem::path& path);
 
+// Writes all of `data` at `offset` (pwrite), retrying short writes.
+Status WriteAllAt(int fd, std::uint64_t offset, ByteView data, const std::filesystem::path& path);
+
 // fsyncs a directory so that entries created or removed in it are durable;
 // OK if the directory no longer exists.
 Status SyncDirectory(const std::filesystem::path& path);

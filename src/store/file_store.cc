@@ -93,6 +93,58 @@ Status SyncEntries(const fs::path& target, const std::vector<fs::path>& created)
   return Status::Ok();
 }
 
+// A value streamed into a temporary file; Commit renames it into place and
+// dropping the writer first removes it.
+class FileValueWriter final : public ValueWriter {
+ public:
+  FileValueWriter(posix::Fd fd, fs::path temporary, fs::path target, std::vector<fs::path> created,
+                  FsyncPolicy fsync)
+      : fd_(std::move(fd)),
+        temporary_(std::move(temporary)),
+        target_(std::move(target)),
+        created_(std::move(created)),
+        fsync_(fsync) {}
+  ~FileValueWriter() override {
+    if (!committed_) ::unlink(temporary_.c_str());
+  }
+
+  Status Append(ByteView data) override {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    CHUNKWISE_RETURN_IF_ERROR(posix::WriteAll(fd_.get(), data, temporary_));
+    size_ += data.size();
+    return Status::Ok();
+  }
+  Status Overwrite(std::uint64_t offset, ByteView data) override {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    CHUNKWISE_RETURN_IF_ERROR(CheckOverwriteRange(offset, data.size(), size_, target_.string()));
+    return posix::WriteAllAt(fd_.get(), offset, data, temporary_);
+  }
+  Status Commit() override {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    CHUNKWISE_RETURN_IF_ERROR(store::Commit(std::move(fd_), {}, temporary_, target_, fsync_));
+    committed_ = true;
+    if (fsync_ == FsyncPolicy::kFileAndDirectory) return SyncEntries(target_, created_);
+    return Status::Ok();
+  }
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  Status CheckOpen() const {
+    if (committed_ || fd_.get() < 0) {
+      return Status::InvalidArgument(target_.string() + ": the value is already committed");
+    }
+    return Status::Ok();
+  }
+
+  posix::Fd fd_;
+  fs::path temporary_;
+  fs::path target_;
+  std::vector<fs::path> created_;
+  FsyncPolicy fsync_;
+  std::uint64_t size_ = 0;
+  bool committed_ = false;
+};
+
 // An open directory stream, closed on destruction.
 struct DirCloser {
   void operator()(DIR* dir) const { ::closedir(dir); }
@@ -272,6 +324,16 @@ Status FileStore::SetParts(std::string_view key, std::span<const ByteView> parts
     CHUNKWISE_RETURN_IF_ERROR(SyncEntries(target, created));
   }
   return Status::Ok();
+}
+
+Result<std::unique_ptr<ValueWriter>> FileStore::OpenWriter(std::string_view key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
+  fs::path temporary;
+  std::vector<fs::path> created;
+  std::shared_lock directories_stay(directory_mutex_);
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
+  return std::unique_ptr<ValueWriter>(std::make_unique<FileValueWriter>(
+      std::move(fd), std::move(temporary), std::move(target), std::move(created), options_.fsync));
 }
 
 Status FileStore::Erase(std::string_view key) {

@@ -49,4 +49,10 @@ Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
   return Set(key, joined);
 }
 
+Result<std::unique_ptr<ValueWriter>> Store::OpenWriter(std::string_view key) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return std::unique_ptr<ValueWriter>(
+      std::make_unique<BufferedValueWriter>(*this, std::string(key)));
+}
+
 }  // namespace chunkwise::store

@@ -63,6 +63,8 @@ class FileStore final : public Store {
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
   // Unlinks the file, then removes parent directories left empty, up to but
   // not including the root.
+  // Streams the value into a temporary sibling, renamed over the key on Commit.
+  Result<std::unique_ptr<ValueWriter>> OpenWriter(std::string_view key) override;
   Status Erase(std::string_view key) override;
   // Walks the directories under the prefix; temporary files and names that
   // are not valid keys are skipped.

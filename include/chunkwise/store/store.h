@@ -9,6 +9,7 @@
 #define CHUNKWISE_STORE_STORE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/store/value_writer.h"
 
 namespace chunkwise::store {
 
@@ -62,6 +64,10 @@ class Store {
   // chunks and its index) so that a store need not join them first. The
   // default joins them and calls Set.
   virtual Status SetParts(std::string_view key, std::span<const ByteView> parts);
+  // A writer that builds the value of `key` piece by piece and publishes it
+  // atomically on Commit (store/value_writer.h). The default gathers the
+  // value in memory and calls Set; stores that can stream override it.
+  virtual Result<std::unique_ptr<ValueWriter>> OpenWriter(std::string_view key);
   // Removes `key`; removing an absent key succeeds.
   virtual Status Erase(std::string_view key) = 0;
   // Every key that starts with `prefix` (a plain string prefix), sorted.

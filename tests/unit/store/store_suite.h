@@ -111,6 +111,34 @@ TEST_P(StoreSuite, BinaryValuesRoundTrip) {
   EXPECT_EQ(Get("bin"), value);
 }
 
+TEST_P(StoreSuite, ValueWriterPublishesOnlyOnCommit) {
+  Set("w/old", "previous");
+  Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("w/old");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->Append(AsBytes(std::string_view("xxxx"))).ok());
+  ASSERT_TRUE((*writer)->Append(AsBytes(std::string_view("body"))).ok());
+  EXPECT_EQ((*writer)->size(), 8u);
+  ASSERT_TRUE((*writer)->Overwrite(0, AsBytes(std::string_view("head"))).ok());
+  EXPECT_EQ((*writer)->Overwrite(6, AsBytes(std::string_view("abc"))).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Get("w/old"), B("previous"));  // Nothing shows before Commit.
+  ASSERT_TRUE((*writer)->Commit().ok());
+  EXPECT_EQ(Get("w/old"), B("headbody"));
+  EXPECT_EQ((*writer)->Append(AsBytes(std::string_view("late"))).code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_P(StoreSuite, ValueWriterDroppedWithoutCommitLeavesNothing) {
+  {
+    Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("d/new");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->Append(AsBytes(std::string_view("partial"))).ok());
+  }
+  EXPECT_EQ(Get("d/new"), std::nullopt);
+  EXPECT_TRUE(List("d").empty());
+  EXPECT_EQ(store_->OpenWriter("../escape").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_P(StoreSuite, EraseRemovesKeyAndAbsentEraseSucceeds) {
   Set("a/b", "1");
   Set("a/c", "2");
