@@ -1,0 +1,65 @@
+// ShardAccumulator: the host-side shard bookkeeping of the streaming writer.
+//
+// Design: ../shared/seeds/sharding-layer.md ("Host-Side Shard Accumulation"),
+// with the padded position space of spec errata 2. The S_inner shards sharing
+// s0 = epoch / tps[0] are open at once. Each epoch's aggregated tiles arrive
+// in shard-major order, so a shard's tiles of one epoch are one contiguous
+// run: it is appended to the shard in one piece and its index entries are
+// set from the offsets. After tps[0] epochs (or the array's last epoch, or at
+// close) the open shards are finished: the index, shifted for
+// index_location "start", goes last and the shard is published. A shard
+// whose tiles were all fill value is never opened, so it is never written.
+// Used by one thread.
+#ifndef CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
+#define CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "chunkwise/formats/zarr/shard_index.h"
+#include "chunkwise/pipelines/stream/shard_sink.h"
+#include "chunkwise/pipelines/stream/stream_backend.h"
+#include "chunkwise/pipelines/stream/stream_config.h"
+
+namespace chunkwise::pipelines::stream {
+
+class ShardAccumulator {
+ public:
+  // `plan` and `sink` must outlive the accumulator.
+  ShardAccumulator(const StreamPlan& plan, formats::zarr::IndexLocation location, ShardSink& sink);
+
+  // Adds a batch's epochs (which follow the previous batch's) and finishes
+  // every shard epoch they complete.
+  Status Add(const AggregatedBatch& batch);
+  // Finishes the shards still open: the partial last shard epoch.
+  Status FinishOpen();
+
+  // Tile epochs whose shards are all finished.
+  core::Index finished_epochs() const { return finished_epochs_; }
+  std::uint64_t shards_written() const { return shards_written_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  struct OpenShard {
+    std::unique_ptr<ShardOutput> output;  // Null until the shard's first stored tile.
+    formats::zarr::ShardIndex index = formats::zarr::ShardIndex::Empty(0);
+    std::uint64_t data_bytes = 0;
+  };
+
+  Status AddEpoch(const AggregatedBatch& batch, std::size_t e);
+  Status AddRun(const AggregatedBatch& batch, std::size_t e, core::Index epoch, std::size_t shard);
+
+  const StreamPlan& plan_;
+  ShardSink& sink_;
+  std::uint64_t offset_shift_;
+  std::vector<OpenShard> open_;
+  core::Index next_epoch_ = 0;
+  core::Index finished_epochs_ = 0;
+  std::uint64_t shards_written_ = 0;
+  std::uint64_t bytes_written_ = 0;
+};
+
+}  // namespace chunkwise::pipelines::stream
+
+#endif  // CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_

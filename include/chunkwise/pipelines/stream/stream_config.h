@@ -1,0 +1,87 @@
+// StreamConfig: what a streaming shard writer is asked to write, and
+// StreamPlan: everything derived from it before the first byte arrives.
+//
+// Design: ../shared/seeds/sharding-layer.md; errata in
+// ../shared/specs/zarr-v3-sharding.md §5 and §9. A tile is a zarr inner
+// chunk; a shard holds tiles_per_shard tiles along each dimension. Frames
+// (one index of dimension 0) arrive in row-major order. Planning checks the
+// configuration, builds the zarr v3 metadata the writer publishes, chooses
+// how many tile epochs one compression batch holds, and bounds the memory a
+// run will use.
+#ifndef CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_
+#define CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunkwise/codec/codec.h"
+#include "chunkwise/core/data_type.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/core/shard_layout.h"
+#include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/formats/zarr/shard_index.h"
+
+namespace chunkwise::pipelines::stream {
+
+struct StreamDimension {
+  core::Index size = 0;  // Elements; 0 makes dimension 0 unbounded.
+  core::Index tile_size = 0;
+  core::Index tiles_per_shard = 1;
+  std::string name;  // Optional zarr dimension name.
+};
+
+struct StreamConfig {
+  std::vector<StreamDimension> dimensions;  // Slowest first; dimension 0 is appended along.
+  core::DataType data_type;
+  std::string codec = "zstd:1";  // Bytes→bytes shorthand (codec/codec_shorthand.h).
+  formats::zarr::IndexLocation index_location = formats::zarr::IndexLocation::kEnd;
+  std::optional<std::string> fill_value;  // --fill text; absent means 0.
+  std::size_t threads = 0;                // Compression threads; 0 = one per core.
+  std::size_t epochs_per_batch = 0;       // Tile epochs compressed together; 0 = automatic.
+  std::uint64_t max_memory = 0;           // Refuse plans whose estimate exceeds this; 0 = none.
+};
+
+// Peak memory of a run, by buffer, in bytes. Worst case: compressed sizes are
+// taken at the codec's bound (incompressible data).
+struct MemoryEstimate {
+  std::uint64_t tile_pools = 0;     // Two batches of uncompressed tiles (double buffer).
+  std::uint64_t compressed = 0;     // One batch of compressed tiles before aggregation.
+  std::uint64_t aggregated = 0;     // Two aggregated batches (one compressing, one writing).
+  std::uint64_t shard_indexes = 0;  // The active shards' indexes.
+  std::uint64_t staging = 0;        // The fill tile and the partial-frame carry.
+  std::uint64_t total() const {
+    return tile_pools + compressed + aggregated + shard_indexes + staging;
+  }
+};
+
+struct StreamPlan {
+  core::ShardLayout layout;
+  formats::zarr::ArrayMetadata
+      metadata;                // Shape dimension 0 is what has been written (0 at start).
+  codec::ChunkSpec tile_spec;  // dtype, tile shape, fill value.
+  std::size_t tile_bytes = 0;
+  std::size_t max_encoded_tile_bytes = 0;  // The inner codec chain's bound for one tile.
+  std::size_t frame_bytes = 0;             // One index of dimension 0.
+  std::size_t epochs_per_batch = 1;        // Divides tiles_per_shard[0].
+  std::size_t threads = 1;
+  MemoryEstimate memory;
+};
+
+// Checks `config` and derives its plan. InvalidArgument naming the option for
+// a rank of 0, mismatched fields, a tile not dividing nothing, a bad codec or
+// fill value; ResourceExhausted-style InvalidArgument when the estimate is over
+// max_memory.
+Result<StreamPlan> PlanStream(const StreamConfig& config);
+
+// The memory a run of `config` will use at most (memory_estimate(config)).
+Result<MemoryEstimate> EstimateMemory(const StreamConfig& config);
+
+// A human-readable account of the plan: shapes, counts, batch and memory.
+std::string DescribePlan(const StreamPlan& plan);
+
+}  // namespace chunkwise::pipelines::stream
+
+#endif  // CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_

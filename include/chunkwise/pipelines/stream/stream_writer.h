@@ -1,0 +1,81 @@
+// StreamWriter: frames in, zarr v3 sharded array out, in parallel and in
+// bounded memory (../shared/seeds/sharding-layer.md).
+//
+// Append takes the array's elements in row-major order, split anywhere (not
+// only at frames or elements). Three stages overlap, joined by bounded queues
+// of recycled buffers: the caller scatters input into one tile batch while a
+// compression thread (with the thread pool) compresses and aggregates the
+// previous one and an emit thread hands the one before that to the shard
+// accumulator and its sink. zarr.json's shape[0] counts the frames whose
+// shards are finished: it grows at most once a second while running, at
+// Flush, and ends exact at Close. A writer destroyed or killed before Close
+// leaves finished shards and a zarr.json that covers only them; a shard still
+// being written is a temporary file, never a partial shard under its key.
+#ifndef CHUNKWISE_PIPELINES_STREAM_STREAM_WRITER_H_
+#define CHUNKWISE_PIPELINES_STREAM_STREAM_WRITER_H_
+
+#include <memory>
+#include <string>
+
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/progress.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/pipelines/stream/shard_sink.h"
+#include "chunkwise/pipelines/stream/stream_config.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::pipelines::stream {
+
+struct StreamWriterOptions {
+  bool overwrite = false;                      // Replace an existing array at the prefix.
+  ShardSink* sink = nullptr;                   // Null: shards go to the store. Not owned.
+  core::ProgressReporter* progress = nullptr;  // Counts input bytes. Not owned.
+};
+
+struct StreamStats {
+  std::uint64_t bytes_in = 0;   // Input taken, whole frames.
+  core::Index frames = 0;       // Frames written (shape[0] at close).
+  std::uint64_t bytes_out = 0;  // Shard bytes emitted, indexes included.
+  std::uint64_t shards = 0;     // Shards emitted.
+  double seconds = 0;           // From Create to Close.
+};
+
+class StreamWriter {
+ public:
+  // Plans `config`, writes the array's zarr.json under `prefix` of `store`
+  // (refusing an existing array unless options.overwrite) and starts the
+  // pipeline threads.
+  static Result<std::unique_ptr<StreamWriter>> Create(const StreamConfig& config,
+                                                      std::shared_ptr<store::Store> store,
+                                                      std::string prefix,
+                                                      StreamWriterOptions options = {});
+  // Stops the pipeline; without Close the open shards are discarded.
+  ~StreamWriter();
+  StreamWriter(const StreamWriter&) = delete;
+  StreamWriter& operator=(const StreamWriter&) = delete;
+
+  // Takes the next bytes of the array. InvalidArgument once a bounded
+  // dimension 0 would be exceeded; a pipeline error is returned by the next
+  // call after it happens.
+  Status Append(ByteView bytes);
+  // Waits until every whole batch appended so far has been emitted, then
+  // publishes zarr.json's shape.
+  Status Flush();
+  // Pads the last tile epoch with the fill value, finishes every open shard
+  // and writes the final zarr.json. InvalidArgument if the input ended inside
+  // an element or a frame: the whole frames are still written, the rest is
+  // reported, never padded silently.
+  Status Close();
+
+  const StreamPlan& plan() const;
+  StreamStats stats() const;
+
+ private:
+  class Pipeline;
+  explicit StreamWriter(std::unique_ptr<Pipeline> pipeline);
+  std::unique_ptr<Pipeline> pipeline_;
+};
+
+}  // namespace chunkwise::pipelines::stream
+
+#endif  // CHUNKWISE_PIPELINES_STREAM_STREAM_WRITER_H_

@@ -1,0 +1,107 @@
+// The CPU backend: each tile compressed by the inner codec chain on the
+// thread pool, then the seed's three aggregation passes on the host.
+#include <cstring>
+
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "chunkwise/pipelines/stream/stream_backend.h"
+
+namespace chunkwise::pipelines::stream {
+namespace {
+
+class CpuBackend final : public StreamBackend {
+ public:
+  CpuBackend(const StreamPlan& plan, codec::CodecChain chain, core::ThreadPool& pool)
+      : spec_(plan.tile_spec),
+        chain_(std::move(chain)),
+        pool_(pool),
+        permutation_(plan.layout.ShardMajorPermutation()),
+        positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
+        fill_tile_(plan.tile_bytes) {
+    FillWithValue(fill_tile_, plan.tile_spec);
+  }
+
+  std::string_view name() const override { return "cpu"; }
+
+  Status CompressAndAggregate(const TileBatch& tiles, AggregatedBatch& out) override {
+    const std::size_t m = tiles.tiles_per_epoch();
+    const std::size_t n = tiles.epochs_filled * m;
+    compressed_.resize(n);
+    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(n, [&](std::size_t k) -> Status {
+      return Compress(tiles.tile(k / m, k % m), compressed_[k]);
+    }));
+    out.first_epoch = tiles.first_epoch;
+    out.epochs = tiles.epochs_filled;
+    out.positions = positions_;
+    PermuteAndScan(m, out);
+    // Pass 3, gather: each stored tile to its shard-major place.
+    out.data.resize(out.offsets.back());
+    return pool_.ParallelFor(n, [&](std::size_t k) -> Status {
+      const std::size_t e = k / m;
+      const std::size_t j = static_cast<std::size_t>(permutation_[k % m]);
+      if (!compressed_[k].empty()) {
+        std::memcpy(out.data.data() + out.Begin(e, j), compressed_[k].data(),
+                    compressed_[k].size());
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  // Encodes one tile, or leaves `encoded` empty when it is all fill value.
+  Status Compress(const std::uint8_t* tile, Bytes& encoded) const {
+    if (std::memcmp(tile, fill_tile_.data(), fill_tile_.size()) == 0) {
+      encoded.clear();
+      return Status::Ok();
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(encoded, chain_.Encode(spec_, ByteView(tile, fill_tile_.size())));
+    // A stored tile is never empty: zarr reads a zero-length entry as data.
+    if (encoded.empty()) return Status::Internal("a codec encoded a tile to zero bytes");
+    return Status::Ok();
+  }
+
+  // Passes 1 and 2: sizes to their shard-major positions, then an exclusive
+  // scan over every epoch's M' positions (holes and fill tiles count 0).
+  void PermuteAndScan(std::size_t m, AggregatedBatch& out) const {
+    out.present.assign(out.epochs * positions_, 0);
+    out.offsets.assign(out.epochs * (positions_ + 1), 0);
+    std::vector<std::uint64_t> sizes(positions_);
+    std::uint64_t total = 0;
+    for (std::size_t e = 0; e < out.epochs; ++e) {
+      std::fill(sizes.begin(), sizes.end(), 0);
+      for (std::size_t i = 0; i < m; ++i) {
+        const Bytes& tile = compressed_[e * m + i];
+        const auto j = static_cast<std::size_t>(permutation_[i]);
+        sizes[j] = tile.size();
+        out.present[e * positions_ + j] = tile.empty() ? 0 : 1;
+      }
+      std::uint64_t* offsets = out.offsets.data() + e * (positions_ + 1);
+      for (std::size_t j = 0; j < positions_; ++j) {
+        offsets[j] = total;
+        total += sizes[j];
+      }
+      offsets[positions_] = total;
+    }
+  }
+
+  codec::ChunkSpec spec_;
+  codec::CodecChain chain_;
+  core::ThreadPool& pool_;
+  std::vector<core::Index> permutation_;
+  std::size_t positions_;
+  Bytes fill_tile_;
+  std::vector<Bytes> compressed_;  // One per tile of the batch, reused.
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StreamBackend>> MakeCpuBackend(const StreamPlan& plan,
+                                                      core::ThreadPool& pool) {
+  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(nullptr);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      codec::CodecChain chain,
+      codec::CodecChain::FromJson(plan.metadata.codecs[0]["configuration"]["codecs"], registry));
+  return std::unique_ptr<StreamBackend>(std::make_unique<CpuBackend>(plan, std::move(chain), pool));
+}
+
+}  // namespace chunkwise::pipelines::stream

@@ -1,0 +1,379 @@
+#include "chunkwise/pipelines/stream/stream_writer.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "chunkwise/core/bounded_queue.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/pipelines/stream/shard_accumulator.h"
+#include "chunkwise/pipelines/stream/stream_backend.h"
+#include "chunkwise/pipelines/stream/tile_pool.h"
+
+namespace chunkwise::pipelines::stream {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Two buffers per stage: one being filled while the next stage drains the other.
+constexpr std::size_t kBuffersPerStage = 2;
+constexpr auto kShapeUpdateInterval = std::chrono::seconds(1);
+
+std::string Gigabytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f GB", static_cast<double>(bytes) / 1e9);
+  return text;
+}
+
+}  // namespace
+
+class StreamWriter::Pipeline {
+ public:
+  Pipeline(StreamPlan plan, std::shared_ptr<store::Store> store, std::string prefix,
+           StreamWriterOptions options)
+      : plan_(std::move(plan)),
+        store_(std::move(store)),
+        prefix_(std::move(prefix)),
+        options_(options),
+        pool_(plan_.threads),
+        scatter_(plan_),
+        rows_per_batch_(plan_.epochs_per_batch *
+                        static_cast<std::size_t>(plan_.layout.tile_shape()[0]) *
+                        scatter_.rows_per_frame()),
+        free_batches_(kBuffersPerStage),
+        full_batches_(kBuffersPerStage),
+        free_aggregated_(kBuffersPerStage),
+        ready_aggregated_(kBuffersPerStage),
+        started_(Clock::now()) {}
+
+  ~Pipeline() {
+    Fail(Status::Internal("the stream writer was destroyed before Close"));
+    Join();
+  }
+
+  Status Start(formats::zarr::IndexLocation location) {
+    CHUNKWISE_ASSIGN_OR_RETURN(backend_, MakeCpuBackend(plan_, pool_));
+    sink_ = options_.sink;
+    if (sink_ == nullptr) {
+      own_sink_ = std::make_unique<StoreShardSink>(
+          store_, prefix_, plan_.metadata.chunk_key_encoding, location,
+          formats::zarr::ShardIndex::EncodedSize(
+              static_cast<std::size_t>(plan_.layout.tiles_per_shard_total())));
+      sink_ = own_sink_.get();
+    }
+    accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_);
+    for (std::size_t i = 0; i < kBuffersPerStage; ++i) {
+      free_batches_.Push(std::make_unique<TileBatch>(plan_));
+      free_aggregated_.Push(std::make_unique<AggregatedBatch>());
+    }
+    compress_thread_ = std::thread([this] { CompressLoop(); });
+    emit_thread_ = std::thread([this] { EmitLoop(); });
+    return Status::Ok();
+  }
+
+  Status Append(ByteView bytes) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    const std::size_t row_bytes = scatter_.row_bytes();
+    if (!carry_.empty()) {
+      const std::size_t take = std::min(row_bytes - carry_.size(), bytes.size());
+      AppendBytes(carry_, bytes.first(take));
+      bytes = bytes.subspan(take);
+      if (carry_.size() < row_bytes) return Status::Ok();
+      CHUNKWISE_RETURN_IF_ERROR(ScatterRows(carry_.data(), 1));
+      carry_.clear();
+    }
+    const std::size_t rows = bytes.size() / row_bytes;
+    CHUNKWISE_RETURN_IF_ERROR(ScatterRows(bytes.data(), rows));
+    AppendBytes(carry_, bytes.subspan(rows * row_bytes));
+    if (options_.progress != nullptr) options_.progress->Add(bytes.size());
+    return Status::Ok();
+  }
+
+  Status Flush() {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    CHUNKWISE_RETURN_IF_ERROR(WaitEmitted());
+    return PublishShape(DurableFrames());
+  }
+
+  Status Close() {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
+    closed_ = true;
+    const Status trailing = TrailingInputStatus();
+    const core::Index frames = AppendedFrames();
+    CHUNKWISE_RETURN_IF_ERROR(SubmitLastBatch(frames));
+    full_batches_.Close();
+    Join();
+    CHUNKWISE_RETURN_IF_ERROR(FirstError());
+    CHUNKWISE_RETURN_IF_ERROR(PublishShape(frames));
+    seconds_ = std::chrono::duration<double>(Clock::now() - started_).count();
+    return trailing;
+  }
+
+  const StreamPlan& plan() const { return plan_; }
+
+  StreamStats stats() const {
+    StreamStats stats;
+    stats.frames = AppendedFrames();
+    stats.bytes_in = static_cast<std::uint64_t>(stats.frames) * plan_.frame_bytes;
+    stats.bytes_out = bytes_out_.load();
+    stats.shards = shards_out_.load();
+    stats.seconds =
+        seconds_ > 0 ? seconds_ : std::chrono::duration<double>(Clock::now() - started_).count();
+    return stats;
+  }
+
+ private:
+  Status CheckOpen() {
+    if (closed_) return Status::InvalidArgument("the stream writer is already closed");
+    return FirstError();
+  }
+
+  Status FirstError() {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+
+  // Records the first error and wakes every stage so that they stop.
+  void Fail(Status status) {
+    {
+      std::lock_guard lock(mutex_);
+      if (error_.ok()) error_ = std::move(status);
+    }
+    emitted_changed_.notify_all();
+    free_batches_.Close();
+    full_batches_.Close();
+    free_aggregated_.Close();
+    ready_aggregated_.Close();
+  }
+
+  void Join() {
+    if (compress_thread_.joinable()) compress_thread_.join();
+    if (emit_thread_.joinable()) emit_thread_.join();
+  }
+
+  core::Index AppendedFrames() const {
+    return static_cast<core::Index>(rows_total_ / scatter_.rows_per_frame());
+  }
+
+  core::Index DurableFrames() const {
+    const core::Index frames = finished_epochs_.load() * plan_.layout.tile_shape()[0];
+    return std::min(frames, AppendedFrames());
+  }
+
+  // Scatters whole rows, handing each batch on as it fills.
+  Status ScatterRows(const std::uint8_t* source, std::size_t rows) {
+    const core::Index size0 = plan_.layout.dims()[0].size;
+    if (size0 != 0 &&
+        rows_total_ + rows > static_cast<std::uint64_t>(size0) * scatter_.rows_per_frame()) {
+      return Status::InvalidArgument("the input is longer than the array: dimension 0 holds " +
+                                     std::to_string(size0) + " frames of " +
+                                     std::to_string(plan_.frame_bytes) + " bytes");
+    }
+    while (rows > 0) {
+      if (current_ == nullptr) CHUNKWISE_RETURN_IF_ERROR(TakeBatch());
+      const std::size_t n = std::min(rows, rows_per_batch_ - rows_in_batch_);
+      scatter_.ScatterRows(source, rows_in_batch_, n, *current_);
+      source += n * scatter_.row_bytes();
+      rows -= n;
+      rows_in_batch_ += n;
+      rows_total_ += n;
+      if (rows_in_batch_ == rows_per_batch_) {
+        CHUNKWISE_RETURN_IF_ERROR(SubmitBatch(plan_.epochs_per_batch));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status TakeBatch() {
+    std::optional<std::unique_ptr<TileBatch>> batch = free_batches_.Pop();
+    if (!batch) return FirstError();
+    current_ = std::move(*batch);
+    current_->first_epoch = next_epoch_;
+    rows_in_batch_ = 0;
+    return Status::Ok();
+  }
+
+  Status SubmitBatch(std::size_t epochs) {
+    current_->epochs_filled = epochs;
+    next_epoch_ += static_cast<core::Index>(epochs);
+    {
+      std::lock_guard lock(mutex_);
+      ++submitted_;
+    }
+    if (!full_batches_.Push(std::move(current_))) return FirstError();
+    current_ = nullptr;
+    return Status::Ok();
+  }
+
+  // Pads the frames after the last whole one in its tile epoch and submits
+  // the batch holding them.
+  Status SubmitLastBatch(core::Index frames) {
+    if (current_ == nullptr) return Status::Ok();
+    const core::Index tile0 = plan_.layout.tile_shape()[0];
+    const core::Index in_batch = frames - current_->first_epoch * tile0;
+    if (in_batch <= 0) return Status::Ok();
+    const core::Index epochs = (in_batch + tile0 - 1) / tile0;
+    scatter_.FillFrames(static_cast<std::size_t>(in_batch),
+                        static_cast<std::size_t>(epochs * tile0 - in_batch), *current_);
+    return SubmitBatch(static_cast<std::size_t>(epochs));
+  }
+
+  // What the input left after its last whole frame: OK when nothing.
+  Status TrailingInputStatus() const {
+    const std::size_t item = plan_.tile_spec.dtype.size();
+    const std::uint64_t extra_rows = rows_total_ % scatter_.rows_per_frame();
+    const std::uint64_t extra = extra_rows * scatter_.row_bytes() + carry_.size();
+    if (extra == 0) return Status::Ok();
+    const std::string where = "the input ends " + std::to_string(extra) + " bytes into frame " +
+                              std::to_string(AppendedFrames()) + " (of " +
+                              std::to_string(plan_.frame_bytes) + " bytes)";
+    if (carry_.size() % item != 0) {
+      return Status::InvalidArgument(where + ", inside an element of " + std::to_string(item) +
+                                     " bytes; the whole frames before it were written");
+    }
+    return Status::InvalidArgument(where + "; the whole frames before it were written");
+  }
+
+  void CompressLoop() {
+    while (std::optional<std::unique_ptr<TileBatch>> tiles = full_batches_.Pop()) {
+      std::optional<std::unique_ptr<AggregatedBatch>> out = free_aggregated_.Pop();
+      if (!out) break;
+      if (Status status = backend_->CompressAndAggregate(**tiles, **out); !status.ok()) {
+        Fail(std::move(status));
+        break;
+      }
+      free_batches_.Push(std::move(*tiles));
+      if (!ready_aggregated_.Push(std::move(*out))) break;
+    }
+    ready_aggregated_.Close();
+  }
+
+  void EmitLoop() {
+    Clock::time_point last_shape = Clock::now();
+    while (std::optional<std::unique_ptr<AggregatedBatch>> batch = ready_aggregated_.Pop()) {
+      if (Status status = accumulator_->Add(**batch); !status.ok()) return Fail(std::move(status));
+      Account();
+      free_aggregated_.Push(std::move(*batch));
+      {
+        std::lock_guard lock(mutex_);
+        ++emitted_;
+      }
+      emitted_changed_.notify_all();
+      if (Clock::now() - last_shape >= kShapeUpdateInterval) {
+        last_shape = Clock::now();
+        if (Status status = PublishShape(DurableFrames()); !status.ok())
+          return Fail(std::move(status));
+      }
+    }
+    if (!FirstError().ok()) return;
+    if (Status status = accumulator_->FinishOpen(); !status.ok()) return Fail(std::move(status));
+    Account();
+  }
+
+  // Copies the accumulator's counts where other threads read them.
+  void Account() {
+    finished_epochs_ = accumulator_->finished_epochs();
+    bytes_out_ = accumulator_->bytes_written();
+    shards_out_ = accumulator_->shards_written();
+    if (options_.progress != nullptr && options_.progress->done() > 0) {
+      const double ratio = bytes_out_ == 0 ? 0.0
+                                           : static_cast<double>(DurableFrames()) *
+                                                 static_cast<double>(plan_.frame_bytes) /
+                                                 static_cast<double>(bytes_out_);
+      char extra[96];
+      std::snprintf(extra, sizeof(extra), "out %s, %llu shards, ratio %.2f",
+                    Gigabytes(bytes_out_).c_str(), static_cast<unsigned long long>(shards_out_),
+                    ratio);
+      options_.progress->SetExtra(extra);
+    }
+  }
+
+  Status WaitEmitted() {
+    std::unique_lock lock(mutex_);
+    emitted_changed_.wait(lock, [this] { return !error_.ok() || emitted_ == submitted_; });
+    return error_;
+  }
+
+  Status PublishShape(core::Index frames) {
+    std::lock_guard lock(metadata_mutex_);
+    if (frames == published_frames_) return Status::Ok();
+    formats::zarr::ArrayMetadata metadata = plan_.metadata;
+    metadata.shape[0] = frames;
+    const std::string text = formats::zarr::FormatV3ArrayMetadata(metadata);
+    CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + "zarr.json", AsBytes(text)));
+    published_frames_ = frames;
+    return Status::Ok();
+  }
+
+  StreamPlan plan_;
+  std::shared_ptr<store::Store> store_;
+  std::string prefix_;
+  StreamWriterOptions options_;
+  core::ThreadPool pool_;
+  TileScatter scatter_;
+  std::size_t rows_per_batch_;
+  std::unique_ptr<StreamBackend> backend_;
+  std::unique_ptr<ShardSink> own_sink_;
+  ShardSink* sink_ = nullptr;
+  std::unique_ptr<ShardAccumulator> accumulator_;  // Used by the emit thread only.
+
+  core::BoundedQueue<std::unique_ptr<TileBatch>> free_batches_;
+  core::BoundedQueue<std::unique_ptr<TileBatch>> full_batches_;
+  core::BoundedQueue<std::unique_ptr<AggregatedBatch>> free_aggregated_;
+  core::BoundedQueue<std::unique_ptr<AggregatedBatch>> ready_aggregated_;
+  std::thread compress_thread_;
+  std::thread emit_thread_;
+
+  // The caller's state.
+  std::unique_ptr<TileBatch> current_;
+  std::size_t rows_in_batch_ = 0;
+  std::uint64_t rows_total_ = 0;
+  core::Index next_epoch_ = 0;
+  Bytes carry_;  // A partial row.
+  bool closed_ = false;
+
+  std::mutex mutex_;  // Guards error_, submitted_, emitted_.
+  std::condition_variable emitted_changed_;
+  Status error_;
+  std::size_t submitted_ = 0;
+  std::size_t emitted_ = 0;
+  std::atomic<core::Index> finished_epochs_{0};
+  std::atomic<std::uint64_t> bytes_out_{0};
+  std::atomic<std::uint64_t> shards_out_{0};
+  std::mutex metadata_mutex_;
+  core::Index published_frames_ = -1;
+  Clock::time_point started_;
+  double seconds_ = 0;
+};
+
+Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& config,
+                                                           std::shared_ptr<store::Store> store,
+                                                           std::string prefix,
+                                                           StreamWriterOptions options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(StreamPlan plan, PlanStream(config));
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  // Create checks the codecs, refuses an existing array unless overwriting
+  // (erasing it first), and writes zarr.json with shape[0] = 0.
+  CHUNKWISE_RETURN_IF_ERROR(
+      formats::zarr::Array::Create(store, prefix, plan.metadata, options.overwrite).status());
+  auto pipeline =
+      std::make_unique<Pipeline>(std::move(plan), std::move(store), std::move(prefix), options);
+  CHUNKWISE_RETURN_IF_ERROR(pipeline->Start(config.index_location));
+  return std::unique_ptr<StreamWriter>(new StreamWriter(std::move(pipeline)));
+}
+
+StreamWriter::StreamWriter(std::unique_ptr<Pipeline> pipeline) : pipeline_(std::move(pipeline)) {}
+StreamWriter::~StreamWriter() = default;
+Status StreamWriter::Append(ByteView bytes) { return pipeline_->Append(bytes); }
+Status StreamWriter::Flush() { return pipeline_->Flush(); }
+Status StreamWriter::Close() { return pipeline_->Close(); }
+const StreamPlan& StreamWriter::plan() const { return pipeline_->plan(); }
+StreamStats StreamWriter::stats() const { return pipeline_->stats(); }
+
+}  // namespace chunkwise::pipelines::stream

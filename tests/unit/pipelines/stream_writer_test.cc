@@ -1,0 +1,308 @@
+#include "chunkwise/pipelines/stream/stream_writer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
+#include "unit/scratch_directory.h"
+
+namespace chunkwise::pipelines::stream {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Case {
+  std::string name;
+  std::vector<StreamDimension> dims;
+  std::string dtype = "uint16";
+  std::string codec = "zstd:1";
+  formats::zarr::IndexLocation location = formats::zarr::IndexLocation::kEnd;
+  std::optional<std::string> fill;
+  core::Index frames = 0;  // Frames appended; dims[0].size when bounded.
+};
+
+StreamConfig ConfigOf(const Case& c) {
+  StreamConfig config;
+  config.dimensions = c.dims;
+  config.data_type = *core::DataType::FromZarrName(c.dtype);
+  config.codec = c.codec;
+  config.index_location = c.location;
+  config.fill_value = c.fill;
+  config.threads = 2;
+  return config;
+}
+
+// Smooth values with runs of zeros (so some tiles are all fill value) and
+// noise, deterministic per case.
+Bytes MakeInput(std::size_t bytes, std::uint32_t seed) {
+  Bytes data(bytes);
+  std::mt19937 random(seed);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const bool quiet = (i / 4096) % 5 == 0;
+    data[i] = quiet ? 0 : static_cast<std::uint8_t>((i / 7) + (random() % 4));
+  }
+  return data;
+}
+
+// Appends `data` in pieces of varying odd sizes.
+Status AppendInOddPieces(StreamWriter& writer, ByteView data, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  std::size_t at = 0;
+  while (at < data.size()) {
+    const std::size_t n = std::min<std::size_t>(data.size() - at, 1 + random() % 5000);
+    CHUNKWISE_RETURN_IF_ERROR(writer.Append(data.subspan(at, n)));
+    at += n;
+  }
+  return Status::Ok();
+}
+
+// Every key and value of `store`.
+std::map<std::string, Bytes> Contents(store::Store& store) {
+  std::map<std::string, Bytes> contents;
+  const std::vector<std::string> keys = *store.List("");
+  for (const std::string& key : keys) contents[key] = **store.Get(key);
+  return contents;
+}
+
+// Writes `data` through the zarr region writer into a fresh memory store.
+std::shared_ptr<store::MemoryStore> RegionWrite(const StreamPlan& plan, core::Index frames,
+                                                ByteView data) {
+  auto store = store::MemoryStore::Create();
+  formats::zarr::ArrayMetadata metadata = plan.metadata;
+  metadata.shape[0] = frames;
+  auto array = formats::zarr::Array::Create(store, "", metadata, false);
+  EXPECT_TRUE(array.ok()) << array.status().ToString();
+  EXPECT_TRUE(array->Write(core::Region::Full(metadata.shape), data).ok());
+  return store;
+}
+
+class StreamWriterMatchesRegionWriter : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StreamWriterMatchesRegionWriter, ByteForByte) {
+  const Case& c = GetParam();
+  const StreamConfig config = ConfigOf(c);
+  auto store = store::MemoryStore::Create();
+  auto writer = StreamWriter::Create(config, store, "");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
+  const Bytes input = MakeInput(frame_bytes * static_cast<std::size_t>(c.frames), c.frames * 31);
+  ASSERT_TRUE(AppendInOddPieces(**writer, input, 7).ok());
+  ASSERT_TRUE((*writer)->Flush().ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ((*writer)->stats().frames, c.frames);
+
+  auto expected = RegionWrite((*writer)->plan(), c.frames, input);
+  const auto got = Contents(*store);
+  const auto want = Contents(*expected);
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [key, value] : want) {
+    ASSERT_TRUE(got.count(key)) << key;
+    EXPECT_TRUE(got.at(key) == value) << key << " differs";
+  }
+  // And it reads back as the input.
+  auto array = formats::zarr::Array::Open(store, "");
+  ASSERT_TRUE(array.ok());
+  EXPECT_EQ(array->metadata().shape[0], c.frames);
+  auto all = array->Read(core::Region::Full(array->metadata().shape));
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(*all == input);
+}
+
+std::vector<Case> Cases() {
+  using L = formats::zarr::IndexLocation;
+  return {
+      {"rank1_bounded_edge", {{1000, 64, 4}}, "uint8", "zstd:1", L::kEnd, {}, 1000},
+      {"rank1_unbounded", {{0, 50, 3}}, "int32", "gzip:1", L::kEnd, {}, 777},
+      {"rank2_divisible", {{64, 8, 4}, {96, 16, 2}}, "uint16", "zstd:1", L::kEnd, {}, 64},
+      {"rank2_edges_start_index", {{45, 8, 3}, {50, 16, 2}}, "uint16", "zstd:1", L::kStart, {}, 45},
+      {"rank3_unbounded_blosc",
+       {{0, 4, 2}, {37, 8, 3}, {29, 8, 2}},
+       "uint16",
+       "blosc:lz4:5:shuffle",
+       L::kEnd,
+       {},
+       23},
+      {"rank3_bitshuffle_fill",
+       {{20, 4, 2}, {33, 16, 1}, {40, 16, 2}},
+       "float32",
+       "blosc:zstd:3:bitshuffle",
+       L::kEnd,
+       "-1.5",
+       20},
+      {"rank4_none_codec",
+       {{9, 2, 2}, {5, 2, 2}, {7, 3, 2}, {11, 4, 2}},
+       "int16",
+       "none",
+       L::kEnd,
+       {},
+       9},
+      {"rank5_unbounded",
+       {{0, 2, 3}, {3, 2, 1}, {4, 3, 2}, {5, 2, 2}, {6, 4, 1}},
+       "uint8",
+       "zstd:3",
+       L::kStart,
+       {},
+       7},
+      {"rank3_one_frame", {{0, 8, 2}, {17, 4, 2}, {19, 4, 2}}, "float64", "zstd:1", L::kEnd, {}, 1},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, StreamWriterMatchesRegionWriter, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(StreamWriterTest, ShapeGrowsAtFlushAndEndsExact) {
+  Case c{"", {{0, 4, 2}, {16, 8, 1}, {16, 8, 1}}, "uint16"};
+  auto store = store::MemoryStore::Create();
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+  ASSERT_TRUE(writer.ok());
+  auto shape0 = [&] { return formats::zarr::Array::Open(store, "")->metadata().shape[0]; };
+  EXPECT_EQ(shape0(), 0);
+  const Bytes input = MakeInput((*writer)->plan().frame_bytes * 19, 3);
+  // 8 frames complete one shard epoch (tile 4, 2 tiles per shard).
+  ASSERT_TRUE((*writer)->Append(ByteView(input).first((*writer)->plan().frame_bytes * 10)).ok());
+  ASSERT_TRUE((*writer)->Flush().ok());
+  EXPECT_EQ(shape0(), 8);
+  ASSERT_TRUE((*writer)->Append(ByteView(input).subspan((*writer)->plan().frame_bytes * 10)).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(shape0(), 19);
+  // Shard epochs of frames 0-7, 8-15 and 16-18, four shards each, less the all-fill ones.
+  EXPECT_EQ((*writer)->stats().shards, Contents(*store).size() - 1);
+  EXPECT_GE((*writer)->stats().shards, 3u);
+}
+
+TEST(StreamWriterTest, InputEndingInsideAnElementIsAnErrorButWholeFramesLand) {
+  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint32"};
+  auto store = store::MemoryStore::Create();
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+  ASSERT_TRUE(writer.ok());
+  const Bytes input = MakeInput(16 * 3 + 6, 5);  // Three frames and a half element more.
+  ASSERT_TRUE((*writer)->Append(input).ok());
+  const Status closed = (*writer)->Close();
+  EXPECT_EQ(closed.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(closed.message(), HasSubstr("inside an element"));
+  EXPECT_THAT(closed.message(), HasSubstr("frame 3"));
+  auto array = formats::zarr::Array::Open(store, "");
+  ASSERT_TRUE(array.ok());
+  EXPECT_EQ(array->metadata().shape[0], 3);
+  auto data = array->Read(core::Region::Full(array->metadata().shape));
+  EXPECT_TRUE(*data == Bytes(input.begin(), input.begin() + 48));
+}
+
+TEST(StreamWriterTest, InputEndingInsideAFrameIsReported) {
+  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint8"};
+  auto store = store::MemoryStore::Create();
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append(MakeInput(9, 1)).ok());
+  const Status closed = (*writer)->Close();
+  EXPECT_THAT(closed.message(), HasSubstr("ends 1 bytes into frame 2"));
+}
+
+TEST(StreamWriterTest, InputLongerThanABoundedArrayIsRefused) {
+  Case c{"", {{3, 2, 1}, {4, 4, 1}}, "uint8"};
+  auto writer = StreamWriter::Create(ConfigOf(c), store::MemoryStore::Create(), "");
+  ASSERT_TRUE(writer.ok());
+  const Status status = (*writer)->Append(MakeInput(16, 1));
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("longer than the array"));
+}
+
+TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
+  Case c{"", {{0, 4, 2}, {64, 16, 2}}, "uint16"};
+  StreamConfig config = ConfigOf(c);
+  config.dimensions[1].size = 0;
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("dimension 1"));
+  config = ConfigOf(c);
+  config.dimensions[1].tile_size = 0;
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("tile"));
+  config = ConfigOf(c);
+  config.codec = "lzma";
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("--codec"));
+  config = ConfigOf(c);
+  config.max_memory = 1000;
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("--max-memory"));
+  config = ConfigOf(c);
+  config.epochs_per_batch = 3;
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("must divide"));
+  EXPECT_EQ(PlanStream(StreamConfig{}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
+  Case c{"", {{0, 8, 4}, {256, 64, 2}, {256, 64, 2}}, "uint16"};
+  StreamConfig config = ConfigOf(c);
+  const MemoryEstimate unbounded = *EstimateMemory(config);
+  config.dimensions[0].size = 1 << 30;
+  const MemoryEstimate huge = *EstimateMemory(config);
+  EXPECT_EQ(unbounded.total(), huge.total());
+  // Two pools of 16 tiles × the batch, each tile 8·64·64·2 bytes.
+  const StreamPlan plan = *PlanStream(config);
+  EXPECT_EQ(unbounded.tile_pools, 2u * plan.epochs_per_batch * 16 * 8 * 64 * 64 * 2);
+  EXPECT_GE(unbounded.total(), unbounded.tile_pools + unbounded.aggregated);
+  EXPECT_THAT(DescribePlan(plan), HasSubstr("memory"));
+}
+
+TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShard) {
+  const std::filesystem::path dir = test::FreshScratchDirectory("stream_drop");
+  auto store = *store::FileStore::Open(dir);
+  Case c{"", {{0, 4, 4}, {32, 16, 1}, {32, 16, 1}}, "uint16"};
+  {
+    auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+    ASSERT_TRUE(writer.ok());
+    // 24 frames: one shard epoch (16 frames) finished, one half done.
+    ASSERT_TRUE((*writer)->Append(MakeInput((*writer)->plan().frame_bytes * 24, 9)).ok());
+    ASSERT_TRUE((*writer)->Flush().ok());
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) files.push_back(entry.path().lexically_relative(dir).string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files,
+            (std::vector<std::string>{"c/0/0/0", "c/0/0/1", "c/0/1/0", "c/0/1/1", "zarr.json"}));
+  auto array = formats::zarr::Array::Open(store, "");
+  ASSERT_TRUE(array.ok());
+  EXPECT_EQ(array->metadata().shape[0], 16);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StreamWriterTest, ExistingArrayIsRefusedUnlessOverwriting) {
+  auto store = store::MemoryStore::Create();
+  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint8"};
+  ASSERT_TRUE(StreamWriter::Create(ConfigOf(c), store, "")->get()->Close().ok());
+  EXPECT_EQ(StreamWriter::Create(ConfigOf(c), store, "").status().code(),
+            StatusCode::kInvalidArgument);
+  StreamWriterOptions options;
+  options.overwrite = true;
+  EXPECT_TRUE(StreamWriter::Create(ConfigOf(c), store, "", options).ok());
+}
+
+TEST(StreamWriterTest, MeteringSinkCountsWhatTheStoreGets) {
+  Case c{"", {{0, 4, 2}, {40, 8, 2}, {24, 8, 3}}, "uint16"};
+  auto store = store::MemoryStore::Create();
+  auto memory = store::MemoryStore::Create();
+  StoreShardSink to_store(memory, "", formats::zarr::ChunkKeyEncoding::Default('/'),
+                          formats::zarr::IndexLocation::kEnd,
+                          formats::zarr::ShardIndex::EncodedSize(2 * 2 * 3));
+  MeteringShardSink meter(&to_store);
+  StreamWriterOptions options;
+  options.sink = &meter;
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "", options);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append(MakeInput((*writer)->plan().frame_bytes * 13, 2)).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  std::uint64_t stored = 0;
+  for (const auto& [key, value] : Contents(*memory)) stored += value.size();
+  EXPECT_EQ(meter.bytes(), stored);
+  EXPECT_EQ(meter.shards(), Contents(*memory).size());
+  EXPECT_EQ(meter.bytes(), (*writer)->stats().bytes_out);
+  EXPECT_EQ(Contents(*store).size(), 1u);  // Only zarr.json: the shards went to the sink.
+}
+
+}  // namespace
+}  // namespace chunkwise::pipelines::stream
