@@ -43,6 +43,8 @@ void AddGridCommands(CLI::App& app, CommandContext& context);
 void AddGenerateCommands(CLI::App& app, CommandContext& context);
 void AddGpuCommands(CLI::App& app, CommandContext& context);
 void AddZarrCommands(CLI::App& app, CommandContext& context);
+// `zarr stream`, the streaming shard writer (zarr_stream_command.cc).
+void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context);
 void AddBcolzCommands(CLI::App& app, CommandContext& context);
 void AddDvidCommands(CLI::App& app, CommandContext& context);
 // Subcommands of `dvid` for export-shards and its outputs (export_command.cc).

@@ -12,6 +12,7 @@
 #include "chunkwise/formats/zarr/array_transfer.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
+#include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -51,28 +52,6 @@ Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool cr
 Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
   return zarr::Array::Open(std::move(store), "", std::move(options));
-}
-
-std::vector<std::string> SplitNames(const std::string& text) {
-  std::vector<std::string> names;
-  std::string current;
-  for (char c : text) {
-    if (c == ',') {
-      names.push_back(std::string(core::TrimSpaces(current)));
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (!text.empty()) names.push_back(std::string(core::TrimSpaces(current)));
-  return names;
-}
-
-Result<zarr::IndexLocation> ParseIndexLocation(const std::string& text) {
-  if (text == "end") return zarr::IndexLocation::kEnd;
-  if (text == "start") return zarr::IndexLocation::kStart;
-  return Status::InvalidArgument("--index-location must be \"end\" or \"start\", got \"" + text +
-                                 "\"");
 }
 
 Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
@@ -296,6 +275,8 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
   AddLayoutOptions(convert, *options);
   SetAction(convert, context, [&context, options] { return Convert(context, *options); });
+
+  AddZarrStreamCommand(*group, context);
 }
 
 }  // namespace chunkwise::cli

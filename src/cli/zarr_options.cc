@@ -1,0 +1,31 @@
+#include "cli/zarr_options.h"
+
+#include "chunkwise/core/index.h"
+
+namespace chunkwise::cli {
+
+namespace zarr = formats::zarr;
+
+std::vector<std::string> SplitNames(const std::string& text) {
+  std::vector<std::string> names;
+  std::string current;
+  for (char c : text) {
+    if (c == ',') {
+      names.push_back(std::string(core::TrimSpaces(current)));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!text.empty()) names.push_back(std::string(core::TrimSpaces(current)));
+  return names;
+}
+
+Result<zarr::IndexLocation> ParseIndexLocation(const std::string& text) {
+  if (text == "end") return zarr::IndexLocation::kEnd;
+  if (text == "start") return zarr::IndexLocation::kStart;
+  return Status::InvalidArgument("--index-location must be \"end\" or \"start\", got \"" + text +
+                                 "\"");
+}
+
+}  // namespace chunkwise::cli

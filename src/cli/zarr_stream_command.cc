@@ -1,0 +1,208 @@
+// `chunkwise zarr stream`: frames from a file or stdin into a sharded zarr v3
+// array through the streaming shard writer (pipelines/stream).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "chunkwise/core/npy.h"
+#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "chunkwise/store/file_store.h"
+#include "cli/command.h"
+#include "cli/zarr_options.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace stream = pipelines::stream;
+
+// Input is read in blocks of this size; Append takes any split.
+constexpr std::size_t kReadBlockBytes = std::size_t{16} << 20;
+
+struct StreamOptions {
+  std::string output;
+  std::string shape;
+  std::string dtype;
+  std::string chunk;
+  std::string tiles_per_shard;
+  std::string codec = "zstd:1";
+  std::string index_location = "end";
+  std::string fill;
+  std::string dimension_names;
+  std::string input;
+  std::size_t threads = 0;
+  std::size_t epochs_per_batch = 0;
+  double max_memory_mib = 0;
+  bool dry_run = false;
+  bool overwrite = false;
+};
+
+Result<stream::StreamConfig> ConfigFromOptions(const StreamOptions& options) {
+  stream::StreamConfig config;
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk, core::ParseShape(options.chunk));
+  core::Shape tiles(shape.size(), 1);
+  if (!options.tiles_per_shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(tiles, core::ParseShape(options.tiles_per_shard));
+  }
+  const std::vector<std::string> names = SplitNames(options.dimension_names);
+  if (chunk.size() != shape.size() || tiles.size() != shape.size() ||
+      (!names.empty() && names.size() != shape.size())) {
+    return Status::InvalidArgument(
+        "--shape, --chunk, --tiles-per-shard and --dimension-names "
+        "must have one entry per dimension");
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(options.dtype));
+  config.codec = options.codec;
+  CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, ParseIndexLocation(options.index_location));
+  if (!options.fill.empty()) config.fill_value = options.fill;
+  config.threads = options.threads;
+  config.epochs_per_batch = options.epochs_per_batch;
+  config.max_memory = static_cast<std::uint64_t>(options.max_memory_mib * (1 << 20));
+  return config;
+}
+
+// An open input: stdin for "-", else the file, positioned at the array's
+// first byte (after the header of a .npy file, which must match the array).
+class Input {
+ public:
+  static Result<Input> Open(const std::string& path, const stream::StreamPlan& plan) {
+    if (path == "-") return Input(STDIN_FILENO, false, path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IOError(path + ": cannot open: " + std::strerror(errno));
+    Input input(fd, true, path);
+    if (path.size() > 4 && path.ends_with(".npy")) {
+      CHUNKWISE_RETURN_IF_ERROR(input.SkipNpyHeader(plan));
+    }
+    return input;
+  }
+  Input(Input&& other) noexcept : fd_(other.fd_), owned_(other.owned_), path_(other.path_) {
+    other.owned_ = false;
+  }
+  ~Input() {
+    if (owned_) ::close(fd_);
+  }
+
+  // Up to `out.size()` bytes; 0 at the end.
+  Result<std::size_t> Read(MutableByteView out) {
+    for (;;) {
+      const ssize_t n = ::read(fd_, out.data(), out.size());
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) return Status::IOError(path_ + ": read failed: " + std::strerror(errno));
+    }
+  }
+
+ private:
+  Input(int fd, bool owned, std::string path) : fd_(fd), owned_(owned), path_(std::move(path)) {}
+
+  Status SkipNpyHeader(const stream::StreamPlan& plan) {
+    CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, core::ReadNpyHeader(path_));
+    core::Endian endian = core::Endian::kLittle;
+    const std::optional<core::DataType> type = header.dtype.AsDataType(&endian);
+    const auto& dims = plan.layout.dims();
+    bool frame_matches = header.shape.size() == dims.size();
+    for (std::size_t d = 1; frame_matches && d < dims.size(); ++d) {
+      frame_matches = header.shape[d] == dims[d].size;
+    }
+    if (!type || *type != plan.metadata.data_type || endian != core::Endian::kLittle ||
+        header.fortran_order || !frame_matches) {
+      return Status::InvalidArgument(path_ + ": a C-order little-endian " +
+                                     std::string(plan.metadata.data_type.zarr_name()) +
+                                     " array with frames of the array's shape is needed");
+    }
+    if (::lseek(fd_, static_cast<off_t>(header.data_offset), SEEK_SET) < 0) {
+      return Status::IOError(path_ + ": cannot seek: " + std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+
+  int fd_;
+  bool owned_;
+  std::string path_;
+};
+
+Status Pump(Input& input, stream::StreamWriter& writer) {
+  Bytes block(kReadBlockBytes);
+  for (;;) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::size_t n, input.Read(block));
+    if (n == 0) return Status::Ok();
+    CHUNKWISE_RETURN_IF_ERROR(writer.Append(ByteView(block).first(n)));
+  }
+}
+
+Status Stream(const CommandContext& context, const StreamOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamConfig config, ConfigFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamPlan plan, stream::PlanStream(config));
+  if (options.dry_run) {
+    std::printf("%s\n", stream::DescribePlan(plan).c_str());
+    return Status::Ok();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, plan));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.output));
+  const std::uint64_t total =
+      plan.layout.unbounded()
+          ? 0
+          : plan.frame_bytes * static_cast<std::uint64_t>(plan.layout.dims()[0].size);
+  core::ProgressReporter progress(
+      {.label = "zarr stream", .total_units = total, .mode = context.progress_mode()});
+  stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress};
+  Result<std::unique_ptr<stream::StreamWriter>> created =
+      stream::StreamWriter::Create(config, store, "", writer_options);
+  if (!created.ok()) return created.status().WithContext(options.output);
+  std::unique_ptr<stream::StreamWriter> writer = std::move(*created);
+  CHUNKWISE_RETURN_IF_ERROR(Pump(input, *writer).WithContext(options.input));
+  CHUNKWISE_RETURN_IF_ERROR(writer->Close().WithContext(options.input));
+  progress.Finish();
+  const stream::StreamStats stats = writer->stats();
+  Say(context, "wrote " + options.output + ": " + std::to_string(stats.frames) + " frames, " +
+                   FormatBytes(static_cast<double>(stats.bytes_in)) + " in, " +
+                   FormatBytes(static_cast<double>(stats.bytes_out)) + " out in " +
+                   std::to_string(stats.shards) + " shards (ratio " +
+                   std::to_string(stats.bytes_out == 0 ? 0.0
+                                                       : static_cast<double>(stats.bytes_in) /
+                                                             static_cast<double>(stats.bytes_out))
+                       .substr(0, 5) +
+                   "), " + FormatBytes(static_cast<double>(stats.bytes_in) / stats.seconds) + "/s");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
+  auto options = std::make_shared<StreamOptions>();
+  CLI::App* command = zarr_group.add_subcommand(
+      "stream", "Stream frames (file or stdin) into a sharded zarr v3 array in bounded memory");
+  command->add_option("OUT", options->output, "Array directory")->required();
+  command->add_option("--shape", options->shape, "e.g. 0,2048,2048 (0 in dim 0: unbounded)")
+      ->required();
+  command->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
+      ->required();
+  command->add_option("--chunk", options->chunk, "Tile (inner chunk) shape, e.g. 32,128,128")
+      ->required();
+  command->add_option("--tiles-per-shard", options->tiles_per_shard,
+                      "Tiles per shard along each dimension, e.g. 16,4,4 (default: 1s)");
+  command->add_option(
+      "--codec", options->codec,
+      "none | zstd:L | gzip:L | blosc:lz4|zstd:L:shuffle|bitshuffle (default zstd:1)");
+  command->add_option("--index-location", options->index_location, "end (default) or start");
+  command->add_option("--fill", options->fill, "Fill value (default 0)");
+  command->add_option("--dimension-names", options->dimension_names, "Names, e.g. t,y,x");
+  command->add_option("--input", options->input, "Raw little-endian C-order frames, .npy, or -")
+      ->required();
+  command->add_option("--threads", options->threads, "Compression threads (default: all cores)");
+  command->add_option("--epochs-per-batch", options->epochs_per_batch,
+                      "Tile epochs compressed together; divides tiles per shard in dim 0");
+  command->add_option("--max-memory", options->max_memory_mib,
+                      "Refuse a layout needing more than this many MiB");
+  command->add_flag("--dry-run", options->dry_run, "Print the layout and memory estimate only");
+  command->add_flag("--overwrite", options->overwrite, "Replace an existing array");
+  SetAction(command, context, [&context, options] { return Stream(context, *options); });
+}
+
+}  // namespace chunkwise::cli
