@@ -96,7 +96,7 @@ MemoryEstimate Estimate(const core::ShardLayout& layout, std::size_t tile_bytes,
 
 std::string Mebibytes(std::uint64_t bytes) {
   char text[32];
-  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  std::snprintf(text, sizeof(text), "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
   return text;
 }
 

@@ -1,0 +1,128 @@
+"""zarr stream interop: arrays written by the streaming shard writer, fed through
+stdin in odd-sized pieces, are read by zarrita (node) and by the spec decoder of
+zarr_interop.py, and equal byte for byte what the zarr region writer (`zarr
+create` + `zarr write`) stores for the same data.
+
+usage: /usr/bin/python3 stream_interop.py --chunkwise build/chunkwise --workdir DIR --node-script zarr_tool.mjs
+"""
+import argparse
+import json
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+
+from interop_check import Checks, run
+from zarr_interop import sample, spec_decode_sharded, write_ours
+
+# name, dtype, shape, chunk, tiles per shard, codec, extra stream args
+CASES = [
+    ("rank1_unbounded", "int32", (5000,), "256", "8", "zstd:1", ["--unbounded"]),
+    ("rank2_edges", "uint16", (45, 50), "8,16", "3,2", "gzip:1", []),
+    ("rank3_blosc_lz4", "uint16", (37, 60, 44), "4,16,16", "4,2,2", "blosc:lz4:5:shuffle", ["--unbounded"]),
+    ("rank3_bitshuffle", "float32", (20, 33, 40), "4,16,16", "2,1,2", "blosc:zstd:3:bitshuffle", []),
+    ("rank3_start_index", "uint8", (30, 40, 40), "8,8,8", "2,2,2", "zstd:3", ["--index-location", "start"]),
+    ("rank4_none", "int16", (9, 5, 7, 11), "2,2,3,4", "2,2,2,2", "none", ["--unbounded"]),
+]
+
+
+def stream_through_stdin(binary, path, data, shape_text, args):
+    """Runs `zarr stream` with the data piped in pieces of 1, 7, 4093, ... bytes."""
+    proc = subprocess.Popen([str(binary), "-q", "zarr", "stream", str(path), "--shape", shape_text,
+                             "--input", "-", "--overwrite", *args],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    raw = data.tobytes()
+    sizes = [1, 7, 4093, 65537, 3]
+    at = i = 0
+    while at < len(raw):
+        n = sizes[i % len(sizes)]
+        proc.stdin.write(raw[at:at + n])
+        at += n
+        i += 1
+    proc.stdin.close()
+    stderr = proc.stderr.read().decode()
+    return proc.wait(), stderr
+
+
+def check_cases(checks, binary, work, node_script):
+    manifest = []
+    written = []
+    for name, dtype, shape, chunk, tps, codec, extra in CASES:
+        data = sample(dtype, shape, len(name))
+        unbounded = "--unbounded" in extra
+        extra = [a for a in extra if a != "--unbounded"]
+        shape_text = ",".join(["0" if unbounded else str(shape[0])] + [str(s) for s in shape[1:]])
+        path = work / name
+        args = ["--dtype", dtype, "--chunk", chunk, "--tiles-per-shard", tps, "--codec", codec, *extra]
+        code, stderr = stream_through_stdin(binary, path, data, shape_text, args)
+        checks.expect(code == 0, f"{name}: zarr stream succeeds ({stderr.strip()[:200]})")
+        meta = json.loads((path / "zarr.json").read_text())
+        checks.expect(meta["shape"] == list(shape), f"{name}: zarr.json's shape ends exact {meta['shape']}")
+        written.append((name, path, data, extra, codec, chunk, tps))
+        if "start" not in extra:  # zarrita ignores index_location.
+            manifest.append({"dir": str(path), "out": str(work / f"{name}.zarrita.bin")})
+    (work / "manifest.json").write_text(json.dumps(manifest))
+    lines = run(["node", node_script, "read", work / "manifest.json"]).stdout.splitlines()
+    results = {r["dir"]: r for r in map(json.loads, lines)}
+    for name, path, data, extra, codec, chunk, tps in written:
+        if str(path) in results:
+            result = results[str(path)]
+            checks.expect("error" not in result, f"{name}: zarrita opens it {result.get('error', '')}")
+            if "error" not in result:
+                got = (work / f"{name}.zarrita.bin").read_bytes()
+                checks.expect_equal_bytes(got, data.tobytes(), f"{name}: zarrita reads the same bytes")
+        decoded = spec_decode_sharded(path)
+        checks.expect_equal_bytes(decoded.tobytes(), data.tobytes(), f"{name}: the spec decoder reads the same")
+        check_same_as_region_writer(checks, binary, work, name, path, data, extra, codec, chunk, tps)
+
+
+def check_same_as_region_writer(checks, binary, work, name, path, data, extra, codec, chunk, tps):
+    shard = ",".join(str(int(c) * int(t)) for c, t in zip(chunk.split(","), tps.split(",")))
+    region = write_ours(binary, work, f"{name}_region", data, "--chunk", chunk, "--shard", shard,
+                        "--codec", codec, *extra)
+    ours = sorted(p.relative_to(path) for p in path.rglob("*") if p.is_file())
+    theirs = sorted(p.relative_to(region) for p in region.rglob("*") if p.is_file())
+    checks.expect(ours == theirs, f"{name}: the same objects as the region writer ({len(ours)})")
+    same = all((path / p).read_bytes() == (region / p).read_bytes() for p in ours if p in theirs)
+    checks.expect(same, f"{name}: every object equals the region writer's byte for byte")
+
+
+def check_errors(checks, binary, work):
+    path = work / "errors"
+    base = ["-q", "zarr", "stream", str(path), "--dtype", "uint16", "--input", "-", "--overwrite"]
+    cases = [
+        (["--shape", "0,10", "--chunk", "4,4"], b"\x01\x02\x03", "inside an element"),
+        (["--shape", "2,10", "--chunk", "1,5"], b"\x00" * 60, "longer than the array"),
+        (["--shape", "0,64,64", "--chunk", "8,32,32", "--tiles-per-shard", "2,2,2", "--max-memory", "0.01"], b"",
+         "--max-memory"),
+        (["--shape", "0,10", "--chunk", "0,5"], b"", "tile"),
+    ]
+    for args, payload, needle in cases:
+        result = subprocess.run([str(binary), *base, *args], input=payload, capture_output=True)
+        stderr = result.stderr.decode()
+        checks.expect(result.returncode == 1 and needle in stderr and "Traceback" not in stderr,
+                      f"zarr stream {' '.join(args)}: exit 1 naming {needle!r} ({stderr.strip()[:140]})")
+    result = subprocess.run([str(binary), "zarr", "stream", str(work / "dry"), "--shape", "0,2048,2048",
+                             "--dtype", "uint16", "--chunk", "32,128,128", "--tiles-per-shard", "16,4,4",
+                             "--input", "-", "--dry-run"], capture_output=True)
+    checks.expect(result.returncode == 0 and b"memory" in result.stdout and not (work / "dry").exists(),
+                  "--dry-run prints the layout and memory estimate and writes nothing")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
+    parser.add_argument("--workdir", required=True, type=pathlib.Path)
+    parser.add_argument("--node-script", required=True, type=pathlib.Path)
+    args = parser.parse_args()
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    args.workdir.mkdir(parents=True)
+    checks = Checks()
+    check_cases(checks, args.chunkwise, args.workdir, args.node_script)
+    check_errors(checks, args.chunkwise, args.workdir)
+    checks.finish()
+
+
+if __name__ == "__main__":
+    main()
