@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/codec/codec_shorthand.h"
@@ -40,6 +41,9 @@ namespace chunkwise {
 namespace {
 
 namespace fs = std::filesystem;
+using bench::Median;
+using bench::MicroscopyVolume;
+using bench::Seconds;
 using core::Index;
 using core::Shape;
 
@@ -57,45 +61,10 @@ struct Figures {
   double write_ratio = 0, read_ratio = 0;    // Medians of ours/raw per round.
 };
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-double Seconds(const std::function<void()>& work) {
-  const auto start = std::chrono::steady_clock::now();
-  work();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 void Check(const Status& status, const char* what) {
   if (status.ok()) return;
   std::fprintf(stderr, "zarr_bench: %s: %s\n", what, status.ToString().c_str());
   std::exit(1);
-}
-
-// Smooth illumination and structures with a few bits of sensor noise, 12-bit range.
-Bytes MicroscopyVolume(const Shape& shape) {
-  std::vector<double> along_z(shape[0]), along_y(shape[1]), along_x(shape[2]);
-  for (Index z = 0; z < shape[0]; ++z) along_z[z] = std::sin(static_cast<double>(z) / 37.0);
-  for (Index y = 0; y < shape[1]; ++y) along_y[y] = std::cos(static_cast<double>(y) / 53.0);
-  for (Index x = 0; x < shape[2]; ++x) along_x[x] = std::sin(static_cast<double>(x) / 41.0 + 0.5);
-  Bytes volume(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * 2);
-  auto* out = reinterpret_cast<std::uint16_t*>(volume.data());
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  std::size_t i = 0;
-  for (Index z = 0; z < shape[0]; ++z) {
-    for (Index y = 0; y < shape[1]; ++y) {
-      const double plane = 600 * along_z[z] * along_y[y];
-      for (Index x = 0; x < shape[2]; ++x, ++i) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        const double value = 1200 + plane * along_x[x] + 0.2 * static_cast<double>(x) +
-                             static_cast<double>(state % 41) - 20;
-        out[i] = static_cast<std::uint16_t>(std::clamp(value, 0.0, 4095.0));
-      }
-    }
-  }
-  return volume;
 }
 
 // Every 64³ chunk of the volume, copied out, as the array code would see them.

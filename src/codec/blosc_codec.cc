@@ -157,26 +157,36 @@ nlohmann::json BloscCodec::ToJson() const {
 }
 
 Result<Bytes> BloscCodec::Encode(ByteView decoded) const {
+  // With room for nbytes + 16, blosc_compress_ctx always fits (it stores raw).
+  return internal::CompressIntoBound(decoded.size() + BLOSC_MAX_OVERHEAD,
+                                     [&](std::uint8_t* out, std::size_t capacity) {
+                                       return EncodeInto(decoded, {out, capacity});
+                                     });
+}
+
+Result<std::size_t> BloscCodec::EncodeInto(ByteView decoded, MutableByteView out) const {
   if (decoded.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE)) {
     return Status::OutOfRange("blosc: input of " + std::to_string(decoded.size()) +
                               " bytes exceeds the Blosc1 limit of " +
                               std::to_string(BLOSC_MAX_BUFFERSIZE) + " bytes (INT_MAX - 16)");
   }
-  // With room for nbytes + 16, blosc_compress_ctx always fits (it stores raw).
-  const std::size_t bound = decoded.size() + BLOSC_MAX_OVERHEAD;
-  return internal::CompressIntoBound(
-      bound, [&](std::uint8_t* out, std::size_t capacity) -> Result<std::size_t> {
-        const int written = blosc_compress_ctx(options_.clevel, static_cast<int>(options_.shuffle),
-                                               static_cast<std::size_t>(options_.typesize),
-                                               decoded.size(), decoded.data(), out, capacity,
-                                               options_.cname.c_str(), options_.blocksize,
-                                               /*numinternalthreads=*/1);
-        if (written <= 0) {
-          return Status::Internal("blosc: blosc_compress_ctx failed with code " +
-                                  std::to_string(written));
-        }
-        return static_cast<std::size_t>(written);
-      });
+  // Blosc's choices depend on the room it is given: offering exactly the
+  // bound whatever `out` holds keeps the bytes the same as Encode's.
+  const std::size_t room = std::min(out.size(), decoded.size() + BLOSC_MAX_OVERHEAD);
+  const int written = blosc_compress_ctx(options_.clevel, static_cast<int>(options_.shuffle),
+                                         static_cast<std::size_t>(options_.typesize),
+                                         decoded.size(), decoded.data(), out.data(), room,
+                                         options_.cname.c_str(), options_.blocksize,
+                                         /*numinternalthreads=*/1);
+  if (written == 0) {
+    return Status::OutOfRange("blosc: the output of " + std::to_string(out.size()) +
+                              " bytes is too small");
+  }
+  if (written < 0) {
+    return Status::Internal("blosc: blosc_compress_ctx failed with code " +
+                            std::to_string(written));
+  }
+  return static_cast<std::size_t>(written);
 }
 
 Result<Bytes> BloscCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {

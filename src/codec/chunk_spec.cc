@@ -14,6 +14,16 @@ std::size_t ChunkSpec::num_elements() const {
   return count;
 }
 
+Result<std::size_t> BytesToBytesCodec::EncodeInto(ByteView decoded, MutableByteView out) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, Encode(decoded));
+  if (encoded.size() > out.size()) {
+    return Status::OutOfRange(std::string(name()) + ": " + std::to_string(encoded.size()) +
+                              " encoded bytes do not fit in " + std::to_string(out.size()));
+  }
+  std::memcpy(out.data(), encoded.data(), encoded.size());
+  return encoded.size();
+}
+
 Result<std::size_t> BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteView out) const {
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(encoded, out.size()));
   std::memcpy(out.data(), decoded.data(), decoded.size());

@@ -102,6 +102,26 @@ Result<Bytes> CodecChain::Encode(const ChunkSpec& spec, ByteView data) const {
   return encoded;
 }
 
+Result<std::size_t> CodecChain::EncodeInto(const ChunkSpec& spec, ByteView data,
+                                           MutableByteView out) const {
+  CHUNKWISE_CHECK(array_to_bytes_ != nullptr && data.size() == spec.num_bytes());
+  if (array_to_array_.empty() && bytes_to_bytes_.size() <= 1 &&
+      array_to_bytes_->PassesThrough(spec)) {
+    if (bytes_to_bytes_.size() == 1) return bytes_to_bytes_[0]->EncodeInto(data, out);
+    if (data.size() <= out.size()) {
+      std::memcpy(out.data(), data.data(), data.size());
+      return data.size();
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, Encode(spec, data));
+  if (encoded.size() > out.size()) {
+    return Status::OutOfRange("an encoded chunk of " + std::to_string(encoded.size()) +
+                              " bytes does not fit in " + std::to_string(out.size()));
+  }
+  std::memcpy(out.data(), encoded.data(), encoded.size());
+  return encoded.size();
+}
+
 Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const {
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
   // The specs each array→array codec sees, innermost last.

@@ -1,6 +1,7 @@
 #include "chunkwise/codec/zstd_codec.h"
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -123,6 +124,13 @@ nlohmann::json ZstdCodec::ToJson() const {
 }
 
 Result<Bytes> ZstdCodec::Encode(ByteView decoded) const {
+  return internal::CompressIntoBound(ZSTD_compressBound(decoded.size()),
+                                     [&](std::uint8_t* out, std::size_t capacity) {
+                                       return EncodeInto(decoded, {out, capacity});
+                                     });
+}
+
+Result<std::size_t> ZstdCodec::EncodeInto(ByteView decoded, MutableByteView out) const {
   ZSTD_CCtx* context = ThreadCompressionContext();
   if (context == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
   ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
@@ -134,17 +142,16 @@ Result<Bytes> ZstdCodec::Encode(ByteView decoded) const {
     return Status::Internal(std::string("zstd: cannot set parameters: ") +
                             ZSTD_getErrorName(status));
   }
-  return internal::CompressIntoBound(
-      ZSTD_compressBound(decoded.size()),
-      [&](std::uint8_t* out, std::size_t capacity) -> Result<std::size_t> {
-        const std::size_t written =
-            ZSTD_compress2(context, out, capacity, decoded.data(), decoded.size());
-        if (ZSTD_isError(written)) {
-          return Status::Internal(std::string("zstd: compression failed: ") +
-                                  ZSTD_getErrorName(written));
-        }
-        return written;
-      });
+  const std::size_t written =
+      ZSTD_compress2(context, out.data(), out.size(), decoded.data(), decoded.size());
+  if (ZSTD_getErrorCode(written) == ZSTD_error_dstSize_tooSmall) {
+    return Status::OutOfRange("zstd: the output of " + std::to_string(out.size()) +
+                              " bytes is too small");
+  }
+  if (ZSTD_isError(written)) {
+    return Status::Internal(std::string("zstd: compression failed: ") + ZSTD_getErrorName(written));
+  }
+  return written;
 }
 
 Result<Bytes> ZstdCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {

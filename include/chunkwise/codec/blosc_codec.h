@@ -46,6 +46,7 @@ class BloscCodec final : public BytesToBytesCodec {
   nlohmann::json ToJson() const override;
   // OutOfRange if decoded.size() > INT_MAX - 16, the Blosc1 limit.
   Result<Bytes> Encode(ByteView decoded) const override;
+  Result<std::size_t> EncodeInto(ByteView decoded, MutableByteView out) const override;
   // Corruption on a malformed chunk, Unsupported on a Blosc2 chunk, OutOfRange
   // if its header claims more than `max_decoded_bytes`.
   Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;

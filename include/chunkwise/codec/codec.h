@@ -56,6 +56,10 @@ class BytesToBytesCodec : public Codec {
   // The result's capacity may exceed its size (compressors write into their
   // worst-case bound); call shrink_to_fit() before holding many results.
   virtual Result<Bytes> Encode(ByteView decoded) const = 0;
+  // Encodes `decoded` into `out` and returns the encoded size; OutOfRange if
+  // it does not fit. Lets a writer compress into buffers it reuses; the
+  // default encodes and copies.
+  virtual Result<std::size_t> EncodeInto(ByteView decoded, MutableByteView out) const;
   // Decodes `encoded`: Corruption on malformed input, OutOfRange if the result
   // would exceed `max_decoded_bytes`.
   virtual Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const = 0;

@@ -37,6 +37,10 @@ class CodecChain {
   // Encodes one chunk of `spec` (C order, host byte order).
   // REQUIRES: !bytes_only() and data.size() == spec.num_bytes().
   Result<Bytes> Encode(const ChunkSpec& spec, ByteView data) const;
+  // As Encode, into `out`; returns the encoded size, OutOfRange if it does
+  // not fit (MaxEncodedSize(spec) bytes always do). Chains of host-order
+  // `bytes` and at most one compressor write straight into `out`.
+  Result<std::size_t> EncodeInto(const ChunkSpec& spec, ByteView data, MutableByteView out) const;
   // Decodes one chunk; the result has exactly spec.num_bytes() bytes, or the
   // call fails with Corruption. No step produces more than the chunk could need.
   Result<Bytes> Decode(const ChunkSpec& spec, ByteView encoded) const;

@@ -32,6 +32,7 @@ class ZstdCodec final : public BytesToBytesCodec {
   nlohmann::json ToJson() const override;
   // One frame with its content size recorded. Internal if libzstd fails.
   Result<Bytes> Encode(ByteView decoded) const override;
+  Result<std::size_t> EncodeInto(ByteView decoded, MutableByteView out) const override;
   // Decodes one or more concatenated frames. Corruption on malformed or
   // truncated frames; OutOfRange as soon as the output would pass the limit,
   // whether or not the frames record their content size.

@@ -27,6 +27,18 @@ struct Case {
   core::Index frames = 0;  // Frames appended; dims[0].size when bounded.
 };
 
+StreamDimension D(core::Index size, core::Index tile, core::Index tiles_per_shard) {
+  return {size, tile, tiles_per_shard, ""};
+}
+
+// A case of `dims` and `dtype` with the other fields at their defaults.
+Case Simple(std::vector<StreamDimension> dims, std::string dtype) {
+  Case c;
+  c.dims = std::move(dims);
+  c.dtype = std::move(dtype);
+  return c;
+}
+
 StreamConfig ConfigOf(const Case& c) {
   StreamConfig config;
   config.dimensions = c.dims;
@@ -117,39 +129,51 @@ TEST_P(StreamWriterMatchesRegionWriter, ByteForByte) {
 std::vector<Case> Cases() {
   using L = formats::zarr::IndexLocation;
   return {
-      {"rank1_bounded_edge", {{1000, 64, 4}}, "uint8", "zstd:1", L::kEnd, {}, 1000},
-      {"rank1_unbounded", {{0, 50, 3}}, "int32", "gzip:1", L::kEnd, {}, 777},
-      {"rank2_divisible", {{64, 8, 4}, {96, 16, 2}}, "uint16", "zstd:1", L::kEnd, {}, 64},
-      {"rank2_edges_start_index", {{45, 8, 3}, {50, 16, 2}}, "uint16", "zstd:1", L::kStart, {}, 45},
+      {"rank1_bounded_edge", {D(1000, 64, 4)}, "uint8", "zstd:1", L::kEnd, {}, 1000},
+      {"rank1_unbounded", {D(0, 50, 3)}, "int32", "gzip:1", L::kEnd, {}, 777},
+      {"rank2_divisible", {D(64, 8, 4), D(96, 16, 2)}, "uint16", "zstd:1", L::kEnd, {}, 64},
+      {"rank2_edges_start_index",
+       {D(45, 8, 3), D(50, 16, 2)},
+       "uint16",
+       "zstd:1",
+       L::kStart,
+       {},
+       45},
       {"rank3_unbounded_blosc",
-       {{0, 4, 2}, {37, 8, 3}, {29, 8, 2}},
+       {D(0, 4, 2), D(37, 8, 3), D(29, 8, 2)},
        "uint16",
        "blosc:lz4:5:shuffle",
        L::kEnd,
        {},
        23},
       {"rank3_bitshuffle_fill",
-       {{20, 4, 2}, {33, 16, 1}, {40, 16, 2}},
+       {D(20, 4, 2), D(33, 16, 1), D(40, 16, 2)},
        "float32",
        "blosc:zstd:3:bitshuffle",
        L::kEnd,
        "-1.5",
        20},
       {"rank4_none_codec",
-       {{9, 2, 2}, {5, 2, 2}, {7, 3, 2}, {11, 4, 2}},
+       {D(9, 2, 2), D(5, 2, 2), D(7, 3, 2), D(11, 4, 2)},
        "int16",
        "none",
        L::kEnd,
        {},
        9},
       {"rank5_unbounded",
-       {{0, 2, 3}, {3, 2, 1}, {4, 3, 2}, {5, 2, 2}, {6, 4, 1}},
+       {D(0, 2, 3), D(3, 2, 1), D(4, 3, 2), D(5, 2, 2), D(6, 4, 1)},
        "uint8",
        "zstd:3",
        L::kStart,
        {},
        7},
-      {"rank3_one_frame", {{0, 8, 2}, {17, 4, 2}, {19, 4, 2}}, "float64", "zstd:1", L::kEnd, {}, 1},
+      {"rank3_one_frame",
+       {D(0, 8, 2), D(17, 4, 2), D(19, 4, 2)},
+       "float64",
+       "zstd:1",
+       L::kEnd,
+       {},
+       1},
   };
 }
 
@@ -157,7 +181,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, StreamWriterMatchesRegionWriter, ::testing::Val
                          [](const auto& info) { return info.param.name; });
 
 TEST(StreamWriterTest, ShapeGrowsAtFlushAndEndsExact) {
-  Case c{"", {{0, 4, 2}, {16, 8, 1}, {16, 8, 1}}, "uint16"};
+  Case c = Simple({D(0, 4, 2), D(16, 8, 1), D(16, 8, 1)}, "uint16");
   auto store = store::MemoryStore::Create();
   auto writer = StreamWriter::Create(ConfigOf(c), store, "");
   ASSERT_TRUE(writer.ok());
@@ -177,7 +201,7 @@ TEST(StreamWriterTest, ShapeGrowsAtFlushAndEndsExact) {
 }
 
 TEST(StreamWriterTest, InputEndingInsideAnElementIsAnErrorButWholeFramesLand) {
-  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint32"};
+  Case c = Simple({D(0, 2, 1), D(4, 4, 1)}, "uint32");
   auto store = store::MemoryStore::Create();
   auto writer = StreamWriter::Create(ConfigOf(c), store, "");
   ASSERT_TRUE(writer.ok());
@@ -195,7 +219,7 @@ TEST(StreamWriterTest, InputEndingInsideAnElementIsAnErrorButWholeFramesLand) {
 }
 
 TEST(StreamWriterTest, InputEndingInsideAFrameIsReported) {
-  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint8"};
+  Case c = Simple({D(0, 2, 1), D(4, 4, 1)}, "uint8");
   auto store = store::MemoryStore::Create();
   auto writer = StreamWriter::Create(ConfigOf(c), store, "");
   ASSERT_TRUE(writer.ok());
@@ -205,7 +229,7 @@ TEST(StreamWriterTest, InputEndingInsideAFrameIsReported) {
 }
 
 TEST(StreamWriterTest, InputLongerThanABoundedArrayIsRefused) {
-  Case c{"", {{3, 2, 1}, {4, 4, 1}}, "uint8"};
+  Case c = Simple({D(3, 2, 1), D(4, 4, 1)}, "uint8");
   auto writer = StreamWriter::Create(ConfigOf(c), store::MemoryStore::Create(), "");
   ASSERT_TRUE(writer.ok());
   const Status status = (*writer)->Append(MakeInput(16, 1));
@@ -214,7 +238,7 @@ TEST(StreamWriterTest, InputLongerThanABoundedArrayIsRefused) {
 }
 
 TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
-  Case c{"", {{0, 4, 2}, {64, 16, 2}}, "uint16"};
+  Case c = Simple({D(0, 4, 2), D(64, 16, 2)}, "uint16");
   StreamConfig config = ConfigOf(c);
   config.dimensions[1].size = 0;
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("dimension 1"));
@@ -234,7 +258,7 @@ TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
 }
 
 TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
-  Case c{"", {{0, 8, 4}, {256, 64, 2}, {256, 64, 2}}, "uint16"};
+  Case c = Simple({D(0, 8, 4), D(256, 64, 2), D(256, 64, 2)}, "uint16");
   StreamConfig config = ConfigOf(c);
   const MemoryEstimate unbounded = *EstimateMemory(config);
   config.dimensions[0].size = 1 << 30;
@@ -250,7 +274,7 @@ TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
 TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShard) {
   const std::filesystem::path dir = test::FreshScratchDirectory("stream_drop");
   auto store = *store::FileStore::Open(dir);
-  Case c{"", {{0, 4, 4}, {32, 16, 1}, {32, 16, 1}}, "uint16"};
+  Case c = Simple({D(0, 4, 4), D(32, 16, 1), D(32, 16, 1)}, "uint16");
   {
     auto writer = StreamWriter::Create(ConfigOf(c), store, "");
     ASSERT_TRUE(writer.ok());
@@ -273,7 +297,7 @@ TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShard) {
 
 TEST(StreamWriterTest, ExistingArrayIsRefusedUnlessOverwriting) {
   auto store = store::MemoryStore::Create();
-  Case c{"", {{0, 2, 1}, {4, 4, 1}}, "uint8"};
+  Case c = Simple({D(0, 2, 1), D(4, 4, 1)}, "uint8");
   ASSERT_TRUE(StreamWriter::Create(ConfigOf(c), store, "")->get()->Close().ok());
   EXPECT_EQ(StreamWriter::Create(ConfigOf(c), store, "").status().code(),
             StatusCode::kInvalidArgument);
@@ -283,7 +307,7 @@ TEST(StreamWriterTest, ExistingArrayIsRefusedUnlessOverwriting) {
 }
 
 TEST(StreamWriterTest, MeteringSinkCountsWhatTheStoreGets) {
-  Case c{"", {{0, 4, 2}, {40, 8, 2}, {24, 8, 3}}, "uint16"};
+  Case c = Simple({D(0, 4, 2), D(40, 8, 2), D(24, 8, 3)}, "uint16");
   auto store = store::MemoryStore::Create();
   auto memory = store::MemoryStore::Create();
   StoreShardSink to_store(memory, "", formats::zarr::ChunkKeyEncoding::Default('/'),

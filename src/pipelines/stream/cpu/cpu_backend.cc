@@ -17,6 +17,10 @@ class CpuBackend final : public StreamBackend {
         pool_(pool),
         permutation_(plan.layout.ShardMajorPermutation()),
         positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
+        slot_bytes_(plan.max_encoded_tile_bytes),
+        slots_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count()) *
+               slot_bytes_),
+        sizes_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count())),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);
   }
@@ -26,10 +30,8 @@ class CpuBackend final : public StreamBackend {
   Status CompressAndAggregate(const TileBatch& tiles, AggregatedBatch& out) override {
     const std::size_t m = tiles.tiles_per_epoch();
     const std::size_t n = tiles.epochs_filled * m;
-    compressed_.resize(n);
-    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(n, [&](std::size_t k) -> Status {
-      return Compress(tiles.tile(k / m, k % m), compressed_[k]);
-    }));
+    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(
+        n, [&](std::size_t k) -> Status { return Compress(tiles.tile(k / m, k % m), k); }));
     out.first_epoch = tiles.first_epoch;
     out.epochs = tiles.epochs_filled;
     out.positions = positions_;
@@ -39,24 +41,23 @@ class CpuBackend final : public StreamBackend {
     return pool_.ParallelFor(n, [&](std::size_t k) -> Status {
       const std::size_t e = k / m;
       const std::size_t j = static_cast<std::size_t>(permutation_[k % m]);
-      if (!compressed_[k].empty()) {
-        std::memcpy(out.data.data() + out.Begin(e, j), compressed_[k].data(),
-                    compressed_[k].size());
-      }
+      if (sizes_[k] != 0) std::memcpy(out.data.data() + out.Begin(e, j), Slot(k), sizes_[k]);
       return Status::Ok();
     });
   }
 
  private:
-  // Encodes one tile, or leaves `encoded` empty when it is all fill value.
-  Status Compress(const std::uint8_t* tile, Bytes& encoded) const {
-    if (std::memcmp(tile, fill_tile_.data(), fill_tile_.size()) == 0) {
-      encoded.clear();
-      return Status::Ok();
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(encoded, chain_.Encode(spec_, ByteView(tile, fill_tile_.size())));
+  std::uint8_t* Slot(std::size_t k) { return slots_.data() + k * slot_bytes_; }
+
+  // Encodes tile k into its slot, or records size 0 when it is all fill value.
+  Status Compress(const std::uint8_t* tile, std::size_t k) {
+    sizes_[k] = 0;
+    if (std::memcmp(tile, fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
+    CHUNKWISE_ASSIGN_OR_RETURN(sizes_[k],
+                               chain_.EncodeInto(spec_, ByteView(tile, fill_tile_.size()),
+                                                 MutableByteView(Slot(k), slot_bytes_)));
     // A stored tile is never empty: zarr reads a zero-length entry as data.
-    if (encoded.empty()) return Status::Internal("a codec encoded a tile to zero bytes");
+    if (sizes_[k] == 0) return Status::Internal("a codec encoded a tile to zero bytes");
     return Status::Ok();
   }
 
@@ -70,10 +71,10 @@ class CpuBackend final : public StreamBackend {
     for (std::size_t e = 0; e < out.epochs; ++e) {
       std::fill(sizes.begin(), sizes.end(), 0);
       for (std::size_t i = 0; i < m; ++i) {
-        const Bytes& tile = compressed_[e * m + i];
+        const std::size_t size = sizes_[e * m + i];
         const auto j = static_cast<std::size_t>(permutation_[i]);
-        sizes[j] = tile.size();
-        out.present[e * positions_ + j] = tile.empty() ? 0 : 1;
+        sizes[j] = size;
+        out.present[e * positions_ + j] = size == 0 ? 0 : 1;
       }
       std::uint64_t* offsets = out.offsets.data() + e * (positions_ + 1);
       for (std::size_t j = 0; j < positions_; ++j) {
@@ -89,8 +90,10 @@ class CpuBackend final : public StreamBackend {
   core::ThreadPool& pool_;
   std::vector<core::Index> permutation_;
   std::size_t positions_;
+  std::size_t slot_bytes_;          // The codec chain's bound for one tile.
+  Bytes slots_;                     // Tile k compresses into [k·slot_bytes_, +slot_bytes_).
+  std::vector<std::size_t> sizes_;  // Tile k's compressed size; 0 for fill tiles.
   Bytes fill_tile_;
-  std::vector<Bytes> compressed_;  // One per tile of the batch, reused.
 };
 
 }  // namespace

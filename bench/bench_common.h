@@ -1,0 +1,57 @@
+// Helpers the benchmarks share: medians, timing, and a microscopy-like
+// uint16 volume to measure on.
+#ifndef CHUNKWISE_BENCH_BENCH_COMMON_H_
+#define CHUNKWISE_BENCH_BENCH_COMMON_H_
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/index.h"
+
+namespace chunkwise::bench {
+
+inline double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+inline double Seconds(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Smooth illumination and structures with a few bits of sensor noise, 12-bit
+// range: a z,y,x C-order uint16 volume as a microscope records it.
+inline Bytes MicroscopyVolume(const core::Shape& shape) {
+  using core::Index;
+  std::vector<double> along_z(shape[0]), along_y(shape[1]), along_x(shape[2]);
+  for (Index z = 0; z < shape[0]; ++z) along_z[z] = std::sin(static_cast<double>(z) / 37.0);
+  for (Index y = 0; y < shape[1]; ++y) along_y[y] = std::cos(static_cast<double>(y) / 53.0);
+  for (Index x = 0; x < shape[2]; ++x) along_x[x] = std::sin(static_cast<double>(x) / 41.0 + 0.5);
+  Bytes volume(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * 2);
+  auto* out = reinterpret_cast<std::uint16_t*>(volume.data());
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  std::size_t i = 0;
+  for (Index z = 0; z < shape[0]; ++z) {
+    for (Index y = 0; y < shape[1]; ++y) {
+      const double plane = 600 * along_z[z] * along_y[y];
+      for (Index x = 0; x < shape[2]; ++x, ++i) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        const double value = 1200 + plane * along_x[x] + 0.2 * static_cast<double>(x) +
+                             static_cast<double>(state % 41) - 20;
+        out[i] = static_cast<std::uint16_t>(std::clamp(value, 0.0, 4095.0));
+      }
+    }
+  }
+  return volume;
+}
+
+}  // namespace chunkwise::bench
+
+#endif  // CHUNKWISE_BENCH_BENCH_COMMON_H_

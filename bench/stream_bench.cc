@@ -1,0 +1,253 @@
+// The streaming shard writer next to its ceiling and its peer, in one run on
+// the same data.
+//
+// Input: --gib GiB (default 4) of uint16 microscopy-like frames of 2048×2048,
+// 32 distinct frames (one tile epoch) repeated, appended one frame at a time.
+// Layout: tiles 32×128×128, 4×4×4 tiles per shard, --codec (default zstd:1).
+//   raw codec     the same inner codec compressing the same tiles, held in
+//                 memory, on the same thread pool size: the ceiling (goal:
+//                 stream ≥ 0.85× of it);
+//   stream        StreamWriter into the discard sink and into a FileStore;
+//   region writer formats/zarr Array::Write of the same data, shard slab by
+//                 shard slab, into a FileStore (goal: stream faster);
+//   peak RSS      growth of the high-water mark while streaming (reset through
+//                 /proc/self/clear_refs), at a quarter of the length and at the
+//                 full length, next to memory_estimate().
+// Figures are GB/s of uncompressed input, medians over --runs rounds; ratios
+// are medians of the per-round ratios.
+//
+// usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/ravel.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+namespace stream = pipelines::stream;
+using bench::Median;
+using bench::Seconds;
+using core::Index;
+
+constexpr Index kFrameSide = 2048;
+constexpr Index kDistinctFrames = 32;
+
+struct Options {
+  double gib = 4;
+  int runs = 3;
+  std::size_t threads = 0;
+  std::string codec = "zstd:1";
+  fs::path dir = fs::temp_directory_path() / "chunkwise-stream-bench";
+};
+
+void Check(const Status& status, const char* what) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "stream_bench: %s: %s\n", what, status.ToString().c_str());
+  std::exit(1);
+}
+
+stream::StreamConfig Config(const Options& options) {
+  stream::StreamConfig config;
+  config.dimensions = {{0, 32, 4, "z"}, {kFrameSide, 128, 4, "y"}, {kFrameSide, 128, 4, "x"}};
+  config.data_type = core::DataType(core::DataTypeId::kUInt16);
+  config.codec = options.codec;
+  config.threads = options.threads;
+  return config;
+}
+
+std::uint64_t StatusField(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field, 0) == 0)
+      return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10) << 10;
+  }
+  return 0;
+}
+
+void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Appends `frames` frames (the distinct ones, repeated) and closes.
+double StreamOnce(const stream::StreamConfig& config, const Bytes& distinct, Index frames,
+                  std::shared_ptr<store::Store> store, stream::ShardSink* sink) {
+  stream::StreamWriterOptions options;
+  options.overwrite = true;
+  options.sink = sink;
+  auto writer = stream::StreamWriter::Create(config, std::move(store), "", options);
+  Check(writer.status(), "create stream writer");
+  const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
+  return Seconds([&] {
+    for (Index f = 0; f < frames; ++f) {
+      const std::size_t at = static_cast<std::size_t>(f % kDistinctFrames) * frame_bytes;
+      Check((*writer)->Append(ByteView(distinct).subspan(at, frame_bytes)), "append");
+    }
+    Check((*writer)->Close(), "close");
+  });
+}
+
+// The tiles of one epoch (the distinct frames), as the compressor sees them.
+std::vector<Bytes> EpochTiles(const Bytes& distinct) {
+  const core::Shape shape = {kDistinctFrames, kFrameSide, kFrameSide};
+  const core::Shape tile = {32, 128, 128};
+  const core::Shape grid = {1, kFrameSide / 128, kFrameSide / 128};
+  std::vector<Bytes> tiles(static_cast<std::size_t>(grid[1] * grid[2]));
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const core::Coord c = core::Unravel(static_cast<Index>(i), grid);
+    tiles[i].resize(32 * 128 * 128 * 2);
+    const core::Coord origin = {0, c[1] * 128, c[2] * 128};
+    const core::Coord zero = {0, 0, 0};
+    core::CopyStridedRegion({distinct.data(), shape, origin}, {tiles[i].data(), tile, zero}, tile,
+                            2);
+  }
+  return tiles;
+}
+
+double RawCodecOnce(const stream::StreamPlan& plan, const std::vector<Bytes>& tiles, Index epochs,
+                    core::ThreadPool& pool) {
+  auto chain = codec::CodecChain::FromJson(plan.metadata.codecs[0]["configuration"]["codecs"],
+                                           formats::zarr::ZarrCodecRegistry(nullptr));
+  Check(chain.status(), "codec chain");
+  return Seconds([&] {
+    Check(pool.ParallelFor(static_cast<std::size_t>(epochs) * tiles.size(),
+                           [&](std::size_t k) -> Status {
+                             return chain->Encode(plan.tile_spec, tiles[k % tiles.size()]).status();
+                           }),
+          "raw encode");
+  });
+}
+
+// The zarr region writer, one shard slab (128 frames) per Write.
+double RegionWriterOnce(const stream::StreamPlan& plan, const Bytes& distinct, Index frames,
+                        const fs::path& dir) {
+  auto store = store::FileStore::Open(dir);
+  Check(store.status(), "region store");
+  formats::zarr::ArrayMetadata metadata = plan.metadata;
+  metadata.shape[0] = frames;
+  auto array = formats::zarr::Array::Create(*store, "", metadata, true);
+  Check(array.status(), "region create");
+  const Index slab_frames = metadata.chunk_shape[0];
+  Bytes slab(static_cast<std::size_t>(slab_frames) * plan.frame_bytes);
+  double seconds = 0;
+  for (Index first = 0; first < frames; first += slab_frames) {
+    const Index n = std::min(slab_frames, frames - first);
+    for (Index f = 0; f < n; ++f) {
+      std::memcpy(slab.data() + f * plan.frame_bytes,
+                  distinct.data() + ((first + f) % kDistinctFrames) * plan.frame_bytes,
+                  plan.frame_bytes);
+    }
+    const core::Region region({first, 0, 0}, {first + n, kFrameSide, kFrameSide});
+    seconds += Seconds([&] {
+      Check(array->Write(region, ByteView(slab).first(n * plan.frame_bytes)), "region write");
+    });
+  }
+  return seconds;
+}
+
+// Peak RSS growth while streaming `frames` frames into the discard sink.
+std::uint64_t PeakGrowth(const stream::StreamConfig& config, const Bytes& distinct, Index frames) {
+  const std::uint64_t before = StatusField("VmRSS:");
+  ResetPeakRss();
+  stream::DiscardShardSink discard;
+  StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &discard);
+  const std::uint64_t peak = StatusField("VmHWM:");
+  return peak > before ? peak - before : 0;
+}
+
+Options Parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--gib")
+      options.gib = std::atof(argv[i + 1]);
+    else if (flag == "--runs")
+      options.runs = std::atoi(argv[i + 1]);
+    else if (flag == "--threads")
+      options.threads = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (flag == "--codec")
+      options.codec = argv[i + 1];
+    else if (flag == "--dir")
+      options.dir = argv[i + 1];
+    else {
+      std::fprintf(
+          stderr, "usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D]\n");
+      std::exit(2);
+    }
+  }
+  return options;
+}
+
+int Main(int argc, char** argv) {
+  KeepFreedMemoryForReuse();
+  const Options options = Parse(argc, argv);
+  const stream::StreamConfig config = Config(options);
+  auto plan = stream::PlanStream(config);
+  Check(plan.status(), "plan");
+  const Bytes distinct = bench::MicroscopyVolume({kDistinctFrames, kFrameSide, kFrameSide});
+  const auto frames =
+      static_cast<Index>(options.gib * (1 << 30) / static_cast<double>(plan->frame_bytes));
+  const double gb = static_cast<double>(frames) * static_cast<double>(plan->frame_bytes) / 1e9;
+  const std::vector<Bytes> tiles = EpochTiles(distinct);
+  core::ThreadPool pool(plan->threads);
+  std::printf("stream_bench: %lld frames of %lldx%lld uint16 (%.2f GB), codec %s, %zu threads\n",
+              static_cast<long long>(frames), static_cast<long long>(kFrameSide),
+              static_cast<long long>(kFrameSide), gb, options.codec.c_str(), plan->threads);
+  std::printf("%s\n", stream::DescribePlan(*plan).c_str());
+
+  std::vector<double> raw, discard, file, region, discard_ratio, file_ratio, region_ratio;
+  for (int run = 0; run < options.runs; ++run) {
+    raw.push_back(gb / RawCodecOnce(*plan, tiles, frames / 32, pool));
+    stream::DiscardShardSink sink;
+    discard.push_back(gb /
+                      StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &sink));
+    fs::remove_all(options.dir);
+    auto store = store::FileStore::Open(options.dir / "stream.zarr");
+    Check(store.status(), "stream store");
+    file.push_back(gb / StreamOnce(config, distinct, frames, *store, nullptr));
+    fs::remove_all(options.dir);
+    region.push_back(gb / RegionWriterOnce(*plan, distinct, frames, options.dir / "region.zarr"));
+    fs::remove_all(options.dir);
+    discard_ratio.push_back(discard.back() / raw.back());
+    file_ratio.push_back(file.back() / raw.back());
+    region_ratio.push_back(file.back() / region.back());
+    std::printf(
+        "round %d: raw %.3f  stream discard %.3f  stream file %.3f  region writer %.3f GB/s\n",
+        run + 1, raw.back(), discard.back(), file.back(), region.back());
+  }
+  std::printf("\n%-34s %8s\n", "median over rounds", "GB/s");
+  std::printf("%-34s %8.3f\n", "raw codec, same tiles and threads", Median(raw));
+  std::printf("%-34s %8.3f   %.2fx raw (goal >= 0.85)\n", "stream writer, discard sink",
+              Median(discard), Median(discard_ratio));
+  std::printf("%-34s %8.3f   %.2fx raw\n", "stream writer, file sink", Median(file),
+              Median(file_ratio));
+  std::printf("%-34s %8.3f   stream file sink is %.2fx it (goal > 1)\n", "zarr region writer, file",
+              Median(region), Median(region_ratio));
+  const std::uint64_t short_peak = PeakGrowth(config, distinct, std::max<Index>(32, frames / 4));
+  const std::uint64_t long_peak = PeakGrowth(config, distinct, frames);
+  std::printf(
+      "peak RSS growth: %.1f MiB at %lld frames, %.1f MiB at %lld frames; estimate %.1f MiB\n",
+      static_cast<double>(short_peak) / (1 << 20),
+      static_cast<long long>(std::max<Index>(32, frames / 4)),
+      static_cast<double>(long_peak) / (1 << 20), static_cast<long long>(frames),
+      static_cast<double>(plan->memory.total()) / (1 << 20));
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise
+
+int main(int argc, char** argv) { return chunkwise::Main(argc, argv); }
