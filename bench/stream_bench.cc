@@ -17,6 +17,8 @@
 // are medians of the per-round ratios.
 //
 // usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -78,6 +80,23 @@ std::uint64_t StatusField(const char* field) {
       return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10) << 10;
   }
   return 0;
+}
+
+// CPU seconds this process has used, all threads: a figure the machine's
+// other load disturbs less than wall time.
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Runs `phase`, returning its wall seconds and adding its CPU seconds to `cpu`.
+double Measure(const std::function<double()>& phase, std::vector<double>& cpu) {
+  const double before = CpuSeconds();
+  const double wall = phase();
+  cpu.push_back(CpuSeconds() - before);
+  return wall;
 }
 
 void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
@@ -209,17 +228,29 @@ int Main(int argc, char** argv) {
   std::printf("%s\n", stream::DescribePlan(*plan).c_str());
 
   std::vector<double> raw, discard, file, region, discard_ratio, file_ratio, region_ratio;
+  std::vector<double> raw_cpu, discard_cpu, file_cpu, region_cpu;
   for (int run = 0; run < options.runs; ++run) {
-    raw.push_back(gb / RawCodecOnce(*plan, tiles, frames / 32, pool));
+    raw.push_back(gb /
+                  Measure([&] { return RawCodecOnce(*plan, tiles, frames / 32, pool); }, raw_cpu));
     stream::DiscardShardSink sink;
-    discard.push_back(gb /
-                      StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &sink));
+    discard.push_back(gb / Measure(
+                               [&] {
+                                 return StreamOnce(config, distinct, frames,
+                                                   store::MemoryStore::Create(), &sink);
+                               },
+                               discard_cpu));
     fs::remove_all(options.dir);
     auto store = store::FileStore::Open(options.dir / "stream.zarr");
     Check(store.status(), "stream store");
-    file.push_back(gb / StreamOnce(config, distinct, frames, *store, nullptr));
+    file.push_back(
+        gb /
+        Measure([&] { return StreamOnce(config, distinct, frames, *store, nullptr); }, file_cpu));
     fs::remove_all(options.dir);
-    region.push_back(gb / RegionWriterOnce(*plan, distinct, frames, options.dir / "region.zarr"));
+    region.push_back(
+        gb /
+        Measure(
+            [&] { return RegionWriterOnce(*plan, distinct, frames, options.dir / "region.zarr"); },
+            region_cpu));
     fs::remove_all(options.dir);
     discard_ratio.push_back(discard.back() / raw.back());
     file_ratio.push_back(file.back() / raw.back());
@@ -236,6 +267,10 @@ int Main(int argc, char** argv) {
               Median(file_ratio));
   std::printf("%-34s %8.3f   stream file sink is %.2fx it (goal > 1)\n", "zarr region writer, file",
               Median(region), Median(region_ratio));
+  std::printf(
+      "CPU seconds per GB: raw %.2f, stream discard %.2f (%.2fx), stream file %.2f, region %.2f\n",
+      Median(raw_cpu) / gb, Median(discard_cpu) / gb, Median(discard_cpu) / Median(raw_cpu),
+      Median(file_cpu) / gb, Median(region_cpu) / gb);
   const std::uint64_t short_peak = PeakGrowth(config, distinct, std::max<Index>(32, frames / 4));
   const std::uint64_t long_peak = PeakGrowth(config, distinct, frames);
   std::printf(

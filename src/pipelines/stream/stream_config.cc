@@ -79,18 +79,20 @@ std::size_t ChooseEpochsPerBatch(const core::ShardLayout& layout, std::size_t ti
 
 MemoryEstimate Estimate(const core::ShardLayout& layout, std::size_t tile_bytes,
                         std::size_t max_encoded, std::size_t epochs_per_batch,
-                        std::size_t frame_bytes) {
+                        std::size_t frame_bytes, std::size_t threads) {
   const std::uint64_t batch_tiles =
       static_cast<std::uint64_t>(epochs_per_batch) * layout.epoch_tile_count();
   MemoryEstimate memory;
-  memory.tile_pools = 2 * batch_tiles * tile_bytes;
+  memory.staging = 2 * static_cast<std::uint64_t>(epochs_per_batch) *
+                   static_cast<std::uint64_t>(layout.tile_shape()[0]) * frame_bytes;
+  // The pool's workers and the thread that hands out the batch compress.
+  memory.tile_pool = (threads + 2) * static_cast<std::uint64_t>(tile_bytes);
   memory.compressed = batch_tiles * max_encoded;
   memory.aggregated =
       2 * batch_tiles * max_encoded + 2 * (static_cast<std::uint64_t>(epochs_per_batch) *
                                            (layout.padded_epoch_tile_count() + 1) * 9);
   memory.shard_indexes = static_cast<std::uint64_t>(layout.active_shard_count()) *
                          formats::zarr::ShardIndex::EncodedSize(layout.tiles_per_shard_total()) * 2;
-  memory.staging = tile_bytes + frame_bytes;
   return memory;
 }
 
@@ -136,7 +138,7 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
                                    std::to_string(tps0) + ")");
   }
   plan.memory = Estimate(plan.layout, plan.tile_bytes, plan.max_encoded_tile_bytes,
-                         plan.epochs_per_batch, plan.frame_bytes);
+                         plan.epochs_per_batch, plan.frame_bytes, plan.threads);
   if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
     return Status::InvalidArgument(
         "the writer needs up to " + Mebibytes(plan.memory.total()) + ", over --max-memory " +
@@ -170,10 +172,9 @@ std::string DescribePlan(const StreamPlan& plan) {
        << " shards open at once), " << plan.epochs_per_batch << " epoch(s) per batch, "
        << plan.threads << " thread(s)\n";
   const MemoryEstimate& m = plan.memory;
-  text << "memory     " << Mebibytes(m.total()) << " at most: tile pools "
-       << Mebibytes(m.tile_pools) << ", compressed " << Mebibytes(m.compressed) << ", aggregated "
-       << Mebibytes(m.aggregated) << ", indexes " << Mebibytes(m.shard_indexes) << ", staging "
-       << Mebibytes(m.staging);
+  text << "memory     " << Mebibytes(m.total()) << " at most: staging " << Mebibytes(m.staging)
+       << ", tile pool " << Mebibytes(m.tile_pool) << ", compressed " << Mebibytes(m.compressed)
+       << ", aggregated " << Mebibytes(m.aggregated) << ", indexes " << Mebibytes(m.shard_indexes);
   return text.str();
 }
 

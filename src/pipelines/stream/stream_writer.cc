@@ -42,10 +42,8 @@ class StreamWriter::Pipeline {
         prefix_(std::move(prefix)),
         options_(options),
         pool_(plan_.threads),
-        scatter_(plan_),
-        rows_per_batch_(plan_.epochs_per_batch *
-                        static_cast<std::size_t>(plan_.layout.tile_shape()[0]) *
-                        scatter_.rows_per_frame()),
+        frames_per_batch_(static_cast<core::Index>(plan_.epochs_per_batch) *
+                          plan_.layout.tile_shape()[0]),
         free_batches_(kBuffersPerStage),
         full_batches_(kBuffersPerStage),
         free_aggregated_(kBuffersPerStage),
@@ -69,7 +67,7 @@ class StreamWriter::Pipeline {
     }
     accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_);
     for (std::size_t i = 0; i < kBuffersPerStage; ++i) {
-      free_batches_.Push(std::make_unique<TileBatch>(plan_));
+      free_batches_.Push(std::make_unique<FrameBatch>(plan_));
       free_aggregated_.Push(std::make_unique<AggregatedBatch>());
     }
     compress_thread_ = std::thread([this] { CompressLoop(); });
@@ -79,19 +77,26 @@ class StreamWriter::Pipeline {
 
   Status Append(ByteView bytes) {
     CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
-    const std::size_t row_bytes = scatter_.row_bytes();
-    if (!carry_.empty()) {
-      const std::size_t take = std::min(row_bytes - carry_.size(), bytes.size());
-      AppendBytes(carry_, bytes.first(take));
-      bytes = bytes.subspan(take);
-      if (carry_.size() < row_bytes) return Status::Ok();
-      CHUNKWISE_RETURN_IF_ERROR(ScatterRows(carry_.data(), 1));
-      carry_.clear();
+    const core::Index size0 = plan_.layout.dims()[0].size;
+    if (size0 != 0 &&
+        bytes_total_ + bytes.size() > static_cast<std::uint64_t>(size0) * plan_.frame_bytes) {
+      return Status::InvalidArgument("the input is longer than the array: dimension 0 holds " +
+                                     std::to_string(size0) + " frames of " +
+                                     std::to_string(plan_.frame_bytes) + " bytes");
     }
-    const std::size_t rows = bytes.size() / row_bytes;
-    CHUNKWISE_RETURN_IF_ERROR(ScatterRows(bytes.data(), rows));
-    AppendBytes(carry_, bytes.subspan(rows * row_bytes));
     if (options_.progress != nullptr) options_.progress->Add(bytes.size());
+    while (!bytes.empty()) {
+      if (current_ == nullptr) CHUNKWISE_RETURN_IF_ERROR(TakeBatch());
+      const std::size_t n = std::min(bytes.size(), current_->capacity() - bytes_in_batch_);
+      std::memcpy(current_->data() + bytes_in_batch_, bytes.data(), n);
+      bytes = bytes.subspan(n);
+      bytes_in_batch_ += n;
+      bytes_total_ += n;
+      if (bytes_in_batch_ == current_->capacity()) {
+        current_->frames = frames_per_batch_;
+        CHUNKWISE_RETURN_IF_ERROR(SubmitBatch(plan_.epochs_per_batch));
+      }
+    }
     return Status::Ok();
   }
 
@@ -158,7 +163,7 @@ class StreamWriter::Pipeline {
   }
 
   core::Index AppendedFrames() const {
-    return static_cast<core::Index>(rows_total_ / scatter_.rows_per_frame());
+    return static_cast<core::Index>(bytes_total_ / plan_.frame_bytes);
   }
 
   core::Index DurableFrames() const {
@@ -166,41 +171,17 @@ class StreamWriter::Pipeline {
     return std::min(frames, AppendedFrames());
   }
 
-  // Scatters whole rows, handing each batch on as it fills.
-  Status ScatterRows(const std::uint8_t* source, std::size_t rows) {
-    const core::Index size0 = plan_.layout.dims()[0].size;
-    if (size0 != 0 &&
-        rows_total_ + rows > static_cast<std::uint64_t>(size0) * scatter_.rows_per_frame()) {
-      return Status::InvalidArgument("the input is longer than the array: dimension 0 holds " +
-                                     std::to_string(size0) + " frames of " +
-                                     std::to_string(plan_.frame_bytes) + " bytes");
-    }
-    while (rows > 0) {
-      if (current_ == nullptr) CHUNKWISE_RETURN_IF_ERROR(TakeBatch());
-      const std::size_t n = std::min(rows, rows_per_batch_ - rows_in_batch_);
-      scatter_.ScatterRows(source, rows_in_batch_, n, *current_);
-      source += n * scatter_.row_bytes();
-      rows -= n;
-      rows_in_batch_ += n;
-      rows_total_ += n;
-      if (rows_in_batch_ == rows_per_batch_) {
-        CHUNKWISE_RETURN_IF_ERROR(SubmitBatch(plan_.epochs_per_batch));
-      }
-    }
-    return Status::Ok();
-  }
-
   Status TakeBatch() {
-    std::optional<std::unique_ptr<TileBatch>> batch = free_batches_.Pop();
+    std::optional<std::unique_ptr<FrameBatch>> batch = free_batches_.Pop();
     if (!batch) return FirstError();
     current_ = std::move(*batch);
     current_->first_epoch = next_epoch_;
-    rows_in_batch_ = 0;
+    bytes_in_batch_ = 0;
     return Status::Ok();
   }
 
   Status SubmitBatch(std::size_t epochs) {
-    current_->epochs_filled = epochs;
+    current_->epochs = epochs;
     next_epoch_ += static_cast<core::Index>(epochs);
     {
       std::lock_guard lock(mutex_);
@@ -211,29 +192,26 @@ class StreamWriter::Pipeline {
     return Status::Ok();
   }
 
-  // Pads the frames after the last whole one in its tile epoch and submits
-  // the batch holding them.
+  // Submits the batch holding the last whole frames; the tiles read the
+  // frames after them as the fill value.
   Status SubmitLastBatch(core::Index frames) {
     if (current_ == nullptr) return Status::Ok();
     const core::Index tile0 = plan_.layout.tile_shape()[0];
     const core::Index in_batch = frames - current_->first_epoch * tile0;
     if (in_batch <= 0) return Status::Ok();
-    const core::Index epochs = (in_batch + tile0 - 1) / tile0;
-    scatter_.FillFrames(static_cast<std::size_t>(in_batch),
-                        static_cast<std::size_t>(epochs * tile0 - in_batch), *current_);
-    return SubmitBatch(static_cast<std::size_t>(epochs));
+    current_->frames = in_batch;
+    return SubmitBatch(static_cast<std::size_t>((in_batch + tile0 - 1) / tile0));
   }
 
   // What the input left after its last whole frame: OK when nothing.
   Status TrailingInputStatus() const {
     const std::size_t item = plan_.tile_spec.dtype.size();
-    const std::uint64_t extra_rows = rows_total_ % scatter_.rows_per_frame();
-    const std::uint64_t extra = extra_rows * scatter_.row_bytes() + carry_.size();
+    const std::uint64_t extra = bytes_total_ % plan_.frame_bytes;
     if (extra == 0) return Status::Ok();
     const std::string where = "the input ends " + std::to_string(extra) + " bytes into frame " +
                               std::to_string(AppendedFrames()) + " (of " +
                               std::to_string(plan_.frame_bytes) + " bytes)";
-    if (carry_.size() % item != 0) {
+    if (extra % item != 0) {
       return Status::InvalidArgument(where + ", inside an element of " + std::to_string(item) +
                                      " bytes; the whole frames before it were written");
     }
@@ -241,7 +219,7 @@ class StreamWriter::Pipeline {
   }
 
   void CompressLoop() {
-    while (std::optional<std::unique_ptr<TileBatch>> tiles = full_batches_.Pop()) {
+    while (std::optional<std::unique_ptr<FrameBatch>> tiles = full_batches_.Pop()) {
       std::optional<std::unique_ptr<AggregatedBatch>> out = free_aggregated_.Pop();
       if (!out) break;
       if (Status status = backend_->CompressAndAggregate(**tiles, **out); !status.ok()) {
@@ -316,26 +294,24 @@ class StreamWriter::Pipeline {
   std::string prefix_;
   StreamWriterOptions options_;
   core::ThreadPool pool_;
-  TileScatter scatter_;
-  std::size_t rows_per_batch_;
+  core::Index frames_per_batch_;
   std::unique_ptr<StreamBackend> backend_;
   std::unique_ptr<ShardSink> own_sink_;
   ShardSink* sink_ = nullptr;
   std::unique_ptr<ShardAccumulator> accumulator_;  // Used by the emit thread only.
 
-  core::BoundedQueue<std::unique_ptr<TileBatch>> free_batches_;
-  core::BoundedQueue<std::unique_ptr<TileBatch>> full_batches_;
+  core::BoundedQueue<std::unique_ptr<FrameBatch>> free_batches_;
+  core::BoundedQueue<std::unique_ptr<FrameBatch>> full_batches_;
   core::BoundedQueue<std::unique_ptr<AggregatedBatch>> free_aggregated_;
   core::BoundedQueue<std::unique_ptr<AggregatedBatch>> ready_aggregated_;
   std::thread compress_thread_;
   std::thread emit_thread_;
 
   // The caller's state.
-  std::unique_ptr<TileBatch> current_;
-  std::size_t rows_in_batch_ = 0;
-  std::uint64_t rows_total_ = 0;
+  std::unique_ptr<FrameBatch> current_;
+  std::size_t bytes_in_batch_ = 0;
+  std::uint64_t bytes_total_ = 0;
   core::Index next_epoch_ = 0;
-  Bytes carry_;  // A partial row.
   bool closed_ = false;
 
   std::mutex mutex_;  // Guards error_, submitted_, emitted_.

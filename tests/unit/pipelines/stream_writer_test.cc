@@ -264,10 +264,11 @@ TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
   config.dimensions[0].size = 1 << 30;
   const MemoryEstimate huge = *EstimateMemory(config);
   EXPECT_EQ(unbounded.total(), huge.total());
-  // Two pools of 16 tiles × the batch, each tile 8·64·64·2 bytes.
+  // Two staging batches of 8-frame epochs of 256·256 uint16, and a tile per thread.
   const StreamPlan plan = *PlanStream(config);
-  EXPECT_EQ(unbounded.tile_pools, 2u * plan.epochs_per_batch * 16 * 8 * 64 * 64 * 2);
-  EXPECT_GE(unbounded.total(), unbounded.tile_pools + unbounded.aggregated);
+  EXPECT_EQ(unbounded.staging, 2u * plan.epochs_per_batch * 8 * 256 * 256 * 2);
+  EXPECT_EQ(unbounded.tile_pool, (plan.threads + 2) * 8 * 64 * 64 * 2);
+  EXPECT_GE(unbounded.total(), unbounded.staging + unbounded.aggregated);
   EXPECT_THAT(DescribePlan(plan), HasSubstr("memory"));
 }
 

@@ -1,9 +1,10 @@
-// StreamBackend: the compress-and-aggregate stage of the streaming shard
+// StreamBackend: the scatter, compress and aggregate stage of the streaming shard
 // writer, behind one interface so that the CPU and CUDA backends share the
 // tile pool, the shard-index bookkeeping and the sink.
 //
 // Design: ../shared/seeds/sharding-layer.md ("GPU Aggregation Kernel"). A
-// backend compresses every tile of a batch, then per epoch permutes the
+// backend scatters staged frames into tiles (tile_pool.h), compresses every
+// tile of a batch, then per epoch permutes the
 // compressed sizes into shard-major order (the layout's P), takes their
 // exclusive scan over the padded position space M' and gathers the tiles
 // into one dense buffer. Tiles equal to the fill value are not stored: their
@@ -49,9 +50,10 @@ class StreamBackend {
  public:
   virtual ~StreamBackend() = default;
   virtual std::string_view name() const = 0;
-  // Compresses the first tiles.epochs_filled epochs of `tiles` into `out`
-  // (its buffers are reused between calls).
-  virtual Status CompressAndAggregate(const TileBatch& tiles, AggregatedBatch& out) = 0;
+  // Scatters the first frames.epochs tile epochs of `frames` into tiles,
+  // compresses them and aggregates them into `out` (whose buffers are reused
+  // between calls).
+  virtual Status CompressAndAggregate(const FrameBatch& frames, AggregatedBatch& out) = 0;
 };
 
 // The host backend: tiles compressed by the inner codec chain on `pool`.

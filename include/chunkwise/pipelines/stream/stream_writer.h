@@ -3,10 +3,10 @@
 //
 // Append takes the array's elements in row-major order, split anywhere (not
 // only at frames or elements). Three stages overlap, joined by bounded queues
-// of recycled buffers: the caller scatters input into one tile batch while a
-// compression thread (with the thread pool) compresses and aggregates the
-// previous one and an emit thread hands the one before that to the shard
-// accumulator and its sink. zarr.json's shape[0] counts the frames whose
+// of recycled buffers: the caller copies input into one staging batch while
+// a compression thread (with the thread pool) scatters, compresses and
+// aggregates the previous one and an emit thread hands the one before that
+// to the shard accumulator and its sink. zarr.json's shape[0] counts the frames whose
 // shards are finished: it grows at most once a second while running, at
 // Flush, and ends exact at Close. A writer destroyed or killed before Close
 // leaves finished shards and a zarr.json that covers only them; a shard still

@@ -1,5 +1,7 @@
-// The CPU backend: each tile compressed by the inner codec chain on the
-// thread pool, then the seed's three aggregation passes on the host.
+// The CPU backend: on the thread pool, each worker scatters one tile of the
+// pool from the staged frames and compresses it while it is in cache (the
+// pool is thus one tile per worker, never a whole epoch); then the seed's
+// three aggregation passes run on the host.
 #include <cstring>
 
 #include "chunkwise/codec/codec_chain.h"
@@ -21,19 +23,21 @@ class CpuBackend final : public StreamBackend {
         slots_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count()) *
                slot_bytes_),
         sizes_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count())),
+        tiles_per_epoch_(static_cast<std::size_t>(plan.layout.epoch_tile_count())),
+        scatter_(plan),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);
   }
 
   std::string_view name() const override { return "cpu"; }
 
-  Status CompressAndAggregate(const TileBatch& tiles, AggregatedBatch& out) override {
-    const std::size_t m = tiles.tiles_per_epoch();
-    const std::size_t n = tiles.epochs_filled * m;
+  Status CompressAndAggregate(const FrameBatch& frames, AggregatedBatch& out) override {
+    const std::size_t m = tiles_per_epoch_;
+    const std::size_t n = frames.epochs * m;
     CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(
-        n, [&](std::size_t k) -> Status { return Compress(tiles.tile(k / m, k % m), k); }));
-    out.first_epoch = tiles.first_epoch;
-    out.epochs = tiles.epochs_filled;
+        n, [&](std::size_t k) -> Status { return ScatterAndCompress(frames, k); }));
+    out.first_epoch = frames.first_epoch;
+    out.epochs = frames.epochs;
     out.positions = positions_;
     PermuteAndScan(m, out);
     // Pass 3, gather: each stored tile to its shard-major place.
@@ -49,13 +53,16 @@ class CpuBackend final : public StreamBackend {
  private:
   std::uint8_t* Slot(std::size_t k) { return slots_.data() + k * slot_bytes_; }
 
-  // Encodes tile k into its slot, or records size 0 when it is all fill value.
-  Status Compress(const std::uint8_t* tile, std::size_t k) {
+  // Builds tile k of the batch in this thread's pool tile and encodes it into
+  // its slot, or records size 0 when it is all fill value.
+  Status ScatterAndCompress(const FrameBatch& frames, std::size_t k) {
+    thread_local Bytes tile;
+    tile.resize(fill_tile_.size());
+    scatter_.BuildTile(frames, k / tiles_per_epoch_, k % tiles_per_epoch_, tile);
     sizes_[k] = 0;
-    if (std::memcmp(tile, fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
-    CHUNKWISE_ASSIGN_OR_RETURN(sizes_[k],
-                               chain_.EncodeInto(spec_, ByteView(tile, fill_tile_.size()),
-                                                 MutableByteView(Slot(k), slot_bytes_)));
+    if (std::memcmp(tile.data(), fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        sizes_[k], chain_.EncodeInto(spec_, tile, MutableByteView(Slot(k), slot_bytes_)));
     // A stored tile is never empty: zarr reads a zero-length entry as data.
     if (sizes_[k] == 0) return Status::Internal("a codec encoded a tile to zero bytes");
     return Status::Ok();
@@ -93,6 +100,8 @@ class CpuBackend final : public StreamBackend {
   std::size_t slot_bytes_;          // The codec chain's bound for one tile.
   Bytes slots_;                     // Tile k compresses into [k·slot_bytes_, +slot_bytes_).
   std::vector<std::size_t> sizes_;  // Tile k's compressed size; 0 for fill tiles.
+  std::size_t tiles_per_epoch_;
+  TileScatter scatter_;
   Bytes fill_tile_;
 };
 
