@@ -66,6 +66,15 @@ class BoundedQueue {
     return TakeFront(lock);
   }
 
+  // As Pop, but waits at most `timeout`: nullopt with *timed_out set when
+  // nothing arrived in time while the queue stayed open.
+  template <typename Duration>
+  std::optional<T> PopFor(Duration timeout, bool* timed_out) {
+    std::unique_lock lock(mutex_);
+    *timed_out = !not_empty_.wait_for(lock, timeout, [this] { return closed_ || !items_.empty(); });
+    return TakeFront(lock);
+  }
+
   // The oldest item, or nullopt if none is waiting; never blocks.
   std::optional<T> TryPop() {
     std::unique_lock lock(mutex_);

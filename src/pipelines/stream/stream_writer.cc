@@ -234,19 +234,28 @@ class StreamWriter::Pipeline {
 
   void EmitLoop() {
     Clock::time_point last_shape = Clock::now();
-    while (std::optional<std::unique_ptr<AggregatedBatch>> batch = ready_aggregated_.Pop()) {
-      if (Status status = accumulator_->Add(**batch); !status.ok()) return Fail(std::move(status));
-      Account();
-      free_aggregated_.Push(std::move(*batch));
-      {
-        std::lock_guard lock(mutex_);
-        ++emitted_;
-      }
-      emitted_changed_.notify_all();
-      if (Clock::now() - last_shape >= kShapeUpdateInterval) {
-        last_shape = Clock::now();
-        if (Status status = PublishShape(DurableFrames()); !status.ok())
+    for (;;) {
+      bool idle = false;
+      std::optional<std::unique_ptr<AggregatedBatch>> batch =
+          ready_aggregated_.PopFor(kShapeUpdateInterval, &idle);
+      if (!batch && !idle) break;  // Closed and drained.
+      if (batch) {
+        if (Status status = accumulator_->Add(**batch); !status.ok())
           return Fail(std::move(status));
+        Account();
+        free_aggregated_.Push(std::move(*batch));
+        {
+          std::lock_guard lock(mutex_);
+          ++emitted_;
+        }
+        emitted_changed_.notify_all();
+      }
+      // Readers see finished shards within a second, whether input flows or pauses.
+      if (idle || Clock::now() - last_shape >= kShapeUpdateInterval) {
+        last_shape = Clock::now();
+        if (Status status = PublishShape(DurableFrames()); !status.ok()) {
+          return Fail(std::move(status));
+        }
       }
     }
     if (!FirstError().ok()) return;

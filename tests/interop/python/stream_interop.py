@@ -110,6 +110,37 @@ def check_errors(checks, binary, work):
                   "--dry-run prints the layout and memory estimate and writes nothing")
 
 
+def check_killed_writer(checks, binary, work):
+    """SIGKILL mid-stream: every shard under its key decodes, zarr.json covers only finished shards."""
+    import signal
+    import time
+    path = work / "killed"
+    data = sample("uint16", (64, 48, 40), 11)
+    frame = data[0].nbytes
+    proc = subprocess.Popen([str(binary), "-q", "zarr", "stream", str(path), "--shape", "0,48,40", "--dtype", "uint16",
+                             "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2", "--input", "-"],
+                            stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdin.write(data[:37].tobytes())  # Four shard epochs of 8 frames, and 5 frames more.
+    proc.stdin.flush()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        shape = json.loads((path / "zarr.json").read_text())["shape"] if (path / "zarr.json").exists() else [0]
+        if shape[0] >= 32:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    meta = json.loads((path / "zarr.json").read_text())
+    checks.expect(meta["shape"][0] % 8 == 0 and 0 < meta["shape"][0] <= 37,
+                  f"killed writer: zarr.json's shape[0] ({meta['shape'][0]}) covers finished shard epochs only")
+    decoded = spec_decode_sharded(path)
+    checks.expect_equal_bytes(decoded.tobytes(), data[:meta["shape"][0]].tobytes(),
+                              "killed writer: every shard under its key is whole and holds the right frames")
+    leftovers = [p.name for p in path.rglob("*") if p.is_file() and p.name.startswith(".")]
+    checks.expect(all(".tmp." in name for name in leftovers),
+                  f"killed writer: only temporary files are left besides whole shards ({leftovers})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
@@ -121,6 +152,7 @@ def main():
     checks = Checks()
     check_cases(checks, args.chunkwise, args.workdir, args.node_script)
     check_errors(checks, args.chunkwise, args.workdir)
+    check_killed_writer(checks, args.chunkwise, args.workdir)
     checks.finish()
 
 

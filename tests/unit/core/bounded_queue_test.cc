@@ -119,3 +119,22 @@ TEST(BoundedQueue, ManyProducersAndConsumersDeliverEachItemOnce) {
 
 }  // namespace
 }  // namespace chunkwise::core
+
+namespace chunkwise::core {
+namespace {
+
+TEST(BoundedQueuePopForTest, TimesOutWhenEmptyAndOpenOnly) {
+  BoundedQueue<int> queue(2);
+  bool timed_out = false;
+  EXPECT_EQ(queue.PopFor(std::chrono::milliseconds(1), &timed_out), std::nullopt);
+  EXPECT_TRUE(timed_out);
+  queue.Push(7);
+  EXPECT_EQ(queue.PopFor(std::chrono::milliseconds(1), &timed_out), 7);
+  EXPECT_FALSE(timed_out);
+  queue.Close();
+  EXPECT_EQ(queue.PopFor(std::chrono::hours(1), &timed_out), std::nullopt);
+  EXPECT_FALSE(timed_out);  // Closed and drained: no wait at all.
+}
+
+}  // namespace
+}  // namespace chunkwise::core
