@@ -32,9 +32,9 @@ def expected_files(refs, record_size):
             grids[key[: -len("/.zarray")]] = [math.ceil(s / c) for s, c in zip(shape, chunks)] or [1]
     files = {}
     for key, value in refs.items():
-        field, chunk = key.rsplit("/", 1)
-        if chunk.startswith("."):
+        if key.rsplit("/", 1)[-1].startswith("."):
             continue
+        field, chunk = key.rsplit("/", 1)
         grid = grids[field]
         index = [int(c) for c in chunk.split(".")]
         n = 0
