@@ -7,6 +7,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/parquet/table.h"
+#include "chunkwise/formats/parquet/thrift_compact.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "unit/scratch_directory.h"
 
@@ -347,6 +348,148 @@ TEST(ParquetReferenceIndex, MalformedInputIsNamed) {
   found = (*index)->Find("a/3");
   ASSERT_FALSE(found.ok());
   EXPECT_NE(found.status().message().find("refs.1.parq"), std::string_view::npos);
+}
+
+}  // namespace
+}  // namespace chunkwise::formats::refs
+
+namespace chunkwise::formats::refs {
+namespace {
+
+// A record file built byte by byte the way fastparquet writes one (spec §4
+// "What fsspec's writers produce"): `path` OPTIONAL BYTE_ARRAY with
+// ConvertedType UTF8 and no LogicalType, a PLAIN dictionary page then an
+// RLE_DICTIONARY page at bit width 8 with all indices in one bit-packed run;
+// offset/size REQUIRED INT64 PLAIN; `raw` OPTIONAL PLAIN; definition levels as
+// one bit-packed run; repetition-level encoding BIT_PACKED; statistics with
+// only null_count; 8 zero bytes after every data page's values;
+// ColumnChunk.file_offset = the chunk start; no compression.
+class FastparquetStyleFile {
+ public:
+  // One data page (and a dictionary page before it when `dictionary` is not empty).
+  void AddColumn(const std::string& name, parquet::PhysicalType type, bool optional,
+                 const Bytes& dictionary, int dictionary_entries, const Bytes& body, int nulls) {
+    using parquet::ThriftType;
+    const auto start = static_cast<std::int64_t>(out_.size());
+    std::optional<std::int64_t> dictionary_offset;
+    if (!dictionary.empty()) {
+      dictionary_offset = start;
+      parquet::PageHeader header;
+      header.type = 2;
+      header.uncompressed_page_size = header.compressed_page_size =
+          static_cast<int>(dictionary.size());
+      header.dictionary_page_header = parquet::DictionaryPageHeader{dictionary_entries, 0};
+      parquet::AppendPageHeader(header, out_);
+      AppendBytes(out_, dictionary);
+    }
+    const auto data_offset = static_cast<std::int64_t>(out_.size());
+    Bytes padded = body;
+    padded.resize(body.size() + 8, 0);
+    parquet::ThriftWriter writer(out_);
+    writer.BeginStruct();
+    writer.I32Field(1, 0);
+    writer.I32Field(2, static_cast<int>(padded.size()));
+    writer.I32Field(3, static_cast<int>(padded.size()));
+    writer.StructField(5);
+    writer.I32Field(1, kRows);
+    writer.I32Field(2, dictionary.empty() ? 0 : 8);
+    writer.I32Field(3, 3);
+    writer.I32Field(4, 4);  // BIT_PACKED repetition levels
+    writer.StructField(5);  // Statistics: null_count only
+    writer.I64Field(3, nulls);
+    writer.EndStruct();
+    writer.EndStruct();
+    writer.EndStruct();
+    AppendBytes(out_, padded);
+    parquet::ColumnMetaData meta;
+    meta.type = static_cast<std::int32_t>(type);
+    meta.encodings = {0, 3, 4, 8};
+    meta.path_in_schema = {name};
+    meta.num_values = kRows;
+    meta.total_uncompressed_size = meta.total_compressed_size =
+        static_cast<std::int64_t>(out_.size()) - start;
+    meta.data_page_offset = data_offset;
+    meta.dictionary_page_offset = dictionary_offset;
+    chunks_.push_back(parquet::ColumnChunk{start, meta});
+    parquet::SchemaElement element;
+    element.type = static_cast<std::int32_t>(type);
+    element.repetition_type = optional ? 1 : 0;
+    element.name = name;
+    if (name == "path") element.converted_type = parquet::kConvertedTypeUtf8;
+    schema_.push_back(element);
+  }
+
+  Bytes Finish() {
+    parquet::FileMetaData metadata;
+    metadata.schema.push_back(parquet::SchemaElement{});
+    metadata.schema[0].name = "schema";
+    metadata.schema[0].num_children = static_cast<int>(schema_.size());
+    metadata.schema.insert(metadata.schema.end(), schema_.begin(), schema_.end());
+    metadata.num_rows = kRows;
+    metadata.row_groups.push_back(parquet::RowGroup{chunks_, 0, kRows});
+    metadata.created_by = "fastparquet-python version 2024.2.0 (build 0)";
+    const std::size_t footer = out_.size();
+    parquet::AppendFileMetaData(metadata, out_);
+    AppendLittleEndian(static_cast<std::uint32_t>(out_.size() - footer), out_);
+    AppendBytes(out_, AsBytes("PAR1"));
+    return out_;
+  }
+
+  static constexpr int kRows = 5;
+
+ private:
+  Bytes out_ = CopyToBytes(AsBytes("PAR1"));
+  std::vector<parquet::ColumnChunk> chunks_;
+  std::vector<parquet::SchemaElement> schema_;
+};
+
+Bytes Int64s(std::initializer_list<std::uint64_t> values) {
+  Bytes out;
+  for (const std::uint64_t value : values) AppendLittleEndian(value, out);
+  return out;
+}
+
+TEST(ParquetReferenceIndex, ReadsAFastparquetStyleFileBuiltByHand) {
+  using parquet::PhysicalType;
+  FastparquetStyleFile file;
+  // path: rows a.nc, b.nc, null, b.nc, a.nc. Levels: u32 length 2, bit-packed
+  // run header 3, bits 1,1,0,1,1 -> 0x1B. Indices: width 8, one run of 8.
+  const Bytes dictionary = {4, 0, 0, 0, 'a', '.', 'n', 'c', 4, 0, 0, 0, 'b', '.', 'n', 'c'};
+  file.AddColumn("path", PhysicalType::kByteArray, true, dictionary, 2,
+                 Bytes{2, 0, 0, 0, 3, 0x1B, 8, 3, 0, 1, 1, 0, 0, 0, 0, 0}, 1);
+  file.AddColumn("offset", PhysicalType::kInt64, false, {}, 0, Int64s({10, 0, 0, 0, 5}), 0);
+  file.AddColumn("size", PhysicalType::kInt64, false, {}, 0, Int64s({20, 0, 0, 7, 0}), 0);
+  // raw: only row 2, "xyz". Levels: bit-packed run, bits 0,0,1,0,0 -> 0x04.
+  file.AddColumn("raw", PhysicalType::kByteArray, true, {}, 0,
+                 Bytes{2, 0, 0, 0, 3, 0x04, 3, 0, 0, 0, 'x', 'y', 'z'}, 4);
+  const Bytes bytes = file.Finish();
+
+  const auto directory = test::FreshScratchDirectory("refs_parquet");
+  std::filesystem::create_directories(directory / "v");
+  const std::string zmetadata =
+      R"({"metadata": {".zgroup": {"zarr_format": 2}, "v/.zarray": {"chunks": [1], "shape": [5],)"
+      R"( "dtype": "<i8", "zarr_format": 2}}, "record_size": 5})";
+  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata)).ok());
+  ASSERT_TRUE(core::WriteFileAtomically(directory / "v/refs.0.parq", bytes).ok());
+  auto loaded = LoadParquetReferences(directory);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const Reference v0 = **loaded->Find("v/0");
+  EXPECT_EQ(v0.kind, Reference::Kind::kRange);
+  EXPECT_EQ(v0.url, "a.nc");
+  EXPECT_EQ(v0.offset, 10u);
+  EXPECT_EQ(v0.length, 20u);
+  const Reference v1 = **loaded->Find("v/1");
+  EXPECT_EQ(v1.kind, Reference::Kind::kWholeFile);
+  EXPECT_EQ(v1.url, "b.nc");
+  EXPECT_EQ(AsChars((*loaded->Find("v/2"))->data), "xyz");
+  const Reference v3 = **loaded->Find("v/3");
+  EXPECT_EQ(v3.url, "b.nc");
+  EXPECT_EQ(v3.length, 7u);
+  const Reference v4 = **loaded->Find("v/4");  // a zero-length range away from 0 stays a range
+  EXPECT_EQ(v4.kind, Reference::Kind::kRange);
+  EXPECT_EQ(v4.offset, 5u);
+  EXPECT_EQ(v4.length, 0u);
+  EXPECT_EQ(loaded->size(), 7u);
 }
 
 }  // namespace
