@@ -1,6 +1,8 @@
 // ParquetReferenceIndex: .zmetadata eagerly, record files on demand through a
 // small LRU of decoded records.
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <filesystem>
 #include <list>
 #include <map>
@@ -150,6 +152,30 @@ Result<std::optional<store::Reference>> ParquetReferenceIndex::Find(std::string_
 
 namespace {
 
+// The record numbers n of the files refs.<n>.parq in `directory`, sorted
+// (listing beats probing every record of a sparse grid).
+Result<std::vector<std::uint64_t>> RecordsPresent(const std::filesystem::path& directory) {
+  std::vector<std::uint64_t> records;
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) return records;
+  for (auto it = std::filesystem::directory_iterator(directory, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with("refs.") || !name.ends_with(".parq")) continue;
+    const std::string_view number = std::string_view(name).substr(5, name.size() - 10);
+    std::uint64_t record = 0;
+    const auto [end, failure] =
+        std::from_chars(number.data(), number.data() + number.size(), record);
+    if (failure == std::errc() && end == number.data() + number.size() && !number.empty() &&
+        name == "refs." + std::to_string(record) + ".parq") {
+      records.push_back(record);
+    }
+  }
+  if (error) return Status::IOError("listing " + directory.string() + ": " + error.message());
+  std::sort(records.begin(), records.end());
+  return records;
+}
+
 // Calls `visit(key, reference)` for every chunk key of the arrays that may
 // hold keys starting with `prefix`, record file by record file.
 template <typename Visit>  // A template only to take the lambda without std::function.
@@ -158,8 +184,10 @@ Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view p
   for (const auto& [field, grid] : state.arrays) {
     const std::string field_prefix = field + "/";
     if (!field_prefix.starts_with(prefix) && !prefix.starts_with(field_prefix)) continue;
-    const std::uint64_t records = (grid.chunk_count() + state.record_size - 1) / state.record_size;
-    for (std::uint64_t record = 0; record < records; ++record) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> records,
+                               RecordsPresent(state.directory / field));
+    for (const std::uint64_t record : records) {
+      if (record > grid.chunk_count() / state.record_size) continue;  // Past the grid.
       CHUNKWISE_ASSIGN_OR_RETURN(const auto rows, state.Load(RecordName(field, record)));
       if (rows == nullptr) continue;
       const std::uint64_t first = record * state.record_size;
@@ -189,14 +217,21 @@ Result<std::vector<std::string>> ParquetReferenceIndex::Keys(std::string_view pr
 }
 
 Result<ReferenceSet> ParquetReferenceIndex::LoadAll() const {
-  ReferenceSet set;
+  // Rows come in chunk order, not key order ("0.10" < "0.2"): sorting first
+  // and inserting at the end is several times faster than map insertion at
+  // random (measured on 10^7 references).
+  std::vector<std::pair<std::string, store::Reference>> entries;
   for (const auto& [key, text] : state_->metadata) {
-    set.Set(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
+    entries.emplace_back(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
   }
   CHUNKWISE_RETURN_IF_ERROR(
       VisitChunks(*state_, "", [&](std::string key, store::Reference reference) {
-        set.Set(std::move(key), std::move(reference));
+        entries.emplace_back(std::move(key), std::move(reference));
       }));
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  ReferenceSet set;
+  for (auto& [key, reference] : entries) set.SetInOrder(std::move(key), std::move(reference));
   return set;
 }
 

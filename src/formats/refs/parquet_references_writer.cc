@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <system_error>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/store/file_store.h"
 #include "record_file.h"
@@ -113,29 +115,45 @@ Status RemovePreviousSet(const std::filesystem::path& directory) {
 // inline data reads back as the same empty value.
 const Reference kEmptyInline = Reference::Inline({});
 
-Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& array,
-                  const ParquetReferenceOptions& options) {
-  std::sort(array.rows.begin(), array.rows.end());
-  std::size_t next = 0;
-  while (next < array.rows.size()) {
-    const std::uint64_t record = array.rows[next].first / options.record_size;
-    RecordToWrite rows;
-    rows.references.assign(options.record_size, nullptr);
-    for (; next < array.rows.size() && array.rows[next].first / options.record_size == record;
-         ++next) {
-      const Reference* reference = array.rows[next].second;
-      const bool empty_at_zero = reference->kind == Reference::Kind::kRange &&
-                                 reference->offset == 0 && reference->length == 0;
-      rows.references[array.rows[next].first % options.record_size] =
-          empty_at_zero ? &kEmptyInline : reference;
-    }
-    const std::string key = field + "/refs." + std::to_string(record) + ".parq";
-    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes file,
-                               EncodeRecordFile(rows, static_cast<int>(options.compression),
-                                                options.zstd_level, store.Describe(key)));
-    CHUNKWISE_RETURN_IF_ERROR(store.Set(key, file));
+Status WriteRecord(store::Store& store, const std::string& field,
+                   std::span<const std::pair<std::uint64_t, const Reference*>> rows,
+                   const ParquetReferenceOptions& options) {
+  const std::uint64_t record = rows.front().first / options.record_size;
+  RecordToWrite record_rows;
+  record_rows.references.assign(options.record_size, nullptr);
+  for (const auto& [row, reference] : rows) {
+    const bool empty_at_zero = reference->kind == Reference::Kind::kRange &&
+                               reference->offset == 0 && reference->length == 0;
+    record_rows.references[row % options.record_size] = empty_at_zero ? &kEmptyInline : reference;
   }
+  const std::string key = field + "/refs." + std::to_string(record) + ".parq";
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes file,
+                             EncodeRecordFile(record_rows, static_cast<int>(options.compression),
+                                              options.zstd_level, store.Describe(key)));
+  CHUNKWISE_RETURN_IF_ERROR(store.Set(key, file));
+  if (options.progress != nullptr) options.progress->Add(rows.size());
   return Status::Ok();
+}
+
+// Record files are independent: they are encoded and written in parallel,
+// at most one per thread in memory at a time.
+Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& array,
+                  const ParquetReferenceOptions& options, core::ThreadPool& pool) {
+  std::sort(array.rows.begin(), array.rows.end());
+  std::vector<std::size_t> record_starts;
+  for (std::size_t i = 0; i < array.rows.size(); ++i) {
+    if (i == 0 || array.rows[i].first / options.record_size !=
+                      array.rows[i - 1].first / options.record_size) {
+      record_starts.push_back(i);
+    }
+  }
+  record_starts.push_back(array.rows.size());
+  const std::span<const std::pair<std::uint64_t, const Reference*>> rows(array.rows);
+  return pool.ParallelFor(record_starts.size() - 1, [&](std::size_t r) {
+    return WriteRecord(store, field,
+                       rows.subspan(record_starts[r], record_starts[r + 1] - record_starts[r]),
+                       options);
+  });
 }
 
 }  // namespace
@@ -150,8 +168,9 @@ Status WriteParquetReferences(const ReferenceSet& set, const std::string& direct
   CHUNKWISE_ASSIGN_OR_RETURN(auto arrays, GroupChunks(set));
   CHUNKWISE_RETURN_IF_ERROR(RemovePreviousSet(directory));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto store, store::FileStore::Open(directory));
+  core::ThreadPool pool(options.threads);
   for (auto& [field, array] : arrays) {
-    CHUNKWISE_RETURN_IF_ERROR(WriteArray(*store, field, array, options));
+    CHUNKWISE_RETURN_IF_ERROR(WriteArray(*store, field, array, options, pool));
   }
   const nlohmann::json zmetadata = {{"metadata", std::move(metadata)},
                                     {"record_size", options.record_size}};

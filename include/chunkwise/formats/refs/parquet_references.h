@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/parquet/file_metadata.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -31,6 +32,9 @@ struct ParquetReferenceOptions {
       false;  // Replace an existing set in the directory (its .zmetadata and refs.*.parq).
   parquet::Compression compression = parquet::Compression::kZstd;
   int zstd_level = 3;
+  std::size_t threads = 0;  // Record files encoded in parallel; 0: one per core.
+  // Not owned; when set, Add(n) is called as each record file of n references is written.
+  core::ProgressReporter* progress = nullptr;
 };
 
 // Writes `set` to `directory` in the layout above. Every key whose last
@@ -64,7 +68,8 @@ class ParquetReferenceIndex final : public store::ReferenceIndex {
   // missing file, a row past its end or a null path mean "no such key").
   // Corruption naming the record file if it is malformed.
   Result<std::optional<store::Reference>> Find(std::string_view key) const override;
-  // Reads every record file of the arrays under `prefix` (through no cache).
+  // Reads every record file of the arrays under `prefix` (the files present
+  // in each array's directory, through no cache).
   Result<std::vector<std::string>> Keys(std::string_view prefix) const override;
 
   std::uint64_t record_size() const;
