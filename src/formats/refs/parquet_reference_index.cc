@@ -217,21 +217,14 @@ Result<std::vector<std::string>> ParquetReferenceIndex::Keys(std::string_view pr
 }
 
 Result<ReferenceSet> ParquetReferenceIndex::LoadAll() const {
-  // Rows come in chunk order, not key order ("0.10" < "0.2"): sorting first
-  // and inserting at the end is several times faster than map insertion at
-  // random (measured on 10^7 references).
-  std::vector<std::pair<std::string, store::Reference>> entries;
+  ReferenceSet set;
   for (const auto& [key, text] : state_->metadata) {
-    entries.emplace_back(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
+    set.Set(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
   }
   CHUNKWISE_RETURN_IF_ERROR(
       VisitChunks(*state_, "", [&](std::string key, store::Reference reference) {
-        entries.emplace_back(std::move(key), std::move(reference));
+        set.Set(std::move(key), std::move(reference));
       }));
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  ReferenceSet set;
-  for (auto& [key, reference] : entries) set.SetInOrder(std::move(key), std::move(reference));
   return set;
 }
 

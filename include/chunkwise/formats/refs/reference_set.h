@@ -24,11 +24,6 @@ class ReferenceSet : public store::ReferenceIndex {
   void Set(std::string key, store::Reference reference) {
     entries_.insert_or_assign(std::move(key), std::move(reference));
   }
-  // The same as Set, in amortized constant time when keys arrive in
-  // increasing order (loaders that sort first); logarithmic otherwise.
-  void SetInOrder(std::string key, store::Reference reference) {
-    entries_.insert_or_assign(entries_.end(), std::move(key), std::move(reference));
-  }
   const std::map<std::string, store::Reference, std::less<>>& entries() const { return entries_; }
   std::size_t size() const { return entries_.size(); }
 
