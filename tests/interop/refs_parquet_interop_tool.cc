@@ -3,12 +3,18 @@
 // rows on its own.
 //
 // usage: refs_parquet_interop_tool write DIR REFS_JSON RECORD_SIZE
+//        refs_parquet_interop_tool tables DIR
 // REFS_JSON: {key: "<metadata text>" | {"inline_hex": h} | [url] | [url, offset, length]}
+// `tables` writes one generic table in every writer variant (codecs, data
+// page v2, PLAIN_DICTIONARY, dictionary fallback, several row groups) as
+// DIR/<variant>.parq and its rows as DIR/expected.json, in the shape
+// parquet_dump.mjs prints (int64 as decimal strings, binary as {"hex"}).
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "chunkwise/formats/parquet/table.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 
 namespace {
@@ -85,11 +91,108 @@ nlohmann::json ToJson(const ReferenceSet& set) {
   return out;
 }
 
+namespace parquet = chunkwise::formats::parquet;
+
+std::vector<parquet::Column> SampleTable(std::size_t rows) {
+  using parquet::Column;
+  using parquet::PhysicalType;
+  Column text = Column::Named("text", PhysicalType::kByteArray, true);
+  text.utf8 = true;
+  text.dictionary = true;
+  Column big = Column::Named("big", PhysicalType::kInt64);
+  big.dictionary = true;
+  Column small = Column::Named("small", PhysicalType::kInt32, true);
+  Column blob = Column::Named("blob", PhysicalType::kByteArray, true);
+  for (std::size_t row = 0; row < rows; ++row) {
+    text.present.push_back(row % 4 != 1);
+    const std::string value =
+        "value-" + std::to_string(row % 9) + (row > rows / 2 ? "-late" + std::to_string(row) : "");
+    row % 4 != 1 ? text.byte_arrays.Append(chunkwise::AsBytes(value))
+                 : text.byte_arrays.AppendEmpty();
+    big.present.push_back(1);
+    big.integers.push_back(static_cast<std::int64_t>(row % 13) * 1000000007LL - 3);
+    small.present.push_back(row % 3 != 0);
+    small.integers.push_back(row % 3 != 0 ? static_cast<std::int64_t>(row) - 500 : 0);
+    blob.present.push_back(row % 5 == 0);
+    const chunkwise::Bytes bytes(row % 6, static_cast<std::uint8_t>(row * 7));
+    row % 5 == 0 ? blob.byte_arrays.Append(bytes) : blob.byte_arrays.AppendEmpty();
+  }
+  return {text, big, small, blob};
+}
+
+nlohmann::json TableRows(const std::vector<parquet::Column>& columns) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t row = 0; row < columns[0].rows(); ++row) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& column : columns) {
+      if (!column.is_present(row)) {
+        object[column.name] = nullptr;
+      } else if (column.type == parquet::PhysicalType::kInt64) {
+        object[column.name] = std::to_string(column.integers[row]);
+      } else if (column.type == parquet::PhysicalType::kInt32) {
+        object[column.name] = column.integers[row];
+      } else if (column.utf8) {
+        object[column.name] = std::string(chunkwise::AsChars(column.byte_arrays[row]));
+      } else {
+        object[column.name] = {{"hex", Hex(chunkwise::CopyToBytes(column.byte_arrays[row]))}};
+      }
+    }
+    rows.push_back(std::move(object));
+  }
+  return rows;
+}
+
+int WriteTables(const std::string& directory) {
+  std::vector<std::pair<std::string, parquet::WriteOptions>> variants;
+  const std::pair<const char*, parquet::Compression> codecs[] = {
+      {"uncompressed", parquet::Compression::kUncompressed},
+      {"snappy", parquet::Compression::kSnappy},
+      {"gzip", parquet::Compression::kGzip},
+      {"zstd", parquet::Compression::kZstd}};
+  for (const auto& [name, codec] : codecs) {
+    parquet::WriteOptions options;
+    options.compression = codec;
+    options.rows_per_page = 300;
+    variants.emplace_back(name, options);
+  }
+  parquet::WriteOptions v2;
+  v2.data_page_v2 = true;
+  v2.rows_per_page = 256;
+  variants.emplace_back("page_v2", v2);
+  parquet::WriteOptions legacy;
+  legacy.legacy_plain_dictionary = true;
+  legacy.page_padding_bytes = 8;
+  variants.emplace_back("plain_dictionary", legacy);
+  parquet::WriteOptions fallback;
+  fallback.max_dictionary_bytes = 200;
+  fallback.rows_per_page = 100;
+  variants.emplace_back("dictionary_fallback", fallback);
+  parquet::WriteOptions groups;
+  groups.rows_per_row_group = 700;
+  groups.rows_per_page = 128;
+  groups.version = 2;
+  variants.emplace_back("row_groups", groups);
+  const auto columns = SampleTable(2000);
+  for (const auto& [name, options] : variants) {
+    auto file = parquet::WriteTable(columns, options);
+    if (!file.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), file.status().ToString().c_str());
+      return 1;
+    }
+    std::ofstream(directory + "/" + name + ".parq", std::ios::binary)
+        .write(reinterpret_cast<const char*>(file->data()),
+               static_cast<std::streamsize>(file->size()));
+  }
+  std::ofstream(directory + "/expected.json") << TableRows(columns).dump();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "tables") return WriteTables(argv[2]);
   if (argc != 5 || std::string(argv[1]) != "write") {
-    std::fprintf(stderr, "usage: %s write DIR REFS_JSON RECORD_SIZE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s write DIR REFS_JSON RECORD_SIZE | tables DIR\n", argv[0]);
     return 2;
   }
   const ReferenceSet set = SampleSet();
