@@ -1,0 +1,256 @@
+// ParquetReferenceIndex: .zmetadata eagerly, record files on demand through a
+// small LRU of decoded records.
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <filesystem>
+#include <list>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/formats/refs/parquet_references.h"
+#include "record_file.h"
+#include "reference_grid.h"
+
+namespace chunkwise::formats::refs {
+
+struct ParquetReferenceIndex::State {
+  std::filesystem::path directory;
+  std::uint64_t record_size = 0;
+  std::size_t max_cached = 1;
+  std::map<std::string, std::string, std::less<>> metadata;  // key → JSON text
+  std::map<std::string, ReferenceGrid, std::less<>> arrays;  // field → grid
+
+  mutable std::mutex mutex;                // Guards the cache.
+  mutable std::list<std::string> recency;  // Most recent first.
+  struct CacheEntry {
+    std::shared_ptr<const RecordRows> rows;  // Null: the file does not exist.
+    std::list<std::string>::iterator position;
+  };
+  mutable std::unordered_map<std::string, CacheEntry> cache;
+  mutable std::atomic<std::uint64_t> opened{0};
+
+  // Reads and decodes one record file; null if it does not exist.
+  Result<std::shared_ptr<const RecordRows>> Load(const std::string& relative) const;
+  Result<std::shared_ptr<const RecordRows>> Cached(const std::string& relative) const;
+};
+
+Result<std::shared_ptr<const RecordRows>> ParquetReferenceIndex::State::Load(
+    const std::string& relative) const {
+  const std::filesystem::path path = directory / relative;
+  Result<Bytes> file = core::ReadFile(path);
+  if (!file.ok()) {
+    if (file.status().code() == StatusCode::kNotFound) return std::shared_ptr<const RecordRows>();
+    return file.status();
+  }
+  opened.fetch_add(1, std::memory_order_relaxed);
+  CHUNKWISE_ASSIGN_OR_RETURN(RecordRows rows, RecordRows::Decode(*file, path.string()));
+  return std::make_shared<const RecordRows>(std::move(rows));
+}
+
+Result<std::shared_ptr<const RecordRows>> ParquetReferenceIndex::State::Cached(
+    const std::string& relative) const {
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(relative); it != cache.end()) {
+      recency.splice(recency.begin(), recency, it->second.position);
+      return it->second.rows;
+    }
+  }
+  // Decoded outside the lock, so lookups in other records go on meanwhile.
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const RecordRows> rows, Load(relative));
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(relative); it != cache.end()) return it->second.rows;
+  recency.push_front(relative);
+  cache.emplace(relative, CacheEntry{rows, recency.begin()});
+  while (cache.size() > max_cached) {
+    cache.erase(recency.back());
+    recency.pop_back();
+  }
+  return rows;
+}
+
+namespace {
+
+// Metadata values are JSON objects in current files, strings in some older ones.
+std::string MetadataText(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>()
+                           : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Status ParseZmetadata(ByteView text, const std::string& name, ParquetReferenceIndex::State& state);
+
+}  // namespace
+
+ParquetReferenceIndex::ParquetReferenceIndex(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
+ParquetReferenceIndex::~ParquetReferenceIndex() = default;
+
+Result<std::unique_ptr<ParquetReferenceIndex>> ParquetReferenceIndex::Open(
+    const std::string& directory, const ParquetOpenOptions& options) {
+  auto state = std::make_unique<State>();
+  state->directory = directory;
+  state->max_cached = std::max<std::size_t>(options.max_cached_records, 1);
+  const std::filesystem::path zmetadata = state->directory / ".zmetadata";
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(zmetadata));
+  CHUNKWISE_RETURN_IF_ERROR(ParseZmetadata(text, zmetadata.string(), *state));
+  return std::unique_ptr<ParquetReferenceIndex>(new ParquetReferenceIndex(std::move(state)));
+}
+
+namespace {
+
+Status ParseZmetadata(ByteView text, const std::string& name, ParquetReferenceIndex::State& state) {
+  const nlohmann::json json = nlohmann::json::parse(AsChars(text), nullptr, false);
+  if (!json.is_object()) return Status::Corruption(name + " is not a JSON object");
+  const auto record_size = json.find("record_size");
+  if (record_size == json.end() || !record_size->is_number_unsigned() ||
+      record_size->get<std::uint64_t>() == 0) {
+    return Status::Corruption(name + ": no positive integer \"record_size\"");
+  }
+  state.record_size = record_size->get<std::uint64_t>();
+  const auto metadata = json.find("metadata");
+  if (metadata == json.end() || !metadata->is_object()) {
+    return Status::Corruption(name + ": no \"metadata\" object");
+  }
+  for (const auto& [key, value] : metadata->items()) {
+    state.metadata.emplace(key, MetadataText(value));
+  }
+  for (const auto& [key, text_value] : state.metadata) {
+    if (key != ".zarray" && !key.ends_with("/.zarray")) continue;
+    const std::string field = key.size() > 8 ? key.substr(0, key.size() - 8) : "";
+    CHUNKWISE_ASSIGN_OR_RETURN(ReferenceGrid grid, ReferenceGrid::FromZarray(text_value, field));
+    state.arrays.emplace(field, std::move(grid));
+  }
+  return Status::Ok();
+}
+
+std::string RecordName(std::string_view field, std::uint64_t record) {
+  return std::string(field) + "/refs." + std::to_string(record) + ".parq";
+}
+
+}  // namespace
+
+Result<std::optional<store::Reference>> ParquetReferenceIndex::Find(std::string_view key) const {
+  if (auto it = state_->metadata.find(key); it != state_->metadata.end()) {
+    return std::optional(store::Reference::Inline(CopyToBytes(AsBytes(it->second))));
+  }
+  const std::size_t slash = key.rfind('/');
+  if (slash == std::string_view::npos) return std::optional<store::Reference>();
+  const auto array = state_->arrays.find(key.substr(0, slash));
+  if (array == state_->arrays.end()) return std::optional<store::Reference>();
+  const std::optional<std::uint64_t> row = array->second.RowOfChunk(key.substr(slash + 1));
+  if (!row) return std::optional<store::Reference>();
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto rows,
+                             state_->Cached(RecordName(array->first, *row / state_->record_size)));
+  if (rows == nullptr) return std::optional<store::Reference>();
+  return rows->At(*row % state_->record_size);
+}
+
+namespace {
+
+// The record numbers n of the files refs.<n>.parq in `directory`, sorted
+// (listing beats probing every record of a sparse grid).
+Result<std::vector<std::uint64_t>> RecordsPresent(const std::filesystem::path& directory) {
+  std::vector<std::uint64_t> records;
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) return records;
+  for (auto it = std::filesystem::directory_iterator(directory, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with("refs.") || !name.ends_with(".parq")) continue;
+    const std::string_view number = std::string_view(name).substr(5, name.size() - 10);
+    std::uint64_t record = 0;
+    const auto [end, failure] =
+        std::from_chars(number.data(), number.data() + number.size(), record);
+    if (failure == std::errc() && end == number.data() + number.size() && !number.empty() &&
+        name == "refs." + std::to_string(record) + ".parq") {
+      records.push_back(record);
+    }
+  }
+  if (error) return Status::IOError("listing " + directory.string() + ": " + error.message());
+  std::sort(records.begin(), records.end());
+  return records;
+}
+
+// Calls `visit(key, reference)` for every chunk key of the arrays that may
+// hold keys starting with `prefix`, record file by record file.
+template <typename Visit>  // A template only to take the lambda without std::function.
+Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view prefix,
+                   Visit visit) {
+  for (const auto& [field, grid] : state.arrays) {
+    const std::string field_prefix = field + "/";
+    if (!field_prefix.starts_with(prefix) && !prefix.starts_with(field_prefix)) continue;
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> records,
+                               RecordsPresent(state.directory / field));
+    for (const std::uint64_t record : records) {
+      if (record > grid.chunk_count() / state.record_size) continue;  // Past the grid.
+      CHUNKWISE_ASSIGN_OR_RETURN(const auto rows, state.Load(RecordName(field, record)));
+      if (rows == nullptr) continue;
+      const std::uint64_t first = record * state.record_size;
+      for (std::size_t row = 0; row < rows->rows() && first + row < grid.chunk_count(); ++row) {
+        std::optional<store::Reference> reference = rows->At(row);
+        if (!reference) continue;
+        std::string key = field_prefix + grid.ChunkOfRow(first + row);
+        if (key.starts_with(prefix)) visit(std::move(key), std::move(*reference));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParquetReferenceIndex::Keys(std::string_view prefix) const {
+  std::vector<std::string> keys;
+  for (auto it = state_->metadata.lower_bound(prefix);
+       it != state_->metadata.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+    keys.push_back(it->first);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(VisitChunks(
+      *state_, prefix, [&](std::string key, store::Reference) { keys.push_back(std::move(key)); }));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+Result<ReferenceSet> ParquetReferenceIndex::LoadAll() const {
+  ReferenceSet set;
+  for (const auto& [key, text] : state_->metadata) {
+    set.Set(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      VisitChunks(*state_, "", [&](std::string key, store::Reference reference) {
+        set.Set(std::move(key), std::move(reference));
+      }));
+  return set;
+}
+
+Result<ReferenceSet> LoadParquetReferences(const std::string& directory) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto index, ParquetReferenceIndex::Open(directory));
+  return index->LoadAll();
+}
+
+std::uint64_t ParquetReferenceIndex::record_size() const { return state_->record_size; }
+std::uint64_t ParquetReferenceIndex::record_files_opened() const { return state_->opened.load(); }
+std::size_t ParquetReferenceIndex::cached_records() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->cache.size();
+}
+
+Result<std::unique_ptr<store::ReferenceIndex>> OpenParquetReferences(
+    const std::string& directory, const ParquetOpenOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto index, ParquetReferenceIndex::Open(directory, options));
+  return std::unique_ptr<store::ReferenceIndex>(std::move(index));
+}
+
+bool IsParquetReferenceDirectory(const std::string& path) {
+  Result<Bytes> text = core::ReadFile(std::filesystem::path(path) / ".zmetadata");
+  if (!text.ok()) return false;
+  const nlohmann::json json = nlohmann::json::parse(AsChars(*text), nullptr, false);
+  return json.is_object() && json.contains("record_size");
+}
+
+}  // namespace chunkwise::formats::refs

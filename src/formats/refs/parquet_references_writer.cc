@@ -1,0 +1,181 @@
+// WriteParquetReferences: .zmetadata plus one padded record file per record
+// of each array that holds at least one key.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/store/file_store.h"
+#include "record_file.h"
+#include "reference_grid.h"
+
+namespace chunkwise::formats::refs {
+namespace {
+
+using store::Reference;
+
+bool IsMetadataKey(std::string_view key) {
+  const std::size_t slash = key.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  return last.starts_with('.');
+}
+
+// The chunk references of one array, by row number.
+struct ArrayChunks {
+  ReferenceGrid grid;
+  std::vector<std::pair<std::uint64_t, const Reference*>> rows;
+};
+
+Result<nlohmann::json> MetadataJson(const ReferenceSet& set) {
+  nlohmann::json metadata = nlohmann::json::object();
+  for (const auto& [key, reference] : set.entries()) {
+    if (!IsMetadataKey(key) || key == ".zmetadata") continue;
+    if (reference.kind != Reference::Kind::kInline) {
+      return Status::InvalidArgument("reference set key '" + key +
+                                     "': Parquet references need metadata inline");
+    }
+    nlohmann::json value = nlohmann::json::parse(AsChars(reference.data), nullptr, false);
+    // Metadata is written as JSON objects (fsspec's form); text that is not JSON stays a string.
+    metadata[key] =
+        value.is_discarded() ? nlohmann::json(std::string(AsChars(reference.data))) : value;
+  }
+  return metadata;
+}
+
+Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) {
+  std::map<std::string, ArrayChunks> arrays;
+  for (const auto& [key, reference] : set.entries()) {
+    if (IsMetadataKey(key)) continue;
+    const std::size_t slash = key.rfind('/');
+    if (slash == std::string::npos) {
+      return Status::InvalidArgument("reference set key '" + key +
+                                     "': Parquet references cannot hold root-level chunks");
+    }
+    const std::string field = key.substr(0, slash);
+    auto it = arrays.find(field);
+    if (it == arrays.end()) {
+      const auto zarray = set.entries().find(field + "/.zarray");
+      if (zarray == set.entries().end() || zarray->second.kind != Reference::Kind::kInline) {
+        return Status::InvalidArgument("reference set key '" + key + "': no inline '" + field +
+                                       "/.zarray' to place it in the chunk grid");
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceGrid grid,
+                                 ReferenceGrid::FromZarray(AsChars(zarray->second.data), field));
+      if (grid.slash_separator) {
+        return Status::InvalidArgument(
+            "array '" + field +
+            "' uses dimension_separator \"/\"; Parquet references hold only "
+            "'.'-separated chunk keys (rewrite the keys and .zarray with '.' first)");
+      }
+      it = arrays.emplace(field, ArrayChunks{std::move(grid), {}}).first;
+    }
+    const std::optional<std::uint64_t> row = it->second.grid.RowOfChunk(key.substr(slash + 1));
+    if (!row) {
+      return Status::InvalidArgument("reference set key '" + key +
+                                     "' is not a chunk of the grid of '" + field + "/.zarray'");
+    }
+    if (reference.kind == Reference::Kind::kRange &&
+        (reference.offset > INT64_MAX || reference.length > INT64_MAX)) {
+      return Status::InvalidArgument("reference set key '" + key + "': range exceeds INT64");
+    }
+    it->second.rows.emplace_back(*row, &reference);
+  }
+  return arrays;
+}
+
+// With overwrite, the previous set's files go first, so that no stale record
+// file of it survives next to the new ones.
+Status RemovePreviousSet(const std::filesystem::path& directory) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(directory, error)) return Status::Ok();
+  std::vector<std::filesystem::path> doomed;
+  for (auto it = std::filesystem::recursive_directory_iterator(directory, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name == ".zmetadata" || (name.starts_with("refs.") && name.ends_with(".parq"))) {
+      doomed.push_back(it->path());
+    }
+  }
+  if (error) return Status::IOError("listing " + directory.string() + ": " + error.message());
+  for (const auto& path : doomed) {
+    if (!std::filesystem::remove(path, error) && error) {
+      return Status::IOError("removing " + path.string() + ": " + error.message());
+    }
+  }
+  return Status::Ok();
+}
+
+// A zero-length range at offset 0 would read back as the whole file; empty
+// inline data reads back as the same empty value.
+const Reference kEmptyInline = Reference::Inline({});
+
+Status WriteRecord(store::Store& store, const std::string& field,
+                   std::span<const std::pair<std::uint64_t, const Reference*>> rows,
+                   const ParquetReferenceOptions& options) {
+  const std::uint64_t record = rows.front().first / options.record_size;
+  RecordToWrite record_rows;
+  record_rows.references.assign(options.record_size, nullptr);
+  for (const auto& [row, reference] : rows) {
+    const bool empty_at_zero = reference->kind == Reference::Kind::kRange &&
+                               reference->offset == 0 && reference->length == 0;
+    record_rows.references[row % options.record_size] = empty_at_zero ? &kEmptyInline : reference;
+  }
+  const std::string key = field + "/refs." + std::to_string(record) + ".parq";
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes file,
+                             EncodeRecordFile(record_rows, static_cast<int>(options.compression),
+                                              options.zstd_level, store.Describe(key)));
+  CHUNKWISE_RETURN_IF_ERROR(store.Set(key, file));
+  if (options.progress != nullptr) options.progress->Add(rows.size());
+  return Status::Ok();
+}
+
+// Record files are independent: they are encoded and written in parallel,
+// at most one per thread in memory at a time.
+Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& array,
+                  const ParquetReferenceOptions& options, core::ThreadPool& pool) {
+  std::sort(array.rows.begin(), array.rows.end());
+  std::vector<std::size_t> record_starts;
+  for (std::size_t i = 0; i < array.rows.size(); ++i) {
+    if (i == 0 || array.rows[i].first / options.record_size !=
+                      array.rows[i - 1].first / options.record_size) {
+      record_starts.push_back(i);
+    }
+  }
+  record_starts.push_back(array.rows.size());
+  const std::span<const std::pair<std::uint64_t, const Reference*>> rows(array.rows);
+  return pool.ParallelFor(record_starts.size() - 1, [&](std::size_t r) {
+    return WriteRecord(store, field,
+                       rows.subspan(record_starts[r], record_starts[r + 1] - record_starts[r]),
+                       options);
+  });
+}
+
+}  // namespace
+
+Status WriteParquetReferences(const ReferenceSet& set, const std::string& directory,
+                              const ParquetReferenceOptions& options) {
+  if (options.record_size == 0 || options.record_size > (std::uint64_t{1} << 24)) {
+    return Status::InvalidArgument("Parquet references: record_size must be 1 to 16777216");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(directory, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json metadata, MetadataJson(set));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto arrays, GroupChunks(set));
+  CHUNKWISE_RETURN_IF_ERROR(RemovePreviousSet(directory));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto store, store::FileStore::Open(directory));
+  core::ThreadPool pool(options.threads);
+  for (auto& [field, array] : arrays) {
+    CHUNKWISE_RETURN_IF_ERROR(WriteArray(*store, field, array, options, pool));
+  }
+  const nlohmann::json zmetadata = {{"metadata", std::move(metadata)},
+                                    {"record_size", options.record_size}};
+  return store->Set(".zmetadata", AsBytes(zmetadata.dump(
+                                      -1, ' ', false, nlohmann::json::error_handler_t::replace)));
+}
+
+}  // namespace chunkwise::formats::refs
