@@ -39,7 +39,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -65,30 +67,43 @@ Geometry Walks(std::size_t points) {
     geometry.positions[v] = at;
     geometry.object_ids[v] = static_cast<std::int64_t>(v / kWalk);
     const std::size_t walk_end = std::min(points, (v / kWalk + 1) * kWalk);
-    const std::size_t step = v + 1 < walk_end ? v + 1 : v / kWalk * kWalk;  // Last step closes the loop.
-    const std::size_t chord = v + 5 < walk_end ? v + 5 : v / kWalk * kWalk + (v + 5) % kWalk % (walk_end - v / kWalk * kWalk);
-    if (step != v) geometry.links.insert(geometry.links.end(), {static_cast<std::int64_t>(v), static_cast<std::int64_t>(step)});
-    if (chord != v) geometry.links.insert(geometry.links.end(), {static_cast<std::int64_t>(v), static_cast<std::int64_t>(chord)});
+    const std::size_t step =
+        v + 1 < walk_end ? v + 1 : v / kWalk * kWalk;  // Last step closes the loop.
+    const std::size_t chord =
+        v + 5 < walk_end ? v + 5
+                         : v / kWalk * kWalk + (v + 5) % kWalk % (walk_end - v / kWalk * kWalk);
+    if (step != v)
+      geometry.links.insert(geometry.links.end(),
+                            {static_cast<std::int64_t>(v), static_cast<std::int64_t>(step)});
+    if (chord != v)
+      geometry.links.insert(geometry.links.end(),
+                            {static_cast<std::int64_t>(v), static_cast<std::int64_t>(chord)});
   }
   return geometry;
 }
 
-// The codec floor: the same per-chunk vertex and link blobs through zstd-3 on the pool, then one file write.
-double ReferenceWrite(const Geometry& geometry, const ChunkPlacement& placement, core::ThreadPool& pool,
-                      const std::filesystem::path& file) {
+// The codec floor: the same per-chunk vertex and link blobs through zstd-3 on the pool, then one
+// file write.
+double ReferenceWrite(const Geometry& geometry, const ChunkPlacement& placement,
+                      core::ThreadPool& pool, const std::filesystem::path& file) {
   const auto registry = codec::CodecRegistry::WithBuiltins();
-  const auto chain = codec::CodecChain::BytesOnly(nlohmann::json::array({{{"name", "zstd"}, {"configuration", {{"level", 3}}}}}), registry);
+  const auto chain = codec::CodecChain::BytesOnly(
+      nlohmann::json::array({{{"name", "zstd"}, {"configuration", {{"level", 3}}}}}), registry);
   std::vector<Bytes> vertex_blobs(placement.chunks.size()), link_blobs(placement.chunks.size());
   for (std::size_t c = 0; c < placement.chunks.size(); ++c) {
     vertex_blobs[c].resize(placement.members[c].size() * 12);
     for (std::size_t i = 0; i < placement.members[c].size(); ++i) {
-      std::memcpy(vertex_blobs[c].data() + 12 * i, geometry.positions[placement.members[c][i]].data(), 12);
+      std::memcpy(vertex_blobs[c].data() + 12 * i,
+                  geometry.positions[placement.members[c][i]].data(), 12);
     }
   }
-  for (std::size_t r = 0; r < geometry.num_links(); ++r) {  // Each link in its first endpoint's chunk.
+  for (std::size_t r = 0; r < geometry.num_links();
+       ++r) {  // Each link in its first endpoint's chunk.
     const std::int64_t a = geometry.links[2 * r], b = geometry.links[2 * r + 1];
-    AppendLittleEndian(static_cast<std::uint64_t>(placement.vi[a]), link_blobs[placement.chunk_index[a]]);
-    AppendLittleEndian(static_cast<std::uint64_t>(placement.vi[b]), link_blobs[placement.chunk_index[a]]);
+    AppendLittleEndian(static_cast<std::uint64_t>(placement.vi[a]),
+                       link_blobs[placement.chunk_index[a]]);
+    AppendLittleEndian(static_cast<std::uint64_t>(placement.vi[b]),
+                       link_blobs[placement.chunk_index[a]]);
   }
   const auto start = Clock::now();
   std::vector<Bytes> encoded(2 * placement.chunks.size());
@@ -116,7 +131,8 @@ double ReferenceRead(const VectorStore& store, const BoundingBox& box) {
     if (overlaps) inside.push_back(chunk);
   }
   (void)store.pool().ParallelFor(inside.size(), [&](std::size_t i) -> Status {
-    CHUNKWISE_RETURN_IF_ERROR(store.ReadBlob(layout::ChunkBlobPath(0, layout::kVerticesDir, inside[i])).status());
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.ReadBlob(layout::ChunkBlobPath(0, layout::kVerticesDir, inside[i])).status());
     return store.ReadBlob(layout::LinksBlobPath(0, 0, inside[i])).status();
   });
   return Seconds(start);
@@ -137,8 +153,10 @@ int Run(int argc, char** argv) {
   const double edges = static_cast<double>(geometry.num_links());
   const double mb = (12.0 * points + 16.0 * edges) / 1e6;
   auto pool = std::make_shared<core::ThreadPool>();
-  std::printf("vectors_bench: %zu points, %.0f edges (%.0f MB of vertex + link bytes), chunks 100^3, %zu threads\n",
-              points, edges, mb, pool->num_threads());
+  std::printf(
+      "vectors_bench: %zu points, %.0f edges (%.0f MB of vertex + link bytes), chunks 100^3, %zu "
+      "threads\n",
+      points, edges, mb, pool->num_threads());
   std::vector<double> ours_s, reference_s;
   WriteSummary summary;
   for (int run = 0; run < runs; ++run) {
@@ -160,10 +178,13 @@ int Run(int argc, char** argv) {
     reference_s.push_back(ReferenceWrite(geometry, placement, *pool, dir / "reference.bin"));
   }
   const double write_s = Median(ours_s), write_ref_s = Median(reference_s);
-  std::printf("write   %6.2f s  %9.0f points/s  %9.0f edges/s  %7.1f MB/s   reference (zstd-3 + file) %6.2f s  ratio %.2fx\n",
-              write_s, points / write_s, edges / write_s, mb / write_s, write_ref_s, write_s / write_ref_s);
+  std::printf(
+      "write   %6.2f s  %9.0f points/s  %9.0f edges/s  %7.1f MB/s   reference (zstd-3 + file) "
+      "%6.2f s  ratio %.2fx\n",
+      write_s, points / write_s, edges / write_s, mb / write_s, write_ref_s, write_s / write_ref_s);
   std::printf("        %llu chunks, %llu chunk-local links, %llu cross-chunk links\n",
-              static_cast<unsigned long long>(summary.chunks), static_cast<unsigned long long>(summary.links.chunk_links),
+              static_cast<unsigned long long>(summary.chunks),
+              static_cast<unsigned long long>(summary.links.chunk_links),
               static_cast<unsigned long long>(summary.links.cross_chunk_links));
   auto files = store::FileStore::Open(dir / "store.zarrvectors", {});
   VectorStoreOptions store_options;
@@ -187,8 +208,10 @@ int Run(int argc, char** argv) {
     }
     const double s = Median(read_s), ref = Median(read_ref_s);
     const double read_mb = (12.0 * got_points + 16.0 * got_edges) / 1e6;
-    std::printf("read %3.0f^3 box %6.3f s  %9.0f points/s  %9.0f edges/s  %7.1f MB/s   reference (fetch + decode) %6.3f s  ratio %.2fx  (%zu points, %zu edges)\n",
-                side, s, got_points / s, got_edges / s, read_mb / s, ref, s / ref, got_points, got_edges);
+    std::printf(
+        "read %3.0f^3 box %6.3f s  %9.0f points/s  %9.0f edges/s  %7.1f MB/s   reference (fetch + "
+        "decode) %6.3f s  ratio %.2fx  (%zu points, %zu edges)\n",
+        side, s, got_points / s, got_edges / s, read_mb / s, ref, s / ref, got_points, got_edges);
   }
   std::filesystem::remove_all(dir);
   return 0;

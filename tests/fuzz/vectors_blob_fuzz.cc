@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto again = vectors::DecodeCellBlob(vectors::EncodeCellBlob(*records), width, "fuzz");
     if (!again.ok() || *again != *records) std::abort();
     const std::vector<vectors::ChunkCoord> chunks(width);
-    for (const vectors::CellRecord& record : *records) (void)vectors::RestoreInputOrder(chunks, record);
+    for (const vectors::CellRecord& record : *records)
+      (void)vectors::RestoreInputOrder(chunks, record);
   }
   return 0;
 }

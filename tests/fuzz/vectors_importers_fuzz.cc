@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace vectors = chunkwise::formats::vectors;
   const chunkwise::ByteView bytes(data, size);
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (const auto& parsed : {vectors::ParseSwc(text, "fuzz"), vectors::ParsePly(bytes, "fuzz"), vectors::ParseObj(text, "fuzz")}) {
+  for (const auto& parsed : {vectors::ParseSwc(text, "fuzz"), vectors::ParsePly(bytes, "fuzz"),
+                             vectors::ParseObj(text, "fuzz")}) {
     if (parsed.ok() && !parsed->Validate().ok()) std::abort();
   }
   return 0;

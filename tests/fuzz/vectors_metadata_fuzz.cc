@@ -30,8 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto root = vectors::ParseRootAttributes(*json, "fuzz");
   if (!root.ok()) return 0;
   const auto again = vectors::ParseRootAttributes(vectors::FormatRootAttributes(*root), "fuzz");
-  if (!again.ok() || again->chunk_shape != root->chunk_shape || again->geometry_type != root->geometry_type ||
-      again->capabilities != root->capabilities) {
+  if (!again.ok() || again->chunk_shape != root->chunk_shape ||
+      again->geometry_type != root->geometry_type || again->capabilities != root->capabilities) {
     std::abort();
   }
   return 0;

@@ -16,7 +16,8 @@ const codec::CodecRegistry& Registry() {
 
 nlohmann::json BlobCodecs(int zstd_level) {
   return nlohmann::json::array(
-      {{{"name", "bytes"}}, {{"name", "zstd"}, {"configuration", {{"level", zstd_level}, {"checksum", false}}}}});
+      {{{"name", "bytes"}},
+       {{"name", "zstd"}, {"configuration", {{"level", zstd_level}, {"checksum", false}}}}});
 }
 
 // Chains are built once per distinct codec list; blobs of one store share one.
@@ -26,14 +27,16 @@ Result<std::shared_ptr<const codec::CodecChain>> ChainFor(const nlohmann::json& 
   const std::string text = codecs.dump();
   std::lock_guard lock(mutex);
   if (auto found = chains.find(text); found != chains.end()) return found->second;
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain, codec::CodecChain::FromJson(codecs, Registry()));
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                             codec::CodecChain::FromJson(codecs, Registry()));
   auto shared = std::make_shared<const codec::CodecChain>(std::move(chain));
   if (chains.size() < 64) chains.emplace(text, shared);
   return shared;
 }
 
 codec::ChunkSpec BlobSpec(std::size_t size) {
-  return codec::ChunkSpec{core::DataType(core::DataTypeId::kUInt8), {static_cast<std::int64_t>(size)}};
+  return codec::ChunkSpec{core::DataType(core::DataTypeId::kUInt8),
+                          {static_cast<std::int64_t>(size)}};
 }
 
 }  // namespace
@@ -51,7 +54,8 @@ Result<EncodedBlobArray> EncodeBlobArray(ByteView blob, int zstd_level) {
   return EncodedBlobArray{zarr::FormatV3ArrayMetadata(metadata), std::move(chunk)};
 }
 
-Result<Bytes> DecodeBlobArray(std::string_view metadata_text, ByteView chunk, std::string_view key) {
+Result<Bytes> DecodeBlobArray(std::string_view metadata_text, ByteView chunk,
+                              std::string_view key) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              zarr::ParseV3ArrayMetadata(metadata_text, key));
   if (metadata.shape.size() != 1 || metadata.data_type.id() != core::DataTypeId::kUInt8 ||

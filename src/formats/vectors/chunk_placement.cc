@@ -21,7 +21,8 @@ ChunkCoord ChunkOf(const Vec3f& position, const Vec3& chunk_shape) {
   ChunkCoord chunk{};
   for (int d = 0; d < kSpatialDims; ++d) {
     // Division in double: float32 positions are exact there, so the floor is the true one.
-    chunk[d] = static_cast<std::int64_t>(std::floor(static_cast<double>(position[d]) / chunk_shape[d]));
+    chunk[d] =
+        static_cast<std::int64_t>(std::floor(static_cast<double>(position[d]) / chunk_shape[d]));
   }
   return chunk;
 }
@@ -33,7 +34,8 @@ ChunkPlacement PlaceVertices(std::span<const Vec3f> positions, const Vec3& chunk
   std::vector<std::uint32_t> seen_index(positions.size());
   for (std::size_t v = 0; v < positions.size(); ++v) {
     const ChunkCoord chunk = ChunkOf(positions[v], chunk_shape);
-    auto [it, inserted] = first_seen.try_emplace(chunk, static_cast<std::uint32_t>(seen_chunks.size()));
+    auto [it, inserted] =
+        first_seen.try_emplace(chunk, static_cast<std::uint32_t>(seen_chunks.size()));
     if (inserted) seen_chunks.push_back(chunk);
     seen_index[v] = it->second;
   }

@@ -49,7 +49,8 @@ Bytes EncodeCellBlob(std::span<const CellRecord> records) {
     Bytes body;
     body.reserve(8 * (1 + record.vi.size()));
     AppendLittleEndian(static_cast<std::uint64_t>(record.perm_idx), body);
-    for (const std::int64_t vi : record.vi) AppendLittleEndian(static_cast<std::uint64_t>(vi), body);
+    for (const std::int64_t vi : record.vi)
+      AppendLittleEndian(static_cast<std::uint64_t>(vi), body);
     bodies.push_back(std::move(body));
   }
   std::vector<ByteView> groups(bodies.begin(), bodies.end());
@@ -71,8 +72,8 @@ Result<std::vector<CellRecord>> DecodeCellBlob(ByteView blob, int link_width,
     CellRecord record;
     record.perm_idx = static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(groups[k].data()));
     for (int i = 0; i < link_width; ++i) {
-      record.vi.push_back(
-          static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(groups[k].data() + 8 * (1 + i))));
+      record.vi.push_back(static_cast<std::int64_t>(
+          LoadLittleEndian<std::uint64_t>(groups[k].data() + 8 * (1 + i))));
     }
     records.push_back(std::move(record));
   }

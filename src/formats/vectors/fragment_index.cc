@@ -72,7 +72,8 @@ Result<std::vector<Fragment>> DecodeFragmentIndex(ByteView blob, std::string_vie
   if (LoadLittleEndian<std::uint32_t>(blob.data()) != kFragmentIndexMagic) {
     return Malformed(key, "bad magic (not GFVZ)");
   }
-  if (LoadLittleEndian<std::uint16_t>(blob.data() + 4) != 1) return Malformed(key, "version is not 1");
+  if (LoadLittleEndian<std::uint16_t>(blob.data() + 4) != 1)
+    return Malformed(key, "version is not 1");
   const std::uint64_t count = LoadLittleEndian<std::uint32_t>(blob.data() + 8);
   const std::uint64_t ranges = LoadLittleEndian<std::uint32_t>(blob.data() + 12);
   if (count == 0) return std::vector<Fragment>{};
@@ -86,8 +87,10 @@ Result<std::vector<Fragment>> DecodeFragmentIndex(ByteView blob, std::string_vie
     fragments[f].is_range = (blob[kHeaderBytes + f / 8] >> (f % 8)) & 1;
     if (!fragments[f].is_range) continue;
     if (++seen_ranges > ranges) return Malformed(key, "the bitmap marks more than R ranges");
-    fragments[f].start = static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob.data() + at));
-    fragments[f].count = static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob.data() + at + 8));
+    fragments[f].start =
+        static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob.data() + at));
+    fragments[f].count =
+        static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob.data() + at + 8));
     at += 16;
   }
   if (seen_ranges != ranges) return Malformed(key, "the bitmap marks fewer than R ranges");
@@ -106,8 +109,8 @@ Result<std::vector<Fragment>> DecodeFragmentIndex(ByteView blob, std::string_vie
     }
     previous = end;
     for (std::uint64_t i = begin; i < end; ++i) {
-      fragments[f].indices.push_back(
-          static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob.data() + indices_at + 8 * i)));
+      fragments[f].indices.push_back(static_cast<std::int64_t>(
+          LoadLittleEndian<std::uint64_t>(blob.data() + indices_at + 8 * i)));
     }
   }
   return fragments;

@@ -24,11 +24,12 @@ Status CheckLinkAttributes(const Geometry& geometry) {
   for (const LinkAttribute& attribute : geometry.link_attributes) {
     names.push_back(attribute.name);
     if (attribute.channels < 1 ||
-        attribute.values.size() != geometry.num_links() * static_cast<std::size_t>(attribute.channels)) {
-      return Status::InvalidArgument(
-          "link attribute \"" + attribute.name + "\" has " + std::to_string(attribute.values.size()) +
-          " values for " + std::to_string(geometry.num_links()) + " links of " +
-          std::to_string(attribute.channels) + " channels");
+        attribute.values.size() !=
+            geometry.num_links() * static_cast<std::size_t>(attribute.channels)) {
+      return Status::InvalidArgument("link attribute \"" + attribute.name + "\" has " +
+                                     std::to_string(attribute.values.size()) + " values for " +
+                                     std::to_string(geometry.num_links()) + " links of " +
+                                     std::to_string(attribute.channels) + " channels");
     }
   }
   return CheckNames(names, "link attribute");
@@ -61,7 +62,8 @@ Status Geometry::Validate() const {
   }
   for (std::size_t v = 0; v < positions.size(); ++v) {
     for (float c : positions[v]) {
-      if (!std::isfinite(c)) return Status::InvalidArgument("vertex " + std::to_string(v) + " is not finite");
+      if (!std::isfinite(c))
+        return Status::InvalidArgument("vertex " + std::to_string(v) + " is not finite");
     }
   }
   if (!object_ids.empty() && object_ids.size() != positions.size()) {

@@ -14,15 +14,17 @@ namespace {
 
 std::string Extension(const std::filesystem::path& path) {
   std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return extension;
 }
 
 Status NoImporter(GeometryType type, const std::filesystem::path& input) {
-  return Status::InvalidArgument(input.string() + ": cannot read a " + std::string(GeometryTypeName(type)) +
-                                 " from " + (Extension(input).empty() ? "a file without extension" : Extension(input)) +
-                                 " (points/polyline: .csv .npy; graph: .csv/.npy with --edges; skeleton: .swc;"
-                                 " mesh: .ply .obj)");
+  return Status::InvalidArgument(
+      input.string() + ": cannot read a " + std::string(GeometryTypeName(type)) + " from " +
+      (Extension(input).empty() ? "a file without extension" : Extension(input)) +
+      " (points/polyline: .csv .npy; graph: .csv/.npy with --edges; skeleton: .swc;"
+      " mesh: .ply .obj)");
 }
 
 }  // namespace
@@ -37,7 +39,8 @@ Result<Geometry> ImportGeometry(GeometryType type, const std::filesystem::path& 
       if (table) return ReadVertexTable(input, type);
       break;
     case GeometryType::kGraph:
-      if (!edges) return Status::InvalidArgument("a graph needs --edges (a .csv or .npy of source, target)");
+      if (!edges)
+        return Status::InvalidArgument("a graph needs --edges (a .csv or .npy of source, target)");
       if (table) return ReadGraphTables(input, *edges);
       break;
     case GeometryType::kSkeleton:
@@ -51,20 +54,24 @@ Result<Geometry> ImportGeometry(GeometryType type, const std::filesystem::path& 
   return NoImporter(type, input);
 }
 
-Status ExportGeometry(const std::filesystem::path& output, const Geometry& geometry, bool overwrite) {
+Status ExportGeometry(const std::filesystem::path& output, const Geometry& geometry,
+                      bool overwrite) {
   const std::string extension = Extension(output);
-  if (extension == ".csv" || extension == ".npy") return WriteGeometryTables(output, geometry, overwrite);
+  if (extension == ".csv" || extension == ".npy")
+    return WriteGeometryTables(output, geometry, overwrite);
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(output, overwrite));
   if (extension == ".ply") return core::WriteFileAtomically(output, FormatPly(geometry));
   if (extension == ".obj") {
-    if (geometry.link_width() != 3) return Status::InvalidArgument(output.string() + ": .obj holds meshes");
+    if (geometry.link_width() != 3)
+      return Status::InvalidArgument(output.string() + ": .obj holds meshes");
     return core::WriteFileAtomically(output, AsBytes(FormatObj(geometry)));
   }
   if (extension == ".swc") {
     CHUNKWISE_ASSIGN_OR_RETURN(std::string text, FormatSwc(geometry));
     return core::WriteFileAtomically(output, AsBytes(text));
   }
-  return Status::InvalidArgument(output.string() + ": unknown output extension (use .csv, .npy, .ply, .obj or .swc)");
+  return Status::InvalidArgument(output.string() +
+                                 ": unknown output extension (use .csv, .npy, .ply, .obj or .swc)");
 }
 
 }  // namespace chunkwise::formats::vectors

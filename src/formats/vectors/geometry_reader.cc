@@ -15,8 +15,8 @@ struct ChunkData {
   std::vector<std::int64_t> object_ids;
   std::vector<std::vector<float>> vertex_attributes;  // Parallel to the names.
   std::vector<std::int64_t> links;
-  std::vector<std::vector<float>> link_attributes;    // Parallel to the infos.
-  std::vector<std::int64_t> global;                   // Per vi: selected vertex number or -1.
+  std::vector<std::vector<float>> link_attributes;  // Parallel to the infos.
+  std::vector<std::int64_t> global;                 // Per vi: selected vertex number or -1.
 };
 
 struct LevelContents {
@@ -27,29 +27,35 @@ struct LevelContents {
 
 bool Overlaps(const ChunkCoord& chunk, const Vec3& chunk_shape, const BoundingBox& box) {
   for (int d = 0; d < 3; ++d) {
-    if ((chunk[d] + 1) * chunk_shape[d] < box.min[d] || chunk[d] * chunk_shape[d] > box.max[d]) return false;
+    if ((chunk[d] + 1) * chunk_shape[d] < box.min[d] || chunk[d] * chunk_shape[d] > box.max[d])
+      return false;
   }
   return true;
 }
 
-Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk, const LevelContents& contents,
-                 ChunkData& data) {
+Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
+                 const LevelContents& contents, ChunkData& data) {
   CHUNKWISE_ASSIGN_OR_RETURN(data.vertices, ReadChunkVertices(store, level, chunk));
   CHUNKWISE_ASSIGN_OR_RETURN(data.object_ids, ReadChunkObjectIds(store, level, chunk));
-  const std::string where = store.Describe(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk));
+  const std::string where =
+      store.Describe(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk));
   if (!data.object_ids.empty() && data.object_ids.size() != data.vertices.size()) {
     return Status::Corruption(where + ": object_id rows differ from vertex rows");
   }
   for (const std::string& name : contents.vertex_attribute_names) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values, ReadChunkVertexAttribute(store, level, name, chunk));
-    if (values.size() != data.vertices.size()) return Status::Corruption(where + ": attribute " + name + " rows differ");
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
+                               ReadChunkVertexAttribute(store, level, name, chunk));
+    if (values.size() != data.vertices.size())
+      return Status::Corruption(where + ": attribute " + name + " rows differ");
     data.vertex_attributes.push_back(std::move(values));
   }
   if (contents.link_width == 0) return Status::Ok();
-  CHUNKWISE_ASSIGN_OR_RETURN(data.links, ReadChunkLinks(store, level, chunk, contents.link_width, 0));
+  CHUNKWISE_ASSIGN_OR_RETURN(data.links,
+                             ReadChunkLinks(store, level, chunk, contents.link_width, 0));
   for (const LinkAttributeInfo& info : contents.link_attributes) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
-                               ReadChunkLinkAttribute(store, level, info, 0, chunk, data.links.size() / contents.link_width));
+                               ReadChunkLinkAttribute(store, level, info, 0, chunk,
+                                                      data.links.size() / contents.link_width));
     data.link_attributes.push_back(std::move(values));
   }
   return Status::Ok();
@@ -70,11 +76,14 @@ Result<LevelContents> ReadContents(const VectorStore& store, int level) {
 }
 
 // Assigns global numbers to the selected vertices and copies their data.
-void SelectVertices(const ReadQuery& query, const LevelContents& contents, const std::vector<ChunkCoord>& chunks,
-                    std::vector<ChunkData>& data, LevelGeometry& out) {
+void SelectVertices(const ReadQuery& query, const LevelContents& contents,
+                    const std::vector<ChunkCoord>& chunks, std::vector<ChunkData>& data,
+                    LevelGeometry& out) {
   Geometry& geometry = out.geometry;
-  const bool has_ids = std::any_of(data.begin(), data.end(), [](const ChunkData& d) { return !d.object_ids.empty(); });
-  for (const std::string& name : contents.vertex_attribute_names) geometry.vertex_attributes.push_back({name, {}});
+  const bool has_ids = std::any_of(data.begin(), data.end(),
+                                   [](const ChunkData& d) { return !d.object_ids.empty(); });
+  for (const std::string& name : contents.vertex_attribute_names)
+    geometry.vertex_attributes.push_back({name, {}});
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     ChunkData& chunk = data[c];
     chunk.global.assign(chunk.vertices.size(), -1);
@@ -103,7 +112,8 @@ bool AddLink(std::span<const std::int64_t> globals, Geometry& geometry) {
 }
 
 Status AddChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
-                     const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data, Geometry& geometry) {
+                     const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
+                     Geometry& geometry) {
   const int width = contents.link_width;
   std::vector<std::int64_t> globals(width);
   for (std::size_t c = 0; c < chunks.size(); ++c) {
@@ -112,8 +122,8 @@ Status AddChunkLinks(const VectorStore& store, int level, const LevelContents& c
       for (int e = 0; e < width; ++e) {
         const std::int64_t vi = chunk.links[row * width + e];
         if (vi < 0 || static_cast<std::size_t>(vi) >= chunk.global.size()) {
-          return Status::Corruption(store.Describe(layout::LinksBlobPath(level, 0, chunks[c])) + ": vi " +
-                                    std::to_string(vi) + " is not a vertex of the chunk");
+          return Status::Corruption(store.Describe(layout::LinksBlobPath(level, 0, chunks[c])) +
+                                    ": vi " + std::to_string(vi) + " is not a vertex of the chunk");
         }
         globals[e] = chunk.global[vi];
       }
@@ -122,7 +132,8 @@ Status AddChunkLinks(const VectorStore& store, int level, const LevelContents& c
         const int channels = contents.link_attributes[a].channels;
         const auto& values = chunk.link_attributes[a];
         geometry.link_attributes[a].values.insert(geometry.link_attributes[a].values.end(),
-                                                  values.begin() + row * channels, values.begin() + (row + 1) * channels);
+                                                  values.begin() + row * channels,
+                                                  values.begin() + (row + 1) * channels);
       }
     }
   }
@@ -153,7 +164,8 @@ Result<std::vector<std::int64_t>> GlobalsOf(const VectorStore& store, const std:
 Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
                           const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
                           Geometry& geometry) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family, ReadCrossChunkFamily(store, level, 0));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
+                             ReadCrossChunkFamily(store, level, 0));
   if (!family || family->num_links == 0) return Status::Ok();
   const int width = contents.link_width;
   if (family->link_width != width) {
@@ -168,10 +180,12 @@ Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelConten
   for (const std::string& cell_key : family->cell_keys) {
     Result<std::vector<ChunkCoord>> cell_chunks = ParseCellKey(cell_key, width);
     if (!cell_chunks.ok()) {
-      return cell_chunks.status().WithContext(store.Describe(layout::CrossChunkCellPath(level, 0, cell_key)));
+      return cell_chunks.status().WithContext(
+          store.Describe(layout::CrossChunkCellPath(level, 0, cell_key)));
     }
-    const bool inside = std::all_of(cell_chunks->begin(), cell_chunks->end(),
-                                    [&](const ChunkCoord& chunk) { return chunk_index.contains(chunk); });
+    const bool inside =
+        std::all_of(cell_chunks->begin(), cell_chunks->end(),
+                    [&](const ChunkCoord& chunk) { return chunk_index.contains(chunk); });
     if (read_all || inside) picked.push_back(cell_key);
   }
   std::vector<std::vector<Endpoint>> cells(picked.size());
@@ -181,15 +195,17 @@ Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelConten
   }));
   std::vector<std::vector<float>> attributes;
   for (const LinkAttributeInfo& info : contents.link_attributes) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values, ReadCrossChunkLinkAttribute(store, level, info, 0));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
+                               ReadCrossChunkLinkAttribute(store, level, info, 0));
     attributes.push_back(std::move(values));
   }
   std::size_t record = 0;
   for (std::size_t i = 0; i < picked.size(); ++i) {
     const std::string cell_path = layout::CrossChunkCellPath(level, 0, picked[i]);
     for (std::size_t at = 0; at < cells[i].size(); at += width, ++record) {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::int64_t> globals,
-                                 GlobalsOf(store, cell_path, std::span(&cells[i][at], width), chunk_index, data));
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          std::vector<std::int64_t> globals,
+          GlobalsOf(store, cell_path, std::span(&cells[i][at], width), chunk_index, data));
       if (!AddLink(globals, geometry)) continue;
       for (std::size_t a = 0; a < attributes.size(); ++a) {
         const int channels = contents.link_attributes[a].channels;
@@ -222,15 +238,17 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
   }
   CHUNKWISE_RETURN_IF_ERROR(store.ReadLevel(level).status());
   CHUNKWISE_ASSIGN_OR_RETURN(const LevelContents contents, ReadContents(store, level));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks, ListChunks(store, level, layout::kVerticesDir));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
+                             ListChunks(store, level, layout::kVerticesDir));
   if (query.bbox) {
     std::erase_if(chunks, [&](const ChunkCoord& chunk) {
       return !Overlaps(chunk, store.metadata().chunk_shape, *query.bbox);
     });
   }
   std::vector<ChunkData> data(chunks.size());
-  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(
-      chunks.size(), [&](std::size_t c) { return ReadChunk(store, level, chunks[c], contents, data[c]); }));
+  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(chunks.size(), [&](std::size_t c) {
+    return ReadChunk(store, level, chunks[c], contents, data[c]);
+  }));
   LevelGeometry out;
   out.geometry.type = store.metadata().geometry_type;
   for (const LinkAttributeInfo& info : contents.link_attributes) {
@@ -245,13 +263,16 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
 
 Result<std::vector<CrossLevelLink>> ReadParents(const VectorStore& store, int level) {
   int width = 2;
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints, ReadAllLinks(store, level, +1, &width));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
+                             ReadAllLinks(store, level, +1, &width));
   if (width != 2) {
-    return Status::Corruption(store.Describe(layout::LinksPath(level, +1)) + ": cross-level links must have link_width 2");
+    return Status::Corruption(store.Describe(layout::LinksPath(level, +1)) +
+                              ": cross-level links must have link_width 2");
   }
   std::vector<CrossLevelLink> links;
   links.reserve(endpoints.size() / 2);
-  for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2) links.push_back({endpoints[i], endpoints[i + 1]});
+  for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2)
+    links.push_back({endpoints[i], endpoints[i + 1]});
   return links;
 }
 
@@ -259,12 +280,15 @@ Result<std::vector<CrossLevelLink>> ReadChildren(const VectorStore& store, int l
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> stored_width, ReadLinkWidth(store, level, -1));
   if (stored_width) {
     int width = 2;
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints, ReadAllLinks(store, level, -1, &width));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
+                               ReadAllLinks(store, level, -1, &width));
     if (width != 2) {
-      return Status::Corruption(store.Describe(layout::LinksPath(level, -1)) + ": cross-level links must have link_width 2");
+      return Status::Corruption(store.Describe(layout::LinksPath(level, -1)) +
+                                ": cross-level links must have link_width 2");
     }
     std::vector<CrossLevelLink> links;
-    for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2) links.push_back({endpoints[i], endpoints[i + 1]});
+    for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2)
+      links.push_back({endpoints[i], endpoints[i + 1]});
     return links;
   }
   if (level == 0) return std::vector<CrossLevelLink>();

@@ -40,7 +40,8 @@ Bytes AttributeRows(const LinkAttribute& attribute, const std::vector<std::size_
   rows.reserve(records.size() * attribute.channels * 4);
   for (const std::size_t r : records) {
     for (int c = 0; c < attribute.channels; ++c) {
-      AppendLittleEndian(std::bit_cast<std::uint32_t>(attribute.values[r * attribute.channels + c]), rows);
+      AppendLittleEndian(std::bit_cast<std::uint32_t>(attribute.values[r * attribute.channels + c]),
+                         rows);
     }
   }
   return rows;
@@ -55,12 +56,15 @@ Status WriteChunkRows(const VectorStore& store, int level, int delta, const Link
     std::vector<std::int64_t> flat;
     flat.reserve(rows.size() * records.link_width);
     for (const std::size_t r : rows) {
-      for (int e = 0; e < records.link_width; ++e) flat.push_back(records.endpoints[r * records.link_width + e].vi);
+      for (int e = 0; e < records.link_width; ++e)
+        flat.push_back(records.endpoints[r * records.link_width + e].vi);
     }
-    CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(layout::LinksBlobPath(level, delta, chunk), EncodeLinkBlob(flat)));
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteBlob(layout::LinksBlobPath(level, delta, chunk), EncodeLinkBlob(flat)));
     for (const LinkAttribute& attribute : records.attributes) {
-      CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
-          layout::LinkAttributeBlobPath(level, attribute.name, delta, chunk), AttributeRows(attribute, rows)));
+      CHUNKWISE_RETURN_IF_ERROR(
+          store.WriteBlob(layout::LinkAttributeBlobPath(level, attribute.name, delta, chunk),
+                          AttributeRows(attribute, rows)));
     }
     return Status::Ok();
   });
@@ -75,9 +79,12 @@ Status WriteCells(const VectorStore& store, int level, int delta, const LinkReco
     std::vector<CellRecord> stored;
     stored.reserve(members.size());
     for (const std::size_t r : members) {
-      stored.push_back(Canonicalize(std::span(&records.endpoints[r * records.link_width], records.link_width)).record);
+      stored.push_back(
+          Canonicalize(std::span(&records.endpoints[r * records.link_width], records.link_width))
+              .record);
     }
-    return store.WriteBlob(layout::CrossChunkCellPath(level, delta, cell_key), EncodeCellBlob(stored));
+    return store.WriteBlob(layout::CrossChunkCellPath(level, delta, cell_key),
+                           EncodeCellBlob(stored));
   });
 }
 
@@ -86,14 +93,19 @@ Status WriteCrossAttribute(const VectorStore& store, int level, int delta,
                            const LinkAttribute& attribute, const Partition& partition,
                            std::uint64_t num_links) {
   std::vector<std::size_t> order;
-  for (const auto& [cell_key, members] : partition.cell_records) order.insert(order.end(), members.begin(), members.end());
+  for (const auto& [cell_key, members] : partition.cell_records)
+    order.insert(order.end(), members.begin(), members.end());
   const Bytes rows = AttributeRows(attribute, order);
   nlohmann::json shape = {num_links};
   if (attribute.channels > 1) shape.push_back(attribute.channels);
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
-      layout::CrossChunkLinkAttributePath(level, attribute.name, delta),
-      {{"zv_array", layout::kCrossChunkLinkAttributeArray}, {"name", attribute.name}, {"dtype", "float32"},
-       {"level_delta", delta}, {"num_links", num_links}, {"shape", shape}}));
+  CHUNKWISE_RETURN_IF_ERROR(
+      store.WriteGroup(layout::CrossChunkLinkAttributePath(level, attribute.name, delta),
+                       {{"zv_array", layout::kCrossChunkLinkAttributeArray},
+                        {"name", attribute.name},
+                        {"dtype", "float32"},
+                        {"level_delta", delta},
+                        {"num_links", num_links},
+                        {"shape", shape}}));
   zarr::ArrayMetadata metadata;
   metadata.shape = {static_cast<core::Index>(num_links)};
   if (attribute.channels > 1) metadata.shape.push_back(attribute.channels);
@@ -101,13 +113,15 @@ Status WriteCrossAttribute(const VectorStore& store, int level, int delta,
   metadata.chunk_shape[0] = std::min<core::Index>(metadata.shape[0], 1 << 16);
   metadata.data_type = core::DataType(core::DataTypeId::kFloat32);
   metadata.fill_value = {0, 0, 0, 0};
-  metadata.codecs = nlohmann::json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-                                           {{"name", "zstd"}, {"configuration", {{"level", 3}}}}});
+  metadata.codecs =
+      nlohmann::json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                             {{"name", "zstd"}, {"configuration", {{"level", 3}}}}});
   zarr::ArrayOptions options;
   options.pool = std::shared_ptr<core::ThreadPool>(&store.pool(), [](core::ThreadPool*) {});
   const std::string path = layout::CrossChunkLinkAttributeDataPath(level, attribute.name, delta);
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
-                             zarr::Array::Create(store.raw_store(), store.prefix() + path, metadata, true, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::Array array,
+      zarr::Array::Create(store.raw_store(), store.prefix() + path, metadata, true, options));
   const core::Region region = core::Region::Full(metadata.shape);
   return array.Write(region, rows);
 }
@@ -133,21 +147,28 @@ Result<LinkWriteSummary> WriteLinkRecords(const VectorStore& store, int level, i
   LinkWriteSummary summary;
   for (const auto& [chunk, rows] : partition.chunk_rows) summary.chunk_links += rows.size();
   summary.cross_chunk_links = records.size() - summary.chunk_links;
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
-      layout::LinksPath(level, delta),
-      {{"zv_array", layout::kLinksArray}, {"dtype", "int64"}, {"link_width", width}, {"level_delta", delta}}));
+  CHUNKWISE_RETURN_IF_ERROR(
+      store.WriteGroup(layout::LinksPath(level, delta), {{"zv_array", layout::kLinksArray},
+                                                         {"dtype", "int64"},
+                                                         {"link_width", width},
+                                                         {"level_delta", delta}}));
   CHUNKWISE_RETURN_IF_ERROR(WriteChunkRows(store, level, delta, records, partition));
   for (const LinkAttribute& attribute : records.attributes) {
-    CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
-        layout::LinkAttributePath(level, attribute.name, delta),
-        {{"zv_array", layout::kLinkAttributeArray}, {"name", attribute.name}, {"dtype", "float32"},
-         {"level_delta", delta}, {"channels", attribute.channels}}));
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteGroup(layout::LinkAttributePath(level, attribute.name, delta),
+                         {{"zv_array", layout::kLinkAttributeArray},
+                          {"name", attribute.name},
+                          {"dtype", "float32"},
+                          {"level_delta", delta},
+                          {"channels", attribute.channels}}));
   }
   if (summary.cross_chunk_links == 0) return summary;
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
-      layout::CrossChunkLinksPath(level, delta),
-      {{"zv_array", layout::kCrossChunkLinksArray}, {"num_links", summary.cross_chunk_links},
-       {"sid_ndim", kSpatialDims}, {"level_delta", delta}, {"link_width", width}}));
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(layout::CrossChunkLinksPath(level, delta),
+                                             {{"zv_array", layout::kCrossChunkLinksArray},
+                                              {"num_links", summary.cross_chunk_links},
+                                              {"sid_ndim", kSpatialDims},
+                                              {"level_delta", delta},
+                                              {"link_width", width}}));
   CHUNKWISE_RETURN_IF_ERROR(WriteCells(store, level, delta, records, partition));
   for (const LinkAttribute& attribute : records.attributes) {
     CHUNKWISE_RETURN_IF_ERROR(

@@ -42,13 +42,17 @@ Result<Geometry> ParseObj(std::string_view text, std::string_view name) {
     const std::vector<std::string_view> words = Words(text.substr(start, end - start));
     start = end + 1;
     ++line_number;
-    const auto bad = [&] { return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line_number) + ": malformed"); };
+    const auto bad = [&] {
+      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line_number) +
+                                     ": malformed");
+    };
     if (words.empty()) continue;
     if (words[0] == "v") {
       if (words.size() < 4) return bad();
       Vec3f position{};
       for (int d = 0; d < 3; ++d) {
-        const auto [ptr, error] = std::from_chars(words[1 + d].data(), words[1 + d].data() + words[1 + d].size(), position[d]);
+        const auto [ptr, error] = std::from_chars(
+            words[1 + d].data(), words[1 + d].data() + words[1 + d].size(), position[d]);
         if (error != std::errc() || ptr != words[1 + d].data() + words[1 + d].size()) return bad();
       }
       geometry.positions.push_back(position);
@@ -83,8 +87,10 @@ std::string FormatObj(const Geometry& geometry) {
   }
   const int width = geometry.link_width();
   for (std::size_t r = 0; width == 3 && r < geometry.num_links(); ++r) {
-    std::snprintf(line, sizeof(line), "f %lld %lld %lld\n", static_cast<long long>(geometry.links[3 * r] + 1),
-                  static_cast<long long>(geometry.links[3 * r + 1] + 1), static_cast<long long>(geometry.links[3 * r + 2] + 1));
+    std::snprintf(line, sizeof(line), "f %lld %lld %lld\n",
+                  static_cast<long long>(geometry.links[3 * r] + 1),
+                  static_cast<long long>(geometry.links[3 * r + 1] + 1),
+                  static_cast<long long>(geometry.links[3 * r + 2] + 1));
     text += line;
   }
   return text;

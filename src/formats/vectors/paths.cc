@@ -78,7 +78,8 @@ Result<std::vector<ChunkCoord>> ParseCellKey(std::string_view key, int link_widt
                                    std::to_string(arity) + " dotted integers");
   }
   std::vector<ChunkCoord> chunks(link_width);
-  for (std::size_t i = 0; i < values.size(); ++i) chunks[i / kSpatialDims][i % kSpatialDims] = values[i];
+  for (std::size_t i = 0; i < values.size(); ++i)
+    chunks[i / kSpatialDims][i % kSpatialDims] = values[i];
   return chunks;
 }
 

@@ -18,7 +18,8 @@ namespace {
 // A metanode: one bin of one object.
 using BinKey = std::pair<ChunkCoord, std::int64_t>;
 
-std::vector<std::int64_t> RemapLinks(const Geometry& fine, const std::vector<std::int64_t>& parent) {
+std::vector<std::int64_t> RemapLinks(const Geometry& fine,
+                                     const std::vector<std::int64_t>& parent) {
   const int width = fine.link_width();
   std::vector<std::int64_t> links;
   std::set<std::vector<std::int64_t>> seen;
@@ -27,9 +28,11 @@ std::vector<std::int64_t> RemapLinks(const Geometry& fine, const std::vector<std
     for (int e = 0; e < width; ++e) record[e] = parent[fine.links[r * width + e]];
     std::vector<std::int64_t> distinct = record;
     std::sort(distinct.begin(), distinct.end());
-    if (std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end()) continue;  // Collapsed.
+    if (std::adjacent_find(distinct.begin(), distinct.end()) != distinct.end())
+      continue;  // Collapsed.
     // Undirected graphs: one edge per pair. Otherwise direction and winding stay distinct.
-    const bool inserted = fine.type == GeometryType::kGraph ? seen.insert(distinct).second : seen.insert(record).second;
+    const bool inserted = fine.type == GeometryType::kGraph ? seen.insert(distinct).second
+                                                            : seen.insert(record).second;
     if (inserted) links.insert(links.end(), record.begin(), record.end());
   }
   return links;
@@ -58,30 +61,37 @@ Status EraseCrossLevelData(const VectorStore& store) {
     if (delta != 0) CHUNKWISE_RETURN_IF_ERROR(store.EraseAll(layout::LinksPath(0, delta)));
   }
   for (const int delta : cross_deltas) {
-    if (delta != 0) CHUNKWISE_RETURN_IF_ERROR(store.EraseAll(layout::CrossChunkLinksPath(0, delta)));
+    if (delta != 0)
+      CHUNKWISE_RETURN_IF_ERROR(store.EraseAll(layout::CrossChunkLinksPath(0, delta)));
   }
   return Status::Ok();
 }
 
-Result<PyramidLevelSummary> BuildLevel(VectorStore& store, int level, const PyramidOptions& options) {
+Result<PyramidLevelSummary> BuildLevel(VectorStore& store, int level,
+                                       const PyramidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(LevelGeometry fine, ReadGeometry(store, ReadQuery{level - 1, {}, {}}));
   Vec3 bin_shape = store.metadata().base_bin_shape;
   for (double& extent : bin_shape) extent = std::ldexp(extent, level);
   Coarsening coarsening = Coarsen(fine.geometry, bin_shape);
-  const ChunkPlacement placement = PlaceVertices(coarsening.coarse.positions, store.metadata().chunk_shape);
+  const ChunkPlacement placement =
+      PlaceVertices(coarsening.coarse.positions, store.metadata().chunk_shape);
   LevelMetadata extras;
   extras.bin_shape = bin_shape;
   extras.parent_level = level - 1;
-  CHUNKWISE_ASSIGN_OR_RETURN(WriteSummary written, WriteLevel(store, level, coarsening.coarse, placement, extras));
-  CHUNKWISE_ASSIGN_OR_RETURN(LinkWriteSummary up,
-                             WriteLinkRecords(store, level - 1, +1,
-                                              ParentRecords(fine.identity, placement, coarsening.parent, false)));
+  CHUNKWISE_ASSIGN_OR_RETURN(WriteSummary written,
+                             WriteLevel(store, level, coarsening.coarse, placement, extras));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      LinkWriteSummary up,
+      WriteLinkRecords(store, level - 1, +1,
+                       ParentRecords(fine.identity, placement, coarsening.parent, false)));
   if (options.storage == CrossLevelStorage::kExplicit) {
-    CHUNKWISE_RETURN_IF_ERROR(WriteLinkRecords(store, level, -1,
-                                               ParentRecords(fine.identity, placement, coarsening.parent, true))
-                                  .status());
+    CHUNKWISE_RETURN_IF_ERROR(
+        WriteLinkRecords(store, level, -1,
+                         ParentRecords(fine.identity, placement, coarsening.parent, true))
+            .status());
   }
-  return PyramidLevelSummary{level, written.vertices, written.links.chunk_links + written.links.cross_chunk_links,
+  return PyramidLevelSummary{level, written.vertices,
+                             written.links.chunk_links + written.links.cross_chunk_links,
                              up.chunk_links, up.cross_chunk_links};
 }
 
@@ -110,16 +120,19 @@ Coarsening Coarsen(const Geometry& fine, const Vec3& bin_shape) {
   result.coarse.positions.resize(sums.size());
   for (std::size_t m = 0; m < sums.size(); ++m) {
     for (int d = 0; d < 3; ++d) {
-      result.coarse.positions[m][d] = static_cast<float>(sums[m][d] / static_cast<double>(counts[m]));
+      result.coarse.positions[m][d] =
+          static_cast<float>(sums[m][d] / static_cast<double>(counts[m]));
     }
   }
   if (fine.link_width() > 0) result.coarse.links = RemapLinks(fine, result.parent);
   return result;
 }
 
-Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store, const PyramidOptions& options) {
+Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
+                                                      const PyramidOptions& options) {
   if (options.levels < 2 || options.levels > 30) {
-    return Status::InvalidArgument("--levels must be 2..30 (level 0 included), got " + std::to_string(options.levels));
+    return Status::InvalidArgument("--levels must be 2..30 (level 0 included), got " +
+                                   std::to_string(options.levels));
   }
   CHUNKWISE_RETURN_IF_ERROR(EraseCrossLevelData(store));
   RootMetadata metadata = store.metadata();
@@ -131,7 +144,8 @@ Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store, const 
   CHUNKWISE_RETURN_IF_ERROR(store.SetMetadata(metadata));
   std::vector<PyramidLevelSummary> summaries;
   for (int level = 1; level < options.levels; ++level) {
-    metadata.num_levels = level + 1;  // The reader needs the level listed before it can read it back.
+    metadata.num_levels =
+        level + 1;  // The reader needs the level listed before it can read it back.
     CHUNKWISE_RETURN_IF_ERROR(store.SetMetadata(metadata));
     CHUNKWISE_ASSIGN_OR_RETURN(PyramidLevelSummary summary, BuildLevel(store, level, options));
     summaries.push_back(summary);

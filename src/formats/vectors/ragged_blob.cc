@@ -71,12 +71,13 @@ Result<std::vector<std::int64_t>> DecodeLinkBlob(ByteView blob, int link_width,
   rows.reserve(blob.size() / 8);
   for (std::size_t k = 0; k < groups.size(); ++k) {
     if (row_bytes == 0 || groups[k].size() % row_bytes != 0) {
-      return Malformed(key, "group " + std::to_string(k) + " (" +
-                                std::to_string(groups[k].size()) + " bytes) is not whole rows of " +
-                                std::to_string(link_width) + " int64");
+      return Malformed(key, "group " + std::to_string(k) + " (" + std::to_string(groups[k].size()) +
+                                " bytes) is not whole rows of " + std::to_string(link_width) +
+                                " int64");
     }
     for (std::size_t at = 0; at < groups[k].size(); at += 8) {
-      rows.push_back(static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(groups[k].data() + at)));
+      rows.push_back(
+          static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(groups[k].data() + at)));
     }
   }
   return rows;

@@ -17,7 +17,8 @@ Result<Vec3> ParseVec3(const nlohmann::json& json, std::string_view key, const s
   }
   Vec3 values{};
   for (std::size_t i = 0; i < 3; ++i) {
-    if (!json[i].is_number()) return Bad(key, field + "[" + std::to_string(i) + "] is not a number");
+    if (!json[i].is_number())
+      return Bad(key, field + "[" + std::to_string(i) + "] is not a number");
     values[i] = json[i].get<double>();
   }
   return values;
@@ -65,11 +66,16 @@ nlohmann::json Multiscales(const RootMetadata& metadata) {
 
 std::string_view GeometryTypeName(GeometryType type) {
   switch (type) {
-    case GeometryType::kPoints: return "point_cloud";
-    case GeometryType::kGraph: return "graph";
-    case GeometryType::kPolyline: return "polyline";
-    case GeometryType::kSkeleton: return "skeleton";
-    case GeometryType::kMesh: return "mesh";
+    case GeometryType::kPoints:
+      return "point_cloud";
+    case GeometryType::kGraph:
+      return "graph";
+    case GeometryType::kPolyline:
+      return "polyline";
+    case GeometryType::kSkeleton:
+      return "skeleton";
+    case GeometryType::kMesh:
+      return "mesh";
   }
   return "point_cloud";
 }
@@ -141,8 +147,9 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
     return Status::Unsupported(std::string(key) + ": zv_version " + metadata.version +
                                " (chunkwise reads 0.8.x)");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(metadata.chunk_shape,
-                             ParseVec3(block.value("chunk_shape", nlohmann::json()), key, "chunk_shape"));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      metadata.chunk_shape,
+      ParseVec3(block.value("chunk_shape", nlohmann::json()), key, "chunk_shape"));
   for (double extent : metadata.chunk_shape) {
     if (!(extent > 0)) return Bad(key, "chunk_shape extents must be positive");
   }
@@ -154,7 +161,8 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   if (!types.is_array() || types.size() != 1 || !types[0].is_string()) {
     return Bad(key, "geometry_types must list exactly one geometry type");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(metadata.geometry_type, ParseGeometryType(types[0].get<std::string>()));
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.geometry_type,
+                             ParseGeometryType(types[0].get<std::string>()));
   const nlohmann::json storage = block.value("cross_level_storage", nlohmann::json("explicit"));
   if (!storage.is_string()) return Bad(key, "cross_level_storage is not a string");
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.cross_level_storage,
@@ -199,7 +207,8 @@ Result<LevelMetadata> ParseLevelAttributes(const nlohmann::json& attributes, std
   }
   const nlohmann::json& block = attributes[block_name];
   LevelMetadata metadata;
-  if (!block.value("level", nlohmann::json()).is_number_integer()) return Bad(key, "level is not an integer");
+  if (!block.value("level", nlohmann::json()).is_number_integer())
+    return Bad(key, "level is not an integer");
   metadata.level = block["level"].get<int>();
   const nlohmann::json count = block.value("vertex_count", nlohmann::json(0));
   if (!count.is_number_unsigned() && !count.is_number_integer()) {

@@ -50,21 +50,24 @@ Result<Geometry> ParseSwc(std::string_view text, std::string_view name) {
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_number;
-    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
     const std::vector<std::string_view> tokens = Tokens(line);
     if (tokens.empty()) continue;
     std::int64_t id = 0, parent = 0;
     double type = 0, x = 0, y = 0, z = 0, radius = 0;
-    if (tokens.size() != 7 || !ParseNumber(tokens[0], id) || !ParseNumber(tokens[1], type) || !ParseNumber(tokens[2], x) ||
-        !ParseNumber(tokens[3], y) || !ParseNumber(tokens[4], z) || !ParseNumber(tokens[5], radius) ||
-        !ParseNumber(tokens[6], parent)) {
+    if (tokens.size() != 7 || !ParseNumber(tokens[0], id) || !ParseNumber(tokens[1], type) ||
+        !ParseNumber(tokens[2], x) || !ParseNumber(tokens[3], y) || !ParseNumber(tokens[4], z) ||
+        !ParseNumber(tokens[5], radius) || !ParseNumber(tokens[6], parent)) {
       return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line_number) +
                                      ": expected \"id type x y z radius parent\"");
     }
     if (!row_of.try_emplace(id, static_cast<std::int64_t>(geometry.positions.size())).second) {
-      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line_number) + ": id " + std::to_string(id) + " repeats");
+      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line_number) +
+                                     ": id " + std::to_string(id) + " repeats");
     }
-    geometry.positions.push_back({static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)});
+    geometry.positions.push_back(
+        {static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)});
     geometry.vertex_attributes[0].values.push_back(static_cast<float>(radius));
     geometry.vertex_attributes[1].values.push_back(static_cast<float>(type));
     parents.emplace_back(parent, line_number);
@@ -74,7 +77,8 @@ Result<Geometry> ParseSwc(std::string_view text, std::string_view name) {
     if (parent == -1) continue;
     const auto found = row_of.find(parent);
     if (found == row_of.end()) {
-      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line) + ": parent " + std::to_string(parent) + " is not a sample");
+      return Status::InvalidArgument(std::string(name) + ":" + std::to_string(line) + ": parent " +
+                                     std::to_string(parent) + " is not a sample");
     }
     geometry.links.push_back(static_cast<std::int64_t>(row));
     geometry.links.push_back(found->second);
@@ -97,7 +101,8 @@ Result<std::string> FormatSwc(const Geometry& geometry) {
   for (std::size_t r = 0; r < geometry.num_links(); ++r) {
     const std::int64_t child = geometry.links[2 * r];
     if (parent[child] != -1) {
-      return Status::InvalidArgument("SWC: vertex " + std::to_string(child) + " has more than one parent");
+      return Status::InvalidArgument("SWC: vertex " + std::to_string(child) +
+                                     " has more than one parent");
     }
     parent[child] = geometry.links[2 * r + 1];
   }
@@ -107,7 +112,8 @@ Result<std::string> FormatSwc(const Geometry& geometry) {
     const Vec3f& p = geometry.positions[v];
     std::snprintf(line, sizeof(line), "%zu %d %.9g %.9g %.9g %.9g %lld\n", v + 1,
                   static_cast<int>(AttributeOr(geometry, "swc_type", v, 0)), p[0], p[1], p[2],
-                  AttributeOr(geometry, "radius", v, 1.0f), static_cast<long long>(parent[v] < 0 ? -1 : parent[v] + 1));
+                  AttributeOr(geometry, "radius", v, 1.0f),
+                  static_cast<long long>(parent[v] < 0 ? -1 : parent[v] + 1));
     text += line;
   }
   return text;

@@ -27,8 +27,10 @@ std::optional<double> LoadNumber(const core::NpyDtype& dtype, const std::uint8_t
       if (size != 1 && size != 2 && size != 4 && size != 8) return std::nullopt;
       std::uint64_t bits = 0;
       for (std::size_t i = 0; i < size; ++i) bits |= static_cast<std::uint64_t>(at[i]) << (8 * i);
-      if (dtype.kind() == 'i' && size < 8 && (bits >> (8 * size - 1)) != 0) bits |= ~std::uint64_t{0} << (8 * size);
-      return dtype.kind() == 'i' ? static_cast<double>(static_cast<std::int64_t>(bits)) : static_cast<double>(bits);
+      if (dtype.kind() == 'i' && size < 8 && (bits >> (8 * size - 1)) != 0)
+        bits |= ~std::uint64_t{0} << (8 * size);
+      return dtype.kind() == 'i' ? static_cast<double>(static_cast<std::int64_t>(bits))
+                                 : static_cast<double>(bits);
     }
     default:
       return std::nullopt;
@@ -51,7 +53,9 @@ struct Table {
 Result<Table> ToTable(core::NpyArray array, std::string_view name) {
   CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(array));
   Table table;
-  const auto bad = [&](const std::string& what) { return Status::InvalidArgument(std::string(name) + ": " + what); };
+  const auto bad = [&](const std::string& what) {
+    return Status::InvalidArgument(std::string(name) + ": " + what);
+  };
   if (array.dtype.is_structured()) {
     if (array.shape.size() != 1) return bad("a structured table must be 1-d");
     table.rows = static_cast<std::size_t>(array.shape[0]);
@@ -60,7 +64,8 @@ Result<Table> ToTable(core::NpyArray array, std::string_view name) {
       if (!field.shape.empty()) return bad("column " + field.name + " is not a scalar");
       std::vector<double> column(table.rows);
       for (std::size_t r = 0; r < table.rows; ++r) {
-        const auto value = LoadNumber(field.dtype, array.data.data() + r * array.dtype.itemsize() + field.offset);
+        const auto value =
+            LoadNumber(field.dtype, array.data.data() + r * array.dtype.itemsize() + field.offset);
         if (!value) return bad("column " + field.name + " is not numeric (little-endian)");
         column[r] = *value;
       }
@@ -83,27 +88,30 @@ Result<Table> ToTable(core::NpyArray array, std::string_view name) {
 }
 
 Result<Table> ReadTable(const std::filesystem::path& path) {
-  Result<core::NpyArray> array = core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
+  Result<core::NpyArray> array =
+      core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
   if (!array.ok()) return array.status();
   return ToTable(std::move(*array), path.string());
 }
 
 // The x, y, z columns: named, or the first three of a plain array.
-Result<std::array<const std::vector<double>*, 3>> Coordinates(const Table& table, std::string_view name) {
+Result<std::array<const std::vector<double>*, 3>> Coordinates(const Table& table,
+                                                              std::string_view name) {
   std::array<const std::vector<double>*, 3> xyz{table.Find("x"), table.Find("y"), table.Find("z")};
   if (xyz[0] == nullptr && table.names.size() >= 3 && table.names[0] == "f0") {
     xyz = {&table.columns[0], &table.columns[1], &table.columns[2]};
   }
   if (xyz[0] == nullptr || xyz[1] == nullptr || xyz[2] == nullptr) {
-    return Status::InvalidArgument(std::string(name) + ": needs columns x, y, z (or an (N, 3) array)");
+    return Status::InvalidArgument(std::string(name) +
+                                   ": needs columns x, y, z (or an (N, 3) array)");
   }
   return xyz;
 }
 
 Result<std::int64_t> WholeNumber(double value, std::string_view name, std::string_view column) {
   if (!(std::abs(value) < 9e15) || value != std::floor(value)) {
-    return Status::InvalidArgument(std::string(name) + ": column " + std::string(column) + " holds " +
-                                   std::to_string(value) + ", not an integer");
+    return Status::InvalidArgument(std::string(name) + ": column " + std::string(column) +
+                                   " holds " + std::to_string(value) + ", not an integer");
   }
   return static_cast<std::int64_t>(value);
 }
@@ -118,23 +126,27 @@ Result<Geometry> VerticesOf(const Table& table, GeometryType type, std::string_v
   }
   if (const std::vector<double>* ids = table.Find(layout::kObjectIdAttribute)) {
     for (const double id : *ids) {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::int64_t whole, WholeNumber(id, name, layout::kObjectIdAttribute));
+      CHUNKWISE_ASSIGN_OR_RETURN(std::int64_t whole,
+                                 WholeNumber(id, name, layout::kObjectIdAttribute));
       geometry.object_ids.push_back(whole);
     }
   }
   const bool plain = table.Find("x") == nullptr;  // An (N, C) array: columns 3.. are attributes.
   for (std::size_t c = 0; c < table.names.size(); ++c) {
     const std::string& column = table.names[c];
-    if (column == "x" || column == "y" || column == "z" || column == layout::kObjectIdAttribute) continue;
+    if (column == "x" || column == "y" || column == "z" || column == layout::kObjectIdAttribute)
+      continue;
     if (plain && c < 3) continue;
-    geometry.vertex_attributes.push_back({column, std::vector<float>(table.columns[c].begin(), table.columns[c].end())});
+    geometry.vertex_attributes.push_back(
+        {column, std::vector<float>(table.columns[c].begin(), table.columns[c].end())});
   }
   return geometry;
 }
 
 void LinkPolylines(Geometry& geometry) {
   for (std::size_t r = 1; r < geometry.positions.size(); ++r) {
-    if (!geometry.object_ids.empty() && geometry.object_ids[r] != geometry.object_ids[r - 1]) continue;
+    if (!geometry.object_ids.empty() && geometry.object_ids[r] != geometry.object_ids[r - 1])
+      continue;
     geometry.links.push_back(static_cast<std::int64_t>(r - 1));
     geometry.links.push_back(static_cast<std::int64_t>(r));
   }
@@ -142,9 +154,11 @@ void LinkPolylines(Geometry& geometry) {
 
 }  // namespace
 
-Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type, std::string_view name) {
+Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type,
+                                         std::string_view name) {
   if (type != GeometryType::kPoints && type != GeometryType::kPolyline) {
-    return Status::InvalidArgument(std::string(name) + ": tables hold points or polylines (graphs need --edges)");
+    return Status::InvalidArgument(std::string(name) +
+                                   ": tables hold points or polylines (graphs need --edges)");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Table parsed, ToTable(table, name));
   CHUNKWISE_ASSIGN_OR_RETURN(Geometry geometry, VerticesOf(parsed, type, name));
@@ -153,14 +167,17 @@ Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryTy
 }
 
 Result<Geometry> ReadVertexTable(const std::filesystem::path& path, GeometryType type) {
-  Result<core::NpyArray> array = core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
+  Result<core::NpyArray> array =
+      core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
   if (!array.ok()) return array.status();
   return GeometryFromVertexTable(*array, type, path.string());
 }
 
-Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path, const std::filesystem::path& edges_path) {
+Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
+                                 const std::filesystem::path& edges_path) {
   CHUNKWISE_ASSIGN_OR_RETURN(Table nodes, ReadTable(nodes_path));
-  CHUNKWISE_ASSIGN_OR_RETURN(Geometry geometry, VerticesOf(nodes, GeometryType::kGraph, nodes_path.string()));
+  CHUNKWISE_ASSIGN_OR_RETURN(Geometry geometry,
+                             VerticesOf(nodes, GeometryType::kGraph, nodes_path.string()));
   CHUNKWISE_ASSIGN_OR_RETURN(Table edges, ReadTable(edges_path));
   const std::string name = edges_path.string();
   const std::vector<double>* source = edges.Find("source");
@@ -180,7 +197,8 @@ Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path, const 
   }
   for (std::size_t c = 0; c < edges.names.size(); ++c) {
     if (&edges.columns[c] == source || &edges.columns[c] == target) continue;
-    geometry.link_attributes.push_back({edges.names[c], 1, std::vector<float>(edges.columns[c].begin(), edges.columns[c].end())});
+    geometry.link_attributes.push_back(
+        {edges.names[c], 1, std::vector<float>(edges.columns[c].begin(), edges.columns[c].end())});
   }
   Status valid = geometry.Validate();
   if (!valid.ok()) return valid.WithContext(name);
@@ -193,15 +211,22 @@ namespace {
 class TableBuilder {
  public:
   explicit TableBuilder(std::size_t rows) : rows_(rows) {}
-  void AddFloat(std::string name, std::vector<float> values) { float_columns_.push_back({std::move(name), std::move(values)}); order_.push_back({true, float_columns_.size() - 1}); }
-  void AddInt(std::string name, std::vector<std::int64_t> values) { int_columns_.push_back({std::move(name), std::move(values)}); order_.push_back({false, int_columns_.size() - 1}); }
+  void AddFloat(std::string name, std::vector<float> values) {
+    float_columns_.push_back({std::move(name), std::move(values)});
+    order_.push_back({true, float_columns_.size() - 1});
+  }
+  void AddInt(std::string name, std::vector<std::int64_t> values) {
+    int_columns_.push_back({std::move(name), std::move(values)});
+    order_.push_back({false, int_columns_.size() - 1});
+  }
 
   Result<core::NpyArray> Build() const {
     std::vector<core::NpyField> fields;
     for (const auto& [is_float, index] : order_) {
       core::NpyField field;
       field.name = is_float ? float_columns_[index].first : int_columns_[index].first;
-      CHUNKWISE_ASSIGN_OR_RETURN(field.dtype, core::NpyDtype::FromTypestr(is_float ? "<f4" : "<i8"));
+      CHUNKWISE_ASSIGN_OR_RETURN(field.dtype,
+                                 core::NpyDtype::FromTypestr(is_float ? "<f4" : "<i8"));
       fields.push_back(std::move(field));
     }
     core::NpyArray array;
@@ -230,7 +255,8 @@ class TableBuilder {
   std::vector<std::pair<bool, std::size_t>> order_;
 };
 
-Result<core::NpyArray> PlainArray(const char* typestr, std::int64_t rows, std::int64_t columns, Bytes data) {
+Result<core::NpyArray> PlainArray(const char* typestr, std::int64_t rows, std::int64_t columns,
+                                  Bytes data) {
   core::NpyArray array;
   CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, core::NpyDtype::FromTypestr(typestr));
   array.shape = {rows, columns};
@@ -247,7 +273,9 @@ Result<core::NpyArray> VertexArray(const Geometry& geometry, bool npy) {
   if (npy) {
     Bytes data(n * 12);
     for (std::size_t v = 0; v < n; ++v) {
-      for (int d = 0; d < 3; ++d) StoreLittleEndian(std::bit_cast<std::uint32_t>(geometry.positions[v][d]), data.data() + 12 * v + 4 * d);
+      for (int d = 0; d < 3; ++d)
+        StoreLittleEndian(std::bit_cast<std::uint32_t>(geometry.positions[v][d]),
+                          data.data() + 12 * v + 4 * d);
     }
     return PlainArray("<f4", static_cast<std::int64_t>(n), 3, std::move(data));
   }
@@ -258,8 +286,10 @@ Result<core::NpyArray> VertexArray(const Geometry& geometry, bool npy) {
     for (std::size_t v = 0; v < n; ++v) column[v] = geometry.positions[v][d];
     builder.AddFloat(axes[d], std::move(column));
   }
-  if (!geometry.object_ids.empty()) builder.AddInt(std::string(layout::kObjectIdAttribute), geometry.object_ids);
-  for (const VertexAttribute& attribute : geometry.vertex_attributes) builder.AddFloat(attribute.name, attribute.values);
+  if (!geometry.object_ids.empty())
+    builder.AddInt(std::string(layout::kObjectIdAttribute), geometry.object_ids);
+  for (const VertexAttribute& attribute : geometry.vertex_attributes)
+    builder.AddFloat(attribute.name, attribute.values);
   return builder.Build();
 }
 
@@ -268,20 +298,24 @@ Result<core::NpyArray> LinkArray(const Geometry& geometry, bool npy) {
   const std::size_t m = geometry.num_links();
   if (npy) {
     Bytes data(geometry.links.size() * 8);
-    for (std::size_t i = 0; i < geometry.links.size(); ++i) StoreLittleEndian(static_cast<std::uint64_t>(geometry.links[i]), data.data() + 8 * i);
+    for (std::size_t i = 0; i < geometry.links.size(); ++i)
+      StoreLittleEndian(static_cast<std::uint64_t>(geometry.links[i]), data.data() + 8 * i);
     return PlainArray("<i8", static_cast<std::int64_t>(m), width, std::move(data));
   }
   TableBuilder builder(m);
   for (int e = 0; e < width; ++e) {
     std::vector<std::int64_t> column(m);
     for (std::size_t r = 0; r < m; ++r) column[r] = geometry.links[r * width + e];
-    builder.AddInt(width == 2 ? (e == 0 ? "source" : "target") : "v" + std::to_string(e), std::move(column));
+    builder.AddInt(width == 2 ? (e == 0 ? "source" : "target") : "v" + std::to_string(e),
+                   std::move(column));
   }
   for (const LinkAttribute& attribute : geometry.link_attributes) {
     for (int c = 0; c < attribute.channels; ++c) {
       std::vector<float> column(m);
       for (std::size_t r = 0; r < m; ++r) column[r] = attribute.values[r * attribute.channels + c];
-      builder.AddFloat(attribute.channels == 1 ? attribute.name : attribute.name + "_" + std::to_string(c), std::move(column));
+      builder.AddFloat(
+          attribute.channels == 1 ? attribute.name : attribute.name + "_" + std::to_string(c),
+          std::move(column));
     }
   }
   return builder.Build();
@@ -295,7 +329,8 @@ std::filesystem::path LinksTablePath(const std::filesystem::path& path) {
   return links;
 }
 
-Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry, bool overwrite) {
+Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry,
+                           bool overwrite) {
   const bool npy = core::HasNpyExtension(path);
   const bool linked = geometry.link_width() > 0;
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(path, overwrite));

@@ -102,7 +102,8 @@ Result<std::optional<nlohmann::json>> VectorStore::ReadGroupAttributes(
   if (!text) return std::optional<nlohmann::json>();
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json document,
                              zarr::ParseJsonDocument(AsChars(*text), store_->Describe(key)));
-  if (!document.is_object()) return Status::InvalidArgument(store_->Describe(key) + ": not an object");
+  if (!document.is_object())
+    return Status::InvalidArgument(store_->Describe(key) + ": not an object");
   nlohmann::json attributes = document.value("attributes", nlohmann::json::object());
   if (!attributes.is_object()) {
     return Status::InvalidArgument(store_->Describe(key) + ": attributes is not an object");
@@ -135,7 +136,8 @@ Status VectorStore::EraseAll(const std::string& path) const {
 Result<LevelMetadata> VectorStore::ReadLevel(int level) const {
   const std::string path = layout::LevelPath(level);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes, ReadGroupAttributes(path));
-  if (!attributes) return Status::NotFound(Describe(path) + ": level " + std::to_string(level) + " is absent");
+  if (!attributes)
+    return Status::NotFound(Describe(path) + ": level " + std::to_string(level) + " is absent");
   return ParseLevelAttributes(*attributes, Describe(path + std::string(kMetadataKey)));
 }
 

@@ -46,20 +46,22 @@ Status WriteChunk(const VectorStore& store, int level, const Geometry& geometry,
                         vertices.data() + 12 * i + 4 * d);
     }
   }
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk), vertices));
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk),
-                                            FragmentsOf(geometry, members)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      store.WriteBlob(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk), vertices));
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
+      layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk), FragmentsOf(geometry, members)));
   if (!geometry.object_ids.empty()) {
     const Bytes ids = Rows<std::uint64_t>(members, [&](std::int64_t v) {
       return static_cast<std::uint64_t>(geometry.object_ids[v]);
     });
-    CHUNKWISE_RETURN_IF_ERROR(
-        store.WriteBlob(layout::VertexAttributeBlobPath(level, layout::kObjectIdAttribute, chunk), ids));
+    CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
+        layout::VertexAttributeBlobPath(level, layout::kObjectIdAttribute, chunk), ids));
   }
   for (const VertexAttribute& attribute : geometry.vertex_attributes) {
     const Bytes values = Rows<std::uint32_t>(
         members, [&](std::int64_t v) { return std::bit_cast<std::uint32_t>(attribute.values[v]); });
-    CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(layout::VertexAttributeBlobPath(level, attribute.name, chunk), values));
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteBlob(layout::VertexAttributeBlobPath(level, attribute.name, chunk), values));
   }
   return Status::Ok();
 }
@@ -68,12 +70,15 @@ Status WriteVertexFamilies(const VectorStore& store, int level, const Geometry& 
   CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
       layout::FamilyPath(level, layout::kVerticesDir),
       {{"zv_array", layout::kVerticesArray}, {"dtype", "float32"}, {"encoding", "raw"}}));
-  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(layout::FamilyPath(level, layout::kFragmentsDir),
-                                             {{"zv_array", layout::kFragmentsArray}, {"format", "ZVFG"}, {"version", 1}}));
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
+      layout::FamilyPath(level, layout::kFragmentsDir),
+      {{"zv_array", layout::kFragmentsArray}, {"format", "ZVFG"}, {"version", 1}}));
   if (!geometry.object_ids.empty()) {
-    CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
-        layout::VertexAttributePath(level, layout::kObjectIdAttribute),
-        {{"zv_array", layout::kAttributeArray}, {"name", layout::kObjectIdAttribute}, {"dtype", "int64"}}));
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteGroup(layout::VertexAttributePath(level, layout::kObjectIdAttribute),
+                         {{"zv_array", layout::kAttributeArray},
+                          {"name", layout::kObjectIdAttribute},
+                          {"dtype", "int64"}}));
   }
   for (const VertexAttribute& attribute : geometry.vertex_attributes) {
     CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
@@ -87,7 +92,8 @@ LinkRecords LinksOf(const Geometry& geometry, const ChunkPlacement& placement) {
   LinkRecords records;
   records.link_width = geometry.link_width();
   records.endpoints.reserve(geometry.links.size());
-  for (const std::int64_t vertex : geometry.links) records.endpoints.push_back(placement.EndpointOf(vertex));
+  for (const std::int64_t vertex : geometry.links)
+    records.endpoints.push_back(placement.EndpointOf(vertex));
   records.attributes = geometry.link_attributes;
   return records;
 }
@@ -113,9 +119,11 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
     metadata.arrays_present.emplace_back(layout::kVertexAttributesDir);
   }
   if (geometry.link_width() > 0) {
-    CHUNKWISE_ASSIGN_OR_RETURN(summary.links, WriteLinkRecords(store, level, 0, LinksOf(geometry, placement)));
+    CHUNKWISE_ASSIGN_OR_RETURN(summary.links,
+                               WriteLinkRecords(store, level, 0, LinksOf(geometry, placement)));
     metadata.arrays_present.emplace_back(layout::kLinksDir);
-    if (summary.links.cross_chunk_links > 0) metadata.arrays_present.emplace_back(layout::kCrossChunkLinksDir);
+    if (summary.links.cross_chunk_links > 0)
+      metadata.arrays_present.emplace_back(layout::kCrossChunkLinksDir);
     if (!geometry.link_attributes.empty()) {
       metadata.arrays_present.emplace_back(layout::kLinkAttributesDir);
       if (summary.links.cross_chunk_links > 0) {
@@ -150,9 +158,9 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
       metadata.bounds_max[d] = std::max<double>(metadata.bounds_max[d], position[d]);
     }
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors, VectorStore::Create(std::move(store), std::move(prefix),
-                                                                      metadata, options.overwrite,
-                                                                      options.store_options));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors,
+                             VectorStore::Create(std::move(store), std::move(prefix), metadata,
+                                                 options.overwrite, options.store_options));
   const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
   return WriteLevel(vectors, 0, geometry, placement, LevelMetadata{}, options.progress);
 }

@@ -149,6 +149,8 @@ def make_graph(work, rng):
     nodes = rng.uniform(0, 100, size=(400, 3)).astype("<f4")
     edges = np.array([(i, (i * 7 + 3) % 400) for i in range(400)] + [(i, (i + 1) % 400) for i in range(0, 400, 3)])
     edges = edges[edges[:, 0] != edges[:, 1]]
+    _, first = np.unique(edges, axis=0, return_index=True)
+    edges = edges[np.sort(first)]  # Each edge once, so its weight identifies it.
     weight = (np.arange(len(edges)) * 0.25).astype("<f4")
     with open(work / "nodes.csv", "w") as f:
         f.write("x,y,z,object_id\n")
@@ -273,7 +275,7 @@ def check_skeleton(checks, cli, work):
     out = work / "cell_out.swc"
     run([cli, "--quiet", "vectors", "read", store, "--output", out])
     rows = [line.split() for line in out.read_text().splitlines() if line and not line.startswith("#")]
-    by_id = {int(r[0]): (float(r[2]), float(r[3]), float(r[4])) for r in rows}
+    by_id = {int(r[0]): f32((float(r[2]), float(r[3]), float(r[4]))) for r in rows}
     back = sorted((by_id[int(r[0])], by_id[int(r[6])]) for r in rows if int(r[6]) != -1)
     checks.expect(back == expected, "skeleton: `vectors read` gives an SWC with the same tree")
 

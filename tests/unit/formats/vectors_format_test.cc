@@ -25,9 +25,12 @@ TEST(VectorsPaths, DeltaSegments) {
 
 TEST(VectorsPaths, LayoutPathsOwnTheDeltaSegment) {
   EXPECT_EQ(layout::LinksBlobPath(0, 1, {0, -1, 2}), "0/links/+1/0.-1.2/");
-  EXPECT_EQ(layout::CrossChunkCellPath(2, -1, "0.0.0.0.0.1"), "2/cross_chunk_links/-1/0.0.0.0.0.1/");
-  EXPECT_EQ(layout::LinkAttributeBlobPath(0, "weight", 0, {1, 2, 3}), "0/link_attributes/weight/0/1.2.3/");
-  EXPECT_EQ(layout::CrossChunkLinkAttributeDataPath(1, "w", 1), "1/cross_chunk_link_attributes/w/+1/data/");
+  EXPECT_EQ(layout::CrossChunkCellPath(2, -1, "0.0.0.0.0.1"),
+            "2/cross_chunk_links/-1/0.0.0.0.0.1/");
+  EXPECT_EQ(layout::LinkAttributeBlobPath(0, "weight", 0, {1, 2, 3}),
+            "0/link_attributes/weight/0/1.2.3/");
+  EXPECT_EQ(layout::CrossChunkLinkAttributeDataPath(1, "w", 1),
+            "1/cross_chunk_link_attributes/w/+1/data/");
   EXPECT_EQ(layout::kVersion, "0.8.0");
 }
 
@@ -144,7 +147,8 @@ TEST(VectorsMetadata, RootRoundTripAndErrorsNameTheKey) {
   metadata.base_bin_shape = {5, 5, 5};
   metadata.num_levels = 3;
   metadata.capabilities = {"fragment_index", "multiscale_links"};
-  Result<RootMetadata> parsed = ParseRootAttributes(FormatRootAttributes(metadata), "root/zarr.json");
+  Result<RootMetadata> parsed =
+      ParseRootAttributes(FormatRootAttributes(metadata), "root/zarr.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->chunk_shape, metadata.chunk_shape);
   EXPECT_EQ(parsed->geometry_type, GeometryType::kMesh);

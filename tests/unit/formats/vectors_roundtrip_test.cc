@@ -10,8 +10,8 @@
 #include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/pyramid.h"
 #include "chunkwise/store/file_store.h"
-#include "formats/vectors_test_data.h"
-#include "scratch_directory.h"
+#include "unit/formats/vectors_test_data.h"
+#include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -54,7 +54,8 @@ void ExpectSameGeometry(const Geometry& original, const Geometry& read) {
     ASSERT_GE(match[v], 0) << "vertex " << v << " was not written";
     if (!original.object_ids.empty()) EXPECT_EQ(read.object_ids[v], original.object_ids[match[v]]);
     for (std::size_t a = 0; a < original.vertex_attributes.size(); ++a) {
-      EXPECT_EQ(read.vertex_attributes[a].values[v], original.vertex_attributes[a].values[match[v]]);
+      EXPECT_EQ(read.vertex_attributes[a].values[v],
+                original.vertex_attributes[a].values[match[v]]);
     }
   }
   EXPECT_EQ(LinkKeys(read, match), LinkKeys(original));
@@ -66,11 +67,14 @@ Geometry RandomGraph(std::size_t vertices, std::size_t edges) {
   std::uint64_t state = 99;
   for (std::size_t e = 0; e < edges; ++e) {
     const auto a = static_cast<std::int64_t>(test::Uniform(state, 0, static_cast<float>(vertices)));
-    const auto b = (a + 1 + static_cast<std::int64_t>(test::Uniform(state, 0, static_cast<float>(vertices - 1)))) %
-                   static_cast<std::int64_t>(vertices);
+    const auto b =
+        (a + 1 +
+         static_cast<std::int64_t>(test::Uniform(state, 0, static_cast<float>(vertices - 1)))) %
+        static_cast<std::int64_t>(vertices);
     graph.links.insert(graph.links.end(), {a, b});
     graph.link_attributes[0].values.push_back(static_cast<float>(e));
-    for (int c = 0; c < 3; ++c) graph.link_attributes[1].values.push_back(static_cast<float>(e * 3 + c));
+    for (int c = 0; c < 3; ++c)
+      graph.link_attributes[1].values.push_back(static_cast<float>(e * 3 + c));
   }
   return graph;
 }
@@ -95,7 +99,8 @@ TEST(VectorsRoundTrip, GraphKeepsEdgesAndLinkAttributesInAndAcrossChunks) {
 TEST(VectorsRoundTrip, PolylineKeepsStepDirection) {
   Geometry line;
   line.type = GeometryType::kPolyline;
-  for (int i = 0; i < 40; ++i) line.positions.push_back({static_cast<float>(39 - i) * 1.5f, 3.0f, 0.5f * i});
+  for (int i = 0; i < 40; ++i)
+    line.positions.push_back({static_cast<float>(39 - i) * 1.5f, 3.0f, 0.5f * i});
   for (int i = 0; i + 1 < 40; ++i) line.links.insert(line.links.end(), {i, i + 1});
   const Written written = WriteToMemory(line);
   EXPECT_GT(written.summary.links.cross_chunk_links, 0u);
@@ -115,7 +120,8 @@ TEST(VectorsRoundTrip, SkeletonEdgesStayChildToParentWhenTheSortSwapsThem) {
   ASSERT_EQ(cross->size(), 2u);
   EXPECT_EQ((*cross)[0].chunk, (ChunkCoord{1, 0, 0}));  // Input order restored: child first.
   EXPECT_EQ((*cross)[1].chunk, (ChunkCoord{0, 0, 0}));
-  Result<std::optional<Bytes>> cell = store.ReadBlob(layout::CrossChunkCellPath(0, 0, "0.0.0.1.0.0"));
+  Result<std::optional<Bytes>> cell =
+      store.ReadBlob(layout::CrossChunkCellPath(0, 0, "0.0.0.1.0.0"));
   ASSERT_TRUE(cell.ok() && cell->has_value());
   Result<std::vector<CellRecord>> records = DecodeCellBlob(**cell, 2, "cell");
   ASSERT_TRUE(records.ok());
@@ -162,7 +168,8 @@ TEST(VectorsRead, BoundingBoxKeepsInsideVerticesAndTheirLinks) {
   Geometry expected = graph;
   std::vector<bool> inside(graph.positions.size());
   std::size_t inside_count = 0;
-  for (std::size_t v = 0; v < inside.size(); ++v) inside_count += (inside[v] = box.Contains(graph.positions[v]));
+  for (std::size_t v = 0; v < inside.size(); ++v)
+    inside_count += (inside[v] = box.Contains(graph.positions[v]));
   expected.links.clear();
   for (LinkAttribute& attribute : expected.link_attributes) attribute.values.clear();
   for (std::size_t r = 0; r < graph.num_links(); ++r) {
@@ -170,7 +177,8 @@ TEST(VectorsRead, BoundingBoxKeepsInsideVerticesAndTheirLinks) {
     expected.links.insert(expected.links.end(), {graph.links[2 * r], graph.links[2 * r + 1]});
     for (std::size_t a = 0; a < graph.link_attributes.size(); ++a) {
       const int c = graph.link_attributes[a].channels;
-      for (int i = 0; i < c; ++i) expected.link_attributes[a].values.push_back(graph.link_attributes[a].values[r * c + i]);
+      for (int i = 0; i < c; ++i)
+        expected.link_attributes[a].values.push_back(graph.link_attributes[a].values[r * c + i]);
     }
   }
   ASSERT_EQ(read.positions.size(), inside_count);
@@ -283,7 +291,8 @@ TEST_P(VectorsPyramidStorage, LevelsParentsAndChildren) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Storage, VectorsPyramidStorage,
-                         ::testing::Values(CrossLevelStorage::kExplicit, CrossLevelStorage::kImplicit));
+                         ::testing::Values(CrossLevelStorage::kExplicit,
+                                           CrossLevelStorage::kImplicit));
 
 TEST(VectorsRead, AbsentCrossChunkFamilyIsEmpty) {
   Geometry points = RandomPoints(10);

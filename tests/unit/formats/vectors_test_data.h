@@ -20,7 +20,8 @@ using LinkKey = std::vector<double>;
 // (test geometries have distinct positions); -1 when none matches.
 inline std::vector<std::int64_t> MatchVertices(const Geometry& original, const Geometry& read) {
   std::map<Vec3f, std::int64_t> index;
-  for (std::size_t v = 0; v < original.positions.size(); ++v) index[original.positions[v]] = static_cast<std::int64_t>(v);
+  for (std::size_t v = 0; v < original.positions.size(); ++v)
+    index[original.positions[v]] = static_cast<std::int64_t>(v);
   std::vector<std::int64_t> match;
   for (const Vec3f& p : read.positions) {
     const auto found = index.find(p);
@@ -31,14 +32,24 @@ inline std::vector<std::int64_t> MatchVertices(const Geometry& original, const G
 
 // The links of `geometry` in original numbering (through `match`), with their
 // attributes, sorted: equal iff topology, order within each link and attributes agree.
-inline std::vector<LinkKey> LinkKeys(const Geometry& geometry, const std::vector<std::int64_t>& match) {
+inline std::vector<LinkKey> LinkKeys(const Geometry& geometry,
+                                     const std::vector<std::int64_t>& match) {
+  // Attributes by name: a store lists them in name order, whatever order they were written in.
+  std::vector<const LinkAttribute*> attributes;
+  for (const LinkAttribute& attribute : geometry.link_attributes) attributes.push_back(&attribute);
+  std::sort(attributes.begin(), attributes.end(),
+            [](const LinkAttribute* a, const LinkAttribute* b) { return a->name < b->name; });
   std::vector<LinkKey> keys;
   const int width = geometry.link_width();
   for (std::size_t r = 0; r < geometry.num_links(); ++r) {
     LinkKey key;
-    for (int e = 0; e < width; ++e) key.push_back(static_cast<double>(match[geometry.links[r * width + e]]));
-    for (const LinkAttribute& attribute : geometry.link_attributes) {
-      for (int c = 0; c < attribute.channels; ++c) key.push_back(attribute.values[r * attribute.channels + c]);
+    for (int e = 0; e < width; ++e) {
+      key.push_back(static_cast<double>(match[geometry.links[r * width + e]]));
+    }
+    for (const LinkAttribute* attribute : attributes) {
+      for (int c = 0; c < attribute->channels; ++c) {
+        key.push_back(attribute->values[r * attribute->channels + c]);
+      }
     }
     keys.push_back(key);
   }
@@ -65,7 +76,8 @@ inline Geometry RandomPoints(std::size_t n, GeometryType type = GeometryType::kP
   std::uint64_t state = 12345;
   geometry.vertex_attributes.push_back({"intensity", {}});
   for (std::size_t v = 0; v < n; ++v) {
-    geometry.positions.push_back({Uniform(state, 0, 40), Uniform(state, 0, 40), Uniform(state, -20, 20)});
+    geometry.positions.push_back(
+        {Uniform(state, 0, 40), Uniform(state, 0, 40), Uniform(state, -20, 20)});
     geometry.object_ids.push_back(static_cast<std::int64_t>(v % 4));
     geometry.vertex_attributes[0].values.push_back(static_cast<float>(v) * 0.5f);
   }

@@ -8,7 +8,7 @@
 #include "chunkwise/formats/vectors/pyramid.h"
 #include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/vectors/validator.h"
-#include "formats/vectors_test_data.h"
+#include "unit/formats/vectors_test_data.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -55,9 +55,12 @@ struct Fixture {
 std::string Node(const std::string& path) { return path.substr(0, path.size() - 1); }
 
 // Asserts exactly one violation of `kind` and that it names `path`.
-void ExpectOnly(const std::vector<Violation>& violations, ViolationKind kind, const std::string& path) {
-  ASSERT_EQ(violations.size(), 1u) << (violations.empty() ? "none" : violations[0].message + " at " + violations[0].path);
-  EXPECT_EQ(violations[0].kind, kind) << ViolationKindName(violations[0].kind) << ": " << violations[0].message;
+void ExpectOnly(const std::vector<Violation>& violations, ViolationKind kind,
+                const std::string& path) {
+  ASSERT_EQ(violations.size(), 1u)
+      << (violations.empty() ? "none" : violations[0].message + " at " + violations[0].path);
+  EXPECT_EQ(violations[0].kind, kind)
+      << ViolationKindName(violations[0].kind) << ": " << violations[0].message;
   EXPECT_EQ(violations[0].path, path);
 }
 
@@ -76,7 +79,10 @@ TEST(VectorsValidate, BadLevelMetadata) {
 
 TEST(VectorsValidate, BadRootMetadataIsOneViolationNotAnError) {
   Fixture fixture;
-  ASSERT_TRUE(fixture.memory->Set("zarr.json", AsBytes(R"({"zarr_format": 3, "node_type": "group", "attributes": {}})")).ok());
+  ASSERT_TRUE(fixture.memory
+                  ->Set("zarr.json",
+                        AsBytes(R"({"zarr_format": 3, "node_type": "group", "attributes": {}})"))
+                  .ok());
   ExpectOnly(fixture.Validate(1), ViolationKind::kBadMetadata, "zarr.json");
 }
 
@@ -97,7 +103,8 @@ TEST(VectorsValidate, CrossLevelLinksWithoutCapability) {
   for (const Violation& violation : violations) {
     EXPECT_EQ(violation.kind, ViolationKind::kMissingCapability);
     EXPECT_TRUE(violation.path == "0/links/+1" || violation.path == "1/links/-1" ||
-                violation.path == "0/cross_chunk_links/+1" || violation.path == "1/cross_chunk_links/-1")
+                violation.path == "0/cross_chunk_links/+1" ||
+                violation.path == "1/cross_chunk_links/-1")
         << violation.path;
   }
 }
@@ -118,7 +125,8 @@ TEST(VectorsValidate, CellKeyNotInCanonicalOrder) {
   ASSERT_TRUE(chunks.ok());
   const std::vector<ChunkCoord> reversed{(*chunks)[1], (*chunks)[0]};
   const std::string bad = FormatCellKey(reversed);
-  Result<std::optional<Bytes>> blob = fixture.store->ReadBlob(layout::CrossChunkCellPath(0, 0, cell));
+  Result<std::optional<Bytes>> blob =
+      fixture.store->ReadBlob(layout::CrossChunkCellPath(0, 0, cell));
   ASSERT_TRUE(blob.ok() && blob->has_value());
   ASSERT_TRUE(fixture.store->EraseAll(layout::CrossChunkCellPath(0, 0, cell)).ok());
   ASSERT_TRUE(fixture.store->WriteBlob(layout::CrossChunkCellPath(0, 0, bad), **blob).ok());
@@ -199,7 +207,8 @@ TEST(VectorsValidate, OrphanVertexOnlyAtLevelFour) {
   ASSERT_TRUE(fixture.store->EraseAll(layout::LinksBlobPath(0, +1, chunk)).ok());
   // Level 1's −1 mirror still names them; L3 finds nothing wrong.
   EXPECT_TRUE(fixture.Validate(3).empty());
-  ExpectOnly(fixture.Validate(4), ViolationKind::kOrphanVertex, Node(layout::ChunkBlobPath(0, layout::kVerticesDir, chunk)));
+  ExpectOnly(fixture.Validate(4), ViolationKind::kOrphanVertex,
+             Node(layout::ChunkBlobPath(0, layout::kVerticesDir, chunk)));
 }
 
 }  // namespace

@@ -55,8 +55,7 @@ Result<std::vector<Endpoint>> RestoreInputOrder(std::span<const ChunkCoord> chun
 Bytes EncodeCellBlob(std::span<const CellRecord> records);
 // The records of a cell blob; Corruption naming `key` when the ragged blob is
 // malformed or a record is not 1 + link_width int64.
-Result<std::vector<CellRecord>> DecodeCellBlob(ByteView blob, int link_width,
-                                               std::string_view key);
+Result<std::vector<CellRecord>> DecodeCellBlob(ByteView blob, int link_width, std::string_view key);
 
 }  // namespace chunkwise::formats::vectors
 

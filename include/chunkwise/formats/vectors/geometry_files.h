@@ -20,7 +20,8 @@ Result<Geometry> ImportGeometry(GeometryType type, const std::filesystem::path& 
                                 const std::optional<std::filesystem::path>& edges);
 // Writes atomically; existing outputs are refused unless `overwrite`.
 // InvalidArgument for an extension that cannot hold the geometry.
-Status ExportGeometry(const std::filesystem::path& output, const Geometry& geometry, bool overwrite);
+Status ExportGeometry(const std::filesystem::path& output, const Geometry& geometry,
+                      bool overwrite);
 
 }  // namespace chunkwise::formats::vectors
 

@@ -27,8 +27,8 @@ struct BoundingBox {
 
 struct ReadQuery {
   int level = 0;
-  std::optional<BoundingBox> bbox;         // Only vertices inside it.
-  std::optional<std::int64_t> object_id;   // Only vertices of this object.
+  std::optional<BoundingBox> bbox;        // Only vertices inside it.
+  std::optional<std::int64_t> object_id;  // Only vertices of this object.
 };
 
 struct LevelGeometry {

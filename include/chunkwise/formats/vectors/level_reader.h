@@ -22,17 +22,20 @@ namespace chunkwise::formats::vectors {
 
 // The chunks with a node under `family` (kVerticesDir or kFragmentsDir), sorted.
 // InvalidArgument naming the path for a child that is not a chunk key.
-Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level, std::string_view family);
+Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level,
+                                           std::string_view family);
 // The chunk keys directly under the layout path `path` (e.g. links/<delta>/), sorted.
 Result<std::vector<ChunkCoord>> ListChunksAt(const VectorStore& store, const std::string& path);
 
-Result<std::vector<Vec3f>> ReadChunkVertices(const VectorStore& store, int level, const ChunkCoord& chunk);
+Result<std::vector<Vec3f>> ReadChunkVertices(const VectorStore& store, int level,
+                                             const ChunkCoord& chunk);
 // The chunk's object ids (int64 rows), empty when the store has none.
 Result<std::vector<std::int64_t>> ReadChunkObjectIds(const VectorStore& store, int level,
                                                      const ChunkCoord& chunk);
 // A float32 vertex attribute's rows in the chunk; empty when absent.
 Result<std::vector<float>> ReadChunkVertexAttribute(const VectorStore& store, int level,
-                                                    const std::string& name, const ChunkCoord& chunk);
+                                                    const std::string& name,
+                                                    const ChunkCoord& chunk);
 // The float32 vertex attributes of a level (object_id excluded).
 Result<std::vector<std::string>> ListVertexAttributes(const VectorStore& store, int level);
 
@@ -45,7 +48,8 @@ Result<std::optional<int>> ReadLinkWidth(const VectorStore& store, int level, in
 
 // The rows (link_width int64 each) of links/<delta>/<chunk>; empty when absent.
 Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int level,
-                                                 const ChunkCoord& chunk, int link_width, int delta);
+                                                 const ChunkCoord& chunk, int link_width,
+                                                 int delta);
 
 // The family attributes of cross_chunk_links/<delta>/ and its cells in enumeration order.
 struct CrossChunkFamily {
@@ -54,7 +58,8 @@ struct CrossChunkFamily {
   std::vector<std::string> cell_keys;  // ASCII order.
 };
 // nullopt when the family is absent (writers skip empty families).
-Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level, int delta);
+Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,
+                                                             int delta);
 // The records of one cell, each as link_width endpoints in input order.
 Result<std::vector<Endpoint>> ReadCrossChunkCell(const VectorStore& store, int level, int delta,
                                                  const std::string& cell_key, int link_width);
@@ -65,14 +70,16 @@ Result<std::vector<Endpoint>> ReadCrossChunkLinks(const VectorStore& store, int 
 // Both kinds of links at (level, delta) as endpoint tuples in input order:
 // chunk rows first (chunk order), then cross-chunk records. For delta != 0
 // columns 1.. of a chunk row live in the same chunk key at level + delta.
-Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, int delta, int* link_width);
+Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, int delta,
+                                           int* link_width);
 
 // A link attribute: its name and channels, from link_attributes/<name>/<delta>/.
 struct LinkAttributeInfo {
   std::string name;
   int channels = 1;
 };
-Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& store, int level, int delta);
+Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& store, int level,
+                                                          int delta);
 // The chunk's attribute rows for `rows` links: flat rows, or a ragged blob of them.
 Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int level,
                                                   const LinkAttributeInfo& attribute, int delta,
@@ -80,7 +87,8 @@ Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int 
 // cross_chunk_link_attributes/<name>/<delta>/data as floats; empty when absent.
 // Corruption when its num_links differs from the cross-chunk family's.
 Result<std::vector<float>> ReadCrossChunkLinkAttribute(const VectorStore& store, int level,
-                                                       const LinkAttributeInfo& attribute, int delta);
+                                                       const LinkAttributeInfo& attribute,
+                                                       int delta);
 
 }  // namespace chunkwise::formats::vectors
 

@@ -49,7 +49,8 @@ Coarsening Coarsen(const Geometry& fine, const Vec3& bin_shape);
 // `options.levels - 1` coarser levels and updates the root metadata
 // (num_levels, cross_level_storage, capability multiscale_links).
 // InvalidArgument for levels < 2.
-Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store, const PyramidOptions& options);
+Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
+                                                      const PyramidOptions& options);
 
 }  // namespace chunkwise::formats::vectors
 

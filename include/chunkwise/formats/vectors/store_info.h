@@ -11,9 +11,10 @@ namespace chunkwise::formats::vectors {
 
 struct LevelInfo {
   LevelMetadata metadata;
-  std::uint64_t chunks = 0;                                  // Chunks with vertices.
-  std::vector<int> link_deltas;                              // Under links/.
-  std::vector<std::pair<int, std::uint64_t>> cross_deltas;   // Under cross_chunk_links/: (delta, num_links).
+  std::uint64_t chunks = 0;      // Chunks with vertices.
+  std::vector<int> link_deltas;  // Under links/.
+  std::vector<std::pair<int, std::uint64_t>>
+      cross_deltas;  // Under cross_chunk_links/: (delta, num_links).
 };
 
 // Reads each level's metadata and listings; errors name the path.

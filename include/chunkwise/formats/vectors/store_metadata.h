@@ -38,13 +38,13 @@ Result<CrossLevelStorage> ParseCrossLevelStorage(std::string_view name);
 using Vec3 = std::array<double, 3>;
 
 struct RootMetadata {
-  std::string version;                 // zv_version, e.g. "0.8.0".
-  Vec3 chunk_shape{};                  // World units per chunk; every level uses it.
-  Vec3 bounds_min{}, bounds_max{};     // Inclusive bounds of level-0 vertices.
+  std::string version;              // zv_version, e.g. "0.8.0".
+  Vec3 chunk_shape{};               // World units per chunk; every level uses it.
+  Vec3 bounds_min{}, bounds_max{};  // Inclusive bounds of level-0 vertices.
   GeometryType geometry_type = GeometryType::kPoints;
   CrossLevelStorage cross_level_storage = CrossLevelStorage::kExplicit;
-  Vec3 base_bin_shape{};               // Level n merges vertices in bins of base · 2^n.
-  int num_levels = 1;                  // Levels 0..num_levels-1 (multiscales datasets).
+  Vec3 base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
+  int num_levels = 1;     // Levels 0..num_levels-1 (multiscales datasets).
   std::vector<std::string> capabilities;
 
   bool HasCapability(std::string_view name) const;

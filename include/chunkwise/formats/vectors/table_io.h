@@ -26,15 +26,18 @@ namespace chunkwise::formats::vectors {
 // InvalidArgument naming the file for missing columns, wrong shapes or dtypes.
 Result<Geometry> ReadVertexTable(const std::filesystem::path& path, GeometryType type);
 // As ReadVertexTable, from a parsed table (for tests and fuzzing).
-Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type, std::string_view name);
+Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type,
+                                         std::string_view name);
 // A graph: nodes from `nodes_path`, edges (and edge attributes) from `edges_path`.
-Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path, const std::filesystem::path& edges_path);
+Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
+                                 const std::filesystem::path& edges_path);
 
 // The file the links of WriteGeometryTables(path) go to: "<stem>.links<ext>".
 std::filesystem::path LinksTablePath(const std::filesystem::path& path);
 // Writes `geometry` as tables (CSV unless `path` ends in .npy), atomically;
 // existing outputs are refused unless `overwrite`.
-Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry, bool overwrite);
+Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry,
+                           bool overwrite);
 
 }  // namespace chunkwise::formats::vectors
 

@@ -30,17 +30,17 @@
 namespace chunkwise::formats::vectors {
 
 enum class ViolationKind {
-  kBadMetadata,            // L1: root/level/family metadata missing or malformed.
-  kMissingLinks,           // L1: links/0 absent for a linked geometry.
-  kMissingCapability,      // L1: delta != 0 without multiscale_links.
-  kMalformedBlob,          // L1: a blob that does not decode, a bad key or delta segment.
-  kBadCellKey,             // L3: cell key arity or order.
-  kMissingChunk,           // L3: an endpoint's chunk is not in vertex_fragments.
-  kVertexIndexOutOfRange,  // L3: vi >= the chunk's vertex count.
-  kBadPermIdx,             // L3: perm_idx >= L!.
-  kNumLinksMismatch,       // L3: family num_links differs from records or attributes.
-  kAttributeLengthMismatch,// L3: link attribute rows differ from link rows.
-  kOrphanVertex,           // L4: a vertex with no link at delta > 0.
+  kBadMetadata,              // L1: root/level/family metadata missing or malformed.
+  kMissingLinks,             // L1: links/0 absent for a linked geometry.
+  kMissingCapability,        // L1: delta != 0 without multiscale_links.
+  kMalformedBlob,            // L1: a blob that does not decode, a bad key or delta segment.
+  kBadCellKey,               // L3: cell key arity or order.
+  kMissingChunk,             // L3: an endpoint's chunk is not in vertex_fragments.
+  kVertexIndexOutOfRange,    // L3: vi >= the chunk's vertex count.
+  kBadPermIdx,               // L3: perm_idx >= L!.
+  kNumLinksMismatch,         // L3: family num_links differs from records or attributes.
+  kAttributeLengthMismatch,  // L3: link attribute rows differ from link rows.
+  kOrphanVertex,             // L4: a vertex with no link at delta > 0.
 };
 
 std::string_view ViolationKindName(ViolationKind kind);
@@ -54,8 +54,8 @@ struct Violation {
 
 // Validates the store at `prefix` up to `validation_level` (1..4). Errors only
 // for I/O failures; everything wrong with the store's contents is a Violation.
-Result<std::vector<Violation>> ValidateStore(std::shared_ptr<store::Store> store, std::string prefix,
-                                             int validation_level);
+Result<std::vector<Violation>> ValidateStore(std::shared_ptr<store::Store> store,
+                                             std::string prefix, int validation_level);
 
 }  // namespace chunkwise::formats::vectors
 
