@@ -2,7 +2,7 @@
 //
 // Data: N points (default 10 M) as random walks of 1,000 steps (neuron-like
 // traces, object id per walk) in a 1,000³ box, and N edges: each step of a
-// walk plus one chord per vertex to a vertex five steps on, so most edges stay
+// walk, the last closing the loop, so most edges stay
 // in their chunk and a few percent cross chunks. Chunks are 100³ (1,000 chunks).
 //
 // Figures (medians over --runs, default 3):
@@ -66,18 +66,14 @@ Geometry Walks(std::size_t points) {
     for (int d = 0; d < 3; ++d) at[d] = std::clamp(at[d] + (next() - 0.5f) * 4, 0.0f, 999.9f);
     geometry.positions[v] = at;
     geometry.object_ids[v] = static_cast<std::int64_t>(v / kWalk);
-    const std::size_t walk_end = std::min(points, (v / kWalk + 1) * kWalk);
-    const std::size_t step =
-        v + 1 < walk_end ? v + 1 : v / kWalk * kWalk;  // Last step closes the loop.
-    const std::size_t chord =
-        v + 5 < walk_end ? v + 5
-                         : v / kWalk * kWalk + (v + 5) % kWalk % (walk_end - v / kWalk * kWalk);
-    if (step != v)
+    // One edge per vertex: the next step of its walk, or back to the walk's start for the last.
+    const std::size_t walk_start = v / kWalk * kWalk;
+    const std::size_t walk_end = std::min(points, walk_start + kWalk);
+    const std::size_t target = v + 1 < walk_end ? v + 1 : walk_start;
+    if (target != v) {
       geometry.links.insert(geometry.links.end(),
-                            {static_cast<std::int64_t>(v), static_cast<std::int64_t>(step)});
-    if (chord != v)
-      geometry.links.insert(geometry.links.end(),
-                            {static_cast<std::int64_t>(v), static_cast<std::int64_t>(chord)});
+                            {static_cast<std::int64_t>(v), static_cast<std::int64_t>(target)});
+    }
   }
   return geometry;
 }

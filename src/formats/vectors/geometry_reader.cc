@@ -1,6 +1,7 @@
 #include "chunkwise/formats/vectors/geometry_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "chunkwise/formats/vectors/layout.h"
@@ -140,6 +141,80 @@ Status AddChunkLinks(const VectorStore& store, int level, const LevelContents& c
   return Status::Ok();
 }
 
+// Probing more keys than this costs more than listing a level of a typical store.
+constexpr double kMaxProbes = 4096;
+
+// Every chunk key a small box overlaps, in key order; nullopt when there are too many to probe.
+std::optional<std::vector<ChunkCoord>> ChunksOfBox(const BoundingBox& box,
+                                                   const Vec3& chunk_shape) {
+  ChunkCoord low{}, high{};
+  double count = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (!(box.min[d] <= box.max[d])) return std::vector<ChunkCoord>{};
+    const double first =
+        std::ceil(box.min[d] / chunk_shape[d]) - 1;  // As Overlaps: touching counts.
+    const double last = std::floor(box.max[d] / chunk_shape[d]);
+    if (!(std::abs(first) < 1e15 && std::abs(last) < 1e15)) return std::nullopt;
+    low[d] = static_cast<std::int64_t>(first);
+    high[d] = static_cast<std::int64_t>(last);
+    count *= static_cast<double>(high[d] - low[d] + 1);
+  }
+  if (count > kMaxProbes) return std::nullopt;
+  std::vector<ChunkCoord> chunks;
+  for (std::int64_t x = low[0]; x <= high[0]; ++x) {
+    for (std::int64_t y = low[1]; y <= high[1]; ++y) {
+      for (std::int64_t z = low[2]; z <= high[2]; ++z) chunks.push_back({x, y, z});
+    }
+  }
+  return chunks;
+}
+
+// The chunks to read: for a small box every chunk key it overlaps (absent ones read as empty),
+// which spares listing a large level; otherwise the listed chunks, less those outside the box.
+Result<std::vector<ChunkCoord>> CandidateChunks(const VectorStore& store, int level,
+                                                const ReadQuery& query) {
+  const Vec3& chunk_shape = store.metadata().chunk_shape;
+  if (query.bbox) {
+    if (std::optional<std::vector<ChunkCoord>> probed = ChunksOfBox(*query.bbox, chunk_shape)) {
+      return *std::move(probed);
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
+                             ListChunks(store, level, layout::kVerticesDir));
+  if (query.bbox) {
+    std::erase_if(chunks, [&](const ChunkCoord& chunk) {
+      return !Overlaps(chunk, chunk_shape, *query.bbox);
+    });
+  }
+  return chunks;
+}
+
+// The keys of every cell whose chunks are all among `chunks` (sorted), or nullopt when there
+// are too many to probe: the nondecreasing `width`-tuples, less those of a single chunk.
+std::optional<std::vector<std::string>> CandidateCells(const std::vector<ChunkCoord>& chunks,
+                                                       int width) {
+  double count = 1;  // C(k + width − 1, width) tuples.
+  for (int i = 1; i <= width; ++i) count = count * static_cast<double>(chunks.size() + i - 1) / i;
+  if (chunks.empty() || count > kMaxProbes)
+    return chunks.empty() ? std::optional(std::vector<std::string>{}) : std::nullopt;
+  std::vector<std::string> keys;
+  std::vector<std::size_t> index(width, 0);
+  std::vector<ChunkCoord> cell(width);
+  while (true) {
+    if (index.front() != index.back()) {
+      for (int i = 0; i < width; ++i) cell[i] = chunks[index[i]];
+      keys.push_back(FormatCellKey(cell));
+    }
+    int i = width - 1;
+    while (i >= 0 && index[i] + 1 == chunks.size()) --i;
+    if (i < 0) break;
+    ++index[i];
+    for (int j = i + 1; j < width; ++j) index[j] = index[i];
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 Result<std::vector<std::int64_t>> GlobalsOf(const VectorStore& store, const std::string& cell_path,
                                             std::span<const Endpoint> endpoints,
                                             const std::map<ChunkCoord, std::size_t>& chunk_index,
@@ -165,7 +240,7 @@ Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelConten
                           const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
                           Geometry& geometry) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
-                             ReadCrossChunkFamily(store, level, 0));
+                             ReadCrossChunkFamily(store, level, 0, /*list_cells=*/false));
   if (!family || family->num_links == 0) return Status::Ok();
   const int width = contents.link_width;
   if (family->link_width != width) {
@@ -176,8 +251,13 @@ Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelConten
   for (std::size_t c = 0; c < chunks.size(); ++c) chunk_index[chunks[c]] = c;
   // Attribute rows are numbered over every cell, so with attributes every cell is read.
   const bool read_all = !contents.link_attributes.empty();
+  const std::optional<std::vector<std::string>> probed =
+      read_all ? std::nullopt : CandidateCells(chunks, width);
+  if (!probed) {
+    CHUNKWISE_ASSIGN_OR_RETURN(family, ReadCrossChunkFamily(store, level, 0));
+  }
   std::vector<std::string> picked;
-  for (const std::string& cell_key : family->cell_keys) {
+  for (const std::string& cell_key : probed ? *probed : family->cell_keys) {
     Result<std::vector<ChunkCoord>> cell_chunks = ParseCellKey(cell_key, width);
     if (!cell_chunks.ok()) {
       return cell_chunks.status().WithContext(
@@ -238,13 +318,8 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
   }
   CHUNKWISE_RETURN_IF_ERROR(store.ReadLevel(level).status());
   CHUNKWISE_ASSIGN_OR_RETURN(const LevelContents contents, ReadContents(store, level));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
-                             ListChunks(store, level, layout::kVerticesDir));
-  if (query.bbox) {
-    std::erase_if(chunks, [&](const ChunkCoord& chunk) {
-      return !Overlaps(chunk, store.metadata().chunk_shape, *query.bbox);
-    });
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ChunkCoord> chunks,
+                             CandidateChunks(store, level, query));
   std::vector<ChunkData> data(chunks.size());
   CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(chunks.size(), [&](std::size_t c) {
     return ReadChunk(store, level, chunks[c], contents, data[c]);

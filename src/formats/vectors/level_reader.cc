@@ -145,7 +145,7 @@ Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int l
 }
 
 Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,
-                                                             int delta) {
+                                                             int delta, bool list_cells) {
   const std::string path = layout::CrossChunkLinksPath(level, delta);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes,
                              store.ReadGroupAttributes(path));
@@ -163,7 +163,9 @@ Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& 
                                    ": num_links is not an integer");
   }
   family.num_links = num_links.get<std::uint64_t>();
-  CHUNKWISE_ASSIGN_OR_RETURN(family.cell_keys, store.ListChildren(path));
+  if (list_cells) {
+    CHUNKWISE_ASSIGN_OR_RETURN(family.cell_keys, store.ListChildren(path));
+  }
   return std::optional<CrossChunkFamily>(std::move(family));
 }
 

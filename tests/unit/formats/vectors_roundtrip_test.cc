@@ -160,16 +160,16 @@ TEST(VectorsRoundTrip, NegativeCoordinatesUseFloorChunks) {
   ExpectSameGeometry(points, ReadBack(store));
 }
 
-TEST(VectorsRead, BoundingBoxKeepsInsideVerticesAndTheirLinks) {
-  const Geometry graph = RandomGraph(400, 1200);
+// Reads `box` from a store of `graph` and checks it against a selection made here.
+void ExpectBoxRead(const Geometry& graph, const BoundingBox& box, bool all_inside) {
   const Written written = WriteToMemory(graph);
-  const BoundingBox box{{5, 5, -10}, {27, 31, 12}};
   const Geometry read = ReadBack(OpenMemory(written), ReadQuery{0, box, {}});
   Geometry expected = graph;
   std::vector<bool> inside(graph.positions.size());
   std::size_t inside_count = 0;
-  for (std::size_t v = 0; v < inside.size(); ++v)
+  for (std::size_t v = 0; v < inside.size(); ++v) {
     inside_count += (inside[v] = box.Contains(graph.positions[v]));
+  }
   expected.links.clear();
   for (LinkAttribute& attribute : expected.link_attributes) attribute.values.clear();
   for (std::size_t r = 0; r < graph.num_links(); ++r) {
@@ -177,14 +177,33 @@ TEST(VectorsRead, BoundingBoxKeepsInsideVerticesAndTheirLinks) {
     expected.links.insert(expected.links.end(), {graph.links[2 * r], graph.links[2 * r + 1]});
     for (std::size_t a = 0; a < graph.link_attributes.size(); ++a) {
       const int c = graph.link_attributes[a].channels;
-      for (int i = 0; i < c; ++i)
+      for (int i = 0; i < c; ++i) {
         expected.link_attributes[a].values.push_back(graph.link_attributes[a].values[r * c + i]);
+      }
     }
   }
   ASSERT_EQ(read.positions.size(), inside_count);
   ASSERT_GT(inside_count, 0u);
-  ASSERT_LT(inside_count, graph.positions.size());
+  EXPECT_EQ(inside_count == graph.positions.size(), all_inside);
+  EXPECT_GT(expected.num_links(), 0u);
   EXPECT_EQ(LinkKeys(read, MatchVertices(graph, read)), LinkKeys(expected));
+}
+
+TEST(VectorsRead, BoundingBoxKeepsInsideVerticesAndTheirLinks) {
+  // A small box: its chunk keys and cells are probed, not listed.
+  ExpectBoxRead(RandomGraph(400, 1200), BoundingBox{{5, 5, -10}, {27, 31, 12}}, false);
+}
+
+TEST(VectorsRead, BoundingBoxWithoutLinkAttributesProbesOnlyItsCells) {
+  Geometry graph = RandomGraph(400, 1200);
+  graph.link_attributes.clear();
+  ExpectBoxRead(graph, BoundingBox{{5, 5, -10}, {27, 31, 12}}, false);
+}
+
+TEST(VectorsRead, HugeBoundingBoxListsTheLevel) {
+  Geometry graph = RandomGraph(300, 600);
+  graph.link_attributes.clear();
+  ExpectBoxRead(graph, BoundingBox{{-1e9, -1e9, -1e9}, {1e9, 1e9, 1e9}}, true);
 }
 
 TEST(VectorsRead, ObjectKeepsOnlyThatObject) {

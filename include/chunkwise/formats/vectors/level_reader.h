@@ -57,9 +57,10 @@ struct CrossChunkFamily {
   std::uint64_t num_links = 0;
   std::vector<std::string> cell_keys;  // ASCII order.
 };
-// nullopt when the family is absent (writers skip empty families).
+// nullopt when the family is absent (writers skip empty families). Without
+// `list_cells`, cell_keys stays empty (a box read that knows its candidate cells).
 Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,
-                                                             int delta);
+                                                             int delta, bool list_cells = true);
 // The records of one cell, each as link_width endpoints in input order.
 Result<std::vector<Endpoint>> ReadCrossChunkCell(const VectorStore& store, int level, int delta,
                                                  const std::string& cell_key, int link_width);
