@@ -13,7 +13,7 @@
 //   read by box (three sizes): points/s and MB/s read back; reference: the
 //     same chunks' vertex and link blobs fetched and decoded (no selection,
 //     no cross-chunk joins); ratio = ours / reference time.
-// Usage: vectors_bench [--points N] [--runs R] [--dir PATH]
+// Usage: vectors_bench [--points N] [--runs R] [--threads T] [--dir PATH]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +33,7 @@
 #include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/vectors/writer.h"
 #include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -137,18 +138,20 @@ double ReferenceRead(const VectorStore& store, const BoundingBox& box) {
 int Run(int argc, char** argv) {
   std::size_t points = 10'000'000;
   int runs = 3;
+  std::size_t threads = 0;
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "chunkwise_vectors_bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--points") points = std::strtoull(argv[i + 1], nullptr, 10);
     if (flag == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--dir") dir = argv[i + 1];
+    if (flag == "--threads") threads = std::strtoull(argv[i + 1], nullptr, 10);
   }
   KeepFreedMemoryForReuse();
   const Geometry geometry = Walks(points);
   const double edges = static_cast<double>(geometry.num_links());
   const double mb = (12.0 * points + 16.0 * edges) / 1e6;
-  auto pool = std::make_shared<core::ThreadPool>();
+  auto pool = std::make_shared<core::ThreadPool>(threads);
   std::printf(
       "vectors_bench: %zu points, %.0f edges (%.0f MB of vertex + link bytes), chunks 100^3, %zu "
       "threads\n",
@@ -173,11 +176,25 @@ int Run(int argc, char** argv) {
     const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
     reference_s.push_back(ReferenceWrite(geometry, placement, *pool, dir / "reference.bin"));
   }
+  std::vector<double>
+      memory_s;  // The same write into a MemoryStore: the cost without a file system.
+  for (int run = 0; run < runs; ++run) {
+    WriteOptions options;
+    options.chunk_shape = {100, 100, 100};
+    options.store_options.pool = pool;
+    const auto start = Clock::now();
+    if (!WriteGeometry(store::MemoryStore::Create(), "", geometry, options).ok()) return 1;
+    memory_s.push_back(Seconds(start));
+  }
   const double write_s = Median(ours_s), write_ref_s = Median(reference_s);
   std::printf(
       "write   %6.2f s  %9.0f points/s  %9.0f edges/s  %7.1f MB/s   reference (zstd-3 + file) "
       "%6.2f s  ratio %.2fx\n",
       write_s, points / write_s, edges / write_s, mb / write_s, write_ref_s, write_s / write_ref_s);
+  std::printf(
+      "write (MemoryStore) %6.2f s  %9.0f points/s  %7.1f MB/s   ratio to reference %.2fx\n",
+      Median(memory_s), points / Median(memory_s), mb / Median(memory_s),
+      Median(memory_s) / write_ref_s);
   std::printf("        %llu chunks, %llu chunk-local links, %llu cross-chunk links\n",
               static_cast<unsigned long long>(summary.chunks),
               static_cast<unsigned long long>(summary.links.chunk_links),
