@@ -78,7 +78,8 @@ Result<std::vector<Fragment>> DecodeFragmentIndex(ByteView blob, std::string_vie
   const std::uint64_t ranges = LoadLittleEndian<std::uint32_t>(blob.data() + 12);
   if (count == 0) return std::vector<Fragment>{};
   std::size_t at = kHeaderBytes + BitmapBytes(count);
-  if (ranges > count || at + 16 * ranges + 4 > blob.size()) {
+  // Checked before allocating: every fragment needs 16 bytes (range) or 4 (offset) of the blob.
+  if (ranges > count || at + 16 * ranges + 4 * (count - ranges + 1) > blob.size()) {
     return Malformed(key, "sizes exceed the blob");
   }
   std::vector<Fragment> fragments(count);
