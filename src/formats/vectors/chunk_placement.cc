@@ -21,8 +21,9 @@ ChunkCoord ChunkOf(const Vec3f& position, const Vec3& chunk_shape) {
   ChunkCoord chunk{};
   for (int d = 0; d < kSpatialDims; ++d) {
     // Division in double: float32 positions are exact there, so the floor is the true one.
-    chunk[d] =
-        static_cast<std::int64_t>(std::floor(static_cast<double>(position[d]) / chunk_shape[d]));
+    // The clamp keeps the conversion defined; writers refuse positions that reach it.
+    const double index = std::floor(static_cast<double>(position[d]) / chunk_shape[d]);
+    chunk[d] = static_cast<std::int64_t>(std::clamp(index, -kMaxChunkIndex, kMaxChunkIndex));
   }
   return chunk;
 }

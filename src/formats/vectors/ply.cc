@@ -3,6 +3,7 @@
 #include <bit>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "chunkwise/core/file_io.h"
@@ -147,7 +148,7 @@ Status ReadElement(const Element& element, BodyReader& reader, std::string_view 
     for (const Property& property : element.properties) {
       double value = 0;
       if (!property.count_type.empty()) {
-        if (!reader.Next(property.count_type, value) || value < 0 || value > 1e6) {
+        if (!reader.Next(property.count_type, value) || !(value >= 0 && value <= 1e6)) {
           return Status::InvalidArgument(std::string(name) + ": truncated or bad list in element " +
                                          element.name);
         }
@@ -155,7 +156,9 @@ Status ReadElement(const Element& element, BodyReader& reader, std::string_view 
         for (std::int64_t i = 0, n = static_cast<std::int64_t>(value); i < n; ++i) {
           if (!reader.Next(property.type, value))
             return Status::InvalidArgument(std::string(name) + ": truncated list");
-          polygon.push_back(static_cast<std::int64_t>(value));
+          // Anything not a whole index in range becomes -1, which AddPolygon refuses.
+          const bool index = value >= 0 && value < 9e15 && value == std::floor(value);
+          polygon.push_back(index ? static_cast<std::int64_t>(value) : -1);
         }
         if (is_face && !face_done) {
           CHUNKWISE_RETURN_IF_ERROR(AddPolygon(polygon, name, geometry));

@@ -171,6 +171,9 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   if (block.contains("base_bin_shape")) {
     CHUNKWISE_ASSIGN_OR_RETURN(metadata.base_bin_shape,
                                ParseVec3(block["base_bin_shape"], key, "base_bin_shape"));
+    for (double extent : metadata.base_bin_shape) {
+      if (!(extent > 0)) return Bad(key, "base_bin_shape extents must be positive");
+    }
   }
   const nlohmann::json capabilities = block.value("format_capabilities", nlohmann::json::array());
   if (!capabilities.is_array()) return Bad(key, "format_capabilities is not a list");

@@ -1,6 +1,7 @@
 #include "chunkwise/formats/vectors/writer.h"
 
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 
@@ -141,6 +142,14 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
     if (!(extent > 0)) return Status::InvalidArgument("chunk shape extents must be positive");
   }
   CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
+  for (const Vec3f& position : geometry.positions) {
+    for (int d = 0; d < 3; ++d) {
+      if (std::abs(position[d] / options.chunk_shape[d]) >= kMaxChunkIndex) {
+        return Status::InvalidArgument("a vertex at " + std::to_string(position[d]) +
+                                       " is more than 1e15 chunks from the origin");
+      }
+    }
+  }
   RootMetadata metadata;
   metadata.version = std::string(layout::kVersion);
   metadata.chunk_shape = options.chunk_shape;

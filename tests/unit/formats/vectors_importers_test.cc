@@ -74,6 +74,12 @@ TEST(VectorsPly, BinaryRoundTripAndTruncation) {
       "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
       "0 0 0\n3 0 0 5\n";
   EXPECT_FALSE(ParsePly(AsBytes(out_of_range), "bad.ply").ok());
+  // Found by vectors_importers_fuzz: an index too large for int64 was converted anyway.
+  const char* huge_index =
+      "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+      "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+      "end_header\n0 0 0\n3 0 0 1e30\n";
+  EXPECT_FALSE(ParsePly(AsBytes(huge_index), "huge.ply").ok());
   EXPECT_FALSE(
       ParsePly(AsBytes("ply\nformat binary_big_endian 1.0\nend_header\n"), "big.ply").ok());
 }

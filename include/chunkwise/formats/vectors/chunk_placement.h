@@ -15,7 +15,11 @@
 
 namespace chunkwise::formats::vectors {
 
-// The chunk holding `position`.
+// The largest chunk index magnitude; positions beyond it (huge coordinates
+// over tiny chunks) are refused by the writers.
+inline constexpr double kMaxChunkIndex = 1e15;
+
+// The chunk holding `position`, each index clamped to ±kMaxChunkIndex.
 ChunkCoord ChunkOf(const Vec3f& position, const Vec3& chunk_shape);
 
 struct ChunkPlacement {
