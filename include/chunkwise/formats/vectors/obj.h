@@ -1,0 +1,25 @@
+// Wavefront OBJ meshes: "v x y z" vertices and "f" faces.
+//
+// Face entries may be "i", "i/t", "i//n" or "i/t/n", 1-based, or negative
+// (relative to the vertices so far). Polygons are fan-triangulated, keeping
+// winding. Other statements (vn, vt, l, o, g, usemtl, ...) are skipped.
+// Writing gives "v" and "f" lines. Pure functions.
+#ifndef CHUNKWISE_FORMATS_VECTORS_OBJ_H_
+#define CHUNKWISE_FORMATS_VECTORS_OBJ_H_
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "chunkwise/formats/vectors/geometry.h"
+
+namespace chunkwise::formats::vectors {
+
+// InvalidArgument naming `name` and the line for malformed numbers or indices.
+Result<Geometry> ParseObj(std::string_view text, std::string_view name);
+Result<Geometry> ReadObj(const std::filesystem::path& path);
+std::string FormatObj(const Geometry& geometry);
+
+}  // namespace chunkwise::formats::vectors
+
+#endif  // CHUNKWISE_FORMATS_VECTORS_OBJ_H_

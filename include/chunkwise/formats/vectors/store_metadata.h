@@ -1,0 +1,72 @@
+// The root and level metadata of a zarr-vectors store, and the geometry types.
+//
+// Spec: ../shared/specs/zarr-vectors.md §2 and §5 "Geometry types". The root
+// group's attributes hold {"zarr_vectors": {...}, "multiscales": [...]}; each
+// level group's hold {"zarr_vectors_level": {...}}. Parsing never throws and
+// names the metadata key in every error. Plain value types.
+#ifndef CHUNKWISE_FORMATS_VECTORS_STORE_METADATA_H_
+#define CHUNKWISE_FORMATS_VECTORS_STORE_METADATA_H_
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::formats::vectors {
+
+enum class GeometryType { kPoints, kGraph, kPolyline, kSkeleton, kMesh };
+
+// The spec's names: "point_cloud", "graph", "polyline", "skeleton", "mesh".
+std::string_view GeometryTypeName(GeometryType type);
+// Accepts the spec's names and the CLI's ("points"); InvalidArgument otherwise.
+Result<GeometryType> ParseGeometryType(std::string_view name);
+// Endpoints per link: 0 for points, 3 for (triangle) meshes, else 2.
+int LinkWidthOf(GeometryType type);
+// Whether link order matters: skeleton edges run child → parent, polylines walk in order.
+bool IsDirected(GeometryType type);
+
+// How the −delta mirror of cross-level links is kept (§5 "Generation").
+enum class CrossLevelStorage { kExplicit, kImplicit };
+std::string_view CrossLevelStorageName(CrossLevelStorage storage);
+Result<CrossLevelStorage> ParseCrossLevelStorage(std::string_view name);
+
+using Vec3 = std::array<double, 3>;
+
+struct RootMetadata {
+  std::string version;              // zv_version, e.g. "0.8.0".
+  Vec3 chunk_shape{};               // World units per chunk; every level uses it.
+  Vec3 bounds_min{}, bounds_max{};  // Inclusive bounds of level-0 vertices.
+  GeometryType geometry_type = GeometryType::kPoints;
+  CrossLevelStorage cross_level_storage = CrossLevelStorage::kExplicit;
+  Vec3 base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
+  int num_levels = 1;     // Levels 0..num_levels-1 (multiscales datasets).
+  std::vector<std::string> capabilities;
+
+  bool HasCapability(std::string_view name) const;
+};
+
+// The root group's attributes.
+nlohmann::json FormatRootAttributes(const RootMetadata& metadata);
+// InvalidArgument naming `key` and the field for missing or malformed fields;
+// Unsupported for a zv_version other than 0.8.x or spatial dimensions other than 3.
+Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::string_view key);
+
+struct LevelMetadata {
+  int level = 0;
+  std::uint64_t vertex_count = 0;
+  std::vector<std::string> arrays_present;  // Family directory names.
+  std::optional<Vec3> bin_shape;            // Null at level 0.
+  int parent_level = -1;                    // The finer level it was built from; -1 at 0.
+};
+
+nlohmann::json FormatLevelAttributes(const LevelMetadata& metadata);
+Result<LevelMetadata> ParseLevelAttributes(const nlohmann::json& attributes, std::string_view key);
+
+}  // namespace chunkwise::formats::vectors
+
+#endif  // CHUNKWISE_FORMATS_VECTORS_STORE_METADATA_H_

@@ -1,0 +1,85 @@
+// VectorStore: a zarr-vectors store as a view over a store::Store and a prefix.
+//
+// Spec: ../shared/specs/zarr-vectors.md §1–§4. The view owns the root
+// metadata, writes and reads per-chunk blobs (blob_array.h) and family groups
+// by their layout paths (layout.h), and lists what a family holds. It never
+// touches a file path. Writes of one blob are atomic as far as the store's Set
+// is: the chunk is written before its zarr.json, so a reader sees either no
+// node or a whole one. Thread safety: concurrent reads, and concurrent writes
+// of different nodes, are safe; SetMetadata must not race with anything.
+#ifndef CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
+#define CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/vectors/store_metadata.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::formats::vectors {
+
+struct VectorStoreOptions {
+  // Runs per-chunk encoding and decoding; null means a pool with one thread per core.
+  std::shared_ptr<core::ThreadPool> pool = nullptr;
+  int zstd_level = 3;
+};
+
+class VectorStore {
+ public:
+  // Writes the root group of a new store at `prefix` ("" or ending in "/").
+  // An existing node there is refused (InvalidArgument) unless `overwrite`,
+  // which first erases every key under `prefix`.
+  static Result<VectorStore> Create(std::shared_ptr<store::Store> store, std::string prefix,
+                                    RootMetadata metadata, bool overwrite,
+                                    VectorStoreOptions options = {});
+  // Opens the store at `prefix`: NotFound without a root zarr.json; the
+  // metadata parser's errors (naming the key) when it is not a 0.8 store.
+  static Result<VectorStore> Open(std::shared_ptr<store::Store> store, std::string prefix,
+                                  VectorStoreOptions options = {});
+
+  const RootMetadata& metadata() const { return metadata_; }
+  // Replaces the root metadata (after a pyramid build adds levels).
+  Status SetMetadata(RootMetadata metadata);
+  core::ThreadPool& pool() const { return *pool_; }
+  // Where `path` (a layout path) lives, for messages.
+  std::string Describe(const std::string& path) const;
+
+  // Writes the blob node at `path`; an empty blob erases it instead.
+  Status WriteBlob(const std::string& path, ByteView blob) const;
+  // The blob at `path`, or nullopt when no node is there. Corruption (naming
+  // the path) for a node with metadata but no chunk, or one that fails to decode.
+  Result<std::optional<Bytes>> ReadBlob(const std::string& path) const;
+  // Writes a group node with `attributes` at `path`.
+  Status WriteGroup(const std::string& path, const nlohmann::json& attributes) const;
+  // The attributes of the group at `path`; nullopt when there is no node.
+  Result<std::optional<nlohmann::json>> ReadGroupAttributes(const std::string& path) const;
+  // The names of the nodes directly under `path` (chunk keys, deltas, ...), sorted.
+  Result<std::vector<std::string>> ListChildren(const std::string& path) const;
+  // Erases every key under `path`.
+  Status EraseAll(const std::string& path) const;
+
+  // The level group's metadata; NotFound naming the path when the level is absent.
+  Result<LevelMetadata> ReadLevel(int level) const;
+  Status WriteLevel(const LevelMetadata& metadata) const;
+
+  const std::shared_ptr<store::Store>& raw_store() const { return store_; }
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  VectorStore(std::shared_ptr<store::Store> store, std::string prefix, RootMetadata metadata,
+              VectorStoreOptions options);
+
+  std::shared_ptr<store::Store> store_;
+  std::string prefix_;
+  RootMetadata metadata_;
+  std::shared_ptr<core::ThreadPool> pool_;
+  int zstd_level_;
+};
+
+}  // namespace chunkwise::formats::vectors
+
+#endif  // CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_

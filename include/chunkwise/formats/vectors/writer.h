@@ -1,0 +1,51 @@
+// Writing a geometry into a zarr-vectors store: level 0 of a new store, or
+// one level of an existing one (the pyramid builder writes coarser levels).
+//
+// Spec: ../shared/specs/zarr-vectors.md §1–§5. Per chunk the writer stores
+// vertices (N × 3 float32), vertex_fragments (one fragment per object),
+// vertex_attributes/object_id (int64) when the geometry has object ids, and
+// each float32 vertex attribute; links go through link_writer.h at delta 0.
+// Chunks are encoded and written in parallel on the store's pool.
+#ifndef CHUNKWISE_FORMATS_VECTORS_WRITER_H_
+#define CHUNKWISE_FORMATS_VECTORS_WRITER_H_
+
+#include <memory>
+#include <string>
+
+#include "chunkwise/core/progress.h"
+#include "chunkwise/formats/vectors/chunk_placement.h"
+#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/formats/vectors/link_writer.h"
+#include "chunkwise/formats/vectors/vector_store.h"
+
+namespace chunkwise::formats::vectors {
+
+struct WriteOptions {
+  Vec3 chunk_shape{};  // Positive extents, world units.
+  bool overwrite = false;
+  VectorStoreOptions store_options;
+  core::ProgressReporter* progress = nullptr;  // Counts vertices written; may be null.
+};
+
+struct WriteSummary {
+  std::uint64_t vertices = 0;
+  std::uint64_t chunks = 0;
+  LinkWriteSummary links;
+};
+
+// Writes `geometry` (checked with Geometry::Validate first) as level `level`
+// of `store`, and that level's group metadata. `placement` must come from
+// PlaceVertices(geometry.positions, store chunk_shape).
+Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geometry& geometry,
+                                const ChunkPlacement& placement, const LevelMetadata& extras,
+                                core::ProgressReporter* progress = nullptr);
+
+// Creates a store at `prefix` holding `geometry` as level 0 (see
+// VectorStore::Create for the overwrite rule). InvalidArgument for a geometry
+// that breaks its invariants or a non-positive chunk shape.
+Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
+                                   const Geometry& geometry, const WriteOptions& options);
+
+}  // namespace chunkwise::formats::vectors
+
+#endif  // CHUNKWISE_FORMATS_VECTORS_WRITER_H_

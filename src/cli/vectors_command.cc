@@ -1,0 +1,243 @@
+// chunkwise vectors: zarr-vectors stores (points, graphs, polylines,
+// skeletons, meshes) — write, build the pyramid, read, describe, validate.
+#include <cstdio>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/formats/vectors/geometry_files.h"
+#include "chunkwise/formats/vectors/geometry_reader.h"
+#include "chunkwise/formats/vectors/pyramid.h"
+#include "chunkwise/formats/vectors/store_info.h"
+#include "chunkwise/formats/vectors/validator.h"
+#include "chunkwise/formats/vectors/writer.h"
+#include "chunkwise/store/file_store.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace vectors = formats::vectors;
+
+struct VectorsOptions {
+  std::string store;
+  std::string type;
+  std::string input;
+  std::string edges;
+  std::string chunk_shape;
+  std::string bbox;
+  std::string output;
+  std::string storage = "explicit";
+  std::optional<std::int64_t> object_id;
+  int level = 0;
+  int levels = 2;
+  int validation_level = 3;
+  bool overwrite = false;
+};
+
+Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
+  store::FileStoreOptions options;
+  options.create_root = create;
+  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
+  if (!store.ok()) return store.status();
+  return std::shared_ptr<store::Store>(std::move(store).value());
+}
+
+Result<vectors::VectorStore> OpenVectors(const std::string& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
+  return vectors::VectorStore::Open(std::move(store), "");
+}
+
+// "a,b,c" → numbers; InvalidArgument naming the option unless exactly `count`.
+Result<std::vector<double>> ParseNumbers(const std::string& text, std::size_t count,
+                                         const char* option) {
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    char* end = nullptr;
+    const double value = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size()) break;
+    values.push_back(value);
+    start = comma + 1;
+  }
+  if (values.size() != count || start <= text.size()) {
+    return Status::InvalidArgument(std::string(option) + " wants " + std::to_string(count) +
+                                   " comma-separated numbers, got \"" + text + "\"");
+  }
+  return values;
+}
+
+Status Write(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::GeometryType type, vectors::ParseGeometryType(options.type));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> shape,
+                             ParseNumbers(options.chunk_shape, 3, "--chunk-shape"));
+  std::optional<std::filesystem::path> edges;
+  if (!options.edges.empty()) edges = options.edges;
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::Geometry geometry,
+                             vectors::ImportGeometry(type, options.input, edges));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.store, true));
+  core::ProgressReporter progress({.label = "vectors write",
+                                   .total_units = geometry.positions.size(),
+                                   .unit = "vertices",
+                                   .mode = context.progress_mode()});
+  vectors::WriteOptions write;
+  write.chunk_shape = {shape[0], shape[1], shape[2]};
+  write.overwrite = options.overwrite;
+  write.progress = &progress;
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::WriteSummary summary,
+                             vectors::WriteGeometry(std::move(store), "", geometry, write));
+  progress.Finish();
+  Say(context, "wrote " + std::string(vectors::GeometryTypeName(type)) + " " + options.input +
+                   " into " + options.store + ": " + std::to_string(summary.vertices) +
+                   " vertices in " + std::to_string(summary.chunks) + " chunks, " +
+                   std::to_string(summary.links.chunk_links) + " chunk-local links, " +
+                   std::to_string(summary.links.cross_chunk_links) + " cross-chunk links");
+  return Status::Ok();
+}
+
+Status Pyramid(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::CrossLevelStorage storage,
+                             vectors::ParseCrossLevelStorage(options.storage));
+  core::ProgressReporter progress(
+      {.label = "vectors pyramid",
+       .total_units = static_cast<std::uint64_t>(std::max(0, options.levels - 1)),
+       .unit = "levels",
+       .mode = context.progress_mode()});
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::PyramidLevelSummary> levels,
+                             vectors::BuildPyramid(store, {options.levels, storage, &progress}));
+  progress.Finish();
+  for (const vectors::PyramidLevelSummary& level : levels) {
+    Say(context, "level " + std::to_string(level.level) + ": " + std::to_string(level.vertices) +
+                     " vertices, " + std::to_string(level.links) +
+                     " links; parent links from level " + std::to_string(level.level - 1) + ": " +
+                     std::to_string(level.parent_links_in_chunk) + " in links/+1, " +
+                     std::to_string(level.parent_links_across) + " in cross_chunk_links/+1");
+  }
+  return Status::Ok();
+}
+
+Status Read(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+  vectors::ReadQuery query;
+  query.level = options.level;
+  query.object_id = options.object_id;
+  if (!options.bbox.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> box, ParseNumbers(options.bbox, 6, "--bbox"));
+    query.bbox = vectors::BoundingBox{{box[0], box[1], box[2]}, {box[3], box[4], box[5]}};
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::LevelGeometry read, vectors::ReadGeometry(store, query));
+  CHUNKWISE_RETURN_IF_ERROR(
+      vectors::ExportGeometry(options.output, read.geometry, options.overwrite));
+  Say(context, "read " + std::to_string(read.geometry.positions.size()) + " vertices and " +
+                   std::to_string(read.geometry.num_links()) + " links from level " +
+                   std::to_string(options.level) + " into " + options.output);
+  return Status::Ok();
+}
+
+Status Info(const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+  const vectors::RootMetadata& root = store.metadata();
+  std::printf(
+      "%s: zarr-vectors %s, %s, chunk_shape [%g, %g, %g], bounds [%g, %g, %g]..[%g, %g, %g], %d "
+      "level(s), "
+      "cross_level_storage %s\n",
+      options.store.c_str(), root.version.c_str(),
+      std::string(vectors::GeometryTypeName(root.geometry_type)).c_str(), root.chunk_shape[0],
+      root.chunk_shape[1], root.chunk_shape[2], root.bounds_min[0], root.bounds_min[1],
+      root.bounds_min[2], root.bounds_max[0], root.bounds_max[1], root.bounds_max[2],
+      root.num_levels,
+      std::string(vectors::CrossLevelStorageName(root.cross_level_storage)).c_str());
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
+                             vectors::DescribeLevels(store));
+  for (const vectors::LevelInfo& level : levels) {
+    std::string deltas;
+    for (const int delta : level.link_deltas) deltas += " " + vectors::FormatDelta(delta);
+    std::string cross;
+    for (const auto& [delta, count] : level.cross_deltas)
+      cross += " " + vectors::FormatDelta(delta) + ":" + std::to_string(count);
+    std::printf(
+        "  level %d: %llu vertices in %llu chunks; links deltas [%s ]; cross-chunk links [%s ]\n",
+        level.metadata.level, static_cast<unsigned long long>(level.metadata.vertex_count),
+        static_cast<unsigned long long>(level.chunks), deltas.c_str(), cross.c_str());
+  }
+  return Status::Ok();
+}
+
+Status Validate(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.store, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<vectors::Violation> violations,
+      vectors::ValidateStore(std::move(store), "", options.validation_level));
+  for (const vectors::Violation& violation : violations) {
+    std::printf("L%d %s %s: %s\n", violation.level,
+                std::string(vectors::ViolationKindName(violation.kind)).c_str(),
+                violation.path.c_str(), violation.message.c_str());
+  }
+  if (!violations.empty()) {
+    return Status::Corruption(options.store + ": " + std::to_string(violations.size()) +
+                              " violation(s) at level " + std::to_string(options.validation_level));
+  }
+  Say(context, options.store + ": valid at level " + std::to_string(options.validation_level));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddVectorsCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<VectorsOptions>();
+  CLI::App* group = app.add_subcommand(
+      "vectors", "zarr-vectors stores: points, graphs, polylines, skeletons, meshes");
+  group->require_subcommand(1);
+
+  CLI::App* write =
+      group->add_subcommand("write", "Write a geometry file into a new store (level 0)");
+  write->add_option("STORE", options->store, "Store directory (e.g. cells.zarrvectors)")
+      ->required();
+  write->add_option("--type", options->type, "points | graph | polyline | skeleton | mesh")
+      ->required();
+  write
+      ->add_option("--input", options->input,
+                   "points/polyline/graph nodes: .csv (x,y,z[,object_id,...]) or .npy (N,3); "
+                   "skeleton: .swc; mesh: .ply/.obj")
+      ->required();
+  write->add_option("--edges", options->edges,
+                    "graph edges: .csv (source,target[,attributes]) or .npy (M,2)");
+  write->add_option("--chunk-shape", options->chunk_shape, "X,Y,Z chunk extent in world units")
+      ->required();
+  write->add_flag("--overwrite", options->overwrite, "Replace an existing store");
+  SetAction(write, context, [&context, options] { return Write(context, *options); });
+
+  CLI::App* pyramid =
+      group->add_subcommand("pyramid", "Build coarser levels and the cross-level links");
+  pyramid->add_option("STORE", options->store, "Store directory")->required();
+  pyramid->add_option("--levels", options->levels, "Levels afterwards, level 0 included (>= 2)")
+      ->required();
+  pyramid->add_option("--cross-level-storage", options->storage,
+                      "explicit (store the -1 mirror) | implicit");
+  SetAction(pyramid, context, [&context, options] { return Pyramid(context, *options); });
+
+  CLI::App* read =
+      group->add_subcommand("read", "Read vertices and links (by box, object, level) into a file");
+  read->add_option("STORE", options->store, "Store directory")->required();
+  read->add_option("--bbox", options->bbox, "x0,y0,z0,x1,y1,z1 (inclusive)");
+  read->add_option("--object", options->object_id, "Only this object id");
+  read->add_option("--level", options->level, "Pyramid level (0 = finest)");
+  read->add_option("--output", options->output,
+                   ".csv | .npy (plus <stem>.links<ext>) | .ply | .obj | .swc")
+      ->required();
+  read->add_flag("--overwrite", options->overwrite, "Replace existing outputs");
+  SetAction(read, context, [&context, options] { return Read(context, *options); });
+
+  CLI::App* info = group->add_subcommand("info", "Describe a store, level by level");
+  info->add_option("STORE", options->store, "Store directory")->required();
+  SetAction(info, context, [options] { return Info(*options); });
+
+  CLI::App* validate = group->add_subcommand(
+      "validate", "Check a store (L1 structural, L3 consistency, L4 coverage)");
+  validate->add_option("STORE", options->store, "Store directory")->required();
+  validate->add_option("--level", options->validation_level, "Validation level 1..4 (default 3)");
+  SetAction(validate, context, [&context, options] { return Validate(context, *options); });
+}
+
+}  // namespace chunkwise::cli

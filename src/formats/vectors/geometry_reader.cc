@@ -1,0 +1,376 @@
+#include "chunkwise/formats/vectors/geometry_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "chunkwise/formats/vectors/layout.h"
+#include "chunkwise/formats/vectors/level_reader.h"
+
+namespace chunkwise::formats::vectors {
+namespace {
+
+// What one chunk holds at the level, as read.
+struct ChunkData {
+  std::vector<Vec3f> vertices;
+  std::vector<std::int64_t> object_ids;
+  std::vector<std::vector<float>> vertex_attributes;  // Parallel to the names.
+  std::vector<std::int64_t> links;
+  std::vector<std::vector<float>> link_attributes;  // Parallel to the infos.
+  std::vector<std::int64_t> global;                 // Per vi: selected vertex number or -1.
+};
+
+struct LevelContents {
+  int link_width = 0;
+  std::vector<std::string> vertex_attribute_names;
+  std::vector<LinkAttributeInfo> link_attributes;
+};
+
+bool Overlaps(const ChunkCoord& chunk, const Vec3& chunk_shape, const BoundingBox& box) {
+  for (int d = 0; d < 3; ++d) {
+    if ((chunk[d] + 1) * chunk_shape[d] < box.min[d] || chunk[d] * chunk_shape[d] > box.max[d])
+      return false;
+  }
+  return true;
+}
+
+Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
+                 const LevelContents& contents, ChunkData& data) {
+  CHUNKWISE_ASSIGN_OR_RETURN(data.vertices, ReadChunkVertices(store, level, chunk));
+  CHUNKWISE_ASSIGN_OR_RETURN(data.object_ids, ReadChunkObjectIds(store, level, chunk));
+  const std::string where =
+      store.Describe(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk));
+  if (!data.object_ids.empty() && data.object_ids.size() != data.vertices.size()) {
+    return Status::Corruption(where + ": object_id rows differ from vertex rows");
+  }
+  for (const std::string& name : contents.vertex_attribute_names) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
+                               ReadChunkVertexAttribute(store, level, name, chunk));
+    if (values.size() != data.vertices.size())
+      return Status::Corruption(where + ": attribute " + name + " rows differ");
+    data.vertex_attributes.push_back(std::move(values));
+  }
+  if (contents.link_width == 0) return Status::Ok();
+  CHUNKWISE_ASSIGN_OR_RETURN(data.links,
+                             ReadChunkLinks(store, level, chunk, contents.link_width, 0));
+  for (const LinkAttributeInfo& info : contents.link_attributes) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
+                               ReadChunkLinkAttribute(store, level, info, 0, chunk,
+                                                      data.links.size() / contents.link_width));
+    data.link_attributes.push_back(std::move(values));
+  }
+  return Status::Ok();
+}
+
+Result<LevelContents> ReadContents(const VectorStore& store, int level) {
+  LevelContents contents;
+  CHUNKWISE_ASSIGN_OR_RETURN(contents.vertex_attribute_names, ListVertexAttributes(store, level));
+  contents.link_width = LinkWidthOf(store.metadata().geometry_type);
+  if (contents.link_width == 0) return contents;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> width, ReadLinkWidth(store, level, 0));
+  if (width && *width != contents.link_width) {
+    return Status::Corruption(store.Describe(layout::LinksPath(level, 0)) + ": link_width " +
+                              std::to_string(*width) + " does not match the geometry type");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(contents.link_attributes, ListLinkAttributes(store, level, 0));
+  return contents;
+}
+
+// Assigns global numbers to the selected vertices and copies their data.
+void SelectVertices(const ReadQuery& query, const LevelContents& contents,
+                    const std::vector<ChunkCoord>& chunks, std::vector<ChunkData>& data,
+                    LevelGeometry& out) {
+  Geometry& geometry = out.geometry;
+  const bool has_ids = std::any_of(data.begin(), data.end(),
+                                   [](const ChunkData& d) { return !d.object_ids.empty(); });
+  for (const std::string& name : contents.vertex_attribute_names)
+    geometry.vertex_attributes.push_back({name, {}});
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    ChunkData& chunk = data[c];
+    chunk.global.assign(chunk.vertices.size(), -1);
+    for (std::size_t vi = 0; vi < chunk.vertices.size(); ++vi) {
+      const std::int64_t id = chunk.object_ids.empty() ? 0 : chunk.object_ids[vi];
+      if (query.bbox && !query.bbox->Contains(chunk.vertices[vi])) continue;
+      if (query.object_id && (chunk.object_ids.empty() || id != *query.object_id)) continue;
+      chunk.global[vi] = static_cast<std::int64_t>(geometry.positions.size());
+      geometry.positions.push_back(chunk.vertices[vi]);
+      if (has_ids) geometry.object_ids.push_back(id);
+      for (std::size_t a = 0; a < chunk.vertex_attributes.size(); ++a) {
+        geometry.vertex_attributes[a].values.push_back(chunk.vertex_attributes[a][vi]);
+      }
+      out.identity.push_back(Endpoint{chunks[c], static_cast<std::int64_t>(vi)});
+    }
+  }
+}
+
+// Appends the link `endpoints` (global numbers) when all were selected; false otherwise.
+bool AddLink(std::span<const std::int64_t> globals, Geometry& geometry) {
+  for (const std::int64_t g : globals) {
+    if (g < 0) return false;
+  }
+  geometry.links.insert(geometry.links.end(), globals.begin(), globals.end());
+  return true;
+}
+
+Status AddChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
+                     const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
+                     Geometry& geometry) {
+  const int width = contents.link_width;
+  std::vector<std::int64_t> globals(width);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const ChunkData& chunk = data[c];
+    for (std::size_t row = 0; row * width < chunk.links.size(); ++row) {
+      for (int e = 0; e < width; ++e) {
+        const std::int64_t vi = chunk.links[row * width + e];
+        if (vi < 0 || static_cast<std::size_t>(vi) >= chunk.global.size()) {
+          return Status::Corruption(store.Describe(layout::LinksBlobPath(level, 0, chunks[c])) +
+                                    ": vi " + std::to_string(vi) + " is not a vertex of the chunk");
+        }
+        globals[e] = chunk.global[vi];
+      }
+      if (!AddLink(globals, geometry)) continue;
+      for (std::size_t a = 0; a < contents.link_attributes.size(); ++a) {
+        const int channels = contents.link_attributes[a].channels;
+        const auto& values = chunk.link_attributes[a];
+        geometry.link_attributes[a].values.insert(geometry.link_attributes[a].values.end(),
+                                                  values.begin() + row * channels,
+                                                  values.begin() + (row + 1) * channels);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Probing more keys than this costs more than listing a level of a typical store.
+constexpr double kMaxProbes = 4096;
+
+// Every chunk key a small box overlaps, in key order; nullopt when there are too many to probe.
+std::optional<std::vector<ChunkCoord>> ChunksOfBox(const BoundingBox& box,
+                                                   const Vec3& chunk_shape) {
+  ChunkCoord low{}, high{};
+  double count = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (!(box.min[d] <= box.max[d])) return std::vector<ChunkCoord>{};
+    const double first =
+        std::ceil(box.min[d] / chunk_shape[d]) - 1;  // As Overlaps: touching counts.
+    const double last = std::floor(box.max[d] / chunk_shape[d]);
+    if (!(std::abs(first) < 1e15 && std::abs(last) < 1e15)) return std::nullopt;
+    low[d] = static_cast<std::int64_t>(first);
+    high[d] = static_cast<std::int64_t>(last);
+    count *= static_cast<double>(high[d] - low[d] + 1);
+  }
+  if (count > kMaxProbes) return std::nullopt;
+  std::vector<ChunkCoord> chunks;
+  for (std::int64_t x = low[0]; x <= high[0]; ++x) {
+    for (std::int64_t y = low[1]; y <= high[1]; ++y) {
+      for (std::int64_t z = low[2]; z <= high[2]; ++z) chunks.push_back({x, y, z});
+    }
+  }
+  return chunks;
+}
+
+// The chunks to read: for a small box every chunk key it overlaps (absent ones read as empty),
+// which spares listing a large level; otherwise the listed chunks, less those outside the box.
+Result<std::vector<ChunkCoord>> CandidateChunks(const VectorStore& store, int level,
+                                                const ReadQuery& query) {
+  const Vec3& chunk_shape = store.metadata().chunk_shape;
+  if (query.bbox) {
+    if (std::optional<std::vector<ChunkCoord>> probed = ChunksOfBox(*query.bbox, chunk_shape)) {
+      return *std::move(probed);
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
+                             ListChunks(store, level, layout::kVerticesDir));
+  if (query.bbox) {
+    std::erase_if(chunks, [&](const ChunkCoord& chunk) {
+      return !Overlaps(chunk, chunk_shape, *query.bbox);
+    });
+  }
+  return chunks;
+}
+
+// The keys of every cell whose chunks are all among `chunks` (sorted), or nullopt when there
+// are too many to probe: the nondecreasing `width`-tuples, less those of a single chunk.
+std::optional<std::vector<std::string>> CandidateCells(const std::vector<ChunkCoord>& chunks,
+                                                       int width) {
+  double count = 1;  // C(k + width − 1, width) tuples.
+  for (int i = 1; i <= width; ++i) count = count * static_cast<double>(chunks.size() + i - 1) / i;
+  if (chunks.empty() || count > kMaxProbes)
+    return chunks.empty() ? std::optional(std::vector<std::string>{}) : std::nullopt;
+  std::vector<std::string> keys;
+  std::vector<std::size_t> index(width, 0);
+  std::vector<ChunkCoord> cell(width);
+  while (true) {
+    if (index.front() != index.back()) {
+      for (int i = 0; i < width; ++i) cell[i] = chunks[index[i]];
+      keys.push_back(FormatCellKey(cell));
+    }
+    int i = width - 1;
+    while (i >= 0 && index[i] + 1 == chunks.size()) --i;
+    if (i < 0) break;
+    ++index[i];
+    for (int j = i + 1; j < width; ++j) index[j] = index[i];
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+Result<std::vector<std::int64_t>> GlobalsOf(const VectorStore& store, const std::string& cell_path,
+                                            std::span<const Endpoint> endpoints,
+                                            const std::map<ChunkCoord, std::size_t>& chunk_index,
+                                            const std::vector<ChunkData>& data) {
+  std::vector<std::int64_t> globals;
+  for (const Endpoint& endpoint : endpoints) {
+    const auto found = chunk_index.find(endpoint.chunk);
+    if (found == chunk_index.end()) {
+      globals.push_back(-1);
+      continue;
+    }
+    const std::vector<std::int64_t>& global = data[found->second].global;
+    if (endpoint.vi < 0 || static_cast<std::size_t>(endpoint.vi) >= global.size()) {
+      return Status::Corruption(store.Describe(cell_path) + ": vi " + std::to_string(endpoint.vi) +
+                                " is not a vertex of chunk " + FormatChunkKey(endpoint.chunk));
+    }
+    globals.push_back(global[endpoint.vi]);
+  }
+  return globals;
+}
+
+Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
+                          const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
+                          Geometry& geometry) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
+                             ReadCrossChunkFamily(store, level, 0, /*list_cells=*/false));
+  if (!family || family->num_links == 0) return Status::Ok();
+  const int width = contents.link_width;
+  if (family->link_width != width) {
+    return Status::Corruption(store.Describe(layout::CrossChunkLinksPath(level, 0)) +
+                              ": link_width does not match the geometry type");
+  }
+  std::map<ChunkCoord, std::size_t> chunk_index;
+  for (std::size_t c = 0; c < chunks.size(); ++c) chunk_index[chunks[c]] = c;
+  // Attribute rows are numbered over every cell, so with attributes every cell is read.
+  const bool read_all = !contents.link_attributes.empty();
+  const std::optional<std::vector<std::string>> probed =
+      read_all ? std::nullopt : CandidateCells(chunks, width);
+  if (!probed) {
+    CHUNKWISE_ASSIGN_OR_RETURN(family, ReadCrossChunkFamily(store, level, 0));
+  }
+  std::vector<std::string> picked;
+  for (const std::string& cell_key : probed ? *probed : family->cell_keys) {
+    Result<std::vector<ChunkCoord>> cell_chunks = ParseCellKey(cell_key, width);
+    if (!cell_chunks.ok()) {
+      return cell_chunks.status().WithContext(
+          store.Describe(layout::CrossChunkCellPath(level, 0, cell_key)));
+    }
+    const bool inside =
+        std::all_of(cell_chunks->begin(), cell_chunks->end(),
+                    [&](const ChunkCoord& chunk) { return chunk_index.contains(chunk); });
+    if (read_all || inside) picked.push_back(cell_key);
+  }
+  std::vector<std::vector<Endpoint>> cells(picked.size());
+  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(picked.size(), [&](std::size_t i) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(cells[i], ReadCrossChunkCell(store, level, 0, picked[i], width));
+    return Status::Ok();
+  }));
+  std::vector<std::vector<float>> attributes;
+  for (const LinkAttributeInfo& info : contents.link_attributes) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
+                               ReadCrossChunkLinkAttribute(store, level, info, 0));
+    attributes.push_back(std::move(values));
+  }
+  std::size_t record = 0;
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    const std::string cell_path = layout::CrossChunkCellPath(level, 0, picked[i]);
+    for (std::size_t at = 0; at < cells[i].size(); at += width, ++record) {
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          std::vector<std::int64_t> globals,
+          GlobalsOf(store, cell_path, std::span(&cells[i][at], width), chunk_index, data));
+      if (!AddLink(globals, geometry)) continue;
+      for (std::size_t a = 0; a < attributes.size(); ++a) {
+        const int channels = contents.link_attributes[a].channels;
+        if ((record + 1) * channels > attributes[a].size()) {
+          return Status::Corruption(store.Describe(cell_path) + ": more records than num_links");
+        }
+        geometry.link_attributes[a].values.insert(geometry.link_attributes[a].values.end(),
+                                                  attributes[a].begin() + record * channels,
+                                                  attributes[a].begin() + (record + 1) * channels);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool BoundingBox::Contains(const Vec3f& position) const {
+  for (int d = 0; d < 3; ++d) {
+    if (position[d] < min[d] || position[d] > max[d]) return false;
+  }
+  return true;
+}
+
+Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& query) {
+  const int level = query.level;
+  if (level < 0 || level >= store.metadata().num_levels) {
+    return Status::NotFound("level " + std::to_string(level) + " is not in the store (it has " +
+                            std::to_string(store.metadata().num_levels) + ")");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(store.ReadLevel(level).status());
+  CHUNKWISE_ASSIGN_OR_RETURN(const LevelContents contents, ReadContents(store, level));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ChunkCoord> chunks,
+                             CandidateChunks(store, level, query));
+  std::vector<ChunkData> data(chunks.size());
+  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(chunks.size(), [&](std::size_t c) {
+    return ReadChunk(store, level, chunks[c], contents, data[c]);
+  }));
+  LevelGeometry out;
+  out.geometry.type = store.metadata().geometry_type;
+  for (const LinkAttributeInfo& info : contents.link_attributes) {
+    out.geometry.link_attributes.push_back({info.name, info.channels, {}});
+  }
+  SelectVertices(query, contents, chunks, data, out);
+  if (contents.link_width == 0) return out;
+  CHUNKWISE_RETURN_IF_ERROR(AddChunkLinks(store, level, contents, chunks, data, out.geometry));
+  CHUNKWISE_RETURN_IF_ERROR(AddCrossChunkLinks(store, level, contents, chunks, data, out.geometry));
+  return out;
+}
+
+Result<std::vector<CrossLevelLink>> ReadParents(const VectorStore& store, int level) {
+  int width = 2;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
+                             ReadAllLinks(store, level, +1, &width));
+  if (width != 2) {
+    return Status::Corruption(store.Describe(layout::LinksPath(level, +1)) +
+                              ": cross-level links must have link_width 2");
+  }
+  std::vector<CrossLevelLink> links;
+  links.reserve(endpoints.size() / 2);
+  for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2)
+    links.push_back({endpoints[i], endpoints[i + 1]});
+  return links;
+}
+
+Result<std::vector<CrossLevelLink>> ReadChildren(const VectorStore& store, int level) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> stored_width, ReadLinkWidth(store, level, -1));
+  if (stored_width) {
+    int width = 2;
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
+                               ReadAllLinks(store, level, -1, &width));
+    if (width != 2) {
+      return Status::Corruption(store.Describe(layout::LinksPath(level, -1)) +
+                                ": cross-level links must have link_width 2");
+    }
+    std::vector<CrossLevelLink> links;
+    for (std::size_t i = 0; i + 1 < endpoints.size(); i += 2)
+      links.push_back({endpoints[i], endpoints[i + 1]});
+    return links;
+  }
+  if (level == 0) return std::vector<CrossLevelLink>();
+  // Implicit storage: walk the +1 links of the finer level and swap the roles.
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<CrossLevelLink> parents, ReadParents(store, level - 1));
+  for (CrossLevelLink& link : parents) std::swap(link.owner, link.target);
+  return parents;
+}
+
+}  // namespace chunkwise::formats::vectors

@@ -1,0 +1,309 @@
+#include "chunkwise/formats/vectors/level_reader.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "chunkwise/formats/vectors/layout.h"
+#include "chunkwise/formats/vectors/lehmer_permutation.h"
+#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "chunkwise/formats/zarr/array.h"
+
+namespace chunkwise::formats::vectors {
+namespace {
+
+// The blob at `path` as rows of `row_bytes`; empty when absent.
+Result<Bytes> ReadRows(const VectorStore& store, const std::string& path, std::size_t row_bytes) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
+  if (!blob) return Bytes();
+  if (blob->size() % row_bytes != 0) {
+    return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+                              " bytes are not whole rows of " + std::to_string(row_bytes));
+  }
+  return std::move(*blob);
+}
+
+std::vector<float> Floats(ByteView bytes) {
+  std::vector<float> values(bytes.size() / 4);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = std::bit_cast<float>(LoadLittleEndian<std::uint32_t>(bytes.data() + 4 * i));
+  }
+  return values;
+}
+
+Result<std::vector<int>> ListDeltas(const VectorStore& store, const std::string& family_path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> children, store.ListChildren(family_path));
+  std::vector<int> deltas;
+  for (const std::string& child : children) {
+    Result<int> delta = ParseDelta(child);
+    if (!delta.ok()) return delta.status().WithContext(store.Describe(family_path + child));
+    deltas.push_back(*delta);
+  }
+  std::sort(deltas.begin(), deltas.end());
+  return deltas;
+}
+
+Result<int> IntAttribute(const VectorStore& store, const std::string& path,
+                         const nlohmann::json& attributes, const char* name) {
+  if (!attributes.contains(name) || !attributes[name].is_number_integer()) {
+    return Status::InvalidArgument(store.Describe(path + "zarr.json") + ": attribute " + name +
+                                   " is missing or not an integer");
+  }
+  return attributes[name].get<int>();
+}
+
+}  // namespace
+
+Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level,
+                                           std::string_view family) {
+  return ListChunksAt(store, layout::FamilyPath(level, family));
+}
+
+Result<std::vector<ChunkCoord>> ListChunksAt(const VectorStore& store, const std::string& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> children, store.ListChildren(path));
+  std::vector<ChunkCoord> chunks;
+  for (const std::string& child : children) {
+    Result<ChunkCoord> chunk = ParseChunkKey(child);
+    if (!chunk.ok()) return chunk.status().WithContext(store.Describe(path + child));
+    chunks.push_back(*chunk);
+  }
+  std::sort(chunks.begin(), chunks.end());
+  return chunks;
+}
+
+Result<std::vector<Vec3f>> ReadChunkVertices(const VectorStore& store, int level,
+                                             const ChunkCoord& chunk) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Bytes rows, ReadRows(store, layout::ChunkBlobPath(level, layout::kVerticesDir, chunk), 12));
+  const std::vector<float> values = Floats(rows);
+  std::vector<Vec3f> vertices(values.size() / 3);
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    vertices[v] = {values[3 * v], values[3 * v + 1], values[3 * v + 2]};
+  return vertices;
+}
+
+Result<std::vector<std::int64_t>> ReadChunkObjectIds(const VectorStore& store, int level,
+                                                     const ChunkCoord& chunk) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Bytes rows,
+      ReadRows(store, layout::VertexAttributeBlobPath(level, layout::kObjectIdAttribute, chunk),
+               8));
+  std::vector<std::int64_t> ids(rows.size() / 8);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(rows.data() + 8 * i));
+  }
+  return ids;
+}
+
+Result<std::vector<float>> ReadChunkVertexAttribute(const VectorStore& store, int level,
+                                                    const std::string& name,
+                                                    const ChunkCoord& chunk) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Bytes rows, ReadRows(store, layout::VertexAttributeBlobPath(level, name, chunk), 4));
+  return Floats(rows);
+}
+
+Result<std::vector<std::string>> ListVertexAttributes(const VectorStore& store, int level) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<std::string> names,
+      store.ListChildren(layout::FamilyPath(level, layout::kVertexAttributesDir)));
+  std::erase(names, std::string(layout::kObjectIdAttribute));
+  return names;
+}
+
+Result<std::vector<int>> ListLinkDeltas(const VectorStore& store, int level) {
+  return ListDeltas(store, layout::FamilyPath(level, layout::kLinksDir));
+}
+
+Result<std::vector<int>> ListCrossLinkDeltas(const VectorStore& store, int level) {
+  return ListDeltas(store, layout::FamilyPath(level, layout::kCrossChunkLinksDir));
+}
+
+Result<std::optional<int>> ReadLinkWidth(const VectorStore& store, int level, int delta) {
+  for (const std::string& path :
+       {layout::LinksPath(level, delta), layout::CrossChunkLinksPath(level, delta)}) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes,
+                               store.ReadGroupAttributes(path));
+    if (!attributes) continue;
+    CHUNKWISE_ASSIGN_OR_RETURN(int width, IntAttribute(store, path, *attributes, "link_width"));
+    if (width < 1 || width > kMaxLinkWidth) {
+      return Status::InvalidArgument(store.Describe(path + "zarr.json") + ": link_width " +
+                                     std::to_string(width) + " is out of range");
+    }
+    return std::optional<int>(width);
+  }
+  return std::optional<int>();
+}
+
+Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int level,
+                                                 const ChunkCoord& chunk, int link_width,
+                                                 int delta) {
+  const std::string path = layout::LinksBlobPath(level, delta, chunk);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
+  if (!blob) return std::vector<std::int64_t>();
+  return DecodeLinkBlob(*blob, link_width, store.Describe(path));
+}
+
+Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,
+                                                             int delta, bool list_cells) {
+  const std::string path = layout::CrossChunkLinksPath(level, delta);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes,
+                             store.ReadGroupAttributes(path));
+  if (!attributes) return std::optional<CrossChunkFamily>();
+  CrossChunkFamily family;
+  CHUNKWISE_ASSIGN_OR_RETURN(family.link_width,
+                             IntAttribute(store, path, *attributes, "link_width"));
+  if (family.link_width < 1 || family.link_width > kMaxLinkWidth) {
+    return Status::InvalidArgument(store.Describe(path + "zarr.json") +
+                                   ": link_width is out of range");
+  }
+  const nlohmann::json num_links = attributes->value("num_links", nlohmann::json(0));
+  if (!num_links.is_number_unsigned() && !num_links.is_number_integer()) {
+    return Status::InvalidArgument(store.Describe(path + "zarr.json") +
+                                   ": num_links is not an integer");
+  }
+  family.num_links = num_links.get<std::uint64_t>();
+  if (list_cells) {
+    CHUNKWISE_ASSIGN_OR_RETURN(family.cell_keys, store.ListChildren(path));
+  }
+  return std::optional<CrossChunkFamily>(std::move(family));
+}
+
+Result<std::vector<Endpoint>> ReadCrossChunkCell(const VectorStore& store, int level, int delta,
+                                                 const std::string& cell_key, int link_width) {
+  const std::string path = layout::CrossChunkCellPath(level, delta, cell_key);
+  Result<std::vector<ChunkCoord>> chunks = ParseCellKey(cell_key, link_width);
+  if (!chunks.ok()) return chunks.status().WithContext(store.Describe(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
+  if (!blob) return std::vector<Endpoint>();
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<CellRecord> records,
+                             DecodeCellBlob(*blob, link_width, store.Describe(path)));
+  std::vector<Endpoint> endpoints;
+  endpoints.reserve(records.size() * link_width);
+  if (!std::is_sorted(chunks->begin(), chunks->end())) {
+    return Status::Corruption(store.Describe(path) +
+                              ": cell key chunks are not in canonical order");
+  }
+  for (const CellRecord& record : records) {
+    Result<std::vector<Endpoint>> input = RestoreInputOrder(*chunks, record);
+    if (!input.ok()) return input.status().WithContext(store.Describe(path));
+    endpoints.insert(endpoints.end(), input->begin(), input->end());
+  }
+  return endpoints;
+}
+
+Result<std::vector<Endpoint>> ReadCrossChunkLinks(const VectorStore& store, int level, int delta) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
+                             ReadCrossChunkFamily(store, level, delta));
+  if (!family || family->num_links == 0) return std::vector<Endpoint>();
+  std::vector<std::vector<Endpoint>> cells(family->cell_keys.size());
+  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(cells.size(), [&](std::size_t i) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        cells[i],
+        ReadCrossChunkCell(store, level, delta, family->cell_keys[i], family->link_width));
+    return Status::Ok();
+  }));
+  std::vector<Endpoint> endpoints;
+  for (const auto& cell : cells) endpoints.insert(endpoints.end(), cell.begin(), cell.end());
+  return endpoints;
+}
+
+Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, int delta,
+                                           int* link_width) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> width, ReadLinkWidth(store, level, delta));
+  *link_width = width.value_or(2);
+  std::vector<Endpoint> endpoints;
+  if (!width) return endpoints;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
+                             ListChunksAt(store, layout::LinksPath(level, delta)));
+  for (const ChunkCoord& chunk : chunks) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::int64_t> rows,
+                               ReadChunkLinks(store, level, chunk, *width, delta));
+    for (const std::int64_t vi : rows) endpoints.push_back(Endpoint{chunk, vi});
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> cross, ReadCrossChunkLinks(store, level, delta));
+  endpoints.insert(endpoints.end(), cross.begin(), cross.end());
+  return endpoints;
+}
+
+Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& store, int level,
+                                                          int delta) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<std::string> names,
+      store.ListChildren(layout::FamilyPath(level, layout::kLinkAttributesDir)));
+  std::vector<LinkAttributeInfo> attributes;
+  for (const std::string& name : names) {
+    const std::string path = layout::LinkAttributePath(level, name, delta);
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> group,
+                               store.ReadGroupAttributes(path));
+    if (!group) continue;
+    LinkAttributeInfo info{name, 1};
+    if (group->contains("channels")) {
+      CHUNKWISE_ASSIGN_OR_RETURN(info.channels, IntAttribute(store, path, *group, "channels"));
+    }
+    if (info.channels < 1)
+      return Status::InvalidArgument(store.Describe(path) + ": channels must be positive");
+    attributes.push_back(info);
+  }
+  return attributes;
+}
+
+Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int level,
+                                                  const LinkAttributeInfo& attribute, int delta,
+                                                  const ChunkCoord& chunk, std::size_t rows) {
+  const std::string path = layout::LinkAttributeBlobPath(level, attribute.name, delta, chunk);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
+  const std::size_t flat_size = rows * attribute.channels * 4;
+  if (!blob) {
+    if (rows == 0) return std::vector<float>();
+    return Status::Corruption(store.Describe(path) + ": missing for " + std::to_string(rows) +
+                              " links");
+  }
+  if (blob->size() == flat_size) return Floats(*blob);
+  // Another writer may have kept the link blob's ragged header (§10.7).
+  Result<std::vector<ByteView>> groups = DecodeRaggedBlob(*blob, store.Describe(path));
+  Bytes joined;
+  if (groups.ok()) {
+    for (const ByteView group : *groups) AppendBytes(joined, group);
+  }
+  if (!groups.ok() || joined.size() != flat_size) {
+    return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+                              " bytes do not hold " + std::to_string(rows) + " rows of " +
+                              std::to_string(attribute.channels) + " float32");
+  }
+  return Floats(joined);
+}
+
+Result<std::vector<float>> ReadCrossChunkLinkAttribute(const VectorStore& store, int level,
+                                                       const LinkAttributeInfo& attribute,
+                                                       int delta) {
+  const std::string path = layout::CrossChunkLinkAttributeDataPath(level, attribute.name, delta);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
+                             ReadCrossChunkFamily(store, level, delta));
+  const std::uint64_t expected = family ? family->num_links : 0;
+  zarr::ArrayOptions options;
+  options.pool = std::shared_ptr<core::ThreadPool>(&store.pool(), [](core::ThreadPool*) {});
+  Result<zarr::Array> array = zarr::Array::Open(store.raw_store(), store.prefix() + path, options);
+  if (!array.ok() && array.status().code() == StatusCode::kNotFound) {
+    if (expected == 0) return std::vector<float>();
+    return Status::Corruption(store.Describe(path) + ": missing for " + std::to_string(expected) +
+                              " cross-chunk links");
+  }
+  if (!array.ok()) return array.status();
+  const core::Shape& shape = array->metadata().shape;
+  const core::Index channels = shape.size() > 1 ? shape[1] : 1;
+  if (array->metadata().data_type.id() != core::DataTypeId::kFloat32 || shape.empty() ||
+      shape.size() > 2 || static_cast<std::uint64_t>(shape[0]) != expected ||
+      channels != attribute.channels) {
+    return Status::Corruption(store.Describe(path) + ": not float32 [" + std::to_string(expected) +
+                              ", " + std::to_string(attribute.channels) +
+                              "] (num_links of the cross-chunk family)");
+  }
+  if (expected == 0) return std::vector<float>();
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, array->Read(core::Region::Full(shape)));
+  std::vector<float> values(bytes.size() / 4);
+  std::memcpy(values.data(), bytes.data(), bytes.size());  // Read returns host byte order.
+  return values;
+}
+
+}  // namespace chunkwise::formats::vectors

@@ -1,0 +1,148 @@
+#include "chunkwise/formats/vectors/vector_store.h"
+
+#include <algorithm>
+
+#include "chunkwise/formats/vectors/blob_array.h"
+#include "chunkwise/formats/vectors/layout.h"
+#include "chunkwise/formats/zarr/array_metadata.h"
+
+namespace chunkwise::formats::vectors {
+namespace {
+
+constexpr std::string_view kMetadataKey = "zarr.json";
+
+std::string NormalizePrefix(std::string prefix) {
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  return prefix;
+}
+
+}  // namespace
+
+VectorStore::VectorStore(std::shared_ptr<store::Store> store, std::string prefix,
+                         RootMetadata metadata, VectorStoreOptions options)
+    : store_(std::move(store)),
+      prefix_(std::move(prefix)),
+      metadata_(std::move(metadata)),
+      pool_(options.pool ? options.pool : std::make_shared<core::ThreadPool>()),
+      zstd_level_(options.zstd_level) {}
+
+Result<VectorStore> VectorStore::Create(std::shared_ptr<store::Store> store, std::string prefix,
+                                        RootMetadata metadata, bool overwrite,
+                                        VectorStoreOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> existing, store->List(prefix));
+  if (!existing.empty() && !overwrite) {
+    return Status::InvalidArgument(store->Describe(prefix) +
+                                   " already holds data (use --overwrite to replace it)");
+  }
+  for (const std::string& key : existing) CHUNKWISE_RETURN_IF_ERROR(store->Erase(key));
+  VectorStore vectors(std::move(store), std::move(prefix), std::move(metadata), std::move(options));
+  CHUNKWISE_RETURN_IF_ERROR(vectors.SetMetadata(vectors.metadata_));
+  return vectors;
+}
+
+Result<VectorStore> VectorStore::Open(std::shared_ptr<store::Store> store, std::string prefix,
+                                      VectorStoreOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  const std::string key = prefix + std::string(kMetadataKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> text, store->Get(key));
+  if (!text) return Status::NotFound(store->Describe(key) + ": no zarr-vectors root (zarr.json)");
+  const std::string described = store->Describe(key);
+  CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json document,
+                             zarr::ParseJsonDocument(AsChars(*text), described));
+  if (!document.is_object() || !document.contains("node_type") ||
+      document["node_type"] != "group") {
+    return Status::InvalidArgument(described + ": the root is not a zarr v3 group");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      RootMetadata metadata,
+      ParseRootAttributes(document.value("attributes", nlohmann::json::object()), described));
+  return VectorStore(std::move(store), std::move(prefix), std::move(metadata), std::move(options));
+}
+
+Status VectorStore::SetMetadata(RootMetadata metadata) {
+  metadata_ = std::move(metadata);
+  return WriteGroup("", FormatRootAttributes(metadata_));
+}
+
+std::string VectorStore::Describe(const std::string& path) const {
+  return store_->Describe(prefix_ + path);
+}
+
+Status VectorStore::WriteBlob(const std::string& path, ByteView blob) const {
+  const std::string node = prefix_ + path;
+  if (blob.empty()) return EraseAll(path);
+  CHUNKWISE_ASSIGN_OR_RETURN(EncodedBlobArray encoded, EncodeBlobArray(blob, zstd_level_));
+  CHUNKWISE_RETURN_IF_ERROR(store_->Set(node + std::string(kBlobChunkKey), encoded.chunk));
+  return store_->Set(node + std::string(kMetadataKey), AsBytes(encoded.metadata));
+}
+
+Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) const {
+  const std::string node = prefix_ + path;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> metadata,
+                             store_->Get(node + std::string(kMetadataKey)));
+  if (!metadata) return std::optional<Bytes>();
+  const std::string chunk_key = node + std::string(kBlobChunkKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> chunk, store_->Get(chunk_key));
+  if (!chunk) return Status::Corruption(store_->Describe(chunk_key) + ": blob chunk is missing");
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes blob,
+                             DecodeBlobArray(AsChars(*metadata), *chunk, store_->Describe(node)));
+  return std::optional<Bytes>(std::move(blob));
+}
+
+Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {
+  const std::string text = zarr::FormatV3Group(attributes);
+  return store_->Set(prefix_ + path + std::string(kMetadataKey), AsBytes(text));
+}
+
+Result<std::optional<nlohmann::json>> VectorStore::ReadGroupAttributes(
+    const std::string& path) const {
+  const std::string key = prefix_ + path + std::string(kMetadataKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> text, store_->Get(key));
+  if (!text) return std::optional<nlohmann::json>();
+  CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json document,
+                             zarr::ParseJsonDocument(AsChars(*text), store_->Describe(key)));
+  if (!document.is_object())
+    return Status::InvalidArgument(store_->Describe(key) + ": not an object");
+  nlohmann::json attributes = document.value("attributes", nlohmann::json::object());
+  if (!attributes.is_object()) {
+    return Status::InvalidArgument(store_->Describe(key) + ": attributes is not an object");
+  }
+  return std::optional<nlohmann::json>(std::move(attributes));
+}
+
+Result<std::vector<std::string>> VectorStore::ListChildren(const std::string& path) const {
+  const std::string base = prefix_ + path;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store_->List(base));
+  std::vector<std::string> children;
+  for (const std::string& key : keys) {
+    const std::string_view rest = std::string_view(key).substr(base.size());
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) continue;  // A key of the node itself (zarr.json).
+    const std::string_view child = rest.substr(0, slash);
+    if (children.empty() || children.back() != child) children.emplace_back(child);
+  }
+  std::sort(children.begin(), children.end());
+  children.erase(std::unique(children.begin(), children.end()), children.end());
+  return children;
+}
+
+Status VectorStore::EraseAll(const std::string& path) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store_->List(prefix_ + path));
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store_->Erase(key));
+  return Status::Ok();
+}
+
+Result<LevelMetadata> VectorStore::ReadLevel(int level) const {
+  const std::string path = layout::LevelPath(level);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes, ReadGroupAttributes(path));
+  if (!attributes)
+    return Status::NotFound(Describe(path) + ": level " + std::to_string(level) + " is absent");
+  return ParseLevelAttributes(*attributes, Describe(path + std::string(kMetadataKey)));
+}
+
+Status VectorStore::WriteLevel(const LevelMetadata& metadata) const {
+  return WriteGroup(layout::LevelPath(metadata.level), FormatLevelAttributes(metadata));
+}
+
+}  // namespace chunkwise::formats::vectors

@@ -1,0 +1,177 @@
+#include "chunkwise/formats/vectors/writer.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "chunkwise/formats/vectors/fragment_index.h"
+#include "chunkwise/formats/vectors/layout.h"
+
+namespace chunkwise::formats::vectors {
+namespace {
+
+// One fragment per object in the chunk, in order of first appearance.
+Bytes FragmentsOf(const Geometry& geometry, const std::vector<std::int64_t>& members) {
+  if (geometry.object_ids.empty()) {
+    const Fragment whole{true, 0, static_cast<std::int64_t>(members.size()), {}};
+    return EncodeFragmentIndex(std::span(&whole, 1));
+  }
+  std::unordered_map<std::int64_t, std::size_t> slot_of;
+  std::vector<std::vector<std::int64_t>> rows;
+  for (std::size_t vi = 0; vi < members.size(); ++vi) {
+    auto [it, inserted] = slot_of.try_emplace(geometry.object_ids[members[vi]], rows.size());
+    if (inserted) rows.emplace_back();
+    rows[it->second].push_back(static_cast<std::int64_t>(vi));
+  }
+  std::vector<Fragment> fragments;
+  for (const auto& object_rows : rows) fragments.push_back(MakeFragment(object_rows));
+  return EncodeFragmentIndex(fragments);
+}
+
+template <typename Value, typename Get>
+Bytes Rows(const std::vector<std::int64_t>& members, Get get) {
+  Bytes bytes(members.size() * sizeof(Value));
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    StoreLittleEndian(get(members[i]), bytes.data() + i * sizeof(Value));
+  }
+  return bytes;
+}
+
+Status WriteChunk(const VectorStore& store, int level, const Geometry& geometry,
+                  const ChunkCoord& chunk, const std::vector<std::int64_t>& members) {
+  Bytes vertices(members.size() * 12);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    for (int d = 0; d < 3; ++d) {
+      StoreLittleEndian(std::bit_cast<std::uint32_t>(geometry.positions[members[i]][d]),
+                        vertices.data() + 12 * i + 4 * d);
+    }
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      store.WriteBlob(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk), vertices));
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
+      layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk), FragmentsOf(geometry, members)));
+  if (!geometry.object_ids.empty()) {
+    const Bytes ids = Rows<std::uint64_t>(members, [&](std::int64_t v) {
+      return static_cast<std::uint64_t>(geometry.object_ids[v]);
+    });
+    CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
+        layout::VertexAttributeBlobPath(level, layout::kObjectIdAttribute, chunk), ids));
+  }
+  for (const VertexAttribute& attribute : geometry.vertex_attributes) {
+    const Bytes values = Rows<std::uint32_t>(
+        members, [&](std::int64_t v) { return std::bit_cast<std::uint32_t>(attribute.values[v]); });
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteBlob(layout::VertexAttributeBlobPath(level, attribute.name, chunk), values));
+  }
+  return Status::Ok();
+}
+
+Status WriteVertexFamilies(const VectorStore& store, int level, const Geometry& geometry) {
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
+      layout::FamilyPath(level, layout::kVerticesDir),
+      {{"zv_array", layout::kVerticesArray}, {"dtype", "float32"}, {"encoding", "raw"}}));
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
+      layout::FamilyPath(level, layout::kFragmentsDir),
+      {{"zv_array", layout::kFragmentsArray}, {"format", "ZVFG"}, {"version", 1}}));
+  if (!geometry.object_ids.empty()) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteGroup(layout::VertexAttributePath(level, layout::kObjectIdAttribute),
+                         {{"zv_array", layout::kAttributeArray},
+                          {"name", layout::kObjectIdAttribute},
+                          {"dtype", "int64"}}));
+  }
+  for (const VertexAttribute& attribute : geometry.vertex_attributes) {
+    CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
+        layout::VertexAttributePath(level, attribute.name),
+        {{"zv_array", layout::kAttributeArray}, {"name", attribute.name}, {"dtype", "float32"}}));
+  }
+  return Status::Ok();
+}
+
+LinkRecords LinksOf(const Geometry& geometry, const ChunkPlacement& placement) {
+  LinkRecords records;
+  records.link_width = geometry.link_width();
+  records.endpoints.reserve(geometry.links.size());
+  for (const std::int64_t vertex : geometry.links)
+    records.endpoints.push_back(placement.EndpointOf(vertex));
+  records.attributes = geometry.link_attributes;
+  return records;
+}
+
+}  // namespace
+
+Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geometry& geometry,
+                                const ChunkPlacement& placement, const LevelMetadata& extras,
+                                core::ProgressReporter* progress) {
+  CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
+  CHUNKWISE_RETURN_IF_ERROR(WriteVertexFamilies(store, level, geometry));
+  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(placement.chunks.size(), [&](std::size_t c) {
+    Status status = WriteChunk(store, level, geometry, placement.chunks[c], placement.members[c]);
+    if (progress != nullptr) progress->Add(placement.members[c].size());
+    return status;
+  }));
+  WriteSummary summary{geometry.positions.size(), placement.chunks.size(), {}};
+  LevelMetadata metadata = extras;
+  metadata.level = level;
+  metadata.vertex_count = geometry.positions.size();
+  metadata.arrays_present = {std::string(layout::kVerticesDir), std::string(layout::kFragmentsDir)};
+  if (!geometry.object_ids.empty() || !geometry.vertex_attributes.empty()) {
+    metadata.arrays_present.emplace_back(layout::kVertexAttributesDir);
+  }
+  if (geometry.link_width() > 0) {
+    CHUNKWISE_ASSIGN_OR_RETURN(summary.links,
+                               WriteLinkRecords(store, level, 0, LinksOf(geometry, placement)));
+    metadata.arrays_present.emplace_back(layout::kLinksDir);
+    if (summary.links.cross_chunk_links > 0)
+      metadata.arrays_present.emplace_back(layout::kCrossChunkLinksDir);
+    if (!geometry.link_attributes.empty()) {
+      metadata.arrays_present.emplace_back(layout::kLinkAttributesDir);
+      if (summary.links.cross_chunk_links > 0) {
+        metadata.arrays_present.emplace_back(layout::kCrossChunkLinkAttributesDir);
+      }
+    }
+  }
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteLevel(metadata));
+  return summary;
+}
+
+Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
+                                   const Geometry& geometry, const WriteOptions& options) {
+  for (double extent : options.chunk_shape) {
+    if (!(extent > 0)) return Status::InvalidArgument("chunk shape extents must be positive");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
+  for (const Vec3f& position : geometry.positions) {
+    for (int d = 0; d < 3; ++d) {
+      if (std::abs(position[d] / options.chunk_shape[d]) >= kMaxChunkIndex) {
+        return Status::InvalidArgument("a vertex at " + std::to_string(position[d]) +
+                                       " is more than 1e15 chunks from the origin");
+      }
+    }
+  }
+  RootMetadata metadata;
+  metadata.version = std::string(layout::kVersion);
+  metadata.chunk_shape = options.chunk_shape;
+  metadata.geometry_type = geometry.type;
+  metadata.base_bin_shape = options.chunk_shape;
+  for (int d = 0; d < 3; ++d) metadata.base_bin_shape[d] /= 4;  // Level n bins: chunk · 2^n / 4.
+  metadata.capabilities = {std::string(layout::kCapabilityFragmentIndex)};
+  for (int d = 0; d < 3; ++d) {
+    metadata.bounds_min[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::max();
+    metadata.bounds_max[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::lowest();
+  }
+  for (const Vec3f& position : geometry.positions) {
+    for (int d = 0; d < 3; ++d) {
+      metadata.bounds_min[d] = std::min<double>(metadata.bounds_min[d], position[d]);
+      metadata.bounds_max[d] = std::max<double>(metadata.bounds_max[d], position[d]);
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors,
+                             VectorStore::Create(std::move(store), std::move(prefix), metadata,
+                                                 options.overwrite, options.store_options));
+  const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
+  return WriteLevel(vectors, 0, geometry, placement, LevelMetadata{}, options.progress);
+}
+
+}  // namespace chunkwise::formats::vectors
