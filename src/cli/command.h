@@ -45,6 +45,7 @@ void AddGpuCommands(CLI::App& app, CommandContext& context);
 void AddZarrCommands(CLI::App& app, CommandContext& context);
 void AddBcolzCommands(CLI::App& app, CommandContext& context);
 void AddDvidCommands(CLI::App& app, CommandContext& context);
+void AddRefsCommands(CLI::App& app, CommandContext& context);
 // Subcommands of `dvid` for export-shards and its outputs (export_command.cc).
 void AddDvidExportCommands(CLI::App& dvid_group, CommandContext& context);
 

@@ -29,6 +29,7 @@ int Run(int argc, char** argv) {
   AddGpuCommands(app, context);
   AddBcolzCommands(app, context);
   AddDvidCommands(app, context);
+  AddRefsCommands(app, context);
 
   try {
     app.parse(argc, argv);

@@ -24,6 +24,19 @@ class ReferenceSet : public store::ReferenceIndex {
   void Set(std::string key, store::Reference reference) {
     entries_.insert_or_assign(std::move(key), std::move(reference));
   }
+  // As Set; costs O(1) instead of O(log n) when keys arrive in sorted order,
+  // as they do in the files we write and in kerchunk's.
+  void Add(std::string key, store::Reference reference) {
+    if (entries_.empty() || entries_.rbegin()->first < key) {
+      entries_.emplace_hint(entries_.end(), std::move(key), std::move(reference));
+    } else {
+      entries_.insert_or_assign(std::move(key), std::move(reference));
+    }
+  }
+  // Removes `key` if present.
+  void Erase(std::string_view key) {
+    if (auto it = entries_.find(key); it != entries_.end()) entries_.erase(it);
+  }
   const std::map<std::string, store::Reference, std::less<>>& entries() const { return entries_; }
   std::size_t size() const { return entries_.size(); }
 
