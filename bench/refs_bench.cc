@@ -5,7 +5,9 @@
 //
 // The set is what a kerchunk scan of many netCDF files looks like: keys
 // "data/<i>.<j>.<k>" over a 3-d chunk grid, each a byte range of one of a few
-// hundred long URLs, plus zarr metadata. Medians of --runs runs.
+// hundred long paths, plus zarr metadata. Medians of --runs runs. The paths
+// are local (fsspec builds a file system per URL protocol at construction,
+// and s3fs is not installed here); nothing is read from them.
 //
 // usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
 #include <algorithm>
@@ -79,7 +81,7 @@ ReferenceSet BuildSet(std::uint64_t n) {
     if (i % 4096 == 0) offset = 30000;
     const std::uint64_t length = 40000 + (i * 2654435761u) % 30000;
     char url[128];
-    std::snprintf(url, sizeof(url), "s3://climate-archive/reanalysis/v5/hourly/t2m_%05llu.nc",
+    std::snprintf(url, sizeof(url), "/archive/climate/reanalysis/v5/hourly/t2m_%05llu.nc",
                   static_cast<unsigned long long>(file));
     set.Add(std::move(keys[i]), Reference::Range(url, offset, length));
     offset += length;

@@ -50,6 +50,7 @@ Result<Reference> FullChunk(store::Store& store, const Carray& carray, std::int6
   CHUNKWISE_ASSIGN_OR_RETURN(
       const std::optional<Bytes> head,
       store.GetRange(key, store::ByteRange::Span(0, std::min<std::uint64_t>(*size, kHeaders))));
+  if (!head) return Status::Corruption(name + " is missing");
   CHUNKWISE_RETURN_IF_ERROR(bcolz::CheckBlpHeader(*head, name));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const bcolz::BloscHeader blosc,

@@ -44,7 +44,9 @@ class ArrayReferenceBuilder {
   Status Build(const std::string& array_prefix, const std::string& out_prefix) {
     CHUNKWISE_ASSIGN_OR_RETURN(Array array, Array::Open(store_, array_prefix));
     const ArrayMetadata& metadata = array.metadata();
-    const std::string where = store_->Describe(array_prefix.empty() ? "." : array_prefix);
+    const std::string where =
+        "array " + (options_.url_base.empty() ? store_->Describe(array_prefix)
+                                              : options_.url_base + array_prefix);
     const zarr::ShardingCodec* sharding = array.sharding();
     CHUNKWISE_ASSIGN_OR_RETURN(
         const ArrayMetadata view,
