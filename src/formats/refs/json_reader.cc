@@ -3,20 +3,20 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/base64.h"
 #include "chunkwise/formats/refs/reference_template.h"
 #include "formats/refs/json_cursor.h"
+#include "formats/refs/json_entries.h"
 
 namespace chunkwise::formats::refs {
 namespace {
 
 using internal::JsonCursor;
 using store::Reference;
-
-constexpr std::string_view kBase64Prefix = "base64:";
 
 Status KeyError(std::string_view name, std::string_view key, const std::string& what) {
   return Status::InvalidArgument(std::string(name) + ": key \"" + std::string(key) + "\": " + what);
@@ -34,7 +34,14 @@ class DocumentReader {
 
  private:
   Status ReadTopLevel();
-  Status ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into, bool v1);
+  internal::ObjectReadOptions Parallel(bool v1, bool top_level) const {
+    unsigned threads = options_.threads;
+    if (threads == 0) {
+      const unsigned cores = std::thread::hardware_concurrency();
+      threads = cores >= 4 ? std::min(cores / 2, 8u) : 1;
+    }
+    return {v1, top_level, threads, options_.min_part_bytes};
+  }
   Status ReadRefsObject(JsonCursor& cursor);
   Result<ReferenceSet> FinishV0();
   Result<ReferenceSet> FinishV1();
@@ -48,57 +55,21 @@ class DocumentReader {
   const JsonReadOptions& options_;
   JsonCursor cursor_;
   std::string key_;
-  std::string scratch_;
+  internal::EntryReader entries_{name_};
   ReferenceSet top_;   // Entries as v0 sees them.
   ReferenceSet refs_;  // v1's `refs`, read in place when it is an object.
   std::optional<std::string_view> version_, templates_, gen_, refs_text_;
   TemplateVariables templates_values_;
-  std::vector<std::string> pending_;  // v1 keys whose URL has a template hole.
-  Status refs_error_;                 // Why `refs` did not read as v1 refs, if it did not.
+  std::vector<std::string>& pending_ = entries_.pending();  // v1 keys with a template hole.
+  Status refs_error_;  // Why `refs` did not read as v1 refs, if it did not.
 };
 
-Status DocumentReader::ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into,
-                                     bool v1) {
-  const char first = cursor.Peek();
-  if (first == '"') {
-    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(scratch_));
-    if (std::string_view(scratch_).starts_with(kBase64Prefix)) {
-      Result<Bytes> decoded = DecodeBase64(std::string_view(scratch_).substr(kBase64Prefix.size()));
-      if (!decoded.ok()) return KeyError(name_, key, std::string(decoded.status().message()));
-      into.Add(std::move(key), Reference::Inline(std::move(*decoded)));
-    } else {
-      into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(scratch_))));
-    }
-    return Status::Ok();
-  }
-  if (first == '{') {
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::string_view object, cursor.SkipValue());
-    into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(object))));
-    return Status::Ok();
-  }
-  if (first != '[') {
-    return KeyError(name_, key,
-                    "a reference must be a string, [url], [url, offset, length] or an object");
-  }
-  cursor.Consume('[');
-  std::string url;
-  if (!cursor.ConsumeNull()) CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(url));
-  if (v1 && HasTemplateHole(url)) pending_.push_back(key);
-  if (cursor.Consume(']')) {
-    into.Add(std::move(key), Reference::WholeFile(std::move(url)));
-    return Status::Ok();
-  }
-  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the url of [url, offset, length]"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t offset, cursor.ReadUnsigned("the offset"));
-  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the offset of [url, offset, length]"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t length, cursor.ReadUnsigned("the length"));
-  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(']', "to close [url, offset, length]"));
-  if (offset + length < offset) return KeyError(name_, key, "offset + length overflows 64 bits");
-  into.Add(std::move(key), Reference::Range(std::move(url), offset, length));
-  return Status::Ok();
-}
-
 Status DocumentReader::ReadTopLevel() {
+  // A v0 set is one big object: read it in parallel unless it has section names.
+  if (internal::ReadObjectInParallel(text_, name_, cursor_, top_, pending_,
+                                     Parallel(false, true))) {
+    return cursor_.ExpectEnd();
+  }
   CHUNKWISE_RETURN_IF_ERROR(cursor_.Expect('{', "at the start of a reference set"));
   if (cursor_.Consume('}')) return cursor_.ExpectEnd();
   do {
@@ -110,7 +81,7 @@ Status DocumentReader::ReadTopLevel() {
                                                : key_ == "refs"      ? &refs_text_
                                                                      : nullptr;
     if (section == nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(ReadReference(cursor_, key_, top_, false));
+      CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor_, key_, top_, false));
       continue;
     }
     if (section == &refs_text_ && cursor_.Peek() == '{') {
@@ -135,13 +106,17 @@ Status DocumentReader::ReadTopLevel() {
 Status DocumentReader::ReadRefsObject(JsonCursor& cursor) {
   refs_ = ReferenceSet();
   pending_.clear();
+  if (internal::ReadObjectInParallel(text_, name_, cursor, refs_, pending_,
+                                     Parallel(true, false))) {
+    return Status::Ok();
+  }
   CHUNKWISE_RETURN_IF_ERROR(cursor.Expect('{', "to open \"refs\""));
   if (cursor.Consume('}')) return Status::Ok();
   std::string key;
   do {
     CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(key));
     CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(':', "after a key"));
-    CHUNKWISE_RETURN_IF_ERROR(ReadReference(cursor, key, refs_, true));
+    CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor, key, refs_, true));
   } while (cursor.Consume(','));
   return cursor.Expect('}', "to close \"refs\"");
 }
@@ -153,7 +128,7 @@ Result<ReferenceSet> DocumentReader::FinishV0() {
   for (const auto& [key, text] : sections) {
     if (!text->has_value()) continue;
     JsonCursor cursor(**text, name_);
-    CHUNKWISE_RETURN_IF_ERROR(ReadReference(cursor, std::string(key), top_, false));
+    CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor, std::string(key), top_, false));
   }
   return std::move(top_);
 }

@@ -202,5 +202,43 @@ TEST(RefsJsonWriter, WritesAtomicallyAndRefusesExistingOutput) {
   ExpectSameSet(SampleSet(), *back);
 }
 
+// Reads `text` sequentially and cut into parts of a few bytes on 4 threads.
+void ExpectParallelReadsTheSame(const std::string& text) {
+  JsonReadOptions sequential, parallel;
+  sequential.threads = 1;
+  parallel.threads = 4;
+  parallel.min_part_bytes = 16;
+  auto expected = ParseReferenceJson(text, "s.json", sequential);
+  auto actual = ParseReferenceJson(text, "p.json", parallel);
+  ASSERT_EQ(expected.ok(), actual.ok()) << text;
+  if (!expected.ok()) {
+    EXPECT_EQ(expected.status().code(), actual.status().code());
+    return;
+  }
+  ExpectSameSet(*expected, *actual);
+}
+
+TEST(RefsJsonReader, ParallelPartsReadAsOneSequentialPass) {
+  std::string v0 = "{\n", v1 = "{\"version\": 1, \"templates\": {\"d\": \"/data\"},\n\"refs\": {\n";
+  for (int i = 0; i < 200; ++i) {
+    const std::string entry = "\"x/" + std::to_string(i) + "\": [\"{{d}}/f" +
+                              std::to_string(i % 7) + "\", " + std::to_string(i * 10) + ", 10]";
+    v0 += (i ? ",\n" : "") + entry;
+    v1 += (i ? ",\n  " : "") + entry;
+  }
+  ExpectParallelReadsTheSame(v0 + "\n}\n");
+  ExpectParallelReadsTheSame(v1 + "\n}}\n");
+  // Values spread over lines (a cut may land inside them), duplicates (the last wins),
+  // keys named like sections, and errors late in the text.
+  std::string mixed = "{\n\"a/.zarray\": {\n \"chunks\": [\n1,\n2],\n \"b\": {\"c\": \"d\"}\n},\n";
+  for (int i = 0; i < 100; ++i) {
+    mixed += "\"k" + std::to_string(i % 60) + "\": [\n\"u\",\n" + std::to_string(i) + ",\n1\n],\n";
+  }
+  ExpectParallelReadsTheSame(mixed + "\"z\": \"end\"\n}");
+  ExpectParallelReadsTheSame(mixed + "\"refs\": {\"q\": 1}\n}");
+  ExpectParallelReadsTheSame(mixed + "\"z\": 5\n}");
+  ExpectParallelReadsTheSame(v0 + ",\n\"bad\": [\"u\", -1, 2]\n}");
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::refs

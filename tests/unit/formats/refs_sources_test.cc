@@ -52,7 +52,8 @@ TEST(RefsArrowShards, EachBlockIsItsCompressedBytesInTheFile) {
   for (const auto& form : forms) {
     dvid::ArrowShardWriterOptions options;
     options.format = form[0] == 0 ? arrow::IpcFormat::kFile : arrow::IpcFormat::kStream;
-    options.index_form = form[1] == 0 ? dvid::ChunkIndexForm::kRecord : dvid::ChunkIndexForm::kOffsets;
+    options.index_form =
+        form[1] == 0 ? dvid::ChunkIndexForm::kRecord : dvid::ChunkIndexForm::kOffsets;
     const std::string stem = "s" + std::to_string(form[0] * 2 + form[1]) + "/0_0_0";
     auto writer = ValueOrDie(dvid::ArrowShardWriter::Create(files, stem, options));
     for (int z = 0; z < 2; ++z) {
@@ -82,7 +83,8 @@ TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
   options.dflt = 0;
   auto carray = ValueOrDie(bcolz::Carray::Create(files, "c/", options));
   Bytes rows(4 * 250);
-  for (std::size_t i = 0; i < 250; ++i) StoreLittleEndian(static_cast<std::uint32_t>(i * 3), rows.data() + 4 * i);
+  for (std::size_t i = 0; i < 250; ++i)
+    StoreLittleEndian(static_cast<std::uint32_t>(i * 3), rows.data() + 4 * i);
   ASSERT_TRUE(carray->Append(rows).ok());
   ASSERT_TRUE(carray->Close().ok());
   ReferenceSet set = ValueOrDie(BuildBcolzReferences(files, "c/", {""}));
@@ -110,13 +112,17 @@ TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
 ReferenceSet Part(std::int64_t rows, const std::string& url, const char* dtype = "<i4") {
   ReferenceSet set;
   set.Set(".zgroup", Reference::Inline(CopyToBytes(AsBytes(R"({"zarr_format": 2})"))));
-  const std::string zarray = std::string(R"({"zarr_format": 2, "shape": [)") + std::to_string(rows) +
-                             R"(, 6], "chunks": [4, 3], "dtype": ")" + dtype +
-                             R"(", "compressor": null, "filters": null, "fill_value": 0, "order": "C"})";
+  const std::string zarray =
+      std::string(R"({"zarr_format": 2, "shape": [)") + std::to_string(rows) +
+      R"(, 6], "chunks": [4, 3], "dtype": ")" + dtype +
+      R"(", "compressor": null, "filters": null, "fill_value": 0, "order": "C"})";
   set.Set("v/.zarray", Reference::Inline(CopyToBytes(AsBytes(zarray))));
-  set.Set("v/.zattrs", Reference::Inline(CopyToBytes(AsBytes(R"({"_ARRAY_DIMENSIONS": ["t", "x"]})"))));
-  set.Set("lat/.zarray", Reference::Inline(CopyToBytes(AsBytes(
-                             R"({"zarr_format": 2, "shape": [], "chunks": [], "dtype": "<f8", "compressor": null, "filters": null, "fill_value": 0, "order": "C"})"))));
+  set.Set("v/.zattrs",
+          Reference::Inline(CopyToBytes(AsBytes(R"({"_ARRAY_DIMENSIONS": ["t", "x"]})"))));
+  set.Set(
+      "lat/.zarray",
+      Reference::Inline(CopyToBytes(AsBytes(
+          R"({"zarr_format": 2, "shape": [], "chunks": [], "dtype": "<f8", "compressor": null, "filters": null, "fill_value": 0, "order": "C"})"))));
   set.Set("lat/0", Reference::WholeFile(url + ".lat"));
   for (std::int64_t i = 0; i < (rows + 3) / 4; ++i) {
     for (int j = 0; j < 2; ++j) {
@@ -132,7 +138,8 @@ TEST(RefsCombine, ConcatenatesAlongOneDimension) {
   const ReferenceSet* inputs[] = {&a, &b};
   ReferenceSet out = ValueOrDie(CombineReferenceSets(inputs, {0}));
   const std::string zarray(AsChars(out.Find("v/.zarray")->value().data));
-  EXPECT_NE(zarray.find("\"shape\": [\n        14,\n        6\n    ]"), std::string::npos) << zarray;
+  EXPECT_NE(zarray.find("\"shape\": [\n        14,\n        6\n    ]"), std::string::npos)
+      << zarray;
   EXPECT_EQ(out.Find("v/1.1")->value().url, "a");
   EXPECT_EQ(out.Find("v/2.1")->value().url, "b");
   EXPECT_EQ(out.Find("v/3.0")->value().offset, 10u);
@@ -147,7 +154,8 @@ TEST(RefsCombine, RefusesMismatches) {
   const ReferenceSet* bad_boundary[] = {&ragged, &a};
   auto boundary = CombineReferenceSets(bad_boundary, {0});
   EXPECT_EQ(boundary.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(boundary.status().message().find("not a multiple of the chunk size"), std::string::npos);
+  EXPECT_NE(boundary.status().message().find("not a multiple of the chunk size"),
+            std::string::npos);
   const ReferenceSet* bad_dtype[] = {&a, &other};
   auto dtype = CombineReferenceSets(bad_dtype, {0});
   EXPECT_NE(dtype.status().message().find("\"dtype\" differs"), std::string::npos)

@@ -24,6 +24,12 @@ struct JsonReadOptions {
   // A `gen` item may describe more references than memory holds; sets whose
   // `gen` would produce more than this many are refused (InvalidArgument).
   std::uint64_t max_generated_references = std::uint64_t{1} << 31;
+  // Threads that read parts of a large set at once; 0 picks half the cores
+  // (at most 8) on machines with 4 or more, else 1. Measured on a loaded
+  // 2-core machine, a second thread made loading slower, not faster.
+  unsigned threads = 0;
+  // Parts smaller than this are not given their own thread.
+  std::size_t min_part_bytes = std::size_t{4} << 20;
 };
 
 // Parses the text of a reference set; `name` (a file name) is used in
