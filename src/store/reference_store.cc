@@ -110,7 +110,9 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
                                      " is remote; pass --allow-remote to read it");
     }
     target.remote_url = url;
-    CHUNKWISE_ASSIGN_OR_RETURN(target.size, HttpSize(url));
+    Result<std::uint64_t> size = HttpSize(url);
+    if (!size.ok()) return size.status().WithContext(Describe(key));
+    target.size = *size;
   } else {
     return Status::Unsupported(Describe(key) + ": " + url + ": the scheme \"" + scheme +
                                "\" is not supported (local paths, file://, http:// and "

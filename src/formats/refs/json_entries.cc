@@ -32,6 +32,7 @@ void ReadPart(std::string_view text, std::string_view name, const ObjectReadOpti
   JsonCursor cursor(text, name);
   cursor.Rewind(part.begin);
   EntryReader reader(name);
+  reader.set_templates(options.templates);
   std::string key;
   while (true) {
     if (!cursor.ReadString(key).ok()) return;
@@ -106,7 +107,15 @@ Status EntryReader::ReadReference(JsonCursor& cursor, std::string key, Reference
   cursor.Consume('[');
   std::string url;
   if (!cursor.ConsumeNull()) CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(url));
-  if (v1 && HasTemplateHole(url)) pending_.push_back(key);
+  if (v1 && HasTemplateHole(url)) {
+    if (templates_ == nullptr) {
+      pending_.push_back(key);
+    } else {
+      Result<std::string> rendered = RenderTemplate(url, *templates_);
+      if (!rendered.ok()) return KeyError(name_, key, std::string(rendered.status().message()));
+      url = std::move(*rendered);
+    }
+  }
   if (cursor.Consume(']')) {
     into.Add(std::move(key), Reference::WholeFile(std::move(url)));
     return Status::Ok();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/formats/refs/reference_template.h"
 #include "formats/refs/json_cursor.h"
 
 namespace chunkwise::formats::refs::internal {
@@ -30,9 +31,13 @@ class EntryReader {
   // v1 set, keys whose URL has a template hole are added to pending().
   Status ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into, bool v1);
   std::vector<std::string>& pending() { return pending_; }
+  // Templates known before the refs are read: URLs are filled in at once
+  // instead of going to pending(). Not owned; may be null.
+  void set_templates(const TemplateVariables* templates) { templates_ = templates; }
 
  private:
   std::string_view name_;
+  const TemplateVariables* templates_ = nullptr;
   std::string scratch_;
   std::vector<std::string> pending_;
 };
@@ -45,6 +50,7 @@ struct ObjectReadOptions {
   bool top_level = false;  // Fail on a section name (the top level of a document).
   unsigned threads = 1;    // At most this many parts.
   std::size_t min_part_bytes = std::size_t{4} << 20;  // Smaller parts are not worth a thread.
+  const TemplateVariables* templates = nullptr;       // As EntryReader::set_templates.
 };
 
 // Reads the object whose '{' comes next at `cursor` (over `text`) into

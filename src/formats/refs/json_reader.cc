@@ -40,7 +40,8 @@ class DocumentReader {
       const unsigned cores = std::thread::hardware_concurrency();
       threads = cores >= 4 ? std::min(cores / 2, 8u) : 1;
     }
-    return {v1, top_level, threads, options_.min_part_bytes};
+    return {v1, top_level, threads, options_.min_part_bytes,
+            templates_loaded_ ? &templates_values_ : nullptr};
   }
   Status ReadRefsObject(JsonCursor& cursor);
   Result<ReferenceSet> FinishV0();
@@ -60,6 +61,7 @@ class DocumentReader {
   ReferenceSet refs_;  // v1's `refs`, read in place when it is an object.
   std::optional<std::string_view> version_, templates_, gen_, refs_text_;
   TemplateVariables templates_values_;
+  bool templates_loaded_ = false;
   std::vector<std::string>& pending_ = entries_.pending();  // v1 keys with a template hole.
   Status refs_error_;  // Why `refs` did not read as v1 refs, if it did not.
 };
@@ -98,6 +100,11 @@ Status DocumentReader::ReadTopLevel() {
       continue;
     }
     CHUNKWISE_ASSIGN_OR_RETURN(*section, cursor_.SkipValue());
+    if (section == &templates_ && templates_->starts_with('{') && ReadTemplates(*templates_).ok()) {
+      // Known before "refs" (as kerchunk and chunkwise write them): fill URLs in while reading.
+      templates_loaded_ = true;
+      entries_.set_templates(&templates_values_);
+    }
   } while (cursor_.Consume(','));
   CHUNKWISE_RETURN_IF_ERROR(cursor_.Expect('}', "to close the reference set"));
   return cursor_.ExpectEnd();
@@ -289,7 +296,7 @@ Status DocumentReader::ExpandGen(std::string_view text) {
 }
 
 Result<ReferenceSet> DocumentReader::FinishV1() {
-  if (templates_) CHUNKWISE_RETURN_IF_ERROR(ReadTemplates(*templates_));
+  if (templates_ && !templates_loaded_) CHUNKWISE_RETURN_IF_ERROR(ReadTemplates(*templates_));
   if (refs_text_ && !refs_text_->starts_with('{')) {
     return Status::InvalidArgument(std::string(name_) + ": \"refs\" must be an object");
   }

@@ -173,7 +173,7 @@ Result<std::string> FormatReferenceJson(const ReferenceSet& set, const JsonWrite
   }
   const TemplateNames templates = v1 && options.templates ? ChooseTemplates(set) : TemplateNames();
   std::string out;
-  out.reserve(set.size() * 64 + 64);
+  out.reserve(set.size() * 96 + 64);
   if (v1) {
     out += "{\"version\":1,";
     if (!templates.empty()) {

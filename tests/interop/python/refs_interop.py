@@ -217,6 +217,43 @@ def check_security(checks, binary, work):
                   f"range past the end named: {result.stderr.strip()}")
 
 
+def check_http(checks, binary, work):
+    """http(s) targets: read with range requests through libcurl from a local server.
+
+    Python's http.server ignores Range and sends whole files (status 200), the
+    case the reader must cut itself; the set also goes through zarr's v2 view.
+    """
+    import functools
+    import http.server
+    import threading
+    served = work / "served"
+    served.mkdir()
+    blob = bytes(range(256)) * 8
+    (served / "blob.bin").write_bytes(blob)
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        refs = {"r": [f"{base}/blob.bin", 300, 40], "w": [f"{base}/blob.bin"], "m": [f"{base}/none.bin"]}
+        (work / "http.json").write_text(json.dumps(refs))
+        result = cli(binary, "refs", "cat", work / "http.json", "r", ok=False)
+        checks.expect("--allow-remote" in result.stderr, f"remote refused by default: {result.stderr.strip()}")
+        checks.expect(subprocess_bytes(binary, work / "http.json", "r", "--allow-remote") == blob[300:340],
+                      "http range reference")
+        checks.expect(subprocess_bytes(binary, work / "http.json", "w", "--allow-remote") == blob,
+                      "http whole-file reference")
+        result = cli(binary, "refs", "cat", work / "http.json", "m", "--allow-remote", ok=False)
+        checks.expect("404" in result.stderr and "http.json:m" in result.stderr,
+                      f"http 404 names the key: {result.stderr.strip()}")
+    finally:
+        server.shutdown()
+
+
 def check_combine(checks, binary, work):
     a = sample("int32", (16, 10), 21)
     b = sample("int32", (12, 10), 22)
@@ -250,6 +287,7 @@ def main():
     check_refusals(checks, args.chunkwise, args.workdir)
     check_python_written(checks, args.chunkwise, args.workdir)
     check_security(checks, args.chunkwise, args.workdir)
+    check_http(checks, args.chunkwise, args.workdir)
     check_combine(checks, args.chunkwise, args.workdir)
     checks.finish()
 
