@@ -48,6 +48,7 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context);
 void AddBcolzCommands(CLI::App& app, CommandContext& context);
 void AddDvidCommands(CLI::App& app, CommandContext& context);
 void AddVectorsCommands(CLI::App& app, CommandContext& context);
+void AddRefsCommands(CLI::App& app, CommandContext& context);
 // Subcommands of `dvid` for export-shards and its outputs (export_command.cc).
 void AddDvidExportCommands(CLI::App& dvid_group, CommandContext& context);
 

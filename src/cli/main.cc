@@ -30,6 +30,7 @@ int Run(int argc, char** argv) {
   AddBcolzCommands(app, context);
   AddDvidCommands(app, context);
   AddVectorsCommands(app, context);
+  AddRefsCommands(app, context);
 
   try {
     app.parse(argc, argv);

@@ -119,6 +119,13 @@ Result<bool> IsArrowFile(const ByteSource& source) {
 
 Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& schema,
                                       const MessageBlock& block) {
+  CHUNKWISE_ASSIGN_OR_RETURN(LocatedRecordBatch located,
+                             ReadLocatedRecordBatchAt(source, schema, block));
+  return std::move(located.batch);
+}
+
+Result<LocatedRecordBatch> ReadLocatedRecordBatchAt(const ByteSource& source, const Schema& schema,
+                                                    const MessageBlock& block) {
   const std::string context = MessageContext(source.name(), block.offset);
   if (block.metadata_length > 0 && block.metadata_length < 8) {
     return Status::Corruption(context + ": block metadata length " +
@@ -152,7 +159,10 @@ Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& sc
                               std::to_string(all.size() - body_start) + " bytes)");
   }
   const ByteView body = all.subspan(body_start, body_length);
-  return internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes.owner, context);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      RecordBatch batch,
+      internal::DecodeRecordBatchBody(schema, *message.batch, body, bytes.owner, context));
+  return LocatedRecordBatch{std::move(batch), block.offset + body_start, body};
 }
 
 Result<std::int64_t> ReadRecordBatchLength(const ByteSource& source, const MessageBlock& block) {

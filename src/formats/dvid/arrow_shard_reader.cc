@@ -152,3 +152,47 @@ Result<std::optional<ExportBlock>> ArrowShardReader::Get(std::int32_t x, std::in
 }
 
 }  // namespace chunkwise::formats::dvid
+
+namespace chunkwise::formats::dvid {
+
+Result<std::optional<ArrowShardReader::BlockByteRange>> ArrowShardReader::LocateCompressedBlock(
+    std::int32_t x, std::int32_t y, std::int32_t z) const {
+  const auto found = rows_.find({x, y, z});
+  if (found == rows_.end()) return std::optional<BlockByteRange>();
+  const ChunkIndexRow& row = index_.rows[found->second];
+  const auto [block, batch_row] = Locate(row);
+  CHUNKWISE_ASSIGN_OR_RETURN(const arrow::LocatedRecordBatch located,
+                             arrow::ReadLocatedRecordBatchAt(*source_, schema_, block));
+  const arrow::RecordBatch& batch = located.batch;
+  const std::string where = source_->name() + ": chunk " + CoordinateText(x, y, z);
+  if (batch_row >= batch.num_rows) {
+    return Status::Corruption(where + ": row " + std::to_string(batch_row) + " is past the " +
+                              std::to_string(batch.num_rows) + "-row batch");
+  }
+  if (index_.form == ChunkIndexForm::kRecord && row_starts_.empty() && batch.num_rows != 1) {
+    return Status::Unsupported(where + ": record " + std::to_string(row.rec) + " holds " +
+                               std::to_string(batch.num_rows) + " rows");
+  }
+  const std::int32_t cx = arrow::IntegerAt<std::int32_t>(batch.columns[kChunkX], batch_row);
+  const std::int32_t cy = arrow::IntegerAt<std::int32_t>(batch.columns[kChunkY], batch_row);
+  const std::int32_t cz = arrow::IntegerAt<std::int32_t>(batch.columns[kChunkZ], batch_row);
+  if (cx != x || cy != y || cz != z) {
+    return Status::Corruption(where + ": the index points to a record of chunk " +
+                              CoordinateText(cx, cy, cz));
+  }
+  const ByteView value = arrow::BinaryAt(batch.columns[kDvidCompressedBlock], batch_row);
+  const ByteView body = located.body;
+  if (value.data() < body.data() || value.data() + value.size() > body.data() + body.size()) {
+    return Status::Unsupported(where +
+                               ": the record batch body is compressed, so the block "
+                               "has no byte range in the file");
+  }
+  BlockByteRange range;
+  range.offset = located.body_offset + static_cast<std::uint64_t>(value.data() - body.data());
+  range.length = value.size();
+  range.uncompressed_size =
+      arrow::IntegerAt<std::uint32_t>(batch.columns[kUncompressedSize], batch_row);
+  return std::optional<BlockByteRange>(range);
+}
+
+}  // namespace chunkwise::formats::dvid

@@ -35,6 +35,18 @@ Result<bool> IsArrowFile(const ByteSource& source);
 Result<RecordBatch> ReadRecordBatchAt(const ByteSource& source, const Schema& schema,
                                       const MessageBlock& block);
 
+// A record batch with where its body lies in the source, so that a caller can
+// turn a value's view into a byte range of the file (reference sets do). The
+// batch's buffers view `body` unless the body was compressed.
+struct LocatedRecordBatch {
+  RecordBatch batch;
+  std::uint64_t body_offset = 0;  // Where the body starts in the source.
+  ByteView body;                  // Kept alive by batch.owner.
+};
+// As ReadRecordBatchAt, also returning where the body is.
+Result<LocatedRecordBatch> ReadLocatedRecordBatchAt(const ByteSource& source, const Schema& schema,
+                                                    const MessageBlock& block);
+
 // The row count of the record batch message at `block`, from its metadata
 // alone (one range read of block.metadata_length bytes; the body is not read).
 Result<std::int64_t> ReadRecordBatchLength(const ByteSource& source, const MessageBlock& block);

@@ -55,6 +55,17 @@ class ArrowShardReader {
   // Chunk coordinates in index order.
   std::vector<std::array<std::int32_t, 3>> ListChunks() const;
 
+  // Where chunk (x, y, z)'s dvid_compressed_block value lies in the .arrow
+  // file (for reference sets), or nullopt if the index does not list it.
+  // Checked as Get checks; Unsupported if the batch body is compressed.
+  struct BlockByteRange {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::uint32_t uncompressed_size = 0;
+  };
+  Result<std::optional<BlockByteRange>> LocateCompressedBlock(std::int32_t x, std::int32_t y,
+                                                              std::int32_t z) const;
+
   // The block at chunk (x, y, z), or nullopt if the index does not list it.
   Result<std::optional<ExportBlock>> Get(std::int32_t x, std::int32_t y, std::int32_t z) const;
 

@@ -1,0 +1,199 @@
+// Reference sets: building, writing and loading a large synthetic set as JSON
+// v0 and v1, next to python3 `json.load` + fsspec's ReferenceFileSystem
+// construction on the same file in the same run (issue 7's goal: our load at
+// least 10× faster).
+//
+// The set is what a kerchunk scan of many netCDF files looks like: keys
+// "data/<i>.<j>.<k>" over a 3-d chunk grid, each a byte range of one of a few
+// hundred long paths, plus zarr metadata. Medians of --runs runs. The paths
+// are local (fsspec builds a file system per URL protocol at construction,
+// and s3fs is not installed here); nothing is read from them.
+//
+// usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/formats/refs/json_reader.h"
+#include "chunkwise/formats/refs/json_writer.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using chunkwise::formats::refs::JsonVersion;
+using chunkwise::formats::refs::ReferenceSet;
+using chunkwise::store::Reference;
+
+struct BenchOptions {
+  std::uint64_t refs = 1000000;
+  int runs = 3;
+  fs::path dir = fs::temp_directory_path() / "chunkwise_refs_bench";
+  bool python = true;
+  std::string python_path = "/usr/bin/python3";
+};
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+double Seconds(const std::function<void()>& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Die(const chunkwise::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "refs_bench: %s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+ReferenceSet BuildSet(std::uint64_t n) {
+  ReferenceSet set;
+  const auto side = static_cast<std::uint64_t>(std::ceil(std::cbrt(static_cast<double>(n))));
+  const std::string zarray = R"({"chunks":[1,256,256],"compressor":{"id":"zlib","level":4},)"
+                             R"("dtype":"<f4","fill_value":"NaN","filters":null,"order":"C",)"
+                             R"("shape":[)" +
+                             std::to_string(side) + "," + std::to_string(side * 256) + "," +
+                             std::to_string(side * 256) + R"(],"zarr_format":2})";
+  set.Add(".zgroup",
+          Reference::Inline(chunkwise::CopyToBytes(chunkwise::AsBytes(R"({"zarr_format":2})"))));
+  set.Add("data/.zarray", Reference::Inline(chunkwise::CopyToBytes(chunkwise::AsBytes(zarray))));
+  std::vector<std::string> keys;
+  keys.reserve(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t x = i % side, y = (i / side) % side, z = i / side / side;
+    keys.push_back("data/" + std::to_string(z) + "." + std::to_string(y) + "." + std::to_string(x));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::uint64_t offset = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t file = i / 4096;  // ~250 files per million references.
+    if (i % 4096 == 0) offset = 30000;
+    const std::uint64_t length = 40000 + (i * 2654435761u) % 30000;
+    char url[128];
+    std::snprintf(url, sizeof(url), "/archive/climate/reanalysis/v5/hourly/t2m_%05llu.nc",
+                  static_cast<unsigned long long>(file));
+    set.Add(std::move(keys[i]), Reference::Range(url, offset, length));
+    offset += length;
+  }
+  return set;
+}
+
+struct VersionFigures {
+  double write_s = 0, load_s = 0, python_s = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Runs bench/refs_python_peer.py on `path`; 0 if it cannot.
+double MeasurePython(const fs::path& path, const BenchOptions& options) {
+  const fs::path script = fs::path(CHUNKWISE_SOURCE_DIR) / "bench" / "refs_python_peer.py";
+  const std::string command = options.python_path + " " + script.string() + " " + path.string() +
+                              " " + std::to_string(options.runs);
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return 0;
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  if (::pclose(pipe) != 0) {
+    std::fprintf(stderr, "refs_bench: the python peer failed:\n%s\n", output.c_str());
+    return 0;
+  }
+  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
+  if (result.is_discarded()) return 0;
+  return Median(result["load_seconds"].get<std::vector<double>>());
+}
+
+VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
+                              const BenchOptions& options) {
+  VersionFigures figures;
+  const fs::path path =
+      options.dir / (version == JsonVersion::kV0 ? "refs_v0.json" : "refs_v1.json");
+  std::vector<double> write_s, load_s;
+  for (int run = 0; run < options.runs; ++run) {
+    write_s.push_back(Seconds([&] {
+      Die(chunkwise::formats::refs::WriteReferenceJson(path, set, {version, true}, true));
+    }));
+  }
+  figures.bytes = fs::file_size(path);
+  for (int run = 0; run < options.runs; ++run) {
+    // Freed after the clock stops, as the python peer frees its dict after timing.
+    chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
+    load_s.push_back(Seconds([&] { loaded = chunkwise::formats::refs::ReadReferenceJson(path); }));
+    Die(loaded.status());
+    if (loaded->size() != set.size()) Die(chunkwise::Status::Internal("size differs"));
+  }
+  figures.write_s = Median(write_s);
+  figures.load_s = Median(load_s);
+  if (options.python) figures.python_s = MeasurePython(path, options);
+  return figures;
+}
+
+// PARQUET SLOT (issue 7): the lead adds the Parquet figures here (write with
+// record_size 100000, lazy open + reading every key, and python3's
+// LazyReferenceMapper on the same directory where the installed fsspec has it).
+void PrintParquetFigures(const ReferenceSet& /*set*/, const BenchOptions& /*options*/) {
+  std::printf("%-8s %s\n", "parquet", "(not built in this branch)");
+}
+
+BenchOptions ParseOptions(int argc, char** argv) {
+  BenchOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--refs" && has_value) {
+      options.refs = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--runs" && has_value) {
+      options.runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--dir" && has_value) {
+      options.dir = argv[++i];
+    } else if (arg == "--no-python") {
+      options.python = false;
+    } else if (arg == "--python" && has_value) {
+      options.python_path = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] "
+                   "[--python PATH]\n");
+      std::exit(2);
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const BenchOptions options = ParseOptions(argc, argv);
+  chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
+  fs::create_directories(options.dir);
+  ReferenceSet set;
+  const double build_s = Seconds([&] { set = BuildSet(options.refs); });
+  std::printf("refs_bench: %zu references, %d runs (medians)\n", set.size(), options.runs);
+  std::printf("build (in memory): %.3f s\n\n", build_s);
+  std::printf("%-8s %10s %9s %9s %14s %8s\n", "format", "file", "write s", "load s",
+              "python load s", "ratio");
+  for (const JsonVersion version : {JsonVersion::kV0, JsonVersion::kV1}) {
+    const VersionFigures f = MeasureVersion(set, version, options);
+    std::printf("%-8s %8.1fMB %9.3f %9.3f ", version == JsonVersion::kV0 ? "json-v0" : "json-v1",
+                f.bytes / 1e6, f.write_s, f.load_s);
+    if (f.python_s > 0) {
+      const double ratio = f.python_s / f.load_s;
+      std::printf("%14.3f %7.1fx %s\n", f.python_s, ratio, ratio >= 10 ? "ok" : "BELOW 10x");
+    } else {
+      std::printf("%14s %8s\n", "-", "-");
+    }
+  }
+  PrintParquetFigures(set, options);
+  fs::remove_all(options.dir);
+  return 0;
+}

@@ -1,0 +1,30 @@
+// Base64 (RFC 4648 §4, standard alphabet, "=" padding) for inline values of
+// reference sets: JSON values "base64:<text>" hold bytes that are not text.
+//
+// Spec: ../shared/specs/references.md §2. Python's base64.b64decode (what
+// fsspec calls) discards characters outside the alphabet only when asked to;
+// by default it rejects them, and so do we.
+#ifndef CHUNKWISE_FORMATS_REFS_BASE64_H_
+#define CHUNKWISE_FORMATS_REFS_BASE64_H_
+
+#include <string>
+#include <string_view>
+
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise::formats::refs {
+
+// The padded base64 text of `data`.
+std::string EncodeBase64(ByteView data);
+// Appends the padded base64 text of `data` to `out`.
+void AppendBase64(ByteView data, std::string& out);
+
+// The bytes of padded base64 `text`. InvalidArgument naming the offending
+// character's position when a character is outside the alphabet, the length
+// is not a multiple of 4, or padding appears before the end.
+Result<Bytes> DecodeBase64(std::string_view text);
+
+}  // namespace chunkwise::formats::refs
+
+#endif  // CHUNKWISE_FORMATS_REFS_BASE64_H_

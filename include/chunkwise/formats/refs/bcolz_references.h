@@ -1,0 +1,39 @@
+// Reference sets for bcolz carrays: a zarr v2 view whose chunks are the
+// carray's Blosc chunks, read in place.
+//
+// Spec: ../shared/specs/bcolz-blosc.md §1–§4; docs/formats/refs.md. A `.blp`
+// file is a 16-byte header and then one Blosc1 chunk: the same bytes numcodecs'
+// Blosc decodes. So a full chunk (chunklen rows) is exactly a zarr v2 chunk of
+// shape [chunklen, *atom_shape] with compressor blosc, referenced as bytes
+// [16, 16 + cbytes) of its file. The leftover chunk holds fewer rows, and a
+// zarr v2 chunk must be full-size, so it is decompressed, padded with the
+// carray's dflt and recompressed with the carray's cparams into an inline
+// value. Numeric dtypes (b, i, u, f, c) only.
+#ifndef CHUNKWISE_FORMATS_REFS_BCOLZ_REFERENCES_H_
+#define CHUNKWISE_FORMATS_REFS_BCOLZ_REFERENCES_H_
+
+#include <memory>
+#include <string>
+
+#include "chunkwise/core/result.h"
+#include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::formats::refs {
+
+struct BcolzReferenceOptions {
+  // A chunk file stored under key K is referenced as url_base + K.
+  std::string url_base;
+};
+
+// References for the carray at `prefix` of `store`, as an array at the root
+// of the set. The carray errors for damaged metadata; Corruption naming the
+// file for a chunk file whose Blosc header disagrees with the metadata;
+// Unsupported for non-numeric dtypes.
+Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
+                                          const std::string& prefix,
+                                          const BcolzReferenceOptions& options);
+
+}  // namespace chunkwise::formats::refs
+
+#endif  // CHUNKWISE_FORMATS_REFS_BCOLZ_REFERENCES_H_

@@ -1,0 +1,240 @@
+// chunkwise refs: build, combine, inspect and read fsspec/kerchunk reference sets.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/progress.h"
+#include "chunkwise/formats/refs/arrow_shard_references.h"
+#include "chunkwise/formats/refs/bcolz_references.h"
+#include "chunkwise/formats/refs/reference_combine.h"
+#include "chunkwise/formats/refs/reference_file.h"
+#include "chunkwise/formats/refs/reference_summary.h"
+#include "chunkwise/formats/refs/zarr_references.h"
+#include "chunkwise/store/file_store.h"
+#include "chunkwise/store/reference_store.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace refs = formats::refs;
+
+struct RefsOptions {
+  std::string source;
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string format = "json-v1";
+  std::uint64_t record_size = 100000;
+  int concat_dim = 0;
+  bool no_templates = false;
+  bool overwrite = false;
+  std::string key;
+  std::vector<std::string> allow_roots;
+  bool allow_remote = false;
+};
+
+enum class SourceKind { kZarr, kBcolz, kArrowShards };
+
+Result<SourceKind> DetectSource(const fs::path& source) {
+  std::error_code error;
+  if (source.extension() == ".arrow" && fs::is_regular_file(source, error)) {
+    return SourceKind::kArrowShards;
+  }
+  if (!fs::is_directory(source, error)) {
+    return Status::NotFound(source.string() + " is not a directory or an .arrow file");
+  }
+  for (const char* name : {"zarr.json", ".zarray", ".zgroup"}) {
+    if (fs::exists(source / name, error)) return SourceKind::kZarr;
+  }
+  if (fs::exists(source / "meta" / "storage", error)) return SourceKind::kBcolz;
+  for (const auto& entry : fs::recursive_directory_iterator(source, error)) {
+    if (entry.path().extension() == ".arrow") return SourceKind::kArrowShards;
+  }
+  return Status::InvalidArgument(source.string() +
+                                 " is not a zarr array or group, a bcolz carray or export shards");
+}
+
+Result<refs::ReferenceSet> BuildReferences(const CommandContext& context, const fs::path& source) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const SourceKind kind, DetectSource(source));
+  const fs::path absolute = fs::absolute(source).lexically_normal();
+  const bool single_file = kind == SourceKind::kArrowShards && !fs::is_directory(absolute);
+  const fs::path root = single_file ? absolute.parent_path() : absolute;
+  store::FileStoreOptions store_options;
+  store_options.create_root = false;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
+                             store::FileStore::Open(root, store_options));
+  const std::string url_base = (root / "").string();
+  core::ProgressReporter progress({.label = "refs build",
+                                   .unit = kind == SourceKind::kArrowShards ? "shards" : "chunks",
+                                   .mode = context.progress_mode()});
+  Result<refs::ReferenceSet> set = Status::Internal("unset");
+  if (kind == SourceKind::kZarr) {
+    set = refs::BuildZarrReferences(store, "", {url_base, &progress});
+  } else if (kind == SourceKind::kBcolz) {
+    set = refs::BuildBcolzReferences(store, "", {url_base});
+  } else {
+    const std::string prefix = single_file ? absolute.filename().string() : "";
+    set = refs::BuildArrowShardReferences(store, prefix, {url_base, &progress});
+  }
+  if (set.ok()) progress.Finish();
+  return set;
+}
+
+void SaySummary(const CommandContext& context, const std::string& verb, const std::string& output,
+                const refs::ReferenceSet& set) {
+  Result<refs::ReferenceSummary> summary = refs::SummarizeReferences(set, nullptr);
+  if (!summary.ok()) return;
+  Say(context, verb + " " + output + ": " + std::to_string(summary->total_references()) +
+                   " references (" + std::to_string(summary->inline_count) + " inline, " +
+                   std::to_string(summary->range_count) + " ranges, " +
+                   std::to_string(summary->whole_file_count) + " whole files) for " +
+                   std::to_string(summary->arrays.size()) + " arrays");
+}
+
+Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
+  refs::ReferenceWriteOptions write;
+  CHUNKWISE_ASSIGN_OR_RETURN(write.format, refs::ParseReferenceFormat(options.format));
+  write.templates = !options.no_templates;
+  write.record_size = options.record_size;
+  write.overwrite = options.overwrite;
+  if (write.record_size == 0) return Status::InvalidArgument("--record-size must be positive");
+  return write;
+}
+
+Status Build(const CommandContext& context, const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceWriteOptions write, WriteOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
+                             BuildReferences(context, options.source));
+  CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, set, write));
+  SaySummary(context, "wrote", options.output, set);
+  return Status::Ok();
+}
+
+Status Combine(const CommandContext& context, const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceWriteOptions write, WriteOptions(options));
+  std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
+  std::vector<const refs::ReferenceSet*> inputs;
+  for (const std::string& input : options.inputs) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto index, refs::OpenReferences(input));
+    const auto* set = dynamic_cast<const refs::ReferenceSet*>(index.get());
+    if (set == nullptr) {
+      return Status::Unsupported(input + ": combine reads JSON reference sets only");
+    }
+    inputs.push_back(set);
+    loaded.push_back(std::move(index));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet combined,
+                             refs::CombineReferenceSets(inputs, {options.concat_dim}));
+  CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, combined, write));
+  SaySummary(context, "combined " + std::to_string(inputs.size()) + " sets into", options.output,
+             combined);
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto index, refs::OpenReferences(options.source));
+  store::ReferenceStoreOptions store_options;
+  store_options.base_directory = fs::absolute(options.source).parent_path();
+  store_options.allowed_roots.push_back(store_options.base_directory);
+  for (const std::string& root : options.allow_roots) store_options.allowed_roots.push_back(root);
+  store_options.allow_remote = options.allow_remote;
+  store_options.name = options.source;
+  return store::ReferenceStore::Open(std::move(index), std::move(store_options));
+}
+
+Status Cat(const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> value, store->Get(options.key));
+  if (!value) return Status::NotFound(store->Describe(options.key) + ": no such key");
+  if (!value->empty() && std::fwrite(value->data(), 1, value->size(), stdout) != value->size()) {
+    return Status::IOError("writing to stdout failed");
+  }
+  return std::fflush(stdout) == 0 ? Status::Ok() : Status::IOError("writing to stdout failed");
+}
+
+Status Info(const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSummary summary,
+                             refs::SummarizeReferences(store->index(), store.get()));
+  std::printf("references:   %llu\n", static_cast<unsigned long long>(summary.total_references()));
+  std::printf("  inline:     %llu (%s)\n", static_cast<unsigned long long>(summary.inline_count),
+              FormatBytes(static_cast<double>(summary.inline_bytes)).c_str());
+  std::printf("  ranges:     %llu (%s)\n", static_cast<unsigned long long>(summary.range_count),
+              FormatBytes(static_cast<double>(summary.range_bytes)).c_str());
+  std::printf(
+      "  whole files: %llu (%s%s)\n", static_cast<unsigned long long>(summary.whole_file_count),
+      FormatBytes(static_cast<double>(summary.whole_file_bytes)).c_str(),
+      summary.unsized_whole_files > 0
+          ? (", " + std::to_string(summary.unsized_whole_files) + " of unknown size").c_str()
+          : "");
+  std::printf("referenced bytes: %s\n",
+              FormatBytes(static_cast<double>(summary.total_bytes())).c_str());
+  std::printf("arrays:       %zu\n", summary.arrays.size());
+  for (const std::string& array : summary.arrays) {
+    std::printf("  %s\n", array.empty() ? "(root)" : array.c_str());
+  }
+  std::printf("targets:      %zu\n", summary.targets.size());
+  std::size_t shown = 0;
+  for (const auto& [url, count] : summary.targets) {
+    if (++shown > 10) {
+      std::printf("  ... and %zu more\n", summary.targets.size() - 10);
+      break;
+    }
+    std::printf("  %s (%llu references)\n", url.c_str(), static_cast<unsigned long long>(count));
+  }
+  return Status::Ok();
+}
+
+void AddWriteOptions(CLI::App* command, RefsOptions& options) {
+  command
+      ->add_option("--output", options.output, "Output: a .json file, or a directory for parquet")
+      ->required();
+  command->add_option("--format", options.format, "json (v0), json-v1 (default) or parquet");
+  command->add_option("--record-size", options.record_size, "Parquet: references per file");
+  command->add_flag("--no-templates", options.no_templates, "JSON v1: write full URLs");
+  command->add_flag("--overwrite", options.overwrite, "Replace an existing output");
+}
+
+void AddReadOptions(CLI::App* command, RefsOptions& options) {
+  command->add_option("--allow-root", options.allow_roots,
+                      "A directory references may point into (repeatable; default: the "
+                      "reference file's directory)");
+  command->add_flag("--allow-remote", options.allow_remote, "Allow http:// and https:// targets");
+}
+
+}  // namespace
+
+void AddRefsCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<RefsOptions>();
+  CLI::App* group = app.add_subcommand("refs", "Build, combine and read fsspec reference sets");
+  group->require_subcommand(1);
+
+  CLI::App* build = group->add_subcommand(
+      "build", "References to a zarr array/group, a bcolz carray or export shards");
+  build->add_option("SRC", options->source, "Source directory or .arrow file")->required();
+  AddWriteOptions(build, *options);
+  SetAction(build, context, [&context, options] { return Build(context, *options); });
+
+  CLI::App* combine =
+      group->add_subcommand("combine", "Concatenate reference sets along one dimension");
+  combine->add_option("INPUTS", options->inputs, "Reference sets, in order")->required();
+  combine->add_option("--concat-dim", options->concat_dim, "The dimension to concatenate along");
+  AddWriteOptions(combine, *options);
+  SetAction(combine, context, [&context, options] { return Combine(context, *options); });
+
+  CLI::App* cat = group->add_subcommand("cat", "Write one key's bytes to stdout");
+  cat->add_option("REFS", options->source, "Reference set")->required();
+  cat->add_option("KEY", options->key, "Key, e.g. temp/0.0")->required();
+  AddReadOptions(cat, *options);
+  SetAction(cat, context, [options] { return Cat(*options); });
+
+  CLI::App* info = group->add_subcommand("info", "Summarize a reference set");
+  info->add_option("REFS", options->source, "Reference set")->required();
+  AddReadOptions(info, *options);
+  SetAction(info, context, [options] { return Info(*options); });
+}
+
+}  // namespace chunkwise::cli

@@ -1,0 +1,168 @@
+#include "formats/refs/json_entries.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "chunkwise/formats/refs/base64.h"
+#include "chunkwise/formats/refs/reference_template.h"
+
+namespace chunkwise::formats::refs::internal {
+namespace {
+
+using store::Reference;
+
+constexpr std::string_view kBase64Prefix = "base64:";
+
+Status KeyError(std::string_view name, std::string_view key, const std::string& what) {
+  return Status::InvalidArgument(std::string(name) + ": key \"" + std::string(key) + "\": " + what);
+}
+
+struct Part {
+  std::size_t begin = 0;  // An entry start (the '"' of a key).
+  std::size_t stop = 0;   // The next part's begin; unused for the last part.
+  bool last = false;
+  bool ok = false;
+  std::size_t end = 0;  // Last part: just past the '}'.
+  ReferenceSet set;
+  std::vector<std::string> pending;
+};
+
+void ReadPart(std::string_view text, std::string_view name, const ObjectReadOptions& options,
+              Part& part) {
+  JsonCursor cursor(text, name);
+  cursor.Rewind(part.begin);
+  EntryReader reader(name);
+  reader.set_templates(options.templates);
+  std::string key;
+  while (true) {
+    if (!cursor.ReadString(key).ok()) return;
+    if (options.top_level && IsSectionName(key)) return;
+    if (!cursor.Expect(':', "after a key").ok()) return;
+    if (!reader.ReadReference(cursor, key, part.set, options.v1).ok()) return;
+    if (cursor.Consume(',')) {
+      cursor.Peek();  // Skips spaces, so the position is the next key's.
+      if (!part.last && cursor.position() >= part.stop) {
+        part.ok = cursor.position() == part.stop;
+        break;
+      }
+      continue;
+    }
+    if (part.last && cursor.Consume('}')) {
+      part.ok = true;
+      part.end = cursor.position();
+    }
+    break;
+  }
+  part.pending = std::move(reader.pending());
+}
+
+// Cuts [first, text.size()) into about `n` parts at line starts.
+std::vector<Part> CutParts(std::string_view text, std::size_t first, unsigned n) {
+  std::vector<Part> parts(1);
+  parts[0].begin = first;
+  const std::size_t span = text.size() - first;
+  for (unsigned k = 1; k < n; ++k) {
+    std::size_t at = text.find('\n', first + span / n * k);
+    if (at == std::string_view::npos) break;
+    while (at < text.size() &&
+           (text[at] == '\n' || text[at] == '\r' || text[at] == ' ' || text[at] == '\t'))
+      ++at;
+    if (at >= text.size() || text[at] != '"' || at <= parts.back().begin) continue;
+    parts.back().stop = at;
+    parts.emplace_back().begin = at;
+  }
+  parts.back().last = true;
+  return parts;
+}
+
+}  // namespace
+
+bool IsSectionName(std::string_view key) {
+  return key == "version" || key == "templates" || key == "gen" || key == "refs";
+}
+
+Status EntryReader::ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into,
+                                  bool v1) {
+  const char first = cursor.Peek();
+  if (first == '"') {
+    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(scratch_));
+    if (std::string_view(scratch_).starts_with(kBase64Prefix)) {
+      Result<Bytes> decoded = DecodeBase64(std::string_view(scratch_).substr(kBase64Prefix.size()));
+      if (!decoded.ok()) return KeyError(name_, key, std::string(decoded.status().message()));
+      into.Add(std::move(key), Reference::Inline(std::move(*decoded)));
+    } else {
+      into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(scratch_))));
+    }
+    return Status::Ok();
+  }
+  if (first == '{') {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::string_view object, cursor.SkipValue());
+    into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(object))));
+    return Status::Ok();
+  }
+  if (first != '[') {
+    return KeyError(name_, key,
+                    "a reference must be a string, [url], [url, offset, length] or an object");
+  }
+  cursor.Consume('[');
+  std::string url;
+  if (!cursor.ConsumeNull()) CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(url));
+  if (v1 && HasTemplateHole(url)) {
+    if (templates_ == nullptr) {
+      pending_.push_back(key);
+    } else {
+      Result<std::string> rendered = RenderTemplate(url, *templates_);
+      if (!rendered.ok()) return KeyError(name_, key, std::string(rendered.status().message()));
+      url = std::move(*rendered);
+    }
+  }
+  if (cursor.Consume(']')) {
+    into.Add(std::move(key), Reference::WholeFile(std::move(url)));
+    return Status::Ok();
+  }
+  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the url of [url, offset, length]"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t offset, cursor.ReadUnsigned("the offset"));
+  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the offset of [url, offset, length]"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t length, cursor.ReadUnsigned("the length"));
+  CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(']', "to close [url, offset, length]"));
+  if (offset + length < offset) return KeyError(name_, key, "offset + length overflows 64 bits");
+  into.Add(std::move(key), Reference::Range(std::move(url), offset, length));
+  return Status::Ok();
+}
+
+bool ReadObjectInParallel(std::string_view text, std::string_view name, JsonCursor& cursor,
+                          ReferenceSet& into, std::vector<std::string>& pending,
+                          const ObjectReadOptions& options) {
+  const std::size_t start = cursor.position();
+  const std::size_t size = text.size() - start;
+  const std::size_t min_part = std::max<std::size_t>(1, options.min_part_bytes);
+  if (options.threads < 2 || size < 2 * min_part) return false;
+  if (!cursor.Consume('{') || cursor.Peek() != '"') {
+    cursor.Rewind(start);
+    return false;
+  }
+  std::vector<Part> parts =
+      CutParts(text, cursor.position(),
+               static_cast<unsigned>(std::min<std::size_t>(options.threads, size / min_part)));
+  cursor.Rewind(start);
+  if (parts.size() < 2) return false;
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    workers.emplace_back([&, k] { ReadPart(text, name, options, parts[k]); });
+  }
+  ReadPart(text, name, options, parts[0]);
+  for (std::thread& worker : workers) worker.join();
+  for (const Part& part : parts) {
+    if (!part.ok) return false;
+  }
+  into = std::move(parts[0].set);
+  for (std::size_t k = 1; k < parts.size(); ++k) into.Absorb(std::move(parts[k].set));
+  for (Part& part : parts) {
+    pending.insert(pending.end(), std::make_move_iterator(part.pending.begin()),
+                   std::make_move_iterator(part.pending.end()));
+  }
+  cursor.Rewind(parts.back().end);
+  return true;
+}
+
+}  // namespace chunkwise::formats::refs::internal

@@ -1,0 +1,175 @@
+#include "chunkwise/formats/refs/zarr_references.h"
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "chunkwise/core/ravel.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+
+namespace chunkwise::formats::refs {
+namespace {
+
+using store::Reference;
+using zarr::Array;
+using zarr::ArrayMetadata;
+
+Reference InlineText(std::string_view text) {
+  return Reference::Inline(CopyToBytes(AsBytes(text)));
+}
+
+// The v2 form of `metadata` with `chunk_shape` and `codecs` in place of its own.
+Result<ArrayMetadata> V2View(ArrayMetadata metadata, core::Shape chunk_shape, nlohmann::json codecs,
+                             const std::string& where) {
+  metadata.zarr_format = 2;
+  metadata.chunk_shape = std::move(chunk_shape);
+  metadata.codecs = std::move(codecs);
+  metadata.chunk_key_encoding = zarr::ChunkKeyEncoding::V2('.');
+  Result<std::string> zarray = zarr::FormatV2Zarray(metadata);
+  if (!zarray.ok()) {
+    return Status::InvalidArgument(where + ": a zarr v2 view cannot express this array: " +
+                                   std::string(zarray.status().message()));
+  }
+  return metadata;
+}
+
+class ArrayReferenceBuilder {
+ public:
+  ArrayReferenceBuilder(std::shared_ptr<store::Store> store, const ZarrReferenceOptions& options,
+                        ReferenceSet& out)
+      : store_(std::move(store)), options_(options), out_(out) {}
+
+  // The array at store prefix `array_prefix`, keyed as `out_prefix` + key.
+  Status Build(const std::string& array_prefix, const std::string& out_prefix) {
+    CHUNKWISE_ASSIGN_OR_RETURN(Array array, Array::Open(store_, array_prefix));
+    const ArrayMetadata& metadata = array.metadata();
+    const std::string where =
+        "array " + (options_.url_base.empty() ? store_->Describe(array_prefix)
+                                              : options_.url_base + array_prefix);
+    const zarr::ShardingCodec* sharding = array.sharding();
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const ArrayMetadata view,
+        sharding != nullptr
+            ? V2View(metadata, sharding->chunk_shape(), sharding->inner_codecs().ToJson(), where)
+            : V2View(metadata, metadata.chunk_shape, metadata.codecs, where));
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::string zarray, zarr::FormatV2Zarray(view));
+    out_.Set(out_prefix + ".zarray", InlineText(zarray));
+    out_.Set(out_prefix + ".zattrs", InlineText(zarr::FormatV2Zattrs(view)));
+    CHUNKWISE_ASSIGN_OR_RETURN(const core::RegularChunkGrid view_grid,
+                               core::RegularChunkGrid::Create(view.shape, view.chunk_shape));
+    const core::RegularChunkGrid& grid = array.grid();
+    for (core::Index i = 0; i < grid.num_chunks(); ++i) {
+      const core::Coord coord = core::Unravel(i, grid.grid_shape());
+      const std::string key = array.ChunkKey(coord);
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
+      if (!size) continue;
+      if (sharding == nullptr) {
+        out_.Add(out_prefix + view.chunk_key_encoding.Key(coord),
+                 Reference::WholeFile(options_.url_base + key));
+      } else {
+        CHUNKWISE_RETURN_IF_ERROR(
+            AddShard(array, *sharding, coord, key, *size, view, view_grid, out_prefix));
+      }
+      if (options_.progress != nullptr) options_.progress->Add(1);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status AddShard(const Array& array, const zarr::ShardingCodec& sharding, const core::Coord& shard,
+                  const std::string& key, std::uint64_t shard_size, const ArrayMetadata& view,
+                  const core::RegularChunkGrid& view_grid, const std::string& out_prefix) {
+    const core::RegularChunkGrid inner = sharding.InnerGrid(array.metadata().chunk_shape);
+    const auto n = static_cast<std::size_t>(inner.num_chunks());
+    const zarr::ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
+                                           Bytes& scratch) -> Result<ByteView> {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes,
+                                 store_->GetRange(key, store::ByteRange::Span(offset, nbytes)));
+      if (!bytes) return Status::NotFound(store_->Describe(key) + " disappeared while read");
+      scratch = std::move(*bytes);
+      return ByteView(scratch);
+    };
+    CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ShardIndex index,
+                               sharding.ReadIndex(read, shard_size, n, key));
+    const core::Shape& per_shard = inner.grid_shape();
+    core::Coord global(per_shard.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      const zarr::ChunkLocation& location = index.at(k);
+      if (location.empty()) continue;
+      const core::Coord local = core::Unravel(static_cast<core::Index>(k), per_shard);
+      for (std::size_t d = 0; d < global.size(); ++d)
+        global[d] = shard[d] * per_shard[d] + local[d];
+      // Inner chunks of an edge shard that lie wholly outside the array hold nothing readable.
+      if (!view_grid.ContainsChunk(global)) continue;
+      out_.Add(out_prefix + view.chunk_key_encoding.Key(global),
+               Reference::Range(options_.url_base + key, location.offset, location.nbytes));
+    }
+    return Status::Ok();
+  }
+
+  std::shared_ptr<store::Store> store_;
+  const ZarrReferenceOptions& options_;
+  ReferenceSet& out_;
+};
+
+// Adds `.zgroup` (and `.zattrs`) for the group whose metadata is at `key`.
+Status AddGroup(store::Store& store, const std::string& key, std::string_view name,
+                const std::string& out_prefix, ReferenceSet& out) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> text, store.Get(key));
+  if (!text) return Status::NotFound(store.Describe(key) + " disappeared while read");
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::json document,
+                             zarr::ParseJsonDocument(AsChars(*text), store.Describe(key)));
+  out.Set(out_prefix + ".zgroup", InlineText(zarr::FormatV2Group()));
+  nlohmann::json attributes = nlohmann::json::object();
+  if (name == zarr::kZarrJsonKey && document.is_object() && document.contains("attributes")) {
+    attributes = document["attributes"];
+  }
+  if (!attributes.empty()) out.Set(out_prefix + ".zattrs", InlineText(attributes.dump(4)));
+  return Status::Ok();
+}
+
+bool IsV3Group(store::Store& store, const std::string& key) {
+  Result<std::optional<Bytes>> text = store.Get(key);
+  if (!text.ok() || !text->has_value()) return false;
+  Result<nlohmann::json> document = zarr::ParseJsonDocument(AsChars(**text), key);
+  return document.ok() && document->is_object() && document->value("node_type", "") == "group";
+}
+
+}  // namespace
+
+Result<ReferenceSet> BuildZarrReferences(std::shared_ptr<store::Store> store,
+                                         const std::string& prefix,
+                                         const ZarrReferenceOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(prefix));
+  ReferenceSet out;
+  ArrayReferenceBuilder arrays(store, options, out);
+  bool found = false;
+  for (const std::string& key : keys) {
+    const std::size_t slash = key.rfind('/');
+    const std::string_view name =
+        std::string_view(key).substr(slash == std::string::npos ? 0 : slash + 1);
+    const std::string node_prefix = key.substr(0, key.size() - name.size());
+    const std::string out_prefix = node_prefix.substr(prefix.size());
+    if (name == zarr::kZgroupKey) {
+      CHUNKWISE_RETURN_IF_ERROR(AddGroup(*store, key, name, out_prefix, out));
+    } else if (name == zarr::kZarrJsonKey && IsV3Group(*store, key)) {
+      CHUNKWISE_RETURN_IF_ERROR(AddGroup(*store, key, name, out_prefix, out));
+    } else if (name == zarr::kZarrJsonKey || name == zarr::kZarrayKey) {
+      // A v2 array's .zarray and a v3 array's zarr.json never share a prefix in
+      // a valid hierarchy; if they do, the array opens as v3 and is built once.
+      if (name == zarr::kZarrayKey && out.Find(out_prefix + ".zarray")->has_value()) continue;
+      CHUNKWISE_RETURN_IF_ERROR(arrays.Build(node_prefix, out_prefix));
+    } else {
+      continue;
+    }
+    found = true;
+  }
+  if (!found) {
+    return Status::NotFound(store->Describe(prefix.empty() ? "." : prefix) +
+                            " holds no zarr array or group");
+  }
+  return out;
+}
+
+}  // namespace chunkwise::formats::refs

@@ -1,0 +1,133 @@
+#include "chunkwise/store/reference_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "chunkwise/formats/refs/reference_set.h"
+#include "unit/scratch_directory.h"
+
+namespace chunkwise::store {
+namespace {
+
+namespace fs = std::filesystem;
+using formats::refs::ReferenceSet;
+
+std::string Text(const Result<std::optional<Bytes>>& value) {
+  EXPECT_TRUE(value.ok()) << value.status().ToString();
+  if (!value.ok() || !value->has_value()) return "<absent>";
+  return std::string(AsChars(**value));
+}
+
+class ReferenceStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::FreshScratchDirectory("refstore");
+    fs::create_directories(dir_ / "data");
+    std::ofstream(dir_ / "data" / "blob.bin") << "0123456789abcdef";
+    outside_ = test::FreshScratchDirectory("refstore_outside");
+    fs::create_directories(outside_);
+    std::ofstream(outside_ / "secret") << "secret";
+    auto set = std::make_shared<ReferenceSet>();
+    set->Set("inline", Reference::Inline(CopyToBytes(AsBytes("hello"))));
+    set->Set("a/range", Reference::Range("data/blob.bin", 4, 6));
+    set->Set("a/whole", Reference::WholeFile((dir_ / "data" / "blob.bin").string()));
+    set->Set("a/file_url", Reference::Range("file://" + (dir_ / "data/blob.bin").string(), 0, 2));
+    set->Set("a/empty", Reference::Range("data/blob.bin", 16, 0));
+    set->Set("bad/past_end", Reference::Range("data/blob.bin", 10, 7));
+    set->Set("bad/missing", Reference::WholeFile("data/none.bin"));
+    set->Set("bad/escape", Reference::WholeFile("../" + outside_.filename().string() + "/secret"));
+    set->Set("bad/absolute", Reference::WholeFile((outside_ / "secret").string()));
+    set->Set("bad/remote", Reference::Range("https://example.invalid/x", 0, 1));
+    set->Set("bad/s3", Reference::Range("s3://bucket/x", 0, 1));
+    set->Set("bad/null", Reference::Range("", 0, 1));
+    set->Set("../up", Reference::Inline(CopyToBytes(AsBytes("no"))));
+    index_ = set;
+  }
+
+  std::shared_ptr<ReferenceStore> Open(std::vector<fs::path> roots = {}) {
+    ReferenceStoreOptions options;
+    options.base_directory = dir_;
+    options.allowed_roots = std::move(roots);
+    options.name = "refs.json";
+    auto store = ReferenceStore::Open(index_, options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return *store;
+  }
+
+  fs::path dir_, outside_;
+  std::shared_ptr<ReferenceSet> index_;
+};
+
+TEST_F(ReferenceStoreTest, ResolvesInlineRangesWholeFilesAndFileUrls) {
+  auto store = Open();
+  EXPECT_EQ(Text(store->Get("inline")), "hello");
+  EXPECT_EQ(Text(store->Get("a/range")), "456789");
+  EXPECT_EQ(Text(store->Get("a/whole")), "0123456789abcdef");
+  EXPECT_EQ(Text(store->Get("a/file_url")), "01");
+  EXPECT_EQ(Text(store->Get("a/empty")), "");
+  EXPECT_EQ(Text(store->Get("absent")), "<absent>");
+  EXPECT_EQ(*store->Size("a/range"), std::optional<std::uint64_t>(6));
+  EXPECT_EQ(*store->Size("a/whole"), std::optional<std::uint64_t>(16));
+  EXPECT_EQ(*store->Size("absent"), std::nullopt);
+}
+
+TEST_F(ReferenceStoreTest, GetRangeIsRelativeToTheValue) {
+  auto store = Open();
+  EXPECT_EQ(Text(store->GetRange("a/range", ByteRange::Span(1, 2))), "56");
+  EXPECT_EQ(Text(store->GetRange("a/range", ByteRange::Suffix(2))), "89");
+  EXPECT_EQ(Text(store->GetRange("inline", ByteRange::Span(1, 3))), "ell");
+  EXPECT_EQ(Text(store->GetRange("a/whole", ByteRange::Suffix(3))), "def");
+  EXPECT_EQ(store->GetRange("a/range", ByteRange::Span(4, 3)).status().code(),
+            StatusCode::kOutOfRange);
+  const ByteRange ranges[] = {ByteRange::Span(0, 1), ByteRange::Suffix(1)};
+  auto parts = store->GetRanges("a/range", ranges);
+  ASSERT_TRUE(parts.ok() && parts->has_value());
+  EXPECT_EQ(std::string(AsChars((**parts)[0])) + std::string(AsChars((**parts)[1])), "49");
+}
+
+TEST_F(ReferenceStoreTest, ListsKeysAndIsReadOnly) {
+  auto store = Open();
+  EXPECT_EQ(*store->List("a/"),
+            (std::vector<std::string>{"a/empty", "a/file_url", "a/range", "a/whole"}));
+  EXPECT_EQ(store->Set("inline", AsBytes("x")).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(store->Erase("inline").code(), StatusCode::kUnsupported);
+  EXPECT_FALSE(store->capabilities().writable);
+  EXPECT_TRUE(store->capabilities().listable);
+  EXPECT_EQ(store->Describe("a/range"), "refs.json:a/range");
+}
+
+TEST_F(ReferenceStoreTest, ErrorsNameTheKeyTheUrlAndTheFault) {
+  auto store = Open();
+  auto past_end = store->Get("bad/past_end");
+  EXPECT_EQ(past_end.status().code(), StatusCode::kOutOfRange);
+  EXPECT_NE(past_end.status().message().find("bad/past_end"), std::string::npos);
+  EXPECT_NE(past_end.status().message().find("data/blob.bin"), std::string::npos);
+  EXPECT_NE(past_end.status().message().find("16-byte"), std::string::npos);
+  EXPECT_EQ(store->Get("bad/missing").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store->Get("bad/s3").status().code(), StatusCode::kUnsupported);
+  EXPECT_FALSE(store->Get("bad/null").ok());
+  EXPECT_EQ(store->Get("../up").status().code(), StatusCode::kInvalidArgument);
+  auto remote = store->Get("bad/remote");
+  EXPECT_NE(remote.status().message().find("--allow-remote"), std::string::npos);
+}
+
+TEST_F(ReferenceStoreTest, TargetsOutsideTheAllowedRootsAreRefused) {
+  auto store = Open();
+  for (const char* key : {"bad/escape", "bad/absolute"}) {
+    auto value = store->Get(key);
+    EXPECT_EQ(value.status().code(), StatusCode::kInvalidArgument) << key;
+    EXPECT_NE(value.status().message().find("--allow-root"), std::string::npos);
+  }
+  // A symbolic link inside the root that points out of it is refused too.
+  fs::create_symlink(outside_ / "secret", dir_ / "data" / "link");
+  index_->Set("bad/link", Reference::WholeFile("data/link"));
+  EXPECT_EQ(Open()->Get("bad/link").status().code(), StatusCode::kInvalidArgument);
+  auto widened = Open({dir_, outside_});
+  EXPECT_EQ(Text(widened->Get("bad/escape")), "secret");
+  EXPECT_EQ(Text(widened->Get("bad/link")), "secret");
+}
+
+}  // namespace
+}  // namespace chunkwise::store
