@@ -105,7 +105,9 @@ Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
 }
 
 Status Build(const CommandContext& context, const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceWriteOptions write, WriteOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceWriteOptions write, WriteOptions(options));
+  write.root_array_name = fs::path(options.source).lexically_normal().filename().stem().string();
+  if (write.root_array_name.empty()) write.root_array_name = "data";
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
                              BuildReferences(context, options.source));
   CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, set, write));

@@ -4,25 +4,43 @@
 
 #include "chunkwise/formats/refs/json_reader.h"
 #include "chunkwise/formats/refs/json_writer.h"
+#include "chunkwise/formats/refs/parquet_references.h"
 
 namespace chunkwise::formats::refs {
 namespace {
 
-// PARQUET HOOK: the Parquet layout (formats/refs/parquet_references.*) is
-// built on another branch; the merge replaces these two functions' bodies
-// with calls into it.
-Status WriteParquetReferences(const std::filesystem::path& path, const ReferenceSet&,
-                              const ReferenceWriteOptions&) {
-  return Status::Unsupported(path.string() +
-                             ": Parquet reference sets are not built in this branch");
+Status WriteParquet(const std::filesystem::path& path, const ReferenceSet& set,
+                    const ReferenceWriteOptions& options) {
+  ParquetReferenceOptions parquet;
+  parquet.record_size = options.record_size;
+  parquet.overwrite = options.overwrite;
+  if (set.Find(".zarray").value().has_value()) {
+    return WriteParquetReferences(NestRootArray(set, options.root_array_name), path.string(),
+                                  parquet);
+  }
+  return WriteParquetReferences(set, path.string(), parquet);
 }
-Result<std::shared_ptr<const store::ReferenceIndex>> OpenParquetReferences(
+
+Result<std::shared_ptr<const store::ReferenceIndex>> OpenParquet(
     const std::filesystem::path& path) {
-  return Status::Unsupported(path.string() +
-                             ": Parquet reference sets are not built in this branch");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ReferenceIndex> index,
+                             OpenParquetReferences(path.string()));
+  return std::shared_ptr<const store::ReferenceIndex>(std::move(index));
 }
 
 }  // namespace
+
+ReferenceSet NestRootArray(const ReferenceSet& set, const std::string& name) {
+  if (!set.Find(".zarray").value().has_value()) return set;
+  ReferenceSet nested;
+  constexpr std::string_view kGroup = "{\n    \"zarr_format\": 2\n}";
+  nested.Set(".zgroup", store::Reference::Inline(CopyToBytes(AsBytes(kGroup))));
+  for (const auto& [key, reference] : set.entries()) {
+    if (key == ".zgroup") continue;
+    nested.Set(name + "/" + key, reference);
+  }
+  return nested;
+}
 
 Result<ReferenceFormat> ParseReferenceFormat(std::string_view text) {
   if (text == "json") return ReferenceFormat::kJsonV0;
@@ -35,7 +53,7 @@ Result<ReferenceFormat> ParseReferenceFormat(std::string_view text) {
 Status WriteReferences(const std::filesystem::path& path, const ReferenceSet& set,
                        const ReferenceWriteOptions& options) {
   if (options.format == ReferenceFormat::kParquet) {
-    return WriteParquetReferences(path, set, options);
+    return WriteParquet(path, set, options);
   }
   JsonWriteOptions json;
   json.version = options.format == ReferenceFormat::kJsonV0 ? JsonVersion::kV0 : JsonVersion::kV1;
@@ -47,7 +65,7 @@ Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferences(
     const std::filesystem::path& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
-    if (std::filesystem::exists(path / ".zmetadata", error)) return OpenParquetReferences(path);
+    if (std::filesystem::exists(path / ".zmetadata", error)) return OpenParquet(path);
     return Status::InvalidArgument(path.string() +
                                    " is a directory without .zmetadata, not a reference set");
   }

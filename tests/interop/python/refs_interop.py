@@ -142,9 +142,28 @@ def check_refusals(checks, binary, work):
     source = write_zarr(binary, work, "crc", sample("uint16", (8, 8), 1), "--chunk", "4,4", "--codec", "zstd:1+crc32c")
     result = cli(binary, "refs", "build", source, "--output", work / "crc.json", ok=False)
     checks.expect("crc32c" in result.stderr and "v2" in result.stderr, f"crc32c refused: {result.stderr.strip()}")
-    plain = write_zarr(binary, work, "plain_for_parquet", sample("uint16", (8, 8), 1), "--chunk", "4,4")
-    result = cli(binary, "refs", "build", plain, "--output", work / "plain.parq", "--format", "parquet", ok=False)
-    checks.expect("Parquet" in result.stderr, f"parquet format: {result.stderr.strip()}")
+
+
+def check_parquet(checks, binary, work):
+    """The Parquet layout of a sharded array holds what its JSON set holds, key by key; the
+    root-level array sits under its source's name (the layout has no root-level chunks)."""
+    source = write_zarr(binary, work, "for_parquet", sample("uint16", (40, 30), 3),
+                        "--chunk", "8,6", "--shard", "16,12", "--codec", "zstd:3")
+    as_json = work / "for_parquet.json"
+    as_parquet = work / "for_parquet.parq"
+    cli(binary, "-q", "refs", "build", source, "--output", as_json, "--format", "json")
+    cli(binary, "-q", "refs", "build", source, "--output", as_parquet, "--format", "parquet", "--record-size", "7")
+    keys = list(json.loads(as_json.read_text()))
+    files = sorted(p.name for p in (as_parquet / "for_parquet").glob("refs.*.parq"))
+    chunk_keys = [k for k in keys if not k.startswith(".")]
+    # A 5 x 5 chunk grid in records of 7 rows: files 0-3.
+    checks.expect(files == [f"refs.{n}.parq" for n in range(4)],
+                  f"parquet: record files of 7 rows over the 25-chunk grid ({files})")
+    same = all(subprocess_bytes(binary, as_parquet, f"for_parquet/{k}") == subprocess_bytes(binary, as_json, k)
+               for k in chunk_keys)
+    checks.expect(same, f"parquet: every one of {len(chunk_keys)} chunk keys reads the same bytes as the JSON set")
+    checks.expect(json.loads(subprocess_bytes(binary, as_parquet, "for_parquet/.zarray"))
+                  == json.loads(subprocess_bytes(binary, as_json, ".zarray")), "parquet: the same .zarray")
 
 
 def check_python_written(checks, binary, work):
@@ -285,6 +304,7 @@ def main():
     check_arrays(checks, args.chunkwise, args.workdir)
     check_bcolz(checks, args.chunkwise, args.workdir)
     check_refusals(checks, args.chunkwise, args.workdir)
+    check_parquet(checks, args.chunkwise, args.workdir)
     check_python_written(checks, args.chunkwise, args.workdir)
     check_security(checks, args.chunkwise, args.workdir)
     check_http(checks, args.chunkwise, args.workdir)

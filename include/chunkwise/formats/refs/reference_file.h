@@ -24,13 +24,21 @@ struct ReferenceWriteOptions {
   ReferenceFormat format = ReferenceFormat::kJsonV1;
   bool templates = true;               // JSON v1: shorten shared URL directories.
   std::uint64_t record_size = 100000;  // Parquet: references per file.
+  // Parquet: the layout keeps chunks under an array path, so a set whose
+  // root is an array is written as this array inside a root group.
+  std::string root_array_name = "data";
   bool overwrite = false;
 };
 
 // Writes `set` to `path` in the chosen form (a file for JSON, a directory for
-// Parquet), atomically; an existing output is refused unless overwrite.
+// Parquet), atomically; an existing output is refused unless overwrite. For
+// Parquet a root-level array moves under options.root_array_name.
 Status WriteReferences(const std::filesystem::path& path, const ReferenceSet& set,
                        const ReferenceWriteOptions& options);
+
+// `set` with its root-level array (".zarray", ".zattrs", chunk keys) moved
+// under `name`/ and a ".zgroup" at the root; other sets are returned as they are.
+ReferenceSet NestRootArray(const ReferenceSet& set, const std::string& name);
 
 // Opens the reference set at `path`: a directory holding `.zmetadata` is the
 // Parquet layout, anything else is read as JSON (v0 or v1).
