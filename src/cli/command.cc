@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "chunkwise/store/file_store.h"
+
 namespace chunkwise::cli {
 
 void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action) {
@@ -22,6 +24,14 @@ std::string FormatBytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[unit]);
   return text;
+}
+
+Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
+  store::FileStoreOptions options;
+  options.create_root = create;
+  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
+  if (!store.ok()) return store.status();
+  return std::shared_ptr<store::Store>(std::move(store).value());
 }
 
 }  // namespace chunkwise::cli

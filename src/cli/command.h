@@ -8,10 +8,12 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::cli {
 
@@ -31,6 +33,9 @@ void SetAction(CLI::App* command, CommandContext& context, std::function<Status(
 
 // Prints a line to stdout unless --quiet.
 void Say(const CommandContext& context, const std::string& line);
+
+// The directory store at `path`, created when `create`; NotFound otherwise if missing.
+Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create);
 
 // Human units: "1.23 GB", "456 kB", "12 B".
 std::string FormatBytes(double bytes);

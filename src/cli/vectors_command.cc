@@ -33,14 +33,6 @@ struct VectorsOptions {
   bool overwrite = false;
 };
 
-Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
-  store::FileStoreOptions options;
-  options.create_root = create;
-  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
-  if (!store.ok()) return store.status();
-  return std::shared_ptr<store::Store>(std::move(store).value());
-}
-
 Result<vectors::VectorStore> OpenVectors(const std::string& path) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
   return vectors::VectorStore::Open(std::move(store), "");

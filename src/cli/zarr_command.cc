@@ -41,14 +41,6 @@ struct ZarrOptions {
   bool overwrite = false;
 };
 
-Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
-  store::FileStoreOptions options;
-  options.create_root = create;
-  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
-  if (!store.ok()) return store.status();
-  return std::shared_ptr<store::Store>(std::move(store).value());
-}
-
 Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
   return zarr::Array::Open(std::move(store), "", std::move(options));

@@ -39,6 +39,25 @@ constexpr std::uint32_t Bits(std::initializer_list<int> ids) {
   return mask;
 }
 
+// Reads one struct field by field through `read_field`, then checks that
+// every id in `required_ids` was present. A template over the struct type
+// only; the field readers hold what differs.
+template <typename T>
+Result<T> ReadStruct(ThriftReader& reader, std::uint32_t required_ids, std::string_view name,
+                     Status (*read_field)(ThriftReader&, const Field&, T&)) {
+  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
+  T value;
+  RequiredFields required(required_ids);
+  while (true) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
+    if (field.type == ThriftType::kStop) break;
+    required.Saw(field.id);
+    CHUNKWISE_RETURN_IF_ERROR(read_field(reader, field, value));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, name));
+  return value;
+}
+
 Result<std::int32_t> I32(ThriftReader& reader, const Field& field) {
   CHUNKWISE_RETURN_IF_ERROR(reader.ExpectType(field, ThriftType::kI32));
   return reader.ReadI32();
@@ -114,17 +133,7 @@ Status ReadSchemaField(ThriftReader& reader, const Field& field, SchemaElement& 
 }
 
 Result<SchemaElement> ReadSchemaElement(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  SchemaElement element;
-  RequiredFields required(Bits({4}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    CHUNKWISE_RETURN_IF_ERROR(ReadSchemaField(reader, field, element));
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "SchemaElement"));
-  return element;
+  return ReadStruct<SchemaElement>(reader, Bits({4}), "SchemaElement", ReadSchemaField);
 }
 
 Status ReadColumnMetaDataField(ThriftReader& reader, const Field& field, ColumnMetaData& column) {
@@ -182,62 +191,50 @@ Status ReadColumnMetaDataField(ThriftReader& reader, const Field& field, ColumnM
 }
 
 Result<ColumnMetaData> ReadColumnMetaData(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  ColumnMetaData column;
-  RequiredFields required(Bits({1, 2, 3, 4, 5, 6, 7, 9}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    CHUNKWISE_RETURN_IF_ERROR(ReadColumnMetaDataField(reader, field, column));
+  return ReadStruct<ColumnMetaData>(reader, Bits({1, 2, 3, 4, 5, 6, 7, 9}), "ColumnMetaData",
+                                    ReadColumnMetaDataField);
+}
+
+Status ReadColumnChunkField(ThriftReader& reader, const Field& field, ColumnChunk& chunk) {
+  if (field.id == 2) {
+    CHUNKWISE_ASSIGN_OR_RETURN(chunk.file_offset, I64(reader, field));
+    return Status::Ok();
   }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "ColumnMetaData"));
-  return column;
+  if (field.id == 3) {
+    CHUNKWISE_RETURN_IF_ERROR(reader.ExpectType(field, ThriftType::kStruct));
+    CHUNKWISE_ASSIGN_OR_RETURN(chunk.meta_data, ReadColumnMetaData(reader));
+    return Status::Ok();
+  }
+  return reader.Skip(field.type);
 }
 
 Result<ColumnChunk> ReadColumnChunk(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  ColumnChunk chunk;
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    if (field.id == 2) {
-      CHUNKWISE_ASSIGN_OR_RETURN(chunk.file_offset, I64(reader, field));
-    } else if (field.id == 3) {
-      CHUNKWISE_RETURN_IF_ERROR(reader.ExpectType(field, ThriftType::kStruct));
-      CHUNKWISE_ASSIGN_OR_RETURN(chunk.meta_data, ReadColumnMetaData(reader));
-    } else {
-      CHUNKWISE_RETURN_IF_ERROR(reader.Skip(field.type));
+  return ReadStruct<ColumnChunk>(reader, 0, "ColumnChunk", ReadColumnChunkField);
+}
+
+Status ReadRowGroupField(ThriftReader& reader, const Field& field, RowGroup& group) {
+  if (field.id == 1) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t count,
+                               ListOf(reader, field, ThriftType::kStruct));
+    for (std::uint32_t i = 0; i < count; ++i) {
+      CHUNKWISE_ASSIGN_OR_RETURN(ColumnChunk chunk, ReadColumnChunk(reader));
+      group.columns.push_back(std::move(chunk));
     }
+    return Status::Ok();
   }
-  return chunk;
+  if (field.id == 2) {
+    CHUNKWISE_ASSIGN_OR_RETURN(group.total_byte_size, I64(reader, field));
+    return Status::Ok();
+  }
+  if (field.id == 3) {
+    CHUNKWISE_ASSIGN_OR_RETURN(group.num_rows, I64(reader, field));
+    return Status::Ok();
+  }
+  return reader.Skip(field.type);
 }
 
 Result<RowGroup> ReadRowGroup(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  RowGroup group;
-  RequiredFields required(Bits({1, 2, 3}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    if (field.id == 1) {
-      CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t count,
-                                 ListOf(reader, field, ThriftType::kStruct));
-      for (std::uint32_t i = 0; i < count; ++i) {
-        CHUNKWISE_ASSIGN_OR_RETURN(ColumnChunk chunk, ReadColumnChunk(reader));
-        group.columns.push_back(std::move(chunk));
-      }
-    } else if (field.id == 2) {
-      CHUNKWISE_ASSIGN_OR_RETURN(group.total_byte_size, I64(reader, field));
-    } else if (field.id == 3) {
-      CHUNKWISE_ASSIGN_OR_RETURN(group.num_rows, I64(reader, field));
-    } else {
-      CHUNKWISE_RETURN_IF_ERROR(reader.Skip(field.type));
-    }
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "RowGroup"));
-  return group;
+  return ReadStruct<RowGroup>(reader, Bits({1, 2, 3}), "RowGroup", ReadRowGroupField);
 }
 
 Status ReadKeyValues(ThriftReader& reader, const Field& field, FileMetaData& metadata) {
@@ -301,48 +298,34 @@ Status ReadFileMetaDataField(ThriftReader& reader, const Field& field, FileMetaD
   return Status::Ok();
 }
 
-Result<DataPageHeader> ReadDataPageHeader(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  DataPageHeader page;
-  RequiredFields required(Bits({1, 2}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    if (field.id == 1) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.num_values, I32(reader, field));
-    } else if (field.id == 2) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.encoding, I32(reader, field));
-    } else if (field.id == 3) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.definition_level_encoding, I32(reader, field));
-    } else if (field.id == 4) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.repetition_level_encoding, I32(reader, field));
-    } else {
-      CHUNKWISE_RETURN_IF_ERROR(reader.Skip(field.type));
-    }
+Status ReadDataPageHeaderField(ThriftReader& reader, const Field& field, DataPageHeader& page) {
+  std::int32_t* targets[] = {nullptr, &page.num_values, &page.encoding,
+                             &page.definition_level_encoding, &page.repetition_level_encoding};
+  if (field.id >= 1 && field.id <= 4) {
+    CHUNKWISE_ASSIGN_OR_RETURN(*targets[field.id], I32(reader, field));
+    return Status::Ok();
   }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "DataPageHeader"));
-  return page;
+  return reader.Skip(field.type);
+}
+
+Result<DataPageHeader> ReadDataPageHeader(ThriftReader& reader) {
+  return ReadStruct<DataPageHeader>(reader, Bits({1, 2}), "DataPageHeader",
+                                    ReadDataPageHeaderField);
+}
+
+Status ReadDictionaryPageHeaderField(ThriftReader& reader, const Field& field,
+                                     DictionaryPageHeader& page) {
+  if (field.id == 1 || field.id == 2) {
+    std::int32_t& target = field.id == 1 ? page.num_values : page.encoding;
+    CHUNKWISE_ASSIGN_OR_RETURN(target, I32(reader, field));
+    return Status::Ok();
+  }
+  return reader.Skip(field.type);
 }
 
 Result<DictionaryPageHeader> ReadDictionaryPageHeader(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  DictionaryPageHeader page;
-  RequiredFields required(Bits({1, 2}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    if (field.id == 1) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.num_values, I32(reader, field));
-    } else if (field.id == 2) {
-      CHUNKWISE_ASSIGN_OR_RETURN(page.encoding, I32(reader, field));
-    } else {
-      CHUNKWISE_RETURN_IF_ERROR(reader.Skip(field.type));
-    }
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "DictionaryPageHeader"));
-  return page;
+  return ReadStruct<DictionaryPageHeader>(reader, Bits({1, 2}), "DictionaryPageHeader",
+                                          ReadDictionaryPageHeaderField);
 }
 
 Status ReadDataPageHeaderV2Field(ThriftReader& reader, const Field& field, DataPageHeaderV2& page) {
@@ -366,17 +349,8 @@ Status ReadDataPageHeaderV2Field(ThriftReader& reader, const Field& field, DataP
 }
 
 Result<DataPageHeaderV2> ReadDataPageHeaderV2(ThriftReader& reader) {
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  DataPageHeaderV2 page;
-  RequiredFields required(Bits({1, 2, 3, 4, 5, 6}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    CHUNKWISE_RETURN_IF_ERROR(ReadDataPageHeaderV2Field(reader, field, page));
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "DataPageHeaderV2"));
-  return page;
+  return ReadStruct<DataPageHeaderV2>(reader, Bits({1, 2, 3, 4, 5, 6}), "DataPageHeaderV2",
+                                      ReadDataPageHeaderV2Field);
 }
 
 Status ReadPageHeaderField(ThriftReader& reader, const Field& field, PageHeader& header) {
@@ -418,31 +392,15 @@ Status ReadPageHeaderField(ThriftReader& reader, const Field& field, PageHeader&
 
 Result<FileMetaData> DecodeFileMetaData(ByteView data, const std::string& what) {
   ThriftReader reader(data, "parquet footer of " + what);
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  FileMetaData metadata;
-  RequiredFields required(Bits({1, 2, 3, 4}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    CHUNKWISE_RETURN_IF_ERROR(ReadFileMetaDataField(reader, field, metadata));
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "FileMetaData"));
-  return metadata;
+  return ReadStruct<FileMetaData>(reader, Bits({1, 2, 3, 4}), "FileMetaData",
+                                  ReadFileMetaDataField);
 }
 
 Result<PageHeader> DecodePageHeader(ByteView data, const std::string& what, std::size_t* consumed) {
   ThriftReader reader(data, what);
-  CHUNKWISE_RETURN_IF_ERROR(reader.BeginStruct());
-  PageHeader header;
-  RequiredFields required(Bits({1, 2, 3}));
-  while (true) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Field field, reader.NextField());
-    if (field.type == ThriftType::kStop) break;
-    required.Saw(field.id);
-    CHUNKWISE_RETURN_IF_ERROR(ReadPageHeaderField(reader, field, header));
-  }
-  CHUNKWISE_RETURN_IF_ERROR(required.Check(reader, "PageHeader"));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      PageHeader header,
+      ReadStruct<PageHeader>(reader, Bits({1, 2, 3}), "PageHeader", ReadPageHeaderField));
   *consumed = reader.position();
   return header;
 }
