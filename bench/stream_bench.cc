@@ -32,7 +32,6 @@
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
@@ -138,13 +137,11 @@ std::vector<Bytes> EpochTiles(const Bytes& distinct) {
 
 double RawCodecOnce(const stream::StreamPlan& plan, const std::vector<Bytes>& tiles, Index epochs,
                     core::ThreadPool& pool) {
-  auto chain = codec::CodecChain::FromJson(plan.metadata.codecs[0]["configuration"]["codecs"],
-                                           formats::zarr::ZarrCodecRegistry(nullptr));
-  Check(chain.status(), "codec chain");
+  const codec::CodecChain& chain = *plan.tile_codecs;
   return Seconds([&] {
     Check(pool.ParallelFor(static_cast<std::size_t>(epochs) * tiles.size(),
                            [&](std::size_t k) -> Status {
-                             return chain->Encode(plan.tile_spec, tiles[k % tiles.size()]).status();
+                             return chain.Encode(plan.tile_spec, tiles[k % tiles.size()]).status();
                            }),
           "raw encode");
   });

@@ -117,10 +117,11 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       codec::CodecChain chain,
       codec::CodecChain::FromJson(metadata.codecs[0]["configuration"]["codecs"], registry));
-  StreamPlan plan{std::move(layout), std::move(metadata), {}, 0, 0, 0, 1, 1, {}};
+  StreamPlan plan{std::move(layout), std::move(metadata), {}, nullptr, 0, 0, 0, 1, 1, {}};
   plan.tile_spec = {config.data_type, plan.layout.tile_shape(), plan.metadata.fill_value};
+  plan.tile_codecs = std::make_shared<const codec::CodecChain>(std::move(chain));
   plan.tile_bytes = plan.tile_spec.num_bytes();
-  plan.max_encoded_tile_bytes = chain.MaxEncodedSize(plan.tile_spec);
+  plan.max_encoded_tile_bytes = plan.tile_codecs->MaxEncodedSize(plan.tile_spec);
   plan.frame_bytes = config.data_type.size();
   for (std::size_t d = 1; d < config.dimensions.size(); ++d) {
     plan.frame_bytes *= static_cast<std::size_t>(config.dimensions[d].size);

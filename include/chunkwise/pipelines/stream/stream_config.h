@@ -12,11 +12,13 @@
 #define CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "chunkwise/codec/codec.h"
+#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
@@ -62,6 +64,8 @@ struct StreamPlan {
   formats::zarr::ArrayMetadata
       metadata;                // Shape dimension 0 is what has been written (0 at start).
   codec::ChunkSpec tile_spec;  // dtype, tile shape, fill value.
+  // The inner codec chain every tile is encoded with, parsed once from the metadata.
+  std::shared_ptr<const codec::CodecChain> tile_codecs;
   std::size_t tile_bytes = 0;
   std::size_t max_encoded_tile_bytes = 0;  // The inner codec chain's bound for one tile.
   std::size_t frame_bytes = 0;             // One index of dimension 0.

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
 
 namespace chunkwise::pipelines::stream {
@@ -13,9 +12,9 @@ namespace {
 
 class CpuBackend final : public StreamBackend {
  public:
-  CpuBackend(const StreamPlan& plan, codec::CodecChain chain, core::ThreadPool& pool)
+  CpuBackend(const StreamPlan& plan, core::ThreadPool& pool)
       : spec_(plan.tile_spec),
-        chain_(std::move(chain)),
+        chain_(plan.tile_codecs),
         pool_(pool),
         permutation_(plan.layout.ShardMajorPermutation()),
         positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
@@ -62,7 +61,7 @@ class CpuBackend final : public StreamBackend {
     sizes_[k] = 0;
     if (std::memcmp(tile.data(), fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
     CHUNKWISE_ASSIGN_OR_RETURN(
-        sizes_[k], chain_.EncodeInto(spec_, tile, MutableByteView(Slot(k), slot_bytes_)));
+        sizes_[k], chain_->EncodeInto(spec_, tile, MutableByteView(Slot(k), slot_bytes_)));
     // A stored tile is never empty: zarr reads a zero-length entry as data.
     if (sizes_[k] == 0) return Status::Internal("a codec encoded a tile to zero bytes");
     return Status::Ok();
@@ -93,7 +92,7 @@ class CpuBackend final : public StreamBackend {
   }
 
   codec::ChunkSpec spec_;
-  codec::CodecChain chain_;
+  std::shared_ptr<const codec::CodecChain> chain_;
   core::ThreadPool& pool_;
   std::vector<core::Index> permutation_;
   std::size_t positions_;
@@ -109,11 +108,7 @@ class CpuBackend final : public StreamBackend {
 
 Result<std::unique_ptr<StreamBackend>> MakeCpuBackend(const StreamPlan& plan,
                                                       core::ThreadPool& pool) {
-  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(nullptr);
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      codec::CodecChain chain,
-      codec::CodecChain::FromJson(plan.metadata.codecs[0]["configuration"]["codecs"], registry));
-  return std::unique_ptr<StreamBackend>(std::make_unique<CpuBackend>(plan, std::move(chain), pool));
+  return std::unique_ptr<StreamBackend>(std::make_unique<CpuBackend>(plan, pool));
 }
 
 }  // namespace chunkwise::pipelines::stream
