@@ -9,7 +9,9 @@
 //                 stream ≥ 0.85× of it);
 //   stream        StreamWriter into the discard sink and into a FileStore;
 //   region writer formats/zarr Array::Write of the same data, shard slab by
-//                 shard slab, into a FileStore (goal: stream faster);
+//                 shard slab, into a FileStore (goal: stream faster); its time
+//                 includes collecting the frames into the slab, since they
+//                 arrive one at a time for both writers;
 //   peak RSS      growth of the high-water mark while streaming (reset through
 //                 /proc/self/clear_refs), at a quarter of the length and at the
 //                 full length, next to memory_estimate().
@@ -54,6 +56,7 @@ struct Options {
   std::size_t threads = 0;
   std::string codec = "zstd:1";
   fs::path dir = fs::temp_directory_path() / "chunkwise-stream-bench";
+  std::string only;  // One path alone (raw, discard, file or region), for profiling.
 };
 
 void Check(const Status& status, const char* what) {
@@ -158,20 +161,20 @@ double RegionWriterOnce(const stream::StreamPlan& plan, const Bytes& distinct, I
   Check(array.status(), "region create");
   const Index slab_frames = metadata.chunk_shape[0];
   Bytes slab(static_cast<std::size_t>(slab_frames) * plan.frame_bytes);
-  double seconds = 0;
-  for (Index first = 0; first < frames; first += slab_frames) {
-    const Index n = std::min(slab_frames, frames - first);
-    for (Index f = 0; f < n; ++f) {
-      std::memcpy(slab.data() + f * plan.frame_bytes,
-                  distinct.data() + ((first + f) % kDistinctFrames) * plan.frame_bytes,
-                  plan.frame_bytes);
-    }
-    const core::Region region({first, 0, 0}, {first + n, kFrameSide, kFrameSide});
-    seconds += Seconds([&] {
+  // The frames arrive one at a time, as the stream writer gets them, so
+  // collecting them into the slab is part of the region writer's time.
+  return Seconds([&] {
+    for (Index first = 0; first < frames; first += slab_frames) {
+      const Index n = std::min(slab_frames, frames - first);
+      for (Index f = 0; f < n; ++f) {
+        std::memcpy(slab.data() + f * plan.frame_bytes,
+                    distinct.data() + ((first + f) % kDistinctFrames) * plan.frame_bytes,
+                    plan.frame_bytes);
+      }
+      const core::Region region({first, 0, 0}, {first + n, kFrameSide, kFrameSide});
       Check(array->Write(region, ByteView(slab).first(n * plan.frame_bytes)), "region write");
-    });
-  }
-  return seconds;
+    }
+  });
 }
 
 // Peak RSS growth while streaming `frames` frames into the discard sink.
@@ -182,6 +185,33 @@ std::uint64_t PeakGrowth(const stream::StreamConfig& config, const Bytes& distin
   StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &discard);
   const std::uint64_t peak = StatusField("VmHWM:");
   return peak > before ? peak - before : 0;
+}
+
+// One path alone, for a profiler: prints its GB/s.
+int RunOnly(const Options& options, const stream::StreamConfig& config,
+            const stream::StreamPlan& plan, const Bytes& distinct, Index frames,
+            core::ThreadPool& pool) {
+  const double gb = static_cast<double>(frames) * static_cast<double>(plan.frame_bytes) / 1e9;
+  double seconds = 0;
+  fs::remove_all(options.dir);
+  if (options.only == "raw") {
+    seconds = RawCodecOnce(plan, EpochTiles(distinct), frames / 32, pool);
+  } else if (options.only == "discard") {
+    stream::DiscardShardSink sink;
+    seconds = StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &sink);
+  } else if (options.only == "file") {
+    auto store = store::FileStore::Open(options.dir / "stream.zarr");
+    Check(store.status(), "stream store");
+    seconds = StreamOnce(config, distinct, frames, *store, nullptr);
+  } else if (options.only == "region") {
+    seconds = RegionWriterOnce(plan, distinct, frames, options.dir / "region.zarr");
+  } else {
+    std::fprintf(stderr, "stream_bench: --only takes raw, discard, file or region\n");
+    return 2;
+  }
+  fs::remove_all(options.dir);
+  std::printf("%s: %.3f GB/s\n", options.only.c_str(), gb / seconds);
+  return 0;
 }
 
 Options Parse(int argc, char** argv) {
@@ -198,9 +228,12 @@ Options Parse(int argc, char** argv) {
       options.codec = argv[i + 1];
     else if (flag == "--dir")
       options.dir = argv[i + 1];
+    else if (flag == "--only")
+      options.only = argv[i + 1];
     else {
-      std::fprintf(
-          stderr, "usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D]\n");
+      std::fprintf(stderr,
+                   "usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
+                   "[--only raw|discard|file|region]\n");
       std::exit(2);
     }
   }
@@ -224,6 +257,7 @@ int Main(int argc, char** argv) {
               static_cast<long long>(kFrameSide), gb, options.codec.c_str(), plan->threads);
   std::printf("%s\n", stream::DescribePlan(*plan).c_str());
 
+  if (!options.only.empty()) return RunOnly(options, config, *plan, distinct, frames, pool);
   std::vector<double> raw, discard, file, region, discard_ratio, file_ratio, region_ratio;
   std::vector<double> raw_cpu, discard_cpu, file_cpu, region_cpu;
   for (int run = 0; run < options.runs; ++run) {

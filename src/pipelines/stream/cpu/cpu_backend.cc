@@ -39,7 +39,10 @@ class CpuBackend final : public StreamBackend {
     out.epochs = frames.epochs;
     out.positions = positions_;
     PermuteAndScan(m, out);
-    // Pass 3, gather: each stored tile to its shard-major place.
+    // Pass 3, gather: each stored tile to its shard-major place. The buffer
+    // is reserved at its bound once, so that it is never reallocated (a
+    // reallocation copies into fresh pages, which the kernel must zero).
+    if (out.data.capacity() < slots_.size()) out.data.reserve(slots_.size());
     out.data.resize(out.offsets.back());
     return pool_.ParallelFor(n, [&](std::size_t k) -> Status {
       const std::size_t e = k / m;
