@@ -78,15 +78,12 @@ std::size_t ChooseEpochsPerBatch(const core::ShardLayout& layout, std::size_t ti
 }
 
 MemoryEstimate Estimate(const core::ShardLayout& layout, std::size_t tile_bytes,
-                        std::size_t max_encoded, std::size_t epochs_per_batch,
-                        std::size_t frame_bytes, std::size_t threads) {
+                        std::size_t max_encoded, std::size_t epochs_per_batch) {
   const std::uint64_t batch_tiles =
       static_cast<std::uint64_t>(epochs_per_batch) * layout.epoch_tile_count();
   MemoryEstimate memory;
-  memory.staging = 2 * static_cast<std::uint64_t>(epochs_per_batch) *
-                   static_cast<std::uint64_t>(layout.tile_shape()[0]) * frame_bytes;
-  // The pool's workers and the thread that hands out the batch compress.
-  memory.tile_pool = (threads + 2) * static_cast<std::uint64_t>(tile_bytes);
+  // Two batches of tiles (one filling, one compressing) and the fill tile.
+  memory.staging = (2 * batch_tiles + 1) * static_cast<std::uint64_t>(tile_bytes);
   memory.compressed = batch_tiles * max_encoded;
   memory.aggregated =
       2 * batch_tiles * max_encoded + 2 * (static_cast<std::uint64_t>(epochs_per_batch) *
@@ -138,8 +135,8 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
                                    ") must divide tiles per shard along dimension 0 (" +
                                    std::to_string(tps0) + ")");
   }
-  plan.memory = Estimate(plan.layout, plan.tile_bytes, plan.max_encoded_tile_bytes,
-                         plan.epochs_per_batch, plan.frame_bytes, plan.threads);
+  plan.memory =
+      Estimate(plan.layout, plan.tile_bytes, plan.max_encoded_tile_bytes, plan.epochs_per_batch);
   if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
     return Status::InvalidArgument(
         "the writer needs up to " + Mebibytes(plan.memory.total()) + ", over --max-memory " +
@@ -174,8 +171,8 @@ std::string DescribePlan(const StreamPlan& plan) {
        << plan.threads << " thread(s)\n";
   const MemoryEstimate& m = plan.memory;
   text << "memory     " << Mebibytes(m.total()) << " at most: staging " << Mebibytes(m.staging)
-       << ", tile pool " << Mebibytes(m.tile_pool) << ", compressed " << Mebibytes(m.compressed)
-       << ", aggregated " << Mebibytes(m.aggregated) << ", indexes " << Mebibytes(m.shard_indexes);
+       << ", compressed " << Mebibytes(m.compressed) << ", aggregated " << Mebibytes(m.aggregated)
+       << ", indexes " << Mebibytes(m.shard_indexes);
   return text.str();
 }
 

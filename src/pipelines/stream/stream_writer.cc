@@ -4,7 +4,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -42,8 +41,6 @@ class StreamWriter::Pipeline {
         prefix_(std::move(prefix)),
         options_(options),
         pool_(plan_.threads),
-        frames_per_batch_(static_cast<core::Index>(plan_.epochs_per_batch) *
-                          plan_.layout.tile_shape()[0]),
         free_batches_(kBuffersPerStage),
         full_batches_(kBuffersPerStage),
         free_aggregated_(kBuffersPerStage),
@@ -88,12 +85,11 @@ class StreamWriter::Pipeline {
     while (!bytes.empty()) {
       if (current_ == nullptr) CHUNKWISE_RETURN_IF_ERROR(TakeBatch());
       const std::size_t n = std::min(bytes.size(), current_->capacity() - bytes_in_batch_);
-      std::memcpy(current_->data() + bytes_in_batch_, bytes.data(), n);
+      current_->Stage(bytes_in_batch_, bytes.first(n));
       bytes = bytes.subspan(n);
       bytes_in_batch_ += n;
       bytes_total_ += n;
       if (bytes_in_batch_ == current_->capacity()) {
-        current_->frames = frames_per_batch_;
         CHUNKWISE_RETURN_IF_ERROR(SubmitBatch(plan_.epochs_per_batch));
       }
     }
@@ -192,15 +188,16 @@ class StreamWriter::Pipeline {
     return Status::Ok();
   }
 
-  // Submits the batch holding the last whole frames; the tiles read the
-  // frames after them as the fill value.
+  // Submits the batch holding the last whole frames; the frames after them,
+  // up to the end of their tile epoch, hold the fill value.
   Status SubmitLastBatch(core::Index frames) {
     if (current_ == nullptr) return Status::Ok();
     const core::Index tile0 = plan_.layout.tile_shape()[0];
     const core::Index in_batch = frames - current_->first_epoch * tile0;
     if (in_batch <= 0) return Status::Ok();
-    current_->frames = in_batch;
-    return SubmitBatch(static_cast<std::size_t>((in_batch + tile0 - 1) / tile0));
+    const core::Index epochs = (in_batch + tile0 - 1) / tile0;
+    current_->FillFrames(in_batch, epochs * tile0);
+    return SubmitBatch(static_cast<std::size_t>(epochs));
   }
 
   // What the input left after its last whole frame: OK when nothing.
@@ -303,7 +300,6 @@ class StreamWriter::Pipeline {
   std::string prefix_;
   StreamWriterOptions options_;
   core::ThreadPool pool_;
-  core::Index frames_per_batch_;
   std::unique_ptr<StreamBackend> backend_;
   std::unique_ptr<ShardSink> own_sink_;
   ShardSink* sink_ = nullptr;

@@ -264,10 +264,9 @@ TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
   config.dimensions[0].size = 1 << 30;
   const MemoryEstimate huge = *EstimateMemory(config);
   EXPECT_EQ(unbounded.total(), huge.total());
-  // Two staging batches of 8-frame epochs of 256·256 uint16, and a tile per thread.
+  // Two batches of 4·4 tiles of 8·64·64 uint16 per epoch, and the fill tile.
   const StreamPlan plan = *PlanStream(config);
-  EXPECT_EQ(unbounded.staging, 2u * plan.epochs_per_batch * 8 * 256 * 256 * 2);
-  EXPECT_EQ(unbounded.tile_pool, (plan.threads + 2) * 8 * 64 * 64 * 2);
+  EXPECT_EQ(unbounded.staging, (2u * plan.epochs_per_batch * 16 + 1) * 8 * 64 * 64 * 2);
   EXPECT_GE(unbounded.total(), unbounded.staging + unbounded.aggregated);
   EXPECT_THAT(DescribePlan(plan), HasSubstr("memory"));
 }

@@ -49,14 +49,12 @@ struct StreamConfig {
 // Peak memory of a run, by buffer, in bytes. Worst case: compressed sizes are
 // taken at the codec's bound (incompressible data).
 struct MemoryEstimate {
-  std::uint64_t staging = 0;        // Two batches of input frames (one filling, one compressing).
-  std::uint64_t tile_pool = 0;      // One tile per compressing thread, plus the fill tile.
+  std::uint64_t staging = 0;        // Two batches of tiles, the input scattered into them
+                                    // (one filling, one compressing), and the fill tile.
   std::uint64_t compressed = 0;     // One batch of compressed tiles before aggregation.
   std::uint64_t aggregated = 0;     // Two aggregated batches (one compressing, one writing).
   std::uint64_t shard_indexes = 0;  // The active shards' indexes.
-  std::uint64_t total() const {
-    return staging + tile_pool + compressed + aggregated + shard_indexes;
-  }
+  std::uint64_t total() const { return staging + compressed + aggregated + shard_indexes; }
 };
 
 struct StreamPlan {

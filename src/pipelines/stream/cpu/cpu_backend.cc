@@ -1,7 +1,6 @@
-// The CPU backend: on the thread pool, each worker scatters one tile of the
-// pool from the staged frames and compresses it while it is in cache (the
-// pool is thus one tile per worker, never a whole epoch); then the seed's
-// three aggregation passes run on the host.
+// The CPU backend: the input arrives already scattered into the batch's
+// tiles (tile_pool.h), so the thread pool compresses them in place; then the
+// seed's three aggregation passes run on the host.
 #include <cstring>
 
 #include "chunkwise/codec/codec_chain.h"
@@ -23,7 +22,6 @@ class CpuBackend final : public StreamBackend {
                slot_bytes_),
         sizes_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count())),
         tiles_per_epoch_(static_cast<std::size_t>(plan.layout.epoch_tile_count())),
-        scatter_(plan),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);
   }
@@ -33,8 +31,8 @@ class CpuBackend final : public StreamBackend {
   Status CompressAndAggregate(const FrameBatch& frames, AggregatedBatch& out) override {
     const std::size_t m = tiles_per_epoch_;
     const std::size_t n = frames.epochs * m;
-    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(
-        n, [&](std::size_t k) -> Status { return ScatterAndCompress(frames, k); }));
+    CHUNKWISE_RETURN_IF_ERROR(
+        pool_.ParallelFor(n, [&](std::size_t k) -> Status { return Compress(frames, k); }));
     out.first_epoch = frames.first_epoch;
     out.epochs = frames.epochs;
     out.positions = positions_;
@@ -55,12 +53,10 @@ class CpuBackend final : public StreamBackend {
  private:
   std::uint8_t* Slot(std::size_t k) { return slots_.data() + k * slot_bytes_; }
 
-  // Builds tile k of the batch in this thread's pool tile and encodes it into
-  // its slot, or records size 0 when it is all fill value.
-  Status ScatterAndCompress(const FrameBatch& frames, std::size_t k) {
-    thread_local Bytes tile;
-    tile.resize(fill_tile_.size());
-    scatter_.BuildTile(frames, k / tiles_per_epoch_, k % tiles_per_epoch_, tile);
+  // Encodes tile k of the batch into its slot, or records size 0 when it is
+  // all fill value.
+  Status Compress(const FrameBatch& frames, std::size_t k) {
+    const ByteView tile = frames.Tile(k / tiles_per_epoch_, k % tiles_per_epoch_);
     sizes_[k] = 0;
     if (std::memcmp(tile.data(), fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
     CHUNKWISE_ASSIGN_OR_RETURN(
@@ -103,7 +99,6 @@ class CpuBackend final : public StreamBackend {
   Bytes slots_;                     // Tile k compresses into [k·slot_bytes_, +slot_bytes_).
   std::vector<std::size_t> sizes_;  // Tile k's compressed size; 0 for fill tiles.
   std::size_t tiles_per_epoch_;
-  TileScatter scatter_;
   Bytes fill_tile_;
 };
 
