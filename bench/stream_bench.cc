@@ -12,6 +12,7 @@
 //                 shard slab, into a FileStore (goal: stream faster); its time
 //                 includes collecting the frames into the slab, since they
 //                 arrive one at a time for both writers;
+//   every writer is timed from its creation to its close;
 //   peak RSS      growth of the high-water mark while streaming (reset through
 //                 /proc/self/clear_refs), at a quarter of the length and at the
 //                 full length, next to memory_estimate().
@@ -109,10 +110,11 @@ double StreamOnce(const stream::StreamConfig& config, const Bytes& distinct, Ind
   stream::StreamWriterOptions options;
   options.overwrite = true;
   options.sink = sink;
-  auto writer = stream::StreamWriter::Create(config, std::move(store), "", options);
-  Check(writer.status(), "create stream writer");
-  const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
+  // From creation (which allocates and fills the tile pool) to close.
   return Seconds([&] {
+    auto writer = stream::StreamWriter::Create(config, std::move(store), "", options);
+    Check(writer.status(), "create stream writer");
+    const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
     for (Index f = 0; f < frames; ++f) {
       const std::size_t at = static_cast<std::size_t>(f % kDistinctFrames) * frame_bytes;
       Check((*writer)->Append(ByteView(distinct).subspan(at, frame_bytes)), "append");
@@ -157,13 +159,13 @@ double RegionWriterOnce(const stream::StreamPlan& plan, const Bytes& distinct, I
   Check(store.status(), "region store");
   formats::zarr::ArrayMetadata metadata = plan.metadata;
   metadata.shape[0] = frames;
-  auto array = formats::zarr::Array::Create(*store, "", metadata, true);
-  Check(array.status(), "region create");
   const Index slab_frames = metadata.chunk_shape[0];
-  Bytes slab(static_cast<std::size_t>(slab_frames) * plan.frame_bytes);
-  // The frames arrive one at a time, as the stream writer gets them, so
-  // collecting them into the slab is part of the region writer's time.
+  // From creation to the last write. The frames arrive one at a time, as the
+  // stream writer gets them, so collecting them into the slab counts too.
   return Seconds([&] {
+    auto array = formats::zarr::Array::Create(*store, "", metadata, true);
+    Check(array.status(), "region create");
+    Bytes slab(static_cast<std::size_t>(slab_frames) * plan.frame_bytes);
     for (Index first = 0; first < frames; first += slab_frames) {
       const Index n = std::min(slab_frames, frames - first);
       for (Index f = 0; f < n; ++f) {
