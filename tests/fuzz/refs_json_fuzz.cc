@@ -27,10 +27,11 @@ bool SameSet(const ReferenceSet& a, const ReferenceSet& b) {
   if (a.size() != b.size()) return false;
   auto ib = b.entries().begin();
   for (const auto& [key, reference] : a.entries()) {
-    const auto& other = (ib++)->second;
-    if (key != std::prev(ib)->first || reference.kind != other.kind ||
-        reference.data != other.data || reference.url != other.url ||
-        reference.offset != other.offset || reference.length != other.length) {
+    const ReferenceSet::Entry other = *ib++;
+    if (key != other.key || reference.kind != other.reference.kind ||
+        chunkwise::AsChars(reference.data) != chunkwise::AsChars(other.reference.data) ||
+        reference.url != other.reference.url || reference.offset != other.reference.offset ||
+        reference.length != other.reference.length) {
       return false;
     }
   }
