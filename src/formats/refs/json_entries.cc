@@ -34,6 +34,7 @@ void ReadPart(std::string_view text, std::string_view name, const ObjectReadOpti
   cursor.Rewind(part.begin);
   EntryReader reader(name);
   reader.set_templates(options.templates);
+  if (!part.last) reader.set_end(part.stop);
   std::string key_scratch;
   std::string_view key;
   while (true) {
@@ -84,14 +85,20 @@ bool IsSectionName(std::string_view key) {
 }
 
 void EntryReader::ReserveAhead(const JsonCursor& cursor, ReferenceSetBuilder& into) {
-  const std::size_t consumed = cursor.position() - sample_position_;
+  const std::size_t position = cursor.position();
+  const std::size_t consumed = position - sample_position_;
+  const std::size_t remaining =
+      std::min(cursor.remaining(), end_ > position ? end_ - position : std::size_t{0});
   if (consumed == 0) return;
   // A little over the rate seen: growing by doubling at the end would cost more.
-  const double scale =
-      static_cast<double>(cursor.remaining()) / static_cast<double>(consumed) * 1.05;
+  const double scale = static_cast<double>(remaining) / static_cast<double>(consumed) * 1.05;
   const double text = static_cast<double>(into.text_bytes() - sample_text_);
-  into.Reserve(static_cast<std::size_t>(static_cast<double>(read_) * scale) + 16,
-               static_cast<std::size_t>(text * scale) + 4096);
+  // Capped (slots at twice the text's bytes, keys and values at the text) in
+  // case the sample was unlike the rest, say tiny entries before one huge value.
+  const double slots =
+      std::min(static_cast<double>(read_) * scale + 16, static_cast<double>(remaining) * 2 / 40);
+  into.Reserve(static_cast<std::size_t>(slots),
+               static_cast<std::size_t>(std::min(text * scale, static_cast<double>(remaining))));
 }
 
 Status EntryReader::ReadReference(JsonCursor& cursor, std::string_view key,

@@ -32,6 +32,8 @@ class EntryReader {
   Status ReadReference(JsonCursor& cursor, std::string_view key, ReferenceSetBuilder& into,
                        bool v1);
   std::vector<std::string>& pending() { return pending_; }
+  // Where this reader's text ends (a part's cut), for sizing reservations.
+  void set_end(std::size_t end) { end_ = end; }
   // Templates known before the refs are read: URLs are filled in at once
   // instead of going to pending(). Not owned; may be null.
   void set_templates(const TemplateVariables* templates) { templates_ = templates; }
@@ -44,6 +46,7 @@ class EntryReader {
   static constexpr std::size_t kSample = 8192;
 
   std::string_view name_;
+  std::size_t end_ = ~std::size_t{0};
   std::size_t read_ = 0;             // References read.
   std::size_t sample_position_ = 0;  // Where the first one started.
   std::size_t sample_text_ = 0;      // into.text_bytes() then.

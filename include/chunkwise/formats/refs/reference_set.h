@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
@@ -58,6 +59,24 @@ class ReferenceSet : public store::ReferenceIndex {
   class Iterator;
   // The entries in sorted key order; see entries().
   class Entries;
+
+  ReferenceSet() = default;
+  ReferenceSet(const ReferenceSet&) = default;
+  ReferenceSet& operator=(const ReferenceSet&) = default;
+  // A moved-from set is empty.
+  ReferenceSet(ReferenceSet&& other) noexcept { *this = std::move(other); }
+  ReferenceSet& operator=(ReferenceSet&& other) noexcept {
+    text_ = std::move(other.text_);
+    slots_ = std::move(other.slots_);
+    urls_ = std::move(other.urls_);
+    later_ = std::move(other.later_);
+    shadowed_ = std::exchange(other.shadowed_, 0);
+    other.text_.clear();
+    other.slots_.clear();
+    other.urls_ = UrlPool();
+    other.later_.clear();
+    return *this;
+  }
 
   // Adds or replaces `key`. O(1) when keys arrive in sorted order, as they do
   // in the files we write and in kerchunk's; amortized O(log n) otherwise.
