@@ -10,6 +10,7 @@
 // and s3fs is not installed here); nothing is read from them.
 //
 // usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
+//                   [--load FILE] [--keep]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,6 +41,8 @@ struct BenchOptions {
   fs::path dir = fs::temp_directory_path() / "chunkwise_refs_bench";
   bool python = true;
   std::string python_path = "/usr/bin/python3";
+  fs::path load_only;  // --load FILE: time loading an existing JSON set only (for profiling).
+  bool keep = false;   // --keep: leave the written files in --dir.
 };
 
 double Median(std::vector<double> values) {
@@ -157,8 +160,8 @@ void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
     chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
     load_s.push_back(Seconds([&] { loaded = refs::LoadParquetReferences(dir.string()); }));
     Die(loaded.status());
-    const std::string key =
-        std::next(nested.entries().begin(), static_cast<long>(nested.size() * 7 / 11))->first;
+    const std::string key(
+        (*std::next(nested.entries().begin(), static_cast<long>(nested.size() * 7 / 11))).key);
     lookup_s.push_back(Seconds([&] {
       auto index = refs::ParquetReferenceIndex::Open(dir.string());
       Die(index.status());
@@ -169,6 +172,21 @@ void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
   std::printf("%-8s %10s %9.3f %9.3f   open + one random key %.3f s, %llu record file(s) read\n",
               "parquet", "", Median(write_s), Median(load_s), Median(lookup_s),
               static_cast<unsigned long long>(files_opened));
+}
+
+int LoadOnly(const BenchOptions& options) {
+  std::vector<double> load_s;
+  std::size_t size = 0;
+  for (int run = 0; run < options.runs; ++run) {
+    chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
+    load_s.push_back(
+        Seconds([&] { loaded = chunkwise::formats::refs::ReadReferenceJson(options.load_only); }));
+    Die(loaded.status());
+    size = loaded->size();
+  }
+  std::printf("%s: %zu references, load %.3f s (median of %d)\n",
+              options.load_only.string().c_str(), size, Median(load_s), options.runs);
+  return 0;
 }
 
 BenchOptions ParseOptions(int argc, char** argv) {
@@ -186,10 +204,14 @@ BenchOptions ParseOptions(int argc, char** argv) {
       options.python = false;
     } else if (arg == "--python" && has_value) {
       options.python_path = argv[++i];
+    } else if (arg == "--load" && has_value) {
+      options.load_only = argv[++i];
+    } else if (arg == "--keep") {
+      options.keep = true;
     } else {
       std::fprintf(stderr,
                    "usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] "
-                   "[--python PATH]\n");
+                   "[--python PATH] [--load FILE] [--keep]\n");
       std::exit(2);
     }
   }
@@ -201,6 +223,7 @@ BenchOptions ParseOptions(int argc, char** argv) {
 int main(int argc, char** argv) {
   const BenchOptions options = ParseOptions(argc, argv);
   chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
+  if (!options.load_only.empty()) return LoadOnly(options);
   fs::create_directories(options.dir);
   ReferenceSet set;
   const double build_s = Seconds([&] { set = BuildSet(options.refs); });
@@ -220,6 +243,6 @@ int main(int argc, char** argv) {
     }
   }
   PrintParquetFigures(set, options);
-  fs::remove_all(options.dir);
+  if (!options.keep) fs::remove_all(options.dir);
   return 0;
 }

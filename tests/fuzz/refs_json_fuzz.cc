@@ -6,10 +6,12 @@
 // v1 with templates) to text that parses to the same set, unless a URL holds
 // "{{", which the writer refuses by design. The input is also read cut into
 // parts of a few bytes on several threads, which must give the same set (or
-// fail alike) as the sequential pass.
+// fail alike) as the sequential pass, and setting its keys in reverse order
+// (the out-of-order path of ReferenceSet) must give the same set.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/formats/refs/json_reader.h"
@@ -27,10 +29,11 @@ bool SameSet(const ReferenceSet& a, const ReferenceSet& b) {
   if (a.size() != b.size()) return false;
   auto ib = b.entries().begin();
   for (const auto& [key, reference] : a.entries()) {
-    const auto& other = (ib++)->second;
-    if (key != std::prev(ib)->first || reference.kind != other.kind ||
-        reference.data != other.data || reference.url != other.url ||
-        reference.offset != other.offset || reference.length != other.length) {
+    const ReferenceSet::Entry other = *ib++;
+    if (key != other.key || reference.kind != other.reference.kind ||
+        chunkwise::AsChars(reference.data) != chunkwise::AsChars(other.reference.data) ||
+        reference.url != other.reference.url || reference.offset != other.reference.offset ||
+        reference.length != other.reference.length) {
       return false;
     }
   }
@@ -53,6 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CHUNKWISE_CHECK(set.ok() == in_parts.ok());
   if (!set.ok()) return 0;
   CHUNKWISE_CHECK(SameSet(*set, *in_parts));
+  // Keys set in reverse order take the out-of-order path and must give the same set.
+  const std::vector<ReferenceSet::Entry> entries(set->entries().begin(), set->entries().end());
+  ReferenceSet reversed;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) reversed.Set(it->key, it->reference);
+  CHUNKWISE_CHECK(SameSet(*set, reversed));
   for (const JsonVersion version : {JsonVersion::kV0, JsonVersion::kV1}) {
     auto written = chunkwise::formats::refs::FormatReferenceJson(*set, {version, true});
     if (!written.ok()) continue;  // A URL holding "{{".

@@ -22,7 +22,7 @@ namespace {
 using chunkwise::formats::refs::ReferenceSet;
 using chunkwise::store::Reference;
 
-std::string Hex(const chunkwise::Bytes& bytes) {
+std::string Hex(chunkwise::ByteView bytes) {
   static const char kDigits[] = "0123456789abcdef";
   std::string out;
   for (const std::uint8_t byte : bytes) {

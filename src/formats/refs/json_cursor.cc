@@ -70,6 +70,29 @@ Status JsonCursor::ReadString(std::string& out) {
   }
 }
 
+Status JsonCursor::ReadStringView(std::string_view& out, std::string& scratch) {
+  const std::size_t start = at_;
+  CHUNKWISE_RETURN_IF_ERROR(Expect('"', "(a string)"));
+  const std::size_t first = at_;
+  const char* const data = text_.data();
+  const std::size_t size = text_.size();
+  std::size_t run = first;
+  while (run < size) {
+    const auto c = static_cast<unsigned char>(data[run]);
+    if (c == '"' || c == '\\' || c < 0x20) break;
+    ++run;
+  }
+  if (run < size && data[run] == '"') {
+    out = text_.substr(first, run - first);
+    at_ = run + 1;
+    return Status::Ok();
+  }
+  at_ = start;  // Escapes (or an error): the copying reader handles them.
+  CHUNKWISE_RETURN_IF_ERROR(ReadString(scratch));
+  out = scratch;
+  return Status::Ok();
+}
+
 Result<std::uint32_t> JsonCursor::ReadHex4() {
   if (text_.size() - at_ < 4) return Error("truncated \\u escape");
   std::uint32_t value = 0;

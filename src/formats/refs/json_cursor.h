@@ -40,6 +40,9 @@ class JsonCursor {
   Status ExpectEnd();
   // Reads a string (the next value must be one) into `out`, unescaped.
   Status ReadString(std::string& out);
+  // As ReadString, but `out` views the text itself when the string has no
+  // escapes (the common case: nothing is copied), else `scratch`.
+  Status ReadStringView(std::string_view& out, std::string& scratch);
   // Reads a non-negative integer that fits 64 bits.
   Result<std::uint64_t> ReadUnsigned(std::string_view context);
   // Skips any value and returns its text. Nesting is limited (kMaxDepth).
@@ -50,6 +53,7 @@ class JsonCursor {
   // Corruption "<name>: at byte N: <what>".
   Status Error(std::string_view what) const;
   std::size_t position() const { return at_; }
+  std::size_t remaining() const { return text_.size() - at_; }
   // Moves back to `position` (one returned by position()).
   void Rewind(std::size_t position) { at_ = position; }
 

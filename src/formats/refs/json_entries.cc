@@ -1,6 +1,7 @@
 #include "formats/refs/json_entries.h"
 
 #include <algorithm>
+#include <limits>
 #include <thread>
 
 #include "chunkwise/formats/refs/base64.h"
@@ -23,7 +24,7 @@ struct Part {
   bool last = false;
   bool ok = false;
   std::size_t end = 0;  // Last part: just past the '}'.
-  ReferenceSet set;
+  ReferenceSetBuilder set;
   std::vector<std::string> pending;
 };
 
@@ -33,9 +34,11 @@ void ReadPart(std::string_view text, std::string_view name, const ObjectReadOpti
   cursor.Rewind(part.begin);
   EntryReader reader(name);
   reader.set_templates(options.templates);
-  std::string key;
+  if (!part.last) reader.set_end(part.stop);
+  std::string key_scratch;
+  std::string_view key;
   while (true) {
-    if (!cursor.ReadString(key).ok()) return;
+    if (!cursor.ReadStringView(key, key_scratch).ok()) return;
     if (options.top_level && IsSectionName(key)) return;
     if (!cursor.Expect(':', "after a key").ok()) return;
     if (!reader.ReadReference(cursor, key, part.set, options.v1).ok()) return;
@@ -81,23 +84,54 @@ bool IsSectionName(std::string_view key) {
   return key == "version" || key == "templates" || key == "gen" || key == "refs";
 }
 
-Status EntryReader::ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into,
-                                  bool v1) {
+void EntryReader::ReserveAhead(const JsonCursor& cursor, ReferenceSetBuilder& into) {
+  const std::size_t position = cursor.position();
+  const std::size_t consumed = position - sample_position_;
+  const std::size_t remaining =
+      std::min(cursor.remaining(), end_ > position ? end_ - position : std::size_t{0});
+  if (consumed == 0) return;
+  // A little over the rate seen: growing by doubling at the end would cost more.
+  const double scale = static_cast<double>(remaining) / static_cast<double>(consumed) * 1.05;
+  const double text = static_cast<double>(into.text_bytes() - sample_text_);
+  // Capped (slots at twice the text's bytes, keys and values at the text) in
+  // case the sample was unlike the rest, say tiny entries before one huge value.
+  const double slots =
+      std::min(static_cast<double>(read_) * scale + 16, static_cast<double>(remaining) * 2 / 40);
+  into.Reserve(static_cast<std::size_t>(slots),
+               static_cast<std::size_t>(std::min(text * scale, static_cast<double>(remaining))));
+}
+
+Status EntryReader::ReadReference(JsonCursor& cursor, std::string_view key,
+                                  ReferenceSetBuilder& into, bool v1) {
+  if (key.size() > std::numeric_limits<std::uint32_t>::max()) {
+    return cursor.Error("a key longer than 4 GiB");
+  }
+  if (read_ == 0) {
+    sample_position_ = cursor.position();
+    sample_text_ = into.text_bytes();
+  }
+  if (++read_ == kSample) ReserveAhead(cursor, into);
   const char first = cursor.Peek();
   if (first == '"') {
-    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(scratch_));
-    if (std::string_view(scratch_).starts_with(kBase64Prefix)) {
-      Result<Bytes> decoded = DecodeBase64(std::string_view(scratch_).substr(kBase64Prefix.size()));
+    std::string_view value;
+    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadStringView(value, scratch_));
+    ReferenceView inline_value;
+    if (value.starts_with(kBase64Prefix)) {
+      Result<Bytes> decoded = DecodeBase64(value.substr(kBase64Prefix.size()));
       if (!decoded.ok()) return KeyError(name_, key, std::string(decoded.status().message()));
-      into.Add(std::move(key), Reference::Inline(std::move(*decoded)));
+      decoded_ = std::move(*decoded);
+      inline_value.data = decoded_;
     } else {
-      into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(scratch_))));
+      inline_value.data = AsBytes(value);
     }
+    into.Add(key, inline_value);
     return Status::Ok();
   }
   if (first == '{') {
     CHUNKWISE_ASSIGN_OR_RETURN(const std::string_view object, cursor.SkipValue());
-    into.Add(std::move(key), Reference::Inline(CopyToBytes(AsBytes(object))));
+    ReferenceView inline_value;
+    inline_value.data = AsBytes(object);
+    into.Add(key, inline_value);
     return Status::Ok();
   }
   if (first != '[') {
@@ -105,33 +139,39 @@ Status EntryReader::ReadReference(JsonCursor& cursor, std::string key, Reference
                     "a reference must be a string, [url], [url, offset, length] or an object");
   }
   cursor.Consume('[');
-  std::string url;
-  if (!cursor.ConsumeNull()) CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(url));
-  if (v1 && HasTemplateHole(url)) {
+  ReferenceView reference;
+  reference.kind = Reference::Kind::kWholeFile;
+  if (!cursor.ConsumeNull())
+    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadStringView(reference.url, scratch_));
+  if (v1 && HasTemplateHole(reference.url)) {
     if (templates_ == nullptr) {
-      pending_.push_back(key);
+      pending_.emplace_back(key);
     } else {
-      Result<std::string> rendered = RenderTemplate(url, *templates_);
+      Result<std::string> rendered = RenderTemplate(reference.url, *templates_);
       if (!rendered.ok()) return KeyError(name_, key, std::string(rendered.status().message()));
-      url = std::move(*rendered);
+      scratch_ = std::move(*rendered);
+      reference.url = scratch_;
     }
   }
   if (cursor.Consume(']')) {
-    into.Add(std::move(key), Reference::WholeFile(std::move(url)));
+    into.Add(key, reference);
     return Status::Ok();
   }
   CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the url of [url, offset, length]"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t offset, cursor.ReadUnsigned("the offset"));
+  CHUNKWISE_ASSIGN_OR_RETURN(reference.offset, cursor.ReadUnsigned("the offset"));
   CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(',', "after the offset of [url, offset, length]"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t length, cursor.ReadUnsigned("the length"));
+  CHUNKWISE_ASSIGN_OR_RETURN(reference.length, cursor.ReadUnsigned("the length"));
   CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(']', "to close [url, offset, length]"));
-  if (offset + length < offset) return KeyError(name_, key, "offset + length overflows 64 bits");
-  into.Add(std::move(key), Reference::Range(std::move(url), offset, length));
+  if (reference.offset + reference.length < reference.offset) {
+    return KeyError(name_, key, "offset + length overflows 64 bits");
+  }
+  reference.kind = Reference::Kind::kRange;
+  into.Add(key, reference);
   return Status::Ok();
 }
 
 bool ReadObjectInParallel(std::string_view text, std::string_view name, JsonCursor& cursor,
-                          ReferenceSet& into, std::vector<std::string>& pending,
+                          ReferenceSetBuilder& into, std::vector<std::string>& pending,
                           const ObjectReadOptions& options) {
   const std::size_t start = cursor.position();
   const std::size_t size = text.size() - start;
@@ -155,8 +195,9 @@ bool ReadObjectInParallel(std::string_view text, std::string_view name, JsonCurs
   for (const Part& part : parts) {
     if (!part.ok) return false;
   }
-  into = std::move(parts[0].set);
-  for (std::size_t k = 1; k < parts.size(); ++k) into.Absorb(std::move(parts[k].set));
+  ReferenceSet whole = parts[0].set.Build();
+  for (std::size_t k = 1; k < parts.size(); ++k) whole.Absorb(parts[k].set.Build());
+  into = ReferenceSetBuilder(std::move(whole));
   for (Part& part : parts) {
     pending.insert(pending.end(), std::make_move_iterator(part.pending.begin()),
                    std::make_move_iterator(part.pending.end()));

@@ -29,16 +29,30 @@ class EntryReader {
 
   // Reads the value at `cursor` as the reference of `key` into `into`. In a
   // v1 set, keys whose URL has a template hole are added to pending().
-  Status ReadReference(JsonCursor& cursor, std::string key, ReferenceSet& into, bool v1);
+  Status ReadReference(JsonCursor& cursor, std::string_view key, ReferenceSetBuilder& into,
+                       bool v1);
   std::vector<std::string>& pending() { return pending_; }
+  // Where this reader's text ends (a part's cut), for sizing reservations.
+  void set_end(std::size_t end) { end_ = end; }
   // Templates known before the refs are read: URLs are filled in at once
   // instead of going to pending(). Not owned; may be null.
   void set_templates(const TemplateVariables* templates) { templates_ = templates; }
 
  private:
+  // After the first kSample references, reserves room in `into` for the
+  // rest of the text at the rate seen so far: the arrays then grow once
+  // instead of doubling, and each doubling faults in fresh memory.
+  void ReserveAhead(const JsonCursor& cursor, ReferenceSetBuilder& into);
+  static constexpr std::size_t kSample = 8192;
+
   std::string_view name_;
+  std::size_t end_ = ~std::size_t{0};
+  std::size_t read_ = 0;             // References read.
+  std::size_t sample_position_ = 0;  // Where the first one started.
+  std::size_t sample_text_ = 0;      // into.text_bytes() then.
   const TemplateVariables* templates_ = nullptr;
   std::string scratch_;
+  Bytes decoded_;
   std::vector<std::string> pending_;
 };
 
@@ -59,7 +73,7 @@ struct ObjectReadOptions {
 // unchanged, when the object is too small to split or a cut did not validate:
 // the caller then reads it sequentially. On true, `cursor` is past the '}'.
 bool ReadObjectInParallel(std::string_view text, std::string_view name, JsonCursor& cursor,
-                          ReferenceSet& into, std::vector<std::string>& pending,
+                          ReferenceSetBuilder& into, std::vector<std::string>& pending,
                           const ObjectReadOptions& options);
 
 }  // namespace chunkwise::formats::refs::internal

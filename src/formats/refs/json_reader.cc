@@ -47,18 +47,19 @@ class DocumentReader {
   Result<ReferenceSet> FinishV0();
   Result<ReferenceSet> FinishV1();
   Status ReadTemplates(std::string_view text);
-  Status ApplyPendingTemplates();
-  Status ExpandGen(std::string_view text);
-  Status ExpandGenItem(const nlohmann::ordered_json& item, std::size_t index);
+  Status ApplyPendingTemplates(ReferenceSet& refs);
+  Status ExpandGen(std::string_view text, ReferenceSetBuilder& out);
+  Status ExpandGenItem(const nlohmann::ordered_json& item, std::size_t index,
+                       ReferenceSetBuilder& out);
 
   std::string_view text_;
   std::string_view name_;
   const JsonReadOptions& options_;
   JsonCursor cursor_;
-  std::string key_;
+  std::string key_;  // Scratch for keys with escapes.
   internal::EntryReader entries_{name_};
-  ReferenceSet top_;   // Entries as v0 sees them.
-  ReferenceSet refs_;  // v1's `refs`, read in place when it is an object.
+  ReferenceSetBuilder top_;   // Entries as v0 sees them.
+  ReferenceSetBuilder refs_;  // v1's `refs`, read in place when it is an object.
   std::optional<std::string_view> version_, templates_, gen_, refs_text_;
   TemplateVariables templates_values_;
   bool templates_loaded_ = false;
@@ -75,15 +76,16 @@ Status DocumentReader::ReadTopLevel() {
   CHUNKWISE_RETURN_IF_ERROR(cursor_.Expect('{', "at the start of a reference set"));
   if (cursor_.Consume('}')) return cursor_.ExpectEnd();
   do {
-    CHUNKWISE_RETURN_IF_ERROR(cursor_.ReadString(key_));
+    std::string_view key;
+    CHUNKWISE_RETURN_IF_ERROR(cursor_.ReadStringView(key, key_));
     CHUNKWISE_RETURN_IF_ERROR(cursor_.Expect(':', "after a key"));
-    std::optional<std::string_view>* section = key_ == "version"     ? &version_
-                                               : key_ == "templates" ? &templates_
-                                               : key_ == "gen"       ? &gen_
-                                               : key_ == "refs"      ? &refs_text_
-                                                                     : nullptr;
+    std::optional<std::string_view>* section = key == "version"     ? &version_
+                                               : key == "templates" ? &templates_
+                                               : key == "gen"       ? &gen_
+                                               : key == "refs"      ? &refs_text_
+                                                                    : nullptr;
     if (section == nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor_, key_, top_, false));
+      CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor_, key, top_, false));
       continue;
     }
     if (section == &refs_text_ && cursor_.Peek() == '{') {
@@ -111,7 +113,7 @@ Status DocumentReader::ReadTopLevel() {
 }
 
 Status DocumentReader::ReadRefsObject(JsonCursor& cursor) {
-  refs_ = ReferenceSet();
+  refs_ = ReferenceSetBuilder();
   pending_.clear();
   if (internal::ReadObjectInParallel(text_, name_, cursor, refs_, pending_,
                                      Parallel(true, false))) {
@@ -119,9 +121,10 @@ Status DocumentReader::ReadRefsObject(JsonCursor& cursor) {
   }
   CHUNKWISE_RETURN_IF_ERROR(cursor.Expect('{', "to open \"refs\""));
   if (cursor.Consume('}')) return Status::Ok();
-  std::string key;
+  std::string key_scratch;
+  std::string_view key;
   do {
-    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadString(key));
+    CHUNKWISE_RETURN_IF_ERROR(cursor.ReadStringView(key, key_scratch));
     CHUNKWISE_RETURN_IF_ERROR(cursor.Expect(':', "after a key"));
     CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor, key, refs_, true));
   } while (cursor.Consume(','));
@@ -135,9 +138,9 @@ Result<ReferenceSet> DocumentReader::FinishV0() {
   for (const auto& [key, text] : sections) {
     if (!text->has_value()) continue;
     JsonCursor cursor(**text, name_);
-    CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor, std::string(key), top_, false));
+    CHUNKWISE_RETURN_IF_ERROR(entries_.ReadReference(cursor, key, top_, false));
   }
-  return std::move(top_);
+  return top_.Build();
 }
 
 Status DocumentReader::ReadTemplates(std::string_view text) {
@@ -164,13 +167,13 @@ Status DocumentReader::ReadTemplates(std::string_view text) {
   return Status::Ok();
 }
 
-Status DocumentReader::ApplyPendingTemplates() {
+Status DocumentReader::ApplyPendingTemplates(ReferenceSet& refs) {
   for (const std::string& key : pending_) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Reference> reference, refs_.Find(key));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Reference> reference, refs.Find(key));
     Result<std::string> url = RenderTemplate(reference->url, templates_values_);
     if (!url.ok()) return KeyError(name_, key, std::string(url.status().message()));
     reference->url = std::move(*url);
-    refs_.Set(key, std::move(*reference));
+    refs.Set(key, *reference);
   }
   pending_.clear();
   return Status::Ok();
@@ -226,7 +229,8 @@ std::string TemplateText(const nlohmann::ordered_json& item, const char* field) 
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
-Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::size_t index) {
+Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::size_t index,
+                                     ReferenceSetBuilder& out) {
   const std::string where = std::string(name_) + ": gen[" + std::to_string(index) + "]";
   if (!item.is_object() || !item.contains("key") || !item.contains("url")) {
     return Status::InvalidArgument(where + " must be an object with \"key\" and \"url\"");
@@ -267,9 +271,9 @@ Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::si
       if (!offset.ok()) return offset.status().WithContext(where + ": offset");
       Result<std::uint64_t> length = RenderInteger(TemplateText(item, "length"), variables);
       if (!length.ok()) return length.status().WithContext(where + ": length");
-      refs_.Set(std::move(*key), Reference::Range(std::move(*url), *offset, *length));
+      out.Add(*key, Reference::Range(std::move(*url), *offset, *length));
     } else {
-      refs_.Set(std::move(*key), Reference::WholeFile(std::move(*url)));
+      out.Add(*key, Reference::WholeFile(std::move(*url)));
     }
     // Odometer over the dimensions, the last one fastest (itertools.product's order).
     for (std::size_t d = dimensions.size(); d-- > 0;) {
@@ -280,7 +284,7 @@ Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::si
   return Status::Ok();
 }
 
-Status DocumentReader::ExpandGen(std::string_view text) {
+Status DocumentReader::ExpandGen(std::string_view text, ReferenceSetBuilder& out) {
   nlohmann::ordered_json gen;
   try {
     gen = nlohmann::ordered_json::parse(text);
@@ -288,7 +292,7 @@ Status DocumentReader::ExpandGen(std::string_view text) {
       return Status::InvalidArgument(std::string(name_) + ": \"gen\" must be a list");
     }
     for (std::size_t i = 0; i < gen.size(); ++i)
-      CHUNKWISE_RETURN_IF_ERROR(ExpandGenItem(gen[i], i));
+      CHUNKWISE_RETURN_IF_ERROR(ExpandGenItem(gen[i], i, out));
   } catch (const nlohmann::json::exception& error) {
     return Status::InvalidArgument(std::string(name_) + ": \"gen\": " + error.what());
   }
@@ -301,9 +305,13 @@ Result<ReferenceSet> DocumentReader::FinishV1() {
     return Status::InvalidArgument(std::string(name_) + ": \"refs\" must be an object");
   }
   CHUNKWISE_RETURN_IF_ERROR(refs_error_);
-  CHUNKWISE_RETURN_IF_ERROR(ApplyPendingTemplates());
-  if (gen_) CHUNKWISE_RETURN_IF_ERROR(ExpandGen(*gen_));
-  return std::move(refs_);
+  ReferenceSet refs = refs_.Build();
+  CHUNKWISE_RETURN_IF_ERROR(ApplyPendingTemplates(refs));
+  if (!gen_) return refs;
+  // Generated keys come in odometer order, not sorted: appended, then sorted once.
+  ReferenceSetBuilder out(std::move(refs));
+  CHUNKWISE_RETURN_IF_ERROR(ExpandGen(*gen_, out));
+  return out.Build();
 }
 
 Result<ReferenceSet> DocumentReader::Read() {

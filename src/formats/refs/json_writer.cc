@@ -132,7 +132,7 @@ TemplateNames ChooseTemplates(const ReferenceSet& set) {
   return names;
 }
 
-Status AppendReference(std::string_view key, const Reference& reference,
+Status AppendReference(std::string_view key, const ReferenceView& reference,
                        const TemplateNames& templates, std::string& out) {
   AppendJsonString(key, out);
   out.push_back(':');
@@ -141,14 +141,16 @@ Status AppendReference(std::string_view key, const Reference& reference,
     return Status::Ok();
   }
   if (HasTemplateHole(reference.url)) {
-    return Status::InvalidArgument("key \"" + std::string(key) + "\": URL \"" + reference.url +
+    return Status::InvalidArgument("key \"" + std::string(key) + "\": URL \"" +
+                                   std::string(reference.url) +
                                    "\" contains \"{{\", which readers take for a template");
   }
   out.push_back('[');
   const std::string_view directory = DirectoryOf(reference.url);
   const auto name = templates.empty() ? templates.end() : templates.find(directory);
   if (name != templates.end()) {
-    AppendJsonString("{{" + name->second + "}}" + reference.url.substr(directory.size()), out);
+    AppendJsonString(
+        "{{" + name->second + "}}" + std::string(reference.url.substr(directory.size())), out);
   } else {
     AppendJsonString(reference.url, out);
   }

@@ -217,15 +217,16 @@ Result<std::vector<std::string>> ParquetReferenceIndex::Keys(std::string_view pr
 }
 
 Result<ReferenceSet> ParquetReferenceIndex::LoadAll() const {
-  ReferenceSet set;
+  // Chunks arrive in row order, which is not key order: appended, then sorted once.
+  ReferenceSetBuilder set;
   for (const auto& [key, text] : state_->metadata) {
-    set.Set(key, store::Reference::Inline(CopyToBytes(AsBytes(text))));
+    ReferenceView inline_text;
+    inline_text.data = AsBytes(text);
+    set.Add(key, inline_text);
   }
-  CHUNKWISE_RETURN_IF_ERROR(
-      VisitChunks(*state_, "", [&](std::string key, store::Reference reference) {
-        set.Set(std::move(key), std::move(reference));
-      }));
-  return set;
+  CHUNKWISE_RETURN_IF_ERROR(VisitChunks(
+      *state_, "", [&](std::string key, store::Reference reference) { set.Add(key, reference); }));
+  return set.Build();
 }
 
 Result<ReferenceSet> LoadParquetReferences(const std::string& directory) {

@@ -29,7 +29,7 @@ bool IsMetadataKey(std::string_view key) {
 // The chunk references of one array, by row number.
 struct ArrayChunks {
   ReferenceGrid grid;
-  std::vector<std::pair<std::uint64_t, const Reference*>> rows;
+  std::vector<std::pair<std::uint64_t, ReferenceView>> rows;  // Views into the set.
 };
 
 Result<nlohmann::json> MetadataJson(const ReferenceSet& set) {
@@ -37,12 +37,12 @@ Result<nlohmann::json> MetadataJson(const ReferenceSet& set) {
   for (const auto& [key, reference] : set.entries()) {
     if (!IsMetadataKey(key) || key == ".zmetadata") continue;
     if (reference.kind != Reference::Kind::kInline) {
-      return Status::InvalidArgument("reference set key '" + key +
+      return Status::InvalidArgument("reference set key '" + std::string(key) +
                                      "': Parquet references need metadata inline");
     }
     nlohmann::json value = nlohmann::json::parse(AsChars(reference.data), nullptr, false);
     // Metadata is written as JSON objects (fsspec's form); text that is not JSON stays a string.
-    metadata[key] =
+    metadata[std::string(key)] =
         value.is_discarded() ? nlohmann::json(std::string(AsChars(reference.data))) : value;
   }
   return metadata;
@@ -53,20 +53,21 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
   for (const auto& [key, reference] : set.entries()) {
     if (IsMetadataKey(key)) continue;
     const std::size_t slash = key.rfind('/');
-    if (slash == std::string::npos) {
-      return Status::InvalidArgument("reference set key '" + key +
+    if (slash == std::string_view::npos) {
+      return Status::InvalidArgument("reference set key '" + std::string(key) +
                                      "': Parquet references cannot hold root-level chunks");
     }
-    const std::string field = key.substr(0, slash);
+    const std::string field(key.substr(0, slash));
     auto it = arrays.find(field);
     if (it == arrays.end()) {
-      const auto zarray = set.entries().find(field + "/.zarray");
-      if (zarray == set.entries().end() || zarray->second.kind != Reference::Kind::kInline) {
-        return Status::InvalidArgument("reference set key '" + key + "': no inline '" + field +
-                                       "/.zarray' to place it in the chunk grid");
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Reference> zarray,
+                                 set.Find(field + "/.zarray"));
+      if (!zarray || zarray->kind != Reference::Kind::kInline) {
+        return Status::InvalidArgument("reference set key '" + std::string(key) + "': no inline '" +
+                                       field + "/.zarray' to place it in the chunk grid");
       }
       CHUNKWISE_ASSIGN_OR_RETURN(ReferenceGrid grid,
-                                 ReferenceGrid::FromZarray(AsChars(zarray->second.data), field));
+                                 ReferenceGrid::FromZarray(AsChars(zarray->data), field));
       if (grid.slash_separator) {
         return Status::InvalidArgument(
             "array '" + field +
@@ -77,14 +78,15 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
     }
     const std::optional<std::uint64_t> row = it->second.grid.RowOfChunk(key.substr(slash + 1));
     if (!row) {
-      return Status::InvalidArgument("reference set key '" + key +
+      return Status::InvalidArgument("reference set key '" + std::string(key) +
                                      "' is not a chunk of the grid of '" + field + "/.zarray'");
     }
     if (reference.kind == Reference::Kind::kRange &&
         (reference.offset > INT64_MAX || reference.length > INT64_MAX)) {
-      return Status::InvalidArgument("reference set key '" + key + "': range exceeds INT64");
+      return Status::InvalidArgument("reference set key '" + std::string(key) +
+                                     "': range exceeds INT64");
     }
-    it->second.rows.emplace_back(*row, &reference);
+    it->second.rows.emplace_back(*row, reference);
   }
   return arrays;
 }
@@ -113,18 +115,18 @@ Status RemovePreviousSet(const std::filesystem::path& directory) {
 
 // A zero-length range at offset 0 would read back as the whole file; empty
 // inline data reads back as the same empty value.
-const Reference kEmptyInline = Reference::Inline({});
+const ReferenceView kEmptyInline;
 
 Status WriteRecord(store::Store& store, const std::string& field,
-                   std::span<const std::pair<std::uint64_t, const Reference*>> rows,
+                   std::span<const std::pair<std::uint64_t, ReferenceView>> rows,
                    const ParquetReferenceOptions& options) {
   const std::uint64_t record = rows.front().first / options.record_size;
   RecordToWrite record_rows;
   record_rows.references.assign(options.record_size, nullptr);
   for (const auto& [row, reference] : rows) {
-    const bool empty_at_zero = reference->kind == Reference::Kind::kRange &&
-                               reference->offset == 0 && reference->length == 0;
-    record_rows.references[row % options.record_size] = empty_at_zero ? &kEmptyInline : reference;
+    const bool empty_at_zero =
+        reference.kind == Reference::Kind::kRange && reference.offset == 0 && reference.length == 0;
+    record_rows.references[row % options.record_size] = empty_at_zero ? &kEmptyInline : &reference;
   }
   const std::string key = field + "/refs." + std::to_string(record) + ".parq";
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes file,
@@ -139,7 +141,8 @@ Status WriteRecord(store::Store& store, const std::string& field,
 // at most one per thread in memory at a time.
 Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& array,
                   const ParquetReferenceOptions& options, core::ThreadPool& pool) {
-  std::sort(array.rows.begin(), array.rows.end());
+  std::sort(array.rows.begin(), array.rows.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::size_t> record_starts;
   for (std::size_t i = 0; i < array.rows.size(); ++i) {
     if (i == 0 || array.rows[i].first / options.record_size !=
@@ -148,7 +151,7 @@ Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& ar
     }
   }
   record_starts.push_back(array.rows.size());
-  const std::span<const std::pair<std::uint64_t, const Reference*>> rows(array.rows);
+  const std::span<const std::pair<std::uint64_t, ReferenceView>> rows(array.rows);
   return pool.ParallelFor(record_starts.size() - 1, [&](std::size_t r) {
     return WriteRecord(store, field,
                        rows.subspan(record_starts[r], record_starts[r + 1] - record_starts[r]),

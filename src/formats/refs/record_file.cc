@@ -96,7 +96,7 @@ Result<Bytes> EncodeRecordFile(const RecordToWrite& record, int compression, int
   size.integers.reserve(rows);
   offset.present.assign(rows, 1);
   size.present.assign(rows, 1);
-  for (const store::Reference* reference : record.references) {
+  for (const ReferenceView* reference : record.references) {
     using Kind = store::Reference::Kind;
     const bool is_inline = reference != nullptr && reference->kind == Kind::kInline;
     const bool has_path = reference != nullptr && !is_inline;

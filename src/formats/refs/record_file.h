@@ -13,6 +13,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/parquet/column.h"
+#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
 
 namespace chunkwise::formats::refs {
@@ -45,7 +46,7 @@ class RecordRows {
 // The rows of one record file to write: row i is references[i] or, when
 // null, a padding row (path and raw null, offset and size 0).
 struct RecordToWrite {
-  std::vector<const store::Reference*> references;
+  std::vector<const ReferenceView*> references;
 };
 
 // Encodes the record as a Parquet file: path OPTIONAL BYTE_ARRAY UTF8

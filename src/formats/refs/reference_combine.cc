@@ -115,7 +115,7 @@ Result<ReferenceSet> CombineReferenceSets(std::span<const ReferenceSet* const> i
     if (!key.ends_with(kZarray) ||
         (key.size() > kZarray.size() && key[key.size() - kZarray.size() - 1] != '/'))
       continue;
-    const std::string prefix = key.substr(0, key.size() - kZarray.size());
+    const std::string prefix(key.substr(0, key.size() - kZarray.size()));
     CHUNKWISE_ASSIGN_OR_RETURN(ArrayPart first, ParseArray(*inputs[0], prefix, 0));
     if (static_cast<int>(first.shape.size()) <= dim) continue;  // Copied from input 1.
     arrays[prefix].push_back(std::move(first));
@@ -137,7 +137,8 @@ Result<ReferenceSet> CombineReferenceSets(std::span<const ReferenceSet* const> i
       }
     }
   }
-  ReferenceSet out;
+  // Shifted chunk keys do not arrive in key order: appended, then sorted once.
+  ReferenceSetBuilder out;
   // Everything of input 1 that is not a chunk of a concatenated array.
   auto owner = [&](std::string_view key) -> std::pair<const std::string*, std::string_view> {
     const std::size_t slash = key.rfind('/');
@@ -150,24 +151,24 @@ Result<ReferenceSet> CombineReferenceSets(std::span<const ReferenceSet* const> i
     for (const auto& [key, reference] : inputs[i]->entries()) {
       const auto [prefix, name] = owner(key);
       if (prefix == nullptr || name.starts_with(".z")) {
-        if (i == 0) out.Set(key, reference);
+        if (i == 0) out.Add(key, reference);
         continue;
       }
       const std::vector<ArrayPart>& parts = arrays.at(*prefix);
       std::optional<std::vector<std::int64_t>> coord = ParseChunkKey(name, parts[i].shape.size());
       if (!coord) {
-        if (i == 0) out.Set(key, reference);
+        if (i == 0) out.Add(key, reference);
         continue;
       }
       const std::int64_t grid = CeilDiv(parts[i].shape[dim], parts[i].chunks[dim]);
       if ((*coord)[dim] >= grid) {
-        return Status::InvalidArgument(InputName(i) + ": chunk key \"" + key +
+        return Status::InvalidArgument(InputName(i) + ": chunk key \"" + std::string(key) +
                                        "\" is outside its array's grid");
       }
       std::int64_t shift = 0;
       for (std::size_t j = 0; j < i; ++j) shift += parts[j].shape[dim] / parts[j].chunks[dim];
       (*coord)[dim] += shift;
-      out.Set(*prefix + FormatChunkKey(*coord), reference);
+      out.Add(*prefix + FormatChunkKey(*coord), reference);
     }
   }
   for (auto& [prefix, parts] : arrays) {
@@ -176,9 +177,9 @@ Result<ReferenceSet> CombineReferenceSets(std::span<const ReferenceSet* const> i
     std::int64_t total = 0;
     for (const ArrayPart& part : parts) total += part.shape[dim];
     zarray["shape"][dim] = total;
-    out.Set(prefix + std::string(kZarray), Reference::Inline(CopyToBytes(AsBytes(zarray.dump(4)))));
+    out.Add(prefix + std::string(kZarray), Reference::Inline(CopyToBytes(AsBytes(zarray.dump(4)))));
   }
-  return out;
+  return out.Build();
 }
 
 }  // namespace chunkwise::formats::refs

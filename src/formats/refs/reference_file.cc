@@ -37,7 +37,7 @@ ReferenceSet NestRootArray(const ReferenceSet& set, const std::string& name) {
   nested.Set(".zgroup", store::Reference::Inline(CopyToBytes(AsBytes(kGroup))));
   for (const auto& [key, reference] : set.entries()) {
     if (key == ".zgroup") continue;
-    nested.Set(name + "/" + key, reference);
+    nested.Set(name + "/" + std::string(key), reference);
   }
   return nested;
 }

@@ -158,12 +158,13 @@ void ExpectSameSet(const ReferenceSet& a, const ReferenceSet& b) {
   ASSERT_EQ(a.size(), b.size());
   for (auto ia = a.entries().begin(), ib = b.entries().begin(); ia != a.entries().end();
        ++ia, ++ib) {
-    EXPECT_EQ(ia->first, ib->first);
-    EXPECT_EQ(ia->second.kind, ib->second.kind) << ia->first;
-    EXPECT_EQ(ia->second.data, ib->second.data) << ia->first;
-    EXPECT_EQ(ia->second.url, ib->second.url) << ia->first;
-    EXPECT_EQ(ia->second.offset, ib->second.offset) << ia->first;
-    EXPECT_EQ(ia->second.length, ib->second.length) << ia->first;
+    const ReferenceSet::Entry x = *ia, y = *ib;
+    EXPECT_EQ(x.key, y.key);
+    EXPECT_EQ(x.reference.kind, y.reference.kind) << x.key;
+    EXPECT_EQ(AsChars(x.reference.data), AsChars(y.reference.data)) << x.key;
+    EXPECT_EQ(x.reference.url, y.reference.url) << x.key;
+    EXPECT_EQ(x.reference.offset, y.reference.offset) << x.key;
+    EXPECT_EQ(x.reference.length, y.reference.length) << x.key;
   }
 }
 

@@ -52,7 +52,7 @@ void ExpectSameSet(const ReferenceSet& expected, const ReferenceSet& actual) {
       EXPECT_EQ(nlohmann::json::parse(AsChars(got.data)),
                 nlohmann::json::parse(AsChars(want.data)));
     } else {
-      EXPECT_EQ(got.data, want.data);
+      EXPECT_EQ(AsChars(got.data), AsChars(want.data));
     }
   }
 }
