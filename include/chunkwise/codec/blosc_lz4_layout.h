@@ -9,10 +9,9 @@
 // of every element); each stream is an int32 size and then LZ4 data, or the
 // raw stream when its size equals the stream's length. The fixed rules:
 // blocksize = min(64 KiB, nbytes) rounded down to a multiple of typesize when
-// larger than typesize; blocks are split when typesize <= 16 and
-// blocksize / typesize >= 128 (c-blosc 1.x's own rule, which its decoder
-// re-checks); inputs under 128 bytes, clevel 0 and chunks whose encoding
-// would exceed nbytes + 16 are stored memcpyed.
+// larger than typesize, or 1 when nbytes < typesize (as c-blosc); blocks are split when typesize <=
+// 16 and blocksize / typesize >= 128 (c-blosc 1.x's own rule, which its decoder re-checks); inputs
+// under 128 bytes, clevel 0 and chunks whose encoding would exceed nbytes + 16 are stored memcpyed.
 #ifndef CHUNKWISE_CODEC_BLOSC_LZ4_LAYOUT_H_
 #define CHUNKWISE_CODEC_BLOSC_LZ4_LAYOUT_H_
 
@@ -57,9 +56,13 @@ CHUNKWISE_HOST_DEVICE inline ChunkGeometry MakeGeometry(std::uint32_t nbytes,
   g.nbytes = nbytes;
   g.typesize = typesize;
   g.shuffle = shuffle;
-  g.blocksize = nbytes < kBlockBytes ? nbytes : kBlockBytes;
-  if (g.blocksize > typesize) g.blocksize = g.blocksize / typesize * typesize;
-  g.block_count = g.blocksize == 0 ? 0 : (nbytes + g.blocksize - 1) / g.blocksize;
+  if (nbytes < typesize) {
+    g.blocksize = 1;  // c-blosc's value for inputs under one element, the empty one included.
+  } else {
+    g.blocksize = nbytes < kBlockBytes ? nbytes : kBlockBytes;
+    if (g.blocksize > typesize) g.blocksize = g.blocksize / typesize * typesize;
+  }
+  g.block_count = (nbytes + g.blocksize - 1) / g.blocksize;
   g.split = typesize <= kMaxSplits && g.blocksize / typesize >= kMinCompressedBytes;
   g.memcpyed_only = store_only || nbytes < kMinCompressedBytes;
   return g;

@@ -95,6 +95,13 @@ TEST(DeterministicBloscLz4, HeaderFollowsTheFixedRules) {
   EXPECT_EQ(h.blocksize, 1000u);
   EXPECT_EQ(h.flags, 0x20 | 0x10 | 0x01);
   EXPECT_EQ(ReadHeader(EncodeOrDie(small, 4, true)).flags, 0x20 | 0x01);  // 250 elements.
+  // Under one element, the empty input included: blocksize 1, as c-blosc writes.
+  for (std::size_t size : {0u, 3u, 200u}) {
+    const Bytes chunk = EncodeOrDie(Bytes(size, 0), 255, true);
+    EXPECT_EQ(ReadHeader(chunk).blocksize, 1u) << size;
+    EXPECT_EQ(chunk.size(), size + 16);
+    EXPECT_EQ(DecodeWithCBlosc(chunk), Bytes(size, 0));
+  }
 }
 
 TEST(DeterministicBloscLz4, SmallAndIncompressibleInputsAreStoredMemcpyed) {
@@ -112,6 +119,25 @@ TEST(DeterministicBloscLz4, SmallAndIncompressibleInputsAreStoredMemcpyed) {
   const Result<Bytes> stored = EncodeDeterministicBloscLz4(Bytes(5000, 3), {2, true, true});
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->size(), 5016u);  // clevel 0.
+}
+
+// Under 128 bytes both store the input, and every header field follows the
+// same rules, so the chunks must be c-blosc 1.21's to the byte.
+TEST(DeterministicBloscLz4, ChunksUnder128BytesAreCBloscsExactly) {
+  for (std::size_t size = 0; size < 128; ++size) {
+    const Bytes data = testing::RandomBytes(size);
+    for (int typesize : {1, 2, 3, 4, 8, 16, 17, 255}) {
+      for (bool shuffle : {false, true}) {
+        Bytes theirs(size + 16);
+        const int written =
+            blosc_compress_ctx(5, shuffle ? BLOSC_SHUFFLE : BLOSC_NOSHUFFLE, typesize, size,
+                               data.data(), theirs.data(), theirs.size(), "lz4", 0, 1);
+        ASSERT_EQ(written, static_cast<int>(size + 16));
+        EXPECT_EQ(EncodeOrDie(data, typesize, shuffle), theirs)
+            << size << " bytes, typesize " << typesize << ", shuffle " << shuffle;
+      }
+    }
+  }
 }
 
 TEST(DeterministicBloscLz4, CompressesLikeLz4) {
