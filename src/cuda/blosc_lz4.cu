@@ -178,48 +178,64 @@ Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& 
   return Status::Ok();
 }
 
-// Runs both kernels over `plan` with the inputs already in `input`; returns the chunks.
-Result<std::vector<Bytes>> RunKernels(const Plan& plan, const DeviceBuffer& input) {
+// The device side of one call: the plan, per-stream scratch and the output.
+struct DeviceWork {
   DeviceBuffer chunks, tasks, slots, gathered, tables, sizes, positions, output;
-  const std::uint64_t task_count = plan.tasks.size();
-  const std::uint64_t encode_threads =
-      std::min<std::uint64_t>(kMaxEncodeThreads, (task_count + kEncodeBlockThreads - 1) /
-                                                     kEncodeBlockThreads * kEncodeBlockThreads);
-  CHUNKWISE_RETURN_IF_ERROR(chunks.Allocate(sizeof(ChunkPlan) * plan.chunks.size()));
-  CHUNKWISE_RETURN_IF_ERROR(tasks.Allocate(sizeof(StreamTask) * task_count));
-  CHUNKWISE_RETURN_IF_ERROR(slots.Allocate(plan.slot_bytes));
-  CHUNKWISE_RETURN_IF_ERROR(gathered.Allocate(plan.gather_bytes));
-  CHUNKWISE_RETURN_IF_ERROR(tables.Allocate(encode_threads * lz4::kHashEntries * 2));
-  CHUNKWISE_RETURN_IF_ERROR(sizes.Allocate(4 * task_count));
-  CHUNKWISE_RETURN_IF_ERROR(positions.Allocate(8 * task_count));
-  CHUNKWISE_RETURN_IF_ERROR(output.Allocate(plan.output_bytes));
-  CHUNKWISE_RETURN_IF_ERROR(
-      chunks.Upload(plan.chunks.data(), sizeof(ChunkPlan) * plan.chunks.size()));
-  CHUNKWISE_RETURN_IF_ERROR(tasks.Upload(plan.tasks.data(), sizeof(StreamTask) * task_count));
-  if (task_count > 0) {
-    EncodeStreamsKernel<<<static_cast<unsigned>(encode_threads / kEncodeBlockThreads),
-                          kEncodeBlockThreads>>>(
-        input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
-        static_cast<std::uint32_t>(task_count), slots.as<std::uint8_t>(),
-        gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(), sizes.as<std::uint32_t>());
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return CudaError(e, "encode launch");
+  std::uint64_t encode_threads = 0;
+
+  Status Allocate(const Plan& plan) {
+    const std::uint64_t task_count = plan.tasks.size();
+    const std::uint64_t rounded =
+        (task_count + kEncodeBlockThreads - 1) / kEncodeBlockThreads * kEncodeBlockThreads;
+    encode_threads = std::min<std::uint64_t>(kMaxEncodeThreads, rounded);
+    CHUNKWISE_RETURN_IF_ERROR(chunks.Allocate(sizeof(ChunkPlan) * plan.chunks.size()));
+    CHUNKWISE_RETURN_IF_ERROR(tasks.Allocate(sizeof(StreamTask) * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(slots.Allocate(plan.slot_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(gathered.Allocate(plan.gather_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(tables.Allocate(encode_threads * lz4::kHashEntries * 2));
+    CHUNKWISE_RETURN_IF_ERROR(sizes.Allocate(4 * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(positions.Allocate(8 * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(output.Allocate(plan.output_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(
+        chunks.Upload(plan.chunks.data(), sizeof(ChunkPlan) * plan.chunks.size()));
+    return tasks.Upload(plan.tasks.data(), sizeof(StreamTask) * task_count);
   }
-  AssembleChunksKernel<<<static_cast<unsigned>(plan.chunks.size()), kAssembleBlockThreads>>>(
-      input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
-      slots.as<std::uint8_t>(), sizes.as<std::uint32_t>(), positions.as<std::uint64_t>(),
-      output.as<std::uint8_t>());
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return CudaError(e, "assemble launch");
+
+  Status Launch(const Plan& plan, const DeviceBuffer& input) {
+    const auto task_count = static_cast<std::uint32_t>(plan.tasks.size());
+    if (task_count > 0) {
+      EncodeStreamsKernel<<<static_cast<unsigned>(encode_threads / kEncodeBlockThreads),
+                            kEncodeBlockThreads>>>(
+          input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), task_count,
+          slots.as<std::uint8_t>(), gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(),
+          sizes.as<std::uint32_t>());
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return CudaError(e, "encode launch");
+    }
+    AssembleChunksKernel<<<static_cast<unsigned>(plan.chunks.size()), kAssembleBlockThreads>>>(
+        input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
+        slots.as<std::uint8_t>(), sizes.as<std::uint32_t>(), positions.as<std::uint64_t>(),
+        output.as<std::uint8_t>());
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+      return CudaError(e, "assemble launch");
+    return Status::Ok();
+  }
+};
+
+// Copies the assembled chunks back and cuts them at their cbytes.
+Result<std::vector<Bytes>> CollectChunks(const Plan& plan, const DeviceBuffer& output) {
   Bytes host(plan.output_bytes);
   if (cudaError_t e = cudaMemcpy(host.data(), output.as<std::uint8_t>(), plan.output_bytes,
                                  cudaMemcpyDeviceToHost);
       e != cudaSuccess) {
-    return CudaError(e, "copy to host");
+    return CudaError(e, "copy to host (or an earlier kernel)");
   }
   std::vector<Bytes> encoded;
+  encoded.reserve(plan.chunks.size());
   for (const ChunkPlan& chunk : plan.chunks) {
     const std::uint8_t* at = host.data() + chunk.output_offset;
     const std::uint32_t cbytes = LoadLittleEndian<std::uint32_t>(at + 12);
-    if (cbytes > chunk.geometry.nbytes + layout::kHeaderBytes) {
+    if (cbytes > std::uint64_t{chunk.geometry.nbytes} + layout::kHeaderBytes) {
       return Status::Internal("blosc (deterministic lz4, GPU): a chunk claims too many bytes");
     }
     encoded.push_back(CopyToBytes({at, cbytes}));
@@ -246,7 +262,10 @@ Result<std::vector<Bytes>> EncodeBloscLz4OnGpu(std::span<const ByteView> chunks,
                                      chunks[i].data(), chunks[i].size(), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) return CudaError(e, "copy to device");
   }
-  return RunKernels(plan, input);
+  DeviceWork work;
+  CHUNKWISE_RETURN_IF_ERROR(work.Allocate(plan));
+  CHUNKWISE_RETURN_IF_ERROR(work.Launch(plan, input));
+  return CollectChunks(plan, work.output);
 }
 
 }  // namespace chunkwise::cuda
