@@ -31,8 +31,10 @@ struct CodecOptions {
 };
 
 Result<codec::CodecChain> ChainFromShorthand(const std::string& spec, std::size_t typesize) {
-  CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codecs, codec::ParseCodecShorthand(spec, typesize));
-  return codec::CodecChain::BytesOnly(codecs, codec::CodecRegistry::WithBuiltins());
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecShorthand shorthand,
+                             codec::ParseCodecShorthandWithEncoders(spec, typesize));
+  return codec::CodecChain::BytesOnly(shorthand.codecs,
+                                      codec::CodecRegistry::WithBuiltins(shorthand.build));
 }
 
 Status ListCodecs() {
@@ -99,8 +101,10 @@ Status PrintCrc32c(const CodecOptions& options) {
 
 void AddCodecOption(CLI::App* command, CodecOptions& options) {
   command
-      ->add_option("--codec", options.codec,
-                   "zstd[:LEVEL] | gzip[:LEVEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]] | crc32c | none")
+      ->add_option(
+          "--codec", options.codec,
+          "zstd[:LEVEL] | gzip[:LEVEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]] | crc32c | none; "
+          "CNAME lz4det: lz4 by the deterministic encoder")
       ->required();
   command
       ->add_option("--typesize", options.typesize, "Element size in bytes (blosc shuffles by it)")

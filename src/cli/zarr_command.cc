@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/region.h"
@@ -37,6 +38,7 @@ struct ZarrOptions {
   std::string offset;
   std::string region;
   std::string output;
+  std::string blosc_encoder = "c-blosc";
   bool raw = false;
   bool overwrite = false;
 };
@@ -60,6 +62,19 @@ Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
   layout.dimension_names = SplitNames(options.dimension_names);
   layout.zarr_format = options.format;
   return layout;
+}
+
+// The encoders chunks are written with: --blosc-encoder, or deterministic
+// blosc-lz4 when --codec says "blosc:lz4det…".
+Result<codec::CodecBuildOptions> BuildOptions(const ZarrOptions& options, std::size_t typesize) {
+  codec::CodecBuildOptions build;
+  CHUNKWISE_ASSIGN_OR_RETURN(build.blosc_encoder, codec::ParseBloscEncoder(options.blosc_encoder));
+  if (options.codec.empty()) return build;
+  Result<codec::CodecShorthand> shorthand =
+      codec::ParseCodecShorthandWithEncoders(options.codec, typesize);
+  if (!shorthand.ok()) return shorthand.status().WithContext("--codec");
+  if (shorthand->build.blosc_encoder != codec::BloscEncoder::kCBlosc) build = shorthand->build;
+  return build;
 }
 
 std::string DescribeChunks(const zarr::Array& array) {
@@ -93,7 +108,10 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
   if (!options.offset.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(offset, core::ParseShape(options.offset));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
+  Result<zarr::Array> opened = OpenArray(options.path, {.codec_build = build});
+  if (!opened.ok()) return opened.status().WithContext(options.path);
+  zarr::Array array = *std::move(opened);
   if (!hint.dtype) {
     hint.dtype = core::NpyDtype::FromDataType(array.metadata().data_type, core::Endian::kLittle);
   }
@@ -196,15 +214,18 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(options.path, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              ConvertedMetadata(source.metadata(), options));
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build,
+                             BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(options.destination, true));
   const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
                                                 metadata.data_type.size());
   core::ProgressReporter progress(
       {.label = "zarr convert", .total_units = total, .mode = context.progress_mode()});
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array destination,
-                             zarr::Array::Create(store, "", metadata, options.overwrite,
-                                                 {.pool = pool, .progress = &progress}));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::Array destination,
+      zarr::Array::Create(store, "", metadata, options.overwrite,
+                          {.pool = pool, .progress = &progress, .codec_build = build}));
   CHUNKWISE_RETURN_IF_ERROR(zarr::CopyArray(source, destination, *pool));
   progress.Finish();
   Say(context, "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) +
@@ -215,10 +236,19 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
 void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
   command->add_option("--shard", options.shard, "Shard shape (v3), a multiple of the chunk");
   command->add_option("--codec", options.codec,
-                      "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +)");
+                      "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +); "
+                      "blosc:lz4det:5:shuffle writes blosc lz4 with the deterministic encoder");
   command->add_option("--index-location", options.index_location, "Shard index: end or start");
   command->add_option("--format", options.format, "Zarr format: 3 (default) or 2");
   command->add_flag("--overwrite", options.overwrite, "Replace an existing array");
+}
+
+void AddBloscEncoderOption(CLI::App* command, ZarrOptions& options) {
+  command
+      ->add_option("--blosc-encoder", options.blosc_encoder,
+                   "Writes blosc chunks with c-blosc or deterministic (lz4, byte or no shuffle: "
+                   "the same bytes on any machine and on the GPU)")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -247,6 +277,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   write->add_option("--offset", options->offset, "Where the input's first element goes");
   write->add_option("--dtype", options->input_dtype, "Raw input typestr (default: the array's)");
   write->add_option("--shape", options->input_shape, "Raw input shape; 0 in dim 0 means infer");
+  AddBloscEncoderOption(write, *options);
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* read = group->add_subcommand("read", "Read a region of a zarr array to a file");
@@ -266,6 +297,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   convert->add_option("DST", options->destination, "Destination array")->required();
   convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
   AddLayoutOptions(convert, *options);
+  AddBloscEncoderOption(convert, *options);
   SetAction(convert, context, [&context, options] { return Convert(context, *options); });
 
   AddZarrStreamCommand(*group, context);

@@ -6,6 +6,7 @@
 #include <climits>
 #include <string>
 
+#include "chunkwise/codec/deterministic_blosc_lz4.h"
 #include "config_json.h"
 #include "encode_buffer.h"
 
@@ -105,7 +106,35 @@ Result<std::size_t> ValidateHeader(ByteView encoded, std::size_t max_decoded_byt
   return std::size_t{nbytes};
 }
 
+// The deterministic encoder's fixed rules leave no room for other choices.
+Status CheckDeterministicOptions(const BloscOptions& options) {
+  if (options.cname != "lz4") {
+    return internal::BadField(
+        kCodec, "cname",
+        "must be \"lz4\" for the deterministic encoder, got \"" + options.cname + "\"");
+  }
+  if (options.shuffle == BloscShuffle::kBitShuffle) {
+    return internal::BadField(
+        kCodec, "shuffle",
+        "must be \"noshuffle\" or \"shuffle\" for the deterministic encoder, got \"bitshuffle\"");
+  }
+  if (options.blocksize != 0) {
+    return internal::BadField(kCodec, "blocksize",
+                              "must be 0 for the deterministic encoder (its blocks are a fixed "
+                              "64 KiB), got " +
+                                  std::to_string(options.blocksize));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Result<BloscEncoder> ParseBloscEncoder(std::string_view text) {
+  if (text == "c-blosc") return BloscEncoder::kCBlosc;
+  if (text == "deterministic") return BloscEncoder::kDeterministic;
+  return Status::InvalidArgument("blosc encoder must be \"c-blosc\" or \"deterministic\", got \"" +
+                                 std::string(text) + "\"");
+}
 
 std::vector<std::string> BloscCompressors() {
   std::vector<std::string> names;
@@ -134,15 +163,19 @@ Result<std::shared_ptr<const BloscCodec>> BloscCodec::Create(BloscOptions option
   const auto shuffle = static_cast<int>(options.shuffle);
   if (shuffle < 0 || shuffle > 2)
     return internal::BadField(kCodec, "shuffle", "is not a valid mode");
+  if (options.encoder == BloscEncoder::kDeterministic) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckDeterministicOptions(options));
+  }
   return std::shared_ptr<const BloscCodec>(new BloscCodec(std::move(options)));
 }
 
-Result<std::shared_ptr<const BloscCodec>> BloscCodec::FromJson(
-    const nlohmann::json& configuration) {
+Result<std::shared_ptr<const BloscCodec>> BloscCodec::FromJson(const nlohmann::json& configuration,
+                                                               BloscEncoder encoder) {
   CHUNKWISE_RETURN_IF_ERROR(internal::CheckConfigKeys(
       kCodec, configuration, {"cname", "clevel", "shuffle", "typesize", "blocksize"}));
   BloscOptions options;
   CHUNKWISE_RETURN_IF_ERROR(ReadOptions(configuration, options));
+  options.encoder = encoder;
   return Create(std::move(options));
 }
 
@@ -169,6 +202,13 @@ Result<std::size_t> BloscCodec::EncodeInto(ByteView decoded, MutableByteView out
     return Status::OutOfRange("blosc: input of " + std::to_string(decoded.size()) +
                               " bytes exceeds the Blosc1 limit of " +
                               std::to_string(BLOSC_MAX_BUFFERSIZE) + " bytes (INT_MAX - 16)");
+  }
+  if (options_.encoder == BloscEncoder::kDeterministic) {
+    const DeterministicBloscLz4Options deterministic{
+        .typesize = options_.typesize,
+        .shuffle = options_.shuffle == BloscShuffle::kShuffle,
+        .store_only = options_.clevel == 0};
+    return EncodeDeterministicBloscLz4(decoded, deterministic, out);
   }
   // Blosc's choices depend on the room it is given: offering exactly the
   // bound whatever `out` holds keeps the bytes the same as Encode's.

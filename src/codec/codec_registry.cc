@@ -60,12 +60,22 @@ Status ParseCodecJson(const nlohmann::json& codec_json, std::string& name,
 
 }  // namespace
 
-CodecRegistry CodecRegistry::WithBuiltins() {
+CodecRegistry CodecRegistry::WithBuiltins(const CodecBuildOptions& build) {
   CodecRegistry registry;
   // Registering a fresh name in an empty registry cannot fail.
   CHUNKWISE_CHECK(registry.Register("bytes", FactoryOf<BytesCodec>()).ok());
   CHUNKWISE_CHECK(registry.Register("transpose", FactoryOf<TransposeCodec>()).ok());
-  CHUNKWISE_CHECK(registry.Register("blosc", FactoryOf<BloscCodec>()).ok());
+  const BloscEncoder encoder = build.blosc_encoder;
+  CHUNKWISE_CHECK(registry
+                      .Register("blosc",
+                                [encoder](const nlohmann::json& configuration)
+                                    -> Result<std::shared_ptr<const Codec>> {
+                                  CHUNKWISE_ASSIGN_OR_RETURN(
+                                      std::shared_ptr<const BloscCodec> codec,
+                                      BloscCodec::FromJson(configuration, encoder));
+                                  return std::shared_ptr<const Codec>(std::move(codec));
+                                })
+                      .ok());
   CHUNKWISE_CHECK(registry.Register("zstd", FactoryOf<ZstdCodec>()).ok());
   CHUNKWISE_CHECK(registry.Register("gzip", FactoryOf<GzipCodec>()).ok());
   CHUNKWISE_CHECK(registry.Register("crc32c", FactoryOf<Crc32cCodec>()).ok());

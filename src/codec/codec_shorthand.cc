@@ -10,7 +10,8 @@ namespace chunkwise::codec {
 namespace {
 
 constexpr std::string_view kAcceptedForms =
-    "accepted: none, zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]], crc32c, "
+    "accepted: none, zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]] (CNAME lz4det: "
+    "lz4 by the deterministic encoder), crc32c, "
     "joined with '+' (e.g. \"blosc:zstd:3:bitshuffle+crc32c\")";
 
 std::vector<std::string_view> Split(std::string_view text, char separator) {
@@ -40,8 +41,13 @@ Result<std::int64_t> ParseInteger(std::string_view whole, std::string_view token
   return value;
 }
 
-// The JSON of one '+'-separated element, not yet range-checked.
-Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesize) {
+// The CNAME that selects the deterministic blosc-lz4 encoder.
+constexpr std::string_view kDeterministicLz4 = "lz4det";
+
+// The JSON of one '+'-separated element, not yet range-checked. Sets
+// `build.blosc_encoder` when the element chooses an encoder.
+Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesize,
+                                    CodecBuildOptions& build) {
   const std::vector<std::string_view> tokens = Split(element, ':');
   const std::string_view name = tokens[0];
   const std::size_t arguments = tokens.size() - 1;
@@ -57,9 +63,14 @@ Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesi
     if (arguments >= 2) {
       CHUNKWISE_ASSIGN_OR_RETURN(clevel, ParseInteger(element, tokens[2]));
     }
+    std::string_view cname = arguments >= 1 ? tokens[1] : "lz4";
+    if (cname == kDeterministicLz4) {
+      cname = "lz4";
+      build.blosc_encoder = BloscEncoder::kDeterministic;
+    }
     return nlohmann::json{{"name", "blosc"},
                           {"configuration",
-                           {{"cname", arguments >= 1 ? tokens[1] : "lz4"},
+                           {{"cname", cname},
                             {"clevel", clevel},
                             {"shuffle", arguments >= 3 ? tokens[3] : "shuffle"},
                             {"typesize", typesize},
@@ -72,17 +83,28 @@ Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesi
 }  // namespace
 
 Result<nlohmann::json> ParseCodecShorthand(std::string_view text, std::size_t typesize) {
-  nlohmann::json chain = nlohmann::json::array();
-  if (text.empty() || text == "none") return chain;
-  const CodecRegistry registry = CodecRegistry::WithBuiltins();
-  for (std::string_view element : Split(text, '+')) {
-    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codec, ParseElement(element, typesize));
-    // Range checks live in the codecs; reuse them rather than repeat them here.
-    const Result<std::shared_ptr<const Codec>> created = registry.Create(codec);
-    if (!created.ok()) return Malformed(element, created.status().message());
-    chain.push_back(std::move(codec));
+  CHUNKWISE_ASSIGN_OR_RETURN(CodecShorthand shorthand,
+                             ParseCodecShorthandWithEncoders(text, typesize));
+  return std::move(shorthand.codecs);
+}
+
+Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text,
+                                                       std::size_t typesize) {
+  CodecShorthand shorthand{nlohmann::json::array(), {}};
+  if (text.empty() || text == "none") return shorthand;
+  std::vector<std::string_view> elements = Split(text, '+');
+  for (std::string_view element : elements) {
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codec,
+                               ParseElement(element, typesize, shorthand.build));
+    shorthand.codecs.push_back(std::move(codec));
   }
-  return chain;
+  // Range checks live in the codecs; reuse them rather than repeat them here.
+  const CodecRegistry registry = CodecRegistry::WithBuiltins(shorthand.build);
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const Result<std::shared_ptr<const Codec>> created = registry.Create(shorthand.codecs[i]);
+    if (!created.ok()) return Malformed(elements[i], created.status().message());
+  }
+  return shorthand;
 }
 
 }  // namespace chunkwise::codec

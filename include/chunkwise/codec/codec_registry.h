@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "chunkwise/codec/blosc_codec.h"
 #include "chunkwise/codec/codec.h"
 
 namespace chunkwise::codec {
@@ -26,12 +27,19 @@ namespace chunkwise::codec {
 using CodecFactory =
     std::function<Result<std::shared_ptr<const Codec>>(const nlohmann::json& configuration)>;
 
+// Choices that change how codecs encode but not the JSON they write: the
+// zarr metadata of an array is the same whichever is chosen.
+struct CodecBuildOptions {
+  BloscEncoder blosc_encoder = BloscEncoder::kCBlosc;
+};
+
 class CodecRegistry {
  public:
   // An empty registry.
   CodecRegistry() = default;
-  // bytes, transpose, blosc, zstd, gzip and crc32c.
-  static CodecRegistry WithBuiltins();
+  // bytes, transpose, blosc, zstd, gzip and crc32c; blosc codecs use the
+  // encoder `build` names (and refuse configurations that encoder lacks).
+  static CodecRegistry WithBuiltins(const CodecBuildOptions& build = {});
 
   // Adds `name`. InvalidArgument if the name is empty, already registered, or
   // `factory` is empty.

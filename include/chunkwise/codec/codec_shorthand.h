@@ -5,6 +5,8 @@
 //   zstd[:LEVEL]                       level default 3
 //   gzip[:LEVEL]                       level default 6
 //   blosc[:CNAME[:CLEVEL[:SHUFFLE]]]   defaults lz4, 5, shuffle; typesize from the caller
+//                                      CNAME "lz4det": cname "lz4" written by the
+//                                      deterministic encoder (shuffle or noshuffle)
 //   crc32c
 // e.g. "blosc:zstd:3:bitshuffle+crc32c". The result is the zarr v3 JSON list of
 // those codecs, validated as CodecRegistry::WithBuiltins() would.
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise::codec {
@@ -22,7 +25,18 @@ namespace chunkwise::codec {
 // The JSON array of codecs `text` spells (empty for "none" or ""). `typesize`
 // is the element size written into blosc's configuration. InvalidArgument,
 // listing the accepted forms, on anything else or an out-of-range value.
+// The encoder choice of "lz4det" is not part of the JSON; callers that write
+// chunks use ParseCodecShorthandWithEncoders to keep it.
 Result<nlohmann::json> ParseCodecShorthand(std::string_view text, std::size_t typesize);
+
+struct CodecShorthand {
+  nlohmann::json codecs;    // As ParseCodecShorthand returns.
+  CodecBuildOptions build;  // The encoders chosen: "blosc:lz4det…" → deterministic blosc.
+};
+
+// As ParseCodecShorthand, with the encoder choices; InvalidArgument also when
+// a chosen encoder cannot write one of the codecs (e.g. "blosc:lz4det:5:bitshuffle").
+Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text, std::size_t typesize);
 
 }  // namespace chunkwise::codec
 

@@ -96,9 +96,10 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
                              core::RegularChunkGrid::Create(metadata.shape, metadata.chunk_shape));
   if (options.pool == nullptr) options.pool = std::make_shared<core::ThreadPool>();
+  const codec::CodecBuildOptions build = options.codec_build;
   Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
               std::move(grid), std::move(options));
-  const codec::CodecRegistry registry = ZarrCodecRegistry(array.pool_.get());
+  const codec::CodecRegistry registry = ZarrCodecRegistry(array.pool_.get(), build);
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
                              codec::CodecChain::FromJson(array.metadata_.codecs, registry));
   array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));

@@ -348,16 +348,18 @@ std::size_t ShardingCodec::MaxEncodedSize(const ChunkSpec& spec) const {
   return n * inner_codecs_.MaxEncodedSize(InnerSpec(spec)) + ShardIndex::EncodedSize(n);
 }
 
-Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool) {
+Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
+                             const codec::CodecBuildOptions& build) {
   return registry.Register(
       std::string(kShardingCodecName),
-      [pool](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
+      [pool,
+       build](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
         if (sharding_depth >= kMaxShardingDepth) {
           return Status::InvalidArgument("sharding_indexed nested more than " +
                                          std::to_string(kMaxShardingDepth) + " deep");
         }
         ++sharding_depth;
-        const codec::CodecRegistry inner = ZarrCodecRegistry(pool);
+        const codec::CodecRegistry inner = ZarrCodecRegistry(pool, build);
         Result<std::shared_ptr<const ShardingCodec>> codec =
             ShardingCodec::FromJson(configuration, inner, pool);
         --sharding_depth;
@@ -366,9 +368,10 @@ Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* p
       });
 }
 
-codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool) {
-  codec::CodecRegistry registry = codec::CodecRegistry::WithBuiltins();
-  const Status status = RegisterShardingCodec(registry, pool);
+codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
+                                       const codec::CodecBuildOptions& build) {
+  codec::CodecRegistry registry = codec::CodecRegistry::WithBuiltins(build);
+  const Status status = RegisterShardingCodec(registry, pool, build);
   CHUNKWISE_CHECK(status.ok());
   return registry;
 }

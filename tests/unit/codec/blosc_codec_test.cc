@@ -160,5 +160,55 @@ TEST(BloscCodec, RejectsBadConfiguration) {
   }
 }
 
+TEST(BloscCodec, DeterministicEncoderRoundTripsWithTheSameJson) {
+  BloscOptions options{"lz4", 5, BloscShuffle::kShuffle, 2, 0, BloscEncoder::kDeterministic};
+  const auto deterministic = BloscCodec::Create(options);
+  ASSERT_TRUE(deterministic.ok()) << deterministic.status().ToString();
+  EXPECT_EQ((*deterministic)->ToJson(), Make("lz4", 5, BloscShuffle::kShuffle)->ToJson());
+  const Bytes data = testing::MicroscopyLike(1'000'000);
+  const Result<Bytes> encoded = (*deterministic)->Encode(data);
+  ASSERT_TRUE(encoded.ok());
+  EXPECT_LT(encoded->size(), data.size());
+  EXPECT_EQ(*(*deterministic)->Encode(data), *encoded);  // Same bytes every time.
+  EXPECT_EQ(*Make("lz4", 5, BloscShuffle::kShuffle)->Decode(*encoded, data.size()), data);
+  // EncodeInto with exactly the room the chunk needs gives the same bytes.
+  Bytes exact(encoded->size());
+  ASSERT_TRUE((*deterministic)->EncodeInto(data, exact).ok());
+  EXPECT_EQ(exact, *encoded);
+}
+
+TEST(BloscCodec, DeterministicEncoderFromJsonAndClevelZero) {
+  const nlohmann::json configuration = {
+      {"cname", "lz4"}, {"clevel", 0}, {"shuffle", "noshuffle"}, {"typesize", 4}, {"blocksize", 0}};
+  const auto codec = BloscCodec::FromJson(configuration, BloscEncoder::kDeterministic);
+  ASSERT_TRUE(codec.ok()) << codec.status().ToString();
+  EXPECT_EQ((*codec)->options().encoder, BloscEncoder::kDeterministic);
+  const Bytes data(10'000, 5);
+  const Bytes stored = *(*codec)->Encode(data);
+  EXPECT_EQ(stored.size(), data.size() + 16);  // clevel 0 stores.
+  EXPECT_EQ(*(*codec)->Decode(stored, data.size()), data);
+}
+
+TEST(BloscCodec, DeterministicEncoderRefusesOtherCombinations) {
+  const auto refused = [](BloscOptions options, const char* field) {
+    options.encoder = BloscEncoder::kDeterministic;
+    const auto codec = BloscCodec::Create(options);
+    ASSERT_FALSE(codec.ok()) << field;
+    EXPECT_EQ(codec.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(codec.status().message().find(field), std::string::npos) << codec.status().ToString();
+    EXPECT_NE(codec.status().message().find("deterministic"), std::string::npos);
+  };
+  refused({"zstd", 5, BloscShuffle::kShuffle, 2, 0}, "cname");
+  refused({"lz4hc", 5, BloscShuffle::kShuffle, 2, 0}, "cname");
+  refused({"lz4", 5, BloscShuffle::kBitShuffle, 2, 0}, "shuffle");
+  refused({"lz4", 5, BloscShuffle::kShuffle, 2, 1 << 16}, "blocksize");
+}
+
+TEST(BloscCodec, ParseBloscEncoder) {
+  EXPECT_EQ(*ParseBloscEncoder("c-blosc"), BloscEncoder::kCBlosc);
+  EXPECT_EQ(*ParseBloscEncoder("deterministic"), BloscEncoder::kDeterministic);
+  EXPECT_FALSE(ParseBloscEncoder("lz4").ok());
+}
+
 }  // namespace
 }  // namespace chunkwise::codec

@@ -55,5 +55,27 @@ TEST(CodecShorthand, RejectsBadFormsListingAcceptedOnes) {
   EXPECT_EQ(ParseCodecShorthand("blosc", 300).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(CodecShorthand, Lz4detWritesStandardLz4JsonAndChoosesTheDeterministicEncoder) {
+  const Result<CodecShorthand> parsed =
+      ParseCodecShorthandWithEncoders("blosc:lz4det:5:shuffle", 2);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->codecs, Parse("blosc:lz4:5:shuffle"));
+  EXPECT_EQ(parsed->build.blosc_encoder, BloscEncoder::kDeterministic);
+  EXPECT_EQ(Parse("blosc:lz4det"), Parse("blosc:lz4"));
+  EXPECT_EQ(Parse("blosc:lz4det:1:noshuffle+crc32c"), Parse("blosc:lz4:1:noshuffle+crc32c"));
+  const Result<CodecShorthand> plain = ParseCodecShorthandWithEncoders("blosc:lz4", 2);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->build.blosc_encoder, BloscEncoder::kCBlosc);
+}
+
+TEST(CodecShorthand, Lz4detRefusesWhatTheDeterministicEncoderCannotWrite) {
+  for (const char* text : {"blosc:lz4det:5:bitshuffle", "blosc:lz4det+blosc:zstd"}) {
+    const Result<CodecShorthand> parsed = ParseCodecShorthandWithEncoders(text, 2);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_NE(parsed.status().message().find("deterministic encoder"), std::string::npos)
+        << parsed.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace chunkwise::codec

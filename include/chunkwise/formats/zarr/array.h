@@ -38,6 +38,10 @@ struct ArrayOptions {
   std::shared_ptr<core::ThreadPool> pool = nullptr;
   // Counts bytes of array data read or written; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
+  // How chunks are encoded (e.g. the deterministic blosc-lz4 encoder); the
+  // metadata is the same whichever. Open/Create fail, naming the codec field,
+  // if a chosen encoder cannot write the array's codecs.
+  codec::CodecBuildOptions codec_build = {};
 };
 
 // What an array holds in its store, for `zarr info`.

@@ -126,10 +126,13 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
 };
 
 // Adds `sharding_indexed` to `registry`; its inner chains resolve through a
-// registry of the builtins plus sharding again, so shards nest. `pool` may be null.
-Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool);
+// registry of the builtins (with the encoders `build` chooses) plus sharding
+// again, so shards nest. `pool` may be null.
+Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
+                             const codec::CodecBuildOptions& build = {});
 // The builtin codecs plus `sharding_indexed`: the registry zarr arrays use.
-codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool);
+codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
+                                       const codec::CodecBuildOptions& build = {});
 
 }  // namespace chunkwise::formats::zarr
 

@@ -1,0 +1,271 @@
+// The deterministic blosc-lz4 encoder's kernels: the same functions as the
+// CPU encoder (codec/blosc_lz4_layout.h), one thread per (block, stream), then
+// one CUDA block per chunk to assemble it. See include/chunkwise/cuda/blosc_lz4.h.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "chunkwise/codec/blosc_lz4_layout.h"
+#include "chunkwise/cuda/blosc_lz4.h"
+#include "chunkwise/cuda/device.h"
+
+namespace chunkwise::cuda {
+namespace {
+
+namespace layout = codec::blosc_lz4;
+namespace lz4 = codec::lz4;
+
+// One stream of one block: what a thread of EncodeStreamsKernel encodes.
+struct StreamTask {
+  std::uint64_t block_input_offset;  // The block's first byte in the input.
+  std::uint64_t slot_offset;         // Its [int32 size][data] slot: 4 + stream bytes.
+  std::uint64_t gather_offset;       // Its gathered (shuffled) copy: stream bytes.
+  std::uint32_t chunk;
+  std::uint32_t block;
+  std::uint32_t stream;
+  std::uint32_t stream_count;
+};
+
+struct ChunkPlan {
+  layout::ChunkGeometry geometry;
+  std::uint64_t input_offset;
+  std::uint64_t output_offset;  // Each chunk has room for nbytes + 16.
+  std::uint32_t first_task;
+  std::uint32_t task_count;
+};
+
+// Threads of the encode kernel share this many hash tables (one each) and
+// take tasks grid-stride, so scratch does not grow with the input.
+constexpr std::uint32_t kMaxEncodeThreads = 16384;
+constexpr unsigned kEncodeBlockThreads = 128;
+constexpr unsigned kAssembleBlockThreads = 256;
+
+__global__ void EncodeStreamsKernel(const std::uint8_t* input, const ChunkPlan* chunks,
+                                    const StreamTask* tasks, std::uint32_t task_count,
+                                    std::uint8_t* slots, std::uint8_t* gathered,
+                                    std::uint16_t* tables, std::uint32_t* sizes) {
+  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t threads = gridDim.x * blockDim.x;
+  std::uint16_t* table = tables + static_cast<std::uint64_t>(thread) * lz4::kHashEntries;
+  for (std::uint32_t t = thread; t < task_count; t += threads) {
+    const StreamTask task = tasks[t];
+    const layout::ChunkGeometry g = chunks[task.chunk].geometry;
+    const std::uint32_t block_bytes = layout::BlockBytes(g, task.block);
+    std::uint8_t* stream_data = gathered + task.gather_offset;
+    layout::GatherStream(g, input + task.block_input_offset, block_bytes, task.stream,
+                         task.stream_count, stream_data);
+    sizes[t] = layout::EncodeStream(stream_data, block_bytes / task.stream_count,
+                                    slots + task.slot_offset, table);
+  }
+}
+
+// Thread 0 lays the chunk out (header, block starts, where each stream goes,
+// or memcpyed when the encoding exceeds nbytes + 16), then the block copies.
+__global__ void AssembleChunksKernel(const std::uint8_t* input, const ChunkPlan* chunks,
+                                     const StreamTask* tasks, const std::uint8_t* slots,
+                                     const std::uint32_t* sizes, std::uint64_t* task_positions,
+                                     std::uint8_t* output) {
+  __shared__ bool memcpyed;
+  const ChunkPlan plan = chunks[blockIdx.x];
+  const layout::ChunkGeometry& g = plan.geometry;
+  std::uint8_t* out = output + plan.output_offset;
+  if (threadIdx.x == 0) {
+    std::uint64_t position = layout::BlocksOffset(g);
+    for (std::uint32_t i = 0; i < plan.task_count; ++i) {
+      const std::uint32_t t = plan.first_task + i;
+      if (tasks[t].stream == 0) {
+        layout::Store32(out + layout::kHeaderBytes + 4 * tasks[t].block,
+                        static_cast<std::uint32_t>(position));
+      }
+      task_positions[t] = position;
+      position += sizes[t];
+    }
+    memcpyed = g.memcpyed_only || position > std::uint64_t{g.nbytes} + layout::kHeaderBytes;
+    const std::uint64_t cbytes = memcpyed ? g.nbytes + layout::kHeaderBytes : position;
+    layout::WriteHeader(g, memcpyed, static_cast<std::uint32_t>(cbytes), out);
+  }
+  __syncthreads();
+  if (memcpyed) {
+    for (std::uint32_t i = threadIdx.x; i < g.nbytes; i += blockDim.x) {
+      out[layout::kHeaderBytes + i] = input[plan.input_offset + i];
+    }
+    return;
+  }
+  const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (std::uint32_t i = warp; i < plan.task_count; i += warps) {
+    const std::uint32_t t = plan.first_task + i;
+    const std::uint8_t* from = slots + tasks[t].slot_offset;
+    for (std::uint32_t j = lane; j < sizes[t]; j += 32) out[task_positions[t] + j] = from[j];
+  }
+}
+
+Status CudaError(cudaError_t error, const char* what) {
+  return Status::Internal(std::string("CUDA ") + what + ": " + cudaGetErrorString(error));
+}
+
+// Device memory freed on every return path.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (pointer_ != nullptr) cudaFree(pointer_);
+  }
+  Status Allocate(std::uint64_t bytes) {
+    const cudaError_t e = cudaMalloc(&pointer_, std::max<std::uint64_t>(bytes, 1));
+    return e == cudaSuccess ? Status::Ok() : CudaError(e, "malloc");
+  }
+  Status Upload(const void* host, std::uint64_t bytes) {
+    if (bytes == 0) return Status::Ok();
+    const cudaError_t e = cudaMemcpy(pointer_, host, bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? Status::Ok() : CudaError(e, "copy to device");
+  }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(pointer_);
+  }
+
+ private:
+  void* pointer_ = nullptr;
+};
+
+struct Plan {
+  std::vector<ChunkPlan> chunks;
+  std::vector<StreamTask> tasks;
+  std::uint64_t input_bytes = 0, output_bytes = 0, slot_bytes = 0, gather_bytes = 0;
+};
+
+void AddChunk(std::uint32_t chunk_bytes, const GpuBloscLz4Options& options, Plan& plan) {
+  ChunkPlan chunk{};
+  chunk.geometry = layout::MakeGeometry(chunk_bytes, static_cast<std::uint32_t>(options.typesize),
+                                        options.shuffle, options.store_only);
+  const layout::ChunkGeometry& g = chunk.geometry;
+  chunk.input_offset = plan.input_bytes;
+  chunk.output_offset = plan.output_bytes;
+  chunk.first_task = static_cast<std::uint32_t>(plan.tasks.size());
+  for (std::uint32_t block = 0; !g.memcpyed_only && block < g.block_count; ++block) {
+    const std::uint32_t streams = layout::StreamCount(g, block);
+    const std::uint32_t stream_bytes = layout::BlockBytes(g, block) / streams;
+    for (std::uint32_t stream = 0; stream < streams; ++stream) {
+      plan.tasks.push_back({chunk.input_offset + std::uint64_t{block} * g.blocksize,
+                            plan.slot_bytes, plan.gather_bytes,
+                            static_cast<std::uint32_t>(plan.chunks.size()), block, stream,
+                            streams});
+      plan.slot_bytes += 4 + stream_bytes;
+      plan.gather_bytes += stream_bytes;
+    }
+  }
+  chunk.task_count = static_cast<std::uint32_t>(plan.tasks.size()) - chunk.first_task;
+  plan.input_bytes += chunk_bytes;
+  plan.output_bytes += std::uint64_t{chunk_bytes} + layout::kHeaderBytes;
+  plan.chunks.push_back(chunk);
+}
+
+Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& options) {
+  if (options.typesize < 1 || options.typesize > 255) {
+    return Status::InvalidArgument("blosc (deterministic lz4, GPU): typesize must be in 1..255");
+  }
+  for (const ByteView chunk : chunks) {
+    if (chunk.size() > layout::kMaxInputBytes) {
+      return Status::InvalidArgument("blosc (deterministic lz4, GPU): a chunk of " +
+                                     std::to_string(chunk.size()) +
+                                     " bytes exceeds the Blosc1 limit");
+    }
+  }
+  if (std::string reason = NoDeviceReason(); !reason.empty()) return Status::Unsupported(reason);
+  return Status::Ok();
+}
+
+// The device side of one call: the plan, per-stream scratch and the output.
+struct DeviceWork {
+  DeviceBuffer chunks, tasks, slots, gathered, tables, sizes, positions, output;
+  std::uint64_t encode_threads = 0;
+
+  Status Allocate(const Plan& plan) {
+    const std::uint64_t task_count = plan.tasks.size();
+    const std::uint64_t rounded =
+        (task_count + kEncodeBlockThreads - 1) / kEncodeBlockThreads * kEncodeBlockThreads;
+    encode_threads = std::min<std::uint64_t>(kMaxEncodeThreads, rounded);
+    CHUNKWISE_RETURN_IF_ERROR(chunks.Allocate(sizeof(ChunkPlan) * plan.chunks.size()));
+    CHUNKWISE_RETURN_IF_ERROR(tasks.Allocate(sizeof(StreamTask) * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(slots.Allocate(plan.slot_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(gathered.Allocate(plan.gather_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(tables.Allocate(encode_threads * lz4::kHashEntries * 2));
+    CHUNKWISE_RETURN_IF_ERROR(sizes.Allocate(4 * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(positions.Allocate(8 * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(output.Allocate(plan.output_bytes));
+    CHUNKWISE_RETURN_IF_ERROR(
+        chunks.Upload(plan.chunks.data(), sizeof(ChunkPlan) * plan.chunks.size()));
+    return tasks.Upload(plan.tasks.data(), sizeof(StreamTask) * task_count);
+  }
+
+  Status Launch(const Plan& plan, const DeviceBuffer& input) {
+    const auto task_count = static_cast<std::uint32_t>(plan.tasks.size());
+    if (task_count > 0) {
+      EncodeStreamsKernel<<<static_cast<unsigned>(encode_threads / kEncodeBlockThreads),
+                            kEncodeBlockThreads>>>(
+          input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), task_count,
+          slots.as<std::uint8_t>(), gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(),
+          sizes.as<std::uint32_t>());
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return CudaError(e, "encode launch");
+    }
+    AssembleChunksKernel<<<static_cast<unsigned>(plan.chunks.size()), kAssembleBlockThreads>>>(
+        input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
+        slots.as<std::uint8_t>(), sizes.as<std::uint32_t>(), positions.as<std::uint64_t>(),
+        output.as<std::uint8_t>());
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+      return CudaError(e, "assemble launch");
+    return Status::Ok();
+  }
+};
+
+// Copies the assembled chunks back and cuts them at their cbytes.
+Result<std::vector<Bytes>> CollectChunks(const Plan& plan, const DeviceBuffer& output) {
+  Bytes host(plan.output_bytes);
+  if (cudaError_t e = cudaMemcpy(host.data(), output.as<std::uint8_t>(), plan.output_bytes,
+                                 cudaMemcpyDeviceToHost);
+      e != cudaSuccess) {
+    return CudaError(e, "copy to host (or an earlier kernel)");
+  }
+  std::vector<Bytes> encoded;
+  encoded.reserve(plan.chunks.size());
+  for (const ChunkPlan& chunk : plan.chunks) {
+    const std::uint8_t* at = host.data() + chunk.output_offset;
+    const std::uint32_t cbytes = LoadLittleEndian<std::uint32_t>(at + 12);
+    if (cbytes > std::uint64_t{chunk.geometry.nbytes} + layout::kHeaderBytes) {
+      return Status::Internal("blosc (deterministic lz4, GPU): a chunk claims too many bytes");
+    }
+    encoded.push_back(CopyToBytes({at, cbytes}));
+  }
+  return encoded;
+}
+
+}  // namespace
+
+Result<std::vector<Bytes>> EncodeBloscLz4OnGpu(std::span<const ByteView> chunks,
+                                               const GpuBloscLz4Options& options) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckOptions(chunks, options));
+  if (chunks.empty()) return std::vector<Bytes>{};
+  if (cudaError_t e = cudaSetDevice(0); e != cudaSuccess) return CudaError(e, "set device");
+  Plan plan;
+  for (const ByteView chunk : chunks) {
+    AddChunk(static_cast<std::uint32_t>(chunk.size()), options, plan);
+  }
+  DeviceBuffer input;
+  CHUNKWISE_RETURN_IF_ERROR(input.Allocate(plan.input_bytes));
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (chunks[i].empty()) continue;
+    const cudaError_t e = cudaMemcpy(input.as<std::uint8_t>() + plan.chunks[i].input_offset,
+                                     chunks[i].data(), chunks[i].size(), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) return CudaError(e, "copy to device");
+  }
+  DeviceWork work;
+  CHUNKWISE_RETURN_IF_ERROR(work.Allocate(plan));
+  CHUNKWISE_RETURN_IF_ERROR(work.Launch(plan, input));
+  return CollectChunks(plan, work.output);
+}
+
+}  // namespace chunkwise::cuda
