@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 
-#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
@@ -41,20 +40,6 @@ struct StreamOptions {
   bool overwrite = false;
 };
 
-// The stream writer builds its codecs from the JSON alone, so it would write
-// "blosc:lz4det" with c-blosc: refuse rather than drop the choice silently.
-// TODO(issue 9): pass the shorthand's CodecBuildOptions into the stream plan.
-Status RefuseEncoderChoice(const std::string& codec_text, std::size_t typesize) {
-  Result<codec::CodecShorthand> shorthand =
-      codec::ParseCodecShorthandWithEncoders(codec_text, typesize);
-  if (!shorthand.ok()) return shorthand.status().WithContext("--codec");
-  if (shorthand->build.blosc_encoder == codec::BloscEncoder::kCBlosc) return Status::Ok();
-  return Status::InvalidArgument(
-      "--codec " + codec_text +
-      ": the stream writer does not apply the deterministic blosc-lz4 encoder yet; use "
-      "blosc:lz4, or `zarr write --blosc-encoder deterministic`");
-}
-
 Result<stream::StreamConfig> ConfigFromOptions(const StreamOptions& options) {
   stream::StreamConfig config;
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
@@ -74,7 +59,6 @@ Result<stream::StreamConfig> ConfigFromOptions(const StreamOptions& options) {
     config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
   }
   CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(options.dtype));
-  CHUNKWISE_RETURN_IF_ERROR(RefuseEncoderChoice(options.codec, config.data_type.size()));
   config.codec = options.codec;
   CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, ParseIndexLocation(options.index_location));
   if (!options.fill.empty()) config.fill_value = options.fill;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 
@@ -110,13 +111,19 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::ShardLayout layout, core::ShardLayout::Create(dims));
   CHUNKWISE_ASSIGN_OR_RETURN(formats::zarr::ArrayMetadata metadata,
                              formats::zarr::BuildArrayMetadata(ZarrLayout(config)));
-  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(nullptr);
+  // The shorthand may also choose an encoder ("blosc:lz4det"), which the
+  // metadata does not record.
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      codec::CodecShorthand shorthand,
+      codec::ParseCodecShorthandWithEncoders(config.codec, config.data_type.size()));
+  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(nullptr, shorthand.build);
   CHUNKWISE_ASSIGN_OR_RETURN(
       codec::CodecChain chain,
       codec::CodecChain::FromJson(metadata.codecs[0]["configuration"]["codecs"], registry));
-  StreamPlan plan{std::move(layout), std::move(metadata), {}, nullptr, 0, 0, 0, 1, 1, {}};
+  StreamPlan plan{std::move(layout), std::move(metadata), {}, nullptr, {}, 0, 0, 0, 1, 1, {}};
   plan.tile_spec = {config.data_type, plan.layout.tile_shape(), plan.metadata.fill_value};
   plan.tile_codecs = std::make_shared<const codec::CodecChain>(std::move(chain));
+  plan.codec_build = shorthand.build;
   plan.tile_bytes = plan.tile_spec.num_bytes();
   plan.max_encoded_tile_bytes = plan.tile_codecs->MaxEncodedSize(plan.tile_spec);
   plan.frame_bytes = config.data_type.size();

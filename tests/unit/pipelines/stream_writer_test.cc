@@ -88,7 +88,9 @@ std::shared_ptr<store::MemoryStore> RegionWrite(const StreamPlan& plan, core::In
   auto store = store::MemoryStore::Create();
   formats::zarr::ArrayMetadata metadata = plan.metadata;
   metadata.shape[0] = frames;
-  auto array = formats::zarr::Array::Create(store, "", metadata, false);
+  formats::zarr::ArrayOptions options;
+  options.codec_build = plan.codec_build;
+  auto array = formats::zarr::Array::Create(store, "", metadata, false, options);
   EXPECT_TRUE(array.ok()) << array.status().ToString();
   EXPECT_TRUE(array->Write(core::Region::Full(metadata.shape), data).ok());
   return store;
@@ -143,6 +145,13 @@ std::vector<Case> Cases() {
        {D(0, 4, 2), D(37, 8, 3), D(29, 8, 2)},
        "uint16",
        "blosc:lz4:5:shuffle",
+       L::kEnd,
+       {},
+       23},
+      {"rank3_deterministic_blosc_lz4",
+       {D(0, 4, 2), D(37, 8, 3), D(29, 8, 2)},
+       "uint16",
+       "blosc:lz4det:5:shuffle",
        L::kEnd,
        {},
        23},

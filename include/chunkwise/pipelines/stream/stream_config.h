@@ -19,6 +19,7 @@
 
 #include "chunkwise/codec/codec.h"
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
@@ -64,6 +65,7 @@ struct StreamPlan {
   codec::ChunkSpec tile_spec;  // dtype, tile shape, fill value.
   // The inner codec chain every tile is encoded with, parsed once from the metadata.
   std::shared_ptr<const codec::CodecChain> tile_codecs;
+  codec::CodecBuildOptions codec_build;  // The encoders chosen (e.g. deterministic blosc-lz4).
   std::size_t tile_bytes = 0;
   std::size_t max_encoded_tile_bytes = 0;  // The inner codec chain's bound for one tile.
   std::size_t frame_bytes = 0;             // One index of dimension 0.
