@@ -102,11 +102,14 @@ Status ReadAt(int fd, std::uint64_t offset, MutableByteView out,
 // equally good; 2 MiB and above were slow.
 constexpr std::size_t kMaxWriteBytes = std::size_t{1} << 20;
 
-Status WriteAll(int fd, ByteView data, const std::filesystem::path& path) {
+// Hands `data` to `write_piece(begin, size, done)` (a write(2) or pwrite(2)
+// of at most kMaxWriteBytes) until all of it is written, retrying on EINTR.
+template <typename WritePiece>
+Status WriteInPieces(ByteView data, const std::filesystem::path& path, WritePiece write_piece) {
   std::size_t done = 0;
   while (done < data.size()) {
     const ssize_t wrote =
-        ::write(fd, data.data() + done, std::min(data.size() - done, kMaxWriteBytes));
+        write_piece(data.data() + done, std::min(data.size() - done, kMaxWriteBytes), done);
     if (wrote < 0) {
       if (errno == EINTR) {
         continue;
@@ -118,21 +121,17 @@ Status WriteAll(int fd, ByteView data, const std::filesystem::path& path) {
   return Status::Ok();
 }
 
+Status WriteAll(int fd, ByteView data, const std::filesystem::path& path) {
+  return WriteInPieces(data, path, [fd](const std::uint8_t* begin, std::size_t size, std::size_t) {
+    return ::write(fd, begin, size);
+  });
+}
+
 Status WriteAllAt(int fd, std::uint64_t offset, ByteView data, const std::filesystem::path& path) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t wrote =
-        ::pwrite(fd, data.data() + done, std::min(data.size() - done, kMaxWriteBytes),
-                 static_cast<off_t>(offset + done));
-    if (wrote < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return ErrnoStatus("write", path, errno);
-    }
-    done += static_cast<std::size_t>(wrote);
-  }
-  return Status::Ok();
+  return WriteInPieces(data, path,
+                       [fd, offset](const std::uint8_t* begin, std::size_t size, std::size_t done) {
+                         return ::pwrite(fd, begin, size, static_cast<off_t>(offset + done));
+                       });
 }
 
 Status SyncDirectory(const std::filesystem::path& path) {
