@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -200,28 +201,40 @@ std::uint64_t PeakGrowth(const stream::StreamConfig& config, const Bytes& distin
   return peak > before ? peak - before : 0;
 }
 
+using Path = std::function<double(Index)>;  // Writes n frames; returns its seconds.
+
+// The four measured paths by name, on the same data.
+std::map<std::string, Path> Paths(const Options& options, const stream::StreamConfig& config,
+                                  const stream::StreamPlan& plan, const Bytes& distinct,
+                                  const std::vector<Bytes>& tiles, core::ThreadPool& pool) {
+  return {
+      {"raw", [&](Index n) { return RawCodecOnce(plan, tiles, n / 32, pool); }},
+      {"discard",
+       [&](Index n) {
+         stream::DiscardShardSink sink;
+         return StreamOnce(config, distinct, n, store::MemoryStore::Create(), &sink);
+       }},
+      {"file",
+       [&](Index n) {
+         auto store = store::FileStore::Open(options.dir / "stream.zarr");
+         Check(store.status(), "stream store");
+         return StreamOnce(config, distinct, n, *store, nullptr);
+       }},
+      {"region",
+       [&](Index n) { return RegionWriterOnce(plan, distinct, n, options.dir / "region.zarr"); }},
+  };
+}
+
 // One path alone, for a profiler: prints its GB/s.
-int RunOnly(const Options& options, const stream::StreamConfig& config,
-            const stream::StreamPlan& plan, const Bytes& distinct, Index frames,
-            core::ThreadPool& pool) {
-  const double gb = static_cast<double>(frames) * static_cast<double>(plan.frame_bytes) / 1e9;
-  double seconds = 0;
-  fs::remove_all(options.dir);
-  if (options.only == "raw") {
-    seconds = RawCodecOnce(plan, EpochTiles(distinct), frames / 32, pool);
-  } else if (options.only == "discard") {
-    stream::DiscardShardSink sink;
-    seconds = StreamOnce(config, distinct, frames, store::MemoryStore::Create(), &sink);
-  } else if (options.only == "file") {
-    auto store = store::FileStore::Open(options.dir / "stream.zarr");
-    Check(store.status(), "stream store");
-    seconds = StreamOnce(config, distinct, frames, *store, nullptr);
-  } else if (options.only == "region") {
-    seconds = RegionWriterOnce(plan, distinct, frames, options.dir / "region.zarr");
-  } else {
+int RunOnly(const Options& options, const std::map<std::string, Path>& paths, double gb,
+            Index frames) {
+  const auto path = paths.find(options.only);
+  if (path == paths.end()) {
     std::fprintf(stderr, "stream_bench: --only takes raw, discard, file or region\n");
     return 2;
   }
+  fs::remove_all(options.dir);
+  const double seconds = path->second(frames);
   fs::remove_all(options.dir);
   std::printf("%s: %.3f GB/s\n", options.only.c_str(), gb / seconds);
   return 0;
@@ -270,33 +283,17 @@ int Main(int argc, char** argv) {
               static_cast<long long>(kFrameSide), gb, options.codec.c_str(), plan->threads);
   std::printf("%s\n", stream::DescribePlan(*plan).c_str());
 
-  if (!options.only.empty()) return RunOnly(options, config, *plan, distinct, frames, pool);
+  const std::map<std::string, Path> paths = Paths(options, config, *plan, distinct, tiles, pool);
+  if (!options.only.empty()) return RunOnly(options, paths, gb, frames);
   std::vector<double> raw, discard, file, region, discard_ratio, file_ratio, region_ratio;
   std::vector<double> raw_cpu, discard_cpu, file_cpu, region_cpu;
+  const auto remove_output = [&] { fs::remove_all(options.dir); };
   for (int run = 0; run < options.runs; ++run) {
-    raw.push_back(gb / Measure([&](Index n) { return RawCodecOnce(*plan, tiles, n / 32, pool); },
-                               frames, raw_cpu));
-    stream::DiscardShardSink sink;
-    discard.push_back(gb / Measure(
-                               [&](Index n) {
-                                 return StreamOnce(config, distinct, n,
-                                                   store::MemoryStore::Create(), &sink);
-                               },
-                               frames, discard_cpu));
-    file.push_back(gb / Measure(
-                            [&](Index n) {
-                              auto store = store::FileStore::Open(options.dir / "stream.zarr");
-                              Check(store.status(), "stream store");
-                              return StreamOnce(config, distinct, n, *store, nullptr);
-                            },
-                            frames, file_cpu, [&] { fs::remove_all(options.dir); }));
-    region.push_back(gb / Measure(
-                              [&](Index n) {
-                                return RegionWriterOnce(*plan, distinct, n,
-                                                        options.dir / "region.zarr");
-                              },
-                              frames, region_cpu, [&] { fs::remove_all(options.dir); }));
-    fs::remove_all(options.dir);
+    raw.push_back(gb / Measure(paths.at("raw"), frames, raw_cpu));
+    discard.push_back(gb / Measure(paths.at("discard"), frames, discard_cpu));
+    file.push_back(gb / Measure(paths.at("file"), frames, file_cpu, remove_output));
+    region.push_back(gb / Measure(paths.at("region"), frames, region_cpu, remove_output));
+    remove_output();
     discard_ratio.push_back(discard.back() / raw.back());
     file_ratio.push_back(file.back() / raw.back());
     region_ratio.push_back(file.back() / region.back());
