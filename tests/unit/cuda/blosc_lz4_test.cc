@@ -9,17 +9,10 @@
 #include "chunkwise/codec/deterministic_blosc_lz4.h"
 #include "chunkwise/cuda/device.h"
 #include "unit/codec/codec_test_data.h"
+#include "unit/cuda/skip_without_gpu.h"
 
 namespace chunkwise::cuda {
 namespace {
-
-// Without a GPU these report SKIPPED (CTest shows them as skipped), never passed.
-#define SKIP_WITHOUT_GPU()                                        \
-  do {                                                            \
-    if (std::string reason = NoDeviceReason(); !reason.empty()) { \
-      GTEST_SKIP() << "SKIPPED: " << reason;                      \
-    }                                                             \
-  } while (false)
 
 // Chunks of every kind the CPU tests use: random, smooth, constant, sparse,
 // tiny, under 128 bytes, sizes off the block and element grid.

@@ -2,16 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/cuda/skip_without_gpu.h"
+
 namespace chunkwise::cuda {
 namespace {
-
-// Without a GPU these report SKIPPED (CTest shows them as skipped), never passed.
-#define SKIP_WITHOUT_GPU()                                        \
-  do {                                                            \
-    if (std::string reason = NoDeviceReason(); !reason.empty()) { \
-      GTEST_SKIP() << "SKIPPED: " << reason;                      \
-    }                                                             \
-  } while (false)
 
 TEST(CudaDevice, ListsDevicesWhenPresent) {
   SKIP_WITHOUT_GPU();
