@@ -40,18 +40,18 @@
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "stream_bench_common.h"
 
 namespace chunkwise {
 namespace {
 
 namespace fs = std::filesystem;
 namespace stream = pipelines::stream;
+using bench::kDistinctFrames;
+using bench::kFrameSide;
 using bench::Median;
 using bench::Seconds;
 using core::Index;
-
-constexpr Index kFrameSide = 2048;
-constexpr Index kDistinctFrames = 32;
 
 struct Options {
   double gib = 4;
@@ -62,20 +62,7 @@ struct Options {
   std::string only;  // One path alone (raw, discard, file or region), for profiling.
 };
 
-void Check(const Status& status, const char* what) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "stream_bench: %s: %s\n", what, status.ToString().c_str());
-  std::exit(1);
-}
-
-stream::StreamConfig Config(const Options& options) {
-  stream::StreamConfig config;
-  config.dimensions = {{0, 32, 4, "z"}, {kFrameSide, 128, 4, "y"}, {kFrameSide, 128, 4, "x"}};
-  config.data_type = core::DataType(core::DataTypeId::kUInt16);
-  config.codec = options.codec;
-  config.threads = options.threads;
-  return config;
-}
+void Check(const Status& status, const char* what) { bench::CheckOk(status, what); }
 
 std::uint64_t StatusField(const char* field) {
   std::ifstream status("/proc/self/status");
@@ -116,23 +103,11 @@ double Measure(
 
 void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
-// Appends `frames` frames (the distinct ones, repeated) and closes.
 double StreamOnce(const stream::StreamConfig& config, const Bytes& distinct, Index frames,
                   std::shared_ptr<store::Store> store, stream::ShardSink* sink) {
   stream::StreamWriterOptions options;
-  options.overwrite = true;
   options.sink = sink;
-  // From creation (which allocates and fills the tile pool) to close.
-  return Seconds([&] {
-    auto writer = stream::StreamWriter::Create(config, std::move(store), "", options);
-    Check(writer.status(), "create stream writer");
-    const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
-    for (Index f = 0; f < frames; ++f) {
-      const std::size_t at = static_cast<std::size_t>(f % kDistinctFrames) * frame_bytes;
-      Check((*writer)->Append(ByteView(distinct).subspan(at, frame_bytes)), "append");
-    }
-    Check((*writer)->Close(), "close");
-  });
+  return bench::StreamOnce(config, distinct, frames, std::move(store), options);
 }
 
 // The tiles of one epoch (the distinct frames), as the compressor sees them.
@@ -269,7 +244,7 @@ Options Parse(int argc, char** argv) {
 int Main(int argc, char** argv) {
   KeepFreedMemoryForReuse();
   const Options options = Parse(argc, argv);
-  const stream::StreamConfig config = Config(options);
+  const stream::StreamConfig config = bench::MicroscopyStreamConfig(options.codec, options.threads);
   auto plan = stream::PlanStream(config);
   Check(plan.status(), "plan");
   const Bytes distinct = bench::MicroscopyVolume({kDistinctFrames, kFrameSide, kFrameSide});

@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #if CHUNKWISE_HAVE_CUDA
 #include "chunkwise/cuda/device.h"
+#include "chunkwise/pipelines/stream/cuda_backend.h"
 #endif
 
 namespace chunkwise::cli {
@@ -30,6 +31,12 @@ Status PrintGpuInfo() {
       return Status::Internal("GPU self-test kernel returned a wrong value");
   }
   std::printf("self-test kernel: ok\n");
+  if (Result<double> rate = cuda::MeasureHostToDeviceRate(std::uint64_t{256} << 20, 5); rate.ok()) {
+    std::printf("host-to-device copy (page-locked): %.1f GB/s\n", *rate);
+  }
+  const Status backend = pipelines::stream::ProbeCudaBackend();
+  std::printf("stream writer backend (zarr stream --backend cuda): %s\n",
+              backend.ok() ? "usable" : ("not usable: " + backend.ToString()).c_str());
 #else
   std::printf("CUDA backend: not built (nvcc was not found at configure time)\n");
 #endif

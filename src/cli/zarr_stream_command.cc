@@ -9,9 +9,11 @@
 #include <string>
 
 #include "chunkwise/core/npy.h"
+#include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
+#include "cli/cuda_support.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
@@ -33,6 +35,7 @@ struct StreamOptions {
   std::string fill;
   std::string dimension_names;
   std::string input;
+  std::string backend = "cpu";
   std::size_t threads = 0;
   std::size_t epochs_per_batch = 0;
   double max_memory_mib = 0;
@@ -40,7 +43,8 @@ struct StreamOptions {
   bool overwrite = false;
 };
 
-Result<stream::StreamConfig> ConfigFromOptions(const StreamOptions& options) {
+Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
+                                               const StreamOptions& options) {
   stream::StreamConfig config;
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk, core::ParseShape(options.chunk));
@@ -65,6 +69,12 @@ Result<stream::StreamConfig> ConfigFromOptions(const StreamOptions& options) {
   config.threads = options.threads;
   config.epochs_per_batch = options.epochs_per_batch;
   config.max_memory = static_cast<std::uint64_t>(options.max_memory_mib * (1 << 20));
+  CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
+                             stream::ParseBackendRequest(options.backend));
+  CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
+                             stream::ChooseStreamBackend(request, config, NoGpuReason()));
+  config.backend = choice.kind;
+  if (!choice.note.empty()) Say(context, choice.note);
   return config;
 }
 
@@ -136,8 +146,20 @@ Status Pump(Input& input, stream::StreamWriter& writer) {
   }
 }
 
+// Each stage's rate over the input, e.g. the GPU's H2D, scatter, compress,
+// aggregate and D2H (stages overlap, so each may exceed the overall rate).
+void SayStageRates(const CommandContext& context, const stream::StreamStats& stats) {
+  std::string line = "stages (input rate):";
+  for (const stream::StageTime& stage : stats.stages) {
+    if (stage.seconds <= 0) continue;
+    line += " " + stage.name + " " +
+            FormatBytes(static_cast<double>(stats.bytes_in) / stage.seconds) + "/s";
+  }
+  Say(context, line);
+}
+
 Status Stream(const CommandContext& context, const StreamOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamConfig config, ConfigFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamConfig config, ConfigFromOptions(context, options));
   CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamPlan plan, stream::PlanStream(config));
   if (options.dry_run) {
     std::printf("%s\n", stream::DescribePlan(plan).c_str());
@@ -151,7 +173,8 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
           : plan.frame_bytes * static_cast<std::uint64_t>(plan.layout.dims()[0].size);
   core::ProgressReporter progress(
       {.label = "zarr stream", .total_units = total, .mode = context.progress_mode()});
-  stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress};
+  stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress,
+                                             CudaStreamBackendFactory()};
   Result<std::unique_ptr<stream::StreamWriter>> created =
       stream::StreamWriter::Create(config, store, "", writer_options);
   if (!created.ok()) return created.status().WithContext(options.output);
@@ -168,7 +191,9 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
                                                        : static_cast<double>(stats.bytes_in) /
                                                              static_cast<double>(stats.bytes_out))
                        .substr(0, 5) +
-                   "), " + FormatBytes(static_cast<double>(stats.bytes_in) / stats.seconds) + "/s");
+                   "), " + FormatBytes(static_cast<double>(stats.bytes_in) / stats.seconds) +
+                   "/s, backend " + stats.backend);
+  SayStageRates(context, stats);
   return Status::Ok();
 }
 
@@ -195,6 +220,9 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
   command->add_option("--dimension-names", options->dimension_names, "Names, e.g. t,y,x");
   command->add_option("--input", options->input, "Raw little-endian C-order frames, .npy, or -")
       ->required();
+  command->add_option("--backend", options->backend,
+                      "cpu (default), cuda (the GPU: codecs none and blosc:lz4det), or auto "
+                      "(cuda when a GPU can write the codec)");
   command->add_option("--threads", options->threads, "Compression threads (default: all cores)");
   command->add_option("--epochs-per-batch", options->epochs_per_batch,
                       "Tile epochs compressed together; divides tiles per shard in dim 0");

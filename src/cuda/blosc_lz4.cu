@@ -8,7 +8,9 @@
 
 #include "chunkwise/codec/blosc_lz4_layout.h"
 #include "chunkwise/cuda/blosc_lz4.h"
+#include "chunkwise/cuda/blosc_lz4_scratch.h"
 #include "chunkwise/cuda/device.h"
+#include "cuda_resources.h"
 
 namespace chunkwise::cuda {
 namespace {
@@ -35,10 +37,9 @@ struct ChunkPlan {
   std::uint32_t task_count;
 };
 
-// Threads of the encode kernel share this many hash tables (one each) and
-// take tasks grid-stride, so scratch does not grow with the input.
-constexpr std::uint32_t kMaxEncodeThreads = 16384;
-constexpr unsigned kEncodeBlockThreads = 128;
+static_assert(sizeof(StreamTask) + 4 + 8 <= kGpuBloscLz4TaskBytes);
+static_assert(sizeof(ChunkPlan) <= kGpuBloscLz4ChunkPlanBytes);
+constexpr unsigned kEncodeBlockThreads = kGpuBloscLz4ThreadsPerBlock;
 constexpr unsigned kAssembleBlockThreads = 256;
 
 __global__ void EncodeStreamsKernel(const std::uint8_t* input, const ChunkPlan* chunks,
@@ -61,11 +62,12 @@ __global__ void EncodeStreamsKernel(const std::uint8_t* input, const ChunkPlan* 
 }
 
 // Thread 0 lays the chunk out (header, block starts, where each stream goes,
-// or memcpyed when the encoding exceeds nbytes + 16), then the block copies.
+// or memcpyed when the encoding exceeds nbytes + 16) and records its size in
+// chunk_sizes (when given), then the block copies.
 __global__ void AssembleChunksKernel(const std::uint8_t* input, const ChunkPlan* chunks,
                                      const StreamTask* tasks, const std::uint8_t* slots,
                                      const std::uint32_t* sizes, std::uint64_t* task_positions,
-                                     std::uint8_t* output) {
+                                     std::uint8_t* output, std::uint64_t* chunk_sizes) {
   __shared__ bool memcpyed;
   const ChunkPlan plan = chunks[blockIdx.x];
   const layout::ChunkGeometry& g = plan.geometry;
@@ -84,6 +86,7 @@ __global__ void AssembleChunksKernel(const std::uint8_t* input, const ChunkPlan*
     memcpyed = g.memcpyed_only || position > std::uint64_t{g.nbytes} + layout::kHeaderBytes;
     const std::uint64_t cbytes = memcpyed ? g.nbytes + layout::kHeaderBytes : position;
     layout::WriteHeader(g, memcpyed, static_cast<std::uint32_t>(cbytes), out);
+    if (chunk_sizes != nullptr) chunk_sizes[blockIdx.x] = cbytes;
   }
   __syncthreads();
   if (memcpyed) {
@@ -99,37 +102,6 @@ __global__ void AssembleChunksKernel(const std::uint8_t* input, const ChunkPlan*
     for (std::uint32_t j = lane; j < sizes[t]; j += 32) out[task_positions[t] + j] = from[j];
   }
 }
-
-Status CudaError(cudaError_t error, const char* what) {
-  return Status::Internal(std::string("CUDA ") + what + ": " + cudaGetErrorString(error));
-}
-
-// Device memory freed on every return path.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (pointer_ != nullptr) cudaFree(pointer_);
-  }
-  Status Allocate(std::uint64_t bytes) {
-    const cudaError_t e = cudaMalloc(&pointer_, std::max<std::uint64_t>(bytes, 1));
-    return e == cudaSuccess ? Status::Ok() : CudaError(e, "malloc");
-  }
-  Status Upload(const void* host, std::uint64_t bytes) {
-    if (bytes == 0) return Status::Ok();
-    const cudaError_t e = cudaMemcpy(pointer_, host, bytes, cudaMemcpyHostToDevice);
-    return e == cudaSuccess ? Status::Ok() : CudaError(e, "copy to device");
-  }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(pointer_);
-  }
-
- private:
-  void* pointer_ = nullptr;
-};
 
 struct Plan {
   std::vector<ChunkPlan> chunks;
@@ -178,16 +150,17 @@ Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& 
   return Status::Ok();
 }
 
-// The device side of one call: the plan, per-stream scratch and the output.
+// The device side of a plan: its tables and scratch, made once and reused
+// by every launch.
 struct DeviceWork {
-  DeviceBuffer chunks, tasks, slots, gathered, tables, sizes, positions, output;
+  DeviceBuffer chunks, tasks, slots, gathered, tables, sizes, positions;
   std::uint64_t encode_threads = 0;
 
   Status Allocate(const Plan& plan) {
     const std::uint64_t task_count = plan.tasks.size();
     const std::uint64_t rounded =
         (task_count + kEncodeBlockThreads - 1) / kEncodeBlockThreads * kEncodeBlockThreads;
-    encode_threads = std::min<std::uint64_t>(kMaxEncodeThreads, rounded);
+    encode_threads = std::min<std::uint64_t>(kGpuBloscLz4MaxThreads, rounded);
     CHUNKWISE_RETURN_IF_ERROR(chunks.Allocate(sizeof(ChunkPlan) * plan.chunks.size()));
     CHUNKWISE_RETURN_IF_ERROR(tasks.Allocate(sizeof(StreamTask) * task_count));
     CHUNKWISE_RETURN_IF_ERROR(slots.Allocate(plan.slot_bytes));
@@ -195,27 +168,30 @@ struct DeviceWork {
     CHUNKWISE_RETURN_IF_ERROR(tables.Allocate(encode_threads * lz4::kHashEntries * 2));
     CHUNKWISE_RETURN_IF_ERROR(sizes.Allocate(4 * task_count));
     CHUNKWISE_RETURN_IF_ERROR(positions.Allocate(8 * task_count));
-    CHUNKWISE_RETURN_IF_ERROR(output.Allocate(plan.output_bytes));
     CHUNKWISE_RETURN_IF_ERROR(
         chunks.Upload(plan.chunks.data(), sizeof(ChunkPlan) * plan.chunks.size()));
     return tasks.Upload(plan.tasks.data(), sizeof(StreamTask) * task_count);
   }
 
-  Status Launch(const Plan& plan, const DeviceBuffer& input) {
-    const auto task_count = static_cast<std::uint32_t>(plan.tasks.size());
+  // Encodes the plan's first `chunk_count` chunks of `input` into `output`
+  // (chunk k at its plan's output_offset), asynchronously on `stream`.
+  Status Launch(const Plan& plan, std::uint32_t chunk_count, const std::uint8_t* input,
+                std::uint8_t* output, std::uint64_t* chunk_sizes, cudaStream_t stream) {
+    if (chunk_count == 0) return Status::Ok();
+    const ChunkPlan& last = plan.chunks[chunk_count - 1];
+    const std::uint32_t task_count = last.first_task + last.task_count;
     if (task_count > 0) {
       EncodeStreamsKernel<<<static_cast<unsigned>(encode_threads / kEncodeBlockThreads),
-                            kEncodeBlockThreads>>>(
-          input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), task_count,
+                            kEncodeBlockThreads, 0, stream>>>(
+          input, chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), task_count,
           slots.as<std::uint8_t>(), gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(),
           sizes.as<std::uint32_t>());
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return CudaError(e, "encode launch");
     }
-    AssembleChunksKernel<<<static_cast<unsigned>(plan.chunks.size()), kAssembleBlockThreads>>>(
-        input.as<std::uint8_t>(), chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
-        slots.as<std::uint8_t>(), sizes.as<std::uint32_t>(), positions.as<std::uint64_t>(),
-        output.as<std::uint8_t>());
+    AssembleChunksKernel<<<chunk_count, kAssembleBlockThreads, 0, stream>>>(
+        input, chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), slots.as<std::uint8_t>(),
+        sizes.as<std::uint32_t>(), positions.as<std::uint64_t>(), output, chunk_sizes);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
       return CudaError(e, "assemble launch");
     return Status::Ok();
@@ -263,9 +239,50 @@ Result<std::vector<Bytes>> EncodeBloscLz4OnGpu(std::span<const ByteView> chunks,
     if (e != cudaSuccess) return CudaError(e, "copy to device");
   }
   DeviceWork work;
+  DeviceBuffer output;
   CHUNKWISE_RETURN_IF_ERROR(work.Allocate(plan));
-  CHUNKWISE_RETURN_IF_ERROR(work.Launch(plan, input));
-  return CollectChunks(plan, work.output);
+  CHUNKWISE_RETURN_IF_ERROR(output.Allocate(plan.output_bytes));
+  CHUNKWISE_RETURN_IF_ERROR(work.Launch(plan, static_cast<std::uint32_t>(plan.chunks.size()),
+                                        input.as<std::uint8_t>(), output.as<std::uint8_t>(),
+                                        nullptr, nullptr));
+  return CollectChunks(plan, output);
+}
+
+struct GpuBloscLz4Batch::Impl {
+  Plan plan;
+  DeviceWork work;
+};
+
+Result<std::unique_ptr<GpuBloscLz4Batch>> GpuBloscLz4Batch::Create(
+    std::uint64_t chunk_bytes, std::uint32_t max_chunks, const GpuBloscLz4Options& options) {
+  if (options.typesize < 1 || options.typesize > 255) {
+    return Status::InvalidArgument("blosc (deterministic lz4, GPU): typesize must be in 1..255");
+  }
+  if (chunk_bytes > layout::kMaxInputBytes) {
+    return Status::InvalidArgument("blosc (deterministic lz4, GPU): a chunk of " +
+                                   std::to_string(chunk_bytes) + " bytes exceeds the Blosc1 limit");
+  }
+  auto impl = std::make_unique<Impl>();
+  for (std::uint32_t k = 0; k < max_chunks; ++k) {
+    AddChunk(static_cast<std::uint32_t>(chunk_bytes), options, impl->plan);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(impl->work.Allocate(impl->plan));
+  return std::unique_ptr<GpuBloscLz4Batch>(
+      new GpuBloscLz4Batch(std::move(impl), chunk_bytes + layout::kHeaderBytes, max_chunks));
+}
+
+GpuBloscLz4Batch::GpuBloscLz4Batch(std::unique_ptr<Impl> impl, std::uint64_t output_stride,
+                                   std::uint32_t max_chunks)
+    : impl_(std::move(impl)), output_stride_(output_stride), max_chunks_(max_chunks) {}
+
+GpuBloscLz4Batch::~GpuBloscLz4Batch() = default;
+
+Status GpuBloscLz4Batch::Launch(const std::uint8_t* input, std::uint32_t chunks,
+                                std::uint8_t* output, std::uint64_t* sizes, CUstream_st* stream) {
+  if (chunks > max_chunks_) {
+    return Status::Internal("blosc (deterministic lz4, GPU): more chunks than planned");
+  }
+  return impl_->work.Launch(impl_->plan, chunks, input, output, sizes, stream);
 }
 
 }  // namespace chunkwise::cuda

@@ -1,8 +1,11 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "chunkwise/cuda/device.h"
+#include "cuda_resources.h"
 
 namespace chunkwise::cuda {
 namespace {
@@ -11,18 +14,6 @@ __global__ void AffineKernel(std::uint32_t* out, std::uint32_t count, std::uint3
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) out[i] = 3u * i + seed;
 }
-
-Status CudaError(cudaError_t error, const char* what) {
-  return Status::Internal(std::string("CUDA ") + what + ": " + cudaGetErrorString(error));
-}
-
-// Frees device memory on every return path.
-struct DeviceBuffer {
-  void* pointer = nullptr;
-  ~DeviceBuffer() {
-    if (pointer != nullptr) cudaFree(pointer);
-  }
-};
 
 }  // namespace
 
@@ -67,17 +58,43 @@ Result<std::vector<std::uint32_t>> RunAffineKernel(std::uint32_t count, std::uin
   if (count == 0) return host;
   DeviceBuffer device;
   const std::size_t bytes = sizeof(std::uint32_t) * count;
-  if (cudaError_t e = cudaMalloc(&device.pointer, bytes); e != cudaSuccess)
-    return CudaError(e, "malloc");
+  CHUNKWISE_RETURN_IF_ERROR(device.Allocate(bytes));
   const unsigned threads = 256;
   const unsigned blocks = (count + threads - 1) / threads;
-  AffineKernel<<<blocks, threads>>>(static_cast<std::uint32_t*>(device.pointer), count, seed);
+  AffineKernel<<<blocks, threads>>>(device.as<std::uint32_t>(), count, seed);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return CudaError(e, "launch");
-  if (cudaError_t e = cudaMemcpy(host.data(), device.pointer, bytes, cudaMemcpyDeviceToHost);
+  if (cudaError_t e =
+          cudaMemcpy(host.data(), device.as<std::uint32_t>(), bytes, cudaMemcpyDeviceToHost);
       e != cudaSuccess) {
     return CudaError(e, "copy to host");
   }
   return host;
+}
+
+Result<double> MeasureHostToDeviceRate(std::uint64_t bytes, int repeats) {
+  if (std::string reason = NoDeviceReason(); !reason.empty()) return Status::Unsupported(reason);
+  CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaSetDevice(0), "set device"));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<std::uint8_t> host, AllocatePinned(bytes));
+  std::fill(host.get(), host.get() + bytes, std::uint8_t{7});  // Touch every page first.
+  DeviceBuffer device;
+  CHUNKWISE_RETURN_IF_ERROR(device.Allocate(bytes));
+  CudaEvent begin, end;
+  CHUNKWISE_RETURN_IF_ERROR(begin.Create());
+  CHUNKWISE_RETURN_IF_ERROR(end.Create());
+  std::vector<double> rates;
+  for (int i = 0; i < std::max(repeats, 1); ++i) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaEventRecord(begin.get()), "event record"));
+    CHUNKWISE_RETURN_IF_ERROR(CheckCuda(
+        cudaMemcpy(device.as<void>(), host.get(), bytes, cudaMemcpyHostToDevice), "copy"));
+    CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaEventRecord(end.get()), "event record"));
+    CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaEventSynchronize(end.get()), "event wait"));
+    float ms = 0;
+    CHUNKWISE_RETURN_IF_ERROR(
+        CheckCuda(cudaEventElapsedTime(&ms, begin.get(), end.get()), "event time"));
+    rates.push_back(static_cast<double>(bytes) / 1e9 / (ms / 1e3));
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
 }
 
 }  // namespace chunkwise::cuda

@@ -123,7 +123,7 @@ CHUNKWISE_HOST_DEVICE inline void GatherStream(const ChunkGeometry& g,
   const std::uint32_t stream_bytes = block_bytes / stream_count;
   const std::uint32_t ts = g.typesize;
   if (!g.shuffle || ts == 1) {
-    std::memcpy(out, block_data + stream * stream_bytes, stream_bytes);
+    std::memcpy(out, block_data + std::uint64_t{stream} * stream_bytes, stream_bytes);
     return;
   }
   const std::uint32_t elements = block_bytes / ts;
@@ -212,8 +212,8 @@ CHUNKWISE_HOST_DEVICE inline std::uint32_t EncodeBlock(const ChunkGeometry& g,
   GatherBlock(g, input + static_cast<std::uint64_t>(block) * g.blocksize, block_bytes, gathered);
   std::uint32_t written = 0;
   for (std::uint32_t stream = 0; stream < streams; ++stream) {
-    written +=
-        EncodeStream(gathered + stream * stream_bytes, stream_bytes, out + written, hash_table);
+    written += EncodeStream(gathered + std::uint64_t{stream} * stream_bytes, stream_bytes,
+                            out + written, hash_table);
   }
   return written;
 }

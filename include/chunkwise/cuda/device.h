@@ -36,6 +36,11 @@ std::string NoDeviceReason();
 // Unsupported when no device is usable; Internal on a CUDA error.
 Result<std::vector<std::uint32_t>> RunAffineKernel(std::uint32_t count, std::uint32_t seed);
 
+// The copy rate from page-locked host memory to device 0, in GB/s: the
+// median of `repeats` copies of `bytes`. The ceiling of any pipeline that
+// streams its input to the GPU. Unsupported without a device.
+Result<double> MeasureHostToDeviceRate(std::uint64_t bytes, int repeats);
+
 }  // namespace chunkwise::cuda
 
 #endif  // CHUNKWISE_CUDA_DEVICE_H_

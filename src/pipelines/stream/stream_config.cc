@@ -7,8 +7,10 @@
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/cuda/blosc_lz4_scratch.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
+#include "chunkwise/pipelines/stream/backend_choice.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {
@@ -20,6 +22,11 @@ using core::Index;
 constexpr std::size_t kTilesPerThreadInBatch = 4;
 // Batches stop growing once their uncompressed tiles reach this size.
 constexpr std::uint64_t kBatchBytesTarget = std::uint64_t{256} << 20;
+// The GPU wants a thousand tiles or more per launch (the seed's figure); as
+// "threads" for ChooseEpochsPerBatch's rule of kTilesPerThreadInBatch per thread.
+constexpr std::size_t kGpuBatchThreads = 256;
+// The writer keeps this many staging and aggregated batches (stream_writer.cc).
+constexpr std::uint64_t kBatchesPerStage = 2;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {
   if (dims.empty())
@@ -78,19 +85,36 @@ std::size_t ChooseEpochsPerBatch(const core::ShardLayout& layout, std::size_t ti
   return best;
 }
 
-MemoryEstimate Estimate(const core::ShardLayout& layout, std::size_t tile_bytes,
-                        std::size_t max_encoded, std::size_t epochs_per_batch) {
-  const std::uint64_t batch_tiles =
-      static_cast<std::uint64_t>(epochs_per_batch) * layout.epoch_tile_count();
+std::uint64_t BatchTiles(const StreamPlan& plan) {
+  return static_cast<std::uint64_t>(plan.epochs_per_batch) * plan.layout.epoch_tile_count();
+}
+
+// The offsets and flags of one aggregated batch: M' + 1 offsets and M' flags per epoch.
+std::uint64_t AggregatedIndexBytes(const StreamPlan& plan) {
+  const auto positions = static_cast<std::uint64_t>(plan.layout.padded_epoch_tile_count());
+  return plan.epochs_per_batch * ((positions + 1) * 8 + positions);
+}
+
+MemoryEstimate Estimate(const StreamPlan& plan) {
+  const std::uint64_t batch_tiles = BatchTiles(plan);
+  const std::uint64_t batch_input = plan.epochs_per_batch *
+                                    static_cast<std::uint64_t>(plan.layout.tile_shape()[0]) *
+                                    plan.frame_bytes;
   MemoryEstimate memory;
+  memory.shard_indexes =
+      static_cast<std::uint64_t>(plan.layout.active_shard_count()) *
+      formats::zarr::ShardIndex::EncodedSize(plan.layout.tiles_per_shard_total()) * 2;
+  memory.aggregated = kBatchesPerStage * AggregatedIndexBytes(plan);
+  if (plan.backend == StreamBackendKind::kCuda) {
+    memory.pinned = kBatchesPerStage * (batch_input + batch_tiles * plan.max_encoded_tile_bytes);
+    memory.device = PlanCudaBuffers(plan).total();
+    return memory;
+  }
   // Two batches of tiles (one filling, one compressing) and the fill tile.
-  memory.staging = (2 * batch_tiles + 1) * static_cast<std::uint64_t>(tile_bytes);
-  memory.compressed = batch_tiles * max_encoded;
-  memory.aggregated =
-      2 * batch_tiles * max_encoded + 2 * (static_cast<std::uint64_t>(epochs_per_batch) *
-                                           (layout.padded_epoch_tile_count() + 1) * 9);
-  memory.shard_indexes = static_cast<std::uint64_t>(layout.active_shard_count()) *
-                         formats::zarr::ShardIndex::EncodedSize(layout.tiles_per_shard_total()) * 2;
+  memory.staging =
+      (kBatchesPerStage * batch_tiles + 1) * static_cast<std::uint64_t>(plan.tile_bytes);
+  memory.compressed = batch_tiles * plan.max_encoded_tile_bytes;
+  memory.aggregated += kBatchesPerStage * batch_tiles * plan.max_encoded_tile_bytes;
   return memory;
 }
 
@@ -120,7 +144,8 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       codec::CodecChain chain,
       codec::CodecChain::FromJson(metadata.codecs[0]["configuration"]["codecs"], registry));
-  StreamPlan plan{std::move(layout), std::move(metadata), {}, nullptr, {}, 0, 0, 0, 1, 1, {}};
+  StreamPlan plan{
+      std::move(layout), std::move(metadata), {}, nullptr, {}, 0, 0, 0, 1, 1, {}, {}, {}};
   plan.tile_spec = {config.data_type, plan.layout.tile_shape(), plan.metadata.fill_value};
   plan.tile_codecs = std::make_shared<const codec::CodecChain>(std::move(chain));
   plan.codec_build = shorthand.build;
@@ -133,17 +158,26 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   plan.threads = config.threads != 0
                      ? config.threads
                      : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  plan.backend = config.backend;
+  if (plan.backend == StreamBackendKind::kCuda) {
+    std::string why;
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<GpuTileCodec> gpu,
+                               GpuTileCodecFor(config.codec, config.data_type, &why));
+    if (!gpu) return Status::InvalidArgument("the CUDA backend cannot write this array: " + why);
+    plan.gpu_codec = *gpu;
+  }
   plan.epochs_per_batch = config.epochs_per_batch;
   const auto tps0 = static_cast<std::size_t>(plan.layout.tiles_per_shard()[0]);
   if (plan.epochs_per_batch == 0) {
-    plan.epochs_per_batch = ChooseEpochsPerBatch(plan.layout, plan.tile_bytes, plan.threads);
+    plan.epochs_per_batch = ChooseEpochsPerBatch(
+        plan.layout, plan.tile_bytes,
+        plan.backend == StreamBackendKind::kCuda ? kGpuBatchThreads : plan.threads);
   } else if (tps0 % plan.epochs_per_batch != 0) {
     return Status::InvalidArgument("epochs per batch (" + std::to_string(plan.epochs_per_batch) +
                                    ") must divide tiles per shard along dimension 0 (" +
                                    std::to_string(tps0) + ")");
   }
-  plan.memory =
-      Estimate(plan.layout, plan.tile_bytes, plan.max_encoded_tile_bytes, plan.epochs_per_batch);
+  plan.memory = Estimate(plan);
   if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
     return Status::InvalidArgument(
         "the writer needs up to " + Mebibytes(plan.memory.total()) + ", over --max-memory " +
@@ -151,6 +185,33 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
         "; use smaller tiles or fewer tiles per shard in dimensions > 0");
   }
   return plan;
+}
+
+CudaBufferSizes PlanCudaBuffers(const StreamPlan& plan) {
+  const std::uint64_t batch_tiles = BatchTiles(plan);
+  const auto positions = static_cast<std::uint64_t>(plan.layout.padded_epoch_tile_count());
+  const auto epoch_tiles = static_cast<std::uint64_t>(plan.layout.epoch_tile_count());
+  CudaBufferSizes sizes;
+  sizes.staging = plan.epochs_per_batch * static_cast<std::uint64_t>(plan.layout.tile_shape()[0]) *
+                  plan.frame_bytes;
+  sizes.tiles = batch_tiles * plan.tile_bytes;
+  sizes.compressed = plan.gpu_codec.blosc_lz4 ? batch_tiles * plan.max_encoded_tile_bytes : 0;
+  sizes.aggregated = batch_tiles * plan.max_encoded_tile_bytes;
+  sizes.tile_sizes = batch_tiles * (8 + 1);
+  sizes.offsets = plan.epochs_per_batch * (positions + 1) * 8 * 2 + AggregatedIndexBytes(plan);
+  std::uint64_t rows = 1;
+  for (int d = 1; d + 1 < plan.layout.rank(); ++d) {
+    rows *= static_cast<std::uint64_t>(plan.layout.dims()[static_cast<std::size_t>(d)].size);
+  }
+  // CUB's scan needs a little temporary memory; a MiB per million items is ample.
+  const std::uint64_t scan_scratch =
+      (std::uint64_t{1} << 20) + plan.epochs_per_batch * (positions + 1);
+  sizes.shared = rows * 8 + epoch_tiles * 8 + plan.tile_bytes + scan_scratch;
+  if (plan.gpu_codec.blosc_lz4) {
+    sizes.shared += cuda::GpuBloscLz4ScratchBytes(plan.tile_bytes, batch_tiles,
+                                                  plan.gpu_codec.typesize, plan.gpu_codec.shuffle);
+  }
+  return sizes;
 }
 
 Result<MemoryEstimate> EstimateMemory(const StreamConfig& config) {
@@ -175,11 +236,15 @@ std::string DescribePlan(const StreamPlan& plan) {
        << formats::zarr::ShardIndex::EncodedSize(layout.tiles_per_shard_total()) << " bytes\n";
   text << "epoch      " << layout.epoch_tile_count() << " tiles (" << layout.active_shard_count()
        << " shards open at once), " << plan.epochs_per_batch << " epoch(s) per batch, "
-       << plan.threads << " thread(s)\n";
+       << plan.threads << " thread(s), backend "
+       << (plan.backend == StreamBackendKind::kCuda ? "cuda" : "cpu") << "\n";
   const MemoryEstimate& m = plan.memory;
   text << "memory     " << Mebibytes(m.total()) << " at most: staging " << Mebibytes(m.staging)
        << ", compressed " << Mebibytes(m.compressed) << ", aggregated " << Mebibytes(m.aggregated)
        << ", indexes " << Mebibytes(m.shard_indexes);
+  if (plan.backend == StreamBackendKind::kCuda) {
+    text << ", page-locked " << Mebibytes(m.pinned) << "; GPU " << Mebibytes(m.device);
+  }
   return text.str();
 }
 

@@ -13,7 +13,6 @@
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "chunkwise/pipelines/stream/shard_accumulator.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
-#include "chunkwise/pipelines/stream/tile_pool.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {
@@ -39,7 +38,7 @@ class StreamWriter::Pipeline {
       : plan_(std::move(plan)),
         store_(std::move(store)),
         prefix_(std::move(prefix)),
-        options_(options),
+        options_(std::move(options)),
         pool_(plan_.threads),
         free_batches_(kBuffersPerStage),
         full_batches_(kBuffersPerStage),
@@ -53,7 +52,7 @@ class StreamWriter::Pipeline {
   }
 
   Status Start(formats::zarr::IndexLocation location) {
-    CHUNKWISE_ASSIGN_OR_RETURN(backend_, MakeCpuBackend(plan_, pool_));
+    CHUNKWISE_ASSIGN_OR_RETURN(backend_, MakeBackend());
     sink_ = options_.sink;
     if (sink_ == nullptr) {
       own_sink_ = std::make_unique<StoreShardSink>(
@@ -64,7 +63,8 @@ class StreamWriter::Pipeline {
     }
     accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_);
     for (std::size_t i = 0; i < kBuffersPerStage; ++i) {
-      free_batches_.Push(std::make_unique<FrameBatch>(plan_));
+      CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<StagingBatch> batch, backend_->NewBatch());
+      free_batches_.Push(std::move(batch));
       free_aggregated_.Push(std::make_unique<AggregatedBatch>());
     }
     compress_thread_ = std::thread([this] { CompressLoop(); });
@@ -105,7 +105,7 @@ class StreamWriter::Pipeline {
   Status Close() {
     CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
     closed_ = true;
-    const Status trailing = TrailingInputStatus();
+    Status trailing = TrailingInputStatus();
     const core::Index frames = AppendedFrames();
     CHUNKWISE_RETURN_IF_ERROR(SubmitLastBatch(frames));
     full_batches_.Close();
@@ -113,6 +113,7 @@ class StreamWriter::Pipeline {
     CHUNKWISE_RETURN_IF_ERROR(FirstError());
     CHUNKWISE_RETURN_IF_ERROR(PublishShape(frames));
     seconds_ = std::chrono::duration<double>(Clock::now() - started_).count();
+    stages_ = backend_->stage_times();
     return trailing;
   }
 
@@ -126,10 +127,22 @@ class StreamWriter::Pipeline {
     stats.shards = shards_out_.load();
     stats.seconds =
         seconds_ > 0 ? seconds_ : std::chrono::duration<double>(Clock::now() - started_).count();
+    stats.backend = std::string(backend_->name());
+    stats.stages = stages_;
     return stats;
   }
 
  private:
+  Result<std::unique_ptr<StreamBackend>> MakeBackend() {
+    if (plan_.backend == StreamBackendKind::kCpu) return MakeCpuBackend(plan_, pool_);
+    if (!options_.cuda_backend) {
+      return Status::Unsupported(
+          "the CUDA backend was asked for, but this program was built without it "
+          "(nvcc was not found when it was built)");
+    }
+    return options_.cuda_backend(plan_, pool_);
+  }
+
   Status CheckOpen() {
     if (closed_) return Status::InvalidArgument("the stream writer is already closed");
     return FirstError();
@@ -168,7 +181,7 @@ class StreamWriter::Pipeline {
   }
 
   Status TakeBatch() {
-    std::optional<std::unique_ptr<FrameBatch>> batch = free_batches_.Pop();
+    std::optional<std::unique_ptr<StagingBatch>> batch = free_batches_.Pop();
     if (!batch) return FirstError();
     current_ = std::move(*batch);
     current_->first_epoch = next_epoch_;
@@ -215,18 +228,43 @@ class StreamWriter::Pipeline {
     return Status::InvalidArgument(where + "; the whole frames before it were written");
   }
 
+  // Submits each full batch to the backend and completes the oldest once
+  // the backend holds as many as it works on at once, or as soon as no batch
+  // waits (so that Flush and a paused input never wait on an idle backend).
   void CompressLoop() {
-    while (std::optional<std::unique_ptr<FrameBatch>> tiles = full_batches_.Pop()) {
-      std::optional<std::unique_ptr<AggregatedBatch>> out = free_aggregated_.Pop();
-      if (!out) break;
-      if (Status status = backend_->CompressAndAggregate(**tiles, **out); !status.ok()) {
-        Fail(std::move(status));
-        break;
+    std::size_t in_flight = 0;
+    for (;;) {
+      bool idle = false;
+      std::optional<std::unique_ptr<StagingBatch>> batch =
+          in_flight == 0 ? full_batches_.Pop()
+                         : full_batches_.PopFor(std::chrono::seconds(0), &idle);
+      if (!batch && !idle) break;  // Closed and drained.
+      if (batch) {
+        if (Status status = backend_->Submit(**batch); !status.ok()) return Fail(std::move(status));
+        free_batches_.Push(std::move(*batch));
+        ++in_flight;
       }
-      free_batches_.Push(std::move(*tiles));
-      if (!ready_aggregated_.Push(std::move(*out))) break;
+      if (!batch || in_flight == backend_->depth()) {
+        if (!CompleteOldest()) return;
+        --in_flight;
+      }
+    }
+    for (; in_flight > 0; --in_flight) {
+      if (!CompleteOldest()) return;
     }
     ready_aggregated_.Close();
+  }
+
+  // Completes the backend's oldest batch and hands it to the emit thread;
+  // false once the writer has failed.
+  bool CompleteOldest() {
+    std::optional<std::unique_ptr<AggregatedBatch>> out = free_aggregated_.Pop();
+    if (!out) return false;
+    if (Status status = backend_->Complete(**out); !status.ok()) {
+      Fail(std::move(status));
+      return false;
+    }
+    return ready_aggregated_.Push(std::move(*out));
   }
 
   void EmitLoop() {
@@ -305,15 +343,15 @@ class StreamWriter::Pipeline {
   ShardSink* sink_ = nullptr;
   std::unique_ptr<ShardAccumulator> accumulator_;  // Used by the emit thread only.
 
-  core::BoundedQueue<std::unique_ptr<FrameBatch>> free_batches_;
-  core::BoundedQueue<std::unique_ptr<FrameBatch>> full_batches_;
+  core::BoundedQueue<std::unique_ptr<StagingBatch>> free_batches_;
+  core::BoundedQueue<std::unique_ptr<StagingBatch>> full_batches_;
   core::BoundedQueue<std::unique_ptr<AggregatedBatch>> free_aggregated_;
   core::BoundedQueue<std::unique_ptr<AggregatedBatch>> ready_aggregated_;
   std::thread compress_thread_;
   std::thread emit_thread_;
 
   // The caller's state.
-  std::unique_ptr<FrameBatch> current_;
+  std::unique_ptr<StagingBatch> current_;
   std::size_t bytes_in_batch_ = 0;
   std::uint64_t bytes_total_ = 0;
   core::Index next_epoch_ = 0;
@@ -331,6 +369,7 @@ class StreamWriter::Pipeline {
   core::Index published_frames_ = -1;
   Clock::time_point started_;
   double seconds_ = 0;
+  std::vector<StageTime> stages_;  // Copied from the backend at Close.
 };
 
 Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& config,
@@ -343,8 +382,8 @@ Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& c
   // (erasing it first), and writes zarr.json with shape[0] = 0.
   CHUNKWISE_RETURN_IF_ERROR(
       formats::zarr::Array::Create(store, prefix, plan.metadata, options.overwrite).status());
-  auto pipeline =
-      std::make_unique<Pipeline>(std::move(plan), std::move(store), std::move(prefix), options);
+  auto pipeline = std::make_unique<Pipeline>(std::move(plan), std::move(store), std::move(prefix),
+                                             std::move(options));
   CHUNKWISE_RETURN_IF_ERROR(pipeline->Start(config.index_location));
   return std::unique_ptr<StreamWriter>(new StreamWriter(std::move(pipeline)));
 }

@@ -97,6 +97,7 @@ def check_errors(checks, binary, work):
         (["--shape", "0,64,64", "--chunk", "8,32,32", "--tiles-per-shard", "2,2,2", "--max-memory", "0.01"], b"",
          "--max-memory"),
         (["--shape", "0,10", "--chunk", "0,5"], b"", "tile"),
+        (["--shape", "0,10", "--chunk", "2,5", "--backend", "gpu"], b"", "--backend"),
     ]
     for args, payload, needle in cases:
         result = subprocess.run([str(binary), *base, *args], input=payload, capture_output=True)
@@ -108,6 +109,35 @@ def check_errors(checks, binary, work):
                              "--input", "-", "--dry-run"], capture_output=True)
     checks.expect(result.returncode == 0 and b"memory" in result.stdout and not (work / "dry").exists(),
                   "--dry-run prints the layout and memory estimate and writes nothing")
+
+
+def check_backends(checks, binary, work):
+    """--backend auto writes what the CPU writes (on the GPU when there is one);
+    --backend cuda either does the same or, with no GPU or no CUDA build, exits
+    1 saying why."""
+    data = (np.arange(24 * 40 * 56, dtype=np.uint16) % 4099).reshape(24, 40, 56)
+    common = ["--dtype", "uint16", "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2",
+              "--codec", "blosc:lz4det:5:shuffle", "--input", "-", "--overwrite"]
+    outputs = {}
+    for backend in ["cpu", "auto", "cuda"]:
+        path = work / f"backend_{backend}.zarr"
+        result = subprocess.run([str(binary), "zarr", "stream", str(path), "--shape", "0,40,56",
+                                 *common, "--backend", backend], input=data.tobytes(), capture_output=True)
+        outputs[backend] = (result, path)
+    cpu, auto = outputs["cpu"], outputs["auto"]
+    checks.expect(cpu[0].returncode == 0 and auto[0].returncode == 0 and b"backend auto" in auto[0].stdout,
+                  f"--backend auto writes and says which backend ({auto[0].stdout.decode().strip()[:160]})")
+
+    def shards(path):
+        return {p.relative_to(path): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+    checks.expect(shards(cpu[1]) == shards(auto[1]), "--backend auto: every file equals the CPU backend's")
+    cuda_result, cuda_path = outputs["cuda"]
+    stderr = cuda_result.stderr.decode()
+    if cuda_result.returncode == 0:
+        checks.expect(shards(cpu[1]) == shards(cuda_path), "--backend cuda: every file equals the CPU backend's")
+    else:
+        checks.expect(cuda_result.returncode == 1 and "--backend cuda:" in stderr,
+                      f"--backend cuda without a usable GPU: exit 1 saying why ({stderr.strip()[:160]})")
 
 
 def check_killed_writer(checks, binary, work):
@@ -152,6 +182,7 @@ def main():
     checks = Checks()
     check_cases(checks, args.chunkwise, args.workdir, args.node_script)
     check_errors(checks, args.chunkwise, args.workdir)
+    check_backends(checks, args.chunkwise, args.workdir)
     check_killed_writer(checks, args.chunkwise, args.workdir)
     checks.finish()
 

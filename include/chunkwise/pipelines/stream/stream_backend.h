@@ -1,27 +1,34 @@
-// StreamBackend: the scatter, compress and aggregate stage of the streaming shard
-// writer, behind one interface so that the CPU and CUDA backends share the
-// tile pool, the shard-index bookkeeping and the sink.
+// StreamBackend: the scatter, compress and aggregate stage of the streaming
+// shard writer, behind one interface so that the CPU and CUDA backends share
+// the writer, the shard-index bookkeeping and the sink.
 //
 // Design: ../shared/seeds/sharding-layer.md ("GPU Aggregation Kernel"). A
-// backend scatters staged frames into tiles (tile_pool.h), compresses every
-// tile of a batch, then per epoch permutes the
-// compressed sizes into shard-major order (the layout's P), takes their
-// exclusive scan over the padded position space M' and gathers the tiles
-// into one dense buffer. Tiles equal to the fill value are not stored: their
-// positions, like the holes of the padded space, are absent.
+// backend scatters staged frames into tiles (scatter_geometry.h), compresses
+// every tile of a batch, then per epoch permutes the compressed sizes into
+// shard-major order (the layout's P), takes their exclusive scan over the
+// padded position space M' and gathers the tiles into one dense buffer. Tiles
+// equal to the fill value are not stored: their positions, like the holes of
+// the padded space, are absent.
+//
+// A backend may work on several batches at once (depth()): Submit starts one
+// and returns as soon as its staging batch may be refilled; Complete finishes
+// the oldest. The CPU backend does one at a time; the CUDA backend copies the
+// next batch to the GPU while it compresses the one before.
 #ifndef CHUNKWISE_PIPELINES_STREAM_STREAM_BACKEND_H_
 #define CHUNKWISE_PIPELINES_STREAM_STREAM_BACKEND_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/status.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/pipelines/stream/staging_batch.h"
 #include "chunkwise/pipelines/stream/stream_config.h"
-#include "chunkwise/pipelines/stream/tile_pool.h"
 
 namespace chunkwise::pipelines::stream {
 
@@ -30,13 +37,21 @@ struct AggregatedBatch {
   core::Index first_epoch = 0;
   std::size_t epochs = 0;
   std::size_t positions = 0;  // M', the padded shard-major positions of one epoch.
-  // Compressed tiles, epoch after epoch, each epoch in position order.
-  Bytes data;
+  // Compressed tiles, epoch after epoch, each epoch in position order; they
+  // live in `storage` or in `backend_memory`.
+  ByteView data;
   // Per epoch, M' + 1 byte offsets into `data`: position j of epoch e spans
   // [offsets[e·(M'+1) + j], offsets[e·(M'+1) + j + 1]).
   std::vector<std::uint64_t> offsets;
   // Per epoch, M' flags: 1 where a tile is stored.
   std::vector<std::uint8_t> present;
+
+  // Buffers the backend reuses from one batch to the next: host memory, or
+  // memory of its own (the CUDA backend's page-locked memory, which must be
+  // freed its own way and so carries its deleter).
+  Bytes storage;
+  std::shared_ptr<std::uint8_t> backend_memory;
+  std::size_t backend_memory_bytes = 0;
 
   std::uint64_t Begin(std::size_t epoch, std::size_t position) const {
     return offsets[epoch * (positions + 1) + position];
@@ -46,15 +61,35 @@ struct AggregatedBatch {
   }
 };
 
+// Time a backend spent in one stage of its pipeline, over every batch so far.
+// Stages overlap, so their sum may exceed the wall time.
+struct StageTime {
+  std::string name;  // e.g. "H2D", "scatter", "compress", "aggregate", "D2H".
+  double seconds = 0;
+};
+
 class StreamBackend {
  public:
   virtual ~StreamBackend() = default;
   virtual std::string_view name() const = 0;
-  // Scatters the first frames.epochs tile epochs of `frames` into tiles,
-  // compresses them and aggregates them into `out` (whose buffers are reused
+
+  // A staging batch for Submit; the writer keeps a few and reuses them.
+  virtual Result<std::unique_ptr<StagingBatch>> NewBatch() = 0;
+  // How many batches may be submitted and not yet completed, at least 1.
+  virtual std::size_t depth() const = 0;
+  // Starts scattering, compressing and aggregating the first frames.epochs
+  // tile epochs of `frames` (made by this backend's NewBatch). `frames` may
+  // be refilled once Submit returns.
+  virtual Status Submit(StagingBatch& frames) = 0;
+  // Finishes the oldest submitted batch into `out` (whose buffers are reused
   // between calls).
-  virtual Status CompressAndAggregate(const FrameBatch& frames, AggregatedBatch& out) = 0;
+  virtual Status Complete(AggregatedBatch& out) = 0;
+
+  virtual std::vector<StageTime> stage_times() const = 0;
 };
+
+using StreamBackendFactory =
+    std::function<Result<std::unique_ptr<StreamBackend>>(const StreamPlan&, core::ThreadPool&)>;
 
 // The host backend: tiles compressed by the inner codec chain on `pool`.
 Result<std::unique_ptr<StreamBackend>> MakeCpuBackend(const StreamPlan& plan,

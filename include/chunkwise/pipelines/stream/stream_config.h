@@ -36,6 +36,18 @@ struct StreamDimension {
   std::string name;  // Optional zarr dimension name.
 };
 
+// Who scatters, compresses and aggregates (stream_backend.h). The CUDA
+// backend exists in builds made with nvcc; backend_choice.h picks one.
+enum class StreamBackendKind { kCpu, kCuda };
+
+// The tile codec as the GPU runs it (backend_choice.h's GpuTileCodecFor).
+struct GpuTileCodec {
+  bool blosc_lz4 = false;   // false: codec "none", tiles stored as they are.
+  int typesize = 1;         // Blosc's element size (the data type's).
+  bool shuffle = true;      // Byte shuffle.
+  bool store_only = false;  // clevel 0.
+};
+
 struct StreamConfig {
   std::vector<StreamDimension> dimensions;  // Slowest first; dimension 0 is appended along.
   core::DataType data_type;
@@ -45,17 +57,23 @@ struct StreamConfig {
   std::size_t threads = 0;                // Compression threads; 0 = one per core.
   std::size_t epochs_per_batch = 0;       // Tile epochs compressed together; 0 = automatic.
   std::uint64_t max_memory = 0;           // Refuse plans whose estimate exceeds this; 0 = none.
+  StreamBackendKind backend = StreamBackendKind::kCpu;
 };
 
 // Peak memory of a run, by buffer, in bytes. Worst case: compressed sizes are
-// taken at the codec's bound (incompressible data).
+// taken at the codec's bound (incompressible data). The CUDA backend stages
+// and aggregates in page-locked host memory instead of `staging`,
+// `compressed` and most of `aggregated`, and needs `device` on the GPU.
 struct MemoryEstimate {
   std::uint64_t staging = 0;        // Two batches of tiles, the input scattered into them
                                     // (one filling, one compressing), and the fill tile.
   std::uint64_t compressed = 0;     // One batch of compressed tiles before aggregation.
   std::uint64_t aggregated = 0;     // Two aggregated batches (one compressing, one writing).
   std::uint64_t shard_indexes = 0;  // The active shards' indexes.
-  std::uint64_t total() const { return staging + compressed + aggregated + shard_indexes; }
+  std::uint64_t pinned = 0;         // CUDA: page-locked staging and aggregated batches.
+  std::uint64_t device = 0;         // CUDA: GPU memory (not part of total()).
+  // Host memory, page-locked included.
+  std::uint64_t total() const { return staging + compressed + aggregated + shard_indexes + pinned; }
 };
 
 struct StreamPlan {
@@ -71,6 +89,8 @@ struct StreamPlan {
   std::size_t frame_bytes = 0;             // One index of dimension 0.
   std::size_t epochs_per_batch = 1;        // Divides tiles_per_shard[0].
   std::size_t threads = 1;
+  StreamBackendKind backend = StreamBackendKind::kCpu;
+  GpuTileCodec gpu_codec;  // For the CUDA backend.
   MemoryEstimate memory;
 };
 
@@ -79,6 +99,24 @@ struct StreamPlan {
 // fill value; ResourceExhausted-style InvalidArgument when the estimate is over
 // max_memory.
 Result<StreamPlan> PlanStream(const StreamConfig& config);
+
+// The GPU-side buffers of the CUDA backend for `plan`, in bytes, so that the
+// estimate and the allocation agree. Each of the two slots (one batch in
+// flight while the next is copied in) has every per-batch buffer.
+struct CudaBufferSizes {
+  std::uint64_t staging = 0;     // Frame-major input of one batch.
+  std::uint64_t tiles = 0;       // The batch's tile pool.
+  std::uint64_t compressed = 0;  // Encoded tiles at their bound (0 for codec none).
+  std::uint64_t aggregated = 0;  // Shard-major compressed tiles at their bound.
+  std::uint64_t tile_sizes = 0;  // Encoded sizes and fill flags, per tile.
+  std::uint64_t offsets = 0;     // Permuted sizes and their scan, per position, and flags.
+  std::uint64_t shared = 0;      // Row offsets, permutation, fill tile, scan and encoder scratch.
+  std::uint64_t per_slot() const {
+    return staging + tiles + compressed + aggregated + tile_sizes + offsets;
+  }
+  std::uint64_t total() const { return 2 * per_slot() + shared; }
+};
+CudaBufferSizes PlanCudaBuffers(const StreamPlan& plan);
 
 // The memory a run of `config` will use at most (memory_estimate(config)).
 Result<MemoryEstimate> EstimateMemory(const StreamConfig& config);

@@ -21,6 +21,7 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/pipelines/stream/shard_sink.h"
+#include "chunkwise/pipelines/stream/stream_backend.h"
 #include "chunkwise/pipelines/stream/stream_config.h"
 #include "chunkwise/store/store.h"
 
@@ -30,14 +31,19 @@ struct StreamWriterOptions {
   bool overwrite = false;                      // Replace an existing array at the prefix.
   ShardSink* sink = nullptr;                   // Null: shards go to the store. Not owned.
   core::ProgressReporter* progress = nullptr;  // Counts input bytes. Not owned.
+  // Makes the backend for config.backend kCuda (the CUDA build's
+  // MakeCudaBackend); kCpu always uses MakeCpuBackend.
+  StreamBackendFactory cuda_backend;
 };
 
 struct StreamStats {
-  std::uint64_t bytes_in = 0;   // Input taken, whole frames.
-  core::Index frames = 0;       // Frames written (shape[0] at close).
-  std::uint64_t bytes_out = 0;  // Shard bytes emitted, indexes included.
-  std::uint64_t shards = 0;     // Shards emitted.
-  double seconds = 0;           // From Create to Close.
+  std::uint64_t bytes_in = 0;     // Input taken, whole frames.
+  core::Index frames = 0;         // Frames written (shape[0] at close).
+  std::uint64_t bytes_out = 0;    // Shard bytes emitted, indexes included.
+  std::uint64_t shards = 0;       // Shards emitted.
+  double seconds = 0;             // From Create to Close.
+  std::string backend;            // "cpu" or "cuda".
+  std::vector<StageTime> stages;  // The backend's stage times, once closed.
 };
 
 class StreamWriter {

@@ -1,19 +1,27 @@
 // The CPU backend: the input arrives already scattered into the batch's
-// tiles (tile_pool.h), so the thread pool compresses them in place; then the
-// seed's three aggregation passes run on the host.
+// tiles (tile_major_batch.h), so Submit has the thread pool compress them in
+// place; Complete runs the seed's three aggregation passes on the host.
+#include <chrono>
 #include <cstring>
 
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/check.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
+#include "chunkwise/pipelines/stream/tile_major_batch.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 class CpuBackend final : public StreamBackend {
  public:
   CpuBackend(const StreamPlan& plan, core::ThreadPool& pool)
-      : spec_(plan.tile_spec),
-        chain_(plan.tile_codecs),
+      : plan_(plan),
         pool_(pool),
         permutation_(plan.layout.ShardMajorPermutation()),
         positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
@@ -27,27 +35,52 @@ class CpuBackend final : public StreamBackend {
   }
 
   std::string_view name() const override { return "cpu"; }
+  std::size_t depth() const override { return 1; }
 
-  Status CompressAndAggregate(const FrameBatch& frames, AggregatedBatch& out) override {
+  Result<std::unique_ptr<StagingBatch>> NewBatch() override {
+    return std::unique_ptr<StagingBatch>(std::make_unique<TileMajorBatch>(plan_));
+  }
+
+  Status Submit(StagingBatch& staged) override {
+    CHUNKWISE_CHECK(!pending_);
+    const auto& frames = static_cast<const TileMajorBatch&>(staged);  // Made by NewBatch.
+    const Clock::time_point start = Clock::now();
+    first_epoch_ = frames.first_epoch;
+    epochs_ = frames.epochs;
+    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(
+        epochs_ * tiles_per_epoch_, [&](std::size_t k) -> Status { return Compress(frames, k); }));
+    compress_seconds_ += SecondsSince(start);
+    pending_ = true;
+    return Status::Ok();
+  }
+
+  Status Complete(AggregatedBatch& out) override {
+    CHUNKWISE_CHECK(pending_);
+    pending_ = false;
+    const Clock::time_point start = Clock::now();
     const std::size_t m = tiles_per_epoch_;
-    const std::size_t n = frames.epochs * m;
-    CHUNKWISE_RETURN_IF_ERROR(
-        pool_.ParallelFor(n, [&](std::size_t k) -> Status { return Compress(frames, k); }));
-    out.first_epoch = frames.first_epoch;
-    out.epochs = frames.epochs;
+    out.first_epoch = first_epoch_;
+    out.epochs = epochs_;
     out.positions = positions_;
     PermuteAndScan(m, out);
     // Pass 3, gather: each stored tile to its shard-major place. The buffer
     // is reserved at its bound once, so that it is never reallocated (a
     // reallocation copies into fresh pages, which the kernel must zero).
-    if (out.data.capacity() < slots_.size()) out.data.reserve(slots_.size());
-    out.data.resize(out.offsets.back());
-    return pool_.ParallelFor(n, [&](std::size_t k) -> Status {
+    if (out.storage.capacity() < slots_.size()) out.storage.reserve(slots_.size());
+    out.storage.resize(out.offsets.back());
+    out.data = out.storage;
+    Status gathered = pool_.ParallelFor(epochs_ * m, [&](std::size_t k) -> Status {
       const std::size_t e = k / m;
       const std::size_t j = static_cast<std::size_t>(permutation_[k % m]);
-      if (sizes_[k] != 0) std::memcpy(out.data.data() + out.Begin(e, j), Slot(k), sizes_[k]);
+      if (sizes_[k] != 0) std::memcpy(out.storage.data() + out.Begin(e, j), Slot(k), sizes_[k]);
       return Status::Ok();
     });
+    aggregate_seconds_ += SecondsSince(start);
+    return gathered;
+  }
+
+  std::vector<StageTime> stage_times() const override {
+    return {{"compress", compress_seconds_}, {"aggregate", aggregate_seconds_}};
   }
 
  private:
@@ -55,12 +88,13 @@ class CpuBackend final : public StreamBackend {
 
   // Encodes tile k of the batch into its slot, or records size 0 when it is
   // all fill value.
-  Status Compress(const FrameBatch& frames, std::size_t k) {
+  Status Compress(const TileMajorBatch& frames, std::size_t k) {
     const ByteView tile = frames.Tile(k / tiles_per_epoch_, k % tiles_per_epoch_);
     sizes_[k] = 0;
     if (std::memcmp(tile.data(), fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
     CHUNKWISE_ASSIGN_OR_RETURN(
-        sizes_[k], chain_->EncodeInto(spec_, tile, MutableByteView(Slot(k), slot_bytes_)));
+        sizes_[k], plan_.tile_codecs->EncodeInto(plan_.tile_spec, tile,
+                                                 MutableByteView(Slot(k), slot_bytes_)));
     // A stored tile is never empty: zarr reads a zero-length entry as data.
     if (sizes_[k] == 0) return Status::Internal("a codec encoded a tile to zero bytes");
     return Status::Ok();
@@ -90,8 +124,7 @@ class CpuBackend final : public StreamBackend {
     }
   }
 
-  codec::ChunkSpec spec_;
-  std::shared_ptr<const codec::CodecChain> chain_;
+  const StreamPlan& plan_;
   core::ThreadPool& pool_;
   std::vector<core::Index> permutation_;
   std::size_t positions_;
@@ -100,6 +133,12 @@ class CpuBackend final : public StreamBackend {
   std::vector<std::size_t> sizes_;  // Tile k's compressed size; 0 for fill tiles.
   std::size_t tiles_per_epoch_;
   Bytes fill_tile_;
+  // The submitted batch, compressed and waiting for Complete.
+  bool pending_ = false;
+  core::Index first_epoch_ = 0;
+  std::size_t epochs_ = 0;
+  double compress_seconds_ = 0;
+  double aggregate_seconds_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,186 @@
+// The stream writer's CUDA backend next to its physical ceiling and the CPU
+// backend, in one run on the same data (built only with nvcc).
+//
+// Input: --gib GiB (default 16) of uint16 microscopy-like frames of
+// 2048×2048 (stream_bench_common.h), appended one frame at a time.
+// For each codec (--codec, default both "none" and "blosc:lz4det"):
+//   H2D ceiling   cudaMemcpy from page-locked memory to the GPU, 256 MiB
+//                 copies: no pipeline that streams its input to the GPU can
+//                 beat it;
+//   cuda          StreamWriter, CUDA backend, into the discard sink and into
+//                 a FileStore under --dir, with each stage's rate over the
+//                 input (H2D, scatter, compress, aggregate, D2H; the stages
+//                 overlap, so each may exceed the whole);
+//   cpu           StreamWriter, CPU backend, same codec, --cpu-gib (default
+//                 2) of the same frames into the discard sink.
+// Goals on an H100 (issue 9): 10 GB/s with codec none, 5 GB/s with
+// blosc:lz4det. The TensorStore peer on the same frames is
+// bench/peers/tensorstore_stream.py, fed by --write-frames FILE.npy.
+// Figures are GB/s of uncompressed input, medians over --runs rounds.
+//
+// usage: cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C] [--dir DIR]
+//                          [--write-frames FILE.npy]
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/npy.h"
+#include "chunkwise/cuda/device.h"
+#include "chunkwise/pipelines/stream/cuda_backend.h"
+#include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
+#include "stream_bench_common.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+namespace stream = pipelines::stream;
+using bench::CheckOk;
+using bench::Median;
+using core::Index;
+
+struct Options {
+  double gib = 16;
+  double cpu_gib = 2;
+  int runs = 3;
+  std::vector<std::string> codecs = {"none", "blosc:lz4det"};
+  fs::path dir = fs::temp_directory_path() / "chunkwise-cuda-stream-bench";
+  std::string write_frames;
+};
+
+Options Parse(int argc, char** argv) {
+  Options options;
+  bool codec_given = false;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--gib") {
+      options.gib = std::atof(argv[i + 1]);
+    } else if (flag == "--cpu-gib") {
+      options.cpu_gib = std::atof(argv[i + 1]);
+    } else if (flag == "--runs") {
+      options.runs = std::atoi(argv[i + 1]);
+    } else if (flag == "--codec") {
+      if (!codec_given) options.codecs.clear();
+      codec_given = true;
+      options.codecs.push_back(argv[i + 1]);
+    } else if (flag == "--dir") {
+      options.dir = argv[i + 1];
+    } else if (flag == "--write-frames") {
+      options.write_frames = argv[i + 1];
+    } else {
+      std::fprintf(stderr,
+                   "usage: cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C]... "
+                   "[--dir DIR] [--write-frames FILE.npy]\n");
+      std::exit(2);
+    }
+  }
+  return options;
+}
+
+Index FramesFor(double gib, std::size_t frame_bytes) {
+  return std::max<Index>(bench::kDistinctFrames,
+                         static_cast<Index>(gib * (1 << 30) / static_cast<double>(frame_bytes)));
+}
+
+double Gigabytes(Index frames, std::size_t frame_bytes) {
+  return static_cast<double>(frames) * static_cast<double>(frame_bytes) / 1e9;
+}
+
+struct CodecFigures {
+  std::vector<double> cuda_discard, cuda_file, cpu_discard;
+  std::map<std::string, std::vector<double>> stages;  // Input GB/s per stage.
+};
+
+void RunRound(const Options& options, const std::string& codec, const Bytes& distinct,
+              CodecFigures& figures) {
+  stream::StreamConfig config = bench::MicroscopyStreamConfig(codec, 0);
+  const std::size_t frame_bytes =
+      static_cast<std::size_t>(bench::kFrameSide) * static_cast<std::size_t>(bench::kFrameSide) * 2;
+  const Index frames = FramesFor(options.gib, frame_bytes);
+  const double gb = Gigabytes(frames, frame_bytes);
+  stream::StreamWriterOptions gpu;
+  gpu.cuda_backend = stream::MakeCudaBackend;
+  config.backend = stream::StreamBackendKind::kCuda;
+
+  stream::DiscardShardSink discard;
+  gpu.sink = &discard;
+  stream::StreamStats stats;
+  figures.cuda_discard.push_back(
+      gb / bench::StreamOnce(config, distinct, frames, store::MemoryStore::Create(), gpu, &stats));
+  for (const stream::StageTime& stage : stats.stages) {
+    if (stage.seconds > 0) figures.stages[stage.name].push_back(gb / stage.seconds);
+  }
+  gpu.sink = nullptr;
+  auto files = store::FileStore::Open(options.dir / "cuda.zarr");
+  CheckOk(files.status(), "file store");
+  figures.cuda_file.push_back(gb / bench::StreamOnce(config, distinct, frames, *files, gpu));
+  fs::remove_all(options.dir);
+
+  config.backend = stream::StreamBackendKind::kCpu;
+  const Index cpu_frames = FramesFor(options.cpu_gib, frame_bytes);
+  stream::StreamWriterOptions cpu;
+  cpu.sink = &discard;
+  figures.cpu_discard.push_back(
+      Gigabytes(cpu_frames, frame_bytes) /
+      bench::StreamOnce(config, distinct, cpu_frames, store::MemoryStore::Create(), cpu));
+}
+
+void Report(const std::string& codec, const CodecFigures& f, double h2d) {
+  const double cuda = Median(f.cuda_discard);
+  std::printf("\ncodec %s (medians, GB/s of input)\n", codec.c_str());
+  std::printf("  %-30s %8.2f\n", "H2D ceiling (page-locked)", h2d);
+  std::printf("  %-30s %8.2f   %.2fx the H2D ceiling\n", "cuda backend, discard sink", cuda,
+              cuda / h2d);
+  std::printf("  %-30s %8.2f\n", "cuda backend, file sink", Median(f.cuda_file));
+  std::printf("  %-30s %8.2f   cuda is %.1fx it\n", "cpu backend, discard sink",
+              Median(f.cpu_discard), cuda / Median(f.cpu_discard));
+  std::printf("  stages:");
+  for (const char* name : {"H2D", "scatter", "compress", "aggregate", "D2H"}) {
+    const auto stage = f.stages.find(name);
+    if (stage != f.stages.end()) std::printf(" %s %.1f", name, Median(stage->second));
+  }
+  std::printf("\n");
+}
+
+int Main(int argc, char** argv) {
+  const Options options = Parse(argc, argv);
+  const std::vector<cuda::DeviceInfo> devices = cuda::ListDevices();
+  if (devices.empty()) {
+    std::printf("cuda_stream_bench: SKIPPED: %s\n", cuda::NoDeviceReason().c_str());
+    return 0;
+  }
+  const Bytes distinct =
+      bench::MicroscopyVolume({bench::kDistinctFrames, bench::kFrameSide, bench::kFrameSide});
+  if (!options.write_frames.empty()) {
+    core::NpyArray frames;
+    frames.dtype = core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                core::Endian::kLittle);
+    frames.shape = {bench::kDistinctFrames, bench::kFrameSide, bench::kFrameSide};
+    frames.data = distinct;
+    CheckOk(core::WriteNpy(options.write_frames, frames), "write frames");
+  }
+  const Result<double> h2d = cuda::MeasureHostToDeviceRate(std::uint64_t{256} << 20, 7);
+  CheckOk(h2d.status(), "H2D rate");
+  std::printf("cuda_stream_bench: %s, %.1f GiB per GPU run, %d rounds\n", devices[0].name.c_str(),
+              options.gib, options.runs);
+  std::map<std::string, CodecFigures> figures;
+  for (int run = 0; run < options.runs; ++run) {
+    for (const std::string& codec : options.codecs) {
+      RunRound(options, codec, distinct, figures[codec]);
+      std::printf("round %d %s: cuda discard %.2f, file %.2f, cpu %.2f GB/s\n", run + 1,
+                  codec.c_str(), figures[codec].cuda_discard.back(),
+                  figures[codec].cuda_file.back(), figures[codec].cpu_discard.back());
+    }
+  }
+  for (const std::string& codec : options.codecs) Report(codec, figures[codec], *h2d);
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise
+
+int main(int argc, char** argv) { return chunkwise::Main(argc, argv); }

@@ -1,0 +1,20 @@
+// What the CLI knows of the CUDA build: the one place where CHUNKWISE_HAVE_CUDA
+// decides, so that commands ask instead of testing the macro.
+#ifndef CHUNKWISE_CLI_CUDA_SUPPORT_H_
+#define CHUNKWISE_CLI_CUDA_SUPPORT_H_
+
+#include <string>
+
+#include "chunkwise/pipelines/stream/stream_backend.h"
+
+namespace chunkwise::cli {
+
+// Empty when this build has the CUDA backend and a usable GPU; else why not.
+std::string NoGpuReason();
+
+// The stream writer's CUDA backend, or an empty factory without CUDA.
+pipelines::stream::StreamBackendFactory CudaStreamBackendFactory();
+
+}  // namespace chunkwise::cli
+
+#endif  // CHUNKWISE_CLI_CUDA_SUPPORT_H_
