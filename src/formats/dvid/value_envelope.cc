@@ -73,7 +73,7 @@ Result<Bytes> EncodeGzipValue(ByteView payload) {
   Bytes value;
   value.reserve(compressed.size() + 1);
   value.push_back(kGzipEnvelope);
-  value.insert(value.end(), compressed.begin(), compressed.end());
+  AppendBytes(value, compressed);
   return value;
 }
 
@@ -81,7 +81,7 @@ Bytes EncodeUncompressedValue(ByteView payload, bool with_crc32) {
   Bytes value;
   value.push_back(with_crc32 ? 0x08 : 0x00);
   if (with_crc32) AppendLittleEndian(Crc32Ieee(payload), value);
-  value.insert(value.end(), payload.begin(), payload.end());
+  AppendBytes(value, payload);
   return value;
 }
 
@@ -106,7 +106,7 @@ Result<Bytes> DecodeValue(ByteView value, std::size_t max_payload_bytes, std::st
   switch (static_cast<ValueCompression>(compression)) {
     case ValueCompression::kNone:
       if (data.size() > max_payload_bytes) return TooLarge(name, data.size(), max_payload_bytes);
-      return Bytes(data.begin(), data.end());
+      return CopyToBytes(data);
     case ValueCompression::kSnappy:
       return DecodeSnappy(data, max_payload_bytes, name);
     case ValueCompression::kGzip: {

@@ -96,15 +96,18 @@ using ScanBatch = std::vector<ScanItem>;
 void RunChunkHandler(core::BoundedQueue<ScanBatch>& queue, const ScaleJob& job,
                      ShardWriterStage& writers, PipelineFailure& failure) {
   while (std::optional<ScanBatch> batch = queue.Pop()) {
+    std::vector<ShardMessage> messages;
+    messages.reserve(batch->size());
     for (ScanItem& item : *batch) {
       if (failure.failed()) break;
       Result<ShardMessage> message = HandleBlock(std::move(item), job);
       if (!message.ok()) {
         failure.Fail(message.status());
-      } else {
-        writers.Send(std::move(*message));
+        break;
       }
+      messages.push_back(std::move(*message));
     }
+    writers.SendBatch(std::move(messages));
   }
 }
 
@@ -149,7 +152,7 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
               std::to_string(job.spec.size[2]) + " voxels); refusing to drop it");
         }
         if (xyz[2] != current_z) CloseShards(open, current_z = xyz[2], writers);
-        ScanItem item{xyz, job.spec.ShardOf(xyz), "", Bytes(value.begin(), value.end())};
+        ScanItem item{xyz, job.spec.ShardOf(xyz), "", CopyToBytes(value)};
         ScanShard& shard = open[item.shard];
         if (shard.blocks++ == 0) {
           shard.stem = job.spec.ShardStem(xyz);
@@ -188,7 +191,8 @@ Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint
                                    .mode = options.progress});
   PipelineFailure failure;
   core::BoundedQueue<ScanBatch> queue(2 * sizes.workers + 2);
-  ShardWriterStage writers(dir, {options.format, options.index_form, false}, sizes.writers, 64,
+  // Eight batches of up to kScanBatch blocks per writer.
+  ShardWriterStage writers(dir, {options.format, options.index_form, false}, sizes.writers, 8,
                            failure);
   failure.AddCancelHook([&queue] { queue.Close(); });
   failure.AddCancelHook([&writers] { writers.Cancel(); });

@@ -43,11 +43,12 @@ struct ShardWriterStage::OpenShard {
 
 ShardWriterStage::ShardWriterStage(std::filesystem::path dir,
                                    formats::dvid::ArrowShardWriterOptions options,
-                                   std::size_t threads, std::size_t queue_capacity,
+                                   std::size_t threads, std::size_t queue_batches,
                                    PipelineFailure& failure)
     : dir_(std::move(dir)), options_(options), failure_(failure) {
   for (std::size_t t = 0; t < std::max<std::size_t>(threads, 1); ++t) {
-    queues_.push_back(std::make_unique<core::BoundedQueue<ShardMessage>>(queue_capacity));
+    queues_.push_back(
+        std::make_unique<core::BoundedQueue<std::vector<ShardMessage>>>(queue_batches));
   }
   for (std::size_t t = 0; t < queues_.size(); ++t) threads_.emplace_back([this, t] { Run(t); });
 }
@@ -60,7 +61,22 @@ ShardWriterStage::~ShardWriterStage() {
 }
 
 bool ShardWriterStage::Send(ShardMessage message) {
-  return queues_[message.shard % queues_.size()]->Push(std::move(message));
+  const std::size_t queue = message.shard % queues_.size();
+  std::vector<ShardMessage> one;
+  one.push_back(std::move(message));
+  return queues_[queue]->Push(std::move(one));
+}
+
+bool ShardWriterStage::SendBatch(std::vector<ShardMessage> messages) {
+  if (queues_.size() == 1) return messages.empty() || queues_[0]->Push(std::move(messages));
+  std::vector<std::vector<ShardMessage>> per_queue(queues_.size());
+  for (ShardMessage& message : messages) {
+    per_queue[message.shard % queues_.size()].push_back(std::move(message));
+  }
+  for (std::size_t q = 0; q < queues_.size(); ++q) {
+    if (!per_queue[q].empty() && !queues_[q]->Push(std::move(per_queue[q]))) return false;
+  }
+  return true;
 }
 
 void ShardWriterStage::Cancel() {
@@ -81,9 +97,11 @@ Status ShardWriterStage::Finish() {
 
 void ShardWriterStage::Run(std::size_t thread) {
   std::unordered_map<std::uint64_t, OpenShard> open;
-  while (std::optional<ShardMessage> message = queues_[thread]->Pop()) {
-    if (failure_.failed()) continue;  // Drain; unfinished writers discard their temporaries.
-    if (Status status = Handle(*message, open); !status.ok()) failure_.Fail(std::move(status));
+  while (std::optional<std::vector<ShardMessage>> batch = queues_[thread]->Pop()) {
+    for (ShardMessage& message : *batch) {
+      if (failure_.failed()) break;  // Drain; unfinished writers discard their temporaries.
+      if (Status status = Handle(message, open); !status.ok()) failure_.Fail(std::move(status));
+    }
   }
   if (!failure_.failed()) shards_left_open_ += open.size();
 }

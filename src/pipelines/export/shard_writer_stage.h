@@ -52,15 +52,19 @@ struct ShardMessage {
 class ShardWriterStage {
  public:
   // Starts `threads` writers writing `<dir>/<stem>.arrow|.csv`; each queue
-  // holds `queue_capacity` messages. Errors go to `failure`.
+  // holds `queue_batches` batches of messages. Errors go to `failure`.
   ShardWriterStage(std::filesystem::path dir, formats::dvid::ArrowShardWriterOptions options,
-                   std::size_t threads, std::size_t queue_capacity, PipelineFailure& failure);
+                   std::size_t threads, std::size_t queue_batches, PipelineFailure& failure);
   // Cancels and joins what is still running.
   ~ShardWriterStage();
 
   // Hands `message` to the writer owning its shard, blocking while its queue
   // is full. False once the stage is cancelled. Thread-safe.
   bool Send(ShardMessage message);
+  // As Send for each message, with one hand-over per writer: waking a writer
+  // once per block cost more than the writing on a 2-core machine (futex wakes
+  // and the rescheduling interrupts they send to the compressing threads).
+  bool SendBatch(std::vector<ShardMessage> messages);
   // Closes every queue so the writers stop (unfinished shards are discarded). Thread-safe.
   void Cancel();
   // Lets the writers drain their queues and joins them. Internal if a shard
@@ -79,7 +83,7 @@ class ShardWriterStage {
   const std::filesystem::path dir_;
   const formats::dvid::ArrowShardWriterOptions options_;
   PipelineFailure& failure_;
-  std::vector<std::unique_ptr<core::BoundedQueue<ShardMessage>>> queues_;
+  std::vector<std::unique_ptr<core::BoundedQueue<std::vector<ShardMessage>>>> queues_;
   std::vector<std::thread> threads_;
   std::atomic<std::uint64_t> shards_written_{0};
   std::atomic<std::uint64_t> file_bytes_{0};
