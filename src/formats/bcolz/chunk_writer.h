@@ -35,7 +35,8 @@ class ChunkWriter {
   Bytes TakeBuffer(std::size_t size);
   // Queues Set(key, data[0, size)); returns the first earlier failure, if any.
   Status Submit(std::string key, Bytes data, std::size_t size);
-  // Waits until every queued write has finished; returns the first failure.
+  // Waits until every queued write has finished, writing queued ones itself
+  // meanwhile; returns the first failure.
   Status Drain();
 
  private:
@@ -46,6 +47,8 @@ class ChunkWriter {
     std::size_t size;
   };
   void Run();
+  // Takes the oldest job and writes it; `lock` holds mutex_ on entry and exit.
+  void RunOne(std::unique_lock<std::mutex>& lock);
 
   store::Store* store_;
   std::mutex mutex_;
