@@ -30,8 +30,12 @@ Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
   if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
   changed_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
   jobs_.push_back({std::move(key), std::move(data), size});
+  // Wake the writer for every kWakeAt chunks, not every chunk: each wake-up
+  // cost a futex call and an interrupt to the compressing core. Nothing waits
+  // on a job below the mark: Drain writes what is queued itself.
+  const bool wake = jobs_.size() >= kWakeAt;
   lock.unlock();
-  changed_.notify_all();
+  if (wake) changed_.notify_all();
   return Status::Ok();
 }
 
