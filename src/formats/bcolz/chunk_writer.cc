@@ -28,7 +28,16 @@ Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
   std::unique_lock lock(mutex_);
   if (!error_.ok()) return error_;
   if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
-  changed_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
+  // Full: write the oldest queued chunk here rather than wait, so that when
+  // files are slower to create than chunks to compress both threads write.
+  while (jobs_.size() + running_ >= kMaxPending) {
+    if (jobs_.empty()) {
+      changed_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
+    } else {
+      RunOne(lock);
+    }
+  }
+  if (!error_.ok()) return error_;
   jobs_.push_back({std::move(key), std::move(data), size});
   // Wake the writer for every kWakeAt chunks, not every chunk: each wake-up
   // cost a futex call and an interrupt to the compressing core. Nothing waits

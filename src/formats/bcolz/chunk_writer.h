@@ -5,11 +5,12 @@
 //
 // Buffers come back to a free list after their Set, so steady-state appends
 // reuse memory the process already touched. At most kMaxPending writes wait;
-// Submit blocks beyond that. The background thread is woken once kWakeAt
-// writes wait, not for each (a wake-up per chunk cost 8% of the append with
-// no I/O at all), and Drain writes what is queued itself. The first failed Set is kept and returned
-// by every later Submit and Drain. Submit, Drain and TakeBuffer are called from one thread (the
-// Carray's owner); the background thread is internal.
+// beyond that Submit writes the oldest itself, so that when files are slower
+// to create than chunks to compress both threads write. The background thread
+// is woken once kWakeAt writes wait, not for each (a wake-up per chunk cost 8%
+// of the append with no I/O at all), and Drain writes what is queued itself. The first failed Set
+// is kept and returned by every later Submit and Drain. Submit, Drain and TakeBuffer are called
+// from one thread (the Carray's owner); the background thread is internal.
 #ifndef CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 #define CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 
@@ -42,7 +43,7 @@ class ChunkWriter {
   Status Drain();
 
  private:
-  static constexpr std::size_t kMaxPending = 8;
+  static constexpr std::size_t kMaxPending = 4;
   static constexpr std::size_t kWakeAt = 4;
   struct Job {
     std::string key;
