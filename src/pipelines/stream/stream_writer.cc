@@ -22,6 +22,8 @@ using Clock = std::chrono::steady_clock;
 // Two buffers per stage: one being filled while the next stage drains the other.
 constexpr std::size_t kBuffersPerStage = 2;
 constexpr auto kShapeUpdateInterval = std::chrono::seconds(1);
+// How long a backend holding a batch waits for the next before completing it.
+constexpr auto kNextBatchWait = std::chrono::milliseconds(20);
 
 std::string Gigabytes(std::uint64_t bytes) {
   char text[32];
@@ -229,15 +231,16 @@ class StreamWriter::Pipeline {
   }
 
   // Submits each full batch to the backend and completes the oldest once
-  // the backend holds as many as it works on at once, or as soon as no batch
-  // waits (so that Flush and a paused input never wait on an idle backend).
+  // the backend holds as many as it works on at once, or once no new batch
+  // has come for kNextBatchWait (so that Flush and a paused input do not wait
+  // on a backend holding finished work, while a steady input keeps two
+  // batches on a GPU).
   void CompressLoop() {
     std::size_t in_flight = 0;
     for (;;) {
       bool idle = false;
       std::optional<std::unique_ptr<StagingBatch>> batch =
-          in_flight == 0 ? full_batches_.Pop()
-                         : full_batches_.PopFor(std::chrono::seconds(0), &idle);
+          in_flight == 0 ? full_batches_.Pop() : full_batches_.PopFor(kNextBatchWait, &idle);
       if (!batch && !idle) break;  // Closed and drained.
       if (batch) {
         if (Status status = backend_->Submit(**batch); !status.ok()) return Fail(std::move(status));
