@@ -202,6 +202,24 @@ TEST(LabelBlock, PackedValuePastPaletteIsCorruption) {
   EXPECT_THAT(std::string(DecodeStatus(*block).message()), HasSubstr("past its 3 labels"));
 }
 
+TEST(LabelBlock, DecodableCheckCatchesPackedValuesPastThePaletteAtEveryWidth) {
+  // Sub-block 0 with 3 labels (2-bit values) and with 10 (4-bit values), the
+  // two widths the check reads without unpacking, and with 6 (3-bit).
+  for (std::uint64_t labels : {3u, 6u, 10u}) {
+    std::vector<std::uint64_t> voxels(kVoxels, 1);
+    for (std::uint64_t i = 1; i < labels; ++i) voxels[(i / 8) * 64 + i % 8] = i + 1;
+    Result<Bytes> block = EncodeLabelBlock(voxels, kDefaultBlockShape);
+    ASSERT_TRUE(block.ok());
+    EXPECT_TRUE(ValidateLabelBlock(*block, LabelBlockCheck::kDecodable, "b").ok()) << labels;
+    const std::size_t packed = 16 + 8 * labels + 1024 + 4 * (labels + 511);
+    (*block)[packed + 10] = 0xff;  // Every field of this byte holds the largest value.
+    const Status status = ValidateLabelBlock(*block, LabelBlockCheck::kDecodable, "b");
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("past its " + std::to_string(labels) + " labels"))
+        << labels;
+  }
+}
+
 TEST(LabelBlock, CanonicalRulesCatchNonCanonicalBlocks) {
   std::vector<std::uint64_t> voxels(kVoxels, 1);
   voxels[0] = 2;
