@@ -66,7 +66,7 @@ std::optional<bool> PackedFieldsBelow(const std::uint8_t* packed, std::uint32_t 
     std::uint64_t both = 0;
     for (std::uint32_t w = 0; w < 16; ++w) {
       std::uint64_t x = 0;
-      std::memcpy(&x, packed + 8 * w, 8);
+      std::memcpy(&x, packed + std::size_t{8} * w, 8);
       both |= x & (x >> 1) & kOnes2;
     }
     return both == 0;
@@ -76,7 +76,7 @@ std::optional<bool> PackedFieldsBelow(const std::uint8_t* packed, std::uint32_t 
     std::uint64_t high = 0;
     for (std::uint32_t w = 0; w < 32; ++w) {
       std::uint64_t x = 0;
-      std::memcpy(&x, packed + 8 * w, 8);
+      std::memcpy(&x, packed + std::size_t{8} * w, 8);
       high |= ((x & kLowNibbles) + bias) | (((x >> 4) & kLowNibbles) + bias);
     }
     return (high & kByteHighs) == 0;

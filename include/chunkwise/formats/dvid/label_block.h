@@ -83,7 +83,7 @@ struct DecodedLabelBlock {
   std::vector<std::uint64_t> voxels;
 };
 Result<DecodedLabelBlock> DecodeLabelBlock(ByteView block, std::string_view name,
-                                           std::uint64_t max_voxels = 64 * 64 * 64);
+                                           std::uint64_t max_voxels = std::uint64_t{64} * 64 * 64);
 
 // How strictly ValidateLabelBlock checks.
 enum class LabelBlockCheck {
