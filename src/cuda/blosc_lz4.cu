@@ -135,17 +135,21 @@ void AddChunk(std::uint32_t chunk_bytes, const GpuBloscLz4Options& options, Plan
   plan.chunks.push_back(chunk);
 }
 
-Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& options) {
+// The checks both entry points make: the typesize and one chunk's size.
+Status CheckChunk(std::uint64_t chunk_bytes, const GpuBloscLz4Options& options) {
   if (options.typesize < 1 || options.typesize > 255) {
     return Status::InvalidArgument("blosc (deterministic lz4, GPU): typesize must be in 1..255");
   }
-  for (const ByteView chunk : chunks) {
-    if (chunk.size() > layout::kMaxInputBytes) {
-      return Status::InvalidArgument("blosc (deterministic lz4, GPU): a chunk of " +
-                                     std::to_string(chunk.size()) +
-                                     " bytes exceeds the Blosc1 limit");
-    }
+  if (chunk_bytes > layout::kMaxInputBytes) {
+    return Status::InvalidArgument("blosc (deterministic lz4, GPU): a chunk of " +
+                                   std::to_string(chunk_bytes) + " bytes exceeds the Blosc1 limit");
   }
+  return Status::Ok();
+}
+
+Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& options) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckChunk(0, options));
+  for (const ByteView chunk : chunks) CHUNKWISE_RETURN_IF_ERROR(CheckChunk(chunk.size(), options));
   if (std::string reason = NoDeviceReason(); !reason.empty()) return Status::Unsupported(reason);
   return Status::Ok();
 }
@@ -255,13 +259,7 @@ struct GpuBloscLz4Batch::Impl {
 
 Result<std::unique_ptr<GpuBloscLz4Batch>> GpuBloscLz4Batch::Create(
     std::uint64_t chunk_bytes, std::uint32_t max_chunks, const GpuBloscLz4Options& options) {
-  if (options.typesize < 1 || options.typesize > 255) {
-    return Status::InvalidArgument("blosc (deterministic lz4, GPU): typesize must be in 1..255");
-  }
-  if (chunk_bytes > layout::kMaxInputBytes) {
-    return Status::InvalidArgument("blosc (deterministic lz4, GPU): a chunk of " +
-                                   std::to_string(chunk_bytes) + " bytes exceeds the Blosc1 limit");
-  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckChunk(chunk_bytes, options));
   auto impl = std::make_unique<Impl>();
   for (std::uint32_t k = 0; k < max_chunks; ++k) {
     AddChunk(static_cast<std::uint32_t>(chunk_bytes), options, impl->plan);
