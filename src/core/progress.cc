@@ -60,6 +60,10 @@ std::string Bar(double fraction) {
 
 }  // namespace
 
+std::string FormatMebibytes(std::uint64_t bytes) {
+  return Printf("%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
 std::string FormatQuantity(double amount, std::string_view unit) {
   static constexpr const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   const bool bytes = unit == "B";

@@ -79,6 +79,8 @@ class ProgressReporter {
 // "999 B", "1.50 kB", "12.3 MB", "123 GB" for unit "B" (powers of 1000);
 // "12 items", "1.50 k items" for other units.
 std::string FormatQuantity(double amount, std::string_view unit);
+// "1.50 MiB": binary megabytes with two decimals, for memory sizes.
+std::string FormatMebibytes(std::uint64_t bytes);
 // "12.3 s" under a minute, then "4:05" (m:ss) and "1:02:03" (h:mm:ss).
 std::string FormatDuration(double seconds);
 

@@ -8,9 +8,7 @@ namespace chunkwise::pipelines::stream {
 namespace {
 
 MutableByteView FullBatch(const StreamPlan& plan, MutableByteView memory) {
-  const std::size_t capacity = plan.epochs_per_batch *
-                               static_cast<std::size_t>(plan.layout.tile_shape()[0]) *
-                               plan.frame_bytes;
+  const std::size_t capacity = BatchInputBytes(plan);
   CHUNKWISE_CHECK(memory.size() >= capacity);
   return memory.first(capacity);
 }

@@ -1,12 +1,12 @@
 #include "chunkwise/pipelines/stream/stream_config.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <thread>
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/cuda/blosc_lz4_scratch.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
@@ -25,8 +25,6 @@ constexpr std::uint64_t kBatchBytesTarget = std::uint64_t{256} << 20;
 // The GPU wants a thousand tiles or more per launch (the seed's figure); as
 // "threads" for ChooseEpochsPerBatch's rule of kTilesPerThreadInBatch per thread.
 constexpr std::size_t kGpuBatchThreads = 256;
-// The writer keeps this many staging and aggregated batches (stream_writer.cc).
-constexpr std::uint64_t kBatchesPerStage = 2;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {
   if (dims.empty())
@@ -85,10 +83,6 @@ std::size_t ChooseEpochsPerBatch(const core::ShardLayout& layout, std::size_t ti
   return best;
 }
 
-std::uint64_t BatchTiles(const StreamPlan& plan) {
-  return static_cast<std::uint64_t>(plan.epochs_per_batch) * plan.layout.epoch_tile_count();
-}
-
 // The offsets and flags of one aggregated batch: M' + 1 offsets and M' flags per epoch.
 std::uint64_t AggregatedIndexBytes(const StreamPlan& plan) {
   const auto positions = static_cast<std::uint64_t>(plan.layout.padded_epoch_tile_count());
@@ -104,24 +98,19 @@ MemoryEstimate Estimate(const StreamPlan& plan) {
   memory.shard_indexes =
       static_cast<std::uint64_t>(plan.layout.active_shard_count()) *
       formats::zarr::ShardIndex::EncodedSize(plan.layout.tiles_per_shard_total()) * 2;
-  memory.aggregated = kBatchesPerStage * AggregatedIndexBytes(plan);
+  memory.aggregated = kStreamBatchesPerStage * AggregatedIndexBytes(plan);
   if (plan.backend == StreamBackendKind::kCuda) {
-    memory.pinned = kBatchesPerStage * (batch_input + batch_tiles * plan.max_encoded_tile_bytes);
+    memory.pinned =
+        kStreamBatchesPerStage * (batch_input + batch_tiles * plan.max_encoded_tile_bytes);
     memory.device = PlanCudaBuffers(plan).total();
     return memory;
   }
   // Two batches of tiles (one filling, one compressing) and the fill tile.
   memory.staging =
-      (kBatchesPerStage * batch_tiles + 1) * static_cast<std::uint64_t>(plan.tile_bytes);
+      (kStreamBatchesPerStage * batch_tiles + 1) * static_cast<std::uint64_t>(plan.tile_bytes);
   memory.compressed = batch_tiles * plan.max_encoded_tile_bytes;
-  memory.aggregated += kBatchesPerStage * batch_tiles * plan.max_encoded_tile_bytes;
+  memory.aggregated += kStreamBatchesPerStage * batch_tiles * plan.max_encoded_tile_bytes;
   return memory;
-}
-
-std::string Mebibytes(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
-  return text;
 }
 
 }  // namespace
@@ -180,11 +169,20 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   plan.memory = Estimate(plan);
   if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
     return Status::InvalidArgument(
-        "the writer needs up to " + Mebibytes(plan.memory.total()) + ", over --max-memory " +
-        Mebibytes(config.max_memory) +
+        "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
+        ", over --max-memory " + core::FormatMebibytes(config.max_memory) +
         "; use smaller tiles or fewer tiles per shard in dimensions > 0");
   }
   return plan;
+}
+
+std::uint64_t BatchInputBytes(const StreamPlan& plan) {
+  return plan.epochs_per_batch * static_cast<std::uint64_t>(plan.layout.tile_shape()[0]) *
+         plan.frame_bytes;
+}
+
+std::uint64_t BatchTiles(const StreamPlan& plan) {
+  return static_cast<std::uint64_t>(plan.epochs_per_batch) * plan.layout.epoch_tile_count();
 }
 
 CudaBufferSizes PlanCudaBuffers(const StreamPlan& plan) {
@@ -192,8 +190,7 @@ CudaBufferSizes PlanCudaBuffers(const StreamPlan& plan) {
   const auto positions = static_cast<std::uint64_t>(plan.layout.padded_epoch_tile_count());
   const auto epoch_tiles = static_cast<std::uint64_t>(plan.layout.epoch_tile_count());
   CudaBufferSizes sizes;
-  sizes.staging = plan.epochs_per_batch * static_cast<std::uint64_t>(plan.layout.tile_shape()[0]) *
-                  plan.frame_bytes;
+  sizes.staging = BatchInputBytes(plan);
   sizes.tiles = batch_tiles * plan.tile_bytes;
   sizes.compressed = plan.gpu_codec.blosc_lz4 ? batch_tiles * plan.max_encoded_tile_bytes : 0;
   sizes.aggregated = batch_tiles * plan.max_encoded_tile_bytes;
@@ -239,11 +236,13 @@ std::string DescribePlan(const StreamPlan& plan) {
        << plan.threads << " thread(s), backend "
        << (plan.backend == StreamBackendKind::kCuda ? "cuda" : "cpu") << "\n";
   const MemoryEstimate& m = plan.memory;
-  text << "memory     " << Mebibytes(m.total()) << " at most: staging " << Mebibytes(m.staging)
-       << ", compressed " << Mebibytes(m.compressed) << ", aggregated " << Mebibytes(m.aggregated)
-       << ", indexes " << Mebibytes(m.shard_indexes);
+  text << "memory     " << core::FormatMebibytes(m.total()) << " at most: staging "
+       << core::FormatMebibytes(m.staging) << ", compressed " << core::FormatMebibytes(m.compressed)
+       << ", aggregated " << core::FormatMebibytes(m.aggregated) << ", indexes "
+       << core::FormatMebibytes(m.shard_indexes);
   if (plan.backend == StreamBackendKind::kCuda) {
-    text << ", page-locked " << Mebibytes(m.pinned) << "; GPU " << Mebibytes(m.device);
+    text << ", page-locked " << core::FormatMebibytes(m.pinned) << "; GPU "
+         << core::FormatMebibytes(m.device);
   }
   return text.str();
 }

@@ -19,8 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Two buffers per stage: one being filled while the next stage drains the other.
-constexpr std::size_t kBuffersPerStage = 2;
 constexpr auto kShapeUpdateInterval = std::chrono::seconds(1);
 // How long a backend holding a batch waits for the next before completing it.
 constexpr auto kNextBatchWait = std::chrono::milliseconds(20);
@@ -42,10 +40,10 @@ class StreamWriter::Pipeline {
         prefix_(std::move(prefix)),
         options_(std::move(options)),
         pool_(plan_.threads),
-        free_batches_(kBuffersPerStage),
-        full_batches_(kBuffersPerStage),
-        free_aggregated_(kBuffersPerStage),
-        ready_aggregated_(kBuffersPerStage),
+        free_batches_(kStreamBatchesPerStage),
+        full_batches_(kStreamBatchesPerStage),
+        free_aggregated_(kStreamBatchesPerStage),
+        ready_aggregated_(kStreamBatchesPerStage),
         started_(Clock::now()) {}
 
   ~Pipeline() {
@@ -64,7 +62,7 @@ class StreamWriter::Pipeline {
       sink_ = own_sink_.get();
     }
     accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_);
-    for (std::size_t i = 0; i < kBuffersPerStage; ++i) {
+    for (std::size_t i = 0; i < kStreamBatchesPerStage; ++i) {
       CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<StagingBatch> batch, backend_->NewBatch());
       free_batches_.Push(std::move(batch));
       free_aggregated_.Push(std::make_unique<AggregatedBatch>());

@@ -7,7 +7,7 @@ namespace chunkwise::pipelines::stream {
 
 TileMajorBatch::TileMajorBatch(const StreamPlan& plan)
     : g_(MakeScatterGeometry(plan)),
-      capacity_(plan.epochs_per_batch * g_.tile0 * g_.frame_bytes),
+      capacity_(BatchInputBytes(plan)),
       row_offsets_(FrameRowOffsets(plan)) {
   fill_row_.resize(g_.row_bytes);
   FillWithValue(fill_row_, plan.tile_spec);

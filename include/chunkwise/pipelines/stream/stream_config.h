@@ -100,6 +100,14 @@ struct StreamPlan {
 // max_memory.
 Result<StreamPlan> PlanStream(const StreamConfig& config);
 
+// The staging and the aggregated batches the writer keeps (one being
+// filled while the next stage drains the other); the estimate counts them.
+inline constexpr std::size_t kStreamBatchesPerStage = 2;
+
+// One full batch of `plan`: its input bytes (E·tile[0] frames) and its tiles (E·M).
+std::uint64_t BatchInputBytes(const StreamPlan& plan);
+std::uint64_t BatchTiles(const StreamPlan& plan);
+
 // The GPU-side buffers of the CUDA backend for `plan`, in bytes, so that the
 // estimate and the allocation agree. Each of the two slots (one batch in
 // flight while the next is copied in) has every per-batch buffer.

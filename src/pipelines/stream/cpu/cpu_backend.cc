@@ -26,9 +26,8 @@ class CpuBackend final : public StreamBackend {
         permutation_(plan.layout.ShardMajorPermutation()),
         positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
         slot_bytes_(plan.max_encoded_tile_bytes),
-        slots_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count()) *
-               slot_bytes_),
-        sizes_(plan.epochs_per_batch * static_cast<std::size_t>(plan.layout.epoch_tile_count())),
+        slots_(BatchTiles(plan) * slot_bytes_),
+        sizes_(BatchTiles(plan)),
         tiles_per_epoch_(static_cast<std::size_t>(plan.layout.epoch_tile_count())),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);

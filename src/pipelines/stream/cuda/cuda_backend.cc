@@ -5,9 +5,9 @@
 #include <cuda_runtime.h>
 
 #include <array>
-#include <cstdio>
 
 #include "chunkwise/core/check.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/cuda/blosc_lz4.h"
 #include "chunkwise/cuda/device.h"
 #include "chunkwise/pipelines/stream/frame_major_batch.h"
@@ -28,18 +28,14 @@ enum Stage : std::size_t { kH2D, kScatter, kCompress, kAggregate, kD2H, kStageCo
 constexpr std::array<const char*, kStageCount> kStageNames = {"H2D", "scatter", "compress",
                                                               "aggregate", "D2H"};
 
-std::string Mebibytes(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return text;
-}
-
 // One batch's device buffers, the host copy of its offsets and flags, and
 // the events that order and time its stages.
 struct Slot {
   cuda::DeviceBuffer staging, tiles, encoded, sizes, fill_flags, permuted, offsets, present,
       aggregated;
   std::shared_ptr<std::uint8_t> host_index;  // Page-locked: offsets, then flags.
+  std::uint64_t* host_offsets = nullptr;     // In host_index.
+  std::uint8_t* host_flags = nullptr;        // In host_index.
   std::array<cuda::CudaEvent, kStageCount> begin, end;
   cuda::CudaEvent index_copied, data_copy_begin;
   core::Index first_epoch = 0;
@@ -63,7 +59,8 @@ class CudaBackend final : public StreamBackend {
         unit_bytes_(ScatterUnitBytes(g_)),
         tiles_per_epoch_(static_cast<std::uint64_t>(plan.layout.epoch_tile_count())),
         positions_(static_cast<std::uint64_t>(plan.layout.padded_epoch_tile_count())),
-        batch_tiles_(plan.epochs_per_batch * tiles_per_epoch_),
+        batch_tiles_(BatchTiles(plan)),
+        index_items_(plan.epochs_per_batch * (positions_ + 1)),
         buffers_(PlanCudaBuffers(plan)) {}
 
   // Work still queued (a writer dropped before Close) must end before its
@@ -82,10 +79,9 @@ class CudaBackend final : public StreamBackend {
     }
     CHUNKWISE_RETURN_IF_ERROR(UploadTables());
     for (Slot& slot : slots_) CHUNKWISE_RETURN_IF_ERROR(AllocateSlot(slot));
-    const std::uint64_t index_items = plan_.epochs_per_batch * (positions_ + 1);
     std::size_t scan_bytes = 0;
     CHUNKWISE_RETURN_IF_ERROR(
-        CheckCuda(kernels::ExclusiveScanScratchBytes(index_items, &scan_bytes), "scan plan"));
+        CheckCuda(kernels::ExclusiveScanScratchBytes(index_items_, &scan_bytes), "scan plan"));
     CHUNKWISE_RETURN_IF_ERROR(scan_scratch_.Allocate(scan_bytes));
     if (plan_.gpu_codec.blosc_lz4) {
       CHUNKWISE_ASSIGN_OR_RETURN(
@@ -134,16 +130,14 @@ class CudaBackend final : public StreamBackend {
     CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaEventSynchronize(slot.index_copied.get()),
                                         "scatter, compress or aggregate (or their copies)"));
     const std::uint64_t items = slot.epochs * (positions_ + 1);
-    const auto* offsets = reinterpret_cast<const std::uint64_t*>(slot.host_index.get());
+    const std::uint64_t* offsets = slot.host_offsets;
     const std::uint64_t total = offsets[items - 1];
     CHUNKWISE_RETURN_IF_ERROR(CopyDataOut(slot, total, out));
     out.first_epoch = slot.first_epoch;
     out.epochs = slot.epochs;
     out.positions = positions_;
     out.offsets.assign(offsets, offsets + items);
-    const std::uint8_t* present =
-        slot.host_index.get() + 8 * plan_.epochs_per_batch * (positions_ + 1);
-    out.present.assign(present, present + slot.epochs * positions_);
+    out.present.assign(slot.host_flags, slot.host_flags + slot.epochs * positions_);
     out.data = ByteView(out.backend_memory.get(), total);
     return AccountStages(slot);
   }
@@ -160,9 +154,11 @@ class CudaBackend final : public StreamBackend {
     CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "memory info"));
     if (buffers_.total() <= free_bytes) return Status::Ok();
     return Status::InvalidArgument(
-        "the CUDA backend needs " + Mebibytes(buffers_.total()) +
-        " of GPU memory for this array (two batches of " + Mebibytes(buffers_.per_slot()) +
-        " and " + Mebibytes(buffers_.shared) + " shared); GPU 0 has " + Mebibytes(free_bytes) +
+        "the CUDA backend needs " + core::FormatMebibytes(buffers_.total()) +
+        " of GPU memory for this array (two batches of " +
+        core::FormatMebibytes(buffers_.per_slot()) + " and " +
+        core::FormatMebibytes(buffers_.shared) + " shared); GPU 0 has " +
+        core::FormatMebibytes(free_bytes) +
         " free: use smaller tiles, fewer tiles per shard in dimensions > 0 or fewer epochs "
         "per batch");
   }
@@ -187,18 +183,19 @@ class CudaBackend final : public StreamBackend {
   // A slot's buffers; its tile pool starts as fill value, which the parts of
   // tiles outside the array keep (the scatter never writes there).
   Status AllocateSlot(Slot& slot) {
-    const std::uint64_t items = plan_.epochs_per_batch * (positions_ + 1);
     const std::uint64_t flags = plan_.epochs_per_batch * positions_;
     CHUNKWISE_RETURN_IF_ERROR(slot.staging.Allocate(buffers_.staging));
     CHUNKWISE_RETURN_IF_ERROR(slot.tiles.Allocate(buffers_.tiles));
     CHUNKWISE_RETURN_IF_ERROR(slot.encoded.Allocate(buffers_.compressed));
     CHUNKWISE_RETURN_IF_ERROR(slot.sizes.Allocate(8 * batch_tiles_));
     CHUNKWISE_RETURN_IF_ERROR(slot.fill_flags.Allocate(batch_tiles_));
-    CHUNKWISE_RETURN_IF_ERROR(slot.permuted.Allocate(8 * items));
-    CHUNKWISE_RETURN_IF_ERROR(slot.offsets.Allocate(8 * items));
+    CHUNKWISE_RETURN_IF_ERROR(slot.permuted.Allocate(8 * index_items_));
+    CHUNKWISE_RETURN_IF_ERROR(slot.offsets.Allocate(8 * index_items_));
     CHUNKWISE_RETURN_IF_ERROR(slot.present.Allocate(flags));
     CHUNKWISE_RETURN_IF_ERROR(slot.aggregated.Allocate(buffers_.aggregated));
-    CHUNKWISE_ASSIGN_OR_RETURN(slot.host_index, cuda::AllocatePinned(8 * items + flags));
+    CHUNKWISE_ASSIGN_OR_RETURN(slot.host_index, cuda::AllocatePinned(8 * index_items_ + flags));
+    slot.host_offsets = reinterpret_cast<std::uint64_t*>(slot.host_index.get());
+    slot.host_flags = slot.host_index.get() + 8 * index_items_;
     CHUNKWISE_RETURN_IF_ERROR(slot.CreateEvents());
     return CheckCuda(
         kernels::LaunchRepeat(slot.tiles.as<std::uint8_t>(), buffers_.tiles,
@@ -290,17 +287,15 @@ class CudaBackend final : public StreamBackend {
   // D2H, phase one: the offsets and flags, which say how many bytes follow.
   Status CopyIndexOut(Slot& slot) {
     const std::uint64_t items = slot.epochs * (positions_ + 1);
-    std::uint8_t* host_present =
-        slot.host_index.get() + 8 * plan_.epochs_per_batch * (positions_ + 1);
     CHUNKWISE_RETURN_IF_ERROR(Wait(d2h_, slot.end[kAggregate]));
     CHUNKWISE_RETURN_IF_ERROR(Record(slot.begin[kD2H], d2h_));
     CHUNKWISE_RETURN_IF_ERROR(
-        CheckCuda(cudaMemcpyAsync(slot.host_index.get(), slot.offsets.as<void>(), 8 * items,
+        CheckCuda(cudaMemcpyAsync(slot.host_offsets, slot.offsets.as<void>(), 8 * items,
                                   cudaMemcpyDeviceToHost, d2h_.get()),
                   "copy offsets to host"));
     CHUNKWISE_RETURN_IF_ERROR(
-        CheckCuda(cudaMemcpyAsync(host_present, slot.present.as<void>(), slot.epochs * positions_,
-                                  cudaMemcpyDeviceToHost, d2h_.get()),
+        CheckCuda(cudaMemcpyAsync(slot.host_flags, slot.present.as<void>(),
+                                  slot.epochs * positions_, cudaMemcpyDeviceToHost, d2h_.get()),
                   "copy flags to host"));
     return Record(slot.index_copied, d2h_);
   }
@@ -352,6 +347,7 @@ class CudaBackend final : public StreamBackend {
   std::uint64_t tiles_per_epoch_;  // M.
   std::uint64_t positions_;        // M'.
   std::uint64_t batch_tiles_;      // E·M.
+  std::uint64_t index_items_;      // E·(M'+1): a full batch's offsets.
   CudaBufferSizes buffers_;
   cuda::CudaStream h2d_, compute_, compress_, d2h_;
   cuda::DeviceBuffer row_offsets_, permutation_, fill_tile_, scan_scratch_;
