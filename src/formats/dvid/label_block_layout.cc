@@ -6,10 +6,6 @@
 
 namespace chunkwise::formats::dvid {
 
-std::uint32_t BitsForPaletteSize(std::uint32_t n) {
-  return n <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(n - 1));
-}
-
 Status ValidateBlockShape(const BlockShape& shape) {
   for (const std::uint32_t g : {shape.gx, shape.gy, shape.gz}) {
     if (g < kMinSubBlocksPerAxis || g > kMaxSubBlocksPerAxis) {

@@ -178,8 +178,9 @@ TEST(LabelBlock, BadIndicesAndShapesAreCorruption) {
   const std::size_t indices = 16 + 8 * 18 + 2 * 512;
   StoreLittleEndian<std::uint32_t>(18, block.data() + indices);
   EXPECT_THAT(std::string(DecodeStatus(block).message()), HasSubstr("label 18 of 18"));
-  EXPECT_EQ(ValidateLabelBlock(block, LabelBlockCheck::kDecodable, "x").code(),
-            StatusCode::kCorruption);
+  const Status decodable = ValidateLabelBlock(block, LabelBlockCheck::kDecodable, "x");
+  EXPECT_EQ(decodable.code(), StatusCode::kCorruption);
+  EXPECT_THAT(std::string(decodable.message()), HasSubstr("index 18 past the block's 18 labels"));
   Bytes shape = Fib19Block();
   StoreLittleEndian<std::uint32_t>(1, shape.data());
   EXPECT_THAT(std::string(DecodeStatus(shape).message()), HasSubstr("sub-blocks along an axis"));

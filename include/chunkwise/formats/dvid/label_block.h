@@ -13,6 +13,7 @@
 #ifndef CHUNKWISE_FORMATS_DVID_LABEL_BLOCK_H_
 #define CHUNKWISE_FORMATS_DVID_LABEL_BLOCK_H_
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -102,7 +103,10 @@ enum class LabelBlockCheck {
 Status ValidateLabelBlock(ByteView block, LabelBlockCheck level, std::string_view name);
 
 // Bits per packed value for a sub-block palette of n >= 2 labels: ceil(log2 n).
-std::uint32_t BitsForPaletteSize(std::uint32_t n);
+// Inline: the block parser and checker call it for each of 512 sub-blocks.
+inline std::uint32_t BitsForPaletteSize(std::uint32_t n) {
+  return n <= 1 ? 0 : static_cast<std::uint32_t>(std::bit_width(n - 1));
+}
 
 }  // namespace chunkwise::formats::dvid
 
