@@ -121,8 +121,11 @@ struct ScanShard {
   std::int64_t z_end = 0;
 };
 
-void CloseShards(std::unordered_map<std::uint64_t, ScanShard>& open, std::int64_t z_reached,
+// Sends the close messages of the shards the scan has passed, in one hand-over
+// (hash-sharded exports close all their shards when the scan ends).
+bool CloseShards(std::unordered_map<std::uint64_t, ScanShard>& open, std::int64_t z_reached,
                  ShardWriterStage& writers) {
+  std::vector<ShardMessage> closes;
   for (auto it = open.begin(); it != open.end();) {
     if (it->second.z_end > z_reached) {
       ++it;
@@ -133,9 +136,10 @@ void CloseShards(std::unordered_map<std::uint64_t, ScanShard>& open, std::int64_
     close.shard = it->first;
     close.stem = it->second.stem;
     close.expected_blocks = it->second.blocks;
-    writers.Send(std::move(close));
+    closes.push_back(std::move(close));
     it = open.erase(it);
   }
+  return writers.SendBatch(std::move(closes));
 }
 
 // Stage 1: the ZYX scan of one scale.
@@ -154,7 +158,9 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
               std::to_string(job.spec.size[0]) + "x" + std::to_string(job.spec.size[1]) + "x" +
               std::to_string(job.spec.size[2]) + " voxels); refusing to drop it");
         }
-        if (xyz[2] != current_z) CloseShards(open, current_z = xyz[2], writers);
+        if (xyz[2] != current_z && !CloseShards(open, current_z = xyz[2], writers)) {
+          return Status::Internal("export cancelled");
+        }
         ScanItem item{xyz, job.spec.ShardOf(xyz), "", CopyToBytes(value)};
         ScanShard& shard = open[item.shard];
         if (shard.blocks++ == 0) {
@@ -173,7 +179,9 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
   CHUNKWISE_RETURN_IF_ERROR(scanned);
   progress.Add(batch.size());
   if (!batch.empty() && !queue.Push(std::move(batch))) return Status::Internal("export cancelled");
-  CloseShards(open, std::numeric_limits<std::int64_t>::max(), writers);
+  if (!CloseShards(open, std::numeric_limits<std::int64_t>::max(), writers)) {
+    return Status::Internal("export cancelled");
+  }
   return Status::Ok();
 }
 
@@ -253,10 +261,11 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
     ScaleCounters counters;
     const ScaleJob job{
         labelmap.db().path().string(), spec.scales[scale], scale, mapping, *zstd, counters};
-    CHUNKWISE_ASSIGN_OR_RETURN(ExportScaleSummary scale_summary,
-                               ExportScale(labelmap, summary.version, job,
-                                           destination.staging() / ("s" + std::to_string(scale)),
-                                           options, SizesFor(options)));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        ExportScaleSummary scale_summary,
+        ExportScale(labelmap, summary.version, job,
+                    destination.staging() / std::string("s").append(std::to_string(scale)), options,
+                    SizesFor(options)));
     summary.scales.push_back(scale_summary);
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

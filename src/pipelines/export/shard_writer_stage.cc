@@ -60,13 +60,6 @@ ShardWriterStage::~ShardWriterStage() {
   }
 }
 
-bool ShardWriterStage::Send(ShardMessage message) {
-  const std::size_t queue = message.shard % queues_.size();
-  std::vector<ShardMessage> one;
-  one.push_back(std::move(message));
-  return queues_[queue]->Push(std::move(one));
-}
-
 bool ShardWriterStage::SendBatch(std::vector<ShardMessage> messages) {
   if (queues_.size() == 1) return messages.empty() || queues_[0]->Push(std::move(messages));
   std::vector<std::vector<ShardMessage>> per_queue(queues_.size());

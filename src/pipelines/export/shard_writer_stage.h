@@ -58,12 +58,11 @@ class ShardWriterStage {
   // Cancels and joins what is still running.
   ~ShardWriterStage();
 
-  // Hands `message` to the writer owning its shard, blocking while its queue
-  // is full. False once the stage is cancelled. Thread-safe.
-  bool Send(ShardMessage message);
-  // As Send for each message, with one hand-over per writer: waking a writer
-  // once per block cost more than the writing on a 2-core machine (futex wakes
-  // and the rescheduling interrupts they send to the compressing threads).
+  // Hands each message to the writer owning its shard, one hand-over per
+  // writer (waking a writer once per block cost more than the writing on a
+  // 2-core machine: futex wakes and the rescheduling interrupts they send to
+  // the compressing threads). Blocks while a queue is full; false once the
+  // stage is cancelled. Thread-safe.
   bool SendBatch(std::vector<ShardMessage> messages);
   // Closes every queue so the writers stop (unfinished shards are discarded). Thread-safe.
   void Cancel();
