@@ -7,7 +7,7 @@ ChunkWriter::~ChunkWriter() {
     std::unique_lock lock(mutex_);
     stopping_ = true;
   }
-  changed_.notify_all();
+  work_queued_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -32,7 +32,7 @@ Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
   // files are slower to create than chunks to compress both threads write.
   while (jobs_.size() + running_ >= kMaxPending) {
     if (jobs_.empty()) {
-      changed_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
+      write_done_.wait(lock, [this] { return jobs_.size() + running_ < kMaxPending; });
     } else {
       RunOne(lock);
     }
@@ -44,7 +44,7 @@ Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
   // on a job below the mark: Drain writes what is queued itself.
   const bool wake = jobs_.size() >= kWakeAt;
   lock.unlock();
-  if (wake) changed_.notify_all();
+  if (wake) work_queued_.notify_one();
   return Status::Ok();
 }
 
@@ -53,7 +53,7 @@ Status ChunkWriter::Drain() {
   // Help rather than wait: the caller writes queued chunks alongside the
   // background thread, so a drain costs about half as long.
   while (!jobs_.empty()) RunOne(lock);
-  changed_.wait(lock, [this] { return jobs_.empty() && running_ == 0; });
+  write_done_.wait(lock, [this] { return jobs_.empty() && running_ == 0; });
   return error_;
 }
 
@@ -67,13 +67,13 @@ void ChunkWriter::RunOne(std::unique_lock<std::mutex>& lock) {
   --running_;
   if (!status.ok() && error_.ok()) error_ = std::move(status);
   free_.push_back(std::move(job.data));
-  changed_.notify_all();
+  write_done_.notify_one();  // Only the owner ever waits for a write.
 }
 
 void ChunkWriter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {
-    changed_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+    work_queued_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
     if (jobs_.empty()) return;  // Stopping with nothing left.
     RunOne(lock);
   }

@@ -56,7 +56,10 @@ class ChunkWriter {
 
   store::Store* store_;
   std::mutex mutex_;
-  std::condition_variable changed_;
+  // Two conditions, so that finishing a write never wakes the idle background
+  // thread for nothing: work_queued_ wakes it, write_done_ wakes the owner.
+  std::condition_variable work_queued_;
+  std::condition_variable write_done_;
   std::deque<Job> jobs_;     // Guarded by mutex_.
   std::size_t running_ = 0;  // Jobs taken but not finished; guarded by mutex_.
   std::vector<Bytes> free_;  // Guarded by mutex_.
