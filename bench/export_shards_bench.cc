@@ -39,7 +39,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace dvid = formats::dvid;
-constexpr int kRuns = 7;
+constexpr int kRuns = 15;
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
