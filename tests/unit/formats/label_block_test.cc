@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr std::size_t kVoxels = 64 * 64 * 64;
+constexpr std::size_t kVoxels = std::size_t{64} * 64 * 64;
 
 Bytes Gunzipped(const std::string& file) {
   const std::string path = std::string(CHUNKWISE_SHARED_DIR) + "/testdata/dvid/" + file;
