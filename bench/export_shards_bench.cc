@@ -15,7 +15,6 @@
 //     exporter of these blocks has to spend at least.
 // Figures are blocks per second of wall time, medians of several runs, and the
 // ratio export / floor (goal ≥ 0.8).
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "chunkwise/codec/zstd_codec.h"
+#include "chunkwise/core/bytes.h"
 #include "chunkwise/core/synthetic_volume.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/ingest.h"
@@ -136,10 +136,9 @@ int Run(std::array<std::int64_t, 3> shape, std::size_t workers) {
 }  // namespace chunkwise
 
 int main(int argc, char** argv) {
-  // As the CLI does (KeepFreedMemoryForReuse): freed block buffers are reused
-  // instead of going back to the kernel, for the export and the floor alike.
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // As the CLI does: freed block buffers are reused instead of going back to
+  // the kernel, for the export and the floor alike.
+  chunkwise::KeepFreedMemoryForReuse();
   std::array<std::int64_t, 3> shape{512, 1024, 1024};
   if (argc > 1 && std::sscanf(argv[1], "%lld,%lld,%lld", reinterpret_cast<long long*>(&shape[0]),
                               reinterpret_cast<long long*>(&shape[1]),
