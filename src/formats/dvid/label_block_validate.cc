@@ -84,7 +84,9 @@ std::optional<bool> PackedFieldsBelow(const std::uint8_t* packed, std::uint32_t 
   return std::nullopt;
 }
 
-// Checks one sub-block's palette indices and packed values.
+// Checks one sub-block's palette indices and packed values. The canonical
+// check walks every sub-block so; the decodable check only when its flat passes
+// (CheckDecodableFast) found a bad index, to name the first rule broken.
 Status CheckSubBlock(const LabelBlockLayout& layout, std::uint64_t k, std::uint64_t first_index,
                      const std::uint8_t*& packed, bool canonical, std::string_view name,
                      std::vector<bool>& used) {
@@ -105,17 +107,6 @@ Status CheckSubBlock(const LabelBlockLayout& layout, std::uint64_t k, std::uint6
   }
   if (n <= 1) return Status::Ok();
   const std::uint32_t bits = BitsForPaletteSize(n);
-  if (!canonical && n == (std::uint32_t{1} << bits)) {
-    // Every bits-wide value indexes a palette of 2^bits labels: nothing to check.
-    packed += detail::PackedSubBlockBytes(n);
-    return Status::Ok();
-  }
-  if (!canonical) {
-    if (const std::optional<bool> below = PackedFieldsBelow(packed, bits, n); below && *below) {
-      packed += detail::PackedSubBlockBytes(n);
-      return Status::Ok();
-    }
-  }
   std::array<std::uint16_t, kSubBlockVoxels> values;
   detail::UnpackSubBlock(packed, bits, values);
   packed += detail::PackedSubBlockBytes(n);
