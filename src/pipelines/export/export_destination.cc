@@ -8,6 +8,13 @@
 namespace chunkwise::pipelines::detail {
 namespace fs = std::filesystem;
 
+std::string ExportScaleDirName(int scale) {
+  // Appended, not "s" + ...: GCC 12 warns falsely (-Wrestrict) on that form once inlined.
+  std::string name = "s";
+  name += std::to_string(scale);
+  return name;
+}
+
 namespace {
 
 Status CheckReplaceable(const fs::path& dest, bool overwrite) {

@@ -18,6 +18,9 @@ namespace chunkwise::pipelines::detail {
 inline constexpr const char* kExportInfoName = "info";
 inline constexpr const char* kExportLogName = "export.log";
 
+// The directory of one scale's shards under DEST: s0, s1, ...
+std::string ExportScaleDirName(int scale);
+
 class ExportDestination {
  public:
   // InvalidArgument if `dest` exists and !overwrite, or exists and is not a

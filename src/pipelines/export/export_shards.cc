@@ -264,7 +264,7 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
     CHUNKWISE_ASSIGN_OR_RETURN(
         ExportScaleSummary scale_summary,
         ExportScale(labelmap, summary.version, job,
-                    destination.staging() / std::string("s").append(std::to_string(scale)), options,
+                    destination.staging() / detail::ExportScaleDirName(scale), options,
                     SizesFor(options)));
     summary.scales.push_back(scale_summary);
   }

@@ -2,6 +2,7 @@
 
 #include "chunkwise/core/progress.h"
 #include "chunkwise/pipelines/export_shards.h"
+#include "pipelines/export/export_destination.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -32,7 +33,7 @@ std::string ExportSummary::Format() const {
   ExportScaleSummary total;
   for (std::size_t s = 0; s < scales.size(); ++s) {
     const ExportScaleSummary& scale = scales[s];
-    text += Line("s" + std::to_string(s), scale);
+    text += Line(detail::ExportScaleDirName(static_cast<int>(s)), scale);
     total.blocks_read += scale.blocks_read;
     total.blocks_written += scale.blocks_written;
     total.blocks_skipped += scale.blocks_skipped;

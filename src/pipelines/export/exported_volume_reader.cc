@@ -8,6 +8,7 @@
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/label_block.h"
+#include "pipelines/export/export_destination.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -93,7 +94,7 @@ Status DecodeExportBlock(const dvid::ExportBlock& record, bool supervoxels,
 
 Result<std::unique_ptr<ExportedVolumeReader>> ExportedVolumeReader::Open(
     const std::filesystem::path& dest) {
-  const std::filesystem::path info_path = dest / "info";
+  const std::filesystem::path info_path = dest / detail::kExportInfoName;
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes info, core::ReadFile(info_path));
   CHUNKWISE_ASSIGN_OR_RETURN(
       ExportSpec spec,
@@ -109,7 +110,7 @@ Result<const dvid::ArrowShardReader*> ExportedVolumeReader::Shard(
   auto key = std::make_pair(scale, stem);
   if (auto it = shards_.find(key); it != shards_.end()) return it->second.get();
   const std::filesystem::path arrow_path =
-      dest_ / ("s" + std::to_string(scale)) / (stem + ".arrow");
+      dest_ / detail::ExportScaleDirName(scale) / (stem + ".arrow");
   std::filesystem::path csv_path = arrow_path;
   csv_path.replace_extension(".csv");
   std::error_code error;
@@ -159,9 +160,9 @@ Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const d
                                ReadRecord(scale, xyz));
     if (!record.has_value()) return Status::Ok();
     std::vector<std::uint64_t> voxels(static_cast<std::size_t>(kEdge * kEdge * kEdge));
-    const std::string name = (dest_ / ("s" + std::to_string(scale))).string() + ": chunk x,y,z " +
-                             std::to_string(xyz[0]) + "," + std::to_string(xyz[1]) + "," +
-                             std::to_string(xyz[2]);
+    const std::string name = (dest_ / detail::ExportScaleDirName(scale)).string() +
+                             ": chunk x,y,z " + std::to_string(xyz[0]) + "," +
+                             std::to_string(xyz[1]) + "," + std::to_string(xyz[2]);
     CHUNKWISE_RETURN_IF_ERROR(DecodeExportBlock(*record, supervoxels, voxels, name));
     CopyBlockIntoBox(voxels, xyz, box, out);
     return Status::Ok();
