@@ -8,9 +8,10 @@
 // beyond that Submit writes the oldest itself, so that when files are slower
 // to create than chunks to compress both threads write. The background thread
 // is woken once kWakeAt writes wait, not for each (a wake-up per chunk cost 8%
-// of the append with no I/O at all), and Drain writes what is queued itself. The first failed Set
-// is kept and returned by every later Submit and Drain. Submit, Drain and TakeBuffer are called
-// from one thread (the Carray's owner); the background thread is internal.
+// of the append with no I/O at all), and Drain writes what is queued itself.
+// The first failed Set is kept and returned by every later Submit and Drain.
+// Submit, Drain and TakeBuffer are called from one thread (the Carray's
+// owner); the background thread is internal.
 #ifndef CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 #define CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 
