@@ -304,6 +304,32 @@ Result<std::optional<std::vector<Bytes>>> FileStore::GetRanges(
   return std::optional<std::vector<Bytes>>(std::move(values));
 }
 
+Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                      MutableByteView out) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), path.string()));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  if (!file.has_value()) return false;
+  std::size_t at = 0;  // Where the pending run starts in `out`.
+  std::uint64_t run_offset = 0, run_length = 0;
+  for (const ByteRange& range : ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(file->size, path.string()));
+    if (run_length > 0 && resolved.offset != run_offset + run_length) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          posix::ReadAt(file->fd.get(), run_offset, out.subspan(at, run_length), path));
+      at += run_length;
+      run_length = 0;
+    }
+    if (run_length == 0) run_offset = resolved.offset;
+    run_length += resolved.length;
+  }
+  if (run_length > 0) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        posix::ReadAt(file->fd.get(), run_offset, out.subspan(at, run_length), path));
+  }
+  return true;
+}
+
 Status FileStore::Set(std::string_view key, ByteView value) {
   return SetParts(key, std::span<const ByteView>(&value, 1));
 }

@@ -1,5 +1,6 @@
 #include "chunkwise/store/store.h"
 
+#include <cstring>
 #include <string>
 
 #include "chunkwise/store/key.h"
@@ -38,6 +39,32 @@ Result<std::optional<std::vector<Bytes>>> Store::GetRanges(
     values.push_back(std::move(*value));
   }
   return std::optional<std::vector<Bytes>>(std::move(values));
+}
+
+Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
+                       std::string_view where) {
+  std::uint64_t total = 0;
+  for (const ByteRange& range : ranges) total += range.length;
+  if (total == out_size) return Status::Ok();
+  return Status::InvalidArgument(std::string(where) + ": " + std::to_string(ranges.size()) +
+                                 " ranges of " + std::to_string(total) +
+                                 " bytes do not fill a buffer of " + std::to_string(out_size));
+}
+
+Result<bool> Store::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                  MutableByteView out) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::vector<Bytes>> values, GetRanges(key, ranges));
+  if (!values) return false;
+  std::size_t at = 0;
+  for (const Bytes& value : *values) {
+    if (value.size() > out.size() - at) {
+      return Status::Internal(Describe(key) + ": a range came back longer than asked for");
+    }
+    std::memcpy(out.data() + at, value.data(), value.size());
+    at += value.size();
+  }
+  return true;
 }
 
 Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {

@@ -53,11 +53,15 @@ class FileStore final : public Store {
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   // Reads only the range, with pread.
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
-  // Writes a temporary file and renames it over the key's file, creating
-  // parent directories as needed; on failure the temporary file is removed.
   // Opens the file once for all the ranges.
   Result<std::optional<std::vector<Bytes>>> GetRanges(
       std::string_view key, std::span<const ByteRange> ranges) const override;
+  // Opens the file once; ranges that follow one another in the file are read
+  // with one pread (a shard's chunks written in order: one read per shard).
+  Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                             MutableByteView out) const override;
+  // Writes a temporary file and renames it over the key's file, creating
+  // parent directories as needed; on failure the temporary file is removed.
   Status Set(std::string_view key, ByteView value) override;
   // Writes the parts in turn into the temporary file: no joined copy.
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;

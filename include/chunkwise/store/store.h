@@ -45,6 +45,11 @@ struct StoreCapabilities {
   bool durable = false;           // Values survive the process (files, databases).
 };
 
+// OK when the lengths of `ranges` add up to `out_size`; else InvalidArgument
+// naming `where`. For GetRangesInto and its overrides.
+Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
+                       std::string_view where);
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -58,6 +63,12 @@ class Store {
   // calls GetRange for each.
   virtual Result<std::optional<std::vector<Bytes>>> GetRanges(
       std::string_view key, std::span<const ByteRange> ranges) const;
+  // As GetRanges, with the ranges read one after another into `out`, whose
+  // size must be the sum of their lengths (InvalidArgument otherwise): one
+  // buffer the caller reuses instead of an allocation per range. Returns false
+  // if the key is absent. The default calls GetRanges and copies.
+  virtual Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                     MutableByteView out) const;
   // Creates or replaces the value atomically.
   virtual Status Set(std::string_view key, ByteView value) = 0;
   // As Set, with the value given as parts written one after another (a shard's

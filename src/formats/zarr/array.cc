@@ -1,5 +1,7 @@
 #include "chunkwise/formats/zarr/array.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -22,6 +24,43 @@ ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
     scratch = std::move(*bytes);
     return ByteView(scratch);
   };
+}
+
+// Shard byte ranges (offset, size), each mapped to a view of its bytes.
+using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
+
+// Reads the ranges of shard `key` (`shard_size` bytes; every range lies inside
+// it) into one buffer from `pool` and points each range's view at its bytes.
+// Ranges with no gaps between them are read as the one span they cover, which
+// also bounds the buffer by the shard size when a hostile index points many
+// entries at the same bytes.
+Result<core::BufferPool::Lease> FetchRanges(const store::Store& store, const std::string& key,
+                                            core::BufferPool& pool, FetchedRanges& ranges) {
+  if (ranges.empty()) return core::BufferPool::Lease();
+  std::uint64_t total = 0, low = UINT64_MAX, high = 0;
+  for (const auto& [range, view] : ranges) {
+    total += range.second;
+    low = std::min(low, range.first);
+    high = std::max(high, range.first + range.second);
+  }
+  const bool one_span = high - low <= total;
+  std::vector<store::ByteRange> reads;
+  if (one_span) {
+    reads.push_back(store::ByteRange::Span(low, high - low));
+  } else {
+    for (const auto& [range, view] : ranges) {
+      reads.push_back(store::ByteRange::Span(range.first, range.second));
+    }
+  }
+  core::BufferPool::Lease buffer = pool.Take(one_span ? high - low : total);
+  CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, reads, buffer.view()));
+  if (!found) return Status::NotFound(store.Describe(key) + " vanished while being read");
+  std::uint64_t at = 0;
+  for (auto& [range, view] : ranges) {
+    view = ByteView(buffer.data() + (one_span ? range.first - low : at), range.second);
+    at += range.second;
+  }
+  return buffer;
 }
 
 std::string NormalizePrefix(std::string prefix) {
@@ -196,8 +235,8 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   const auto n = static_cast<std::size_t>(inner.num_chunks());
   const Region& box = overlap.chunk_local;
   // Stores without cheap ranges (object stores) get one request per shard.
-  // Files are read by range even for whole shards: each inner chunk lands in
-  // a small reused buffer instead of a fresh shard-sized one.
+  // Files are read by range, the index first and then only the chunks the
+  // region needs, into a buffer reused from shard to shard.
   const bool read_whole = !store_->capabilities().efficient_ranges;
   std::optional<Bytes> whole;
   std::optional<std::uint64_t> shard_size;
@@ -218,24 +257,19 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   }
   CHUNKWISE_ASSIGN_OR_RETURN(
       ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *shard_size, n, where));
-  // The chunks the box needs, fetched in one batch (one open for a file).
-  std::vector<store::ByteRange> ranges;
+  // The chunks the box needs, keyed by offset and size (nothing forbids two
+  // entries sharing bytes), fetched in one batch into one pooled buffer: no
+  // allocation and no fresh pages per chunk.
+  FetchedRanges fetched_at;
   for (const core::Coord& chunk : inner.ChunksIntersecting(box)) {
     const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
-    if (!location.empty())
-      ranges.push_back(store::ByteRange::Span(location.offset, location.nbytes));
+    if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::vector<Bytes>> fetched,
-                             store_->GetRanges(key, ranges));
-  if (!fetched) return Status::NotFound(where + " vanished while being read");
-  // Keyed by offset and size: nothing forbids two entries sharing bytes.
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> fetched_at;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    fetched_at[{ranges[i].offset, ranges[i].length}] = i;
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
+                             FetchRanges(*store_, key, core::SharedBufferPool(), fetched_at));
   const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
                                    Bytes&) -> Result<ByteView> {
-    return ByteView((*fetched)[fetched_at.at({offset, nbytes})]);
+    return fetched_at.at({offset, nbytes});
   };
   return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
 }
@@ -314,7 +348,7 @@ Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource&
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::optional<EncodedShard> shard,
       sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where));
-  if (shard) return store_->SetParts(key, shard->parts());
+  if (shard) return store_->SetParts(key, shard->parts);
   return StoreChunk(key, std::nullopt, whole || old.has_value());
 }
 

@@ -1,5 +1,6 @@
 #include "chunkwise/formats/zarr/sharding_codec.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -232,8 +233,15 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);
   const std::size_t element_size = inner_spec.dtype.size();
-  std::vector<std::optional<Bytes>> chunks(static_cast<std::size_t>(grid.num_chunks()));
-  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(chunks.size(), [&](std::size_t k) -> Status {
+  const auto n = static_cast<std::size_t>(grid.num_chunks());
+  // Each inner chunk encodes into its own slot of one pooled buffer: no
+  // allocation per chunk, and the store writes the slots where they are.
+  const std::size_t slot_size = inner_codecs_.MaxEncodedSize(inner_spec);
+  EncodedShard shard;
+  shard.slots = core::SharedBufferPool().Take(n * slot_size);
+  shard.kept.resize(n);
+  std::vector<std::size_t> sizes(n, 0);  // 0: not stored.
+  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(n, [&](std::size_t k) -> Status {
     const core::Coord coord = core::Unravel(static_cast<Index>(k), grid.grid_shape());
     const Region inner_box = grid.UnclippedChunkRegion(coord);
     const std::optional<Region> hit = inner_box.Intersect(write.box);
@@ -242,7 +250,8 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
     if (!hit && has_old) {  // Untouched: keep the old encoded bytes as they are.
       const ChunkLocation& location = old_index->at(k);
       CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
-      chunks[k] = CopyToBytes(old);
+      shard.kept[k] = CopyToBytes(old);
+      sizes[k] = old.size();
       return Status::Ok();
     }
     if (!hit) return Status::Ok();
@@ -267,42 +276,45 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
                             {chunk.data(), inner_spec.shape, chunk_origin}, hit->shape(),
                             element_size);
     if (IsFilledWith(chunk, fill)) return Status::Ok();
-    // Not shrunk: the spare capacity lives only until the shard is written,
-    // and shrinking would copy every chunk once more.
-    CHUNKWISE_ASSIGN_OR_RETURN(chunks[k], inner_codecs_.Encode(inner_spec, chunk));
+    const MutableByteView slot(shard.slots.data() + k * slot_size, slot_size);
+    CHUNKWISE_ASSIGN_OR_RETURN(sizes[k], inner_codecs_.EncodeInto(inner_spec, chunk, slot));
     return Status::Ok();
   }));
-  for (const auto& chunk : chunks) {
-    if (chunk) return std::optional<EncodedShard>(Assemble(chunks));
+  if (std::all_of(sizes.begin(), sizes.end(), [](std::size_t size) { return size == 0; })) {
+    return std::optional<EncodedShard>();
   }
-  return std::optional<EncodedShard>();
+  Assemble(shard, sizes, slot_size);
+  return std::optional<EncodedShard>(std::move(shard));
 }
 
-EncodedShard ShardingCodec::Assemble(std::vector<std::optional<Bytes>>& chunks) const {
-  ShardIndex index = ShardIndex::Empty(chunks.size());
-  const std::uint64_t shift = DataOffsetShift(index_location_, chunks.size());
+void ShardingCodec::Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
+                             std::size_t slot_size) const {
+  ShardIndex index = ShardIndex::Empty(sizes.size());
+  const std::uint64_t shift = DataOffsetShift(index_location_, sizes.size());
   std::uint64_t data_size = 0;
-  EncodedShard shard;
-  for (std::size_t k = 0; k < chunks.size(); ++k) {
-    if (!chunks[k]) continue;
-    index.Set(k, {shift + data_size, chunks[k]->size()});
-    data_size += chunks[k]->size();
-    shard.pieces.push_back(std::move(*chunks[k]));
+  shard.parts.clear();
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] == 0) continue;
+    index.Set(k, {shift + data_size, sizes[k]});
+    data_size += sizes[k];
+    shard.parts.push_back(!shard.kept.empty() && !shard.kept[k].empty()
+                              ? ByteView(shard.kept[k])
+                              : ByteView(shard.slots.data() + k * slot_size, sizes[k]));
   }
+  shard.index = index.Encode();
   if (index_location_ == IndexLocation::kStart) {
-    shard.pieces.insert(shard.pieces.begin(), index.Encode());
+    shard.parts.insert(shard.parts.begin(), ByteView(shard.index));
   } else {
-    shard.pieces.push_back(index.Encode());
+    shard.parts.emplace_back(shard.index);
   }
-  return shard;
 }
 
 Bytes EncodedShard::Join() const {
   std::size_t total = 0;
-  for (const Bytes& piece : pieces) total += piece.size();
+  for (ByteView part : parts) total += part.size();
   Bytes joined;
   joined.reserve(total);
-  for (const Bytes& piece : pieces) AppendBytes(joined, piece);
+  for (ByteView part : parts) AppendBytes(joined, part);
   return joined;
 }
 
@@ -313,9 +325,12 @@ Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const 
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
                              EncodeMerged(spec, write, std::nullopt, {}, "shard"));
   if (shard) return shard->Join();
-  std::vector<std::optional<Bytes>> empty(
-      static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks()));
-  return Assemble(empty).Join();  // An index of empty entries: the codec must return a value.
+  // An index of empty entries: the codec must return a value.
+  EncodedShard empty;
+  const std::vector<std::size_t> no_chunks(
+      static_cast<std::size_t>(InnerGrid(spec.shape).num_chunks()), 0);
+  Assemble(empty, no_chunks, 0);
+  return empty.Join();
 }
 
 const nlohmann::json& ShardIndexCodecs() {

@@ -581,6 +581,40 @@ TEST(ArraySharded, SmallReadsUseRangeRequests) {
   EXPECT_LE(store->gets + store->range_gets, 1 + 8);
 }
 
+// Every index entry of shard a/c/0/0 pointed at the bytes of entry 0.
+void PointEveryEntryAtTheFirst(store::Store& store) {
+  const Bytes shard = *ValueOrDie(store.Get("a/c/0/0"));
+  const std::size_t index_size = ShardIndex::EncodedSize(8);
+  const ByteView index_bytes(shard.data() + shard.size() - index_size, index_size);
+  ShardIndex index =
+      ValueOrDie(ShardIndex::Decode(index_bytes, 8, shard.size(), "a", IndexLocation::kEnd));
+  for (std::size_t k = 1; k < 8; ++k) index.Set(k, index.at(0));
+  Bytes edited(shard.begin(), shard.end() - static_cast<std::ptrdiff_t>(index_size));
+  AppendBytes(edited, index.Encode());
+  ASSERT_TRUE(store.Set("a/c/0/0", edited).ok());
+}
+
+TEST(ArraySharded, EntriesSharingBytesAreFetchedOnce) {
+  auto store = std::make_shared<CountingStore>(/*efficient_ranges=*/true);
+  Array array = ValueOrDie(Array::Create(store, "a", ShardedMetadata(), false));
+  // Eight equal 2×3 inner chunks, as a writer that stores repeats once would leave them.
+  Bytes data(2 * 8 * 6);
+  for (Index i = 0; i < 8; ++i) {
+    for (Index j = 0; j < 6; ++j) {
+      StoreLittleEndian(static_cast<std::uint16_t>((i % 2) * 3 + j % 3 + 1),
+                        data.data() + 2 * (i * 6 + j));
+    }
+  }
+  ASSERT_TRUE(array.Write(Region({0, 0}, {8, 6}), data).ok());
+  PointEveryEntryAtTheFirst(*store);
+  const std::uint64_t shard_size = *ValueOrDie(store->Size("a/c/0/0"));
+  store->ResetCounts();
+  EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), data);
+  // The index, then one range: no more bytes than the shard holds.
+  ASSERT_EQ(store->ranges.size(), 2u);
+  EXPECT_LE(store->ranges[1].length, shard_size);
+}
+
 TEST(ArraySharded, ReadsOfEmptyInnerChunksFetchOnlyTheIndex) {
   auto store = std::make_shared<CountingStore>();
   Array array = ValueOrDie(Array::Create(store, "a", ShardedMetadata("start"), false));

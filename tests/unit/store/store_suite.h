@@ -190,6 +190,33 @@ TEST_P(StoreSuite, GetRangeOutsideValueIsOutOfRange) {
   }
 }
 
+TEST_P(StoreSuite, GetRangesIntoReadsRangesBackToBack) {
+  Set("v", "0123456789");
+  // Adjacent ranges (read as one by a file), a gap, a repeat and a suffix.
+  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
+                              ByteRange::Span(1, 2), ByteRange::Suffix(3)};
+  Bytes out(10);
+  Result<bool> found = store_->GetRangesInto("v", ranges, out);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_TRUE(*found);
+  EXPECT_EQ(std::string(AsChars(out)), "1234812789");
+  Result<bool> absent = store_->GetRangesInto("missing", ranges, out);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(*absent);
+}
+
+TEST_P(StoreSuite, GetRangesIntoRefusesAWrongBufferOrARangeOutside) {
+  Set("v", "0123456789");
+  const ByteRange two[] = {ByteRange::Span(0, 2), ByteRange::Span(5, 2)};
+  Bytes small(3);
+  Result<bool> wrong = store_->GetRangesInto("v", two, small);
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("v"));
+  const ByteRange outside[] = {ByteRange::Span(0, 2), ByteRange::Span(9, 2)};
+  Bytes four(4);
+  EXPECT_EQ(store_->GetRangesInto("v", outside, four).status().code(), StatusCode::kOutOfRange);
+}
+
 TEST_P(StoreSuite, InvalidKeysAreRejected) {
   for (const char* key : {"", "/abs", "a//b", "a/", "./a", "a/./b", "../x", "a/..", "a\\b"}) {
     SCOPED_TRACE(key);

@@ -22,6 +22,7 @@
 #include "chunkwise/codec/codec.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/region.h"
@@ -52,11 +53,14 @@ struct ShardWriteSource {
 };
 
 // An encoded shard as the pieces of its object in order (the index first or
-// last): a store can write them one after another without joining them.
+// last): a store can write them one after another without joining them. The
+// views point into heap memory the members own, so moving keeps them valid.
 struct EncodedShard {
-  std::vector<Bytes> pieces;
+  std::vector<ByteView> parts;
+  core::BufferPool::Lease slots;  // Freshly encoded inner chunks, one slot each.
+  std::vector<Bytes> kept;        // Inner chunks carried over from the old shard.
+  Bytes index;
 
-  std::vector<ByteView> parts() const { return {pieces.begin(), pieces.end()}; }
   // The whole object in one buffer.
   Bytes Join() const;
 };
@@ -116,7 +120,10 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
                 nlohmann::json index_codecs, IndexLocation index_location, core::ThreadPool* pool);
 
   Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
-  EncodedShard Assemble(std::vector<std::optional<Bytes>>& chunks) const;
+  // Lays out the stored inner chunks (sizes[k] > 0; slot k, or kept[k] when
+  // not empty) and the index.
+  void Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
+                std::size_t slot_size) const;
 
   core::Shape chunk_shape_;
   codec::CodecChain inner_codecs_;
