@@ -1,5 +1,5 @@
-// bcolz carray append throughput and random-access latency, next to c-blosc
-// doing the same compression in the same process.
+// bcolz carray append throughput and random-access latency, next to
+// python3-blosc (the peer) and c-blosc doing the same compression.
 //
 // Data: 64 MiB of float64 (a smooth signal plus sensor noise, fixed seed).
 // Cparams: lz4, clevel 5, byte shuffle, typesize 8, chunklen as bcolz picks
@@ -9,7 +9,12 @@
 //            FileStore under $TMPDIR (chunk files written and renamed) and into
 //            a MemoryStore and into a store that discards (the format's own
 //            cost); peer: blosc_compress_ctx over the same chunks into
-//            a reused buffer (no I/O at all). Where /dev/shm is a writable
+//            a reused buffer (no I/O at all), and python3-blosc's
+//            blosc.compress over the same chunks (bench/bcolz_python_peer.py,
+//            the same data written to a file; with one thread, and with its
+//            default of one per core). Ratios are against python3-blosc with
+//            one thread, as our append compresses on one; without python3-blosc
+//            they fall back to c-blosc. Where /dev/shm is a writable
 //            directory (tmpfs), the FileStore run is repeated there: the same
 //            system calls, without the disk file system's block and inode
 //            allocation. (On an ext4 without a journal, as on our 2-core CI
@@ -28,7 +33,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <vector>
@@ -131,6 +138,42 @@ double PeerCompressSeconds(const Bytes& data, std::size_t chunk_bytes, std::size
   });
 }
 
+// python3-blosc's figures on the same data, or nullopt when it cannot run.
+struct PythonPeer {
+  double one_thread_seconds = 0, default_seconds = 0;
+  int default_threads = 0;
+};
+
+std::optional<PythonPeer> MeasurePythonPeer(const Bytes& data, std::size_t chunk_bytes,
+                                            const std::filesystem::path& dir) {
+  const std::filesystem::path input = dir / "data.bin";
+  {
+    std::ofstream out(input, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size()));
+    if (!out) return std::nullopt;
+  }
+  const std::filesystem::path script =
+      std::filesystem::path(CHUNKWISE_SOURCE_DIR) / "bench" / "bcolz_python_peer.py";
+  const std::string command = "/usr/bin/python3 " + script.string() + " " + input.string() + " " +
+                              std::to_string(chunk_bytes) + " " + std::to_string(kRepeats);
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  const int status = ::pclose(pipe);
+  std::filesystem::remove(input);
+  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
+  if (status != 0 || result.is_discarded()) {
+    std::fprintf(stderr, "bcolz_bench: the python3-blosc peer did not run:\n%s\n", output.c_str());
+    return std::nullopt;
+  }
+  return PythonPeer{Median(result["one_thread_seconds"].get<std::vector<double>>()),
+                    Median(result["default_seconds"].get<std::vector<double>>()),
+                    result["default_threads"].get<int>()};
+}
+
 // A run directory on /dev/shm when that is a directory we may write.
 std::optional<std::filesystem::path> TmpfsRunDir() {
   const std::filesystem::path shm = "/dev/shm";
@@ -173,20 +216,30 @@ int Run() {
       tmpfs_s.push_back(AppendSeconds(*store::FileStore::Open(*tmpfs_dir), data));
     }
   }
+  std::filesystem::create_directories(dir);
+  const std::optional<PythonPeer> python = MeasurePythonPeer(data, chunklen * 8, dir);
+  // The peer the ratios are against: python3-blosc with one thread, else c-blosc.
+  const double peer = python ? python->one_thread_seconds : Median(peer_s);
   const double mb = static_cast<double>(data.size()) / 1e6;
   std::printf("bcolz append, %zu MB float64, lz4 clevel 5 shuffle, chunklen %zu, ratio %.2f\n",
               data.size() >> 20, chunklen, static_cast<double>(data.size()) / compressed);
-  std::printf("  %-34s %9.0f MB/s\n", "c-blosc compress (peer)", mb / Median(peer_s));
-  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, FileStore", mb / Median(file_s),
-              Median(peer_s) / Median(file_s));
-  if (tmpfs_dir) {
-    std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, FileStore on tmpfs",
-                mb / Median(tmpfs_s), Median(peer_s) / Median(tmpfs_s));
+  if (python) {
+    std::printf("  %-38s %9.0f MB/s\n", "python3-blosc compress, 1 thread (peer)",
+                mb / python->one_thread_seconds);
+    const std::string threads =
+        "python3-blosc compress, " + std::to_string(python->default_threads) + " threads";
+    std::printf("  %-38s %9.0f MB/s\n", threads.c_str(), mb / python->default_seconds);
   }
-  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, MemoryStore",
-              mb / Median(memory_s), Median(peer_s) / Median(memory_s));
-  std::printf("  %-34s %9.0f MB/s  %.2fx peer\n", "Carray append, no I/O (discard)",
-              mb / Median(discard_s), Median(peer_s) / Median(discard_s));
+  std::printf("  %-38s %9.0f MB/s  %.2fx peer\n", "c-blosc compress, in process, 1 thread",
+              mb / Median(peer_s), peer / Median(peer_s));
+  auto row = [&](const char* name, const std::vector<double>& seconds) {
+    std::printf("  %-38s %9.0f MB/s  %.2fx peer\n", name, mb / Median(seconds),
+                peer / Median(seconds));
+  };
+  row("Carray append, FileStore", file_s);
+  if (tmpfs_dir) row("Carray append, FileStore on tmpfs", tmpfs_s);
+  row("Carray append, MemoryStore", memory_s);
+  row("Carray append, no I/O (discard)", discard_s);
 
   auto file_store = *store::FileStore::Open(dir / "run");
   auto carray = *Carray::Open(file_store, "", Mode::kRead);
@@ -220,4 +273,7 @@ int Run() {
 }  // namespace
 }  // namespace chunkwise::formats::bcolz
 
-int main() { return chunkwise::formats::bcolz::Run(); }
+int main() {
+  chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
+  return chunkwise::formats::bcolz::Run();
+}
