@@ -14,6 +14,9 @@ using codec::ChunkSpec;
 using core::Index;
 using core::Region;
 
+// Above this, a shard's inner chunks are not given slots of one buffer.
+constexpr std::size_t kMaxSlotBytes = std::size_t{512} << 20;
+
 // Shards inside shards are legal; a configuration nested deeper than this is an attack.
 constexpr int kMaxShardingDepth = 8;
 thread_local int sharding_depth = 0;
@@ -235,11 +238,14 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
   const std::size_t element_size = inner_spec.dtype.size();
   const auto n = static_cast<std::size_t>(grid.num_chunks());
   // Each inner chunk encodes into its own slot of one pooled buffer: no
-  // allocation per chunk, and the store writes the slots where they are.
+  // allocation per chunk, and the store writes the slots where they are. A
+  // shard of thousands of chunks, whose slots would take more than
+  // kMaxSlotBytes, gives each chunk a buffer of its own instead.
   const std::size_t slot_size = inner_codecs_.MaxEncodedSize(inner_spec);
+  const bool use_slots = n <= kMaxSlotBytes / std::max<std::size_t>(slot_size, 1);
   EncodedShard shard;
-  shard.slots = core::SharedBufferPool().Take(n * slot_size);
-  shard.kept.resize(n);
+  if (use_slots) shard.slots = core::SharedBufferPool().Take(n * slot_size);
+  shard.owned.resize(n);
   std::vector<std::size_t> sizes(n, 0);  // 0: not stored.
   CHUNKWISE_RETURN_IF_ERROR(ForEachInner(n, [&](std::size_t k) -> Status {
     const core::Coord coord = core::Unravel(static_cast<Index>(k), grid.grid_shape());
@@ -250,7 +256,7 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
     if (!hit && has_old) {  // Untouched: keep the old encoded bytes as they are.
       const ChunkLocation& location = old_index->at(k);
       CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
-      shard.kept[k] = CopyToBytes(old);
+      shard.owned[k] = CopyToBytes(old);
       sizes[k] = old.size();
       return Status::Ok();
     }
@@ -276,6 +282,11 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
                             {chunk.data(), inner_spec.shape, chunk_origin}, hit->shape(),
                             element_size);
     if (IsFilledWith(chunk, fill)) return Status::Ok();
+    if (!use_slots) {
+      CHUNKWISE_ASSIGN_OR_RETURN(shard.owned[k], inner_codecs_.Encode(inner_spec, chunk));
+      sizes[k] = shard.owned[k].size();
+      return Status::Ok();
+    }
     const MutableByteView slot(shard.slots.data() + k * slot_size, slot_size);
     CHUNKWISE_ASSIGN_OR_RETURN(sizes[k], inner_codecs_.EncodeInto(inner_spec, chunk, slot));
     return Status::Ok();
@@ -297,8 +308,8 @@ void ShardingCodec::Assemble(EncodedShard& shard, std::span<const std::size_t> s
     if (sizes[k] == 0) continue;
     index.Set(k, {shift + data_size, sizes[k]});
     data_size += sizes[k];
-    shard.parts.push_back(!shard.kept.empty() && !shard.kept[k].empty()
-                              ? ByteView(shard.kept[k])
+    shard.parts.push_back(!shard.owned.empty() && !shard.owned[k].empty()
+                              ? ByteView(shard.owned[k])
                               : ByteView(shard.slots.data() + k * slot_size, sizes[k]));
   }
   shard.index = index.Encode();

@@ -537,6 +537,21 @@ TEST(ShardingCodec, EncodeMergedKeepsUntouchedChunksBytewise) {
   EXPECT_EQ(*decoded, expected);
 }
 
+TEST(ShardingCodec, ShardOfManyChunksRoundTrips) {
+  // 16384 one-element chunks, each bounded at 64 KiB by gzip: more than the
+  // slots of one buffer may take, so every chunk gets a buffer of its own.
+  const auto sharding = Make(Configuration(
+      {1, 1}, json::array({kBytesLittle, {{"name", "gzip"}, {"configuration", {{"level", 1}}}}})));
+  ASSERT_NE(sharding, nullptr);
+  const ChunkSpec spec = U16Spec({128, 128});
+  const Bytes data = Counting(128 * 128);
+  const Result<Bytes> encoded = sharding->Encode(spec, data);
+  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  const Result<Bytes> decoded = sharding->Decode(spec, *encoded);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, data);
+}
+
 TEST(ShardingCodec, EncodeMergedOfOnlyFillReturnsNothing) {
   const auto sharding = Make(Configuration({2, 2}, json::array({kBytesLittle})));
   ASSERT_NE(sharding, nullptr);

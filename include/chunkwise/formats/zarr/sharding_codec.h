@@ -58,7 +58,9 @@ struct ShardWriteSource {
 struct EncodedShard {
   std::vector<ByteView> parts;
   core::BufferPool::Lease slots;  // Freshly encoded inner chunks, one slot each.
-  std::vector<Bytes> kept;        // Inner chunks carried over from the old shard.
+  // Inner chunks in buffers of their own: carried over from the old shard, or
+  // encoded so when the shard has too many chunks for slots.
+  std::vector<Bytes> owned;
   Bytes index;
 
   // The whole object in one buffer.
@@ -120,8 +122,8 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
                 nlohmann::json index_codecs, IndexLocation index_location, core::ThreadPool* pool);
 
   Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
-  // Lays out the stored inner chunks (sizes[k] > 0; slot k, or kept[k] when
-  // not empty) and the index.
+  // Lays out the stored inner chunks (sizes[k] > 0; owned[k] when not empty,
+  // else slot k) and the index.
   void Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
                 std::size_t slot_size) const;
 
