@@ -169,9 +169,15 @@ std::optional<PythonPeer> MeasurePythonPeer(const Bytes& data, std::size_t chunk
     std::fprintf(stderr, "bcolz_bench: the python3-blosc peer did not run:\n%s\n", output.c_str());
     return std::nullopt;
   }
-  return PythonPeer{Median(result["one_thread_seconds"].get<std::vector<double>>()),
-                    Median(result["default_seconds"].get<std::vector<double>>()),
-                    result["default_threads"].get<int>()};
+  try {  // nlohmann::json reports a missing or mistyped field by throwing.
+    return PythonPeer{Median(result.at("one_thread_seconds").get<std::vector<double>>()),
+                      Median(result.at("default_seconds").get<std::vector<double>>()),
+                      result.at("default_threads").get<int>()};
+  } catch (const nlohmann::json::exception& error) {
+    std::fprintf(stderr, "bcolz_bench: the python3-blosc peer said %s: %s\n", output.c_str(),
+                 error.what());
+    return std::nullopt;
+  }
 }
 
 // A run directory on /dev/shm when that is a directory we may write.
@@ -275,5 +281,10 @@ int Run() {
 
 int main() {
   chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
-  return chunkwise::formats::bcolz::Run();
+  try {                                  // std::filesystem and allocation report by throwing.
+    return chunkwise::formats::bcolz::Run();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bcolz_bench: %s\n", error.what());
+    return 1;
+  }
 }

@@ -240,9 +240,16 @@ void MeasurePython(const std::string& codec_text, const fs::path& volume_npy,
   }
   const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
   if (result.is_discarded()) return;
-  const double bytes = result["bytes"].get<double>();
-  figures.python_write = bytes / Median(result["write_seconds"].get<std::vector<double>>()) / 1e9;
-  figures.python_read = bytes / Median(result["read_seconds"].get<std::vector<double>>()) / 1e9;
+  try {  // nlohmann::json reports a missing or mistyped field by throwing.
+    const double bytes = result.at("bytes").get<double>();
+    figures.python_write =
+        bytes / Median(result.at("write_seconds").get<std::vector<double>>()) / 1e9;
+    figures.python_read =
+        bytes / Median(result.at("read_seconds").get<std::vector<double>>()) / 1e9;
+  } catch (const nlohmann::json::exception& error) {
+    std::fprintf(stderr, "zarr_bench: the zarr-python peer said %s: %s\n", output.c_str(),
+                 error.what());
+  }
 }
 
 void PrintRow(const char* codec, const char* op, double ours, double raw, double raw_ratio,
@@ -262,9 +269,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--size-mib" && has_value) {
-      options.size_mib = std::atoll(argv[++i]);
+      options.size_mib = std::strtoll(argv[++i], nullptr, 10);
     } else if (arg == "--runs" && has_value) {
-      options.runs = std::max(1, std::atoi(argv[++i]));
+      options.runs = std::max(1, static_cast<int>(std::strtol(argv[++i], nullptr, 10)));
     } else if (arg == "--dir" && has_value) {
       options.dir = argv[++i];
     } else if (arg == "--python" && has_value) {
@@ -327,5 +334,10 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   chunkwise::KeepFreedMemoryForReuse();  // As the CLI does; the raw codec runs under it too.
-  return chunkwise::Main(argc, argv);
+  try {                                  // std::filesystem and allocation report by throwing.
+    return chunkwise::Main(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "zarr_bench: %s\n", error.what());
+    return 1;
+  }
 }

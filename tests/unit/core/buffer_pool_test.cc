@@ -91,6 +91,7 @@ TEST(BufferPoolTest, MovedLeaseReturnsOnce) {
 TEST(BufferPoolTest, ConcurrentTakesGetDistinctBuffers) {
   BufferPool pool(1 << 20);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&pool, &failures, t] {
