@@ -23,8 +23,9 @@
 //   random:  Carray::Read of one row at random positions of a carray reopened
 //            read-only (a chunk file read, then blosc_getitem); peers:
 //            blosc_getitem and blosc_decompress_ctx on one in-memory chunk.
-// Every figure is the median of 7 runs; ratios are ours / peer for throughput
-// and peer / ours for latency (1.0 = as fast as the peer).
+// Every figure is the median of 7 rounds, each running the peers and ours in
+// turn; throughput ratios are the median of the per-round ratios, and latency
+// ratios peer / ours (1.0 = as fast as the peer).
 #include <blosc.h>
 #include <unistd.h>
 
@@ -138,46 +139,52 @@ double PeerCompressSeconds(const Bytes& data, std::size_t chunk_bytes, std::size
   });
 }
 
-// python3-blosc's figures on the same data, or nullopt when it cannot run.
-struct PythonPeer {
+// One round of python3-blosc on the data in `input`: seconds with one thread
+// and with its default thread count; nullopt when it cannot run.
+struct PythonRound {
   double one_thread_seconds = 0, default_seconds = 0;
   int default_threads = 0;
 };
 
-std::optional<PythonPeer> MeasurePythonPeer(const Bytes& data, std::size_t chunk_bytes,
-                                            const std::filesystem::path& dir) {
-  const std::filesystem::path input = dir / "data.bin";
-  {
-    std::ofstream out(input, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()),
-              static_cast<std::streamsize>(data.size()));
-    if (!out) return std::nullopt;
-  }
+std::optional<PythonRound> RunPythonPeer(const std::filesystem::path& input,
+                                         std::size_t chunk_bytes) {
   const std::filesystem::path script =
       std::filesystem::path(CHUNKWISE_SOURCE_DIR) / "bench" / "bcolz_python_peer.py";
   const std::string command = "/usr/bin/python3 " + script.string() + " " + input.string() + " " +
-                              std::to_string(chunk_bytes) + " " + std::to_string(kRepeats);
+                              std::to_string(chunk_bytes) + " 1";
   std::FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return std::nullopt;
   std::string output;
   char buffer[4096];
   while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
   const int status = ::pclose(pipe);
-  std::filesystem::remove(input);
   const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
   if (status != 0 || result.is_discarded()) {
     std::fprintf(stderr, "bcolz_bench: the python3-blosc peer did not run:\n%s\n", output.c_str());
     return std::nullopt;
   }
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
-    return PythonPeer{Median(result.at("one_thread_seconds").get<std::vector<double>>()),
-                      Median(result.at("default_seconds").get<std::vector<double>>()),
-                      result.at("default_threads").get<int>()};
+    return PythonRound{result.at("one_thread_seconds").at(0).get<double>(),
+                       result.at("default_seconds").at(0).get<double>(),
+                       result.at("default_threads").get<int>()};
   } catch (const nlohmann::json::exception& error) {
     std::fprintf(stderr, "bcolz_bench: the python3-blosc peer said %s: %s\n", output.c_str(),
                  error.what());
     return std::nullopt;
   }
+}
+
+bool WriteRaw(const std::filesystem::path& path, const Bytes& data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  return static_cast<bool>(out);
+}
+
+// The median over rounds of peer[r] / ours[r]: both ran in the same round.
+double RoundRatio(const std::vector<double>& peer, const std::vector<double>& ours) {
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < ours.size(); ++r) ratios.push_back(peer[r] / ours[r]);
+  return Median(ratios);
 }
 
 // A run directory on /dev/shm when that is a directory we may write.
@@ -210,7 +217,21 @@ int Run() {
   std::size_t compressed = 0;
   const std::size_t chunklen =
       static_cast<std::size_t>(ChunklenForExpectedlen(static_cast<std::int64_t>(kRows), 8));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path input = dir / "data.bin";
+  bool python_runs = WriteRaw(input, data);
+  std::vector<double> python_one_s, python_default_s;
+  int python_threads = 0;
   for (int r = 0; r < kRepeats; ++r) {
+    if (python_runs) {
+      const std::optional<PythonRound> round = RunPythonPeer(input, chunklen * 8);
+      python_runs = round.has_value();
+      if (round) {
+        python_one_s.push_back(round->one_thread_seconds);
+        python_default_s.push_back(round->default_seconds);
+        python_threads = round->default_threads;
+      }
+    }
     peer_s.push_back(PeerCompressSeconds(data, chunklen * 8, &compressed));
     memory_s.push_back(AppendSeconds(store::MemoryStore::Create(), data));
     discard_s.push_back(AppendSeconds(std::make_shared<DiscardStore>(), data));
@@ -222,26 +243,25 @@ int Run() {
       tmpfs_s.push_back(AppendSeconds(*store::FileStore::Open(*tmpfs_dir), data));
     }
   }
-  std::filesystem::create_directories(dir);
-  const std::optional<PythonPeer> python = MeasurePythonPeer(data, chunklen * 8, dir);
+  std::filesystem::remove(input);
   // The peer the ratios are against: python3-blosc with one thread, else c-blosc.
-  const double peer = python ? python->one_thread_seconds : Median(peer_s);
+  const bool python = python_runs && python_one_s.size() == static_cast<std::size_t>(kRepeats);
+  const std::vector<double>& peer = python ? python_one_s : peer_s;
   const double mb = static_cast<double>(data.size()) / 1e6;
   std::printf("bcolz append, %zu MB float64, lz4 clevel 5 shuffle, chunklen %zu, ratio %.2f\n",
               data.size() >> 20, chunklen, static_cast<double>(data.size()) / compressed);
   if (python) {
     std::printf("  %-38s %9.0f MB/s\n", "python3-blosc compress, 1 thread (peer)",
-                mb / python->one_thread_seconds);
+                mb / Median(python_one_s));
     const std::string threads =
-        "python3-blosc compress, " + std::to_string(python->default_threads) + " threads";
-    std::printf("  %-38s %9.0f MB/s\n", threads.c_str(), mb / python->default_seconds);
+        "python3-blosc compress, " + std::to_string(python_threads) + " threads";
+    std::printf("  %-38s %9.0f MB/s\n", threads.c_str(), mb / Median(python_default_s));
   }
-  std::printf("  %-38s %9.0f MB/s  %.2fx peer\n", "c-blosc compress, in process, 1 thread",
-              mb / Median(peer_s), peer / Median(peer_s));
   auto row = [&](const char* name, const std::vector<double>& seconds) {
     std::printf("  %-38s %9.0f MB/s  %.2fx peer\n", name, mb / Median(seconds),
-                peer / Median(seconds));
+                RoundRatio(peer, seconds));
   };
+  row("c-blosc compress, in process, 1 thread", peer_s);
   row("Carray append, FileStore", file_s);
   if (tmpfs_dir) row("Carray append, FileStore on tmpfs", tmpfs_s);
   row("Carray append, MemoryStore", memory_s);
