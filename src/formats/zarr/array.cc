@@ -29,8 +29,8 @@ ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
 // Shard byte ranges (offset, size), each mapped to a view of its bytes.
 using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
 
-// Reads the ranges of shard `key` (`shard_size` bytes; every range lies inside
-// it) into one buffer from `pool` and points each range's view at its bytes.
+// Reads the ranges of shard `key` (each inside the shard: its index was
+// checked) into one buffer from `pool` and points each range's view at them.
 // Ranges with no gaps between them are read as the one span they cover, which
 // also bounds the buffer by the shard size when a hostile index points many
 // entries at the same bytes.
