@@ -41,12 +41,16 @@
 #include <random>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {
+
+using bench::Median;
+using bench::Seconds;
 
 // A store that drops every value: what the format costs without any I/O.
 class DiscardStore final : public store::Store {
@@ -87,17 +91,6 @@ Bytes Signal() {
     std::memcpy(&data[i * 8], &value, 8);
   }
   return data;
-}
-
-double Seconds(const std::function<void()>& work) {
-  const auto start = std::chrono::steady_clock::now();
-  work();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 CarrayOptions Options() {
@@ -152,24 +145,15 @@ std::optional<PythonRound> RunPythonPeer(const std::filesystem::path& input,
       std::filesystem::path(CHUNKWISE_SOURCE_DIR) / "bench" / "bcolz_python_peer.py";
   const std::string command = "/usr/bin/python3 " + script.string() + " " + input.string() + " " +
                               std::to_string(chunk_bytes) + " 1";
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return std::nullopt;
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-  const int status = ::pclose(pipe);
-  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
-  if (status != 0 || result.is_discarded()) {
-    std::fprintf(stderr, "bcolz_bench: the python3-blosc peer did not run:\n%s\n", output.c_str());
-    return std::nullopt;
-  }
+  const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "bcolz_bench");
+  if (!result) return std::nullopt;
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
-    return PythonRound{result.at("one_thread_seconds").at(0).get<double>(),
-                       result.at("default_seconds").at(0).get<double>(),
-                       result.at("default_threads").get<int>()};
+    return PythonRound{result->at("one_thread_seconds").at(0).get<double>(),
+                       result->at("default_seconds").at(0).get<double>(),
+                       result->at("default_threads").get<int>()};
   } catch (const nlohmann::json::exception& error) {
-    std::fprintf(stderr, "bcolz_bench: the python3-blosc peer said %s: %s\n", output.c_str(),
-                 error.what());
+    std::fprintf(stderr, "bcolz_bench: the python3-blosc peer printed %s: %s\n",
+                 result->dump().c_str(), error.what());
     return std::nullopt;
   }
 }
@@ -245,7 +229,7 @@ int Run() {
   }
   std::filesystem::remove(input);
   // The peer the ratios are against: python3-blosc with one thread, else c-blosc.
-  const bool python = python_runs && python_one_s.size() == static_cast<std::size_t>(kRepeats);
+  const bool python = python_one_s.size() == static_cast<std::size_t>(kRepeats);
   const std::vector<double>& peer = python ? python_one_s : peer_s;
   const double mb = static_cast<double>(data.size()) / 1e6;
   std::printf("bcolz append, %zu MB float64, lz4 clevel 5 shuffle, chunklen %zu, ratio %.2f\n",

@@ -1,5 +1,5 @@
-// Helpers the benchmarks share: medians, timing, and a microscopy-like
-// uint16 volume to measure on.
+// Helpers the benchmarks share: medians, timing, running a Python peer, and a
+// microscopy-like uint16 volume to measure on.
 #ifndef CHUNKWISE_BENCH_BENCH_COMMON_H_
 #define CHUNKWISE_BENCH_BENCH_COMMON_H_
 
@@ -7,7 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
@@ -24,6 +28,22 @@ inline double Seconds(const std::function<void()>& work) {
   const auto start = std::chrono::steady_clock::now();
   work();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs `command`, a peer script that prints one JSON line, and parses what it
+// printed; nullopt, with the output on stderr under `bench`'s name, when the
+// command fails or prints no JSON.
+inline std::optional<nlohmann::json> RunJsonPeer(const std::string& command, const char* bench) {
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  const int status = ::pclose(pipe);
+  nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
+  if (status == 0 && !result.is_discarded()) return result;
+  std::fprintf(stderr, "%s: the peer `%s` failed:\n%s\n", bench, command.c_str(), output.c_str());
+  return std::nullopt;
 }
 
 // Smooth illumination and structures with a few bits of sensor noise, 12-bit

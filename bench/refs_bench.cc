@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/json_reader.h"
 #include "chunkwise/formats/refs/json_writer.h"
@@ -104,18 +105,9 @@ double MeasurePython(const fs::path& path, const BenchOptions& options) {
   const fs::path script = fs::path(CHUNKWISE_SOURCE_DIR) / "bench" / "refs_python_peer.py";
   const std::string command = options.python_path + " " + script.string() + " " + path.string() +
                               " " + std::to_string(options.runs);
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return 0;
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-  if (::pclose(pipe) != 0) {
-    std::fprintf(stderr, "refs_bench: the python peer failed:\n%s\n", output.c_str());
-    return 0;
-  }
-  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
-  if (result.is_discarded()) return 0;
-  return Median(result["load_seconds"].get<std::vector<double>>());
+  const std::optional<nlohmann::json> result = chunkwise::bench::RunJsonPeer(command, "refs_bench");
+  if (!result) return 0;
+  return Median((*result)["load_seconds"].get<std::vector<double>>());
 }
 
 VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,

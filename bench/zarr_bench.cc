@@ -229,26 +229,17 @@ void MeasurePython(const std::string& codec_text, const fs::path& volume_npy,
   const std::string command = options.python_path + " " + script.string() + " " +
                               volume_npy.string() + " " + (options.dir / "python").string() + " " +
                               codec_text + " " + std::to_string(options.runs);
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return;
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-  if (::pclose(pipe) != 0) {
-    std::fprintf(stderr, "zarr_bench: the zarr-python peer failed:\n%s\n", output.c_str());
-    return;
-  }
-  const nlohmann::json result = nlohmann::json::parse(output, nullptr, false);
-  if (result.is_discarded()) return;
+  const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "zarr_bench");
+  if (!result) return;
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
-    const double bytes = result.at("bytes").get<double>();
+    const double bytes = result->at("bytes").get<double>();
     figures.python_write =
-        bytes / Median(result.at("write_seconds").get<std::vector<double>>()) / 1e9;
+        bytes / Median(result->at("write_seconds").get<std::vector<double>>()) / 1e9;
     figures.python_read =
-        bytes / Median(result.at("read_seconds").get<std::vector<double>>()) / 1e9;
+        bytes / Median(result->at("read_seconds").get<std::vector<double>>()) / 1e9;
   } catch (const nlohmann::json::exception& error) {
-    std::fprintf(stderr, "zarr_bench: the zarr-python peer said %s: %s\n", output.c_str(),
-                 error.what());
+    std::fprintf(stderr, "zarr_bench: the zarr-python peer printed %s: %s\n",
+                 result->dump().c_str(), error.what());
   }
 }
 
