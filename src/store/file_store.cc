@@ -288,22 +288,6 @@ Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange
   return std::optional<Bytes>(std::move(bytes));
 }
 
-Result<std::optional<std::vector<Bytes>>> FileStore::GetRanges(
-    std::string_view key, std::span<const ByteRange> ranges) const {
-  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
-  if (!file.has_value()) return std::optional<std::vector<Bytes>>();
-  std::vector<Bytes> values;
-  values.reserve(ranges.size());
-  for (const ByteRange& range : ranges) {
-    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(file->size, path.string()));
-    Bytes bytes(resolved.length);
-    CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file->fd.get(), resolved.offset, bytes, path));
-    values.push_back(std::move(bytes));
-  }
-  return std::optional<std::vector<Bytes>>(std::move(values));
-}
-
 Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                       MutableByteView out) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));

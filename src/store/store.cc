@@ -29,18 +29,6 @@ Result<bool> Store::Exists(std::string_view key) const {
   return size.has_value();
 }
 
-Result<std::optional<std::vector<Bytes>>> Store::GetRanges(
-    std::string_view key, std::span<const ByteRange> ranges) const {
-  std::vector<Bytes> values;
-  values.reserve(ranges.size());
-  for (const ByteRange& range : ranges) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, GetRange(key, range));
-    if (!value) return std::optional<std::vector<Bytes>>();
-    values.push_back(std::move(*value));
-  }
-  return std::optional<std::vector<Bytes>>(std::move(values));
-}
-
 Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
                        std::string_view where) {
   std::uint64_t total = 0;
@@ -54,15 +42,15 @@ Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
 Result<bool> Store::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                   MutableByteView out) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::vector<Bytes>> values, GetRanges(key, ranges));
-  if (!values) return false;
   std::size_t at = 0;
-  for (const Bytes& value : *values) {
-    if (value.size() > out.size() - at) {
+  for (const ByteRange& range : ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, GetRange(key, range));
+    if (!value) return false;
+    if (value->size() > out.size() - at) {
       return Status::Internal(Describe(key) + ": a range came back longer than asked for");
     }
-    std::memcpy(out.data() + at, value.data(), value.size());
-    at += value.size();
+    std::memcpy(out.data() + at, value->data(), value->size());
+    at += value->size();
   }
   return true;
 }

@@ -53,9 +53,6 @@ class FileStore final : public Store {
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   // Reads only the range, with pread.
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
-  // Opens the file once for all the ranges.
-  Result<std::optional<std::vector<Bytes>>> GetRanges(
-      std::string_view key, std::span<const ByteRange> ranges) const override;
   // Opens the file once; ranges that follow one another in the file are read
   // with one pread (a shard's chunks written in order: one read per shard).
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,

@@ -58,15 +58,11 @@ class Store {
   virtual Result<std::optional<Bytes>> Get(std::string_view key) const = 0;
   // Part of the value; nullopt if absent; OutOfRange if the range is outside it.
   virtual Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const = 0;
-  // Several ranges of one value, in order, read from one version of it (a
-  // shard's index said where its chunks lie); nullopt if absent. The default
-  // calls GetRange for each.
-  virtual Result<std::optional<std::vector<Bytes>>> GetRanges(
-      std::string_view key, std::span<const ByteRange> ranges) const;
-  // As GetRanges, with the ranges read one after another into `out`, whose
-  // size must be the sum of their lengths (InvalidArgument otherwise): one
-  // buffer the caller reuses instead of an allocation per range. Returns false
-  // if the key is absent. The default calls GetRanges and copies.
+  // Several ranges of one value (a shard's index said where its chunks lie),
+  // read one after another into `out`, whose size must be the sum of their
+  // lengths (InvalidArgument otherwise): one buffer the caller reuses instead
+  // of an allocation per range. Returns false if the key is absent. The
+  // default calls GetRange for each and copies.
   virtual Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                      MutableByteView out) const;
   // Creates or replaces the value atomically.
