@@ -23,7 +23,7 @@ struct BcolzOptions {
   int clevel = 5;
   int shuffle = 1;
   std::int64_t chunklen = 0;
-  int threads = 1;
+  int threads = 0;
   std::string slice;
   std::vector<std::string> columns;
   std::string where;
@@ -133,16 +133,16 @@ void AddBcolzCommands(CLI::App& app, CommandContext& context) {
   create->add_option("ROOT", options->root, "Directory to create")->required();
   create->add_option("--input", options->input, ".npy or .csv file")->required();
   AddCompressionOptions(create, *options);
-  create->add_option("--threads", options->threads, "Blosc threads per chunk")
-      ->check(CLI::Range(1, 256));
+  create->add_option("--threads", options->threads, "Compressing threads (0 = one per core)")
+      ->check(CLI::Range(0, 256));
   create->add_flag("--overwrite", options->overwrite, "Replace an existing ROOT");
   SetAction(create, context, [&context, options] { return Create(context, *options); });
 
   CLI::App* append = group->add_subcommand("append", "Append the rows of a .npy or .csv file");
   append->add_option("ROOT", options->root, "Existing bcolz directory")->required();
   append->add_option("--input", options->input, ".npy or .csv file")->required();
-  append->add_option("--threads", options->threads, "Blosc threads per chunk")
-      ->check(CLI::Range(1, 256));
+  append->add_option("--threads", options->threads, "Compressing threads (0 = one per core)")
+      ->check(CLI::Range(0, 256));
   SetAction(append, context, [&context, options] { return Append(context, *options); });
 
   CLI::App* read = group->add_subcommand("read", "Read rows (slice, columns, filter) to a file");

@@ -3,10 +3,12 @@
 #include <blosc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "chunkwise/store/file_store.h"
 #include "formats/bcolz/chunk_writer.h"
@@ -63,6 +65,11 @@ Result<std::uint64_t> AtomSize(const core::NpyDtype& dtype, const std::vector<st
   return size;
 }
 
+int ThreadsOrCores(int threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::max(std::thread::hardware_concurrency(), 1u));
+}
+
 }  // namespace
 
 Result<Mode> ParseMode(std::string_view text) {
@@ -70,6 +77,12 @@ Result<Mode> ParseMode(std::string_view text) {
   if (text == "a") return Mode::kAppend;
   if (text == "w") return Mode::kWrite;
   return Status::InvalidArgument("mode must be r, a or w, got \"" + std::string(text) + "\"");
+}
+
+std::shared_ptr<core::ThreadPool> MakeCompressionPool(int threads) {
+  const int count = ThreadsOrCores(threads);
+  if (count == 1) return nullptr;
+  return std::make_shared<core::ThreadPool>(static_cast<std::size_t>(count - 1));
 }
 
 Carray::Carray(std::shared_ptr<store::Store> store, std::string prefix, Mode mode)
@@ -135,7 +148,8 @@ Status Carray::InitLayout(const CarrayOptions& options) {
 Result<std::unique_ptr<Carray>> Carray::Create(std::shared_ptr<store::Store> store,
                                                std::string prefix, const CarrayOptions& options) {
   std::unique_ptr<Carray> carray(new Carray(std::move(store), std::move(prefix), Mode::kAppend));
-  carray->threads_ = std::max(options.threads, 1);
+  carray->threads_ = ThreadsOrCores(options.threads);
+  carray->pool_ = options.pool;
   CHUNKWISE_RETURN_IF_ERROR(carray->InitLayout(options));
   store::Store& target = *carray->store_;
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> old_keys, target.List(carray->prefix_));
@@ -149,9 +163,11 @@ Result<std::unique_ptr<Carray>> Carray::Create(std::shared_ptr<store::Store> sto
 }
 
 Result<std::unique_ptr<Carray>> Carray::Open(std::shared_ptr<store::Store> store,
-                                             std::string prefix, Mode mode, int threads) {
+                                             std::string prefix, Mode mode, int threads,
+                                             std::shared_ptr<core::ThreadPool> pool) {
   std::unique_ptr<Carray> carray(new Carray(std::move(store), std::move(prefix), mode));
-  carray->threads_ = std::max(threads, 1);
+  carray->threads_ = ThreadsOrCores(threads);
+  carray->pool_ = std::move(pool);
   CHUNKWISE_RETURN_IF_ERROR(carray->LoadMeta());
   CHUNKWISE_RETURN_IF_ERROR(carray->LoadLeftover());
   const std::string attrs_key = carray->Key("__attrs__");
@@ -225,20 +241,54 @@ Status Carray::EraseAttr(const std::string& name) {
 }
 
 Status Carray::WriteChunk(std::int64_t index, ByteView rows) {
+  if (index == cached_index_) cached_index_ = -1;
+  return CompressChunk(index, rows, threads_).status();
+}
+
+Result<std::uint64_t> Carray::CompressChunk(std::int64_t index, ByteView rows,
+                                            int blosc_threads) const {
   const std::size_t capacity = kBlpHeaderSize + rows.size() + BLOSC_MAX_OVERHEAD;
   Bytes buffer = writer_->TakeBuffer(capacity);
   EncodeBlpHeader(buffer.data());
   const int written = blosc_compress_ctx(
       storage_.cparams.clevel, storage_.cparams.shuffle, static_cast<std::size_t>(typesize_),
       rows.size(), rows.data(), buffer.data() + kBlpHeaderSize, capacity - kBlpHeaderSize,
-      storage_.cparams.cname.c_str(), /*blocksize=*/0, threads_);
+      storage_.cparams.cname.c_str(), /*blocksize=*/0, blosc_threads);
   if (written <= 0) {
     return Status::Internal("blosc_compress_ctx failed with code " + std::to_string(written) +
                             " for " + store_->Describe(ChunkKey(index)));
   }
-  if (index == cached_index_) cached_index_ = -1;
-  last_chunk_file_size_ = kBlpHeaderSize + static_cast<std::uint64_t>(written);
-  return writer_->Submit(ChunkKey(index), std::move(buffer), last_chunk_file_size_);
+  const std::uint64_t file_size = kBlpHeaderSize + static_cast<std::uint64_t>(written);
+  CHUNKWISE_RETURN_IF_ERROR(writer_->Submit(ChunkKey(index), std::move(buffer), file_size));
+  return file_size;
+}
+
+core::ThreadPool& Carray::CompressionPool() {
+  if (!pool_) pool_ = MakeCompressionPool(threads_);
+  return *pool_;
+}
+
+Status Carray::AppendChunks(std::int64_t first_index, const std::vector<ByteView>& chunks) {
+  if (cached_index_ >= first_index) cached_index_ = -1;
+  std::atomic<std::uint64_t> file_bytes{0};
+  auto compress = [&](std::size_t i, int blosc_threads) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::uint64_t size,
+        CompressChunk(first_index + static_cast<std::int64_t>(i), chunks[i], blosc_threads));
+    file_bytes += size;
+    return Status::Ok();
+  };
+  Status status;
+  if (chunks.size() > 1 && threads_ > 1) {
+    // A chunk per thread: a bcolz-sized chunk is often one Blosc block, which
+    // c-blosc's own threads cannot split.
+    status =
+        CompressionPool().ParallelFor(chunks.size(), [&](std::size_t i) { return compress(i, 1); });
+  } else {
+    for (std::size_t i = 0; i < chunks.size() && status.ok(); ++i) status = compress(i, threads_);
+  }
+  full_chunk_cbytes_ += file_bytes;
+  return status;
 }
 
 Result<const Bytes*> Carray::ChunkFile(std::int64_t index, std::int64_t rows) {
@@ -315,24 +365,23 @@ Status Carray::Append(ByteView rows) {
   const auto chunklen = static_cast<std::uint64_t>(storage_.chunklen);
   const std::uint64_t chunk_bytes = chunklen * atomsize_;
   std::uint64_t filled = static_cast<std::uint64_t>(leftover_rows()) * atomsize_;
-  std::int64_t next_chunk = full_chunks();
-  const std::int64_t first_new_chunk = next_chunk;
+  const std::int64_t first_new_chunk = full_chunks();
+  std::vector<ByteView> chunks;
   std::size_t pos = 0;
   if (filled > 0) {
-    const std::size_t take = std::min<std::size_t>(rows.size(), chunk_bytes - filled);
-    std::memcpy(leftover_.data() + filled, rows.data(), take);
-    filled += take;
-    pos = take;
+    pos = std::min<std::size_t>(rows.size(), chunk_bytes - filled);
+    std::memcpy(leftover_.data() + filled, rows.data(), pos);
+    filled += pos;
     if (filled == chunk_bytes) {
-      CHUNKWISE_RETURN_IF_ERROR(WriteChunk(next_chunk++, leftover_));
-      full_chunk_cbytes_ += last_chunk_file_size_;
+      chunks.push_back(leftover_);
       filled = 0;
     }
   }
   for (; rows.size() - pos >= chunk_bytes; pos += chunk_bytes) {
-    CHUNKWISE_RETURN_IF_ERROR(WriteChunk(next_chunk++, rows.subspan(pos, chunk_bytes)));
-    full_chunk_cbytes_ += last_chunk_file_size_;
+    chunks.push_back(rows.subspan(pos, chunk_bytes));
   }
+  CHUNKWISE_RETURN_IF_ERROR(AppendChunks(first_new_chunk, chunks));
+  // After the chunks are compressed: the first may have been leftover_ itself.
   if (pos < rows.size()) {
     std::memcpy(leftover_.data() + filled, rows.data() + pos, rows.size() - pos);
   }
@@ -340,8 +389,9 @@ Status Carray::Append(ByteView rows) {
   dirty_ = true;
   // Make the completed chunks part of the array on disk, so that a crash
   // loses only the leftover still in memory.
-  if (next_chunk > first_new_chunk) {
-    CHUNKWISE_RETURN_IF_ERROR(WriteSizes(next_chunk * storage_.chunklen));
+  if (!chunks.empty()) {
+    CHUNKWISE_RETURN_IF_ERROR(WriteSizes(
+        (first_new_chunk + static_cast<std::int64_t>(chunks.size())) * storage_.chunklen));
   }
   return Status::Ok();
 }

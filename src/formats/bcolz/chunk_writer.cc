@@ -67,7 +67,7 @@ void ChunkWriter::RunOne(std::unique_lock<std::mutex>& lock) {
   --running_;
   if (!status.ok() && error_.ok()) error_ = std::move(status);
   free_.push_back(std::move(job.data));
-  write_done_.notify_one();  // Only the owner ever waits for a write.
+  write_done_.notify_all();  // Any compressing thread may be waiting in Submit.
 }
 
 void ChunkWriter::Run() {

@@ -10,8 +10,8 @@
 // is woken once kWakeAt writes wait, not for each (a wake-up per chunk cost 8%
 // of the append with no I/O at all), and Drain writes what is queued itself.
 // The first failed Set is kept and returned by every later Submit and Drain.
-// Submit, Drain and TakeBuffer are called from one thread (the Carray's
-// owner); the background thread is internal.
+// TakeBuffer and Submit may be called from several threads at once (the
+// Carray's compressing threads); Drain only when no Submit is running.
 #ifndef CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 #define CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 
@@ -58,7 +58,7 @@ class ChunkWriter {
   store::Store* store_;
   std::mutex mutex_;
   // Two conditions, so that finishing a write never wakes the idle background
-  // thread for nothing: work_queued_ wakes it, write_done_ wakes the owner.
+  // thread for nothing: work_queued_ wakes it, write_done_ wakes submitters.
   std::condition_variable work_queued_;
   std::condition_variable write_done_;
   std::deque<Job> jobs_;     // Guarded by mutex_.

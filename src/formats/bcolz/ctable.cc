@@ -71,7 +71,9 @@ Result<std::unique_ptr<Ctable>> Ctable::Create(std::shared_ptr<store::Store> sto
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> old_keys,
                              table->store_->List(table->prefix_));
   for (const std::string& key : old_keys) CHUNKWISE_RETURN_IF_ERROR(table->store_->Erase(key));
-  for (const ColumnSpec& spec : columns) {
+  for (ColumnSpec spec : columns) {
+    // Columns compress one after another, so they can share one pool.
+    if (!spec.options.pool) spec.options.pool = table->CompressionPool(spec.options.threads);
     CHUNKWISE_ASSIGN_OR_RETURN(
         std::unique_ptr<Carray> column,
         Carray::Create(table->store_, ColumnPrefix(table->prefix_, spec.name), spec.options));
@@ -100,7 +102,8 @@ Result<std::unique_ptr<Ctable>> Ctable::Open(std::shared_ptr<store::Store> store
   for (const std::string& name : table->names_) {
     CHUNKWISE_ASSIGN_OR_RETURN(
         std::unique_ptr<Carray> column,
-        Carray::Open(table->store_, ColumnPrefix(table->prefix_, name), mode, threads));
+        Carray::Open(table->store_, ColumnPrefix(table->prefix_, name), mode, threads,
+                     mode == Mode::kRead ? nullptr : table->CompressionPool(threads)));
     table->columns_.push_back(std::move(column));
   }
   table->length_ = table->columns_[0]->length();
@@ -272,15 +275,21 @@ Status Ctable::WhereBlock(const Predicate& predicate, const std::vector<std::siz
   return Status::Ok();
 }
 
+std::shared_ptr<core::ThreadPool> Ctable::CompressionPool(int threads) {
+  if (!pool_) pool_ = MakeCompressionPool(threads);
+  return pool_;
+}
+
 Status Ctable::AddColumn(const ColumnSpec& spec, ByteView values) {
   CHUNKWISE_RETURN_IF_ERROR(CheckWritable());
   CHUNKWISE_RETURN_IF_ERROR(CheckColumnName(spec.name));
   if (std::find(names_.begin(), names_.end(), spec.name) != names_.end()) {
     return Status::InvalidArgument("column \"" + spec.name + "\" exists already");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::unique_ptr<Carray> carray,
-      Carray::Create(store_, ColumnPrefix(prefix_, spec.name), spec.options));
+  CarrayOptions options = spec.options;
+  if (!options.pool) options.pool = CompressionPool(options.threads);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Create(store_, ColumnPrefix(prefix_, spec.name), options));
   if (values.size() != static_cast<std::uint64_t>(length_) * carray->atomsize()) {
     return Status::InvalidArgument("new column \"" + spec.name + "\" needs " +
                                    std::to_string(length_) + " rows");

@@ -150,6 +150,80 @@ TEST(Carray, CrashKeepsFlushedRowsAndCompletedChunks) {
   EXPECT_EQ(*(*crashed)->Read(0, 32), Bytes(data.begin(), data.begin() + 32 * 8));
 }
 
+constexpr std::size_t kInt32 = sizeof(std::int32_t), kInt64 = sizeof(std::int64_t);
+
+// A MemoryStore whose Set of one key fails.
+class FailingSetStore final : public store::Store {
+ public:
+  explicit FailingSetStore(std::string bad_key) : bad_key_(std::move(bad_key)) {}
+  Result<std::optional<Bytes>> Get(std::string_view key) const override { return inner_->Get(key); }
+  Result<std::optional<Bytes>> GetRange(std::string_view key,
+                                        store::ByteRange range) const override {
+    return inner_->GetRange(key, range);
+  }
+  Status Set(std::string_view key, ByteView value) override {
+    if (key == bad_key_) return Status::IOError("mem:" + std::string(key) + ": disk full");
+    return inner_->Set(key, value);
+  }
+  Status Erase(std::string_view key) override { return inner_->Erase(key); }
+  Result<std::vector<std::string>> List(std::string_view prefix) const override {
+    return inner_->List(prefix);
+  }
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
+    return inner_->Size(key);
+  }
+  store::StoreCapabilities capabilities() const override { return inner_->capabilities(); }
+  std::string Describe(std::string_view key) const override { return inner_->Describe(key); }
+  store::MemoryStore& inner() { return *inner_; }
+
+ private:
+  std::string bad_key_;
+  std::shared_ptr<store::MemoryStore> inner_ = store::MemoryStore::Create();
+};
+
+TEST(Carray, ParallelAppendWritesTheFilesOneThreadWrites) {
+  const Bytes data = RandomBytes(1000 * kInt64, 11);
+  auto one = store::MemoryStore::Create();
+  auto four = store::MemoryStore::Create();
+  CarrayOptions options = Options("int64", 16);
+  options.threads = 1;
+  auto serial = *Carray::Create(one, "", options);
+  options.threads = 4;
+  auto parallel = *Carray::Create(four, "", options);
+  // 5 rows first, so that the big append completes the leftover chunk too.
+  for (auto [carray, store] : {std::pair(serial.get(), one), std::pair(parallel.get(), four)}) {
+    ASSERT_TRUE(carray->Append(ByteView(data.data(), 5 * kInt64)).ok());
+    ASSERT_TRUE(carray->Append(ByteView(data.data() + 5 * kInt64, 990 * kInt64)).ok());
+    // 995 rows: 62 chunks are in place before Flush, 3 rows in memory.
+    EXPECT_TRUE(*store->Exists("data/__61.blp"));
+    EXPECT_FALSE(*store->Exists("data/__62.blp"));
+    ASSERT_TRUE(carray->Append(ByteView(data.data() + 995 * kInt64, 5 * kInt64)).ok());
+    ASSERT_TRUE(carray->Close().ok());
+  }
+  const std::vector<std::string> keys = *one->List("");
+  ASSERT_EQ(keys, *four->List(""));
+  ASSERT_EQ(keys.size(), 63u + 3u);  // 63 chunk files and the three meta files.
+  for (const std::string& key : keys) EXPECT_EQ(**one->Get(key), **four->Get(key)) << key;
+  auto reopened = *Carray::Open(four, "", Mode::kRead);
+  EXPECT_EQ(reopened->length(), 1000);
+  EXPECT_EQ(*reopened->Read(0, 1000), data);
+}
+
+TEST(Carray, FailedParallelAppendKeepsSizesAndReportsTheKey) {
+  auto store = std::make_shared<FailingSetStore>("data/__7.blp");
+  CarrayOptions options = Options("int32", 8);
+  options.threads = 3;
+  auto carray = *Carray::Create(store, "", options);
+  const Bytes data = RandomBytes(200 * kInt32, 12);
+  ASSERT_TRUE(carray->Append(ByteView(data.data(), 16 * kInt32)).ok());
+  const Status status = carray->Append(ByteView(data.data() + 16 * kInt32, 184 * kInt32));
+  ExpectError(status, StatusCode::kIOError, "data/__7.blp");
+  // meta/sizes still names only the two chunks written before.
+  auto reopened = *Carray::Open(Snapshot(store->inner()), "", Mode::kRead);
+  EXPECT_EQ(reopened->length(), 16);
+  EXPECT_EQ(*reopened->Read(0, 16), Bytes(data.begin(), data.begin() + 16 * kInt32));
+}
+
 TEST(Carray, ReadsLeftoverFileHoldingMoreRowsThanSizes) {
   // The state between completing the leftover chunk and rewriting meta/sizes.
   auto store = store::MemoryStore::Create();

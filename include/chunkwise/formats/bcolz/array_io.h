@@ -24,7 +24,7 @@ namespace chunkwise::formats::bcolz {
 struct ImportOptions {
   Cparams cparams;            // For Create; Append keeps the dataset's own.
   std::int64_t chunklen = 0;  // For Create; 0 = bcolz's default from the row count.
-  int threads = 1;            // c-blosc internal threads.
+  int threads = 0;            // Compressing threads (CarrayOptions); 0 = one per core.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
 };
 

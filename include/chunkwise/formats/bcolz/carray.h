@@ -9,10 +9,11 @@
 // chunk file and meta file is replaced atomically (Store::Set), and when an
 // Append completes chunks, meta/sizes is advanced to cover them, so a crash
 // loses at most the rows appended since the last Flush that did not complete
-// a chunk. Chunk files are written by a background thread while the next
-// chunk compresses; every chunk file is on disk before meta/sizes names it. Readers accept a
-// leftover chunk file holding more rows than sizes says (the state between completing it and
-// updating sizes).
+// a chunk. The full chunks of one Append are compressed in parallel (one
+// thread per chunk) and their files written by a background thread while
+// later chunks compress; every chunk file is on disk before meta/sizes names
+// it. Readers accept a leftover chunk file holding more rows than sizes says
+// (the state between completing it and updating sizes).
 //
 // A Carray is not thread-safe: one thread (and one process) writes it.
 #ifndef CHUNKWISE_FORMATS_BCOLZ_CARRAY_H_
@@ -28,6 +29,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/npy_dtype.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/bcolz/blp_format.h"
 #include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/store/store.h"
@@ -53,8 +55,18 @@ struct CarrayOptions {
   std::int64_t expectedlen = 0;  // Rows expected; picks chunklen as bcolz does.
   std::int64_t chunklen = 0;     // Rows per chunk; 0 = derive from expectedlen.
   nlohmann::json dflt;           // Fill for Resize; null = the dtype's zero.
-  int threads = 1;               // c-blosc internal threads per chunk.
+  // Threads that compress: the full chunks of one Append compress in
+  // parallel, one per thread; a lone chunk (a flush, a rewrite) uses c-blosc's
+  // own threads. 0 = one per core.
+  int threads = 0;
+  // Runs the parallel compression; null = a pool of threads - 1 workers (the
+  // caller is the last thread), made on first need. A Ctable shares one.
+  std::shared_ptr<core::ThreadPool> pool;
 };
+
+// The pool a carray with `threads` (as in CarrayOptions) compresses on:
+// threads - 1 workers, the caller being the last; null for one thread.
+std::shared_ptr<core::ThreadPool> MakeCompressionPool(int threads);
 
 class Carray {
  public:
@@ -67,8 +79,10 @@ class Carray {
   // file is missing; Corruption naming the file when a meta file or the
   // leftover chunk is malformed or disagrees with the others; InvalidArgument
   // for an unmappable dtype. kWrite truncates to length 0.
+  // `threads` and `pool` as in CarrayOptions.
   static Result<std::unique_ptr<Carray>> Open(std::shared_ptr<store::Store> store,
-                                              std::string prefix, Mode mode, int threads = 1);
+                                              std::string prefix, Mode mode, int threads = 0,
+                                              std::shared_ptr<core::ThreadPool> pool = nullptr);
 
   // Flushes if there are unwritten changes, ignoring errors: call Close()
   // to see them.
@@ -92,7 +106,8 @@ class Carray {
   Result<std::uint64_t> CompressedBytes() const;
 
   // Appends whole rows (rows.size() a multiple of atomsize, in the dtype's
-  // byte order). Full chunks are compressed and written as they complete.
+  // byte order). The chunks it completes are compressed, in parallel when
+  // there are several, and written before it returns.
   Status Append(ByteView rows);
   // Rows [start, stop) into `out` (size (stop - start) * atomsize).
   // Decompresses only the chunks the range touches and, inside a partly
@@ -133,8 +148,16 @@ class Carray {
   Status LoadLeftover();
   Status WriteSizes(std::int64_t rows);
   Status WriteAttrs();
-  // Compresses rows into data/__index.blp.
+  // Compresses rows into data/__index.blp (c-blosc's threads).
   Status WriteChunk(std::int64_t index, ByteView rows);
+  // Compresses rows into the file of chunk `index` with `blosc_threads` and
+  // queues its write; returns the file's size. Changes no member, so calls
+  // for distinct chunks may run concurrently.
+  Result<std::uint64_t> CompressChunk(std::int64_t index, ByteView rows, int blosc_threads) const;
+  // Writes chunks first_index, first_index + 1, ... from `chunks`, in
+  // parallel when there are several, and counts their bytes in cbytes.
+  Status AppendChunks(std::int64_t first_index, const std::vector<ByteView>& chunks);
+  core::ThreadPool& CompressionPool();
   // The validated file of chunk `index`, which must hold at least `rows` rows.
   Result<const Bytes*> ChunkFile(std::int64_t index, std::int64_t rows);
   // Rows [first, first + count) of chunk `index` (relative rows) into `out`.
@@ -147,6 +170,7 @@ class Carray {
   std::string prefix_;
   Mode mode_;
   int threads_ = 1;
+  std::shared_ptr<core::ThreadPool> pool_;  // See CarrayOptions::pool.
   StorageMeta storage_;
   std::vector<std::int64_t> atom_shape_;
   std::uint64_t atomsize_ = 0;
@@ -161,7 +185,6 @@ class Carray {
   // Writes chunk files in the background; drained before anything that must
   // see them (reads, meta/sizes, erasing).
   std::unique_ptr<ChunkWriter> writer_;
-  std::uint64_t last_chunk_file_size_ = 0;
   std::uint64_t full_chunk_cbytes_ = 0;  // Estimate for meta/sizes' cbytes.
 };
 

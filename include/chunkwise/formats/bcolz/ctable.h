@@ -45,7 +45,7 @@ class Ctable {
   // Opens a ctable; errors as Carray::Open, naming the column's files, and
   // NotFound naming __rootdirs__ when it is missing. kWrite truncates.
   static Result<std::unique_ptr<Ctable>> Open(std::shared_ptr<store::Store> store,
-                                              std::string prefix, Mode mode, int threads = 1);
+                                              std::string prefix, Mode mode, int threads = 0);
 
   const std::vector<std::string>& names() const { return names_; }
   std::int64_t length() const { return length_; }
@@ -92,6 +92,8 @@ class Ctable {
   Ctable(std::shared_ptr<store::Store> store, std::string prefix, Mode mode);
   Status WriteRootdirs();
   Status CheckWritable() const;
+  // The pool every column compresses on, made on first call for `threads`.
+  std::shared_ptr<core::ThreadPool> CompressionPool(int threads);
   Result<std::vector<std::size_t>> Indices(const std::vector<std::string>& names) const;
   // Appends the rows of [row, end) that match to `out` (whose shape[0] counts them).
   Status WhereBlock(const Predicate& predicate, const std::vector<std::size_t>& indices,
@@ -101,6 +103,7 @@ class Ctable {
   std::string prefix_;
   Mode mode_;
   std::vector<std::string> names_;
+  std::shared_ptr<core::ThreadPool> pool_;  // Before columns_: they use it.
   std::vector<std::unique_ptr<Carray>> columns_;
   std::int64_t length_ = 0;
   nlohmann::json attrs_ = nlohmann::json::object();
