@@ -166,13 +166,13 @@ Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefi
 Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string prefix,
                             ArrayMetadata metadata, bool overwrite, ArrayOptions options) {
   prefix = NormalizePrefix(std::move(prefix));
-  CHUNKWISE_ASSIGN_OR_RETURN(Array array,
-                             Make(store, prefix, std::move(metadata), std::move(options)));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Array array, Make(std::move(store), prefix, std::move(metadata), std::move(options)));
   if (array.metadata_.zarr_format == 2) {
     CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
   }
-  CHUNKWISE_RETURN_IF_ERROR(ClearPrefix(*store, prefix, overwrite));
-  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store, prefix, array.metadata_));
+  CHUNKWISE_RETURN_IF_ERROR(ClearPrefix(*array.store_, prefix, overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*array.store_, prefix, array.metadata_));
   return array;
 }
 
