@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/arrow/ipc_reader.h"
 #include "chunkwise/formats/arrow/ipc_writer.h"
@@ -55,8 +57,11 @@ std::vector<dvid::ExportBlock> MakeBlocks(int count) {
   return blocks;
 }
 
+// Three int32 coordinates, the two uint64 lists (labels and supervoxels, of
+// equal length), the block and a uint32.
 std::uint64_t RecordBytes(const dvid::ExportBlock& block) {
-  return 3 * 4 + 2 * 8 * block.labels.size() + block.dvid_compressed_block.size() + 4;
+  return 3 * sizeof(std::int32_t) + 2 * sizeof(std::uint64_t) * block.labels.size() +
+         block.dvid_compressed_block.size() + sizeof(std::uint32_t);
 }
 
 double Median(std::vector<double> values) {
@@ -152,6 +157,14 @@ void Row(const char* name, double seconds, std::uint64_t bytes, double baseline_
               baseline, bytes / baseline_seconds / 1e9, baseline_seconds / seconds);
 }
 
+// A row's name, such as "write file, 1 batch, to memory".
+std::string RowName(const char* verb, const std::string& kind, const std::string& shape,
+                    const char* place) {
+  std::string name = verb;
+  name.append(" ").append(kind).append(", ").append(shape).append(", ").append(place);
+  return name;
+}
+
 // The least a file writer does: the same bytes in 1 MiB write calls, then a rename.
 void RawWrite(const std::filesystem::path& path, ByteView content) {
   const std::filesystem::path temporary = std::filesystem::path(path) += ".tmp";
@@ -183,8 +196,11 @@ std::uint64_t RawRead(const std::filesystem::path& path,
 int Run(int argc, char** argv) {
   int records = 10000, runs = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--records") records = std::atoi(argv[i + 1]);
-    if (std::string(argv[i]) == "--runs") runs = std::atoi(argv[i + 1]);
+    const std::string flag = argv[i];
+    if (flag == "--records")
+      records = static_cast<int>(bench::IntegerArg("--records", argv[i + 1], 1, INT_MAX));
+    if (flag == "--runs")
+      runs = static_cast<int>(bench::IntegerArg("--runs", argv[i + 1], 1, INT_MAX));
   }
   const std::vector<dvid::ExportBlock> blocks = MakeBlocks(records);
   std::uint64_t bytes = 0;
@@ -212,11 +228,11 @@ int Run(int argc, char** argv) {
     for (arrow::IpcFormat format : {arrow::IpcFormat::kFile, arrow::IpcFormat::kStream}) {
       const std::string kind = format == arrow::IpcFormat::kFile ? "file" : "stream";
       Bytes written = Write(batches, format, Bytes());
-      Row(("write " + kind + ", " + shape + ", to memory").c_str(),
+      Row(RowName("write", kind, shape, "to memory").c_str(),
           Time(runs, [&] { written = Write(batches, format, std::move(written)); }), bytes, copy);
       auto source = arrow::MemorySource(written, "bench");
       volatile std::uint64_t sink = 0;
-      Row(("read " + kind + ", " + shape + ", from memory").c_str(),
+      Row(RowName("read", kind, shape, "from memory").c_str(),
           Time(runs,
                [&] {
                  sink = format == arrow::IpcFormat::kFile ? ReadFile(source) : ReadStream(source);

@@ -1,13 +1,16 @@
-// Helpers the benchmarks share: medians, timing, running a Python peer, and a
-// microscopy-like uint16 volume to measure on.
+// Helpers the benchmarks share: command-line numbers, medians, timing, running
+// a Python peer, and a microscopy-like uint16 volume to measure on.
 #ifndef CHUNKWISE_BENCH_BENCH_COMMON_H_
 #define CHUNKWISE_BENCH_BENCH_COMMON_H_
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +21,33 @@
 #include "chunkwise/core/index.h"
 
 namespace chunkwise::bench {
+
+// The whole number `text` given for `option`. Exits with status 2, naming the
+// option and the text, unless all of `text` is a whole number in [min, max]:
+// "10k" and "" are refused, not read as 10 and 0 as atoi would.
+inline long long IntegerArg(const char* option, const char* text, long long min, long long max) {
+  const char* const end = text + std::strlen(text);
+  long long value = 0;
+  const auto [stop, error] = std::from_chars(text, end, value);
+  if (error != std::errc() || stop != end || value < min || value > max) {
+    std::fprintf(stderr, "%s takes a whole number from %lld to %lld, not \"%s\"\n", option, min,
+                 max, text);
+    std::exit(2);
+  }
+  return value;
+}
+
+// Likewise for a decimal number in [min, max] (which refuses "nan" and "inf").
+inline double NumberArg(const char* option, const char* text, double min, double max) {
+  const char* const end = text + std::strlen(text);
+  double value = 0;
+  const auto [stop, error] = std::from_chars(text, end, value);
+  if (error != std::errc() || stop != end || !(value >= min && value <= max)) {
+    std::fprintf(stderr, "%s takes a number from %g to %g, not \"%s\"\n", option, min, max, text);
+    std::exit(2);
+  }
+  return value;
+}
 
 inline double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());

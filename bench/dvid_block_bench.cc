@@ -30,7 +30,7 @@
 namespace chunkwise::formats::dvid {
 namespace {
 
-constexpr std::size_t kVoxels = 64 * 64 * 64;
+constexpr std::size_t kVoxels = std::size_t{64} * 64 * 64;
 constexpr int kRuns = 9;
 
 double ThreadCpuSeconds() {

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/codec/zstd_codec.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/synthetic_volume.h"
@@ -132,6 +133,25 @@ int Run(std::array<std::int64_t, 3> shape, std::size_t workers) {
   return 0;
 }
 
+[[noreturn]] void ExitWithUsage() {
+  std::fprintf(stderr, "usage: export_shards_bench [z,y,x] [threads]\n");
+  std::exit(2);
+}
+
+// The volume's shape from "z,y,x": exactly three whole numbers.
+std::array<std::int64_t, 3> ParseShape(const std::string& text) {
+  std::array<std::int64_t, 3> shape{};
+  std::size_t start = 0;
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    const std::size_t comma = text.find(',', start);
+    const bool last = axis + 1 == shape.size();
+    if ((comma == std::string::npos) != last) ExitWithUsage();  // Two commas, no more, no fewer.
+    shape[axis] = bench::IntegerArg("z,y,x", text.substr(start, comma - start).c_str(), 1, 1 << 20);
+    start = comma + 1;
+  }
+  return shape;
+}
+
 }  // namespace
 }  // namespace chunkwise
 
@@ -139,14 +159,10 @@ int main(int argc, char** argv) {
   // As the CLI does: freed block buffers are reused instead of going back to
   // the kernel, for the export and the floor alike.
   chunkwise::KeepFreedMemoryForReuse();
-  std::array<std::int64_t, 3> shape{512, 1024, 1024};
-  if (argc > 1 && std::sscanf(argv[1], "%lld,%lld,%lld", reinterpret_cast<long long*>(&shape[0]),
-                              reinterpret_cast<long long*>(&shape[1]),
-                              reinterpret_cast<long long*>(&shape[2])) != 3) {
-    std::fprintf(stderr, "usage: export_shards_bench [z,y,x] [threads]\n");
-    return 2;
-  }
+  const std::array<std::int64_t, 3> shape =
+      argc > 1 ? chunkwise::ParseShape(argv[1]) : std::array<std::int64_t, 3>{512, 1024, 1024};
   const std::size_t threads =
-      argc > 2 ? std::stoul(argv[2]) : std::max(1u, std::thread::hardware_concurrency());
+      argc > 2 ? static_cast<std::size_t>(chunkwise::bench::IntegerArg("threads", argv[2], 1, 4096))
+               : std::max(1u, std::thread::hardware_concurrency());
   return chunkwise::Run(shape, threads);
 }

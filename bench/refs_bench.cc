@@ -13,6 +13,7 @@
 //                   [--load FILE] [--keep]
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using chunkwise::bench::IntegerArg;
 using chunkwise::formats::refs::JsonVersion;
 using chunkwise::formats::refs::ReferenceSet;
 using chunkwise::store::Reference;
@@ -187,9 +189,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--refs" && has_value) {
-      options.refs = std::strtoull(argv[++i], nullptr, 10);
+      options.refs = static_cast<std::uint64_t>(IntegerArg("--refs", argv[++i], 1, 1'000'000'000));
     } else if (arg == "--runs" && has_value) {
-      options.runs = std::max(1, std::atoi(argv[++i]));
+      options.runs = static_cast<int>(IntegerArg("--runs", argv[++i], 1, INT_MAX));
     } else if (arg == "--dir" && has_value) {
       options.dir = argv[++i];
     } else if (arg == "--no-python") {
@@ -210,9 +212,7 @@ BenchOptions ParseOptions(int argc, char** argv) {
   return options;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   const BenchOptions options = ParseOptions(argc, argv);
   chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
   if (!options.load_only.empty()) return LoadOnly(options);
@@ -237,4 +237,15 @@ int main(int argc, char** argv) {
   PrintParquetFigures(set, options);
   if (!options.keep) fs::remove_all(options.dir);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {  // std::filesystem and allocation report by throwing.
+    return Main(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "refs_bench: %s\n", error.what());
+    return 1;
+  }
 }

@@ -30,6 +30,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -177,10 +178,8 @@ ChildResult RunChild(const std::string& kind, const std::string& path, const std
   waitpid(pid, &status, 0);
   ChildResult result;
   int found = 0;
-  if (n <= 0 ||
-      std::sscanf(buffer, "%lf %ld %llu %d", &result.seconds, &result.peak_kib, &result.opened,
-                  &found) != 4 ||
-      !found) {
+  std::istringstream line(buffer);  // Zero-filled, so it ends where the child's output does.
+  if (n <= 0 || !(line >> result.seconds >> result.peak_kib >> result.opened >> found) || !found) {
     std::fprintf(stderr, "lookup child (%s) failed: %s\n", kind.c_str(), buffer);
   }
   return result;
@@ -274,8 +273,13 @@ int Run() {
 }  // namespace chunkwise::formats::refs
 
 int main(int argc, char** argv) {
-  if (argc == 5 && std::string(argv[1]) == "--lookup") {
-    return chunkwise::formats::refs::LookupChild(argv[2], argv[3], argv[4]);
+  try {  // std::filesystem and allocation report by throwing.
+    if (argc == 5 && std::string(argv[1]) == "--lookup") {
+      return chunkwise::formats::refs::LookupChild(argv[2], argv[3], argv[4]);
+    }
+    return chunkwise::formats::refs::Run();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "refs_parquet_bench: %s\n", error.what());
+    return 1;
   }
-  return chunkwise::formats::refs::Run();
 }

@@ -23,6 +23,7 @@
 // usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
 #include <sys/resource.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,7 +119,7 @@ std::vector<Bytes> EpochTiles(const Bytes& distinct) {
   std::vector<Bytes> tiles(static_cast<std::size_t>(grid[1] * grid[2]));
   for (std::size_t i = 0; i < tiles.size(); ++i) {
     const core::Coord c = core::Unravel(static_cast<Index>(i), grid);
-    tiles[i].resize(32 * 128 * 128 * 2);
+    tiles[i].resize(std::size_t{32} * 128 * 128 * 2);  // One `tile` of uint16.
     const core::Coord origin = {0, c[1] * 128, c[2] * 128};
     const core::Coord zero = {0, 0, 0};
     core::CopyStridedRegion({distinct.data(), shape, origin}, {tiles[i].data(), tile, zero}, tile,
@@ -219,12 +220,13 @@ Options Parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--gib")
-      options.gib = std::atof(argv[i + 1]);
+    if (flag == "--gib")  // From about one 8 MiB frame up.
+      options.gib = bench::NumberArg("--gib", argv[i + 1], 0.01, 1e6);
     else if (flag == "--runs")
-      options.runs = std::atoi(argv[i + 1]);
-    else if (flag == "--threads")
-      options.threads = std::strtoul(argv[i + 1], nullptr, 10);
+      options.runs = static_cast<int>(bench::IntegerArg("--runs", argv[i + 1], 1, INT_MAX));
+    else if (flag == "--threads")  // 0: one per core.
+      options.threads =
+          static_cast<std::size_t>(bench::IntegerArg("--threads", argv[i + 1], 0, 4096));
     else if (flag == "--codec")
       options.codec = argv[i + 1];
     else if (flag == "--dir")

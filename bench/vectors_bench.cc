@@ -16,6 +16,7 @@
 // Usage: vectors_bench [--points N] [--runs R] [--threads T] [--dir PATH]
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/file_io.h"
@@ -142,10 +144,13 @@ int Run(int argc, char** argv) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "chunkwise_vectors_bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--points") points = std::strtoull(argv[i + 1], nullptr, 10);
-    if (flag == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    if (flag == "--dir") dir = argv[i + 1];
-    if (flag == "--threads") threads = std::strtoull(argv[i + 1], nullptr, 10);
+    const char* const value = argv[i + 1];
+    if (flag == "--points")
+      points = static_cast<std::size_t>(bench::IntegerArg("--points", value, 1, 1LL << 40));
+    if (flag == "--runs") runs = static_cast<int>(bench::IntegerArg("--runs", value, 1, INT_MAX));
+    if (flag == "--dir") dir = value;
+    if (flag == "--threads")  // 0: one per core.
+      threads = static_cast<std::size_t>(bench::IntegerArg("--threads", value, 0, 4096));
   }
   KeepFreedMemoryForReuse();
   const Geometry geometry = Walks(points);

@@ -17,6 +17,7 @@
 //                   [--codec TEXT]...   (default: zstd:1, then blosc:lz4:5:shuffle)
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,7 @@ namespace chunkwise {
 namespace {
 
 namespace fs = std::filesystem;
+using bench::IntegerArg;
 using bench::Median;
 using bench::MicroscopyVolume;
 using bench::Seconds;
@@ -260,9 +262,9 @@ BenchOptions ParseOptions(int argc, char** argv) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--size-mib" && has_value) {
-      options.size_mib = std::strtoll(argv[++i], nullptr, 10);
+      options.size_mib = IntegerArg("--size-mib", argv[++i], 1, 1 << 20);
     } else if (arg == "--runs" && has_value) {
-      options.runs = std::max(1, static_cast<int>(std::strtol(argv[++i], nullptr, 10)));
+      options.runs = static_cast<int>(IntegerArg("--runs", argv[++i], 1, INT_MAX));
     } else if (arg == "--dir" && has_value) {
       options.dir = argv[++i];
     } else if (arg == "--python" && has_value) {
