@@ -11,20 +11,7 @@ ChunkWriter::~ChunkWriter() {
   if (thread_.joinable()) thread_.join();
 }
 
-Bytes ChunkWriter::TakeBuffer(std::size_t size) {
-  Bytes buffer;
-  {
-    std::lock_guard lock(mutex_);
-    if (!free_.empty()) {
-      buffer = std::move(free_.back());
-      free_.pop_back();
-    }
-  }
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer;
-}
-
-Status ChunkWriter::Submit(std::string key, Bytes data, std::size_t size) {
+Status ChunkWriter::Submit(std::string key, core::BufferPool::Lease data, std::size_t size) {
   std::unique_lock lock(mutex_);
   if (!error_.ok()) return error_;
   if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
@@ -63,10 +50,10 @@ void ChunkWriter::RunOne(std::unique_lock<std::mutex>& lock) {
   ++running_;
   lock.unlock();
   Status status = store_->Set(job.key, ByteView(job.data.data(), job.size));
+  job.data = core::BufferPool::Lease();  // Back to the pool, outside our lock.
   lock.lock();
   --running_;
   if (!status.ok() && error_.ok()) error_ = std::move(status);
-  free_.push_back(std::move(job.data));
   write_done_.notify_all();  // Any compressing thread may be waiting in Submit.
 }
 

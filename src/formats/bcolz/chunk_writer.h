@@ -3,15 +3,16 @@
 // being written (file I/O costs as much as lz4 compression, measured in
 // bench/bcolz_bench.cc). Private to the bcolz format.
 //
-// Buffers come back to a free list after their Set, so steady-state appends
-// reuse memory the process already touched. At most kMaxPending writes wait;
+// Each write holds its buffer as a lease from core::SharedBufferPool(), which
+// takes it back after the Set, so steady-state appends reuse memory the
+// process already touched. At most kMaxPending writes wait;
 // beyond that Submit writes the oldest itself, so that when files are slower
 // to create than chunks to compress both threads write. The background thread
 // is woken once kWakeAt writes wait, not for each (a wake-up per chunk cost 8%
 // of the append with no I/O at all), and Drain writes what is queued itself.
 // The first failed Set is kept and returned by every later Submit and Drain.
-// TakeBuffer and Submit may be called from several threads at once (the
-// Carray's compressing threads); Drain only when no Submit is running.
+// Submit may be called from several threads at once (the Carray's
+// compressing threads); Drain only when no Submit is running.
 #ifndef CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 #define CHUNKWISE_SRC_FORMATS_BCOLZ_CHUNK_WRITER_H_
 
@@ -21,8 +22,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::bcolz {
@@ -35,10 +36,8 @@ class ChunkWriter {
   ChunkWriter(const ChunkWriter&) = delete;
   ChunkWriter& operator=(const ChunkWriter&) = delete;
 
-  // A buffer of at least `size` bytes (contents undefined).
-  Bytes TakeBuffer(std::size_t size);
   // Queues Set(key, data[0, size)); returns the first earlier failure, if any.
-  Status Submit(std::string key, Bytes data, std::size_t size);
+  Status Submit(std::string key, core::BufferPool::Lease data, std::size_t size);
   // Waits until every queued write has finished, writing queued ones itself
   // meanwhile; returns the first failure.
   Status Drain();
@@ -48,7 +47,7 @@ class ChunkWriter {
   static constexpr std::size_t kWakeAt = 4;
   struct Job {
     std::string key;
-    Bytes data;
+    core::BufferPool::Lease data;
     std::size_t size;
   };
   void Run();
@@ -63,7 +62,6 @@ class ChunkWriter {
   std::condition_variable write_done_;
   std::deque<Job> jobs_;     // Guarded by mutex_.
   std::size_t running_ = 0;  // Jobs taken but not finished; guarded by mutex_.
-  std::vector<Bytes> free_;  // Guarded by mutex_.
   Status error_;             // Guarded by mutex_.
   bool stopping_ = false;    // Guarded by mutex_.
   std::thread thread_;       // Started by the first Submit.
