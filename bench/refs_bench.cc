@@ -109,7 +109,7 @@ double MeasurePython(const fs::path& path, const BenchOptions& options) {
                               " " + std::to_string(options.runs);
   const std::optional<nlohmann::json> result = chunkwise::bench::RunJsonPeer(command, "refs_bench");
   if (!result) return 0;
-  return Median((*result)["load_seconds"].get<std::vector<double>>());
+  return Median(result->at("load_seconds").get<std::vector<double>>());
 }
 
 VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
