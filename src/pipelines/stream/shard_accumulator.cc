@@ -5,9 +5,10 @@ namespace chunkwise::pipelines::stream {
 using formats::zarr::ShardIndex;
 
 ShardAccumulator::ShardAccumulator(const StreamPlan& plan, formats::zarr::IndexLocation location,
-                                   ShardSink& sink)
+                                   ShardSink& sink, core::ThreadPool* pool)
     : plan_(plan),
       sink_(sink),
+      pool_(pool),
       offset_shift_(formats::zarr::DataOffsetShift(
           location, static_cast<std::size_t>(plan.layout.tiles_per_shard_total()))) {
   const auto n = static_cast<std::size_t>(plan.layout.tiles_per_shard_total());
@@ -29,9 +30,8 @@ Status ShardAccumulator::Add(const AggregatedBatch& batch) {
 
 Status ShardAccumulator::AddEpoch(const AggregatedBatch& batch, std::size_t e) {
   const core::Index epoch = next_epoch_++;
-  for (std::size_t shard = 0; shard < open_.size(); ++shard) {
-    CHUNKWISE_RETURN_IF_ERROR(AddRun(batch, e, epoch, shard));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      ForEachShard([&](std::size_t shard) { return AddRun(batch, e, epoch, shard); }));
   const core::ShardLayout& layout = plan_.layout;
   const bool shard_epoch_ends = (epoch + 1) % layout.tiles_per_shard()[0] == 0;
   const bool array_ends = !layout.unbounded() && epoch + 1 == layout.tile_count()[0];
@@ -67,18 +67,34 @@ Status ShardAccumulator::AddRun(const AggregatedBatch& batch, std::size_t e, cor
 
 Status ShardAccumulator::FinishOpen() {
   const auto n = static_cast<std::size_t>(plan_.layout.tiles_per_shard_total());
-  for (OpenShard& open : open_) {
-    if (open.output != nullptr) {
-      const Bytes index = open.index.Encode();
-      CHUNKWISE_RETURN_IF_ERROR(open.output->Finish(index));
+  std::vector<std::uint64_t> finished_bytes(open_.size(), 0);  // 0: nothing written.
+  CHUNKWISE_RETURN_IF_ERROR(ForEachShard([&](std::size_t shard) {
+    OpenShard& open = open_[shard];
+    if (open.output == nullptr) return Status::Ok();
+    const Bytes index = open.index.Encode();
+    CHUNKWISE_RETURN_IF_ERROR(open.output->Finish(index));
+    finished_bytes[shard] = open.data_bytes + index.size();
+    return Status::Ok();
+  }));
+  for (std::size_t shard = 0; shard < open_.size(); ++shard) {
+    OpenShard& open = open_[shard];
+    if (finished_bytes[shard] != 0) {
       ++shards_written_;
-      bytes_written_ += open.data_bytes + index.size();
+      bytes_written_ += finished_bytes[shard];
     }
     open.output.reset();
     open.index = ShardIndex::Empty(n);
     open.data_bytes = 0;
   }
   finished_epochs_ = next_epoch_;
+  return Status::Ok();
+}
+
+Status ShardAccumulator::ForEachShard(const std::function<Status(std::size_t)>& body) {
+  if (pool_ != nullptr && open_.size() > 1) return pool_->ParallelFor(open_.size(), body);
+  for (std::size_t shard = 0; shard < open_.size(); ++shard) {
+    CHUNKWISE_RETURN_IF_ERROR(body(shard));
+  }
   return Status::Ok();
 }
 

@@ -22,6 +22,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kShapeUpdateInterval = std::chrono::seconds(1);
 // How long a backend holding a batch waits for the next before completing it.
 constexpr auto kNextBatchWait = std::chrono::milliseconds(20);
+// Appends shorter than two of these are staged by the caller alone.
+constexpr std::size_t kStagingPieceBytes = std::size_t{1} << 20;
 
 std::string Gigabytes(std::uint64_t bytes) {
   char text[32];
@@ -61,7 +63,9 @@ class StreamWriter::Pipeline {
               static_cast<std::size_t>(plan_.layout.tiles_per_shard_total())));
       sink_ = own_sink_.get();
     }
-    accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_);
+    // Shards are written in parallel on the pool: idle under the CUDA backend,
+    // shared with compression under the CPU one.
+    accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_, &pool_);
     for (std::size_t i = 0; i < kStreamBatchesPerStage; ++i) {
       CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<StagingBatch> batch, backend_->NewBatch());
       free_batches_.Push(std::move(batch));
@@ -85,7 +89,7 @@ class StreamWriter::Pipeline {
     while (!bytes.empty()) {
       if (current_ == nullptr) CHUNKWISE_RETURN_IF_ERROR(TakeBatch());
       const std::size_t n = std::min(bytes.size(), current_->capacity() - bytes_in_batch_);
-      current_->Stage(bytes_in_batch_, bytes.first(n));
+      Stage(bytes_in_batch_, bytes.first(n));
       bytes = bytes.subspan(n);
       bytes_in_batch_ += n;
       bytes_total_ += n;
@@ -178,6 +182,23 @@ class StreamWriter::Pipeline {
   core::Index DurableFrames() const {
     const core::Index frames = finished_epochs_.load() * plan_.layout.tile_shape()[0];
     return std::min(frames, AppendedFrames());
+  }
+
+  // Copies `bytes` into the current batch from `offset` on, split over the
+  // pool when large: one thread's copy would otherwise bound a fast backend
+  // (under the CUDA backend the pool is idle). Under the CPU backend the
+  // pool is compressing the previous batch; the caller then stages what no
+  // worker takes, so this is never slower than staging alone.
+  void Stage(std::size_t offset, ByteView bytes) {
+    const std::size_t pieces = std::min(pool_.num_threads() + 1, bytes.size() / kStagingPieceBytes);
+    if (pieces < 2) return current_->Stage(offset, bytes);
+    const std::size_t piece = (bytes.size() + pieces - 1) / pieces;
+    StagingBatch& batch = *current_;
+    (void)pool_.ParallelFor(pieces, [&](std::size_t i) {
+      const std::size_t begin = i * piece;
+      batch.Stage(offset + begin, bytes.subspan(begin, std::min(piece, bytes.size() - begin)));
+      return Status::Ok();
+    });
   }
 
   Status TakeBatch() {

@@ -223,5 +223,36 @@ TEST(StreamWriterTest, MeteringSinkCountsWhatTheStoreGets) {
   EXPECT_EQ(Contents(*store).size(), 1u);  // Only zarr.json: the shards went to the sink.
 }
 
+// Appends of megabytes are staged by several threads (split at arbitrary
+// bytes, rows and tiles cut mid-way) and shards are written by several: the
+// array must equal one staged a few kilobytes at a time.
+TEST(StreamWriterTest, LargeAppendsStagedInParallelMatchSmallOnes) {
+  StreamConfig config = ConfigOf(Simple({D(0, 8, 2), D(512, 64, 4), D(384, 96, 2)}, "uint16"));
+  config.threads = 4;
+  const std::size_t frame_bytes = std::size_t{512} * 384 * 2;
+  const Bytes input = MakeInput(frame_bytes * 37, 5);
+  std::map<std::string, Bytes> contents[2];
+  for (int large = 0; large < 2; ++large) {
+    auto store = store::MemoryStore::Create();
+    auto writer = StreamWriter::Create(config, store, "");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    if (large == 1) {
+      const std::size_t piece = (std::size_t{3} << 20) + 7;  // Crosses batches off any boundary.
+      for (std::size_t at = 0; at < input.size(); at += piece) {
+        ASSERT_TRUE((*writer)
+                        ->Append(ByteView(input).subspan(at, std::min(piece, input.size() - at)))
+                        .ok());
+      }
+    } else {
+      ASSERT_TRUE(AppendInOddPieces(**writer, input, 11).ok());
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+    EXPECT_EQ((*writer)->stats().frames, 37);
+    contents[large] = Contents(*store);
+  }
+  EXPECT_EQ(contents[0].size(), 13u);  // zarr.json and 3 shard epochs of 2 × 2 shards.
+  EXPECT_TRUE(contents[0] == contents[1]);
+}
+
 }  // namespace
 }  // namespace chunkwise::pipelines::stream

@@ -9,14 +9,18 @@
 // close) the open shards are finished: the index, shifted for
 // index_location "start", goes last and the shard is published. A shard
 // whose tiles were all fill value is never opened, so it is never written.
-// Used by one thread.
+// Used by one thread; given a pool, it writes the open shards' runs and
+// finishes them in parallel (each shard is its own file), since one thread
+// writing every shard bounds a fast backend's file output.
 #ifndef CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
 #define CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/pipelines/stream/shard_sink.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
@@ -26,8 +30,10 @@ namespace chunkwise::pipelines::stream {
 
 class ShardAccumulator {
  public:
-  // `plan` and `sink` must outlive the accumulator.
-  ShardAccumulator(const StreamPlan& plan, formats::zarr::IndexLocation location, ShardSink& sink);
+  // `plan`, `sink` and `pool` (null: write from the calling thread only)
+  // must outlive the accumulator.
+  ShardAccumulator(const StreamPlan& plan, formats::zarr::IndexLocation location, ShardSink& sink,
+                   core::ThreadPool* pool = nullptr);
 
   // Adds a batch's epochs (which follow the previous batch's) and finishes
   // every shard epoch they complete.
@@ -49,9 +55,12 @@ class ShardAccumulator {
 
   Status AddEpoch(const AggregatedBatch& batch, std::size_t e);
   Status AddRun(const AggregatedBatch& batch, std::size_t e, core::Index epoch, std::size_t shard);
+  // Calls body(shard) for every open shard, on the pool when there is one.
+  Status ForEachShard(const std::function<Status(std::size_t)>& body);
 
   const StreamPlan& plan_;
   ShardSink& sink_;
+  core::ThreadPool* pool_;
   std::uint64_t offset_shift_;
   std::vector<OpenShard> open_;
   core::Index next_epoch_ = 0;

@@ -36,7 +36,9 @@ class ShardOutput {
 class ShardSink {
  public:
   virtual ~ShardSink() = default;
-  // Opens the shard at grid coordinate `shard`. Called from one thread.
+  // Opens the shard at grid coordinate `shard`. May be called from several
+  // threads at once, for different shards; each output is used by one
+  // thread at a time.
   virtual Result<std::unique_ptr<ShardOutput>> Begin(const core::Coord& shard) = 0;
 };
 
