@@ -54,14 +54,7 @@ class DeviceBuffer {
 
 // Page-locked host memory (the GPU copies it at full speed, asynchronously),
 // shared so that buffers handed to other threads keep it alive.
-inline Result<std::shared_ptr<std::uint8_t>> AllocatePinned(std::uint64_t bytes) {
-  void* pointer = nullptr;
-  CHUNKWISE_RETURN_IF_ERROR(
-      CheckCuda(cudaHostAlloc(&pointer, bytes == 0 ? 1 : bytes, cudaHostAllocDefault),
-                "page-locked host allocation"));
-  return std::shared_ptr<std::uint8_t>(static_cast<std::uint8_t*>(pointer),
-                                       [](std::uint8_t* p) { cudaFreeHost(p); });
-}
+Result<std::shared_ptr<std::uint8_t>> AllocatePinned(std::uint64_t bytes);
 
 // A stream that does not synchronize with the legacy default stream.
 class CudaStream {

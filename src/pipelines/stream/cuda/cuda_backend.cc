@@ -116,7 +116,6 @@ class CudaBackend final : public StreamBackend {
     CHUNKWISE_RETURN_IF_ERROR(ScatterTiles(slot));
     CHUNKWISE_RETURN_IF_ERROR(CompressTiles(slot));
     CHUNKWISE_RETURN_IF_ERROR(AggregateTiles(slot));
-    CHUNKWISE_RETURN_IF_ERROR(CopyIndexOut(slot));
     ++submitted_;
     // The staging batch may be refilled once its copy to the GPU is done.
     return CheckCuda(cudaEventSynchronize(slot.end[kH2D].get()), "copy to device");
@@ -127,6 +126,7 @@ class CudaBackend final : public StreamBackend {
     Slot& slot = slots_[completed_ % kSlots];
     ++completed_;
     CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaSetDevice(0), "set device"));
+    CHUNKWISE_RETURN_IF_ERROR(CopyIndexOut(slot));
     CHUNKWISE_RETURN_IF_ERROR(CheckCuda(cudaEventSynchronize(slot.index_copied.get()),
                                         "scatter, compress or aggregate (or their copies)"));
     const std::uint64_t items = slot.epochs * (positions_ + 1);
@@ -285,6 +285,9 @@ class CudaBackend final : public StreamBackend {
   }
 
   // D2H, phase one: the offsets and flags, which say how many bytes follow.
+  // Queued when the batch is completed, not when it is submitted: the D2H
+  // stream runs in order, so an index copy queued for batch n+1 would hold
+  // batch n's data copy until n+1 had compressed.
   Status CopyIndexOut(Slot& slot) {
     const std::uint64_t items = slot.epochs * (positions_ + 1);
     CHUNKWISE_RETURN_IF_ERROR(Wait(d2h_, slot.end[kAggregate]));
