@@ -1,6 +1,7 @@
 // The deterministic blosc-lz4 encoder's kernels: the same functions as the
-// CPU encoder (codec/blosc_lz4_layout.h), one thread per (block, stream), then
-// one CUDA block per chunk to assemble it. See include/chunkwise/cuda/blosc_lz4.h.
+// CPU encoder (codec/blosc_lz4_layout.h). One CUDA block per (block, stream)
+// gathers (shuffles) the stream, one thread per stream encodes it, then one
+// CUDA block per chunk assembles the chunk. See include/chunkwise/cuda/blosc_lz4.h.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -37,26 +38,49 @@ struct ChunkPlan {
   std::uint32_t task_count;
 };
 
-static_assert(sizeof(StreamTask) + 4 + 8 <= kGpuBloscLz4TaskBytes);
+static_assert(sizeof(StreamTask) + 4 + 8 + 4 <= kGpuBloscLz4TaskBytes);
 static_assert(sizeof(ChunkPlan) <= kGpuBloscLz4ChunkPlanBytes);
 constexpr unsigned kEncodeBlockThreads = kGpuBloscLz4ThreadsPerBlock;
 constexpr unsigned kAssembleBlockThreads = 256;
+constexpr unsigned kGatherBlockThreads = 256;
+constexpr std::uint32_t kMaxGatherBlocks = 65535;
 
-__global__ void EncodeStreamsKernel(const std::uint8_t* input, const ChunkPlan* chunks,
+// One CUDA block per stream: its threads gather the stream's bytes (the
+// shuffle), so that a warp reads and writes neighbouring bytes.
+__global__ void GatherStreamsKernel(const std::uint8_t* input, const ChunkPlan* chunks,
                                     const StreamTask* tasks, std::uint32_t task_count,
-                                    std::uint8_t* slots, std::uint8_t* gathered,
-                                    std::uint16_t* tables, std::uint32_t* sizes) {
-  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t threads = gridDim.x * blockDim.x;
-  std::uint16_t* table = tables + static_cast<std::uint64_t>(thread) * lz4::kHashEntries;
-  for (std::uint32_t t = thread; t < task_count; t += threads) {
+                                    std::uint8_t* gathered) {
+  for (std::uint32_t t = blockIdx.x; t < task_count; t += gridDim.x) {
     const StreamTask task = tasks[t];
     const layout::ChunkGeometry g = chunks[task.chunk].geometry;
     const std::uint32_t block_bytes = layout::BlockBytes(g, task.block);
-    std::uint8_t* stream_data = gathered + task.gather_offset;
-    layout::GatherStream(g, input + task.block_input_offset, block_bytes, task.stream,
-                         task.stream_count, stream_data);
-    sizes[t] = layout::EncodeStream(stream_data, block_bytes / task.stream_count,
+    const std::uint32_t stream_bytes = block_bytes / task.stream_count;
+    const std::uint8_t* block = input + task.block_input_offset;
+    std::uint8_t* out = gathered + task.gather_offset;
+    for (std::uint32_t o = threadIdx.x; o < stream_bytes; o += blockDim.x) {
+      out[o] = layout::GatheredStreamByte(g, block, block_bytes, task.stream, task.stream_count, o);
+    }
+  }
+}
+
+// One thread per stream: the LZ4 pass is sequential within a stream. Threads
+// take the tasks in `order` (all the plan's tasks) and skip those at or past
+// task_count (chunks after the launch's).
+__global__ void EncodeStreamsKernel(const ChunkPlan* chunks, const StreamTask* tasks,
+                                    const std::uint32_t* order, std::uint32_t order_count,
+                                    std::uint32_t task_count, std::uint8_t* slots,
+                                    const std::uint8_t* gathered, std::uint16_t* tables,
+                                    std::uint32_t* sizes) {
+  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t threads = gridDim.x * blockDim.x;
+  std::uint16_t* table = tables + static_cast<std::uint64_t>(thread) * lz4::kHashEntries;
+  for (std::uint32_t i = thread; i < order_count; i += threads) {
+    const std::uint32_t t = order[i];
+    if (t >= task_count) continue;
+    const StreamTask task = tasks[t];
+    const layout::ChunkGeometry g = chunks[task.chunk].geometry;
+    const std::uint32_t block_bytes = layout::BlockBytes(g, task.block);
+    sizes[t] = layout::EncodeStream(gathered + task.gather_offset, block_bytes / task.stream_count,
                                     slots + task.slot_offset, table);
   }
 }
@@ -106,6 +130,11 @@ __global__ void AssembleChunksKernel(const std::uint8_t* input, const ChunkPlan*
 struct Plan {
   std::vector<ChunkPlan> chunks;
   std::vector<StreamTask> tasks;
+  // The tasks in the order threads take them: by stream, so that a warp
+  // encodes the same byte of neighbouring blocks, data of one kind (the
+  // smooth high bytes or the noisy low bytes of a shuffled sample), and its
+  // threads diverge less than over mixed streams.
+  std::vector<std::uint32_t> encode_order;
   std::uint64_t input_bytes = 0, output_bytes = 0, slot_bytes = 0, gather_bytes = 0;
 };
 
@@ -135,6 +164,16 @@ void AddChunk(std::uint32_t chunk_bytes, const GpuBloscLz4Options& options, Plan
   plan.chunks.push_back(chunk);
 }
 
+// Orders the plan's tasks by stream, then as added (see Plan::encode_order).
+void OrderTasks(Plan& plan) {
+  plan.encode_order.resize(plan.tasks.size());
+  for (std::uint32_t t = 0; t < plan.tasks.size(); ++t) plan.encode_order[t] = t;
+  std::stable_sort(plan.encode_order.begin(), plan.encode_order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) {
+                     return plan.tasks[a].stream < plan.tasks[b].stream;
+                   });
+}
+
 // The checks both entry points make: the typesize and one chunk's size.
 Status CheckChunk(std::uint64_t chunk_bytes, const GpuBloscLz4Options& options) {
   if (options.typesize < 1 || options.typesize > 255) {
@@ -157,7 +196,7 @@ Status CheckOptions(std::span<const ByteView> chunks, const GpuBloscLz4Options& 
 // The device side of a plan: its tables and scratch, made once and reused
 // by every launch.
 struct DeviceWork {
-  DeviceBuffer chunks, tasks, slots, gathered, tables, sizes, positions;
+  DeviceBuffer chunks, tasks, order, slots, gathered, tables, sizes, positions;
   std::uint64_t encode_threads = 0;
 
   Status Allocate(const Plan& plan) {
@@ -167,6 +206,8 @@ struct DeviceWork {
     encode_threads = std::min<std::uint64_t>(kGpuBloscLz4MaxThreads, rounded);
     CHUNKWISE_RETURN_IF_ERROR(chunks.Allocate(sizeof(ChunkPlan) * plan.chunks.size()));
     CHUNKWISE_RETURN_IF_ERROR(tasks.Allocate(sizeof(StreamTask) * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(order.Allocate(4 * task_count));
+    CHUNKWISE_RETURN_IF_ERROR(order.Upload(plan.encode_order.data(), 4 * task_count));
     CHUNKWISE_RETURN_IF_ERROR(slots.Allocate(plan.slot_bytes));
     CHUNKWISE_RETURN_IF_ERROR(gathered.Allocate(plan.gather_bytes));
     CHUNKWISE_RETURN_IF_ERROR(tables.Allocate(encode_threads * lz4::kHashEntries * 2));
@@ -185,11 +226,16 @@ struct DeviceWork {
     const ChunkPlan& last = plan.chunks[chunk_count - 1];
     const std::uint32_t task_count = last.first_task + last.task_count;
     if (task_count > 0) {
+      GatherStreamsKernel<<<std::min(task_count, kMaxGatherBlocks), kGatherBlockThreads, 0,
+                            stream>>>(input, chunks.as<ChunkPlan>(), tasks.as<StreamTask>(),
+                                      task_count, gathered.as<std::uint8_t>());
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return CudaError(e, "gather launch");
       EncodeStreamsKernel<<<static_cast<unsigned>(encode_threads / kEncodeBlockThreads),
                             kEncodeBlockThreads, 0, stream>>>(
-          input, chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), task_count,
-          slots.as<std::uint8_t>(), gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(),
-          sizes.as<std::uint32_t>());
+          chunks.as<ChunkPlan>(), tasks.as<StreamTask>(), order.as<std::uint32_t>(),
+          static_cast<std::uint32_t>(plan.tasks.size()), task_count, slots.as<std::uint8_t>(),
+          gathered.as<std::uint8_t>(), tables.as<std::uint16_t>(), sizes.as<std::uint32_t>());
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return CudaError(e, "encode launch");
     }
@@ -234,6 +280,7 @@ Result<std::vector<Bytes>> EncodeBloscLz4OnGpu(std::span<const ByteView> chunks,
   for (const ByteView chunk : chunks) {
     AddChunk(static_cast<std::uint32_t>(chunk.size()), options, plan);
   }
+  OrderTasks(plan);
   DeviceBuffer input;
   CHUNKWISE_RETURN_IF_ERROR(input.Allocate(plan.input_bytes));
   for (std::size_t i = 0; i < chunks.size(); ++i) {
@@ -264,6 +311,7 @@ Result<std::unique_ptr<GpuBloscLz4Batch>> GpuBloscLz4Batch::Create(
   for (std::uint32_t k = 0; k < max_chunks; ++k) {
     AddChunk(static_cast<std::uint32_t>(chunk_bytes), options, impl->plan);
   }
+  OrderTasks(impl->plan);
   CHUNKWISE_RETURN_IF_ERROR(impl->work.Allocate(impl->plan));
   return std::unique_ptr<GpuBloscLz4Batch>(
       new GpuBloscLz4Batch(std::move(impl), chunk_bytes + layout::kHeaderBytes, max_chunks));

@@ -138,6 +138,20 @@ CHUNKWISE_HOST_DEVICE inline void GatherStream(const ChunkGeometry& g,
   std::memcpy(out + whole, block_data + whole, block_bytes - whole);
 }
 
+// Byte `o` of what GatherStream writes for the same arguments: the GPU
+// gathers a stream with one thread per byte, so that a warp's reads and
+// writes are coalesced, instead of one thread per stream.
+CHUNKWISE_HOST_DEVICE inline std::uint8_t GatheredStreamByte(
+    const ChunkGeometry& g, const std::uint8_t* block_data, std::uint32_t block_bytes,
+    std::uint32_t stream, std::uint32_t stream_count, std::uint32_t o) {
+  const std::uint32_t ts = g.typesize;
+  if (!g.shuffle || ts == 1) return block_data[stream * (block_bytes / stream_count) + o];
+  if (stream_count == ts) return block_data[o * ts + stream];
+  const std::uint32_t elements = block_bytes / ts;
+  if (o >= elements * ts) return block_data[o];
+  return block_data[(o % elements) * ts + o / elements];
+}
+
 // Encodes one gathered stream of `stream_bytes` as its int32 size and data
 // into `out` (room for stream_bytes + 4) and returns the bytes written. The
 // stream is stored raw unless LZ4 makes it strictly shorter, since a size

@@ -13,10 +13,10 @@ namespace chunkwise::cuda {
 
 // Threads of the encode kernel share this many hash tables (one each) and
 // take (block, stream) tasks grid-stride, so scratch does not grow with the input.
-inline constexpr std::uint64_t kGpuBloscLz4MaxThreads = 16384;
-inline constexpr std::uint64_t kGpuBloscLz4ThreadsPerBlock = 128;
+inline constexpr std::uint64_t kGpuBloscLz4MaxThreads = 131072;
+inline constexpr std::uint64_t kGpuBloscLz4ThreadsPerBlock = 32;
 // Per task: its description, its encoded size and where it goes; per chunk its plan.
-inline constexpr std::uint64_t kGpuBloscLz4TaskBytes = 40 + 4 + 8;
+inline constexpr std::uint64_t kGpuBloscLz4TaskBytes = 40 + 4 + 8 + 4;
 inline constexpr std::uint64_t kGpuBloscLz4ChunkPlanBytes = 64;
 
 // The (block, stream) tasks of one chunk of `chunk_bytes`.

@@ -194,8 +194,9 @@ TEST(DeterministicBloscLz4, RefusesBadTypesize) {
   }
 }
 
-// The GPU gathers one stream per thread (GatherStream), the CPU whole blocks
-// (GatherBlock): both must see the same bytes.
+// The CPU gathers whole blocks (GatherBlock), the GPU each byte of a stream
+// on its own thread (GatheredStreamByte); GatherStream is the reference:
+// all three must see the same bytes.
 TEST(DeterministicBloscLz4, StreamAndBlockGatherAgree) {
   const Bytes data = testing::RandomBytes(70'000);
   for (std::uint32_t typesize = 1; typesize <= 20; ++typesize) {
@@ -205,13 +206,21 @@ TEST(DeterministicBloscLz4, StreamAndBlockGatherAgree) {
         const std::uint32_t bytes = blosc_lz4::BlockBytes(g, block);
         const std::uint32_t streams = blosc_lz4::StreamCount(g, block);
         const std::uint8_t* at = data.data() + std::size_t{block} * g.blocksize;
-        Bytes whole(bytes), one(bytes);
+        Bytes whole(bytes), one(bytes), by_byte(bytes);
         blosc_lz4::GatherBlock(g, at, bytes, whole.data());
+        const std::uint32_t stream_bytes = bytes / streams;
         for (std::uint32_t s = 0; s < streams; ++s) {
-          blosc_lz4::GatherStream(g, at, bytes, s, streams, one.data() + s * (bytes / streams));
+          blosc_lz4::GatherStream(g, at, bytes, s, streams,
+                                  one.data() + std::size_t{s} * stream_bytes);
+          for (std::uint32_t o = 0; o < stream_bytes; ++o) {
+            by_byte[s * stream_bytes + o] =
+                blosc_lz4::GatheredStreamByte(g, at, bytes, s, streams, o);
+          }
         }
         ASSERT_EQ(one, whole) << "typesize " << typesize << " shuffle " << shuffle << " block "
                               << block;
+        ASSERT_EQ(by_byte, whole) << "typesize " << typesize << " shuffle " << shuffle << " block "
+                                  << block;
       }
     }
   }
