@@ -35,14 +35,20 @@ inline pipelines::stream::StreamConfig MicroscopyStreamConfig(const std::string&
 
 // Appends `frames` frames (the distinct ones, repeated) and closes; returns
 // the seconds from the writer's creation (which allocates and fills its
-// buffers) to its close, and its stats in *stats when given.
+// buffers) to its close, its stats in *stats and the seconds its creation
+// took in *create_seconds when given.
 inline double StreamOnce(const pipelines::stream::StreamConfig& config, const Bytes& distinct,
                          core::Index frames, std::shared_ptr<store::Store> store,
                          pipelines::stream::StreamWriterOptions options,
-                         pipelines::stream::StreamStats* stats = nullptr) {
+                         pipelines::stream::StreamStats* stats = nullptr,
+                         double* create_seconds = nullptr) {
   options.overwrite = true;
   return Seconds([&] {
-    auto writer = pipelines::stream::StreamWriter::Create(config, std::move(store), "", options);
+    Result<std::unique_ptr<pipelines::stream::StreamWriter>> writer = Status::Internal("unset");
+    const double created = Seconds([&] {
+      writer = pipelines::stream::StreamWriter::Create(config, std::move(store), "", options);
+    });
+    if (create_seconds != nullptr) *create_seconds = created;
     CheckOk(writer.status(), "create stream writer");
     const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
     for (core::Index f = 0; f < frames; ++f) {

@@ -19,7 +19,9 @@
 // Figures are GB/s of uncompressed input, medians over --runs rounds.
 //
 // usage: cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C] [--dir DIR]
+//                          [--epochs-per-batch E]... [--file-sink yes|no]
 //                          [--write-frames FILE.npy]
+// Several --codec or --epochs-per-batch values run every combination.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -48,25 +50,34 @@ struct Options {
   double cpu_gib = 2;
   int runs = 3;
   std::vector<std::string> codecs = {"none", "blosc:lz4det"};
+  std::vector<std::size_t> epochs_per_batch = {0};  // 0: the writer's choice.
+  bool file_sink = true;
   fs::path dir = fs::temp_directory_path() / "chunkwise-cuda-stream-bench";
   std::string write_frames;
 };
 
 Options Parse(int argc, char** argv) {
   Options options;
-  bool codec_given = false;
+  bool codec_given = false, epochs_given = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--gib") {
-      options.gib = std::atof(argv[i + 1]);
+      options.gib = bench::NumberArg("--gib", argv[i + 1], 0.001, 1e4);
     } else if (flag == "--cpu-gib") {
-      options.cpu_gib = std::atof(argv[i + 1]);
+      options.cpu_gib = bench::NumberArg("--cpu-gib", argv[i + 1], 0, 1e4);
     } else if (flag == "--runs") {
-      options.runs = std::atoi(argv[i + 1]);
+      options.runs = static_cast<int>(bench::IntegerArg("--runs", argv[i + 1], 1, 1000));
     } else if (flag == "--codec") {
       if (!codec_given) options.codecs.clear();
       codec_given = true;
       options.codecs.push_back(argv[i + 1]);
+    } else if (flag == "--epochs-per-batch") {
+      if (!epochs_given) options.epochs_per_batch.clear();
+      epochs_given = true;
+      options.epochs_per_batch.push_back(static_cast<std::size_t>(
+          bench::IntegerArg("--epochs-per-batch", argv[i + 1], 0, 1 << 20)));
+    } else if (flag == "--file-sink") {
+      options.file_sink = std::string(argv[i + 1]) != "no";
     } else if (flag == "--dir") {
       options.dir = argv[i + 1];
     } else if (flag == "--write-frames") {
@@ -74,7 +85,8 @@ Options Parse(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C]... "
-                   "[--dir DIR] [--write-frames FILE.npy]\n");
+                   "[--epochs-per-batch E]... [--file-sink yes|no] [--dir DIR] "
+                   "[--write-frames FILE.npy]\n");
       std::exit(2);
     }
   }
@@ -90,14 +102,26 @@ double Gigabytes(Index frames, std::size_t frame_bytes) {
   return static_cast<double>(frames) * static_cast<double>(frame_bytes) / 1e9;
 }
 
-struct CodecFigures {
-  std::vector<double> cuda_discard, cuda_file, cpu_discard;
+struct Variant {
+  std::string codec;
+  std::size_t epochs_per_batch = 0;
+
+  std::string Name() const {
+    return epochs_per_batch == 0
+               ? codec
+               : codec + ", " + std::to_string(epochs_per_batch) + " epochs per batch";
+  }
+};
+
+struct VariantFigures {
+  std::vector<double> cuda_discard, cuda_file, cpu_discard, create_seconds;
   std::map<std::string, std::vector<double>> stages;  // Input GB/s per stage.
 };
 
-void RunRound(const Options& options, const std::string& codec, const Bytes& distinct,
-              CodecFigures& figures) {
-  stream::StreamConfig config = bench::MicroscopyStreamConfig(codec, 0);
+void RunRound(const Options& options, const Variant& variant, const Bytes& distinct,
+              VariantFigures& figures) {
+  stream::StreamConfig config = bench::MicroscopyStreamConfig(variant.codec, 0);
+  config.epochs_per_batch = variant.epochs_per_batch;
   const std::size_t frame_bytes =
       static_cast<std::size_t>(bench::kFrameSide) * static_cast<std::size_t>(bench::kFrameSide) * 2;
   const Index frames = FramesFor(options.gib, frame_bytes);
@@ -109,18 +133,24 @@ void RunRound(const Options& options, const std::string& codec, const Bytes& dis
   stream::DiscardShardSink discard;
   gpu.sink = &discard;
   stream::StreamStats stats;
-  figures.cuda_discard.push_back(
-      gb / bench::StreamOnce(config, distinct, frames, store::MemoryStore::Create(), gpu, &stats));
+  double create_seconds = 0;
+  figures.cuda_discard.push_back(gb / bench::StreamOnce(config, distinct, frames,
+                                                        store::MemoryStore::Create(), gpu, &stats,
+                                                        &create_seconds));
+  figures.create_seconds.push_back(create_seconds);
   for (const stream::StageTime& stage : stats.stages) {
     if (stage.seconds > 0) figures.stages[stage.name].push_back(gb / stage.seconds);
   }
-  gpu.sink = nullptr;
-  auto files = store::FileStore::Open(options.dir / "cuda.zarr");
-  CheckOk(files.status(), "file store");
-  figures.cuda_file.push_back(gb / bench::StreamOnce(config, distinct, frames, *files, gpu));
-  fs::remove_all(options.dir);
+  if (options.file_sink) {
+    gpu.sink = nullptr;
+    auto files = store::FileStore::Open(options.dir / "cuda.zarr");
+    CheckOk(files.status(), "file store");
+    figures.cuda_file.push_back(gb / bench::StreamOnce(config, distinct, frames, *files, gpu));
+    fs::remove_all(options.dir);
+  }
 
   config.backend = stream::StreamBackendKind::kCpu;
+  config.epochs_per_batch = 0;
   const Index cpu_frames = FramesFor(options.cpu_gib, frame_bytes);
   stream::StreamWriterOptions cpu;
   cpu.sink = &discard;
@@ -129,13 +159,17 @@ void RunRound(const Options& options, const std::string& codec, const Bytes& dis
       bench::StreamOnce(config, distinct, cpu_frames, store::MemoryStore::Create(), cpu));
 }
 
-void Report(const std::string& codec, const CodecFigures& f, double h2d) {
+double MedianOrZero(const std::vector<double>& values) {
+  return values.empty() ? 0.0 : Median(values);
+}
+
+void Report(const Variant& variant, const VariantFigures& f, double h2d) {
   const double cuda = Median(f.cuda_discard);
-  std::printf("\ncodec %s (medians, GB/s of input)\n", codec.c_str());
+  std::printf("\ncodec %s (medians, GB/s of input)\n", variant.Name().c_str());
   std::printf("  %-30s %8.2f\n", "H2D ceiling (page-locked)", h2d);
-  std::printf("  %-30s %8.2f   %.2fx the H2D ceiling\n", "cuda backend, discard sink", cuda,
-              cuda / h2d);
-  std::printf("  %-30s %8.2f\n", "cuda backend, file sink", Median(f.cuda_file));
+  std::printf("  %-30s %8.2f   %.2fx the H2D ceiling (writer creation %.2f s)\n",
+              "cuda backend, discard sink", cuda, cuda / h2d, Median(f.create_seconds));
+  std::printf("  %-30s %8.2f\n", "cuda backend, file sink", MedianOrZero(f.cuda_file));
   std::printf("  %-30s %8.2f   cuda is %.1fx it\n", "cpu backend, discard sink",
               Median(f.cpu_discard), cuda / Median(f.cpu_discard));
   std::printf("  stages:");
@@ -167,16 +201,23 @@ int Main(int argc, char** argv) {
   CheckOk(h2d.status(), "H2D rate");
   std::printf("cuda_stream_bench: %s, %.1f GiB per GPU run, %d rounds\n", devices[0].name.c_str(),
               options.gib, options.runs);
-  std::map<std::string, CodecFigures> figures;
+  std::vector<Variant> variants;
+  for (const std::string& codec : options.codecs) {
+    for (const std::size_t epochs : options.epochs_per_batch) variants.push_back({codec, epochs});
+  }
+  std::vector<VariantFigures> figures(variants.size());
   for (int run = 0; run < options.runs; ++run) {
-    for (const std::string& codec : options.codecs) {
-      RunRound(options, codec, distinct, figures[codec]);
-      std::printf("round %d %s: cuda discard %.2f, file %.2f, cpu %.2f GB/s\n", run + 1,
-                  codec.c_str(), figures[codec].cuda_discard.back(),
-                  figures[codec].cuda_file.back(), figures[codec].cpu_discard.back());
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      RunRound(options, variants[v], distinct, figures[v]);
+      std::printf("round %d %s: cuda discard %.2f (creation %.2f s), file %.2f, cpu %.2f GB/s\n",
+                  run + 1, variants[v].Name().c_str(), figures[v].cuda_discard.back(),
+                  figures[v].create_seconds.back(),
+                  figures[v].cuda_file.empty() ? 0.0 : figures[v].cuda_file.back(),
+                  figures[v].cpu_discard.back());
+      std::fflush(stdout);
     }
   }
-  for (const std::string& codec : options.codecs) Report(codec, figures[codec], *h2d);
+  for (std::size_t v = 0; v < variants.size(); ++v) Report(variants[v], figures[v], *h2d);
   return 0;
 }
 
