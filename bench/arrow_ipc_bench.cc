@@ -195,12 +195,17 @@ std::uint64_t RawRead(const std::filesystem::path& path,
 
 int Run(int argc, char** argv) {
   int records = 10000, runs = 7;
+  constexpr const char* kUsage = "arrow_ipc_bench [--records N] [--runs R]";
+  bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--records")
+    if (flag == "--records") {
       records = static_cast<int>(bench::IntegerArg("--records", argv[i + 1], 1, INT_MAX));
-    if (flag == "--runs")
+    } else if (flag == "--runs") {
       runs = static_cast<int>(bench::IntegerArg("--runs", argv[i + 1], 1, INT_MAX));
+    } else {
+      bench::ExitWithUsage(kUsage);
+    }
   }
   const std::vector<dvid::ExportBlock> blocks = MakeBlocks(records);
   std::uint64_t bytes = 0;

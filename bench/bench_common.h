@@ -49,6 +49,18 @@ inline double NumberArg(const char* option, const char* text, double min, double
   return value;
 }
 
+// Exits with status 2 and `usage` on stderr: for an unknown flag, or a last
+// flag without its value, which a benchmark would otherwise ignore silently.
+[[noreturn]] inline void ExitWithUsage(const char* usage) {
+  std::fprintf(stderr, "usage: %s\n", usage);
+  std::exit(2);
+}
+
+// Flags come in pairs after the program's name: an odd count is whole.
+inline void RequireFlagPairs(int argc, const char* usage) {
+  if (argc % 2 == 0) ExitWithUsage(usage);
+}
+
 inline double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];

@@ -93,15 +93,23 @@ void Print(const char* name, const Figures& f) {
 
 Settings ParseSettings(int argc, char** argv) {
   Settings s;
+  constexpr const char* kUsage =
+      "blosc_lz4_bench [--mib 64] [--chunk-kib 1024] [--threads 1] [--runs 5]";
+  bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* const value = argv[i + 1];
-    if (flag == "--mib") s.mib = static_cast<std::size_t>(IntegerArg("--mib", value, 1, 1 << 20));
-    if (flag == "--chunk-kib")  // Up to 1 GiB: c-blosc takes at most 2 GiB.
+    if (flag == "--mib") {
+      s.mib = static_cast<std::size_t>(IntegerArg("--mib", value, 1, 1 << 20));
+    } else if (flag == "--chunk-kib") {  // Up to 1 GiB: c-blosc takes at most 2 GiB.
       s.chunk_kib = static_cast<std::size_t>(IntegerArg("--chunk-kib", value, 1, 1 << 20));
-    if (flag == "--threads")
+    } else if (flag == "--threads") {
       s.threads = static_cast<int>(IntegerArg("--threads", value, 1, BLOSC_MAX_THREADS));
-    if (flag == "--runs") s.runs = static_cast<int>(IntegerArg("--runs", value, 1, INT_MAX));
+    } else if (flag == "--runs") {
+      s.runs = static_cast<int>(IntegerArg("--runs", value, 1, INT_MAX));
+    } else {
+      bench::ExitWithUsage(kUsage);
+    }
   }
   return s;
 }

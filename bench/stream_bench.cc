@@ -217,7 +217,11 @@ int RunOnly(const Options& options, const std::map<std::string, Path>& paths, do
 }
 
 Options Parse(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
+      "[--only raw|discard|file|region]";
   Options options;
+  bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--gib")  // From about one 8 MiB frame up.
@@ -233,12 +237,8 @@ Options Parse(int argc, char** argv) {
       options.dir = argv[i + 1];
     else if (flag == "--only")
       options.only = argv[i + 1];
-    else {
-      std::fprintf(stderr,
-                   "usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
-                   "[--only raw|discard|file|region]\n");
-      std::exit(2);
-    }
+    else
+      bench::ExitWithUsage(kUsage);
   }
   return options;
 }

@@ -142,15 +142,22 @@ int Run(int argc, char** argv) {
   int runs = 3;
   std::size_t threads = 0;
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "chunkwise_vectors_bench";
+  constexpr const char* kUsage = "vectors_bench [--points N] [--runs R] [--threads T] [--dir PATH]";
+  bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* const value = argv[i + 1];
-    if (flag == "--points")
+    if (flag == "--points") {
       points = static_cast<std::size_t>(bench::IntegerArg("--points", value, 1, 1LL << 40));
-    if (flag == "--runs") runs = static_cast<int>(bench::IntegerArg("--runs", value, 1, INT_MAX));
-    if (flag == "--dir") dir = value;
-    if (flag == "--threads")  // 0: one per core.
+    } else if (flag == "--runs") {
+      runs = static_cast<int>(bench::IntegerArg("--runs", value, 1, INT_MAX));
+    } else if (flag == "--dir") {
+      dir = value;
+    } else if (flag == "--threads") {  // 0: one per core.
       threads = static_cast<std::size_t>(bench::IntegerArg("--threads", value, 0, 4096));
+    } else {
+      bench::ExitWithUsage(kUsage);
+    }
   }
   KeepFreedMemoryForReuse();
   const Geometry geometry = Walks(points);

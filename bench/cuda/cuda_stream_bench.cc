@@ -57,8 +57,12 @@ struct Options {
 };
 
 Options Parse(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C]... "
+      "[--epochs-per-batch E]... [--file-sink yes|no] [--dir DIR] [--write-frames FILE.npy]";
   Options options;
   bool codec_given = false, epochs_given = false;
+  bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--gib") {
@@ -77,17 +81,15 @@ Options Parse(int argc, char** argv) {
       options.epochs_per_batch.push_back(static_cast<std::size_t>(
           bench::IntegerArg("--epochs-per-batch", argv[i + 1], 0, 1 << 20)));
     } else if (flag == "--file-sink") {
-      options.file_sink = std::string(argv[i + 1]) != "no";
+      const std::string value = argv[i + 1];
+      if (value != "yes" && value != "no") bench::ExitWithUsage(kUsage);
+      options.file_sink = value == "yes";
     } else if (flag == "--dir") {
       options.dir = argv[i + 1];
     } else if (flag == "--write-frames") {
       options.write_frames = argv[i + 1];
     } else {
-      std::fprintf(stderr,
-                   "usage: cuda_stream_bench [--gib G] [--cpu-gib G] [--runs N] [--codec C]... "
-                   "[--epochs-per-batch E]... [--file-sink yes|no] [--dir DIR] "
-                   "[--write-frames FILE.npy]\n");
-      std::exit(2);
+      bench::ExitWithUsage(kUsage);
     }
   }
   return options;
