@@ -64,10 +64,7 @@ std::uint64_t RecordBytes(const dvid::ExportBlock& block) {
          block.dvid_compressed_block.size() + sizeof(std::uint32_t);
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+using bench::Median;
 
 double ThreadSeconds() {
   timespec now;

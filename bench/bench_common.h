@@ -61,7 +61,10 @@ inline void RequireFlagPairs(int argc, const char* usage) {
   if (argc % 2 == 0) ExitWithUsage(usage);
 }
 
+// The median (the upper one of an even count); 0 when there are no values,
+// as for a peer that did not run.
 inline double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/codec/blosc_codec.h"
 #include "chunkwise/codec/crc32c.h"
 #include "chunkwise/codec/crc32c_codec.h"
@@ -137,10 +138,7 @@ double ThreadCpuSeconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0 : values[values.size() / 2];
-}
+using bench::Median;
 
 // Runs `ours` and `direct` back to back in every iteration, alternating which
 // goes first, and times each on the thread's CPU clock. On a shared machine the

@@ -42,16 +42,8 @@ namespace fs = std::filesystem;
 namespace dvid = formats::dvid;
 constexpr int kRuns = 15;
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-double Seconds(const std::function<void()>& body) {
-  const auto start = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using bench::Median;
+using bench::Seconds;
 
 void Check(const Status& status, const char* what) {
   if (!status.ok()) {
@@ -133,10 +125,7 @@ int Run(std::array<std::int64_t, 3> shape, std::size_t workers) {
   return 0;
 }
 
-[[noreturn]] void ExitWithUsage() {
-  std::fprintf(stderr, "usage: export_shards_bench [z,y,x] [threads]\n");
-  std::exit(2);
-}
+constexpr const char* kUsage = "export_shards_bench [z,y,x] [threads]";
 
 // The volume's shape from "z,y,x": exactly three whole numbers.
 std::array<std::int64_t, 3> ParseShape(const std::string& text) {
@@ -145,7 +134,8 @@ std::array<std::int64_t, 3> ParseShape(const std::string& text) {
   for (std::size_t axis = 0; axis < shape.size(); ++axis) {
     const std::size_t comma = text.find(',', start);
     const bool last = axis + 1 == shape.size();
-    if ((comma == std::string::npos) != last) ExitWithUsage();  // Two commas, no more, no fewer.
+    if ((comma == std::string::npos) != last)
+      bench::ExitWithUsage(kUsage);  // Two commas, no more, no fewer.
     shape[axis] = bench::IntegerArg("z,y,x", text.substr(start, comma - start).c_str(), 1, 1 << 20);
     start = comma + 1;
   }

@@ -48,10 +48,7 @@ struct BenchOptions {
   bool keep = false;   // --keep: leave the written files in --dir.
 };
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0 : values[values.size() / 2];
-}
+using chunkwise::bench::Median;
 
 double Seconds(const std::function<void()>& body) {
   const auto start = std::chrono::steady_clock::now();

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 
@@ -46,10 +47,7 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+using bench::Median;
 
 std::string Key(int i, int j, int k) {
   return "data/" + std::to_string(i) + "." + std::to_string(j) + "." + std::to_string(k);
