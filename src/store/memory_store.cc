@@ -1,6 +1,8 @@
 #include "chunkwise/store/memory_store.h"
 
+#include <cstring>
 #include <mutex>
+#include <string>
 
 #include "chunkwise/store/key.h"
 
@@ -33,18 +35,47 @@ Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRan
       CopyToBytes(ByteView(*value).subspan(resolved.offset, resolved.length)));
 }
 
-Status MemoryStore::Set(std::string_view key, ByteView value) {
-  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
-  // Copy before taking the lock so writers of large values do not stall readers.
-  auto copy = std::make_shared<const Bytes>(CopyToBytes(value));
+Result<bool> MemoryStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                        MutableByteView out) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
+  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
+  if (value == nullptr) return false;
+  std::size_t at = 0;
+  for (const ByteRange& range : ranges) {
+    // Resolved lengths are the asked ones, which CheckRangesFill summed to out's size.
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value->size(), Describe(key)));
+    std::memcpy(out.data() + at, value->data() + resolved.offset, resolved.length);
+    at += resolved.length;
+  }
+  return true;
+}
+
+void MemoryStore::Put(std::string_view key, Value value) {
   std::unique_lock lock(mutex_);
   const auto it = values_.find(key);
   if (it != values_.end()) {
-    it->second.swap(copy);
+    it->second.swap(value);
   } else {
-    values_.emplace(std::string(key), std::move(copy));
+    values_.emplace(std::string(key), std::move(value));
   }
-  lock.unlock();  // The old value, now in `copy`, is freed outside the lock.
+  lock.unlock();  // The old value, now in `value`, is freed outside the lock.
+}
+
+Status MemoryStore::Set(std::string_view key, ByteView value) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  // Copy before taking the lock so writers of large values do not stall readers.
+  Put(key, std::make_shared<const Bytes>(CopyToBytes(value)));
+  return Status::Ok();
+}
+
+Status MemoryStore::SetParts(std::string_view key, std::span<const ByteView> parts) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::size_t total = 0;
+  for (ByteView part : parts) total += part.size();
+  auto joined = std::make_shared<Bytes>();
+  joined->reserve(total);
+  for (ByteView part : parts) AppendBytes(*joined, part);
+  Put(key, std::move(joined));
   return Status::Ok();
 }
 

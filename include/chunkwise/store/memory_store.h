@@ -25,7 +25,12 @@ class MemoryStore final : public Store {
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
+  // Copies each range once, straight from the value held.
+  Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                             MutableByteView out) const override;
   Status Set(std::string_view key, ByteView value) override;
+  // Joins the parts into the value held: one copy, not two.
+  Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
   Status Erase(std::string_view key) override;
   Result<std::vector<std::string>> List(std::string_view prefix) const override;
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
@@ -41,6 +46,8 @@ class MemoryStore final : public Store {
 
   // The value of `key` (nullptr if absent), after validating the key.
   Result<Value> Find(std::string_view key) const;
+  // Makes `value` the value of `key`.
+  void Put(std::string_view key, Value value);
 
   mutable std::shared_mutex mutex_;
   std::map<std::string, Value, std::less<>> values_;  // Guarded by mutex_.

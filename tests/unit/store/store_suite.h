@@ -217,6 +217,17 @@ TEST_P(StoreSuite, GetRangesIntoRefusesAWrongBufferOrARangeOutside) {
   EXPECT_EQ(store_->GetRangesInto("v", outside, four).status().code(), StatusCode::kOutOfRange);
 }
 
+TEST_P(StoreSuite, SetPartsStoresThePartsJoinedAndReplacesTheValue) {
+  Set("v", "old value");
+  const std::string a = "abc", b, c = "defg";
+  const ByteView parts[] = {AsBytes(a), AsBytes(b), AsBytes(c)};
+  ASSERT_TRUE(store_->SetParts("v", parts).ok());
+  Result<std::optional<Bytes>> got = store_->Get("v");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(std::string(AsChars(**got)), "abcdefg");
+  EXPECT_EQ(store_->SetParts("a//b", parts).code(), StatusCode::kInvalidArgument);
+}
+
 TEST_P(StoreSuite, InvalidKeysAreRejected) {
   for (const char* key : {"", "/abs", "a//b", "a/", "./a", "a/./b", "../x", "a/..", "a\\b"}) {
     SCOPED_TRACE(key);
