@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "chunkwise/core/check.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace chunkwise::core {
 
@@ -159,6 +164,39 @@ void CopyFixedRuns(const CopyPlan& plan, Scratch& counters, const std::uint8_t* 
   });
 }
 
+// Shorter runs are copied through the cache: a partial line written around
+// it costs more than the read of the line that it saves.
+constexpr std::size_t kMinStreamedRunBytes = 64;
+
+// Copies `bytes` with non-temporal stores where the CPU has them: the
+// unaligned head and the tail through memcpy, 16-byte blocks in between.
+void StreamRun(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes) {
+#if defined(__SSE2__)
+  const std::size_t head = std::min(bytes, (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16);
+  std::memcpy(to, from, head);
+  std::size_t at = head;
+  for (; at + 16 <= bytes; at += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(to + at),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + at)));
+  }
+  std::memcpy(to + at, from + at, bytes - at);
+#else
+  std::memcpy(to, from, bytes);
+#endif
+}
+
+// Orders the streamed stores before whatever the thread does next (such as
+// telling another thread the copy is done), as ordinary stores are.
+void FenceStreamedStores() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+bool Streams(const StridedDestination& destination, const CopyPlan& plan) {
+  return destination.streaming && plan.run_bytes >= kMinStreamedRunBytes;
+}
+
 }  // namespace
 
 void CopyStridedRegion(const StridedSource& source, const StridedDestination& destination,
@@ -172,6 +210,13 @@ void CopyStridedRegion(const StridedSource& source, const StridedDestination& de
   Scratch counters(extent.size());
   const auto* from = static_cast<const std::uint8_t*>(source.data);
   auto* to = static_cast<std::uint8_t*>(destination.data);
+  if (Streams(destination, plan)) {
+    ForEachRun(plan, counters, [&](std::ptrdiff_t source_at, std::ptrdiff_t destination_at) {
+      StreamRun(to + destination_at, from + source_at, plan.run_bytes);
+    });
+    FenceStreamedStores();
+    return;
+  }
   switch (plan.run_bytes) {
     case 1:
       return CopyFixedRuns<1>(plan, counters, from, to);
@@ -209,9 +254,17 @@ void FillStridedRegion(const StridedDestination& destination, std::span<const In
     filled += chunk;
   }
   Scratch counters(extent.size());
+  const bool streams = Streams(destination, plan);
   ForEachRun(plan, counters, [&](std::ptrdiff_t, std::ptrdiff_t destination_at) {
-    if (bytes + destination_at != first) std::memcpy(bytes + destination_at, first, plan.run_bytes);
+    std::uint8_t* run = bytes + destination_at;
+    if (run == first) return;
+    if (streams) {
+      StreamRun(run, first, plan.run_bytes);
+    } else {
+      std::memcpy(run, first, plan.run_bytes);
+    }
   });
+  if (streams) FenceStreamedStores();
 }
 
 }  // namespace chunkwise::core

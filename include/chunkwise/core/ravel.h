@@ -47,12 +47,19 @@ struct StridedDestination {
   void* data;
   std::span<const Index> shape;
   std::span<const Index> origin;
+  // Runs of 64 bytes or more are written with non-temporal stores, around the
+  // caches: for destinations larger than the caches that nothing reads soon,
+  // such as a whole volume read. A CPU that reads each line before an ordinary
+  // store writes it (as server Xeons do) scatters 64³ uint16 chunks into a
+  // volume ten times faster so; see docs/formats/zarr.md, "Performance".
+  bool streaming = false;
 };
 
 // Copies the box of `extent` elements at source.origin in the source buffer to
 // the box at destination.origin in the destination buffer, element_size bytes
 // per element. Each maximal run that is contiguous in both buffers is one
-// memcpy, so copying a whole array or whole rows costs one call.
+// memcpy (or one streamed copy), so copying a whole array or whole rows costs
+// one call.
 // REQUIRES: all spans have the same size; origin[d] + extent[d] <= shape[d] in
 // both buffers; the buffers do not overlap. Aborts (CHUNKWISE_CHECK) on a box
 // outside either buffer.

@@ -208,7 +208,8 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
   return ForEachInner(chunks.size(), [&](std::size_t i) -> Status {
     const core::ChunkOverlap overlap = *grid.Overlap(chunks[i], box);
     const core::Coord origin = Plus(destination.origin, overlap.region_local.start());
-    const core::StridedDestination target{destination.data, destination.shape, origin};
+    const core::StridedDestination target{destination.data, destination.shape, origin,
+                                          destination.streaming};
     const core::Shape extent = overlap.array.shape();
     const ChunkLocation& location = index.at(core::Ravel(chunks[i], grid.grid_shape()));
     if (location.empty()) {

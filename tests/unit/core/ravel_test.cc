@@ -121,6 +121,33 @@ TEST(CopyStridedRegion, MatchesElementwiseCopy) {
   }
 }
 
+// Streamed copies take runs of 64 bytes and more: long last dimensions, wide
+// elements, and destinations at every offset from a 16-byte boundary.
+TEST(CopyStridedRegion, StreamingMatchesElementwiseCopyAtEveryAlignment) {
+  std::mt19937_64 rng(25);
+  for (int trial = 0; trial < 2000; ++trial) {
+    RandomCopy copy = MakeRandomCopy(rng, Random(rng, 1, 3));
+    copy.source_shape.back() = copy.destination_shape.back() = Random(rng, 1, 70);
+    copy.extent.back() = Random(rng, 0, copy.source_shape.back());
+    copy.source_origin.back() = Random(rng, 0, copy.source_shape.back() - copy.extent.back());
+    copy.destination_origin.back() =
+        Random(rng, 0, copy.destination_shape.back() - copy.extent.back());
+    const std::size_t element_size = std::vector<std::size_t>{1, 2, 3, 8, 16}[rng() % 5];
+    const auto skew = static_cast<std::size_t>(rng() % 16);
+    const auto source = RandomBytes(rng, *NumElements(copy.source_shape) * element_size);
+    auto expected = RandomBytes(rng, *NumElements(copy.destination_shape) * element_size + 16);
+    auto actual = expected;
+    NaiveCopy({source.data(), copy.source_shape, copy.source_origin},
+              {expected.data() + skew, copy.destination_shape, copy.destination_origin},
+              copy.extent, element_size);
+    CopyStridedRegion({source.data(), copy.source_shape, copy.source_origin},
+                      {actual.data() + skew, copy.destination_shape, copy.destination_origin, true},
+                      copy.extent, element_size);
+    ASSERT_EQ(actual, expected) << "trial " << trial << " extent " << FormatShape(copy.extent)
+                                << " element " << element_size << " skew " << skew;
+  }
+}
+
 TEST(CopyStridedRegion, HighRankUsesHeapScratch) {
   std::mt19937_64 rng(23);
   const Shape source_shape{2, 1, 3, 1, 2, 2, 1, 2, 3, 1, 2, 1, 2, 1, 1, 2, 3, 1, 2, 2};
@@ -174,6 +201,29 @@ TEST(FillStridedRegion, MatchesElementwiseFill) {
     FillStridedRegion({actual.data(), box.destination_shape, box.destination_origin}, box.extent,
                       element);
     ASSERT_EQ(actual, expected) << "trial " << trial;
+  }
+}
+
+TEST(FillStridedRegion, StreamingMatchesElementwiseFill) {
+  std::mt19937_64 rng(26);
+  for (int trial = 0; trial < 1000; ++trial) {
+    const Shape shape{Random(rng, 1, 4), Random(rng, 1, 90)};
+    const Shape extent{Random(rng, 0, shape[0]), Random(rng, 0, shape[1])};
+    const Coord origin{Random(rng, 0, shape[0] - extent[0]), Random(rng, 0, shape[1] - extent[1])};
+    const std::size_t element_size = std::vector<std::size_t>{1, 2, 3, 8}[rng() % 4];
+    const auto skew = static_cast<std::size_t>(rng() % 16);
+    const auto element = RandomBytes(rng, element_size);
+    auto actual = RandomBytes(rng, *NumElements(shape) * element_size + 16);
+    auto expected = actual;
+    for (Index y = 0; y < extent[0]; ++y) {
+      for (Index x = 0; x < extent[1]; ++x) {
+        const Coord at{origin[0] + y, origin[1] + x};
+        std::memcpy(expected.data() + skew + Ravel(at, shape) * element_size, element.data(),
+                    element_size);
+      }
+    }
+    FillStridedRegion({actual.data() + skew, shape, origin, true}, extent, element);
+    ASSERT_EQ(actual, expected) << "trial " << trial << " extent " << FormatShape(extent);
   }
 }
 

@@ -509,6 +509,40 @@ TEST(ArraySharded, WholeShardWritesNeverRead) {
   }
 }
 
+// Reads of 64 MiB and more stream into the caller's buffer (non-temporal
+// stores); decoded chunks, clipped edges and fill-valued gaps must land as
+// ordinary copies would put them, into a buffer not 16-byte aligned.
+TEST(ArraySharded, LargeReadsIntoAnUnalignedBufferMatch) {
+  const Shape shape{33, 1000, 1024};  // 67.6 MB of uint16, edge shards on two axes.
+  auto store = store::MemoryStore::Create();
+  const ArrayMetadata metadata =
+      Metadata(shape, {16, 256, 256}, DataType(DataTypeId::kUInt16), ElementOf<std::uint16_t>(7),
+               ShardingCodecs({8, 128, 128}, "end", json::array({kBytesLittle})));
+  Array array = ValueOrDie(Array::Create(store, "a", metadata, false));
+  const Region written({0, 0, 0}, {33, 600, 1024});
+  const auto value = [](Index z, Index y, Index x) {
+    return static_cast<std::uint16_t>(z * 7 + y * 13 + x);
+  };
+  Bytes data(static_cast<std::size_t>(written.num_elements()) * 2);
+  Bytes expected(static_cast<std::size_t>(Region::Full(shape).num_elements()) * 2);
+  std::size_t at = 0;
+  for (Index z = 0; z < shape[0]; ++z) {
+    for (Index y = 0; y < shape[1]; ++y) {
+      for (Index x = 0; x < shape[2]; ++x, at += 2) {
+        const std::uint16_t v = y < 600 ? value(z, y, x) : 7;
+        StoreLittleEndian(v, expected.data() + at);
+        if (y < 600) StoreLittleEndian(v, data.data() + ((z * 600 + y) * 1024 + x) * 2);
+      }
+    }
+  }
+  ASSERT_TRUE(array.Write(written, data).ok());
+  Bytes out(expected.size() + 2, 0);
+  ASSERT_TRUE(array.ReadInto(Region::Full(shape), out.data() + 2).ok());
+  EXPECT_EQ(out[0], 0);
+  EXPECT_EQ(out[1], 0);
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), out.begin() + 2));
+}
+
 TEST(ArraySharded, PartialWriteReadsTheShardOnceAndKeepsOtherChunks) {
   auto store = std::make_shared<CountingStore>();
   Array array = ValueOrDie(Array::Create(store, "a", ShardedMetadata(), false));
@@ -933,7 +967,9 @@ TEST(Array, NanFillValue) {
     ASSERT_TRUE(array.Write(Region({0, 0}, {4, 4}), data).ok());
     EXPECT_TRUE(Exists(*store, "n/c/0/0"));
     EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {4, 4}))), data);
-    if (sharded) EXPECT_EQ(ValueOrDie(array.Stats()).stored_inner_chunks, 1u);
+    if (sharded) {
+      EXPECT_EQ(ValueOrDie(array.Stats()).stored_inner_chunks, 1u);
+    }
     // NaN over the 1.0 makes the chunk all fill: it is removed (NaN != NaN does not matter).
     ASSERT_TRUE(array.Write(Region({1, 1}, {2, 2}), nan).ok());
     EXPECT_FALSE(Exists(*store, "n/c/0/0"));
