@@ -1,5 +1,6 @@
 // Sharded zarr v3 write and read throughput, next to the raw codec on the same
-// chunks and python3-zarr 2.13 on the same data, all in one run.
+// chunks and to python3-zarr 2.13 (and, where installed, TensorStore) on the
+// same data, all in one run.
 //
 // The volume is uint16, smooth and noisy like a microscope's (default 1 GiB,
 // 512×1024×1024), stored as shards of 256³ with inner chunks of 64³, once with
@@ -7,14 +8,24 @@
 //   ours        Array::Write of the whole volume into a FileStore, and Array::ReadInto
 //               back into a buffer the caller allocated once;
 //   raw codec   the same codec encoding (decoding) the same 64³ chunks, held in
-//               memory, on the same thread pool: the ceiling for ours (goal ≥ 0.8×);
+//               memory, into one reused buffer per thread, on the same thread
+//               pool: the ceiling for ours (goal ≥ 0.8×);
 //   zarr-python python3-zarr 2.13 writing and reading the same data as v2 with
-//               64³ chunks and the same codec (goal: ours faster).
+//               64³ chunks and the same codec (goal: ours faster);
+//   tensorstore with --tensorstore: TensorStore writing and reading the same
+//               layout (zarr v3, same shards, chunks and codec) into files.
 // Figures are medians over --runs runs, in GB/s of uncompressed data; ours and
 // the raw codec run in alternation and ours/raw is the median per-round ratio.
 //
-// usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
-//                   [--codec TEXT]...   (default: zstd:1, then blosc:lz4:5:shuffle)
+// A second table splits ours into steps, each adding work to the one before:
+// the raw codec; + moving each chunk between the volume and the codec's buffer
+// (any chunked array must); + shards encoded but not stored (writes) or read
+// from memory (reads); + files, which is ours. It shows where ours loses to
+// the raw codec: in this layer, or in memory and kernel work the layer must do.
+//
+// usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
+//                   [--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...
+//                   (default codecs: zstd:1, then blosc:lz4:5:shuffle)
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -38,6 +49,7 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/store/file_store.h"
+#include "chunkwise/store/memory_store.h"
 
 namespace chunkwise {
 namespace {
@@ -50,19 +62,33 @@ using bench::Seconds;
 using core::Index;
 using core::Shape;
 
+constexpr Index kChunk = 64;
+constexpr const char* kUsage =
+    "zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python] "
+    "[--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...";
+
 struct BenchOptions {
   Index size_mib = 1024;
   int runs = 5;
+  std::size_t threads = 0;  // 0: one per core.
   fs::path dir = fs::temp_directory_path() / "chunkwise-zarr-bench";
   bool python = true;
+  bool tensorstore = false;
   std::string python_path = "/usr/bin/python3";
+  fs::path scripts = fs::path(CHUNKWISE_SOURCE_DIR) / "bench";  // Where the peers' scripts are.
   std::vector<std::string> codecs;  // Empty: both of the codecs.
 };
 
+// GB/s of one operation, each 0 when not measured.
+struct Throughput {
+  double write = 0, read = 0;
+};
+
 struct Figures {
-  double ours_write = 0, ours_read = 0, raw_encode = 0, raw_decode = 0;
-  double python_write = 0, python_read = 0;  // 0 when not measured.
-  double write_ratio = 0, read_ratio = 0;    // Medians of ours/raw per round.
+  Throughput ours, raw, python, tensorstore;
+  Throughput moved;     // The raw codec plus each chunk's gather (scatter).
+  Throughput unstored;  // Ours with shards encoded but not stored; read from memory.
+  Throughput ratio;     // Medians of ours/raw per round.
 };
 
 void Check(const Status& status, const char* what) {
@@ -71,25 +97,60 @@ void Check(const Status& status, const char* what) {
   std::exit(1);
 }
 
+// Where chunk `i` (C order over the chunk grid) starts in the volume.
+core::Coord ChunkOrigin(std::size_t i, const Shape& shape) {
+  const Shape grid = {shape[0] / kChunk, shape[1] / kChunk, shape[2] / kChunk};
+  const core::Coord c = core::Unravel(static_cast<Index>(i), grid);
+  return {c[0] * kChunk, c[1] * kChunk, c[2] * kChunk};
+}
+
+std::size_t ChunkCount(const Shape& shape) {
+  return static_cast<std::size_t>(shape[0] * shape[1] * shape[2] / (kChunk * kChunk * kChunk));
+}
+
+const Shape kChunkShape = {kChunk, kChunk, kChunk};
+const core::Coord kZero = {0, 0, 0};
+
 // Every 64³ chunk of the volume, copied out, as the array code would see them.
-std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape, Index chunk) {
-  const Shape grid = {shape[0] / chunk, shape[1] / chunk, shape[2] / chunk};
-  const Shape chunk_shape = {chunk, chunk, chunk};
-  std::vector<Bytes> chunks(static_cast<std::size_t>(grid[0] * grid[1] * grid[2]));
+std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape) {
+  std::vector<Bytes> chunks(ChunkCount(shape));
   for (std::size_t i = 0; i < chunks.size(); ++i) {
-    const core::Coord c = core::Unravel(static_cast<Index>(i), grid);
-    const core::Coord origin = {c[0] * chunk, c[1] * chunk, c[2] * chunk};
-    const core::Coord zero = {0, 0, 0};
-    chunks[i].resize(static_cast<std::size_t>(chunk * chunk * chunk) * 2);
-    core::CopyStridedRegion({volume.data(), shape, origin}, {chunks[i].data(), chunk_shape, zero},
-                            chunk_shape, 2);
+    chunks[i].resize(static_cast<std::size_t>(kChunk * kChunk * kChunk) * 2);
+    core::CopyStridedRegion({volume.data(), shape, ChunkOrigin(i, shape)},
+                            {chunks[i].data(), kChunkShape, kZero}, kChunkShape, 2);
   }
   return chunks;
 }
 
+// A store that keeps nothing: ours without the cost of storing shards.
+class DiscardStore final : public store::Store {
+ public:
+  Result<std::optional<Bytes>> Get(std::string_view) const override {
+    return std::optional<Bytes>();
+  }
+  Result<std::optional<Bytes>> GetRange(std::string_view, store::ByteRange) const override {
+    return std::optional<Bytes>();
+  }
+  Status Set(std::string_view, ByteView) override { return Status::Ok(); }
+  Status SetParts(std::string_view, std::span<const ByteView>) override { return Status::Ok(); }
+  Status Erase(std::string_view) override { return Status::Ok(); }
+  Result<std::vector<std::string>> List(std::string_view) const override {
+    return std::vector<std::string>();
+  }
+  Result<std::optional<std::uint64_t>> Size(std::string_view) const override {
+    return std::optional<std::uint64_t>();
+  }
+  store::StoreCapabilities capabilities() const override { return {.writable = true}; }
+  std::string Describe(std::string_view key) const override {
+    return "discard:" + std::string(key);
+  }
+};
+
 // The raw codec on the chunks held in memory: the ceiling. Encoding and
 // decoding write into one reused buffer per thread, so the peer pays for no
-// allocation or first-touch page faults at all.
+// allocation or first-touch page faults at all. The "moved" variants add what
+// any chunked array must do besides: gather each chunk out of the volume
+// before encoding it, scatter it into the caller's buffer after decoding.
 class RawCodec {
  public:
   RawCodec(const std::string& codec_text, const std::vector<Bytes>& chunks, core::ThreadPool& pool)
@@ -111,42 +172,59 @@ class RawCodec {
           "raw encode");
   }
 
-  double EncodeSeconds() {
-    const codec::BytesToBytesCodec& compressor = *chain_->bytes_codecs().front();
-    const std::size_t bound = 2 * chunks_[0].size();  // More than zstd or blosc ever need.
+  double EncodeSeconds() { return EncodeSeconds(nullptr, {}); }
+  double DecodeSeconds() { return DecodeSeconds(nullptr, {}); }
+
+  // With `volume` (of `shape`), each chunk is first gathered out of it.
+  double EncodeSeconds(const std::uint8_t* volume, const Shape& shape) {
     return Seconds([&] {
       Check(pool_.ParallelFor(chunks_.size(),
-                              [&](std::size_t i) -> Status {
-                                thread_local Bytes out;
-                                out.resize(bound);
-                                return compressor.EncodeInto(chunks_[i], out).status();
-                              }),
+                              [&](std::size_t i) { return EncodeChunk(i, volume, shape); }),
             "raw encode");
     });
   }
 
-  double DecodeSeconds() {
-    const codec::BytesToBytesCodec& compressor = *chain_->bytes_codecs().front();
-    const std::size_t chunk_bytes = chunks_[0].size();
+  // With `volume` (of `shape`), each chunk is then scattered into it.
+  double DecodeSeconds(std::uint8_t* volume, const Shape& shape) {
     return Seconds([&] {
       Check(pool_.ParallelFor(chunks_.size(),
-                              [&](std::size_t i) -> Status {
-                                thread_local Bytes out;
-                                out.resize(chunk_bytes);
-                                return compressor.DecodeInto(encoded_[i], out).status();
-                              }),
+                              [&](std::size_t i) { return DecodeChunk(i, volume, shape); }),
             "raw decode");
     });
   }
 
  private:
+  const codec::BytesToBytesCodec& compressor() const { return *chain_->bytes_codecs().front(); }
+
+  Status EncodeChunk(std::size_t i, const std::uint8_t* volume, const Shape& shape) const {
+    thread_local Bytes gathered, out;
+    out.resize(2 * chunks_[i].size());  // More than zstd or blosc ever need.
+    if (volume == nullptr) return compressor().EncodeInto(chunks_[i], out).status();
+    gathered.resize(chunks_[i].size());
+    core::CopyStridedRegion({volume, shape, ChunkOrigin(i, shape)},
+                            {gathered.data(), kChunkShape, kZero}, kChunkShape, 2);
+    return compressor().EncodeInto(gathered, out).status();
+  }
+
+  Status DecodeChunk(std::size_t i, std::uint8_t* volume, const Shape& shape) const {
+    thread_local Bytes out;
+    out.resize(chunks_[i].size());
+    CHUNKWISE_RETURN_IF_ERROR(compressor().DecodeInto(encoded_[i], out).status());
+    if (volume == nullptr) return Status::Ok();
+    // Streamed, as ours writes a volume this large.
+    core::CopyStridedRegion({out.data(), kChunkShape, kZero},
+                            {volume, shape, ChunkOrigin(i, shape), true}, kChunkShape, 2);
+    return Status::Ok();
+  }
+
   const std::vector<Bytes>& chunks_;
   core::ThreadPool& pool_;
   std::unique_ptr<codec::CodecChain> chain_;
   std::vector<Bytes> encoded_;
 };
 
-// Ours: Array::Write of the whole volume into a FileStore, Array::ReadInto back.
+// Ours: Array::Write of the whole volume, Array::ReadInto back: into and from
+// a FileStore, and, for the steps, a DiscardStore and a MemoryStore.
 class OursArray {
  public:
   OursArray(const std::string& codec_text, const Bytes& volume, const Shape& shape,
@@ -155,7 +233,7 @@ class OursArray {
     formats::zarr::ArrayLayout layout;
     layout.shape = shape;
     layout.data_type = core::DataType(core::DataTypeId::kUInt16);
-    layout.chunk_shape = {64, 64, 64};
+    layout.chunk_shape = kChunkShape;
     layout.shard_shape = Shape{256, 256, 256};
     layout.codec = codec_text;
     Result<formats::zarr::ArrayMetadata> metadata = formats::zarr::BuildArrayMetadata(layout);
@@ -165,6 +243,7 @@ class OursArray {
     // streams regions into one buffer would; only decoding and copying are timed.
     back_.resize(volume.size());
     std::memset(back_.data(), 0, back_.size());
+    WriteSeconds(memory_);
   }
   ~OursArray() { fs::remove_all(path_); }
 
@@ -172,15 +251,29 @@ class OursArray {
     fs::remove_all(path_);
     auto store = store::FileStore::Open(path_);
     Check(store.status(), "store");
-    auto array = formats::zarr::Array::Create(*store, "", metadata_, false, {.pool = pool_});
-    Check(array.status(), "create");
-    return Seconds([&] { Check(array->Write(core::Region::Full(shape_), volume_), "write"); });
+    return WriteSeconds(*store);
   }
+  double WriteUnstoredSeconds() { return WriteSeconds(std::make_shared<DiscardStore>()); }
 
   double ReadSeconds() {
     auto store = store::FileStore::Open(path_);
     Check(store.status(), "store");
-    auto array = formats::zarr::Array::Open(*store, "", {.pool = pool_});
+    return ReadSeconds(*store);
+  }
+  double ReadFromMemorySeconds() { return ReadSeconds(memory_); }
+
+  std::uint8_t* back() { return back_.data(); }
+
+ private:
+  double WriteSeconds(std::shared_ptr<store::Store> store) {
+    auto array =
+        formats::zarr::Array::Create(std::move(store), "", metadata_, true, {.pool = pool_});
+    Check(array.status(), "create");
+    return Seconds([&] { Check(array->Write(core::Region::Full(shape_), volume_), "write"); });
+  }
+
+  double ReadSeconds(std::shared_ptr<store::Store> store) {
+    auto array = formats::zarr::Array::Open(std::move(store), "", {.pool = pool_});
     Check(array.status(), "open");
     const double seconds =
         Seconds([&] { Check(array->ReadInto(core::Region::Full(shape_), back_.data()), "read"); });
@@ -189,17 +282,22 @@ class OursArray {
     return seconds;
   }
 
- private:
   const Bytes& volume_;
   const Shape shape_;
   std::shared_ptr<core::ThreadPool> pool_;
   fs::path path_;
+  std::shared_ptr<store::MemoryStore> memory_ = store::MemoryStore::Create();
   formats::zarr::ArrayMetadata metadata_;
   Bytes back_;
 };
 
-// Runs ours and the raw codec in alternation, so that both see the same load
-// on this shared machine; the ratio is the median of the per-round ratios.
+double GigabytesPerSecond(double bytes, const std::vector<double>& seconds) {
+  return bytes / Median(seconds) / 1e9;
+}
+
+// Runs ours, its steps and the raw codec in alternation, so that all see the
+// same load on this shared machine; the ratio is the median of the per-round
+// ratios.
 void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const Shape& shape,
                        const std::vector<Bytes>& chunks,
                        const std::shared_ptr<core::ThreadPool>& pool, const BenchOptions& options,
@@ -207,53 +305,78 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
   RawCodec raw(codec_text, chunks, *pool);
   OursArray ours(codec_text, volume, shape, pool, options);
   std::vector<double> write_s, read_s, encode_s, decode_s, write_ratio, read_ratio;
+  std::vector<double> gather_s, scatter_s, unstored_s, memory_s;
   for (int run = 0; run < options.runs; ++run) {
     encode_s.push_back(raw.EncodeSeconds());
     write_s.push_back(ours.WriteSeconds());
+    gather_s.push_back(raw.EncodeSeconds(volume.data(), shape));
+    unstored_s.push_back(ours.WriteUnstoredSeconds());
     decode_s.push_back(raw.DecodeSeconds());
     read_s.push_back(ours.ReadSeconds());
+    scatter_s.push_back(raw.DecodeSeconds(ours.back(), shape));
+    memory_s.push_back(ours.ReadFromMemorySeconds());
     write_ratio.push_back(encode_s.back() / write_s.back());
     read_ratio.push_back(decode_s.back() / read_s.back());
   }
-  const double bytes = static_cast<double>(volume.size());
-  figures.ours_write = bytes / Median(write_s) / 1e9;
-  figures.ours_read = bytes / Median(read_s) / 1e9;
-  figures.raw_encode = bytes / Median(encode_s) / 1e9;
-  figures.raw_decode = bytes / Median(decode_s) / 1e9;
-  figures.write_ratio = Median(write_ratio);
-  figures.read_ratio = Median(read_ratio);
+  const auto bytes = static_cast<double>(volume.size());
+  figures.ours = {GigabytesPerSecond(bytes, write_s), GigabytesPerSecond(bytes, read_s)};
+  figures.raw = {GigabytesPerSecond(bytes, encode_s), GigabytesPerSecond(bytes, decode_s)};
+  figures.moved = {GigabytesPerSecond(bytes, gather_s), GigabytesPerSecond(bytes, scatter_s)};
+  figures.unstored = {GigabytesPerSecond(bytes, unstored_s), GigabytesPerSecond(bytes, memory_s)};
+  figures.ratio = {Median(write_ratio), Median(read_ratio)};
 }
 
-// Runs bench/zarr_python_peer.py; leaves the figures at 0 if it cannot.
-void MeasurePython(const std::string& codec_text, const fs::path& volume_npy,
-                   const BenchOptions& options, Figures& figures) {
-  const fs::path script = fs::path(CHUNKWISE_SOURCE_DIR) / "bench" / "zarr_python_peer.py";
-  const std::string command = options.python_path + " " + script.string() + " " +
-                              volume_npy.string() + " " + (options.dir / "python").string() + " " +
-                              codec_text + " " + std::to_string(options.runs);
+// Runs a peer script that prints {"write_seconds", "read_seconds", "bytes"};
+// zeros if it cannot run.
+Throughput MeasurePeer(const std::string& script, const std::string& arguments,
+                       const BenchOptions& options) {
+  const std::string command =
+      options.python_path + " " + (options.scripts / script).string() + " " + arguments;
   const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "zarr_bench");
-  if (!result) return;
+  if (!result) return {};
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
     const double bytes = result->at("bytes").get<double>();
-    figures.python_write =
-        bytes / Median(result->at("write_seconds").get<std::vector<double>>()) / 1e9;
-    figures.python_read =
-        bytes / Median(result->at("read_seconds").get<std::vector<double>>()) / 1e9;
+    return {GigabytesPerSecond(bytes, result->at("write_seconds").get<std::vector<double>>()),
+            GigabytesPerSecond(bytes, result->at("read_seconds").get<std::vector<double>>())};
   } catch (const nlohmann::json::exception& error) {
-    std::fprintf(stderr, "zarr_bench: the zarr-python peer printed %s: %s\n",
+    std::fprintf(stderr, "zarr_bench: the peer %s printed %s: %s\n", script.c_str(),
                  result->dump().c_str(), error.what());
+    return {};
   }
 }
 
-void PrintRow(const char* codec, const char* op, double ours, double raw, double raw_ratio,
-              double python) {
-  std::printf("%-22s %-6s %8.3f %10.3f %8.2fx %-4s", codec, op, ours, raw, raw_ratio,
-              raw_ratio >= 0.8 ? "ok" : "LOW");
-  if (python > 0) {
-    std::printf(" %11.3f %8.2fx %s\n", python, ours / python, ours > python ? "ok" : "SLOWER");
+// "  1.234    5.67x ok" for ours against a peer, or a dash when it did not run.
+std::string AgainstPeer(double ours, double peer, bool shown) {
+  if (!shown) return "";
+  char text[64];
+  if (peer > 0) {
+    std::snprintf(text, sizeof(text), " %11.3f %8.2fx %-6s", peer, ours / peer,
+                  ours > peer ? "ok" : "SLOWER");
   } else {
-    std::printf(" %11s\n", "-");
+    std::snprintf(text, sizeof(text), " %11s %9s %-6s", "-", "", "");
   }
+  return text;
+}
+
+void PrintRow(const std::string& codec, const char* op, double ours, double raw, double ratio,
+              double python, double tensorstore, const BenchOptions& options) {
+  std::printf("%-22s %-6s %8.3f %10.3f %8.2fx %-4s%s%s\n", codec.c_str(), op, ours, raw, ratio,
+              ratio >= 0.8 ? "ok" : "LOW", AgainstPeer(ours, python, true).c_str(),
+              AgainstPeer(ours, tensorstore, options.tensorstore).c_str());
+}
+
+void PrintFigures(const std::string& codec, const Figures& figures, const BenchOptions& options) {
+  PrintRow(codec, "write", figures.ours.write, figures.raw.write, figures.ratio.write,
+           figures.python.write, figures.tensorstore.write, options);
+  PrintRow(codec, "read", figures.ours.read, figures.raw.read, figures.ratio.read,
+           figures.python.read, figures.tensorstore.read, options);
+}
+
+void PrintSteps(const std::string& codec, const Figures& figures) {
+  std::printf("%-22s %-6s %10.3f %16.3f %19.3f %12.3f\n", codec.c_str(), "write", figures.raw.write,
+              figures.moved.write, figures.unstored.write, figures.ours.write);
+  std::printf("%-22s %-6s %10.3f %16.3f %19.3f %12.3f\n", codec.c_str(), "read", figures.raw.read,
+              figures.moved.read, figures.unstored.read, figures.ours.read);
 }
 
 BenchOptions ParseOptions(int argc, char** argv) {
@@ -265,22 +388,37 @@ BenchOptions ParseOptions(int argc, char** argv) {
       options.size_mib = IntegerArg("--size-mib", argv[++i], 1, 1 << 20);
     } else if (arg == "--runs" && has_value) {
       options.runs = static_cast<int>(IntegerArg("--runs", argv[++i], 1, INT_MAX));
+    } else if (arg == "--threads" && has_value) {
+      options.threads = static_cast<std::size_t>(IntegerArg("--threads", argv[++i], 1, 1024));
     } else if (arg == "--dir" && has_value) {
       options.dir = argv[++i];
     } else if (arg == "--python" && has_value) {
       options.python_path = argv[++i];
+    } else if (arg == "--scripts" && has_value) {
+      options.scripts = argv[++i];
     } else if (arg == "--codec" && has_value) {
       options.codecs.emplace_back(argv[++i]);
     } else if (arg == "--no-python") {
       options.python = false;
+    } else if (arg == "--tensorstore") {
+      options.tensorstore = true;
     } else {
-      std::fprintf(stderr,
-                   "usage: zarr_bench [--size-mib N] [--runs N] [--dir DIR] "
-                   "[--no-python] [--python PATH] [--codec TEXT]...\n");
-      std::exit(2);
+      bench::ExitWithUsage(kUsage);
     }
   }
   return options;
+}
+
+void PrintHeader(const Bytes& volume, Index depth, std::size_t threads,
+                 const BenchOptions& options) {
+  std::printf(
+      "zarr bench: %.2f GiB uint16 [%lld,1024,1024], shards 256^3, chunks 64^3, %zu threads, "
+      "medians of %d runs, GB/s of uncompressed data\n",
+      static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth), threads,
+      options.runs);
+  std::printf("%-22s %-6s %8s %10s %9s %-4s %11s %9s %-6s%s\n", "codec", "op", "ours", "raw codec",
+              "ours/raw", "", "zarr-python", "ours/zp", "",
+              options.tensorstore ? "  tensorstore   ours/ts" : "");
 }
 
 int Main(int argc, char** argv) {
@@ -290,34 +428,37 @@ int Main(int argc, char** argv) {
   const Shape shape = {depth, 1024, 1024};
   fs::create_directories(options.dir);
   const Bytes volume = MicroscopyVolume(shape);
-  const std::vector<Bytes> chunks = ExtractChunks(volume, shape, 64);
-  auto pool = std::make_shared<core::ThreadPool>();
+  const std::vector<Bytes> chunks = ExtractChunks(volume, shape);
+  auto pool = std::make_shared<core::ThreadPool>(options.threads);
   const fs::path volume_npy = options.dir / "volume.npy";
-  if (options.python) {
+  if (options.python || options.tensorstore) {
     core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
                                                     core::Endian::kLittle),
                        shape, false, volume};
     Check(core::WriteNpy(volume_npy, npy), "write volume.npy");
   }
-  std::printf(
-      "zarr bench: %.2f GiB uint16 [%lld,1024,1024], shards 256^3, chunks 64^3, %zu threads, "
-      "medians of %d runs, GB/s of uncompressed data\n",
-      static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth),
-      pool->num_threads(), options.runs);
-  std::printf("%-22s %-6s %8s %10s %9s %-4s %11s %9s\n", "codec", "op", "ours", "raw codec",
-              "ours/raw", "", "zarr-python", "ours/zp");
+  PrintHeader(volume, depth, pool->num_threads(), options);
   std::vector<std::string> codecs = options.codecs;
   if (codecs.empty()) codecs = {"zstd:1", "blosc:lz4:5:shuffle"};
+  std::vector<Figures> all;
   for (const std::string& codec : codecs) {
     Figures figures;
     MeasureOursAndRaw(codec, volume, shape, chunks, pool, options, figures);
-    if (options.python) MeasurePython(codec, volume_npy, options, figures);
-    PrintRow(codec.c_str(), "write", figures.ours_write, figures.raw_encode, figures.write_ratio,
-             figures.python_write);
-    PrintRow(codec.c_str(), "read", figures.ours_read, figures.raw_decode, figures.read_ratio,
-             figures.python_read);
+    const std::string common = volume_npy.string() + " " + (options.dir / "peer").string() + " " +
+                               codec + " " + std::to_string(options.runs);
+    if (options.python) figures.python = MeasurePeer("zarr_python_peer.py", common, options);
+    if (options.tensorstore) {
+      figures.tensorstore = MeasurePeer(
+          "tensorstore_zarr_peer.py", common + " " + std::to_string(pool->num_threads()), options);
+    }
+    PrintFigures(codec, figures, options);
     std::fflush(stdout);
+    all.push_back(figures);
   }
+  std::printf("\nsteps from the raw codec to ours, GB/s (each adds work to the one before):\n");
+  std::printf("%-22s %-6s %10s %16s %19s %12s\n", "codec", "op", "raw codec", "+gather/scatter",
+              "+unstored/memory", "+files: ours");
+  for (std::size_t i = 0; i < codecs.size(); ++i) PrintSteps(codecs[i], all[i]);
   fs::remove(volume_npy);
   return 0;
 }
