@@ -407,7 +407,8 @@ Result<std::optional<std::uint64_t>> FileStore::Size(std::string_view key) const
 }
 
 StoreCapabilities FileStore::capabilities() const {
-  return {.writable = true, .listable = true, .efficient_ranges = true, .durable = true};
+  return {
+      .writable = true, .listable = true, .efficient_ranges = true, .durable = true, .local = true};
 }
 
 std::string FileStore::Describe(std::string_view key) const {

@@ -111,7 +111,11 @@ Result<std::optional<std::uint64_t>> MemoryStore::Size(std::string_view key) con
 }
 
 StoreCapabilities MemoryStore::capabilities() const {
-  return {.writable = true, .listable = true, .efficient_ranges = true, .durable = false};
+  return {.writable = true,
+          .listable = true,
+          .efficient_ranges = true,
+          .durable = false,
+          .local = true};
 }
 
 std::string MemoryStore::Describe(std::string_view key) const {

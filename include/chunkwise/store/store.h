@@ -43,6 +43,9 @@ struct StoreCapabilities {
   bool listable = false;
   bool efficient_ranges = false;  // GetRange reads only the range, not the whole value.
   bool durable = false;           // Values survive the process (files, databases).
+  // Requests cost little beyond the bytes they copy (files, memory), so many
+  // small ones are as cheap as one large one.
+  bool local = false;
 };
 
 // OK when the lengths of `ranges` add up to `out_size`; else InvalidArgument

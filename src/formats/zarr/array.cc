@@ -32,6 +32,21 @@ ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
   };
 }
 
+// Reads each range of shard `key` into `scratch`, a buffer its caller reuses:
+// from a local store, one inner chunk at a time just before it is decoded, so
+// that its bytes go from the store into a buffer still in cache and never
+// through a shard-sized buffer in memory.
+ShardByteReader DirectRangeReader(const store::Store& store, const std::string& key) {
+  return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
+                        Bytes& scratch) -> Result<ByteView> {
+    scratch.resize(nbytes);
+    const store::ByteRange range = store::ByteRange::Span(offset, nbytes);
+    CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, std::span(&range, 1), scratch));
+    if (!found) return Status::NotFound(store.Describe(key) + " vanished while being read");
+    return ByteView(scratch);
+  };
+}
+
 // Shard byte ranges (offset, size), each mapped to a view of its bytes.
 using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
 
@@ -266,6 +281,10 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   }
   CHUNKWISE_ASSIGN_OR_RETURN(
       ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *shard_size, n, where));
+  if (store_->capabilities().local) {
+    return sharding_->DecodeRegion(chunk_spec_, index, DirectRangeReader(*store_, key), box, target,
+                                   where);
+  }
   // The chunks the box needs, keyed by offset and size (nothing forbids two
   // entries sharing bytes), fetched in one batch into one pooled buffer: no
   // allocation and no fresh pages per chunk.

@@ -1,6 +1,7 @@
 #include "chunkwise/formats/zarr/sharding_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 
@@ -94,27 +95,34 @@ core::Coord Minus(std::span<const Index> a, std::span<const Index> b) {
   return difference;
 }
 
-// One decode buffer per thread, reused: fresh chunk-sized buffers cost a page
-// fault per 4 KiB. A nested shard decoding on the same thread while the
-// buffer is taken gets a buffer of its own.
+// Buffers reused per thread, one for each use: fresh chunk-sized buffers
+// cost a page fault per 4 KiB. A nested shard decoding on the same thread
+// while a buffer is taken gets a buffer of its own.
+enum class ScratchUse { kDecoded, kFetched, kCount };
+
 class ScratchBuffer {
  public:
-  ScratchBuffer() : owner_(!taken_) { taken_ = true; }
+  explicit ScratchBuffer(ScratchUse use)
+      : slot_(static_cast<std::size_t>(use)), owner_(!taken_[slot_]) {
+    taken_[slot_] = true;
+  }
   ~ScratchBuffer() {
-    if (owner_) taken_ = false;
+    if (owner_) taken_[slot_] = false;
   }
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;
-  Bytes& get() { return owner_ ? shared_ : own_; }
+  Bytes& get() { return owner_ ? shared_[slot_] : own_; }
 
  private:
-  static thread_local Bytes shared_;
-  static thread_local bool taken_;
+  static constexpr auto kSlots = static_cast<std::size_t>(ScratchUse::kCount);
+  static thread_local std::array<Bytes, kSlots> shared_;
+  static thread_local std::array<bool, kSlots> taken_;
+  std::size_t slot_;
   bool owner_;
   Bytes own_;
 };
-thread_local Bytes ScratchBuffer::shared_;
-thread_local bool ScratchBuffer::taken_ = false;
+thread_local std::array<Bytes, ScratchBuffer::kSlots> ScratchBuffer::shared_;
+thread_local std::array<bool, ScratchBuffer::kSlots> ScratchBuffer::taken_{};
 
 std::string InnerName(std::string_view key, std::span<const Index> coord) {
   return std::string(key) + " inner chunk [" + core::FormatShape(coord) + "]";
@@ -216,9 +224,10 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
       core::FillStridedRegion(target, extent, fill);
       return Status::Ok();
     }
-    Bytes scratch;
-    CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded, read(location.offset, location.nbytes, scratch));
-    ScratchBuffer scratch_decoded;
+    ScratchBuffer scratch_fetched(ScratchUse::kFetched);
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded,
+                               read(location.offset, location.nbytes, scratch_fetched.get()));
+    ScratchBuffer scratch_decoded(ScratchUse::kDecoded);
     Bytes& decoded = scratch_decoded.get();
     decoded.resize(inner_spec.num_bytes());
     const Status status = inner_codecs_.DecodeInto(inner_spec, encoded, decoded);
@@ -262,7 +271,7 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
       return Status::Ok();
     }
     if (!hit) return Status::Ok();
-    ScratchBuffer scratch_chunk;
+    ScratchBuffer scratch_chunk(ScratchUse::kDecoded);
     Bytes& chunk = scratch_chunk.get();
     chunk.resize(inner_spec.num_bytes());
     if (*hit == inner_box) {

@@ -34,7 +34,9 @@ using nlohmann::json;
 // can prove what a write or read fetched. Reports efficient_ranges as told.
 class CountingStore final : public store::Store {
  public:
-  explicit CountingStore(bool efficient_ranges = true) : efficient_ranges_(efficient_ranges) {}
+  // Not local by default: reads fetch a shard's inner chunks in one batch.
+  explicit CountingStore(bool efficient_ranges = true, bool local = false)
+      : efficient_ranges_(efficient_ranges), local_(local) {}
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override {
     ++gets;
@@ -67,6 +69,7 @@ class CountingStore final : public store::Store {
   store::StoreCapabilities capabilities() const override {
     store::StoreCapabilities capabilities = inner_->capabilities();
     capabilities.efficient_ranges = efficient_ranges_;
+    capabilities.local = local_;
     return capabilities;
   }
   std::string Describe(std::string_view key) const override { return inner_->Describe(key); }
@@ -86,6 +89,7 @@ class CountingStore final : public store::Store {
  private:
   std::shared_ptr<store::MemoryStore> inner_ = store::MemoryStore::Create();
   bool efficient_ranges_;
+  bool local_;
   mutable std::mutex mutex_;
 };
 
@@ -647,6 +651,32 @@ TEST(ArraySharded, EntriesSharingBytesAreFetchedOnce) {
   // The index, then one range: no more bytes than the shard holds.
   ASSERT_EQ(store->ranges.size(), 2u);
   EXPECT_LE(store->ranges[1].length, shard_size);
+}
+
+// A local store (files, memory) is read one inner chunk at a time, each range
+// exactly its index entry, into a buffer reused from chunk to chunk.
+TEST(ArraySharded, LocalStoresReadEachInnerChunkByItsOwnRange) {
+  auto store = std::make_shared<CountingStore>(/*efficient_ranges=*/true, /*local=*/true);
+  Array array = ValueOrDie(Array::Create(store, "a", ShardedMetadata(), false));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {8, 6}), Iota16(48)).ok());
+  const auto n = static_cast<std::size_t>(8);
+  const Bytes shard = *ValueOrDie(store->Get("a/c/0/0"));
+  const ShardIndex index = ValueOrDie(
+      ShardIndex::Decode(ByteView(shard).subspan(shard.size() - ShardIndex::EncodedSize(n)), n,
+                         shard.size(), "a", IndexLocation::kEnd));
+  store->ResetCounts();
+  // Rows 2..5 of columns 0..5: inner chunks 2 to 5 of the 4×2 grid.
+  const Bytes rows = ValueOrDie(array.Read(Region({2, 0}, {6, 6})));
+  const Bytes all = Iota16(48);
+  EXPECT_EQ(rows, Bytes(all.begin() + 2 * 12, all.begin() + 2 * 36));
+  ASSERT_EQ(store->ranges.size(), 5u);  // The index, then four chunks.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> fetched, expected;
+  for (std::size_t r = 1; r < store->ranges.size(); ++r) {
+    fetched.emplace_back(store->ranges[r].offset, store->ranges[r].length);
+  }
+  for (std::size_t k = 2; k < 6; ++k) expected.emplace_back(index.at(k).offset, index.at(k).nbytes);
+  std::sort(fetched.begin(), fetched.end());
+  EXPECT_EQ(fetched, expected);
 }
 
 TEST(ArraySharded, ReadsOfEmptyInnerChunksFetchOnlyTheIndex) {
