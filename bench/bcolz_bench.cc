@@ -49,35 +49,14 @@
 #include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "discard_store.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {
 
+using bench::DiscardStore;
 using bench::Median;
 using bench::Seconds;
-
-// A store that drops every value: what the format costs without any I/O.
-class DiscardStore final : public store::Store {
- public:
-  Result<std::optional<Bytes>> Get(std::string_view) const override {
-    return std::optional<Bytes>();
-  }
-  Result<std::optional<Bytes>> GetRange(std::string_view, store::ByteRange) const override {
-    return std::optional<Bytes>();
-  }
-  Status Set(std::string_view, ByteView) override { return Status::Ok(); }
-  Status Erase(std::string_view) override { return Status::Ok(); }
-  Result<std::vector<std::string>> List(std::string_view) const override {
-    return std::vector<std::string>();
-  }
-  Result<std::optional<std::uint64_t>> Size(std::string_view) const override {
-    return std::optional<std::uint64_t>();
-  }
-  store::StoreCapabilities capabilities() const override { return {.writable = true}; }
-  std::string Describe(std::string_view key) const override {
-    return "discard:" + std::string(key);
-  }
-};
 
 constexpr std::size_t kRows = 8 << 20;  // 64 MiB of float64.
 constexpr std::size_t kBatchRows = 2 << 20;

@@ -50,11 +50,13 @@
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "discard_store.h"
 
 namespace chunkwise {
 namespace {
 
 namespace fs = std::filesystem;
+using bench::DiscardStore;
 using bench::IntegerArg;
 using bench::Median;
 using bench::MicroscopyVolume;
@@ -121,30 +123,6 @@ std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape) {
   }
   return chunks;
 }
-
-// A store that keeps nothing: ours without the cost of storing shards.
-class DiscardStore final : public store::Store {
- public:
-  Result<std::optional<Bytes>> Get(std::string_view) const override {
-    return std::optional<Bytes>();
-  }
-  Result<std::optional<Bytes>> GetRange(std::string_view, store::ByteRange) const override {
-    return std::optional<Bytes>();
-  }
-  Status Set(std::string_view, ByteView) override { return Status::Ok(); }
-  Status SetParts(std::string_view, std::span<const ByteView>) override { return Status::Ok(); }
-  Status Erase(std::string_view) override { return Status::Ok(); }
-  Result<std::vector<std::string>> List(std::string_view) const override {
-    return std::vector<std::string>();
-  }
-  Result<std::optional<std::uint64_t>> Size(std::string_view) const override {
-    return std::optional<std::uint64_t>();
-  }
-  store::StoreCapabilities capabilities() const override { return {.writable = true}; }
-  std::string Describe(std::string_view key) const override {
-    return "discard:" + std::string(key);
-  }
-};
 
 // The raw codec on the chunks held in memory: the ceiling. Encoding and
 // decoding write into one reused buffer per thread, so the peer pays for no

@@ -668,8 +668,8 @@ TEST(ArraySharded, LocalStoresReadEachInnerChunkByItsOwnRange) {
   // Rows 2..5 of columns 0..5: inner chunks 2 to 5 of the 4×2 grid.
   const Bytes rows = ValueOrDie(array.Read(Region({2, 0}, {6, 6})));
   const Bytes all = Iota16(48);
-  EXPECT_EQ(rows, Bytes(all.begin() + 2 * 12, all.begin() + 2 * 36));
-  ASSERT_EQ(store->ranges.size(), 5u);  // The index, then four chunks.
+  EXPECT_EQ(rows, Bytes(all.begin() + 24, all.begin() + 72));  // Elements 12 to 35.
+  ASSERT_EQ(store->ranges.size(), 5u);                         // The index, then four chunks.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> fetched, expected;
   for (std::size_t r = 1; r < store->ranges.size(); ++r) {
     fetched.emplace_back(store->ranges[r].offset, store->ranges[r].length);
