@@ -52,7 +52,9 @@ void ExpectSameGeometry(const Geometry& original, const Geometry& read) {
   const std::vector<std::int64_t> match = MatchVertices(original, read);
   for (std::size_t v = 0; v < match.size(); ++v) {
     ASSERT_GE(match[v], 0) << "vertex " << v << " was not written";
-    if (!original.object_ids.empty()) EXPECT_EQ(read.object_ids[v], original.object_ids[match[v]]);
+    if (!original.object_ids.empty()) {
+      EXPECT_EQ(read.object_ids[v], original.object_ids[match[v]]);
+    }
     for (std::size_t a = 0; a < original.vertex_attributes.size(); ++a) {
       EXPECT_EQ(read.vertex_attributes[a].values[v],
                 original.vertex_attributes[a].values[match[v]]);

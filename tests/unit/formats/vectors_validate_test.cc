@@ -30,7 +30,9 @@ struct Fixture {
     Result<VectorStore> opened = VectorStore::Open(memory, "");
     EXPECT_TRUE(opened.ok());
     store.emplace(std::move(opened).value());
-    if (pyramid) EXPECT_TRUE(BuildPyramid(*store, {2, CrossLevelStorage::kExplicit, nullptr}).ok());
+    if (pyramid) {
+      EXPECT_TRUE(BuildPyramid(*store, {2, CrossLevelStorage::kExplicit, nullptr}).ok());
+    }
   }
 
   std::vector<Violation> Validate(int level = 3) const {
