@@ -280,7 +280,9 @@ int Run() {
 }  // namespace
 }  // namespace chunkwise::formats::bcolz
 
-int main() {
+int main(int argc, char** /*argv*/) {
+  // It takes no flags: one given would otherwise be ignored without a word.
+  if (argc > 1) chunkwise::bench::ExitWithUsage("bcolz_bench (no flags)");
   chunkwise::KeepFreedMemoryForReuse();  // As the CLI does.
   try {                                  // std::filesystem and allocation report by throwing.
     return chunkwise::formats::bcolz::Run();
