@@ -97,8 +97,11 @@ core::Coord Minus(std::span<const Index> a, std::span<const Index> b) {
 
 // Buffers reused per thread, one for each use: fresh chunk-sized buffers
 // cost a page fault per 4 KiB. A nested shard decoding on the same thread
-// while a buffer is taken gets a buffer of its own.
+// while a buffer is taken gets a buffer of its own. A buffer grown past
+// kMaxKeptScratchBytes (a hostile index can ask for a chunk as large as its
+// shard) is freed when released rather than kept for the thread's life.
 enum class ScratchUse { kDecoded, kFetched, kCount };
+constexpr std::size_t kMaxKeptScratchBytes = std::size_t{64} << 20;
 
 class ScratchBuffer {
  public:
@@ -107,7 +110,9 @@ class ScratchBuffer {
     taken_[slot_] = true;
   }
   ~ScratchBuffer() {
-    if (owner_) taken_[slot_] = false;
+    if (!owner_) return;
+    taken_[slot_] = false;
+    if (shared_[slot_].capacity() > kMaxKeptScratchBytes) Bytes().swap(shared_[slot_]);
   }
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;
