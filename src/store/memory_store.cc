@@ -70,12 +70,7 @@ Status MemoryStore::Set(std::string_view key, ByteView value) {
 
 Status MemoryStore::SetParts(std::string_view key, std::span<const ByteView> parts) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
-  std::size_t total = 0;
-  for (ByteView part : parts) total += part.size();
-  auto joined = std::make_shared<Bytes>();
-  joined->reserve(total);
-  for (ByteView part : parts) AppendBytes(*joined, part);
-  Put(key, std::move(joined));
+  Put(key, std::make_shared<const Bytes>(JoinBytes(parts)));
   return Status::Ok();
 }
 

@@ -56,12 +56,7 @@ Result<bool> Store::GetRangesInto(std::string_view key, std::span<const ByteRang
 }
 
 Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
-  std::size_t total = 0;
-  for (ByteView part : parts) total += part.size();
-  Bytes joined;
-  joined.reserve(total);
-  for (ByteView part : parts) AppendBytes(joined, part);
-  return Set(key, joined);
+  return Set(key, JoinBytes(parts));
 }
 
 Result<std::unique_ptr<ValueWriter>> Store::OpenWriter(std::string_view key) {

@@ -92,6 +92,16 @@ inline void AppendBytes(Bytes& out, ByteView view) {
   if (!view.empty()) std::memcpy(out.data() + old_size, view.data(), view.size());
 }
 
+// The parts one after another, in one buffer allocated once.
+inline Bytes JoinBytes(std::span<const ByteView> parts) {
+  std::size_t total = 0;
+  for (ByteView part : parts) total += part.size();
+  Bytes joined;
+  joined.reserve(total);
+  for (ByteView part : parts) AppendBytes(joined, part);
+  return joined;
+}
+
 inline ByteView AsBytes(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }

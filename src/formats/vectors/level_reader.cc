@@ -263,9 +263,7 @@ Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int 
   // Another writer may have kept the link blob's ragged header (§10.7).
   Result<std::vector<ByteView>> groups = DecodeRaggedBlob(*blob, store.Describe(path));
   Bytes joined;
-  if (groups.ok()) {
-    for (const ByteView group : *groups) AppendBytes(joined, group);
-  }
+  if (groups.ok()) joined = JoinBytes(*groups);
   if (!groups.ok() || joined.size() != flat_size) {
     return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
                               " bytes do not hold " + std::to_string(rows) + " rows of " +

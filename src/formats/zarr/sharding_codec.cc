@@ -335,14 +335,7 @@ void ShardingCodec::Assemble(EncodedShard& shard, std::span<const std::size_t> s
   }
 }
 
-Bytes EncodedShard::Join() const {
-  std::size_t total = 0;
-  for (ByteView part : parts) total += part.size();
-  Bytes joined;
-  joined.reserve(total);
-  for (ByteView part : parts) AppendBytes(joined, part);
-  return joined;
-}
+Bytes EncodedShard::Join() const { return JoinBytes(parts); }
 
 Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckShardShape(spec.shape));
