@@ -20,29 +20,21 @@ using core::Region;
 // scatter chunks many times faster on some CPUs.
 constexpr std::uint64_t kStreamingReadBytes = std::uint64_t{64} << 20;
 
-// Reads shard bytes by range requests to the store.
-ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
-  return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
-                        Bytes& scratch) -> Result<ByteView> {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes,
-                               store.GetRange(key, store::ByteRange::Span(offset, nbytes)));
-    if (!bytes) return Status::NotFound(store.Describe(key) + " vanished while being read");
-    scratch = std::move(*bytes);
-    return ByteView(scratch);
-  };
+Status VanishedWhileRead(const store::Store& store, const std::string& key) {
+  return Status::NotFound(store.Describe(key) + " vanished while being read");
 }
 
-// Reads each range of shard `key` into `scratch`, a buffer its caller reuses:
-// from a local store, one inner chunk at a time just before it is decoded, so
-// that its bytes go from the store into a buffer still in cache and never
-// through a shard-sized buffer in memory.
-ShardByteReader DirectRangeReader(const store::Store& store, const std::string& key) {
+// Reads each range of shard `key` into `scratch`, a buffer its caller may
+// reuse: the index, and, from a local store, one inner chunk at a time just
+// before it is decoded, so that its bytes go from the store into a buffer
+// still in cache and never through a shard-sized buffer in memory.
+ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
   return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
                         Bytes& scratch) -> Result<ByteView> {
     scratch.resize(nbytes);
     const store::ByteRange range = store::ByteRange::Span(offset, nbytes);
     CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, std::span(&range, 1), scratch));
-    if (!found) return Status::NotFound(store.Describe(key) + " vanished while being read");
+    if (!found) return VanishedWhileRead(store, key);
     return ByteView(scratch);
   };
 }
@@ -75,7 +67,7 @@ Result<core::BufferPool::Lease> FetchRanges(const store::Store& store, const std
   }
   core::BufferPool::Lease buffer = pool.Take(one_span ? high - low : total);
   CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, reads, buffer.view()));
-  if (!found) return Status::NotFound(store.Describe(key) + " vanished while being read");
+  if (!found) return VanishedWhileRead(store, key);
   std::uint64_t at = 0;
   for (auto& [range, view] : ranges) {
     view = ByteView(buffer.data() + (one_span ? range.first - low : at), range.second);
@@ -282,7 +274,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   CHUNKWISE_ASSIGN_OR_RETURN(
       ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *shard_size, n, where));
   if (store_->capabilities().local) {
-    return sharding_->DecodeRegion(chunk_spec_, index, DirectRangeReader(*store_, key), box, target,
+    return sharding_->DecodeRegion(chunk_spec_, index, RangeReader(*store_, key), box, target,
                                    where);
   }
   // The chunks the box needs, keyed by offset and size (nothing forbids two
