@@ -221,7 +221,7 @@ class OursArray {
     // streams regions into one buffer would; only decoding and copying are timed.
     back_.resize(volume.size());
     std::memset(back_.data(), 0, back_.size());
-    WriteSeconds(memory_);
+    WriteSeconds(memory_);  // Untimed: the array the read-from-memory step reads.
   }
   ~OursArray() { fs::remove_all(path_); }
 
