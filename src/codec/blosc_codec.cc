@@ -6,6 +6,7 @@
 #include <climits>
 #include <string>
 
+#include "blosc_region_decoder.h"
 #include "chunkwise/codec/deterministic_blosc_lz4.h"
 #include "config_json.h"
 #include "encode_buffer.h"
@@ -246,6 +247,16 @@ Result<std::size_t> BloscCodec::DecodeInto(ByteView encoded, MutableByteView out
                               std::to_string(written));
   }
   return nbytes;
+}
+
+Result<bool> BloscCodec::DecodeIntoRegion(ByteView encoded, const ChunkSpec& spec,
+                                          const core::StridedDestination& target) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t nbytes, ValidateHeader(encoded, spec.num_bytes()));
+  if (nbytes != spec.num_bytes()) {
+    return Status::Corruption("blosc: chunk decodes to " + std::to_string(nbytes) +
+                              " bytes, expected " + std::to_string(spec.num_bytes()));
+  }
+  return internal::DecodeBloscLz4IntoRegion(encoded, target, spec.shape, spec.dtype.size());
 }
 
 }  // namespace chunkwise::codec

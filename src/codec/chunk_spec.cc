@@ -30,4 +30,9 @@ Result<std::size_t> BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteV
   return decoded.size();
 }
 
+Result<bool> BytesToBytesCodec::DecodeIntoRegion(ByteView /*encoded*/, const ChunkSpec& /*spec*/,
+                                                 const core::StridedDestination& /*target*/) const {
+  return false;
+}
+
 }  // namespace chunkwise::codec

@@ -148,10 +148,14 @@ Result<Bytes> CodecChain::Decode(const ChunkSpec& spec, ByteView encoded) const 
   return decoded;
 }
 
+bool CodecChain::OneCompressorOnly(const ChunkSpec& spec) const {
+  return array_to_array_.empty() && bytes_to_bytes_.size() == 1 &&
+         array_to_bytes_->PassesThrough(spec);
+}
+
 Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const {
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr && out.size() == spec.num_bytes());
-  if (array_to_array_.empty() && bytes_to_bytes_.size() == 1 &&
-      array_to_bytes_->PassesThrough(spec)) {
+  if (OneCompressorOnly(spec)) {
     Result<std::size_t> written = bytes_to_bytes_[0]->DecodeInto(encoded, out);
     if (!written.ok()) return written.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
     if (*written == out.size()) return Status::Ok();
@@ -161,6 +165,15 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(spec, encoded));
   std::memcpy(out.data(), decoded.data(), decoded.size());
   return Status::Ok();
+}
+
+Result<bool> CodecChain::DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded,
+                                          const core::StridedDestination& target) const {
+  CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
+  if (!OneCompressorOnly(spec)) return false;
+  Result<bool> decoded = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, target);
+  if (!decoded.ok()) return decoded.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
+  return decoded;
 }
 
 std::size_t CodecChain::MaxEncodedSize(const ChunkSpec& spec) const {

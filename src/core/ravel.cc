@@ -7,10 +7,7 @@
 #include <vector>
 
 #include "chunkwise/core/check.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "chunkwise/core/streamed_copy.h"
 
 namespace chunkwise::core {
 
@@ -162,35 +159,6 @@ void CopyFixedRuns(const CopyPlan& plan, Scratch& counters, const std::uint8_t* 
   ForEachRun(plan, counters, [&](std::ptrdiff_t from, std::ptrdiff_t to) {
     std::memcpy(destination + to, source + from, kBytes);
   });
-}
-
-// Shorter runs are copied through the cache: a partial line written around
-// it costs more than the read of the line that it saves.
-constexpr std::size_t kMinStreamedRunBytes = 64;
-
-// Copies `bytes` with non-temporal stores where the CPU has them: the
-// unaligned head and the tail through memcpy, 16-byte blocks in between.
-void StreamRun(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes) {
-#if defined(__SSE2__)
-  const std::size_t head = std::min(bytes, (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16);
-  std::memcpy(to, from, head);
-  std::size_t at = head;
-  for (; at + 16 <= bytes; at += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + at),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + at)));
-  }
-  std::memcpy(to + at, from + at, bytes - at);
-#else
-  std::memcpy(to, from, bytes);
-#endif
-}
-
-// Orders the streamed stores before whatever the thread does next (such as
-// telling another thread the copy is done), as ordinary stores are.
-void FenceStreamedStores() {
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
 }
 
 bool Streams(const StridedDestination& destination, const CopyPlan& plan) {

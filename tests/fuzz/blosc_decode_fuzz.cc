@@ -1,14 +1,86 @@
-// libFuzzer target: the blosc codec's Decode on arbitrary bytes (meant to be a Blosc1 chunk).
+// libFuzzer target: the blosc codec's Decode and DecodeIntoRegion on
+// arbitrary bytes (meant to be a Blosc1 chunk).
 //
 // Decode must return a value or an error, never crash, read out of bounds or
 // produce more than its limit. As a second check the input is encoded and
-// decoded back, which must reproduce it exactly.
+// decoded back, which must reproduce it exactly. DecodeIntoRegion, which
+// decodes LZ4 chunks itself rather than through c-blosc, decodes the input as
+// a chunk of rows into a larger array: it must stay inside the chunk's box,
+// and where both it and c-blosc accept the input they must agree.
+#include <optional>
+#include <vector>
+
 #include "bytes_codec_fuzz.h"
 #include "chunkwise/codec/blosc_codec.h"
+#include "chunkwise/core/ravel.h"
+
+namespace {
+
+using chunkwise::Bytes;
+using chunkwise::ByteView;
+using chunkwise::codec::BloscCodec;
+using chunkwise::codec::ChunkSpec;
+using chunkwise::core::DataType;
+using chunkwise::core::DataTypeId;
+using chunkwise::core::Shape;
+
+constexpr std::uint8_t kOutside = 0xEE;
+
+DataType TypeOfSize(std::uint8_t size) {
+  switch (size) {
+    case 2:
+      return DataType(DataTypeId::kUInt16);
+    case 4:
+      return DataType(DataTypeId::kUInt32);
+    case 8:
+      return DataType(DataTypeId::kUInt64);
+    default:
+      return DataType(DataTypeId::kUInt8);
+  }
+}
+
+// The chunk the header describes, as rows of up to 64 elements of the
+// header's typesize (1, 2, 4 or 8; else bytes); nullopt when none fits.
+std::optional<ChunkSpec> SpecFromHeader(ByteView input) {
+  if (input.size() < 16) return std::nullopt;
+  const auto nbytes = chunkwise::LoadLittleEndian<std::uint32_t>(input.data() + 4);
+  const DataType dtype = TypeOfSize(input[3]);
+  if (nbytes == 0 || nbytes > chunkwise::fuzz::kDecodeLimit || nbytes % dtype.size() != 0) {
+    return std::nullopt;
+  }
+  const std::int64_t elements = nbytes / dtype.size();
+  std::int64_t row = 64;
+  while (elements % row != 0) row /= 2;
+  return ChunkSpec{dtype, {elements / row, row}};
+}
+
+void CheckDecodeIntoRegion(const BloscCodec& codec, ByteView input) {
+  const std::optional<ChunkSpec> spec = SpecFromHeader(input);
+  if (!spec) return;
+  // The chunk's box at (1, 1) in an array one row and two columns larger.
+  const Shape shape = {spec->shape[0] + 1, spec->shape[1] + 2}, origin = {1, 1}, zero = {0, 0};
+  const std::size_t element = spec->dtype.size();
+  Bytes array(static_cast<std::size_t>(shape[0] * shape[1]) * element, kOutside);
+  const chunkwise::Result<bool> handled =
+      codec.DecodeIntoRegion(input, *spec, {array.data(), shape, origin, false});
+  // Whatever happened, nothing outside the box was written.
+  Bytes box(spec->num_bytes());
+  chunkwise::core::CopyStridedRegion({array.data(), shape, origin}, {box.data(), spec->shape, zero},
+                                     spec->shape, element);
+  chunkwise::core::FillStridedRegion({array.data(), shape, origin}, spec->shape,
+                                     std::vector<std::uint8_t>(element, kOutside));
+  CHUNKWISE_CHECK(array == Bytes(array.size(), kOutside));
+  if (!handled.ok() || !*handled) return;
+  const chunkwise::Result<Bytes> decoded = codec.Decode(input, spec->num_bytes());
+  if (decoded.ok()) CHUNKWISE_CHECK(*decoded == box);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const auto codec = *chunkwise::codec::BloscCodec::Create(
-      {"lz4", 5, chunkwise::codec::BloscShuffle::kShuffle, 2, 0});
+  static const auto codec =
+      *BloscCodec::Create({"lz4", 5, chunkwise::codec::BloscShuffle::kShuffle, 2, 0});
   chunkwise::fuzz::CheckBytesCodec(*codec, data, size);
+  CheckDecodeIntoRegion(*codec, ByteView(data, size));
   return 0;
 }

@@ -50,6 +50,13 @@ class CodecChain {
   // others decode and copy.
   Status DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const;
 
+  // As Decode, straight into the box of spec.shape at target.origin in a
+  // larger array, where the chain is `bytes` in host order and one compressor
+  // that can (BytesToBytesCodec::DecodeIntoRegion). Returns false, having
+  // written nothing, otherwise; the caller then decodes and copies.
+  Result<bool> DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded,
+                                const core::StridedDestination& target) const;
+
   // The most bytes a valid encoding of a chunk of `spec` through this chain can
   // take. REQUIRES: !bytes_only().
   std::size_t MaxEncodedSize(const ChunkSpec& spec) const;
@@ -60,6 +67,10 @@ class CodecChain {
   Result<Bytes> DecodeBytes(ByteView encoded, std::size_t max_decoded_bytes) const;
 
  private:
+  // `bytes` in host order, then exactly one bytes→bytes codec: the chunk's
+  // bytes are what that codec decodes to.
+  bool OneCompressorOnly(const ChunkSpec& spec) const;
+
   std::vector<std::shared_ptr<const ArrayToArrayCodec>> array_to_array_;
   std::shared_ptr<const ArrayToBytesCodec> array_to_bytes_;
   std::vector<std::shared_ptr<const BytesToBytesCodec>> bytes_to_bytes_;

@@ -47,11 +47,8 @@ struct StridedDestination {
   void* data;
   std::span<const Index> shape;
   std::span<const Index> origin;
-  // Runs of 64 bytes or more are written with non-temporal stores, around the
-  // caches: for destinations larger than the caches that nothing reads soon,
-  // such as a whole volume read. A CPU that reads each line before an ordinary
-  // store writes it (as server Xeons do) scatters 64³ uint16 chunks into a
-  // volume ten times faster so; see docs/formats/zarr.md, "Performance".
+  // Runs of kMinStreamedRunBytes or more are written with non-temporal
+  // stores (streamed_copy.h).
   bool streaming = false;
 };
 

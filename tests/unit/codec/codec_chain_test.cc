@@ -58,6 +58,38 @@ INSTANTIATE_TEST_SUITE_P(Codecs, CodecChainEncodeInto,
                            return name;
                          });
 
+// Only `bytes` + blosc lz4 decodes in place; every other chain says it did
+// not and leaves the destination alone.
+TEST_P(CodecChainEncodeInto, DecodeIntoRegionPlacesTheChunkOrDeclines) {
+  const CodecChain chain = ChainFor(GetParam());
+  const ChunkSpec spec{core::DataType(core::DataTypeId::kUInt16), {16, 32, 8}};
+  const Bytes data = Chunk(spec.num_bytes());
+  const Bytes encoded = *chain.Encode(spec, data);
+  const core::Shape shape = {17, 32, 10}, origin = {1, 0, 2}, zero = {0, 0, 0};
+  Bytes array(static_cast<std::size_t>(17 * 32 * 10) * 2, 0xCC);
+  const Result<bool> placed = chain.DecodeIntoRegion(spec, encoded, {array.data(), shape, origin});
+  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+  EXPECT_EQ(*placed, GetParam() == "blosc:lz4:5:shuffle");
+  Bytes expected(array.size(), 0xCC);
+  if (*placed) {
+    core::CopyStridedRegion({data.data(), spec.shape, zero}, {expected.data(), shape, origin},
+                            spec.shape, 2);
+  }
+  EXPECT_EQ(array, expected);
+}
+
+TEST(CodecChainTest, DecodeIntoRegionDeclinesAChainWithATranspose) {
+  const nlohmann::json codecs = {{{"name", "transpose"}, {"configuration", {{"order", {1, 0}}}}},
+                                 {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
+                                 (*ParseCodecShorthand("blosc:lz4:5:shuffle", 2))[0]};
+  const CodecChain chain = *CodecChain::FromJson(codecs, CodecRegistry::WithBuiltins());
+  const ChunkSpec spec{core::DataType(core::DataTypeId::kUInt16), {16, 64}};
+  const Bytes encoded = *chain.Encode(spec, Chunk(spec.num_bytes()));
+  Bytes array(spec.num_bytes());
+  const core::Shape zero = {0, 0};
+  EXPECT_FALSE(*chain.DecodeIntoRegion(spec, encoded, {array.data(), spec.shape, zero}));
+}
+
 TEST(CodecChainTest, MaxEncodedSizeBoundsIncompressibleData) {
   const CodecChain chain = ChainFor("zstd:1+crc32c");
   const ChunkSpec spec{core::DataType(core::DataTypeId::kUInt16), {4096}};

@@ -1,0 +1,277 @@
+#include "blosc_region_decoder.h"
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "chunkwise/codec/blosc_lz4_layout.h"
+#include "chunkwise/core/check.h"
+#include "chunkwise/core/streamed_copy.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace chunkwise::codec::internal {
+namespace {
+
+using core::Index;
+
+constexpr std::uint8_t kFlagBitShuffle = 0x04;
+constexpr std::uint8_t kLz4FormatCode = 1;  // LZ4 and LZ4HC both write it.
+// Larger blocks are left to c-blosc, so a hostile header cannot make every
+// thread hold a buffer this large.
+constexpr std::uint32_t kMaxBlockBytes = 8u << 20;
+
+// What the 16-byte header says, and what follows from it.
+struct ChunkHeader {
+  std::uint8_t compressor_version, flags;
+  std::uint32_t typesize, nbytes, blocksize, block_count;
+  bool memcpyed, shuffled;
+};
+
+ChunkHeader ReadHeader(ByteView encoded) {
+  ChunkHeader h{};
+  h.compressor_version = encoded[1];
+  h.flags = encoded[2];
+  h.typesize = encoded[3];
+  h.nbytes = LoadLittleEndian<std::uint32_t>(encoded.data() + 4);
+  h.blocksize = LoadLittleEndian<std::uint32_t>(encoded.data() + 8);
+  h.memcpyed = (h.flags & blosc_lz4::kFlagMemcpyed) != 0;
+  h.shuffled = (h.flags & blosc_lz4::kFlagShuffle) != 0 && h.typesize > 1;
+  h.block_count = h.blocksize == 0 ? 0 : (h.nbytes + h.blocksize - 1) / h.blocksize;
+  return h;
+}
+
+// Whether rows of `row_bytes` can be produced block by block from this chunk.
+// Anything else, a header c-blosc would reject included, is left to c-blosc.
+bool Handles(const ChunkHeader& h, std::size_t row_bytes, std::size_t element_size) {
+  if (h.compressor_version != blosc_lz4::kLz4FormatVersion) return false;
+  if (h.memcpyed) return true;
+  if ((h.flags & kFlagBitShuffle) != 0 || (h.flags >> 5) != kLz4FormatCode) return false;
+  if (h.shuffled && h.typesize != element_size) return false;
+  // Split blocks must hold whole streams; c-blosc's encoder never writes otherwise.
+  return h.blocksize > 0 && h.blocksize % h.typesize == 0 && h.blocksize <= kMaxBlockBytes &&
+         h.blocksize % row_bytes == 0;
+}
+
+// c-blosc's decoder rule (blosc_lz4_layout.h): a full block is split into
+// `typesize` streams unless the header says not to or the block is too small.
+std::uint32_t StreamCount(const ChunkHeader& h, std::uint32_t block_bytes) {
+  const bool split =
+      (h.flags & blosc_lz4::kFlagDontSplit) == 0 && h.typesize <= blosc_lz4::kMaxSplits &&
+      h.blocksize / h.typesize >= blosc_lz4::kMinCompressedBytes && block_bytes == h.blocksize;
+  return split ? h.typesize : 1;
+}
+
+Status BlockError(std::uint32_t block, const std::string& what) {
+  return Status::Corruption("blosc: block " + std::to_string(block) + " " + what);
+}
+
+// Decompresses block `block` (`block_bytes` long) into `out`: the block as
+// the encoder saw it, shuffled when the chunk is.
+Status DecompressBlock(const ChunkHeader& h, ByteView encoded, std::uint32_t block,
+                       std::uint32_t block_bytes, std::uint8_t* out) {
+  const std::uint64_t table_end = blosc_lz4::kHeaderBytes + 4ull * h.block_count;
+  if (table_end > encoded.size()) return BlockError(block, "start table is truncated");
+  std::uint64_t at = LoadLittleEndian<std::uint32_t>(encoded.data() + 16 + 4ull * block);
+  if (at < table_end || at > encoded.size()) return BlockError(block, "starts outside the chunk");
+  const std::uint32_t streams = StreamCount(h, block_bytes);
+  const std::uint32_t stream_bytes = block_bytes / streams;
+  for (std::uint32_t s = 0; s < streams; ++s, out += stream_bytes) {
+    if (encoded.size() - at < 4) return BlockError(block, "is truncated");
+    const auto size =
+        static_cast<std::int32_t>(LoadLittleEndian<std::uint32_t>(encoded.data() + at));
+    at += 4;
+    if (size < 0 || static_cast<std::uint64_t>(size) > encoded.size() - at) {
+      return BlockError(block, "has a stream size past the end of the chunk");
+    }
+    const auto* data = reinterpret_cast<const char*>(encoded.data() + at);
+    if (static_cast<std::uint32_t>(size) == stream_bytes) {
+      std::memcpy(out, data, stream_bytes);  // Stored raw: it did not compress.
+    } else if (LZ4_decompress_safe(data, reinterpret_cast<char*>(out), size,
+                                   static_cast<int>(stream_bytes)) !=
+               static_cast<int>(stream_bytes)) {
+      return BlockError(block, "has an LZ4 stream that does not decode to " +
+                                   std::to_string(stream_bytes) + " bytes");
+    }
+    at += static_cast<std::uint32_t>(size);
+  }
+  return Status::Ok();
+}
+
+// Writes `count` elements of `typesize` bytes, starting at element `first`
+// of a shuffled block of `elements` elements (byte j of element i at
+// j * elements + i), to `out` in their own order.
+void UnshuffleRow(const std::uint8_t* block, std::size_t elements, std::size_t first,
+                  std::size_t count, std::uint32_t typesize, std::uint8_t* out) {
+  const std::uint8_t* in = block + first;
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  const auto load = [&](std::size_t stream) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + stream * elements + i));
+  };
+  const auto store = [&](std::size_t at, __m128i value) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), value);
+  };
+  if (typesize == 2) {
+    for (; i + 16 <= count; i += 16) {
+      const __m128i low = load(0), high = load(1);
+      store(2 * i, _mm_unpacklo_epi8(low, high));
+      store(2 * i + 16, _mm_unpackhi_epi8(low, high));
+    }
+  } else if (typesize == 4) {
+    for (; i + 16 <= count; i += 16) {
+      const __m128i b0 = load(0), b1 = load(1), b2 = load(2), b3 = load(3);
+      const __m128i low01 = _mm_unpacklo_epi8(b0, b1), high01 = _mm_unpackhi_epi8(b0, b1);
+      const __m128i low23 = _mm_unpacklo_epi8(b2, b3), high23 = _mm_unpackhi_epi8(b2, b3);
+      store(4 * i, _mm_unpacklo_epi16(low01, low23));
+      store(4 * i + 16, _mm_unpackhi_epi16(low01, low23));
+      store(4 * i + 32, _mm_unpacklo_epi16(high01, high23));
+      store(4 * i + 48, _mm_unpackhi_epi16(high01, high23));
+    }
+  } else if (typesize == 8) {
+    for (; i + 16 <= count; i += 16) {
+      __m128i pairs[8], quads[8];
+      for (std::size_t p = 0; p < 4; ++p) {
+        const __m128i even = load(2 * p), odd = load(2 * p + 1);
+        pairs[2 * p] = _mm_unpacklo_epi8(even, odd);  // Elements 0-7 of bytes 2p, 2p+1.
+        pairs[2 * p + 1] = _mm_unpackhi_epi8(even, odd);
+      }
+      for (std::size_t q = 0; q < 2; ++q) {             // Bytes 0-3 (q = 0) and 4-7 (q = 1).
+        for (std::size_t half = 0; half < 2; ++half) {  // Elements 0-7, then 8-15.
+          const __m128i a = pairs[4 * q + half], b = pairs[4 * q + 2 + half];
+          quads[4 * q + 2 * half] = _mm_unpacklo_epi16(a, b);
+          quads[4 * q + 2 * half + 1] = _mm_unpackhi_epi16(a, b);
+        }
+      }
+      for (std::size_t k = 0; k < 4; ++k) {  // Elements 4k to 4k+3.
+        store(8 * i + 32 * k, _mm_unpacklo_epi32(quads[k], quads[4 + k]));
+        store(8 * i + 32 * k + 16, _mm_unpackhi_epi32(quads[k], quads[4 + k]));
+      }
+    }
+  }
+#endif
+  for (; i < count; ++i) {
+    for (std::uint32_t j = 0; j < typesize; ++j) out[i * typesize + j] = in[j * elements + i];
+  }
+}
+
+// Walks the rows of a C-order chunk in order, giving each row's address in
+// the destination array.
+class RowCursor {
+ public:
+  RowCursor(const core::StridedDestination& target, std::span<const Index> chunk_shape,
+            std::size_t element_size)
+      : chunk_shape_(chunk_shape), position_(chunk_shape.size(), 0), strides_(chunk_shape.size()) {
+    const std::size_t rank = chunk_shape.size();
+    std::size_t stride = element_size;
+    row_ = static_cast<std::uint8_t*>(target.data);
+    for (std::size_t d = rank; d-- > 0;) {
+      strides_[d] = stride;
+      row_ += static_cast<std::size_t>(target.origin[d]) * stride;
+      stride *= static_cast<std::size_t>(target.shape[d]);
+    }
+  }
+
+  std::uint8_t* row() const { return row_; }
+
+  void Next() {
+    for (std::size_t d = chunk_shape_.size() - 1; d-- > 0;) {
+      row_ += strides_[d];
+      if (++position_[d] < chunk_shape_[d]) return;
+      row_ -= strides_[d] * static_cast<std::size_t>(chunk_shape_[d]);
+      position_[d] = 0;
+    }
+  }
+
+ private:
+  std::span<const Index> chunk_shape_;
+  std::vector<Index> position_;
+  std::vector<std::size_t> strides_;
+  std::uint8_t* row_;
+};
+
+// Writes rows to the destination, streamed when it asks for that.
+class RowWriter {
+ public:
+  RowWriter(const core::StridedDestination& target, std::span<const Index> chunk_shape,
+            std::size_t element_size, std::size_t row_bytes)
+      : cursor_(target, chunk_shape, element_size),
+        row_bytes_(row_bytes),
+        streams_(target.streaming && row_bytes >= core::kMinStreamedRunBytes) {}
+  ~RowWriter() {
+    if (streams_) core::FenceStreamedStores();
+  }
+  RowWriter(const RowWriter&) = delete;
+  RowWriter& operator=(const RowWriter&) = delete;
+
+  void Write(const std::uint8_t* row) {
+    if (streams_) {
+      core::StreamRun(cursor_.row(), row, row_bytes_);
+    } else {
+      std::memcpy(cursor_.row(), row, row_bytes_);
+    }
+    cursor_.Next();
+  }
+
+ private:
+  RowCursor cursor_;
+  std::size_t row_bytes_;
+  bool streams_;
+};
+
+// A per-thread buffer: blocks are at most kMaxBlockBytes and a row at most a chunk's.
+std::uint8_t* ThreadBuffer(std::vector<std::uint8_t>& buffer, std::size_t bytes) {
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return buffer.data();
+}
+
+Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_bytes,
+                    RowWriter& writer) {
+  thread_local std::vector<std::uint8_t> block_buffer, row_buffer;
+  std::uint8_t* block_data = ThreadBuffer(block_buffer, h.blocksize);
+  std::uint8_t* row = ThreadBuffer(row_buffer, row_bytes);
+  const std::size_t row_elements = row_bytes / (h.shuffled ? h.typesize : 1);
+  for (std::uint32_t b = 0; b < h.block_count; ++b) {
+    const std::uint32_t block_bytes = std::min(h.blocksize, h.nbytes - b * h.blocksize);
+    CHUNKWISE_RETURN_IF_ERROR(DecompressBlock(h, encoded, b, block_bytes, block_data));
+    for (std::size_t at = 0; at < block_bytes; at += row_bytes) {
+      if (!h.shuffled) {
+        writer.Write(block_data + at);
+        continue;
+      }
+      UnshuffleRow(block_data, block_bytes / h.typesize, at / h.typesize, row_elements, h.typesize,
+                   row);
+      writer.Write(row);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, const core::StridedDestination& target,
+                                      std::span<const Index> chunk_shape,
+                                      std::size_t element_size) {
+  CHUNKWISE_CHECK(!chunk_shape.empty() && chunk_shape.size() == target.shape.size() &&
+                  chunk_shape.size() == target.origin.size());
+  const ChunkHeader h = ReadHeader(encoded);
+  const std::size_t row_bytes = static_cast<std::size_t>(chunk_shape.back()) * element_size;
+  if (row_bytes == 0 || h.nbytes == 0) return false;
+  if (!Handles(h, row_bytes, element_size)) return false;
+  RowWriter writer(target, chunk_shape, element_size, row_bytes);
+  if (h.memcpyed) {
+    for (std::size_t at = 0; at < h.nbytes; at += row_bytes) {
+      writer.Write(encoded.data() + blosc_lz4::kHeaderBytes + at);
+    }
+    return true;
+  }
+  CHUNKWISE_RETURN_IF_ERROR(DecodeBlocks(h, encoded, row_bytes, writer));
+  return true;
+}
+
+}  // namespace chunkwise::codec::internal
