@@ -114,6 +114,7 @@ std::size_t ChunkCount(const Shape& shape) {
 const Shape kChunkShape = {kChunk, kChunk, kChunk};
 const core::Coord kZero = {0, 0, 0};
 const codec::ChunkSpec kChunkSpec{core::DataType(core::DataTypeId::kUInt16), kChunkShape};
+const core::Region kWholeChunk = core::Region::Full(kChunkShape);
 
 // Every 64³ chunk of the volume, copied out, as the array code would see them.
 std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape) {
@@ -195,8 +196,9 @@ class RawCodec {
     // where the codec can (blosc lz4), as ours does.
     const core::Coord origin = ChunkOrigin(i, shape);
     const core::StridedDestination target{volume, shape, origin, true};
-    CHUNKWISE_ASSIGN_OR_RETURN(const bool placed,
-                               compressor().DecodeIntoRegion(encoded_[i], kChunkSpec, target));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const bool placed,
+        compressor().DecodeIntoRegion(encoded_[i], kChunkSpec, kWholeChunk, target));
     if (placed) return Status::Ok();
     CHUNKWISE_RETURN_IF_ERROR(compressor().DecodeInto(encoded_[i], out).status());
     core::CopyStridedRegion({out.data(), kChunkShape, kZero}, target, kChunkShape, 2);

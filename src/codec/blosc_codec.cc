@@ -250,13 +250,14 @@ Result<std::size_t> BloscCodec::DecodeInto(ByteView encoded, MutableByteView out
 }
 
 Result<bool> BloscCodec::DecodeIntoRegion(ByteView encoded, const ChunkSpec& spec,
+                                          const core::Region& box,
                                           const core::StridedDestination& target) const {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t nbytes, ValidateHeader(encoded, spec.num_bytes()));
   if (nbytes != spec.num_bytes()) {
     return Status::Corruption("blosc: chunk decodes to " + std::to_string(nbytes) +
                               " bytes, expected " + std::to_string(spec.num_bytes()));
   }
-  return internal::DecodeBloscLz4IntoRegion(encoded, target, spec.shape, spec.dtype.size());
+  return internal::DecodeBloscLz4IntoRegion(encoded, spec.shape, spec.dtype.size(), box, target);
 }
 
 }  // namespace chunkwise::codec

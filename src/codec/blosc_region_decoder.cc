@@ -160,67 +160,123 @@ void UnshuffleRow(const std::uint8_t* block, std::size_t elements, std::size_t f
   }
 }
 
-// Walks the rows of a C-order chunk in order, giving each row's address in
-// the destination array.
+// Walks the rows of a C-order chunk (the chunk's last dimension is a row),
+// knowing for each whether the box meets it and, if so, where the box's part
+// of it goes in the destination.
 class RowCursor {
  public:
   RowCursor(const core::StridedDestination& target, std::span<const Index> chunk_shape,
-            std::size_t element_size)
-      : chunk_shape_(chunk_shape), position_(chunk_shape.size(), 0), strides_(chunk_shape.size()) {
-    const std::size_t rank = chunk_shape.size();
-    std::size_t stride = element_size;
-    row_ = static_cast<std::uint8_t*>(target.data);
-    for (std::size_t d = rank; d-- > 0;) {
+            const core::Region& box, std::size_t element_size)
+      : chunk_shape_(chunk_shape),
+        box_(box),
+        position_(chunk_shape.size(), 0),
+        strides_(chunk_shape.size()),
+        data_(static_cast<std::uint8_t*>(target.data)) {
+    std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(element_size);
+    for (std::size_t d = chunk_shape.size(); d-- > 0;) {
       strides_[d] = stride;
-      row_ += static_cast<std::size_t>(target.origin[d]) * stride;
-      stride *= static_cast<std::size_t>(target.shape[d]);
+      // Where chunk coordinate 0 would land, so that the offset of row c is
+      // base_ + sum of c[d] * strides_[d].
+      base_ += (target.origin[d] - box.start()[d]) * stride;
+      stride *= static_cast<std::ptrdiff_t>(target.shape[d]);
+    }
+    base_ += box.start().back() * strides_.back();
+    for (std::size_t d = 0; d + 1 < chunk_shape.size(); ++d) {
+      whole_ = whole_ && box.start()[d] == 0 && box.stop()[d] == chunk_shape[d];
+    }
+    Seek(0);
+  }
+
+  // Moves to row `row` (C order over all dimensions but the last).
+  void Seek(Index row) {
+    offset_ = base_;
+    outside_ = 0;
+    for (std::size_t d = chunk_shape_.size() - 1; d-- > 0;) {
+      position_[d] = row % chunk_shape_[d];
+      row /= chunk_shape_[d];
+      offset_ += position_[d] * strides_[d];
+      outside_ += Outside(d) ? 1 : 0;
     }
   }
 
-  std::uint8_t* row() const { return row_; }
+  bool inside() const { return outside_ == 0; }
+  // Where the box's part of this row goes. REQUIRES: inside().
+  std::uint8_t* destination() const { return data_ + offset_; }
 
   void Next() {
     for (std::size_t d = chunk_shape_.size() - 1; d-- > 0;) {
-      row_ += strides_[d];
-      if (++position_[d] < chunk_shape_[d]) return;
-      row_ -= strides_[d] * static_cast<std::size_t>(chunk_shape_[d]);
-      position_[d] = 0;
+      const bool was_outside = Outside(d);
+      offset_ += strides_[d];
+      if (++position_[d] == chunk_shape_[d]) {
+        offset_ -= strides_[d] * chunk_shape_[d];
+        position_[d] = 0;
+      }
+      outside_ += (Outside(d) ? 1 : 0) - (was_outside ? 1 : 0);
+      if (position_[d] != 0) return;
     }
   }
 
+  // Whether the box meets any of rows [first, first + count); leaves the
+  // cursor at `first`.
+  bool Meets(Index first, Index count) {
+    if (whole_) return true;
+    Seek(first);
+    bool meets = false;
+    for (Index r = 0; r < count && !meets; ++r, Next()) meets = inside();
+    Seek(first);
+    return meets;
+  }
+
  private:
+  bool Outside(std::size_t d) const {
+    return position_[d] < box_.start()[d] || position_[d] >= box_.stop()[d];
+  }
+
   std::span<const Index> chunk_shape_;
+  const core::Region& box_;
   std::vector<Index> position_;
-  std::vector<std::size_t> strides_;
-  std::uint8_t* row_;
+  std::vector<std::ptrdiff_t> strides_;
+  std::uint8_t* data_;
+  std::ptrdiff_t base_ = 0, offset_ = 0;
+  int outside_ = 0;    // How many dimensions put the current row outside the box.
+  bool whole_ = true;  // The box holds whole rows of every dimension but the last.
 };
 
-// Writes rows to the destination, streamed when it asks for that.
+// Writes the box's part of each row to the destination, streamed when the
+// destination asks for that.
 class RowWriter {
  public:
   RowWriter(const core::StridedDestination& target, std::span<const Index> chunk_shape,
-            std::size_t element_size, std::size_t row_bytes)
-      : cursor_(target, chunk_shape, element_size),
-        row_bytes_(row_bytes),
-        streams_(target.streaming && row_bytes >= core::kMinStreamedRunBytes) {}
+            const core::Region& box, std::size_t element_size)
+      : cursor_(target, chunk_shape, box, element_size),
+        element_size_(element_size),
+        first_(static_cast<std::size_t>(box.start().back())),
+        count_(static_cast<std::size_t>(box.shape().back())),
+        streams_(target.streaming && count_ * element_size >= core::kMinStreamedRunBytes) {}
   ~RowWriter() {
     if (streams_) core::FenceStreamedStores();
   }
   RowWriter(const RowWriter&) = delete;
   RowWriter& operator=(const RowWriter&) = delete;
 
-  void Write(const std::uint8_t* row) {
+  RowCursor& cursor() { return cursor_; }
+  // The box's elements of a row: the first one and how many.
+  std::size_t first() const { return first_; }
+  std::size_t count() const { return count_; }
+
+  // Writes count() elements from `elements` where the current row's part goes.
+  // REQUIRES: cursor().inside().
+  void Write(const std::uint8_t* elements) {
     if (streams_) {
-      core::StreamRun(cursor_.row(), row, row_bytes_);
+      core::StreamRun(cursor_.destination(), elements, count_ * element_size_);
     } else {
-      std::memcpy(cursor_.row(), row, row_bytes_);
+      std::memcpy(cursor_.destination(), elements, count_ * element_size_);
     }
-    cursor_.Next();
   }
 
  private:
   RowCursor cursor_;
-  std::size_t row_bytes_;
+  std::size_t element_size_, first_, count_;
   bool streams_;
 };
 
@@ -230,47 +286,75 @@ std::uint8_t* ThreadBuffer(std::vector<std::uint8_t>& buffer, std::size_t bytes)
   return buffer.data();
 }
 
-Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_bytes,
-                    RowWriter& writer) {
-  thread_local std::vector<std::uint8_t> block_buffer, row_buffer;
+// Decoded rows of the chunk: the chunk's bytes as they are, or a shuffled
+// block of `elements` elements of `typesize` bytes (typesize > 1).
+struct DecodedRows {
+  const std::uint8_t* data;
+  std::size_t row_elements, element_size;
+  std::uint32_t typesize = 1;
+  std::size_t elements = 0;
+};
+
+// Writes the box's part of rows [first_row, first_row + count) of the chunk,
+// which `rows` holds from its start.
+void WriteRows(const DecodedRows& rows, Index first_row, Index count, RowWriter& writer) {
+  thread_local std::vector<std::uint8_t> row_buffer;
+  std::uint8_t* unshuffled = ThreadBuffer(row_buffer, writer.count() * rows.element_size);
+  RowCursor& cursor = writer.cursor();
+  cursor.Seek(first_row);
+  for (Index r = 0; r < count; ++r, cursor.Next()) {
+    if (!cursor.inside()) continue;
+    const std::size_t first = static_cast<std::size_t>(r) * rows.row_elements + writer.first();
+    if (rows.typesize == 1) {
+      writer.Write(rows.data + first * rows.element_size);
+    } else {
+      UnshuffleRow(rows.data, rows.elements, first, writer.count(), rows.typesize, unshuffled);
+      writer.Write(unshuffled);
+    }
+  }
+}
+
+// Decodes only the blocks the box meets.
+Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_elements,
+                    std::size_t element_size, RowWriter& writer) {
+  thread_local std::vector<std::uint8_t> block_buffer;
   std::uint8_t* block_data = ThreadBuffer(block_buffer, h.blocksize);
-  std::uint8_t* row = ThreadBuffer(row_buffer, row_bytes);
-  const std::size_t row_elements = row_bytes / (h.shuffled ? h.typesize : 1);
+  const std::size_t row_bytes = row_elements * element_size;
+  const auto rows_per_block = static_cast<Index>(h.blocksize / row_bytes);
   for (std::uint32_t b = 0; b < h.block_count; ++b) {
     const std::uint32_t block_bytes = std::min(h.blocksize, h.nbytes - b * h.blocksize);
+    const auto rows = static_cast<Index>(block_bytes / row_bytes);
+    if (!writer.cursor().Meets(b * rows_per_block, rows)) continue;
     CHUNKWISE_RETURN_IF_ERROR(DecompressBlock(h, encoded, b, block_bytes, block_data));
-    for (std::size_t at = 0; at < block_bytes; at += row_bytes) {
-      if (!h.shuffled) {
-        writer.Write(block_data + at);
-        continue;
-      }
-      UnshuffleRow(block_data, block_bytes / h.typesize, at / h.typesize, row_elements, h.typesize,
-                   row);
-      writer.Write(row);
+    DecodedRows decoded{block_data, row_elements, element_size};
+    if (h.shuffled) {
+      decoded.typesize = h.typesize;
+      decoded.elements = block_bytes / h.typesize;
     }
+    WriteRows(decoded, b * rows_per_block, rows, writer);
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, const core::StridedDestination& target,
-                                      std::span<const Index> chunk_shape,
-                                      std::size_t element_size) {
+Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, std::span<const Index> chunk_shape,
+                                      std::size_t element_size, const core::Region& box,
+                                      const core::StridedDestination& target) {
   CHUNKWISE_CHECK(!chunk_shape.empty() && chunk_shape.size() == target.shape.size() &&
-                  chunk_shape.size() == target.origin.size());
+                  chunk_shape.size() == target.origin.size() &&
+                  chunk_shape.size() == box.start().size());
   const ChunkHeader h = ReadHeader(encoded);
-  const std::size_t row_bytes = static_cast<std::size_t>(chunk_shape.back()) * element_size;
-  if (row_bytes == 0 || h.nbytes == 0) return false;
-  if (!Handles(h, row_bytes, element_size)) return false;
-  RowWriter writer(target, chunk_shape, element_size, row_bytes);
+  const auto row_elements = static_cast<std::size_t>(chunk_shape.back());
+  if (row_elements == 0 || element_size == 0 || h.nbytes == 0 || box.IsEmpty()) return false;
+  if (!Handles(h, row_elements * element_size, element_size)) return false;
+  RowWriter writer(target, chunk_shape, box, element_size);
   if (h.memcpyed) {
-    for (std::size_t at = 0; at < h.nbytes; at += row_bytes) {
-      writer.Write(encoded.data() + blosc_lz4::kHeaderBytes + at);
-    }
+    const DecodedRows stored{encoded.data() + blosc_lz4::kHeaderBytes, row_elements, element_size};
+    WriteRows(stored, 0, static_cast<Index>(h.nbytes / (row_elements * element_size)), writer);
     return true;
   }
-  CHUNKWISE_RETURN_IF_ERROR(DecodeBlocks(h, encoded, row_bytes, writer));
+  CHUNKWISE_RETURN_IF_ERROR(DecodeBlocks(h, encoded, row_elements, element_size, writer));
   return true;
 }
 

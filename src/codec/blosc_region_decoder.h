@@ -1,5 +1,5 @@
-// Decodes a Blosc1 chunk of LZ4 blocks straight into its box of a larger
-// array, row by row, with no chunk-sized buffer in between.
+// Decodes a Blosc1 chunk of LZ4 blocks, or any box of it, straight into its
+// place in a larger array, row by row, with no chunk-sized buffer in between.
 //
 // Spec: ../shared/specs/bcolz-blosc.md §5 (the chunk layout; the block and
 // split rules are in codec/blosc_lz4_layout.h). c-blosc decodes a chunk into a
@@ -18,22 +18,26 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/ravel.h"
+#include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise::codec::internal {
 
-// Decodes `encoded`, a C-order chunk of `chunk_shape` elements of
-// `element_size` bytes, into the box at target.origin. Returns false, having
-// written nothing, for layouts it leaves to c-blosc: compressors other than
-// LZ4 (and LZ4HC, the same format), bit shuffle, a byte-shuffle typesize
-// other than element_size, or blocks that do not hold whole rows of the
-// chunk. Corruption for malformed blocks, after which the box may be partly
-// written. It never reads outside `encoded`.
+// Decodes the elements of `box` (in chunk coordinates) of `encoded`, a
+// C-order chunk of `chunk_shape` elements of `element_size` bytes, into the
+// box of the same shape at target.origin. Only the blocks the box meets are
+// decompressed. Returns false, having written nothing, for layouts it leaves
+// to c-blosc: compressors other than LZ4 (and LZ4HC, the same format), bit
+// shuffle, a byte-shuffle typesize other than element_size, or blocks that
+// do not hold whole rows of the chunk. Corruption for malformed blocks,
+// after which the box may be partly written. It never reads outside
+// `encoded`.
 // REQUIRES: the 16-byte header was validated (cbytes == encoded.size()) and
-// its nbytes is the chunk's size; the box lies inside target.shape.
-Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, const core::StridedDestination& target,
-                                      std::span<const core::Index> chunk_shape,
-                                      std::size_t element_size);
+// its nbytes is the chunk's size; `box` lies inside the chunk and its shape
+// at target.origin inside target.shape.
+Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, std::span<const core::Index> chunk_shape,
+                                      std::size_t element_size, const core::Region& box,
+                                      const core::StridedDestination& target);
 
 }  // namespace chunkwise::codec::internal
 

@@ -31,6 +31,7 @@ Result<std::size_t> BytesToBytesCodec::DecodeInto(ByteView encoded, MutableByteV
 }
 
 Result<bool> BytesToBytesCodec::DecodeIntoRegion(ByteView /*encoded*/, const ChunkSpec& /*spec*/,
+                                                 const core::Region& /*box*/,
                                                  const core::StridedDestination& /*target*/) const {
   return false;
 }

@@ -168,10 +168,11 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
 }
 
 Result<bool> CodecChain::DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded,
+                                          const core::Region& box,
                                           const core::StridedDestination& target) const {
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
   if (!OneCompressorOnly(spec)) return false;
-  Result<bool> decoded = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, target);
+  Result<bool> decoded = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, box, target);
   if (!decoded.ok()) return decoded.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
   return decoded;
 }

@@ -5,8 +5,9 @@
 // produce more than its limit. As a second check the input is encoded and
 // decoded back, which must reproduce it exactly. DecodeIntoRegion, which
 // decodes LZ4 chunks itself rather than through c-blosc, decodes the input as
-// a chunk of rows into a larger array: it must stay inside the chunk's box,
-// and where both it and c-blosc accept the input they must agree.
+// a chunk of rows, whole and a box of it, into a larger array: it must stay
+// inside the box's place, and where both it and c-blosc accept the input they
+// must agree.
 #include <optional>
 #include <vector>
 
@@ -22,6 +23,7 @@ using chunkwise::codec::BloscCodec;
 using chunkwise::codec::ChunkSpec;
 using chunkwise::core::DataType;
 using chunkwise::core::DataTypeId;
+using chunkwise::core::Region;
 using chunkwise::core::Shape;
 
 constexpr std::uint8_t kOutside = 0xEE;
@@ -54,25 +56,40 @@ std::optional<ChunkSpec> SpecFromHeader(ByteView input) {
   return ChunkSpec{dtype, {elements / row, row}};
 }
 
-void CheckDecodeIntoRegion(const BloscCodec& codec, ByteView input) {
-  const std::optional<ChunkSpec> spec = SpecFromHeader(input);
-  if (!spec) return;
-  // The chunk's box at (1, 1) in an array one row and two columns larger.
-  const Shape shape = {spec->shape[0] + 1, spec->shape[1] + 2}, origin = {1, 1}, zero = {0, 0};
-  const std::size_t element = spec->dtype.size();
+// Decodes `box` of the chunk into its place at (1, 1) in an array one row and
+// two columns larger than the chunk.
+void CheckDecodeIntoRegion(const BloscCodec& codec, ByteView input, const ChunkSpec& spec,
+                           const Region& box) {
+  const Shape shape = {spec.shape[0] + 1, spec.shape[1] + 2}, origin = {1, 1};
+  const std::size_t element = spec.dtype.size();
   Bytes array(static_cast<std::size_t>(shape[0] * shape[1]) * element, kOutside);
   const chunkwise::Result<bool> handled =
-      codec.DecodeIntoRegion(input, *spec, {array.data(), shape, origin, false});
-  // Whatever happened, nothing outside the box was written.
-  Bytes box(spec->num_bytes());
-  chunkwise::core::CopyStridedRegion({array.data(), shape, origin}, {box.data(), spec->shape, zero},
-                                     spec->shape, element);
-  chunkwise::core::FillStridedRegion({array.data(), shape, origin}, spec->shape,
+      codec.DecodeIntoRegion(input, spec, box, {array.data(), shape, origin, false});
+  // Whatever happened, nothing outside the box's place was written.
+  const Shape box_shape = box.shape(), zero = {0, 0};
+  Bytes placed(static_cast<std::size_t>(box.num_elements()) * element);
+  chunkwise::core::CopyStridedRegion({array.data(), shape, origin},
+                                     {placed.data(), box_shape, zero}, box_shape, element);
+  chunkwise::core::FillStridedRegion({array.data(), shape, origin}, box_shape,
                                      std::vector<std::uint8_t>(element, kOutside));
   CHUNKWISE_CHECK(array == Bytes(array.size(), kOutside));
   if (!handled.ok() || !*handled) return;
-  const chunkwise::Result<Bytes> decoded = codec.Decode(input, spec->num_bytes());
-  if (decoded.ok()) CHUNKWISE_CHECK(*decoded == box);
+  const chunkwise::Result<Bytes> decoded = codec.Decode(input, spec.num_bytes());
+  if (!decoded.ok()) return;
+  Bytes expected(placed.size());
+  chunkwise::core::CopyStridedRegion({decoded->data(), spec.shape, box.start()},
+                                     {expected.data(), box_shape, zero}, box_shape, element);
+  CHUNKWISE_CHECK(placed == expected);
+}
+
+// The whole chunk, and a box that leaves out its first third of rows and a
+// quarter of each row's ends.
+void CheckDecodeIntoRegion(const BloscCodec& codec, ByteView input) {
+  const std::optional<ChunkSpec> spec = SpecFromHeader(input);
+  if (!spec) return;
+  const Shape& c = spec->shape;
+  CheckDecodeIntoRegion(codec, input, *spec, Region::Full(c));
+  CheckDecodeIntoRegion(codec, input, *spec, Region({c[0] / 3, c[1] / 4}, {c[0], c[1] - c[1] / 4}));
 }
 
 }  // namespace

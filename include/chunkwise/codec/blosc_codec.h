@@ -69,9 +69,10 @@ class BloscCodec final : public BytesToBytesCodec {
   // if its header claims more than `max_decoded_bytes`.
   Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
   Result<std::size_t> DecodeInto(ByteView encoded, MutableByteView out) const override;
-  // LZ4 chunks (the common case) decode row by row into the region; others
-  // (other compressors, bit shuffle, blocks of partial rows) are left to DecodeInto.
-  Result<bool> DecodeIntoRegion(ByteView encoded, const ChunkSpec& spec,
+  // LZ4 chunks (the common case) decode row by row into the region, only
+  // the blocks the box meets; others (other compressors, bit shuffle, blocks
+  // of partial rows) are left to DecodeInto.
+  Result<bool> DecodeIntoRegion(ByteView encoded, const ChunkSpec& spec, const core::Region& box,
                                 const core::StridedDestination& target) const override;
 
  private:

@@ -20,6 +20,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/ravel.h"
+#include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise::codec {
@@ -68,13 +69,17 @@ class BytesToBytesCodec : public Codec {
   // would not fit. Saves the allocation of Decode when the caller reuses a
   // buffer; the default decodes and copies.
   virtual Result<std::size_t> DecodeInto(ByteView encoded, MutableByteView out) const;
-  // Decodes `encoded`, a C-order chunk of `spec`, straight into its box at
+  // Decodes the elements of `box` (in the chunk's coordinates) of `encoded`,
+  // a C-order chunk of `spec`, straight into the box of the same shape at
   // target.origin in a larger array, where the codec can do so without a
-  // chunk-sized buffer and a copy out of it. Returns false, having written
-  // nothing, where it cannot (the default); the caller then decodes and
-  // copies. On an error the box may be partly written.
-  // REQUIRES: the box of spec.shape at target.origin lies inside target.shape.
+  // chunk-sized buffer and a copy out of it (and may then decode only the
+  // parts the box needs). Returns false, having written nothing, where it
+  // cannot (the default); the caller then decodes and copies. On an error
+  // the box may be partly written.
+  // REQUIRES: `box` lies inside spec.shape, and its shape at target.origin
+  // inside target.shape.
   virtual Result<bool> DecodeIntoRegion(ByteView encoded, const ChunkSpec& spec,
+                                        const core::Region& box,
                                         const core::StridedDestination& target) const;
 };
 

@@ -50,11 +50,12 @@ class CodecChain {
   // others decode and copy.
   Status DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const;
 
-  // As Decode, straight into the box of spec.shape at target.origin in a
-  // larger array, where the chain is `bytes` in host order and one compressor
-  // that can (BytesToBytesCodec::DecodeIntoRegion). Returns false, having
-  // written nothing, otherwise; the caller then decodes and copies.
-  Result<bool> DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded,
+  // Decodes the elements of `box` (chunk coordinates) straight into the box
+  // of the same shape at target.origin in a larger array, where the chain is
+  // `bytes` in host order and one compressor that can
+  // (BytesToBytesCodec::DecodeIntoRegion). Returns false, having written
+  // nothing, otherwise; the caller then decodes and copies.
+  Result<bool> DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded, const core::Region& box,
                                 const core::StridedDestination& target) const;
 
   // The most bytes a valid encoding of a chunk of `spec` through this chain can

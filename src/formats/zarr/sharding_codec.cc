@@ -232,11 +232,10 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
     ScratchBuffer scratch_fetched(ScratchUse::kFetched);
     CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded,
                                read(location.offset, location.nbytes, scratch_fetched.get()));
-    if (extent == inner_spec.shape) {  // The whole chunk: the chain may decode it in place.
-      Result<bool> in_place = inner_codecs_.DecodeIntoRegion(inner_spec, encoded, target);
-      if (!in_place.ok()) return in_place.status().WithContext(InnerName(key, chunks[i]));
-      if (*in_place) return Status::Ok();
-    }
+    Result<bool> in_place =
+        inner_codecs_.DecodeIntoRegion(inner_spec, encoded, overlap.chunk_local, target);
+    if (!in_place.ok()) return in_place.status().WithContext(InnerName(key, chunks[i]));
+    if (*in_place) return Status::Ok();
     ScratchBuffer scratch_decoded(ScratchUse::kDecoded);
     Bytes& decoded = scratch_decoded.get();
     decoded.resize(inner_spec.num_bytes());

@@ -14,6 +14,7 @@ namespace {
 
 using core::DataType;
 using core::DataTypeId;
+using core::Region;
 using core::Shape;
 
 constexpr std::uint8_t kUntouched = 0xA5;
@@ -52,14 +53,24 @@ struct Destination {
   Bytes bytes;
 };
 
-// What c-blosc's decode and a strided copy give.
-Bytes Expected(const BloscCodec& codec, const Bytes& encoded, const ChunkSpec& spec) {
+// What c-blosc's decode and a strided copy of `box` give.
+Bytes Expected(const BloscCodec& codec, const Bytes& encoded, const ChunkSpec& spec,
+               const Region& box) {
   Destination expected(spec.shape, spec.dtype.size());
   const Result<Bytes> decoded = codec.Decode(encoded, spec.num_bytes());
   CHUNKWISE_CHECK(decoded.ok());
-  core::CopyStridedRegion({decoded->data(), spec.shape, Shape{0, 0, 0}}, expected.Target(false),
-                          spec.shape, spec.dtype.size());
+  core::CopyStridedRegion({decoded->data(), spec.shape, box.start()}, expected.Target(false),
+                          box.shape(), spec.dtype.size());
   return expected.bytes;
+}
+
+// The whole chunk, then boxes a region read cuts out of it: one plane, an
+// inner box, one column, the last element.
+std::vector<Region> Boxes(const Shape& c) {
+  return {Region::Full(c), Region({c[0] / 2, 0, 0}, {c[0] / 2 + 1, c[1], c[2]}),
+          Region({c[0] > 2 ? 1 : 0, 1, 3}, {c[0] > 2 ? c[0] - 1 : c[0], c[1], c[2] - 2}),
+          Region({0, 0, c[2] / 3}, {c[0], c[1], c[2] / 3 + 1}),
+          Region({c[0] - 1, c[1] - 1, c[2] - 1}, c)};
 }
 
 struct Case {
@@ -77,7 +88,8 @@ std::string Describe(const Case& c) {
          (c.encoder == BloscEncoder::kDeterministic ? " deterministic" : "");
 }
 
-// Decodes `c` both ways, streamed and not, and expects equal destinations.
+// Decodes each box of `c` both ways, streamed and not, and expects equal
+// destinations.
 void ExpectSameAsCBlosc(const Case& c) {
   SCOPED_TRACE(Describe(c));
   const ChunkSpec spec{TypeOfSize(c.element_size), c.chunk_shape};
@@ -89,13 +101,16 @@ void ExpectSameAsCBlosc(const Case& c) {
   const Bytes data = testing::MicroscopyLike(spec.num_bytes(), 3);
   const Result<Bytes> encoded = codec->Encode(data);
   ASSERT_TRUE(encoded.ok());
-  const Bytes expected = Expected(*codec, *encoded, spec);
-  for (const bool streaming : {false, true}) {
-    Destination got(spec.shape, spec.dtype.size());
-    const Result<bool> handled = codec->DecodeIntoRegion(*encoded, spec, got.Target(streaming));
-    ASSERT_TRUE(handled.ok()) << handled.status().ToString();
-    EXPECT_TRUE(*handled);
-    EXPECT_EQ(got.bytes, expected) << "streaming " << streaming;
+  for (const Region& box : Boxes(spec.shape)) {
+    const Bytes expected = Expected(*codec, *encoded, spec, box);
+    for (const bool streaming : {false, true}) {
+      Destination got(spec.shape, spec.dtype.size());
+      const Result<bool> handled =
+          codec->DecodeIntoRegion(*encoded, spec, box, got.Target(streaming));
+      ASSERT_TRUE(handled.ok()) << handled.status().ToString();
+      EXPECT_TRUE(*handled);
+      EXPECT_EQ(got.bytes, expected) << "box " << box.ToString() << " streaming " << streaming;
+    }
   }
 }
 
@@ -127,7 +142,8 @@ void ExpectNotHandled(const BloscOptions& options, const ChunkSpec& spec) {
   const Result<Bytes> encoded = codec->Encode(testing::MicroscopyLike(spec.num_bytes()));
   ASSERT_TRUE(encoded.ok());
   Destination got(spec.shape, spec.dtype.size());
-  const Result<bool> handled = codec->DecodeIntoRegion(*encoded, spec, got.Target(true));
+  const Result<bool> handled =
+      codec->DecodeIntoRegion(*encoded, spec, Region::Full(spec.shape), got.Target(true));
   ASSERT_TRUE(handled.ok()) << handled.status().ToString();
   EXPECT_FALSE(*handled);
   EXPECT_EQ(got.bytes, Bytes(got.bytes.size(), kUntouched));
@@ -162,7 +178,8 @@ struct Damaged {
 
   Status Decode() const {
     Destination got(spec.shape, spec.dtype.size());
-    return codec->DecodeIntoRegion(encoded, spec, got.Target(false)).status();
+    return codec->DecodeIntoRegion(encoded, spec, Region::Full(spec.shape), got.Target(false))
+        .status();
   }
 };
 
@@ -197,6 +214,24 @@ TEST(BloscRegionDecoder, RejectsAStreamThatDecodesShort) {
   EXPECT_NE(status.message().find("does not decode to"), std::string::npos) << status.ToString();
 }
 
+// A box that meets only the first block does not decompress the second, so
+// damage there goes unseen; the whole chunk sees it.
+TEST(BloscRegionDecoder, DecompressesOnlyTheBlocksTheBoxMeets) {
+  Damaged chunk;  // Two blocks of 32 planes (c-blosc's 256 KiB for this chunk).
+  ASSERT_EQ(LoadLittleEndian<std::uint32_t>(chunk.encoded.data() + 8), 256u * 1024u);
+  const std::uint32_t second_block = LoadLittleEndian<std::uint32_t>(chunk.encoded.data() + 20);
+  StoreLittleEndian<std::uint32_t>(1u << 30, chunk.encoded.data() + second_block);
+  Destination got(chunk.spec.shape, 2);
+  const Region first_planes({0, 0, 0}, {32, 64, 64});
+  const Result<bool> handled =
+      chunk.codec->DecodeIntoRegion(chunk.encoded, chunk.spec, first_planes, got.Target(false));
+  ASSERT_TRUE(handled.ok()) << handled.status().ToString();
+  EXPECT_TRUE(*handled);
+  Damaged intact;
+  EXPECT_EQ(got.bytes, Expected(*intact.codec, intact.encoded, intact.spec, first_planes));
+  EXPECT_EQ(chunk.Decode().code(), StatusCode::kCorruption);
+}
+
 TEST(BloscRegionDecoder, RejectsATruncatedChunkAndAWrongSize) {
   Damaged chunk;
   chunk.encoded.resize(chunk.encoded.size() - 10);
@@ -218,11 +253,13 @@ void ExpectFlipsFailOrDecodeLikeCBlosc(const BloscCodec& codec, const ChunkSpec&
     Bytes flipped = encoded;
     flipped[i] ^= 0x5A;
     Destination got(spec.shape, spec.dtype.size());
-    const Result<bool> handled = codec.DecodeIntoRegion(flipped, spec, got.Target(false));
+    const Result<bool> handled =
+        codec.DecodeIntoRegion(flipped, spec, Region::Full(spec.shape), got.Target(false));
     if (!handled.ok() || !*handled) continue;
     const Result<Bytes> decoded = codec.Decode(flipped, spec.num_bytes());
     ASSERT_TRUE(decoded.ok()) << "flipped byte " << i << ": " << decoded.status().ToString();
-    EXPECT_EQ(got.bytes, Expected(codec, flipped, spec)) << "flipped byte " << i;
+    EXPECT_EQ(got.bytes, Expected(codec, flipped, spec, Region::Full(spec.shape)))
+        << "flipped byte " << i;
   }
 }
 

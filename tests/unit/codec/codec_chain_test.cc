@@ -67,7 +67,8 @@ TEST_P(CodecChainEncodeInto, DecodeIntoRegionPlacesTheChunkOrDeclines) {
   const Bytes encoded = *chain.Encode(spec, data);
   const core::Shape shape = {17, 32, 10}, origin = {1, 0, 2}, zero = {0, 0, 0};
   Bytes array(static_cast<std::size_t>(17 * 32 * 10) * 2, 0xCC);
-  const Result<bool> placed = chain.DecodeIntoRegion(spec, encoded, {array.data(), shape, origin});
+  const Result<bool> placed = chain.DecodeIntoRegion(spec, encoded, core::Region::Full(spec.shape),
+                                                     {array.data(), shape, origin});
   ASSERT_TRUE(placed.ok()) << placed.status().ToString();
   EXPECT_EQ(*placed, GetParam() == "blosc:lz4:5:shuffle");
   Bytes expected(array.size(), 0xCC);
@@ -87,7 +88,8 @@ TEST(CodecChainTest, DecodeIntoRegionDeclinesAChainWithATranspose) {
   const Bytes encoded = *chain.Encode(spec, Chunk(spec.num_bytes()));
   Bytes array(spec.num_bytes());
   const core::Shape zero = {0, 0};
-  EXPECT_FALSE(*chain.DecodeIntoRegion(spec, encoded, {array.data(), spec.shape, zero}));
+  EXPECT_FALSE(*chain.DecodeIntoRegion(spec, encoded, core::Region::Full(spec.shape),
+                                       {array.data(), spec.shape, zero}));
 }
 
 TEST(CodecChainTest, MaxEncodedSizeBoundsIncompressibleData) {
