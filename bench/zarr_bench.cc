@@ -24,6 +24,11 @@
 // from memory (reads); + files, which is ours. It shows where ours loses to
 // the raw codec: in this layer, or in memory and kernel work the layer must do.
 //
+// A third table times reads of single z planes (1 × 1024 × 1024, one in each
+// 64-deep layer of chunks) from the files, in ms per plane: ours; the raw
+// codec decoding every chunk the planes cut (what a reader that decodes whole
+// chunks must do); python3-zarr reading the same planes from its array.
+//
 // usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
 //                   [--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...
 //                   (default codecs: zstd:1, then blosc:lz4:5:shuffle)
@@ -66,6 +71,7 @@ using core::Index;
 using core::Shape;
 
 constexpr Index kChunk = 64;
+constexpr Index kPlaneInLayer = 21;  // Which plane of each layer of chunks the plane reads take.
 constexpr const char* kUsage =
     "zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python] "
     "[--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...";
@@ -87,8 +93,14 @@ struct Throughput {
   double write = 0, read = 0;
 };
 
+// Milliseconds per plane read, each 0 when not measured.
+struct PlaneFigures {
+  double ours = 0, raw = 0, python = 0;
+};
+
 struct Figures {
   Throughput ours, raw, python, tensorstore;
+  PlaneFigures plane;
   Throughput moved;     // The raw codec plus each chunk's gather (scatter).
   Throughput unstored;  // Ours with shards encoded but not stored; read from memory.
   Throughput ratio;     // Medians of ours/raw per round.
@@ -250,6 +262,25 @@ class OursArray {
   }
   double ReadFromMemorySeconds() { return ReadSeconds(memory_); }
 
+  // Reads one z plane in each 64-deep layer of chunks from the files.
+  double PlaneSeconds() {
+    auto store = store::FileStore::Open(path_);
+    Check(store.status(), "store");
+    auto array = formats::zarr::Array::Open(*store, "", {.pool = pool_});
+    Check(array.status(), "open");
+    const std::size_t plane_bytes = volume_.size() / static_cast<std::size_t>(shape_[0]);
+    Bytes plane(plane_bytes);
+    double seconds = 0;
+    for (Index z = kPlaneInLayer; z < shape_[0]; z += kChunk) {
+      const core::Region region({z, 0, 0}, {z + 1, shape_[1], shape_[2]});
+      seconds += Seconds([&] { Check(array->ReadInto(region, plane.data()), "plane read"); });
+      if (std::memcmp(plane.data(), volume_.data() + static_cast<std::size_t>(z) * plane_bytes,
+                      plane_bytes) != 0)
+        Check(Status::Internal("plane " + std::to_string(z) + " differs"), "verify");
+    }
+    return seconds;
+  }
+
   std::uint8_t* back() { return back_.data(); }
 
  private:
@@ -293,7 +324,7 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
   RawCodec raw(codec_text, chunks, *pool);
   OursArray ours(codec_text, volume, shape, pool, options);
   std::vector<double> write_s, read_s, encode_s, decode_s, write_ratio, read_ratio;
-  std::vector<double> gather_s, scatter_s, unstored_s, memory_s;
+  std::vector<double> gather_s, scatter_s, unstored_s, memory_s, plane_s;
   for (int run = 0; run < options.runs; ++run) {
     encode_s.push_back(raw.EncodeSeconds());
     write_s.push_back(ours.WriteSeconds());
@@ -303,6 +334,7 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
     read_s.push_back(ours.ReadSeconds());
     scatter_s.push_back(raw.DecodeSeconds(ours.back(), shape));
     memory_s.push_back(ours.ReadFromMemorySeconds());
+    plane_s.push_back(ours.PlaneSeconds());
     write_ratio.push_back(encode_s.back() / write_s.back());
     read_ratio.push_back(decode_s.back() / read_s.back());
   }
@@ -312,20 +344,39 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
   figures.moved = {GigabytesPerSecond(bytes, gather_s), GigabytesPerSecond(bytes, scatter_s)};
   figures.unstored = {GigabytesPerSecond(bytes, unstored_s), GigabytesPerSecond(bytes, memory_s)};
   figures.ratio = {Median(write_ratio), Median(read_ratio)};
+  // One plane per layer of chunks: the planes cut every chunk once.
+  const auto planes = static_cast<double>(shape[0] / kChunk);
+  figures.plane.ours = Median(plane_s) / planes * 1e3;
+  figures.plane.raw = Median(decode_s) / planes * 1e3;
 }
 
-// Runs a peer script that prints {"write_seconds", "read_seconds", "bytes"};
-// zeros if it cannot run.
-Throughput MeasurePeer(const std::string& script, const std::string& arguments,
-                       const BenchOptions& options) {
+// What a peer script measured: throughput, and ms per plane read (0 when the
+// peer does not read planes).
+struct PeerFigures {
+  Throughput throughput;
+  double plane_ms = 0;
+};
+
+// Runs a peer script that prints {"write_seconds", "read_seconds", "bytes"}
+// and optionally "plane_seconds" (the plane reads of one run, in total) and
+// "planes"; zeros if it cannot run.
+PeerFigures MeasurePeer(const std::string& script, const std::string& arguments,
+                        const BenchOptions& options) {
   const std::string command =
       options.python_path + " " + (options.scripts / script).string() + " " + arguments;
   const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "zarr_bench");
   if (!result) return {};
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
     const double bytes = result->at("bytes").get<double>();
-    return {GigabytesPerSecond(bytes, result->at("write_seconds").get<std::vector<double>>()),
-            GigabytesPerSecond(bytes, result->at("read_seconds").get<std::vector<double>>())};
+    PeerFigures figures;
+    figures.throughput = {
+        GigabytesPerSecond(bytes, result->at("write_seconds").get<std::vector<double>>()),
+        GigabytesPerSecond(bytes, result->at("read_seconds").get<std::vector<double>>())};
+    if (result->contains("plane_seconds")) {
+      figures.plane_ms = Median(result->at("plane_seconds").get<std::vector<double>>()) /
+                         result->at("planes").get<double>() * 1e3;
+    }
+    return figures;
   } catch (const nlohmann::json::exception& error) {
     std::fprintf(stderr, "zarr_bench: the peer %s printed %s: %s\n", script.c_str(),
                  result->dump().c_str(), error.what());
@@ -365,6 +416,16 @@ void PrintSteps(const std::string& codec, const Figures& figures) {
               figures.moved.write, figures.unstored.write, figures.ours.write);
   std::printf("%-22s %-6s %10.3f %16.3f %19.3f %12.3f\n", codec.c_str(), "read", figures.raw.read,
               figures.moved.read, figures.unstored.read, figures.ours.read);
+}
+
+// Times, so each ratio is how many times faster ours is.
+void PrintPlanes(const std::string& codec, const PlaneFigures& plane) {
+  char python[48] = "          -          ";
+  if (plane.python > 0) {
+    std::snprintf(python, sizeof(python), "%11.2f %8.2fx", plane.python, plane.python / plane.ours);
+  }
+  std::printf("%-22s %8.2f %22.2f %8.2fx %s\n", codec.c_str(), plane.ours, plane.raw,
+              plane.raw / plane.ours, python);
 }
 
 BenchOptions ParseOptions(int argc, char** argv) {
@@ -434,10 +495,15 @@ int Main(int argc, char** argv) {
     MeasureOursAndRaw(codec, volume, shape, chunks, pool, options, figures);
     const std::string common = volume_npy.string() + " " + (options.dir / "peer").string() + " " +
                                codec + " " + std::to_string(options.runs);
-    if (options.python) figures.python = MeasurePeer("zarr_python_peer.py", common, options);
+    if (options.python) {
+      const PeerFigures python = MeasurePeer("zarr_python_peer.py", common, options);
+      figures.python = python.throughput;
+      figures.plane.python = python.plane_ms;
+    }
     if (options.tensorstore) {
-      figures.tensorstore = MeasurePeer(
-          "tensorstore_zarr_peer.py", common + " " + std::to_string(pool->num_threads()), options);
+      figures.tensorstore = MeasurePeer("tensorstore_zarr_peer.py",
+                                        common + " " + std::to_string(pool->num_threads()), options)
+                                .throughput;
     }
     PrintFigures(codec, figures, options);
     std::fflush(stdout);
@@ -447,6 +513,10 @@ int Main(int argc, char** argv) {
   std::printf("%-22s %-6s %10s %16s %19s %12s\n", "codec", "op", "raw codec", "+gather/scatter",
               "+unstored/memory", "+files: ours");
   for (std::size_t i = 0; i < codecs.size(); ++i) PrintSteps(codecs[i], all[i]);
+  std::printf("\nplane reads from the files, ms per 1024x1024 plane (one per layer of chunks):\n");
+  std::printf("%-22s %8s %22s %9s %11s %9s\n", "codec", "ours", "raw codec, whole chunks",
+              "raw/ours", "zarr-python", "zp/ours");
+  for (std::size_t i = 0; i < codecs.size(); ++i) PrintPlanes(codecs[i], all[i].plane);
   fs::remove(volume_npy);
   return 0;
 }
