@@ -345,9 +345,9 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
   figures.unstored = {GigabytesPerSecond(bytes, unstored_s), GigabytesPerSecond(bytes, memory_s)};
   figures.ratio = {Median(write_ratio), Median(read_ratio)};
   // One plane per layer of chunks: the planes cut every chunk once.
-  const auto planes = static_cast<double>(shape[0] / kChunk);
-  figures.plane.ours = Median(plane_s) / planes * 1e3;
-  figures.plane.raw = Median(decode_s) / planes * 1e3;
+  const Index layers = shape[0] / kChunk;
+  figures.plane.ours = Median(plane_s) / static_cast<double>(layers) * 1e3;
+  figures.plane.raw = Median(decode_s) / static_cast<double>(layers) * 1e3;
 }
 
 // What a peer script measured: throughput, and ms per plane read (0 when the
