@@ -2,7 +2,6 @@
 
 #include <lz4.h>
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,23 +25,30 @@ constexpr std::uint8_t kLz4FormatCode = 1;  // LZ4 and LZ4HC both write it.
 // thread hold a buffer this large.
 constexpr std::uint32_t kMaxBlockBytes = 8u << 20;
 
-// What the 16-byte header says, and what follows from it.
+// What the 16-byte header says: the flags, and the block layout the
+// encoder's rules (blosc_lz4_layout.h) describe.
 struct ChunkHeader {
   std::uint8_t compressor_version, flags;
-  std::uint32_t typesize, nbytes, blocksize, block_count;
   bool memcpyed, shuffled;
+  blosc_lz4::ChunkGeometry geometry;
 };
 
 ChunkHeader ReadHeader(ByteView encoded) {
   ChunkHeader h{};
   h.compressor_version = encoded[1];
   h.flags = encoded[2];
-  h.typesize = encoded[3];
-  h.nbytes = LoadLittleEndian<std::uint32_t>(encoded.data() + 4);
-  h.blocksize = LoadLittleEndian<std::uint32_t>(encoded.data() + 8);
   h.memcpyed = (h.flags & blosc_lz4::kFlagMemcpyed) != 0;
-  h.shuffled = (h.flags & blosc_lz4::kFlagShuffle) != 0 && h.typesize > 1;
-  h.block_count = h.blocksize == 0 ? 0 : (h.nbytes + h.blocksize - 1) / h.blocksize;
+  blosc_lz4::ChunkGeometry& g = h.geometry;
+  g.typesize = encoded[3];
+  g.nbytes = LoadLittleEndian<std::uint32_t>(encoded.data() + 4);
+  g.blocksize = LoadLittleEndian<std::uint32_t>(encoded.data() + 8);
+  g.block_count = g.blocksize == 0 ? 0 : (g.nbytes + g.blocksize - 1) / g.blocksize;
+  g.shuffle = (h.flags & blosc_lz4::kFlagShuffle) != 0;
+  // c-blosc's decoder rule: full blocks are split unless the header says not
+  // to or the blocks are too small.
+  g.split = (h.flags & blosc_lz4::kFlagDontSplit) == 0 && g.typesize <= blosc_lz4::kMaxSplits &&
+            g.blocksize / g.typesize >= blosc_lz4::kMinCompressedBytes;
+  h.shuffled = g.shuffle && g.typesize > 1;
   return h;
 }
 
@@ -52,35 +58,27 @@ bool Handles(const ChunkHeader& h, std::size_t row_bytes, std::size_t element_si
   if (h.compressor_version != blosc_lz4::kLz4FormatVersion) return false;
   if (h.memcpyed) return true;
   if ((h.flags & kFlagBitShuffle) != 0 || (h.flags >> 5) != kLz4FormatCode) return false;
-  if (h.shuffled && h.typesize != element_size) return false;
+  const blosc_lz4::ChunkGeometry& g = h.geometry;
+  if (h.shuffled && g.typesize != element_size) return false;
   // Split blocks must hold whole streams; c-blosc's encoder never writes otherwise.
-  return h.blocksize > 0 && h.blocksize % h.typesize == 0 && h.blocksize <= kMaxBlockBytes &&
-         h.blocksize % row_bytes == 0;
-}
-
-// c-blosc's decoder rule (blosc_lz4_layout.h): a full block is split into
-// `typesize` streams unless the header says not to or the block is too small.
-std::uint32_t StreamCount(const ChunkHeader& h, std::uint32_t block_bytes) {
-  const bool split =
-      (h.flags & blosc_lz4::kFlagDontSplit) == 0 && h.typesize <= blosc_lz4::kMaxSplits &&
-      h.blocksize / h.typesize >= blosc_lz4::kMinCompressedBytes && block_bytes == h.blocksize;
-  return split ? h.typesize : 1;
+  return g.blocksize > 0 && g.blocksize % g.typesize == 0 && g.blocksize <= kMaxBlockBytes &&
+         g.blocksize % row_bytes == 0;
 }
 
 Status BlockError(std::uint32_t block, const std::string& what) {
   return Status::Corruption("blosc: block " + std::to_string(block) + " " + what);
 }
 
-// Decompresses block `block` (`block_bytes` long) into `out`: the block as
-// the encoder saw it, shuffled when the chunk is.
-Status DecompressBlock(const ChunkHeader& h, ByteView encoded, std::uint32_t block,
-                       std::uint32_t block_bytes, std::uint8_t* out) {
-  const std::uint64_t table_end = blosc_lz4::kHeaderBytes + 4ull * h.block_count;
+// Decompresses block `block` into `out`: the block as the encoder saw it,
+// shuffled when the chunk is.
+Status DecompressBlock(const blosc_lz4::ChunkGeometry& g, ByteView encoded, std::uint32_t block,
+                       std::uint8_t* out) {
+  const std::uint64_t table_end = blosc_lz4::BlocksOffset(g);
   if (table_end > encoded.size()) return BlockError(block, "start table is truncated");
   std::uint64_t at = LoadLittleEndian<std::uint32_t>(encoded.data() + 16 + 4ull * block);
   if (at < table_end || at > encoded.size()) return BlockError(block, "starts outside the chunk");
-  const std::uint32_t streams = StreamCount(h, block_bytes);
-  const std::uint32_t stream_bytes = block_bytes / streams;
+  const std::uint32_t streams = blosc_lz4::StreamCount(g, block);
+  const std::uint32_t stream_bytes = blosc_lz4::BlockBytes(g, block) / streams;
   for (std::uint32_t s = 0; s < streams; ++s, out += stream_bytes) {
     if (encoded.size() - at < 4) return BlockError(block, "is truncated");
     const auto size =
@@ -318,18 +316,19 @@ void WriteRows(const DecodedRows& rows, Index first_row, Index count, RowWriter&
 Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_elements,
                     std::size_t element_size, RowWriter& writer) {
   thread_local std::vector<std::uint8_t> block_buffer;
-  std::uint8_t* block_data = ThreadBuffer(block_buffer, h.blocksize);
+  const blosc_lz4::ChunkGeometry& g = h.geometry;
+  std::uint8_t* block_data = ThreadBuffer(block_buffer, g.blocksize);
   const std::size_t row_bytes = row_elements * element_size;
-  const auto rows_per_block = static_cast<Index>(h.blocksize / row_bytes);
-  for (std::uint32_t b = 0; b < h.block_count; ++b) {
-    const std::uint32_t block_bytes = std::min(h.blocksize, h.nbytes - b * h.blocksize);
+  const auto rows_per_block = static_cast<Index>(g.blocksize / row_bytes);
+  for (std::uint32_t b = 0; b < g.block_count; ++b) {
+    const std::uint32_t block_bytes = blosc_lz4::BlockBytes(g, b);
     const auto rows = static_cast<Index>(block_bytes / row_bytes);
     if (!writer.cursor().Meets(b * rows_per_block, rows)) continue;
-    CHUNKWISE_RETURN_IF_ERROR(DecompressBlock(h, encoded, b, block_bytes, block_data));
+    CHUNKWISE_RETURN_IF_ERROR(DecompressBlock(g, encoded, b, block_data));
     DecodedRows decoded{block_data, row_elements, element_size};
     if (h.shuffled) {
-      decoded.typesize = h.typesize;
-      decoded.elements = block_bytes / h.typesize;
+      decoded.typesize = g.typesize;
+      decoded.elements = block_bytes / g.typesize;
     }
     WriteRows(decoded, b * rows_per_block, rows, writer);
   }
@@ -346,12 +345,15 @@ Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, std::span<const Index> c
                   chunk_shape.size() == box.start().size());
   const ChunkHeader h = ReadHeader(encoded);
   const auto row_elements = static_cast<std::size_t>(chunk_shape.back());
-  if (row_elements == 0 || element_size == 0 || h.nbytes == 0 || box.IsEmpty()) return false;
+  if (row_elements == 0 || element_size == 0 || h.geometry.nbytes == 0 || box.IsEmpty()) {
+    return false;
+  }
   if (!Handles(h, row_elements * element_size, element_size)) return false;
   RowWriter writer(target, chunk_shape, box, element_size);
   if (h.memcpyed) {
     const DecodedRows stored{encoded.data() + blosc_lz4::kHeaderBytes, row_elements, element_size};
-    WriteRows(stored, 0, static_cast<Index>(h.nbytes / (row_elements * element_size)), writer);
+    WriteRows(stored, 0, static_cast<Index>(h.geometry.nbytes / (row_elements * element_size)),
+              writer);
     return true;
   }
   CHUNKWISE_RETURN_IF_ERROR(DecodeBlocks(h, encoded, row_elements, element_size, writer));
