@@ -167,14 +167,23 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
   return Status::Ok();
 }
 
-Result<bool> CodecChain::DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded,
-                                          const core::Region& box,
-                                          const core::StridedDestination& target) const {
+Status CodecChain::DecodeRegion(const ChunkSpec& spec, ByteView encoded, const core::Region& box,
+                                const core::StridedDestination& target, Bytes& scratch) const {
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
-  if (!OneCompressorOnly(spec)) return false;
-  Result<bool> decoded = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, box, target);
-  if (!decoded.ok()) return decoded.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
-  return decoded;
+  if (OneCompressorOnly(spec)) {
+    Result<bool> in_place = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, box, target);
+    if (!in_place.ok()) {
+      return in_place.status().WithContext(std::string(bytes_to_bytes_[0]->name()));
+    }
+    if (*in_place) return Status::Ok();
+    scratch.resize(spec.num_bytes());
+    CHUNKWISE_RETURN_IF_ERROR(DecodeInto(spec, encoded, scratch));
+  } else {  // The codecs decode through buffers of their own: keep the last.
+    CHUNKWISE_ASSIGN_OR_RETURN(scratch, Decode(spec, encoded));
+  }
+  core::CopyStridedRegion({scratch.data(), spec.shape, box.start()}, target, box.shape(),
+                          spec.dtype.size());
+  return Status::Ok();
 }
 
 std::size_t CodecChain::MaxEncodedSize(const ChunkSpec& spec) const {

@@ -50,13 +50,14 @@ class CodecChain {
   // others decode and copy.
   Status DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableByteView out) const;
 
-  // Decodes the elements of `box` (chunk coordinates) straight into the box
-  // of the same shape at target.origin in a larger array, where the chain is
-  // `bytes` in host order and one compressor that can
-  // (BytesToBytesCodec::DecodeIntoRegion). Returns false, having written
-  // nothing, otherwise; the caller then decodes and copies.
-  Result<bool> DecodeIntoRegion(const ChunkSpec& spec, ByteView encoded, const core::Region& box,
-                                const core::StridedDestination& target) const;
+  // Decodes the elements of `box` (chunk coordinates) into the box of the
+  // same shape at target.origin in a larger array. Where the chain is `bytes`
+  // in host order and one compressor that can (BytesToBytesCodec::
+  // DecodeIntoRegion), straight there, leaving `scratch` alone; otherwise the
+  // whole chunk is decoded into `scratch` (resized; a buffer the caller may
+  // reuse) and the box copied out of it.
+  Status DecodeRegion(const ChunkSpec& spec, ByteView encoded, const core::Region& box,
+                      const core::StridedDestination& target, Bytes& scratch) const;
 
   // The most bytes a valid encoding of a chunk of `spec` through this chain can
   // take. REQUIRES: !bytes_only().

@@ -237,14 +237,10 @@ Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestinat
     core::FillStridedRegion(target, extent, metadata_.fill_value);
     return Status::Ok();
   }
-  Result<bool> in_place =
-      chain_->DecodeIntoRegion(chunk_spec_, *encoded, overlap.chunk_local, target);
-  if (!in_place.ok()) return in_place.status().WithContext(store_->Describe(key));
-  if (*in_place) return Status::Ok();
-  Result<Bytes> decoded = chain_->Decode(chunk_spec_, *encoded);
-  if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
-  core::CopyStridedRegion({decoded->data(), chunk_spec_.shape, overlap.chunk_local.start()}, target,
-                          extent, metadata_.data_type.size());
+  Bytes decoded;
+  const Status status =
+      chain_->DecodeRegion(chunk_spec_, *encoded, overlap.chunk_local, target, decoded);
+  if (!status.ok()) return status.WithContext(store_->Describe(key));
   return Status::Ok();
 }
 

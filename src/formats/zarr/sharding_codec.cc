@@ -232,17 +232,10 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
     ScratchBuffer scratch_fetched(ScratchUse::kFetched);
     CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded,
                                read(location.offset, location.nbytes, scratch_fetched.get()));
-    Result<bool> in_place =
-        inner_codecs_.DecodeIntoRegion(inner_spec, encoded, overlap.chunk_local, target);
-    if (!in_place.ok()) return in_place.status().WithContext(InnerName(key, chunks[i]));
-    if (*in_place) return Status::Ok();
     ScratchBuffer scratch_decoded(ScratchUse::kDecoded);
-    Bytes& decoded = scratch_decoded.get();
-    decoded.resize(inner_spec.num_bytes());
-    const Status status = inner_codecs_.DecodeInto(inner_spec, encoded, decoded);
+    const Status status = inner_codecs_.DecodeRegion(inner_spec, encoded, overlap.chunk_local,
+                                                     target, scratch_decoded.get());
     if (!status.ok()) return status.WithContext(InnerName(key, chunks[i]));
-    core::CopyStridedRegion({decoded.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
-                            extent, inner_spec.dtype.size());
     return Status::Ok();
   });
 }
