@@ -2,6 +2,8 @@
 
 #include <lz4.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -101,20 +103,28 @@ Status DecompressBlock(const blosc_lz4::ChunkGeometry& g, ByteView encoded, std:
   return Status::Ok();
 }
 
-// Writes `count` elements of `typesize` bytes, starting at element `first`
-// of a shuffled block of `elements` elements (byte j of element i at
-// j * elements + i), to `out` in their own order.
-void UnshuffleRow(const std::uint8_t* block, std::size_t elements, std::size_t first,
-                  std::size_t count, std::uint32_t typesize, std::uint8_t* out) {
-  const std::uint8_t* in = block + first;
+#if defined(__SSE2__)
+void Store16(std::uint8_t* at, __m128i value, bool stream) {
+  if (stream) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(at), value);
+  } else {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(at), value);
+  }
+}
+#endif
+
+// Writes `count` elements of `typesize` bytes to `out` in their own order,
+// from `in`, where byte j of element i is at j * elements + i (a shuffled
+// block from the row's first element on). Streamed when `stream` is set;
+// `out` must then be 16-byte aligned.
+void UnshuffleRow(const std::uint8_t* in, std::size_t elements, std::size_t count,
+                  std::uint32_t typesize, std::uint8_t* out, bool stream) {
   std::size_t i = 0;
 #if defined(__SSE2__)
-  const auto load = [&](std::size_t stream) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + stream * elements + i));
+  const auto load = [&](std::size_t stream_index) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + stream_index * elements + i));
   };
-  const auto store = [&](std::size_t at, __m128i value) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), value);
-  };
+  const auto store = [&](std::size_t at, __m128i value) { Store16(out + at, value, stream); };
   if (typesize == 2) {
     for (; i + 16 <= count; i += 16) {
       const __m128i low = load(0), high = load(1);
@@ -158,19 +168,20 @@ void UnshuffleRow(const std::uint8_t* block, std::size_t elements, std::size_t f
   }
 }
 
-// Walks the rows of a C-order chunk (the chunk's last dimension is a row),
-// knowing for each whether the box meets it and, if so, where the box's part
-// of it goes in the destination.
-class RowCursor {
+// The rows of a C-order chunk (its last dimension is a row) that a box
+// meets, as runs: rows that follow each other along the second-last
+// dimension, whose parts in the box land `row_stride()` bytes apart in the
+// destination. A 64³ chunk is 4096 rows but only 64 runs, so the per-row
+// work is a pointer increment.
+class RowRuns {
  public:
-  RowCursor(const core::StridedDestination& target, std::span<const Index> chunk_shape,
-            const core::Region& box, std::size_t element_size)
+  RowRuns(const core::StridedDestination& target, std::span<const Index> chunk_shape,
+          const core::Region& box, std::size_t element_size)
       : chunk_shape_(chunk_shape),
         box_(box),
-        position_(chunk_shape.size(), 0),
         strides_(chunk_shape.size()),
         data_(static_cast<std::uint8_t*>(target.data)) {
-    std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(element_size);
+    auto stride = static_cast<std::ptrdiff_t>(element_size);
     for (std::size_t d = chunk_shape.size(); d-- > 0;) {
       strides_[d] = stride;
       // Where chunk coordinate 0 would land, so that the offset of row c is
@@ -182,100 +193,65 @@ class RowCursor {
     for (std::size_t d = 0; d + 1 < chunk_shape.size(); ++d) {
       whole_ = whole_ && box.start()[d] == 0 && box.stop()[d] == chunk_shape[d];
     }
-    Seek(0);
   }
 
-  // Moves to row `row` (C order over all dimensions but the last).
-  void Seek(Index row) {
-    offset_ = base_;
-    outside_ = 0;
-    for (std::size_t d = chunk_shape_.size() - 1; d-- > 0;) {
-      position_[d] = row % chunk_shape_[d];
-      row /= chunk_shape_[d];
-      offset_ += position_[d] * strides_[d];
-      outside_ += Outside(d) ? 1 : 0;
+  std::ptrdiff_t row_stride() const { return chunk_shape_.size() < 2 ? 0 : strides_[RunDim()]; }
+
+  // Calls fn(r, n, destination) for each run of the box's rows among rows
+  // [first, first + count): rows first + r to first + r + n - 1, whose first
+  // part goes to `destination`.
+  template <typename Fn>
+  void ForEachRun(Index first, Index count, Fn&& fn) const {
+    if (chunk_shape_.size() < 2) {  // One row, always in the box.
+      if (first == 0 && count > 0) fn(Index{0}, Index{1}, data_ + base_);
+      return;
     }
-  }
-
-  bool inside() const { return outside_ == 0; }
-  // Where the box's part of this row goes. REQUIRES: inside().
-  std::uint8_t* destination() const { return data_ + offset_; }
-
-  void Next() {
-    for (std::size_t d = chunk_shape_.size() - 1; d-- > 0;) {
-      const bool was_outside = Outside(d);
-      offset_ += strides_[d];
-      if (++position_[d] == chunk_shape_[d]) {
-        offset_ -= strides_[d] * chunk_shape_[d];
-        position_[d] = 0;
+    const std::size_t run_dim = RunDim();
+    const Index run_length = chunk_shape_[run_dim];
+    for (Index r = 0; r < count;) {
+      const Index row = first + r, position = row % run_length;
+      const Index n = std::min(count - r, run_length - position);
+      const Index start = std::max(position, box_.start()[run_dim]);
+      const Index stop = std::min(position + n, box_.stop()[run_dim]);
+      if (start < stop && OuterOffsetInside(row / run_length)) {
+        fn(r + start - position, stop - start, data_ + outer_offset_ + start * strides_[run_dim]);
       }
-      outside_ += (Outside(d) ? 1 : 0) - (was_outside ? 1 : 0);
-      if (position_[d] != 0) return;
+      r += n;
     }
   }
 
-  // Whether the box meets any of rows [first, first + count); leaves the
-  // cursor at `first`.
-  bool Meets(Index first, Index count) {
+  // Whether the box meets any of rows [first, first + count).
+  bool Meets(Index first, Index count) const {
     if (whole_) return true;
-    Seek(first);
     bool meets = false;
-    for (Index r = 0; r < count && !meets; ++r, Next()) meets = inside();
-    Seek(first);
+    ForEachRun(first, count, [&](Index, Index, std::uint8_t*) { meets = true; });
     return meets;
   }
 
  private:
-  bool Outside(std::size_t d) const {
-    return position_[d] < box_.start()[d] || position_[d] >= box_.stop()[d];
+  std::size_t RunDim() const { return chunk_shape_.size() - 2; }
+
+  // For the run `run` (C order over all dimensions but the last two): sets
+  // outer_offset_ to where its row 0 would land, and says whether the box
+  // holds it in those dimensions.
+  bool OuterOffsetInside(Index run) const {
+    outer_offset_ = base_;
+    for (std::size_t d = RunDim(); d-- > 0;) {
+      const Index position = run % chunk_shape_[d];
+      run /= chunk_shape_[d];
+      if (position < box_.start()[d] || position >= box_.stop()[d]) return false;
+      outer_offset_ += position * strides_[d];
+    }
+    return true;
   }
 
   std::span<const Index> chunk_shape_;
   const core::Region& box_;
-  std::vector<Index> position_;
   std::vector<std::ptrdiff_t> strides_;
   std::uint8_t* data_;
-  std::ptrdiff_t base_ = 0, offset_ = 0;
-  int outside_ = 0;    // How many dimensions put the current row outside the box.
+  std::ptrdiff_t base_ = 0;
+  mutable std::ptrdiff_t outer_offset_ = 0;
   bool whole_ = true;  // The box holds whole rows of every dimension but the last.
-};
-
-// Writes the box's part of each row to the destination, streamed when the
-// destination asks for that.
-class RowWriter {
- public:
-  RowWriter(const core::StridedDestination& target, std::span<const Index> chunk_shape,
-            const core::Region& box, std::size_t element_size)
-      : cursor_(target, chunk_shape, box, element_size),
-        element_size_(element_size),
-        first_(static_cast<std::size_t>(box.start().back())),
-        count_(static_cast<std::size_t>(box.shape().back())),
-        streams_(target.streaming && count_ * element_size >= core::kMinStreamedRunBytes) {}
-  ~RowWriter() {
-    if (streams_) core::FenceStreamedStores();
-  }
-  RowWriter(const RowWriter&) = delete;
-  RowWriter& operator=(const RowWriter&) = delete;
-
-  RowCursor& cursor() { return cursor_; }
-  // The box's elements of a row: the first one and how many.
-  std::size_t first() const { return first_; }
-  std::size_t count() const { return count_; }
-
-  // Writes count() elements from `elements` where the current row's part goes.
-  // REQUIRES: cursor().inside().
-  void Write(const std::uint8_t* elements) {
-    if (streams_) {
-      core::StreamRun(cursor_.destination(), elements, count_ * element_size_);
-    } else {
-      std::memcpy(cursor_.destination(), elements, count_ * element_size_);
-    }
-  }
-
- private:
-  RowCursor cursor_;
-  std::size_t element_size_, first_, count_;
-  bool streams_;
 };
 
 // A per-thread buffer: blocks are at most kMaxBlockBytes and a row at most a chunk's.
@@ -293,24 +269,67 @@ struct DecodedRows {
   std::size_t elements = 0;
 };
 
-// Writes the box's part of rows [first_row, first_row + count) of the chunk,
-// which `rows` holds from its start.
-void WriteRows(const DecodedRows& rows, Index first_row, Index count, RowWriter& writer) {
-  thread_local std::vector<std::uint8_t> row_buffer;
-  std::uint8_t* unshuffled = ThreadBuffer(row_buffer, writer.count() * rows.element_size);
-  RowCursor& cursor = writer.cursor();
-  cursor.Seek(first_row);
-  for (Index r = 0; r < count; ++r, cursor.Next()) {
-    if (!cursor.inside()) continue;
-    const std::size_t first = static_cast<std::size_t>(r) * rows.row_elements + writer.first();
-    if (rows.typesize == 1) {
-      writer.Write(rows.data + first * rows.element_size);
+// Writes the box's part of each row to its place in the destination,
+// streamed when the destination asks for that.
+class RowWriter {
+ public:
+  RowWriter(const core::StridedDestination& target, std::span<const Index> chunk_shape,
+            const core::Region& box, std::size_t element_size)
+      : runs_(target, chunk_shape, box, element_size),
+        element_size_(element_size),
+        first_(static_cast<std::size_t>(box.start().back())),
+        count_(static_cast<std::size_t>(box.shape().back())),
+        streams_(target.streaming && count_ * element_size >= core::kMinStreamedRunBytes) {}
+  ~RowWriter() {
+    if (streams_) core::FenceStreamedStores();
+  }
+  RowWriter(const RowWriter&) = delete;
+  RowWriter& operator=(const RowWriter&) = delete;
+
+  const RowRuns& runs() const { return runs_; }
+
+  // Writes the box's part of rows [first_row, first_row + count) of the
+  // chunk, which `rows` holds from its start.
+  void Write(const DecodedRows& rows, Index first_row, Index count) const {
+    const std::ptrdiff_t stride = runs_.row_stride();
+    runs_.ForEachRun(first_row, count, [&](Index r, Index n, std::uint8_t* out) {
+      std::size_t first = static_cast<std::size_t>(r) * rows.row_elements + first_;
+      for (Index k = 0; k < n; ++k, first += rows.row_elements, out += stride) {
+        if (rows.typesize > 1) {
+          WriteShuffled(rows, first, out);
+        } else {
+          WriteRun(out, rows.data + first * element_size_);
+        }
+      }
+    });
+  }
+
+ private:
+  // Streamed stores need 16-byte alignment: a row that lacks it is unshuffled
+  // into a buffer and streamed from there, head and tail through the cache.
+  void WriteShuffled(const DecodedRows& rows, std::size_t first, std::uint8_t* out) const {
+    if (streams_ && reinterpret_cast<std::uintptr_t>(out) % 16 != 0) {
+      thread_local std::vector<std::uint8_t> row_buffer;
+      std::uint8_t* row = ThreadBuffer(row_buffer, count_ * element_size_);
+      UnshuffleRow(rows.data + first, rows.elements, count_, rows.typesize, row, false);
+      WriteRun(out, row);
     } else {
-      UnshuffleRow(rows.data, rows.elements, first, writer.count(), rows.typesize, unshuffled);
-      writer.Write(unshuffled);
+      UnshuffleRow(rows.data + first, rows.elements, count_, rows.typesize, out, streams_);
     }
   }
-}
+
+  void WriteRun(std::uint8_t* out, const std::uint8_t* elements) const {
+    if (streams_) {
+      core::StreamRun(out, elements, count_ * element_size_);
+    } else {
+      std::memcpy(out, elements, count_ * element_size_);
+    }
+  }
+
+  RowRuns runs_;
+  std::size_t element_size_, first_, count_;
+  bool streams_;
+};
 
 // Decodes only the blocks the box meets.
 Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_elements,
@@ -323,14 +342,14 @@ Status DecodeBlocks(const ChunkHeader& h, ByteView encoded, std::size_t row_elem
   for (std::uint32_t b = 0; b < g.block_count; ++b) {
     const std::uint32_t block_bytes = blosc_lz4::BlockBytes(g, b);
     const auto rows = static_cast<Index>(block_bytes / row_bytes);
-    if (!writer.cursor().Meets(b * rows_per_block, rows)) continue;
+    if (!writer.runs().Meets(b * rows_per_block, rows)) continue;
     CHUNKWISE_RETURN_IF_ERROR(DecompressBlock(g, encoded, b, block_data));
     DecodedRows decoded{block_data, row_elements, element_size};
     if (h.shuffled) {
       decoded.typesize = g.typesize;
       decoded.elements = block_bytes / g.typesize;
     }
-    WriteRows(decoded, b * rows_per_block, rows, writer);
+    writer.Write(decoded, b * rows_per_block, rows);
   }
   return Status::Ok();
 }
@@ -352,8 +371,7 @@ Result<bool> DecodeBloscLz4IntoRegion(ByteView encoded, std::span<const Index> c
   RowWriter writer(target, chunk_shape, box, element_size);
   if (h.memcpyed) {
     const DecodedRows stored{encoded.data() + blosc_lz4::kHeaderBytes, row_elements, element_size};
-    WriteRows(stored, 0, static_cast<Index>(h.geometry.nbytes / (row_elements * element_size)),
-              writer);
+    writer.Write(stored, 0, static_cast<Index>(h.geometry.nbytes / (row_elements * element_size)));
     return true;
   }
   CHUNKWISE_RETURN_IF_ERROR(DecodeBlocks(h, encoded, row_elements, element_size, writer));

@@ -38,25 +38,33 @@ DataType TypeOfSize(std::size_t size) {
   }
 }
 
-// A destination larger than the chunk on every side, the chunk's box at (1, 2, 3).
+// A destination larger than the chunk on every side, the chunk's box at
+// (1, 2, 3, 1, 2, 3, ...), starting `misalign` bytes into its buffer: 0 puts
+// the rows of 64³ chunks on 16-byte boundaries, 1 none of them.
 struct Destination {
-  explicit Destination(const Shape& chunk_shape, std::size_t element_size)
-      : shape{chunk_shape[0] + 2, chunk_shape[1] + 3, chunk_shape[2] + 5},
-        bytes(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]) * element_size + 1,
-              kUntouched) {}
-  // One byte in: the rows are not 16-byte aligned.
+  Destination(const Shape& chunk_shape, std::size_t element_size, std::size_t misalign)
+      : shape(chunk_shape), origin(chunk_shape.size()), misalign(misalign) {
+    std::size_t elements = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      origin[d] = static_cast<core::Index>(1 + d % 3);
+      shape[d] += (d % 3 == 2) ? 5 : origin[d] + 1;
+      elements *= static_cast<std::size_t>(shape[d]);
+    }
+    bytes.assign(elements * element_size + misalign, kUntouched);
+  }
   core::StridedDestination Target(bool streaming) {
-    return {bytes.data() + 1, shape, origin, streaming};
+    return {bytes.data() + misalign, shape, origin, streaming};
   }
   Shape shape;
-  Shape origin = {1, 2, 3};
+  Shape origin;
+  std::size_t misalign;
   Bytes bytes;
 };
 
 // What c-blosc's decode and a strided copy of `box` give.
 Bytes Expected(const BloscCodec& codec, const Bytes& encoded, const ChunkSpec& spec,
-               const Region& box) {
-  Destination expected(spec.shape, spec.dtype.size());
+               const Region& box, std::size_t misalign) {
+  Destination expected(spec.shape, spec.dtype.size(), misalign);
   const Result<Bytes> decoded = codec.Decode(encoded, spec.num_bytes());
   CHUNKWISE_CHECK(decoded.ok());
   core::CopyStridedRegion({decoded->data(), spec.shape, box.start()}, expected.Target(false),
@@ -64,13 +72,22 @@ Bytes Expected(const BloscCodec& codec, const Bytes& encoded, const ChunkSpec& s
   return expected.bytes;
 }
 
-// The whole chunk, then boxes a region read cuts out of it: one plane, an
-// inner box, one column, the last element.
+// The whole chunk, then boxes a region read cuts out of it: for 3-d chunks
+// one plane, an inner box, one column, the last element; for other ranks an
+// inner box and the last element.
 std::vector<Region> Boxes(const Shape& c) {
-  return {Region::Full(c), Region({c[0] / 2, 0, 0}, {c[0] / 2 + 1, c[1], c[2]}),
-          Region({c[0] > 2 ? 1 : 0, 1, 3}, {c[0] > 2 ? c[0] - 1 : c[0], c[1], c[2] - 2}),
-          Region({0, 0, c[2] / 3}, {c[0], c[1], c[2] / 3 + 1}),
-          Region({c[0] - 1, c[1] - 1, c[2] - 1}, c)};
+  if (c.size() == 3) {
+    return {Region::Full(c), Region({c[0] / 2, 0, 0}, {c[0] / 2 + 1, c[1], c[2]}),
+            Region({c[0] > 2 ? 1 : 0, 1, 3}, {c[0] > 2 ? c[0] - 1 : c[0], c[1], c[2] - 2}),
+            Region({0, 0, c[2] / 3}, {c[0], c[1], c[2] / 3 + 1}),
+            Region({c[0] - 1, c[1] - 1, c[2] - 1}, c)};
+  }
+  core::Coord inner_start(c.size()), inner_stop(c), last(c.size());
+  for (std::size_t d = 0; d < c.size(); ++d) {
+    if (c[d] > 2) inner_start[d] = 1, inner_stop[d] = c[d] - 1;
+    last[d] = c[d] - 1;
+  }
+  return {Region::Full(c), Region(inner_start, inner_stop), Region(last, c)};
 }
 
 struct Case {
@@ -88,8 +105,8 @@ std::string Describe(const Case& c) {
          (c.encoder == BloscEncoder::kDeterministic ? " deterministic" : "");
 }
 
-// Decodes each box of `c` both ways, streamed and not, and expects equal
-// destinations.
+// Decodes each box of `c` both ways, streamed and not, into aligned and
+// unaligned destinations, and expects equal destinations.
 void ExpectSameAsCBlosc(const Case& c) {
   SCOPED_TRACE(Describe(c));
   const ChunkSpec spec{TypeOfSize(c.element_size), c.chunk_shape};
@@ -102,14 +119,17 @@ void ExpectSameAsCBlosc(const Case& c) {
   const Result<Bytes> encoded = codec->Encode(data);
   ASSERT_TRUE(encoded.ok());
   for (const Region& box : Boxes(spec.shape)) {
-    const Bytes expected = Expected(*codec, *encoded, spec, box);
-    for (const bool streaming : {false, true}) {
-      Destination got(spec.shape, spec.dtype.size());
-      const Result<bool> handled =
-          codec->DecodeIntoRegion(*encoded, spec, box, got.Target(streaming));
-      ASSERT_TRUE(handled.ok()) << handled.status().ToString();
-      EXPECT_TRUE(*handled);
-      EXPECT_EQ(got.bytes, expected) << "box " << box.ToString() << " streaming " << streaming;
+    for (const std::size_t misalign : {0, 1}) {
+      const Bytes expected = Expected(*codec, *encoded, spec, box, misalign);
+      for (const bool streaming : {false, true}) {
+        Destination got(spec.shape, spec.dtype.size(), misalign);
+        const Result<bool> handled =
+            codec->DecodeIntoRegion(*encoded, spec, box, got.Target(streaming));
+        ASSERT_TRUE(handled.ok()) << handled.status().ToString();
+        EXPECT_TRUE(*handled);
+        EXPECT_EQ(got.bytes, expected) << "box " << box.ToString() << " streaming " << streaming
+                                       << " misaligned by " << misalign;
+      }
     }
   }
 }
@@ -122,6 +142,18 @@ TEST(BloscRegionDecoder, MatchesCBloscForEveryElementSizeShuffleAndLevel) {
         for (const Shape& chunk : {Shape{64, 64, 64}, Shape{9, 11, 64}, Shape{2, 3, 40}}) {
           ExpectSameAsCBlosc({element_size, shuffle, clevel, chunk});
         }
+      }
+    }
+  }
+}
+
+TEST(BloscRegionDecoder, MatchesCBloscForChunksOfOtherRanks) {
+  for (const std::size_t element_size : {2, 8}) {
+    for (const BloscShuffle shuffle : {BloscShuffle::kNoShuffle, BloscShuffle::kShuffle}) {
+      // A 1-d chunk is one row; a 5-d chunk's rows run along dimension 3.
+      for (const Shape& chunk :
+           {Shape{1000}, Shape{48, 64}, Shape{3, 4, 5, 64}, Shape{2, 3, 4, 5, 16}}) {
+        ExpectSameAsCBlosc({element_size, shuffle, 5, chunk});
       }
     }
   }
@@ -141,7 +173,7 @@ void ExpectNotHandled(const BloscOptions& options, const ChunkSpec& spec) {
   const auto codec = Make(options);
   const Result<Bytes> encoded = codec->Encode(testing::MicroscopyLike(spec.num_bytes()));
   ASSERT_TRUE(encoded.ok());
-  Destination got(spec.shape, spec.dtype.size());
+  Destination got(spec.shape, spec.dtype.size(), 1);
   const Result<bool> handled =
       codec->DecodeIntoRegion(*encoded, spec, Region::Full(spec.shape), got.Target(true));
   ASSERT_TRUE(handled.ok()) << handled.status().ToString();
@@ -177,7 +209,7 @@ struct Damaged {
   Bytes encoded = *codec->Encode(testing::MicroscopyLike(spec.num_bytes()));
 
   Status Decode() const {
-    Destination got(spec.shape, spec.dtype.size());
+    Destination got(spec.shape, spec.dtype.size(), 1);
     return codec->DecodeIntoRegion(encoded, spec, Region::Full(spec.shape), got.Target(false))
         .status();
   }
@@ -221,14 +253,14 @@ TEST(BloscRegionDecoder, DecompressesOnlyTheBlocksTheBoxMeets) {
   ASSERT_EQ(LoadLittleEndian<std::uint32_t>(chunk.encoded.data() + 8), 256u * 1024u);
   const std::uint32_t second_block = LoadLittleEndian<std::uint32_t>(chunk.encoded.data() + 20);
   StoreLittleEndian<std::uint32_t>(1u << 30, chunk.encoded.data() + second_block);
-  Destination got(chunk.spec.shape, 2);
+  Destination got(chunk.spec.shape, 2, 1);
   const Region first_planes({0, 0, 0}, {32, 64, 64});
   const Result<bool> handled =
       chunk.codec->DecodeIntoRegion(chunk.encoded, chunk.spec, first_planes, got.Target(false));
   ASSERT_TRUE(handled.ok()) << handled.status().ToString();
   EXPECT_TRUE(*handled);
   Damaged intact;
-  EXPECT_EQ(got.bytes, Expected(*intact.codec, intact.encoded, intact.spec, first_planes));
+  EXPECT_EQ(got.bytes, Expected(*intact.codec, intact.encoded, intact.spec, first_planes, 1));
   EXPECT_EQ(chunk.Decode().code(), StatusCode::kCorruption);
 }
 
@@ -252,13 +284,13 @@ void ExpectFlipsFailOrDecodeLikeCBlosc(const BloscCodec& codec, const ChunkSpec&
   for (std::size_t i = 0; i < encoded.size(); i += i < table_end ? 1 : step) {
     Bytes flipped = encoded;
     flipped[i] ^= 0x5A;
-    Destination got(spec.shape, spec.dtype.size());
+    Destination got(spec.shape, spec.dtype.size(), 1);
     const Result<bool> handled =
         codec.DecodeIntoRegion(flipped, spec, Region::Full(spec.shape), got.Target(false));
     if (!handled.ok() || !*handled) continue;
     const Result<Bytes> decoded = codec.Decode(flipped, spec.num_bytes());
     ASSERT_TRUE(decoded.ok()) << "flipped byte " << i << ": " << decoded.status().ToString();
-    EXPECT_EQ(got.bytes, Expected(codec, flipped, spec, Region::Full(spec.shape)))
+    EXPECT_EQ(got.bytes, Expected(codec, flipped, spec, Region::Full(spec.shape), 1))
         << "flipped byte " << i;
   }
 }
