@@ -145,6 +145,43 @@ class FileValueWriter final : public ValueWriter {
   bool committed_ = false;
 };
 
+// Reads one open file: the inode it was opened on, whatever replaces or
+// removes the path meanwhile.
+class FileValueReader final : public ValueReader {
+ public:
+  FileValueReader(posix::Fd fd, std::uint64_t size, fs::path path)
+      : fd_(std::move(fd)), size_(size), path_(std::move(path)) {}
+
+  std::uint64_t size() const override { return size_; }
+  bool pinned() const override { return true; }
+
+  // Ranges that follow one another in the file are read with one pread (a
+  // shard's chunks written in order: one read per shard).
+  Status ReadInto(std::span<const ByteRange> ranges, MutableByteView out) const override {
+    CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), path_.string()));
+    std::size_t at = 0;  // Where the pending run starts in `out`.
+    std::uint64_t run_offset = 0, run_length = 0;
+    for (const ByteRange& range : ranges) {
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(size_, path_.string()));
+      if (run_length > 0 && resolved.offset != run_offset + run_length) {
+        CHUNKWISE_RETURN_IF_ERROR(
+            posix::ReadAt(fd_.get(), run_offset, out.subspan(at, run_length), path_));
+        at += run_length;
+        run_length = 0;
+      }
+      if (run_length == 0) run_offset = resolved.offset;
+      run_length += resolved.length;
+    }
+    if (run_length == 0) return Status::Ok();
+    return posix::ReadAt(fd_.get(), run_offset, out.subspan(at, run_length), path_);
+  }
+
+ private:
+  posix::Fd fd_;
+  std::uint64_t size_;
+  fs::path path_;
+};
+
 // An open directory stream, closed on destruction.
 struct DirCloser {
   void operator()(DIR* dir) const { ::closedir(dir); }
@@ -290,28 +327,18 @@ Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange
 
 Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                       MutableByteView out) const {
-  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), path.string()));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
-  if (!file.has_value()) return false;
-  std::size_t at = 0;  // Where the pending run starts in `out`.
-  std::uint64_t run_offset = 0, run_length = 0;
-  for (const ByteRange& range : ranges) {
-    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(file->size, path.string()));
-    if (run_length > 0 && resolved.offset != run_offset + run_length) {
-      CHUNKWISE_RETURN_IF_ERROR(
-          posix::ReadAt(file->fd.get(), run_offset, out.subspan(at, run_length), path));
-      at += run_length;
-      run_length = 0;
-    }
-    if (run_length == 0) run_offset = resolved.offset;
-    run_length += resolved.length;
-  }
-  if (run_length > 0) {
-    CHUNKWISE_RETURN_IF_ERROR(
-        posix::ReadAt(file->fd.get(), run_offset, out.subspan(at, run_length), path));
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+  if (reader == nullptr) return false;
+  CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(ranges, out));
   return true;
+}
+
+Result<std::unique_ptr<ValueReader>> FileStore::OpenReader(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  if (!file.has_value()) return std::unique_ptr<ValueReader>();
+  return std::unique_ptr<ValueReader>(
+      std::make_unique<FileValueReader>(std::move(file->fd), file->size, std::move(path)));
 }
 
 Status FileStore::Set(std::string_view key, ByteView value) {

@@ -8,6 +8,36 @@
 
 namespace chunkwise::store {
 
+namespace {
+
+// Reads one value held by reference: the version it was opened on.
+class MemoryValueReader final : public ValueReader {
+ public:
+  MemoryValueReader(std::shared_ptr<const Bytes> value, std::string where)
+      : value_(std::move(value)), where_(std::move(where)) {}
+
+  std::uint64_t size() const override { return value_->size(); }
+  bool pinned() const override { return true; }
+
+  Status ReadInto(std::span<const ByteRange> ranges, MutableByteView out) const override {
+    CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), where_));
+    std::size_t at = 0;
+    for (const ByteRange& range : ranges) {
+      // Resolved lengths are the asked ones, which CheckRangesFill summed to out's size.
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value_->size(), where_));
+      std::memcpy(out.data() + at, value_->data() + resolved.offset, resolved.length);
+      at += resolved.length;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<const Bytes> value_;
+  std::string where_;
+};
+
+}  // namespace
+
 std::shared_ptr<MemoryStore> MemoryStore::Create() { return std::make_shared<MemoryStore>(); }
 
 Result<MemoryStore::Value> MemoryStore::Find(std::string_view key) const {
@@ -37,17 +67,17 @@ Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRan
 
 Result<bool> MemoryStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                         MutableByteView out) const {
-  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
-  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
-  if (value == nullptr) return false;
-  std::size_t at = 0;
-  for (const ByteRange& range : ranges) {
-    // Resolved lengths are the asked ones, which CheckRangesFill summed to out's size.
-    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(value->size(), Describe(key)));
-    std::memcpy(out.data() + at, value->data() + resolved.offset, resolved.length);
-    at += resolved.length;
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+  if (reader == nullptr) return false;
+  CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(ranges, out));
   return true;
+}
+
+Result<std::unique_ptr<ValueReader>> MemoryStore::OpenReader(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(Value value, Find(key));
+  if (value == nullptr) return std::unique_ptr<ValueReader>();
+  return std::unique_ptr<ValueReader>(
+      std::make_unique<MemoryValueReader>(std::move(value), Describe(key)));
 }
 
 void MemoryStore::Put(std::string_view key, Value value) {

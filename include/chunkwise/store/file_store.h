@@ -53,10 +53,13 @@ class FileStore final : public Store {
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   // Reads only the range, with pread.
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
-  // Opens the file once; ranges that follow one another in the file are read
-  // with one pread (a shard's chunks written in order: one read per shard).
+  // Through OpenReader: the file is opened once for all the ranges.
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;
+  // Holds the file open: reads see the version opened, even after a Set or
+  // Erase of the key, and ranges that follow one another in the file are
+  // read with one pread.
+  Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
   // Writes a temporary file and renames it over the key's file, creating
   // parent directories as needed; on failure the temporary file is removed.
   Status Set(std::string_view key, ByteView value) override;

@@ -28,6 +28,8 @@ class MemoryStore final : public Store {
   // Copies each range once, straight from the value held.
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;
+  // Holds a reference to the value: reads see it after a Set or Erase too.
+  Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
   Status Set(std::string_view key, ByteView value) override;
   // Joins the parts into the value held: one copy, not two.
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;

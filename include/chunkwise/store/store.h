@@ -17,25 +17,11 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/store/byte_range.h"
+#include "chunkwise/store/value_reader.h"
 #include "chunkwise/store/value_writer.h"
 
 namespace chunkwise::store {
-
-// A byte range of a value: [offset, offset + length), or the last `length`
-// bytes when `suffix` is set (what a shard index read needs).
-struct ByteRange {
-  std::uint64_t offset = 0;
-  std::uint64_t length = 0;
-  bool suffix = false;
-
-  static ByteRange Span(std::uint64_t offset, std::uint64_t length) {
-    return {offset, length, false};
-  }
-  static ByteRange Suffix(std::uint64_t length) { return {0, length, true}; }
-  // Resolves against a value of `size` bytes to an absolute [offset, offset+length);
-  // OutOfRange (naming `key`) if the range does not lie inside the value.
-  Result<ByteRange> Resolve(std::uint64_t size, std::string_view key) const;
-};
 
 // What a store can do, for callers that choose a strategy.
 struct StoreCapabilities {
@@ -47,11 +33,6 @@ struct StoreCapabilities {
   // small ones are as cheap as one large one.
   bool local = false;
 };
-
-// OK when the lengths of `ranges` add up to `out_size`; else InvalidArgument
-// naming `where`. For GetRangesInto and its overrides.
-Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
-                       std::string_view where);
 
 class Store {
  public:
@@ -68,6 +49,10 @@ class Store {
   // default calls GetRange for each and copies.
   virtual Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                      MutableByteView out) const;
+  // A reader of the value of `key` (store/value_reader.h), or nullptr if
+  // the key is absent. The default reads through GetRangesInto and is not
+  // pinned; stores that can hold one version of the value override it.
+  virtual Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const;
   // Creates or replaces the value atomically.
   virtual Status Set(std::string_view key, ByteView value) = 0;
   // As Set, with the value given as parts written one after another (a shard's

@@ -20,21 +20,15 @@ using core::Region;
 // scatter chunks many times faster on some CPUs.
 constexpr std::uint64_t kStreamingReadBytes = std::uint64_t{64} << 20;
 
-Status VanishedWhileRead(const store::Store& store, const std::string& key) {
-  return Status::NotFound(store.Describe(key) + " vanished while being read");
-}
-
-// Reads each range of shard `key` into `scratch`, a buffer its caller may
+// Reads each range of a shard into `scratch`, a buffer its caller may
 // reuse: the index, and, from a local store, one inner chunk at a time just
 // before it is decoded, so that its bytes go from the store into a buffer
 // still in cache and never through a shard-sized buffer in memory.
-ShardByteReader RangeReader(const store::Store& store, const std::string& key) {
-  return [&store, &key](std::uint64_t offset, std::uint64_t nbytes,
-                        Bytes& scratch) -> Result<ByteView> {
+ShardByteReader RangeReader(const store::ValueReader& reader) {
+  return [&reader](std::uint64_t offset, std::uint64_t nbytes, Bytes& scratch) -> Result<ByteView> {
     scratch.resize(nbytes);
     const store::ByteRange range = store::ByteRange::Span(offset, nbytes);
-    CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, std::span(&range, 1), scratch));
-    if (!found) return VanishedWhileRead(store, key);
+    CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(std::span(&range, 1), scratch));
     return ByteView(scratch);
   };
 }
@@ -47,7 +41,7 @@ using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView
 // Ranges with no gaps between them are read as the one span they cover, which
 // also bounds the buffer by the shard size when a hostile index points many
 // entries at the same bytes.
-Result<core::BufferPool::Lease> FetchRanges(const store::Store& store, const std::string& key,
+Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader,
                                             core::BufferPool& pool, FetchedRanges& ranges) {
   if (ranges.empty()) return core::BufferPool::Lease();
   std::uint64_t total = 0, low = UINT64_MAX, high = 0;
@@ -66,8 +60,7 @@ Result<core::BufferPool::Lease> FetchRanges(const store::Store& store, const std
     }
   }
   core::BufferPool::Lease buffer = pool.Take(one_span ? high - low : total);
-  CHUNKWISE_ASSIGN_OR_RETURN(bool found, store.GetRangesInto(key, reads, buffer.view()));
-  if (!found) return VanishedWhileRead(store, key);
+  CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
   std::uint64_t at = 0;
   for (auto& [range, view] : ranges) {
     view = ByteView(buffer.data() + (one_span ? range.first - low : at), range.second);
@@ -250,32 +243,30 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
   const auto n = static_cast<std::size_t>(inner.num_chunks());
   const Region& box = overlap.chunk_local;
+  const auto fill = [&] {  // No shard: all fill value.
+    core::FillStridedRegion(target, overlap.array.shape(), metadata_.fill_value);
+    return Status::Ok();
+  };
   // Stores without cheap ranges (object stores) get one request per shard.
   // Files are read by range, the index first and then only the chunks the
   // region needs, into a buffer reused from shard to shard.
-  const bool read_whole = !store_->capabilities().efficient_ranges;
-  std::optional<Bytes> whole;
-  std::optional<std::uint64_t> shard_size;
-  if (read_whole) {
-    CHUNKWISE_ASSIGN_OR_RETURN(whole, store_->Get(key));
-    if (whole) shard_size = whole->size();
-  } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(shard_size, store_->Size(key));
-  }
-  if (!shard_size) {  // No shard: all fill value.
-    core::FillStridedRegion(target, overlap.array.shape(), metadata_.fill_value);
-    return Status::Ok();
-  }
-  if (read_whole) {
+  if (!store_->capabilities().efficient_ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> whole, store_->Get(key));
+    if (!whole) return fill();
     const ShardByteReader read = MemoryShardReader(*whole);
-    CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding_->ReadIndex(read, *shard_size, n, where));
+    CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
+                               sharding_->ReadIndex(read, whole->size(), n, where));
     return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      ShardIndex index, sharding_->ReadIndex(RangeReader(*store_, key), *shard_size, n, where));
+  // One reader for the index and the chunks: from a store that pins it (files,
+  // memory), both come from one version of the shard, whatever a concurrent
+  // writer does, and a file is opened once.
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
+  if (reader == nullptr) return fill();
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
+                             sharding_->ReadIndex(RangeReader(*reader), reader->size(), n, where));
   if (store_->capabilities().local) {
-    return sharding_->DecodeRegion(chunk_spec_, index, RangeReader(*store_, key), box, target,
-                                   where);
+    return sharding_->DecodeRegion(chunk_spec_, index, RangeReader(*reader), box, target, where);
   }
   // The chunks the box needs, keyed by offset and size (nothing forbids two
   // entries sharing bytes), fetched in one batch into one pooled buffer: no
@@ -286,7 +277,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
     if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
   CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
-                             FetchRanges(*store_, key, core::SharedBufferPool(), fetched_at));
+                             FetchRanges(*reader, core::SharedBufferPool(), fetched_at));
   const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
                                    Bytes&) -> Result<ByteView> {
     return fetched_at.at({offset, nbytes});
@@ -393,14 +384,19 @@ Result<ArrayStorageStats> Array::Stats() const {
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
   for (const core::Coord& coord : coords) {
     const std::string key = ChunkKey(coord);
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
-    if (!size) continue;
+    if (sharding_ == nullptr) {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
+      stats.stored_keys += size.has_value();
+      stats.stored_bytes += size.value_or(0);
+      continue;
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
+    if (reader == nullptr) continue;
     ++stats.stored_keys;
-    stats.stored_bytes += *size;
-    if (sharding_ == nullptr) continue;
+    stats.stored_bytes += reader->size();
     CHUNKWISE_ASSIGN_OR_RETURN(
         ShardIndex index,
-        sharding_->ReadIndex(RangeReader(*store_, key), *size,
+        sharding_->ReadIndex(RangeReader(*reader), reader->size(),
                              static_cast<std::size_t>(inner_per_shard), store_->Describe(key)));
     for (std::size_t k = 0; k < index.size(); ++k)
       stats.stored_inner_chunks += !index.at(k).empty();

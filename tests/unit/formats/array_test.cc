@@ -7,10 +7,12 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chunkwise/store/file_store.h"
@@ -91,6 +93,55 @@ class CountingStore final : public store::Store {
   bool efficient_ranges_;
   bool local_;
   mutable std::mutex mutex_;
+};
+
+// A MemoryStore (local, with cheap ranges) whose readers run `after_first_read`
+// once, after the first read through any of them: a concurrent writer
+// replacing a shard between its index read and its chunk reads.
+class ReplacingStore final : public store::Store {
+ public:
+  Result<std::optional<Bytes>> Get(std::string_view key) const override { return inner->Get(key); }
+  Result<std::optional<Bytes>> GetRange(std::string_view key,
+                                        store::ByteRange range) const override {
+    return inner->GetRange(key, range);
+  }
+  Result<std::unique_ptr<store::ValueReader>> OpenReader(std::string_view key) const override {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, inner->OpenReader(key));
+    if (reader == nullptr) return reader;
+    return std::unique_ptr<store::ValueReader>(
+        std::make_unique<HookedReader>(std::move(reader), after_first_read));
+  }
+  Status Set(std::string_view key, ByteView value) override { return inner->Set(key, value); }
+  Status Erase(std::string_view key) override { return inner->Erase(key); }
+  Result<std::vector<std::string>> List(std::string_view prefix) const override {
+    return inner->List(prefix);
+  }
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
+    return inner->Size(key);
+  }
+  store::StoreCapabilities capabilities() const override { return inner->capabilities(); }
+  std::string Describe(std::string_view key) const override { return inner->Describe(key); }
+
+  std::shared_ptr<store::MemoryStore> inner = store::MemoryStore::Create();
+  mutable std::function<void()> after_first_read;
+
+ private:
+  class HookedReader final : public store::ValueReader {
+   public:
+    HookedReader(std::unique_ptr<store::ValueReader> reader, std::function<void()>& hook)
+        : reader_(std::move(reader)), hook_(hook) {}
+    std::uint64_t size() const override { return reader_->size(); }
+    bool pinned() const override { return reader_->pinned(); }
+    Status ReadInto(std::span<const store::ByteRange> ranges, MutableByteView out) const override {
+      const Status status = reader_->ReadInto(ranges, out);
+      if (hook_) std::exchange(hook_, nullptr)();
+      return status;
+    }
+
+   private:
+    std::unique_ptr<store::ValueReader> reader_;
+    std::function<void()>& hook_;
+  };
 };
 
 // A fresh directory under the system's temporary directory, removed afterwards.
@@ -694,6 +745,26 @@ TEST(ArraySharded, LocalStoresReadEachInnerChunkByItsOwnRange) {
   for (std::size_t k = 2; k < 6; ++k) expected.emplace_back(index.at(k).offset, index.at(k).nbytes);
   std::sort(fetched.begin(), fetched.end());
   EXPECT_EQ(fetched, expected);
+}
+
+// A shard replaced after its index was read: the chunks still come from the
+// version the index describes. Without checksums, pairing one version's
+// index with the other's bytes would read wrong values with no error.
+TEST(ArraySharded, ReadsOneVersionOfAShardReplacedMidRead) {
+  const ArrayMetadata metadata =
+      Metadata({8, 6}, {8, 6}, DataType(DataTypeId::kUInt16), ElementOf<std::uint16_t>(0),
+               ShardingCodecs({2, 3}, "end", json::array({kBytesLittle})));
+  auto store = std::make_shared<ReplacingStore>();
+  Array array = ValueOrDie(Array::Create(store, "a", metadata, false));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {8, 6}), Iota16(48, 1)).ok());
+  auto other = std::make_shared<ReplacingStore>();
+  Array newer = ValueOrDie(Array::Create(other, "a", metadata, false));
+  ASSERT_TRUE(newer.Write(Region({0, 0}, {8, 6}), Iota16(48, 1000)).ok());
+  const Bytes newer_shard = *ValueOrDie(other->Get("a/c/0/0"));
+  store->after_first_read = [&] { ASSERT_TRUE(store->inner->Set("a/c/0/0", newer_shard).ok()); };
+  EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), Iota16(48, 1));
+  EXPECT_EQ(store->after_first_read, nullptr);  // The shard was replaced during the read.
+  EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), Iota16(48, 1000));
 }
 
 TEST(ArraySharded, ReadsOfEmptyInnerChunksFetchOnlyTheIndex) {

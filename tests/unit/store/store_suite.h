@@ -217,6 +217,62 @@ TEST_P(StoreSuite, GetRangesIntoRefusesAWrongBufferOrARangeOutside) {
   EXPECT_EQ(store_->GetRangesInto("v", outside, four).status().code(), StatusCode::kOutOfRange);
 }
 
+TEST_P(StoreSuite, OpenReaderReadsRangesOfTheValue) {
+  Set("v", "0123456789");
+  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("v");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_NE(*reader, nullptr);
+  EXPECT_EQ((*reader)->size(), 10u);
+  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
+                              ByteRange::Suffix(3)};
+  Bytes out(8);
+  ASSERT_TRUE((*reader)->ReadInto(ranges, out).ok());
+  EXPECT_EQ(std::string(AsChars(out)), "12348789");
+  // A second read through the same reader, from another thread.
+  Bytes again(8);
+  std::thread([&] { EXPECT_TRUE((*reader)->ReadInto(ranges, again).ok()); }).join();
+  EXPECT_EQ(again, out);
+  Bytes small(3);
+  const Status wrong = (*reader)->ReadInto(ranges, small);
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.message()), ::testing::HasSubstr("v"));
+  const ByteRange outside[] = {ByteRange::Span(9, 2)};
+  Bytes two(2);
+  EXPECT_EQ((*reader)->ReadInto(outside, two).code(), StatusCode::kOutOfRange);
+}
+
+TEST_P(StoreSuite, OpenReaderOfAnAbsentKeyIsNull) {
+  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("missing");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ(*reader, nullptr);
+  EXPECT_FALSE(store_->OpenReader("../bad").ok());
+}
+
+// What pinned() promises: a Set or an Erase after the reader opened is not
+// seen. An unpinned reader sees the new value or reports it gone.
+TEST_P(StoreSuite, PinnedReaderKeepsTheVersionItOpened) {
+  Set("v", "first value");
+  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("v");
+  ASSERT_TRUE(reader.ok() && *reader != nullptr);
+  Set("v", "SECOND VALUE, longer");
+  const ByteRange all[] = {ByteRange::Span(0, 11)};
+  Bytes out(11);
+  const Status replaced = (*reader)->ReadInto(all, out);
+  if (!(*reader)->pinned()) {
+    ASSERT_TRUE(replaced.ok());
+    EXPECT_EQ(std::string(AsChars(out)), "SECOND VALU");
+    GTEST_SUCCEED() << GetParam().name << " does not pin values";
+    return;
+  }
+  ASSERT_TRUE(replaced.ok()) << replaced.ToString();
+  EXPECT_EQ(std::string(AsChars(out)), "first value");
+  EXPECT_EQ((*reader)->size(), 11u);
+  ASSERT_TRUE(store_->Erase("v").ok());
+  Bytes after_erase(11);
+  ASSERT_TRUE((*reader)->ReadInto(all, after_erase).ok());
+  EXPECT_EQ(std::string(AsChars(after_erase)), "first value");
+}
+
 TEST_P(StoreSuite, SetPartsStoresThePartsJoinedAndReplacesTheValue) {
   Set("v", "old value");
   const std::string a = "abc", b, c = "defg";

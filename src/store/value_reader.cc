@@ -1,0 +1,22 @@
+#include "chunkwise/store/value_reader.h"
+
+#include <vector>
+
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::store {
+
+Status StoreValueReader::ReadInto(std::span<const ByteRange> ranges, MutableByteView out) const {
+  std::vector<ByteRange> resolved;
+  resolved.reserve(ranges.size());
+  // Resolved against the size the reader saw, as a pinned reader would.
+  for (const ByteRange& range : ranges) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange absolute, range.Resolve(size_, store_.Describe(key_)));
+    resolved.push_back(absolute);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool found, store_.GetRangesInto(key_, resolved, out));
+  if (!found) return Status::NotFound(store_.Describe(key_) + " vanished while being read");
+  return Status::Ok();
+}
+
+}  // namespace chunkwise::store
