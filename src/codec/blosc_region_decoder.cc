@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -208,15 +209,15 @@ class RowRuns {
     }
     const std::size_t run_dim = RunDim();
     const Index run_length = chunk_shape_[run_dim];
-    for (Index r = 0; r < count;) {
+    for (Index r = 0, n = 0; r < count; r += n) {
       const Index row = first + r, position = row % run_length;
-      const Index n = std::min(count - r, run_length - position);
+      n = std::min(count - r, run_length - position);
       const Index start = std::max(position, box_.start()[run_dim]);
       const Index stop = std::min(position + n, box_.stop()[run_dim]);
-      if (start < stop && OuterOffsetInside(row / run_length)) {
-        fn(r + start - position, stop - start, data_ + outer_offset_ + start * strides_[run_dim]);
+      if (start >= stop) continue;
+      if (const std::optional<std::ptrdiff_t> offset = OuterOffset(row / run_length)) {
+        fn(r + start - position, stop - start, data_ + *offset + start * strides_[run_dim]);
       }
-      r += n;
     }
   }
 
@@ -231,18 +232,18 @@ class RowRuns {
  private:
   std::size_t RunDim() const { return chunk_shape_.size() - 2; }
 
-  // For the run `run` (C order over all dimensions but the last two): sets
-  // outer_offset_ to where its row 0 would land, and says whether the box
-  // holds it in those dimensions.
-  bool OuterOffsetInside(Index run) const {
-    outer_offset_ = base_;
+  // For the run `run` (C order over all dimensions but the last two): where
+  // its row 0 would land, or nullopt if the box does not hold it in those
+  // dimensions.
+  std::optional<std::ptrdiff_t> OuterOffset(Index run) const {
+    std::ptrdiff_t offset = base_;
     for (std::size_t d = RunDim(); d-- > 0;) {
       const Index position = run % chunk_shape_[d];
       run /= chunk_shape_[d];
-      if (position < box_.start()[d] || position >= box_.stop()[d]) return false;
-      outer_offset_ += position * strides_[d];
+      if (position < box_.start()[d] || position >= box_.stop()[d]) return std::nullopt;
+      offset += position * strides_[d];
     }
-    return true;
+    return offset;
   }
 
   std::span<const Index> chunk_shape_;
@@ -250,7 +251,6 @@ class RowRuns {
   std::vector<std::ptrdiff_t> strides_;
   std::uint8_t* data_;
   std::ptrdiff_t base_ = 0;
-  mutable std::ptrdiff_t outer_offset_ = 0;
   bool whole_ = true;  // The box holds whole rows of every dimension but the last.
 };
 
