@@ -24,7 +24,15 @@
 // from memory (reads); + files, which is ours. It shows where ours loses to
 // the raw codec: in this layer, or in memory and kernel work the layer must do.
 //
-// A third table times reads of single z planes (1 × 1024 × 1024, one in each
+// A third table sets ours beside the least any writer or reader of shard files
+// must do, with no array layer: the raw codec encoding each shard's chunks,
+// gathered out of the volume, one after another and writing them as one file
+// through a temporary name; reading each chunk back with one pread and
+// decoding it into its place in the caller's buffer. least/raw is what the
+// volume and the files cost on this machine whoever writes them; ours/least
+// what our array layer costs beyond that.
+//
+// A fourth table times reads of single z planes (1 × 1024 × 1024, one in each
 // 64-deep layer of chunks) from the files, in ms per plane: ours; the raw
 // codec decoding every chunk the planes cut (what a reader that decodes whole
 // chunks must do); python3-zarr reading the same planes from its array.
@@ -32,6 +40,9 @@
 // usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
 //                   [--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...
 //                   (default codecs: zstd:1, then blosc:lz4:5:shuffle)
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -49,6 +60,7 @@
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
@@ -71,6 +83,7 @@ using core::Index;
 using core::Shape;
 
 constexpr Index kChunk = 64;
+constexpr Index kShard = 256;
 constexpr Index kPlaneInLayer = 21;  // Which plane of each layer of chunks the plane reads take.
 constexpr const char* kUsage =
     "zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python] "
@@ -103,7 +116,9 @@ struct Figures {
   PlaneFigures plane;
   Throughput moved;     // The raw codec plus each chunk's gather (scatter).
   Throughput unstored;  // Ours with shards encoded but not stored; read from memory.
+  Throughput least;     // The least a writer (reader) of the files does: no array layer.
   Throughput ratio;     // Medians of ours/raw per round.
+  Throughput least_to_raw, ours_to_least;  // Medians per round.
 };
 
 void Check(const Status& status, const char* what) {
@@ -147,8 +162,9 @@ std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape) {
 // there where the codec can, else through the reused buffer).
 class RawCodec {
  public:
-  RawCodec(const std::string& codec_text, const std::vector<Bytes>& chunks, core::ThreadPool& pool)
-      : chunks_(chunks), pool_(pool) {
+  RawCodec(const std::string& codec_text, const std::vector<Bytes>& chunks, const Shape& shape,
+           core::ThreadPool& pool)
+      : chunks_(chunks), pool_(pool), shard_chunks_(ChunksByShard(shape)), offsets_(chunks.size()) {
     Result<nlohmann::json> json = codec::ParseCodecShorthand(codec_text, 2);
     Check(json.status(), "codec");
     Result<codec::CodecChain> chain =
@@ -187,6 +203,30 @@ class RawCodec {
     });
   }
 
+  // The least a writer of shard files must do: each shard's chunks gathered
+  // out of `volume` and encoded one after another into one buffer, written as
+  // one file through a temporary name (core::WriteFileAtomically), shards in
+  // parallel. No index, no array layer.
+  double WriteFilesSeconds(const fs::path& dir, const std::uint8_t* volume, const Shape& shape) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return Seconds([&] {
+      Check(pool_.ParallelFor(shard_chunks_.size(),
+                              [&](std::size_t s) { return WriteShardFile(dir, s, volume, shape); }),
+            "raw codec + files: write");
+    });
+  }
+
+  // The least a reader of files must do: each chunk read from those files
+  // with one pread and decoded into its place in `volume`, shards in parallel.
+  double ReadFilesSeconds(const fs::path& dir, std::uint8_t* volume, const Shape& shape) {
+    return Seconds([&] {
+      Check(pool_.ParallelFor(shard_chunks_.size(),
+                              [&](std::size_t s) { return ReadShardFile(dir, s, volume, shape); }),
+            "raw codec + files: read");
+    });
+  }
+
  private:
   const codec::BytesToBytesCodec& compressor() const { return *chain_->bytes_codecs().front(); }
 
@@ -201,26 +241,85 @@ class RawCodec {
   }
 
   Status DecodeChunk(std::size_t i, std::uint8_t* volume, const Shape& shape) const {
+    return DecodeChunk(encoded_[i], i, volume, shape);
+  }
+
+  Status DecodeChunk(ByteView encoded, std::size_t i, std::uint8_t* volume,
+                     const Shape& shape) const {
     thread_local Bytes out;
     out.resize(chunks_[i].size());
-    if (volume == nullptr) return compressor().DecodeInto(encoded_[i], out).status();
+    if (volume == nullptr) return compressor().DecodeInto(encoded, out).status();
     // Streamed, as ours writes a volume this large; straight into its place
     // where the codec can (blosc lz4), as ours does.
     const core::Coord origin = ChunkOrigin(i, shape);
     const core::StridedDestination target{volume, shape, origin, true};
     CHUNKWISE_ASSIGN_OR_RETURN(
-        const bool placed,
-        compressor().DecodeIntoRegion(encoded_[i], kChunkSpec, kWholeChunk, target));
+        const bool placed, compressor().DecodeIntoRegion(encoded, kChunkSpec, kWholeChunk, target));
     if (placed) return Status::Ok();
-    CHUNKWISE_RETURN_IF_ERROR(compressor().DecodeInto(encoded_[i], out).status());
+    CHUNKWISE_RETURN_IF_ERROR(compressor().DecodeInto(encoded, out).status());
     core::CopyStridedRegion({out.data(), kChunkShape, kZero}, target, kChunkShape, 2);
     return Status::Ok();
+  }
+
+  Status WriteShardFile(const fs::path& dir, std::size_t shard, const std::uint8_t* volume,
+                        const Shape& shape) {
+    thread_local Bytes gathered, encoded;
+    gathered.resize(chunks_.front().size());
+    encoded.resize(shard_chunks_[shard].size() * 2 * chunks_.front().size());
+    std::size_t size = 0;
+    for (const std::size_t i : shard_chunks_[shard]) {
+      core::CopyStridedRegion({volume, shape, ChunkOrigin(i, shape)},
+                              {gathered.data(), kChunkShape, kZero}, kChunkShape, 2);
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          const std::size_t written,
+          compressor().EncodeInto(gathered, MutableByteView(encoded).subspan(size)));
+      offsets_[i] = {size, written};
+      size += written;
+    }
+    return core::WriteFileAtomically(dir / std::to_string(shard), ByteView(encoded.data(), size));
+  }
+
+  Status ReadShardFile(const fs::path& dir, std::size_t shard, std::uint8_t* volume,
+                       const Shape& shape) const {
+    const fs::path path = dir / std::to_string(shard);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IOError("cannot open " + path.string());
+    thread_local Bytes encoded;
+    Status status;
+    for (const std::size_t i : shard_chunks_[shard]) {
+      const auto [offset, size] = offsets_[i];
+      encoded.resize(size);
+      if (::pread(fd, encoded.data(), size, static_cast<off_t>(offset)) !=
+          static_cast<ssize_t>(size)) {
+        status = Status::IOError("short read from " + path.string());
+        break;
+      }
+      status = DecodeChunk(encoded, i, volume, shape);
+      if (!status.ok()) break;
+    }
+    ::close(fd);
+    return status;
+  }
+
+  // The chunks of each 256³ shard, as indexes into `chunks_`.
+  static std::vector<std::vector<std::size_t>> ChunksByShard(const Shape& shape) {
+    const Shape shard_grid = {shape[0] / kShard, shape[1] / kShard, shape[2] / kShard};
+    std::vector<std::vector<std::size_t>> shards(
+        static_cast<std::size_t>(shard_grid[0] * shard_grid[1] * shard_grid[2]));
+    for (std::size_t i = 0; i < ChunkCount(shape); ++i) {
+      const core::Coord origin = ChunkOrigin(i, shape);
+      const core::Coord shard = {origin[0] / kShard, origin[1] / kShard, origin[2] / kShard};
+      shards[static_cast<std::size_t>(core::Ravel(shard, shard_grid))].push_back(i);
+    }
+    return shards;
   }
 
   const std::vector<Bytes>& chunks_;
   core::ThreadPool& pool_;
   std::unique_ptr<codec::CodecChain> chain_;
   std::vector<Bytes> encoded_;
+  const std::vector<std::vector<std::size_t>> shard_chunks_;
+  std::vector<std::pair<std::size_t, std::size_t>> offsets_;  // In its shard's file: at, size.
 };
 
 // Ours: Array::Write of the whole volume, Array::ReadInto back: into and from
@@ -281,7 +380,12 @@ class OursArray {
     return seconds;
   }
 
+  // The caller's buffer, which the raw codec's reads fill too.
   std::uint8_t* back() { return back_.data(); }
+  void ClearBack() { std::memset(back_.data(), 0, back_.size()); }
+  void VerifyBack(const std::string& reader) const {
+    if (back_ != volume_) Check(Status::Internal(reader + " read back other values"), "verify");
+  }
 
  private:
   double WriteSeconds(std::shared_ptr<store::Store> store) {
@@ -296,8 +400,7 @@ class OursArray {
     Check(array.status(), "open");
     const double seconds =
         Seconds([&] { Check(array->ReadInto(core::Region::Full(shape_), back_.data()), "read"); });
-    if (back_ != volume_)
-      Check(Status::Internal("read back differs from what was written"), "verify");
+    VerifyBack("ours");
     return seconds;
   }
 
@@ -314,6 +417,15 @@ double GigabytesPerSecond(double bytes, const std::vector<double>& seconds) {
   return bytes / Median(seconds) / 1e9;
 }
 
+Throughput MedianRatios(const std::vector<Throughput>& rounds) {
+  std::vector<double> write, read;
+  for (const Throughput& round : rounds) {
+    write.push_back(round.write);
+    read.push_back(round.read);
+  }
+  return {Median(write), Median(read)};
+}
+
 // Runs ours, its steps and the raw codec in alternation, so that all see the
 // same load on this shared machine; the ratio is the median of the per-round
 // ratios.
@@ -321,29 +433,44 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
                        const std::vector<Bytes>& chunks,
                        const std::shared_ptr<core::ThreadPool>& pool, const BenchOptions& options,
                        Figures& figures) {
-  RawCodec raw(codec_text, chunks, *pool);
+  RawCodec raw(codec_text, chunks, shape, *pool);
   OursArray ours(codec_text, volume, shape, pool, options);
-  std::vector<double> write_s, read_s, encode_s, decode_s, write_ratio, read_ratio;
-  std::vector<double> gather_s, scatter_s, unstored_s, memory_s, plane_s;
+  const fs::path least_dir = options.dir / "raw-codec-files";
+  std::vector<double> write_s, read_s, encode_s, decode_s, gather_s, scatter_s;
+  std::vector<double> unstored_s, memory_s, plane_s, least_write_s, least_read_s;
+  std::vector<Throughput> ours_to_raw, least_to_raw, ours_to_least;  // Per round.
   for (int run = 0; run < options.runs; ++run) {
     encode_s.push_back(raw.EncodeSeconds());
     write_s.push_back(ours.WriteSeconds());
+    least_write_s.push_back(raw.WriteFilesSeconds(least_dir, volume.data(), shape));
     gather_s.push_back(raw.EncodeSeconds(volume.data(), shape));
     unstored_s.push_back(ours.WriteUnstoredSeconds());
     decode_s.push_back(raw.DecodeSeconds());
     read_s.push_back(ours.ReadSeconds());
+    ours.ClearBack();
+    least_read_s.push_back(raw.ReadFilesSeconds(least_dir, ours.back(), shape));
+    ours.VerifyBack("the raw codec + files");
     scatter_s.push_back(raw.DecodeSeconds(ours.back(), shape));
     memory_s.push_back(ours.ReadFromMemorySeconds());
     plane_s.push_back(ours.PlaneSeconds());
-    write_ratio.push_back(encode_s.back() / write_s.back());
-    read_ratio.push_back(decode_s.back() / read_s.back());
+    // Throughput ratios, so each is the other's time over this one's.
+    ours_to_raw.push_back({encode_s.back() / write_s.back(), decode_s.back() / read_s.back()});
+    least_to_raw.push_back(
+        {encode_s.back() / least_write_s.back(), decode_s.back() / least_read_s.back()});
+    ours_to_least.push_back(
+        {least_write_s.back() / write_s.back(), least_read_s.back() / read_s.back()});
   }
+  fs::remove_all(least_dir);
   const auto bytes = static_cast<double>(volume.size());
   figures.ours = {GigabytesPerSecond(bytes, write_s), GigabytesPerSecond(bytes, read_s)};
   figures.raw = {GigabytesPerSecond(bytes, encode_s), GigabytesPerSecond(bytes, decode_s)};
   figures.moved = {GigabytesPerSecond(bytes, gather_s), GigabytesPerSecond(bytes, scatter_s)};
   figures.unstored = {GigabytesPerSecond(bytes, unstored_s), GigabytesPerSecond(bytes, memory_s)};
-  figures.ratio = {Median(write_ratio), Median(read_ratio)};
+  figures.least = {GigabytesPerSecond(bytes, least_write_s),
+                   GigabytesPerSecond(bytes, least_read_s)};
+  figures.ratio = MedianRatios(ours_to_raw);
+  figures.least_to_raw = MedianRatios(least_to_raw);
+  figures.ours_to_least = MedianRatios(ours_to_least);
   // One plane per layer of chunks: the planes cut every chunk once.
   const Index layers = shape[0] / kChunk;
   figures.plane.ours = Median(plane_s) / static_cast<double>(layers) * 1e3;
@@ -416,6 +543,18 @@ void PrintSteps(const std::string& codec, const Figures& figures) {
               figures.moved.write, figures.unstored.write, figures.ours.write);
   std::printf("%-22s %-6s %10.3f %16.3f %19.3f %12.3f\n", codec.c_str(), "read", figures.raw.read,
               figures.moved.read, figures.unstored.read, figures.ours.read);
+}
+
+void PrintLeast(const std::string& codec, const Figures& figures) {
+  const auto row = [&](const char* op, double raw, double least, double least_to_raw, double ours,
+                       double ours_to_least) {
+    std::printf("%-22s %-6s %10.3f %10.3f %10.2fx %8.3f %11.2fx\n", codec.c_str(), op, raw, least,
+                least_to_raw, ours, ours_to_least);
+  };
+  row("write", figures.raw.write, figures.least.write, figures.least_to_raw.write,
+      figures.ours.write, figures.ours_to_least.write);
+  row("read", figures.raw.read, figures.least.read, figures.least_to_raw.read, figures.ours.read,
+      figures.ours_to_least.read);
 }
 
 // Times, so each ratio is how many times faster ours is.
@@ -513,6 +652,13 @@ int Main(int argc, char** argv) {
   std::printf("%-22s %-6s %10s %16s %19s %12s\n", "codec", "op", "raw codec", "+gather/scatter",
               "+unstored/memory", "+files: ours");
   for (std::size_t i = 0; i < codecs.size(); ++i) PrintSteps(codecs[i], all[i]);
+  std::printf(
+      "\nthe least a writer (reader) of these shard files does, with no array layer: the raw\n"
+      "codec, each chunk gathered out of (decoded into its place in) the volume, one file per\n"
+      "shard; GB/s:\n");
+  std::printf("%-22s %-6s %10s %10s %11s %8s %12s\n", "codec", "op", "raw codec", "least",
+              "least/raw", "ours", "ours/least");
+  for (std::size_t i = 0; i < codecs.size(); ++i) PrintLeast(codecs[i], all[i]);
   std::printf("\nplane reads from the files, ms per 1024x1024 plane (one per layer of chunks):\n");
   std::printf("%-22s %8s %22s %9s %11s %9s\n", "codec", "ours", "raw codec, whole chunks",
               "raw/ours", "zarr-python", "zp/ours");
