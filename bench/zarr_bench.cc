@@ -143,14 +143,17 @@ const core::Coord kZero = {0, 0, 0};
 const codec::ChunkSpec kChunkSpec{core::DataType(core::DataTypeId::kUInt16), kChunkShape};
 const core::Region kWholeChunk = core::Region::Full(kChunkShape);
 
+// Copies chunk `i` out of `volume` (of `shape`) into `chunk`, resized to fit.
+void GatherChunk(const std::uint8_t* volume, const Shape& shape, std::size_t i, Bytes& chunk) {
+  chunk.resize(static_cast<std::size_t>(kChunk * kChunk * kChunk) * 2);
+  core::CopyStridedRegion({volume, shape, ChunkOrigin(i, shape)},
+                          {chunk.data(), kChunkShape, kZero}, kChunkShape, 2);
+}
+
 // Every 64³ chunk of the volume, copied out, as the array code would see them.
 std::vector<Bytes> ExtractChunks(const Bytes& volume, const Shape& shape) {
   std::vector<Bytes> chunks(ChunkCount(shape));
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    chunks[i].resize(static_cast<std::size_t>(kChunk * kChunk * kChunk) * 2);
-    core::CopyStridedRegion({volume.data(), shape, ChunkOrigin(i, shape)},
-                            {chunks[i].data(), kChunkShape, kZero}, kChunkShape, 2);
-  }
+  for (std::size_t i = 0; i < chunks.size(); ++i) GatherChunk(volume.data(), shape, i, chunks[i]);
   return chunks;
 }
 
@@ -234,9 +237,7 @@ class RawCodec {
     thread_local Bytes gathered, out;
     out.resize(2 * chunks_[i].size());  // More than zstd or blosc ever need.
     if (volume == nullptr) return compressor().EncodeInto(chunks_[i], out).status();
-    gathered.resize(chunks_[i].size());
-    core::CopyStridedRegion({volume, shape, ChunkOrigin(i, shape)},
-                            {gathered.data(), kChunkShape, kZero}, kChunkShape, 2);
+    GatherChunk(volume, shape, i, gathered);
     return compressor().EncodeInto(gathered, out).status();
   }
 
@@ -264,12 +265,10 @@ class RawCodec {
   Status WriteShardFile(const fs::path& dir, std::size_t shard, const std::uint8_t* volume,
                         const Shape& shape) {
     thread_local Bytes gathered, encoded;
-    gathered.resize(chunks_.front().size());
     encoded.resize(shard_chunks_[shard].size() * 2 * chunks_.front().size());
     std::size_t size = 0;
     for (const std::size_t i : shard_chunks_[shard]) {
-      core::CopyStridedRegion({volume, shape, ChunkOrigin(i, shape)},
-                              {gathered.data(), kChunkShape, kZero}, kChunkShape, 2);
+      GatherChunk(volume, shape, i, gathered);
       CHUNKWISE_ASSIGN_OR_RETURN(
           const std::size_t written,
           compressor().EncodeInto(gathered, MutableByteView(encoded).subspan(size)));
