@@ -67,10 +67,7 @@ Result<std::optional<Bytes>> MemoryStore::GetRange(std::string_view key, ByteRan
 
 Result<bool> MemoryStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                         MutableByteView out) const {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
-  if (reader == nullptr) return false;
-  CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(ranges, out));
-  return true;
+  return GetRangesThroughReader(key, ranges, out);
 }
 
 Result<std::unique_ptr<ValueReader>> MemoryStore::OpenReader(std::string_view key) const {

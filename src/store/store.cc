@@ -28,6 +28,14 @@ Result<bool> Store::GetRangesInto(std::string_view key, std::span<const ByteRang
   return true;
 }
 
+Result<bool> Store::GetRangesThroughReader(std::string_view key, std::span<const ByteRange> ranges,
+                                           MutableByteView out) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+  if (reader == nullptr) return false;
+  CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(ranges, out));
+  return true;
+}
+
 Result<std::unique_ptr<ValueReader>> Store::OpenReader(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, Size(key));
   if (!size) return std::unique_ptr<ValueReader>();

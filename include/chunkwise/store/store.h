@@ -75,6 +75,13 @@ class Store {
 
   // True if `key` holds a value.
   Result<bool> Exists(std::string_view key) const;
+
+ protected:
+  // GetRangesInto for stores whose OpenReader is their own (it must not read
+  // through GetRangesInto, or the two would call each other): every range
+  // comes from one version of the value.
+  Result<bool> GetRangesThroughReader(std::string_view key, std::span<const ByteRange> ranges,
+                                      MutableByteView out) const;
 };
 
 }  // namespace chunkwise::store

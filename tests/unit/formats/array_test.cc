@@ -17,6 +17,7 @@
 
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/forwarding_store.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -32,9 +33,9 @@ using nlohmann::json;
 // ---------------------------------------------------------------------------
 // Test doubles and helpers.
 
-// Forwards to a MemoryStore and counts the calls that read values, so tests
-// can prove what a write or read fetched. Reports efficient_ranges as told.
-class CountingStore final : public store::Store {
+// Counts the calls that read values, so tests can prove what a write or read
+// fetched. Reports efficient_ranges and local as told.
+class CountingStore final : public test::ForwardingStore {
  public:
   // Not local by default: reads fetch a shard's inner chunks in one batch.
   explicit CountingStore(bool efficient_ranges = true, bool local = false)
@@ -42,7 +43,7 @@ class CountingStore final : public store::Store {
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override {
     ++gets;
-    return inner_->Get(key);
+    return ForwardingStore::Get(key);
   }
   Result<std::optional<Bytes>> GetRange(std::string_view key,
                                         store::ByteRange range) const override {
@@ -51,30 +52,26 @@ class CountingStore final : public store::Store {
       std::lock_guard<std::mutex> lock(mutex_);
       ranges.push_back(range);
     }
-    return inner_->GetRange(key, range);
+    return ForwardingStore::GetRange(key, range);
   }
   Status Set(std::string_view key, ByteView value) override {
     ++sets;
-    return inner_->Set(key, value);
+    return ForwardingStore::Set(key, value);
   }
   Status Erase(std::string_view key) override {
     ++erases;
-    return inner_->Erase(key);
-  }
-  Result<std::vector<std::string>> List(std::string_view prefix) const override {
-    return inner_->List(prefix);
+    return ForwardingStore::Erase(key);
   }
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
     ++sizes;
-    return inner_->Size(key);
+    return ForwardingStore::Size(key);
   }
   store::StoreCapabilities capabilities() const override {
-    store::StoreCapabilities capabilities = inner_->capabilities();
+    store::StoreCapabilities capabilities = ForwardingStore::capabilities();
     capabilities.efficient_ranges = efficient_ranges_;
     capabilities.local = local_;
     return capabilities;
   }
-  std::string Describe(std::string_view key) const override { return inner_->Describe(key); }
 
   void ResetCounts() {
     gets = range_gets = sets = erases = sizes = 0;
@@ -89,7 +86,6 @@ class CountingStore final : public store::Store {
   mutable std::vector<store::ByteRange> ranges;  // Guarded by mutex_.
 
  private:
-  std::shared_ptr<store::MemoryStore> inner_ = store::MemoryStore::Create();
   bool efficient_ranges_;
   bool local_;
   mutable std::mutex mutex_;
@@ -98,31 +94,15 @@ class CountingStore final : public store::Store {
 // A MemoryStore (local, with cheap ranges) whose readers run `after_first_read`
 // once, after the first read through any of them: a concurrent writer
 // replacing a shard between its index read and its chunk reads.
-class ReplacingStore final : public store::Store {
+class ReplacingStore final : public test::ForwardingStore {
  public:
-  Result<std::optional<Bytes>> Get(std::string_view key) const override { return inner->Get(key); }
-  Result<std::optional<Bytes>> GetRange(std::string_view key,
-                                        store::ByteRange range) const override {
-    return inner->GetRange(key, range);
-  }
   Result<std::unique_ptr<store::ValueReader>> OpenReader(std::string_view key) const override {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, inner->OpenReader(key));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, inner().OpenReader(key));
     if (reader == nullptr) return reader;
     return std::unique_ptr<store::ValueReader>(
         std::make_unique<HookedReader>(std::move(reader), after_first_read));
   }
-  Status Set(std::string_view key, ByteView value) override { return inner->Set(key, value); }
-  Status Erase(std::string_view key) override { return inner->Erase(key); }
-  Result<std::vector<std::string>> List(std::string_view prefix) const override {
-    return inner->List(prefix);
-  }
-  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
-    return inner->Size(key);
-  }
-  store::StoreCapabilities capabilities() const override { return inner->capabilities(); }
-  std::string Describe(std::string_view key) const override { return inner->Describe(key); }
 
-  std::shared_ptr<store::MemoryStore> inner = store::MemoryStore::Create();
   mutable std::function<void()> after_first_read;
 
  private:
@@ -761,7 +741,7 @@ TEST(ArraySharded, ReadsOneVersionOfAShardReplacedMidRead) {
   Array newer = ValueOrDie(Array::Create(other, "a", metadata, false));
   ASSERT_TRUE(newer.Write(Region({0, 0}, {8, 6}), Iota16(48, 1000)).ok());
   const Bytes newer_shard = *ValueOrDie(other->Get("a/c/0/0"));
-  store->after_first_read = [&] { ASSERT_TRUE(store->inner->Set("a/c/0/0", newer_shard).ok()); };
+  store->after_first_read = [&] { ASSERT_TRUE(store->inner().Set("a/c/0/0", newer_shard).ok()); };
   EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), Iota16(48, 1));
   EXPECT_EQ(store->after_first_read, nullptr);  // The shard was replaced during the read.
   EXPECT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), Iota16(48, 1000));

@@ -7,6 +7,7 @@
 #include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/forwarding_store.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {
@@ -153,32 +154,16 @@ TEST(Carray, CrashKeepsFlushedRowsAndCompletedChunks) {
 constexpr std::size_t kInt32 = sizeof(std::int32_t), kInt64 = sizeof(std::int64_t);
 
 // A MemoryStore whose Set of one key fails.
-class FailingSetStore final : public store::Store {
+class FailingSetStore final : public test::ForwardingStore {
  public:
   explicit FailingSetStore(std::string bad_key) : bad_key_(std::move(bad_key)) {}
-  Result<std::optional<Bytes>> Get(std::string_view key) const override { return inner_->Get(key); }
-  Result<std::optional<Bytes>> GetRange(std::string_view key,
-                                        store::ByteRange range) const override {
-    return inner_->GetRange(key, range);
-  }
   Status Set(std::string_view key, ByteView value) override {
     if (key == bad_key_) return Status::IOError("mem:" + std::string(key) + ": disk full");
-    return inner_->Set(key, value);
+    return ForwardingStore::Set(key, value);
   }
-  Status Erase(std::string_view key) override { return inner_->Erase(key); }
-  Result<std::vector<std::string>> List(std::string_view prefix) const override {
-    return inner_->List(prefix);
-  }
-  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
-    return inner_->Size(key);
-  }
-  store::StoreCapabilities capabilities() const override { return inner_->capabilities(); }
-  std::string Describe(std::string_view key) const override { return inner_->Describe(key); }
-  store::MemoryStore& inner() { return *inner_; }
 
  private:
   std::string bad_key_;
-  std::shared_ptr<store::MemoryStore> inner_ = store::MemoryStore::Create();
 };
 
 TEST(Carray, ParallelAppendWritesTheFilesOneThreadWrites) {
