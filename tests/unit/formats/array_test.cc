@@ -1,12 +1,10 @@
 #include "chunkwise/formats/zarr/array.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -18,11 +16,11 @@
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 #include "unit/forwarding_store.h"
+#include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
 
-namespace fs = std::filesystem;
 using core::DataType;
 using core::DataTypeId;
 using core::Index;
@@ -122,25 +120,6 @@ class ReplacingStore final : public test::ForwardingStore {
     std::unique_ptr<store::ValueReader> reader_;
     std::function<void()>& hook_;
   };
-};
-
-// A fresh directory under the system's temporary directory, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("chunkwise_zarr_array_test." + std::to_string(::getpid()) +
-                                         "." + std::to_string(counter++));
-    fs::remove_all(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
 };
 
 // The array as a dense C-order buffer: what every read must return.
@@ -344,8 +323,7 @@ class ArrayLayoutTest : public ::testing::TestWithParam<Param> {
   void SetUp() override {
     const Layout& layout = GetParam().layout;
     if (GetParam().file_store) {
-      dir_ = std::make_unique<TempDir>();
-      store_ = ValueOrDie(store::FileStore::Open(dir_->path()));
+      store_ = ValueOrDie(store::FileStore::Open(test::FreshScratchDirectory("zarr_array")));
     } else {
       store_ = store::MemoryStore::Create();
     }
@@ -385,7 +363,6 @@ class ArrayLayoutTest : public ::testing::TestWithParam<Param> {
     EXPECT_EQ(stats.stored_inner_chunks, stored_inner);
   }
 
-  std::unique_ptr<TempDir> dir_;
   std::shared_ptr<store::Store> store_;
   std::shared_ptr<core::ThreadPool> pool_ = std::make_shared<core::ThreadPool>(3);
   const std::vector<std::uint8_t> fill_ = ElementOf<std::uint16_t>(3);
@@ -913,8 +890,7 @@ TEST(Array, OpenOfAMissingArrayIsNotFound) {
   const Result<Array> missing = Array::Open(store, "nothing/here");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  TempDir dir;
-  auto files = ValueOrDie(store::FileStore::Open(dir.path()));
+  auto files = ValueOrDie(store::FileStore::Open(test::FreshScratchDirectory("zarr_array")));
   EXPECT_EQ(Array::Open(files, "").status().code(), StatusCode::kNotFound);
 }
 
