@@ -3,6 +3,7 @@
 
 BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 DEMO_DIR   ?= demo-output
@@ -11,7 +12,7 @@ MAKEFLAGS += --no-print-directory
 
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCHUNKWISE_FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ_BUILD)
 
-.PHONY: all deps build fuzz-build test unit-test demo bench format tidy clean help
+.PHONY: all deps build fuzz-build test unit-test tsan demo bench format tidy clean help
 
 all: build
 
@@ -19,6 +20,7 @@ help:
 	@echo "make demo    set up, build, and run the walk-through on generated data"
 	@echo "make test    set up, build, and run unit, interop and fuzz smoke tests"
 	@echo "make bench   run the benchmarks (ours next to the underlying library)"
+	@echo "make tsan    the unit tests built with ThreadSanitizer (slow; not part of make test)"
 	@echo "make format  clang-format every source file; make tidy runs clang-tidy"
 
 deps:
@@ -39,6 +41,16 @@ test: build fuzz-build
 unit-test: build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L unit
 
+# Data races: the unit tests in a ThreadSanitizer build. tests/tsan.supp says
+# which reports are left out and why.
+tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_CUDA=OFF \
+	  -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j$(JOBS)
+	@cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -j$(JOBS) -L unit
+
 demo: build
 	@scripts/demo --chunkwise $(BUILD)/chunkwise --out $(DEMO_DIR)
 
@@ -52,4 +64,4 @@ tidy: build
 	@git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD) --quiet
 
 clean:
-	@rm -rf $(BUILD) $(FUZZ_BUILD) $(DEMO_DIR)
+	@rm -rf $(BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) $(DEMO_DIR)
