@@ -40,9 +40,6 @@
 // usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
 //                   [--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...
 //                   (default codecs: zstd:1, then blosc:lz4:5:shuffle)
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -68,6 +65,7 @@
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "core/posix_file.h"
 #include "discard_store.h"
 
 namespace chunkwise {
@@ -281,23 +279,16 @@ class RawCodec {
   Status ReadShardFile(const fs::path& dir, std::size_t shard, std::uint8_t* volume,
                        const Shape& shape) const {
     const fs::path path = dir / std::to_string(shard);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::IOError("cannot open " + path.string());
+    CHUNKWISE_ASSIGN_OR_RETURN(const core::posix::OpenedFile file,
+                               core::posix::OpenRegularFile(path));
     thread_local Bytes encoded;
-    Status status;
     for (const std::size_t i : shard_chunks_[shard]) {
       const auto [offset, size] = offsets_[i];
       encoded.resize(size);
-      if (::pread(fd, encoded.data(), size, static_cast<off_t>(offset)) !=
-          static_cast<ssize_t>(size)) {
-        status = Status::IOError("short read from " + path.string());
-        break;
-      }
-      status = DecodeChunk(encoded, i, volume, shape);
-      if (!status.ok()) break;
+      CHUNKWISE_RETURN_IF_ERROR(core::posix::ReadAt(file.fd.get(), offset, encoded, path));
+      CHUNKWISE_RETURN_IF_ERROR(DecodeChunk(encoded, i, volume, shape));
     }
-    ::close(fd);
-    return status;
+    return Status::Ok();
   }
 
   // The chunks of each 256³ shard, as indexes into `chunks_`.
