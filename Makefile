@@ -11,6 +11,12 @@ DEMO_DIR   ?= demo-output
 MAKEFLAGS += --no-print-directory
 
 CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCHUNKWISE_FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ_BUILD)
+# ccache, where installed, makes rebuilds in several checkouts cheap; CI has none.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+LAUNCHER_FLAGS = -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)
+endif
+CMAKE_FLAGS += $(LAUNCHER_FLAGS)
 
 .PHONY: all deps build fuzz-build test unit-test tsan demo bench format tidy clean help
 
@@ -32,7 +38,7 @@ build: deps
 
 # The libFuzzer targets need clang and an instrumented copy of the library.
 fuzz-build: deps
-	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_FUZZ=ON >/dev/null
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_FUZZ=ON $(LAUNCHER_FLAGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 
 test: build fuzz-build
