@@ -136,6 +136,13 @@ Result<SchemaElement> ReadSchemaElement(ThriftReader& reader) {
   return ReadStruct<SchemaElement>(reader, Bits({4}), "SchemaElement", ReadSchemaField);
 }
 
+Status ReadStatisticsField(ThriftReader& reader, const Field& field,
+                           std::optional<std::int64_t>& null_count) {
+  if (field.id != 3) return reader.Skip(field.type);
+  CHUNKWISE_ASSIGN_OR_RETURN(null_count, I64(reader, field));
+  return Status::Ok();
+}
+
 Status ReadColumnMetaDataField(ThriftReader& reader, const Field& field, ColumnMetaData& column) {
   switch (field.id) {
     case 1: {
@@ -182,6 +189,13 @@ Status ReadColumnMetaDataField(ThriftReader& reader, const Field& field, ColumnM
     }
     case 11: {
       CHUNKWISE_ASSIGN_OR_RETURN(column.dictionary_page_offset, I64(reader, field));
+      break;
+    }
+    case 12: {
+      CHUNKWISE_RETURN_IF_ERROR(reader.ExpectType(field, ThriftType::kStruct));
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          column.null_count,
+          ReadStruct<std::optional<std::int64_t>>(reader, 0, "Statistics", ReadStatisticsField));
       break;
     }
     default:

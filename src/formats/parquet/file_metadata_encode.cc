@@ -34,6 +34,11 @@ void WriteColumnMetaData(const ColumnMetaData& column, ThriftWriter& writer) {
   writer.I64Field(7, column.total_compressed_size);
   writer.I64Field(9, column.data_page_offset);
   if (column.dictionary_page_offset) writer.I64Field(11, *column.dictionary_page_offset);
+  if (column.null_count) {
+    writer.StructField(12);
+    writer.I64Field(3, *column.null_count);
+    writer.EndStruct();
+  }
 }
 
 void WriteRowGroup(const RowGroup& group, ThriftWriter& writer) {

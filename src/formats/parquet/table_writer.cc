@@ -224,6 +224,9 @@ Result<ColumnMetaData> ChunkWriter::Write(std::size_t begin, std::size_t end) {
   meta.path_in_schema = {column_.name};
   meta.codec = static_cast<std::int32_t>(options_.compression);
   meta.num_values = static_cast<std::int64_t>(end - begin);
+  meta.null_count = 0;
+  for (std::size_t row = begin; row < end; ++row)
+    *meta.null_count += column_.is_present(row) ? 0 : 1;
   meta.total_uncompressed_size = uncompressed_total_;
   meta.total_compressed_size = static_cast<std::int64_t>(out_.size()) - chunk_start;
   return meta;

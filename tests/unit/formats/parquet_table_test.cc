@@ -128,6 +128,22 @@ TEST(ParquetTable, DictionaryFallbackIsVisibleInTheFooter) {
   EXPECT_NE(std::find(encodings.begin(), encodings.end(), 0), encodings.end());  // PLAIN pages too
 }
 
+// fastparquet (fsspec's Parquet reference reader) types an integer column
+// without Statistics.null_count as possibly null, so every chunk states it.
+TEST(ParquetTable, EveryColumnChunkStatesItsNullCount) {
+  auto file = WriteTable(SampleColumns(100), {});
+  ASSERT_TRUE(file.ok());
+  auto metadata = ReadFileMetaData(*file, "t.parq");
+  ASSERT_TRUE(metadata.ok());
+  std::vector<std::optional<std::int64_t>> counts;
+  for (const ColumnChunk& chunk : metadata->row_groups[0].columns) {
+    counts.push_back(chunk.meta_data->null_count);
+  }
+  // path: rows 3, 8, ... absent (20); offset: none; small: odd rows only (50);
+  // raw: every third row present (66 absent); nothing: all 100.
+  EXPECT_EQ(counts, (std::vector<std::optional<std::int64_t>>{20, 0, 50, 66, 100}));
+}
+
 TEST(ParquetTable, ReadsOnlyWantedColumnsInTheirOrder) {
   auto file = WriteTable(SampleColumns(20), {});
   ASSERT_TRUE(file.ok());

@@ -101,6 +101,7 @@ TEST(ParquetMetadata, FileMetaDataRoundTrips) {
   column.total_compressed_size = 80;
   column.data_page_offset = 30;
   column.dictionary_page_offset = 4;
+  column.null_count = 2;
   metadata.row_groups.push_back(RowGroup{{ColumnChunk{4, column}}, 100, 7});
   metadata.key_value_metadata = {{"pandas", "{}"}};
   metadata.created_by = "test";
@@ -118,6 +119,7 @@ TEST(ParquetMetadata, FileMetaDataRoundTrips) {
   EXPECT_EQ(back.encodings, (std::vector<std::int32_t>{0, 3, 8}));
   EXPECT_EQ(back.dictionary_page_offset, 4);
   EXPECT_EQ(back.data_page_offset, 30);
+  EXPECT_EQ(back.null_count, 2);
   EXPECT_EQ(decoded->key_value_metadata.at(0).first, "pandas");
   EXPECT_EQ(decoded->created_by, "test");
 

@@ -56,6 +56,10 @@ struct ColumnMetaData {
   std::int64_t total_compressed_size = 0;    // Page headers included.
   std::int64_t data_page_offset = 0;
   std::optional<std::int64_t> dictionary_page_offset;
+  // Statistics.null_count (field 12, its field 3). fastparquet, and so fsspec's
+  // Parquet references, reads an integer column without it as possibly null
+  // (float64 or a masked type), so the writer always sets it.
+  std::optional<std::int64_t> null_count;
 };
 
 struct ColumnChunk {
