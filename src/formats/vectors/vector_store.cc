@@ -16,6 +16,23 @@ std::string NormalizePrefix(std::string prefix) {
   return prefix;
 }
 
+// Zarr v3 has no implicit groups: a reader that walks the hierarchy (zarr-python
+// 3's members(), say) reaches a node only through group nodes above it. So every
+// folder between the root and a group written here (links/, cross_chunk_links/,
+// vertex_attributes/, ...) gets an attribute-less group node if it has none.
+Status WriteMissingParentGroups(store::Store& store, const std::string& prefix,
+                                const std::string& path) {
+  for (std::size_t slash = path.find('/'); slash != std::string::npos && slash + 1 < path.size();
+       slash = path.find('/', slash + 1)) {
+    const std::string key = prefix + path.substr(0, slash + 1) + std::string(kMetadataKey);
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> existing, store.Get(key));
+    if (existing) continue;
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.Set(key, AsBytes(zarr::FormatV3Group(nlohmann::json::object()))));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 VectorStore::VectorStore(std::shared_ptr<store::Store> store, std::string prefix,
@@ -91,6 +108,7 @@ Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) cons
 }
 
 Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {
+  CHUNKWISE_RETURN_IF_ERROR(WriteMissingParentGroups(*store_, prefix_, path));
   const std::string text = zarr::FormatV3Group(attributes);
   return store_->Set(prefix_ + path + std::string(kMetadataKey), AsBytes(text));
 }

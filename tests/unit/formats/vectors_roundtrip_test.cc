@@ -218,6 +218,27 @@ TEST(VectorsRead, ObjectKeepsOnlyThatObject) {
   for (const std::int64_t vertex : read.links) EXPECT_EQ(graph.object_ids[match[vertex]], 2);
 }
 
+// Zarr v3 has no implicit groups: every folder above a node is a group node, so
+// zarr-python 3 walks from the root to every blob (links/, cross_chunk_links/, ...).
+TEST(VectorsWrite, EveryNodeHasGroupNodesAboveIt) {
+  const Written written = WriteToMemory(RandomGraph(300, 900));
+  Result<std::vector<std::string>> keys = written.memory->List("");
+  ASSERT_TRUE(keys.ok());
+  std::set<std::string> nodes;
+  const std::string metadata = "zarr.json";
+  for (const std::string& key : *keys) {
+    if (key.ends_with(metadata)) nodes.insert(key.substr(0, key.size() - metadata.size()));
+  }
+  ASSERT_TRUE(nodes.contains("0/links/0/") && nodes.contains("0/cross_chunk_links/0/"));
+  for (const std::string& node : nodes) {
+    for (std::size_t slash = node.find('/'); slash != std::string::npos;
+         slash = node.find('/', slash + 1)) {
+      EXPECT_TRUE(nodes.contains(node.substr(0, slash + 1))) << node;
+    }
+    EXPECT_TRUE(nodes.contains("")) << "the root";
+  }
+}
+
 TEST(VectorsWrite, LinkAttributeOfWrongLengthIsRefused) {
   Geometry graph = RandomGraph(20, 10);
   graph.link_attributes[0].values.pop_back();
