@@ -184,8 +184,9 @@ class ChannelEncoder {
     std::uint32_t last_index = Lookup(last);
     for (std::int64_t z = 0; z < clipped[2]; ++z) {
       for (std::int64_t y = 0; y < clipped[1]; ++y) {
-        const T* row =
-            voxels + ((origin[2] + z) * grid.extent[1] + origin[1] + y) * grid.extent[0] + origin[0];
+        const T* row = voxels +
+                       ((origin[2] + z) * grid.extent[1] + origin[1] + y) * grid.extent[0] +
+                       origin[0];
         std::uint32_t* out = indices_.data() + (z * grid.block[1] + y) * grid.block[0];
         for (std::int64_t x = 0; x < clipped[0]; ++x) {
           const T value = row[x];
@@ -252,9 +253,8 @@ Status EncodeChunk(std::span<const T> voxels, const SegmentationLayout& layout, 
   CHUNKWISE_RETURN_IF_ERROR(ValidateSegmentationLayout(layout));
   if (voxels.size() != layout.num_voxels()) {
     return Status::InvalidArgument("compressed_segmentation: " + std::to_string(voxels.size()) +
-                                   " voxels given for an extent of " +
-                                   FormatExtent(layout.extent) + " and " +
-                                   std::to_string(layout.channels) + " channel(s)");
+                                   " voxels given for an extent of " + FormatExtent(layout.extent) +
+                                   " and " + std::to_string(layout.channels) + " channel(s)");
   }
   thread_local ChannelEncoder<T> encoder;
   const BlockGrid grid(layout.extent, layout.block);
@@ -277,7 +277,9 @@ class ChannelWords {
   ChannelWords(ByteView chunk, std::uint64_t start_word)
       : data_(chunk.data() + start_word * 4), words_(chunk.size() / 4 - start_word) {}
   std::uint64_t size() const { return words_; }
-  std::uint32_t Word(std::uint64_t i) const { return LoadLittleEndian<std::uint32_t>(data_ + i * 4); }
+  std::uint32_t Word(std::uint64_t i) const {
+    return LoadLittleEndian<std::uint32_t>(data_ + i * 4);
+  }
   const std::uint8_t* At(std::uint64_t word) const { return data_ + word * 4; }
 
  private:
@@ -291,9 +293,9 @@ Status DecodeChannel(const ChannelWords& words, const BlockGrid& grid, T* out,
   constexpr std::uint64_t kWordsPerValue = sizeof(T) / 4;
   const std::uint64_t num_blocks = grid.num_blocks();
   if (2 * num_blocks > words.size()) {
-    return Status::Corruption(where + ": " + std::to_string(num_blocks) +
-                              " block headers need " + std::to_string(2 * num_blocks) +
-                              " words; the channel has " + std::to_string(words.size()));
+    return Status::Corruption(where + ": " + std::to_string(num_blocks) + " block headers need " +
+                              std::to_string(2 * num_blocks) + " words; the channel has " +
+                              std::to_string(words.size()));
   }
   std::uint64_t block_number = 0;
   Extent3 origin{};
@@ -335,10 +337,10 @@ Status DecodeChannel(const ChannelWords& words, const BlockGrid& grid, T* out,
                 index = (words.Word(values_offset + bit / 32) >> (bit % 32)) & mask;
               }
               if (index >= table_entries) {
-                return Status::Corruption(
-                    block_where() + ": lookup table at word " + std::to_string(table_offset) +
-                    ", entry " + std::to_string(index) + ", lies past the end of the " +
-                    std::to_string(words.size()) + "-word channel");
+                return Status::Corruption(block_where() + ": lookup table at word " +
+                                          std::to_string(table_offset) + ", entry " +
+                                          std::to_string(index) + ", lies past the end of the " +
+                                          std::to_string(words.size()) + "-word channel");
               }
               row[x] = LoadLittleEndian<T>(words.At(table_offset + index * kWordsPerValue));
             }
@@ -373,8 +375,8 @@ Status DecodeChunk(ByteView encoded, const SegmentationLayout& layout, std::span
     const std::uint64_t start = LoadLittleEndian<std::uint32_t>(encoded.data() + 4 * c);
     if (start > total_words) {
       return Status::Corruption(where + ": offset " + std::to_string(start) +
-                                " words lies past the end of the " +
-                                std::to_string(total_words) + "-word chunk");
+                                " words lies past the end of the " + std::to_string(total_words) +
+                                "-word chunk");
     }
     if (grid.num_blocks() == 0) continue;
     CHUNKWISE_RETURN_IF_ERROR(
@@ -395,10 +397,9 @@ Status ValidateSegmentationLayout(const SegmentationLayout& layout) {
   for (int d = 0; d < 3; ++d) {
     if (layout.extent[d] < 0 || layout.block[d] < 1 ||
         static_cast<std::uint64_t>(layout.block[d]) > kMaxBlockVoxels) {
-      return Status::InvalidArgument("compressed_segmentation: extent " +
-                                     FormatExtent(layout.extent) + " and block " +
-                                     FormatExtent(layout.block) +
-                                     " need extents >= 0 and block edges >= 1");
+      return Status::InvalidArgument(
+          "compressed_segmentation: extent " + FormatExtent(layout.extent) + " and block " +
+          FormatExtent(layout.block) + " need extents >= 0 and block edges >= 1");
     }
     block_voxels *= static_cast<std::uint64_t>(layout.block[d]);
     voxels *= static_cast<long double>(layout.extent[d]);

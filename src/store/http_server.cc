@@ -29,15 +29,24 @@ constexpr std::string_view kCorsHeaders =
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 204: return "No Content";
-    case 206: return "Partial Content";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 416: return "Range Not Satisfiable";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Internal Server Error";
+    case 200:
+      return "OK";
+    case 204:
+      return "No Content";
+    case 206:
+      return "Partial Content";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 416:
+      return "Range Not Satisfiable";
+    case 431:
+      return "Request Header Fields Too Large";
+    default:
+      return "Internal Server Error";
   }
 }
 
@@ -77,8 +86,8 @@ struct Answer {
 
 std::string Head(int status, std::string_view content_type, std::uint64_t length,
                  const std::string& extra, bool keep_alive) {
-  std::string head = "HTTP/1.1 " + std::to_string(status) + " " + std::string(ReasonPhrase(status)) +
-                     "\r\n";
+  std::string head =
+      "HTTP/1.1 " + std::to_string(status) + " " + std::string(ReasonPhrase(status)) + "\r\n";
   head += kCorsHeaders;
   head += "Accept-Ranges: bytes\r\nCache-Control: no-cache\r\n";
   head += "Content-Type: " + std::string(content_type) + "\r\n";
@@ -91,8 +100,8 @@ std::string Head(int status, std::string_view content_type, std::uint64_t length
 
 }  // namespace
 
-HttpServer::HttpServer(std::shared_ptr<const Store> store, HttpServerOptions options,
-                       int listen_fd, int port)
+HttpServer::HttpServer(std::shared_ptr<const Store> store, HttpServerOptions options, int listen_fd,
+                       int port)
     : store_(std::move(store)), options_(std::move(options)), listen_fd_(listen_fd), port_(port) {}
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Store> store,
@@ -118,7 +127,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Stor
   socklen_t length = sizeof(address);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
   const int port = ntohs(address.sin_port);
-  std::unique_ptr<HttpServer> server(new HttpServer(std::move(store), std::move(options), fd, port));
+  std::unique_ptr<HttpServer> server(
+      new HttpServer(std::move(store), std::move(options), fd, port));
   const std::size_t threads = std::max<std::size_t>(1, server->options_.threads);
   for (std::size_t i = 0; i < threads; ++i) {
     server->workers_.emplace_back([raw = server.get()] { raw->WorkerLoop(); });
@@ -194,7 +204,8 @@ void HttpServer::Serve(int connection) {
       buffer.append(chunk, static_cast<std::size_t>(got));
       head_length = HttpHeadLength(buffer);
     }
-    Result<HttpRequest> request = ParseHttpRequestHead(std::string_view(buffer).substr(0, head_length));
+    Result<HttpRequest> request =
+        ParseHttpRequestHead(std::string_view(buffer).substr(0, head_length));
     buffer.erase(0, head_length);
     if (!request.ok()) {
       const std::string body = std::string(request.status().message()) + "\n";
@@ -222,8 +233,9 @@ bool HttpServer::Respond(int connection, const HttpRequest& request, bool keep_a
   };
   const auto plain = [&](int status, const std::string& body, const std::string& extra) {
     log(status, body.size());
-    return SendAll(connection,
-                   Head(status, "text/plain; charset=utf-8", body.size(), extra, keep_alive) + body);
+    return SendAll(
+        connection,
+        Head(status, "text/plain; charset=utf-8", body.size(), extra, keep_alive) + body);
   };
   if (request.method == "OPTIONS") {
     log(204, 0);
@@ -249,7 +261,9 @@ bool HttpServer::Respond(int connection, const HttpRequest& request, bool keep_a
   std::string extra;
   if (const std::optional<std::string_view> header = request.Header("range")) {
     switch (ParseHttpRange(*header, total, &range)) {
-      case RangeOutcome::kWhole: range = {0, total == 0 ? 0 : total - 1}; break;
+      case RangeOutcome::kWhole:
+        range = {0, total == 0 ? 0 : total - 1};
+        break;
       case RangeOutcome::kPartial:
         status = 206;
         extra = "Content-Range: bytes " + std::to_string(range.first) + "-" +

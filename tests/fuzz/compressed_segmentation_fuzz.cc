@@ -20,8 +20,8 @@ using chunkwise::codec::SegmentationLayout;
 template <typename T>
 void Check(ByteView encoded, const SegmentationLayout& layout) {
   std::vector<T> voxels(layout.num_voxels());
-  const chunkwise::Status status = chunkwise::codec::DecodeCompressedSegmentation(
-      encoded, layout, std::span<T>(voxels), "fuzz");
+  const chunkwise::Status status =
+      chunkwise::codec::DecodeCompressedSegmentation(encoded, layout, std::span<T>(voxels), "fuzz");
   if (!status.ok()) {
     if (status.code() != StatusCode::kCorruption) std::abort();
     return;
@@ -32,7 +32,8 @@ void Check(ByteView encoded, const SegmentationLayout& layout) {
     std::abort();
   }
   std::vector<T> round_trip(voxels.size());
-  if (!chunkwise::codec::DecodeCompressedSegmentation(again, layout, std::span<T>(round_trip), "again")
+  if (!chunkwise::codec::DecodeCompressedSegmentation(again, layout, std::span<T>(round_trip),
+                                                      "again")
            .ok() ||
       round_trip != voxels) {
     std::abort();

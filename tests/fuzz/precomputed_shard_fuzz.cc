@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (data[0] & 4) != 0 ? pc::ShardEncoding::kGzip : pc::ShardEncoding::kRaw;
   const chunkwise::ByteView shard(data + 1, size - 1);
   const std::uint64_t index_size = spec.shard_index_size();
-  const auto spans = pc::ParseShardIndex(shard.first(std::min<std::size_t>(shard.size(), index_size)),
-                                         spec, shard.size(), "fuzz");
+  const auto spans = pc::ParseShardIndex(
+      shard.first(std::min<std::size_t>(shard.size(), index_size)), spec, shard.size(), "fuzz");
   if (!spans.ok()) {
     if (spans.status().code() != chunkwise::StatusCode::kCorruption) std::abort();
     return 0;

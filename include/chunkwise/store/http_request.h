@@ -19,8 +19,8 @@
 namespace chunkwise::store {
 
 struct HttpRequest {
-  std::string method;  // "GET", as sent (methods are case-sensitive).
-  std::string path;    // The target's path, percent-decoded, without the query.
+  std::string method;     // "GET", as sent (methods are case-sensitive).
+  std::string path;       // The target's path, percent-decoded, without the query.
   int minor_version = 1;  // HTTP/1.<minor>.
   // Header names lowercased, values with surrounding blanks removed, in order.
   std::vector<std::pair<std::string, std::string>> headers;
@@ -53,9 +53,9 @@ struct HttpByteRange {
 
 // What a Range header asks of a value of `size` bytes.
 enum class RangeOutcome {
-  kWhole,           // No usable range: send the whole value (200).
-  kPartial,         // One satisfiable range (206).
-  kUnsatisfiable,   // No part of the value (416).
+  kWhole,          // No usable range: send the whole value (200).
+  kPartial,        // One satisfiable range (206).
+  kUnsatisfiable,  // No part of the value (416).
 };
 
 // Parses `header` ("bytes=0-99", "bytes=100-", "bytes=-20") against `size`.

@@ -65,9 +65,8 @@ Result<ChunkEncoding> ParseEncoding(const json& scale, const std::string& where,
   const auto it = scale.find("encoding");
   if (it == scale.end() || !it->is_string()) return context.Error(where, "missing");
   std::string name = it->get<std::string>();
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (name == "raw") return ChunkEncoding::kRaw;
   if (name == "compressed_segmentation") return ChunkEncoding::kCompressedSegmentation;
   return Status::Unsupported(std::string(context.name) + ": " + where + ": \"" + name +
@@ -233,8 +232,8 @@ json VolumeInfoToJson(const VolumeInfo& info) {
     json s = {{"key", scale.key},
               {"size", Triple(scale.size)},
               {"voxel_offset", Triple(scale.voxel_offset)},
-              {"resolution", json::array({scale.resolution[0], scale.resolution[1],
-                                          scale.resolution[2]})},
+              {"resolution",
+               json::array({scale.resolution[0], scale.resolution[1], scale.resolution[2]})},
               {"chunk_sizes", json::array({Triple(scale.chunk_size)})},
               {"encoding", ChunkEncodingName(scale.encoding)}};
     if (scale.encoding == ChunkEncoding::kCompressedSegmentation) {

@@ -23,8 +23,7 @@ Status Invalid(std::string_view where, const std::string& what) {
   return Status::InvalidArgument(std::string(where) + ": sharding: " + what);
 }
 
-Result<int> GetBits(const json& object, const char* field, std::string_view where,
-                    bool required) {
+Result<int> GetBits(const json& object, const char* field, std::string_view where, bool required) {
   const auto it = object.find(field);
   if (it == object.end()) {
     if (!required) return 0;
@@ -140,10 +139,10 @@ Result<std::vector<MinishardSpan>> ParseShardIndex(ByteView index, const Shardin
     const std::uint64_t start = LoadLittleEndian<std::uint64_t>(index.data() + 16 * m);
     const std::uint64_t end = LoadLittleEndian<std::uint64_t>(index.data() + 16 * m + 8);
     if (start > end || end > shard_size - index_size) {
-      return Status::Corruption(
-          std::string(name) + ": minishard " + std::to_string(m) + "'s index at " +
-          Range(start, end) + " (after the shard index) lies past the end of the " +
-          std::to_string(shard_size) + "-byte shard");
+      return Status::Corruption(std::string(name) + ": minishard " + std::to_string(m) +
+                                "'s index at " + Range(start, end) +
+                                " (after the shard index) lies past the end of the " +
+                                std::to_string(shard_size) + "-byte shard");
     }
     spans[m] = {index_size + start, index_size + end};
   }
@@ -201,8 +200,9 @@ Result<std::vector<MinishardEntry>> DecodeMinishardIndex(ByteView stored, const 
   const std::uint64_t limit = std::min<std::uint64_t>(kEntryBytes * (shard_size + 1), 1ULL << 32);
   Result<Bytes> decoded = gzip->Decode(stored, limit);
   if (!decoded.ok()) {
-    return Status::Corruption(std::string(name) + ": minishard " + std::to_string(minishard) +
-                              ": its gzip index does not decode: " + std::string(decoded.status().message()));
+    return Status::Corruption(
+        std::string(name) + ": minishard " + std::to_string(minishard) +
+        ": its gzip index does not decode: " + std::string(decoded.status().message()));
   }
   return ParseMinishardIndex(*decoded, spec, shard_size, minishard, name);
 }
@@ -217,8 +217,8 @@ Result<ShardImage> BuildShard(std::vector<ShardChunk> chunks, const ShardingSpec
     const ChunkShard where = LocateChunk(spec, chunks[i].chunk_id);
     if (where.shard != shard) {
       return Status::InvalidArgument("precomputed: chunk " + std::to_string(chunks[i].chunk_id) +
-                                     " belongs to shard " + std::to_string(where.shard) +
-                                     ", not " + std::to_string(shard));
+                                     " belongs to shard " + std::to_string(where.shard) + ", not " +
+                                     std::to_string(shard));
     }
     order[i] = {where.minishard, i};
   }

@@ -19,8 +19,7 @@ std::string FormatCell(const GridCoord3& cell) {
   return text;
 }
 
-codec::SegmentationLayout LayoutOf(const ScaleInfo& scale, const GridCoord3& extent,
-                                   int channels) {
+codec::SegmentationLayout LayoutOf(const ScaleInfo& scale, const GridCoord3& extent, int channels) {
   return {{extent[0], extent[1], extent[2]},
           {scale.compressed_segmentation_block_size[0], scale.compressed_segmentation_block_size[1],
            scale.compressed_segmentation_block_size[2]},
@@ -29,11 +28,13 @@ codec::SegmentationLayout LayoutOf(const ScaleInfo& scale, const GridCoord3& ext
 
 // The most bytes a valid compressed_segmentation chunk of `layout` can take:
 // a bound for gunzipping one.
-std::uint64_t MaxSegmentationBytes(const codec::SegmentationLayout& layout, std::size_t value_size) {
+std::uint64_t MaxSegmentationBytes(const codec::SegmentationLayout& layout,
+                                   std::size_t value_size) {
   std::uint64_t blocks = 1;
   std::uint64_t block_voxels = 1;
   for (int d = 0; d < 3; ++d) {
-    blocks *= static_cast<std::uint64_t>((layout.extent[d] + layout.block[d] - 1) / layout.block[d]);
+    blocks *=
+        static_cast<std::uint64_t>((layout.extent[d] + layout.block[d] - 1) / layout.block[d]);
     block_voxels *= static_cast<std::uint64_t>(layout.block[d]);
   }
   const std::uint64_t per_block = 8 + 4 * block_voxels + value_size * block_voxels;
@@ -58,7 +59,8 @@ Result<std::unique_ptr<Volume>> Volume::Open(std::shared_ptr<store::Store> store
   if (!text.has_value()) {
     return Status::NotFound(store->Describe(key) + ": no precomputed info");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(VolumeInfo info, ParseVolumeInfo(AsChars(*text), store->Describe(key)));
+  CHUNKWISE_ASSIGN_OR_RETURN(VolumeInfo info,
+                             ParseVolumeInfo(AsChars(*text), store->Describe(key)));
   return std::unique_ptr<Volume>(
       new Volume(std::move(store), std::move(prefix), std::move(info), std::move(options)));
 }
@@ -147,8 +149,8 @@ Result<std::shared_ptr<Volume::ShardState>> Volume::LoadShard(int scale,
                                  store_->GetRange(key, store::ByteRange::Span(0, index_size)));
       if (read.has_value()) index = std::move(*read);
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(state->spans, ParseShardIndex(index, *s.sharding, *size,
-                                                             store_->Describe(key)));
+    CHUNKWISE_ASSIGN_OR_RETURN(state->spans,
+                               ParseShardIndex(index, *s.sharding, *size, store_->Describe(key)));
   }
   std::lock_guard lock(mutex_);
   return shards_.try_emplace({scale, shard}, state).first->second;
@@ -215,8 +217,9 @@ Result<Bytes> Volume::DecodeChunk(int scale, const GridCoord3& cell, ByteView st
     CHUNKWISE_ASSIGN_OR_RETURN(auto gzip, codec::GzipCodec::Create(options_.gzip_level));
     Result<Bytes> decoded = gzip->Decode(stored, limit);
     if (!decoded.ok()) {
-      return Status::Corruption(name + ": chunk " + FormatCell(cell) +
-                                ": gzip data does not decode: " + std::string(decoded.status().message()));
+      return Status::Corruption(
+          name + ": chunk " + FormatCell(cell) +
+          ": gzip data does not decode: " + std::string(decoded.status().message()));
     }
     gunzipped = std::move(*decoded);
     stored = gunzipped;
@@ -247,9 +250,9 @@ Result<std::optional<Bytes>> Volume::ReadChunk(int scale, const GridCoord3& cell
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> stored, ReadStoredChunk(scale, cell));
   if (!stored.has_value()) return std::optional<Bytes>();
   const ScaleInfo& s = info_.scales[scale];
-  const std::string name = s.sharding.has_value()
-                               ? Describe(s.ShardKey(LocateChunk(*s.sharding, s.ChunkId(cell)).shard))
-                               : Describe(s.UnshardedChunkKey(cell));
+  const std::string name =
+      s.sharding.has_value() ? Describe(s.ShardKey(LocateChunk(*s.sharding, s.ChunkId(cell)).shard))
+                             : Describe(s.UnshardedChunkKey(cell));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes voxels, DecodeChunk(scale, cell, *stored, name));
   return std::optional<Bytes>(std::move(voxels));
 }
@@ -257,7 +260,8 @@ Result<std::optional<Bytes>> Volume::ReadChunk(int scale, const GridCoord3& cell
 Result<Bytes> Volume::Read(int scale, const core::Region& region) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckCell(scale, {0, 0, 0}));
   const ScaleInfo& s = info_.scales[scale];
-  const core::Region full = core::Region::Full(std::vector<core::Index>{s.size[2], s.size[1], s.size[0]});
+  const core::Region full =
+      core::Region::Full(std::vector<core::Index>{s.size[2], s.size[1], s.size[0]});
   if (region.rank() != 3 || !full.Covers(region)) {
     return Status::InvalidArgument("precomputed: region " + region.ToString() +
                                    " does not lie inside scale " + s.key + " of shape " +
@@ -402,9 +406,9 @@ Result<std::optional<std::vector<std::uint64_t>>> Volume::ListShard(int scale,
                                LoadMinishard(scale, shard, *state, m));
     for (const MinishardEntry& e : *entries) {
       if (LocateChunk(*s.sharding, e.chunk_id) != ChunkShard{shard, m}) {
-        return Status::Corruption(Describe(s.ShardKey(shard)) + ": minishard " +
-                                  std::to_string(m) + " lists chunk " +
-                                  std::to_string(e.chunk_id) + ", which belongs elsewhere");
+        return Status::Corruption(Describe(s.ShardKey(shard)) + ": minishard " + std::to_string(m) +
+                                  " lists chunk " + std::to_string(e.chunk_id) +
+                                  ", which belongs elsewhere");
       }
       ids.push_back(e.chunk_id);
     }

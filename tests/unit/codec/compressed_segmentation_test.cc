@@ -36,8 +36,8 @@ std::vector<T> Labels(const SegmentationLayout& layout, unsigned seed, int sprea
       for (std::int64_t y = 0; y < layout.extent[1]; ++y) {
         for (std::int64_t x = 0; x < layout.extent[0]; ++x) {
           const std::uint64_t base = (x / 5) * 977 + (y / 3) * 131 + (z / 4) * 17 + c;
-          voxels[i++] = static_cast<T>(base * 0x9e3779b97f4a7c15ULL +
-                                       (spread > 0 ? random() % spread : 0));
+          voxels[i++] =
+              static_cast<T>(base * 0x9e3779b97f4a7c15ULL + (spread > 0 ? random() % spread : 0));
         }
       }
     }
@@ -62,18 +62,17 @@ TEST(CompressedSegmentation, TwoValuesHaveTheDocumentedLayout) {
   const SegmentationLayout layout{{2, 1, 1}, {2, 1, 1}, 1};
   const std::vector<std::uint32_t> voxels{5, 7};
   Bytes encoded;
-  ASSERT_TRUE(EncodeCompressedSegmentation(std::span<const std::uint32_t>(voxels), layout, encoded)
-                  .ok());
-  EXPECT_EQ(Words(encoded),
-            (std::vector<std::uint32_t>{1, 3 | (1u << 24), 2, 0b10, 5, 7}));
+  ASSERT_TRUE(
+      EncodeCompressedSegmentation(std::span<const std::uint32_t>(voxels), layout, encoded).ok());
+  EXPECT_EQ(Words(encoded), (std::vector<std::uint32_t>{1, 3 | (1u << 24), 2, 0b10, 5, 7}));
 }
 
 TEST(CompressedSegmentation, Uint64TablesTakeTwoWordsPerValue) {
   const SegmentationLayout layout{{1, 1, 2}, {1, 1, 2}, 1};
   const std::vector<std::uint64_t> voxels{0x100000002ULL, 3};
   Bytes encoded;
-  ASSERT_TRUE(EncodeCompressedSegmentation(std::span<const std::uint64_t>(voxels), layout, encoded)
-                  .ok());
+  ASSERT_TRUE(
+      EncodeCompressedSegmentation(std::span<const std::uint64_t>(voxels), layout, encoded).ok());
   EXPECT_EQ(Words(encoded), (std::vector<std::uint32_t>{1, 3 | (1u << 24), 2, 0b10, 2, 1, 3, 0}));
 }
 
@@ -82,8 +81,8 @@ TEST(CompressedSegmentation, BlocksWithTheSameTableShareIt) {
   const SegmentationLayout layout{{4, 1, 1}, {2, 1, 1}, 1};
   const std::vector<std::uint32_t> voxels{9, 9, 9, 9};
   Bytes encoded;
-  ASSERT_TRUE(EncodeCompressedSegmentation(std::span<const std::uint32_t>(voxels), layout, encoded)
-                  .ok());
+  ASSERT_TRUE(
+      EncodeCompressedSegmentation(std::span<const std::uint32_t>(voxels), layout, encoded).ok());
   EXPECT_EQ(Words(encoded), (std::vector<std::uint32_t>{1, 4, 4, 4, 5, 9}));
 }
 
@@ -103,7 +102,7 @@ TEST(CompressedSegmentation, BitWidthsArePowersOfTwo) {
 
 TEST(CompressedSegmentation, RoundTripsChunksBlocksAndChannels) {
   const std::vector<SegmentationLayout> layouts{
-      {{64, 64, 64}, {8, 8, 8}, 1},  {{13, 7, 5}, {8, 8, 8}, 1}, {{9, 17, 33}, {4, 2, 3}, 1},
+      {{64, 64, 64}, {8, 8, 8}, 1},    {{13, 7, 5}, {8, 8, 8}, 1}, {{9, 17, 33}, {4, 2, 3}, 1},
       {{16, 16, 16}, {16, 16, 16}, 2}, {{5, 6, 7}, {1, 1, 1}, 3},  {{0, 4, 4}, {8, 8, 8}, 1},
       {{30, 30, 2}, {64, 64, 64}, 1}};
   for (const SegmentationLayout& layout : layouts) {

@@ -1,9 +1,8 @@
-#include "chunkwise/formats/precomputed/sharding.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "chunkwise/codec/gzip_codec.h"
+#include "chunkwise/formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {
@@ -151,8 +150,8 @@ TEST(BuildShard, RefusesMixedShardsAndDuplicates) {
 TEST(ShardIndex, ReportsTruncationAndRangesPastTheEnd) {
   const ShardingSpec spec = Spec(0, 1, 0);
   Bytes index(32, 0);
-  Result<std::vector<MinishardSpan>> spans = ParseShardIndex(ByteView(index).first(20), spec, 20,
-                                                             "vol/s0/0.shard");
+  Result<std::vector<MinishardSpan>> spans =
+      ParseShardIndex(ByteView(index).first(20), spec, 20, "vol/s0/0.shard");
   EXPECT_EQ(spans.status().code(), StatusCode::kCorruption);
   EXPECT_THAT(spans.status().message(), HasSubstr("vol/s0/0.shard"));
   EXPECT_THAT(spans.status().message(), HasSubstr("truncated"));

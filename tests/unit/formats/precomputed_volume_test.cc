@@ -1,10 +1,9 @@
-#include "chunkwise/formats/precomputed/volume.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/store/memory_store.h"
 
 namespace chunkwise::formats::precomputed {
@@ -90,8 +89,7 @@ void WriteAll(Volume& volume, const std::vector<std::uint64_t>& voxels) {
         }
         Result<Bytes> stored = volume.EncodeChunk(0, cell, chunk);
         ASSERT_TRUE(stored.ok());
-        shards[LocateChunk(*scale.sharding, scale.ChunkId(cell)).shard].emplace_back(cell,
-                                                                                     *stored);
+        shards[LocateChunk(*scale.sharding, scale.ChunkId(cell)).shard].emplace_back(cell, *stored);
       }
     }
   }
@@ -142,9 +140,12 @@ class PrecomputedVolume : public ::testing::TestWithParam<int> {
  protected:
   VolumeInfo InfoForParam() const {
     switch (GetParam()) {
-      case 0: return Info(ChunkEncoding::kRaw, std::nullopt);
-      case 1: return Info(ChunkEncoding::kCompressedSegmentation, std::nullopt);
-      case 2: return Info(ChunkEncoding::kCompressedSegmentation, Sharding(ShardHash::kIdentity));
+      case 0:
+        return Info(ChunkEncoding::kRaw, std::nullopt);
+      case 1:
+        return Info(ChunkEncoding::kCompressedSegmentation, std::nullopt);
+      case 2:
+        return Info(ChunkEncoding::kCompressedSegmentation, Sharding(ShardHash::kIdentity));
       default:
         return Info(ChunkEncoding::kRaw, Sharding(ShardHash::kMurmurHash3X86_128));
     }
@@ -184,9 +185,9 @@ TEST(PrecomputedVolumeErrors, CreateRefusesAnExistingVolume) {
 
 TEST(PrecomputedVolumeErrors, AbsentChunksReadAsZero) {
   auto store = store::MemoryStore::Create();
-  auto volume = Volume::Create(store, "", Info(ChunkEncoding::kCompressedSegmentation,
-                                               Sharding(ShardHash::kIdentity)),
-                               false);
+  auto volume = Volume::Create(
+      store, "", Info(ChunkEncoding::kCompressedSegmentation, Sharding(ShardHash::kIdentity)),
+      false);
   ASSERT_TRUE(volume.ok());
   EXPECT_EQ(ReadAll(**volume, core::Region({0, 0, 0}, {2, 2, 2})),
             std::vector<std::uint64_t>(8, 0));

@@ -79,8 +79,7 @@ struct MinishardSpan {
 // `shard_size` bytes. Corruption naming `name` if the index is short, or a
 // minishard's start passes its end or its end passes the shard.
 Result<std::vector<MinishardSpan>> ParseShardIndex(ByteView index, const ShardingSpec& spec,
-                                                   std::uint64_t shard_size,
-                                                   std::string_view name);
+                                                   std::uint64_t shard_size, std::string_view name);
 
 // One chunk a minishard index lists: its id and absolute byte range.
 struct MinishardEntry {

@@ -57,8 +57,8 @@ class Volume {
   // exists and !overwrite; with overwrite, every key under each scale's key
   // is erased first (another volume's chunks must not linger).
   static Result<std::unique_ptr<Volume>> Create(std::shared_ptr<store::Store> store,
-                                                std::string prefix, VolumeInfo info,
-                                                bool overwrite, VolumeOptions options = {});
+                                                std::string prefix, VolumeInfo info, bool overwrite,
+                                                VolumeOptions options = {});
 
   // A volume to be written whose info is published last, by PublishInfo,
   // so that readers never open a volume still being written. Checks the
@@ -103,8 +103,7 @@ class Volume {
                                    std::span<const StoredChunk> chunks);
   // The chunk ids shard `shard` lists, sorted, or nullopt if it is absent:
   // reads every minishard index, so it also checks the shard's indexes.
-  Result<std::optional<std::vector<std::uint64_t>>> ListShard(int scale,
-                                                              std::uint64_t shard) const;
+  Result<std::optional<std::vector<std::uint64_t>>> ListShard(int scale, std::uint64_t shard) const;
 
  private:
   // What a reader keeps of one shard: its size and indexes as read.
