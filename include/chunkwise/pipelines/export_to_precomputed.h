@@ -32,7 +32,7 @@ namespace chunkwise::pipelines {
 
 struct ExportToPrecomputedOptions {
   // Scales to convert (indexes into the spec); empty: every scale the export holds.
-  std::vector<int> scales;
+  std::vector<int> scales = {};
   std::size_t threads = 0;   // 0: one per core.
   bool supervoxels = false;  // Write the supervoxels instead of the mapped labels.
   // The chunk data encoding when the spec names none (the minishard indexes
@@ -47,12 +47,12 @@ struct ExportToPrecomputedOptions {
 
 struct ExportToPrecomputedScaleSummary {
   std::string key;
-  std::uint64_t arrow_shards = 0;   // Arrow shards found.
+  std::uint64_t arrow_shards = 0;  // Arrow shards found.
   std::uint64_t shards_written = 0;
-  std::uint64_t shards_kept = 0;    // Complete already (resume).
-  std::uint64_t blocks = 0;         // Blocks converted.
-  std::uint64_t input_bytes = 0;    // zstd DVID blocks read.
-  std::uint64_t output_bytes = 0;   // Shard bytes written.
+  std::uint64_t shards_kept = 0;   // Complete already (resume).
+  std::uint64_t blocks = 0;        // Blocks converted.
+  std::uint64_t input_bytes = 0;   // zstd DVID blocks read.
+  std::uint64_t output_bytes = 0;  // Shard bytes written.
   double seconds = 0;
 };
 
@@ -78,10 +78,12 @@ Result<formats::precomputed::VolumeInfo> PrecomputedInfoForExport(
 // lie outside the grid or in several precomputed shards, or two Arrow shards
 // hold chunks of one precomputed shard; the readers' Corruption naming the
 // shard and chunk for bad input; the store's errors.
-Result<ExportToPrecomputedSummary> ExportToPrecomputed(
-    std::shared_ptr<const store::Store> source, const std::string& source_prefix,
-    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
-    const std::string& dest_prefix, const ExportToPrecomputedOptions& options);
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(std::shared_ptr<const store::Store> source,
+                                                       const std::string& source_prefix,
+                                                       std::optional<ExportSpec> spec,
+                                                       std::shared_ptr<store::Store> dest,
+                                                       const std::string& dest_prefix,
+                                                       const ExportToPrecomputedOptions& options);
 
 }  // namespace chunkwise::pipelines
 

@@ -25,16 +25,16 @@ namespace chunkwise::pipelines {
 
 struct ZarrToPrecomputedOptions {
   // nullopt: segmentation for uint32 and uint64 arrays, image otherwise.
-  std::optional<formats::precomputed::VolumeType> type;
+  std::optional<formats::precomputed::VolumeType> type = std::nullopt;
   // nullopt: compressed_segmentation for segmentations, raw for images.
-  std::optional<formats::precomputed::ChunkEncoding> encoding;
+  std::optional<formats::precomputed::ChunkEncoding> encoding = std::nullopt;
   formats::precomputed::GridCoord3 chunk_size{64, 64, 64};  // x, y, z
-  std::array<double, 3> resolution{1, 1, 1};                 // x, y, z at scale 0
+  std::array<double, 3> resolution{1, 1, 1};                // x, y, z at scale 0
   int num_scales = 1;
   // Sharding of every scale: `sharding` as given, or with `auto_sharding`
   // bits chosen per scale (preshift up to 9 and minishard up to 6 of the
   // grid's Morton bits, the rest to the shard number), else unsharded.
-  std::optional<formats::precomputed::ShardingSpec> sharding;
+  std::optional<formats::precomputed::ShardingSpec> sharding = std::nullopt;
   bool auto_sharding = false;
   int gzip_level = 6;
   std::size_t threads = 0;

@@ -72,16 +72,26 @@ Bytes Halve(ByteView fine, const std::array<core::Index, 3>& shape, int channels
 Bytes Downsample2x(ByteView fine, const std::array<core::Index, 3>& fine_shape, int channels,
                    core::DataType type, DownsampleRule rule) {
   switch (type.id()) {
-    case core::DataTypeId::kInt8: return Halve<std::int8_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kUInt8: return Halve<std::uint8_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kInt16: return Halve<std::int16_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kUInt16: return Halve<std::uint16_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kInt32: return Halve<std::int32_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kUInt32: return Halve<std::uint32_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kInt64: return Halve<std::int64_t>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kFloat32: return Halve<float>(fine, fine_shape, channels, rule);
-    case core::DataTypeId::kFloat64: return Halve<double>(fine, fine_shape, channels, rule);
-    default: return Halve<std::uint64_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kInt8:
+      return Halve<std::int8_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kUInt8:
+      return Halve<std::uint8_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kInt16:
+      return Halve<std::int16_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kUInt16:
+      return Halve<std::uint16_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kInt32:
+      return Halve<std::int32_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kUInt32:
+      return Halve<std::uint32_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kInt64:
+      return Halve<std::int64_t>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kFloat32:
+      return Halve<float>(fine, fine_shape, channels, rule);
+    case core::DataTypeId::kFloat64:
+      return Halve<double>(fine, fine_shape, channels, rule);
+    default:
+      return Halve<std::uint64_t>(fine, fine_shape, channels, rule);
   }
 }
 

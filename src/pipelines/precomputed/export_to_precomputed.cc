@@ -63,8 +63,7 @@ class Converter {
   // shard's encoded chunks stay in memory until it is written, so at most
   // one shard per thread is held at once.
   Status ConvertScale(const ScaleJob& job, const ExportScaleSpec& spec,
-                      ExportToPrecomputedScaleSummary& summary,
-                      core::ProgressReporter& progress) {
+                      ExportToPrecomputedScaleSummary& summary, core::ProgressReporter& progress) {
     std::map<std::uint64_t, std::string> seen;  // Precomputed shard → the Arrow shard it came from.
     return pool_.ParallelFor(job.arrow_keys.size(), [&](std::size_t i) -> Status {
       CHUNKWISE_RETURN_IF_ERROR(ConvertShard(job.scale, job.arrow_keys[i], spec, seen, summary));
@@ -101,8 +100,7 @@ class Converter {
       if (shard != plan.shard) {
         return Status::InvalidArgument(name + ": holds chunks of precomputed shards " +
                                        std::to_string(plan.shard) + " and " +
-                                       std::to_string(shard) + " (chunk " + FormatCell(cell) +
-                                       ")");
+                                       std::to_string(shard) + " (chunk " + FormatCell(cell) + ")");
       }
     }
     return plan;
@@ -210,7 +208,8 @@ Result<std::vector<ScaleJob>> FindShards(const store::Store& source, const std::
     CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, source.List(dir));
     ScaleJob job{s, {}};
     for (const std::string& key : keys) {
-      if (key.size() > 6 && key.ends_with(".arrow") && key.find('/', dir.size()) == std::string::npos) {
+      if (key.size() > 6 && key.ends_with(".arrow") &&
+          key.find('/', dir.size()) == std::string::npos) {
         job.arrow_keys.push_back(key);
       }
     }
@@ -271,10 +270,12 @@ Result<pc::VolumeInfo> PrecomputedInfoForExport(const ExportSpec& spec,
   return info;
 }
 
-Result<ExportToPrecomputedSummary> ExportToPrecomputed(
-    std::shared_ptr<const store::Store> source, const std::string& source_prefix,
-    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
-    const std::string& dest_prefix, const ExportToPrecomputedOptions& options) {
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(std::shared_ptr<const store::Store> source,
+                                                       const std::string& source_prefix,
+                                                       std::optional<ExportSpec> spec,
+                                                       std::shared_ptr<store::Store> dest,
+                                                       const std::string& dest_prefix,
+                                                       const ExportToPrecomputedOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (!spec.has_value()) {
     const std::string key = source_prefix + "info";
@@ -290,12 +291,11 @@ Result<ExportToPrecomputedSummary> ExportToPrecomputed(
   CHUNKWISE_ASSIGN_OR_RETURN(pc::VolumeInfo info,
                              PrecomputedInfoForExport(*spec, options.data_encoding));
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::unique_ptr<pc::Volume> volume,
-      pc::Volume::Stage(dest, dest_prefix, std::move(info),
-                        {.pool = pool, .gzip_level = options.gzip_level}));
-  CHUNKWISE_RETURN_IF_ERROR(
-      detail::PrepareDestination(*volume, {.overwrite = options.overwrite, .resume = options.resume}));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
+                             pc::Volume::Stage(dest, dest_prefix, std::move(info),
+                                               {.pool = pool, .gzip_level = options.gzip_level}));
+  CHUNKWISE_RETURN_IF_ERROR(detail::PrepareDestination(
+      *volume, {.overwrite = options.overwrite, .resume = options.resume}));
   std::uint64_t total_shards = 0;
   for (const ScaleJob& job : jobs) total_shards += job.arrow_keys.size();
   core::ProgressReporter progress({.label = "to-precomputed",

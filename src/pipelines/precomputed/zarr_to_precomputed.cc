@@ -51,20 +51,23 @@ Result<pc::VolumeInfo> InfoFor(const formats::zarr::ArrayMetadata& metadata,
   pc::VolumeInfo info;
   info.data_type = metadata.data_type;
   const bool labels = IsLabelType(metadata.data_type);
-  info.type = options.type.value_or(labels ? pc::VolumeType::kSegmentation : pc::VolumeType::kImage);
-  const pc::ChunkEncoding encoding = options.encoding.value_or(
-      info.type == pc::VolumeType::kSegmentation && labels ? pc::ChunkEncoding::kCompressedSegmentation
-                                                           : pc::ChunkEncoding::kRaw);
+  info.type =
+      options.type.value_or(labels ? pc::VolumeType::kSegmentation : pc::VolumeType::kImage);
+  const pc::ChunkEncoding encoding =
+      options.encoding.value_or(info.type == pc::VolumeType::kSegmentation && labels
+                                    ? pc::ChunkEncoding::kCompressedSegmentation
+                                    : pc::ChunkEncoding::kRaw);
   if (encoding == pc::ChunkEncoding::kCompressedSegmentation && !labels) {
-    return Status::InvalidArgument("zarr to precomputed: compressed_segmentation needs uint32 or "
-                                   "uint64, not " +
-                                   std::string(metadata.data_type.zarr_name()));
+    return Status::InvalidArgument(
+        "zarr to precomputed: compressed_segmentation needs uint32 or "
+        "uint64, not " +
+        std::string(metadata.data_type.zarr_name()));
   }
   pc::GridCoord3 size{metadata.shape[2], metadata.shape[1], metadata.shape[0]};
   std::array<double, 3> resolution = options.resolution;
   for (int s = 0; s < std::max(1, options.num_scales); ++s) {
     pc::ScaleInfo scale;
-    scale.key = "s" + std::to_string(s);
+    scale.key = std::string("s") + std::to_string(s);
     scale.size = size;
     scale.chunk_size = options.chunk_size;
     scale.resolution = resolution;
@@ -184,18 +187,19 @@ Result<ZarrToPrecomputedSummary> ZarrToPrecomputed(std::shared_ptr<store::Store>
       const formats::zarr::Array array,
       formats::zarr::Array::Open(std::move(source), source_prefix, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(pc::VolumeInfo info, InfoFor(array.metadata(), options));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::unique_ptr<pc::Volume> volume,
-      pc::Volume::Stage(dest, dest_prefix, std::move(info),
-                        {.pool = pool, .gzip_level = options.gzip_level}));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
+                             pc::Volume::Stage(dest, dest_prefix, std::move(info),
+                                               {.pool = pool, .gzip_level = options.gzip_level}));
   CHUNKWISE_RETURN_IF_ERROR(detail::PrepareDestination(*volume, {.overwrite = options.overwrite}));
   std::uint64_t total = 0;
   for (const pc::ScaleInfo& scale : volume->info().scales) {
     const pc::GridCoord3 grid = scale.grid();
     total += static_cast<std::uint64_t>(grid[0] * grid[1] * grid[2]);
   }
-  core::ProgressReporter progress(
-      {.label = "to-precomputed", .total_units = total, .unit = "chunks", .mode = options.progress});
+  core::ProgressReporter progress({.label = "to-precomputed",
+                                   .total_units = total,
+                                   .unit = "chunks",
+                                   .mode = options.progress});
   ScaleWriter writer(*volume, &array, *pool, progress);
   ZarrToPrecomputedSummary summary;
   for (int s = 0; s < volume->num_scales(); ++s) {
@@ -214,7 +218,8 @@ std::string ZarrToPrecomputedSummary::Format() const {
   std::string text;
   std::uint64_t chunks = 0;
   for (std::size_t s = 0; s < chunks_per_scale.size(); ++s) {
-    text += "s" + std::to_string(s) + ": " + std::to_string(chunks_per_scale[s]) + " chunks\n";
+    text += std::string("s") + std::to_string(s) + ": " + std::to_string(chunks_per_scale[s]) +
+            " chunks\n";
     chunks += chunks_per_scale[s];
   }
   return text + "total: " + std::to_string(chunks) + " chunks from " +

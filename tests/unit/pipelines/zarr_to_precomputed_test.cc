@@ -36,7 +36,8 @@ std::shared_ptr<store::MemoryStore> MakeArray(core::DataTypeId type, std::vector
       }
     }
   }
-  const ByteView bytes(reinterpret_cast<const std::uint8_t*>(values->data()), values->size() * sizeof(T));
+  const ByteView bytes(reinterpret_cast<const std::uint8_t*>(values->data()),
+                       values->size() * sizeof(T));
   EXPECT_TRUE(array->Write(core::Region::Full(metadata.shape), bytes).ok());
   return store;
 }
@@ -55,9 +56,9 @@ TEST(ZarrToPrecomputed, SegmentationScalesAndShards) {
   std::vector<std::uint64_t> values;
   auto source = MakeArray(core::DataTypeId::kUInt64, &values);
   auto dest = store::MemoryStore::Create();
-  auto summary = ZarrToPrecomputed(source, "", dest, "seg/",
-                                   {.chunk_size = {16, 16, 16}, .num_scales = 3,
-                                    .auto_sharding = true, .threads = 2});
+  auto summary = ZarrToPrecomputed(
+      source, "", dest, "seg/",
+      {.chunk_size = {16, 16, 16}, .num_scales = 3, .auto_sharding = true, .threads = 2});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->chunks_per_scale, (std::vector<std::uint64_t>{3 * 2 * 2, 2 * 1 * 1, 1}));
   auto volume = pc::Volume::Open(dest, "seg/");
