@@ -39,6 +39,14 @@ struct PrecomputedOptions {
   bool sharded = false;
 };
 
+Status NotATriple(const std::string& flag, const std::string& text) {
+  std::string message = flag;
+  message += " must be three numbers x,y,z, not \"";
+  message += text;
+  message += '"';
+  return Status::InvalidArgument(message);
+}
+
 // "a,b,c" as three numbers of type T.
 template <typename T>
 Result<std::array<T, 3>> ParseTriple(const std::string& text, const std::string& flag) {
@@ -47,7 +55,7 @@ Result<std::array<T, 3>> ParseTriple(const std::string& text, const std::string&
   for (int d = 0; d < 3; ++d) {
     const std::size_t comma = text.find(',', start);
     if ((d < 2) == (comma == std::string::npos)) {
-      return Status::InvalidArgument(flag + " must be three numbers x,y,z, not \"" + text + "\"");
+      return NotATriple(flag, text);
     }
     const std::string field = text.substr(start, comma - start);
     try {
@@ -59,7 +67,7 @@ Result<std::array<T, 3>> ParseTriple(const std::string& text, const std::string&
       }
       if (used != field.size()) throw std::invalid_argument(field);
     } catch (const std::exception&) {
-      return Status::InvalidArgument(flag + " must be three numbers x,y,z, not \"" + text + "\"");
+      return NotATriple(flag, text);
     }
     start = comma + 1;
   }

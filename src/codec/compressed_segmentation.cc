@@ -263,7 +263,8 @@ Status EncodeChunk(std::span<const T> voxels, const SegmentationLayout& layout, 
   out.resize(base + 4 * static_cast<std::size_t>(layout.channels));
   for (int c = 0; c < layout.channels; ++c) {
     const std::uint64_t offset_words = (out.size() - base) / 4;
-    StoreLittleEndian(static_cast<std::uint32_t>(offset_words), out.data() + base + 4 * c);
+    StoreLittleEndian(static_cast<std::uint32_t>(offset_words),
+                      out.data() + base + 4 * static_cast<std::size_t>(c));
     if (grid.num_blocks() == 0) continue;
     CHUNKWISE_RETURN_IF_ERROR(
         encoder.Encode(voxels.data() + c * channel_voxels, grid, out, out.size()));
@@ -372,7 +373,8 @@ Status DecodeChunk(ByteView encoded, const SegmentationLayout& layout, std::span
   const std::uint64_t channel_voxels = layout.num_voxels() / layout.channels;
   for (int c = 0; c < layout.channels; ++c) {
     const std::string where = prefix + " channel " + std::to_string(c);
-    const std::uint64_t start = LoadLittleEndian<std::uint32_t>(encoded.data() + 4 * c);
+    const std::uint64_t start =
+        LoadLittleEndian<std::uint32_t>(encoded.data() + 4 * static_cast<std::size_t>(c));
     if (start > total_words) {
       return Status::Corruption(where + ": offset " + std::to_string(start) +
                                 " words lies past the end of the " + std::to_string(total_words) +

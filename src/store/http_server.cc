@@ -250,7 +250,11 @@ bool HttpServer::Respond(int connection, const HttpRequest& request, bool keep_a
   if (request.method != "GET" && !head_only) {
     return plain(405, "GET, HEAD and OPTIONS only\n", "Allow: GET, HEAD, OPTIONS\r\n");
   }
-  const std::string key = request.path.substr(1);
+  // "a//b" names "a/b": clients that join URLs loosely send doubled slashes.
+  std::string key;
+  for (const char c : std::string_view(request.path).substr(1)) {
+    if (c != '/' || (!key.empty() && key.back() != '/')) key += c;
+  }
   if (key.empty() || !ValidateKey(key).ok()) return plain(404, "not found\n", "");
   Result<std::optional<std::uint64_t>> size = store_->Size(key);
   if (!size.ok()) return plain(500, std::string(size.status().message()) + "\n", "");

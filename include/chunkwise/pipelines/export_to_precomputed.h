@@ -78,12 +78,10 @@ Result<formats::precomputed::VolumeInfo> PrecomputedInfoForExport(
 // lie outside the grid or in several precomputed shards, or two Arrow shards
 // hold chunks of one precomputed shard; the readers' Corruption naming the
 // shard and chunk for bad input; the store's errors.
-Result<ExportToPrecomputedSummary> ExportToPrecomputed(std::shared_ptr<const store::Store> source,
-                                                       const std::string& source_prefix,
-                                                       std::optional<ExportSpec> spec,
-                                                       std::shared_ptr<store::Store> dest,
-                                                       const std::string& dest_prefix,
-                                                       const ExportToPrecomputedOptions& options);
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const ExportToPrecomputedOptions& options);
 
 }  // namespace chunkwise::pipelines
 

@@ -119,13 +119,15 @@ Result<std::vector<Source>> FindSources(const store::Store& store, const std::st
 }
 
 std::string SourceUrl(const Source& source, std::string_view base_url) {
-  const std::string url = std::string(base_url) + source.prefix;
+  std::string url = std::string(base_url) + source.prefix;
   switch (source.kind) {
     case SourceKind::kZarr3:
       return "zarr3://" + url;
     case SourceKind::kZarr2:
       return "zarr2://" + url;
     default:
+      // neuroglancer appends "/info" to a precomputed URL as it is.
+      if (url.ends_with('/')) url.pop_back();
       return "precomputed://" + url;
   }
 }

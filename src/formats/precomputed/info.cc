@@ -52,8 +52,9 @@ Status CheckScaleKey(const std::string& key, const std::string& where, const Con
     const std::size_t end = std::min(key.find('/', start), key.size());
     const std::string_view segment(key.data() + start, end - start);
     if (segment.empty() || segment == "." || segment == "..") {
-      return Status::Unsupported(std::string(context.name) + ": " + where + ": \"" + key +
-                                 "\" has an empty, \".\" or \"..\" segment");
+      std::string message(context.name);
+      message += ": " + where + ": \"" + key + "\" has an empty, \".\" or \"..\" segment";
+      return Status::Unsupported(message);
     }
     start = end + 1;
   }

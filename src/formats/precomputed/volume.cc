@@ -82,9 +82,9 @@ Status Volume::PublishInfo() {
   return store_->Set(prefix_ + std::string(kInfoKey), AsBytes(InfoText()));
 }
 
-Result<std::unique_ptr<Volume>> Volume::Create(std::shared_ptr<store::Store> store,
-                                               std::string prefix, VolumeInfo info, bool overwrite,
-                                               VolumeOptions options) {
+Result<std::unique_ptr<Volume>> Volume::Create(const std::shared_ptr<store::Store>& store,
+                                               const std::string& prefix, VolumeInfo info,
+                                               bool overwrite, VolumeOptions options) {
   const std::string key = prefix + std::string(kInfoKey);
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Volume> volume,
                              Stage(store, prefix, std::move(info), std::move(options)));

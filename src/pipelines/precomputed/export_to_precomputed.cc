@@ -270,12 +270,10 @@ Result<pc::VolumeInfo> PrecomputedInfoForExport(const ExportSpec& spec,
   return info;
 }
 
-Result<ExportToPrecomputedSummary> ExportToPrecomputed(std::shared_ptr<const store::Store> source,
-                                                       const std::string& source_prefix,
-                                                       std::optional<ExportSpec> spec,
-                                                       std::shared_ptr<store::Store> dest,
-                                                       const std::string& dest_prefix,
-                                                       const ExportToPrecomputedOptions& options) {
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const ExportToPrecomputedOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (!spec.has_value()) {
     const std::string key = source_prefix + "info";
@@ -292,7 +290,7 @@ Result<ExportToPrecomputedSummary> ExportToPrecomputed(std::shared_ptr<const sto
                              PrecomputedInfoForExport(*spec, options.data_encoding));
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
-                             pc::Volume::Stage(dest, dest_prefix, std::move(info),
+                             pc::Volume::Stage(std::move(dest), dest_prefix, std::move(info),
                                                {.pool = pool, .gzip_level = options.gzip_level}));
   CHUNKWISE_RETURN_IF_ERROR(detail::PrepareDestination(
       *volume, {.overwrite = options.overwrite, .resume = options.resume}));

@@ -115,6 +115,7 @@ class ScaleWriter {
       shards[pc::LocateChunk(*info.sharding, info.ChunkId(cell)).shard].push_back(cell);
     }
     std::vector<const std::pair<const std::uint64_t, std::vector<pc::GridCoord3>>*> order;
+    order.reserve(shards.size());
     for (const auto& entry : shards) order.push_back(&entry);
     return pool_.ParallelFor(order.size(), [&](std::size_t s) -> Status {
       const std::vector<pc::GridCoord3>& members = order[s]->second;

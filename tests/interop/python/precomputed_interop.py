@@ -415,7 +415,7 @@ def check_serve(checks, binary, volume):
         while not listing or not listing[-1].startswith("Ctrl-C"):
             listing.append(server.stdout.readline())
         base = f"http://127.0.0.1:{match.group(1)}/"
-        checks.expect(any(f"precomputed://{base}{volume.name}/" in line for line in listing),
+        checks.expect(any(f"precomputed://{base}{volume.name} " in line for line in listing),
                       "serve lists the precomputed volume with its precomputed:// URL")
         info_url = f"{base}{volume.name}/info"
         with urllib.request.urlopen(info_url) as answer:

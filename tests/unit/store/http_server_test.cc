@@ -128,6 +128,7 @@ TEST_F(HttpServerTest, RefusesWhatItCannotServe) {
   EXPECT_THAT(Get("/vol/missing"), StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(Get("/../etc/passwd"), StartsWith("HTTP/1.1 404"));
   EXPECT_THAT(Get("/vol/"), StartsWith("HTTP/1.1 404"));
+  EXPECT_THAT(Get("//vol//info"), StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(Get("/vol/info", "", "PUT"), StartsWith("HTTP/1.1 405"));
   EXPECT_THAT(Exchange(server_->port(), "garbage\r\n\r\n"), StartsWith("HTTP/1.1 400"));
 }

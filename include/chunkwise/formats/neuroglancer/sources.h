@@ -39,7 +39,8 @@ struct Source {
 Result<std::vector<Source>> FindSources(const store::Store& store, const std::string& prefix,
                                         int depth = 3);
 
-// "precomputed://http://host:port/a/b/" for base URL "http://host:port/".
+// "precomputed://http://host:port/a/b" or "zarr3://http://host:port/a/b/" for
+// base URL "http://host:port/".
 // REQUIRES: source.openable().
 std::string SourceUrl(const Source& source, std::string_view base_url);
 

@@ -56,9 +56,9 @@ class Volume {
   // Writes the info of a new volume. InvalidArgument if "<prefix>info"
   // exists and !overwrite; with overwrite, every key under each scale's key
   // is erased first (another volume's chunks must not linger).
-  static Result<std::unique_ptr<Volume>> Create(std::shared_ptr<store::Store> store,
-                                                std::string prefix, VolumeInfo info, bool overwrite,
-                                                VolumeOptions options = {});
+  static Result<std::unique_ptr<Volume>> Create(const std::shared_ptr<store::Store>& store,
+                                                const std::string& prefix, VolumeInfo info,
+                                                bool overwrite, VolumeOptions options = {});
 
   // A volume to be written whose info is published last, by PublishInfo,
   // so that readers never open a volume still being written. Checks the
