@@ -56,6 +56,12 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context);
 void AddRefsCommands(CLI::App& app, CommandContext& context);
 // Subcommands of `dvid` for export-shards and its outputs (export_command.cc).
 void AddDvidExportCommands(CLI::App& dvid_group, CommandContext& context);
+// neuroglancer precomputed (precomputed_command.cc): `precomputed info|read`,
+// `dvid to-precomputed` and `zarr to-precomputed`; `serve` (serve_command.cc).
+void AddPrecomputedCommands(CLI::App& app, CommandContext& context);
+void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context);
+void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context);
+void AddServeCommand(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 

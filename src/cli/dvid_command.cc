@@ -298,6 +298,7 @@ void AddDvidCommands(CLI::App& app, CommandContext& context) {
   SetAction(put, context, [&context, options] { return PutBlock(context, *options); });
 
   AddDvidExportCommands(*group, context);
+  AddDvidPrecomputedCommand(*group, context);
 }
 
 }  // namespace chunkwise::cli

@@ -31,6 +31,8 @@ int Run(int argc, char** argv) {
   AddDvidCommands(app, context);
   AddVectorsCommands(app, context);
   AddRefsCommands(app, context);
+  AddPrecomputedCommands(app, context);
+  AddServeCommand(app, context);
 
   try {
     app.parse(argc, argv);

@@ -301,6 +301,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   SetAction(convert, context, [&context, options] { return Convert(context, *options); });
 
   AddZarrStreamCommand(*group, context);
+  AddZarrPrecomputedCommand(*group, context);
 }
 
 }  // namespace chunkwise::cli

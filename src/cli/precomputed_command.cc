@@ -1,0 +1,324 @@
+// chunkwise precomputed info|read, dvid to-precomputed and zarr
+// to-precomputed: neuroglancer precomputed volumes inspected, read, and
+// made from export shards or zarr arrays.
+#include <cstdio>
+
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/precomputed/volume.h"
+#include "chunkwise/pipelines/export_to_precomputed.h"
+#include "chunkwise/pipelines/zarr_to_precomputed.h"
+#include "cli/command.h"
+
+namespace chunkwise::cli {
+namespace {
+
+namespace pc = formats::precomputed;
+
+struct PrecomputedOptions {
+  std::string source;
+  std::string dest;
+  std::string output;
+  std::string region;
+  std::string spec;
+  std::string scales;
+  std::string chunk = "64,64,64";
+  std::string resolution = "1,1,1";
+  std::string sharding;
+  std::string type;
+  std::string encoding;
+  std::string data_encoding = "gzip";
+  int scale = 0;
+  int num_scales = 1;
+  int gzip_level = 6;
+  std::size_t threads = 0;
+  bool supervoxels = false;
+  bool overwrite = false;
+  bool resume = false;
+  bool sharded = false;
+};
+
+Status NotATriple(const std::string& flag, const std::string& text) {
+  std::string message = flag;
+  message += " must be three numbers x,y,z, not \"";
+  message += text;
+  message += '"';
+  return Status::InvalidArgument(message);
+}
+
+// "a,b,c" as three numbers of type T.
+template <typename T>
+Result<std::array<T, 3>> ParseTriple(const std::string& text, const std::string& flag) {
+  std::array<T, 3> out{};
+  std::size_t start = 0;
+  for (int d = 0; d < 3; ++d) {
+    const std::size_t comma = text.find(',', start);
+    if ((d < 2) == (comma == std::string::npos)) {
+      return NotATriple(flag, text);
+    }
+    const std::string field = text.substr(start, comma - start);
+    try {
+      std::size_t used = 0;
+      if constexpr (std::is_floating_point_v<T>) {
+        out[d] = std::stod(field, &used);
+      } else {
+        out[d] = std::stoll(field, &used);
+      }
+      if (used != field.size()) throw std::invalid_argument(field);
+    } catch (const std::exception&) {
+      return NotATriple(flag, text);
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<int>> ParseScaleList(const std::string& text) {
+  std::vector<int> scales;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::optional<core::Index> value = core::ParseIndex(text.substr(start, comma - start));
+    if (!value.has_value() || *value < 0 || *value > 63) {
+      return Status::InvalidArgument("--scales must be scale numbers like 0,1,2, not \"" + text +
+                                     "\"");
+    }
+    scales.push_back(static_cast<int>(*value));
+    start = comma + 1;
+  }
+  return scales;
+}
+
+std::string Describe(const pc::ScaleInfo& scale) {
+  const pc::GridCoord3 grid = scale.grid();
+  std::string text = "  " + scale.key + ": size " + std::to_string(scale.size[0]) + "x" +
+                     std::to_string(scale.size[1]) + "x" + std::to_string(scale.size[2]) +
+                     ", chunks " + std::to_string(scale.chunk_size[0]) + "x" +
+                     std::to_string(scale.chunk_size[1]) + "x" +
+                     std::to_string(scale.chunk_size[2]) + " (grid " + std::to_string(grid[0]) +
+                     "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + "), " +
+                     std::string(pc::ChunkEncodingName(scale.encoding));
+  if (scale.sharding.has_value()) {
+    const pc::ShardingSpec& s = *scale.sharding;
+    text += ", sharded (preshift " + std::to_string(s.preshift_bits) + ", minishard " +
+            std::to_string(s.minishard_bits) + ", shard " + std::to_string(s.shard_bits) + ", " +
+            (s.hash == pc::ShardHash::kIdentity ? "identity" : "murmurhash3_x86_128") + ")";
+  } else {
+    text += ", unsharded";
+  }
+  return text;
+}
+
+Status InfoCommand(const PrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
+  const pc::VolumeInfo& info = volume->info();
+  std::printf("%s: neuroglancer precomputed %s, %s, %d channel(s), %d scale(s)\n",
+              options.source.c_str(), std::string(pc::VolumeTypeName(info.type)).c_str(),
+              std::string(info.data_type.zarr_name()).c_str(), info.num_channels,
+              volume->num_scales());
+  for (const pc::ScaleInfo& scale : info.scales) {
+    std::printf("%s\n", Describe(scale).c_str());
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(scale.key + "/"));
+    std::uint64_t bytes = 0;
+    for (const std::string& key : keys) {
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store->Size(key));
+      bytes += size.value_or(0);
+    }
+    std::printf("    %zu %s stored, %s\n", keys.size(),
+                scale.sharding.has_value() ? "shards" : "chunks",
+                FormatBytes(static_cast<double>(bytes)).c_str());
+  }
+  return Status::Ok();
+}
+
+Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
+  if (options.scale < 0 || options.scale >= volume->num_scales()) {
+    return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
+                                   options.source + " has scales 0.." +
+                                   std::to_string(volume->num_scales() - 1));
+  }
+  const pc::GridCoord3& size = volume->scale(options.scale).size;
+  const std::vector<core::Index> shape{size[2], size[1], size[0]};
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, core::ParseRegion(options.region, shape));
+  core::NpyArray array;
+  array.dtype = core::NpyDtype::FromDataType(volume->info().data_type, core::Endian::kLittle);
+  if (volume->info().num_channels > 1) array.shape.push_back(volume->info().num_channels);
+  for (const core::Index extent : region.shape()) array.shape.push_back(extent);
+  CHUNKWISE_ASSIGN_OR_RETURN(array.data, volume->Read(options.scale, region));
+  CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(options.output, array));
+  Say(context, "wrote " + options.output + ": scale " + volume->scale(options.scale).key +
+                   " region " + region.ToString() + " (z,y,x)");
+  return Status::Ok();
+}
+
+// Adds the flag to messages about a taken destination.
+Status WithDestinationHint(Status status) {
+  if (status.code() == StatusCode::kInvalidArgument &&
+      status.message().find("exist") != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(status.message()) +
+                                   " (--overwrite replaces it, --resume finishes it)");
+  }
+  return status;
+}
+
+Status DvidToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStore(options.dest, true));
+  std::optional<pipelines::ExportSpec> spec;
+  if (!options.spec.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(options.spec));
+    CHUNKWISE_ASSIGN_OR_RETURN(spec, pipelines::ParseExportSpec(AsChars(text), options.spec));
+  }
+  pipelines::ExportToPrecomputedOptions convert;
+  CHUNKWISE_ASSIGN_OR_RETURN(convert.scales, ParseScaleList(options.scales));
+  convert.threads = options.threads;
+  convert.supervoxels = options.supervoxels;
+  convert.data_encoding =
+      options.data_encoding == "raw" ? pc::ShardEncoding::kRaw : pc::ShardEncoding::kGzip;
+  convert.gzip_level = options.gzip_level;
+  convert.overwrite = options.overwrite;
+  convert.resume = options.resume;
+  convert.progress = context.progress_mode();
+  Result<pipelines::ExportToPrecomputedSummary> summary =
+      pipelines::ExportToPrecomputed(source, "", std::move(spec), dest, "", convert);
+  if (!summary.ok()) return WithDestinationHint(summary.status());
+  Say(context, "converted " + options.source + " to " + options.dest + " (" +
+                   (options.supervoxels ? "supervoxels" : "mapped labels") + ")\n" +
+                   summary->Format());
+  return Status::Ok();
+}
+
+Result<pc::ShardingSpec> ParseShardingFlag(const std::string& text) {
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded()) return Status::InvalidArgument("--sharding is not JSON: " + text);
+  return pc::ParseShardingSpec(json, "--sharding");
+}
+
+Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStore(options.dest, true));
+  pipelines::ZarrToPrecomputedOptions convert;
+  if (!options.type.empty()) {
+    convert.type = options.type == "image" ? pc::VolumeType::kImage : pc::VolumeType::kSegmentation;
+  }
+  if (!options.encoding.empty()) {
+    convert.encoding = options.encoding == "raw" ? pc::ChunkEncoding::kRaw
+                                                 : pc::ChunkEncoding::kCompressedSegmentation;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(convert.chunk_size,
+                             ParseTriple<core::Index>(options.chunk, "--chunk"));
+  for (const core::Index edge : convert.chunk_size) {
+    if (edge < 1 || edge > 4096) return Status::InvalidArgument("--chunk edges must be 1..4096");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(convert.resolution,
+                             ParseTriple<double>(options.resolution, "--resolution"));
+  if (options.num_scales < 1 || options.num_scales > 32) {
+    return Status::InvalidArgument("--scales must be 1..32");
+  }
+  convert.num_scales = options.num_scales;
+  if (!options.sharding.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(convert.sharding, ParseShardingFlag(options.sharding));
+  }
+  convert.auto_sharding = options.sharded;
+  convert.gzip_level = options.gzip_level;
+  convert.threads = options.threads;
+  convert.overwrite = options.overwrite;
+  convert.progress = context.progress_mode();
+  Result<pipelines::ZarrToPrecomputedSummary> summary =
+      pipelines::ZarrToPrecomputed(source, "", dest, "", convert);
+  if (!summary.ok()) {
+    const Status& status = summary.status();
+    if (status.code() == StatusCode::kInvalidArgument &&
+        status.message().find("exist") != std::string_view::npos) {
+      return Status::InvalidArgument(std::string(status.message()) + " (--overwrite replaces it)");
+    }
+    return status;
+  }
+  Say(context, "converted " + options.source + " to " + options.dest + "\n" + summary->Format());
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddPrecomputedCommands(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<PrecomputedOptions>();
+  CLI::App* group = app.add_subcommand(
+      "precomputed", "Inspect and read neuroglancer precomputed volumes (sharded or not)");
+  group->require_subcommand(1);
+
+  CLI::App* info = group->add_subcommand("info", "Type, scales, chunking, sharding and sizes");
+  info->add_option("PATH", options->source, "The volume's directory (holding `info`)")->required();
+  SetAction(info, context, [options] { return InfoCommand(*options); });
+
+  CLI::App* read = group->add_subcommand("read", "Any box of a scale into a .npy file");
+  read->add_option("PATH", options->source, "The volume's directory")->required();
+  read->add_option("--scale", options->scale, "Scale number (default 0)");
+  read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 from 0 (default: all)");
+  read->add_option("--output", options->output, "Output .npy: (z,y,x), or (c,z,y,x)")->required();
+  read->add_flag("--overwrite", options->overwrite, "Replace an existing output file");
+  SetAction(read, context, [&context, options] { return ReadCommand(context, *options); });
+}
+
+void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context) {
+  auto options = std::make_shared<PrecomputedOptions>();
+  CLI::App* command = dvid_group.add_subcommand(
+      "to-precomputed",
+      "Export shards (ours or DVID's) to a sharded neuroglancer precomputed segmentation");
+  command->add_option("EXPORT", options->source, "export-shards output (s<N>/*.arrow + .csv)")
+      ->required();
+  command->add_option("DEST", options->dest, "Output directory of the precomputed volume")
+      ->required();
+  command->add_option("--spec", options->spec, "The export spec (default: EXPORT/info)");
+  command->add_option("--scales", options->scales, "Scales to convert, e.g. 0,1,2 (default: all)");
+  command->add_option("--threads", options->threads, "Worker threads (default: one per core)");
+  command->add_flag("--supervoxels", options->supervoxels,
+                    "Write the supervoxels instead of the mapped labels");
+  command
+      ->add_option("--data-encoding", options->data_encoding,
+                   "Chunk data in the shards when the spec names none: gzip (default) or raw")
+      ->check(CLI::IsMember({"gzip", "raw"}));
+  command->add_option("--gzip-level", options->gzip_level, "gzip level 1-9 (default 6)")
+      ->check(CLI::Range(1, 9));
+  command->add_flag("--overwrite", options->overwrite, "Replace a volume in DEST");
+  command->add_flag("--resume", options->resume,
+                    "Finish an interrupted conversion: keep complete shards, redo the rest");
+  SetAction(command, context,
+            [&context, options] { return DvidToPrecomputedCommand(context, *options); });
+}
+
+void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context) {
+  auto options = std::make_shared<PrecomputedOptions>();
+  CLI::App* command = zarr_group.add_subcommand(
+      "to-precomputed", "A 3-d zarr array (z,y,x) to a neuroglancer precomputed volume");
+  command->add_option("SRC", options->source, "The zarr array's directory")->required();
+  command->add_option("DEST", options->dest, "Output directory of the precomputed volume")
+      ->required();
+  command
+      ->add_option("--type", options->type,
+                   "segmentation or image (default: segmentation for uint32/uint64)")
+      ->check(CLI::IsMember({"segmentation", "image"}));
+  command
+      ->add_option("--encoding", options->encoding,
+                   "raw or compressed_segmentation (default: by type)")
+      ->check(CLI::IsMember({"raw", "compressed_segmentation"}));
+  command->add_option("--chunk", options->chunk, "Chunk x,y,z (default 64,64,64)");
+  command->add_option("--resolution", options->resolution,
+                      "Voxel size x,y,z in nm (default 1,1,1)");
+  command->add_option("--scales", options->num_scales, "Scales, each half the last (default 1)");
+  command->add_flag("--sharded", options->sharded,
+                    "neuroglancer_uint64_sharded_v1 with bits chosen per scale");
+  command->add_option("--sharding", options->sharding, "A sharding spec as JSON, for every scale");
+  command->add_option("--threads", options->threads, "Worker threads (default: one per core)");
+  command->add_option("--gzip-level", options->gzip_level, "gzip level 1-9 (default 6)")
+      ->check(CLI::Range(1, 9));
+  command->add_flag("--overwrite", options->overwrite, "Replace a volume in DEST");
+  SetAction(command, context,
+            [&context, options] { return ZarrToPrecomputedCommand(context, *options); });
+}
+
+}  // namespace chunkwise::cli

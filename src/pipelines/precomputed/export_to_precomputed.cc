@@ -1,0 +1,349 @@
+#include "chunkwise/pipelines/export_to_precomputed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/precomputed/volume.h"
+#include "chunkwise/pipelines/exported_volume_reader.h"
+#include "pipelines/precomputed/destination.h"
+
+namespace chunkwise::pipelines {
+namespace {
+
+namespace dvid = formats::dvid;
+namespace pc = formats::precomputed;
+using nlohmann::json;
+
+constexpr std::int64_t kEdge = kExportChunkEdge;
+constexpr std::size_t kBlockVoxels = kEdge * kEdge * kEdge;
+
+std::string FormatCell(const core::GridCoord3& cell) {
+  std::string text(1, '(');  // Appends: GCC 12 warns falsely on "(" + std::string.
+  text += std::to_string(cell[0]) + ", " + std::to_string(cell[1]) + ", " +
+          std::to_string(cell[2]) + ")";
+  return text;
+}
+
+// The encodings a sharding object names, or nullopt.
+std::optional<pc::ShardEncoding> NamedEncoding(const json& sharding, const char* field) {
+  const auto it = sharding.find(field);
+  if (it == sharding.end() || !it->is_string()) return std::nullopt;
+  return *it == "gzip" ? pc::ShardEncoding::kGzip : pc::ShardEncoding::kRaw;
+}
+
+// Copies the part of a 64³ block (z, y, x) inside `extent` (x, y, z) to `out`.
+void CutBlock(std::span<const std::uint64_t> block, const core::GridCoord3& extent,
+              std::uint64_t* out) {
+  for (core::Index z = 0; z < extent[2]; ++z) {
+    for (core::Index y = 0; y < extent[1]; ++y) {
+      std::memcpy(out + (z * extent[1] + y) * extent[0], block.data() + (z * kEdge + y) * kEdge,
+                  extent[0] * sizeof(std::uint64_t));
+    }
+  }
+}
+
+struct ScaleJob {
+  int scale = 0;
+  std::vector<std::string> arrow_keys;
+};
+
+class Converter {
+ public:
+  Converter(std::shared_ptr<const store::Store> source, pc::Volume& volume,
+            const ExportToPrecomputedOptions& options, core::ThreadPool& pool)
+      : source_(std::move(source)), volume_(volume), options_(options), pool_(pool) {}
+
+  // Arrow shards convert in parallel, and so do the blocks of each: a
+  // shard's encoded chunks stay in memory until it is written, so at most
+  // one shard per thread is held at once.
+  Status ConvertScale(const ScaleJob& job, const ExportScaleSpec& spec,
+                      ExportToPrecomputedScaleSummary& summary, core::ProgressReporter& progress) {
+    std::map<std::uint64_t, std::string> seen;  // Precomputed shard → the Arrow shard it came from.
+    return pool_.ParallelFor(job.arrow_keys.size(), [&](std::size_t i) -> Status {
+      CHUNKWISE_RETURN_IF_ERROR(ConvertShard(job.scale, job.arrow_keys[i], spec, seen, summary));
+      progress.Add(1);
+      return Status::Ok();
+    });
+  }
+
+ private:
+  struct ShardPlan {
+    std::vector<core::GridCoord3> cells;
+    std::vector<std::uint64_t> ids;
+    std::uint64_t shard = 0;
+  };
+
+  // The cells of an Arrow shard and the one precomputed shard they belong to.
+  Result<ShardPlan> Plan(const dvid::ArrowShardReader& reader, int scale,
+                         const ExportScaleSpec& spec, const std::string& name) const {
+    const pc::ScaleInfo& scale_info = volume_.scale(scale);
+    const std::vector<std::array<std::int32_t, 3>> listed = reader.ListChunks();
+    ShardPlan plan;
+    plan.cells.resize(listed.size());
+    plan.ids.resize(listed.size());
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      const core::GridCoord3 cell{listed[i][0], listed[i][1], listed[i][2]};
+      if (!spec.InGrid(cell)) {
+        return Status::InvalidArgument(name + ": chunk " + FormatCell(cell) +
+                                       " lies outside the grid of scale " + scale_info.key);
+      }
+      plan.cells[i] = cell;
+      plan.ids[i] = scale_info.ChunkId(cell);
+      const std::uint64_t shard = pc::LocateChunk(*scale_info.sharding, plan.ids[i]).shard;
+      if (i == 0) plan.shard = shard;
+      if (shard != plan.shard) {
+        return Status::InvalidArgument(name + ": holds chunks of precomputed shards " +
+                                       std::to_string(plan.shard) + " and " +
+                                       std::to_string(shard) + " (chunk " + FormatCell(cell) + ")");
+      }
+    }
+    return plan;
+  }
+
+  Status ConvertShard(int scale, const std::string& arrow_key, const ExportScaleSpec& spec,
+                      std::map<std::uint64_t, std::string>& seen,
+                      ExportToPrecomputedScaleSummary& summary) {
+    const std::string name = source_->Describe(arrow_key);
+    CHUNKWISE_ASSIGN_OR_RETURN(dvid::ArrowShardReader reader,
+                               dvid::ArrowShardReader::Open(source_, arrow_key));
+    CHUNKWISE_ASSIGN_OR_RETURN(const ShardPlan plan, Plan(reader, scale, spec, name));
+    if (plan.cells.empty()) return Status::Ok();
+    {
+      std::lock_guard lock(mutex_);
+      if (const auto [it, inserted] = seen.emplace(plan.shard, arrow_key); !inserted) {
+        return Status::InvalidArgument(name + " and " + source_->Describe(it->second) +
+                                       " both hold chunks of precomputed shard " +
+                                       volume_.scale(scale).ShardKey(plan.shard));
+      }
+      ++summary.arrow_shards;
+    }
+    if (options_.resume && ShardIsComplete(scale, plan.shard, plan.ids)) {
+      std::lock_guard lock(mutex_);
+      ++summary.shards_kept;
+      return Status::Ok();
+    }
+    const std::size_t n = plan.cells.size();
+    std::vector<Bytes> encoded(n);
+    std::vector<std::uint64_t> input_bytes(n);
+    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(n, [&](std::size_t i) -> Status {
+      return EncodeBlock(reader, scale, plan.cells[i], name, encoded[i], input_bytes[i]);
+    }));
+    std::vector<pc::StoredChunk> stored(n);
+    std::uint64_t input_total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      stored[i] = {plan.cells[i], encoded[i]};
+      input_total += input_bytes[i];
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written,
+                               volume_.WriteShard(scale, plan.shard, stored));
+    std::lock_guard lock(mutex_);
+    summary.input_bytes += input_total;
+    summary.output_bytes += written;
+    summary.blocks += n;
+    ++summary.shards_written;
+    return Status::Ok();
+  }
+
+  // True if the shard is stored, its indexes parse, and it lists exactly `ids`.
+  bool ShardIsComplete(int scale, std::uint64_t shard, std::vector<std::uint64_t> ids) const {
+    Result<std::optional<std::vector<std::uint64_t>>> listed = volume_.ListShard(scale, shard);
+    if (!listed.ok() || !listed->has_value()) return false;
+    std::sort(ids.begin(), ids.end());
+    return **listed == ids;
+  }
+
+  Status EncodeBlock(const dvid::ArrowShardReader& reader, int scale, const core::GridCoord3& cell,
+                     const std::string& name, Bytes& out, std::uint64_t& input_bytes) const {
+    const std::string where = name + ": chunk " + FormatCell(cell);
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::optional<dvid::ExportBlock> record,
+        reader.Get(static_cast<std::int32_t>(cell[0]), static_cast<std::int32_t>(cell[1]),
+                   static_cast<std::int32_t>(cell[2])));
+    if (!record.has_value()) return Status::Corruption(where + ": listed but not found");
+    input_bytes = record->dvid_compressed_block.size();
+    thread_local std::vector<std::uint64_t> block(kBlockVoxels);
+    thread_local std::vector<std::uint64_t> cut(kBlockVoxels);
+    CHUNKWISE_RETURN_IF_ERROR(DecodeExportBlock(*record, options_.supervoxels, block, where));
+    const core::GridCoord3 extent = volume_.scale(scale).ChunkExtent(cell);
+    const std::uint64_t* voxels = block.data();
+    if (extent != core::GridCoord3{kEdge, kEdge, kEdge}) {
+      CutBlock(block, extent, cut.data());
+      voxels = cut.data();
+    }
+    const ByteView bytes(reinterpret_cast<const std::uint8_t*>(voxels),
+                         extent[0] * extent[1] * extent[2] * sizeof(std::uint64_t));
+    CHUNKWISE_ASSIGN_OR_RETURN(out, volume_.EncodeChunk(scale, cell, bytes));
+    return Status::Ok();
+  }
+
+  std::shared_ptr<const store::Store> source_;
+  pc::Volume& volume_;
+  const ExportToPrecomputedOptions& options_;
+  core::ThreadPool& pool_;
+  std::mutex mutex_;  // Guards the summary and the map of shards seen.
+};
+
+// The .arrow keys of each scale to convert.
+Result<std::vector<ScaleJob>> FindShards(const store::Store& source, const std::string& prefix,
+                                         const ExportSpec& spec,
+                                         const ExportToPrecomputedOptions& options) {
+  std::vector<int> scales = options.scales;
+  const bool every = scales.empty();
+  if (every) {
+    for (int s = 0; s < static_cast<int>(spec.scales.size()); ++s) scales.push_back(s);
+  }
+  std::vector<ScaleJob> jobs;
+  for (const int s : scales) {
+    if (s < 0 || s >= static_cast<int>(spec.scales.size())) {
+      return Status::InvalidArgument("scale " + std::to_string(s) + ": the spec has " +
+                                     std::to_string(spec.scales.size()) + " scales");
+    }
+    const std::string dir = prefix + "s" + std::to_string(s) + "/";
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, source.List(dir));
+    ScaleJob job{s, {}};
+    for (const std::string& key : keys) {
+      if (key.size() > 6 && key.ends_with(".arrow") &&
+          key.find('/', dir.size()) == std::string::npos) {
+        job.arrow_keys.push_back(key);
+      }
+    }
+    if (job.arrow_keys.empty()) {
+      if (every) continue;
+      return Status::NotFound(source.Describe(dir) + ": no Arrow shards for scale " +
+                              std::to_string(s));
+    }
+    jobs.push_back(std::move(job));
+  }
+  if (jobs.empty()) return Status::NotFound(source.Describe(prefix) + ": no Arrow shards");
+  return jobs;
+}
+
+}  // namespace
+
+Result<pc::VolumeInfo> PrecomputedInfoForExport(const ExportSpec& spec,
+                                                pc::ShardEncoding data_encoding) {
+  const json root = json::parse(spec.info_json, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.contains("scales")) {
+    return Status::InvalidArgument("export spec: info_json is not a spec");
+  }
+  pc::VolumeInfo info;
+  info.type = pc::VolumeType::kSegmentation;
+  info.data_type = core::DataType(core::DataTypeId::kUInt64);
+  for (std::size_t s = 0; s < spec.scales.size(); ++s) {
+    const ExportScaleSpec& scale = spec.scales[s];
+    const json& scale_json = root["scales"][s];
+    pc::ScaleInfo out;
+    out.key = scale.key;
+    out.size = scale.size;
+    out.chunk_size = {kEdge, kEdge, kEdge};
+    out.encoding = pc::ChunkEncoding::kCompressedSegmentation;
+    out.compressed_segmentation_block_size = {8, 8, 8};
+    const auto resolution = scale_json.find("resolution");
+    if (resolution != scale_json.end() && resolution->is_array() && resolution->size() == 3) {
+      for (int d = 0; d < 3; ++d) {
+        if ((*resolution)[d].is_number()) out.resolution[d] = (*resolution)[d].get<double>();
+      }
+    } else {
+      out.resolution = {static_cast<double>(1 << s), static_cast<double>(1 << s),
+                        static_cast<double>(1 << s)};
+    }
+    pc::ShardingSpec sharding;
+    sharding.preshift_bits = scale.sharding.preshift_bits;
+    sharding.minishard_bits = scale.sharding.minishard_bits;
+    sharding.shard_bits = scale.sharding.shard_bits;
+    sharding.hash = scale.sharding.hash == ShardHash::kIdentity
+                        ? pc::ShardHash::kIdentity
+                        : pc::ShardHash::kMurmurHash3X86_128;
+    const json& sharding_json = scale_json["sharding"];
+    sharding.minishard_index_encoding =
+        NamedEncoding(sharding_json, "minishard_index_encoding").value_or(pc::ShardEncoding::kGzip);
+    sharding.data_encoding = NamedEncoding(sharding_json, "data_encoding").value_or(data_encoding);
+    out.sharding = sharding;
+    info.scales.push_back(std::move(out));
+  }
+  return info;
+}
+
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const ExportToPrecomputedOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!spec.has_value()) {
+    const std::string key = source_prefix + "info";
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> text, source->Get(key));
+    if (!text.has_value()) {
+      return Status::NotFound(source->Describe(key) +
+                              ": no export spec (DVID's exports need the spec given)");
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(spec, ParseExportSpec(AsChars(*text), source->Describe(key)));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ScaleJob> jobs,
+                             FindShards(*source, source_prefix, *spec, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(pc::VolumeInfo info,
+                             PrecomputedInfoForExport(*spec, options.data_encoding));
+  auto pool = std::make_shared<core::ThreadPool>(options.threads);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
+                             pc::Volume::Stage(std::move(dest), dest_prefix, std::move(info),
+                                               {.pool = pool, .gzip_level = options.gzip_level}));
+  CHUNKWISE_RETURN_IF_ERROR(detail::PrepareDestination(
+      *volume, {.overwrite = options.overwrite, .resume = options.resume}));
+  std::uint64_t total_shards = 0;
+  for (const ScaleJob& job : jobs) total_shards += job.arrow_keys.size();
+  core::ProgressReporter progress({.label = "to-precomputed",
+                                   .total_units = total_shards,
+                                   .unit = "shards",
+                                   .mode = options.progress});
+  Converter converter(source, *volume, options, *pool);
+  ExportToPrecomputedSummary summary;
+  for (const ScaleJob& job : jobs) {
+    const auto scale_start = std::chrono::steady_clock::now();
+    ExportToPrecomputedScaleSummary scale_summary;
+    scale_summary.key = volume->scale(job.scale).key;
+    CHUNKWISE_RETURN_IF_ERROR(
+        converter.ConvertScale(job, spec->scales[job.scale], scale_summary, progress));
+    scale_summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - scale_start).count();
+    summary.scales.push_back(std::move(scale_summary));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(volume->PublishInfo());
+  progress.Finish();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+std::string ExportToPrecomputedSummary::Format() const {
+  std::string text;
+  ExportToPrecomputedScaleSummary total;
+  total.key = "total";
+  total.seconds = seconds;
+  const auto line = [](const ExportToPrecomputedScaleSummary& s) {
+    const double rate = s.seconds > 0 ? static_cast<double>(s.blocks) / s.seconds : 0;
+    char rate_text[32];
+    std::snprintf(rate_text, sizeof(rate_text), "%.0f", rate);
+    return s.key + ": " + std::to_string(s.arrow_shards) + " Arrow shards; " +
+           std::to_string(s.shards_written) + " shards written, " + std::to_string(s.shards_kept) +
+           " kept (complete); " + std::to_string(s.blocks) + " blocks; in " +
+           core::FormatQuantity(static_cast<double>(s.input_bytes), "B") + " zstd, out " +
+           core::FormatQuantity(static_cast<double>(s.output_bytes), "B") + "; " +
+           core::FormatDuration(s.seconds) + ", " + rate_text + " blocks/s\n";
+  };
+  for (const ExportToPrecomputedScaleSummary& s : scales) {
+    text += line(s);
+    total.arrow_shards += s.arrow_shards;
+    total.shards_written += s.shards_written;
+    total.shards_kept += s.shards_kept;
+    total.blocks += s.blocks;
+    total.input_bytes += s.input_bytes;
+    total.output_bytes += s.output_bytes;
+  }
+  return text + line(total);
+}
+
+}  // namespace chunkwise::pipelines
