@@ -368,6 +368,11 @@ HttpTransport::Attempt HttpTransport::SendOnce(const HttpRequest& request,
     curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
   if (!request.range.empty()) curl_easy_setopt(handle, CURLOPT_RANGE, request.range.c_str());
+  if (request.follow_redirects) {
+    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(handle, CURLOPT_MAXREDIRS, 8L);
+    curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  }
 
   curl_slist* headers = nullptr;
   for (const std::string& header : request.headers)

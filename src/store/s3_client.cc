@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/md5.h"
+#include "store/percent_encoding.h"
 #include "store/xml_document.h"
 
 namespace chunkwise::store {
@@ -18,22 +19,10 @@ std::string_view AsText(const Bytes& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string CanonicalQuery(S3Client::Query query) {
   for (auto& [name, value] : query) {
-    name = S3PercentEncode(name, false);
-    value = S3PercentEncode(value, false);
+    name = PercentEncode(name, false);
+    value = PercentEncode(value, false);
   }
   std::sort(query.begin(), query.end());
   std::string text;
@@ -76,44 +65,6 @@ Status CheckTransfer(const S3TransferOptions& transfer) {
 }
 
 }  // namespace
-
-std::string S3PercentEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (IsUnreserved(byte) || (keep_slash && c == '/')) {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 15]);
-    }
-  }
-  return out;
-}
-
-Result<std::string> S3PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out.push_back(' ');
-    } else if (text[i] != '%') {
-      out.push_back(text[i]);
-    } else {
-      const int high = i + 2 < text.size() ? HexDigit(text[i + 1]) : -1;
-      const int low = i + 2 < text.size() ? HexDigit(text[i + 2]) : -1;
-      if (high < 0 || low < 0) {
-        return Status::Corruption("a listed key has a bad percent escape: " + std::string(text));
-      }
-      out.push_back(static_cast<char>(high * 16 + low));
-      i += 2;
-    }
-  }
-  return out;
-}
 
 Result<S3StoreOptions> S3StoreOptions::ForUrl(std::string_view url, const AwsSettings& settings) {
   S3StoreOptions options;
@@ -202,7 +153,7 @@ std::string S3Client::RequestUrl(const Call& call) const {
       scheme_ + "://" + (virtual_hosted_ ? bucket + "." + authority : authority) + base_path_;
   if (!virtual_hosted_) url += "/" + bucket;
   if (!call.object_key.empty() || virtual_hosted_)
-    url += "/" + S3PercentEncode(call.object_key, true);
+    url += "/" + PercentEncode(call.object_key, true);
   if (!call.query.empty()) url += "?" + CanonicalQuery(call.query);
   return url;
 }
@@ -543,7 +494,7 @@ Result<S3Client::ListPage> S3Client::List(const std::string& prefix, const std::
       into->push_back(name->text);
       continue;
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(std::string decoded, S3PercentDecode(name->text));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::string decoded, PercentDecode(name->text));
     into->push_back(std::move(decoded));
   }
   if (root.ChildText("IsTruncated") == "true") {

@@ -29,12 +29,6 @@ struct S3WriteCondition {
   std::string if_match;    // If-Match: <etag>, when not empty.
 };
 
-// "%XX" for every byte but A–Z a–z 0–9 - . _ ~ (and "/" when `keep_slash`),
-// as Signature V4 requires of paths and query values.
-std::string S3PercentEncode(std::string_view text, bool keep_slash);
-// Decodes %XX and "+" (a space), as ListObjectsV2 with encoding-type=url sends keys.
-Result<std::string> S3PercentDecode(std::string_view text);
-
 class S3Client {
  public:
   enum class Op { kGet, kHead, kPut, kPart, kList, kDelete, kOther };

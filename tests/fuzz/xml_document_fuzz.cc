@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "chunkwise/core/check.h"
-#include "store/s3_client.h"
+#include "store/percent_encoding.h"
 #include "store/xml_document.h"
 
 namespace {
@@ -14,7 +14,7 @@ namespace {
 void Walk(const chunkwise::store::XmlElement& element, int depth) {
   CHUNKWISE_CHECK(depth < 64);
   for (const auto& child : element.children) Walk(child, depth + 1);
-  (void)chunkwise::store::S3PercentDecode(element.text);
+  (void)chunkwise::store::PercentDecode(element.text);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@ What runs (all on 127.0.0.1, ports chosen by the kernel):
            and injects the faults the tests ask for (see Faults below).
   signing  a second moto that checks every request's AWS Signature V4 with
            botocore, for the access key it lists; bucket "chunkwise-signed".
+  http     a plain HTTP/1.1 file server with Range, HEAD, ETag and If-Match, for
+           the files under "http_root" (the state file's name + ".http_root").
 
 The proxy's own endpoints, under /__proxy__/:
   POST /__proxy__/faults   JSON list of rules; each request takes the first
@@ -42,12 +44,15 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 REGION = "us-east-1"
 BUCKETS = ["chunkwise-test", "chunkwise-versioned", "chunkwise-public"]
@@ -228,6 +233,72 @@ def start_proxy(upstream_port):
     return box["port"]
 
 
+class RangeFileHandler(BaseHTTPRequestHandler):
+    """Serves the files under ROOT with single byte ranges, ETags and If-Match."""
+    protocol_version = "HTTP/1.1"
+    root = None
+
+    def log_message(self, *args):
+        pass
+
+    def send_plain(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        relative = unquote(self.path.split("?", 1)[0]).lstrip("/")
+        path = (self.root / relative).resolve()
+        if self.root not in path.parents or not path.is_file():
+            return self.send_plain(404, b"not found")
+        info = path.stat()
+        size = info.st_size
+        etag = f'"{size:x}-{info.st_mtime_ns:x}"'
+        if_match = self.headers.get("If-Match")
+        if if_match and if_match != etag and if_match != "*":
+            return self.send_plain(412, b"precondition failed", [("ETag", etag)])
+        first, last = 0, size - 1
+        status = 200
+        ranged = self.headers.get("Range")
+        if ranged:
+            match = re.fullmatch(r"bytes=(\d*)-(\d*)", ranged.strip())
+            if not match or (match.group(1) == "" and match.group(2) == ""):
+                return self.send_plain(416, b"", [("Content-Range", f"bytes */{size}")])
+            if match.group(1) == "":
+                suffix = int(match.group(2))
+                first, last = max(0, size - suffix), size - 1
+                if suffix == 0 or size == 0:
+                    return self.send_plain(416, b"", [("Content-Range", f"bytes */{size}")])
+            else:
+                first = int(match.group(1))
+                last = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+                if first >= size or last < first:
+                    return self.send_plain(416, b"", [("Content-Range", f"bytes */{size}")])
+            status = 206
+        with open(path, "rb") as file:
+            file.seek(first)
+            body = file.read(last - first + 1)
+        headers = [("ETag", etag), ("Accept-Ranges", "bytes"), ("Content-Type", "application/octet-stream")]
+        if status == 206:
+            headers.append(("Content-Range", f"bytes {first}-{last}/{size}"))
+        self.send_plain(status, body, headers)
+
+
+def start_http_server(root):
+    root.mkdir(parents=True, exist_ok=True)
+    handler = type("Handler", (RangeFileHandler,), {"root": root.resolve()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_address[1]
+
+
 def start_signing_moto():
     """A moto that checks signatures; returns (process, port, key id, secret)."""
     env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="4")
@@ -276,12 +347,16 @@ def serve(state_path):
     s3.put_object(Bucket="chunkwise-public", Key="public/hello.txt", Body=b"hello, anonymous reader\n")
     proxy_port = start_proxy(port)
     signing, signing_info = start_signing_moto()
+    http_root = Path(str(state_path) + ".http_root")
+    http_port = start_http_server(http_root)
     state = {
         "pid": os.getpid(),
         "endpoint": f"http://127.0.0.1:{port}",
         "proxy": f"http://127.0.0.1:{proxy_port}",
         "signing": {"endpoint": f"http://127.0.0.1:{signing_info['port']}", "bucket": SIGNED_BUCKET,
                     "key_id": signing_info["key_id"], "secret": signing_info["secret"]},
+        "http": f"http://127.0.0.1:{http_port}",
+        "http_root": str(http_root.resolve()),
         "region": REGION,
         "access_key_id": "testing",
         "secret_access_key": "testing",
@@ -333,6 +408,7 @@ def stop(state_path):
             break
         time.sleep(0.1)
     Path(state_path).unlink(missing_ok=True)
+    shutil.rmtree(str(state_path) + ".http_root", ignore_errors=True)
     return 0
 
 

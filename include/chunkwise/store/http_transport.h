@@ -63,6 +63,7 @@ struct HttpRequest {
   std::span<const ByteView> body;
   bool has_body = false;                // PUT and POST send a body, even an empty one.
   const SigV4Signer* signer = nullptr;  // Null: the request goes unsigned.
+  bool follow_redirects = false;        // Up to 8, to http(s) URLs only.
 };
 
 struct HttpResponse {

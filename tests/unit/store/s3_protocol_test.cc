@@ -5,8 +5,8 @@
 
 #include "chunkwise/store/http_transport.h"
 #include "store/md5.h"
+#include "store/percent_encoding.h"
 #include "store/range_coalescing.h"
-#include "store/s3_client.h"
 #include "store/s3_writer.h"
 #include "store/xml_document.h"
 
@@ -70,12 +70,12 @@ TEST(RangeCoalescing, JoinsAcrossSmallGapsUpToTheLimit) {
   EXPECT_TRUE(CoalesceRanges({}, 10, 10).empty());
 }
 
-TEST(S3PercentEncoding, EncodesAllButUnreservedAndDecodesListings) {
-  EXPECT_EQ(S3PercentEncode("a b/c+d~e_f.g-h\xc3\xbc", true), "a%20b/c%2Bd~e_f.g-h%C3%BC");
-  EXPECT_EQ(S3PercentEncode("a/b", false), "a%2Fb");
-  EXPECT_EQ(*S3PercentDecode("a+b%2Bc%C3%BC"), "a b+c\xc3\xbc");
-  EXPECT_EQ(S3PercentDecode("bad%2").status().code(), StatusCode::kCorruption);
-  EXPECT_EQ(S3PercentDecode("bad%zz").status().code(), StatusCode::kCorruption);
+TEST(PercentEncoding, EncodesAllButUnreservedAndDecodesListings) {
+  EXPECT_EQ(PercentEncode("a b/c+d~e_f.g-h\xc3\xbc", true), "a%20b/c%2Bd~e_f.g-h%C3%BC");
+  EXPECT_EQ(PercentEncode("a/b", false), "a%2Fb");
+  EXPECT_EQ(*PercentDecode("a+b%2Bc%C3%BC"), "a b+c\xc3\xbc");
+  EXPECT_EQ(PercentDecode("bad%2").status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(PercentDecode("bad%zz").status().code(), StatusCode::kCorruption);
 }
 
 TEST(Md5, MatchesTheRfc1321TestSuite) {

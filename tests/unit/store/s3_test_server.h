@@ -1,4 +1,4 @@
-// The S3-protocol servers the S3 and HTTP store tests talk to.
+// The S3-protocol servers (and the HTTP file server) the remote store tests talk to.
 //
 // Under CTest the fixture "s3_server" has started them (moto, a fault proxy
 // in front of it, and a moto that checks signatures; see
@@ -32,6 +32,8 @@ struct S3TestServers {
   std::string region;
   std::string access_key_id, secret_access_key;
   std::string signing_endpoint, signing_bucket, signing_key_id, signing_secret;
+  std::string http;  // A file server with Range support, for the files under http_root.
+  std::string http_root;
 };
 
 namespace internal {
@@ -80,6 +82,8 @@ inline const S3TestServers* TestS3Servers() {
     result->signing_bucket = json.at("signing").at("bucket");
     result->signing_key_id = json.at("signing").at("key_id");
     result->signing_secret = json.at("signing").at("secret");
+    result->http = json.at("http");
+    result->http_root = json.at("http_root");
     return result;
   }();
   if (servers == nullptr) {
