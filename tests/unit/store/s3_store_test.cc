@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/remote_store_url.h"
 #include "unit/store/s3_test_server.h"
 #include "unit/store/store_suite.h"
 
@@ -374,6 +375,35 @@ TEST_F(S3StoreTest, AnonymousRequestsReadPublicBucketsAndSaySoWhenRefused) {
   EXPECT_EQ(got.status().code(), StatusCode::kIOError);
   EXPECT_THAT(std::string(got.status().message()), HasSubstr(store_->Describe("k")));
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("unsigned"));
+}
+
+// s3:// with the endpoint and keys from the environment, as the AWS CLI reads them.
+TEST_F(S3StoreTest, OpenRemoteStoreReadsTheEnvironment) {
+  const std::string prefix = test::FreshS3Prefix("url");
+  RemoteStoreOptions options;
+  options.environment =
+      AwsEnvironment::FromMap({{"AWS_ENDPOINT_URL_S3", servers_->endpoint},
+                               {"AWS_ACCESS_KEY_ID", servers_->access_key_id},
+                               {"AWS_SECRET_ACCESS_KEY", servers_->secret_access_key},
+                               {"AWS_REGION", servers_->region},
+                               {"HOME", "/nonexistent"}});
+  Result<std::shared_ptr<Store>> store =
+      OpenRemoteStore("s3://chunkwise-test/" + prefix + "data.zarr", options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->Set("zarr.json", AsBytes("{}")).ok());
+  EXPECT_EQ((*store)->Describe("zarr.json"),
+            "s3://chunkwise-test/" + prefix + "data.zarr/zarr.json");
+  // The same object through a path-style store of the whole bucket.
+  S3StoreOptions whole = TestS3Options(*servers_);
+  whole.location.prefix = "";
+  Open(whole);
+  EXPECT_EQ(Get(prefix + "data.zarr/zarr.json"), suite::B("{}"));
+  EXPECT_EQ(OpenRemoteStore("ftp://x/y", options).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(IsRemoteStoreUrl("/local/path"));
+  EXPECT_TRUE(IsRemoteStoreUrl("gs://bucket/x"));
+  Result<std::shared_ptr<Store>> http = OpenRemoteStore(servers_->http + "/x", options);
+  ASSERT_TRUE(http.ok());
+  EXPECT_FALSE((*http)->capabilities().writable);
 }
 
 TEST(S3StoreOptions, ForUrlTakesTheSettings) {
