@@ -6,7 +6,9 @@
     s3_test_server.py serve --state FILE   run in the foreground (what start runs)
 
 What runs (all on 127.0.0.1, ports chosen by the kernel):
-  moto     moto's ThreadedMotoServer (a real S3 protocol implementation) with
+  moto     moto's ThreadedMotoServer (a real S3 protocol implementation), which
+           also answers GET /__counts__ with the requests it served by method
+           ({"GET": n, ...}; the benchmarks count requests with it), with
            the buckets "chunkwise-test", "chunkwise-versioned" (versioning on)
            and "chunkwise-public" (anyone may read and list; it holds
            "public/hello.txt").
@@ -332,10 +334,45 @@ def signing_child():
         time.sleep(3600)
 
 
+class CountingApp:
+    """moto's WSGI application, counting the requests it serves by method."""
+
+    def __init__(self, app):
+        self.app, self.counts, self.lock = app, {}, threading.Lock()
+
+    def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == "/__counts__":
+            with self.lock:
+                body = json.dumps(self.counts).encode()
+            start_response("200 OK", [("Content-Type", "application/json"),
+                                      ("Content-Length", str(len(body)))])
+            return [body]
+        with self.lock:
+            method = environ.get("REQUEST_METHOD", "?")
+            self.counts[method] = self.counts.get(method, 0) + 1
+        return self.app(environ, start_response)
+
+
+def counting_moto_server():
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+    from moto.moto_server.werkzeug_app import (DomainDispatcherApplication, MotoRequestHandler,
+                                               create_backend_app)
+    from werkzeug.serving import make_server
+
+    class CountingMotoServer(ThreadedMotoServer):
+        def _server_entry(self):
+            app = CountingApp(DomainDispatcherApplication(create_backend_app))
+            self._server = make_server(self._ip_address, self._port, app, True,
+                                       request_handler=MotoRequestHandler)
+            self._server_ready_event.set()
+            self._server.serve_forever()
+
+    return CountingMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+
+
 def serve(state_path):
-    from moto.server import ThreadedMotoServer
     import boto3
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server = counting_moto_server()
     server.start()
     port = server.get_host_and_port()[1]
     s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name=REGION,
