@@ -229,17 +229,18 @@ void RawRound(const Server& server, const std::vector<std::pair<std::string, Byt
   row->ran = true;
 }
 
+// One round of a Python peer, its figures added to `row`.
 void Peer(const Options& options, const Server& server, const std::string& mode,
           const std::string& argument, Row* row) {
   if (!options.python) return;
   const std::string command =
       options.python_path + " " + (options.scripts / "s3_python_peer.py").string() + " " + mode +
-      " " + server.endpoint + " " + kBucket + " bench-" + std::to_string(::getpid()) + "/ " +
-      std::to_string(options.runs) + " " + std::to_string(options.threads) + " " + argument;
+      " " + server.endpoint + " " + kBucket + " bench-" + std::to_string(::getpid()) + "/ 1 " +
+      std::to_string(options.threads) + " " + argument;
   const std::optional<json> result = bench::RunJsonPeer(command, "s3_bench");
   if (!result) return;
-  row->write_seconds = (*result)["write_seconds"].get<std::vector<double>>();
-  row->read_seconds = (*result)["read_seconds"].get<std::vector<double>>();
+  for (double seconds : (*result)["write_seconds"]) row->write_seconds.push_back(seconds);
+  for (double seconds : (*result)["read_seconds"]) row->read_seconds.push_back(seconds);
   row->write_requests = (*result)["write_requests"].get<std::uint64_t>();
   row->read_requests = (*result)["read_requests"].get<std::uint64_t>();
   row->ran = true;
@@ -280,11 +281,14 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
   auto pool = std::make_shared<core::ThreadPool>(options.io_threads);
   Bytes back(volume.size());
-  const std::string objects_prefix = "bench-" + std::to_string(::getpid()) + "-objects/";
+  const std::string pid = std::to_string(::getpid());
+  const std::string objects_prefix = "bench-" + pid + "-objects/";
+  const fs::path keys_file = work / "objects.json";
   std::vector<std::pair<std::string, Bytes>> objects;
+  // Rounds interleave ours and every peer, so that the machine's other load
+  // falls on all of them alike.
   for (int run = 0; run < options.runs; ++run) {
-    const std::string prefix =
-        run == 0 ? objects_prefix : "bench-" + std::to_string(::getpid()) + "-ours/";
+    const std::string prefix = run == 0 ? objects_prefix : "bench-" + pid + "-ours/";
     std::shared_ptr<store::S3Store> store = OpenStore(server, prefix);
     const core::Region all = core::Region::Full(shape);
     rows[0].write_seconds.push_back(server.Measure(
@@ -304,32 +308,29 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
         },
         &rows[0].read_requests));
     if (back != volume) Check(Status::Corruption("ours read back other values"), "check");
+    rows[0].ran = true;
     if (run == 0) {
+      // The objects ours wrote are what the raw rows move.
       objects = Objects(*store);
+      json keys = json::array();
+      double stored = 0;
+      for (const auto& object : objects) {
+        keys.push_back(objects_prefix + object.first);
+        stored += static_cast<double>(object.second.size());
+      }
+      std::ofstream(keys_file) << keys.dump();
+      std::printf("zarr volume: %lld MiB, %zu objects, %.1f MiB stored\n", options.size_mib,
+                  objects.size(), stored / 1048576.0);
     } else {
       Check(store->ErasePrefix(""), "erase");
     }
-    rows[0].ran = true;
+    RawRound(server, objects, "bench-" + pid + "-raw/", &rows[4]);
+    Peer(options, server, "zarr-s3fs", npy.string(), &rows[1]);
+    Peer(options, server, "zarr-obstore", npy.string(), &rows[2]);
+    Peer(options, server, "tensorstore", npy.string(), &rows[3]);
+    Peer(options, server, "boto3-raw", keys_file.string(), &rows[5]);
+    Peer(options, server, "obstore-raw", keys_file.string(), &rows[6]);
   }
-  std::printf("zarr volume: %lld MiB, %zu objects, %.1f MiB stored\n", options.size_mib,
-              objects.size(), [&] {
-                double total = 0;
-                for (const auto& object : objects)
-                  total += static_cast<double>(object.second.size());
-                return total / 1048576.0;
-              }());
-  json keys = json::array();
-  for (const auto& object : objects) keys.push_back(objects_prefix + object.first);
-  const fs::path keys_file = work / "objects.json";
-  std::ofstream(keys_file) << keys.dump();
-  for (int run = 0; run < options.runs; ++run) {
-    RawRound(server, objects, "bench-" + std::to_string(::getpid()) + "-raw/", &rows[4]);
-  }
-  Peer(options, server, "zarr-s3fs", npy.string(), &rows[1]);
-  Peer(options, server, "zarr-obstore", npy.string(), &rows[2]);
-  Peer(options, server, "tensorstore", npy.string(), &rows[3]);
-  Peer(options, server, "boto3-raw", keys_file.string(), &rows[5]);
-  Peer(options, server, "obstore-raw", keys_file.string(), &rows[6]);
   Check(OpenStore(server, objects_prefix)->ErasePrefix(""), "erase");
   PrintRows("zarr v3, shards 256³ of 64³ chunks, zstd 1 (GB/s of the volume)", rows,
             static_cast<double>(volume.size()), gib, 0);
@@ -375,9 +376,19 @@ void ExportBench(const Options& options, const Server& server, const fs::path& w
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
   core::ThreadPool pool(kInFlight);
   std::size_t blocks = 0;
-  const std::string files_prefix = "bench-" + std::to_string(::getpid()) + "-export/";
+  const std::string pid = std::to_string(::getpid());
+  // The peers take the files from here, untimed.
+  const std::string source_prefix = "bench-" + pid + "-export-source/";
+  std::shared_ptr<store::S3Store> source = OpenStore(server, source_prefix);
+  json keys = json::array();
+  for (const auto& file : files) {
+    Check(source->Set("export/" + file.first, file.second), "stage");
+    keys.push_back(source_prefix + "export/" + file.first);
+  }
+  const fs::path keys_file = work / "export.json";
+  std::ofstream(keys_file) << keys.dump();
   for (int run = 0; run < options.runs; ++run) {
-    std::shared_ptr<store::S3Store> store = OpenStore(server, files_prefix);
+    std::shared_ptr<store::S3Store> store = OpenStore(server, "bench-" + pid + "-export/");
     rows[0].write_seconds.push_back(server.Measure(
         [&] {
           Check(pool.ParallelFor(
@@ -389,37 +400,42 @@ void ExportBench(const Options& options, const Server& server, const fs::path& w
     std::atomic<std::size_t> read{0};
     rows[0].read_seconds.push_back(server.Measure(
         [&] {
-          Check(
-              pool.ParallelFor(files.size(),
-                               [&](std::size_t i) -> Status {
-                                 if (!files[i].first.ends_with(".arrow")) return Status::Ok();
-                                 CHUNKWISE_ASSIGN_OR_RETURN(
-                                     formats::dvid::ArrowShardReader reader,
-                                     formats::dvid::ArrowShardReader::Open(store, files[i].first));
-                                 for (const auto& [x, y, z] : reader.ListChunks()) {
-                                   CHUNKWISE_ASSIGN_OR_RETURN(auto block, reader.Get(x, y, z));
+          // Every shard opened, then every block read, all 16 at once: the
+          // reader answers concurrent Gets.
+          std::vector<std::optional<formats::dvid::ArrowShardReader>> readers(files.size());
+          Check(pool.ParallelFor(files.size(),
+                                 [&](std::size_t i) -> Status {
+                                   if (!files[i].first.ends_with(".arrow")) return Status::Ok();
+                                   CHUNKWISE_ASSIGN_OR_RETURN(readers[i],
+                                                              formats::dvid::ArrowShardReader::Open(
+                                                                  store, files[i].first));
+                                   return Status::Ok();
+                                 }),
+                "open shards");
+          std::vector<std::pair<std::size_t, std::array<std::int32_t, 3>>> all;
+          for (std::size_t i = 0; i < readers.size(); ++i) {
+            if (!readers[i]) continue;
+            for (const auto& chunk : readers[i]->ListChunks()) all.emplace_back(i, chunk);
+          }
+          Check(pool.ParallelFor(all.size(),
+                                 [&](std::size_t i) -> Status {
+                                   const auto& [shard, xyz] = all[i];
+                                   CHUNKWISE_ASSIGN_OR_RETURN(
+                                       auto block, readers[shard]->Get(xyz[0], xyz[1], xyz[2]));
                                    if (!block) return Status::Corruption("missing block");
                                    ++read;
-                                 }
-                                 return Status::Ok();
-                               }),
-              "read shards");
+                                   return Status::Ok();
+                                 }),
+                "read blocks");
         },
         &rows[0].read_requests));
     blocks = read.load();
     rows[0].ran = true;
-    if (run + 1 < options.runs) Check(store->ErasePrefix(""), "erase");
+    Check(store->ErasePrefix(""), "erase");
+    Peer(options, server, "export-pyarrow", keys_file.string(), &rows[1]);
+    Peer(options, server, "boto3-raw", keys_file.string(), &rows[2]);
+    Peer(options, server, "obstore-raw", keys_file.string(), &rows[3]);
   }
-  json keys = json::array();
-  for (const auto& file : files) keys.push_back(files_prefix + "export/" + file.first);
-  // The peers fetch the files from where ours put them, under ".../export/".
-  std::shared_ptr<store::S3Store> source = OpenStore(server, files_prefix);
-  for (const auto& file : files) Check(source->Set("export/" + file.first, file.second), "stage");
-  const fs::path keys_file = work / "export.json";
-  std::ofstream(keys_file) << keys.dump();
-  Peer(options, server, "export-pyarrow", keys_file.string(), &rows[1]);
-  Peer(options, server, "boto3-raw", keys_file.string(), &rows[2]);
-  Peer(options, server, "obstore-raw", keys_file.string(), &rows[3]);
   Check(source->ErasePrefix(""), "erase");
   std::printf("\nexport: %zu blocks in %zu files, %.1f MiB\n", blocks, files.size(),
               stored / 1048576.0);
