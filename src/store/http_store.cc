@@ -117,7 +117,13 @@ Result<std::shared_ptr<HttpStore>> HttpStore::Open(HttpStoreOptions options) {
     return Status::InvalidArgument("the store URL \"" + options.base_url +
                                    "\" has a query or fragment; keys would not go below it");
   }
-  while (options.base_url.back() == '/') options.base_url.pop_back();
+  const std::size_t host = options.base_url.find("://") + 3;
+  while (options.base_url.size() > host && options.base_url.back() == '/') {
+    options.base_url.pop_back();
+  }
+  if (options.base_url.size() == host) {
+    return Status::InvalidArgument("\"" + options.base_url + "\" names no host");
+  }
   return std::shared_ptr<HttpStore>(new HttpStore(std::move(options)));
 }
 

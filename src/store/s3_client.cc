@@ -52,6 +52,11 @@ Status CheckTransfer(const S3TransferOptions& transfer) {
     return Status::InvalidArgument("S3 part size " + std::to_string(transfer.part_size) +
                                    " lies outside S3's 5 MiB to 5 GiB");
   }
+  if (transfer.multipart_threshold > kMaxPartSize) {
+    return Status::InvalidArgument("S3 multipart threshold " +
+                                   std::to_string(transfer.multipart_threshold) +
+                                   " is past the 5 GiB a PUT may carry");
+  }
   if (transfer.parts_in_flight < 1 || transfer.max_requests_in_flight < 1) {
     return Status::InvalidArgument("S3 transfers need at least one request in flight");
   }

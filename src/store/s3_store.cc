@@ -142,7 +142,7 @@ Status S3Store::SetParts(std::string_view key, std::span<const ByteView> parts) 
   std::uint64_t total = 0;
   for (ByteView part : parts) total += part.size();
   const std::string object_key = options().location.prefix + std::string(key);
-  if (total <= 2 * options().transfer.part_size) {
+  if (total <= options().transfer.multipart_threshold) {
     return client_->Put(object_key, parts, {}).status();
   }
   S3ValueWriter writer(client_, object_key, {});
@@ -152,7 +152,7 @@ Status S3Store::SetParts(std::string_view key, std::span<const ByteView> parts) 
 
 Status S3Store::CreateIfAbsent(std::string_view key, ByteView value) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
-  if (value.size() <= 2 * options().transfer.part_size) {
+  if (value.size() <= options().transfer.multipart_threshold) {
     S3WriteCondition condition;
     condition.if_absent = true;
     const ByteView body[] = {value};

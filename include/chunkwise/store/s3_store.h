@@ -11,10 +11,11 @@
 //             two versions. OpenReader fetches the value's tail with its size
 //             (a shard's index is there) and pins the version by its
 //             versionId on a versioned bucket, else by If-Match.
-//   Writes    A value up to part_size is one PUT. A larger one (Set,
-//             SetParts or OpenWriter) is a multipart upload, parts in flight
-//             at once; it appears whole on CompleteMultipartUpload or not at
-//             all, and a failure or a writer dropped uncommitted aborts it.
+//   Writes    Set of a value up to multipart_threshold is one PUT, and so is a
+//             writer's value that never fills two parts; a larger one is a
+//             multipart upload, parts in flight at once; it appears whole on
+//             CompleteMultipartUpload or not at all, and a failure or a writer
+//             dropped uncommitted aborts it.
 //             The writer keeps the first part until Commit, so a shard index
 //             at the start is filled in last without uploading it twice.
 //   Creation  CreateIfAbsent and OpenWriter(key, kIfAbsent) send
@@ -54,9 +55,12 @@ enum class S3Dialect {
 };
 
 struct S3TransferOptions {
-  // Values up to this size are one PUT; larger ones are multipart uploads
-  // whose parts have this size (S3's least is 5 MiB), doubling every 1,000
-  // parts so that 10,000 parts reach S3's 5 TiB limit.
+  // Set and SetParts send a value up to this size as one PUT (one request,
+  // as TensorStore and boto3's put_object do); larger ones as multipart uploads.
+  std::uint64_t multipart_threshold = std::uint64_t{64} << 20;
+  // The parts of a multipart upload (S3's least is 5 MiB), doubling every
+  // 1,000 parts so that 10,000 parts reach S3's 5 TiB limit. A writer
+  // (OpenWriter) sends its value as one PUT if it never fills two parts.
   std::uint64_t part_size = std::uint64_t{8} << 20;
   int parts_in_flight = 4;  // Per writer: the memory held is (this + 2) parts.
   // Pieces, coalescing and the reader's tail.

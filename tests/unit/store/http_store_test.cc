@@ -132,6 +132,8 @@ TEST_F(HttpStoreTest, IsReadOnlyAndListsOnlyWithALayout) {
   HttpStoreOptions ftp;
   ftp.base_url = "ftp://x";
   EXPECT_EQ(HttpStore::Open(ftp).status().code(), StatusCode::kInvalidArgument);
+  ftp.base_url = "https:///";
+  EXPECT_EQ(HttpStore::Open(ftp).status().code(), StatusCode::kInvalidArgument);
 }
 
 // A sharded zarr v3 array in a group with consolidated metadata, written to

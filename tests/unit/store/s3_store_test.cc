@@ -96,7 +96,7 @@ TEST_F(S3StoreTest, LargeValueIsAMultipartUploadAndReadsBack) {
   EXPECT_EQ(**size, value.size());
 }
 
-TEST_F(S3StoreTest, ValueOfTwoPartsOrLessIsOnePut) {
+TEST_F(S3StoreTest, ValueUpToTheThresholdIsOnePut) {
   const Bytes value = Pattern(std::size_t{10} << 20, 2);
   ASSERT_TRUE(store_->Set("ten", value).ok());
   Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("small");

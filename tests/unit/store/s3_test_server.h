@@ -102,7 +102,7 @@ inline std::string FreshS3Prefix(std::string_view name = "t") {
 }
 
 // Options for a fresh prefix of `bucket` at `endpoint` (moto's by default),
-// with the servers' keys, 5 MiB parts and quick retries.
+// with the servers' keys, 5 MiB parts, multipart above 10 MiB and quick retries.
 inline store::S3StoreOptions TestS3Options(const S3TestServers& servers,
                                            std::string bucket = "chunkwise-test",
                                            std::string endpoint = "") {
@@ -116,6 +116,7 @@ inline store::S3StoreOptions TestS3Options(const S3TestServers& servers,
   options.credentials.secret_access_key = servers.secret_access_key;
   options.credentials.source = "the test servers";
   options.transfer.part_size = std::uint64_t{5} << 20;
+  options.transfer.multipart_threshold = std::uint64_t{10} << 20;  // Multipart uploads stay small.
   options.http.retry.initial_backoff = std::chrono::milliseconds(1);
   options.http.retry.max_backoff = std::chrono::milliseconds(20);
   return options;
