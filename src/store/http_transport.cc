@@ -15,7 +15,7 @@ namespace chunkwise::store {
 namespace {
 
 // The start of an error reply kept for its message; the rest is dropped.
-constexpr std::size_t kErrorBodyLimit = 64 * 1024;
+constexpr std::size_t kErrorBodyLimit = std::size_t{64} << 10;
 // The SHA-256 of no bytes: the payload hash of a request without a body.
 constexpr const char* kEmptyPayloadHash =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

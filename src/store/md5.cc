@@ -29,7 +29,7 @@ std::uint32_t LoadLittle32(const std::uint8_t* p) {
 
 void Block(const std::uint8_t* block, std::uint32_t state[4]) {
   std::uint32_t words[16];
-  for (int i = 0; i < 16; ++i) words[i] = LoadLittle32(block + 4 * i);
+  for (std::size_t i = 0; i < 16; ++i) words[i] = LoadLittle32(block + 4 * i);
   std::uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
   for (int i = 0; i < 64; ++i) {
     std::uint32_t mixed;

@@ -28,7 +28,9 @@ std::string CanonicalQuery(S3Client::Query query) {
   std::string text;
   for (const auto& [name, value] : query) {
     if (!text.empty()) text += '&';
-    text += name + "=" + value;
+    text += name;
+    text += '=';
+    text += value;
   }
   return text;
 }

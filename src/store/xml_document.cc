@@ -186,7 +186,14 @@ class Reader {
       } else if (StartsWith("</")) {
         at_ += 2;
         CHUNKWISE_ASSIGN_OR_RETURN(const std::string closing, Name());
-        if (closing != name) return Fault("<" + name + "> is closed by </" + closing + ">");
+        if (closing != name) {
+          std::string what = "<";
+          what += name;
+          what += "> is closed by </";
+          what += closing;
+          what += ">";
+          return Fault(what);
+        }
         SkipSpace();
         if (!Peek('>')) return Fault("an end tag is not closed");
         ++at_;
