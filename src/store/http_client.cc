@@ -5,14 +5,10 @@
 #include <memory>
 #include <mutex>
 
+#include "store/curl_global.h"
+
 namespace chunkwise::store {
 namespace {
-
-// curl_global_init is not thread-safe; run it once before the first handle.
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 struct CurlDeleter {
   void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
@@ -67,6 +63,11 @@ Result<long> Perform(CURL* handle, const std::string& url) {
 }
 
 }  // namespace
+
+void InitCurlOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
 
 Result<Bytes> HttpGet(const std::string& url, std::uint64_t offset,
                       std::optional<std::uint64_t> length) {

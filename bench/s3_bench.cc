@@ -1,0 +1,507 @@
+// Object storage: a sharded zarr volume and an export's shards written to and
+// read from an S3 server on loopback (moto), ours next to the tools our users
+// would use instead and to raw PUT/GET of the same bytes, in one run.
+//
+// Zarr: the volume of zarr_bench (uint16, smooth and noisy, default 1 GiB,
+// 512×1024×1024) as zarr v3 with shards of 256³ holding 64³ chunks, zstd 1:
+//   ours          Array::Write into an S3Store, then Array::ReadInto back, the
+//                 array on a pool of --io-threads (16): shards wait on the
+//                 network, so more are in flight than there are cores;
+//   zarr+s3fs     zarr-python 3 on s3fs;  zarr+obstore  zarr-python 3 on obstore;
+//   tensorstore   TensorStore's zarr3 on its s3 kvstore (endpoint override);
+//   ours, store   S3Store Set/Get of the very objects ours wrote, 16 at once;
+//   boto3 raw     boto3 PUT/GET of the same objects, 16 threads: the ceiling;
+//   obstore raw   obstore put/get of the same objects, all at once.
+// Export: an export-shards output of a synthetic segmentation (2,048 blocks
+// by default). The export writer still takes a path (issue #25), so the export
+// is made on disk once and its files are what moves:
+//   ours          S3Store Set of the files, then every block read through
+//                 ArrowShardReader over the S3Store;
+//   pyarrow+s3fs  the files put through s3fs, every shard read whole by pyarrow
+//                 through s3fs with its CSV;  boto3 raw / obstore raw as above.
+// Figures: medians over --runs, seconds and GB/s (of the logical volume in the
+// zarr table, of the files in the export's), "x/ours" as the row's time over
+// ours (above 1: ours is faster), and the requests each made per GiB of the
+// volume (of the files), as the server counted them. The machine's two cores run the server too:
+// see docs/stores.md.
+//
+// usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
+// [--no-python]
+//                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "chunkwise/core/file_io.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/core/synthetic_volume.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/dvid/ingest.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/pipelines/export_shards.h"
+#include "chunkwise/store/rocksdb_store.h"
+#include "chunkwise/store/s3_store.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+using bench::Median;
+using bench::Seconds;
+using nlohmann::json;
+
+constexpr const char* kUsage =
+    "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
+    "[--no-python] "
+    "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]";
+constexpr const char* kBucket = "chunkwise-test";
+constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct Options {
+  long long size_mib = 1024;
+  int runs = 3;
+  std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  // The array's pool for ours: shards wait on the network, so more of them
+  // are read and written at once than there are cores to decode them.
+  std::size_t io_threads = 16;
+  std::string state;
+  bool python = true;
+  std::string python_path = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
+  fs::path scripts = fs::path(CHUNKWISE_SOURCE_DIR) / "bench";
+  std::array<std::int64_t, 3> export_shape = {512, 1024, 1024};
+  bool run_export = true;
+};
+
+void Check(const Status& status, const char* what) {
+  if (!status.ok()) {
+    std::fprintf(stderr, "s3_bench: %s: %s\n", what, status.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+// One row: medians and the server's request counts of one run.
+struct Row {
+  std::string name;
+  std::vector<double> write_seconds, read_seconds;
+  std::uint64_t write_requests = 0, read_requests = 0;
+  bool ran = false;
+};
+
+struct Server {
+  std::string endpoint;
+  std::unique_ptr<store::HttpTransport> transport = std::make_unique<store::HttpTransport>();
+
+  std::uint64_t Requests() const {
+    store::HttpRequest request;
+    request.url = endpoint + "/__counts__";
+    Result<store::HttpResponse> reply =
+        transport->Send(request, store::BodyTarget::Collect(1 << 16), "server counts");
+    Check(reply.status(), "server counts");
+    const json counts = json::parse(reply->body.begin(), reply->body.end(), nullptr, false);
+    std::uint64_t total = 0;
+    for (const auto& [method, n] : counts.items()) total += n.get<std::uint64_t>();
+    return total;
+  }
+  // Seconds of `work`, and the requests the server served meanwhile.
+  double Measure(const std::function<void()>& work, std::uint64_t* requests) const {
+    const std::uint64_t before = Requests();
+    const double seconds = Seconds(work);
+    *requests = Requests() - before - 1;  // Less the count request itself.
+    return seconds;
+  }
+};
+
+std::string StartServers(const Options& options, std::string* stop_command) {
+  std::string state = options.state;
+  if (state.empty() || !fs::exists(state)) {
+    if (state.empty()) {
+      state = (fs::temp_directory_path() /
+               ("chunkwise_s3_bench." + std::to_string(::getpid()) + ".json"))
+                  .string();
+    }
+    const std::string script =
+        std::string(CHUNKWISE_SOURCE_DIR) + "/tests/support/s3_test_server.py";
+    const std::string start =
+        options.python_path + " " + script + " start --state " + state + " > /dev/null";
+    if (std::system(start.c_str()) != 0) {  // NOLINT(cert-env33-c): a benchmark's setup
+      std::fprintf(stderr, "s3_bench: the S3 server did not start (%s)\n", start.c_str());
+      std::exit(1);
+    }
+    *stop_command = options.python_path + " " + script + " stop --state " + state;
+  }
+  std::ifstream in(state);
+  const json parsed = json::parse(in, nullptr, false);
+  if (parsed.is_discarded()) {
+    std::fprintf(stderr, "s3_bench: %s is not the servers' state\n", state.c_str());
+    std::exit(1);
+  }
+  return parsed.at("endpoint").get<std::string>();
+}
+
+std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::string& prefix) {
+  store::S3StoreOptions options;
+  options.location.bucket = kBucket;
+  options.location.prefix = prefix;
+  options.endpoint = server.endpoint;
+  options.region = "us-east-1";
+  options.addressing = store::S3AddressingStyle::kPath;
+  options.credentials.access_key_id = "testing";
+  options.credentials.secret_access_key = "testing";
+  options.transfer.max_requests_in_flight = static_cast<int>(kInFlight);
+  Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
+  Check(store.status(), "open the S3 store");
+  return *store;
+}
+
+formats::zarr::ArrayMetadata VolumeMetadata(const core::Shape& shape) {
+  const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+  const json metadata = {
+      {"zarr_format", 3},
+      {"node_type", "array"},
+      {"shape", shape},
+      {"data_type", "uint16"},
+      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {256, 256, 256}}}}}},
+      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
+      {"fill_value", 0},
+      {"codecs",
+       {{{"name", "sharding_indexed"},
+         {"configuration",
+          {{"chunk_shape", {64, 64, 64}},
+           {"codecs",
+            {bytes, {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}}}},
+           {"index_codecs", {bytes, {{"name", "crc32c"}}}},
+           {"index_location", "end"}}}}}}};
+  Result<formats::zarr::ArrayMetadata> parsed =
+      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
+  Check(parsed.status(), "volume metadata");
+  return *parsed;
+}
+
+// Every object under `store`'s prefix, fetched (untimed) for the raw rows.
+std::vector<std::pair<std::string, Bytes>> Objects(store::S3Store& store) {
+  Result<std::vector<std::string>> keys = store.List("");
+  Check(keys.status(), "list");
+  std::vector<std::pair<std::string, Bytes>> objects;
+  for (const std::string& key : *keys) {
+    Result<std::optional<Bytes>> value = store.Get(key);
+    Check(value.status(), "get");
+    objects.emplace_back(key, std::move(**value));
+  }
+  return objects;
+}
+
+void RawRound(const Server& server, const std::vector<std::pair<std::string, Bytes>>& objects,
+              const std::string& prefix, Row* row) {
+  std::shared_ptr<store::S3Store> store = OpenStore(server, prefix);
+  core::ThreadPool pool(kInFlight);
+  row->write_seconds.push_back(server.Measure(
+      [&] {
+        Check(pool.ParallelFor(
+                  objects.size(),
+                  [&](std::size_t i) { return store->Set(objects[i].first, objects[i].second); }),
+              "raw set");
+      },
+      &row->write_requests));
+  row->read_seconds.push_back(server.Measure(
+      [&] {
+        Check(pool.ParallelFor(objects.size(),
+                               [&](std::size_t i) -> Status {
+                                 CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value,
+                                                            store->Get(objects[i].first));
+                                 if (!value || value->size() != objects[i].second.size()) {
+                                   return Status::Corruption("raw get of " + objects[i].first);
+                                 }
+                                 return Status::Ok();
+                               }),
+              "raw get");
+      },
+      &row->read_requests));
+  Check(store->ErasePrefix(""), "erase");
+  row->ran = true;
+}
+
+// One round of a Python peer, its figures added to `row`.
+void Peer(const Options& options, const Server& server, const std::string& mode,
+          const std::string& argument, Row* row) {
+  if (!options.python) return;
+  const std::string command =
+      options.python_path + " " + (options.scripts / "s3_python_peer.py").string() + " " + mode +
+      " " + server.endpoint + " " + kBucket + " bench-" + std::to_string(::getpid()) + "/ 1 " +
+      std::to_string(options.threads) + " " + argument;
+  const std::optional<json> result = bench::RunJsonPeer(command, "s3_bench");
+  if (!result) return;
+  for (double seconds : (*result)["write_seconds"]) row->write_seconds.push_back(seconds);
+  for (double seconds : (*result)["read_seconds"]) row->read_seconds.push_back(seconds);
+  row->write_requests = (*result)["write_requests"].get<std::uint64_t>();
+  row->read_requests = (*result)["read_requests"].get<std::uint64_t>();
+  row->ran = true;
+}
+
+void PrintRows(const char* title, const std::vector<Row>& rows, double bytes, double gib,
+               std::size_t ours_index) {
+  std::printf("\n%s\n", title);
+  std::printf("  %-18s %9s %9s %9s %9s %9s %9s %11s %11s\n", "", "write s", "GB/s", "read s",
+              "GB/s", "w x/ours", "r x/ours", "write req/GiB", "read req/GiB");
+  const Row& ours = rows[ours_index];
+  for (const Row& row : rows) {
+    if (!row.ran) {
+      std::printf("  %-18s did not run\n", row.name.c_str());
+      continue;
+    }
+    const double w = Median(row.write_seconds), r = Median(row.read_seconds);
+    const double ow = Median(ours.write_seconds), orr = Median(ours.read_seconds);
+    std::printf("  %-18s %9.2f %9.3f %9.2f %9.3f %9.2f %9.2f %11.0f %11.0f\n", row.name.c_str(), w,
+                bytes / w / 1e9, r, bytes / r / 1e9, w / ow, r / orr,
+                static_cast<double>(row.write_requests) / gib,
+                static_cast<double>(row.read_requests) / gib);
+  }
+}
+
+void ZarrBench(const Options& options, const Server& server, const fs::path& work) {
+  const core::Shape shape = {options.size_mib / 2, 1024, 1024};
+  const Bytes volume = bench::MicroscopyVolume(shape);
+  const double gib = static_cast<double>(volume.size()) / kGiB;
+  const fs::path npy = work / "volume.npy";
+  core::NpyArray array{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                    core::Endian::kLittle),
+                       shape, false, volume};
+  Check(core::WriteNpy(npy, array), "volume.npy");
+  std::vector<Row> rows(7);
+  const char* names[] = {"ours",        "zarr+s3fs", "zarr+obstore", "tensorstore",
+                         "ours, store", "boto3 raw", "obstore raw"};
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
+  auto pool = std::make_shared<core::ThreadPool>(options.io_threads);
+  Bytes back(volume.size());
+  const std::string pid = std::to_string(::getpid());
+  const std::string objects_prefix = "bench-" + pid + "-objects/";
+  const fs::path keys_file = work / "objects.json";
+  std::vector<std::pair<std::string, Bytes>> objects;
+  // Rounds interleave ours and every peer, so that the machine's other load
+  // falls on all of them alike.
+  for (int run = 0; run < options.runs; ++run) {
+    const std::string prefix = run == 0 ? objects_prefix : "bench-" + pid + "-ours/";
+    std::shared_ptr<store::S3Store> store = OpenStore(server, prefix);
+    const core::Region all = core::Region::Full(shape);
+    rows[0].write_seconds.push_back(server.Measure(
+        [&] {
+          Result<formats::zarr::Array> created =
+              formats::zarr::Array::Create(store, "", VolumeMetadata(shape), true, {.pool = pool});
+          Check(created.status(), "create");
+          Check(created->Write(all, volume), "write");
+        },
+        &rows[0].write_requests));
+    rows[0].read_seconds.push_back(server.Measure(
+        [&] {
+          Result<formats::zarr::Array> opened =
+              formats::zarr::Array::Open(store, "", {.pool = pool});
+          Check(opened.status(), "open");
+          Check(opened->ReadInto(all, back.data()), "read");
+        },
+        &rows[0].read_requests));
+    if (back != volume) Check(Status::Corruption("ours read back other values"), "check");
+    rows[0].ran = true;
+    if (run == 0) {
+      // The objects ours wrote are what the raw rows move.
+      objects = Objects(*store);
+      json keys = json::array();
+      double stored = 0;
+      for (const auto& object : objects) {
+        keys.push_back(objects_prefix + object.first);
+        stored += static_cast<double>(object.second.size());
+      }
+      std::ofstream(keys_file) << keys.dump();
+      std::printf("zarr volume: %lld MiB, %zu objects, %.1f MiB stored\n", options.size_mib,
+                  objects.size(), stored / 1048576.0);
+    } else {
+      Check(store->ErasePrefix(""), "erase");
+    }
+    RawRound(server, objects, "bench-" + pid + "-raw/", &rows[4]);
+    Peer(options, server, "zarr-s3fs", npy.string(), &rows[1]);
+    Peer(options, server, "zarr-obstore", npy.string(), &rows[2]);
+    Peer(options, server, "tensorstore", npy.string(), &rows[3]);
+    Peer(options, server, "boto3-raw", keys_file.string(), &rows[5]);
+    Peer(options, server, "obstore-raw", keys_file.string(), &rows[6]);
+  }
+  Check(OpenStore(server, objects_prefix)->ErasePrefix(""), "erase");
+  PrintRows("zarr v3, shards 256³ of 64³ chunks, zstd 1 (GB/s of the volume)", rows,
+            static_cast<double>(volume.size()), gib, 0);
+}
+
+fs::path MakeExport(const Options& options, const fs::path& work) {
+  const fs::path dest = work / "export";
+  const auto shape = options.export_shape;
+  Result<std::vector<std::uint64_t>> labels =
+      core::GenerateNeuronLabels({.shape = shape, .neuron_count = 300, .seed = 3});
+  Check(labels.status(), "generate");
+  auto db = store::RocksDbStore::Open(work / "db", {.create_if_missing = true});
+  Check(db.status(), "db");
+  auto labelmap = formats::dvid::Labelmap::Open(*db, true);
+  Check(labelmap.status(), "labelmap");
+  core::ThreadPool pool(options.threads);
+  Check(formats::dvid::IngestVolume(**labelmap, *labels, shape, {.pool = &pool}).status(),
+        "ingest");
+  const std::string text =
+      R"({"@type":"neuroglancer_multiscale_volume","data_type":"uint64","scales":[{"key":"s0","size":[)" +
+      std::to_string(shape[2]) + "," + std::to_string(shape[1]) + "," + std::to_string(shape[0]) +
+      R"(],"chunk_sizes":[[64,64,64]],"sharding":{"@type":"neuroglancer_uint64_sharded_v1",)"
+      R"("preshift_bits":3,"hash":"identity","minishard_bits":3,"shard_bits":12}}]})";
+  Result<pipelines::ExportSpec> spec = pipelines::ParseExportSpec(text, "bench spec");
+  Check(spec.status(), "spec");
+  Check(pipelines::ExportShards(**labelmap, *spec, dest, {}).status(), "export");
+  return dest;
+}
+
+void ExportBench(const Options& options, const Server& server, const fs::path& work) {
+  const fs::path dest = MakeExport(options, work);
+  std::vector<std::pair<std::string, Bytes>> files;
+  double stored = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dest)) {
+    if (!entry.is_regular_file()) continue;
+    Result<Bytes> bytes = core::ReadFile(entry.path());
+    Check(bytes.status(), "read export");
+    stored += static_cast<double>(bytes->size());
+    files.emplace_back(fs::relative(entry.path(), dest).string(), std::move(*bytes));
+  }
+  std::vector<Row> rows(4);
+  const char* names[] = {"ours", "pyarrow+s3fs", "boto3 raw", "obstore raw"};
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
+  core::ThreadPool pool(kInFlight);
+  std::size_t blocks = 0;
+  const std::string pid = std::to_string(::getpid());
+  // The peers take the files from here, untimed.
+  const std::string source_prefix = "bench-" + pid + "-export-source/";
+  std::shared_ptr<store::S3Store> source = OpenStore(server, source_prefix);
+  json keys = json::array();
+  for (const auto& file : files) {
+    Check(source->Set("export/" + file.first, file.second), "stage");
+    keys.push_back(source_prefix + "export/" + file.first);
+  }
+  const fs::path keys_file = work / "export.json";
+  std::ofstream(keys_file) << keys.dump();
+  for (int run = 0; run < options.runs; ++run) {
+    std::shared_ptr<store::S3Store> store = OpenStore(server, "bench-" + pid + "-export/");
+    rows[0].write_seconds.push_back(server.Measure(
+        [&] {
+          Check(pool.ParallelFor(
+                    files.size(),
+                    [&](std::size_t i) { return store->Set(files[i].first, files[i].second); }),
+                "upload");
+        },
+        &rows[0].write_requests));
+    std::atomic<std::size_t> read{0};
+    rows[0].read_seconds.push_back(server.Measure(
+        [&] {
+          // Every shard opened, then every block read, all 16 at once: the
+          // reader answers concurrent Gets.
+          std::vector<std::optional<formats::dvid::ArrowShardReader>> readers(files.size());
+          Check(pool.ParallelFor(files.size(),
+                                 [&](std::size_t i) -> Status {
+                                   if (!files[i].first.ends_with(".arrow")) return Status::Ok();
+                                   CHUNKWISE_ASSIGN_OR_RETURN(readers[i],
+                                                              formats::dvid::ArrowShardReader::Open(
+                                                                  store, files[i].first));
+                                   return Status::Ok();
+                                 }),
+                "open shards");
+          std::vector<std::pair<std::size_t, std::array<std::int32_t, 3>>> all;
+          for (std::size_t i = 0; i < readers.size(); ++i) {
+            if (!readers[i]) continue;
+            for (const auto& chunk : readers[i]->ListChunks()) all.emplace_back(i, chunk);
+          }
+          Check(pool.ParallelFor(all.size(),
+                                 [&](std::size_t i) -> Status {
+                                   const auto& [shard, xyz] = all[i];
+                                   CHUNKWISE_ASSIGN_OR_RETURN(
+                                       auto block, readers[shard]->Get(xyz[0], xyz[1], xyz[2]));
+                                   if (!block) return Status::Corruption("missing block");
+                                   ++read;
+                                   return Status::Ok();
+                                 }),
+                "read blocks");
+        },
+        &rows[0].read_requests));
+    blocks = read.load();
+    rows[0].ran = true;
+    Check(store->ErasePrefix(""), "erase");
+    Peer(options, server, "export-pyarrow", keys_file.string(), &rows[1]);
+    Peer(options, server, "boto3-raw", keys_file.string(), &rows[2]);
+    Peer(options, server, "obstore-raw", keys_file.string(), &rows[3]);
+  }
+  Check(source->ErasePrefix(""), "erase");
+  std::printf("\nexport: %zu blocks in %zu files, %.1f MiB\n", blocks, files.size(),
+              stored / 1048576.0);
+  PrintRows("export shards: upload, then every block read (GB/s of the files)", rows, stored,
+            stored / kGiB, 0);
+}
+
+Options Parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--no-python") {
+      options.python = false;
+      continue;
+    }
+    if (flag == "--no-export") {
+      options.run_export = false;
+      continue;
+    }
+    if (i + 1 >= argc) bench::ExitWithUsage(kUsage);
+    const char* value = argv[++i];
+    if (flag == "--size-mib") {
+      options.size_mib = bench::IntegerArg("--size-mib", value, 2, 1 << 16) / 2 * 2;
+    } else if (flag == "--runs") {
+      options.runs = static_cast<int>(bench::IntegerArg("--runs", value, 1, 100));
+    } else if (flag == "--io-threads") {
+      options.io_threads =
+          static_cast<std::size_t>(bench::IntegerArg("--io-threads", value, 1, 256));
+    } else if (flag == "--threads") {
+      options.threads = static_cast<std::size_t>(bench::IntegerArg("--threads", value, 1, 256));
+    } else if (flag == "--state") {
+      options.state = value;
+    } else if (flag == "--python") {
+      options.python_path = value;
+    } else if (flag == "--scripts") {
+      options.scripts = value;
+    } else if (flag == "--export-shape") {
+      int z = 0, y = 0, x = 0;
+      if (std::sscanf(value, "%d,%d,%d", &z, &y, &x) != 3 || z <= 0 || y <= 0 || x <= 0) {
+        bench::ExitWithUsage(kUsage);
+      }
+      options.export_shape = {z, y, x};
+    } else {
+      bench::ExitWithUsage(kUsage);
+    }
+  }
+  return options;
+}
+
+}  // namespace
+}  // namespace chunkwise
+
+int main(int argc, char** argv) {
+  using namespace chunkwise;
+  const Options options = Parse(argc, argv);
+  std::string stop_command;
+  Server server;
+  server.endpoint = StartServers(options, &stop_command);
+  const fs::path work =
+      fs::temp_directory_path() / ("chunkwise_s3_bench." + std::to_string(::getpid()));
+  fs::create_directories(work);
+  std::printf("s3_bench: moto at %s, %zu threads, %d runs (medians)\n", server.endpoint.c_str(),
+              options.threads, options.runs);
+  ZarrBench(options, server, work);
+  if (options.run_export) ExportBench(options, server, work);
+  fs::remove_all(work);
+  if (!stop_command.empty()) (void)std::system(stop_command.c_str());  // NOLINT(cert-env33-c)
+  return 0;
+}

@@ -1,0 +1,88 @@
+// HttpStore: a read-only Store over the objects under an http(s) URL, for
+// public datasets.
+//
+// Key "a/b" is the object at "<base>/a/b" (each segment percent-encoded). Reads
+// are range GETs, as the S3 store's (store/range_read_options.h): nearby ranges
+// coalesced, large reads in pieces at once, the requests of one read held to
+// one version by the object's ETag where the server gives one; HEAD gives a
+// value's size. Redirects are followed. A 404 is an absent key; any other
+// failure is an error naming the URL.
+//
+// HTTP cannot list a directory, so List works only where a layout says what
+// exists: an HttpKeyLister reads that from the store itself (zarr metadata
+// with store/http_listing.h, an export's info and CSV indexes with
+// pipelines/export_listing.h). Without one, List is Unsupported. Writes are
+// Unsupported. Thread-safe.
+#ifndef CHUNKWISE_STORE_HTTP_STORE_H_
+#define CHUNKWISE_STORE_HTTP_STORE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chunkwise/store/http_transport.h"
+#include "chunkwise/store/range_read_options.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::core {
+class ThreadPool;
+}
+
+namespace chunkwise::store {
+
+// The hook that lets a store that cannot list say what exists, from what the
+// data's own layout records.
+class HttpKeyLister {
+ public:
+  virtual ~HttpKeyLister() = default;
+  // Every key under `store`'s root that the layout says exists, read through
+  // `store` (sorted or not; the store sorts and filters by prefix).
+  virtual Result<std::vector<std::string>> ListKeys(const Store& store) const = 0;
+  // What the listing comes from, for messages ("zarr consolidated metadata").
+  virtual std::string Describe() const = 0;
+};
+
+struct HttpStoreOptions {
+  std::string base_url;  // "https://host/path"; keys are below it.
+  HttpTransportOptions http;
+  RangeReadOptions reads;
+  int max_requests_in_flight = 16;              // Pieces and range groups of one read at once.
+  std::shared_ptr<const HttpKeyLister> lister;  // Null: List is Unsupported.
+};
+
+class HttpStore final : public Store {
+ public:
+  // InvalidArgument for a base URL that is not http(s). Sends no request.
+  static Result<std::shared_ptr<HttpStore>> Open(HttpStoreOptions options);
+  ~HttpStore() override;
+
+  Result<std::optional<Bytes>> Get(std::string_view key) const override;
+  Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
+  Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                             MutableByteView out) const override;
+  Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
+  // Unsupported: the store is read-only.
+  Status Set(std::string_view key, ByteView value) override;
+  Status Erase(std::string_view key) override;
+  // The lister's keys that start with `prefix`, sorted; Unsupported without one.
+  Result<std::vector<std::string>> List(std::string_view prefix) const override;
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
+  StoreCapabilities capabilities() const override;
+  // The key's URL.
+  std::string Describe(std::string_view key) const override;
+
+  HttpTransport::Stats stats() const;
+
+ private:
+  class Object;
+  explicit HttpStore(HttpStoreOptions options);
+  std::shared_ptr<const Object> ObjectFor(std::string_view key) const;
+
+  HttpStoreOptions options_;
+  std::shared_ptr<HttpTransport> transport_;
+  std::shared_ptr<core::ThreadPool> pool_;
+};
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_STORE_HTTP_STORE_H_

@@ -1,0 +1,215 @@
+#include "chunkwise/store/http_store.h"
+
+#include <algorithm>
+
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/key.h"
+#include "store/percent_encoding.h"
+#include "store/ranged_reads.h"
+
+namespace chunkwise::store {
+namespace {
+
+bool HasSuffix(std::span<const ByteRange> ranges) {
+  return std::any_of(ranges.begin(), ranges.end(), [](const ByteRange& r) { return r.suffix; });
+}
+
+bool ParseSize(const std::string& text, std::uint64_t* size) {
+  if (text.empty() || text.size() > 20) return false;
+  char* end = nullptr;
+  *size = std::strtoull(text.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' && text.front() != '-';
+}
+
+}  // namespace
+
+// One object under the base URL, as the range reads see it. It holds what it
+// uses, so a reader may outlive the store.
+class HttpStore::Object final : public RangedObject {
+ public:
+  Object(std::shared_ptr<HttpTransport> transport, std::shared_ptr<core::ThreadPool> pool,
+         RangeReadOptions options, std::string url)
+      : transport_(std::move(transport)),
+        pool_(std::move(pool)),
+        options_(options),
+        url_(std::move(url)) {}
+
+  Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
+                           const ObjectVersion* pin, std::string_view what) const override {
+    HttpRequest request = Request("GET", pin);
+    request.range = range;
+    return transport_->Send(request, target, what);
+  }
+
+  Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const override {
+    const std::string what = "HEAD " + url_;
+    CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
+                               transport_->Send(Request("HEAD", pin), BodyTarget::Discard(), what));
+    if (response.status == 404) return std::optional<ObjectInfo>();
+    if (response.status == 412) return Status::NotFound(url_ + " changed after it was opened");
+    if (response.status != 200) return ReplyError(what, response);
+    ObjectInfo info;
+    info.version = VersionOf(response);
+    if (ParseSize(response.Header("content-length").value_or(""), &info.size)) {
+      return std::optional<ObjectInfo>(std::move(info));
+    }
+    return SizeByRange(pin);
+  }
+
+  Status ReplyError(std::string_view what, const HttpResponse& response) const override {
+    return Status::IOError(std::string(what) + ": " + DescribeReply(response));
+  }
+  bool MeansAbsent(const HttpResponse&) const override { return true; }
+  const std::string& url() const override { return url_; }
+  core::ThreadPool* pool() const override { return pool_.get(); }
+  const RangeReadOptions& options() const override { return options_; }
+
+ private:
+  HttpRequest Request(const std::string& method, const ObjectVersion* pin) const {
+    HttpRequest request;
+    request.method = method;
+    request.url = url_;
+    request.follow_redirects = true;
+    if (pin != nullptr && !pin->etag.empty()) request.headers.push_back("If-Match: " + pin->etag);
+    return request;
+  }
+
+  // A HEAD without Content-Length: the first byte's Content-Range gives the size.
+  Result<std::optional<ObjectInfo>> SizeByRange(const ObjectVersion* pin) const {
+    const std::string what = "GET " + url_ + " bytes 0-0";
+    HttpRequest request = Request("GET", pin);
+    request.range = "0-0";
+    CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
+                               transport_->Send(request, BodyTarget::Discard(), what));
+    ObjectInfo info;
+    info.version = VersionOf(response);
+    const std::string content_range = response.Header("content-range").value_or("");
+    const std::size_t slash = content_range.rfind('/');
+    if ((response.status == 206 || response.status == 416) && slash != std::string::npos &&
+        ParseSize(content_range.substr(slash + 1), &info.size)) {
+      return std::optional<ObjectInfo>(std::move(info));
+    }
+    if (response.status == 404) return std::optional<ObjectInfo>();
+    return Status::IOError(what + ": the server says neither Content-Length nor Content-Range (" +
+                           DescribeReply(response) + ")");
+  }
+
+  std::shared_ptr<HttpTransport> transport_;
+  std::shared_ptr<core::ThreadPool> pool_;
+  RangeReadOptions options_;
+  std::string url_;
+};
+
+HttpStore::HttpStore(HttpStoreOptions options)
+    : options_(std::move(options)),
+      transport_(std::make_shared<HttpTransport>(options_.http)),
+      pool_(std::make_shared<core::ThreadPool>(
+          static_cast<std::size_t>(std::max(1, options_.max_requests_in_flight)))) {}
+
+HttpStore::~HttpStore() = default;
+
+Result<std::shared_ptr<HttpStore>> HttpStore::Open(HttpStoreOptions options) {
+  if (!options.base_url.starts_with("http://") && !options.base_url.starts_with("https://")) {
+    return Status::InvalidArgument("\"" + options.base_url +
+                                   "\" is not an http:// or https:// URL");
+  }
+  if (options.base_url.find_first_of("?#") != std::string::npos) {
+    return Status::InvalidArgument("the store URL \"" + options.base_url +
+                                   "\" has a query or fragment; keys would not go below it");
+  }
+  const std::size_t host = options.base_url.find("://") + 3;
+  while (options.base_url.size() > host && options.base_url.back() == '/') {
+    options.base_url.pop_back();
+  }
+  if (options.base_url.size() == host) {
+    return Status::InvalidArgument("\"" + options.base_url + "\" names no host");
+  }
+  return std::shared_ptr<HttpStore>(new HttpStore(std::move(options)));
+}
+
+std::string HttpStore::Describe(std::string_view key) const {
+  return options_.base_url + "/" + PercentEncode(key, true);
+}
+
+std::shared_ptr<const HttpStore::Object> HttpStore::ObjectFor(std::string_view key) const {
+  return std::make_shared<Object>(transport_, pool_, options_.reads, Describe(key));
+}
+
+StoreCapabilities HttpStore::capabilities() const {
+  StoreCapabilities capabilities;
+  capabilities.listable = options_.lister != nullptr;
+  capabilities.efficient_ranges = true;
+  capabilities.durable = true;
+  return capabilities;
+}
+
+HttpTransport::Stats HttpStore::stats() const { return transport_->stats(); }
+
+Result<std::optional<Bytes>> HttpStore::Get(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return ReadWhole(*ObjectFor(key));
+}
+
+Result<std::optional<Bytes>> HttpStore::GetRange(std::string_view key, ByteRange range) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  if (range.suffix || range.length > options_.reads.piece_size) {
+    // A suffix needs the size, and a large buffer is made only for a range that fits.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+    if (reader == nullptr) return std::optional<Bytes>();
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(reader->size(), Describe(key)));
+    Bytes bytes(resolved.length);
+    const ByteRange absolute[] = {resolved};
+    CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(absolute, bytes));
+    return std::optional<Bytes>(std::move(bytes));
+  }
+  if (range.offset > UINT64_MAX - range.length) return range.Resolve(0, Describe(key)).status();
+  Bytes bytes(range.length);
+  const ByteRange spans[] = {range};
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool found, ReadSpans(*ObjectFor(key), spans, bytes, nullptr));
+  if (!found) return std::optional<Bytes>();
+  return std::optional<Bytes>(std::move(bytes));
+}
+
+Result<bool> HttpStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                      MutableByteView out) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
+  if (HasSuffix(ranges)) return GetRangesThroughReader(key, ranges, out);
+  return ReadSpans(*ObjectFor(key), ranges, out, nullptr);
+}
+
+Result<std::unique_ptr<ValueReader>> HttpStore::OpenReader(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return OpenRangedReader(ObjectFor(key));
+}
+
+Status HttpStore::Set(std::string_view key, ByteView) {
+  return Status::Unsupported(Describe(key) + ": an http(s) store is read-only");
+}
+
+Status HttpStore::Erase(std::string_view key) {
+  return Status::Unsupported(Describe(key) + ": an http(s) store is read-only");
+}
+
+Result<std::vector<std::string>> HttpStore::List(std::string_view prefix) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  if (options_.lister == nullptr) {
+    return Status::Unsupported(options_.base_url +
+                               ": HTTP cannot list a directory, and no layout was given to say "
+                               "what exists (zarr consolidated metadata, an export's info)");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, options_.lister->ListKeys(*this));
+  std::erase_if(keys, [&](const std::string& key) { return !key.starts_with(prefix); });
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+Result<std::optional<std::uint64_t>> HttpStore::Size(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> info, ObjectFor(key)->Head(nullptr));
+  if (!info) return std::optional<std::uint64_t>();
+  return std::optional<std::uint64_t>(info->size);
+}
+
+}  // namespace chunkwise::store

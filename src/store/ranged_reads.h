@@ -1,0 +1,59 @@
+// Reading remote objects by HTTP range requests, for the S3 and HTTP stores:
+// whole values in parallel pieces, ranges coalesced, and a ValueReader.
+//
+// Every read of one call comes from one version of the object: a pinned read
+// sends its version (If-Match on the ETag, or S3's versionId) and fails with
+// NotFound if that version is gone; an unpinned one compares the ETags of its
+// replies and starts again (up to 3 times) if they differ. A reply's
+// Content-Range and length are checked against what was asked, so a short or
+// shifted body is an error, never data.
+#ifndef CHUNKWISE_SRC_STORE_RANGED_READS_H_
+#define CHUNKWISE_SRC_STORE_RANGED_READS_H_
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/range_read_options.h"
+#include "chunkwise/store/value_reader.h"
+#include "store/object_version.h"
+
+namespace chunkwise::store {
+
+// One object behind range GETs: what the reads need of a store.
+class RangedObject {
+ public:
+  virtual ~RangedObject() = default;
+  // GET with Range `range` (libcurl's form: "0-99", "-16"), pinned to `pin`.
+  virtual Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
+                                   const ObjectVersion* pin, std::string_view what) const = 0;
+  // The object's size and version, or nullopt if absent.
+  virtual Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const = 0;
+  // The error for a reply that no read expects.
+  virtual Status ReplyError(std::string_view what, const HttpResponse& response) const = 0;
+  // True when a 404 means the object is absent (and not, say, its bucket).
+  virtual bool MeansAbsent(const HttpResponse& response) const = 0;
+  virtual const std::string& url() const = 0;
+  // Runs the pieces of one read at once; null runs them one after another.
+  virtual core::ThreadPool* pool() const = 0;
+  virtual const RangeReadOptions& options() const = 0;
+};
+
+// The whole object, or nullopt if absent.
+Result<std::optional<Bytes>> ReadWhole(const RangedObject& object);
+
+// Reads absolute `spans` (no suffixes) one after another into `out`, whose
+// size is their sum. False if the object is absent (never with a pin).
+// OutOfRange, naming the URL, for a span past the object's end.
+Result<bool> ReadSpans(const RangedObject& object, std::span<const ByteRange> spans,
+                       MutableByteView out, const ObjectVersion* pin);
+
+// A reader of one version of the object: its size and tail come with the
+// first request. Null if the object is absent.
+Result<std::unique_ptr<ValueReader>> OpenRangedReader(std::shared_ptr<const RangedObject> object);
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_SRC_STORE_RANGED_READS_H_

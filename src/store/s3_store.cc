@@ -1,0 +1,253 @@
+#include "chunkwise/store/s3_store.h"
+
+#include <algorithm>
+
+#include "chunkwise/store/key.h"
+#include "store/ranged_reads.h"
+#include "store/s3_client.h"
+#include "store/s3_writer.h"
+
+namespace chunkwise::store {
+namespace {
+
+// DeleteObjects takes at most this many keys.
+constexpr std::size_t kDeleteBatch = 1000;
+
+// One object of the bucket, as the range reads see it.
+class S3Object final : public RangedObject {
+ public:
+  S3Object(std::shared_ptr<const S3Client> client, std::string object_key)
+      : client_(std::move(client)),
+        object_key_(std::move(object_key)),
+        url_(client_->Url(object_key_)) {}
+
+  Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
+                           const ObjectVersion* pin, std::string_view what) const override {
+    S3Client::Call call;
+    call.object_key = object_key_;
+    call.range = range;
+    if (pin != nullptr && !pin->version_id.empty()) {
+      call.query.emplace_back("versionId", pin->version_id);
+    } else if (pin != nullptr && !pin->etag.empty()) {
+      call.headers.push_back("If-Match: " + pin->etag);
+    }
+    return client_->Send(call, target, what);
+  }
+  Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const override {
+    return client_->Head(object_key_, pin);
+  }
+  Status ReplyError(std::string_view what, const HttpResponse& response) const override {
+    return client_->ReplyError(what, response);
+  }
+  bool MeansAbsent(const HttpResponse& response) const override {
+    return S3ErrorCode(response) != "NoSuchBucket";
+  }
+  const std::string& url() const override { return url_; }
+  core::ThreadPool* pool() const override { return &client_->pool(); }
+  const RangeReadOptions& options() const override { return client_->options().transfer.reads; }
+
+ private:
+  std::shared_ptr<const S3Client> client_;
+  std::string object_key_;
+  std::string url_;
+};
+
+bool HasSuffix(std::span<const ByteRange> ranges) {
+  return std::any_of(ranges.begin(), ranges.end(), [](const ByteRange& r) { return r.suffix; });
+}
+
+}  // namespace
+
+S3Store::S3Store(std::shared_ptr<S3Client> client) : client_(std::move(client)) {}
+
+S3Store::~S3Store() = default;
+
+Result<std::shared_ptr<S3Store>> S3Store::Open(S3StoreOptions options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<S3Client> client, S3Client::Make(std::move(options)));
+  return std::shared_ptr<S3Store>(new S3Store(std::move(client)));
+}
+
+const S3StoreOptions& S3Store::options() const { return client_->options(); }
+
+S3StoreStats S3Store::stats() const { return client_->stats(); }
+
+std::string S3Store::Describe(std::string_view key) const {
+  return client_->options().location.Url(key);
+}
+
+StoreCapabilities S3Store::capabilities() const {
+  StoreCapabilities capabilities;
+  capabilities.writable = true;
+  capabilities.listable = true;
+  capabilities.efficient_ranges = true;
+  capabilities.durable = true;
+  capabilities.local = false;
+  return capabilities;
+}
+
+Result<std::optional<Bytes>> S3Store::Get(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return ReadWhole(S3Object(client_, options().location.prefix + std::string(key)));
+}
+
+Result<std::optional<Bytes>> S3Store::GetRange(std::string_view key, ByteRange range) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  if (range.suffix) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+    if (reader == nullptr) return std::optional<Bytes>();
+    CHUNKWISE_ASSIGN_OR_RETURN(ByteRange resolved, range.Resolve(reader->size(), Describe(key)));
+    Bytes bytes(resolved.length);
+    const ByteRange absolute[] = {resolved};
+    CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(absolute, bytes));
+    return std::optional<Bytes>(std::move(bytes));
+  }
+  if (range.offset > UINT64_MAX - range.length) return range.Resolve(0, Describe(key)).status();
+  if (range.length > options().transfer.reads.piece_size) {
+    // Checked against the size before a buffer that large is made.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, Size(key));
+    if (!size) return std::optional<Bytes>();
+    CHUNKWISE_RETURN_IF_ERROR(range.Resolve(*size, Describe(key)).status());
+  }
+  Bytes bytes(range.length);
+  const ByteRange spans[] = {range};
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const bool found, ReadSpans(S3Object(client_, options().location.prefix + std::string(key)),
+                                  spans, bytes, nullptr));
+  if (!found) return std::optional<Bytes>();
+  return std::optional<Bytes>(std::move(bytes));
+}
+
+Result<bool> S3Store::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
+                                    MutableByteView out) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  CHUNKWISE_RETURN_IF_ERROR(CheckRangesFill(ranges, out.size(), Describe(key)));
+  // A suffix needs the size first; a reader's first request brings it.
+  if (HasSuffix(ranges)) return GetRangesThroughReader(key, ranges, out);
+  return ReadSpans(S3Object(client_, options().location.prefix + std::string(key)), ranges, out,
+                   nullptr);
+}
+
+Result<std::unique_ptr<ValueReader>> S3Store::OpenReader(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return OpenRangedReader(
+      std::make_shared<S3Object>(client_, options().location.prefix + std::string(key)));
+}
+
+Status S3Store::Set(std::string_view key, ByteView value) {
+  return SetParts(key, std::span<const ByteView>(&value, 1));
+}
+
+Status S3Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::uint64_t total = 0;
+  for (ByteView part : parts) total += part.size();
+  const std::string object_key = options().location.prefix + std::string(key);
+  if (total <= options().transfer.multipart_threshold) {
+    return client_->Put(object_key, parts, {}).status();
+  }
+  S3ValueWriter writer(client_, object_key, {});
+  for (ByteView part : parts) CHUNKWISE_RETURN_IF_ERROR(writer.Append(part));
+  return writer.Commit();
+}
+
+Status S3Store::CreateIfAbsent(std::string_view key, ByteView value) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  if (value.size() <= options().transfer.multipart_threshold) {
+    S3WriteCondition condition;
+    condition.if_absent = true;
+    const ByteView body[] = {value};
+    return client_->Put(options().location.prefix + std::string(key), body, condition).status();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueWriter> writer,
+                             OpenWriter(key, S3WriteMode::kIfAbsent));
+  CHUNKWISE_RETURN_IF_ERROR(writer->Append(value));
+  return writer->Commit();
+}
+
+Result<std::unique_ptr<ValueWriter>> S3Store::OpenWriter(std::string_view key) {
+  return OpenWriter(key, S3WriteMode::kOverwrite);
+}
+
+Result<std::unique_ptr<ValueWriter>> S3Store::OpenWriter(std::string_view key, S3WriteMode mode) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  const std::string object_key = options().location.prefix + std::string(key);
+  S3WriteCondition condition;
+  if (mode == S3WriteMode::kIfAbsent) {
+    condition.if_absent = true;
+    // Refused early rather than after the whole upload; If-None-Match still
+    // guards the moment of Commit against a writer that comes in between.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> existing, client_->Head(object_key));
+    if (existing) {
+      return Status::InvalidArgument(Describe(key) + " already exists (refused to overwrite it)");
+    }
+  }
+  return std::unique_ptr<ValueWriter>(
+      std::make_unique<S3ValueWriter>(client_, object_key, std::move(condition)));
+}
+
+Status S3Store::Erase(std::string_view key) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  return client_->Delete(options().location.prefix + std::string(key));
+}
+
+Status S3Store::EraseKeys(std::span<const std::string> keys) {
+  std::vector<std::string> object_keys;
+  object_keys.reserve(keys.size());
+  for (const std::string& key : keys) {
+    CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+    object_keys.push_back(options().location.prefix + key);
+  }
+  const std::size_t batches = (object_keys.size() + kDeleteBatch - 1) / kDeleteBatch;
+  return client_->pool().ParallelFor(batches, [&](std::size_t batch) {
+    const std::size_t begin = batch * kDeleteBatch;
+    const std::size_t n = std::min(kDeleteBatch, object_keys.size() - begin);
+    return client_->DeleteBatch(std::span<const std::string>(object_keys).subspan(begin, n));
+  });
+}
+
+Status S3Store::ErasePrefix(std::string_view prefix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, List(prefix));
+  return EraseKeys(keys);
+}
+
+Result<std::vector<std::string>> S3Store::List(std::string_view prefix) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(DelimitedListing listing, ListDelimited(prefix, '\0'));
+  return std::move(listing.keys);
+}
+
+Result<S3Store::DelimitedListing> S3Store::ListDelimited(std::string_view prefix,
+                                                         char delimiter) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  const std::string& root = options().location.prefix;
+  const std::string full_prefix = root + std::string(prefix);
+  const std::string delimiter_text = delimiter == '\0' ? "" : std::string(1, delimiter);
+  DelimitedListing listing;
+  std::string token;
+  do {
+    CHUNKWISE_ASSIGN_OR_RETURN(S3Client::ListPage page,
+                               client_->List(full_prefix, delimiter_text, token));
+    for (std::string& key : page.keys) {
+      // Objects whose names no key could have ("a//b", made by another tool) are skipped.
+      if (!key.starts_with(full_prefix) || !ValidateKey(key.substr(root.size())).ok()) continue;
+      listing.keys.push_back(key.substr(root.size()));
+    }
+    for (std::string& common : page.prefixes) {
+      if (common.starts_with(full_prefix)) listing.prefixes.push_back(common.substr(root.size()));
+    }
+    token = std::move(page.next_token);
+  } while (!token.empty());
+  std::sort(listing.keys.begin(), listing.keys.end());
+  std::sort(listing.prefixes.begin(), listing.prefixes.end());
+  return listing;
+}
+
+Result<std::optional<std::uint64_t>> S3Store::Size(std::string_view key) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> info,
+                             client_->Head(options().location.prefix + std::string(key)));
+  if (!info) return std::optional<std::uint64_t>();
+  return std::optional<std::uint64_t>(info->size);
+}
+
+}  // namespace chunkwise::store
