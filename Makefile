@@ -19,7 +19,7 @@ LAUNCHER_FLAGS = -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUN
 endif
 CMAKE_FLAGS += $(LAUNCHER_FLAGS)
 
-.PHONY: all deps build fuzz-build test unit-test tsan demo bench format tidy clean help
+.PHONY: all deps build fuzz-build fuzz-long test unit-test tsan demo bench format tidy clean help
 
 all: build
 
@@ -28,6 +28,7 @@ help:
 	@echo "make test    set up, build, and run unit, interop and fuzz smoke tests"
 	@echo "make bench   run the benchmarks (ours next to the underlying library)"
 	@echo "make tsan    the unit tests built with ThreadSanitizer (slow; not part of make test)"
+	@echo "make fuzz-long FUZZ_MINUTES=10   every libFuzzer target N minutes, growing tests/fuzz/corpus"
 	@echo "make format  clang-format every source file; make tidy runs clang-tidy"
 
 deps:
@@ -41,6 +42,12 @@ build: deps
 fuzz-build: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_FUZZ=ON $(LAUNCHER_FLAGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+# A standing campaign, not CI: every target FUZZ_MINUTES minutes (fractions
+# allowed), corpora kept minimized under tests/fuzz/corpus. See docs/reliability.md.
+FUZZ_MINUTES ?= 10
+fuzz-long: fuzz-build
+	@scripts/fuzz-long $(FUZZ_BUILD) $(FUZZ_MINUTES)
 
 test: build fuzz-build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)

@@ -30,11 +30,15 @@ struct BcolzOptions {
   bool overwrite = false;
 };
 
-Result<std::shared_ptr<store::FileStore>> OpenRoot(const std::string& root, bool create) {
+// With `write`, the temporary files of writers that died there are removed.
+Result<std::shared_ptr<store::FileStore>> OpenRoot(const std::string& root, bool create,
+                                                   bool write = false) {
   if (!create && !std::filesystem::is_directory(root)) {
     return Status::NotFound(root + ": no such bcolz directory");
   }
-  return store::FileStore::Open(root, {.create_root = create});
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(root, {.create_root = create}));
+  if (write || create) CHUNKWISE_RETURN_IF_ERROR(store->RemoveDeadTemporaries().status());
+  return store;
 }
 
 bcolz::ImportOptions ImportOptionsOf(const CommandContext& context, const BcolzOptions& options) {
@@ -66,6 +70,13 @@ Status CheckReplaceable(const std::string& root) {
       fs::exists(fs::path(root) / "__rootdirs__", error)) {
     return Status::Ok();
   }
+  // A ctable whose creation was cut short: its columns are written before
+  // __rootdirs__, so a column directory holding meta/storage marks it ours.
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, error)) {
+    if (entry.is_directory(error) && fs::exists(entry.path() / "meta" / "storage", error)) {
+      return Status::Ok();
+    }
+  }
   return Status::InvalidArgument(root +
                                  ": exists and is not a bcolz carray or ctable; not replacing it");
 }
@@ -82,7 +93,7 @@ Status Create(const CommandContext& context, const BcolzOptions& options) {
 }
 
 Status Append(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false, /*write=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
       bcolz::ImportSummary summary,
       bcolz::AppendFromArrayFile(options.input, store, ImportOptionsOf(context, options)));

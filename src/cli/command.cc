@@ -31,6 +31,8 @@ Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool cr
   options.create_root = create;
   Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
   if (!store.ok()) return store.status();
+  // A store opened to be written: a killed writer's temporary files go first.
+  if (create) CHUNKWISE_RETURN_IF_ERROR((*store)->RemoveDeadTemporaries().status());
   return std::shared_ptr<store::Store>(std::move(store).value());
 }
 

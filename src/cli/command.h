@@ -34,7 +34,9 @@ void SetAction(CLI::App* command, CommandContext& context, std::function<Status(
 // Prints a line to stdout unless --quiet.
 void Say(const CommandContext& context, const std::string& line);
 
-// The directory store at `path`, created when `create`; NotFound otherwise if missing.
+// The directory store at `path`, created when `create`; NotFound otherwise if
+// missing. With `create` (opened to be written) the temporary files of
+// writers that died there are removed first.
 Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create);
 
 // Human units: "1.23 GB", "456 kB", "12 B".

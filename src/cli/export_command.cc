@@ -106,33 +106,43 @@ Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
   return core::WriteNpy(path, array);
 }
 
-void PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bool list) {
+// Prints the shard's summary and, with `list`, a line per chunk. A chunk
+// that cannot be read is listed with its error and fails the command.
+Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bool list) {
   std::printf("%s: Arrow IPC %s format, %zu record batches, %zu chunks, index %s\n", file.c_str(),
               shard.is_file_format() ? "file" : "stream", shard.num_record_batches(),
               shard.index().rows.size(),
               shard.index().form == dvid::ChunkIndexForm::kRecord ? "x,y,z,rec"
                                                                   : "x,y,z,offset,size,batch_idx");
-  if (!list) return;
+  if (!list) return Status::Ok();
   std::printf("x,y,z,supervoxels,compressed_bytes,uncompressed_size\n");
+  Status first_error;
+  std::size_t errors = 0;
   for (const auto& xyz : shard.ListChunks()) {
     Result<std::optional<dvid::ExportBlock>> record = shard.Get(xyz[0], xyz[1], xyz[2]);
     if (!record.ok() || !record->has_value()) {
-      std::printf("%d,%d,%d,error: %s\n", xyz[0], xyz[1], xyz[2],
-                  record.ok() ? "missing" : record.status().ToString().c_str());
+      const Status error =
+          record.ok() ? Status::Corruption(file + ": chunk " + std::to_string(xyz[0]) + "," +
+                                           std::to_string(xyz[1]) + "," + std::to_string(xyz[2]) +
+                                           " is indexed but missing")
+                      : record.status();
+      std::printf("%d,%d,%d,error: %s\n", xyz[0], xyz[1], xyz[2], error.ToString().c_str());
+      if (errors++ == 0) first_error = error;
       continue;
     }
     const dvid::ExportBlock& block = **record;
     std::printf("%d,%d,%d,%zu,%zu,%u\n", xyz[0], xyz[1], xyz[2], block.supervoxels.size(),
                 block.dvid_compressed_block.size(), block.uncompressed_size);
   }
+  if (errors == 0) return Status::Ok();
+  return first_error.WithContext(std::to_string(errors) + " chunk(s) unreadable, the first");
 }
 
 Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
                              dvid::ArrowShardReader::Open(options.file));
   if (options.chunk.empty()) {
-    PrintShard(shard, options.file, options.list);
-    return Status::Ok();
+    return PrintShard(shard, options.file, options.list);
   }
   if (options.output.empty()) return Status::InvalidArgument("--chunk needs --output");
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));

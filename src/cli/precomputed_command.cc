@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/core/json.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/precomputed/volume.h"
@@ -194,9 +195,9 @@ Status DvidToPrecomputedCommand(const CommandContext& context, const Precomputed
 }
 
 Result<pc::ShardingSpec> ParseShardingFlag(const std::string& text) {
-  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded()) return Status::InvalidArgument("--sharding is not JSON: " + text);
-  return pc::ParseShardingSpec(json, "--sharding");
+  Result<nlohmann::json> json = core::ParseJson(text, "--sharding");
+  if (!json.ok()) return Status::InvalidArgument("--sharding is not JSON: " + text);
+  return pc::ParseShardingSpec(*json, "--sharding");
 }
 
 Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {

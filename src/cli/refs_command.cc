@@ -83,6 +83,15 @@ Result<refs::ReferenceSet> BuildReferences(const CommandContext& context, const 
   return set;
 }
 
+// A Parquet set is a directory of files: a killed writer's temporary files
+// there go before the next write (a JSON set is one file, renamed whole).
+Status RemoveDeadTemporaries(const std::string& output) {
+  std::error_code error;
+  if (!fs::is_directory(output, error)) return Status::Ok();
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(output, {.create_root = false}));
+  return store->RemoveDeadTemporaries().status();
+}
+
 void SaySummary(const CommandContext& context, const std::string& verb, const std::string& output,
                 const refs::ReferenceSet& set) {
   Result<refs::ReferenceSummary> summary = refs::SummarizeReferences(set, nullptr);
@@ -110,6 +119,7 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   if (write.root_array_name.empty()) write.root_array_name = "data";
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
                              BuildReferences(context, options.source));
+  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
   CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, set, write));
   SaySummary(context, "wrote", options.output, set);
   return Status::Ok();
@@ -130,6 +140,7 @@ Status Combine(const CommandContext& context, const RefsOptions& options) {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet combined,
                              refs::CombineReferenceSets(inputs, {options.concat_dim}));
+  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
   CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, combined, write));
   SaySummary(context, "combined " + std::to_string(inputs.size()) + " sets into", options.output,
              combined);

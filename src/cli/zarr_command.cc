@@ -29,6 +29,7 @@ struct ZarrOptions {
   std::string shard;
   std::string codec;
   std::string index_location = "end";
+  std::string checksum = "none";
   std::string fill;
   std::string dimension_names;
   int format = 3;
@@ -56,7 +57,8 @@ Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
   if (!options.shard.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
   }
-  if (!options.codec.empty()) layout.codec = options.codec;
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
+                             CodecWithChecksum(options.codec, layout.codec, options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
   if (!options.fill.empty()) layout.fill_value = options.fill;
   layout.dimension_names = SplitNames(options.dimension_names);
@@ -197,10 +199,16 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
   layout.attributes = source.attributes;
   zarr::ArrayMetadata metadata;
   if (options.codec.empty()) {
+    // The source's codecs are kept as they are, checksum or not.
+    if (options.checksum != "none") {
+      return Status::InvalidArgument("--checksum " + options.checksum +
+                                     " needs --codec (without it the source's codecs are kept)");
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(metadata,
                                zarr::BuildArrayMetadataWithCodecs(layout, existing.bytes_codecs));
   } else {
-    layout.codec = options.codec;
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
+                               CodecWithChecksum(options.codec, layout.codec, options.checksum));
     CHUNKWISE_ASSIGN_OR_RETURN(metadata, zarr::BuildArrayMetadata(layout));
   }
   metadata.fill_value = source.fill_value;
@@ -239,6 +247,7 @@ void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
                       "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +); "
                       "blosc:lz4det:5:shuffle writes blosc lz4 with the deterministic encoder");
   command->add_option("--index-location", options.index_location, "Shard index: end or start");
+  command->add_option("--checksum", options.checksum, kChecksumHelp)->capture_default_str();
   command->add_option("--format", options.format, "Zarr format: 3 (default) or 2");
   command->add_flag("--overwrite", options.overwrite, "Replace an existing array");
 }

@@ -17,6 +17,17 @@ std::vector<std::string> SplitNames(const std::string& text);
 // --index-location: "end" or "start".
 Result<formats::zarr::IndexLocation> ParseIndexLocation(const std::string& text);
 
+// --checksum: "none" (the default), "crc32c" or "zstd" (docs/reliability.md).
+// zarr-python 3 and TensorStore verify both; zarr v2 readers (zarr 2.13,
+// numcodecs) and the zarr v2 view a reference set gives of an array lack
+// crc32c, which is why it is not yet on by default.
+constexpr const char* kChecksumHelp =
+    "End-to-end checksum: none, crc32c (a crc32c codec after the others), or zstd "
+    "(zstd's frame checksum; needs a zstd codec)";
+// `codec` (a shorthand; "" means `default_codec`) with the checksum asked for.
+Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
+                                      const std::string& checksum);
+
 }  // namespace chunkwise::cli
 
 #endif  // CHUNKWISE_CLI_ZARR_OPTIONS_H_

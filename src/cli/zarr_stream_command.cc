@@ -32,6 +32,7 @@ struct StreamOptions {
   std::string tiles_per_shard;
   std::string codec = "zstd:1";
   std::string index_location = "end";
+  std::string checksum = "none";
   std::string fill;
   std::string dimension_names;
   std::string input;
@@ -63,7 +64,9 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
     config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
   }
   CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(options.dtype));
-  config.codec = options.codec;
+  // A checksum keeps the GPU writer out (it writes codecs none and blosc:lz4det only).
+  CHUNKWISE_ASSIGN_OR_RETURN(config.codec,
+                             CodecWithChecksum(options.codec, options.codec, options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, ParseIndexLocation(options.index_location));
   if (!options.fill.empty()) config.fill_value = options.fill;
   config.threads = options.threads;
@@ -167,6 +170,7 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, plan));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.output));
+  CHUNKWISE_RETURN_IF_ERROR(store->RemoveDeadTemporaries().status());
   const std::uint64_t total =
       plan.layout.unbounded()
           ? 0
@@ -216,6 +220,7 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
       "--codec", options->codec,
       "none | zstd:L | gzip:L | blosc:lz4|zstd:L:shuffle|bitshuffle (default zstd:1)");
   command->add_option("--index-location", options->index_location, "end (default) or start");
+  command->add_option("--checksum", options->checksum, kChecksumHelp)->capture_default_str();
   command->add_option("--fill", options->fill, "Fill value (default 0)");
   command->add_option("--dimension-names", options->dimension_names, "Names, e.g. t,y,x");
   command->add_option("--input", options->input, "Raw little-endian C-order frames, .npy, or -")

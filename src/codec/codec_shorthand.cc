@@ -51,12 +51,15 @@ Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesi
   const std::vector<std::string_view> tokens = Split(element, ':');
   const std::string_view name = tokens[0];
   const std::size_t arguments = tokens.size() - 1;
-  if ((name == "zstd" || name == "gzip") && arguments <= 1) {
+  const bool zstd_checksum = name == "zstd" && arguments == 2 && tokens[2] == "checksum";
+  if ((name == "zstd" || name == "gzip") && (arguments <= 1 || zstd_checksum)) {
     std::int64_t level = name == "zstd" ? 3 : 6;
-    if (arguments == 1) {
+    if (arguments >= 1) {
       CHUNKWISE_ASSIGN_OR_RETURN(level, ParseInteger(element, tokens[1]));
     }
-    return nlohmann::json{{"name", name}, {"configuration", {{"level", level}}}};
+    nlohmann::json codec{{"name", name}, {"configuration", {{"level", level}}}};
+    if (zstd_checksum) codec["configuration"]["checksum"] = true;
+    return codec;
   }
   if (name == "blosc" && arguments <= 3) {
     std::int64_t clevel = 5;
@@ -105,6 +108,41 @@ Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text,
     if (!created.ok()) return Malformed(elements[i], created.status().message());
   }
   return shorthand;
+}
+
+Result<Checksum> ParseChecksum(std::string_view text) {
+  if (text == "none") return Checksum::kNone;
+  if (text == "crc32c") return Checksum::kCrc32c;
+  if (text == "zstd") return Checksum::kZstd;
+  return Status::InvalidArgument("checksum \"" + std::string(text) +
+                                 "\": accepted: none, crc32c, zstd");
+}
+
+Result<std::string> WithChecksum(std::string_view text, Checksum checksum) {
+  if (checksum == Checksum::kNone) return std::string(text);
+  std::vector<std::string_view> elements;
+  if (!text.empty() && text != "none") elements = Split(text, '+');
+  std::string out;
+  bool zstd = false;
+  for (const std::string_view element : elements) {
+    if (!out.empty()) out += '+';
+    const std::vector<std::string_view> tokens = Split(element, ':');
+    if (checksum == Checksum::kZstd && tokens[0] == "zstd" && tokens.size() <= 2) {
+      zstd = true;
+      out += "zstd:" + std::string(tokens.size() == 2 ? tokens[1] : "3") + ":checksum";
+    } else {
+      zstd = zstd || (tokens[0] == "zstd" && tokens.size() == 3);
+      out += element;
+    }
+  }
+  if (checksum == Checksum::kZstd && !zstd) {
+    return Status::InvalidArgument("a zstd content checksum needs a zstd codec, and \"" +
+                                   std::string(text) + "\" has none");
+  }
+  if (checksum == Checksum::kCrc32c && (elements.empty() || elements.back() != "crc32c")) {
+    out += out.empty() ? "crc32c" : "+crc32c";
+  }
+  return out.empty() ? std::string("none") : out;
 }
 
 }  // namespace chunkwise::codec

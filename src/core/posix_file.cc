@@ -38,7 +38,8 @@ void Fd::Reset() {
   fd_ = -1;
 }
 
-Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path) {
+Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path,
+                                              bool* is_directory) {
   // O_NONBLOCK keeps a FIFO planted in the tree from blocking the open; it
   // has no effect on regular files.
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -54,13 +55,14 @@ Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path)
     return ErrnoStatus("fstat", path, errno);
   }
   if (S_ISDIR(info.st_mode)) {
+    if (is_directory != nullptr) *is_directory = true;
     return std::optional<OpenedFile>();
   }
   if (!S_ISREG(info.st_mode)) {
     return Status::IOError("open " + path.string() + ": not a regular file");
   }
   return std::optional<OpenedFile>(
-      OpenedFile{std::move(fd), static_cast<std::uint64_t>(info.st_size)});
+      OpenedFile{std::move(fd), static_cast<std::uint64_t>(info.st_size), info});
 }
 
 Result<OpenedFile> OpenRegularFile(const std::filesystem::path& path) {

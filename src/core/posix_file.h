@@ -49,11 +49,13 @@ class Fd {
 struct OpenedFile {
   Fd fd;
   std::uint64_t size = 0;
+  struct stat info = {};  // fstat of fd when opened.
 };
 
 // Opens `path` for reading; nullopt if it does not exist or is a directory
-// (a directory is a key prefix, not a value); IOError for other non-files.
-Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path);
+// (then *is_directory, when given, is set); IOError for other non-files.
+Result<std::optional<OpenedFile>> OpenForRead(const std::filesystem::path& path,
+                                              bool* is_directory = nullptr);
 
 // Opens a regular file for reading: NotFound naming `path` when absent,
 // IOError "Is a directory" for a directory, IOError for other non-files.

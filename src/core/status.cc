@@ -25,6 +25,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "OutOfRange";
     case StatusCode::kInternal:
       return "Internal";
+    case StatusCode::kConflict:
+      return "Conflict";
   }
   return "Unknown";
 }
@@ -64,6 +66,10 @@ Status Status::OutOfRange(std::string message) {
 }
 Status Status::Internal(std::string message) {
   return Status(StatusCode::kInternal, std::move(message));
+}
+
+Status Status::Conflict(std::string message) {
+  return Status(StatusCode::kConflict, std::move(message));
 }
 
 StatusCode Status::code() const { return state_ ? state_->code : StatusCode::kOk; }

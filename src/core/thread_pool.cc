@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <system_error>
 #include <utility>
 
 #include "chunkwise/core/check.h"
@@ -49,14 +51,46 @@ void RunItems(ParallelForState& state) {
 
 }  // namespace
 
+Result<std::thread> StartThread(std::function<void()> body, std::string_view what) {
+  try {
+    return std::thread(std::move(body));
+  } catch (const std::system_error& error) {
+    return Status::IOError("cannot start a thread for " + std::string(what) + ": " +
+                           error.code().message() + " (a memory or process limit?)");
+  }
+}
+
 ThreadPool::ThreadPool(std::size_t num_threads) {
   if (num_threads == 0) {
     num_threads = std::max(1u, std::thread::hardware_concurrency());
   }
   workers_.reserve(num_threads);
   for (std::size_t i = 0; i < num_threads; ++i) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+    Result<std::thread> worker = StartThread([this] { WorkerLoop(); }, "a thread pool");
+    if (!worker.ok()) {
+      start_status_ = worker.status().WithContext("started " + std::to_string(i) + " of " +
+                                                  std::to_string(num_threads) + " threads");
+      break;
+    }
+    workers_.push_back(std::move(worker).value());
   }
+  if (start_status_.ok()) return;
+  // The pool will refuse its work anyway: give back the stacks of the
+  // threads that did start, so that the error can be reported in the memory
+  // they would have held.
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_available_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+  workers_.clear();
+}
+
+Result<std::shared_ptr<ThreadPool>> ThreadPool::Create(std::size_t num_threads) {
+  auto pool = std::make_shared<ThreadPool>(num_threads);
+  if (!pool->start_status().ok()) return pool->start_status();
+  return pool;
 }
 
 ThreadPool::~ThreadPool() {
@@ -74,6 +108,10 @@ ThreadPool::~ThreadPool() {
 bool ThreadPool::InWorkerThread() const { return current_pool == this; }
 
 void ThreadPool::Submit(std::function<void()> task) {
+  if (workers_.empty()) {  // No worker started: nobody else would run it.
+    task();
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     queue_.push_back(std::move(task));
@@ -111,6 +149,7 @@ void ThreadPool::WaitIdle() {
 }
 
 Status ThreadPool::ParallelFor(std::size_t n, const std::function<Status(std::size_t)>& body) {
+  if (!start_status_.ok()) return start_status_;
   if (n == 0) {
     return Status::Ok();
   }

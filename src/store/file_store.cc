@@ -2,13 +2,19 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <system_error>
@@ -149,11 +155,15 @@ class FileValueWriter final : public ValueWriter {
 // removes the path meanwhile.
 class FileValueReader final : public ValueReader {
  public:
-  FileValueReader(posix::Fd fd, std::uint64_t size, fs::path path)
-      : fd_(std::move(fd)), size_(size), path_(std::move(path)) {}
+  FileValueReader(posix::Fd fd, std::uint64_t size, Generation generation, fs::path path)
+      : fd_(std::move(fd)),
+        size_(size),
+        generation_(std::move(generation)),
+        path_(std::move(path)) {}
 
   std::uint64_t size() const override { return size_; }
   bool pinned() const override { return true; }
+  std::optional<Generation> generation() const override { return generation_; }
 
   // Ranges that follow one another in the file are read with one pread (a
   // shard's chunks written in order: one read per shard).
@@ -179,6 +189,7 @@ class FileValueReader final : public ValueReader {
  private:
   posix::Fd fd_;
   std::uint64_t size_;
+  Generation generation_;
   fs::path path_;
 };
 
@@ -255,6 +266,167 @@ Status ListDirectory(const fs::path& path, const std::string& dir_key, std::stri
   return Status::Ok();
 }
 
+// A file's generation: which inode, how long, last modified when. A
+// conditional write gives its file a modification time later than the one
+// it replaces (StampAfter), so no two conditional writes of a key share one.
+Generation GenerationOf(const struct stat& info) {
+  char token[96];
+  std::snprintf(token, sizeof(token), "f%llx:%llx:%llu:%lld.%09ld",
+                static_cast<unsigned long long>(info.st_dev),
+                static_cast<unsigned long long>(info.st_ino),
+                static_cast<unsigned long long>(info.st_size),
+                static_cast<long long>(info.st_mtim.tv_sec), info.st_mtim.tv_nsec);
+  return Generation::Of(token);
+}
+
+std::int64_t Nanoseconds(const struct timespec& time) {
+  return static_cast<std::int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
+}
+
+// Corruption: a reader asked for the value at `path` and found a directory.
+// A directory there is a prefix of other keys; taking it for "absent" would
+// read a chunk or shard as fill.
+Status DirectoryWhereValueExpected(const fs::path& path) {
+  return Status::Corruption(path.string() + " is a directory where a value was expected");
+}
+
+// The regular file at `path`, opened; nullopt if absent; Corruption for a directory.
+Result<std::optional<posix::OpenedFile>> OpenValue(const fs::path& path) {
+  bool is_directory = false;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file,
+                             posix::OpenForRead(path, &is_directory));
+  if (is_directory) return DirectoryWhereValueExpected(path);
+  return file;
+}
+
+// The generation of the value at `path` now: absent, or Corruption for a directory.
+Result<Generation> CurrentGeneration(const fs::path& path, struct stat* info) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> found, posix::Stat(path));
+  if (!found.has_value()) return Generation::Absent();
+  if (S_ISDIR(found->st_mode)) return DirectoryWhereValueExpected(path);
+  if (!S_ISREG(found->st_mode))
+    return Status::IOError("stat " + path.string() + ": not a regular file");
+  if (info != nullptr) *info = *found;
+  return GenerationOf(*found);
+}
+
+// An exclusive flock on directory `dir`, held while the descriptor lives:
+// conditional writes of keys in one directory compare and rename one at a
+// time, across threads and processes of one host. flock on NFS needs a
+// descriptor open for writing, which a directory cannot have (docs/reliability.md).
+Result<posix::Fd> LockDirectory(const fs::path& dir) {
+  for (int attempt = 0; attempt < kMaxSetAttempts; ++attempt) {
+    posix::Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.get() < 0) return posix::ErrnoStatus("open directory", dir, errno);
+    while (::flock(fd.get(), LOCK_EX) != 0) {
+      if (errno != EINTR) return posix::ErrnoStatus("lock (flock) directory", dir, errno);
+    }
+    // The directory may have been pruned and made anew while we waited: the
+    // lock must be on the one the path names now.
+    struct stat held, named;
+    if (::fstat(fd.get(), &held) == 0 && ::stat(dir.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      return fd;
+    }
+  }
+  return Status::IOError("lock directory " + dir.string() + ": it keeps being replaced");
+}
+
+// Gives the file `fd` a modification time later than `previous` (the one of
+// the value it replaces, if any) and no earlier than now, and checks the file
+// system kept it: filesystems with coarse timestamps get a larger step.
+Status StampAfter(int fd, const std::optional<struct stat>& previous, const fs::path& path) {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t floor = previous ? Nanoseconds(previous->st_mtim) : -1;
+  for (const std::int64_t step : {1LL, 1'000LL, 1'000'000LL, 1'000'000'000LL, 2'000'000'000LL}) {
+    const std::int64_t stamp = std::max(Nanoseconds(now), floor + step);
+    const struct timespec times[2] = {
+        {0, UTIME_OMIT},
+        {static_cast<time_t>(stamp / 1'000'000'000), static_cast<long>(stamp % 1'000'000'000)}};
+    if (::futimens(fd, times) != 0)
+      return posix::ErrnoStatus("set the modification time of", path, errno);
+    struct stat written;
+    if (::fstat(fd, &written) != 0) return posix::ErrnoStatus("fstat", path, errno);
+    if (Nanoseconds(written.st_mtim) > floor) return Status::Ok();
+  }
+  return Status::IOError(path.string() +
+                         ": the file system does not keep modification times "
+                         "fine enough to tell values apart");
+}
+
+// SetPartsIf once its temporary file exists: write, lock, compare, stamp, rename.
+Result<Generation> WriteIf(posix::Fd fd, std::span<const ByteView> parts, const fs::path& temporary,
+                           const fs::path& target, const Generation& expected, FsyncPolicy fsync) {
+  for (ByteView part : parts) CHUNKWISE_RETURN_IF_ERROR(posix::WriteAll(fd.get(), part, temporary));
+  if (fsync != FsyncPolicy::kNone && ::fsync(fd.get()) != 0) {
+    return posix::ErrnoStatus("fsync", temporary, errno);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const posix::Fd lock, LockDirectory(target.parent_path()));
+  struct stat current;
+  CHUNKWISE_ASSIGN_OR_RETURN(const Generation found, CurrentGeneration(target, &current));
+  if (found != expected) return GenerationConflict(target.string(), expected, found);
+  CHUNKWISE_RETURN_IF_ERROR(StampAfter(
+      fd.get(), found.absent() ? std::nullopt : std::optional<struct stat>(current), temporary));
+  struct stat info;
+  if (::fstat(fd.get(), &info) != 0) return posix::ErrnoStatus("fstat", temporary, errno);
+  if (::close(fd.Release()) != 0) return posix::ErrnoStatus("close", temporary, errno);
+  if (::rename(temporary.c_str(), target.c_str()) != 0) {
+    const int error = errno;
+    return posix::ErrnoStatus("rename " + temporary.string() + " to", target, error);
+  }
+  return GenerationOf(info);
+}
+
+// The process id in a temporary file's name ".<name>.tmp.<pid>.<counter>".
+std::optional<pid_t> WriterOf(std::string_view name) {
+  const std::size_t counter_dot = name.rfind('.');
+  const std::size_t pid_dot = name.rfind('.', counter_dot - 1);
+  const std::string_view digits = name.substr(pid_dot + 1, counter_dot - pid_dot - 1);
+  pid_t pid = 0;
+  for (const char c : digits) {
+    if (pid > (std::numeric_limits<pid_t>::max() - 9) / 10) return std::nullopt;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
+}
+
+bool ProcessRuns(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+
+// Removes the dead writers' temporary files in `dir` and below; counts them in *removed.
+Status SweepDirectory(const fs::path& dir, std::size_t* removed) {
+  DirPtr stream(::opendir(dir.c_str()));
+  if (stream == nullptr) {
+    const int error = errno;
+    return posix::IsAbsent(error) ? Status::Ok() : posix::ErrnoStatus("open directory", dir, error);
+  }
+  std::vector<std::string> subdirectories, doomed;
+  errno = 0;
+  while (const dirent* entry = ::readdir(stream.get())) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    if (FileStore::IsTemporaryName(name)) {
+      const std::optional<pid_t> writer = WriterOf(name);
+      if (writer && !ProcessRuns(*writer)) doomed.emplace_back(name);
+    } else if (KindOf(stream.get(), *entry) == EntryKind::kDirectory) {
+      subdirectories.emplace_back(name);
+    }
+    errno = 0;
+  }
+  if (errno != 0) return posix::ErrnoStatus("read directory", dir, errno);
+  for (const std::string& name : doomed) {
+    if (::unlink((dir / name).c_str()) == 0) {
+      ++*removed;
+    } else if (const int error = errno; !posix::IsAbsent(error)) {
+      return posix::ErrnoStatus("remove the dead writer's temporary file", dir / name, error);
+    }
+  }
+  for (const std::string& name : subdirectories) {
+    CHUNKWISE_RETURN_IF_ERROR(SweepDirectory(dir / name, removed));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 FileStore::FileStore(std::filesystem::path root, FileStoreOptions options)
@@ -304,7 +476,7 @@ Result<std::filesystem::path> FileStore::PathForKey(const std::filesystem::path&
 
 Result<std::optional<Bytes>> FileStore::Get(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
   if (!file.has_value()) {
     return std::optional<Bytes>();
   }
@@ -315,7 +487,7 @@ Result<std::optional<Bytes>> FileStore::Get(std::string_view key) const {
 
 Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange range) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
   if (!file.has_value()) {
     return std::optional<Bytes>();
   }
@@ -332,10 +504,10 @@ Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const Byte
 
 Result<std::unique_ptr<ValueReader>> FileStore::OpenReader(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, posix::OpenForRead(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
   if (!file.has_value()) return std::unique_ptr<ValueReader>();
-  return std::unique_ptr<ValueReader>(
-      std::make_unique<FileValueReader>(std::move(file->fd), file->size, std::move(path)));
+  return std::unique_ptr<ValueReader>(std::make_unique<FileValueReader>(
+      std::move(file->fd), file->size, GenerationOf(file->info), std::move(path)));
 }
 
 Status FileStore::Set(std::string_view key, ByteView value) {
@@ -418,26 +590,93 @@ Result<std::vector<std::string>> FileStore::List(std::string_view prefix) const 
   return keys;
 }
 
+Result<std::size_t> FileStore::RemoveDeadTemporaries(std::string_view prefix) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidatePrefix(prefix));
+  // The deepest directory the prefix names in full, as List starts.
+  const std::size_t slash = prefix.rfind('/');
+  const std::string dir_key(slash == std::string_view::npos ? "" : prefix.substr(0, slash + 1));
+  std::size_t removed = 0;
+  CHUNKWISE_RETURN_IF_ERROR(SweepDirectory(root_ / fs::path(dir_key), &removed));
+  return removed;
+}
+
 Result<std::optional<std::uint64_t>> FileStore::Size(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> info, posix::Stat(path));
-  if (!info.has_value() || S_ISDIR(info->st_mode)) {
-    return std::optional<std::uint64_t>();
-  }
+  if (!info.has_value()) return std::optional<std::uint64_t>();
+  if (S_ISDIR(info->st_mode)) return DirectoryWhereValueExpected(path);
   if (!S_ISREG(info->st_mode)) {
     return Status::IOError("stat " + path.string() + ": not a regular file");
   }
   return std::optional<std::uint64_t>(static_cast<std::uint64_t>(info->st_size));
 }
 
+Result<Generation> FileStore::GetGeneration(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  return CurrentGeneration(path, nullptr);
+}
+
+Result<Generation> FileStore::SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                         const Generation& expected) {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
+  fs::path temporary;
+  std::vector<fs::path> created;
+  std::shared_lock directories_stay(directory_mutex_);
+  CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
+  directories_stay.unlock();  // The temporary file keeps its directory from being pruned.
+  Result<Generation> written =
+      WriteIf(std::move(fd), parts, temporary, target, expected, options_.fsync);
+  if (!written.ok()) {
+    ::unlink(temporary.c_str());  // Best effort: the write's own error is the one to report.
+    return written;
+  }
+  if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
+    CHUNKWISE_RETURN_IF_ERROR(SyncEntries(target, created));
+  }
+  return written;
+}
+
+Status FileStore::EraseIf(std::string_view key, const Generation& expected) {
+  CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  {
+    Result<posix::Fd> lock = LockDirectory(path.parent_path());
+    if (!lock.ok()) {
+      // No directory, no value: the key is absent.
+      if (lock.status().code() != StatusCode::kNotFound) return lock.status();
+      if (!expected.absent())
+        return GenerationConflict(path.string(), expected, Generation::Absent());
+      return Status::Ok();
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const Generation found, CurrentGeneration(path, nullptr));
+    if (found != expected) return GenerationConflict(path.string(), expected, found);
+    if (found.absent()) return Status::Ok();
+    if (::unlink(path.c_str()) != 0) return posix::ErrnoStatus("unlink", path, errno);
+  }
+  if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
+    CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(path.parent_path()));
+  }
+  std::unique_lock no_set_between_mkdir_and_create(directory_mutex_);
+  PruneEmptyParents(path);
+  return Status::Ok();
+}
+
 StoreCapabilities FileStore::capabilities() const {
-  return {
-      .writable = true, .listable = true, .efficient_ranges = true, .durable = true, .local = true};
+  return {.writable = true,
+          .listable = true,
+          .efficient_ranges = true,
+          .durable = true,
+          .local = true,
+          .conditional_writes = true};
 }
 
 std::string FileStore::Describe(std::string_view key) const {
   Result<fs::path> path = Path(key);
-  return path.ok() ? path->string() : QuoteKey(key);
+  if (path.ok()) return path->string();
+  // A prefix ("a/b/", a group) names a directory under the root too.
+  if (!key.empty() && key.back() == '/' && ValidatePrefix(key).ok()) {
+    return (root_ / fs::path(std::string(key))).string();
+  }
+  return QuoteKey(key);
 }
 
 }  // namespace chunkwise::store

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/http_request.h"
 #include "chunkwise/store/key.h"
 
@@ -131,7 +132,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Stor
       new HttpServer(std::move(store), std::move(options), fd, port));
   const std::size_t threads = std::max<std::size_t>(1, server->options_.threads);
   for (std::size_t i = 0; i < threads; ++i) {
-    server->workers_.emplace_back([raw = server.get()] { raw->WorkerLoop(); });
+    // A refused thread is an error; the destructor stops and joins the others.
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::thread worker,
+        core::StartThread([raw = server.get()] { raw->WorkerLoop(); }, "the HTTP server"));
+    server->workers_.push_back(std::move(worker));
   }
   return server;
 }

@@ -5,8 +5,12 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/write_batch.h>
 
+#include <array>
+#include <cstdio>
+#include <mutex>
 #include <system_error>
 
+#include "chunkwise/core/murmurhash3.h"
 #include "chunkwise/store/key.h"
 
 namespace chunkwise::store {
@@ -135,6 +139,7 @@ Result<std::optional<Bytes>> RocksDbStore::GetRange(std::string_view key, ByteRa
 
 Status RocksDbStore::Set(std::string_view key, ByteView value) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::shared_lock not_inside_a_compare(conditional_mutex_);
   return FromRocks(handles_->db->Put(handles_->write_options, handles_->store_family, ToSlice(key),
                                      ToSlice(value)),
                    Describe(key));
@@ -142,6 +147,59 @@ Status RocksDbStore::Set(std::string_view key, ByteView value) {
 
 Status RocksDbStore::Erase(std::string_view key) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::shared_lock not_inside_a_compare(conditional_mutex_);
+  return FromRocks(
+      handles_->db->Delete(handles_->write_options, handles_->store_family, ToSlice(key)),
+      Describe(key));
+}
+
+namespace {
+
+Generation GenerationOfValue(ByteView value) {
+  const std::array<std::uint32_t, 4> hash = core::MurmurHash3X86_128(value, 0x6e6547u);
+  char text[64];
+  std::snprintf(text, sizeof(text), "r%llu-%08x%08x%08x%08x",
+                static_cast<unsigned long long>(value.size()), hash[0], hash[1], hash[2], hash[3]);
+  return Generation::Of(text);
+}
+
+}  // namespace
+
+Result<Generation> RocksDbStore::CurrentGeneration(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, Get(key));
+  return value.has_value() ? GenerationOfValue(*value) : Generation::Absent();
+}
+
+Result<Generation> RocksDbStore::GetGeneration(std::string_view key) const {
+  return CurrentGeneration(key);
+}
+
+Result<std::optional<VersionedValue>> RocksDbStore::GetVersioned(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, Get(key));
+  if (!value.has_value()) return std::optional<VersionedValue>();
+  Generation generation = GenerationOfValue(*value);
+  return std::optional<VersionedValue>(VersionedValue{std::move(*value), std::move(generation)});
+}
+
+Result<Generation> RocksDbStore::SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                            const Generation& expected) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  const Bytes value = JoinBytes(parts);
+  std::unique_lock compare_then_write(conditional_mutex_);
+  CHUNKWISE_ASSIGN_OR_RETURN(const Generation found, CurrentGeneration(key));
+  if (found != expected) return GenerationConflict(Describe(key), expected, found);
+  CHUNKWISE_RETURN_IF_ERROR(
+      FromRocks(handles_->db->Put(handles_->write_options, handles_->store_family, ToSlice(key),
+                                  ToSlice(value)),
+                Describe(key)));
+  return GenerationOfValue(value);
+}
+
+Status RocksDbStore::EraseIf(std::string_view key, const Generation& expected) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  std::unique_lock compare_then_write(conditional_mutex_);
+  CHUNKWISE_ASSIGN_OR_RETURN(const Generation found, CurrentGeneration(key));
+  if (found != expected) return GenerationConflict(Describe(key), expected, found);
   return FromRocks(
       handles_->db->Delete(handles_->write_options, handles_->store_family, ToSlice(key)),
       Describe(key));
@@ -171,7 +229,8 @@ StoreCapabilities RocksDbStore::capabilities() const {
   return {.writable = !options_.read_only,
           .listable = true,
           .efficient_ranges = false,
-          .durable = true};
+          .durable = true,
+          .conditional_writes = !options_.read_only};
 }
 
 std::string RocksDbStore::Describe(std::string_view key) const {

@@ -47,6 +47,51 @@ Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
   return Set(key, JoinBytes(parts));
 }
 
+Status Store::NoConditionalWrites(std::string_view key, std::string_view what) const {
+  return Status::Unsupported(Describe(key) + ": " + std::string(what) +
+                             " needs conditional writes, which this store lacks");
+}
+
+Status GenerationConflict(std::string_view where, const Generation& expected,
+                          const Generation& found) {
+  return Status::Conflict(std::string(where) + ": changed since it was read (expected generation " +
+                          expected.ToString() + ", found " + found.ToString() + ")");
+}
+
+Result<Generation> Store::GetGeneration(std::string_view key) const {
+  return NoConditionalWrites(key, "reading a generation");
+}
+
+Result<std::optional<VersionedValue>> Store::GetVersioned(std::string_view key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+  if (reader == nullptr) return std::optional<VersionedValue>();
+  const std::optional<Generation> generation = reader->generation();
+  if (!reader->pinned() || !generation.has_value()) {
+    return NoConditionalWrites(key, "reading a generation");
+  }
+  VersionedValue versioned{Bytes(reader->size()), *generation};
+  const ByteRange whole = ByteRange::Span(0, reader->size());
+  CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(std::span(&whole, 1), versioned.value));
+  return std::optional<VersionedValue>(std::move(versioned));
+}
+
+Result<Generation> Store::SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                     const Generation& expected) {
+  return NoConditionalWrites(key, "a conditional write");
+}
+
+Status Store::EraseIf(std::string_view key, const Generation& expected) {
+  return NoConditionalWrites(key, "a conditional erase");
+}
+
+Result<Generation> Store::SetIf(std::string_view key, ByteView value, const Generation& expected) {
+  return SetPartsIf(key, std::span<const ByteView>(&value, 1), expected);
+}
+
+Result<Generation> Store::CreateIfAbsent(std::string_view key, ByteView value) {
+  return SetIf(key, value, Generation::Absent());
+}
+
 Result<std::unique_ptr<ValueWriter>> Store::OpenWriter(std::string_view key) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   return std::unique_ptr<ValueWriter>(

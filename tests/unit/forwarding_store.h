@@ -1,6 +1,7 @@
 // A store for tests that forwards every call to a MemoryStore. Test doubles
 // derive from it and override only the calls they count, fail or hook.
-// OpenReader, GetRangesInto, SetParts and OpenWriter keep Store's defaults,
+// OpenReader, GetRangesInto, SetParts and OpenWriter keep Store's defaults
+// (the conditional writes go straight to the MemoryStore),
 // which read and write through the calls below, so a double sees them too.
 #ifndef CHUNKWISE_TESTS_UNIT_FORWARDING_STORE_H_
 #define CHUNKWISE_TESTS_UNIT_FORWARDING_STORE_H_
@@ -30,6 +31,19 @@ class ForwardingStore : public store::Store {
   }
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
     return inner_->Size(key);
+  }
+  Result<store::Generation> GetGeneration(std::string_view key) const override {
+    return inner_->GetGeneration(key);
+  }
+  Result<std::optional<store::VersionedValue>> GetVersioned(std::string_view key) const override {
+    return inner_->GetVersioned(key);
+  }
+  Result<store::Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                       const store::Generation& expected) override {
+    return inner_->SetPartsIf(key, parts, expected);
+  }
+  Status EraseIf(std::string_view key, const store::Generation& expected) override {
+    return inner_->EraseIf(key, expected);
   }
   store::StoreCapabilities capabilities() const override { return inner_->capabilities(); }
   std::string Describe(std::string_view key) const override { return inner_->Describe(key); }

@@ -2,7 +2,8 @@
 //
 // The CLI accepts e.g. `--codec zstd:3` instead of zarr JSON. A shorthand is
 // "none" or one or more of these joined with '+', applied in order:
-//   zstd[:LEVEL]                       level default 3
+//   zstd[:LEVEL[:checksum]]            level default 3; "checksum" adds zstd's
+//                                      content checksum (XXH64) to every frame
 //   gzip[:LEVEL]                       level default 6
 //   blosc[:CNAME[:CLEVEL[:SHUFFLE]]]   defaults lz4, 5, shuffle; typesize from the caller
 //                                      CNAME "lz4det": cname "lz4" written by the
@@ -15,6 +16,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "chunkwise/codec/codec_registry.h"
@@ -37,6 +39,20 @@ struct CodecShorthand {
 // As ParseCodecShorthand, with the encoder choices; InvalidArgument also when
 // a chosen encoder cannot write one of the codecs (e.g. "blosc:lz4det:5:bitshuffle").
 Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text, std::size_t typesize);
+
+// End-to-end checksums a chain can carry, each verified by zarr-python 3 and
+// TensorStore on read: a crc32c codec after the others (over the encoded
+// chunk), or zstd's own content checksum inside each frame (over the
+// decoded bytes).
+enum class Checksum { kNone, kCrc32c, kZstd };
+
+// "none", "crc32c" or "zstd"; InvalidArgument otherwise.
+Result<Checksum> ParseChecksum(std::string_view text);
+
+// The shorthand `text` with `checksum` added: "+crc32c" at the end (unless
+// it ends with crc32c already), or ":checksum" on every zstd element
+// (InvalidArgument when there is none). kNone returns `text` unchanged.
+Result<std::string> WithChecksum(std::string_view text, Checksum checksum);
 
 }  // namespace chunkwise::codec
 

@@ -23,6 +23,7 @@ enum class StatusCode {
   kIOError,          // The operating system refused a read or a write.
   kOutOfRange,       // An index, range or size lies outside what is allowed.
   kInternal,         // A dependency failed in a way that is not the input's fault.
+  kConflict,         // A conditional write found the value changed: re-read, retry.
 };
 
 // The code's name as printed in messages, e.g. "Corruption".
@@ -45,6 +46,7 @@ class [[nodiscard]] Status {
   static Status IOError(std::string message);
   static Status OutOfRange(std::string message);
   static Status Internal(std::string message);
+  static Status Conflict(std::string message);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const;

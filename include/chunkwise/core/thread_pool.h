@@ -13,10 +13,13 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "chunkwise/core/result.h"
 #include "chunkwise/core/status.h"
 
 namespace chunkwise::core {
@@ -24,8 +27,14 @@ namespace chunkwise::core {
 class ThreadPool {
  public:
   // Starts `num_threads` workers; 0 means std::thread::hardware_concurrency()
-  // (at least 1).
+  // (at least 1). If the system refuses a thread (a memory or process limit),
+  // start_status() says so, the threads that did start are stopped (their
+  // stacks given back) and every ParallelFor returns that error, so the work
+  // fails cleanly instead of the process aborting.
   explicit ThreadPool(std::size_t num_threads = 0);
+  // A pool with all `num_threads` workers running, or the IOError saying how
+  // many the system would start.
+  static Result<std::shared_ptr<ThreadPool>> Create(std::size_t num_threads = 0);
   // Runs every task already submitted, then joins the workers.
   // REQUIRES: not called from one of this pool's workers.
   ~ThreadPool();
@@ -47,6 +56,8 @@ class ThreadPool {
   void WaitIdle();
 
   std::size_t num_threads() const { return workers_.size(); }
+  // OK, or why not every worker asked for could be started.
+  const Status& start_status() const { return start_status_; }
   // True when the calling thread is one of this pool's workers.
   bool InWorkerThread() const;
 
@@ -60,7 +71,12 @@ class ThreadPool {
   std::size_t pending_ = 0;                  // Queued plus running tasks; guarded by mutex_.
   bool stopping_ = false;                    // Guarded by mutex_.
   std::vector<std::thread> workers_;
+  Status start_status_;
 };
+
+// Starts a thread running `body`; IOError naming `what` instead of the
+// std::system_error (and, unhandled, the abort) when the system refuses one.
+Result<std::thread> StartThread(std::function<void()> body, std::string_view what);
 
 }  // namespace chunkwise::core
 

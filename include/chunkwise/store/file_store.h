@@ -70,13 +70,34 @@ class FileStore final : public Store {
   // Streams the value into a temporary sibling, renamed over the key on Commit.
   Result<std::unique_ptr<ValueWriter>> OpenWriter(std::string_view key) override;
   Status Erase(std::string_view key) override;
+  // Conditional writes (store.h). A generation is the file's device, inode,
+  // size and modification time. SetIf writes a temporary file as Set does,
+  // then, holding an flock on the key's directory, compares the key's
+  // generation, gives the new file a modification time later than the one
+  // it replaces and renames it into place; EraseIf compares and unlinks
+  // under the same lock. Safe between threads and processes of one host on
+  // a local file system; not on NFS (docs/reliability.md). A directory at
+  // the key's path is Corruption.
+  Result<Generation> GetGeneration(std::string_view key) const override;
+  Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                const Generation& expected) override;
+  Status EraseIf(std::string_view key, const Generation& expected) override;
   // Walks the directories under the prefix; temporary files and names that
   // are not valid keys are skipped.
   Result<std::vector<std::string>> List(std::string_view prefix) const override;
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
   StoreCapabilities capabilities() const override;
-  // The key's full path (or the invalid key, quoted).
+  // The key's full path (a prefix ending in "/" too), or the invalid key quoted.
   std::string Describe(std::string_view key) const override;
+
+  // Removes the temporary files under `prefix` (a key prefix; "" for all)
+  // that a writer killed before its rename left behind: those whose process
+  // id runs no process on this host. A writer of an output calls it first,
+  // so that a dead writer's debris goes with the next write. Temporary files
+  // of live processes are left alone; on a file system shared between hosts
+  // a process id says nothing about other hosts, so one output must not have
+  // writers on two hosts at once. Returns how many files it removed.
+  Result<std::size_t> RemoveDeadTemporaries(std::string_view prefix = "") const;
 
   const std::filesystem::path& root() const { return root_; }
   const FileStoreOptions& options() const { return options_; }

@@ -34,6 +34,12 @@ class MemoryStore final : public Store {
   // Joins the parts into the value held: one copy, not two.
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
   Status Erase(std::string_view key) override;
+  // Generations are a counter every write of the store advances; the
+  // compare and the write happen under one lock.
+  Result<Generation> GetGeneration(std::string_view key) const override;
+  Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                const Generation& expected) override;
+  Status EraseIf(std::string_view key, const Generation& expected) override;
   Result<std::vector<std::string>> List(std::string_view prefix) const override;
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
   StoreCapabilities capabilities() const override;
@@ -45,14 +51,24 @@ class MemoryStore final : public Store {
 
  private:
   using Value = std::shared_ptr<const Bytes>;
+  struct Entry {
+    Value value;  // nullptr when absent.
+    std::uint64_t generation = 0;
+  };
 
-  // The value of `key` (nullptr if absent), after validating the key.
-  Result<Value> Find(std::string_view key) const;
-  // Makes `value` the value of `key`.
-  void Put(std::string_view key, Value value);
+  // The entry of `key` (value nullptr if absent), after validating the key.
+  Result<Entry> Find(std::string_view key) const;
+  // Makes `value` the value of `key`; returns its generation. If `expected`
+  // is given, only when the key is still at it (Conflict otherwise).
+  Result<Generation> Put(std::string_view key, Value value, const Generation* expected);
+  // The generation of `entry` (REQUIRES: mutex_ held or `entry` a copy).
+  static Generation GenerationOf(const Entry& entry);
+  // The entry of `key`, or an absent one. REQUIRES: mutex_ held.
+  Entry Lookup(std::string_view key) const;
 
   mutable std::shared_mutex mutex_;
-  std::map<std::string, Value, std::less<>> values_;  // Guarded by mutex_.
+  std::map<std::string, Entry, std::less<>> values_;  // Guarded by mutex_.
+  std::uint64_t last_generation_ = 0;                 // Guarded by mutex_.
 };
 
 }  // namespace chunkwise::store

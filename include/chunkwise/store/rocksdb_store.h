@@ -9,12 +9,17 @@
 // ("binary") so that binary keys never show up in List(). Keys there are
 // compared bytewise, as unsigned bytes. Every method is thread-safe: RocksDB
 // serializes writers internally and readers see a consistent snapshot per call.
+// Only one process can open a database for writing, so the conditional
+// writes compare and write under a lock of this store's: a value's
+// generation is its size and a 128-bit hash of its bytes (equal values
+// share a generation, which a compare-and-swap of the value allows).
 #ifndef CHUNKWISE_STORE_ROCKSDB_STORE_H_
 #define CHUNKWISE_STORE_ROCKSDB_STORE_H_
 
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +68,11 @@ class RocksDbStore final : public Store {
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;
+  Result<Generation> GetGeneration(std::string_view key) const override;
+  Result<std::optional<VersionedValue>> GetVersioned(std::string_view key) const override;
+  Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                const Generation& expected) override;
+  Status EraseIf(std::string_view key, const Generation& expected) override;
   Result<std::vector<std::string>> List(std::string_view prefix) const override;
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
   StoreCapabilities capabilities() const override;
@@ -89,9 +99,15 @@ class RocksDbStore final : public Store {
   RocksDbStore(std::filesystem::path path, RocksDbStoreOptions options,
                std::unique_ptr<Handles> handles);
 
+  // The generation `key` is at, read under conditional_mutex_ held.
+  Result<Generation> CurrentGeneration(std::string_view key) const;
+
   const std::filesystem::path path_;
   const RocksDbStoreOptions options_;
   std::unique_ptr<Handles> handles_;
+  // Plain writes hold it shared, conditional ones exclusively from their
+  // compare to their write.
+  mutable std::shared_mutex conditional_mutex_;
 };
 
 }  // namespace chunkwise::store

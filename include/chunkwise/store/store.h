@@ -5,6 +5,14 @@
 // I/O failures, invalid keys and ranges outside a value. Every implementation
 // is thread-safe: concurrent calls on one store are allowed. A Set is atomic:
 // a concurrent reader sees the old value or the new one, never a mix.
+//
+// Writers that read a value, change it and write it back (a shard's
+// read-modify-write) use the conditional writes: a read reports the value's
+// Generation, and SetIf, CreateIfAbsent and EraseIf go ahead only if the key
+// is still at that generation, failing with kConflict and changing nothing
+// otherwise, so that two writers never lose each other's changes; the loser
+// re-reads and retries. They are atomic with respect to one another; a plain
+// Set racing them is not ordered against their compare.
 #ifndef CHUNKWISE_STORE_STORE_H_
 #define CHUNKWISE_STORE_STORE_H_
 
@@ -18,6 +26,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/store/byte_range.h"
+#include "chunkwise/store/generation.h"
 #include "chunkwise/store/value_reader.h"
 #include "chunkwise/store/value_writer.h"
 
@@ -32,6 +41,9 @@ struct StoreCapabilities {
   // Requests cost little beyond the bytes they copy (files, memory), so many
   // small ones are as cheap as one large one.
   bool local = false;
+  // GetGeneration, GetVersioned, SetIf, CreateIfAbsent and EraseIf work
+  // (they return Unsupported otherwise).
+  bool conditional_writes = false;
 };
 
 class Store {
@@ -76,13 +88,40 @@ class Store {
   // True if `key` holds a value.
   Result<bool> Exists(std::string_view key) const;
 
+  // Conditional writes (see the top of this file). Unsupported unless
+  // capabilities().conditional_writes.
+  //
+  // The generation `key` is at now; absent if it holds no value.
+  virtual Result<Generation> GetGeneration(std::string_view key) const;
+  // The whole value with the generation it was read at; nullopt if absent.
+  // The default reads through OpenReader, whose reader must report one.
+  virtual Result<std::optional<VersionedValue>> GetVersioned(std::string_view key) const;
+  // Writes the parts as one value if `key` is still at `expected` (the
+  // absent generation: if it holds no value); returns the new generation.
+  // Conflict, naming the key, if it is at another one; nothing is written.
+  virtual Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                        const Generation& expected);
+  // Removes `key` if it is still at `expected`; Conflict otherwise. Erasing
+  // an absent key expected absent succeeds.
+  virtual Status EraseIf(std::string_view key, const Generation& expected);
+  // SetPartsIf with one part.
+  Result<Generation> SetIf(std::string_view key, ByteView value, const Generation& expected);
+  // Writes `value` only if `key` holds none: Conflict if it does.
+  Result<Generation> CreateIfAbsent(std::string_view key, ByteView value);
+
  protected:
   // GetRangesInto for stores whose OpenReader is their own (it must not read
   // through GetRangesInto, or the two would call each other): every range
   // comes from one version of the value.
   Result<bool> GetRangesThroughReader(std::string_view key, std::span<const ByteRange> ranges,
                                       MutableByteView out) const;
+  // Unsupported "<where>: <what> needs conditional writes, which this store lacks".
+  Status NoConditionalWrites(std::string_view key, std::string_view what) const;
 };
+
+// Conflict "<where>: changed since it was read (expected generation G, found F)".
+Status GenerationConflict(std::string_view where, const Generation& expected,
+                          const Generation& found);
 
 }  // namespace chunkwise::store
 

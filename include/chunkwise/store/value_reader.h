@@ -12,12 +12,14 @@
 #define CHUNKWISE_STORE_VALUE_READER_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/status.h"
 #include "chunkwise/store/byte_range.h"
+#include "chunkwise/store/generation.h"
 
 namespace chunkwise::store {
 
@@ -34,6 +36,10 @@ class ValueReader {
   virtual Status ReadInto(std::span<const ByteRange> ranges, MutableByteView out) const = 0;
   // True if every read sees the version the reader was opened on.
   virtual bool pinned() const = 0;
+  // The generation of the version a pinned reader reads (store/generation.h),
+  // for a conditional write of a changed value; nullopt when the store
+  // cannot tell.
+  virtual std::optional<Generation> generation() const { return std::nullopt; }
 };
 
 // The reader every store has unless it does better: each read is a

@@ -1,5 +1,7 @@
 #include "formats/bcolz/chunk_writer.h"
 
+#include "chunkwise/core/thread_pool.h"
+
 namespace chunkwise::formats::bcolz {
 
 ChunkWriter::~ChunkWriter() {
@@ -14,7 +16,11 @@ ChunkWriter::~ChunkWriter() {
 Status ChunkWriter::Submit(std::string key, core::BufferPool::Lease data, std::size_t size) {
   std::unique_lock lock(mutex_);
   if (!error_.ok()) return error_;
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  if (!thread_.joinable()) {
+    Result<std::thread> started = core::StartThread([this] { Run(); }, "the chunk file writer");
+    if (!started.ok()) return started.status();
+    thread_ = std::move(started).value();
+  }
   // Full: write the oldest queued chunk here rather than wait, so that when
   // files are slower to create than chunks to compress both threads write.
   while (jobs_.size() + running_ >= kMaxPending) {

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "chunkwise/core/json.h"
+
 namespace chunkwise::formats::bcolz {
 namespace {
 
@@ -28,8 +30,9 @@ Status BadMeta(std::string_view file_name, const std::string& what) {
 }
 
 Result<nlohmann::json> ParseObject(std::string_view text, std::string_view file_name) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) return BadMeta(file_name, "is not valid JSON");
+  Result<nlohmann::json> parsed = core::ParseJson(text, file_name, StatusCode::kCorruption);
+  if (!parsed.ok()) return parsed.status();
+  nlohmann::json json = std::move(parsed).value();
   if (!json.is_object()) return BadMeta(file_name, "is not a JSON object");
   return json;
 }

@@ -52,6 +52,8 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
   const bool by_record = probe.form == ChunkIndexForm::kRecord;
   ArrowShardReader reader;
   reader.source_ = std::move(source);
+  // Every record batch, for checking the index against what the file holds.
+  std::vector<arrow::MessageBlock> all_blocks;
   CHUNKWISE_ASSIGN_OR_RETURN(reader.is_file_format_, arrow::IsArrowFile(*reader.source_));
   if (reader.is_file_format_) {
     CHUNKWISE_ASSIGN_OR_RETURN(arrow::IpcFileReader file,
@@ -65,11 +67,12 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
                                arrow::IpcStreamReader::Open(reader.source_));
     reader.schema_ = stream.schema();
     reader.schema_end_ = stream.schema_end();
-    // Only the record form needs batch positions; the offsets form carries byte ranges.
-    if (by_record) {
-      CHUNKWISE_ASSIGN_OR_RETURN(reader.blocks_, stream.ScanRecordBatchBlocks());
-    }
+    // Only the record form needs batch positions; the offsets form carries
+    // byte ranges, and scans them here only to count the records.
+    CHUNKWISE_ASSIGN_OR_RETURN(all_blocks, stream.ScanRecordBatchBlocks());
+    if (by_record) reader.blocks_ = all_blocks;
   }
+  if (reader.is_file_format_) all_blocks = reader.blocks_;
   CHUNKWISE_RETURN_IF_ERROR(CheckExportShardSchema(reader.schema_, reader.source_->name()));
   ChunkIndexLimits limits;
   limits.data_size = reader.source_->size();
@@ -86,6 +89,19 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
   CHUNKWISE_ASSIGN_OR_RETURN(reader.index_, ParseChunkIndex(csv_text, csv_name, limits));
   for (std::size_t k = 0; k < reader.index_.rows.size(); ++k) {
     reader.rows_.emplace(reader.index_.rows[k].chunk, k);
+  }
+  // The other way round from the limits above: a record the index leaves out
+  // would read as an absent (zero) block.
+  std::int64_t records = 0;
+  for (const arrow::MessageBlock& block : all_blocks) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::int64_t rows,
+                               arrow::ReadRecordBatchLength(*reader.source_, block));
+    records += rows;
+  }
+  if (records != static_cast<std::int64_t>(reader.index_.rows.size())) {
+    return Status::Corruption(csv_name + " lists " + std::to_string(reader.index_.rows.size()) +
+                              " chunks, but " + reader.source_->name() + " holds " +
+                              std::to_string(records) + " records");
   }
   return reader;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/json.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
 #include "formats/dvid/visible_scan.h"
 
@@ -36,8 +37,9 @@ struct LabelmapMetadata {
 };
 
 Result<LabelmapMetadata> ParseMetadata(ByteView stored, const std::string& name) {
-  const nlohmann::json json = nlohmann::json::parse(stored.begin(), stored.end(), nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::json json,
+                             core::ParseJson(AsChars(stored), name, StatusCode::kCorruption));
+  if (!json.is_object()) {
     return Status::Corruption(name + ": metadata is not a JSON object");
   }
   LabelmapMetadata metadata;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "chunkwise/core/json.h"
+
 namespace chunkwise::formats::precomputed {
 namespace {
 
@@ -181,10 +183,12 @@ std::string ScaleInfo::ShardKey(std::uint64_t shard) const {
 
 Result<VolumeInfo> ParseVolumeInfo(std::string_view text, std::string_view name) {
   const Context context{name};
-  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) {
-    return Status::InvalidArgument(std::string(name) + ": not a JSON object");
+  Result<json> parsed = core::ParseJson(text, name);
+  if (!parsed.ok() || !parsed->is_object()) {
+    return parsed.ok() ? Status::InvalidArgument(std::string(name) + ": not a JSON object")
+                       : parsed.status();
   }
+  json root = std::move(parsed).value();
   VolumeInfo info;
   if (const auto type = root.find("@type"); type != root.end() && *type != kVolumeType) {
     return Status::Unsupported(std::string(name) + ": @type " + type->dump() +

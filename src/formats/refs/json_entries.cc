@@ -4,6 +4,7 @@
 #include <limits>
 #include <thread>
 
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/refs/base64.h"
 #include "chunkwise/formats/refs/reference_template.h"
 
@@ -187,10 +188,18 @@ bool ReadObjectInParallel(std::string_view text, std::string_view name, JsonCurs
   cursor.Rewind(start);
   if (parts.size() < 2) return false;
   std::vector<std::thread> workers;
+  std::size_t inline_from = parts.size();  // Parts no thread could be started for.
   for (std::size_t k = 1; k < parts.size(); ++k) {
-    workers.emplace_back([&, k] { ReadPart(text, name, options, parts[k]); });
+    Result<std::thread> worker =
+        core::StartThread([&, k] { ReadPart(text, name, options, parts[k]); }, name);
+    if (!worker.ok()) {
+      inline_from = k;
+      break;
+    }
+    workers.push_back(std::move(worker).value());
   }
   ReadPart(text, name, options, parts[0]);
+  for (std::size_t k = inline_from; k < parts.size(); ++k) ReadPart(text, name, options, parts[k]);
   for (std::thread& worker : workers) worker.join();
   for (const Part& part : parts) {
     if (!part.ok) return false;

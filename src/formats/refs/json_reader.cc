@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/core/json.h"
+#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/formats/refs/base64.h"
 #include "chunkwise/formats/refs/reference_template.h"
 #include "formats/refs/json_cursor.h"
@@ -144,12 +146,9 @@ Result<ReferenceSet> DocumentReader::FinishV0() {
 }
 
 Status DocumentReader::ReadTemplates(std::string_view text) {
-  nlohmann::json templates;
-  try {
-    templates = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {
-    return Status::Corruption(std::string(name_) + ": \"templates\": " + error.what());
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const nlohmann::json templates,
+      core::ParseJson(text, std::string(name_) + ": \"templates\"", StatusCode::kCorruption));
   if (!templates.is_object()) {
     return Status::InvalidArgument(std::string(name_) + ": \"templates\" must be an object");
   }
@@ -179,6 +178,16 @@ Status DocumentReader::ApplyPendingTemplates(ReferenceSet& refs) {
   return Status::Ok();
 }
 
+// How many values start, start + step, ... before stop. REQUIRES: step != 0.
+std::uint64_t RangeLength(std::int64_t start, std::int64_t stop, std::int64_t step) {
+  if (step > 0 ? start >= stop : start <= stop) return 0;
+  const auto span = step > 0 ? static_cast<std::uint64_t>(stop) - static_cast<std::uint64_t>(start)
+                             : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(stop);
+  const std::uint64_t stride =
+      step > 0 ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
+  return (span - 1) / stride + 1;
+}
+
 // A gen dimension: a range, or an explicit list of values.
 Result<std::vector<TemplateValue>> DimensionValues(const nlohmann::ordered_json& spec,
                                                    std::uint64_t limit) {
@@ -203,6 +212,16 @@ Result<std::vector<TemplateValue>> DimensionValues(const nlohmann::ordered_json&
   const std::int64_t stop = spec.at("stop").get<std::int64_t>();
   const std::int64_t step = spec.value("step", std::int64_t{1});
   if (step == 0) return Status::InvalidArgument("a dimension's step must not be 0");
+  // Counted before any value is made, so that the limit and the memory check
+  // come before the allocation.
+  const std::uint64_t count = RangeLength(start, stop, step);
+  if (count > limit) {
+    return Status::InvalidArgument(std::to_string(count) + " values, more than " +
+                                   std::to_string(limit));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::CheckAllocation(core::SaturatingProduct(count, sizeof(TemplateValue)), "its values"));
+  values.reserve(count);
   for (std::int64_t v = start; step > 0 ? v < stop : v > stop;) {
     if (values.size() >= limit) return Status::InvalidArgument("too many values");
     values.emplace_back(v);
@@ -258,6 +277,12 @@ Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::si
   }
   if (total == 0) return Status::Ok();
   const std::string key_text = TemplateText(item, "key"), url_text = TemplateText(item, "url");
+  // Each generated reference holds a key and a URL at least as long as
+  // their templates' fixed text.
+  const std::uint64_t per_reference = sizeof(Reference) + key_text.size() + url_text.size();
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::CheckAllocation(core::SaturatingProduct(total, per_reference),
+                            where + ": its " + std::to_string(total) + " references"));
   TemplateVariables variables = templates_values_;
   std::vector<std::size_t> at(dimensions.size(), 0);
   for (std::uint64_t n = 0; n < total; ++n) {
@@ -285,9 +310,9 @@ Status DocumentReader::ExpandGenItem(const nlohmann::ordered_json& item, std::si
 }
 
 Status DocumentReader::ExpandGen(std::string_view text, ReferenceSetBuilder& out) {
-  nlohmann::ordered_json gen;
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json gen,
+                             core::ParseOrderedJson(text, std::string(name_) + ": \"gen\""));
   try {
-    gen = nlohmann::ordered_json::parse(text);
     if (!gen.is_array()) {
       return Status::InvalidArgument(std::string(name_) + ": \"gen\" must be a list");
     }

@@ -12,15 +12,33 @@
 #include <unordered_map>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/core/json.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "record_file.h"
 #include "reference_grid.h"
 
 namespace chunkwise::formats::refs {
 
+// What our writer lists in .zmetadata for one array (absent in other
+// writers' sets): which record files exist and how many references they hold.
+struct RecordListing {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> files;  // Inclusive ranges, sorted.
+  std::uint64_t references = 0;
+
+  bool Lists(std::uint64_t record) const {
+    const auto after =
+        std::upper_bound(files.begin(), files.end(), record,
+                         [](std::uint64_t r, const std::pair<std::uint64_t, std::uint64_t>& range) {
+                           return r < range.first;
+                         });
+    return after != files.begin() && record <= std::prev(after)->second;
+  }
+};
+
 struct ParquetReferenceIndex::State {
   std::filesystem::path directory;
   std::uint64_t record_size = 0;
+  std::map<std::string, RecordListing, std::less<>> listings;  // field → listing
   std::size_t max_cached = 1;
   std::map<std::string, std::string, std::less<>> metadata;  // key → JSON text
   std::map<std::string, ReferenceGrid, std::less<>> arrays;  // field → grid
@@ -103,8 +121,43 @@ Result<std::unique_ptr<ParquetReferenceIndex>> ParquetReferenceIndex::Open(
 
 namespace {
 
+// "chunkwise_records": {"<field>": {"files": [[first, last], ...], "references": n}}
+Status ParseListings(const nlohmann::json& json, const std::string& name,
+                     ParquetReferenceIndex::State& state) {
+  const auto listings = json.find("chunkwise_records");
+  if (listings == json.end()) return Status::Ok();
+  const Status malformed = Status::Corruption(name + ": malformed \"chunkwise_records\"");
+  if (!listings->is_object()) return malformed;
+  for (const auto& [field, value] : listings->items()) {
+    if (!value.is_object() || !value.contains("files") || !value["files"].is_array() ||
+        !value.contains("references") || !value["references"].is_number_unsigned()) {
+      return malformed;
+    }
+    RecordListing listing;
+    listing.references = value["references"].get<std::uint64_t>();
+    for (const nlohmann::json& range : value["files"]) {
+      if (!range.is_array() || range.size() != 2 || !range[0].is_number_unsigned() ||
+          !range[1].is_number_unsigned() || range[0] > range[1] ||
+          (!listing.files.empty() &&
+           range[0].get<std::uint64_t>() <= listing.files.back().second)) {
+        return malformed;
+      }
+      listing.files.emplace_back(range[0].get<std::uint64_t>(), range[1].get<std::uint64_t>());
+    }
+    state.listings.emplace(field, std::move(listing));
+  }
+  return Status::Ok();
+}
+
+// Corruption: .zmetadata lists a record file that is not there.
+Status ListedFileMissing(const ParquetReferenceIndex::State& state, const std::string& relative) {
+  return Status::Corruption((state.directory / relative).string() +
+                            " is missing, though .zmetadata lists it");
+}
+
 Status ParseZmetadata(ByteView text, const std::string& name, ParquetReferenceIndex::State& state) {
-  const nlohmann::json json = nlohmann::json::parse(AsChars(text), nullptr, false);
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::json json,
+                             core::ParseJson(AsChars(text), name, StatusCode::kCorruption));
   if (!json.is_object()) return Status::Corruption(name + " is not a JSON object");
   const auto record_size = json.find("record_size");
   if (record_size == json.end() || !record_size->is_number_unsigned() ||
@@ -119,6 +172,7 @@ Status ParseZmetadata(ByteView text, const std::string& name, ParquetReferenceIn
   for (const auto& [key, value] : metadata->items()) {
     state.metadata.emplace(key, MetadataText(value));
   }
+  CHUNKWISE_RETURN_IF_ERROR(ParseListings(json, name, state));
   for (const auto& [key, text_value] : state.metadata) {
     if (key != ".zarray" && !key.ends_with("/.zarray")) continue;
     const std::string field = key.size() > 8 ? key.substr(0, key.size() - 8) : "";
@@ -144,9 +198,17 @@ Result<std::optional<store::Reference>> ParquetReferenceIndex::Find(std::string_
   if (array == state_->arrays.end()) return std::optional<store::Reference>();
   const std::optional<std::uint64_t> row = array->second.RowOfChunk(key.substr(slash + 1));
   if (!row) return std::optional<store::Reference>();
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto rows,
-                             state_->Cached(RecordName(array->first, *row / state_->record_size)));
-  if (rows == nullptr) return std::optional<store::Reference>();
+  const std::uint64_t record = *row / state_->record_size;
+  const auto listing = state_->listings.find(array->first);
+  const bool listed = listing != state_->listings.end();
+  // A record the writer listed as empty has no file to look for.
+  if (listed && !listing->second.Lists(record)) return std::optional<store::Reference>();
+  const std::string relative = RecordName(array->first, record);
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto rows, state_->Cached(relative));
+  if (rows == nullptr) {
+    if (listed) return ListedFileMissing(*state_, relative);
+    return std::optional<store::Reference>();
+  }
   return rows->At(*row % state_->record_size);
 }
 
@@ -184,19 +246,46 @@ Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view p
   for (const auto& [field, grid] : state.arrays) {
     const std::string field_prefix = field + "/";
     if (!field_prefix.starts_with(prefix) && !prefix.starts_with(field_prefix)) continue;
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> records,
-                               RecordsPresent(state.directory / field));
-    for (const std::uint64_t record : records) {
-      if (record > grid.chunk_count() / state.record_size) continue;  // Past the grid.
-      CHUNKWISE_ASSIGN_OR_RETURN(const auto rows, state.Load(RecordName(field, record)));
-      if (rows == nullptr) continue;
+    const auto listing = state.listings.find(field);
+    const RecordListing* listed = listing == state.listings.end() ? nullptr : &listing->second;
+    std::uint64_t references = 0;
+    auto visit_record = [&](std::uint64_t record) -> Status {
+      const std::string relative = RecordName(field, record);
+      CHUNKWISE_ASSIGN_OR_RETURN(const auto rows, state.Load(relative));
+      if (rows == nullptr) {
+        if (listed != nullptr) return ListedFileMissing(state, relative);
+        return Status::Ok();
+      }
       const std::uint64_t first = record * state.record_size;
       for (std::size_t row = 0; row < rows->rows() && first + row < grid.chunk_count(); ++row) {
         std::optional<store::Reference> reference = rows->At(row);
         if (!reference) continue;
+        ++references;
         std::string key = field_prefix + grid.ChunkOfRow(first + row);
         if (key.starts_with(prefix)) visit(std::move(key), std::move(*reference));
       }
+      return Status::Ok();
+    };
+    const std::uint64_t last_record = grid.chunk_count() / state.record_size;  // Past: no rows.
+    if (listed == nullptr) {
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> records,
+                                 RecordsPresent(state.directory / field));
+      for (const std::uint64_t record : records) {
+        if (record <= last_record) CHUNKWISE_RETURN_IF_ERROR(visit_record(record));
+      }
+    } else {
+      for (const auto& [first, last] : listed->files) {
+        const std::uint64_t end = std::min(last, last_record);
+        for (std::uint64_t record = first; record <= end; ++record) {
+          CHUNKWISE_RETURN_IF_ERROR(visit_record(record));
+          if (record == end) break;  // Never wraps past UINT64_MAX.
+        }
+      }
+    }
+    if (listed != nullptr && references != listed->references) {
+      return Status::Corruption((state.directory / field).string() + ": the record files hold " +
+                                std::to_string(references) + " references, .zmetadata says " +
+                                std::to_string(listed->references));
     }
   }
   return Status::Ok();
@@ -250,8 +339,8 @@ Result<std::unique_ptr<store::ReferenceIndex>> OpenParquetReferences(
 bool IsParquetReferenceDirectory(const std::string& path) {
   Result<Bytes> text = core::ReadFile(std::filesystem::path(path) / ".zmetadata");
   if (!text.ok()) return false;
-  const nlohmann::json json = nlohmann::json::parse(AsChars(*text), nullptr, false);
-  return json.is_object() && json.contains("record_size");
+  Result<nlohmann::json> json = core::ParseJson(AsChars(*text), ".zmetadata");
+  return json.ok() && json->is_object() && json->contains("record_size");
 }
 
 }  // namespace chunkwise::formats::refs

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/core/json.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/store/file_store.h"
@@ -40,10 +41,10 @@ Result<nlohmann::json> MetadataJson(const ReferenceSet& set) {
       return Status::InvalidArgument("reference set key '" + std::string(key) +
                                      "': Parquet references need metadata inline");
     }
-    nlohmann::json value = nlohmann::json::parse(AsChars(reference.data), nullptr, false);
+    Result<nlohmann::json> value = core::ParseJson(AsChars(reference.data), key);
     // Metadata is written as JSON objects (fsspec's form); text that is not JSON stays a string.
-    metadata[std::string(key)] =
-        value.is_discarded() ? nlohmann::json(std::string(AsChars(reference.data))) : value;
+    metadata[std::string(key)] = value.ok() ? std::move(value).value()
+                                            : nlohmann::json(std::string(AsChars(reference.data)));
   }
   return metadata;
 }
@@ -137,6 +138,22 @@ Status WriteRecord(store::Store& store, const std::string& field,
   return Status::Ok();
 }
 
+// What .zmetadata's "chunkwise_records" says of one array: the record files
+// written, as inclusive ranges of record numbers, and how many references
+// they hold, so that a reader can tell a lost file from a record with no keys.
+nlohmann::json RecordListing(const ArrayChunks& array, std::uint64_t record_size) {
+  nlohmann::json ranges = nlohmann::json::array();
+  for (const auto& [row, reference] : array.rows) {
+    const std::uint64_t record = row / record_size;
+    if (!ranges.empty() && ranges.back()[1].get<std::uint64_t>() + 1 >= record) {
+      ranges.back()[1] = record;
+    } else {
+      ranges.push_back({record, record});
+    }
+  }
+  return {{"files", std::move(ranges)}, {"references", array.rows.size()}};
+}
+
 // Record files are independent: they are encoded and written in parallel,
 // at most one per thread in memory at a time.
 Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& array,
@@ -172,11 +189,15 @@ Status WriteParquetReferences(const ReferenceSet& set, const std::string& direct
   CHUNKWISE_RETURN_IF_ERROR(RemovePreviousSet(directory));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto store, store::FileStore::Open(directory));
   core::ThreadPool pool(options.threads);
+  nlohmann::json listing = nlohmann::json::object();
   for (auto& [field, array] : arrays) {
     CHUNKWISE_RETURN_IF_ERROR(WriteArray(*store, field, array, options, pool));
+    listing[field] = RecordListing(array, options.record_size);  // Rows sorted by WriteArray.
   }
+  // Other readers ignore the extra top-level key (references.md §4).
   const nlohmann::json zmetadata = {{"metadata", std::move(metadata)},
-                                    {"record_size", options.record_size}};
+                                    {"record_size", options.record_size},
+                                    {"chunkwise_records", std::move(listing)}};
   return store->Set(".zmetadata", AsBytes(zmetadata.dump(
                                       -1, ' ', false, nlohmann::json::error_handler_t::replace)));
 }

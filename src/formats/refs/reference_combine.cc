@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "chunkwise/core/json.h"
+
 namespace chunkwise::formats::refs {
 namespace {
 
@@ -31,8 +33,8 @@ Result<ArrayPart> ParseArray(const ReferenceSet& set, const std::string& prefix,
     return Status::InvalidArgument(where + " is not inline metadata");
   }
   ArrayPart part;
+  CHUNKWISE_ASSIGN_OR_RETURN(part.zarray, core::ParseJson(AsChars(reference->data), where));
   try {
-    part.zarray = nlohmann::json::parse(AsChars(reference->data));
     part.shape = part.zarray.at("shape").get<std::vector<std::int64_t>>();
     part.chunks = part.zarray.at("chunks").get<std::vector<std::int64_t>>();
   } catch (const nlohmann::json::exception& error) {
@@ -172,8 +174,11 @@ Result<ReferenceSet> CombineReferenceSets(std::span<const ReferenceSet* const> i
     }
   }
   for (auto& [prefix, parts] : arrays) {
-    nlohmann::ordered_json zarray = nlohmann::ordered_json::parse(
-        AsChars(inputs[0]->Find(prefix + std::string(kZarray))->value().data));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        nlohmann::ordered_json zarray,
+        core::ParseOrderedJson(
+            AsChars(inputs[0]->Find(prefix + std::string(kZarray))->value().data),
+            prefix + std::string(kZarray)));
     std::int64_t total = 0;
     for (const ArrayPart& part : parts) total += part.shape[dim];
     zarray["shape"][dim] = total;

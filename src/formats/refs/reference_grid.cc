@@ -3,6 +3,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/json.h"
+
 namespace chunkwise::formats::refs {
 namespace {
 
@@ -27,8 +29,9 @@ Result<std::vector<std::uint64_t>> Extents(const nlohmann::json& json, const cha
 
 Result<ReferenceGrid> ReferenceGrid::FromZarray(std::string_view zarray_json,
                                                 const std::string& field) {
-  const nlohmann::json json =
-      nlohmann::json::parse(zarray_json, nullptr, /*allow_exceptions=*/false);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const nlohmann::json json,
+      core::ParseJson(zarray_json, field + "/.zarray", StatusCode::kCorruption));
   if (!json.is_object()) return Status::Corruption(field + "/.zarray is not a JSON object");
   CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, Extents(json, "shape", field));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto chunks, Extents(json, "chunks", field));

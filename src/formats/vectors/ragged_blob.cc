@@ -35,6 +35,12 @@ Result<std::vector<ByteView>> DecodeRaggedBlob(ByteView blob, std::string_view k
   }
   const std::size_t header = 8 * (1 + count);
   const ByteView data = blob.subspan(header);
+  // With no groups there is no group for the bytes to belong to: dropping
+  // them would lose records silently.
+  if (count == 0 && !data.empty()) {
+    return Malformed(key, "group count 0, but " + std::to_string(data.size()) +
+                              " bytes of records follow the header");
+  }
   std::vector<std::uint64_t> offsets(count + 1, data.size());
   for (std::uint64_t k = 0; k < count; ++k) {
     offsets[k] = LoadLittleEndian<std::uint64_t>(blob.data() + 8 * (1 + k));

@@ -47,12 +47,8 @@ Result<VectorStore> VectorStore::Create(std::shared_ptr<store::Store> store, std
                                         RootMetadata metadata, bool overwrite,
                                         VectorStoreOptions options) {
   prefix = NormalizePrefix(std::move(prefix));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> existing, store->List(prefix));
-  if (!existing.empty() && !overwrite) {
-    return Status::InvalidArgument(store->Describe(prefix) +
-                                   " already holds data (use --overwrite to replace it)");
-  }
-  for (const std::string& key : existing) CHUNKWISE_RETURN_IF_ERROR(store->Erase(key));
+  CHUNKWISE_RETURN_IF_ERROR(
+      zarr::ClearForOverwrite(*store, prefix, overwrite, zarr::DescribePrefix(*store, prefix)));
   VectorStore vectors(std::move(store), std::move(prefix), std::move(metadata), std::move(options));
   CHUNKWISE_RETURN_IF_ERROR(vectors.SetMetadata(vectors.metadata_));
   return vectors;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "chunkwise/core/check.h"
+#include "chunkwise/core/memory_limit.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -112,18 +113,6 @@ Status WriteMetadata(store::Store& store, const std::string& prefix,
   return SetText(store, prefix + std::string(kZarrayKey), zarray);
 }
 
-Status ClearPrefix(store::Store& store, const std::string& prefix, bool overwrite) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
-  if (keys.empty()) return Status::Ok();
-  if (!overwrite) {
-    return Status::InvalidArgument(store.Describe(prefix) + " already holds " +
-                                   std::to_string(keys.size()) +
-                                   " keys (pass --overwrite to replace them)");
-  }
-  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
-  return Status::Ok();
-}
-
 }  // namespace
 
 Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetadata metadata,
@@ -153,6 +142,12 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   const auto* sharding = dynamic_cast<const ShardingCodec*>(array.chain_->array_to_bytes());
   if (sharding != nullptr && array.metadata_.codecs.size() == 1) {
     CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
+    // Every read or write of a shard holds its whole index.
+    const auto inner =
+        static_cast<std::uint64_t>(sharding->InnerGrid(array.metadata_.chunk_shape).num_chunks());
+    CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
+        core::SaturatingProduct(inner, sizeof(ChunkLocation)),
+        "the index of a shard of " + std::to_string(inner) + " inner chunks"));
     array.sharding_ = sharding;
   }
   return array;
@@ -177,7 +172,8 @@ Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string pre
   if (array.metadata_.zarr_format == 2) {
     CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
   }
-  CHUNKWISE_RETURN_IF_ERROR(ClearPrefix(*array.store_, prefix, overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(
+      ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
   CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*array.store_, prefix, array.metadata_));
   return array;
 }
@@ -197,7 +193,11 @@ Status Array::CheckRegion(const Region& region) const {
 
 Result<Bytes> Array::Read(const Region& region) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
-  Bytes out(static_cast<std::size_t>(region.num_elements()) * metadata_.data_type.size());
+  const std::uint64_t bytes = core::SaturatingProduct(
+      static_cast<std::uint64_t>(region.num_elements()), metadata_.data_type.size());
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
+      bytes, DescribePrefix(*store_, prefix_) + ": reading region [" + region.ToString() + "]"));
+  Bytes out(static_cast<std::size_t>(bytes));
   CHUNKWISE_RETURN_IF_ERROR(ReadInto(region, out.data()));
   return out;
 }
@@ -380,6 +380,15 @@ Result<ArrayStorageStats> Array::Stats() const {
         static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
     stats.grid_inner_chunks = stats.grid_chunks * inner_per_shard;
   }
+  // Walks the declared grid (a listing of the stored keys would scale with
+  // what is stored instead): refused up front when the grid's coordinates
+  // alone would not fit in memory.
+  const auto chunk_count = static_cast<std::uint64_t>(grid_.num_chunks());
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
+      core::SaturatingProduct(chunk_count,
+                              sizeof(core::Coord) + metadata_.shape.size() * sizeof(core::Index)),
+      DescribePrefix(*store_, prefix_) + ": walking its " + std::to_string(chunk_count) +
+          " grid chunks"));
   std::vector<core::Coord> coords;
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
   for (const core::Coord& coord : coords) {

@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "chunkwise/core/json.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {
@@ -134,11 +135,42 @@ Status ArrayMetadata::Validate() const {
 }
 
 Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    return Status::InvalidArgument(std::string(key) + ": not valid JSON");
+  return core::ParseJson(text, key);
+}
+
+Result<bool> HoldsZarrNode(const store::Store& store, std::string_view prefix) {
+  for (const std::string_view name : {kZarrJsonKey, kZarrayKey, kZgroupKey}) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool exists,
+                               store.Exists(std::string(prefix) + std::string(name)));
+    if (exists) return true;
   }
-  return json;
+  return false;
+}
+
+std::string DescribePrefix(const store::Store& store, std::string_view prefix) {
+  std::string where = store.Describe(std::string(prefix) + std::string(kZarrJsonKey));
+  where.resize(where.size() - kZarrJsonKey.size());
+  if (where.size() > 1 && where.back() == '/') where.pop_back();
+  return where;
+}
+
+Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
+                         std::string_view where) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
+  if (keys.empty()) return Status::Ok();
+  const std::string count = std::to_string(keys.size()) + " keys";
+  if (!overwrite) {
+    return Status::InvalidArgument(std::string(where) + " already holds " + count +
+                                   " (pass --overwrite to replace them)");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool zarr, HoldsZarrNode(store, prefix));
+  if (!zarr) {
+    return Status::InvalidArgument(std::string(where) + " holds " + count +
+                                   " but no zarr.json, .zarray or .zgroup: it is not a zarr "
+                                   "array or group, so it is not replaced");
+  }
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  return Status::Ok();
 }
 
 Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_view key) {

@@ -8,6 +8,7 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/index.h"
+#include "chunkwise/core/json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -193,8 +194,9 @@ Result<FillValue> ParseFillValueText(std::string_view text, DataType dtype) {
   }
   if (trimmed == "-inf" || trimmed == "-Infinity") return ParseFillValue("-Infinity", dtype);
   if (trimmed.starts_with("0x") || trimmed.starts_with("0X")) return ParseFillValue(trimmed, dtype);
-  nlohmann::json json = nlohmann::json::parse(trimmed, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !(json.is_number() || json.is_boolean())) {
+  Result<nlohmann::json> parsed = core::ParseJson(trimmed, "fill value");
+  const nlohmann::json json = parsed.ok() ? std::move(parsed).value() : nlohmann::json();
+  if (!(json.is_number() || json.is_boolean())) {
     return Status::InvalidArgument("--fill \"" + trimmed +
                                    "\" is not a number, true/false, nan, inf, -inf or 0x…");
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/json.h"
 #include "chunkwise/core/murmurhash3.h"
 
 namespace chunkwise::pipelines {
@@ -195,8 +196,8 @@ bool ExportScaleSpec::InGrid(const core::GridCoord3& xyz) const {
 
 Result<ExportSpec> ParseExportSpec(std::string_view text, std::string_view name) {
   const Context context{name};
-  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const json root, core::ParseJson(text, name));
+  if (!root.is_object()) {
     return Status::InvalidArgument(std::string(name) + ": not a JSON object");
   }
   const auto data_type = root.find("data_type");
@@ -218,9 +219,8 @@ Result<ExportSpec> ParseExportSpec(std::string_view text, std::string_view name)
 }
 
 Result<std::string> InfoForScales(const ExportSpec& spec, int num_scales) {
-  json root = json::parse(spec.info_json, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object() || !root.contains("scales") ||
-      !root["scales"].is_array()) {
+  CHUNKWISE_ASSIGN_OR_RETURN(json root, core::ParseJson(spec.info_json, "export spec"));
+  if (!root.is_object() || !root.contains("scales") || !root["scales"].is_array()) {
     return Status::InvalidArgument("export spec: info_json is not a spec");
   }
   json& scales = root["scales"];

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/json.h"
+
 namespace chunkwise::pipelines::detail {
 
 Status PrepareDestination(formats::precomputed::Volume& volume, const DestinationPolicy& policy) {
@@ -27,8 +29,11 @@ Status PrepareDestination(formats::precomputed::Volume& volume, const Destinatio
                                                        "already (an unfinished conversion?)"));
   }
   if (info.has_value()) {
-    const nlohmann::json found = nlohmann::json::parse(AsChars(*info), nullptr, false);
-    const nlohmann::json wanted = nlohmann::json::parse(volume.InfoText(), nullptr, false);
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const nlohmann::json found,
+        core::ParseJson(AsChars(*info), store.Describe(info_key), StatusCode::kCorruption));
+    CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::json wanted,
+                               core::ParseJson(volume.InfoText(), "the new volume's info"));
     if (found != wanted) {
       return Status::InvalidArgument(store.Describe(info_key) +
                                      ": the volume there is not the one this conversion writes, "

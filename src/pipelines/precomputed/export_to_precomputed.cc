@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/json.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/precomputed/volume.h"
@@ -228,8 +229,8 @@ Result<std::vector<ScaleJob>> FindShards(const store::Store& source, const std::
 
 Result<pc::VolumeInfo> PrecomputedInfoForExport(const ExportSpec& spec,
                                                 pc::ShardEncoding data_encoding) {
-  const json root = json::parse(spec.info_json, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.contains("scales")) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const json root, core::ParseJson(spec.info_json, "export spec"));
+  if (!root.contains("scales")) {
     return Status::InvalidArgument("export spec: info_json is not a spec");
   }
   pc::VolumeInfo info;

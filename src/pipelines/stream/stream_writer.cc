@@ -71,8 +71,10 @@ class StreamWriter::Pipeline {
       free_batches_.Push(std::move(batch));
       free_aggregated_.Push(std::make_unique<AggregatedBatch>());
     }
-    compress_thread_ = std::thread([this] { CompressLoop(); });
-    emit_thread_ = std::thread([this] { EmitLoop(); });
+    CHUNKWISE_ASSIGN_OR_RETURN(compress_thread_,
+                               core::StartThread([this] { CompressLoop(); }, "the stream writer"));
+    CHUNKWISE_ASSIGN_OR_RETURN(emit_thread_,
+                               core::StartThread([this] { EmitLoop(); }, "the stream writer"));
     return Status::Ok();
   }
 

@@ -131,6 +131,31 @@ def check_grid(checks, binary):
     checks.expect(result.returncode == 1 and "chunk" in result.stderr, "a zero chunk extent is refused")
 
 
+def check_refused_threads(checks, binary, work):
+    """--threads 250-300 under a 1 GB address-space cap: the system refuses some
+    threads (each reserves its stack); the command fails with a clear error
+    instead of aborting."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    table = np.zeros(100_000, dtype=[("a", "<i4"), ("b", "<f8")])
+    np.save(work / "threads.npy", table)
+    np.save(work / "frames.npy", np.zeros((64, 64, 64), dtype=np.uint16))
+    for name, command in [
+            ("bcolz create", ["bcolz", "create", work / "threads.bcolz", "--input", work / "threads.npy",
+                              "--threads", "250", "--overwrite"]),
+            ("zarr stream", ["zarr", "stream", work / "threads.zarr", "--shape", "0,64,64", "--dtype", "uint16",
+                             "--chunk", "8,32,32", "--input", work / "frames.npy", "--threads", "300",
+                             "--overwrite"])]:
+        result = subprocess.run([str(binary), "-q", *map(str, command)], capture_output=True, text=True,
+                                preexec_fn=cap)
+        checks.expect(result.returncode == 1 and "cannot start a thread" in result.stderr,
+                      f"{name} --threads 250+ under a memory cap: exit {result.returncode}, "
+                      f"{result.stderr.strip()[:160]}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
@@ -144,6 +169,7 @@ def main():
     check_store(checks, args.chunkwise, args.workdir)
     check_codecs_and_crc(checks, args.chunkwise, args.workdir)
     check_grid(checks, args.chunkwise)
+    check_refused_threads(checks, args.chunkwise, args.workdir)
     checks.finish()
 
 

@@ -55,6 +55,35 @@ TEST(CodecShorthand, RejectsBadFormsListingAcceptedOnes) {
   EXPECT_EQ(ParseCodecShorthand("blosc", 300).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(CodecShorthand, ZstdContentChecksum) {
+  EXPECT_EQ(
+      Parse("zstd:5:checksum"),
+      nlohmann::json::parse(R"([{"name":"zstd","configuration":{"level":5,"checksum":true}}])"));
+  EXPECT_EQ(ParseCodecShorthand("zstd:5:check", 2).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCodecShorthand("gzip:5:checksum", 2).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(CodecShorthand, WithChecksumAddsCrc32cOrZstdsOwn) {
+  auto with = [](std::string_view text, Checksum checksum) {
+    Result<std::string> out = WithChecksum(text, checksum);
+    EXPECT_TRUE(out.ok()) << text << ": " << out.status().ToString();
+    return out.ok() ? *out : std::string("<error>");
+  };
+  EXPECT_EQ(with("zstd:3", Checksum::kNone), "zstd:3");
+  EXPECT_EQ(with("zstd:3", Checksum::kCrc32c), "zstd:3+crc32c");
+  EXPECT_EQ(with("blosc:lz4+crc32c", Checksum::kCrc32c), "blosc:lz4+crc32c");
+  EXPECT_EQ(with("none", Checksum::kCrc32c), "crc32c");
+  EXPECT_EQ(with("zstd", Checksum::kZstd), "zstd:3:checksum");
+  EXPECT_EQ(with("gzip:1+zstd:7", Checksum::kZstd), "gzip:1+zstd:7:checksum");
+  EXPECT_EQ(Parse(with("zstd:7", Checksum::kZstd))[0]["configuration"]["checksum"], true);
+  const Status no_zstd = WithChecksum("blosc:lz4", Checksum::kZstd).status();
+  EXPECT_EQ(no_zstd.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(no_zstd.message().find("needs a zstd codec"), std::string_view::npos);
+  EXPECT_EQ(*ParseChecksum("crc32c"), Checksum::kCrc32c);
+  EXPECT_EQ(ParseChecksum("md5").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(CodecShorthand, Lz4detWritesStandardLz4JsonAndChoosesTheDeterministicEncoder) {
   const Result<CodecShorthand> parsed =
       ParseCodecShorthandWithEncoders("blosc:lz4det:5:shuffle", 2);

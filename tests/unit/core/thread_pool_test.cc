@@ -1,8 +1,12 @@
 #include "chunkwise/core/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -156,6 +160,42 @@ TEST(ThreadPool, ConcurrentParallelForCallersFromOutside) {
     caller.join();
   }
   EXPECT_EQ(total.load(), 300);
+}
+
+// Under an address-space limit the system refuses threads (each reserves its
+// stack): the pool reports it and ParallelFor fails cleanly, no abort. Run
+// in a child process so that the limit stays there.
+TEST(ThreadPool, RefusedThreadsAreAnError) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Room for the process as it is plus a few stacks, not for 300.
+    std::ifstream statm("/proc/self/statm");
+    unsigned long pages = 0;
+    statm >> pages;
+    const rlim_t cap = pages * ::sysconf(_SC_PAGE_SIZE) + (64 << 20);
+    const struct rlimit limit = {cap, cap};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    ThreadPool pool(300);
+    if (pool.start_status().code() != StatusCode::kIOError) ::_exit(11);
+    if (pool.start_status().message().find("cannot start a thread") == std::string_view::npos) {
+      ::_exit(12);
+    }
+    if (pool.num_threads() != 0) ::_exit(13);  // The started ones are given back.
+    if (pool.ParallelFor(4, [](std::size_t) { return Status::Ok(); }).code() !=
+        StatusCode::kIOError) {
+      ::_exit(14);
+    }
+    if (ThreadPool::Create(300).status().code() != StatusCode::kIOError) ::_exit(15);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto pool = ThreadPool::Create(2);
+  ASSERT_TRUE(pool.ok());
+  EXPECT_EQ((*pool)->num_threads(), 2u);
 }
 
 }  // namespace

@@ -1100,5 +1100,29 @@ TEST(Array, ProgressCountsBytes) {
   EXPECT_EQ(progress.done(), 2u * 64 + 2u * 100);
 }
 
+// --overwrite replaces a zarr array or group, never a directory of other files.
+TEST(Array, OverwriteRefusesWhatIsNotZarr) {
+  const auto directory = test::FreshScratchDirectory("overwrite");
+  auto store = ValueOrDie(store::FileStore::Open(directory));
+  const ArrayMetadata metadata =
+      Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0}, json::array({kBytesLittle}));
+  ASSERT_TRUE(store->Set("thesis/chapter1.tex", AsBytes(std::string_view("keep me"))).ok());
+  for (const bool overwrite : {false, true}) {
+    const Status refused = Array::Create(store, "thesis", metadata, overwrite).status();
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << overwrite;
+    EXPECT_NE(refused.message().find((directory / "thesis").string()), std::string_view::npos)
+        << refused.ToString();
+  }
+  EXPECT_TRUE(ValueOrDie(store->Exists("thesis/chapter1.tex")));
+  // An array is ours to replace: every key of the old one goes.
+  Array old = ValueOrDie(Array::Create(store, "arr", metadata, false));
+  ASSERT_TRUE(old.Write(Region({0, 0}, {4, 4}), Iota16(16)).ok());
+  ASSERT_GT(ValueOrDie(store->List("arr/")).size(), 1u);
+  EXPECT_EQ(Array::Create(store, "arr", metadata, false).status().code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(Array::Create(store, "arr", metadata, true).ok());
+  EXPECT_EQ(ValueOrDie(store->List("arr/")), std::vector<std::string>{"arr/zarr.json"});
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr

@@ -2,7 +2,9 @@
 // columns, uneven columns after a crash, and the predicate grammar.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/store/memory_store.h"
@@ -189,6 +191,60 @@ TEST(Predicate, ComparesEveryNumericKindAndByteOrder) {
   mask = (*Predicate::Parse("s != 'ab'"))
              .Evaluate({{"s", {Dtype("|S4"), AsBytes(std::string_view(text, 8)), 4}}}, 2);
   EXPECT_EQ(mask, (std::vector<std::uint8_t>{0, 1}));
+}
+
+// Comparisons are done as numpy 2 does them: the literal in the column's own type.
+template <typename T>
+std::vector<std::uint8_t> Mask(const char* predicate, const char* dtype, std::vector<T> values) {
+  auto parsed = Predicate::Parse(predicate);
+  EXPECT_TRUE(parsed.ok()) << predicate;
+  const std::map<std::string, core::NpyDtype> dtypes{{"v", Dtype(dtype)}};
+  EXPECT_TRUE(parsed->Check(dtypes).ok()) << predicate << ": " << parsed->Check(dtypes).ToString();
+  const ByteView data(reinterpret_cast<const std::uint8_t*>(values.data()),
+                      values.size() * sizeof(T));
+  return parsed->Evaluate({{"v", {Dtype(dtype), data, sizeof(T)}}}, values.size());
+}
+
+TEST(Predicate, ComparesInTheColumnsOwnType) {
+  using Bits = std::vector<std::uint8_t>;
+  const double below = std::nextafter(0.9, 0.0), above = std::nextafter(0.9, 1.0);
+  EXPECT_EQ(Mask("v == 0.9", "<f8", std::vector<double>{0.9, below, above}), (Bits{1, 0, 0}));
+  EXPECT_EQ(Mask("v > 0.9", "<f8", std::vector<double>{0.9, below, above}), (Bits{0, 0, 1}));
+  EXPECT_EQ(Mask("v == 0.9", "<f4", std::vector<float>{0.9F, 0.8F}), (Bits{1, 0}));
+  EXPECT_EQ(Mask("v <= 0.9", "<f4", std::vector<float>{0.9F, std::nextafter(0.9F, 1.0F)}),
+            (Bits{1, 0}));
+  // 16777217 rounds to float32 16777216; 2049 to float16 2048 (0x6800).
+  EXPECT_EQ(Mask("v == 16777217", "<f4", std::vector<float>{16777216.0F}), (Bits{1}));
+  EXPECT_EQ(Mask("v == 2049", "<f2", std::vector<std::uint16_t>{0x6800, 0x6801}), (Bits{1, 0}));
+  // An integer column against a float literal compares as float64, as numpy.
+  const std::int64_t two53 = std::int64_t{1} << 53;
+  EXPECT_EQ(Mask("v == 9007199254740992.0", "<i8", std::vector<std::int64_t>{two53 + 1}),
+            (Bits{1}));
+  // Integer against integer is exact at every magnitude.
+  EXPECT_EQ(Mask("v == 9007199254740993", "<i8", std::vector<std::int64_t>{two53, two53 + 1}),
+            (Bits{0, 1}));
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(Mask("v > -9223372036854775809", "<i8", std::vector<std::int64_t>{min}), (Bits{1}));
+  EXPECT_EQ(Mask("v < 18446744073709551616", "<u8", std::vector<std::uint64_t>{~0ULL}), (Bits{1}));
+  EXPECT_EQ(Mask("v > -1", "<u8", std::vector<std::uint64_t>{0}), (Bits{1}));
+  EXPECT_EQ(Mask("v == 0x10", "<i4", std::vector<std::int32_t>{16, 10}), (Bits{1, 0}));
+  EXPECT_EQ(Mask("v != nan", "<f8", std::vector<double>{std::nan("")}), (Bits{1}));
+}
+
+TEST(Predicate, RefusesWhatNumpyRefuses) {
+  auto refused = [](const char* text, const char* dtype) {
+    const Status status = Predicate::Parse(text)->Check({{"v", Dtype(dtype)}});
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << text << " on " << dtype;
+    EXPECT_NE(status.message().find("\"v\""), std::string::npos) << status.ToString();
+  };
+  const std::string too_big_for_float = "v < 1" + std::string(400, '0');
+  refused(too_big_for_float.c_str(), "<f8");
+  refused("v < 100000000000000000000", "|b1");
+  refused("v > 1.5", "<M8[D]");
+  refused("v > 'x'", "<i4");
+  for (const char* bad : {"v > 1.2.3", "v > 0x", "v > 1e", "v > 0b2", "v > 12abc"}) {
+    EXPECT_EQ(Predicate::Parse(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 }  // namespace

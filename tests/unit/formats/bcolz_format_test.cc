@@ -172,7 +172,7 @@ TEST(BcolzMeta, OldStorageWithBoolShuffleAndNoCname) {
 
 TEST(BcolzMeta, BadStorageNamesFileAndField) {
   ExpectError(ParseStorageMeta("{", "root/meta/storage").status(), StatusCode::kCorruption,
-              "root/meta/storage: is not valid JSON");
+              "root/meta/storage: not valid JSON");
   ExpectError(ParseStorageMeta(R"({"dtype": "int32", "cparams": {"clevel": 5, "shuffle": 1}})",
                                "root/meta/storage")
                   .status(),

@@ -85,6 +85,18 @@ TEST(VectorsRaggedBlob, RejectsMalformedBlobs) {
   AppendLittleEndian<std::uint64_t>(0, backwards);
   AppendLittleEndian<std::uint64_t>(100, backwards);
   EXPECT_FALSE(DecodeRaggedBlob(backwards, "past the end").ok());
+  // K = 0 followed by records: no group holds them, so they would vanish.
+  Bytes orphans;
+  AppendLittleEndian<std::uint64_t>(0, orphans);
+  for (int i = 0; i < 3; ++i) AppendLittleEndian<std::uint64_t>(7, orphans);
+  const Status dropped = DecodeRaggedBlob(orphans, "links/1/0_0_0").status();
+  EXPECT_EQ(dropped.code(), StatusCode::kCorruption);
+  EXPECT_NE(dropped.message().find("links/1/0_0_0"), std::string_view::npos);
+  EXPECT_NE(dropped.message().find("24 bytes"), std::string_view::npos) << dropped.ToString();
+  EXPECT_EQ(DecodeCellBlob(orphans, 2, "cell").status().code(), StatusCode::kCorruption);
+  Result<std::vector<ByteView>> empty = DecodeRaggedBlob(EncodeRaggedBlob({}), "empty");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
   const std::vector<std::int64_t> rows{1, 2, 3};
   EXPECT_FALSE(DecodeLinkBlob(EncodeLinkBlob(rows), 2, "odd").ok());
   EXPECT_EQ(*DecodeLinkBlob(EncodeLinkBlob(rows), 3, "ok"), rows);

@@ -148,7 +148,8 @@ TEST(ExportSpec, RefusesUnsupportedHash) {
 
 TEST(ExportSpec, RefusesBadFields) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"not json", "not a JSON object"},
+      {"not json", "spec.json: not valid JSON"},
+      {"[1, 2]", "not a JSON object"},
       {R"({"scales": []})", "scales: missing or empty"},
       {R"({"data_type": "uint32", "scales": [{}]})", "data_type"},
       {R"({"scales": [{"size": [1, 2]}]})", "scales[0].size: must be an array of three integers"},

@@ -58,6 +58,11 @@ class StoreSuite : public ::testing::TestWithParam<StoreFactory> {
     EXPECT_TRUE(keys.ok()) << keys.status().ToString();
     return keys.ok() ? *keys : std::vector<std::string>();
   }
+  Generation GenerationOf(std::string_view key) {
+    Result<Generation> generation = store_->GetGeneration(key);
+    EXPECT_TRUE(generation.ok()) << generation.status().ToString();
+    return generation.ok() ? *generation : Generation::Of("<error>");
+  }
 
   std::shared_ptr<Store> store_;
 };
@@ -388,6 +393,135 @@ TEST_P(StoreSuite, ConcurrentSetAndEraseInOneDirectory) {
   EXPECT_THAT(errors, ::testing::IsEmpty());
   Set("d/e/last", "z");
   EXPECT_EQ(Get("d/e/last"), B("z"));
+}
+
+// Conditional writes: every store that advertises them compares and writes
+// atomically (a store without them says Unsupported: store_test.cc).
+#define CHUNKWISE_NEEDS_CONDITIONAL_WRITES()      \
+  if (!store_->capabilities().conditional_writes) \
+  GTEST_SKIP() << GetParam().name << " has no conditional writes"
+
+TEST_P(StoreSuite, SetIfWritesOnlyAtTheGenerationRead) {
+  CHUNKWISE_NEEDS_CONDITIONAL_WRITES();
+  EXPECT_TRUE(GenerationOf("a/k").absent());
+  Set("a/k", "first");
+  const Generation first = GenerationOf("a/k");
+  EXPECT_FALSE(first.absent());
+  Result<Generation> second = store_->SetIf("a/k", AsBytes("second"), first);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_NE(*second, first);
+  EXPECT_EQ(GenerationOf("a/k"), *second);
+  EXPECT_EQ(Get("a/k"), B("second"));
+  // A writer still holding the first generation loses, and changes nothing.
+  Result<Generation> stale = store_->SetIf("a/k", AsBytes("stale"), first);
+  EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
+  EXPECT_THAT(std::string(stale.status().message()), ::testing::HasSubstr("a/k"));
+  EXPECT_EQ(Get("a/k"), B("second"));
+  const std::string x = "x", y = "yz";
+  const ByteView parts[] = {AsBytes(x), AsBytes(y)};
+  Result<Generation> joined = store_->SetPartsIf("a/k", parts, *second);
+  ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+  EXPECT_EQ(Get("a/k"), B("xyz"));
+  EXPECT_EQ(store_->SetIf("../k", AsBytes("x"), first).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_P(StoreSuite, CreateIfAbsentCreatesOnce) {
+  CHUNKWISE_NEEDS_CONDITIONAL_WRITES();
+  Result<Generation> created = store_->CreateIfAbsent("b/new", AsBytes("one"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(GenerationOf("b/new"), *created);
+  Result<Generation> again = store_->CreateIfAbsent("b/new", AsBytes("two"));
+  EXPECT_EQ(again.status().code(), StatusCode::kConflict);
+  EXPECT_THAT(std::string(again.status().message()), ::testing::HasSubstr("b/new"));
+  EXPECT_EQ(Get("b/new"), B("one"));
+  // A key expected at a generation but absent is a conflict too.
+  ASSERT_TRUE(store_->Erase("b/new").ok());
+  EXPECT_EQ(store_->SetIf("b/new", AsBytes("x"), *created).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(Get("b/new"), std::nullopt);
+}
+
+TEST_P(StoreSuite, EraseIfErasesOnlyAtTheGenerationRead) {
+  CHUNKWISE_NEEDS_CONDITIONAL_WRITES();
+  Set("e/k", "v1");
+  const Generation old = GenerationOf("e/k");
+  Set("e/k", "v2 (longer)");
+  EXPECT_EQ(store_->EraseIf("e/k", old).code(), StatusCode::kConflict);
+  EXPECT_EQ(Get("e/k"), B("v2 (longer)"));
+  ASSERT_TRUE(store_->EraseIf("e/k", GenerationOf("e/k")).ok());
+  EXPECT_EQ(Get("e/k"), std::nullopt);
+  EXPECT_TRUE(store_->EraseIf("e/k", Generation::Absent()).ok());
+  EXPECT_TRUE(store_->EraseIf("never/was", Generation::Absent()).ok());
+  EXPECT_EQ(store_->EraseIf("e/k", old).code(), StatusCode::kConflict);
+}
+
+TEST_P(StoreSuite, ReadsReportTheGenerationTheyRead) {
+  CHUNKWISE_NEEDS_CONDITIONAL_WRITES();
+  Set("r/k", "value");
+  const Generation now = GenerationOf("r/k");
+  Result<std::optional<VersionedValue>> versioned = store_->GetVersioned("r/k");
+  ASSERT_TRUE(versioned.ok()) << versioned.status().ToString();
+  ASSERT_TRUE(versioned->has_value());
+  EXPECT_EQ((*versioned)->value, B("value"));
+  EXPECT_EQ((*versioned)->generation, now);
+  Result<std::optional<VersionedValue>> absent = store_->GetVersioned("r/none");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(*absent, std::nullopt);
+  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("r/k");
+  ASSERT_TRUE(reader.ok() && *reader != nullptr);
+  if ((*reader)->generation().has_value()) {
+    EXPECT_EQ(*(*reader)->generation(), now);
+    Set("r/k", "changed");
+    EXPECT_EQ(*(*reader)->generation(), now);  // The version it reads.
+  }
+}
+
+// Read-modify-write with retry on conflict, the way a shard is updated:
+// every thread sets its own bytes of one value; none may be lost.
+inline Status SetOwnBytes(Store& store, std::string_view key, std::size_t first, std::size_t count,
+                          std::size_t size, int* conflicts) {
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VersionedValue> current, store.GetVersioned(key));
+    Bytes value = current ? current->value : Bytes(size, '.');
+    for (std::size_t i = first; i < first + count; ++i) value[i] = 'x';
+    Result<Generation> written =
+        store.SetIf(key, value, current ? current->generation : Generation::Absent());
+    if (written.ok()) return Status::Ok();
+    if (written.status().code() != StatusCode::kConflict) return written.status();
+    ++*conflicts;
+  }
+  return Status::Internal("no progress");
+}
+
+TEST_P(StoreSuite, ConcurrentReadModifyWritesLoseNothing) {
+  CHUNKWISE_NEEDS_CONDITIONAL_WRITES();
+  constexpr int kThreads = 8, kSlotsPerThread = 16;
+  constexpr std::size_t kSize = kThreads * kSlotsPerThread;
+  for (int trial = 0; trial < 10; ++trial) {
+    const std::string key = "shard/" + std::to_string(trial);
+    std::atomic<int> conflicts{0};
+    std::vector<std::string> errors;
+    std::mutex mutex;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        int mine = 0;
+        // Interleaved slots: thread t owns every kThreads-th byte.
+        for (int s = 0; s < kSlotsPerThread; ++s) {
+          const Status status = SetOwnBytes(*store_, key, s * kThreads + t, 1, kSize, &mine);
+          if (!status.ok()) {
+            std::lock_guard lock(mutex);
+            errors.push_back(status.ToString());
+          }
+        }
+        conflicts += mine;
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_THAT(errors, ::testing::IsEmpty());
+    EXPECT_EQ(Get(key), Bytes(kSize, 'x'))
+        << "trial " << trial << ", " << conflicts << " conflicts";
+  }
 }
 
 }  // namespace chunkwise::store::suite

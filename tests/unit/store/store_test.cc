@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "unit/forwarding_store.h"
+
 namespace chunkwise::store {
 namespace {
 
@@ -50,6 +52,46 @@ TEST(ByteRange, OverflowingSpanIsOutOfRange) {
 TEST(ByteRange, SpanPastEndIsOutOfRange) {
   EXPECT_EQ(ByteRange::Span(8, 3).Resolve(10, "k").status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(ByteRange::Span(11, 0).Resolve(10, "k").status().code(), StatusCode::kOutOfRange);
+}
+
+// A store that keeps Store's defaults for the conditional writes (as a new
+// store would before implementing them): they say Unsupported, never write.
+class PlainStore final : public test::ForwardingStore {
+ public:
+  Result<Generation> GetGeneration(std::string_view key) const override {
+    return Store::GetGeneration(key);
+  }
+  Result<std::optional<VersionedValue>> GetVersioned(std::string_view key) const override {
+    return Store::GetVersioned(key);
+  }
+  Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                const Generation& expected) override {
+    return Store::SetPartsIf(key, parts, expected);
+  }
+  Status EraseIf(std::string_view key, const Generation& expected) override {
+    return Store::EraseIf(key, expected);
+  }
+  StoreCapabilities capabilities() const override {
+    StoreCapabilities capabilities = inner().capabilities();
+    capabilities.conditional_writes = false;
+    return capabilities;
+  }
+};
+
+TEST(Store, ConditionalWritesWithoutSupportAreUnsupported) {
+  PlainStore store;
+  ASSERT_TRUE(store.Set("k", AsBytes(std::string_view("v"))).ok());
+  const Result<Generation> written = store.SetIf("k", AsBytes(std::string_view("x")), Generation());
+  EXPECT_EQ(written.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(written.status().message().find("memory:k"), std::string_view::npos);
+  EXPECT_EQ(store.CreateIfAbsent("new", AsBytes(std::string_view("x"))).status().code(),
+            StatusCode::kUnsupported);
+  EXPECT_EQ(store.EraseIf("k", Generation()).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(store.GetGeneration("k").status().code(), StatusCode::kUnsupported);
+  // The default GetVersioned needs a pinned reader that knows its generation.
+  EXPECT_EQ(store.GetVersioned("k").status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(*store.inner().Get("k"), Bytes{'v'});
+  EXPECT_EQ(*store.inner().Get("new"), std::nullopt);
 }
 
 }  // namespace

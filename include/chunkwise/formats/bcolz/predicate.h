@@ -6,9 +6,21 @@
 // column`) with OP one of < <= > >= == !=, joined by `&` (and), `|` (or),
 // `~` (not) and parentheses. Unlike Python, comparisons bind tighter than
 // `&` and `|`, so "a > 1 & b < 2" means what it reads as. Literals are
-// integers, floats, True/False and quoted strings (for 'S' and 'U'
-// columns). Evaluation works on one block of rows at a time, so a whole
-// column is never loaded. Thread-compatible.
+// integers (decimal, or 0x/0o/0b), floats (with a '.', an exponent, inf or
+// nan), True/False and quoted strings (for 'S' and 'U' columns).
+//
+// A comparison gives what numpy 2 gives for `column OP literal` with the
+// literal a Python scalar (NEP 50), so a float32 column equals 0.9 where
+// numpy says so:
+//   - float column: the literal is rounded to the column's type (f2, f4, f8)
+//     and compared there; an integer too large for a double is refused.
+//   - integer or bool column, integer or bool literal: compared exactly, at
+//     any magnitude (a bool column refuses integers outside int64, as numpy).
+//   - integer or bool column, float literal: both as float64.
+//   - datetime64/timedelta64 columns compare their int64 counts with an
+//     integer literal (numpy refuses this for datetime64); floats are refused.
+// Evaluation works on one block of rows at a time, so a whole column is
+// never loaded. Thread-compatible.
 #ifndef CHUNKWISE_FORMATS_BCOLZ_PREDICATE_H_
 #define CHUNKWISE_FORMATS_BCOLZ_PREDICATE_H_
 
@@ -43,7 +55,8 @@ class Predicate {
 
   // Checks that every column exists in `dtypes` with a kind the predicate
   // can compare against its literal (numbers and bools against numbers,
-  // strings against 'S'/'U'). InvalidArgument naming the column otherwise.
+  // strings against 'S'/'U'), and that the literal converts to the type the
+  // comparison is done in. InvalidArgument naming the column otherwise.
   Status Check(const std::map<std::string, core::NpyDtype>& dtypes) const;
 
   // One byte per row, 1 where the predicate holds, for `rows` rows of the
@@ -57,10 +70,19 @@ class Predicate {
 
   enum class Op { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
   struct Literal {
-    bool is_string = false;
-    std::string text;        // The string value.
-    long double number = 0;  // The numeric value (True = 1).
-    std::string source;      // As written, for ToString.
+    enum class Kind { kString, kBool, kInteger, kFloat } kind = Kind::kInteger;
+    std::string text;  // kString: the value.
+    // kBool and kInteger: the exact value as sign and magnitude; `huge` when
+    // the magnitude does not fit 64 bits (then only the sign matters).
+    bool negative = false;
+    std::uint64_t magnitude = 0;
+    bool huge = false;
+    // The value as a Python float: correctly rounded; for kInteger,
+    // `real_overflows` when that conversion overflows (Python raises).
+    double real = 0;
+    bool real_overflows = false;
+    std::string source;  // As written, for ToString.
+    bool is_string() const { return kind == Kind::kString; }
   };
   struct Node {
     enum class Kind { kCompare, kAnd, kOr, kNot } kind = Kind::kCompare;

@@ -23,7 +23,8 @@ namespace chunkwise::formats::vectors {
 // The blob holding `groups` in order (K = groups.size()).
 Bytes EncodeRaggedBlob(std::span<const ByteView> groups);
 // The groups of `blob`, as views into it. Corruption naming `key` when the
-// header is short, K does not fit, or offsets are not non-decreasing inside the data.
+// header is short, K does not fit, offsets are not non-decreasing inside the
+// data, or K is 0 and data follows (records no group accounts for).
 Result<std::vector<ByteView>> DecodeRaggedBlob(ByteView blob, std::string_view key);
 
 // A links/<delta>/<chunk_key> blob: one group of `rows` (M × link_width int64, row-major).

@@ -20,6 +20,7 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/zarr/chunk_key_encoding.h"
 #include "chunkwise/formats/zarr/fill_value.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::zarr {
 
@@ -72,8 +73,23 @@ std::string FormatV2Zattrs(const ArrayMetadata& metadata);
 std::string FormatV3Group(const nlohmann::json& attributes);
 std::string FormatV2Group();
 
-// Parses JSON text without throwing; InvalidArgument naming `key` on a syntax error.
+// Parses JSON text without throwing; InvalidArgument naming `key` on a syntax
+// error or nesting deeper than core::kMaxJsonDepth.
 Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key);
+
+// True when `prefix` ("" or ending in "/") holds a zarr node: zarr.json,
+// .zarray or .zgroup. What an overwrite may replace: a writer erases the keys
+// under a prefix only if they are a zarr array or group, never a directory
+// of someone's other files.
+Result<bool> HoldsZarrNode(const store::Store& store, std::string_view prefix);
+
+// OK when nothing is under `prefix`, or when `overwrite` and it holds a zarr
+// node, whose keys are then erased. InvalidArgument naming `where` (the
+// prefix's path) otherwise: kept data, or not recognisably zarr.
+Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
+                         std::string_view where);
+// Where `prefix` lives, for messages: its path, "memory:" for a memory store's root.
+std::string DescribePrefix(const store::Store& store, std::string_view prefix);
 
 }  // namespace chunkwise::formats::zarr
 
