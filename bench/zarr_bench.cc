@@ -63,6 +63,7 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 #include "core/posix_file.h"
@@ -613,7 +614,7 @@ int Main(int argc, char** argv) {
     core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
                                                     core::Endian::kLittle),
                        shape, false, volume};
-    Check(core::WriteNpy(volume_npy, npy), "write volume.npy");
+    Check(io::WriteNpy(volume_npy, npy), "write volume.npy");
   }
   PrintHeader(volume, depth, pool->num_threads(), options);
   std::vector<std::string> codecs = options.codecs;

@@ -6,8 +6,8 @@
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/codec/crc32c.h"
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/array_file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -71,11 +71,11 @@ Status Decode(const CommandContext& context, const CodecOptions& options) {
 }
 
 Status Measure(const CodecOptions& options) {
-  core::ArrayFileHint hint;
+  io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, core::ReadArrayFile(options.input, hint));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, io::ReadArrayFile(options.input, hint));
   std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s",
               "decode MB/s");
   for (const std::string& spec : options.codecs) {

@@ -10,6 +10,7 @@
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "cli/command.h"
@@ -103,7 +104,7 @@ Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
   for (std::size_t i = 0; i < labels.size(); ++i) {
     StoreLittleEndian(labels[i], array.data.data() + 8 * i);
   }
-  return core::WriteNpy(path, array);
+  return io::WriteNpy(path, array);
 }
 
 void PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bool list) {

@@ -1,11 +1,11 @@
 // chunkwise generate: the demo's realistic dataset (neurons and microscopy frames).
 #include <cstring>
 
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/synthetic_volume.h"
+#include "chunkwise/io/array_file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -30,7 +30,7 @@ Status WriteVolume(const std::string& path, const char* typestr, const std::vect
   array.data.resize(values.size() * sizeof(T));
   std::memcpy(array.data.data(), values.data(), array.data.size());
   // .npy by extension, raw little-endian bytes otherwise, as every array output.
-  return core::WriteArrayFile(path, array, /*raw=*/!core::HasNpyExtension(path));
+  return io::WriteArrayFile(path, array, /*raw=*/!io::HasNpyExtension(path));
 }
 
 Status Generate(const CommandContext& context, const GenerateOptions& options) {

@@ -17,7 +17,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_transfer.h"
+#include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/reference_store.h"
 
 namespace {
@@ -39,7 +39,7 @@ Status ReadThroughReferences(int argc, char** argv) {
   CHUNKWISE_ASSIGN_OR_RETURN(chunkwise::formats::zarr::Array array,
                              chunkwise::formats::zarr::Array::Open(std::move(store), argv[2]));
   const auto region = chunkwise::core::Region::Full(array.metadata().shape);
-  return chunkwise::formats::zarr::ExportRegion(array, region, argv[3], false);
+  return chunkwise::io::ExportRegion(array, region, argv[3], false);
 }
 
 }  // namespace

@@ -1,17 +1,21 @@
 // Geometry files: SWC, PLY (ascii and binary), OBJ, CSV and .npy tables, in and out.
+#include "chunkwise/io/geometry_files.h"
+
 #include <gtest/gtest.h>
 
 #include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/geometry_files.h"
-#include "chunkwise/formats/vectors/obj.h"
-#include "chunkwise/formats/vectors/ply.h"
-#include "chunkwise/formats/vectors/swc.h"
-#include "chunkwise/formats/vectors/table_io.h"
+#include "chunkwise/io/geometry_tables.h"
+#include "chunkwise/io/obj.h"
+#include "chunkwise/io/ply.h"
+#include "chunkwise/io/swc.h"
 #include "unit/formats/vectors_test_data.h"
 #include "unit/scratch_directory.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 namespace {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
 
 TEST(VectorsSwc, ParsesSamplesAndDirectedEdges) {
   const char* text =
@@ -147,4 +151,4 @@ TEST(VectorsTables, PolylinesFollowObjectRunsAndNpyHoldsPoints) {
 }
 
 }  // namespace
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

@@ -1,15 +1,22 @@
-#include "chunkwise/formats/vectors/geometry_files.h"
+#include "chunkwise/io/geometry_files.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/obj.h"
-#include "chunkwise/formats/vectors/ply.h"
-#include "chunkwise/formats/vectors/swc.h"
-#include "chunkwise/formats/vectors/table_io.h"
+#include "chunkwise/io/geometry_tables.h"
+#include "chunkwise/io/obj.h"
+#include "chunkwise/io/ply.h"
+#include "chunkwise/io/swc.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::LinkAttribute;
+using formats::vectors::Vec3f;
+using formats::vectors::VertexAttribute;
+
 namespace {
 
 std::string Extension(const std::filesystem::path& path) {
@@ -74,4 +81,4 @@ Status ExportGeometry(const std::filesystem::path& output, const Geometry& geome
                                  ": unknown output extension (use .csv, .npy, .ply, .obj or .swc)");
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/array_io.h"
+#include "chunkwise/io/bcolz_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,15 +7,25 @@
 #include <cstring>
 #include <functional>
 
-#include "chunkwise/core/array_file.h"
-#include "chunkwise/core/csv.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/core/region.h"
 #include "chunkwise/formats/bcolz/ctable.h"
+#include "chunkwise/io/array_file.h"
+#include "chunkwise/io/csv_file.h"
+#include "chunkwise/io/npy_file.h"
 #include "core/posix_file.h"
 
-namespace chunkwise::formats::bcolz {
+namespace chunkwise::io {
+
+using formats::bcolz::Carray;
+using formats::bcolz::CarrayOptions;
+using formats::bcolz::ColumnSpec;
+using formats::bcolz::Ctable;
+using formats::bcolz::Mode;
+using formats::bcolz::ParseRowSlice;
+using formats::bcolz::ReadRequest;
+using formats::bcolz::ReadSelection;
+
 namespace {
 
 constexpr std::uint64_t kBatchBytes = 16 << 20;
@@ -25,13 +35,13 @@ class RowSource {
  public:
   static Result<RowSource> Open(const std::filesystem::path& path) {
     RowSource source;
-    if (core::HasCsvExtension(path)) {
-      CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, core::ReadCsv(path));
+    if (HasCsvExtension(path)) {
+      CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, ReadCsv(path));
     } else {
-      CHUNKWISE_ASSIGN_OR_RETURN(source.stream_, core::ArrayStreamReader::Open(path, {}));
+      CHUNKWISE_ASSIGN_OR_RETURN(source.stream_, ArrayStreamReader::Open(path, {}));
       if (source.stream_->fortran_order() && source.stream_->shape().size() > 1) {
         source.stream_.reset();  // Reordering needs the whole array.
-        CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, core::ReadArrayFile(path, {}));
+        CHUNKWISE_ASSIGN_OR_RETURN(source.whole_, ReadArrayFile(path, {}));
         CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(source.whole_));
       } else {
         source.whole_.dtype = source.stream_->dtype();
@@ -65,14 +75,14 @@ class RowSource {
   }
 
  private:
-  std::unique_ptr<core::ArrayStreamReader> stream_;
+  std::unique_ptr<ArrayStreamReader> stream_;
   core::NpyArray whole_;  // dtype and shape always; data only when read whole.
   std::size_t position_ = 0;
   std::uint64_t row_size_ = 0;
 };
 
 // Feeds the source to `sink` in batches of `batch_rows` rows, with progress.
-Status Pump(RowSource& source, std::int64_t chunklen, const ImportOptions& options,
+Status Pump(RowSource& source, std::int64_t chunklen, const BcolzImportOptions& options,
             const std::function<Status(ByteView)>& sink) {
   const std::uint64_t chunk_bytes = std::max<std::uint64_t>(source.row_size() * chunklen, 1);
   const std::uint64_t batch = std::max<std::uint64_t>(kBatchBytes / chunk_bytes, 1) * chunk_bytes;
@@ -137,8 +147,8 @@ Result<Bytes> ConvertRows(const core::NpyDtype& from, ByteView rows, const core:
   return out;
 }
 
-Result<ImportSummary> AppendToCtable(RowSource& source, Ctable& table,
-                                     const ImportOptions& options) {
+Result<BcolzImportSummary> AppendToCtable(RowSource& source, Ctable& table,
+                                          const BcolzImportOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyDtype row_dtype, table.RowDtype({}));
   if (!source.dtype().is_structured()) {
     return Status::InvalidArgument("a ctable takes structured rows, not " +
@@ -153,12 +163,13 @@ Result<ImportSummary> AppendToCtable(RowSource& source, Ctable& table,
         return table.Append(row_dtype, converted);
       }));
   CHUNKWISE_RETURN_IF_ERROR(table.Flush());
-  return ImportSummary{true, table.length() - before, table.length(),
-                       source.row_size() * static_cast<std::uint64_t>(table.length() - before)};
+  return BcolzImportSummary{
+      true, table.length() - before, table.length(),
+      source.row_size() * static_cast<std::uint64_t>(table.length() - before)};
 }
 
-Result<ImportSummary> AppendToCarray(RowSource& source, Carray& carray,
-                                     const ImportOptions& options) {
+Result<BcolzImportSummary> AppendToCarray(RowSource& source, Carray& carray,
+                                          const BcolzImportOptions& options) {
   if (!(source.dtype() == carray.dtype()) || source.row_shape() != carray.atom_shape()) {
     return Status::InvalidArgument("input rows " + source.dtype().ToDescr() + " (" +
                                    core::FormatShape(source.row_shape()) +
@@ -169,98 +180,10 @@ Result<ImportSummary> AppendToCarray(RowSource& source, Carray& carray,
   CHUNKWISE_RETURN_IF_ERROR(
       Pump(source, carray.chunklen(), options, [&](ByteView rows) { return carray.Append(rows); }));
   CHUNKWISE_RETURN_IF_ERROR(carray.Close());
-  return ImportSummary{false, carray.length() - before, carray.length(),
-                       source.row_size() * static_cast<std::uint64_t>(carray.length() - before)};
+  return BcolzImportSummary{
+      false, carray.length() - before, carray.length(),
+      source.row_size() * static_cast<std::uint64_t>(carray.length() - before)};
 }
-
-Result<std::pair<std::int64_t, std::int64_t>> ParseSlice(const std::string& text,
-                                                         std::int64_t length) {
-  const std::vector<core::Index> shape = {length};
-  CHUNKWISE_ASSIGN_OR_RETURN(core::Region region, core::ParseRegion(text, shape));
-  return std::pair{region.start()[0], region.stop()[0]};
-}
-
-std::string CparamsText(const Carray& carray) {
-  const Cparams& c = carray.cparams();
-  return "cname " + c.cname + ", clevel " + std::to_string(c.clevel) + ", shuffle " +
-         std::to_string(c.shuffle) + ", chunklen " + std::to_string(carray.chunklen());
-}
-
-Result<std::string> CarrayLine(Carray& carray) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::uint64_t cbytes, carray.CompressedBytes());
-  const std::uint64_t nbytes = static_cast<std::uint64_t>(carray.length()) * carray.atomsize();
-  return "shape (" + core::FormatShape(carray.shape()) + "), dtype " +
-         DtypeToString(carray.dtype()) + ", " + CparamsText(carray) + ", " +
-         std::to_string(carray.chunk_count()) + " chunk files, nbytes " + std::to_string(nbytes) +
-         ", compressed " + std::to_string(cbytes) + " in full chunks";
-}
-
-}  // namespace
-
-Result<ImportSummary> CreateFromArrayFile(const std::filesystem::path& input,
-                                          std::shared_ptr<store::Store> store,
-                                          const ImportOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
-  CarrayOptions base;
-  base.cparams = options.cparams;
-  base.chunklen = options.chunklen;
-  base.expectedlen = source.rows();
-  base.threads = options.threads;
-  if (source.dtype().is_structured() && source.row_shape().empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ColumnSpec> columns,
-                               Ctable::ColumnsFor(source.dtype(), base));
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
-                               Ctable::Create(std::move(store), "", columns));
-    return AppendToCtable(source, *table, options);
-  }
-  base.dtype = source.dtype();
-  base.atom_shape = source.row_shape();
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                             Carray::Create(std::move(store), "", base));
-  return AppendToCarray(source, *carray, options);
-}
-
-Result<ImportSummary> AppendFromArrayFile(const std::filesystem::path& input,
-                                          std::shared_ptr<store::Store> store,
-                                          const ImportOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
-  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
-  if (is_ctable) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
-                               Ctable::Open(std::move(store), "", Mode::kAppend, options.threads));
-    return AppendToCtable(source, *table, options);
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                             Carray::Open(std::move(store), "", Mode::kAppend, options.threads));
-  return AppendToCarray(source, *carray, options);
-}
-
-Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store,
-                                     const ReadRequest& request) {
-  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
-  if (is_ctable) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
-                               Ctable::Open(std::move(store), "", Mode::kRead));
-    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, table->length()));
-    if (request.where.empty()) return table->Read(range.first, range.second, request.columns);
-    CHUNKWISE_ASSIGN_OR_RETURN(Predicate predicate, Predicate::Parse(request.where));
-    return table->Where(predicate, request.columns, range.first, range.second);
-  }
-  if (!request.columns.empty() || !request.where.empty()) {
-    return Status::InvalidArgument("--columns and --where need a ctable; this is a carray");
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                             Carray::Open(std::move(store), "", Mode::kRead));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, carray->length()));
-  core::NpyArray array;
-  array.dtype = carray->dtype();
-  array.shape = carray->shape();
-  array.shape[0] = range.second - range.first;
-  CHUNKWISE_ASSIGN_OR_RETURN(array.data, carray->Read(range.first, range.second));
-  return array;
-}
-
-namespace {
 
 // Streams rows [start, stop) of `carray` into a temporary .npy renamed to
 // `output` when complete.
@@ -293,44 +216,67 @@ Status StreamCarrayToNpy(Carray& carray, std::int64_t start, std::int64_t stop,
 
 }  // namespace
 
-Result<std::int64_t> ExportSelection(std::shared_ptr<store::Store> store,
-                                     const ReadRequest& request,
-                                     const std::filesystem::path& output) {
-  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
-  if (!is_ctable && request.columns.empty() && request.where.empty() &&
-      !core::HasCsvExtension(output)) {
+Result<BcolzImportSummary> CreateBcolzFromFile(const std::filesystem::path& input,
+                                               std::shared_ptr<store::Store> store,
+                                               const std::string& prefix,
+                                               const BcolzImportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
+  CarrayOptions base;
+  base.cparams = options.cparams;
+  base.chunklen = options.chunklen;
+  base.expectedlen = source.rows();
+  base.threads = options.threads;
+  if (source.dtype().is_structured() && source.row_shape().empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ColumnSpec> columns,
+                               Ctable::ColumnsFor(source.dtype(), base));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                               Ctable::Create(std::move(store), prefix, columns));
+    return AppendToCtable(source, *table, options);
+  }
+  base.dtype = source.dtype();
+  base.atom_shape = source.row_shape();
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Create(std::move(store), prefix, base));
+  return AppendToCarray(source, *carray, options);
+}
+
+Result<BcolzImportSummary> AppendBcolzFromFile(const std::filesystem::path& input,
+                                               std::shared_ptr<store::Store> store,
+                                               const std::string& prefix,
+                                               const BcolzImportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
+  if (is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Ctable> table,
+        Ctable::Open(std::move(store), prefix, Mode::kAppend, options.threads));
+    return AppendToCtable(source, *table, options);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Carray> carray,
+      Carray::Open(std::move(store), prefix, Mode::kAppend, options.threads));
+  return AppendToCarray(source, *carray, options);
+}
+
+Result<std::int64_t> ExportBcolzSelection(std::shared_ptr<store::Store> store,
+                                          const std::string& prefix, const ReadRequest& request,
+                                          const std::filesystem::path& output) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
+  if (!is_ctable && request.columns.empty() && request.where.empty() && !HasCsvExtension(output)) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                               Carray::Open(std::move(store), "", Mode::kRead));
-    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseSlice(request.slice, carray->length()));
+                               Carray::Open(std::move(store), prefix, Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseRowSlice(request.slice, carray->length()));
     CHUNKWISE_RETURN_IF_ERROR(StreamCarrayToNpy(*carray, range.first, range.second, output));
     return range.second - range.first;
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, ReadSelection(std::move(store), request));
-  if (core::HasCsvExtension(output)) {
-    CHUNKWISE_RETURN_IF_ERROR(core::WriteCsv(output, array));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array,
+                             ReadSelection(std::move(store), prefix, request));
+  if (HasCsvExtension(output)) {
+    CHUNKWISE_RETURN_IF_ERROR(WriteCsv(output, array));
   } else {
-    CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(output, array));
+    CHUNKWISE_RETURN_IF_ERROR(WriteNpy(output, array));
   }
   return array.shape[0];
 }
 
-Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store) {
-  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, ""));
-  if (!is_ctable) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
-                               Carray::Open(std::move(store), "", Mode::kRead));
-    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(*carray));
-    return "bcolz carray: " + line + "\nattrs: " + carray->attrs().dump() + "\n";
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
-                             Ctable::Open(std::move(store), "", Mode::kRead));
-  std::string text = "bcolz ctable: " + std::to_string(table->length()) + " rows, " +
-                     std::to_string(table->names().size()) + " columns\n";
-  for (std::size_t i = 0; i < table->names().size(); ++i) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(table->column(i)));
-    text += "  " + table->names()[i] + ": " + line + "\n";
-  }
-  return text + "attrs: " + table->attrs().dump() + "\n";
-}
-
-}  // namespace chunkwise::formats::bcolz
+}  // namespace chunkwise::io
