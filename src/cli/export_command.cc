@@ -10,6 +10,7 @@
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
@@ -72,9 +73,13 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
       options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
   export_options.overwrite = options.overwrite;
   export_options.progress = context.progress_mode();
+  // DEST is the prefix "<name>/" of the store over its parent, so that a
+  // failed export, whose keys are erased, leaves no directory behind.
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey dest,
+                             io::LocateFile(options.dest, /*create_directory=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const pipelines::ExportSummary summary,
-      pipelines::ExportShards(*labelmap, spec, options.dest, export_options));
+      pipelines::ExportShards(*labelmap, spec, dest.store, dest.key + "/", export_options));
   Say(context, "exported " + options.db + " to " + options.dest + "\n" + summary.Format());
   return Status::Ok();
 }
@@ -129,8 +134,9 @@ void PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bo
 }
 
 Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(options.file));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
-                             dvid::ArrowShardReader::Open(options.file));
+                             dvid::ArrowShardReader::Open(file.store, file.key));
   if (options.chunk.empty()) {
     PrintShard(shard, options.file, options.list);
     return Status::Ok();
@@ -154,8 +160,8 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader,
-                             pipelines::ExportedVolumeReader::Open(options.dest));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, io::OpenDirectory(options.dest, /*create=*/false));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
                                    options.dest + " has scales 0.." +
