@@ -76,6 +76,7 @@ Status Create(const CommandContext& context, const BcolzOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       io::BcolzImportSummary summary,
       io::CreateBcolzFromFile(options.input, store, "", ImportOptionsOf(context, options)));
+  CHUNKWISE_RETURN_IF_ERROR(io::AddBcolzDataDirectories(options.root));
   Report(context, "created", options.root, summary);
   return Status::Ok();
 }
@@ -85,6 +86,7 @@ Status Append(const CommandContext& context, const BcolzOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       io::BcolzImportSummary summary,
       io::AppendBcolzFromFile(options.input, store, "", ImportOptionsOf(context, options)));
+  CHUNKWISE_RETURN_IF_ERROR(io::AddBcolzDataDirectories(options.root));
   Report(context, "appended", options.root, summary);
   return Status::Ok();
 }

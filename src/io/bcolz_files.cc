@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <functional>
+#include <system_error>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/formats/bcolz/ctable.h"
+#include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/csv_file.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "core/posix_file.h"
 
@@ -277,6 +281,28 @@ Result<std::int64_t> ExportBcolzSelection(std::shared_ptr<store::Store> store,
     CHUNKWISE_RETURN_IF_ERROR(WriteNpy(output, array));
   }
   return array.shape[0];
+}
+
+Status AddBcolzDataDirectories(const std::filesystem::path& root) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store, OpenDirectory(root, false));
+  std::vector<std::filesystem::path> carrays = {root};
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> rootdirs, store->Get("__rootdirs__"));
+  if (rootdirs.has_value()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const std::vector<std::string> names,
+        formats::bcolz::ParseRootdirs(AsChars(*rootdirs), store->Describe("__rootdirs__")));
+    carrays.clear();
+    for (const std::string& name : names) carrays.push_back(root / name);
+  }
+  for (const std::filesystem::path& carray : carrays) {
+    std::error_code error;
+    std::filesystem::create_directories(carray / "data", error);
+    if (error) {
+      return Status::IOError("create directory " + (carray / "data").string() + ": " +
+                             error.message());
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace chunkwise::io

@@ -60,6 +60,15 @@ Result<std::int64_t> ExportBcolzSelection(std::shared_ptr<store::Store> store,
                                           const formats::bcolz::ReadRequest& request,
                                           const std::filesystem::path& output);
 
+// bcolz's open() refuses a carray whose data/ is not a directory, even one
+// with no chunk file yet. A store has no directories (a FileStore makes them
+// for the values it writes and prunes them once empty), so the format never
+// makes one. This makes the missing ones of the dataset in the directory
+// `root`: root/data for a carray, root/<column>/data for each column of a
+// ctable (as __rootdirs__ names them). NotFound if `root` does not exist;
+// IOError naming a directory it cannot make.
+Status AddBcolzDataDirectories(const std::filesystem::path& root);
+
 }  // namespace chunkwise::io
 
 #endif  // CHUNKWISE_IO_BCOLZ_FILES_H_
