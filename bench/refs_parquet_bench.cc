@@ -37,6 +37,7 @@
 #include "bench_common.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 
 namespace chunkwise::formats::refs {
@@ -213,7 +214,7 @@ int Run() {
     ours.push_back(Seconds(start));
     start = std::chrono::steady_clock::now();
     const std::string json = JsonV0(set);
-    if (!core::WriteFileAtomically(json_path, AsBytes(json)).ok()) return 1;
+    if (!io::WriteFile(json_path, AsBytes(json)).ok()) return 1;
     peer.push_back(Seconds(start));
   }
   const double parquet_mb = DirectoryBytes(parquet_dir) / 1e6;

@@ -6,6 +6,7 @@
 #include "chunkwise/core/index.h"
 #include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/io/bcolz_files.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 
@@ -70,7 +71,7 @@ Status CheckReplaceable(const std::string& root) {
 }
 
 Status Create(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.root, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.root, options.overwrite));
   CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(options.root));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
@@ -92,7 +93,7 @@ Status Append(const CommandContext& context, const BcolzOptions& options) {
 }
 
 Status Read(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::int64_t rows,

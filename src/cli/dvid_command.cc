@@ -9,6 +9,7 @@
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/mapping_file.h"
 #include "chunkwise/io/npy_file.h"
 #include "cli/command.h"
@@ -150,7 +151,7 @@ Status Commit(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status Read(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
@@ -189,7 +190,7 @@ Result<dvid::BlockCoord> ParseBlock(const std::string& text) {
 }
 
 Status GetBlock(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
@@ -204,7 +205,7 @@ Status GetBlock(const CommandContext& context, const DvidOptions& options) {
     return Status::NotFound(options.db + ": no block at z,y,x " + options.block + " scale " +
                             std::to_string(options.scale) + " version " + std::to_string(version));
   }
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *bytes));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *bytes));
   Say(context, "wrote " + options.output + ": " + std::to_string(bytes->size()) + " bytes (" +
                    (options.stored ? "stored value: envelope byte + gzip" : "DVID label block") +
                    ")");

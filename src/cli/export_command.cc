@@ -142,7 +142,7 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
     return Status::Ok();
   }
   if (options.output.empty()) return Status::InvalidArgument("--chunk needs --output");
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto chunk, ParseChunk(options.chunk));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::ExportBlock> record,
                              shard.Get(chunk[0], chunk[1], chunk[2]));
@@ -159,7 +159,7 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 }
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, io::OpenDirectory(options.dest, /*create=*/false));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {

@@ -6,6 +6,7 @@
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/synthetic_volume.h"
 #include "chunkwise/io/array_file.h"
+#include "chunkwise/io/file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -36,9 +37,9 @@ Status WriteVolume(const std::string& path, const char* typestr, const std::vect
 Status Generate(const CommandContext& context, const GenerateOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
   if (shape.size() != 3) return Status::InvalidArgument("--shape needs three extents z,y,x");
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.labels_output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.labels_output, options.overwrite));
   if (!options.frames_output.empty()) {
-    CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.frames_output, options.overwrite));
+    CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.frames_output, options.overwrite));
   }
   core::NeuronVolumeOptions volume;
   volume.shape = {shape[0], shape[1], shape[2]};

@@ -5,6 +5,7 @@
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/io/array_file.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "cli/command.h"
 
@@ -34,7 +35,7 @@ Status Info(const NpyOptions& options) {
 }
 
 Status Convert(const CommandContext& context, const NpyOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));

@@ -10,6 +10,7 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
@@ -128,7 +129,7 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
 }
 
 Status Read(const CommandContext& context, const ZarrOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));

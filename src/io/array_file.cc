@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "core/posix_file.h"
 
@@ -116,12 +117,12 @@ Status WriteArrayFile(const std::filesystem::path& path, const NpyArray& array, 
   CHUNKWISE_RETURN_IF_ERROR(core::ValidateNpyArray(array));
   // Raw output is C order, little-endian; an array already so is written as it is.
   if (!array.fortran_order && array.dtype.WithByteOrder(Endian::kLittle) == array.dtype) {
-    return core::WriteFileAtomically(path, array.data);
+    return WriteFile(path, array.data);
   }
   NpyArray c_order = array;
   CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(c_order));
   core::ConvertByteOrder(c_order.dtype, Endian::kLittle, c_order.data);
-  return core::WriteFileAtomically(path, c_order.data);
+  return WriteFile(path, c_order.data);
 }
 
 Result<std::unique_ptr<ArrayStreamReader>> ArrayStreamReader::Open(

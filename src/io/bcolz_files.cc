@@ -1,8 +1,5 @@
 #include "chunkwise/io/bcolz_files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -17,7 +14,6 @@
 #include "chunkwise/io/csv_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
-#include "core/posix_file.h"
 
 namespace chunkwise::io {
 
@@ -189,33 +185,24 @@ Result<BcolzImportSummary> AppendToCarray(RowSource& source, Carray& carray,
       source.row_size() * static_cast<std::uint64_t>(carray.length() - before)};
 }
 
-// Streams rows [start, stop) of `carray` into a temporary .npy renamed to
-// `output` when complete.
+// Streams rows [start, stop) of `carray` into the .npy `output`, which
+// appears when complete.
 Status StreamCarrayToNpy(Carray& carray, std::int64_t start, std::int64_t stop,
                          const std::filesystem::path& output) {
   std::vector<std::int64_t> shape = carray.shape();
   shape[0] = stop - start;
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes header, core::SerializeNpyHeader(carray.dtype(), shape, false));
-  const std::filesystem::path temporary = core::TemporarySibling(output);
-  core::posix::Fd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return core::posix::ErrnoStatus("create", temporary, errno);
-  Status status = core::posix::WriteAll(fd.get(), header, temporary);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueWriter> file, OpenFileWriter(output));
+  CHUNKWISE_RETURN_IF_ERROR(file->Append(header));
   Bytes rows;
-  for (std::int64_t row = start; row < stop && status.ok();) {
+  for (std::int64_t row = start; row < stop;) {
     const std::int64_t end = std::min(stop, (row / carray.chunklen() + 1) * carray.chunklen());
     rows.resize(static_cast<std::size_t>(end - row) * carray.atomsize());
-    status = carray.Read(row, end, rows);
-    if (status.ok()) status = core::posix::WriteAll(fd.get(), rows, temporary);
+    CHUNKWISE_RETURN_IF_ERROR(carray.Read(row, end, rows));
+    CHUNKWISE_RETURN_IF_ERROR(file->Append(rows));
     row = end;
   }
-  if (::close(fd.Release()) != 0 && status.ok()) {
-    status = core::posix::ErrnoStatus("close", temporary, errno);
-  }
-  if (status.ok() && ::rename(temporary.c_str(), output.c_str()) != 0) {
-    status = core::posix::ErrnoStatus("rename into place", output, errno);
-  }
-  if (!status.ok()) ::unlink(temporary.c_str());
-  return status;
+  return file->Commit();
 }
 
 }  // namespace

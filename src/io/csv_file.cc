@@ -5,6 +5,7 @@
 #include <string>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 
 namespace chunkwise::io {
 
@@ -22,7 +23,7 @@ Result<core::NpyArray> ReadCsv(const std::filesystem::path& path) {
 
 Status WriteCsv(const std::filesystem::path& path, const core::NpyArray& array) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::string text, core::FormatCsv(array));
-  return core::WriteFileAtomically(path, AsBytes(text));
+  return WriteFile(path, AsBytes(text));
 }
 
 }  // namespace chunkwise::io

@@ -8,6 +8,7 @@
 #include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/csv_file.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 
 namespace chunkwise::io {
@@ -339,8 +340,8 @@ Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& ge
                            bool overwrite) {
   const bool npy = HasNpyExtension(path);
   const bool linked = geometry.link_width() > 0;
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(path, overwrite));
-  if (linked) CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(LinksTablePath(path), overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(CheckOutputPath(path, overwrite));
+  if (linked) CHUNKWISE_RETURN_IF_ERROR(CheckOutputPath(LinksTablePath(path), overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray vertices, VertexArray(geometry, npy));
   CHUNKWISE_RETURN_IF_ERROR(WriteTable(path, vertices));
   if (!linked) return Status::Ok();

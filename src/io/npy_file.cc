@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 #include "core/posix_file.h"
 
 namespace chunkwise::io {
@@ -57,7 +58,7 @@ Status WriteNpy(const std::filesystem::path& path, const core::NpyArray& array) 
   CHUNKWISE_ASSIGN_OR_RETURN(
       Bytes header, core::SerializeNpyHeader(array.dtype, array.shape, array.fortran_order));
   const ByteView parts[] = {header, array.data};
-  return core::WriteFileAtomically(path, parts);
+  return WriteFile(path, parts);
 }
 
 }  // namespace chunkwise::io

@@ -20,6 +20,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 
 namespace chunkwise::core {
@@ -244,7 +245,7 @@ int Write(const std::filesystem::path& dir) {
     files.push_back(std::move(entry));
   }
   const std::string text = json{{"files", files}}.dump(1);
-  const Status status = WriteFileAtomically(dir / "expected.json", AsBytes(text));
+  const Status status = io::WriteFile(dir / "expected.json", AsBytes(text));
   if (!status.ok()) std::fprintf(stderr, "%s\n", status.ToString().c_str());
   std::printf("wrote %zu arrays to %s\n", files.size(), dir.c_str());
   return status.ok() ? 0 : 1;

@@ -9,6 +9,7 @@
 #include "chunkwise/formats/parquet/table.h"
 #include "chunkwise/formats/parquet/thrift_compact.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "unit/scratch_directory.h"
 
@@ -284,7 +285,7 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
         {"b/.zarray", nlohmann::json{{"chunks", {2}}, {"shape", {7}}, {"dtype", "<i1"}}}}},
       {"record_size", 3},
       {"zarr_consolidated_format", 1}};
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
   using parquet::Column;
   using parquet::PhysicalType;
   // a: only `raw` (legacy), last file truncated to 1 row (4 chunks, record 1 holds row 3).
@@ -294,7 +295,7 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
   parquet::WriteOptions legacy;
   legacy.compression = parquet::Compression::kGzip;
   auto file = parquet::WriteTable(std::span(&raw, 1), legacy);
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "a/refs.1.parq", *file).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "a/refs.1.parq", *file).ok());
   // b: pyarrow: all OPTIONAL, dictionary `path` with PLAIN_DICTIONARY, raw as INT32 + UNKNOWN.
   Column path = Column::Named("path", PhysicalType::kByteArray, true);
   path.utf8 = true;
@@ -320,7 +321,7 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
   pyarrow.legacy_plain_dictionary = true;
   const Column columns[] = {path, offset, size, null_raw};
   file = parquet::WriteTable(columns, pyarrow);
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "b/refs.0.parq", *file).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "b/refs.0.parq", *file).ok());
 
   auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
@@ -341,14 +342,12 @@ TEST(ParquetReferenceIndex, MalformedInputIsNamed) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   EXPECT_EQ(OpenParquetReferences(Dir(directory), "").status().code(), StatusCode::kNotFound);
   std::filesystem::create_directories(directory / "a");
-  ASSERT_TRUE(
-      core::WriteFileAtomically(directory / ".zmetadata", AsBytes(R"({"metadata": {}})")).ok());
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(R"({"metadata": {}})")).ok());
   EXPECT_EQ(OpenParquetReferences(Dir(directory), "").status().code(), StatusCode::kCorruption);
   const std::string good =
       R"({"metadata": {"a/.zarray": {"chunks": [1], "shape": [4]}}, "record_size": 2})";
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(good)).ok());
-  ASSERT_TRUE(
-      core::WriteFileAtomically(directory / "a/refs.1.parq", AsBytes("PAR1garbagePAR1")).ok());
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(good)).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "a/refs.1.parq", AsBytes("PAR1garbagePAR1")).ok());
   auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok());
   auto found = (*index)->Find("a/0");
@@ -478,8 +477,8 @@ TEST(ParquetReferenceIndex, ReadsAFastparquetStyleFileBuiltByHand) {
   const std::string zmetadata =
       R"({"metadata": {".zgroup": {"zarr_format": 2}, "v/.zarray": {"chunks": [1], "shape": [5],)"
       R"( "dtype": "<i8", "zarr_format": 2}}, "record_size": 5})";
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata)).ok());
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "v/refs.0.parq", bytes).ok());
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(zmetadata)).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "v/refs.0.parq", bytes).ok());
   auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const Reference v0 = **loaded->Find("v/0");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 
 namespace chunkwise::io {
 namespace {
@@ -42,7 +43,7 @@ class ArrayFileTest : public testing::Test {
   std::filesystem::path WriteRaw(std::string_view name, std::size_t size) {
     Bytes bytes(size);
     for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(i);
-    EXPECT_TRUE(core::WriteFileAtomically(dir_ / name, bytes).ok());
+    EXPECT_TRUE(io::WriteFile(dir_ / name, bytes).ok());
     return dir_ / name;
   }
 

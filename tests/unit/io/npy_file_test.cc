@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 
 namespace chunkwise::io {
 namespace {
@@ -24,11 +24,6 @@ constexpr std::string_view kGoldenU2C =
     "\004\000\005\000"sv;
 
 ByteView View(std::string_view bytes) { return AsBytes(bytes); }
-
-// Writes `bytes` to `path` as a test fixture.
-Status WriteFile(const std::filesystem::path& path, ByteView bytes) {
-  return core::WriteFileAtomically(path, bytes);
-}
 
 NpyArray Make(std::string_view typestr, std::vector<std::int64_t> shape, bool fortran = false) {
   NpyArray array;
