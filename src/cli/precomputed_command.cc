@@ -5,6 +5,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/precomputed/volume.h"
@@ -135,7 +136,7 @@ Status InfoCommand(const PrecomputedOptions& options) {
 }
 
 Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   if (options.scale < 0 || options.scale >= volume->num_scales()) {

@@ -17,6 +17,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/reference_store.h"
 
@@ -28,7 +29,9 @@ using chunkwise::Status;
 
 Status ReadThroughReferences(int argc, char** argv) {
   const fs::path refs_path = argv[1];
-  CHUNKWISE_ASSIGN_OR_RETURN(auto index, chunkwise::formats::refs::OpenReferences(refs_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::io::FileKey file, chunkwise::io::LocateFile(refs_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto index,
+                             chunkwise::formats::refs::OpenReferences(file.store, file.key));
   chunkwise::store::ReferenceStoreOptions options;
   options.base_directory = fs::absolute(refs_path).parent_path();
   options.allowed_roots.push_back(options.base_directory);
