@@ -35,6 +35,7 @@
 #include "chunkwise/formats/arrow/ipc_reader.h"
 #include "chunkwise/formats/arrow/ipc_writer.h"
 #include "chunkwise/formats/dvid/export_shard_schema.h"
+#include "chunkwise/store/file_store.h"
 
 namespace chunkwise::formats {
 namespace {
@@ -243,11 +244,14 @@ int Run(int argc, char** argv) {
     }
   }
   const auto batches = Batches(blocks, true);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("arrow_ipc_bench." + std::to_string(::getpid()) + ".arrow");
+  const std::string name = "arrow_ipc_bench." + std::to_string(::getpid()) + ".arrow";
+  const auto path = std::filesystem::temp_directory_path() / name;
   const auto raw_path = std::filesystem::path(path) += ".raw";
+  // Our files are values of the FileStore over their directory.
+  auto files = store::FileStore::Open(std::filesystem::temp_directory_path());
+  Check(files.status());
   const double ours_write = Time(runs, [&] {
-    auto sink = arrow::CreateFileSink(path, {.overwrite = true});
+    auto sink = arrow::CreateStoreSink(*files, name, {.overwrite = true});
     Check(sink.status());
     auto writer = arrow::IpcWriter::Create(std::move(*sink), dvid::ExportShardSchema());
     Check(writer.status());
@@ -258,7 +262,7 @@ int Run(int argc, char** argv) {
   Check(content.status());
   const double raw_write = Time(runs, [&] { RawWrite(raw_path, *content); });
   Row("write file, 1 record/batch, to a file", ours_write, bytes, raw_write, "write(2)");
-  auto source = arrow::OpenFileSource(path);
+  auto source = arrow::OpenStoreSource(*files, name);
   Check(source.status());
   auto reader = arrow::IpcFileReader::Open(*source);
   Check(reader.status());
@@ -267,7 +271,7 @@ int Run(int argc, char** argv) {
     file_blocks.push_back(reader->block(i));
   volatile std::uint64_t sink = 0;
   const double ours_read = Time(runs, [&] {
-    auto fresh = arrow::OpenFileSource(path);
+    auto fresh = arrow::OpenStoreSource(*files, name);
     Check(fresh.status());
     sink = ReadFile(*fresh);
   });

@@ -34,6 +34,7 @@
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
 #include "chunkwise/pipelines/export_shards.h"
+#include "chunkwise/store/file_store.h"
 
 namespace chunkwise {
 namespace {
@@ -105,13 +106,16 @@ int Run(std::array<std::int64_t, 3> shape, std::size_t workers) {
           "floor");
     });
     floor_rates.push_back(static_cast<double>(stored.size()) / floor_s);
-    const fs::path dest = root / ("out" + std::to_string(run));
+    const std::string dest = "out" + std::to_string(run) + "/";
     Result<pipelines::ExportSummary> summary(Status::Internal("not run"));
-    const double export_s = Seconds(
-        [&] { summary = pipelines::ExportShards(**labelmap, spec, dest, {.workers = workers}); });
+    const double export_s = Seconds([&] {
+      auto files = store::FileStore::Open(root);
+      Check(files.status(), "open root");
+      summary = pipelines::ExportShards(**labelmap, spec, *files, dest, {.workers = workers});
+    });
     Check(summary.status(), "export");
     export_rates.push_back(static_cast<double>(summary->scales[0].blocks_read) / export_s);
-    fs::remove_all(dest);
+    fs::remove_all(root / dest);
   }
   const double floor = Median(floor_rates), ours = Median(export_rates);
   std::printf(

@@ -78,7 +78,9 @@ std::vector<dvid::ExportBlock> LoadRecords(const fs::path& export_dir) {
   std::vector<dvid::ExportBlock> records;
   for (const auto& entry : fs::directory_iterator(export_dir / "s0")) {
     if (entry.path().extension() != ".arrow") continue;
-    auto shard = dvid::ArrowShardReader::Open(entry.path());
+    auto files = store::FileStore::Open(entry.path().parent_path(), {.create_root = false});
+    Check(files.status(), "open shard directory");
+    auto shard = dvid::ArrowShardReader::Open(*files, entry.path().filename().string());
     Check(shard.status(), "open shard");
     for (const auto& xyz : shard->ListChunks()) {
       auto record = shard->Get(xyz[0], xyz[1], xyz[2]);
@@ -159,9 +161,11 @@ int Run(std::array<std::int64_t, 3> shape, std::size_t threads) {
     Check((*labelmap)->SetMappings(1, merges), "map");
     auto spec = pipelines::ParseExportSpec(SpecText(shape), "bench spec");
     Check(spec.status(), "spec");
-    Check(
-        pipelines::ExportShards(**labelmap, *spec, root / "export", {.workers = threads}).status(),
-        "export");
+    auto files = store::FileStore::Open(root);
+    Check(files.status(), "open root");
+    Check(pipelines::ExportShards(**labelmap, *spec, *files, "export/", {.workers = threads})
+              .status(),
+          "export");
   }
   const std::vector<dvid::ExportBlock> records = LoadRecords(root / "export");
   auto source = store::FileStore::Open(root / "export", {.create_root = false});

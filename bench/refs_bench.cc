@@ -29,6 +29,8 @@
 #include "chunkwise/formats/refs/json_writer.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/formats/refs/reference_file.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/store/file_store.h"
 
 namespace {
 
@@ -112,19 +114,22 @@ double MeasurePython(const fs::path& path, const BenchOptions& options) {
 VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
                               const BenchOptions& options) {
   VersionFigures figures;
-  const fs::path path =
-      options.dir / (version == JsonVersion::kV0 ? "refs_v0.json" : "refs_v1.json");
+  const std::string name = version == JsonVersion::kV0 ? "refs_v0.json" : "refs_v1.json";
+  const fs::path path = options.dir / name;
+  auto files = chunkwise::store::FileStore::Open(options.dir);
+  Die(files.status());
   std::vector<double> write_s, load_s;
   for (int run = 0; run < options.runs; ++run) {
     write_s.push_back(Seconds([&] {
-      Die(chunkwise::formats::refs::WriteReferenceJson(path, set, {version, true}, true));
+      Die(chunkwise::formats::refs::WriteReferenceJson(**files, name, set, {version, true}, true));
     }));
   }
   figures.bytes = fs::file_size(path);
   for (int run = 0; run < options.runs; ++run) {
     // Freed after the clock stops, as the python peer frees its dict after timing.
     chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
-    load_s.push_back(Seconds([&] { loaded = chunkwise::formats::refs::ReadReferenceJson(path); }));
+    load_s.push_back(
+        Seconds([&] { loaded = chunkwise::formats::refs::ReadReferenceJson(**files, name); }));
     Die(loaded.status());
     if (loaded->size() != set.size()) Die(chunkwise::Status::Internal("size differs"));
   }
@@ -139,7 +144,8 @@ VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
 // file. Debian's fsspec 2022.11 has no Parquet references, so no peer here.
 void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
   namespace refs = chunkwise::formats::refs;
-  const fs::path dir = options.dir / "refs.parq";
+  auto files = chunkwise::store::FileStore::Open(options.dir / "refs.parq");
+  Die(files.status());
   const refs::ReferenceSet nested = refs::NestRootArray(set, "data");
   std::vector<double> write_s, load_s, lookup_s;
   std::uint64_t files_opened = 0;
@@ -147,14 +153,14 @@ void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
     refs::ParquetReferenceOptions write;
     write.overwrite = true;
     write_s.push_back(
-        Seconds([&] { Die(refs::WriteParquetReferences(nested, dir.string(), write)); }));
+        Seconds([&] { Die(refs::WriteParquetReferences(nested, **files, "", write)); }));
     chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
-    load_s.push_back(Seconds([&] { loaded = refs::LoadParquetReferences(dir.string()); }));
+    load_s.push_back(Seconds([&] { loaded = refs::LoadParquetReferences(*files, ""); }));
     Die(loaded.status());
     const std::string key(
         (*std::next(nested.entries().begin(), static_cast<long>(nested.size() * 7 / 11))).key);
     lookup_s.push_back(Seconds([&] {
-      auto index = refs::ParquetReferenceIndex::Open(dir.string());
+      auto index = refs::ParquetReferenceIndex::Open(*files, "");
       Die(index.status());
       Die((*index)->Find(key).status());
       files_opened = (*index)->record_files_opened();
@@ -170,8 +176,11 @@ int LoadOnly(const BenchOptions& options) {
   std::size_t size = 0;
   for (int run = 0; run < options.runs; ++run) {
     chunkwise::Result<ReferenceSet> loaded = chunkwise::Status::Internal("not loaded");
-    load_s.push_back(
-        Seconds([&] { loaded = chunkwise::formats::refs::ReadReferenceJson(options.load_only); }));
+    load_s.push_back(Seconds([&] {
+      auto file = chunkwise::io::LocateFile(options.load_only);
+      Die(file.status());
+      loaded = chunkwise::formats::refs::ReadReferenceJson(*file->store, file->key);
+    }));
     Die(loaded.status());
     size = loaded->size();
   }

@@ -37,6 +37,8 @@
 #include "bench_common.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/store/file_store.h"
 
 namespace chunkwise::formats::refs {
 namespace {
@@ -134,7 +136,9 @@ int LookupChild(const std::string& kind, const std::string& path, const std::str
   std::uint64_t opened = 0;
   bool found = false;
   if (kind == "parquet") {
-    auto index = ParquetReferenceIndex::Open(path);
+    auto files = store::FileStore::Open(path, {.create_root = false});
+    if (!files.ok()) return 1;
+    auto index = ParquetReferenceIndex::Open(*files, "");
     if (!index.ok()) return 1;
     auto reference = (*index)->Find(key);
     found = reference.ok() && reference->has_value();
@@ -199,16 +203,18 @@ int Run() {
   std::vector<double> ours, peer;
   ParquetReferenceOptions options;
   options.overwrite = true;
+  auto parquet_files = store::FileStore::Open(parquet_dir);
+  if (!parquet_files.ok()) return 1;
   for (int run = 0; run < 3; ++run) {
     start = std::chrono::steady_clock::now();
-    if (Status status = WriteParquetReferences(set, parquet_dir, options); !status.ok()) {
+    if (Status status = WriteParquetReferences(set, **parquet_files, "", options); !status.ok()) {
       std::fprintf(stderr, "%s\n", status.ToString().c_str());
       return 1;
     }
     ours.push_back(Seconds(start));
     start = std::chrono::steady_clock::now();
     const std::string json = JsonV0(set);
-    if (!core::WriteFileAtomically(json_path, AsBytes(json)).ok()) return 1;
+    if (!io::WriteFile(json_path, AsBytes(json)).ok()) return 1;
     peer.push_back(Seconds(start));
   }
   const double parquet_mb = DirectoryBytes(parquet_dir) / 1e6;
@@ -223,7 +229,7 @@ int Run() {
   peer.clear();
   for (int run = 0; run < 3; ++run) {
     start = std::chrono::steady_clock::now();
-    auto loaded = LoadParquetReferences(parquet_dir);
+    auto loaded = LoadParquetReferences(*parquet_files, "");
     if (!loaded.ok() || loaded->size() != set.size()) return 1;
     ours.push_back(Seconds(start));
   }

@@ -34,6 +34,7 @@
 #include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/vectors/writer.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 
@@ -109,7 +110,7 @@ double ReferenceWrite(const Geometry& geometry, const ChunkPlacement& placement,
     return Status::Ok();
   });
   std::vector<ByteView> parts(encoded.begin(), encoded.end());
-  (void)core::WriteFileAtomically(file, parts);
+  (void)io::WriteFile(file, parts);
   return Seconds(start);
 }
 

@@ -63,6 +63,8 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 #include "core/posix_file.h"
@@ -206,7 +208,7 @@ class RawCodec {
 
   // The least a writer of shard files must do: each shard's chunks gathered
   // out of `volume` and encoded one after another into one buffer, written as
-  // one file through a temporary name (core::WriteFileAtomically), shards in
+  // one file through a temporary name (io::WriteFile), shards in
   // parallel. No index, no array layer.
   double WriteFilesSeconds(const fs::path& dir, const std::uint8_t* volume, const Shape& shape) {
     fs::remove_all(dir);
@@ -273,7 +275,7 @@ class RawCodec {
       offsets_[i] = {size, written};
       size += written;
     }
-    return core::WriteFileAtomically(dir / std::to_string(shard), ByteView(encoded.data(), size));
+    return io::WriteFile(dir / std::to_string(shard), ByteView(encoded.data(), size));
   }
 
   Status ReadShardFile(const fs::path& dir, std::size_t shard, std::uint8_t* volume,
@@ -613,7 +615,7 @@ int Main(int argc, char** argv) {
     core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
                                                     core::Endian::kLittle),
                        shape, false, volume};
-    Check(core::WriteNpy(volume_npy, npy), "write volume.npy");
+    Check(io::WriteNpy(volume_npy, npy), "write volume.npy");
   }
   PrintHeader(volume, depth, pool->num_threads(), options);
   std::vector<std::string> codecs = options.codecs;

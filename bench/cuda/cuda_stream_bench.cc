@@ -31,6 +31,7 @@
 
 #include "chunkwise/core/npy.h"
 #include "chunkwise/cuda/device.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/stream/cuda_backend.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
@@ -193,7 +194,7 @@ int Main(int argc, char** argv) {
                                                 core::Endian::kLittle);
     frames.shape = {bench::kDistinctFrames, bench::kFrameSide, bench::kFrameSide};
     frames.data = distinct;
-    CheckOk(core::WriteNpy(options.write_frames, frames), "write frames");
+    CheckOk(io::WriteNpy(options.write_frames, frames), "write frames");
   }
   const Result<double> h2d = cuda::MeasureHostToDeviceRate(std::uint64_t{256} << 20, 7);
   CheckOk(h2d.status(), "H2D rate");

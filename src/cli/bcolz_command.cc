@@ -2,11 +2,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "chunkwise/core/array_file.h"
-#include "chunkwise/core/csv.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/bcolz/array_io.h"
+#include "chunkwise/formats/bcolz/dataset.h"
+#include "chunkwise/io/bcolz_files.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 
@@ -41,8 +41,8 @@ Result<std::shared_ptr<store::FileStore>> OpenRoot(const std::string& root, bool
   return store;
 }
 
-bcolz::ImportOptions ImportOptionsOf(const CommandContext& context, const BcolzOptions& options) {
-  bcolz::ImportOptions import;
+io::BcolzImportOptions ImportOptionsOf(const CommandContext& context, const BcolzOptions& options) {
+  io::BcolzImportOptions import;
   import.cparams.cname = options.cname;
   import.cparams.clevel = options.clevel;
   import.cparams.shuffle = options.shuffle;
@@ -53,7 +53,7 @@ bcolz::ImportOptions ImportOptionsOf(const CommandContext& context, const BcolzO
 }
 
 void Report(const CommandContext& context, const std::string& verb, const std::string& root,
-            const bcolz::ImportSummary& summary) {
+            const io::BcolzImportSummary& summary) {
   Say(context, verb + " " + std::to_string(summary.rows_added) + " rows (" +
                    FormatBytes(static_cast<double>(summary.input_bytes)) + ") " +
                    (verb == "created" ? "in" : "to") + " bcolz " +
@@ -82,12 +82,13 @@ Status CheckReplaceable(const std::string& root) {
 }
 
 Status Create(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.root, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.root, options.overwrite));
   CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(options.root));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      bcolz::ImportSummary summary,
-      bcolz::CreateFromArrayFile(options.input, store, ImportOptionsOf(context, options)));
+      io::BcolzImportSummary summary,
+      io::CreateBcolzFromFile(options.input, store, "", ImportOptionsOf(context, options)));
+  CHUNKWISE_RETURN_IF_ERROR(io::AddBcolzDataDirectories(options.root));
   Report(context, "created", options.root, summary);
   return Status::Ok();
 }
@@ -95,26 +96,27 @@ Status Create(const CommandContext& context, const BcolzOptions& options) {
 Status Append(const CommandContext& context, const BcolzOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false, /*write=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      bcolz::ImportSummary summary,
-      bcolz::AppendFromArrayFile(options.input, store, ImportOptionsOf(context, options)));
+      io::BcolzImportSummary summary,
+      io::AppendBcolzFromFile(options.input, store, "", ImportOptionsOf(context, options)));
+  CHUNKWISE_RETURN_IF_ERROR(io::AddBcolzDataDirectories(options.root));
   Report(context, "appended", options.root, summary);
   return Status::Ok();
 }
 
 Status Read(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::int64_t rows,
-      bcolz::ExportSelection(store, {options.slice, options.columns, options.where},
-                             options.output));
+      io::ExportBcolzSelection(store, "", {options.slice, options.columns, options.where},
+                               options.output));
   Say(context, "wrote " + options.output + ": " + std::to_string(rows) + " rows");
   return Status::Ok();
 }
 
 Status Info(const BcolzOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::string text, bcolz::DescribeDataset(store));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string text, bcolz::DescribeDataset(store, ""));
   std::printf("%s: %s", options.root.c_str(), text.c_str());
   return Status::Ok();
 }

@@ -6,8 +6,9 @@
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/codec/crc32c.h"
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/array_file.h"
+#include "chunkwise/io/file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -44,13 +45,13 @@ Status ListCodecs() {
 }
 
 Status Encode(const CommandContext& context, const CodecOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
                              ChainFromShorthand(options.codec, options.typesize));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
   Result<Bytes> encoded = chain.EncodeBytes(input);
   if (!encoded.ok()) return encoded.status().WithContext("encoding " + options.input);
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *encoded));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *encoded));
   Say(context, "wrote " + options.output + ": " + FormatBytes(static_cast<double>(input.size())) +
                    " -> " + FormatBytes(static_cast<double>(encoded->size())) + " with " +
                    chain.ToJson().dump());
@@ -58,24 +59,24 @@ Status Encode(const CommandContext& context, const CodecOptions& options) {
 }
 
 Status Decode(const CommandContext& context, const CodecOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
                              ChainFromShorthand(options.codec, options.typesize));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
   Result<Bytes> decoded = chain.DecodeBytes(input, options.max_bytes);
   if (!decoded.ok()) return decoded.status().WithContext("decoding " + options.input);
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *decoded));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *decoded));
   Say(context,
       "wrote " + options.output + ": " + FormatBytes(static_cast<double>(decoded->size())));
   return Status::Ok();
 }
 
 Status Measure(const CodecOptions& options) {
-  core::ArrayFileHint hint;
+  io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, core::ReadArrayFile(options.input, hint));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, io::ReadArrayFile(options.input, hint));
   std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s",
               "decode MB/s");
   for (const std::string& spec : options.codecs) {

@@ -8,8 +8,10 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/labelmap.h"
-#include "chunkwise/formats/dvid/mapping_file.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/mapping_file.h"
+#include "chunkwise/io/npy_file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -61,7 +63,7 @@ Result<std::unique_ptr<dvid::Labelmap>> OpenLabelmap(const std::string& path, bo
 
 Status Ingest(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, core::ReadNpy(options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, io::ReadNpy(options.input));
   std::array<std::int64_t, 3> shape{};
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> volume,
                              dvid::LabelVolumeFromNpy(array, shape, options.input));
@@ -89,11 +91,11 @@ Status Ingest(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status Map(const CommandContext& context, const DvidOptions& options) {
-  dvid::MappingFileFormat format = dvid::MappingFileFormat::kAuto;
-  if (options.format == "binary") format = dvid::MappingFileFormat::kBinary;
-  if (options.format == "csv") format = dvid::MappingFileFormat::kCsv;
+  io::MappingFileFormat format = io::MappingFileFormat::kAuto;
+  if (options.format == "binary") format = io::MappingFileFormat::kBinary;
+  if (options.format == "csv") format = io::MappingFileFormat::kCsv;
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<dvid::LabelPair> pairs,
-                             dvid::ReadMappingFile(options.input, format));
+                             io::ReadMappingFile(options.input, format));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest_open();
@@ -149,7 +151,7 @@ Status Commit(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status Read(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
@@ -169,7 +171,7 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
   for (std::size_t i = 0; i < labels.size(); ++i) {
     StoreLittleEndian(labels[i], array.data.data() + 8 * i);
   }
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(options.output, array));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteNpy(options.output, array));
   Say(context, "wrote " + options.output + ": version " + std::to_string(version) + " scale " +
                    std::to_string(options.scale) + " shape (" + core::FormatShape(array.shape) +
                    ")" + (options.mapped ? ", mapped labels" : ", supervoxels"));
@@ -188,7 +190,7 @@ Result<dvid::BlockCoord> ParseBlock(const std::string& text) {
 }
 
 Status GetBlock(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
@@ -203,7 +205,7 @@ Status GetBlock(const CommandContext& context, const DvidOptions& options) {
     return Status::NotFound(options.db + ": no block at z,y,x " + options.block + " scale " +
                             std::to_string(options.scale) + " version " + std::to_string(version));
   }
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(options.output, *bytes));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *bytes));
   Say(context, "wrote " + options.output + ": " + std::to_string(bytes->size()) + " bytes (" +
                    (options.stored ? "stored value: envelope byte + gzip" : "DVID label block") +
                    ")");

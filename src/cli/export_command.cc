@@ -10,6 +10,8 @@
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "cli/command.h"
@@ -71,9 +73,13 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
       options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
   export_options.overwrite = options.overwrite;
   export_options.progress = context.progress_mode();
+  // DEST is the prefix "<name>/" of the store over its parent, so that a
+  // failed export, whose keys are erased, leaves no directory behind.
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey dest,
+                             io::LocateFile(options.dest, /*create_directory=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const pipelines::ExportSummary summary,
-      pipelines::ExportShards(*labelmap, spec, options.dest, export_options));
+      pipelines::ExportShards(*labelmap, spec, dest.store, dest.key + "/", export_options));
   Say(context, "exported " + options.db + " to " + options.dest + "\n" + summary.Format());
   return Status::Ok();
 }
@@ -103,7 +109,7 @@ Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
   for (std::size_t i = 0; i < labels.size(); ++i) {
     StoreLittleEndian(labels[i], array.data.data() + 8 * i);
   }
-  return core::WriteNpy(path, array);
+  return io::WriteNpy(path, array);
 }
 
 // Prints the shard's summary and, with `list`, a line per chunk. A chunk
@@ -139,13 +145,14 @@ Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, 
 }
 
 Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(options.file));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
-                             dvid::ArrowShardReader::Open(options.file));
+                             dvid::ArrowShardReader::Open(file.store, file.key));
   if (options.chunk.empty()) {
     return PrintShard(shard, options.file, options.list);
   }
   if (options.output.empty()) return Status::InvalidArgument("--chunk needs --output");
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto chunk, ParseChunk(options.chunk));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::ExportBlock> record,
                              shard.Get(chunk[0], chunk[1], chunk[2]));
@@ -162,9 +169,9 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 }
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader,
-                             pipelines::ExportedVolumeReader::Open(options.dest));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, io::OpenDirectory(options.dest, /*create=*/false));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
                                    options.dest + " has scales 0.." +

@@ -1,11 +1,12 @@
 // chunkwise generate: the demo's realistic dataset (neurons and microscopy frames).
 #include <cstring>
 
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/synthetic_volume.h"
+#include "chunkwise/io/array_file.h"
+#include "chunkwise/io/file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -30,15 +31,15 @@ Status WriteVolume(const std::string& path, const char* typestr, const std::vect
   array.data.resize(values.size() * sizeof(T));
   std::memcpy(array.data.data(), values.data(), array.data.size());
   // .npy by extension, raw little-endian bytes otherwise, as every array output.
-  return core::WriteArrayFile(path, array, /*raw=*/!core::HasNpyExtension(path));
+  return io::WriteArrayFile(path, array, /*raw=*/!io::HasNpyExtension(path));
 }
 
 Status Generate(const CommandContext& context, const GenerateOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
   if (shape.size() != 3) return Status::InvalidArgument("--shape needs three extents z,y,x");
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.labels_output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.labels_output, options.overwrite));
   if (!options.frames_output.empty()) {
-    CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.frames_output, options.overwrite));
+    CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.frames_output, options.overwrite));
   }
   core::NeuronVolumeOptions volume;
   volume.shape = {shape[0], shape[1], shape[2]};

@@ -1,10 +1,12 @@
 // chunkwise npy: inspect .npy files and convert between .npy and raw bytes.
 #include <cstdio>
 
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/array_file.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -20,7 +22,7 @@ struct NpyOptions {
 };
 
 Status Info(const NpyOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, core::ReadNpyHeader(options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, io::ReadNpyHeader(options.input));
   std::printf(
       "%s: .npy version %d.0, dtype %s (%zu bytes per element), shape (%s), %s order, %s of data "
       "at offset %llu\n",
@@ -33,8 +35,8 @@ Status Info(const NpyOptions& options) {
 }
 
 Status Convert(const CommandContext& context, const NpyOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
-  core::ArrayFileHint hint;
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
+  io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));
   }
@@ -42,10 +44,10 @@ Status Convert(const CommandContext& context, const NpyOptions& options) {
     CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
     hint.shape = shape;
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, core::ReadArrayFile(options.input, hint));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, io::ReadArrayFile(options.input, hint));
   CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(array));
-  const bool raw = options.raw || !core::HasNpyExtension(options.output);
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteArrayFile(options.output, array, raw));
+  const bool raw = options.raw || !io::HasNpyExtension(options.output);
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteArrayFile(options.output, array, raw));
   Say(context, "wrote " + options.output +
                    (raw ? " (raw, C order, little-endian)" : " (.npy, C order)") + ": " +
                    array.dtype.ToDescr() + " shape (" + core::FormatShape(array.shape) + ")");

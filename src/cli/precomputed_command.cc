@@ -6,6 +6,8 @@
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/pipelines/export_to_precomputed.h"
@@ -135,7 +137,7 @@ Status InfoCommand(const PrecomputedOptions& options) {
 }
 
 Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   if (options.scale < 0 || options.scale >= volume->num_scales()) {
@@ -151,7 +153,7 @@ Status ReadCommand(const CommandContext& context, const PrecomputedOptions& opti
   if (volume->info().num_channels > 1) array.shape.push_back(volume->info().num_channels);
   for (const core::Index extent : region.shape()) array.shape.push_back(extent);
   CHUNKWISE_ASSIGN_OR_RETURN(array.data, volume->Read(options.scale, region));
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteNpy(options.output, array));
+  CHUNKWISE_RETURN_IF_ERROR(io::WriteNpy(options.output, array));
   Say(context, "wrote " + options.output + ": scale " + volume->scale(options.scale).key +
                    " region " + region.ToString() + " (z,y,x)");
   return Status::Ok();

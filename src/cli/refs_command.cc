@@ -12,6 +12,7 @@
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_summary.h"
 #include "chunkwise/formats/refs/zarr_references.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "cli/command.h"
@@ -92,6 +93,20 @@ Status RemoveDeadTemporaries(const std::string& output) {
   return store->RemoveDeadTemporaries().status();
 }
 
+// The reference set at `path`: a JSON file, or a Parquet directory.
+Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferencesAt(const std::string& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(path));
+  return refs::OpenReferences(file.store, file.key);
+}
+
+// Writes `set` to `path` (a JSON file, or a directory for Parquet).
+Status WriteReferencesAt(const std::string& path, const refs::ReferenceSet& set,
+                         const refs::ReferenceWriteOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file,
+                             io::LocateFile(path, /*create_directory=*/true));
+  return refs::WriteReferences(*file.store, file.key, set, options);
+}
+
 void SaySummary(const CommandContext& context, const std::string& verb, const std::string& output,
                 const refs::ReferenceSet& set) {
   Result<refs::ReferenceSummary> summary = refs::SummarizeReferences(set, nullptr);
@@ -120,7 +135,7 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
                              BuildReferences(context, options.source));
   CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
-  CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, set, write));
+  CHUNKWISE_RETURN_IF_ERROR(WriteReferencesAt(options.output, set, write));
   SaySummary(context, "wrote", options.output, set);
   return Status::Ok();
 }
@@ -130,7 +145,7 @@ Status Combine(const CommandContext& context, const RefsOptions& options) {
   std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
   std::vector<const refs::ReferenceSet*> inputs;
   for (const std::string& input : options.inputs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(auto index, refs::OpenReferences(input));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto index, OpenReferencesAt(input));
     const auto* set = dynamic_cast<const refs::ReferenceSet*>(index.get());
     if (set == nullptr) {
       return Status::Unsupported(input + ": combine reads JSON reference sets only");
@@ -141,14 +156,14 @@ Status Combine(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet combined,
                              refs::CombineReferenceSets(inputs, {options.concat_dim}));
   CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
-  CHUNKWISE_RETURN_IF_ERROR(refs::WriteReferences(options.output, combined, write));
+  CHUNKWISE_RETURN_IF_ERROR(WriteReferencesAt(options.output, combined, write));
   SaySummary(context, "combined " + std::to_string(inputs.size()) + " sets into", options.output,
              combined);
   return Status::Ok();
 }
 
 Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto index, refs::OpenReferences(options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto index, OpenReferencesAt(options.source));
   store::ReferenceStoreOptions store_options;
   store_options.base_directory = fs::absolute(options.source).parent_path();
   store_options.allowed_roots.push_back(store_options.base_directory);

@@ -3,6 +3,7 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/region.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 
@@ -74,8 +75,8 @@ Status Get(const StoreOptions& options) {
     std::fwrite(value->data(), 1, value->size(), stdout);
     return Status::Ok();
   }
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.file, options.overwrite));
-  return core::WriteFileAtomically(options.file, *value);
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.file, options.overwrite));
+  return io::WriteFile(options.file, *value);
 }
 
 Status Put(const StoreOptions& options) {

@@ -3,12 +3,12 @@
 #include <cstdio>
 
 #include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/geometry_files.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/pyramid.h"
 #include "chunkwise/formats/vectors/store_info.h"
 #include "chunkwise/formats/vectors/validator.h"
 #include "chunkwise/formats/vectors/writer.h"
+#include "chunkwise/io/geometry_files.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 
@@ -66,7 +66,7 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   std::optional<std::filesystem::path> edges;
   if (!options.edges.empty()) edges = options.edges;
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::Geometry geometry,
-                             vectors::ImportGeometry(type, options.input, edges));
+                             io::ImportGeometry(type, options.input, edges));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.store, true));
   core::ProgressReporter progress({.label = "vectors write",
                                    .total_units = geometry.positions.size(),
@@ -119,8 +119,7 @@ Status Read(const CommandContext& context, const VectorsOptions& options) {
     query.bbox = vectors::BoundingBox{{box[0], box[1], box[2]}, {box[3], box[4], box[5]}};
   }
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::LevelGeometry read, vectors::ReadGeometry(store, query));
-  CHUNKWISE_RETURN_IF_ERROR(
-      vectors::ExportGeometry(options.output, read.geometry, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::ExportGeometry(options.output, read.geometry, options.overwrite));
   Say(context, "read " + std::to_string(read.geometry.positions.size()) + " vertices and " +
                    std::to_string(read.geometry.num_links()) + " links from level " +
                    std::to_string(options.level) + " into " + options.output);

@@ -5,12 +5,13 @@
 #include <string>
 
 #include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/core/array_file.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/array_transfer.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 #include "cli/zarr_options.h"
@@ -99,7 +100,7 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
 }
 
 Status Write(const CommandContext& context, const ZarrOptions& options) {
-  core::ArrayFileHint hint;
+  io::ArrayFileHint hint;
   if (!options.input_dtype.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.input_dtype));
   }
@@ -123,14 +124,14 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
   core::ProgressReporter progress(
       {.label = "zarr write", .total_units = input_bytes, .mode = context.progress_mode()});
   array.set_progress(&progress);
-  CHUNKWISE_RETURN_IF_ERROR(zarr::ImportArrayFile(options.input, hint, array, offset));
+  CHUNKWISE_RETURN_IF_ERROR(io::ImportArrayFile(options.input, hint, array, offset));
   progress.Finish();
   Say(context, "wrote " + options.input + " into " + options.path);
   return Status::Ok();
 }
 
 Status Read(const CommandContext& context, const ZarrOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(options.output, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));
@@ -139,8 +140,8 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
   core::ProgressReporter progress(
       {.label = "zarr read", .total_units = total, .mode = context.progress_mode()});
   array.set_progress(&progress);
-  const bool raw = options.raw || !core::HasNpyExtension(options.output);
-  CHUNKWISE_RETURN_IF_ERROR(zarr::ExportRegion(array, region, options.output, raw));
+  const bool raw = options.raw || !io::HasNpyExtension(options.output);
+  CHUNKWISE_RETURN_IF_ERROR(io::ExportRegion(array, region, options.output, raw));
   progress.Finish();
   Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
                    options.path + (raw ? " (raw little-endian)" : " (.npy)"));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
@@ -115,7 +116,7 @@ class Input {
   Input(int fd, bool owned, std::string path) : fd_(fd), owned_(owned), path_(std::move(path)) {}
 
   Status SkipNpyHeader(const stream::StreamPlan& plan) {
-    CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, core::ReadNpyHeader(path_));
+    CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, io::ReadNpyHeader(path_));
     core::Endian endian = core::Endian::kLittle;
     const std::optional<core::DataType> type = header.dtype.AsDataType(&endian);
     const auto& dims = plan.layout.dims();

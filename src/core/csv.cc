@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
-
 namespace chunkwise::core {
 namespace {
 
@@ -194,13 +192,6 @@ Result<std::string> FormatValue(const NpyDtype& dtype, const std::uint8_t* p) {
 
 }  // namespace
 
-bool HasCsvExtension(const std::filesystem::path& path) {
-  std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return extension == ".csv";
-}
-
 Result<NpyArray> ParseCsv(std::string_view text, std::string_view name_for_errors) {
   const std::string name(name_for_errors);
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Record> records, SplitRecords(text, name));
@@ -238,11 +229,6 @@ Result<NpyArray> ParseCsv(std::string_view text, std::string_view name_for_error
   return array;
 }
 
-Result<NpyArray> ReadCsv(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes text, ReadFile(path));
-  return ParseCsv(AsChars(text), path.string());
-}
-
 Result<std::string> FormatCsv(const NpyArray& array) {
   CHUNKWISE_RETURN_IF_ERROR(ValidateNpyArray(array));
   std::vector<NpyField> fields = array.dtype.fields();
@@ -269,11 +255,6 @@ Result<std::string> FormatCsv(const NpyArray& array) {
     text += "\n";
   }
   return text;
-}
-
-Status WriteCsv(const std::filesystem::path& path, const NpyArray& array) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::string text, FormatCsv(array));
-  return WriteFileAtomically(path, AsBytes(text));
 }
 
 }  // namespace chunkwise::core

@@ -8,15 +8,9 @@
 #include <system_error>
 #include <utility>
 
-#include "chunkwise/core/file_io.h"
-#include "core/posix_file.h"
-
 namespace chunkwise::core {
 namespace {
 
-// Opens the regular file at `path`. posix::OpenForRead folds "absent" and "a
-// directory" into nullopt; telling them apart keeps a missing file NotFound and
-// a directory an IOError, both naming the path.
 Status DataSizeMismatch(std::string_view name, const NpyHeader& header, std::uint64_t actual) {
   std::string what;
   if (header.dtype.is_structured()) {
@@ -36,30 +30,6 @@ Status DataSizeMismatch(std::string_view name, const NpyHeader& header, std::uin
   message += " needs ";
   message += std::to_string(header.data_size);
   return Status::Corruption(std::move(message));
-}
-
-// Reads the header of an open file and checks that exactly data_size bytes
-// follow it, at data_offset.
-Result<NpyHeader> ReadHeader(const posix::OpenedFile& file, const std::filesystem::path& path) {
-  const std::uint64_t file_size = file.size;
-  Bytes bytes(std::min<std::uint64_t>(file_size, kNpyPreambleSize));
-  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), 0, bytes, path));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t header_size,
-                             ParseNpyHeaderSize(bytes, path.string()));
-  // With a header past the end, ParseNpyHeader reports it against the file size.
-  if (header_size <= file_size) {
-    const std::size_t have = bytes.size();
-    bytes.resize(header_size);
-    if (header_size > have) {
-      CHUNKWISE_RETURN_IF_ERROR(
-          posix::ReadAt(file.fd.get(), have, MutableByteView(bytes).subspan(have), path));
-    }
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ParseNpyHeader(bytes, path.string()));
-  if (file_size - header.data_offset != header.data_size) {
-    return DataSizeMismatch(path.string(), header, file_size - header.data_offset);
-  }
-  return header;
 }
 
 // Copies the elements of `source` (dims `shape`) into `dest` reordered between
@@ -160,21 +130,13 @@ Result<NpyArray> ParseNpy(ByteView bytes, std::string_view name_for_errors) {
   return array;
 }
 
-Result<NpyArray> ReadNpy(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const posix::OpenedFile file, posix::OpenRegularFile(path));
-  CHUNKWISE_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(file, path));
-  NpyArray array;
-  array.data.resize(header.data_size);
-  CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), header.data_offset, array.data, path));
-  array.dtype = std::move(header.dtype);
-  array.shape = std::move(header.shape);
-  array.fortran_order = header.fortran_order;
-  return array;
-}
-
-Result<NpyHeader> ReadNpyHeader(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const posix::OpenedFile file, posix::OpenRegularFile(path));
-  return ReadHeader(file, path);
+Status CheckNpyDataSize(const NpyHeader& header, std::uint64_t total_size,
+                        std::string_view name_for_errors) {
+  if (total_size >= header.data_offset && total_size - header.data_offset == header.data_size) {
+    return Status::Ok();
+  }
+  return DataSizeMismatch(name_for_errors, header,
+                          total_size >= header.data_offset ? total_size - header.data_offset : 0);
 }
 
 Result<Bytes> SerializeNpyHeader(const NpyDtype& dtype, std::span<const std::int64_t> shape,
@@ -222,14 +184,6 @@ Bytes SerializeNpy(const NpyArray& array) {
   CHUNKWISE_CHECK(bytes.ok());  // Automatic version choice always fits a valid array.
   bytes->insert(bytes->end(), array.data.begin(), array.data.end());
   return std::move(bytes).value();
-}
-
-Status WriteNpy(const std::filesystem::path& path, const NpyArray& array) {
-  CHUNKWISE_RETURN_IF_ERROR(ValidateNpyArray(array));
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes header,
-                             SerializeNpyHeader(array.dtype, array.shape, array.fortran_order));
-  const ByteView parts[] = {header, array.data};
-  return WriteFileAtomically(path, parts);
 }
 
 Status ToCOrder(NpyArray& array) { return ChangeOrder(array, false); }

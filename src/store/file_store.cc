@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -19,7 +20,6 @@
 #include <string>
 #include <system_error>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/store/key.h"
 #include "core/posix_file.h"
 
@@ -28,6 +28,26 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace posix = core::posix;
+
+// Keeps a temporary name under NAME_MAX (255) whatever the target's length.
+constexpr std::size_t kMaxNameInTemporary = 200;
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A temporary sibling name for `path`, unique within this process and host:
+// ".<name>.tmp.<pid>.<counter>". It starts with "." and holds ".tmp." so
+// that List can skip it (IsTemporaryName).
+fs::path TemporarySibling(const fs::path& path) {
+  // The counter is process-wide, so two writers of one path in one process
+  // never share a temporary file.
+  static std::atomic<std::uint64_t> counter{0};
+  const std::string name = path.filename().string().substr(0, kMaxNameInTemporary);
+  return path.parent_path() / ("." + name + ".tmp." + std::to_string(::getpid()) + "." +
+                               std::to_string(counter.fetch_add(1, std::memory_order_relaxed)));
+}
 
 // A concurrent Erase may prune the directory a Set is about to write into;
 // the Set then recreates it. More rounds than this means something else is
@@ -55,7 +75,7 @@ Result<posix::Fd> CreateTemporary(const fs::path& root, const fs::path& target, 
                                   std::vector<fs::path>* created) {
   const fs::path parent = target.parent_path();
   for (int attempt = 1;; ++attempt) {
-    *temporary = core::TemporarySibling(target);
+    *temporary = TemporarySibling(target);
     posix::Fd fd(::open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd.get() >= 0) {
       return fd;
@@ -457,7 +477,15 @@ Result<std::shared_ptr<FileStore>> FileStore::Open(const std::filesystem::path& 
   return std::make_shared<FileStore>(std::move(absolute), options);
 }
 
-bool FileStore::IsTemporaryName(std::string_view name) { return core::IsTemporaryName(name); }
+bool FileStore::IsTemporaryName(std::string_view name) {
+  if (!name.starts_with('.')) return false;
+  const std::size_t counter_dot = name.rfind('.');
+  if (counter_dot == 0 || !AllDigits(name.substr(counter_dot + 1))) return false;
+  const std::size_t pid_dot = name.rfind('.', counter_dot - 1);  // Never npos: name[0] is a dot.
+  if (!AllDigits(name.substr(pid_dot + 1, counter_dot - pid_dot - 1))) return false;
+  const std::string_view head = name.substr(0, pid_dot);  // ".<name>.tmp"
+  return head.size() >= 6 && head.ends_with(".tmp");
+}
 
 Result<std::filesystem::path> FileStore::PathForKey(const std::filesystem::path& root,
                                                     std::string_view key) {

@@ -6,11 +6,12 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/formats/dvid/block_key.h"
-#include "chunkwise/formats/dvid/mapping_file.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
+#include "chunkwise/io/mapping_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace dvid = chunkwise::formats::dvid;
+  namespace io = chunkwise::io;
   const chunkwise::ByteView bytes(data, size);
   constexpr std::size_t kLimit = 1 << 20;
   const auto value = dvid::DecodeValue(bytes, kLimit, "fuzz");
@@ -19,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto block_key = dvid::DecodeBlockKey(text);
   if (block_key.ok() && dvid::EncodeBlockKey(*block_key) != text) std::abort();
   (void)dvid::DecodeMappingKey(text);
-  (void)dvid::ParseMappingPairs(bytes, "fuzz");
-  (void)dvid::ParseMappingCsv(text, "fuzz");
+  (void)io::ParseMappingPairs(bytes, "fuzz");
+  (void)io::ParseMappingCsv(text, "fuzz");
   return 0;
 }

@@ -5,16 +5,16 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "chunkwise/formats/vectors/obj.h"
-#include "chunkwise/formats/vectors/ply.h"
-#include "chunkwise/formats/vectors/swc.h"
+#include "chunkwise/io/obj.h"
+#include "chunkwise/io/ply.h"
+#include "chunkwise/io/swc.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace vectors = chunkwise::formats::vectors;
+  namespace io = chunkwise::io;
   const chunkwise::ByteView bytes(data, size);
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (const auto& parsed : {vectors::ParseSwc(text, "fuzz"), vectors::ParsePly(bytes, "fuzz"),
-                             vectors::ParseObj(text, "fuzz")}) {
+  for (const auto& parsed :
+       {io::ParseSwc(text, "fuzz"), io::ParsePly(bytes, "fuzz"), io::ParseObj(text, "fuzz")}) {
     if (parsed.ok() && !parsed->Validate().ok()) std::abort();
   }
   return 0;

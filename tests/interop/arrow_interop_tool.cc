@@ -19,6 +19,7 @@
 #include "chunkwise/formats/arrow/ipc_writer.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/arrow_shard_writer.h"
+#include "chunkwise/io/file.h"
 
 namespace chunkwise::formats {
 namespace {
@@ -87,8 +88,9 @@ json ValueJson(const arrow::Field& field, const arrow::ArrayData& array, std::in
 }
 
 Result<json> Dump(const fs::path& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(path));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source,
-                             arrow::OpenFileSource(path));
+                             arrow::OpenStoreSource(file.store, file.key));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool is_file, arrow::IsArrowFile(*source));
   std::vector<arrow::RecordBatch> batches;
   arrow::Schema schema;
@@ -127,8 +129,9 @@ Result<json> Dump(const fs::path& path) {
 }
 
 Result<json> ShardDump(const fs::path& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(path));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader reader,
-                             dvid::ArrowShardReader::Open(path));
+                             dvid::ArrowShardReader::Open(file.store, file.key));
   json out = json::object();
   for (const auto& chunk : reader.ListChunks()) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<dvid::ExportBlock> block,
@@ -147,8 +150,9 @@ Result<json> ShardDump(const fs::path& path) {
 }
 
 Status WriteSamples(const fs::path& dir, arrow::IpcFormat format, const std::string& name) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(dir / name));
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::ByteSink> sink,
-                             arrow::CreateFileSink(dir / name, {.overwrite = true}));
+                             arrow::CreateStoreSink(file.store, file.key, {.overwrite = true}));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::unique_ptr<arrow::IpcWriter> writer,
       arrow::IpcWriter::Create(std::move(sink), arrow::testing::SampleSchema(), {format, 8}));
@@ -178,8 +182,10 @@ dvid::ExportBlock SampleBlock(std::int32_t x, std::int32_t y, std::int32_t z) {
 }
 
 Status WriteShard(const fs::path& stem, arrow::IpcFormat format, dvid::ChunkIndexForm form) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<dvid::ArrowShardWriter> writer,
-                             dvid::ArrowShardWriter::Create(stem, {format, form, true}));
+  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(stem));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::unique_ptr<dvid::ArrowShardWriter> writer,
+      dvid::ArrowShardWriter::Create(file.store, file.key, {format, form, true}));
   // Written in an order other than the CSV's (z, y, x), as DVID's writers do.
   for (std::int32_t x : {481, 480, 483})
     for (std::int32_t z : {449, 448})

@@ -20,6 +20,8 @@
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 
 namespace chunkwise::core {
 namespace {
@@ -63,8 +65,8 @@ Result<json> LoadJson(const std::filesystem::path& path) {
 void CheckOne(const std::filesystem::path& dir, const json& entry, Checks& checks) {
   const std::string name = entry.value("file", "");
   const std::filesystem::path path = dir / name;
-  Result<NpyArray> read = ReadNpy(path);
-  Result<NpyHeader> header = ReadNpyHeader(path);
+  Result<NpyArray> read = io::ReadNpy(path);
+  Result<NpyHeader> header = io::ReadNpyHeader(path);
   checks.Expect(read.ok() && header.ok(), name + " reads: " + read.status().ToString());
   if (!read.ok() || !header.ok()) return;
   NpyArray array = std::move(read).value();
@@ -88,7 +90,7 @@ void CheckOne(const std::filesystem::path& dir, const json& entry, Checks& check
 
 void CheckError(const std::filesystem::path& dir, const json& entry, Checks& checks) {
   const std::string name = entry.value("file", "");
-  const Result<NpyArray> read = ReadNpy(dir / name);
+  const Result<NpyArray> read = io::ReadNpy(dir / name);
   const std::string expected = entry.value("code", "");
   checks.Expect(!read.ok() && StatusCodeName(read.status().code()) == expected,
                 name + " fails with " + expected + ": " + read.status().ToString());
@@ -225,12 +227,12 @@ int Write(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir, error);
   json files = json::array();
   for (Written& written : ArraysToWrite()) {
-    const Status status = WriteNpy(dir / written.file, written.array);
+    const Status status = io::WriteNpy(dir / written.file, written.array);
     if (!status.ok()) {
       std::fprintf(stderr, "%s\n", status.ToString().c_str());
       return 1;
     }
-    const Result<NpyHeader> header = ReadNpyHeader(dir / written.file);
+    const Result<NpyHeader> header = io::ReadNpyHeader(dir / written.file);
     CHUNKWISE_CHECK(header.ok());
     json entry = {{"file", written.file},
                   {"shape", written.array.shape},
@@ -243,7 +245,7 @@ int Write(const std::filesystem::path& dir) {
     files.push_back(std::move(entry));
   }
   const std::string text = json{{"files", files}}.dump(1);
-  const Status status = WriteFileAtomically(dir / "expected.json", AsBytes(text));
+  const Status status = io::WriteFile(dir / "expected.json", AsBytes(text));
   if (!status.ok()) std::fprintf(stderr, "%s\n", status.ToString().c_str());
   std::printf("wrote %zu arrays to %s\n", files.size(), dir.c_str());
   return status.ok() ? 0 : 1;

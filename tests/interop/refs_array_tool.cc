@@ -17,7 +17,8 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_transfer.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/reference_store.h"
 
 namespace {
@@ -28,7 +29,9 @@ using chunkwise::Status;
 
 Status ReadThroughReferences(int argc, char** argv) {
   const fs::path refs_path = argv[1];
-  CHUNKWISE_ASSIGN_OR_RETURN(auto index, chunkwise::formats::refs::OpenReferences(refs_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::io::FileKey file, chunkwise::io::LocateFile(refs_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto index,
+                             chunkwise::formats::refs::OpenReferences(file.store, file.key));
   chunkwise::store::ReferenceStoreOptions options;
   options.base_directory = fs::absolute(refs_path).parent_path();
   options.allowed_roots.push_back(options.base_directory);
@@ -39,7 +42,7 @@ Status ReadThroughReferences(int argc, char** argv) {
   CHUNKWISE_ASSIGN_OR_RETURN(chunkwise::formats::zarr::Array array,
                              chunkwise::formats::zarr::Array::Open(std::move(store), argv[2]));
   const auto region = chunkwise::core::Region::Full(array.metadata().shape);
-  return chunkwise::formats::zarr::ExportRegion(array, region, argv[3], false);
+  return chunkwise::io::ExportRegion(array, region, argv[3], false);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "chunkwise/formats/parquet/table.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/store/file_store.h"
 
 namespace {
 
@@ -199,8 +200,10 @@ int main(int argc, char** argv) {
   chunkwise::formats::refs::ParquetReferenceOptions options;
   options.record_size = std::stoull(argv[4]);
   options.overwrite = true;
+  auto files = chunkwise::store::FileStore::Open(argv[2]);
   const chunkwise::Status status =
-      chunkwise::formats::refs::WriteParquetReferences(set, argv[2], options);
+      files.ok() ? chunkwise::formats::refs::WriteParquetReferences(set, **files, "", options)
+                 : files.status();
   if (!status.ok()) {
     std::fprintf(stderr, "%s\n", status.ToString().c_str());
     return 1;

@@ -7,11 +7,11 @@
 // end in "\n" or "\r\n". Reading infers one dtype per column: '<i8' when
 // every field is a decimal integer that fits, '<f8' when every field is a
 // number (with "nan", "inf"), '|b1' when every field is True/False (any
-// case), else '|S<n>' of the longest field. Thread-compatible.
+// case), else '|S<n>' of the longest field. Files: io/csv_file.h.
+// Thread-compatible.
 #ifndef CHUNKWISE_CORE_CSV_H_
 #define CHUNKWISE_CORE_CSV_H_
 
-#include <filesystem>
 #include <string_view>
 
 #include "chunkwise/core/npy.h"
@@ -19,24 +19,17 @@
 
 namespace chunkwise::core {
 
-// True when `path` ends in ".csv" (any case).
-bool HasCsvExtension(const std::filesystem::path& path);
-
 // Parses CSV text into a 1-d structured array, one field per column, named
 // by the header. InvalidArgument naming `name_for_errors` and the line on an
 // empty input, a repeated or empty column name, a row with the wrong number
 // of fields or an unterminated quote.
 Result<NpyArray> ParseCsv(std::string_view text, std::string_view name_for_errors);
-// Reads and parses the file at `path`; errors as ReadFile and ParseCsv.
-Result<NpyArray> ReadCsv(const std::filesystem::path& path);
 
 // The CSV text of a 1-d structured array whose fields are scalars of kinds
 // b, i, u, f (written so they read back exactly), S or U; or of a 1-d
 // numeric array (one column named "f0"). Unsupported for other dtypes
 // (sub-arrays, complex, datetimes, nested records).
 Result<std::string> FormatCsv(const NpyArray& array);
-// Writes FormatCsv(array) to `path` atomically.
-Status WriteCsv(const std::filesystem::path& path, const NpyArray& array);
 
 }  // namespace chunkwise::core
 

@@ -13,7 +13,6 @@
 #define CHUNKWISE_CORE_NPY_H_
 
 #include <cstdint>
-#include <filesystem>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -52,17 +51,12 @@ struct NpyHeader {
 
 // All functions here are thread-compatible: they share no state.
 
-// Reads the whole file at `path`. NotFound / IOError when it cannot be read;
-// Corruption naming the file when it is not a well-formed .npy, including a
-// data size other than prod(shape) * itemsize; Unsupported for versions other
-// than 1.0-3.0 and for object dtypes.
-Result<NpyArray> ReadNpy(const std::filesystem::path& path);
-// As ReadNpy, from bytes in memory; `name_for_errors` names them in messages.
-// Never reads outside `bytes`.
+// The array in the .npy bytes `bytes`; `name_for_errors` names them in
+// messages. Corruption when they are not a well-formed .npy, including a data
+// size other than prod(shape) * itemsize; Unsupported for versions other than
+// 1.0-3.0 and for object dtypes. Never reads outside `bytes`. (Files:
+// io/npy_file.h.)
 Result<NpyArray> ParseNpy(ByteView bytes, std::string_view name_for_errors);
-// Reads only the header of the file at `path`, for streaming the data from
-// data_offset. Checks that the file holds exactly data_size bytes of data.
-Result<NpyHeader> ReadNpyHeader(const std::filesystem::path& path);
 
 // From the first bytes of a file (at least kNpyPreambleSize, or the whole file
 // if shorter), the number of bytes from the start through the end of the
@@ -71,6 +65,10 @@ Result<std::uint64_t> ParseNpyHeaderSize(ByteView preamble, std::string_view nam
 // Parses the magic, version and header at the start of `bytes`, which may end
 // anywhere after the header. Computes data_size but does not check the data.
 Result<NpyHeader> ParseNpyHeader(ByteView bytes, std::string_view name_for_errors);
+// Corruption naming `name_for_errors` unless a .npy of `total_size` bytes
+// holds exactly header.data_size bytes after its header.
+Status CheckNpyDataSize(const NpyHeader& header, std::uint64_t total_size,
+                        std::string_view name_for_errors);
 // The bytes up to the data: magic, version, length and padded header, exactly
 // as numpy writes them. `major_version` 0 picks the version as numpy does;
 // 1, 2 or 3 forces one. InvalidArgument for a negative shape, or when the
@@ -78,12 +76,6 @@ Result<NpyHeader> ParseNpyHeader(ByteView bytes, std::string_view name_for_error
 Result<Bytes> SerializeNpyHeader(const NpyDtype& dtype, std::span<const std::int64_t> shape,
                                  bool fortran_order, int major_version = 0);
 
-// Writes `array` to `path` through core::WriteFileAtomically (a temporary
-// sibling renamed into place), so readers never see a partial file.
-// InvalidArgument when the data size does not match the shape; IOError when
-// writing fails (the temporary is removed). Writes the header and the data
-// without copying the data.
-Status WriteNpy(const std::filesystem::path& path, const NpyArray& array);
 // The .npy bytes of `array`, as numpy would write them.
 // REQUIRES: array.data.size() == prod(array.shape) * itemsize, no negative dim.
 Bytes SerializeNpy(const NpyArray& array);

@@ -13,15 +13,16 @@
 //   3. writer threads, each owning a fixed subset of the shards (one
 //      ArrowShardWriter per open shard, so a shard's records are serialized):
 //      append one record batch per block and one CSV index row.
-// Output: DEST/s<scale>/<stem>.arrow + .csv, DEST/info (the spec, cut to the
-// scales written) and DEST/export.log (the summary). Everything is written into
-// a temporary sibling of DEST that is renamed to DEST only when complete; on
-// any error it is removed, so DEST never holds a partial export.
+// Output, under a prefix of a store: s<scale>/<stem>.arrow + .csv, info (the
+// spec, cut to the scales written) and export.log (the summary). Each value
+// appears whole (the .arrow streams through Store::OpenWriter), and `info`,
+// which readers open first, is written last; on any error every key written
+// is erased, so the prefix never holds a partial export.
 #ifndef CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
 #define CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
 
 #include <cstdint>
-#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "chunkwise/formats/dvid/export_chunk_index.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_spec.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::pipelines {
 
@@ -40,7 +42,7 @@ struct ExportShardsOptions {
   std::uint32_t version = 0;  // 0: the newest version.
   formats::arrow::IpcFormat format = formats::arrow::IpcFormat::kFile;
   formats::dvid::ChunkIndexForm index_form = formats::dvid::ChunkIndexForm::kRecord;
-  bool overwrite = false;  // Replace an existing DEST that holds an export (or nothing).
+  bool overwrite = false;  // Replace an existing export at the prefix.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
 };
 
@@ -66,13 +68,15 @@ struct ExportSummary {
 
 // Exports scales 0 .. n-1 of `labelmap` at the version, where n is the
 // smaller of the spec's scales, options.num_scales (if set) and the scales the
-// database has. InvalidArgument if DEST exists and !overwrite, or it exists and
-// is neither empty nor an export (no DEST/info); InvalidArgument naming the
-// block for a block outside the spec's grid (data would be lost); Corruption
-// naming the key for a stored value or block that does not decode; IOError from
-// the files. On error DEST is as it was.
+// database has, to `prefix` ("" or ending in "/") of `store`. InvalidArgument
+// naming a key if keys exist under the prefix and !overwrite, or they exist
+// and hold no export (no info); InvalidArgument naming the block for a block
+// outside the spec's grid (data would be lost); Corruption naming the key for
+// a stored value or block that does not decode; the store's errors. On error
+// the prefix holds no export: what this export wrote is erased (and an export
+// it was replacing is gone, its info first).
 Result<ExportSummary> ExportShards(const formats::dvid::Labelmap& labelmap, const ExportSpec& spec,
-                                   const std::filesystem::path& dest,
+                                   std::shared_ptr<store::Store> store, const std::string& prefix,
                                    const ExportShardsOptions& options);
 
 }  // namespace chunkwise::pipelines

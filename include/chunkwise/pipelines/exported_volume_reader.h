@@ -1,6 +1,7 @@
 // ExportedVolumeReader: voxels of an export-shards output, read back.
 //
-// Opens DEST/info (the spec the export used, export_spec.h) and, on demand,
+// Opens `info` under the export's prefix of a store (the spec the export
+// used, export_spec.h) and, on demand,
 // the shards (formats/dvid/arrow_shard_reader.h) that a box of voxels touches
 // at a scale; each block's zstd frame is decompressed (bounded by its
 // uncompressed_size) and decoded as a DVID label block, with its palette
@@ -11,7 +12,6 @@
 #ifndef CHUNKWISE_PIPELINES_EXPORTED_VOLUME_READER_H_
 #define CHUNKWISE_PIPELINES_EXPORTED_VOLUME_READER_H_
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +21,7 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_spec.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::core {
 class ThreadPool;
@@ -38,15 +39,17 @@ Status DecodeExportBlock(const formats::dvid::ExportBlock& record, bool supervox
 
 class ExportedVolumeReader {
  public:
-  // NotFound if DEST/info is missing; its parse errors otherwise.
-  static Result<std::unique_ptr<ExportedVolumeReader>> Open(const std::filesystem::path& dest);
+  // The export at `prefix` ("" or ending in "/") of `store`. NotFound naming
+  // the key if its info is missing; the info's parse errors otherwise.
+  static Result<std::unique_ptr<ExportedVolumeReader>> Open(
+      std::shared_ptr<const store::Store> store, std::string prefix);
 
   int num_scales() const { return static_cast<int>(spec_.scales.size()); }
   const ExportScaleSpec& scale(int s) const { return spec_.scales[s]; }
 
   // The voxels of `box` (z, y, x) at `scale`, C order. InvalidArgument for an
   // unknown scale or a box outside [0, size); errors of the shards (a missing
-  // .csv beside an .arrow, a truncated file, an index past the data).
+  // .csv beside an .arrow, a truncated value, an index past the data).
   Result<std::vector<std::uint64_t>> Read(int scale, const formats::dvid::VoxelBox& box,
                                           bool supervoxels, core::ThreadPool* pool = nullptr) const;
 
@@ -55,13 +58,15 @@ class ExportedVolumeReader {
                                                                const core::GridCoord3& xyz) const;
 
  private:
-  ExportedVolumeReader(std::filesystem::path dest, ExportSpec spec)
-      : dest_(std::move(dest)), spec_(std::move(spec)) {}
-  // The shard holding `xyz`, or null if its files do not exist.
+  ExportedVolumeReader(std::shared_ptr<const store::Store> store, std::string prefix,
+                       ExportSpec spec)
+      : store_(std::move(store)), prefix_(std::move(prefix)), spec_(std::move(spec)) {}
+  // The shard holding `xyz`, or null if neither of its values exists.
   Result<const formats::dvid::ArrowShardReader*> Shard(int scale,
                                                        const core::GridCoord3& xyz) const;
 
-  const std::filesystem::path dest_;
+  const std::shared_ptr<const store::Store> store_;
+  const std::string prefix_;
   const ExportSpec spec_;
   mutable std::mutex mutex_;
   // (scale, stem) → reader, null for a shard without files. Guarded by mutex_;

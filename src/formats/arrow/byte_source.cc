@@ -2,58 +2,30 @@
 
 #include <utility>
 
-#include "core/posix_file.h"
 #include "formats/arrow/byte_copy.h"
 
 namespace chunkwise::formats::arrow {
 namespace {
 
-class FileSource final : public ByteSource {
+class StoreSource final : public ByteSource {
  public:
-  FileSource(core::posix::OpenedFile file, std::filesystem::path path)
-      : file_(std::move(file)), path_(std::move(path)), name_(path_.string()) {}
+  StoreSource(std::shared_ptr<const store::Store> store, std::unique_ptr<store::ValueReader> reader,
+              std::string name)
+      : store_(std::move(store)), reader_(std::move(reader)), name_(std::move(name)) {}
 
-  std::uint64_t size() const override { return file_.size; }
+  std::uint64_t size() const override { return reader_->size(); }
   Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const override {
     CHUNKWISE_RETURN_IF_ERROR(CheckRange(*this, offset, length, "read"));
     Bytes out(static_cast<std::size_t>(length));
-    CHUNKWISE_RETURN_IF_ERROR(core::posix::ReadAt(file_.fd.get(), offset, out, path_));
+    const store::ByteRange range = store::ByteRange::Span(offset, length);
+    CHUNKWISE_RETURN_IF_ERROR(reader_->ReadInto(std::span(&range, 1), out));
     return out;
   }
   const std::string& name() const override { return name_; }
 
  private:
-  core::posix::OpenedFile file_;
-  std::filesystem::path path_;
-  std::string name_;
-};
-
-class StoreSource final : public ByteSource {
- public:
-  StoreSource(std::shared_ptr<const store::Store> store, std::string key, std::uint64_t size)
-      : store_(std::move(store)),
-        key_(std::move(key)),
-        size_(size),
-        name_(store_->Describe(key_)) {}
-
-  std::uint64_t size() const override { return size_; }
-  Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const override {
-    CHUNKWISE_RETURN_IF_ERROR(CheckRange(*this, offset, length, "read"));
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes,
-                               store_->GetRange(key_, store::ByteRange::Span(offset, length)));
-    if (!bytes.has_value()) return Status::NotFound(name_ + " disappeared while being read");
-    if (bytes->size() != length) {
-      return Status::IOError(name_ + ": short read of " + std::to_string(bytes->size()) +
-                             " bytes, expected " + std::to_string(length));
-    }
-    return std::move(*bytes);
-  }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::shared_ptr<const store::Store> store_;
-  std::string key_;
-  std::uint64_t size_;
+  std::shared_ptr<const store::Store> store_;  // Outlives the reader it made.
+  std::unique_ptr<store::ValueReader> reader_;
   std::string name_;
 };
 
@@ -99,17 +71,13 @@ Status CheckRange(const ByteSource& source, std::uint64_t offset, std::uint64_t 
                             std::to_string(size) + "-byte data; truncated?");
 }
 
-Result<std::shared_ptr<ByteSource>> OpenFileSource(const std::filesystem::path& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(core::posix::OpenedFile file, core::posix::OpenRegularFile(path));
-  return std::shared_ptr<ByteSource>(std::make_shared<FileSource>(std::move(file), path));
-}
-
 Result<std::shared_ptr<ByteSource>> OpenStoreSource(std::shared_ptr<const store::Store> store,
                                                     std::string key) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store->Size(key));
-  if (!size.has_value()) return Status::NotFound(store->Describe(key) + " does not exist");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store->OpenReader(key));
+  std::string name = store->Describe(key);
+  if (reader == nullptr) return Status::NotFound(name + " does not exist");
   return std::shared_ptr<ByteSource>(
-      std::make_shared<StoreSource>(std::move(store), std::move(key), *size));
+      std::make_shared<StoreSource>(std::move(store), std::move(reader), std::move(name)));
 }
 
 std::shared_ptr<ByteSource> MemorySource(Bytes bytes, std::string name) {

@@ -6,11 +6,8 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
 #include <thread>
 
-#include "chunkwise/store/file_store.h"
 #include "formats/bcolz/chunk_writer.h"
 
 namespace chunkwise::formats::bcolz {
@@ -22,21 +19,6 @@ Result<std::string> ReadText(const store::Store& store, const std::string& key) 
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes, store.Get(key));
   if (!bytes) return Status::NotFound(store.Describe(key) + ": missing bcolz meta file");
   return std::string(AsChars(*bytes));
-}
-
-// bcolz (and its open()) checks that data/ is a directory even when it holds
-// no chunk; a store has no directories, so a FileStore gets one made here.
-Status EnsureDataDirectory(store::Store& store, const std::string& prefix) {
-  auto* file_store = dynamic_cast<store::FileStore*>(&store);
-  if (file_store == nullptr) return Status::Ok();
-  CHUNKWISE_ASSIGN_OR_RETURN(std::filesystem::path meta,
-                             store::FileStore::PathForKey(file_store->root(), prefix + "data/x"));
-  std::error_code error;
-  std::filesystem::create_directories(meta.parent_path(), error);
-  if (error) {
-    return Status::IOError(meta.parent_path().string() + ": cannot create: " + error.message());
-  }
-  return Status::Ok();
 }
 
 Status CheckCparams(const Cparams& cparams) {
@@ -154,7 +136,6 @@ Result<std::unique_ptr<Carray>> Carray::Create(std::shared_ptr<store::Store> sto
   store::Store& target = *carray->store_;
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> old_keys, target.List(carray->prefix_));
   for (const std::string& key : old_keys) CHUNKWISE_RETURN_IF_ERROR(target.Erase(key));
-  CHUNKWISE_RETURN_IF_ERROR(EnsureDataDirectory(target, carray->prefix_));
   CHUNKWISE_RETURN_IF_ERROR(
       target.Set(carray->Key("meta/storage"), AsBytes(SerializeStorageMeta(carray->storage_))));
   CHUNKWISE_RETURN_IF_ERROR(carray->WriteSizes(0));

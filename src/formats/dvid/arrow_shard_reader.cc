@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/arrow/ipc_reader.h"
 
 namespace chunkwise::formats::dvid {
@@ -24,14 +23,6 @@ std::string CoordinateText(std::int32_t x, std::int32_t y, std::int32_t z) {
 }
 
 }  // namespace
-
-Result<ArrowShardReader> ArrowShardReader::Open(const std::filesystem::path& arrow_path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source,
-                             arrow::OpenFileSource(arrow_path));
-  const std::filesystem::path csv_path = CsvName(arrow_path.string());
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes csv, core::ReadFile(csv_path));
-  return OpenFrom(std::move(source), AsChars(csv), csv_path.string());
-}
 
 Result<ArrowShardReader> ArrowShardReader::Open(std::shared_ptr<const store::Store> store,
                                                 std::string_view arrow_key) {

@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "chunkwise/core/file_io.h"
-
 namespace chunkwise::formats::dvid {
 
 ArrowShardWriter::ArrowShardWriter(std::unique_ptr<arrow::IpcWriter> writer,
@@ -14,31 +12,22 @@ ArrowShardWriter::ArrowShardWriter(std::unique_ptr<arrow::IpcWriter> writer,
 }
 
 Result<std::unique_ptr<ArrowShardWriter>> ArrowShardWriter::Create(
-    const std::filesystem::path& stem, ArrowShardWriterOptions options) {
-  std::filesystem::path arrow_path = stem, csv_path = stem;
-  arrow_path += ".arrow";
-  csv_path += ".csv";
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(csv_path, options.overwrite));
+    const std::shared_ptr<store::Store>& store, const std::string& stem_key,
+    ArrowShardWriterOptions options) {
+  const std::string arrow_key = stem_key + ".arrow", csv_key = stem_key + ".csv";
+  if (!options.overwrite) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool csv_exists, store->Exists(csv_key));
+    if (csv_exists) {
+      return Status::InvalidArgument(store->Describe(csv_key) +
+                                     " already exists; not replacing it");
+    }
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<arrow::ByteSink> sink,
-                             arrow::CreateFileSink(arrow_path, {options.overwrite, false}));
+                             arrow::CreateStoreSink(store, arrow_key, {options.overwrite}));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::unique_ptr<arrow::IpcWriter> writer,
       arrow::IpcWriter::Create(std::move(sink), ExportShardSchema(), {options.format, 8}));
-  IndexCommit commit = [csv_path](const std::string& text) {
-    return core::WriteFileAtomically(csv_path, AsBytes(text));
-  };
-  return std::unique_ptr<ArrowShardWriter>(
-      new ArrowShardWriter(std::move(writer), std::move(commit), options.index_form));
-}
-
-Result<std::unique_ptr<ArrowShardWriter>> ArrowShardWriter::Create(
-    const std::shared_ptr<store::Store>& store, const std::string& stem_key,
-    ArrowShardWriterOptions options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::unique_ptr<arrow::IpcWriter> writer,
-      arrow::IpcWriter::Create(arrow::CreateStoreSink(store, stem_key + ".arrow"),
-                               ExportShardSchema(), {options.format, 8}));
-  IndexCommit commit = [store, csv_key = stem_key + ".csv"](const std::string& text) {
+  IndexCommit commit = [store, csv_key](const std::string& text) {
     return store->Set(csv_key, AsBytes(text));
   };
   return std::unique_ptr<ArrowShardWriter>(
@@ -70,7 +59,10 @@ Status ArrowShardWriter::Finish() {
   CHUNKWISE_RETURN_IF_ERROR(writer_->Finish());
   ChunkIndex sorted = index_;
   SortChunkIndexRows(sorted);
-  return commit_index_(FormatChunkIndex(sorted));
+  const std::string text = FormatChunkIndex(sorted);
+  CHUNKWISE_RETURN_IF_ERROR(commit_index_(text));
+  index_bytes_ = text.size();
+  return Status::Ok();
 }
 
 }  // namespace chunkwise::formats::dvid

@@ -6,7 +6,6 @@
 #include <thread>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
 #include "chunkwise/core/memory_limit.h"
 #include "chunkwise/formats/refs/base64.h"
@@ -357,10 +356,12 @@ Result<ReferenceSet> ParseReferenceJson(std::string_view text, std::string_view 
   return reader.Read();
 }
 
-Result<ReferenceSet> ReadReferenceJson(const std::filesystem::path& path,
+Result<ReferenceSet> ReadReferenceJson(const store::Store& store, std::string_view key,
                                        const JsonReadOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(path));
-  return ParseReferenceJson(AsChars(text), path.string(), options);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> text, store.Get(key));
+  const std::string name = store.Describe(key);
+  if (!text.has_value()) return Status::NotFound(name + " does not exist");
+  return ParseReferenceJson(AsChars(*text), name, options);
 }
 
 }  // namespace chunkwise::formats::refs

@@ -5,7 +5,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/refs/base64.h"
 #include "chunkwise/formats/refs/reference_template.h"
 
@@ -205,11 +204,17 @@ Result<std::string> FormatReferenceJson(const ReferenceSet& set, const JsonWrite
   return out;
 }
 
-Status WriteReferenceJson(const std::filesystem::path& path, const ReferenceSet& set,
+Status WriteReferenceJson(store::Store& store, std::string_view key, const ReferenceSet& set,
                           const JsonWriteOptions& options, bool overwrite) {
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(path, overwrite));
+  if (!overwrite) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
+    if (exists) {
+      return Status::InvalidArgument(store.Describe(key) +
+                                     " already exists (pass --overwrite to replace it)");
+    }
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, FormatReferenceJson(set, options));
-  return core::WriteFileAtomically(path, AsBytes(text));
+  return store.Set(key, AsBytes(text));
 }
 
 }  // namespace chunkwise::formats::refs

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <filesystem>
 #include <list>
 #include <map>
 #include <mutex>
@@ -11,7 +10,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
 #include "chunkwise/formats/refs/parquet_references.h"
 #include "record_file.h"
@@ -36,7 +34,8 @@ struct RecordListing {
 };
 
 struct ParquetReferenceIndex::State {
-  std::filesystem::path directory;
+  std::shared_ptr<const store::Store> store;
+  std::string prefix;  // "" or ending in "/".
   std::uint64_t record_size = 0;
   std::map<std::string, RecordListing, std::less<>> listings;  // field → listing
   std::size_t max_cached = 1;
@@ -59,14 +58,11 @@ struct ParquetReferenceIndex::State {
 
 Result<std::shared_ptr<const RecordRows>> ParquetReferenceIndex::State::Load(
     const std::string& relative) const {
-  const std::filesystem::path path = directory / relative;
-  Result<Bytes> file = core::ReadFile(path);
-  if (!file.ok()) {
-    if (file.status().code() == StatusCode::kNotFound) return std::shared_ptr<const RecordRows>();
-    return file.status();
-  }
+  const std::string key = prefix + relative;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> file, store->Get(key));
+  if (!file.has_value()) return std::shared_ptr<const RecordRows>();
   opened.fetch_add(1, std::memory_order_relaxed);
-  CHUNKWISE_ASSIGN_OR_RETURN(RecordRows rows, RecordRows::Decode(*file, path.string()));
+  CHUNKWISE_ASSIGN_OR_RETURN(RecordRows rows, RecordRows::Decode(*file, store->Describe(key)));
   return std::make_shared<const RecordRows>(std::move(rows));
 }
 
@@ -109,13 +105,18 @@ ParquetReferenceIndex::ParquetReferenceIndex(std::unique_ptr<State> state)
 ParquetReferenceIndex::~ParquetReferenceIndex() = default;
 
 Result<std::unique_ptr<ParquetReferenceIndex>> ParquetReferenceIndex::Open(
-    const std::string& directory, const ParquetOpenOptions& options) {
+    std::shared_ptr<const store::Store> store, std::string prefix,
+    const ParquetOpenOptions& options) {
   auto state = std::make_unique<State>();
-  state->directory = directory;
+  state->store = std::move(store);
+  state->prefix = std::move(prefix);
   state->max_cached = std::max<std::size_t>(options.max_cached_records, 1);
-  const std::filesystem::path zmetadata = state->directory / ".zmetadata";
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(zmetadata));
-  CHUNKWISE_RETURN_IF_ERROR(ParseZmetadata(text, zmetadata.string(), *state));
+  const std::string zmetadata = state->prefix + ".zmetadata";
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> text, state->store->Get(zmetadata));
+  if (!text.has_value()) {
+    return Status::NotFound(state->store->Describe(zmetadata) + " does not exist");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(ParseZmetadata(*text, state->store->Describe(zmetadata), *state));
   return std::unique_ptr<ParquetReferenceIndex>(new ParquetReferenceIndex(std::move(state)));
 }
 
@@ -151,7 +152,7 @@ Status ParseListings(const nlohmann::json& json, const std::string& name,
 
 // Corruption: .zmetadata lists a record file that is not there.
 Status ListedFileMissing(const ParquetReferenceIndex::State& state, const std::string& relative) {
-  return Status::Corruption((state.directory / relative).string() +
+  return Status::Corruption(state.store->Describe(state.prefix + relative) +
                             " is missing, though .zmetadata lists it");
 }
 
@@ -214,16 +215,16 @@ Result<std::optional<store::Reference>> ParquetReferenceIndex::Find(std::string_
 
 namespace {
 
-// The record numbers n of the files refs.<n>.parq in `directory`, sorted
+// The record numbers n of the values <field_prefix>refs.<n>.parq, sorted
 // (listing beats probing every record of a sparse grid).
-Result<std::vector<std::uint64_t>> RecordsPresent(const std::filesystem::path& directory) {
+Result<std::vector<std::uint64_t>> RecordsPresent(const store::Store& store,
+                                                  const std::string& field_prefix) {
   std::vector<std::uint64_t> records;
-  std::error_code error;
-  if (!std::filesystem::is_directory(directory, error)) return records;
-  for (auto it = std::filesystem::directory_iterator(directory, error);
-       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with("refs.") || !name.ends_with(".parq")) continue;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys,
+                             store.List(field_prefix + "refs."));
+  for (const std::string& key : keys) {
+    const std::string name = key.substr(field_prefix.size());
+    if (!name.ends_with(".parq") || name.find('/') != std::string::npos) continue;
     const std::string_view number = std::string_view(name).substr(5, name.size() - 10);
     std::uint64_t record = 0;
     const auto [end, failure] =
@@ -233,7 +234,6 @@ Result<std::vector<std::uint64_t>> RecordsPresent(const std::filesystem::path& d
       records.push_back(record);
     }
   }
-  if (error) return Status::IOError("listing " + directory.string() + ": " + error.message());
   std::sort(records.begin(), records.end());
   return records;
 }
@@ -244,6 +244,7 @@ template <typename Visit>  // A template only to take the lambda without std::fu
 Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view prefix,
                    Visit visit) {
   for (const auto& [field, grid] : state.arrays) {
+    if (field.empty()) continue;  // A root-level array has no record files in this layout.
     const std::string field_prefix = field + "/";
     if (!field_prefix.starts_with(prefix) && !prefix.starts_with(field_prefix)) continue;
     const auto listing = state.listings.find(field);
@@ -269,7 +270,7 @@ Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view p
     const std::uint64_t last_record = grid.chunk_count() / state.record_size;  // Past: no rows.
     if (listed == nullptr) {
       CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> records,
-                                 RecordsPresent(state.directory / field));
+                                 RecordsPresent(*state.store, state.prefix + field_prefix));
       for (const std::uint64_t record : records) {
         if (record <= last_record) CHUNKWISE_RETURN_IF_ERROR(visit_record(record));
       }
@@ -283,7 +284,7 @@ Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view p
       }
     }
     if (listed != nullptr && references != listed->references) {
-      return Status::Corruption((state.directory / field).string() + ": the record files hold " +
+      return Status::Corruption(state.store->Describe(state.prefix + field_prefix) + ": the record files hold " +
                                 std::to_string(references) + " references, .zmetadata says " +
                                 std::to_string(listed->references));
     }
@@ -318,8 +319,10 @@ Result<ReferenceSet> ParquetReferenceIndex::LoadAll() const {
   return set.Build();
 }
 
-Result<ReferenceSet> LoadParquetReferences(const std::string& directory) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto index, ParquetReferenceIndex::Open(directory));
+Result<ReferenceSet> LoadParquetReferences(std::shared_ptr<const store::Store> store,
+                                           std::string prefix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto index,
+                             ParquetReferenceIndex::Open(std::move(store), std::move(prefix)));
   return index->LoadAll();
 }
 
@@ -331,15 +334,17 @@ std::size_t ParquetReferenceIndex::cached_records() const {
 }
 
 Result<std::unique_ptr<store::ReferenceIndex>> OpenParquetReferences(
-    const std::string& directory, const ParquetOpenOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto index, ParquetReferenceIndex::Open(directory, options));
+    std::shared_ptr<const store::Store> store, std::string prefix,
+    const ParquetOpenOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      auto index, ParquetReferenceIndex::Open(std::move(store), std::move(prefix), options));
   return std::unique_ptr<store::ReferenceIndex>(std::move(index));
 }
 
-bool IsParquetReferenceDirectory(const std::string& path) {
-  Result<Bytes> text = core::ReadFile(std::filesystem::path(path) / ".zmetadata");
-  if (!text.ok()) return false;
-  Result<nlohmann::json> json = core::ParseJson(AsChars(*text), ".zmetadata");
+bool IsParquetReferenceSet(const store::Store& store, const std::string& prefix) {
+  Result<std::optional<Bytes>> text = store.Get(prefix + ".zmetadata");
+  if (!text.ok() || !text->has_value()) return false;
+  Result<nlohmann::json> json = core::ParseJson(AsChars(**text), store.Describe(prefix + ".zmetadata"));
   return json.ok() && json->is_object() && json->contains("record_size");
 }
 

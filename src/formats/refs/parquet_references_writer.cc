@@ -1,18 +1,14 @@
 // WriteParquetReferences: .zmetadata plus one padded record file per record
 // of each array that holds at least one key.
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
-#include <system_error>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/refs/parquet_references.h"
-#include "chunkwise/store/file_store.h"
 #include "record_file.h"
 #include "reference_grid.h"
 
@@ -92,23 +88,18 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
   return arrays;
 }
 
-// With overwrite, the previous set's files go first, so that no stale record
-// file of it survives next to the new ones.
-Status RemovePreviousSet(const std::filesystem::path& directory) {
-  std::error_code error;
-  if (!std::filesystem::is_directory(directory, error)) return Status::Ok();
-  std::vector<std::filesystem::path> doomed;
-  for (auto it = std::filesystem::recursive_directory_iterator(directory, error);
-       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name == ".zmetadata" || (name.starts_with("refs.") && name.ends_with(".parq"))) {
-      doomed.push_back(it->path());
-    }
-  }
-  if (error) return Status::IOError("listing " + directory.string() + ": " + error.message());
-  for (const auto& path : doomed) {
-    if (!std::filesystem::remove(path, error) && error) {
-      return Status::IOError("removing " + path.string() + ": " + error.message());
+// With overwrite, the previous set goes first, .zmetadata before its record
+// files, so that no stale record file of it survives next to the new ones
+// and no reader opens a set half of which is gone.
+Status RemovePreviousSet(store::Store& store, const std::string& prefix,
+                         const std::vector<std::string>& keys) {
+  CHUNKWISE_RETURN_IF_ERROR(store.Erase(prefix + ".zmetadata"));
+  for (const std::string& key : keys) {
+    const std::size_t slash = key.rfind('/');
+    const std::string_view name =
+        std::string_view(key).substr(slash == std::string::npos ? 0 : slash + 1);
+    if (name.starts_with("refs.") && name.ends_with(".parq")) {
+      CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
     }
   }
   return Status::Ok();
@@ -178,28 +169,32 @@ Status WriteArray(store::Store& store, const std::string& field, ArrayChunks& ar
 
 }  // namespace
 
-Status WriteParquetReferences(const ReferenceSet& set, const std::string& directory,
-                              const ParquetReferenceOptions& options) {
+Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
+                              const std::string& prefix, const ParquetReferenceOptions& options) {
   if (options.record_size == 0 || options.record_size > (std::uint64_t{1} << 24)) {
     return Status::InvalidArgument("Parquet references: record_size must be 1 to 16777216");
   }
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(directory, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> existing, store.List(prefix));
+  if (!existing.empty() && !options.overwrite) {
+    return Status::InvalidArgument(store.Describe(existing.front()) +
+                                   " already exists (pass --overwrite to replace it)");
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json metadata, MetadataJson(set));
   CHUNKWISE_ASSIGN_OR_RETURN(auto arrays, GroupChunks(set));
-  CHUNKWISE_RETURN_IF_ERROR(RemovePreviousSet(directory));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto store, store::FileStore::Open(directory));
+  CHUNKWISE_RETURN_IF_ERROR(RemovePreviousSet(store, prefix, existing));
   core::ThreadPool pool(options.threads);
   nlohmann::json listing = nlohmann::json::object();
   for (auto& [field, array] : arrays) {
-    CHUNKWISE_RETURN_IF_ERROR(WriteArray(*store, field, array, options, pool));
+    CHUNKWISE_RETURN_IF_ERROR(WriteArray(store, prefix + field, array, options, pool));
     listing[field] = RecordListing(array, options.record_size);  // Rows sorted by WriteArray.
   }
   // Other readers ignore the extra top-level key (references.md §4).
   const nlohmann::json zmetadata = {{"metadata", std::move(metadata)},
                                     {"record_size", options.record_size},
                                     {"chunkwise_records", std::move(listing)}};
-  return store->Set(".zmetadata", AsBytes(zmetadata.dump(
-                                      -1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  return store.Set(
+      prefix + ".zmetadata",
+      AsBytes(zmetadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
 }
 
 }  // namespace chunkwise::formats::refs

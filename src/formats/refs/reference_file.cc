@@ -1,7 +1,5 @@
 #include "chunkwise/formats/refs/reference_file.h"
 
-#include <system_error>
-
 #include "chunkwise/formats/refs/json_reader.h"
 #include "chunkwise/formats/refs/json_writer.h"
 #include "chunkwise/formats/refs/parquet_references.h"
@@ -9,22 +7,25 @@
 namespace chunkwise::formats::refs {
 namespace {
 
-Status WriteParquet(const std::filesystem::path& path, const ReferenceSet& set,
+// The prefix of the values of a Parquet set named `key`.
+std::string ParquetPrefix(const std::string& key) { return key.empty() ? key : key + "/"; }
+
+Status WriteParquet(store::Store& store, const std::string& key, const ReferenceSet& set,
                     const ReferenceWriteOptions& options) {
   ParquetReferenceOptions parquet;
   parquet.record_size = options.record_size;
   parquet.overwrite = options.overwrite;
   if (set.Find(".zarray").value().has_value()) {
-    return WriteParquetReferences(NestRootArray(set, options.root_array_name), path.string(),
-                                  parquet);
+    return WriteParquetReferences(NestRootArray(set, options.root_array_name), store,
+                                  ParquetPrefix(key), parquet);
   }
-  return WriteParquetReferences(set, path.string(), parquet);
+  return WriteParquetReferences(set, store, ParquetPrefix(key), parquet);
 }
 
 Result<std::shared_ptr<const store::ReferenceIndex>> OpenParquet(
-    const std::filesystem::path& path) {
+    std::shared_ptr<const store::Store> store, const std::string& key) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ReferenceIndex> index,
-                             OpenParquetReferences(path.string()));
+                             OpenParquetReferences(std::move(store), ParquetPrefix(key)));
   return std::shared_ptr<const store::ReferenceIndex>(std::move(index));
 }
 
@@ -50,26 +51,35 @@ Result<ReferenceFormat> ParseReferenceFormat(std::string_view text) {
                                  std::string(text) + "\"");
 }
 
-Status WriteReferences(const std::filesystem::path& path, const ReferenceSet& set,
+Status WriteReferences(store::Store& store, const std::string& key, const ReferenceSet& set,
                        const ReferenceWriteOptions& options) {
   if (options.format == ReferenceFormat::kParquet) {
-    return WriteParquet(path, set, options);
+    return WriteParquet(store, key, set, options);
   }
   JsonWriteOptions json;
   json.version = options.format == ReferenceFormat::kJsonV0 ? JsonVersion::kV0 : JsonVersion::kV1;
   json.templates = options.templates;
-  return WriteReferenceJson(path, set, json, options.overwrite);
+  return WriteReferenceJson(store, key, set, json, options.overwrite);
 }
 
 Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferences(
-    const std::filesystem::path& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    if (std::filesystem::exists(path / ".zmetadata", error)) return OpenParquet(path);
-    return Status::InvalidArgument(path.string() +
-                                   " is a directory without .zmetadata, not a reference set");
+    std::shared_ptr<const store::Store> store, const std::string& key) {
+  const std::string prefix = ParquetPrefix(key);
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool parquet, store->Exists(prefix + ".zmetadata"));
+  if (parquet) return OpenParquet(std::move(store), key);
+  bool json = false;
+  if (!key.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(json, store->Exists(key));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set, ReadReferenceJson(path));
+  if (!json) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> inside, store->List(prefix));
+    if (!inside.empty()) {
+      return Status::InvalidArgument(store->Describe(inside.front()) +
+                                     ": a directory without .zmetadata, not a reference set");
+    }
+    return Status::NotFound(store->Describe(key.empty() ? ".zmetadata" : key) + " does not exist");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set, ReadReferenceJson(*store, key));
   return std::shared_ptr<const store::ReferenceIndex>(
       std::make_shared<ReferenceSet>(std::move(set)));
 }

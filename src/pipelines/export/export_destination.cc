@@ -1,82 +1,66 @@
 #include "pipelines/export/export_destination.h"
 
-#include <system_error>
+#include <algorithm>
+#include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/core/file_io.h"
 
 namespace chunkwise::pipelines::detail {
-namespace fs = std::filesystem;
 
-std::string ExportScaleDirName(int scale) {
+std::string ExportScaleName(int scale) {
   // Appended, not "s" + ...: GCC 12 warns falsely (-Wrestrict) on that form once inlined.
   std::string name = "s";
   name += std::to_string(scale);
   return name;
 }
 
+std::string ExportScalePrefix(int scale) { return ExportScaleName(scale) + "/"; }
+
 namespace {
 
-Status CheckReplaceable(const fs::path& dest, bool overwrite) {
-  std::error_code error;
-  if (!fs::exists(dest, error)) return Status::Ok();
-  if (!overwrite) {
-    return Status::InvalidArgument(dest.string() + ": exists (pass --overwrite to replace it)");
-  }
-  if (!fs::is_directory(dest, error)) {
-    return Status::InvalidArgument(dest.string() + ": exists and is not a directory");
-  }
-  const bool empty = fs::is_empty(dest, error);
-  if (!empty && !fs::exists(dest / kExportInfoName, error)) {
-    return Status::InvalidArgument(dest.string() +
-                                   ": not an export (no info file); refusing to replace it");
-  }
+Status EraseAll(store::Store& store, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<ExportDestination> ExportDestination::Begin(const fs::path& dest, bool overwrite) {
-  CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(dest, overwrite));
-  const fs::path absolute = fs::absolute(dest).lexically_normal();
-  const fs::path target = absolute.has_filename() ? absolute : absolute.parent_path();
-  std::error_code error;
-  fs::create_directories(target.parent_path(), error);
-  const fs::path staging = core::TemporarySibling(target);
-  if (error || !fs::create_directory(staging, error) || error) {
-    return Status::IOError(staging.string() + ": cannot create: " + error.message());
+Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store> store,
+                                                   std::string prefix, bool overwrite) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(prefix));
+  if (keys.empty()) return ExportDestination(std::move(store), std::move(prefix));
+  const std::string info = prefix + kExportInfoName;
+  const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
+  if (!overwrite) {
+    return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
+                                   ": exists (pass --overwrite to replace it)");
   }
-  return ExportDestination(target, staging);
+  if (!is_export) {
+    return Status::InvalidArgument(store->Describe(keys.front()) +
+                                   ": not an export (no info beside it); refusing to replace it");
+  }
+  // The entry point goes first: from here on the prefix holds no export.
+  CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
+  CHUNKWISE_RETURN_IF_ERROR(EraseAll(*store, keys));
+  return ExportDestination(std::move(store), std::move(prefix));
 }
 
 ExportDestination::ExportDestination(ExportDestination&& other) noexcept
-    : dest_(std::move(other.dest_)), staging_(std::move(other.staging_)) {
-  other.staging_.clear();
+    : store_(std::move(other.store_)), prefix_(std::move(other.prefix_)) {
+  other.store_.reset();
 }
 
 ExportDestination::~ExportDestination() {
-  if (staging_.empty()) return;
-  std::error_code error;
-  fs::remove_all(staging_, error);
+  if (store_ == nullptr) return;
+  // Best effort: the export's own error is the one reported.
+  Result<std::vector<std::string>> keys = store_->List(prefix_);
+  if (keys.ok()) (void)EraseAll(*store_, *keys);
 }
 
 Status ExportDestination::Commit(const std::string& info, const std::string& log) {
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(staging_ / kExportInfoName, AsBytes(info)));
-  CHUNKWISE_RETURN_IF_ERROR(core::WriteFileAtomically(staging_ / kExportLogName, AsBytes(log)));
-  std::error_code error;
-  fs::path old;
-  if (fs::exists(dest_, error)) {
-    old = core::TemporarySibling(dest_);
-    fs::rename(dest_, old, error);
-    if (error) return Status::IOError(dest_.string() + ": cannot move aside: " + error.message());
-  }
-  fs::rename(staging_, dest_, error);
-  if (error) {
-    if (!old.empty()) fs::rename(old, dest_, error);
-    return Status::IOError(dest_.string() + ": cannot rename the export into place");
-  }
-  staging_.clear();
-  if (!old.empty()) fs::remove_all(old, error);
+  CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + kExportLogName, AsBytes(log)));
+  CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + kExportInfoName, AsBytes(info)));
+  store_.reset();
   return Status::Ok();
 }
 

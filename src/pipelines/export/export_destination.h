@@ -1,46 +1,56 @@
-// The output directory of export-shards, made whole or not at all.
+// Where export-shards writes: a prefix of a store, made whole or not at all.
 //
-// Begin applies the --overwrite rule and creates a staging directory, a
-// temporary sibling of DEST; the export writes into it; Commit adds `info`
-// and `export.log` and renames it to DEST (an existing export moves aside
-// first and is removed after). Dropping a destination that was not committed
-// removes the staging directory, so an error leaves DEST as it was.
+// A store has no directories to stage in and rename, so the export uses the
+// entry point readers open first: `info` is written last (with `export.log`
+// just before it). A prefix without `info` holds no export, whatever else it
+// holds. Begin applies the overwrite rule: keys under the prefix are refused
+// unless overwrite, and even then unless `info` is among them (a prefix of
+// other data is never wiped); an export being replaced loses its `info`
+// first, then its other keys, so no reader ever takes a mix of old and new
+// shards for an export. Dropping a destination that was not committed erases
+// every key the export wrote, so an error leaves no export and no stray shard
+// (an export it replaced is gone).
 #ifndef CHUNKWISE_SRC_PIPELINES_EXPORT_EXPORT_DESTINATION_H_
 #define CHUNKWISE_SRC_PIPELINES_EXPORT_EXPORT_DESTINATION_H_
 
-#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "chunkwise/core/result.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::pipelines::detail {
 
 inline constexpr const char* kExportInfoName = "info";
 inline constexpr const char* kExportLogName = "export.log";
 
-// The directory of one scale's shards under DEST: s0, s1, ...
-std::string ExportScaleDirName(int scale);
+// The name of scale `scale` in the export: "s0", "s1", ...
+std::string ExportScaleName(int scale);
+// The key prefix of one scale's shards under the export's prefix: "s0/", "s1/", ...
+std::string ExportScalePrefix(int scale);
 
 class ExportDestination {
  public:
-  // InvalidArgument if `dest` exists and !overwrite, or exists and is not a
-  // directory, or is a non-empty directory without an `info` file (not an
-  // export: never wiped); IOError if the staging directory cannot be made.
-  static Result<ExportDestination> Begin(const std::filesystem::path& dest, bool overwrite);
+  // InvalidArgument naming a key if keys exist under `prefix` ("" or ending
+  // in "/") and !overwrite, or exist without `info` (not an export: never
+  // replaced); the store's errors while erasing a replaced export.
+  static Result<ExportDestination> Begin(std::shared_ptr<store::Store> store, std::string prefix,
+                                         bool overwrite);
   ExportDestination(ExportDestination&& other) noexcept;
   ExportDestination& operator=(ExportDestination&&) = delete;
   ~ExportDestination();
 
-  const std::filesystem::path& staging() const { return staging_; }
-  // Writes `info` and `log`, then moves the staging directory to DEST.
+  const std::shared_ptr<store::Store>& store() const { return store_; }
+  const std::string& prefix() const { return prefix_; }
+  // Writes `log`, then `info`, which makes the export visible.
   Status Commit(const std::string& info, const std::string& log);
 
  private:
-  ExportDestination(std::filesystem::path dest, std::filesystem::path staging)
-      : dest_(std::move(dest)), staging_(std::move(staging)) {}
+  ExportDestination(std::shared_ptr<store::Store> store, std::string prefix)
+      : store_(std::move(store)), prefix_(std::move(prefix)) {}
 
-  std::filesystem::path dest_;
-  std::filesystem::path staging_;  // Empty once committed or moved from.
+  std::shared_ptr<store::Store> store_;  // Null once committed or moved from.
+  std::string prefix_;
 };
 
 }  // namespace chunkwise::pipelines::detail

@@ -191,20 +191,19 @@ struct StageSizes {
 };
 
 Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint32_t version,
-                                       const ScaleJob& job, const std::filesystem::path& dir,
+                                       const ScaleJob& job,
+                                       const std::shared_ptr<store::Store>& store,
+                                       const std::string& scale_prefix,
                                        const ExportShardsOptions& options, StageSizes sizes) {
   const auto start = std::chrono::steady_clock::now();
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) return Status::IOError(dir.string() + ": cannot create: " + error.message());
   core::ProgressReporter progress({.label = "export s" + std::to_string(job.scale),
                                    .unit = "blocks",
                                    .mode = options.progress});
   PipelineFailure failure;
   core::BoundedQueue<ScanBatch> queue(2 * sizes.workers + 2);
   // Eight batches of up to kScanBatch blocks per writer.
-  ShardWriterStage writers(dir, {options.format, options.index_form, false}, sizes.writers, 8,
-                           failure);
+  ShardWriterStage writers(store, scale_prefix, {options.format, options.index_form, false},
+                           sizes.writers, 8, failure);
   failure.AddCancelHook([&queue] { queue.Close(); });
   failure.AddCancelHook([&writers] { writers.Cancel(); });
   std::vector<std::thread> handlers;
@@ -245,7 +244,7 @@ StageSizes SizesFor(const ExportShardsOptions& options) {
 }  // namespace
 
 Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
-                                   const std::filesystem::path& dest,
+                                   std::shared_ptr<store::Store> store, const std::string& prefix,
                                    const ExportShardsOptions& options) {
   int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());
   if (options.num_scales > 0) num_scales = std::min(num_scales, options.num_scales);
@@ -254,18 +253,18 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
   CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(summary.version));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto zstd, codec::ZstdCodec::Create({.level = kZstdLevel}));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string info, InfoForScales(spec, num_scales));
-  CHUNKWISE_ASSIGN_OR_RETURN(detail::ExportDestination destination,
-                             detail::ExportDestination::Begin(dest, options.overwrite));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      detail::ExportDestination destination,
+      detail::ExportDestination::Begin(std::move(store), prefix, options.overwrite));
   const auto start = std::chrono::steady_clock::now();
   for (int scale = 0; scale < num_scales; ++scale) {
     ScaleCounters counters;
     const ScaleJob job{
         labelmap.db().path().string(), spec.scales[scale], scale, mapping, *zstd, counters};
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        ExportScaleSummary scale_summary,
-        ExportScale(labelmap, summary.version, job,
-                    destination.staging() / detail::ExportScaleDirName(scale), options,
-                    SizesFor(options)));
+    CHUNKWISE_ASSIGN_OR_RETURN(ExportScaleSummary scale_summary,
+                               ExportScale(labelmap, summary.version, job, destination.store(),
+                                           destination.prefix() + detail::ExportScalePrefix(scale),
+                                           options, SizesFor(options)));
     summary.scales.push_back(scale_summary);
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

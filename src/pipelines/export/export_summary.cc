@@ -33,7 +33,7 @@ std::string ExportSummary::Format() const {
   ExportScaleSummary total;
   for (std::size_t s = 0; s < scales.size(); ++s) {
     const ExportScaleSummary& scale = scales[s];
-    text += Line(detail::ExportScaleDirName(static_cast<int>(s)), scale);
+    text += Line(detail::ExportScaleName(static_cast<int>(s)), scale);
     total.blocks_read += scale.blocks_read;
     total.blocks_written += scale.blocks_written;
     total.blocks_skipped += scale.blocks_skipped;

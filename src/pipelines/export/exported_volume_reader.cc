@@ -5,7 +5,6 @@
 #include <system_error>
 
 #include "chunkwise/codec/zstd_codec.h"
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/label_block.h"
 #include "pipelines/export/export_destination.h"
@@ -93,14 +92,16 @@ Status DecodeExportBlock(const dvid::ExportBlock& record, bool supervoxels,
 }
 
 Result<std::unique_ptr<ExportedVolumeReader>> ExportedVolumeReader::Open(
-    const std::filesystem::path& dest) {
-  const std::filesystem::path info_path = dest / detail::kExportInfoName;
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes info, core::ReadFile(info_path));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      ExportSpec spec,
-      ParseExportSpec(std::string_view(reinterpret_cast<const char*>(info.data()), info.size()),
-                      info_path.string()));
-  return std::unique_ptr<ExportedVolumeReader>(new ExportedVolumeReader(dest, std::move(spec)));
+    std::shared_ptr<const store::Store> store, std::string prefix) {
+  const std::string info_key = prefix + detail::kExportInfoName;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> info, store->Get(info_key));
+  if (!info.has_value()) {
+    return Status::NotFound(store->Describe(info_key) + " does not exist: not an export");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ExportSpec spec,
+                             ParseExportSpec(AsChars(*info), store->Describe(info_key)));
+  return std::unique_ptr<ExportedVolumeReader>(
+      new ExportedVolumeReader(std::move(store), std::move(prefix), std::move(spec)));
 }
 
 Result<const dvid::ArrowShardReader*> ExportedVolumeReader::Shard(
@@ -109,16 +110,17 @@ Result<const dvid::ArrowShardReader*> ExportedVolumeReader::Shard(
   std::lock_guard lock(mutex_);
   auto key = std::make_pair(scale, stem);
   if (auto it = shards_.find(key); it != shards_.end()) return it->second.get();
-  const std::filesystem::path arrow_path =
-      dest_ / detail::ExportScaleDirName(scale) / (stem + ".arrow");
-  std::filesystem::path csv_path = arrow_path;
-  csv_path.replace_extension(".csv");
-  std::error_code error;
+  const std::string stem_key = prefix_ + detail::ExportScalePrefix(scale) + stem;
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool has_arrow, store_->Exists(stem_key + ".arrow"));
+  bool has_csv = false;
+  if (!has_arrow) {
+    CHUNKWISE_ASSIGN_OR_RETURN(has_csv, store_->Exists(stem_key + ".csv"));
+  }
   std::unique_ptr<dvid::ArrowShardReader> reader;
-  if (std::filesystem::exists(arrow_path, error) || std::filesystem::exists(csv_path, error)) {
+  if (has_arrow || has_csv) {
     // One of the pair missing is an error the shard reader reports.
     CHUNKWISE_ASSIGN_OR_RETURN(dvid::ArrowShardReader opened,
-                               dvid::ArrowShardReader::Open(arrow_path));
+                               dvid::ArrowShardReader::Open(store_, stem_key + ".arrow"));
     reader = std::make_unique<dvid::ArrowShardReader>(std::move(opened));
   }
   const dvid::ArrowShardReader* out = reader.get();
@@ -160,7 +162,8 @@ Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const d
                                ReadRecord(scale, xyz));
     if (!record.has_value()) return Status::Ok();
     std::vector<std::uint64_t> voxels(static_cast<std::size_t>(kEdge * kEdge * kEdge));
-    const std::string name = (dest_ / detail::ExportScaleDirName(scale)).string() +
+    const std::string name = store_->Describe(prefix_ + detail::ExportScalePrefix(scale) +
+                                              spec_.scales[scale].ShardStem(xyz) + ".arrow") +
                              ": chunk x,y,z " + std::to_string(xyz[0]) + "," +
                              std::to_string(xyz[1]) + "," + std::to_string(xyz[2]);
     CHUNKWISE_RETURN_IF_ERROR(DecodeExportBlock(*record, supervoxels, voxels, name));

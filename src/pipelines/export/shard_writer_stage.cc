@@ -1,7 +1,6 @@
 #include "pipelines/export/shard_writer_stage.h"
 
 #include <optional>
-#include <system_error>
 #include <unordered_map>
 
 namespace chunkwise::pipelines::detail {
@@ -41,11 +40,11 @@ struct ShardWriterStage::OpenShard {
   std::optional<std::uint64_t> expected;                    // Set by the close message.
 };
 
-ShardWriterStage::ShardWriterStage(std::filesystem::path dir,
+ShardWriterStage::ShardWriterStage(std::shared_ptr<store::Store> store, std::string prefix,
                                    formats::dvid::ArrowShardWriterOptions options,
                                    std::size_t threads, std::size_t queue_batches,
                                    PipelineFailure& failure)
-    : dir_(std::move(dir)), options_(options), failure_(failure) {
+    : store_(std::move(store)), prefix_(std::move(prefix)), options_(options), failure_(failure) {
   for (std::size_t t = 0; t < std::max<std::size_t>(threads, 1); ++t) {
     queues_.push_back(
         std::make_unique<core::BoundedQueue<std::vector<ShardMessage>>>(queue_batches));
@@ -83,7 +82,7 @@ Status ShardWriterStage::Finish() {
   }
   if (!failure_.failed() && shards_left_open_.load() != 0) {
     return Status::Internal("export: " + std::to_string(shards_left_open_.load()) +
-                            " shard(s) of " + dir_.string() + " were never closed");
+                            " shard(s) under \"" + prefix_ + "\" were never closed");
   }
   return Status::Ok();
 }
@@ -106,11 +105,12 @@ Status ShardWriterStage::Handle(ShardMessage& message,
   switch (message.kind) {
     case ShardMessage::Kind::kRecord:
       if (shard.writer == nullptr) {
-        CHUNKWISE_ASSIGN_OR_RETURN(
-            shard.writer, formats::dvid::ArrowShardWriter::Create(dir_ / shard.stem, options_));
+        CHUNKWISE_ASSIGN_OR_RETURN(shard.writer, formats::dvid::ArrowShardWriter::Create(
+                                                     store_, prefix_ + shard.stem, options_));
       }
       CHUNKWISE_RETURN_IF_ERROR(
-          shard.writer->Add(message.block).WithContext((dir_ / (shard.stem + ".arrow")).string()));
+          shard.writer->Add(message.block)
+              .WithContext(store_->Describe(prefix_ + shard.stem + ".arrow")));
       ++shard.received;
       break;
     case ShardMessage::Kind::kSkip:
@@ -130,13 +130,9 @@ Status ShardWriterStage::Handle(ShardMessage& message,
 Status ShardWriterStage::FinishShard(OpenShard& shard) {
   if (shard.writer == nullptr) return Status::Ok();  // Every block skipped: no files.
   CHUNKWISE_RETURN_IF_ERROR(shard.writer->Finish());
+  file_bytes_ += shard.writer->bytes_written();
   shard.writer.reset();
   ++shards_written_;
-  for (const char* extension : {".arrow", ".csv"}) {
-    std::error_code error;
-    const auto size = std::filesystem::file_size(dir_ / (shard.stem + extension), error);
-    if (!error) file_bytes_ += size;
-  }
   return Status::Ok();
 }
 

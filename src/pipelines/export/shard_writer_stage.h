@@ -10,7 +10,6 @@
 #define CHUNKWISE_SRC_PIPELINES_EXPORT_SHARD_WRITER_STAGE_H_
 
 #include <atomic>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -51,10 +50,12 @@ struct ShardMessage {
 
 class ShardWriterStage {
  public:
-  // Starts `threads` writers writing `<dir>/<stem>.arrow|.csv`; each queue
-  // holds `queue_batches` batches of messages. Errors go to `failure`.
-  ShardWriterStage(std::filesystem::path dir, formats::dvid::ArrowShardWriterOptions options,
-                   std::size_t threads, std::size_t queue_batches, PipelineFailure& failure);
+  // Starts `threads` writers writing the keys `<prefix><stem>.arrow|.csv` of
+  // `store`; each queue holds `queue_batches` batches of messages. Errors go
+  // to `failure`.
+  ShardWriterStage(std::shared_ptr<store::Store> store, std::string prefix,
+                   formats::dvid::ArrowShardWriterOptions options, std::size_t threads,
+                   std::size_t queue_batches, PipelineFailure& failure);
   // Cancels and joins what is still running.
   ~ShardWriterStage();
 
@@ -79,7 +80,8 @@ class ShardWriterStage {
   Status Handle(ShardMessage& message, std::unordered_map<std::uint64_t, OpenShard>& open);
   Status FinishShard(OpenShard& shard);
 
-  const std::filesystem::path dir_;
+  const std::shared_ptr<store::Store> store_;
+  const std::string prefix_;
   const formats::dvid::ArrowShardWriterOptions options_;
   PipelineFailure& failure_;
   std::vector<std::unique_ptr<core::BoundedQueue<std::vector<ShardMessage>>>> queues_;

@@ -10,6 +10,7 @@
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/arrow/ipc_reader.h"
 #include "chunkwise/formats/arrow/ipc_writer.h"
+#include "chunkwise/store/file_store.h"
 #include "formats/arrow/ipc_metadata.h"
 
 namespace chunkwise::formats::arrow {
@@ -462,24 +463,26 @@ TEST(ArrowIpc, WriterRefusesBatchesThatDoNotFitTheSchema) {
   EXPECT_FALSE(IpcWriter::Create(std::make_unique<MemorySink>(), bad_list).ok());
 }
 
+// A store sink over a FileStore: the file appears only on Finish.
 class ArrowFileSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::path(::testing::TempDir()) /
            ("arrow_sink_test." + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    store_ = *store::FileStore::Open(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::size_t EntryCount() const {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir_), {}));
   }
   std::filesystem::path dir_;
+  std::shared_ptr<store::FileStore> store_;
 };
 
 TEST_F(ArrowFileSinkTest, OutputAppearsOnlyOnFinish) {
   const std::filesystem::path path = dir_ / "shard.arrow";
-  auto sink = CreateFileSink(path);
+  auto sink = CreateStoreSink(store_, "shard.arrow");
   ASSERT_TRUE(sink.ok());
   auto writer = IpcWriter::Create(std::move(*sink), SampleSchema());
   ASSERT_TRUE(writer.ok());
@@ -489,7 +492,7 @@ TEST_F(ArrowFileSinkTest, OutputAppearsOnlyOnFinish) {
   ASSERT_TRUE((*writer)->Finish().ok());
   ASSERT_TRUE(std::filesystem::exists(path));
   EXPECT_EQ(EntryCount(), 1u);
-  auto source = OpenFileSource(path);
+  auto source = OpenStoreSource(store_, "shard.arrow");
   ASSERT_TRUE(source.ok());
   auto reader = IpcFileReader::Open(*source);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -497,13 +500,14 @@ TEST_F(ArrowFileSinkTest, OutputAppearsOnlyOnFinish) {
   ASSERT_TRUE(batch.ok());
   ExpectSampleValues(*batch, 6, 2);
   // An existing output is refused without overwrite and replaced with it.
-  EXPECT_EQ(CreateFileSink(path).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(CreateFileSink(path, {.overwrite = true}).ok());
+  EXPECT_EQ(CreateStoreSink(store_, "shard.arrow").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(CreateStoreSink(store_, "shard.arrow", {.overwrite = true}).ok());
+  EXPECT_EQ(OpenStoreSource(store_, "none.arrow").status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(ArrowFileSinkTest, AbandonedWriterLeavesNothing) {
   {
-    auto sink = CreateFileSink(dir_ / "never.arrow");
+    auto sink = CreateStoreSink(store_, "never.arrow");
     ASSERT_TRUE(sink.ok());
     auto writer = IpcWriter::Create(std::move(*sink), SampleSchema());
     ASSERT_TRUE(writer.ok());

@@ -78,12 +78,14 @@ class ArrowShardTest : public ::testing::TestWithParam<ShardCase> {
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) / ("arrow_shard_test." + std::to_string(::getpid()));
     fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    store_ = *store::FileStore::Open(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // Writes the shard `<stem>.arrow` and `.csv` through the FileStore over dir_.
   void WriteShard(const fs::path& stem) {
-    auto writer = ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, false});
+    auto writer = ArrowShardWriter::Create(store_, stem.filename().string(),
+                                           {GetParam().format, GetParam().form, false});
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     for (const auto& c : kChunks) ASSERT_TRUE((*writer)->Add(Block(c[0], c[1], c[2])).ok());
     EXPECT_EQ((*writer)->Add(Block(2, 2, 1)).code(), StatusCode::kInvalidArgument);
@@ -91,13 +93,19 @@ class ArrowShardTest : public ::testing::TestWithParam<ShardCase> {
     ASSERT_TRUE((*writer)->Finish().ok());
   }
 
+  // The shard `path` names, opened through the store.
+  Result<ArrowShardReader> Open(const fs::path& path) {
+    return ArrowShardReader::Open(store_, path.filename().string());
+  }
+
   fs::path dir_;
+  std::shared_ptr<store::FileStore> store_;
 };
 
 TEST_P(ArrowShardTest, EveryChunkReadsBackThroughTheIndex) {
   const fs::path stem = dir_ / "30720_24576_28672";
   WriteShard(stem);
-  auto reader = ArrowShardReader::Open(fs::path(stem) += ".arrow");
+  auto reader = Open(fs::path(stem) += ".arrow");
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ(reader->is_file_format(), GetParam().format == IpcFormat::kFile);
   EXPECT_EQ(reader->index().form, GetParam().form);
@@ -144,8 +152,8 @@ TEST_P(ArrowShardTest, IndexThatDisagreesWithTheDataIsReported) {
   auto index = ParseChunkIndex(AsChars(*text), "swap.csv");
   ASSERT_TRUE(index.ok());
   std::swap(index->rows[0].chunk, index->rows[1].chunk);
-  ASSERT_TRUE(core::WriteFileAtomically(csv, AsBytes(FormatChunkIndex(*index))).ok());
-  auto reader = ArrowShardReader::Open(fs::path(stem) += ".arrow");
+  ASSERT_TRUE(store_->Set("swap.csv", AsBytes(FormatChunkIndex(*index))).ok());
+  auto reader = Open(fs::path(stem) += ".arrow");
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const auto chunk = index->rows[0].chunk;
   const Status status = reader->Get(chunk[0], chunk[1], chunk[2]).status();
@@ -161,8 +169,8 @@ TEST_P(ArrowShardTest, TruncatedShardIsRefused) {
   auto bytes = core::ReadFile(arrow_path);
   ASSERT_TRUE(bytes.ok());
   bytes->resize(bytes->size() - 40);
-  ASSERT_TRUE(core::WriteFileAtomically(arrow_path, *bytes).ok());
-  auto reader = ArrowShardReader::Open(arrow_path);
+  ASSERT_TRUE(store_->Set("cut.arrow", *bytes).ok());
+  auto reader = Open(arrow_path);
   Status status = reader.status();
   if (reader.ok()) {
     // A stream indexed by offsets opens lazily; its last ranges now run past the end.
@@ -179,10 +187,12 @@ TEST_P(ArrowShardTest, TruncatedShardIsRefused) {
 TEST_P(ArrowShardTest, ExistingOutputsAreRefusedUnlessOverwriting) {
   const fs::path stem = dir_ / "twice";
   WriteShard(stem);
-  EXPECT_EQ(
-      ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, false}).status().code(),
-      StatusCode::kInvalidArgument);
-  EXPECT_TRUE(ArrowShardWriter::Create(stem, {GetParam().format, GetParam().form, true}).ok());
+  EXPECT_EQ(ArrowShardWriter::Create(store_, "twice", {GetParam().format, GetParam().form, false})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      ArrowShardWriter::Create(store_, "twice", {GetParam().format, GetParam().form, true}).ok());
 }
 
 TEST_P(ArrowShardTest, WorksOverAStore) {
@@ -227,7 +237,7 @@ TEST(ArrowShardReader, CsvRowPastTheRecordsIsRefusedAtOpen) {
 // A shard whose batches hold several blocks each: 3 + 2 rows, rec numbering rows.
 void WriteMultiRowShard(const std::shared_ptr<store::Store>& store, IpcFormat format,
                         const std::string& csv) {
-  auto writer = arrow::IpcWriter::Create(arrow::CreateStoreSink(store, "m.arrow"),
+  auto writer = arrow::IpcWriter::Create(*arrow::CreateStoreSink(store, "m.arrow"),
                                          ExportShardSchema(), {format, 8});
   ASSERT_TRUE(writer.ok());
   ExportBatchBuilder builder;

@@ -5,7 +5,6 @@
 #include <random>
 
 #include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
 #include "unit/forwarding_store.h"
 
@@ -317,17 +316,6 @@ TEST(Carray, BadFilesGiveErrorsNamingThem) {
   ASSERT_TRUE(broken->Set("c/meta/storage", AsBytes(storage)).ok());
   ExpectError(Carray::Open(broken, "c/", Mode::kRead).status(), StatusCode::kInvalidArgument,
               "c/meta/storage");
-}
-
-TEST(Carray, FileStoreLayoutHasDataDirectoryEvenWhenEmpty) {
-  const auto root = std::filesystem::path(testing::TempDir()) / "bcolz_carray_layout";
-  std::filesystem::remove_all(root);
-  auto store = *store::FileStore::Open(root);
-  auto carray = *Carray::Create(store, "", Options("int8", 0));
-  EXPECT_TRUE(std::filesystem::is_directory(root / "data"));
-  EXPECT_TRUE(std::filesystem::is_regular_file(root / "meta" / "storage"));
-  EXPECT_EQ(carray->chunklen(), 16384);  // expectedlen 0: bcolz's 16 KB floor.
-  std::filesystem::remove_all(root);
 }
 
 }  // namespace

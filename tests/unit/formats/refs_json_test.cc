@@ -7,6 +7,7 @@
 #include "chunkwise/formats/refs/json_reader.h"
 #include "chunkwise/formats/refs/json_writer.h"
 #include "chunkwise/formats/refs/reference_template.h"
+#include "chunkwise/store/file_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::refs {
@@ -194,11 +195,18 @@ TEST(RefsJsonWriter, TemplatesShortenSharedDirectories) {
 TEST(RefsJsonWriter, WritesAtomicallyAndRefusesExistingOutput) {
   const auto dir = test::FreshScratchDirectory("refs_json");
   std::filesystem::create_directories(dir);
-  const auto path = dir / "refs.json";
-  ASSERT_TRUE(WriteReferenceJson(path, SampleSet(), {}, false).ok());
-  EXPECT_EQ(WriteReferenceJson(path, SampleSet(), {}, false).code(), StatusCode::kInvalidArgument);
-  ASSERT_TRUE(WriteReferenceJson(path, SampleSet(), {JsonVersion::kV0, false}, true).ok());
-  auto back = ReadReferenceJson(path);
+  auto store = store::FileStore::Open(dir);
+  ASSERT_TRUE(store.ok());
+  store::Store& files = **store;
+  ASSERT_TRUE(WriteReferenceJson(files, "refs.json", SampleSet(), {}, false).ok());
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "refs.json"));
+  const Status again = WriteReferenceJson(files, "refs.json", SampleSet(), {}, false);
+  EXPECT_EQ(again.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(again.ToString().find((dir / "refs.json").string()), std::string::npos);
+  ASSERT_TRUE(
+      WriteReferenceJson(files, "refs.json", SampleSet(), {JsonVersion::kV0, false}, true).ok());
+  EXPECT_EQ(ReadReferenceJson(files, "none.json").status().code(), StatusCode::kNotFound);
+  auto back = ReadReferenceJson(files, "refs.json");
   ASSERT_TRUE(back.ok());
   ExpectSameSet(SampleSet(), *back);
 }

@@ -9,6 +9,8 @@
 #include "chunkwise/formats/parquet/table.h"
 #include "chunkwise/formats/parquet/thrift_compact.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/store/file_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::refs {
@@ -19,6 +21,13 @@ using store::Reference;
 Reference Text(std::string_view text) { return Reference::Inline(CopyToBytes(AsBytes(text))); }
 
 // shape (100, 200), chunks (10, 10): grid (10, 20), 200 chunks.
+// The FileStore over `directory` (made if missing), whose root holds the set.
+std::shared_ptr<store::FileStore> Dir(const std::filesystem::path& directory) {
+  auto store = store::FileStore::Open(directory);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return *store;
+}
+
 ReferenceSet SampleSet() {
   ReferenceSet set;
   set.Set(".zgroup", Text(R"({"zarr_format": 2})"));
@@ -61,15 +70,15 @@ TEST(ParquetReferences, RoundTripsEveryKind) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 10;
-  ASSERT_TRUE(WriteParquetReferences(SampleSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(SampleSet(), *Dir(directory), "", options).ok());
   // Record of var/3.7 = 67 / 10 = 6; var/0.0 -> 0; var/9.19 -> 19; var/5.x -> 10.
   for (const char* name : {"var/refs.0.parq", "var/refs.6.parq", "var/refs.10.parq",
                            "var/refs.19.parq", "grp/sub/scalar/refs.0.parq", ".zmetadata"}) {
     EXPECT_TRUE(std::filesystem::exists(directory / name)) << name;
   }
   EXPECT_FALSE(std::filesystem::exists(directory / "var/refs.1.parq"));
-  EXPECT_TRUE(IsParquetReferenceDirectory(directory));
-  auto loaded = LoadParquetReferences(directory);
+  EXPECT_TRUE(IsParquetReferenceSet(*Dir(directory), ""));
+  auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   ExpectSameSet(SampleSet(), *loaded);
 }
@@ -78,7 +87,7 @@ TEST(ParquetReferences, EveryFileIsPaddedToRecordSize) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 10;
-  ASSERT_TRUE(WriteParquetReferences(SampleSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(SampleSet(), *Dir(directory), "", options).ok());
   for (const char* name : {"var/refs.19.parq", "grp/sub/scalar/refs.0.parq"}) {
     auto file = core::ReadFile(directory / name);
     ASSERT_TRUE(file.ok());
@@ -106,8 +115,8 @@ TEST(ParquetReferences, ZeroLengthRangeAtZeroBecomesEmptyInline) {
   ReferenceSet set = SampleSet();
   set.Set("var/1.1", Reference::Range("s3://bucket/a.nc", 0, 0));
   const auto directory = test::FreshScratchDirectory("refs_parquet");
-  ASSERT_TRUE(WriteParquetReferences(set, directory, {}).ok());
-  auto index = OpenParquetReferences(directory);
+  ASSERT_TRUE(WriteParquetReferences(set, *Dir(directory), "", {}).ok());
+  auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok());
   auto found = (*index)->Find("var/1.1");
   ASSERT_TRUE(found.ok() && found->has_value());
@@ -120,19 +129,20 @@ TEST(ParquetReferences, RefusesWhatTheLayoutCannotHold) {
   ReferenceSet slash = SampleSet();
   slash.Set("var/.zarray", Text(R"({"chunks": [10, 10], "shape": [100, 200],
       "dimension_separator": "/", "dtype": "<f4", "zarr_format": 2})"));
-  Status status = WriteParquetReferences(slash, directory, {});
+  Status status = WriteParquetReferences(slash, *Dir(directory), "", {});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("dimension_separator"), std::string_view::npos)
       << status.ToString();
 
   ReferenceSet outside = SampleSet();
   outside.Set("var/10.0", Reference::WholeFile("x"));
-  status = WriteParquetReferences(outside, directory, {});
+  status = WriteParquetReferences(outside, *Dir(directory), "", {});
   EXPECT_NE(status.message().find("var/10.0"), std::string_view::npos) << status.ToString();
 
   ReferenceSet orphan = SampleSet();
   orphan.Set("other/0", Reference::WholeFile("x"));
-  EXPECT_EQ(WriteParquetReferences(orphan, directory, {}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(WriteParquetReferences(orphan, *Dir(directory), "", {}).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_FALSE(std::filesystem::exists(directory / ".zmetadata"));
 }
 
@@ -140,8 +150,8 @@ TEST(ParquetReferences, ExistingOutputNeedsOverwriteAndLosesStaleRecords) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 10;
-  ASSERT_TRUE(WriteParquetReferences(SampleSet(), directory, options).ok());
-  EXPECT_EQ(WriteParquetReferences(SampleSet(), directory, options).code(),
+  ASSERT_TRUE(WriteParquetReferences(SampleSet(), *Dir(directory), "", options).ok());
+  EXPECT_EQ(WriteParquetReferences(SampleSet(), *Dir(directory), "", options).code(),
             StatusCode::kInvalidArgument);
   ReferenceSet smaller = SampleSet();
   ReferenceSet without;
@@ -149,9 +159,9 @@ TEST(ParquetReferences, ExistingOutputNeedsOverwriteAndLosesStaleRecords) {
     if (key != "var/9.19") without.Set(key, reference);
   }
   options.overwrite = true;
-  ASSERT_TRUE(WriteParquetReferences(without, directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(without, *Dir(directory), "", options).ok());
   EXPECT_FALSE(std::filesystem::exists(directory / "var/refs.19.parq"));
-  auto loaded = LoadParquetReferences(directory);
+  auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(loaded->size(), without.size());
 }
@@ -175,10 +185,10 @@ TEST(ParquetReferenceIndex, OneLookupOpensExactlyOneRecordFile) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 100;
-  ASSERT_TRUE(WriteParquetReferences(GridSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(GridSet(), *Dir(directory), "", options).ok());
   std::mt19937 random(11);
   for (int trial = 0; trial < 5; ++trial) {
-    auto index = ParquetReferenceIndex::Open(directory);
+    auto index = ParquetReferenceIndex::Open(Dir(directory), "");
     ASSERT_TRUE(index.ok()) << index.status().ToString();
     EXPECT_EQ((*index)->record_files_opened(), 0u);
     const int i = static_cast<int>(random() % 40);
@@ -198,10 +208,10 @@ TEST(ParquetReferenceIndex, CacheStaysWithinItsBound) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 100;
-  ASSERT_TRUE(WriteParquetReferences(GridSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(GridSet(), *Dir(directory), "", options).ok());
   ParquetOpenOptions open;
   open.max_cached_records = 3;
-  auto index = ParquetReferenceIndex::Open(directory, open);
+  auto index = ParquetReferenceIndex::Open(Dir(directory), "", open);
   ASSERT_TRUE(index.ok());
   for (int i = 0; i < 40; ++i) {
     ASSERT_TRUE((*index)->Find("data/" + std::to_string(i) + ".0").ok());
@@ -219,10 +229,10 @@ TEST(ParquetReferenceIndex, ThreadsLookUpInParallel) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 100;
-  ASSERT_TRUE(WriteParquetReferences(GridSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(GridSet(), *Dir(directory), "", options).ok());
   ParquetOpenOptions open;
   open.max_cached_records = 2;
-  auto index = ParquetReferenceIndex::Open(directory, open);
+  auto index = ParquetReferenceIndex::Open(Dir(directory), "", open);
   ASSERT_TRUE(index.ok());
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
@@ -247,8 +257,8 @@ TEST(ParquetReferenceIndex, KeysAndMissingKeys) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 10;
-  ASSERT_TRUE(WriteParquetReferences(SampleSet(), directory, options).ok());
-  auto index = OpenParquetReferences(directory);
+  ASSERT_TRUE(WriteParquetReferences(SampleSet(), *Dir(directory), "", options).ok());
+  auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok());
   auto keys = (*index)->Keys("var/");
   ASSERT_TRUE(keys.ok());
@@ -327,7 +337,7 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
         {"b/.zarray", nlohmann::json{{"chunks", {2}}, {"shape", {7}}, {"dtype", "<i1"}}}}},
       {"record_size", 3},
       {"zarr_consolidated_format", 1}};
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
   using parquet::Column;
   using parquet::PhysicalType;
   // a: only `raw` (legacy), last file truncated to 1 row (4 chunks, record 1 holds row 3).
@@ -337,7 +347,7 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
   parquet::WriteOptions legacy;
   legacy.compression = parquet::Compression::kGzip;
   auto file = parquet::WriteTable(std::span(&raw, 1), legacy);
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "a/refs.1.parq", *file).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "a/refs.1.parq", *file).ok());
   // b: pyarrow: all OPTIONAL, dictionary `path` with PLAIN_DICTIONARY, raw as INT32 + UNKNOWN.
   Column path = Column::Named("path", PhysicalType::kByteArray, true);
   path.utf8 = true;
@@ -363,9 +373,9 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
   pyarrow.legacy_plain_dictionary = true;
   const Column columns[] = {path, offset, size, null_raw};
   file = parquet::WriteTable(columns, pyarrow);
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "b/refs.0.parq", *file).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "b/refs.0.parq", *file).ok());
 
-  auto loaded = LoadParquetReferences(directory);
+  auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   auto keys = loaded->Keys("");
   EXPECT_EQ(*keys,
@@ -382,17 +392,15 @@ TEST(ParquetReferenceIndex, ReadsLegacyAndPyarrowForms) {
 
 TEST(ParquetReferenceIndex, MalformedInputIsNamed) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
-  EXPECT_EQ(OpenParquetReferences(directory).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(OpenParquetReferences(Dir(directory), "").status().code(), StatusCode::kNotFound);
   std::filesystem::create_directories(directory / "a");
-  ASSERT_TRUE(
-      core::WriteFileAtomically(directory / ".zmetadata", AsBytes(R"({"metadata": {}})")).ok());
-  EXPECT_EQ(OpenParquetReferences(directory).status().code(), StatusCode::kCorruption);
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(R"({"metadata": {}})")).ok());
+  EXPECT_EQ(OpenParquetReferences(Dir(directory), "").status().code(), StatusCode::kCorruption);
   const std::string good =
       R"({"metadata": {"a/.zarray": {"chunks": [1], "shape": [4]}}, "record_size": 2})";
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(good)).ok());
-  ASSERT_TRUE(
-      core::WriteFileAtomically(directory / "a/refs.1.parq", AsBytes("PAR1garbagePAR1")).ok());
-  auto index = OpenParquetReferences(directory);
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(good)).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "a/refs.1.parq", AsBytes("PAR1garbagePAR1")).ok());
+  auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok());
   auto found = (*index)->Find("a/0");
   ASSERT_TRUE(found.ok());
@@ -521,9 +529,9 @@ TEST(ParquetReferenceIndex, ReadsAFastparquetStyleFileBuiltByHand) {
   const std::string zmetadata =
       R"({"metadata": {".zgroup": {"zarr_format": 2}, "v/.zarray": {"chunks": [1], "shape": [5],)"
       R"( "dtype": "<i8", "zarr_format": 2}}, "record_size": 5})";
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata)).ok());
-  ASSERT_TRUE(core::WriteFileAtomically(directory / "v/refs.0.parq", bytes).ok());
-  auto loaded = LoadParquetReferences(directory);
+  ASSERT_TRUE(io::WriteFile(directory / ".zmetadata", AsBytes(zmetadata)).ok());
+  ASSERT_TRUE(io::WriteFile(directory / "v/refs.0.parq", bytes).ok());
+  auto loaded = LoadParquetReferences(Dir(directory), "");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const Reference v0 = **loaded->Find("v/0");
   EXPECT_EQ(v0.kind, Reference::Kind::kRange);

@@ -82,9 +82,10 @@ class RefsZarrTest : public ::testing::Test {
     ZarrReferenceOptions options;
     options.url_base = (dir_ / "src.zarr").string() + "/";
     ReferenceSet set = ValueOrDie(BuildZarrReferences(store_, "", options));
-    const fs::path file = dir_ / "refs.json";
-    EXPECT_TRUE(WriteReferenceJson(file, set, {version, true}, true).ok());
-    auto loaded = std::make_shared<ReferenceSet>(ValueOrDie(ReadReferenceJson(file)));
+    auto files = ValueOrDie(store::FileStore::Open(dir_));
+    EXPECT_TRUE(WriteReferenceJson(*files, "refs.json", set, {version, true}, true).ok());
+    auto loaded =
+        std::make_shared<ReferenceSet>(ValueOrDie(ReadReferenceJson(*files, "refs.json")));
     store::ReferenceStoreOptions store_options;
     store_options.base_directory = dir_;
     auto references = ValueOrDie(store::ReferenceStore::Open(loaded, store_options));

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/block_key.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
+#include "chunkwise/store/file_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::pipelines {
@@ -78,6 +78,34 @@ json Spec(int preshift, int minishard, int shard, const std::string& hash = "ide
   return {{"@type", "neuroglancer_multiscale_volume"}, {"data_type", "uint64"}, {"scales", scales}};
 }
 
+// Where an export goes: the directory `path` under the scratch root, as the
+// prefix "<name>/" of the FileStore over the root, so that erasing every key
+// of a failed export leaves no directory behind.
+struct Destination {
+  fs::path path;
+  std::shared_ptr<store::FileStore> store;
+  std::string prefix;
+};
+
+Destination FreshDestination(std::string_view name) {
+  Destination dest;
+  dest.path = test::FreshScratchDirectory(name);
+  auto store = store::FileStore::Open(dest.path.parent_path());
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  dest.store = *store;
+  dest.prefix = dest.path.filename().string() + "/";
+  return dest;
+}
+
+Result<ExportSummary> Export(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                             const Destination& dest, const ExportShardsOptions& options) {
+  return ExportShards(labelmap, spec, dest.store, dest.prefix, options);
+}
+
+Result<std::unique_ptr<ExportedVolumeReader>> OpenExport(const Destination& dest) {
+  return ExportedVolumeReader::Open(dest.store, dest.prefix);
+}
+
 ExportSpec ParsedSpec(const json& info) {
   Result<ExportSpec> spec = ParseExportSpec(info.dump(), "spec.json");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
@@ -85,8 +113,8 @@ ExportSpec ParsedSpec(const json& info) {
 }
 
 // Reads every scale back through the export and compares it with the database.
-void ExpectRoundTrip(const Fixture& f, const fs::path& dest) {
-  Result<std::unique_ptr<ExportedVolumeReader>> reader = ExportedVolumeReader::Open(dest);
+void ExpectRoundTrip(const Fixture& f, const Destination& dest) {
+  Result<std::unique_ptr<ExportedVolumeReader>> reader = OpenExport(dest);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ASSERT_EQ((*reader)->num_scales(), 3);
   const auto mapping = f.labelmap->MappingAt(1);
@@ -116,9 +144,9 @@ void ExpectRoundTrip(const Fixture& f, const fs::path& dest) {
 
 TEST(ExportShards, RoundTripFileFormatRecordIndex) {
   const Fixture f = MakeLabelmap({{1, 5}, {2, 5}, {421, 7}});
-  const fs::path dest = test::FreshScratchDirectory("out");
+  const Destination dest = FreshDestination("out");
   Result<ExportSummary> summary =
-      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 3});
+      Export(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 3});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   ASSERT_EQ(summary->scales.size(), 3u);
   EXPECT_EQ(summary->scales[0].blocks_read, 3u * 3 * 4 - 1);  // The zero corner is not stored.
@@ -126,28 +154,31 @@ TEST(ExportShards, RoundTripFileFormatRecordIndex) {
   EXPECT_EQ(summary->scales[2].blocks_read, 1u);
   // 9 Morton bits, 1 in-shard bit (x): shards of 2 x 1 x 1 chunks.
   EXPECT_EQ(summary->scales[0].shards, 2u * 3 * 3 - 0);
-  EXPECT_TRUE(fs::exists(dest / "s0" / "0_64_0.arrow"));
-  EXPECT_TRUE(fs::exists(dest / "s0" / "128_0_0.csv"));
-  EXPECT_TRUE(fs::exists(dest / "info"));
-  EXPECT_TRUE(fs::exists(dest / "export.log"));
+  EXPECT_TRUE(fs::exists(dest.path / "s0" / "0_64_0.arrow"));
+  EXPECT_TRUE(fs::exists(dest.path / "s0" / "128_0_0.csv"));
+  EXPECT_TRUE(fs::exists(dest.path / "info"));
+  EXPECT_TRUE(fs::exists(dest.path / "export.log"));
   ExpectRoundTrip(f, dest);
-  for (const auto& entry : fs::directory_iterator(dest.parent_path())) {
-    EXPECT_FALSE(core::IsTemporaryName(entry.path().filename().string())) << entry.path();
+  for (const auto& entry : fs::recursive_directory_iterator(dest.path.parent_path())) {
+    EXPECT_FALSE(store::FileStore::IsTemporaryName(entry.path().filename().string()))
+        << entry.path();
   }
 }
 
 TEST(ExportShards, RoundTripStreamFormatOffsetsIndexMurmur) {
   const Fixture f = MakeLabelmap({{1, 9}});
-  const fs::path dest = test::FreshScratchDirectory("out");
+  const Destination dest = FreshDestination("out");
   ExportShardsOptions options{.workers = 2, .writers = 2};
   options.format = formats::arrow::IpcFormat::kStream;
   options.index_form = dvid::ChunkIndexForm::kOffsets;
   Result<ExportSummary> summary =
-      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")), dest, options);
+      Export(*f.labelmap, ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")), dest, options);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   Result<dvid::ArrowShardReader> shard = dvid::ArrowShardReader::Open(
-      dest / "s0" /
-      (ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")).scales[0].ShardStem({1, 0, 0}) + ".arrow"));
+      dest.store,
+      dest.prefix + "s0/" +
+          ParsedSpec(Spec(0, 1, 3, "murmurhash3_x86_128")).scales[0].ShardStem({1, 0, 0}) +
+          ".arrow");
   ASSERT_TRUE(shard.ok()) << shard.status().ToString();
   EXPECT_FALSE(shard->is_file_format());
   EXPECT_EQ(shard->index().form, dvid::ChunkIndexForm::kOffsets);
@@ -161,13 +192,12 @@ TEST(ExportShards, ExportsTheRequestedVersion) {
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(f.labelmap->SetMappings(*child, std::vector<dvid::LabelPair>{{81, 77}}).ok());
   const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
-  const fs::path newest = test::FreshScratchDirectory("out"),
-                 first = test::FreshScratchDirectory("out");
-  ASSERT_TRUE(ExportShards(*f.labelmap, spec, newest, {.num_scales = 1}).ok());
-  ASSERT_TRUE(ExportShards(*f.labelmap, spec, first, {.num_scales = 1, .version = 1}).ok());
+  const Destination newest = FreshDestination("out"), first = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, spec, newest, {.num_scales = 1}).ok());
+  ASSERT_TRUE(Export(*f.labelmap, spec, first, {.num_scales = 1, .version = 1}).ok());
   // Chunk x,y,z (0, 1, 0) holds supervoxel 81 (voxel z,y,x 0,64,0: 1 + 4 * 20).
-  auto newest_reader = ExportedVolumeReader::Open(newest);
-  auto first_reader = ExportedVolumeReader::Open(first);
+  auto newest_reader = OpenExport(newest);
+  auto first_reader = OpenExport(first);
   ASSERT_TRUE(newest_reader.ok() && first_reader.ok());
   auto mapped = (*newest_reader)->ReadRecord(0, {0, 1, 0});
   auto unmapped = (*first_reader)->ReadRecord(0, {0, 1, 0});
@@ -182,24 +212,28 @@ TEST(ExportShards, ExportsTheRequestedVersion) {
 
 TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
   const Fixture f = MakeLabelmap({});
-  const fs::path dest = test::FreshScratchDirectory("out");
+  const Destination dest = FreshDestination("out");
   const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
-  ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, {.workers = 1}).ok());
-  Result<ExportSummary> again = ExportShards(*f.labelmap, spec, dest, {.workers = 1});
+  ASSERT_TRUE(Export(*f.labelmap, spec, dest, {.workers = 1}).ok());
+  Result<ExportSummary> again = Export(*f.labelmap, spec, dest, {.workers = 1});
   ASSERT_FALSE(again.ok());
   EXPECT_THAT(std::string(again.status().message()), HasSubstr("--overwrite"));
   ExportShardsOptions overwrite{.num_scales = 1, .workers = 1};
   overwrite.overwrite = true;
-  ASSERT_TRUE(ExportShards(*f.labelmap, spec, dest, overwrite).ok());
-  EXPECT_FALSE(fs::exists(dest / "s1"));  // The old export was replaced, not merged.
+  ASSERT_TRUE(Export(*f.labelmap, spec, dest, overwrite).ok());
+  EXPECT_FALSE(fs::exists(dest.path / "s1"));  // The old export was replaced, not merged.
+  auto replaced = OpenExport(dest);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_EQ((*replaced)->num_scales(), 1);
   // A directory that is not an export is never replaced.
-  const fs::path other = test::FreshScratchDirectory("other");
-  fs::create_directories(other);
-  ASSERT_TRUE(core::WriteFileAtomically(other / "precious.txt", AsBytes("keep")).ok());
-  Result<ExportSummary> refused = ExportShards(*f.labelmap, spec, other, overwrite);
+  const Destination other = FreshDestination("other");
+  ASSERT_TRUE(other.store->Set(other.prefix + "precious.txt", AsBytes("keep")).ok());
+  Result<ExportSummary> refused = Export(*f.labelmap, spec, other, overwrite);
   ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("not an export"));
-  EXPECT_TRUE(fs::exists(other / "precious.txt"));
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("precious.txt"));
+  EXPECT_TRUE(fs::exists(other.path / "precious.txt"));
 }
 
 TEST(ExportShards, BlocksWhoseLabelsAllMapToZeroAreSkipped) {
@@ -208,12 +242,12 @@ TEST(ExportShards, BlocksWhoseLabelsAllMapToZeroAreSkipped) {
   std::vector<std::uint64_t> solid(64 * 64 * 64, 999999);
   ASSERT_TRUE(f.labelmap->PutBlock(1, 0, {3, 2, 2}, solid).ok());
   ASSERT_TRUE(f.labelmap->SetMappings(1, std::vector<dvid::LabelPair>{{999999, 0}}).ok());
-  const fs::path dest = test::FreshScratchDirectory("out");
+  const Destination dest = FreshDestination("out");
   Result<ExportSummary> summary =
-      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1});
+      Export(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->scales[0].blocks_skipped, 1u);
-  auto reader = ExportedVolumeReader::Open(dest);
+  auto reader = OpenExport(dest);
   ASSERT_TRUE(reader.ok());
   auto record = (*reader)->ReadRecord(0, {3, 2, 2});
   ASSERT_TRUE(record.ok());
@@ -226,14 +260,15 @@ TEST(ExportShards, CorruptValueFailsAndLeavesNoDestination) {
       dvid::EncodeBlockKey({.instance = f.labelmap->instance(), .scale = 0, .coord = {2, 1, 1}});
   std::vector<std::uint8_t> bad{0x40, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3};
   ASSERT_TRUE(f.db->SetBinary(key, bad).ok());
-  const fs::path dest = test::FreshScratchDirectory("out");
+  const Destination dest = FreshDestination("out");
   Result<ExportSummary> summary =
-      ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 2});
+      Export(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.workers = 2});
   ASSERT_FALSE(summary.ok());
   EXPECT_THAT(std::string(summary.status().message()), HasSubstr("block x,y,z 2,1,1"));
-  EXPECT_FALSE(fs::exists(dest));
-  for (const auto& entry : fs::directory_iterator(dest.parent_path())) {
-    EXPECT_FALSE(core::IsTemporaryName(entry.path().filename().string())) << entry.path();
+  EXPECT_FALSE(fs::exists(dest.path));
+  for (const auto& entry : fs::recursive_directory_iterator(dest.path.parent_path())) {
+    EXPECT_FALSE(store::FileStore::IsTemporaryName(entry.path().filename().string()))
+        << entry.path();
   }
 }
 
@@ -241,23 +276,22 @@ TEST(ExportShards, BlockOutsideTheSpecIsAnError) {
   const Fixture f = MakeLabelmap({});
   json spec = Spec(0, 1, 8);
   spec["scales"][0]["size"] = {128, 140, 150};  // x stops at 2 chunks; the data has 4.
-  const fs::path dest = test::FreshScratchDirectory("out");
-  Result<ExportSummary> summary = ExportShards(*f.labelmap, ParsedSpec(spec), dest, {});
+  const Destination dest = FreshDestination("out");
+  Result<ExportSummary> summary = Export(*f.labelmap, ParsedSpec(spec), dest, {});
   ASSERT_FALSE(summary.ok());
   EXPECT_THAT(std::string(summary.status().message()), HasSubstr("outside the spec's volume"));
-  EXPECT_FALSE(fs::exists(dest));
+  EXPECT_FALSE(fs::exists(dest.path));
 }
 
 TEST(ExportedVolumeReader, RefusesBoxesOutsideTheVolume) {
   const Fixture f = MakeLabelmap({});
-  const fs::path dest = test::FreshScratchDirectory("out");
-  ASSERT_TRUE(ExportShards(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1}).ok());
-  auto reader = ExportedVolumeReader::Open(dest);
+  const Destination dest = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, ParsedSpec(Spec(0, 1, 8)), dest, {.num_scales = 1}).ok());
+  auto reader = OpenExport(dest);
   ASSERT_TRUE(reader.ok());
   EXPECT_FALSE((*reader)->Read(0, {{0, 0, 0}, {151, 10, 10}}, false).ok());
   EXPECT_FALSE((*reader)->Read(1, {{0, 0, 0}, {1, 1, 1}}, false).ok());
-  EXPECT_EQ(ExportedVolumeReader::Open(test::FreshScratchDirectory("missing")).status().code(),
-            StatusCode::kNotFound);
+  EXPECT_EQ(OpenExport(FreshDestination("missing")).status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -72,10 +72,10 @@ Export MakeExport(const json& spec) {
   EXPECT_TRUE(e.labelmap->SetMappings(1, std::vector<dvid::LabelPair>{{1, 77}, {2, 77}}).ok());
   auto parsed = ParseExportSpec(spec.dump(), "spec");
   EXPECT_TRUE(parsed.ok());
-  EXPECT_TRUE(ExportShards(*e.labelmap, *parsed, e.root / "out", {.workers = 2}).ok());
-  auto source = store::FileStore::Open(e.root / "out", {.create_root = false});
+  auto source = store::FileStore::Open(e.root / "out");
   EXPECT_TRUE(source.ok());
   e.source = *source;
+  EXPECT_TRUE(ExportShards(*e.labelmap, *parsed, e.source, "", {.workers = 2}).ok());
   return e;
 }
 
@@ -84,7 +84,7 @@ void ExpectSameVolume(const Export& e, const std::shared_ptr<store::Store>& dest
                       bool supervoxels) {
   auto volume = pc::Volume::Open(dest, "");
   ASSERT_TRUE(volume.ok()) << volume.status().ToString();
-  auto reader = ExportedVolumeReader::Open(e.root / "out");
+  auto reader = ExportedVolumeReader::Open(e.source, "");
   ASSERT_TRUE(reader.ok());
   for (int s = 0; s < 2; ++s) {
     const core::GridCoord3 size = (*reader)->scale(s).size;

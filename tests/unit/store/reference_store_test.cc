@@ -7,12 +7,57 @@
 
 #include "chunkwise/formats/refs/reference_set.h"
 #include "unit/scratch_directory.h"
+#include "unit/store/store_suite.h"
 
 namespace chunkwise::store {
 namespace {
 
 namespace fs = std::filesystem;
 using formats::refs::ReferenceSet;
+using suite::ReadableStoreFactory;
+using suite::ReadableStoreSuite;
+
+// A reference store holding `contents`, its values spread over every kind of
+// reference: inline bytes, ranges of one shared file, whole files.
+std::shared_ptr<Store> FilledReferenceStore(const suite::StoreContents& contents) {
+  const fs::path dir = test::FreshScratchDirectory("refsuite");
+  fs::create_directories(dir);
+  auto set = std::make_shared<ReferenceSet>();
+  std::ofstream blob(dir / "blob.bin", std::ios::binary);
+  std::uint64_t offset = 0;
+  int kind = 0;
+  for (const auto& [key, value] : contents) {
+    const auto* bytes = reinterpret_cast<const char*>(value.data());
+    switch (kind++ % 3) {
+      case 0:
+        set->Set(key, Reference::Inline(value));
+        break;
+      case 1:
+        blob.write(bytes, static_cast<std::streamsize>(value.size()));
+        set->Set(key, Reference::Range("blob.bin", offset, value.size()));
+        offset += value.size();
+        break;
+      default: {
+        const std::string name = "whole" + std::to_string(kind);
+        std::ofstream(dir / name, std::ios::binary)
+            .write(bytes, static_cast<std::streamsize>(value.size()));
+        set->Set(key, Reference::WholeFile(name));
+      }
+    }
+  }
+  blob.close();
+  ReferenceStoreOptions options;
+  options.base_directory = dir;
+  options.name = "suite.json";
+  auto store = ReferenceStore::Open(set, options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? *store : nullptr;
+}
+
+INSTANTIATE_TEST_SUITE_P(References, ReadableStoreSuite,
+                         ::testing::Values(ReadableStoreFactory{"references",
+                                                                FilledReferenceStore}),
+                         suite::ReadableStoreFactoryName);
 
 std::string Text(const Result<std::optional<Bytes>>& value) {
   EXPECT_TRUE(value.ok()) << value.status().ToString();

@@ -1,11 +1,16 @@
-// The behaviour every Store must show, as one value-parameterized suite.
+// The behaviour every Store must show, as value-parameterized suites.
 //
-// A store's test file instantiates it with a factory that makes a fresh,
-// empty store per test:
+// StoreSuite is for stores that can be written. A store's test file
+// instantiates it with a factory that makes a fresh, empty store per test:
 //
 //   INSTANTIATE_TEST_SUITE_P(Memory, StoreSuite,
 //                            ::testing::Values(StoreFactory{"memory", MakeStore}),
 //                            StoreFactoryName);
+//
+// ReadableStoreSuite is for stores that can only be read (a reference set):
+// its factory makes a store that holds exactly the values it is given. The
+// tests of reads are written once (CHUNKWISE_STORE_READ_TEST) and run in both
+// suites, on FilledContents(): StoreSuite writes them with Set first.
 #ifndef CHUNKWISE_TESTS_UNIT_STORE_STORE_SUITE_H_
 #define CHUNKWISE_TESTS_UNIT_STORE_STORE_SUITE_H_
 
@@ -14,6 +19,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +43,37 @@ inline std::string StoreFactoryName(const ::testing::TestParamInfo<StoreFactory>
 inline void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
 
 inline Bytes B(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+using StoreContents = std::map<std::string, Bytes>;
+
+// What the tests of reads expect a store to hold: nested and flat keys, an
+// empty value, a binary value larger than a page.
+inline const StoreContents& FilledContents() {
+  static const StoreContents* const contents = [] {
+    auto* filled =
+        new StoreContents{{"c/0/0", B("x")}, {"c/0/1", B("chunk")},  {"c/1/0", B("x")},
+                          {"c/10", B("x")},  {"c0", B("x")},         {"d/0", B("x")},
+                          {"empty", B("")},  {"v", B("0123456789")}, {"zarr.json", B("{}")}};
+    Bytes binary(70000);
+    for (std::size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<std::uint8_t>(i * 131);
+    filled->emplace("bin", std::move(binary));
+    return filled;
+  }();
+  return *contents;
+}
+
+// Makes a store that holds exactly the given values.
+struct ReadableStoreFactory {
+  std::string name;
+  std::function<std::shared_ptr<Store>(const StoreContents&)> make;
+};
+
+inline std::string ReadableStoreFactoryName(
+    const ::testing::TestParamInfo<ReadableStoreFactory>& info) {
+  return info.param.name;
+}
+
+inline void PrintTo(const ReadableStoreFactory& factory, std::ostream* os) { *os << factory.name; }
 
 class StoreSuite : public ::testing::TestWithParam<StoreFactory> {
  protected:
@@ -63,21 +100,195 @@ class StoreSuite : public ::testing::TestWithParam<StoreFactory> {
     EXPECT_TRUE(generation.ok()) << generation.status().ToString();
     return generation.ok() ? *generation : Generation::Of("<error>");
   }
+  // Writes FilledContents(), for the tests of reads.
+  void Fill() {
+    for (const auto& [key, value] : FilledContents()) {
+      ASSERT_TRUE(store_->Set(key, value).ok()) << key;
+    }
+  }
 
   std::shared_ptr<Store> store_;
 };
 
-TEST_P(StoreSuite, AbsentKeyIsNulloptNotError) {
-  EXPECT_EQ(Get("missing"), std::nullopt);
-  Result<std::optional<Bytes>> range = store_->GetRange("missing", ByteRange::Span(0, 1));
+class ReadableStoreSuite : public ::testing::TestWithParam<ReadableStoreFactory> {
+ protected:
+  void SetUp() override {
+    store_ = GetParam().make(FilledContents());
+    ASSERT_NE(store_, nullptr);
+  }
+
+  std::shared_ptr<Store> store_;
+};
+
+// A store's test file instantiates one suite or the other (or both).
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(StoreSuite);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ReadableStoreSuite);
+
+// Defines a test of reads on a store holding FilledContents(), run in both
+// suites. The body sees the store as `store` (const Store&).
+#define CHUNKWISE_STORE_READ_TEST(name)                      \
+  void name##Reads(const Store& store);                      \
+  TEST_P(StoreSuite, name) {                                 \
+    ASSERT_NO_FATAL_FAILURE(Fill());                         \
+    name##Reads(*store_);                                    \
+  }                                                          \
+  TEST_P(ReadableStoreSuite, name) { name##Reads(*store_); } \
+  void name##Reads(const Store& store)
+
+inline std::vector<std::string> ListOf(const Store& store, std::string_view prefix) {
+  Result<std::vector<std::string>> keys = store.List(prefix);
+  EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+  return keys.ok() ? *keys : std::vector<std::string>();
+}
+
+CHUNKWISE_STORE_READ_TEST(AbsentKeyIsNulloptNotError) {
+  Result<std::optional<Bytes>> value = store.Get("missing");
+  ASSERT_TRUE(value.ok()) << value.status().ToString();
+  EXPECT_EQ(*value, std::nullopt);
+  Result<std::optional<Bytes>> range = store.GetRange("missing", ByteRange::Span(0, 1));
   ASSERT_TRUE(range.ok());
   EXPECT_EQ(*range, std::nullopt);
-  Result<std::optional<std::uint64_t>> size = store_->Size("a/missing");
+  Result<std::optional<std::uint64_t>> size = store.Size("a/missing");
   ASSERT_TRUE(size.ok());
   EXPECT_EQ(*size, std::nullopt);
-  Result<bool> exists = store_->Exists("missing");
+  Result<bool> exists = store.Exists("missing");
   ASSERT_TRUE(exists.ok());
   EXPECT_FALSE(*exists);
+  // A prefix of stored keys is not a value.
+  Result<std::optional<Bytes>> directory = store.Get("c/0");
+  ASSERT_TRUE(directory.ok()) << directory.status().ToString();
+  EXPECT_EQ(*directory, std::nullopt);
+}
+
+CHUNKWISE_STORE_READ_TEST(EveryValueReadsBackWithItsSize) {
+  for (const auto& [key, value] : FilledContents()) {
+    SCOPED_TRACE(key);
+    Result<std::optional<Bytes>> got = store.Get(key);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(got->has_value());
+    EXPECT_EQ(**got, value);
+    Result<std::optional<std::uint64_t>> size = store.Size(key);
+    ASSERT_TRUE(size.ok() && size->has_value()) << size.status().ToString();
+    EXPECT_EQ(**size, value.size());
+    Result<bool> exists = store.Exists(key);
+    ASSERT_TRUE(exists.ok());
+    EXPECT_TRUE(*exists);
+  }
+}
+
+CHUNKWISE_STORE_READ_TEST(ListReturnsSortedKeysWithPrefix) {
+  EXPECT_THAT(ListOf(store, ""), ::testing::ElementsAre("bin", "c/0/0", "c/0/1", "c/1/0", "c/10",
+                                                        "c0", "d/0", "empty", "v", "zarr.json"));
+  EXPECT_THAT(ListOf(store, "c/"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10"));
+  EXPECT_THAT(ListOf(store, "c/1"), ::testing::ElementsAre("c/1/0", "c/10"));
+  EXPECT_THAT(ListOf(store, "c"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10", "c0"));
+  EXPECT_THAT(ListOf(store, "c/0/0"), ::testing::ElementsAre("c/0/0"));
+  EXPECT_THAT(ListOf(store, "zz"), ::testing::IsEmpty());
+  EXPECT_THAT(ListOf(store, "nothing/here/"), ::testing::IsEmpty());
+}
+
+CHUNKWISE_STORE_READ_TEST(GetRangeReadsSpansAndSuffixes) {
+  auto range = [&](ByteRange r) {
+    Result<std::optional<Bytes>> got = store.GetRange("v", r);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() && got->has_value() ? std::string(AsChars(**got)) : std::string("<none>");
+  };
+  EXPECT_EQ(range(ByteRange::Span(2, 3)), "234");
+  EXPECT_EQ(range(ByteRange::Span(0, 10)), "0123456789");
+  EXPECT_EQ(range(ByteRange::Span(10, 0)), "");
+  EXPECT_EQ(range(ByteRange::Suffix(4)), "6789");
+  EXPECT_EQ(range(ByteRange::Suffix(10)), "0123456789");
+  EXPECT_EQ(range(ByteRange::Suffix(0)), "");
+  Result<std::optional<Bytes>> binary = store.GetRange("bin", ByteRange::Span(65536, 3));
+  ASSERT_TRUE(binary.ok() && binary->has_value()) << binary.status().ToString();
+  const Bytes& whole = FilledContents().at("bin");
+  EXPECT_EQ(**binary, Bytes(whole.begin() + 65536, whole.begin() + 65539));
+}
+
+CHUNKWISE_STORE_READ_TEST(GetRangeOutsideValueIsOutOfRange) {
+  for (ByteRange r : {ByteRange::Span(8, 3), ByteRange::Span(11, 0), ByteRange::Suffix(11),
+                      ByteRange::Span(1, UINT64_MAX), ByteRange::Span(UINT64_MAX, 2)}) {
+    Result<std::optional<Bytes>> got = store.GetRange("v", r);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().code(), StatusCode::kOutOfRange);
+    EXPECT_THAT(std::string(got.status().message()), ::testing::HasSubstr("v"));
+  }
+}
+
+CHUNKWISE_STORE_READ_TEST(GetRangesIntoReadsRangesBackToBack) {
+  // Adjacent ranges (read as one by a file), a gap, a repeat and a suffix.
+  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
+                              ByteRange::Span(1, 2), ByteRange::Suffix(3)};
+  Bytes out(10);
+  Result<bool> found = store.GetRangesInto("v", ranges, out);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_TRUE(*found);
+  EXPECT_EQ(std::string(AsChars(out)), "1234812789");
+  Result<bool> absent = store.GetRangesInto("missing", ranges, out);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(*absent);
+}
+
+CHUNKWISE_STORE_READ_TEST(GetRangesIntoRefusesAWrongBufferOrARangeOutside) {
+  const ByteRange two[] = {ByteRange::Span(0, 2), ByteRange::Span(5, 2)};
+  Bytes small(3);
+  Result<bool> wrong = store.GetRangesInto("v", two, small);
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("v"));
+  const ByteRange outside[] = {ByteRange::Span(0, 2), ByteRange::Span(9, 2)};
+  Bytes four(4);
+  EXPECT_EQ(store.GetRangesInto("v", outside, four).status().code(), StatusCode::kOutOfRange);
+}
+
+CHUNKWISE_STORE_READ_TEST(OpenReaderReadsRangesOfTheValue) {
+  Result<std::unique_ptr<ValueReader>> reader = store.OpenReader("v");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_NE(*reader, nullptr);
+  EXPECT_EQ((*reader)->size(), 10u);
+  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
+                              ByteRange::Suffix(3)};
+  Bytes out(8);
+  ASSERT_TRUE((*reader)->ReadInto(ranges, out).ok());
+  EXPECT_EQ(std::string(AsChars(out)), "12348789");
+  // A second read through the same reader, from another thread.
+  Bytes again(8);
+  std::thread([&] { EXPECT_TRUE((*reader)->ReadInto(ranges, again).ok()); }).join();
+  EXPECT_EQ(again, out);
+  Bytes small(3);
+  const Status wrong = (*reader)->ReadInto(ranges, small);
+  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.message()), ::testing::HasSubstr("v"));
+  const ByteRange outside[] = {ByteRange::Span(9, 2)};
+  Bytes two(2);
+  EXPECT_EQ((*reader)->ReadInto(outside, two).code(), StatusCode::kOutOfRange);
+}
+
+CHUNKWISE_STORE_READ_TEST(OpenReaderOfAnAbsentKeyIsNull) {
+  Result<std::unique_ptr<ValueReader>> reader = store.OpenReader("missing");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ(*reader, nullptr);
+  EXPECT_FALSE(store.OpenReader("../bad").ok());
+}
+
+CHUNKWISE_STORE_READ_TEST(InvalidKeysAreRefusedByReads) {
+  for (const char* key : {"", "/abs", "a//b", "a/", "./a", "a/./b", "../x", "a/..", "a\\b"}) {
+    SCOPED_TRACE(key);
+    EXPECT_EQ(store.Get(key).status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(store.GetRange(key, ByteRange::Suffix(1)).status().code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_EQ(store.Size(key).status().code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_EQ(store.Get(std::string_view("a\0b", 3)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.List("/").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store.List("../").status().code(), StatusCode::kInvalidArgument);
+}
+
+CHUNKWISE_STORE_READ_TEST(DescribeNamesTheKey) {
+  EXPECT_THAT(store.Describe("c/0/1"), ::testing::HasSubstr("c/0/1"));
+}
+
+CHUNKWISE_STORE_READ_TEST(CapabilitiesAdvertiseLists) {
+  EXPECT_TRUE(store.capabilities().listable);
 }
 
 TEST_P(StoreSuite, SetThenGetReturnsValue) {
@@ -155,106 +366,6 @@ TEST_P(StoreSuite, EraseRemovesKeyAndAbsentEraseSucceeds) {
   EXPECT_THAT(List(""), ::testing::ElementsAre("a/c"));
 }
 
-TEST_P(StoreSuite, ListReturnsSortedKeysWithPrefix) {
-  for (const char* key : {"c/1/0", "zarr.json", "c/0/1", "c/0/0", "c/10", "d/0", "c0"}) {
-    Set(key, "x");
-  }
-  EXPECT_THAT(List(""),
-              ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10", "c0", "d/0", "zarr.json"));
-  EXPECT_THAT(List("c/"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10"));
-  EXPECT_THAT(List("c/1"), ::testing::ElementsAre("c/1/0", "c/10"));
-  EXPECT_THAT(List("c"), ::testing::ElementsAre("c/0/0", "c/0/1", "c/1/0", "c/10", "c0"));
-  EXPECT_THAT(List("c/0/0"), ::testing::ElementsAre("c/0/0"));
-  EXPECT_THAT(List("zz"), ::testing::IsEmpty());
-  EXPECT_THAT(List("nothing/here/"), ::testing::IsEmpty());
-}
-
-TEST_P(StoreSuite, GetRangeReadsSpansAndSuffixes) {
-  Set("v", "0123456789");
-  auto range = [&](ByteRange r) {
-    Result<std::optional<Bytes>> got = store_->GetRange("v", r);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
-    return got.ok() && got->has_value() ? std::string(AsChars(**got)) : std::string("<none>");
-  };
-  EXPECT_EQ(range(ByteRange::Span(2, 3)), "234");
-  EXPECT_EQ(range(ByteRange::Span(0, 10)), "0123456789");
-  EXPECT_EQ(range(ByteRange::Span(10, 0)), "");
-  EXPECT_EQ(range(ByteRange::Suffix(4)), "6789");
-  EXPECT_EQ(range(ByteRange::Suffix(10)), "0123456789");
-  EXPECT_EQ(range(ByteRange::Suffix(0)), "");
-}
-
-TEST_P(StoreSuite, GetRangeOutsideValueIsOutOfRange) {
-  Set("v", "0123456789");
-  for (ByteRange r : {ByteRange::Span(8, 3), ByteRange::Span(11, 0), ByteRange::Suffix(11),
-                      ByteRange::Span(1, UINT64_MAX), ByteRange::Span(UINT64_MAX, 2)}) {
-    Result<std::optional<Bytes>> got = store_->GetRange("v", r);
-    ASSERT_FALSE(got.ok());
-    EXPECT_EQ(got.status().code(), StatusCode::kOutOfRange);
-    EXPECT_THAT(std::string(got.status().message()), ::testing::HasSubstr("v"));
-  }
-}
-
-TEST_P(StoreSuite, GetRangesIntoReadsRangesBackToBack) {
-  Set("v", "0123456789");
-  // Adjacent ranges (read as one by a file), a gap, a repeat and a suffix.
-  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
-                              ByteRange::Span(1, 2), ByteRange::Suffix(3)};
-  Bytes out(10);
-  Result<bool> found = store_->GetRangesInto("v", ranges, out);
-  ASSERT_TRUE(found.ok()) << found.status().ToString();
-  EXPECT_TRUE(*found);
-  EXPECT_EQ(std::string(AsChars(out)), "1234812789");
-  Result<bool> absent = store_->GetRangesInto("missing", ranges, out);
-  ASSERT_TRUE(absent.ok());
-  EXPECT_FALSE(*absent);
-}
-
-TEST_P(StoreSuite, GetRangesIntoRefusesAWrongBufferOrARangeOutside) {
-  Set("v", "0123456789");
-  const ByteRange two[] = {ByteRange::Span(0, 2), ByteRange::Span(5, 2)};
-  Bytes small(3);
-  Result<bool> wrong = store_->GetRangesInto("v", two, small);
-  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("v"));
-  const ByteRange outside[] = {ByteRange::Span(0, 2), ByteRange::Span(9, 2)};
-  Bytes four(4);
-  EXPECT_EQ(store_->GetRangesInto("v", outside, four).status().code(), StatusCode::kOutOfRange);
-}
-
-TEST_P(StoreSuite, OpenReaderReadsRangesOfTheValue) {
-  Set("v", "0123456789");
-  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("v");
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  ASSERT_NE(*reader, nullptr);
-  EXPECT_EQ((*reader)->size(), 10u);
-  const ByteRange ranges[] = {ByteRange::Span(1, 2), ByteRange::Span(3, 2), ByteRange::Span(8, 1),
-                              ByteRange::Suffix(3)};
-  Bytes out(8);
-  ASSERT_TRUE((*reader)->ReadInto(ranges, out).ok());
-  EXPECT_EQ(std::string(AsChars(out)), "12348789");
-  // A second read through the same reader, from another thread.
-  Bytes again(8);
-  std::thread([&] { EXPECT_TRUE((*reader)->ReadInto(ranges, again).ok()); }).join();
-  EXPECT_EQ(again, out);
-  Bytes small(3);
-  const Status wrong = (*reader)->ReadInto(ranges, small);
-  EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(wrong.message()), ::testing::HasSubstr("v"));
-  const ByteRange outside[] = {ByteRange::Span(9, 2)};
-  Bytes two(2);
-  EXPECT_EQ((*reader)->ReadInto(outside, two).code(), StatusCode::kOutOfRange);
-}
-
-TEST_P(StoreSuite, OpenReaderOfAnAbsentKeyIsNull) {
-  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("missing");
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  EXPECT_EQ(*reader, nullptr);
-  EXPECT_FALSE(store_->OpenReader("../bad").ok());
-}
-
-// What pinned() promises: a Set or an Erase after the reader opened is not
-// seen. An unpinned reader sees the new value or reports it gone.
 TEST_P(StoreSuite, PinnedReaderKeepsTheVersionItOpened) {
   Set("v", "first value");
   Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader("v");
@@ -304,10 +415,6 @@ TEST_P(StoreSuite, InvalidKeysAreRejected) {
   EXPECT_EQ(store_->List("/").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store_->List("../").status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(List(""), ::testing::IsEmpty());
-}
-
-TEST_P(StoreSuite, DescribeNamesTheKey) {
-  EXPECT_THAT(store_->Describe("c/0/1"), ::testing::HasSubstr("c/0/1"));
 }
 
 TEST_P(StoreSuite, CapabilitiesAdvertiseWritesAndLists) {

@@ -1,16 +1,15 @@
-// Ordered append-only byte sinks for the IPC writer: a file, a store value, memory.
+// Ordered append-only byte sinks for the IPC writer: a store value, memory.
 //
 // A writer appends messages one after another and calls Commit once the
 // stream or file is complete. Until then the output is invisible under its
-// final name: a FileSink writes a temporary sibling and renames it on Commit,
-// a StoreSink buffers and Sets the value on Commit. A sink destroyed without
-// Commit removes its temporary and leaves any existing output as it was. Not
+// key: a store sink streams into Store::OpenWriter, which publishes the value
+// atomically on Commit (a FileStore writes a temporary and renames it). A sink
+// destroyed without Commit leaves any existing value as it was. Not
 // thread-safe: one writer appends at a time.
 #ifndef CHUNKWISE_FORMATS_ARROW_BYTE_SINK_H_
 #define CHUNKWISE_FORMATS_ARROW_BYTE_SINK_H_
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -29,21 +28,19 @@ class ByteSink {
   virtual std::uint64_t position() const = 0;
   // Makes the output visible under its final name. REQUIRES: called once.
   virtual Status Commit() = 0;
-  // The output's path or key, for messages.
+  // The output's key (as the store describes it), for messages.
   virtual const std::string& name() const = 0;
 };
 
-struct FileSinkOptions {
-  bool overwrite = false;  // Replace an existing file (the CLI's --overwrite).
-  bool fsync = false;      // fsync the file before the rename and the directory after.
+struct StoreSinkOptions {
+  bool overwrite = false;  // Replace an existing value of the key.
 };
 
-// A file written through a temporary sibling. InvalidArgument if `path`
-// exists and !options.overwrite; IOError if the temporary cannot be created.
-Result<std::unique_ptr<ByteSink>> CreateFileSink(const std::filesystem::path& path,
-                                                 FileSinkOptions options = {});
-// A store value, buffered in memory and Set on Commit.
-std::unique_ptr<ByteSink> CreateStoreSink(std::shared_ptr<store::Store> store, std::string key);
+// The value of `key` in `store`, streamed through Store::OpenWriter and
+// published on Commit. InvalidArgument if the key holds a value and
+// !options.overwrite; the errors of OpenWriter (an invalid key, say).
+Result<std::unique_ptr<ByteSink>> CreateStoreSink(std::shared_ptr<store::Store> store,
+                                                  std::string key, StoreSinkOptions options = {});
 
 // Bytes in memory, for tests and staging; `bytes()` holds what was appended.
 class MemorySink final : public ByteSink {

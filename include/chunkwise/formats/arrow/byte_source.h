@@ -1,13 +1,12 @@
-// Random-access byte sources for the IPC readers: a file, a store value, memory.
+// Random-access byte sources for the IPC readers: a store value, memory.
 //
 // A reader asks a source for byte ranges only, so opening a file-format shard
 // and fetching one record batch reads the trailer, the footer and that batch,
-// never the whole file. Sources are immutable after creation and thread-safe.
+// never the whole value. Sources are immutable after creation and thread-safe.
 #ifndef CHUNKWISE_FORMATS_ARROW_BYTE_SOURCE_H_
 #define CHUNKWISE_FORMATS_ARROW_BYTE_SOURCE_H_
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +27,7 @@ class ByteSource {
   // range past the end means the data is truncated or lies); IOError on a
   // failed read.
   virtual Result<Bytes> Read(std::uint64_t offset, std::uint64_t length) const = 0;
-  // The file path or store key, for messages.
+  // The store key (as the store describes it), for messages.
   virtual const std::string& name() const = 0;
 
   // Bytes [offset, offset + length) as a view kept alive by `owner`, with the
@@ -41,9 +40,9 @@ class ByteSource {
   virtual Result<SharedBytes> ReadShared(std::uint64_t offset, std::uint64_t length) const;
 };
 
-// A regular file, read with pread on one descriptor kept open. NotFound if absent.
-Result<std::shared_ptr<ByteSource>> OpenFileSource(const std::filesystem::path& path);
-// The value of `key` in `store`, read with ranged gets. NotFound if the key is absent.
+// The value of `key` in `store`, read by ranges through one store::ValueReader
+// (a FileStore holds the file open: every read is a pread of the version
+// opened). NotFound if the key is absent.
 Result<std::shared_ptr<ByteSource>> OpenStoreSource(std::shared_ptr<const store::Store> store,
                                                     std::string key);
 // Bytes already in memory; `name` is used in messages. ReadShared hands out

@@ -2,7 +2,9 @@
 //
 // Spec: ../shared/specs/bcolz-blosc.md §1-2, §8; prose in docs/formats/bcolz.md.
 // A carray under `prefix` is the keys meta/storage, meta/sizes, __attrs__ and
-// data/__N.blp (one Blosc1 chunk of `chunklen` rows each). Rows are atoms of
+// data/__N.blp (one Blosc1 chunk of `chunklen` rows each); a store has no
+// directories, so an empty data/, which bcolz's open() needs on disk, is the
+// business of io/bcolz_files.h (AddBcolzDataDirectories). Rows are atoms of
 // a fixed-size dtype, possibly n-d (shape[1:]) or structured. As in bcolz,
 // the rows after the last full chunk (the leftover) live in memory; Flush()
 // writes them to data/__{nfull}.blp and then meta/sizes. Crash safety: every

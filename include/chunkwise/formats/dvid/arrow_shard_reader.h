@@ -21,7 +21,6 @@
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,11 +40,10 @@ namespace chunkwise::formats::dvid {
 
 class ArrowShardReader {
  public:
-  // `arrow_path` names the .arrow file; the index is the .csv with the same stem.
-  // NotFound if either is missing; Corruption (naming the file) if the .arrow
-  // is not an export shard or the index is malformed or points past the data.
-  static Result<ArrowShardReader> Open(const std::filesystem::path& arrow_path);
-  // The same for the value `arrow_key` (ending in ".arrow") of `store`.
+  // `arrow_key` (ending in ".arrow") names the shard in `store`; the index is
+  // the .csv with the same stem. NotFound if either is missing; Corruption
+  // (naming the key) if the .arrow is not an export shard or the index is
+  // malformed or points past the data.
   static Result<ArrowShardReader> Open(std::shared_ptr<const store::Store> store,
                                        std::string_view arrow_key);
 

@@ -6,12 +6,12 @@
 // the seed's `x,y,z,rec` by default or DVID's offsets form, whose
 // schema_size counts the bytes before the first batch (for the file format
 // including the 8-byte magic, spec §10). Rows are sorted by (z, y, x). Both
-// outputs go through temporary names and appear only on Finish, the .arrow
-// first. Not thread-safe.
+// are values of a store: the .arrow streams through Store::OpenWriter and
+// the .csv is Set, each published whole on Finish, the .arrow first. Not
+// thread-safe.
 #ifndef CHUNKWISE_FORMATS_DVID_ARROW_SHARD_WRITER_H_
 #define CHUNKWISE_FORMATS_DVID_ARROW_SHARD_WRITER_H_
 
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <set>
@@ -27,16 +27,13 @@ namespace chunkwise::formats::dvid {
 struct ArrowShardWriterOptions {
   arrow::IpcFormat format = arrow::IpcFormat::kFile;
   ChunkIndexForm index_form = ChunkIndexForm::kRecord;
-  bool overwrite = false;  // Replace existing files (path outputs; a store Set always replaces).
+  bool overwrite = false;  // Replace an existing .arrow or .csv.
 };
 
 class ArrowShardWriter {
  public:
-  // Writes `<stem>.arrow` and `<stem>.csv` as files. InvalidArgument if one
-  // exists and !options.overwrite.
-  static Result<std::unique_ptr<ArrowShardWriter>> Create(const std::filesystem::path& stem,
-                                                          ArrowShardWriterOptions options = {});
   // Writes the keys `<stem_key>.arrow` and `<stem_key>.csv` of `store`.
+  // InvalidArgument if one holds a value and !options.overwrite.
   static Result<std::unique_ptr<ArrowShardWriter>> Create(
       const std::shared_ptr<store::Store>& store, const std::string& stem_key,
       ArrowShardWriterOptions options = {});
@@ -48,6 +45,8 @@ class ArrowShardWriter {
   Status Finish();
 
   std::size_t size() const { return index_.rows.size(); }
+  // Bytes of the .arrow and, once finished, the .csv.
+  std::uint64_t bytes_written() const { return writer_->bytes_written() + index_bytes_; }
 
  private:
   using IndexCommit = std::function<Status(const std::string& csv_text)>;
@@ -57,6 +56,7 @@ class ArrowShardWriter {
   std::unique_ptr<arrow::IpcWriter> writer_;
   IndexCommit commit_index_;
   ChunkIndex index_;
+  std::uint64_t index_bytes_ = 0;
   std::set<std::array<std::int32_t, 3>> chunks_;
   ExportBatchBuilder builder_;
 };

@@ -12,11 +12,11 @@
 #define CHUNKWISE_FORMATS_REFS_JSON_READER_H_
 
 #include <cstdint>
-#include <filesystem>
 #include <string_view>
 
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::refs {
 
@@ -39,8 +39,9 @@ struct JsonReadOptions {
 Result<ReferenceSet> ParseReferenceJson(std::string_view text, std::string_view name,
                                         const JsonReadOptions& options = {});
 
-// Reads and parses the file at `path`.
-Result<ReferenceSet> ReadReferenceJson(const std::filesystem::path& path,
+// Reads and parses the value of `key` in `store`; NotFound naming the key if
+// it is absent.
+Result<ReferenceSet> ReadReferenceJson(const store::Store& store, std::string_view key,
                                        const JsonReadOptions& options = {});
 
 }  // namespace chunkwise::formats::refs

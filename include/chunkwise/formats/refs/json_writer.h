@@ -11,11 +11,11 @@
 #ifndef CHUNKWISE_FORMATS_REFS_JSON_WRITER_H_
 #define CHUNKWISE_FORMATS_REFS_JSON_WRITER_H_
 
-#include <filesystem>
 #include <string>
 
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::refs {
 
@@ -31,9 +31,10 @@ struct JsonWriteOptions {
 // "{{" (a reader would take it for a template).
 Result<std::string> FormatReferenceJson(const ReferenceSet& set, const JsonWriteOptions& options);
 
-// Writes the JSON text to `path` atomically (temporary sibling, then rename).
-// An existing `path` is refused unless `overwrite`.
-Status WriteReferenceJson(const std::filesystem::path& path, const ReferenceSet& set,
+// Sets the JSON text as the value of `key` in `store` (atomically, as every
+// Set). An existing value is refused (InvalidArgument naming the key) unless
+// `overwrite`.
+Status WriteReferenceJson(store::Store& store, std::string_view key, const ReferenceSet& set,
                           const JsonWriteOptions& options, bool overwrite);
 
 }  // namespace chunkwise::formats::refs

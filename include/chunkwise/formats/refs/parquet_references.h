@@ -1,7 +1,8 @@
 // fsspec's Parquet reference layout (LazyReferenceMapper): a `.zmetadata`
 // JSON file with every zarr metadata key and the record size, and per array
 // `<field>/refs.<n>.parq` files of `record_size` rows each, one row per chunk
-// in C order over the chunk grid, columns path, offset, size, raw.
+// in C order over the chunk grid, columns path, offset, size, raw. The files
+// are values under a prefix of a store (a directory's FileStore: prefix "").
 //
 // Spec: ../shared/specs/references.md §4 and §8 (chunkwise conventions),
 // docs/formats/parquet.md. The writer pads every record file to record_size
@@ -21,6 +22,7 @@
 #include "chunkwise/formats/parquet/file_metadata.h"
 #include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::refs {
 
@@ -28,8 +30,8 @@ inline constexpr std::uint64_t kDefaultParquetRecordSize = 100000;
 
 struct ParquetReferenceOptions {
   std::uint64_t record_size = kDefaultParquetRecordSize;  // Rows per record file (> 0).
-  bool overwrite =
-      false;  // Replace an existing set in the directory (its .zmetadata and refs.*.parq).
+  // Replace an existing set at the prefix (its .zmetadata and refs.*.parq).
+  bool overwrite = false;
   parquet::Compression compression = parquet::Compression::kZstd;
   int zstd_level = 3;
   std::size_t threads = 0;  // Record files encoded in parallel; 0: one per core.
@@ -37,17 +39,19 @@ struct ParquetReferenceOptions {
   core::ProgressReporter* progress = nullptr;
 };
 
-// Writes `set` to `directory` in the layout above. Every key whose last
+// Writes `set` under `prefix` ("" or ending in "/") of `store` in the layout
+// above. Every key whose last
 // segment starts with "." is metadata and must be inline JSON; every other
 // key must be a chunk key "<field>/<i>.<j>..." of an array whose
 // "<field>/.zarray" is in the set. Record files are written first and
 // `.zmetadata` last, each atomically, so an interrupted write leaves no
 // openable set. InvalidArgument naming the key for keys the layout cannot
 // hold (a "/" dimension_separator, a chunk index outside the grid, a root-level
-// array) or when the directory exists and !overwrite. A zero-length range at
-// offset 0 (which the layout would read as a whole file) is written as empty
-// inline data.
-Status WriteParquetReferences(const ReferenceSet& set, const std::string& directory,
+// array) or when keys exist under the prefix and !overwrite. A zero-length
+// range at offset 0 (which the layout would read as a whole file) is written
+// as empty inline data.
+Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
+                              const std::string& prefix,
                               const ParquetReferenceOptions& options = {});
 
 struct ParquetOpenOptions {
@@ -58,18 +62,20 @@ struct ParquetOpenOptions {
 // record file when a key in it is first looked up. Thread-safe.
 class ParquetReferenceIndex final : public store::ReferenceIndex {
  public:
-  // NotFound if `directory`/.zmetadata is missing; Corruption naming the file
-  // if it is malformed or lacks record_size.
+  // The set under `prefix` ("" or ending in "/") of `store`. NotFound if its
+  // .zmetadata is missing; Corruption naming the key if it is malformed or
+  // lacks record_size.
   static Result<std::unique_ptr<ParquetReferenceIndex>> Open(
-      const std::string& directory, const ParquetOpenOptions& options = {});
+      std::shared_ptr<const store::Store> store, std::string prefix,
+      const ParquetOpenOptions& options = {});
   ~ParquetReferenceIndex() override;
 
   // Metadata keys from .zmetadata; chunk keys from their record file (a
   // missing file, a row past its end or a null path mean "no such key").
   // Corruption naming the record file if it is malformed.
   Result<std::optional<store::Reference>> Find(std::string_view key) const override;
-  // Reads every record file of the arrays under `prefix` (the files present
-  // in each array's directory, through no cache).
+  // Reads every record file of the arrays under `prefix` (the files the
+  // store lists for each array, through no cache).
   Result<std::vector<std::string>> Keys(std::string_view prefix) const override;
 
   std::uint64_t record_size() const;
@@ -91,15 +97,17 @@ class ParquetReferenceIndex final : public store::ReferenceIndex {
 // The same as ParquetReferenceIndex::Open, as the plain interface the store
 // layer and the CLI use.
 Result<std::unique_ptr<store::ReferenceIndex>> OpenParquetReferences(
-    const std::string& directory, const ParquetOpenOptions& options = {});
+    std::shared_ptr<const store::Store> store, std::string prefix,
+    const ParquetOpenOptions& options = {});
 
-// Loads every key of the Parquet set in `directory` into memory (for
-// `refs info`, conversion to JSON, tests).
-Result<ReferenceSet> LoadParquetReferences(const std::string& directory);
+// Loads every key of the Parquet set under `prefix` of `store` into memory
+// (for `refs info`, conversion to JSON, tests).
+Result<ReferenceSet> LoadParquetReferences(std::shared_ptr<const store::Store> store,
+                                           std::string prefix);
 
-// True if `path` is a directory holding a `.zmetadata` with a record_size,
-// i.e. looks like a Parquet reference set (no other checks).
-bool IsParquetReferenceDirectory(const std::string& path);
+// True if `prefix` of `store` holds a `.zmetadata` with a record_size, i.e.
+// looks like a Parquet reference set (no other checks).
+bool IsParquetReferenceSet(const store::Store& store, const std::string& prefix);
 
 }  // namespace chunkwise::formats::refs
 

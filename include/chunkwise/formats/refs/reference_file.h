@@ -1,17 +1,18 @@
-// Reference sets on disk in any of their forms: JSON v0, JSON v1, or the
-// Parquet directory layout. The one place that chooses between them, so the
-// CLI and other callers stay unaware of the forms.
+// Reference sets in a store in any of their forms: JSON v0 or v1 (one value),
+// or the Parquet layout (values under a prefix). The one place that chooses
+// between them, so the CLI and other callers stay unaware of the forms. A
+// set is named by a key: the JSON value, or the Parquet set under `key/`.
 #ifndef CHUNKWISE_FORMATS_REFS_REFERENCE_FILE_H_
 #define CHUNKWISE_FORMATS_REFS_REFERENCE_FILE_H_
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <string_view>
 
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
+#include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::refs {
 
@@ -30,20 +31,23 @@ struct ReferenceWriteOptions {
   bool overwrite = false;
 };
 
-// Writes `set` to `path` in the chosen form (a file for JSON, a directory for
-// Parquet), atomically; an existing output is refused unless overwrite. For
-// Parquet a root-level array moves under options.root_array_name.
-Status WriteReferences(const std::filesystem::path& path, const ReferenceSet& set,
+// Writes `set` as `key` of `store` in the chosen form (the value `key` for
+// JSON, the values under `key/` for Parquet), each value atomically; an
+// existing output is refused unless overwrite. For Parquet a root-level array
+// moves under options.root_array_name.
+Status WriteReferences(store::Store& store, const std::string& key, const ReferenceSet& set,
                        const ReferenceWriteOptions& options);
 
 // `set` with its root-level array (".zarray", ".zattrs", chunk keys) moved
 // under `name`/ and a ".zgroup" at the root; other sets are returned as they are.
 ReferenceSet NestRootArray(const ReferenceSet& set, const std::string& name);
 
-// Opens the reference set at `path`: a directory holding `.zmetadata` is the
-// Parquet layout, anything else is read as JSON (v0 or v1).
+// Opens the reference set `key` of `store`: a `key/.zmetadata` makes it the
+// Parquet layout (`key` "" is the store's root), a value `key` is read as
+// JSON (v0 or v1). NotFound naming the key if neither is there;
+// InvalidArgument if `key/` holds values but no .zmetadata.
 Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferences(
-    const std::filesystem::path& path);
+    std::shared_ptr<const store::Store> store, const std::string& key);
 
 }  // namespace chunkwise::formats::refs
 

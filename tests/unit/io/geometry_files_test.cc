@@ -1,17 +1,22 @@
 // Geometry files: SWC, PLY (ascii and binary), OBJ, CSV and .npy tables, in and out.
+#include "chunkwise/io/geometry_files.h"
+
 #include <gtest/gtest.h>
 
 #include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/geometry_files.h"
-#include "chunkwise/formats/vectors/obj.h"
-#include "chunkwise/formats/vectors/ply.h"
-#include "chunkwise/formats/vectors/swc.h"
-#include "chunkwise/formats/vectors/table_io.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/geometry_tables.h"
+#include "chunkwise/io/obj.h"
+#include "chunkwise/io/ply.h"
+#include "chunkwise/io/swc.h"
 #include "unit/formats/vectors_test_data.h"
 #include "unit/scratch_directory.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 namespace {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
 
 TEST(VectorsSwc, ParsesSamplesAndDirectedEdges) {
   const char* text =
@@ -100,13 +105,12 @@ TEST(VectorsObj, FacesWithTexturesNormalsAndNegativeIndices) {
 TEST(VectorsTables, GraphCsvRoundTripThroughFiles) {
   const std::filesystem::path dir = chunkwise::test::FreshScratchDirectory("vector_tables");
   std::filesystem::create_directories(dir);
-  ASSERT_TRUE(core::WriteFileAtomically(dir / "nodes.csv",
-                                        AsBytes("x,y,z,object_id,radius\n0,0,0,1,0.5\n1,2,3,1,1.5\n"
-                                                "4,5,6,2,2.5\n"))
-                  .ok());
-  ASSERT_TRUE(core::WriteFileAtomically(dir / "edges.csv",
-                                        AsBytes("source,target,weight\n0,1,0.25\n2,1,4\n"))
-                  .ok());
+  ASSERT_TRUE(
+      io::WriteFile(dir / "nodes.csv", AsBytes("x,y,z,object_id,radius\n0,0,0,1,0.5\n1,2,3,1,1.5\n"
+                                               "4,5,6,2,2.5\n"))
+          .ok());
+  ASSERT_TRUE(
+      io::WriteFile(dir / "edges.csv", AsBytes("source,target,weight\n0,1,0.25\n2,1,4\n")).ok());
   Result<Geometry> graph =
       ImportGeometry(GeometryType::kGraph, dir / "nodes.csv", dir / "edges.csv");
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
@@ -123,18 +127,17 @@ TEST(VectorsTables, GraphCsvRoundTripThroughFiles) {
   EXPECT_EQ(again->links, graph->links);
   EXPECT_EQ(again->link_attributes, graph->link_attributes);
   EXPECT_EQ(again->vertex_attributes, graph->vertex_attributes);
-  ASSERT_TRUE(
-      core::WriteFileAtomically(dir / "bad_edges.csv", AsBytes("source,target\n0,9\n")).ok());
+  ASSERT_TRUE(io::WriteFile(dir / "bad_edges.csv", AsBytes("source,target\n0,9\n")).ok());
   EXPECT_FALSE(ImportGeometry(GeometryType::kGraph, dir / "nodes.csv", dir / "bad_edges.csv").ok());
 }
 
 TEST(VectorsTables, PolylinesFollowObjectRunsAndNpyHoldsPoints) {
   const std::filesystem::path dir = chunkwise::test::FreshScratchDirectory("vector_tables");
   std::filesystem::create_directories(dir);
-  ASSERT_TRUE(core::WriteFileAtomically(dir / "lines.csv",
-                                        AsBytes("x,y,z,object_id\n0,0,0,1\n1,0,0,1\n2,0,0,1\n"
-                                                "0,5,0,2\n1,5,0,2\n"))
-                  .ok());
+  ASSERT_TRUE(
+      io::WriteFile(dir / "lines.csv", AsBytes("x,y,z,object_id\n0,0,0,1\n1,0,0,1\n2,0,0,1\n"
+                                               "0,5,0,2\n1,5,0,2\n"))
+          .ok());
   Result<Geometry> lines = ImportGeometry(GeometryType::kPolyline, dir / "lines.csv", std::nullopt);
   ASSERT_TRUE(lines.ok()) << lines.status().ToString();
   EXPECT_EQ(lines->links, (std::vector<std::int64_t>{0, 1, 1, 2, 3, 4}));
@@ -147,4 +150,4 @@ TEST(VectorsTables, PolylinesFollowObjectRunsAndNpyHoldsPoints) {
 }
 
 }  // namespace
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

@@ -1,10 +1,12 @@
-#include "chunkwise/formats/dvid/mapping_file.h"
+#include "chunkwise/io/mapping_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace chunkwise::formats::dvid {
+namespace chunkwise::io {
 namespace {
+
+using formats::dvid::LabelPair;
 
 using ::testing::HasSubstr;
 
@@ -46,4 +48,4 @@ TEST(MappingFile, CsvBadLinesNameTheLine) {
 }
 
 }  // namespace
-}  // namespace chunkwise::formats::dvid
+}  // namespace chunkwise::io

@@ -1,4 +1,4 @@
-#include "chunkwise/core/array_file.h"
+#include "chunkwise/io/array_file.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,14 @@
 #include <vector>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
 
-namespace chunkwise::core {
+namespace chunkwise::io {
 namespace {
+
+using core::Endian;
+using core::NpyArray;
+using core::NpyDtype;
 
 NpyDtype Typestr(std::string_view text) { return *NpyDtype::FromTypestr(text); }
 
@@ -38,7 +43,7 @@ class ArrayFileTest : public testing::Test {
   std::filesystem::path WriteRaw(std::string_view name, std::size_t size) {
     Bytes bytes(size);
     for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>(i);
-    EXPECT_TRUE(WriteFileAtomically(dir_ / name, bytes).ok());
+    EXPECT_TRUE(io::WriteFile(dir_ / name, bytes).ok());
     return dir_ / name;
   }
 
@@ -128,7 +133,7 @@ TEST_F(ArrayFileTest, WritesRawAsCOrderLittleEndian) {
   // Fortran order: a[0,0]=1, a[1,0]=2, a[0,1]=3, a[1,1]=4, big-endian.
   array.data = {0, 1, 0, 2, 0, 3, 0, 4};
   ASSERT_TRUE(WriteArrayFile(dir_ / "out.raw", array, true).ok());
-  Result<Bytes> bytes = ReadFile(dir_ / "out.raw");
+  Result<Bytes> bytes = core::ReadFile(dir_ / "out.raw");
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(*bytes, (Bytes{1, 0, 3, 0, 2, 0, 4, 0}));
 
@@ -161,4 +166,4 @@ TEST_F(ArrayFileTest, StreamsDataInPieces) {
 }
 
 }  // namespace
-}  // namespace chunkwise::core
+}  // namespace chunkwise::io

@@ -1,11 +1,18 @@
-#include "chunkwise/formats/vectors/obj.h"
+#include "chunkwise/io/obj.h"
 
 #include <charconv>
 #include <cstdio>
 
 #include "chunkwise/core/file_io.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::LinkAttribute;
+using formats::vectors::Vec3f;
+using formats::vectors::VertexAttribute;
+
 namespace {
 
 std::vector<std::string_view> Words(std::string_view line) {
@@ -96,4 +103,4 @@ std::string FormatObj(const Geometry& geometry) {
   return text;
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

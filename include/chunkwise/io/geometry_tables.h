@@ -12,33 +12,35 @@
 // Outputs: "<path>" holds the vertices (x, y, z, object_id, attributes) and,
 // for linked geometries, "<stem>.links<ext>" holds the links (v0, v1[, v2],
 // link attributes); CSV or .npy by the extension of `path`.
-#ifndef CHUNKWISE_FORMATS_VECTORS_TABLE_IO_H_
-#define CHUNKWISE_FORMATS_VECTORS_TABLE_IO_H_
+#ifndef CHUNKWISE_IO_GEOMETRY_TABLES_H_
+#define CHUNKWISE_IO_GEOMETRY_TABLES_H_
 
 #include <filesystem>
 
 #include "chunkwise/core/npy.h"
 #include "chunkwise/formats/vectors/geometry.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 
 // Vertices (and for polylines, their links) from a CSV or .npy file.
 // InvalidArgument naming the file for missing columns, wrong shapes or dtypes.
-Result<Geometry> ReadVertexTable(const std::filesystem::path& path, GeometryType type);
+Result<formats::vectors::Geometry> ReadVertexTable(const std::filesystem::path& path,
+                                                   formats::vectors::GeometryType type);
 // As ReadVertexTable, from a parsed table (for tests and fuzzing).
-Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type,
-                                         std::string_view name);
+Result<formats::vectors::Geometry> GeometryFromVertexTable(const core::NpyArray& table,
+                                                           formats::vectors::GeometryType type,
+                                                           std::string_view name);
 // A graph: nodes from `nodes_path`, edges (and edge attributes) from `edges_path`.
-Result<Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
-                                 const std::filesystem::path& edges_path);
+Result<formats::vectors::Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
+                                                   const std::filesystem::path& edges_path);
 
 // The file the links of WriteGeometryTables(path) go to: "<stem>.links<ext>".
 std::filesystem::path LinksTablePath(const std::filesystem::path& path);
 // Writes `geometry` as tables (CSV unless `path` ends in .npy), atomically;
 // existing outputs are refused unless `overwrite`.
-Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry,
-                           bool overwrite);
+Status WriteGeometryTables(const std::filesystem::path& path,
+                           const formats::vectors::Geometry& geometry, bool overwrite);
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_FORMATS_VECTORS_TABLE_IO_H_
+#endif  // CHUNKWISE_IO_GEOMETRY_TABLES_H_

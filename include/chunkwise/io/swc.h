@@ -4,8 +4,8 @@
 // root; '#' starts a comment). Samples become vertices in file order, with
 // float32 vertex attributes "radius" and "swc_type"; every sample with a
 // parent gives the directed link [child, parent]. Pure functions.
-#ifndef CHUNKWISE_FORMATS_VECTORS_SWC_H_
-#define CHUNKWISE_FORMATS_VECTORS_SWC_H_
+#ifndef CHUNKWISE_IO_SWC_H_
+#define CHUNKWISE_IO_SWC_H_
 
 #include <filesystem>
 #include <string>
@@ -13,16 +13,16 @@
 
 #include "chunkwise/formats/vectors/geometry.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 
 // InvalidArgument naming `name` and the line for a malformed line, a repeated
 // id or a parent id that is not a sample.
-Result<Geometry> ParseSwc(std::string_view text, std::string_view name);
-Result<Geometry> ReadSwc(const std::filesystem::path& path);
+Result<formats::vectors::Geometry> ParseSwc(std::string_view text, std::string_view name);
+Result<formats::vectors::Geometry> ReadSwc(const std::filesystem::path& path);
 // Ids are row + 1. InvalidArgument unless links are [child, parent] pairs with
 // at most one parent per vertex.
-Result<std::string> FormatSwc(const Geometry& geometry);
+Result<std::string> FormatSwc(const formats::vectors::Geometry& geometry);
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_FORMATS_VECTORS_SWC_H_
+#endif  // CHUNKWISE_IO_SWC_H_

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/swc.h"
+#include "chunkwise/io/swc.h"
 
 #include <charconv>
 #include <cstdio>
@@ -6,7 +6,14 @@
 
 #include "chunkwise/core/file_io.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::LinkAttribute;
+using formats::vectors::Vec3f;
+using formats::vectors::VertexAttribute;
+
 namespace {
 
 // Splits on blanks.
@@ -119,4 +126,4 @@ Result<std::string> FormatSwc(const Geometry& geometry) {
   return text;
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/ply.h"
+#include "chunkwise/io/ply.h"
 
 #include <bit>
 #include <cctype>
@@ -8,7 +8,15 @@
 
 #include "chunkwise/core/file_io.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::IsValidAttributeName;
+using formats::vectors::LinkAttribute;
+using formats::vectors::Vec3f;
+using formats::vectors::VertexAttribute;
+
 namespace {
 
 struct Property {
@@ -253,4 +261,4 @@ Bytes FormatPly(const Geometry& geometry) {
   return out;
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

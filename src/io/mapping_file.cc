@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/mapping_file.h"
+#include "chunkwise/io/mapping_file.h"
 
 #include <cctype>
 #include <charconv>
@@ -6,7 +6,10 @@
 
 #include "chunkwise/core/file_io.h"
 
-namespace chunkwise::formats::dvid {
+namespace chunkwise::io {
+
+using formats::dvid::LabelPair;
+
 namespace {
 
 std::string_view Trim(std::string_view text) {
@@ -109,4 +112,4 @@ Bytes SerializeMappingPairs(std::span<const LabelPair> pairs) {
   return out;
 }
 
-}  // namespace chunkwise::formats::dvid
+}  // namespace chunkwise::io

@@ -4,8 +4,8 @@
 // (relative to the vertices so far). Polygons are fan-triangulated, keeping
 // winding. Other statements (vn, vt, l, o, g, usemtl, ...) are skipped.
 // Writing gives "v" and "f" lines. Pure functions.
-#ifndef CHUNKWISE_FORMATS_VECTORS_OBJ_H_
-#define CHUNKWISE_FORMATS_VECTORS_OBJ_H_
+#ifndef CHUNKWISE_IO_OBJ_H_
+#define CHUNKWISE_IO_OBJ_H_
 
 #include <filesystem>
 #include <string>
@@ -13,13 +13,13 @@
 
 #include "chunkwise/formats/vectors/geometry.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 
 // InvalidArgument naming `name` and the line for malformed numbers or indices.
-Result<Geometry> ParseObj(std::string_view text, std::string_view name);
-Result<Geometry> ReadObj(const std::filesystem::path& path);
-std::string FormatObj(const Geometry& geometry);
+Result<formats::vectors::Geometry> ParseObj(std::string_view text, std::string_view name);
+Result<formats::vectors::Geometry> ReadObj(const std::filesystem::path& path);
+std::string FormatObj(const formats::vectors::Geometry& geometry);
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_FORMATS_VECTORS_OBJ_H_
+#endif  // CHUNKWISE_IO_OBJ_H_

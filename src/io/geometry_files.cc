@@ -1,15 +1,23 @@
-#include "chunkwise/formats/vectors/geometry_files.h"
+#include "chunkwise/io/geometry_files.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/obj.h"
-#include "chunkwise/formats/vectors/ply.h"
-#include "chunkwise/formats/vectors/swc.h"
-#include "chunkwise/formats/vectors/table_io.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/geometry_tables.h"
+#include "chunkwise/io/obj.h"
+#include "chunkwise/io/ply.h"
+#include "chunkwise/io/swc.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::LinkAttribute;
+using formats::vectors::Vec3f;
+using formats::vectors::VertexAttribute;
+
 namespace {
 
 std::string Extension(const std::filesystem::path& path) {
@@ -59,19 +67,19 @@ Status ExportGeometry(const std::filesystem::path& output, const Geometry& geome
   const std::string extension = Extension(output);
   if (extension == ".csv" || extension == ".npy")
     return WriteGeometryTables(output, geometry, overwrite);
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(output, overwrite));
-  if (extension == ".ply") return core::WriteFileAtomically(output, FormatPly(geometry));
+  CHUNKWISE_RETURN_IF_ERROR(CheckOutputPath(output, overwrite));
+  if (extension == ".ply") return WriteFile(output, FormatPly(geometry));
   if (extension == ".obj") {
     if (geometry.link_width() != 3)
       return Status::InvalidArgument(output.string() + ": .obj holds meshes");
-    return core::WriteFileAtomically(output, AsBytes(FormatObj(geometry)));
+    return WriteFile(output, AsBytes(FormatObj(geometry)));
   }
   if (extension == ".swc") {
     CHUNKWISE_ASSIGN_OR_RETURN(std::string text, FormatSwc(geometry));
-    return core::WriteFileAtomically(output, AsBytes(text));
+    return WriteFile(output, AsBytes(text));
   }
   return Status::InvalidArgument(output.string() +
                                  ": unknown output extension (use .csv, .npy, .ply, .obj or .swc)");
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

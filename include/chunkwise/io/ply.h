@@ -7,23 +7,23 @@
 // Writing: binary_little_endian, float x y z, and for meshes a "face" element
 // (uchar count, int indices), for other linked geometries an "edge" element
 // (int vertex1, vertex2). Pure functions.
-#ifndef CHUNKWISE_FORMATS_VECTORS_PLY_H_
-#define CHUNKWISE_FORMATS_VECTORS_PLY_H_
+#ifndef CHUNKWISE_IO_PLY_H_
+#define CHUNKWISE_IO_PLY_H_
 
 #include <filesystem>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/formats/vectors/geometry.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
 
 // A mesh from PLY bytes. InvalidArgument naming `name` for a malformed header,
 // an unsupported format (binary_big_endian), a truncated body, a face index
 // out of range; never reads past the input.
-Result<Geometry> ParsePly(ByteView bytes, std::string_view name);
-Result<Geometry> ReadPly(const std::filesystem::path& path);
-Bytes FormatPly(const Geometry& geometry);
+Result<formats::vectors::Geometry> ParsePly(ByteView bytes, std::string_view name);
+Result<formats::vectors::Geometry> ReadPly(const std::filesystem::path& path);
+Bytes FormatPly(const formats::vectors::Geometry& geometry);
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_FORMATS_VECTORS_PLY_H_
+#endif  // CHUNKWISE_IO_PLY_H_

@@ -1,15 +1,18 @@
-#include "chunkwise/formats/zarr/array_transfer.h"
+#include "chunkwise/io/zarr_array_files.h"
 
 #include <algorithm>
 #include <string>
 
 #include "chunkwise/core/npy.h"
-#include "chunkwise/core/ravel.h"
 
-namespace chunkwise::formats::zarr {
+namespace chunkwise::io {
+
+using formats::zarr::Array;
+using formats::zarr::ArrayMetadata;
+
 namespace {
 
-Status CheckInputFits(const std::filesystem::path& input, const core::ArrayStreamReader& reader,
+Status CheckInputFits(const std::filesystem::path& input, const ArrayStreamReader& reader,
                       const Array& array, const core::Coord& offset, core::Endian* endian) {
   const ArrayMetadata& metadata = array.metadata();
   const std::optional<core::DataType> dtype = reader.dtype().AsDataType(endian);
@@ -37,9 +40,9 @@ core::Index SlabRows(core::Index array_row, core::Index rows_left, core::Index c
   return std::min(rows_left, chunk_rows - array_row % chunk_rows);
 }
 
-Status ImportWhole(const std::filesystem::path& input, const core::ArrayFileHint& hint,
-                   Array& array, const core::Coord& offset) {
-  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray data, core::ReadArrayFile(input, hint));
+Status ImportWhole(const std::filesystem::path& input, const ArrayFileHint& hint, Array& array,
+                   const core::Coord& offset) {
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray data, ReadArrayFile(input, hint));
   CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(data));
   core::Endian endian = core::Endian::kLittle;
   data.dtype.AsDataType(&endian);
@@ -51,10 +54,10 @@ Status ImportWhole(const std::filesystem::path& input, const core::ArrayFileHint
 
 }  // namespace
 
-Status ImportArrayFile(const std::filesystem::path& input, const core::ArrayFileHint& hint,
-                       Array& array, const core::Coord& offset_in) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<core::ArrayStreamReader> reader,
-                             core::ArrayStreamReader::Open(input, hint));
+Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& hint, Array& array,
+                       const core::Coord& offset_in) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ArrayStreamReader> reader,
+                             ArrayStreamReader::Open(input, hint));
   const core::Coord offset =
       offset_in.empty() ? core::Coord(array.metadata().shape.size(), 0) : offset_in;
   core::Endian endian = core::Endian::kLittle;
@@ -96,25 +99,7 @@ Status ExportRegion(const Array& array, const core::Region& region,
   out.dtype = core::NpyDtype::FromDataType(array.metadata().data_type, core::Endian::kLittle);
   out.shape = region.shape();
   CHUNKWISE_ASSIGN_OR_RETURN(out.data, array.Read(region));
-  return core::WriteArrayFile(output, out, raw);
+  return WriteArrayFile(output, out, raw);
 }
 
-Status CopyArray(const Array& source, Array& destination, core::ThreadPool& pool) {
-  if (source.metadata().shape != destination.metadata().shape ||
-      source.metadata().data_type != destination.metadata().data_type) {
-    return Status::InvalidArgument(
-        "cannot copy an array of shape [" + core::FormatShape(source.metadata().shape) + "] " +
-        std::string(source.metadata().data_type.zarr_name()) + " into one of shape [" +
-        core::FormatShape(destination.metadata().shape) + "] " +
-        std::string(destination.metadata().data_type.zarr_name()));
-  }
-  const core::RegularChunkGrid& grid = destination.grid();
-  return pool.ParallelFor(static_cast<std::size_t>(grid.num_chunks()), [&](std::size_t i) {
-    const core::Coord chunk = core::Unravel(static_cast<core::Index>(i), grid.grid_shape());
-    const core::Region region = grid.ChunkRegion(chunk);
-    CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, source.Read(region));
-    return destination.Write(region, data);
-  });
-}
-
-}  // namespace chunkwise::formats::zarr
+}  // namespace chunkwise::io

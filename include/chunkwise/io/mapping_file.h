@@ -5,8 +5,8 @@
 // else. CSV: one "supervoxel,label" pair per line (commas, spaces or tabs
 // between), an optional header line of words, blank lines and '#' comments
 // allowed. Functions are thread-compatible.
-#ifndef CHUNKWISE_FORMATS_DVID_MAPPING_FILE_H_
-#define CHUNKWISE_FORMATS_DVID_MAPPING_FILE_H_
+#ifndef CHUNKWISE_IO_MAPPING_FILE_H_
+#define CHUNKWISE_IO_MAPPING_FILE_H_
 
 #include <filesystem>
 #include <string_view>
@@ -16,21 +16,23 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 
-namespace chunkwise::formats::dvid {
+namespace chunkwise::io {
 
 enum class MappingFileFormat { kAuto, kBinary, kCsv };
 
 // Corruption naming `name` if the size is not a multiple of 16.
-Result<std::vector<LabelPair>> ParseMappingPairs(ByteView bytes, std::string_view name);
+Result<std::vector<formats::dvid::LabelPair>> ParseMappingPairs(ByteView bytes,
+                                                                std::string_view name);
 // Corruption naming `name` and the line for anything but two unsigned
 // 64-bit decimal integers on a data line.
-Result<std::vector<LabelPair>> ParseMappingCsv(std::string_view text, std::string_view name);
+Result<std::vector<formats::dvid::LabelPair>> ParseMappingCsv(std::string_view text,
+                                                              std::string_view name);
 // Reads `path`; kAuto picks CSV for a ".csv" or ".txt" extension, else binary.
-Result<std::vector<LabelPair>> ReadMappingFile(const std::filesystem::path& path,
-                                               MappingFileFormat format);
+Result<std::vector<formats::dvid::LabelPair>> ReadMappingFile(const std::filesystem::path& path,
+                                                              MappingFileFormat format);
 // The binary pairs form of `pairs`.
-Bytes SerializeMappingPairs(std::span<const LabelPair> pairs);
+Bytes SerializeMappingPairs(std::span<const formats::dvid::LabelPair> pairs);
 
-}  // namespace chunkwise::formats::dvid
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_FORMATS_DVID_MAPPING_FILE_H_
+#endif  // CHUNKWISE_IO_MAPPING_FILE_H_

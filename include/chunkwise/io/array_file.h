@@ -1,12 +1,12 @@
 // Array files: the input and output arrays of every CLI command.
 //
-// An array file is either a .npy file (core/npy.h), recognized by its magic
+// An array file is either a .npy file (io/npy_file.h), recognized by its magic
 // rather than its extension, or raw bytes: the elements in C order and
 // little-endian, with nothing before or after them, whose dtype and shape the
 // caller supplies in an ArrayFileHint. ArrayStreamReader reads either kind a
 // piece at a time, for arrays too large to hold in memory.
-#ifndef CHUNKWISE_CORE_ARRAY_FILE_H_
-#define CHUNKWISE_CORE_ARRAY_FILE_H_
+#ifndef CHUNKWISE_IO_ARRAY_FILE_H_
+#define CHUNKWISE_IO_ARRAY_FILE_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -20,12 +20,12 @@
 #include "chunkwise/core/npy_dtype.h"
 #include "chunkwise/core/result.h"
 
-namespace chunkwise::core {
+namespace chunkwise::io {
 
 // How to interpret a raw file; ignored for .npy files, which describe themselves.
 struct ArrayFileHint {
   // The element type; its byte order is ignored, raw files are little-endian.
-  std::optional<NpyDtype> dtype;
+  std::optional<core::NpyDtype> dtype;
   // The shape. Dim 0 given as 0 is inferred from the file size (so a raw file
   // cannot declare an empty dim 0); nullopt means {0}, a 1-d array of the
   // whole file; {} is a 0-d array of one element.
@@ -40,12 +40,12 @@ bool HasNpyExtension(const std::filesystem::path& path);
 // index of dim 0 (or does not match a fully given shape); errors of ReadNpy
 // for .npy files. Raw data comes back C-order with the hint dtype made
 // little-endian.
-Result<NpyArray> ReadArrayFile(const std::filesystem::path& path, const ArrayFileHint& hint);
+Result<core::NpyArray> ReadArrayFile(const std::filesystem::path& path, const ArrayFileHint& hint);
 
 // Writes `array` atomically (see WriteNpy). With `raw`, writes only its
 // elements, converted to C order and little-endian; otherwise a .npy file,
 // whatever the extension. InvalidArgument when the data does not match shape.
-Status WriteArrayFile(const std::filesystem::path& path, const NpyArray& array, bool raw);
+Status WriteArrayFile(const std::filesystem::path& path, const core::NpyArray& array, bool raw);
 
 // Reads the data of an array file in pieces, in storage order: C order for raw
 // files, the file's own order for .npy files (see fortran_order()), with bytes
@@ -59,7 +59,7 @@ class ArrayStreamReader {
   ArrayStreamReader(const ArrayStreamReader&) = delete;
   ArrayStreamReader& operator=(const ArrayStreamReader&) = delete;
 
-  const NpyDtype& dtype() const { return header_.dtype; }
+  const core::NpyDtype& dtype() const { return header_.dtype; }
   const std::vector<std::int64_t>& shape() const { return header_.shape; }
   bool fortran_order() const { return header_.fortran_order; }
   // Bytes of data in all, and still unread.
@@ -72,14 +72,14 @@ class ArrayStreamReader {
   Result<std::size_t> Read(MutableByteView out);
 
  private:
-  ArrayStreamReader(std::FILE* file, std::filesystem::path path, NpyHeader header);
+  ArrayStreamReader(std::FILE* file, std::filesystem::path path, core::NpyHeader header);
 
   std::FILE* file_;
   std::filesystem::path path_;
-  NpyHeader header_;
+  core::NpyHeader header_;
   std::uint64_t position_ = 0;
 };
 
-}  // namespace chunkwise::core
+}  // namespace chunkwise::io
 
-#endif  // CHUNKWISE_CORE_ARRAY_FILE_H_
+#endif  // CHUNKWISE_IO_ARRAY_FILE_H_

@@ -1,4 +1,4 @@
-#include "chunkwise/core/array_file.h"
+#include "chunkwise/io/array_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,17 @@
 #include <utility>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "core/posix_file.h"
 
-namespace chunkwise::core {
+namespace chunkwise::io {
+
+namespace posix = core::posix;
+using core::Endian;
+using core::NpyArray;
+using core::NpyHeader;
+
 namespace {
 
 // Opens the regular file at `path`. posix::OpenForRead folds "absent" and "a
@@ -29,16 +37,17 @@ Result<std::vector<std::int64_t>> RawShape(const std::filesystem::path& path,
   where += std::to_string(file_size);
   where += " bytes";
   if (shape.empty() || shape[0] != 0) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t needed, detail::NpyByteCount(shape, itemsize));
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t needed,
+                               core::detail::NpyByteCount(shape, itemsize));
     if (needed != file_size) {
       return Status::InvalidArgument(where + " does not match shape " +
-                                     detail::PythonTupleRepr(shape) + ", which needs " +
+                                     core::detail::PythonTupleRepr(shape) + ", which needs " +
                                      std::to_string(needed));
     }
     return shape;
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t row_size,
-                             detail::NpyByteCount(std::span(shape).subspan(1), itemsize));
+                             core::detail::NpyByteCount(std::span(shape).subspan(1), itemsize));
   if (row_size == 0) {
     if (file_size == 0) return shape;
     return Status::InvalidArgument(where +
@@ -71,7 +80,7 @@ Result<NpyHeader> RawHeader(const std::filesystem::path& path, const ArrayFileHi
 // Reads the header of the open `file`, or builds it from the hint for raw data.
 Result<NpyHeader> ReadHeader(const posix::OpenedFile& file, const std::filesystem::path& path,
                              const ArrayFileHint& hint) {
-  const ByteView npy_magic = AsBytes(kNpyMagic);
+  const ByteView npy_magic = AsBytes(core::kNpyMagic);
   if (file.size >= npy_magic.size()) {
     Bytes magic(npy_magic.size());
     CHUNKWISE_RETURN_IF_ERROR(posix::ReadAt(file.fd.get(), 0, magic, path));
@@ -105,15 +114,15 @@ Result<NpyArray> ReadArrayFile(const std::filesystem::path& path, const ArrayFil
 
 Status WriteArrayFile(const std::filesystem::path& path, const NpyArray& array, bool raw) {
   if (!raw) return WriteNpy(path, array);
-  CHUNKWISE_RETURN_IF_ERROR(ValidateNpyArray(array));
+  CHUNKWISE_RETURN_IF_ERROR(core::ValidateNpyArray(array));
   // Raw output is C order, little-endian; an array already so is written as it is.
   if (!array.fortran_order && array.dtype.WithByteOrder(Endian::kLittle) == array.dtype) {
-    return WriteFileAtomically(path, array.data);
+    return WriteFile(path, array.data);
   }
   NpyArray c_order = array;
-  CHUNKWISE_RETURN_IF_ERROR(ToCOrder(c_order));
-  ConvertByteOrder(c_order.dtype, Endian::kLittle, c_order.data);
-  return WriteFileAtomically(path, c_order.data);
+  CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(c_order));
+  core::ConvertByteOrder(c_order.dtype, Endian::kLittle, c_order.data);
+  return WriteFile(path, c_order.data);
 }
 
 Result<std::unique_ptr<ArrayStreamReader>> ArrayStreamReader::Open(
@@ -143,4 +152,4 @@ Result<std::size_t> ArrayStreamReader::Read(MutableByteView out) {
   return want;
 }
 
-}  // namespace chunkwise::core
+}  // namespace chunkwise::io

@@ -1,15 +1,24 @@
-#include "chunkwise/formats/vectors/table_io.h"
+#include "chunkwise/io/geometry_tables.h"
 
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include "chunkwise/core/array_file.h"
-#include "chunkwise/core/csv.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/vectors/layout.h"
+#include "chunkwise/io/array_file.h"
+#include "chunkwise/io/csv_file.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::io {
+
+using formats::vectors::Geometry;
+using formats::vectors::GeometryType;
+using formats::vectors::LinkAttribute;
+using formats::vectors::VertexAttribute;
+namespace layout = formats::vectors::layout;
+
 namespace {
 
 // A numeric scalar at `at` as a double; nullopt for non-numeric or big-endian dtypes.
@@ -88,8 +97,7 @@ Result<Table> ToTable(core::NpyArray array, std::string_view name) {
 }
 
 Result<Table> ReadTable(const std::filesystem::path& path) {
-  Result<core::NpyArray> array =
-      core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
+  Result<core::NpyArray> array = HasCsvExtension(path) ? ReadCsv(path) : ReadNpy(path);
   if (!array.ok()) return array.status();
   return ToTable(std::move(*array), path.string());
 }
@@ -167,8 +175,7 @@ Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryTy
 }
 
 Result<Geometry> ReadVertexTable(const std::filesystem::path& path, GeometryType type) {
-  Result<core::NpyArray> array =
-      core::HasCsvExtension(path) ? core::ReadCsv(path) : core::ReadNpy(path);
+  Result<core::NpyArray> array = HasCsvExtension(path) ? ReadCsv(path) : ReadNpy(path);
   if (!array.ok()) return array.status();
   return GeometryFromVertexTable(*array, type, path.string());
 }
@@ -265,7 +272,7 @@ Result<core::NpyArray> PlainArray(const char* typestr, std::int64_t rows, std::i
 }
 
 Status WriteTable(const std::filesystem::path& path, const core::NpyArray& array) {
-  return core::HasNpyExtension(path) ? core::WriteNpy(path, array) : core::WriteCsv(path, array);
+  return HasNpyExtension(path) ? WriteNpy(path, array) : WriteCsv(path, array);
 }
 
 Result<core::NpyArray> VertexArray(const Geometry& geometry, bool npy) {
@@ -331,10 +338,10 @@ std::filesystem::path LinksTablePath(const std::filesystem::path& path) {
 
 Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& geometry,
                            bool overwrite) {
-  const bool npy = core::HasNpyExtension(path);
+  const bool npy = HasNpyExtension(path);
   const bool linked = geometry.link_width() > 0;
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(path, overwrite));
-  if (linked) CHUNKWISE_RETURN_IF_ERROR(core::CheckOutputPath(LinksTablePath(path), overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(CheckOutputPath(path, overwrite));
+  if (linked) CHUNKWISE_RETURN_IF_ERROR(CheckOutputPath(LinksTablePath(path), overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray vertices, VertexArray(geometry, npy));
   CHUNKWISE_RETURN_IF_ERROR(WriteTable(path, vertices));
   if (!linked) return Status::Ok();
@@ -342,4 +349,4 @@ Status WriteGeometryTables(const std::filesystem::path& path, const Geometry& ge
   return WriteTable(LinksTablePath(path), links);
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::io

@@ -1,0 +1,33 @@
+// zarr arrays to and from array files (.npy or raw): `zarr write` and
+// `zarr read`.
+//
+// Imports read the input one slab of grid chunks (shards) along dimension 0
+// at a time, so every write but those at the edges covers whole shards and
+// never reads; memory stays at one slab.
+#ifndef CHUNKWISE_IO_ZARR_ARRAY_FILES_H_
+#define CHUNKWISE_IO_ZARR_ARRAY_FILES_H_
+
+#include <filesystem>
+
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/io/array_file.h"
+
+namespace chunkwise::io {
+
+// Writes the array in `input` into `array` with its first element at
+// `offset` (empty: the origin). InvalidArgument, naming the file, when its
+// dtype differs from the array's (byte order aside), its rank differs, or it
+// does not fit inside the array at `offset`; ReadArrayFile's errors otherwise.
+Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& hint,
+                       formats::zarr::Array& array, const core::Coord& offset);
+
+// Writes `region` of `array` to `output` (.npy, or raw little-endian when `raw`),
+// atomically. The caller checks the rule for existing outputs.
+Status ExportRegion(const formats::zarr::Array& array, const core::Region& region,
+                    const std::filesystem::path& output, bool raw);
+
+}  // namespace chunkwise::io
+
+#endif  // CHUNKWISE_IO_ZARR_ARRAY_FILES_H_

@@ -1,0 +1,79 @@
+#include "chunkwise/formats/bcolz/dataset.h"
+
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/bcolz/ctable.h"
+
+namespace chunkwise::formats::bcolz {
+namespace {
+
+std::string CparamsText(const Carray& carray) {
+  const Cparams& c = carray.cparams();
+  return "cname " + c.cname + ", clevel " + std::to_string(c.clevel) + ", shuffle " +
+         std::to_string(c.shuffle) + ", chunklen " + std::to_string(carray.chunklen());
+}
+
+Result<std::string> CarrayLine(Carray& carray) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::uint64_t cbytes, carray.CompressedBytes());
+  const std::uint64_t nbytes = static_cast<std::uint64_t>(carray.length()) * carray.atomsize();
+  return "shape (" + core::FormatShape(carray.shape()) + "), dtype " +
+         DtypeToString(carray.dtype()) + ", " + CparamsText(carray) + ", " +
+         std::to_string(carray.chunk_count()) + " chunk files, nbytes " + std::to_string(nbytes) +
+         ", compressed " + std::to_string(cbytes) + " in full chunks";
+}
+
+}  // namespace
+
+Result<std::pair<std::int64_t, std::int64_t>> ParseRowSlice(std::string_view slice,
+                                                            std::int64_t length) {
+  const std::vector<core::Index> shape = {length};
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Region region, core::ParseRegion(slice, shape));
+  return std::pair{region.start()[0], region.stop()[0]};
+}
+
+Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const std::string& prefix,
+                                     const ReadRequest& request) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
+  if (is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                               Ctable::Open(std::move(store), prefix, Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseRowSlice(request.slice, table->length()));
+    if (request.where.empty()) return table->Read(range.first, range.second, request.columns);
+    CHUNKWISE_ASSIGN_OR_RETURN(Predicate predicate, Predicate::Parse(request.where));
+    return table->Where(predicate, request.columns, range.first, range.second);
+  }
+  if (!request.columns.empty() || !request.where.empty()) {
+    return Status::InvalidArgument("--columns and --where need a ctable; this is a carray");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                             Carray::Open(std::move(store), prefix, Mode::kRead));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseRowSlice(request.slice, carray->length()));
+  core::NpyArray array;
+  array.dtype = carray->dtype();
+  array.shape = carray->shape();
+  array.shape[0] = range.second - range.first;
+  CHUNKWISE_ASSIGN_OR_RETURN(array.data, carray->Read(range.first, range.second));
+  return array;
+}
+
+Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store,
+                                    const std::string& prefix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
+  if (!is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                               Carray::Open(std::move(store), prefix, Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(*carray));
+    return "bcolz carray: " + line + "\nattrs: " + carray->attrs().dump() + "\n";
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                             Ctable::Open(std::move(store), prefix, Mode::kRead));
+  std::string text = "bcolz ctable: " + std::to_string(table->length()) + " rows, " +
+                     std::to_string(table->names().size()) + " columns\n";
+  for (std::size_t i = 0; i < table->names().size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(table->column(i)));
+    text += "  " + table->names()[i] + ": " + line + "\n";
+  }
+  return text + "attrs: " + table->attrs().dump() + "\n";
+}
+
+}  // namespace chunkwise::formats::bcolz
