@@ -35,9 +35,9 @@ from zarr.storage import LocalStore
 PLANE_IN_LAYER = 21
 CHUNK = 64
 SHARD = 256
-# zarr-python's default is 10 concurrent chunk (shard) operations; a local
-# store gains nothing from more on 2 cores, and 64 covers a 1 GiB volume's
-# shards at once on larger machines, as users who tune it set it.
+# zarr-python's default is 10 concurrent chunk (shard) operations. On the
+# 2-core VM 10 and 64 measured alike (alternating runs of a 256 MiB volume);
+# 64 lets every shard of the 1 GiB volume be in flight at once on larger hosts.
 ASYNC_CONCURRENCY = 64
 
 
@@ -52,8 +52,8 @@ def configure(pipeline, threads):
 
         settings["codec_pipeline"] = {
             "path": "zarrs.ZarrsCodecPipeline",
+            # The minimum stays at its default, 4: 1 measured slower here.
             "chunk_concurrent_maximum": threads,
-            "chunk_concurrent_minimum": 1,
             "validate_checksums": True,
             "strict": True,  # Fail rather than fall back to the Python pipeline unseen.
         }
