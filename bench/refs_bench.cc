@@ -14,12 +14,13 @@
 //
 // The set is what a kerchunk scan of many netCDF files looks like: keys
 // "data/<i>.<j>.<k>" over a 3-d chunk grid, each a byte range of one of a few
-// hundred long paths, plus zarr metadata. Medians of --runs runs. The paths
+// hundred long paths, plus zarr metadata. Medians of --runs runs (of
+// --peer-runs for the peers, default the same). The paths
 // are local (fsspec builds a file system per URL protocol at construction,
 // and s3fs is not installed here); nothing is read from them.
 //
-// usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] [--python PATH]
-//                   [--load FILE] [--keep]
+// usage: refs_bench [--refs N] [--runs N] [--peer-runs N] [--dir DIR] [--no-python]
+//                   [--python PATH] [--load FILE] [--keep]
 // (--python: the peers' interpreter, default the pinned .venv's; Debian's
 // /usr/bin/python3 gives fsspec 2022.11, which has JSON only.)
 #include <algorithm>
@@ -52,6 +53,7 @@ using chunkwise::store::Reference;
 struct BenchOptions {
   std::uint64_t refs = 10000000;
   int runs = 3;
+  int peer_runs = 0;  // 0: as runs. A peer's 10 M load takes minutes.
   fs::path dir = fs::temp_directory_path() / "chunkwise_refs_bench";
   bool python = true;
   std::string python_path = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
@@ -110,6 +112,10 @@ ReferenceSet BuildSet(std::uint64_t n) {
     offset += length;
   }
   return set;
+}
+
+int PeerRuns(const BenchOptions& options) {
+  return options.peer_runs > 0 ? options.peer_runs : options.runs;
 }
 
 // Medians in seconds, 0 where not measured.
@@ -196,7 +202,7 @@ VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
   figures.ours = {Median(write_s), Median(load_s)};
   if (options.python) {
     figures.peer =
-        MeasurePython("json " + path.string() + " " + std::to_string(options.runs), options);
+        MeasurePython("json " + path.string() + " " + std::to_string(PeerRuns(options)), options);
   }
   return figures;
 }
@@ -232,7 +238,7 @@ void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
   if (options.python) {
     peer = MeasurePython("parquet " + dir.string() + " " + (options.dir / "refs_v0.json").string() +
                              " " + key + " " + (options.dir / "kerchunk.parq").string() + " " +
-                             std::to_string(options.runs),
+                             std::to_string(PeerRuns(options)),
                          options);
   }
   std::uint64_t bytes = 0;
@@ -269,6 +275,8 @@ BenchOptions ParseOptions(int argc, char** argv) {
       options.refs = static_cast<std::uint64_t>(IntegerArg("--refs", argv[++i], 1, 1'000'000'000));
     } else if (arg == "--runs" && has_value) {
       options.runs = static_cast<int>(IntegerArg("--runs", argv[++i], 1, INT_MAX));
+    } else if (arg == "--peer-runs" && has_value) {
+      options.peer_runs = static_cast<int>(IntegerArg("--peer-runs", argv[++i], 1, INT_MAX));
     } else if (arg == "--dir" && has_value) {
       options.dir = argv[++i];
     } else if (arg == "--no-python") {
@@ -280,9 +288,10 @@ BenchOptions ParseOptions(int argc, char** argv) {
     } else if (arg == "--keep") {
       options.keep = true;
     } else {
-      std::fprintf(stderr,
-                   "usage: refs_bench [--refs N] [--runs N] [--dir DIR] [--no-python] "
-                   "[--python PATH] [--load FILE] [--keep]\n");
+      std::fprintf(
+          stderr,
+          "usage: refs_bench [--refs N] [--runs N] [--peer-runs N] [--dir DIR] [--no-python] "
+          "[--python PATH] [--load FILE] [--keep]\n");
       std::exit(2);
     }
   }
@@ -296,7 +305,8 @@ int Main(int argc, char** argv) {
   fs::create_directories(options.dir);
   ReferenceSet set;
   const double build_s = Seconds([&] { set = BuildSet(options.refs); });
-  std::printf("refs_bench: %zu references, %d runs (medians)\n", set.size(), options.runs);
+  std::printf("refs_bench: %zu references, %d runs (medians), %d of each peer\n", set.size(),
+              options.runs, PeerRuns(options));
   std::printf("build (in memory): %.3f s\n\n", build_s);
   std::printf(
       "seconds; peers: JSON write ujson, load fsspec; Parquet write kerchunk, load and\n"
