@@ -26,7 +26,7 @@ all: build
 help:
 	@echo "make demo    set up, build, and run the walk-through on generated data"
 	@echo "make test    set up, build, and run unit, interop and fuzz smoke tests"
-	@echo "make bench   run the benchmarks (ours next to the underlying library)"
+	@echo "make bench   run the benchmarks (ours next to every peer and the physical limit)"
 	@echo "make tsan    the unit tests built with ThreadSanitizer (slow; not part of make test)"
 	@echo "make fuzz-long FUZZ_MINUTES=10   every libFuzzer target N minutes, growing tests/fuzz/corpus"
 	@echo "make format  clang-format every source file; make tidy runs clang-tidy"

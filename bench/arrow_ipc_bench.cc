@@ -15,7 +15,13 @@
 // calls a writer and a record reader cannot avoid: write(2) of the same file
 // bytes in 1 MiB calls, and one pread(2) per record batch. Times are the thread's
 // CPU time (user + system), medians of 7 runs.
-//   usage: arrow_ipc_bench [--records N] [--runs R]
+// The peer, pyarrow (bench/arrow_ipc_peer.py, from the pinned .venv; see
+// docs/benchmarks.md), reads our file shard, checks it, and writes and reads
+// those same record batches in every case above: write_table into a
+// BufferOutputStream or an OSFile, read_all from a buffer or a memory map, the
+// same values touched through pyarrow.compute; its time is the process's CPU
+// time over all threads. ours/pyarrow is the ratio of throughputs.
+//   usage: arrow_ipc_bench [--records N] [--runs R] [--python PATH|none]
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +33,8 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -149,10 +157,49 @@ std::uint64_t ReadStream(std::shared_ptr<arrow::ByteSource> source) {
   }
 }
 
-void Row(const char* name, double seconds, std::uint64_t bytes, double baseline_seconds,
-         const char* baseline = "memcpy") {
-  std::printf("%-40s %8.2f GB/s   %-10s %6.2f GB/s   ratio %.2f\n", name, bytes / seconds / 1e9,
-              baseline, bytes / baseline_seconds / 1e9, baseline_seconds / seconds);
+// One row: ours and its physical limit (memcpy, or the raw system calls).
+struct Row {
+  std::string name;
+  double seconds;
+  const char* limit;
+  double limit_seconds;
+};
+
+// Runs bench/arrow_ipc_peer.py on our file shard at `path`: pyarrow's seconds
+// per row name, and its version; empty when it cannot run.
+std::map<std::string, double> PyarrowSeconds(const std::string& python,
+                                             const std::filesystem::path& path, int records,
+                                             int runs, std::string* version) {
+  const std::string command = python + " " + CHUNKWISE_SOURCE_DIR + "/bench/arrow_ipc_peer.py " +
+                              path.string() + " " + std::to_string(records) + " " +
+                              std::to_string(runs);
+  const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "arrow_ipc_bench");
+  if (!result) return {};
+  try {  // nlohmann::json reports a missing or mistyped field by throwing.
+    *version = result->at("version").get<std::string>();
+    return result->at("seconds").get<std::map<std::string, double>>();
+  } catch (const nlohmann::json::exception& error) {
+    std::fprintf(stderr, "arrow_ipc_bench: pyarrow printed %s: %s\n", result->dump().c_str(),
+                 error.what());
+    return {};
+  }
+}
+
+void PrintRows(const std::vector<Row>& rows, const std::map<std::string, double>& pyarrow,
+               std::uint64_t bytes) {
+  const auto gbps = [&](double seconds) { return static_cast<double>(bytes) / seconds / 1e9; };
+  std::printf("%-40s %7s %8s %12s | %-9s %7s %10s\n", "GB/s of record data", "ours", "pyarrow",
+              "ours/pyarrow", "limit", "GB/s", "ours/limit");
+  for (const Row& row : rows) {
+    const auto peer = pyarrow.find(row.name);
+    char peer_text[48] = "       -             -";
+    if (peer != pyarrow.end() && peer->second > 0) {
+      std::snprintf(peer_text, sizeof(peer_text), "%8.2f %11.2fx", gbps(peer->second),
+                    peer->second / row.seconds);
+    }
+    std::printf("%-40s %7.2f %s | %-9s %7.2f %9.2fx\n", row.name.c_str(), gbps(row.seconds),
+                peer_text, row.limit, gbps(row.limit_seconds), row.limit_seconds / row.seconds);
+  }
 }
 
 // A row's name, such as "write file, 1 batch, to memory".
@@ -193,7 +240,8 @@ std::uint64_t RawRead(const std::filesystem::path& path,
 
 int Run(int argc, char** argv) {
   int records = 10000, runs = 7;
-  constexpr const char* kUsage = "arrow_ipc_bench [--records N] [--runs R]";
+  std::string python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
+  constexpr const char* kUsage = "arrow_ipc_bench [--records N] [--runs R] [--python PATH|none]";
   bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -201,6 +249,8 @@ int Run(int argc, char** argv) {
       records = static_cast<int>(bench::IntegerArg("--records", argv[i + 1], 1, INT_MAX));
     } else if (flag == "--runs") {
       runs = static_cast<int>(bench::IntegerArg("--runs", argv[i + 1], 1, INT_MAX));
+    } else if (flag == "--python") {
+      python = argv[i + 1];
     } else {
       bench::ExitWithUsage(kUsage);
     }
@@ -225,22 +275,25 @@ int Run(int argc, char** argv) {
   });
   std::printf("arrow_ipc_bench: %d records, %.1f MB of record data, medians of %d runs\n", records,
               bytes / 1e6, runs);
+  std::vector<Row> rows;
   for (bool one_per_batch : {true, false}) {
     const auto batches = Batches(blocks, one_per_batch);
     const std::string shape = one_per_batch ? "1 record/batch" : "1 batch";
     for (arrow::IpcFormat format : {arrow::IpcFormat::kFile, arrow::IpcFormat::kStream}) {
       const std::string kind = format == arrow::IpcFormat::kFile ? "file" : "stream";
       Bytes written = Write(batches, format, Bytes());
-      Row(RowName("write", kind, shape, "to memory").c_str(),
-          Time(runs, [&] { written = Write(batches, format, std::move(written)); }), bytes, copy);
+      rows.push_back({RowName("write", kind, shape, "to memory"),
+                      Time(runs, [&] { written = Write(batches, format, std::move(written)); }),
+                      "memcpy", copy});
       auto source = arrow::MemorySource(written, "bench");
       volatile std::uint64_t sink = 0;
-      Row(RowName("read", kind, shape, "from memory").c_str(),
-          Time(runs,
-               [&] {
-                 sink = format == arrow::IpcFormat::kFile ? ReadFile(source) : ReadStream(source);
-               }),
-          bytes, copy);
+      rows.push_back({RowName("read", kind, shape, "from memory"),
+                      Time(runs,
+                           [&] {
+                             sink = format == arrow::IpcFormat::kFile ? ReadFile(source)
+                                                                      : ReadStream(source);
+                           }),
+                      "memcpy", copy});
     }
   }
   const auto batches = Batches(blocks, true);
@@ -261,7 +314,7 @@ int Run(int argc, char** argv) {
   auto content = core::ReadFile(path);
   Check(content.status());
   const double raw_write = Time(runs, [&] { RawWrite(raw_path, *content); });
-  Row("write file, 1 record/batch, to a file", ours_write, bytes, raw_write, "write(2)");
+  rows.push_back({"write file, 1 record/batch, to a file", ours_write, "write(2)", raw_write});
   auto source = arrow::OpenStoreSource(*files, name);
   Check(source.status());
   auto reader = arrow::IpcFileReader::Open(*source);
@@ -277,7 +330,13 @@ int Run(int argc, char** argv) {
   });
   Bytes buffer;
   const double raw_read = Time(runs, [&] { sink = RawRead(path, file_blocks, buffer); });
-  Row("read file, 1 record/batch, from a file", ours_read, bytes, raw_read, "pread(2)");
+  rows.push_back({"read file, 1 record/batch, from a file", ours_read, "pread(2)", raw_read});
+  std::string version;
+  const std::map<std::string, double> pyarrow =
+      python == "none" ? std::map<std::string, double>{}
+                       : PyarrowSeconds(python, path, records, runs, &version);
+  if (!version.empty()) std::printf("peer: pyarrow %s\n", version.c_str());
+  PrintRows(rows, pyarrow, bytes);
   std::filesystem::remove(raw_path);
   std::filesystem::remove(path);
   return 0;

@@ -1,5 +1,6 @@
-// bcolz carray append throughput and random-access latency, next to
-// python3-blosc (the peer) and c-blosc doing the same compression.
+// bcolz carray append throughput and random-access latency, next to the real
+// bcolz and python-blosc2 appending the same data, python3-blosc and c-blosc
+// doing the same compression.
 //
 // Data: 64 MiB of float64 (a smooth signal plus sensor noise, fixed seed).
 // Cparams: lz4, clevel 5, byte shuffle, typesize 8, chunklen as bcolz picks
@@ -18,6 +19,14 @@
 //            Rows with our default threads are compared with python3-blosc's
 //            faster setting in that round; the one-thread row with its one
 //            thread. Without python3-blosc, ratios fall back to c-blosc.
+//            Append peers (bench/bcolz_append_peer.py, in its own process each
+//            round, after an untimed run; docs/benchmarks.md): the real bcolz
+//            (carray with the same expectedlen and cparams, append in 16 MiB
+//            batches, flush; run by .venv-bcolz's Python where that exists,
+//            else .venv's; "bcolz: not installed" where neither imports it)
+//            and python-blosc2 (an SChunk of the same 512 KiB chunks in one
+//            contiguous file, append_data per chunk), both on our default
+//            threads; ours/fastest compares our FileStore append with them.
 //            Where /dev/shm is a writable directory (tmpfs), the FileStore
 //            run is repeated there: the same system calls, without the disk
 //            file system's block and inode allocation. (On an ext4 without a
@@ -144,6 +153,39 @@ std::optional<PythonRound> RunPythonPeer(const std::filesystem::path& input,
   }
 }
 
+// One append peer's round: its seconds, or why it did not run.
+struct AppendPeerRound {
+  double seconds = 0;
+  std::string version, missing;
+};
+
+AppendPeerRound Missing(std::string why) { return {0, "", std::move(why)}; }
+
+// The Python that runs the bcolz peer: .venv-bcolz's where it exists (bcolz
+// 1.2.1 built in a venv of its own), else the pinned .venv's.
+std::string BcolzPython() {
+  const std::filesystem::path source(CHUNKWISE_SOURCE_DIR);
+  const std::filesystem::path own = source / ".venv-bcolz" / "bin" / "python";
+  return std::filesystem::exists(own) ? own.string()
+                                      : (source / ".venv" / "bin" / "python").string();
+}
+
+// Runs bench/bcolz_append_peer.py `arguments` (its first is the peer's name).
+AppendPeerRound RunAppendPeer(const std::string& python, const std::string& arguments) {
+  const std::filesystem::path script =
+      std::filesystem::path(CHUNKWISE_SOURCE_DIR) / "bench" / "bcolz_append_peer.py";
+  const std::optional<nlohmann::json> result =
+      bench::RunJsonPeer(python + " " + script.string() + " " + arguments, "bcolz_bench");
+  if (!result) return Missing("failed (see above)");
+  try {  // nlohmann::json reports a missing or mistyped field by throwing.
+    if (result->contains("missing")) return Missing(result->at("missing").get<std::string>());
+    return {result->at("append_seconds").get<double>(), result->at("version").get<std::string>(),
+            ""};
+  } catch (const nlohmann::json::exception& error) {
+    return Missing("printed " + result->dump() + ": " + error.what());
+  }
+}
+
 bool WriteRaw(const std::filesystem::path& path, const Bytes& data) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
@@ -155,6 +197,35 @@ double RoundRatio(const std::vector<double>& peer, const std::vector<double>& ou
   std::vector<double> ratios;
   for (std::size_t r = 0; r < ours.size(); ++r) ratios.push_back(peer[r] / ours[r]);
   return Median(ratios);
+}
+
+struct AppendPeer {
+  std::string name;
+  std::vector<double> seconds;  // One per round, as ours.
+  std::string missing;          // Why it did not run; empty when it did.
+};
+
+// The append peers next to our FileStore append (`ours`, seconds per round):
+// MB/s each, ours over each per round, and ours over the fastest.
+void PrintAppendPeers(double mb, const std::vector<double>& ours,
+                      const std::vector<AppendPeer>& peers) {
+  std::printf("appending the same data to a container on disk, our default threads:\n");
+  std::printf("  %-44s %9.0f MB/s\n", "Carray append, FileStore (ours)", mb / Median(ours));
+  const AppendPeer* fastest = nullptr;
+  for (const AppendPeer& peer : peers) {
+    if (!peer.missing.empty() || peer.seconds.size() != ours.size()) {
+      std::printf("  %-44s %14s  %s\n", peer.name.c_str(), "-", peer.missing.c_str());
+      continue;
+    }
+    std::printf("  %-44s %9.0f MB/s  ours %.2fx\n", peer.name.c_str(), mb / Median(peer.seconds),
+                RoundRatio(peer.seconds, ours));
+    if (fastest == nullptr || Median(peer.seconds) < Median(fastest->seconds)) fastest = &peer;
+  }
+  if (fastest != nullptr) {
+    const double ratio = RoundRatio(fastest->seconds, ours);
+    std::printf("  ours / fastest peer (%s): %.2fx %s\n", fastest->name.c_str(), ratio,
+                ratio > 1 ? "ok" : "SLOWER");
+  }
 }
 
 // A run directory on /dev/shm when that is a directory we may write.
@@ -192,7 +263,28 @@ int Run() {
   bool python_runs = WriteRaw(input, data);
   std::vector<double> python_one_s, python_default_s, python_best_s;
   int python_threads = 0;
+  const int cores = static_cast<int>(std::max(std::thread::hardware_concurrency(), 1u));
+  const std::string bcolz_python = BcolzPython();
+  const std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
+  std::vector<double> bcolz_s, blosc2_s;
+  std::string bcolz_version, blosc2_version, bcolz_missing, blosc2_missing;
   for (int r = 0; r < kRepeats; ++r) {
+    if (bcolz_missing.empty()) {
+      const AppendPeerRound round =
+          RunAppendPeer(bcolz_python, "bcolz " + input.string() + " " + (dir / "bcolz").string() +
+                                          " " + std::to_string(kBatchRows) + " " +
+                                          std::to_string(kRows) + " " + std::to_string(cores));
+      bcolz_missing = round.missing, bcolz_version = round.version;
+      if (round.missing.empty()) bcolz_s.push_back(round.seconds);
+    }
+    if (blosc2_missing.empty()) {
+      const AppendPeerRound round =
+          RunAppendPeer(venv_python, "blosc2 " + input.string() + " " + (dir / "blosc2").string() +
+                                         " " + std::to_string(chunklen * 8) + " " +
+                                         std::to_string(kBatchRows) + " " + std::to_string(cores));
+      blosc2_missing = round.missing, blosc2_version = round.version;
+      if (round.missing.empty()) blosc2_s.push_back(round.seconds);
+    }
     if (python_runs) {
       const std::optional<PythonRound> round = RunPythonPeer(input, chunklen * 8);
       python_runs = round.has_value();
@@ -238,15 +330,19 @@ int Run() {
   };
   const char* one_name = python ? "python3-blosc, 1 thread" : "c-blosc";
   const char* best_name = python ? "python3-blosc, its faster setting" : "c-blosc";
-  const std::string cores = std::to_string(std::max(std::thread::hardware_concurrency(), 1u));
+  const std::string threads = std::to_string(cores);
   row("c-blosc compress, in process, 1 thread", peer_s, one_thread_peer, one_name);
   row("Carray append, FileStore, 1 thread", file_one_s, one_thread_peer, one_name);
-  row("Carray append, FileStore, " + cores + " threads", file_s, best_peer, best_name);
+  row("Carray append, FileStore, " + threads + " threads", file_s, best_peer, best_name);
   if (tmpfs_dir) {
-    row("Carray append, FileStore on tmpfs, " + cores + " threads", tmpfs_s, best_peer, best_name);
+    row("Carray append, FileStore on tmpfs, " + threads + " threads", tmpfs_s, best_peer,
+        best_name);
   }
-  row("Carray append, MemoryStore, " + cores + " threads", memory_s, best_peer, best_name);
-  row("Carray append, no I/O (discard), " + cores + " threads", discard_s, best_peer, best_name);
+  row("Carray append, MemoryStore, " + threads + " threads", memory_s, best_peer, best_name);
+  row("Carray append, no I/O (discard), " + threads + " threads", discard_s, best_peer, best_name);
+  PrintAppendPeers(mb, file_s,
+                   {{"bcolz " + bcolz_version, bcolz_s, bcolz_missing},
+                    {"python-blosc2 " + blosc2_version, blosc2_s, blosc2_missing}});
 
   auto file_store = *store::FileStore::Open(dir / "run");
   auto carray = *Carray::Open(file_store, "", Mode::kRead);

@@ -17,10 +17,19 @@
 //   peak RSS      growth of the high-water mark while streaming (reset through
 //                 /proc/self/clear_refs), at a quarter of the length and at the
 //                 full length, next to memory_estimate().
+//   peers         after our rounds, each in its own process from the pinned
+//                 .venv, streaming the same frames in the same layout and codec
+//                 into files on the same number of threads, configured as its
+//                 users configure it (docs/benchmarks.md): TensorStore
+//                 (bench/tensorstore_stream_peer.py) and acquire-zarr
+//                 (bench/acquire_zarr_stream_peer.py; blosc codecs only), next
+//                 to the stream writer's file sink; --runs runs each.
 // Figures are GB/s of uncompressed input, medians over --runs rounds; ratios
-// are medians of the per-round ratios.
+// are medians of the per-round ratios, and ours/fastest is our median over the
+// fastest peer's.
 //
 // usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
+//                     [--peers ts,acquire-zarr|none] [--venv-python PATH]
 #include <sys/resource.h>
 
 #include <climits>
@@ -35,6 +44,8 @@
 
 #include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/npy.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -61,6 +72,8 @@ struct Options {
   std::string codec = "zstd:1";
   fs::path dir = fs::temp_directory_path() / "chunkwise-stream-bench";
   std::string only;  // One path alone (raw, discard, file or region), for profiling.
+  std::string peers = "ts,acquire-zarr";
+  std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
 };
 
 void Check(const Status& status, const char* what) { bench::CheckOk(status, what); }
@@ -216,10 +229,90 @@ int RunOnly(const Options& options, const std::map<std::string, Path>& paths, do
   return 0;
 }
 
+// A peer's script under bench/, with what it writes besides the common
+// arguments (FRAMES.npy GIB CODEC, then these, then DIR RUNS THREADS).
+struct StreamPeer {
+  const char* name;
+  const char* script;
+  const char* kvstore;  // TensorStore's "file" argument; empty for acquire-zarr.
+};
+
+// The median GB/s of `peer` streaming `frames_npy`'s frames, repeated to
+// `gib` GiB, into files; 0 (with its message on stderr) when it cannot run,
+// as acquire-zarr for a codec other than blosc.
+double MeasureStreamPeer(const StreamPeer& peer, const Options& options, const fs::path& frames_npy,
+                         std::size_t threads) {
+  char gib[32];
+  std::snprintf(gib, sizeof(gib), "%.17g", options.gib);
+  std::string command = options.venv_python + " " + CHUNKWISE_SOURCE_DIR + "/bench/" + peer.script +
+                        " " + frames_npy.string() + " " + gib + " " + options.codec;
+  if (*peer.kvstore != '\0') command += std::string(" ") + peer.kvstore;
+  command += " " + (options.dir / "peer.zarr").string() + " " + std::to_string(options.runs) + " " +
+             std::to_string(threads);
+  const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "stream_bench");
+  if (!result) return 0;
+  try {  // nlohmann::json reports a missing or mistyped field by throwing.
+    return result->at("bytes").get<double>() / 1e9 /
+           Median(result->at("seconds").get<std::vector<double>>());
+  } catch (const nlohmann::json::exception& error) {
+    std::fprintf(stderr, "stream_bench: the peer %s printed %s: %s\n", peer.name,
+                 result->dump().c_str(), error.what());
+    return 0;
+  }
+}
+
+// The peers' table: each next to the stream writer's file sink (`ours`, GB/s).
+void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads, double ours) {
+  static constexpr StreamPeer kPeers[] = {
+      {"ts", "tensorstore_stream_peer.py", "file"},
+      {"acquire-zarr", "acquire_zarr_stream_peer.py", ""},
+  };
+  std::vector<std::pair<const char*, double>> figures;
+  fs::create_directories(options.dir);
+  const fs::path frames_npy = options.dir / "frames.npy";
+  const core::Shape shape = {kDistinctFrames, kFrameSide, kFrameSide};
+  Check(io::WriteNpy(frames_npy,
+                       {core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                     core::Endian::kLittle),
+                        shape, false, distinct}),
+        "write frames.npy");
+  for (const StreamPeer& peer : kPeers) {
+    if (("," + options.peers + ",").find(std::string(",") + peer.name + ",") == std::string::npos)
+      continue;
+    if (std::string(peer.name) == "acquire-zarr" && options.codec.rfind("blosc:", 0) != 0) {
+      figures.emplace_back(peer.name, -1);  // It compresses with blosc only.
+      continue;
+    }
+    figures.emplace_back(peer.name, MeasureStreamPeer(peer, options, frames_npy, threads));
+  }
+  fs::remove_all(options.dir);
+  std::printf(
+      "\npeers streaming the same frames, layout and codec into files, %zu threads, GB/s:\n",
+      threads);
+  std::printf("  %-28s %8.3f\n", "stream writer, file sink", ours);
+  const std::pair<const char*, double>* fastest = nullptr;
+  for (const auto& figure : figures) {
+    if (figure.second > 0) {
+      std::printf("  %-28s %8.3f   ours %.2fx\n", figure.first, figure.second,
+                  ours / figure.second);
+      if (fastest == nullptr || figure.second > fastest->second) fastest = &figure;
+    } else if (figure.second < 0) {
+      std::printf("  %-28s %8s   (writes blosc only, not %s)\n", figure.first, "-",
+                  options.codec.c_str());
+    } else {
+      std::printf("  %-28s %8s   (did not run; see above)\n", figure.first, "-");
+    }
+  }
+  if (fastest != nullptr) {
+    std::printf("  ours / fastest peer (%s): %.2fx %s\n", fastest->first, ours / fastest->second,
+                ours > fastest->second ? "ok" : "SLOWER");
+  }
+}
+
 Options Parse(int argc, char** argv) {
   constexpr const char* kUsage =
       "stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
-      "[--only raw|discard|file|region]";
+      "[--only raw|discard|file|region] [--peers ts,acquire-zarr|none] [--venv-python PATH]";
   Options options;
   bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -237,8 +330,21 @@ Options Parse(int argc, char** argv) {
       options.dir = argv[i + 1];
     else if (flag == "--only")
       options.only = argv[i + 1];
+    else if (flag == "--peers")
+      options.peers = argv[i + 1];
+    else if (flag == "--venv-python")
+      options.venv_python = argv[i + 1];
     else
       bench::ExitWithUsage(kUsage);
+  }
+  if (options.peers != "none") {  // Each name known, so that none is left out unseen.
+    std::string rest = options.peers + ",";
+    for (std::size_t at = 0; at < rest.size();) {
+      const std::size_t comma = rest.find(',', at);
+      const std::string name = rest.substr(at, comma - at);
+      if (name != "ts" && name != "acquire-zarr") bench::ExitWithUsage(kUsage);
+      at = comma + 1;
+    }
   }
   return options;
 }
@@ -298,6 +404,8 @@ int Main(int argc, char** argv) {
       static_cast<long long>(std::max<Index>(32, frames / 4)),
       static_cast<double>(long_peak) / (1 << 20), static_cast<long long>(frames),
       static_cast<double>(plan->memory.total()) / (1 << 20));
+  std::fflush(stdout);
+  if (options.peers != "none") RunPeers(options, distinct, plan->threads, Median(file));
   return 0;
 }
 

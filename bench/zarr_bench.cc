@@ -1,6 +1,6 @@
 // Sharded zarr v3 write and read throughput, next to the raw codec on the same
-// chunks and to python3-zarr 2.13 (and, where installed, TensorStore) on the
-// same data, all in one run.
+// chunks and to every peer our users would use instead, on the same data and
+// threads, all in one run.
 //
 // The volume is uint16, smooth and noisy like a microscope's (default 1 GiB,
 // 512×1024×1024), stored as shards of 256³ with inner chunks of 64³, once with
@@ -10,12 +10,20 @@
 //   raw codec   the same codec encoding (decoding) the same 64³ chunks, held in
 //               memory, into one reused buffer per thread, on the same thread
 //               pool: the ceiling for ours (goal ≥ 0.8×);
-//   zarr-python python3-zarr 2.13 writing and reading the same data as v2 with
-//               64³ chunks and the same codec (goal: ours faster);
-//   tensorstore with --tensorstore: TensorStore writing and reading the same
-//               layout (zarr v3, same shards, chunks and codec) into files.
+//   peers       each in its own process, writing the same volume into files and
+//               reading it back, configured as its users configure it
+//               (docs/benchmarks.md, "Peers and how they are configured"):
+//     zp-2.13   Debian's python3-zarr 2.13, as v2 with 64³ chunks and the same
+//               codec (bench/zarr_python_peer.py; the oldest reader in use);
+//     zp-3      zarr-python 3 with its default codec pipeline, the same v3
+//               layout (bench/zarr3_peer.py default);
+//     zarrs     zarr-python 3 with the zarrs (Rust) codec pipeline
+//               (bench/zarr3_peer.py zarrs);
+//     ts        TensorStore (bench/tensorstore_zarr_peer.py).
+//               The v3 peers come from the pinned .venv (--venv-python).
 // Figures are medians over --runs runs, in GB/s of uncompressed data; ours and
-// the raw codec run in alternation and ours/raw is the median per-round ratio.
+// the raw codec run in alternation and ours/raw is the median per-round ratio;
+// ours/fastest is ours over the fastest peer's median.
 //
 // A second table splits ours into steps, each adding work to the one before:
 // the raw codec; + moving each chunk between the volume and the codec
@@ -35,11 +43,20 @@
 // A fourth table times reads of single z planes (1 × 1024 × 1024, one in each
 // 64-deep layer of chunks) from the files, in ms per plane: ours; the raw
 // codec decoding every chunk the planes cut (what a reader that decodes whole
-// chunks must do); python3-zarr reading the same planes from its array.
+// chunks must do); each peer reading the same planes from its array.
+//
+// A fifth table is the zarrs benchmark's own case (zarrs/zarr_benchmarks):
+// a 1024³ uint16 array of 256³ shards holding 64³ chunks, zstd level 0,
+// written once by ours (untimed). "round trip": open it, read all of it into
+// fresh memory and write it into a new array with the same metadata; "chunk by
+// chunk": read it one 256³ chunk (shard) after another, each into fresh
+// memory. Ours and the v3 peers read the same files; seconds, medians of --runs.
 //
 // usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
-//                   [--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...
-//                   (default codecs: zstd:1, then blosc:lz4:5:shuffle)
+//                   [--python PATH] [--venv-python PATH] [--peers LIST] [--scripts DIR]
+//                   [--codec TEXT]... [--only throughput|zarrs-case] [--zarrs-edge N]
+//                   (default codecs: zstd:1, then blosc:lz4:5:shuffle; default peers:
+//                   zp-2.13,zp-3,zarrs,ts; --no-python runs no peer)
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -87,18 +104,40 @@ constexpr Index kShard = 256;
 constexpr Index kPlaneInLayer = 21;  // Which plane of each layer of chunks the plane reads take.
 constexpr const char* kUsage =
     "zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python] "
-    "[--python PATH] [--tensorstore] [--scripts DIR] [--codec TEXT]...";
+    "[--python PATH] [--venv-python PATH] [--peers LIST] [--scripts DIR] [--codec TEXT]... "
+    "[--only throughput|zarrs-case] [--zarrs-edge N]";
+
+// A peer: a Python script run in its own process, printing one JSON line.
+struct Peer {
+  std::string name;    // Its column's name, e.g. "zarrs".
+  bool venv;           // Run by the pinned .venv's Python, else by --python.
+  std::string script;  // Under --scripts, with the arguments that come before the mode.
+  bool v3;             // Writes the v3 layout and runs the zarrs case.
+};
+
+// Every peer zarr_bench knows, in the order its columns are printed.
+const std::vector<Peer>& AllPeers() {
+  static const std::vector<Peer> peers = {
+      {"zp-2.13", false, "zarr_python_peer.py", false},
+      {"zp-3", true, "zarr3_peer.py default", true},
+      {"zarrs", true, "zarr3_peer.py zarrs", true},
+      {"ts", true, "tensorstore_zarr_peer.py", true},
+  };
+  return peers;
+}
 
 struct BenchOptions {
   Index size_mib = 1024;
   int runs = 5;
   std::size_t threads = 0;  // 0: one per core.
   fs::path dir = fs::temp_directory_path() / "chunkwise-zarr-bench";
-  bool python = true;
-  bool tensorstore = false;
-  std::string python_path = "/usr/bin/python3";
+  std::vector<Peer> peers = AllPeers();
+  std::string python_path = "/usr/bin/python3";  // Debian's, with python3-zarr 2.13.
+  std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
   fs::path scripts = fs::path(CHUNKWISE_SOURCE_DIR) / "bench";  // Where the peers' scripts are.
   std::vector<std::string> codecs;  // Empty: both of the issue's codecs.
+  std::string only;                 // "throughput" or "zarrs-case"; empty: both.
+  Index zarrs_edge = 1024;          // The zarrs case's cube edge (a multiple of 256).
 };
 
 // GB/s of one operation, each 0 when not measured.
@@ -108,11 +147,19 @@ struct Throughput {
 
 // Milliseconds per plane read, each 0 when not measured.
 struct PlaneFigures {
-  double ours = 0, raw = 0, python = 0;
+  double ours = 0, raw = 0;
+};
+
+// What a peer script measured: throughput, and ms per plane read (0 when the
+// peer did not run).
+struct PeerFigures {
+  Throughput throughput;
+  double plane_ms = 0;
 };
 
 struct Figures {
-  Throughput ours, raw, python, tensorstore;
+  Throughput ours, raw;
+  std::vector<PeerFigures> peers;  // As options.peers.
   PlaneFigures plane;
   Throughput moved;     // The raw codec plus each chunk's gather (scatter).
   Throughput unstored;  // Ours with shards encoded but not stored; read from memory.
@@ -469,20 +516,23 @@ void MeasureOursAndRaw(const std::string& codec_text, const Bytes& volume, const
   figures.plane.raw = Median(decode_s) / static_cast<double>(layers) * 1e3;
 }
 
-// What a peer script measured: throughput, and ms per plane read (0 when the
-// peer does not read planes).
-struct PeerFigures {
-  Throughput throughput;
-  double plane_ms = 0;
-};
-
-// Runs a peer script that prints {"write_seconds", "read_seconds", "bytes"}
-// and optionally "plane_seconds" (the plane reads of one run, in total) and
-// "planes"; zeros if it cannot run.
-PeerFigures MeasurePeer(const std::string& script, const std::string& arguments,
+// The command that runs `peer`'s script in `mode` ("throughput" or
+// "zarrs-case", nothing for zp-2.13) with `arguments`.
+std::string PeerCommand(const Peer& peer, const std::string& mode, const std::string& arguments,
                         const BenchOptions& options) {
-  const std::string command =
-      options.python_path + " " + (options.scripts / script).string() + " " + arguments;
+  const std::string python = peer.venv ? options.venv_python : options.python_path;
+  return python + " " + (options.scripts / peer.script).string() + " " + mode + " " + arguments;
+}
+
+// Runs a peer's throughput mode, which prints {"write_seconds", "read_seconds",
+// "bytes", "plane_seconds" (the plane reads of one run, in total), "planes"};
+// zeros if it cannot run.
+PeerFigures MeasurePeer(const Peer& peer, const std::string& codec, const fs::path& volume_npy,
+                        std::size_t threads, const BenchOptions& options) {
+  std::string arguments = volume_npy.string() + " " + (options.dir / "peer").string() + " " +
+                          codec + " " + std::to_string(options.runs);
+  if (peer.v3) arguments += " " + std::to_string(threads);
+  const std::string command = PeerCommand(peer, peer.v3 ? "throughput" : "", arguments, options);
   const std::optional<nlohmann::json> result = bench::RunJsonPeer(command, "zarr_bench");
   if (!result) return {};
   try {  // nlohmann::json reports a missing or mistyped field by throwing.
@@ -491,43 +541,72 @@ PeerFigures MeasurePeer(const std::string& script, const std::string& arguments,
     figures.throughput = {
         GigabytesPerSecond(bytes, result->at("write_seconds").get<std::vector<double>>()),
         GigabytesPerSecond(bytes, result->at("read_seconds").get<std::vector<double>>())};
-    if (result->contains("plane_seconds")) {
-      figures.plane_ms = Median(result->at("plane_seconds").get<std::vector<double>>()) /
-                         result->at("planes").get<double>() * 1e3;
-    }
+    figures.plane_ms = Median(result->at("plane_seconds").get<std::vector<double>>()) /
+                       result->at("planes").get<double>() * 1e3;
     return figures;
   } catch (const nlohmann::json::exception& error) {
-    std::fprintf(stderr, "zarr_bench: the peer %s printed %s: %s\n", script.c_str(),
+    std::fprintf(stderr, "zarr_bench: the peer %s printed %s: %s\n", peer.name.c_str(),
                  result->dump().c_str(), error.what());
     return {};
   }
 }
 
-// "  1.234    5.67x ok" for ours against a peer, or a dash when it did not run.
-std::string AgainstPeer(double ours, double peer, bool shown) {
-  if (!shown) return "";
-  char text[64];
-  if (peer > 0) {
-    std::snprintf(text, sizeof(text), " %11.3f %8.2fx %-6s", peer, ours / peer,
-                  ours > peer ? "ok" : "SLOWER");
-  } else {
-    std::snprintf(text, sizeof(text), " %11s %9s %-6s", "-", "", "");
+// The index of the best of `values` (the largest, or with `least` the
+// smallest), ignoring zeros (peers that did not run); -1 when all are zero.
+int BestIndex(const std::vector<double>& values, bool least = false) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+    if (values[i] <= 0) continue;
+    if (best < 0 || (least ? values[i] < values[best] : values[i] > values[best])) best = i;
   }
+  return best;
+}
+
+// "  1.234" per peer ("-" where it did not run), then ours over the fastest
+// peer with its name, "ok" where ours is ahead; `faster_is_larger` false for
+// times, where the ratio is the peer's time over ours.
+std::string AgainstPeers(double ours, const std::vector<double>& peers, const BenchOptions& options,
+                         bool faster_is_larger, const char* format) {
+  std::string text;
+  char cell[64];
+  for (const double peer : peers) {
+    if (peer > 0) {
+      std::snprintf(cell, sizeof(cell), format, peer);
+    } else {
+      std::snprintf(cell, sizeof(cell), " %9s", "-");
+    }
+    text += cell;
+  }
+  const int best = BestIndex(peers, !faster_is_larger);
+  if (best < 0) return text;
+  const double ratio = faster_is_larger ? ours / peers[best] : peers[best] / ours;
+  std::snprintf(cell, sizeof(cell), " %8.2fx %-8s %s", ratio, options.peers[best].name.c_str(),
+                ratio > 1 ? "ok" : "SLOWER");
+  return text + cell;
+}
+
+std::string PeerHeader(const BenchOptions& options) {
+  std::string text;
+  char cell[32];
+  for (const Peer& peer : options.peers) {
+    std::snprintf(cell, sizeof(cell), " %9s", peer.name.c_str());
+    text += cell;
+  }
+  if (!options.peers.empty()) text += "  ours/fastest peer";
   return text;
 }
 
-void PrintRow(const std::string& codec, const char* op, double ours, double raw, double ratio,
-              double python, double tensorstore, const BenchOptions& options) {
-  std::printf("%-22s %-6s %8.3f %10.3f %8.2fx %-4s%s%s\n", codec.c_str(), op, ours, raw, ratio,
-              ratio >= 0.8 ? "ok" : "LOW", AgainstPeer(ours, python, true).c_str(),
-              AgainstPeer(ours, tensorstore, options.tensorstore).c_str());
-}
-
 void PrintFigures(const std::string& codec, const Figures& figures, const BenchOptions& options) {
-  PrintRow(codec, "write", figures.ours.write, figures.raw.write, figures.ratio.write,
-           figures.python.write, figures.tensorstore.write, options);
-  PrintRow(codec, "read", figures.ours.read, figures.raw.read, figures.ratio.read,
-           figures.python.read, figures.tensorstore.read, options);
+  const auto row = [&](const char* op, double ours, double raw, double ratio,
+                       double Throughput::*which) {
+    std::vector<double> peers;
+    for (const PeerFigures& peer : figures.peers) peers.push_back(peer.throughput.*which);
+    std::printf("%-20s %-5s %7.3f %9.3f %7.2fx %-3s%s\n", codec.c_str(), op, ours, raw, ratio,
+                ratio >= 0.8 ? "ok" : "LOW",
+                AgainstPeers(ours, peers, options, true, " %9.3f").c_str());
+  };
+  row("write", figures.ours.write, figures.raw.write, figures.ratio.write, &Throughput::write);
+  row("read", figures.ours.read, figures.raw.read, figures.ratio.read, &Throughput::read);
 }
 
 void PrintSteps(const std::string& codec, const Figures& figures) {
@@ -550,13 +629,30 @@ void PrintLeast(const std::string& codec, const Figures& figures) {
 }
 
 // Times, so each ratio is how many times faster ours is.
-void PrintPlanes(const std::string& codec, const PlaneFigures& plane) {
-  char python[48] = "          -          ";
-  if (plane.python > 0) {
-    std::snprintf(python, sizeof(python), "%11.2f %8.2fx", plane.python, plane.python / plane.ours);
+void PrintPlanes(const std::string& codec, const Figures& figures, const BenchOptions& options) {
+  std::vector<double> peers;
+  for (const PeerFigures& peer : figures.peers) peers.push_back(peer.plane_ms);
+  std::printf("%-20s %8.2f %9.2f %7.2fx%s\n", codec.c_str(), figures.plane.ours, figures.plane.raw,
+              figures.plane.raw / figures.plane.ours,
+              AgainstPeers(figures.plane.ours, peers, options, false, " %9.2f").c_str());
+}
+
+// The peers `list` names, comma-separated, in AllPeers' order; exits with the
+// usage on a name it does not know.
+std::vector<Peer> ParsePeers(const std::string& list) {
+  std::vector<Peer> peers;
+  std::size_t named = 0;
+  for (const Peer& peer : AllPeers()) {
+    if (("," + list + ",").find("," + peer.name + ",") == std::string::npos) continue;
+    peers.push_back(peer);
+    named += peer.name.size() + 1;
   }
-  std::printf("%-22s %8.2f %22.2f %8.2fx %s\n", codec.c_str(), plane.ours, plane.raw,
-              plane.raw / plane.ours, python);
+  if (named != list.size() + 1) {
+    std::fprintf(stderr, "zarr_bench: --peers takes names from zp-2.13,zp-3,zarrs,ts, not \"%s\"\n",
+                 list.c_str());
+    std::exit(2);
+  }
+  return peers;
 }
 
 BenchOptions ParseOptions(int argc, char** argv) {
@@ -574,14 +670,23 @@ BenchOptions ParseOptions(int argc, char** argv) {
       options.dir = argv[++i];
     } else if (arg == "--python" && has_value) {
       options.python_path = argv[++i];
+    } else if (arg == "--venv-python" && has_value) {
+      options.venv_python = argv[++i];
+    } else if (arg == "--peers" && has_value) {
+      options.peers = ParsePeers(argv[++i]);
     } else if (arg == "--scripts" && has_value) {
       options.scripts = argv[++i];
     } else if (arg == "--codec" && has_value) {
       options.codecs.emplace_back(argv[++i]);
+    } else if (arg == "--only" && has_value) {
+      options.only = argv[++i];
+      if (options.only != "throughput" && options.only != "zarrs-case")
+        bench::ExitWithUsage(kUsage);
+    } else if (arg == "--zarrs-edge" && has_value) {
+      options.zarrs_edge = IntegerArg("--zarrs-edge", argv[++i], kShard, 1 << 14);
+      if (options.zarrs_edge % kShard != 0) bench::ExitWithUsage(kUsage);
     } else if (arg == "--no-python") {
-      options.python = false;
-    } else if (arg == "--tensorstore") {
-      options.tensorstore = true;
+      options.peers.clear();
     } else {
       bench::ExitWithUsage(kUsage);
     }
@@ -596,27 +701,26 @@ void PrintHeader(const Bytes& volume, Index depth, std::size_t threads,
       "medians of %d runs, GB/s of uncompressed data\n",
       static_cast<double>(volume.size()) / (1 << 30), static_cast<long long>(depth), threads,
       options.runs);
-  std::printf("%-22s %-6s %8s %10s %9s %-4s %11s %9s %-6s%s\n", "codec", "op", "ours", "raw codec",
-              "ours/raw", "", "zarr-python", "ours/zp", "",
-              options.tensorstore ? "  tensorstore   ours/ts" : "");
+  std::printf("%-20s %-5s %7s %9s %8s %-3s%s\n", "codec", "op", "ours", "raw codec", "ours/raw", "",
+              PeerHeader(options).c_str());
 }
 
-int Main(int argc, char** argv) {
-  const BenchOptions options = ParseOptions(argc, argv);
+void WriteVolumeNpy(const fs::path& path, const Bytes& volume, const Shape& shape) {
+  core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                  core::Endian::kLittle),
+                     shape, false, volume};
+  Check(io::WriteNpy(path, npy), "write volume.npy");
+}
+
+void RunThroughput(const BenchOptions& options) {
   // 1 GiB = 512 × 1024 × 1024 uint16; other sizes scale dim 0 in steps of 256.
   const Index depth = std::max<Index>(256, options.size_mib / 1024 * 512 / 256 * 256);
   const Shape shape = {depth, 1024, 1024};
-  fs::create_directories(options.dir);
   const Bytes volume = MicroscopyVolume(shape);
   const std::vector<Bytes> chunks = ExtractChunks(volume, shape);
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
   const fs::path volume_npy = options.dir / "volume.npy";
-  if (options.python || options.tensorstore) {
-    core::NpyArray npy{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
-                                                    core::Endian::kLittle),
-                       shape, false, volume};
-    Check(io::WriteNpy(volume_npy, npy), "write volume.npy");
-  }
+  if (!options.peers.empty()) WriteVolumeNpy(volume_npy, volume, shape);
   PrintHeader(volume, depth, pool->num_threads(), options);
   std::vector<std::string> codecs = options.codecs;
   if (codecs.empty()) codecs = {"zstd:1", "blosc:lz4:5:shuffle"};
@@ -624,17 +728,8 @@ int Main(int argc, char** argv) {
   for (const std::string& codec : codecs) {
     Figures figures;
     MeasureOursAndRaw(codec, volume, shape, chunks, pool, options, figures);
-    const std::string common = volume_npy.string() + " " + (options.dir / "peer").string() + " " +
-                               codec + " " + std::to_string(options.runs);
-    if (options.python) {
-      const PeerFigures python = MeasurePeer("zarr_python_peer.py", common, options);
-      figures.python = python.throughput;
-      figures.plane.python = python.plane_ms;
-    }
-    if (options.tensorstore) {
-      figures.tensorstore = MeasurePeer("tensorstore_zarr_peer.py",
-                                        common + " " + std::to_string(pool->num_threads()), options)
-                                .throughput;
+    for (const Peer& peer : options.peers) {
+      figures.peers.push_back(MeasurePeer(peer, codec, volume_npy, pool->num_threads(), options));
     }
     PrintFigures(codec, figures, options);
     std::fflush(stdout);
@@ -651,11 +746,191 @@ int Main(int argc, char** argv) {
   std::printf("%-22s %-6s %10s %10s %11s %8s %12s\n", "codec", "op", "raw codec", "least",
               "least/raw", "ours", "ours/least");
   for (std::size_t i = 0; i < codecs.size(); ++i) PrintLeast(codecs[i], all[i]);
-  std::printf("\nplane reads from the files, ms per 1024x1024 plane (one per layer of chunks):\n");
-  std::printf("%-22s %8s %22s %9s %11s %9s\n", "codec", "ours", "raw codec, whole chunks",
-              "raw/ours", "zarr-python", "zp/ours");
-  for (std::size_t i = 0; i < codecs.size(); ++i) PrintPlanes(codecs[i], all[i].plane);
+  std::printf(
+      "\nplane reads from the files, ms per 1024x1024 plane (one per layer of chunks; raw: the\n"
+      "raw codec decoding every chunk the planes cut; ratios: their time over ours):\n");
+  std::printf("%-20s %8s %9s %8s%s\n", "codec", "ours", "raw", "raw/ours",
+              PeerHeader(options).c_str());
+  for (std::size_t i = 0; i < codecs.size(); ++i) PrintPlanes(codecs[i], all[i], options);
   fs::remove(volume_npy);
+}
+
+// The zarrs benchmark's case: seconds of each round trip and chunk-by-chunk
+// read, ours and each v3 peer's, on the array ours wrote at `source`.
+struct ZarrsCaseFigures {
+  std::vector<double> ours_roundtrip, ours_chunks;
+  std::vector<std::vector<double>> peer_roundtrip, peer_chunks;  // As ZarrsCasePeers.
+};
+
+std::vector<Peer> ZarrsCasePeers(const BenchOptions& options) {
+  std::vector<Peer> peers;
+  for (const Peer& peer : options.peers) {
+    if (peer.v3) peers.push_back(peer);
+  }
+  return peers;
+}
+
+// Each 256³ chunk (shard) of `shape`, as a region.
+std::vector<core::Region> ShardRegions(const Shape& shape) {
+  std::vector<core::Region> regions;
+  for (Index z = 0; z < shape[0]; z += kShard) {
+    for (Index y = 0; y < shape[1]; y += kShard) {
+      for (Index x = 0; x < shape[2]; x += kShard) {
+        regions.emplace_back(core::Coord{z, y, x}, core::Coord{z + kShard, y + kShard, x + kShard});
+      }
+    }
+  }
+  return regions;
+}
+
+std::shared_ptr<store::Store> OpenFiles(const fs::path& path) {
+  auto store = store::FileStore::Open(path);
+  Check(store.status(), "store");
+  return *store;
+}
+
+// Ours: open `source`, read all of it into fresh memory, write it into a new
+// array at `target` with the same metadata. Checks what it read after the clock.
+double OursRoundTripSeconds(const fs::path& source, const fs::path& target, const Bytes& volume,
+                            const std::shared_ptr<core::ThreadPool>& pool) {
+  fs::remove_all(target);
+  Bytes data;
+  const double seconds = Seconds([&] {
+    auto in = formats::zarr::Array::Open(OpenFiles(source), "", {.pool = pool});
+    Check(in.status(), "round trip: open");
+    data.resize(volume.size());  // Fresh, untouched memory, as a reader allocates it.
+    Check(in->ReadInto(core::Region::Full(in->metadata().shape), data.data()), "round trip: read");
+    auto out =
+        formats::zarr::Array::Create(OpenFiles(target), "", in->metadata(), true, {.pool = pool});
+    Check(out.status(), "round trip: create");
+    Check(out->Write(core::Region::Full(in->metadata().shape), data), "round trip: write");
+  });
+  if (data != volume) Check(Status::Internal("the round trip read other values"), "verify");
+  fs::remove_all(target);
+  return seconds;
+}
+
+// Ours: each 256³ chunk read on its own into fresh memory, one after another.
+double OursChunksSeconds(const fs::path& source, const std::shared_ptr<core::ThreadPool>& pool) {
+  return Seconds([&] {
+    auto array = formats::zarr::Array::Open(OpenFiles(source), "", {.pool = pool});
+    Check(array.status(), "chunks: open");
+    for (const core::Region& region : ShardRegions(array->metadata().shape)) {
+      Bytes chunk(static_cast<std::size_t>(kShard * kShard * kShard) * 2);
+      Check(array->ReadInto(region, chunk.data()), "chunks: read");
+    }
+  });
+}
+
+// Checks every chunk ours reads chunk by chunk against the volume (untimed).
+void VerifyChunks(const fs::path& source, const Bytes& volume, const Shape& shape,
+                  const std::shared_ptr<core::ThreadPool>& pool) {
+  auto array = formats::zarr::Array::Open(OpenFiles(source), "", {.pool = pool});
+  Check(array.status(), "chunks: open");
+  Bytes chunk(static_cast<std::size_t>(kShard * kShard * kShard) * 2), expected(chunk.size());
+  const Shape box = {kShard, kShard, kShard};
+  for (const core::Region& region : ShardRegions(shape)) {
+    Check(array->ReadInto(region, chunk.data()), "chunks: read");
+    core::CopyStridedRegion({volume.data(), shape, region.start()}, {expected.data(), box, kZero},
+                            box, 2);
+    if (chunk != expected) Check(Status::Internal("a chunk read back other values"), "verify");
+  }
+}
+
+void PrintZarrsCase(const ZarrsCaseFigures& figures, const std::vector<Peer>& peers, double bytes,
+                    const BenchOptions& options) {
+  BenchOptions shown = options;
+  shown.peers = peers;
+  std::printf("%-22s %8s%s\n", "seconds", "ours", PeerHeader(shown).c_str());
+  const auto row = [&](const char* name, const std::vector<double>& ours,
+                       const std::vector<std::vector<double>>& peer_seconds) {
+    std::vector<double> medians;
+    for (const std::vector<double>& seconds : peer_seconds) medians.push_back(Median(seconds));
+    std::printf("%-22s %8.2f%s\n", name, Median(ours),
+                AgainstPeers(Median(ours), medians, shown, false, " %9.2f").c_str());
+    std::printf("%-22s %8.2f", "  (GB/s)", bytes / Median(ours) / 1e9);
+    for (const double median : medians) {
+      if (median > 0) {
+        std::printf(" %9.2f", bytes / median / 1e9);
+      } else {
+        std::printf(" %9s", "-");
+      }
+    }
+    std::printf("\n");
+  };
+  row("round trip", figures.ours_roundtrip, figures.peer_roundtrip);
+  row("chunk by chunk read", figures.ours_chunks, figures.peer_chunks);
+}
+
+// The zarrs benchmark's own case; see the comment at the top.
+void RunZarrsCase(const BenchOptions& options) {
+  const Index edge = options.zarrs_edge;
+  const Shape shape = {edge, edge, edge};
+  const Bytes volume = MicroscopyVolume(shape);
+  auto pool = std::make_shared<core::ThreadPool>(options.threads);
+  const fs::path dir = options.dir / "zarrs-case";
+  const fs::path source = dir / "source.zarr", target = dir / "roundtrip.zarr";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  formats::zarr::ArrayLayout layout;
+  layout.shape = shape;
+  layout.data_type = core::DataType(core::DataTypeId::kUInt16);
+  layout.chunk_shape = kChunkShape;
+  layout.shard_shape = Shape{kShard, kShard, kShard};
+  layout.codec = "zstd:0";
+  Result<formats::zarr::ArrayMetadata> metadata = formats::zarr::BuildArrayMetadata(layout);
+  Check(metadata.status(), "zarrs case: metadata");
+  {
+    auto array =
+        formats::zarr::Array::Create(OpenFiles(source), "", *metadata, true, {.pool = pool});
+    Check(array.status(), "zarrs case: create");
+    Check(array->Write(core::Region::Full(shape), volume), "zarrs case: write");
+  }
+  VerifyChunks(source, volume, shape, pool);
+  std::printf(
+      "\nthe zarrs benchmark's case: %lld^3 uint16 (%.2f GiB), shards 256^3 of chunks 64^3, zstd "
+      "level 0, %zu threads, medians of %d runs; round trip: read all, write a new array; chunk "
+      "by chunk: each 256^3 chunk read on its own, one after another; ratios: the fastest "
+      "peer's time over ours\n",
+      static_cast<long long>(edge), static_cast<double>(volume.size()) / (1 << 30),
+      pool->num_threads(), options.runs);
+  std::fflush(stdout);
+  ZarrsCaseFigures figures;
+  for (int run = 0; run < options.runs; ++run) {
+    figures.ours_roundtrip.push_back(OursRoundTripSeconds(source, target, volume, pool));
+    figures.ours_chunks.push_back(OursChunksSeconds(source, pool));
+  }
+  const std::vector<Peer> peers = ZarrsCasePeers(options);
+  const fs::path volume_npy = dir / "volume.npy";
+  if (!peers.empty()) WriteVolumeNpy(volume_npy, volume, shape);
+  for (const Peer& peer : peers) {
+    const std::string arguments = volume_npy.string() + " " + source.string() + " " +
+                                  target.string() + " " + std::to_string(options.runs) + " " +
+                                  std::to_string(pool->num_threads());
+    const std::optional<nlohmann::json> result =
+        bench::RunJsonPeer(PeerCommand(peer, "zarrs-case", arguments, options), "zarr_bench");
+    std::vector<double> roundtrip, chunks;
+    try {  // nlohmann::json reports a missing or mistyped field by throwing.
+      if (result) {
+        roundtrip = result->at("roundtrip_seconds").get<std::vector<double>>();
+        chunks = result->at("chunk_seconds").get<std::vector<double>>();
+      }
+    } catch (const nlohmann::json::exception& error) {
+      std::fprintf(stderr, "zarr_bench: the peer %s printed %s: %s\n", peer.name.c_str(),
+                   result->dump().c_str(), error.what());
+    }
+    figures.peer_roundtrip.push_back(roundtrip);
+    figures.peer_chunks.push_back(chunks);
+  }
+  PrintZarrsCase(figures, peers, static_cast<double>(volume.size()), options);
+  fs::remove_all(dir);
+}
+
+int Main(int argc, char** argv) {
+  const BenchOptions options = ParseOptions(argc, argv);
+  fs::create_directories(options.dir);
+  if (options.only != "zarrs-case") RunThroughput(options);
+  if (options.only != "throughput") RunZarrsCase(options);
   return 0;
 }
 
