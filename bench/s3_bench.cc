@@ -46,7 +46,9 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/export_shards.h"
+#include "chunkwise/store/file_store.h"
 #include "chunkwise/store/rocksdb_store.h"
 #include "chunkwise/store/s3_store.h"
 
@@ -274,7 +276,7 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
   core::NpyArray array{core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
                                                     core::Endian::kLittle),
                        shape, false, volume};
-  Check(core::WriteNpy(npy, array), "volume.npy");
+  Check(io::WriteNpy(npy, array), "volume.npy");
   std::vector<Row> rows(7);
   const char* names[] = {"ours",        "zarr+s3fs", "zarr+obstore", "tensorstore",
                          "ours, store", "boto3 raw", "obstore raw"};
@@ -356,7 +358,9 @@ fs::path MakeExport(const Options& options, const fs::path& work) {
       R"("preshift_bits":3,"hash":"identity","minishard_bits":3,"shard_bits":12}}]})";
   Result<pipelines::ExportSpec> spec = pipelines::ParseExportSpec(text, "bench spec");
   Check(spec.status(), "spec");
-  Check(pipelines::ExportShards(**labelmap, *spec, dest, {}).status(), "export");
+  auto files = store::FileStore::Open(dest);
+  Check(files.status(), "export directory");
+  Check(pipelines::ExportShards(**labelmap, *spec, *files, "", {}).status(), "export");
   return dest;
 }
 

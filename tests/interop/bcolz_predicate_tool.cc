@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-#include "chunkwise/formats/bcolz/array_io.h"
+#include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/store/file_store.h"
 
 int main(int argc, char** argv) {
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   std::string line;
   while (std::getline(predicates, line)) {
     const formats::bcolz::ReadRequest request{"", {"row"}, line};
-    Result<core::NpyArray> rows = formats::bcolz::ReadSelection(*store, request);
+    Result<core::NpyArray> rows = formats::bcolz::ReadSelection(*store, "", request);
     if (!rows.ok()) {
       std::string message(rows.status().message());
       for (char& c : message) c = c == '\n' ? ' ' : c;

@@ -22,6 +22,7 @@
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/io/file.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/store/remote_store_url.h"
 #include "chunkwise/store/rocksdb_store.h"
@@ -96,11 +97,10 @@ Status ReadZarr(const std::string& url, const std::string& path, const std::stri
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, Open(url));
   CHUNKWISE_ASSIGN_OR_RETURN(formats::zarr::Array array, formats::zarr::Array::Open(store, path));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, array.Read(core::Region::Full(array.metadata().shape)));
-  return core::WriteFileAtomically(out, data);
+  return io::WriteFile(out, data);
 }
 
 Status WriteExport(const fs::path& dir, const std::string& url) {
-  const fs::path dest = dir / "export";
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::shared_ptr<store::RocksDbStore> db,
       store::RocksDbStore::Open(dir / "labelmap.db", {.create_if_missing = true}));
@@ -122,13 +122,9 @@ Status WriteExport(const fs::path& dir, const std::string& url) {
       {"@type", "neuroglancer_multiscale_volume"}, {"data_type", "uint64"}, {"scales", {scale}}};
   CHUNKWISE_ASSIGN_OR_RETURN(pipelines::ExportSpec spec,
                              pipelines::ParseExportSpec(info.dump(), "info"));
-  CHUNKWISE_RETURN_IF_ERROR(pipelines::ExportShards(*labelmap, spec, dest, {}).status());
+  // Straight into the bucket: the export is a view over any store.
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, Open(url));
-  for (const auto& entry : fs::recursive_directory_iterator(dest)) {
-    if (!entry.is_regular_file()) continue;
-    CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, core::ReadFile(entry.path()));
-    CHUNKWISE_RETURN_IF_ERROR(store->Set(fs::relative(entry.path(), dest).string(), bytes));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(pipelines::ExportShards(*labelmap, spec, store, "", {}).status());
   return Status::Ok();
 }
 
@@ -146,7 +142,7 @@ Status Run(const std::vector<std::string>& args, int* exit_code) {
       *exit_code = 3;
       return Status::Ok();
     }
-    return core::WriteFileAtomically(args[3], *bytes);
+    return io::WriteFile(args[3], *bytes);
   }
   if (command == "list" && (args.size() == 2 || args.size() == 3)) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, Open(args[1]));

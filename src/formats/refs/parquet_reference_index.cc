@@ -284,8 +284,9 @@ Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view p
       }
     }
     if (listed != nullptr && references != listed->references) {
-      return Status::Corruption(state.store->Describe(state.prefix + field_prefix) + ": the record files hold " +
-                                std::to_string(references) + " references, .zmetadata says " +
+      return Status::Corruption(state.store->Describe(state.prefix + field_prefix) +
+                                ": the record files hold " + std::to_string(references) +
+                                " references, .zmetadata says " +
                                 std::to_string(listed->references));
     }
   }
@@ -344,7 +345,8 @@ Result<std::unique_ptr<store::ReferenceIndex>> OpenParquetReferences(
 bool IsParquetReferenceSet(const store::Store& store, const std::string& prefix) {
   Result<std::optional<Bytes>> text = store.Get(prefix + ".zmetadata");
   if (!text.ok() || !text->has_value()) return false;
-  Result<nlohmann::json> json = core::ParseJson(AsChars(**text), store.Describe(prefix + ".zmetadata"));
+  Result<nlohmann::json> json =
+      core::ParseJson(AsChars(**text), store.Describe(prefix + ".zmetadata"));
   return json.ok() && json->is_object() && json->contains("record_size");
 }
 

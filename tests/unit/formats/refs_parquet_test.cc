@@ -277,13 +277,13 @@ TEST(ParquetReferenceIndex, ListedRecordFilesMustAllBeThere) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 100;
-  ASSERT_TRUE(WriteParquetReferences(GridSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(GridSet(), *Dir(directory), "", options).ok());
   const nlohmann::json zmetadata =
       nlohmann::json::parse(AsChars(*core::ReadFile(directory / ".zmetadata")));
   EXPECT_EQ(zmetadata["chunkwise_records"]["data"]["files"], nlohmann::json::parse("[[0, 19]]"));
   EXPECT_EQ(zmetadata["chunkwise_records"]["data"]["references"], 2000);
   std::filesystem::remove(directory / "data" / "refs.7.parq");
-  auto index = OpenParquetReferences(directory);
+  auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   // Row 7 * 100 + 3 is key 14.3 (50 columns): in the lost file.
   auto lost = (*index)->Find("data/14.3");
@@ -293,7 +293,7 @@ TEST(ParquetReferenceIndex, ListedRecordFilesMustAllBeThere) {
   auto kept = (*index)->Find("data/0.1");
   ASSERT_TRUE(kept.ok() && kept->has_value());
   EXPECT_EQ((*index)->Keys("data/").status().code(), StatusCode::kCorruption);
-  auto all = LoadParquetReferences(directory.string());
+  auto all = LoadParquetReferences(Dir(directory), "");
   EXPECT_EQ(all.status().code(), StatusCode::kCorruption);
   EXPECT_NE(all.status().message().find("refs.7.parq"), std::string_view::npos);
 }
@@ -302,21 +302,21 @@ TEST(ParquetReferenceIndex, ReferenceCountMustMatchTheListing) {
   const auto directory = test::FreshScratchDirectory("refs_parquet");
   ParquetReferenceOptions options;
   options.record_size = 100;
-  ASSERT_TRUE(WriteParquetReferences(GridSet(), directory, options).ok());
+  ASSERT_TRUE(WriteParquetReferences(GridSet(), *Dir(directory), "", options).ok());
   nlohmann::json zmetadata =
       nlohmann::json::parse(AsChars(*core::ReadFile(directory / ".zmetadata")));
   zmetadata["chunkwise_records"]["data"]["references"] = 2001;
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
-  auto all = LoadParquetReferences(directory.string());
+  ASSERT_TRUE(Dir(directory)->Set(".zmetadata", AsBytes(zmetadata.dump())).ok());
+  auto all = LoadParquetReferences(Dir(directory), "");
   EXPECT_EQ(all.status().code(), StatusCode::kCorruption);
   EXPECT_NE(all.status().message().find("2000 references, .zmetadata says 2001"),
             std::string_view::npos)
       << all.status().ToString();
   // Without the listing (kerchunk's sets), a missing file means missing keys.
   zmetadata.erase("chunkwise_records");
-  ASSERT_TRUE(core::WriteFileAtomically(directory / ".zmetadata", AsBytes(zmetadata.dump())).ok());
+  ASSERT_TRUE(Dir(directory)->Set(".zmetadata", AsBytes(zmetadata.dump())).ok());
   std::filesystem::remove(directory / "data" / "refs.7.parq");
-  auto index = OpenParquetReferences(directory);
+  auto index = OpenParquetReferences(Dir(directory), "");
   ASSERT_TRUE(index.ok());
   auto absent = (*index)->Find("data/14.3");
   ASSERT_TRUE(absent.ok());

@@ -13,6 +13,7 @@
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/pipelines/export_listing.h"
 #include "chunkwise/pipelines/export_shards.h"
+#include "chunkwise/store/file_store.h"
 #include "chunkwise/store/http_store.h"
 #include "chunkwise/store/rocksdb_store.h"
 #include "chunkwise/store/s3_store.h"
@@ -60,7 +61,9 @@ void MakeExport(const fs::path& dest, const json& info) {
   ASSERT_TRUE((*labelmap)->SetMappings(1, mapping).ok());
   Result<ExportSpec> spec = ParseExportSpec(info.dump(), "spec.json");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  Result<ExportSummary> summary = ExportShards(**labelmap, *spec, dest, {.workers = 2});
+  auto files = store::FileStore::Open(dest);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  Result<ExportSummary> summary = ExportShards(**labelmap, *spec, *files, "", {.workers = 2});
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
 }
 
@@ -82,7 +85,9 @@ void ExpectSameShards(std::shared_ptr<const store::Store> store, const fs::path&
     ++shards;
     Result<dvid::ArrowShardReader> remote = dvid::ArrowShardReader::Open(store, key);
     ASSERT_TRUE(remote.ok()) << key << ": " << remote.status().ToString();
-    Result<dvid::ArrowShardReader> local = dvid::ArrowShardReader::Open(dest / key);
+    auto files = store::FileStore::Open(dest, {.create_root = false});
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    Result<dvid::ArrowShardReader> local = dvid::ArrowShardReader::Open(*files, key);
     ASSERT_TRUE(local.ok()) << local.status().ToString();
     ASSERT_EQ(remote->ListChunks(), local->ListChunks()) << key;
     for (const auto& [x, y, z] : local->ListChunks()) {
