@@ -218,7 +218,8 @@ VersionFigures MeasureVersion(const ReferenceSet& set, JsonVersion version,
 // file the JSON rows left, untimed).
 void PrintParquetFigures(const ReferenceSet& set, const BenchOptions& options) {
   namespace refs = chunkwise::formats::refs;
-  auto files = chunkwise::store::FileStore::Open(options.dir / "refs.parq");
+  const fs::path dir = options.dir / "refs.parq";
+  auto files = chunkwise::store::FileStore::Open(dir);
   Die(files.status());
   const refs::ReferenceSet nested = refs::NestRootArray(set, "data");
   std::vector<double> write_s, load_s, lookup_s;

@@ -4,6 +4,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "cli/command.h"
+#include "cli/flag_hints.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -41,7 +42,7 @@ int Run(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
   if (!context.outcome.ok()) {
-    std::fprintf(stderr, "chunkwise: error: %s\n", context.outcome.ToString().c_str());
+    std::fprintf(stderr, "chunkwise: error: %s\n", DescribeWithFlagHints(context.outcome).c_str());
     return kExitFailure;
   }
   return 0;

@@ -72,7 +72,7 @@ Status CheckOutputPath(const fs::path& path, bool overwrite) {
   std::error_code error;
   if (!overwrite && fs::exists(path, error)) {
     return Status::InvalidArgument(path.string() +
-                                   " already exists (pass --overwrite to replace it)");
+                                   " already exists (overwrite not requested)");
   }
   return Status::Ok();
 }

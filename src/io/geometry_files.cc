@@ -31,7 +31,7 @@ Status NoImporter(GeometryType type, const std::filesystem::path& input) {
   return Status::InvalidArgument(
       input.string() + ": cannot read a " + std::string(GeometryTypeName(type)) + " from " +
       (Extension(input).empty() ? "a file without extension" : Extension(input)) +
-      " (points/polyline: .csv .npy; graph: .csv/.npy with --edges; skeleton: .swc;"
+      " (points/polyline: .csv .npy; graph: .csv/.npy with an edge table; skeleton: .swc;"
       " mesh: .ply .obj)");
 }
 
@@ -48,7 +48,7 @@ Result<Geometry> ImportGeometry(GeometryType type, const std::filesystem::path& 
       break;
     case GeometryType::kGraph:
       if (!edges)
-        return Status::InvalidArgument("a graph needs --edges (a .csv or .npy of source, target)");
+        return Status::InvalidArgument("a graph needs an edge table (a .csv or .npy of source, target)");
       if (table) return ReadGraphTables(input, *edges);
       break;
     case GeometryType::kSkeleton:

@@ -166,7 +166,7 @@ Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryTy
                                          std::string_view name) {
   if (type != GeometryType::kPoints && type != GeometryType::kPolyline) {
     return Status::InvalidArgument(std::string(name) +
-                                   ": tables hold points or polylines (graphs need --edges)");
+                                   ": tables hold points or polylines (a graph needs an edge table)");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Table parsed, ToTable(table, name));
   CHUNKWISE_ASSIGN_OR_RETURN(Geometry geometry, VerticesOf(parsed, type, name));

@@ -75,8 +75,7 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveLocal(std::string_view key
   if (!allowed) {
     return Status::InvalidArgument(Describe(key) + ": " + url + " resolves to " +
                                    canonical.string() +
-                                   ", outside the allowed roots (pass --allow-root DIR to "
-                                   "read it)");
+                                   ", outside the allowed roots");
   }
   const std::uint64_t size = fs::file_size(canonical, error);
   if (error) {
@@ -107,7 +106,7 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
   } else if (scheme == "http" || scheme == "https") {
     if (!options_.allow_remote) {
       return Status::InvalidArgument(Describe(key) + ": " + url +
-                                     " is remote; pass --allow-remote to read it");
+                                     " is remote, and remote references are not allowed");
     }
     target.remote_url = url;
     Result<std::uint64_t> size = HttpSize(url);

@@ -43,7 +43,7 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const 
     return table->Where(predicate, request.columns, range.first, range.second);
   }
   if (!request.columns.empty() || !request.where.empty()) {
-    return Status::InvalidArgument("--columns and --where need a ctable; this is a carray");
+    return Status::InvalidArgument("a column selection or a where predicate needs a ctable; this is a carray");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
                              Carray::Open(std::move(store), prefix, Mode::kRead));

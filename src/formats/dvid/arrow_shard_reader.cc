@@ -25,13 +25,23 @@ std::string CoordinateText(std::int32_t x, std::int32_t y, std::int32_t z) {
 }  // namespace
 
 Result<ArrowShardReader> ArrowShardReader::Open(std::shared_ptr<const store::Store> store,
-                                                std::string_view arrow_key) {
+                                                std::string_view arrow_key,
+                                                const ArrowShardOpenOptions& options) {
   const std::string csv_key = CsvName(arrow_key);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> csv, store->Get(csv_key));
   if (!csv.has_value()) return Status::NotFound(store->Describe(csv_key) + " does not exist");
   const std::string csv_name = store->Describe(csv_key);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<arrow::ByteSource> source,
-                             arrow::OpenStoreSource(std::move(store), std::string(arrow_key)));
+  std::shared_ptr<arrow::ByteSource> source;
+  if (options.read_whole) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> whole, store->Get(arrow_key));
+    if (!whole.has_value()) {
+      return Status::NotFound(store->Describe(arrow_key) + " does not exist");
+    }
+    source = arrow::MemorySource(std::move(*whole), store->Describe(arrow_key));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(source,
+                               arrow::OpenStoreSource(std::move(store), std::string(arrow_key)));
+  }
   return OpenFrom(std::move(source), AsChars(*csv), csv_name);
 }
 

@@ -210,7 +210,7 @@ Status WriteReferenceJson(store::Store& store, std::string_view key, const Refer
     CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
     if (exists) {
       return Status::InvalidArgument(store.Describe(key) +
-                                     " already exists (pass --overwrite to replace it)");
+                                     " already exists (overwrite not requested)");
     }
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, FormatReferenceJson(set, options));

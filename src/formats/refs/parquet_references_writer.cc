@@ -177,7 +177,7 @@ Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> existing, store.List(prefix));
   if (!existing.empty() && !options.overwrite) {
     return Status::InvalidArgument(store.Describe(existing.front()) +
-                                   " already exists (pass --overwrite to replace it)");
+                                   " already exists (overwrite not requested)");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json metadata, MetadataJson(set));
   CHUNKWISE_ASSIGN_OR_RETURN(auto arrays, GroupChunks(set));

@@ -131,7 +131,7 @@ Coarsening Coarsen(const Geometry& fine, const Vec3& bin_shape) {
 Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
                                                       const PyramidOptions& options) {
   if (options.levels < 2 || options.levels > 30) {
-    return Status::InvalidArgument("--levels must be 2..30 (level 0 included), got " +
+    return Status::InvalidArgument("a pyramid has 2..30 levels (level 0 included), not " +
                                    std::to_string(options.levels));
   }
   CHUNKWISE_RETURN_IF_ERROR(EraseCrossLevelData(store));

@@ -12,21 +12,21 @@ namespace {
 Status CheckShapes(const ArrayLayout& layout) {
   const std::size_t rank = layout.shape.size();
   if (layout.chunk_shape.size() != rank) {
-    return Status::InvalidArgument("--chunk [" + core::FormatShape(layout.chunk_shape) +
-                                   "] has a different rank from --shape [" +
+    return Status::InvalidArgument("the chunk shape [" + core::FormatShape(layout.chunk_shape) +
+                                   "] has a different rank from the array shape [" +
                                    core::FormatShape(layout.shape) + "]");
   }
   for (core::Index extent : layout.chunk_shape) {
-    if (extent <= 0) return Status::InvalidArgument("--chunk extents must be positive");
+    if (extent <= 0) return Status::InvalidArgument("the chunk shape's extents must be positive");
   }
   if (!layout.dimension_names.empty() && layout.dimension_names.size() != rank) {
-    return Status::InvalidArgument("--dimension-names gives " +
+    return Status::InvalidArgument("the dimension names are " +
                                    std::to_string(layout.dimension_names.size()) + " names for " +
                                    std::to_string(rank) + " dimensions");
   }
   if (!layout.shard_shape) return Status::Ok();
   if (layout.zarr_format != 3) {
-    return Status::InvalidArgument("--shard needs --format 3 (zarr v2 has no sharding)");
+    return Status::InvalidArgument("sharding needs zarr format 3 (zarr v2 has no sharding)");
   }
   bool multiple = layout.shard_shape->size() == rank;
   for (std::size_t d = 0; multiple && d < rank; ++d) {
@@ -34,8 +34,8 @@ Status CheckShapes(const ArrayLayout& layout) {
         (*layout.shard_shape)[d] > 0 && (*layout.shard_shape)[d] % layout.chunk_shape[d] == 0;
   }
   if (!multiple) {
-    return Status::InvalidArgument("--shard [" + core::FormatShape(*layout.shard_shape) +
-                                   "] is not a multiple of --chunk [" +
+    return Status::InvalidArgument("the shard shape [" + core::FormatShape(*layout.shard_shape) +
+                                   "] is not a multiple of the chunk shape [" +
                                    core::FormatShape(layout.chunk_shape) + "]");
   }
   return Status::Ok();
@@ -89,11 +89,11 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
 
 Result<ArrayMetadata> BuildArrayMetadata(const ArrayLayout& layout) {
   if (layout.zarr_format != 2 && layout.zarr_format != 3) {
-    return Status::InvalidArgument("--format must be 2 or 3");
+    return Status::InvalidArgument("the zarr format must be 2 or 3");
   }
   Result<nlohmann::json> bytes_codecs =
       codec::ParseCodecShorthand(layout.codec, layout.data_type.size());
-  if (!bytes_codecs.ok()) return bytes_codecs.status().WithContext("--codec");
+  if (!bytes_codecs.ok()) return bytes_codecs.status().WithContext("the codecs");
   return BuildArrayMetadataWithCodecs(layout, *bytes_codecs);
 }
 

@@ -154,6 +154,9 @@ std::string DescribePrefix(const store::Store& store, std::string_view prefix) {
   return where;
 }
 
+// Present while ClearForOverwrite erases an array or group it replaces.
+constexpr std::string_view kReplacingMarkerKey = ".chunkwise-replacing";
+
 Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
                          std::string_view where) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
@@ -161,16 +164,23 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
   const std::string count = std::to_string(keys.size()) + " keys";
   if (!overwrite) {
     return Status::InvalidArgument(std::string(where) + " already holds " + count +
-                                   " (pass --overwrite to replace them)");
+                                   " (overwrite not requested)");
   }
+  // A replacement killed while erasing leaves its marker, so the debris (its
+  // metadata already gone) is still recognisably ours to the next run.
+  const std::string marker = std::string(prefix) + std::string(kReplacingMarkerKey);
   CHUNKWISE_ASSIGN_OR_RETURN(const bool zarr, HoldsZarrNode(store, prefix));
-  if (!zarr) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool replacing, store.Exists(marker));
+  if (!zarr && !replacing) {
     return Status::InvalidArgument(std::string(where) + " holds " + count +
                                    " but no zarr.json, .zarray or .zgroup: it is not a zarr "
                                    "array or group, so it is not replaced");
   }
-  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
-  return Status::Ok();
+  CHUNKWISE_RETURN_IF_ERROR(store.Set(marker, ByteView()));
+  for (const std::string& key : keys) {
+    if (key != marker) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  }
+  return store.Erase(marker);
 }
 
 Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_view key) {

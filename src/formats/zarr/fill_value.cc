@@ -197,7 +197,7 @@ Result<FillValue> ParseFillValueText(std::string_view text, DataType dtype) {
   Result<nlohmann::json> parsed = core::ParseJson(trimmed, "fill value");
   const nlohmann::json json = parsed.ok() ? std::move(parsed).value() : nlohmann::json();
   if (!(json.is_number() || json.is_boolean())) {
-    return Status::InvalidArgument("--fill \"" + trimmed +
+    return Status::InvalidArgument("the fill value \"" + trimmed +
                                    "\" is not a number, true/false, nan, inf, -inf or 0x…");
   }
   return ParseFillValue(json, dtype);

@@ -33,7 +33,7 @@ Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store>
   const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
   if (!overwrite) {
     return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
-                                   ": exists (pass --overwrite to replace it)");
+                                   ": exists (overwrite not requested)");
   }
   if (!is_export) {
     return Status::InvalidArgument(store->Describe(keys.front()) +

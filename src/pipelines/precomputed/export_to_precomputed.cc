@@ -107,12 +107,18 @@ class Converter {
     return plan;
   }
 
+  // Every block of a shard is converted: from an object store one GET of the
+  // shard beats one request per block; local files read by range.
+  dvid::ArrowShardOpenOptions WholeShardReads() const {
+    return {.read_whole = !source_->capabilities().local};
+  }
+
   Status ConvertShard(int scale, const std::string& arrow_key, const ExportScaleSpec& spec,
                       std::map<std::uint64_t, std::string>& seen,
                       ExportToPrecomputedScaleSummary& summary) {
     const std::string name = source_->Describe(arrow_key);
     CHUNKWISE_ASSIGN_OR_RETURN(dvid::ArrowShardReader reader,
-                               dvid::ArrowShardReader::Open(source_, arrow_key));
+                               dvid::ArrowShardReader::Open(source_, arrow_key, WholeShardReads()));
     CHUNKWISE_ASSIGN_OR_RETURN(const ShardPlan plan, Plan(reader, scale, spec, name));
     if (plan.cells.empty()) return Status::Ok();
     {

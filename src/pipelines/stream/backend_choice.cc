@@ -33,7 +33,7 @@ Result<BackendRequest> ParseBackendRequest(std::string_view text) {
   if (text == "cpu") return BackendRequest::kCpu;
   if (text == "cuda") return BackendRequest::kCuda;
   if (text == "auto") return BackendRequest::kAuto;
-  return Status::InvalidArgument("--backend: expected cpu, cuda or auto, not \"" +
+  return Status::InvalidArgument("the stream backend is cpu, cuda or auto, not \"" +
                                  std::string(text) + "\"");
 }
 
@@ -42,7 +42,7 @@ Result<BackendChoice> ChooseStreamBackend(BackendRequest request, const StreamCo
   if (request == BackendRequest::kCpu) return BackendChoice{};
   if (!no_gpu_reason.empty()) {
     if (request == BackendRequest::kCuda) {
-      return Status::Unsupported("--backend cuda: " + std::string(no_gpu_reason));
+      return Status::Unsupported("the CUDA backend: " + std::string(no_gpu_reason));
     }
     return BackendChoice{StreamBackendKind::kCpu,
                          "backend auto: the CPU (" + std::string(no_gpu_reason) + ")"};

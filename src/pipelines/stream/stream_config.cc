@@ -28,7 +28,7 @@ constexpr std::size_t kGpuBatchThreads = 256;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {
   if (dims.empty())
-    return Status::InvalidArgument("--shape: the array needs at least one dimension");
+    return Status::InvalidArgument("the array needs at least one dimension");
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const std::string where = "dimension " + std::to_string(d);
     if (dims[d].size < 0 || (dims[d].size == 0 && d != 0)) {
@@ -37,10 +37,10 @@ Status CheckDimensions(const std::vector<StreamDimension>& dims) {
                                      "meaning unbounded)");
     }
     if (dims[d].tile_size <= 0) {
-      return Status::InvalidArgument(where + ": the tile (--chunk) must be positive");
+      return Status::InvalidArgument(where + ": the tile (chunk) size must be positive");
     }
     if (dims[d].tiles_per_shard <= 0) {
-      return Status::InvalidArgument(where + ": --tiles-per-shard must be positive");
+      return Status::InvalidArgument(where + ": tiles per shard must be positive");
     }
   }
   return Status::Ok();
@@ -170,7 +170,7 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
   if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
     return Status::InvalidArgument(
         "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
-        ", over --max-memory " + core::FormatMebibytes(config.max_memory) +
+        ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
         "; use smaller tiles or fewer tiles per shard in dimensions > 0");
   }
   return plan;

@@ -1124,5 +1124,19 @@ TEST(Array, OverwriteRefusesWhatIsNotZarr) {
   EXPECT_EQ(ValueOrDie(store->List("arr/")), std::vector<std::string>{"arr/zarr.json"});
 }
 
+// A replacement killed while erasing (metadata gone, chunks left) leaves its
+// marker, so the next overwrite still knows the debris for its own.
+TEST(Array, OverwriteFinishesAReplacementThatWasKilled) {
+  auto store = std::make_shared<store::MemoryStore>();
+  const ArrayMetadata metadata =
+      Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0}, json::array({kBytesLittle}));
+  ASSERT_TRUE(store->Set("arr/c/0/0", AsBytes(std::string_view("debris"))).ok());
+  EXPECT_EQ(Array::Create(store, "arr/", metadata, true).status().code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(store->Set("arr/.chunkwise-replacing", ByteView()).ok());
+  ASSERT_TRUE(Array::Create(store, "arr/", metadata, true).ok());
+  EXPECT_EQ(ValueOrDie(store->List("arr/")), std::vector<std::string>{"arr/zarr.json"});
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr

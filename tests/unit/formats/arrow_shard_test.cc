@@ -11,6 +11,7 @@
 #include "chunkwise/formats/dvid/arrow_shard_writer.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/forwarding_store.h"
 
 namespace chunkwise::formats::dvid {
 namespace {
@@ -208,6 +209,43 @@ TEST_P(ArrowShardTest, WorksOverAStore) {
   ASSERT_TRUE(block.ok() && block->has_value());
   EXPECT_EQ(**block, Block(-1, 0, 0));
   EXPECT_EQ(ArrowShardReader::Open(store, "s0/9_9_9.arrow").status().code(), StatusCode::kNotFound);
+}
+
+// Read whole: one Get of the .arrow (and one of the .csv), then every block
+// from memory, equal to the blocks read by range.
+TEST_P(ArrowShardTest, ReadWholeAsksTheStoreOnce) {
+  class CountingStore : public test::ForwardingStore {
+   public:
+    Result<std::optional<Bytes>> Get(std::string_view key) const override {
+      ++gets;
+      return ForwardingStore::Get(key);
+    }
+    Result<std::optional<Bytes>> GetRange(std::string_view key,
+                                          store::ByteRange range) const override {
+      ++ranges;
+      return ForwardingStore::GetRange(key, range);
+    }
+    mutable int gets = 0;
+    mutable int ranges = 0;
+  };
+  auto store = std::make_shared<CountingStore>();
+  auto writer =
+      ArrowShardWriter::Create(store, "s0/0_0_0", {GetParam().format, GetParam().form, false});
+  ASSERT_TRUE(writer.ok());
+  for (const auto& c : kChunks) ASSERT_TRUE((*writer)->Add(Block(c[0], c[1], c[2])).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  store->gets = store->ranges = 0;
+  auto reader = ArrowShardReader::Open(store, "s0/0_0_0.arrow", {.read_whole = true});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  for (const auto& c : kChunks) {
+    auto block = reader->Get(c[0], c[1], c[2]);
+    ASSERT_TRUE(block.ok() && block->has_value()) << block.status().ToString();
+    EXPECT_EQ(**block, Block(c[0], c[1], c[2]));
+  }
+  EXPECT_EQ(store->gets, 2);
+  EXPECT_EQ(store->ranges, 0);
+  EXPECT_EQ(ArrowShardReader::Open(store, "s0/9_9_9.arrow", {.read_whole = true}).status().code(),
+            StatusCode::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, ArrowShardTest,

@@ -217,7 +217,7 @@ TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
   ASSERT_TRUE(Export(*f.labelmap, spec, dest, {.workers = 1}).ok());
   Result<ExportSummary> again = Export(*f.labelmap, spec, dest, {.workers = 1});
   ASSERT_FALSE(again.ok());
-  EXPECT_THAT(std::string(again.status().message()), HasSubstr("--overwrite"));
+  EXPECT_THAT(std::string(again.status().message()), HasSubstr("overwrite not requested"));
   ExportShardsOptions overwrite{.num_scales = 1, .workers = 1};
   overwrite.overwrite = true;
   ASSERT_TRUE(Export(*f.labelmap, spec, dest, overwrite).ok());

@@ -142,10 +142,10 @@ TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("tile"));
   config = ConfigOf(c);
   config.codec = "lzma";
-  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("--codec"));
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("the codecs: codec shorthand"));
   config = ConfigOf(c);
   config.max_memory = 1000;
-  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("--max-memory"));
+  EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("over the memory limit"));
   config = ConfigOf(c);
   config.epochs_per_batch = 3;
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("must divide"));

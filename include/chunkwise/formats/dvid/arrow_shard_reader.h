@@ -38,6 +38,13 @@
 
 namespace chunkwise::formats::dvid {
 
+struct ArrowShardOpenOptions {
+  // Read the whole .arrow value in one request and serve every block from
+  // memory: for callers that read most of a shard's blocks from an object
+  // store, where one request per block costs more than the bytes.
+  bool read_whole = false;
+};
+
 class ArrowShardReader {
  public:
   // `arrow_key` (ending in ".arrow") names the shard in `store`; the index is
@@ -45,7 +52,8 @@ class ArrowShardReader {
   // (naming the key) if the .arrow is not an export shard or the index is
   // malformed or points past the data.
   static Result<ArrowShardReader> Open(std::shared_ptr<const store::Store> store,
-                                       std::string_view arrow_key);
+                                       std::string_view arrow_key,
+                                       const ArrowShardOpenOptions& options = {});
 
   bool is_file_format() const { return is_file_format_; }
   const ChunkIndex& index() const { return index_; }

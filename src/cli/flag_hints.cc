@@ -1,0 +1,51 @@
+#include "cli/flag_hints.h"
+
+#include <array>
+#include <string_view>
+
+namespace chunkwise::cli {
+namespace {
+
+struct FlagHint {
+  std::string_view library_words;  // As the library's messages say them.
+  std::string_view hint;           // What the CLI user passes.
+};
+
+// One row per phrase of the library's messages that a flag controls.
+constexpr std::array kFlagHints = {
+    FlagHint{"overwrite not requested", "pass --overwrite to replace it"},
+    FlagHint{"outside the allowed roots", "pass --allow-root DIR to read it"},
+    FlagHint{"remote references are not allowed", "pass --allow-remote to read it"},
+    FlagHint{"a pyramid has 2..30 levels", "see --levels"},
+    FlagHint{"has a different rank from the array shape", "see --chunk and --shape"},
+    FlagHint{"the chunk shape's extents", "see --chunk"},
+    FlagHint{"the dimension names are", "see --dimension-names"},
+    FlagHint{"sharding needs zarr format 3", "--shard needs --format 3"},
+    FlagHint{"the shard shape", "see --shard and --chunk"},
+    FlagHint{"the zarr format must be", "see --format"},
+    FlagHint{"the codecs:", "see --codec"},
+    FlagHint{"the fill value", "see --fill"},
+    FlagHint{"a column selection or a where predicate", "see --columns and --where"},
+    FlagHint{"the stream backend is", "see --backend"},
+    FlagHint{"the CUDA backend:", "pass --backend cpu or auto"},
+    FlagHint{"the array needs at least one dimension", "see --shape"},
+    FlagHint{"the tile (chunk) size", "see --chunk"},
+    FlagHint{"tiles per shard must be", "see --tiles-per-shard"},
+    FlagHint{"over the memory limit", "see --max-memory"},
+    FlagHint{"an edge table", "see --edges"},
+};
+
+}  // namespace
+
+std::string DescribeWithFlagHints(const Status& error) {
+  std::string text = error.ToString();
+  for (const FlagHint& row : kFlagHints) {
+    if (text.find(row.library_words) != std::string::npos) {
+      text += "; ";
+      text += row.hint;
+    }
+  }
+  return text;
+}
+
+}  // namespace chunkwise::cli
