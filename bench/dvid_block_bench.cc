@@ -1,8 +1,9 @@
 // Throughput of the DVID label block codec next to generic compressors on the
 // same blocks.
 //
-// Blocks: DVID's four 64³ uint64 test volumes (../shared/testdata/dvid: fib19
-// and cx samples) and a synthetic worst case with ~60 labels per sub-block.
+// Blocks: DVID's four 64³ uint64 test volumes (fib19 and cx samples, from CI's
+// shared test data under CHUNKWISE_SHARED_DIR, testdata/dvid/) and a synthetic
+// worst case with ~60 labels per sub-block.
 // For each block the table gives, in blocks per second (median of several
 // runs, one thread, thread CPU clock):
 //   dvid-encode / dvid-decode: dense voxels <-> DVID compressed label block;

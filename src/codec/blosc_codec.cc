@@ -20,9 +20,9 @@ constexpr std::string_view kZarrCompressors[] = {"lz4",  "lz4hc",  "blosclz",
                                                  "zstd", "snappy", "zlib"};
 constexpr std::string_view kShuffleNames[] = {"noshuffle", "shuffle", "bitshuffle"};
 
-// Blosc1 header fields (bcolz-blosc.md §5).
+// Blosc1 header fields (docs/formats/bcolz.md, "Blosc1 chunk format").
 constexpr std::uint8_t kFlagMemcpyed = 0x02;
-// Byte and bit shuffle both set announce a Blosc2 extended header (§7).
+// Byte and bit shuffle both set announce a Blosc2 extended header (same section).
 constexpr std::uint8_t kFlagsBlosc2Extended = 0x05;
 
 Status CheckCompressor(const std::string& cname) {

@@ -1,8 +1,8 @@
 // Decodes a Blosc1 chunk of LZ4 blocks, or any box of it, straight into its
 // place in a larger array, row by row, with no chunk-sized buffer in between.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §5 (the chunk layout; the block and
-// split rules are in codec/blosc_lz4_layout.h). c-blosc decodes a chunk into a
+// Format: docs/formats/bcolz.md, "Blosc1 chunk format" (the block and split
+// rules are in codec/blosc_lz4_layout.h). c-blosc decodes a chunk into a
 // buffer of its own, which a region read then copies into the caller's array:
 // the chunk passes through the caches twice, and for fast codecs that copy
 // costs a third of the decode (measured: docs/formats/zarr.md, "Performance").

@@ -117,7 +117,7 @@ Result<std::shared_ptr<const ZstdCodec>> ZstdCodec::FromJson(const nlohmann::jso
 }
 
 nlohmann::json ZstdCodec::ToJson() const {
-  // zarr-extensions: "checksum" may be omitted when false (§6, §9.6).
+  // zarr-extensions: "checksum" may be omitted when false (docs/formats/zarr.md, "Codec pipeline").
   nlohmann::json configuration = {{"level", options_.level}};
   if (options_.checksum) configuration["checksum"] = true;
   return {{"name", "zstd"}, {"configuration", std::move(configuration)}};

@@ -1,12 +1,13 @@
 // The zarr v3 `blosc` bytes→bytes codec: one Blosc1 chunk through c-blosc 1.x.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3 (configuration) and
-// ../shared/specs/bcolz-blosc.md §5–6 (chunk format, C API). Configuration
-// {"cname", "clevel": 0-9, "shuffle": "noshuffle"|"shuffle"|"bitshuffle",
-// "typesize": 1-255, "blocksize": 0 = automatic}; `typesize` may be omitted
-// only with noshuffle (it then defaults to 1). The codec uses the reentrant
-// `*_ctx` calls with one internal thread, so it touches no global blosc state.
-// Decode validates the 16-byte header before c-blosc reads the body.
+// Spec: docs/formats/zarr.md, "Codec pipeline" (configuration) and
+// docs/formats/bcolz.md, "Blosc1 chunk format" (chunk format, C API).
+// Configuration {"cname", "clevel": 0-9, "shuffle":
+// "noshuffle"|"shuffle"|"bitshuffle", "typesize": 1-255, "blocksize": 0 =
+// automatic}; `typesize` may be omitted only with noshuffle (it then defaults
+// to 1). The codec uses the reentrant `*_ctx` calls with one internal thread,
+// so it touches no global blosc state. Decode validates the 16-byte header
+// before c-blosc reads the body.
 //
 // The encoder is a choice outside the JSON: c-blosc (the default), or the
 // deterministic blosc-lz4 encoder (codec/deterministic_blosc_lz4.h), whose

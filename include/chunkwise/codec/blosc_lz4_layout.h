@@ -1,7 +1,8 @@
 // The Blosc1 chunk layout of the deterministic blosc-lz4 encoder, as plain
 // functions the CPU and CUDA share (see lz4_block_encoder.h).
 //
-// Spec: docs/formats/blosc-lz4-deterministic.md and ../shared/specs/bcolz-blosc.md §5.
+// Spec: docs/formats/blosc-lz4-deterministic.md and docs/formats/bcolz.md, "Blosc1 chunk
+// format".
 // A chunk is a 16-byte header (version 2, lz4 format version 1, flags,
 // typesize, nbytes, blocksize, cbytes; integers little-endian), then either the
 // nbytes raw ("memcpyed" flag) or a table of int32 block starts followed by the

@@ -1,6 +1,6 @@
 // The zarr v3 `bytes` array→bytes codec: elements in C order in a stated byte order.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. Configuration {"endian":
+// Spec: docs/formats/zarr.md, "Codec pipeline". Configuration {"endian":
 // "little"|"big"}; the field may be omitted only for 1-byte data types, so a
 // codec without it fails on wider types when it encodes or decodes, not when it
 // is created (the data type is not known then). Complex types swap each half.

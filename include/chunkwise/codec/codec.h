@@ -1,6 +1,6 @@
 // The three codec interfaces of the zarr v3 codec pipeline.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. A zarr chunk is encoded by zero
+// Spec: docs/formats/zarr.md, "Codec pipeline". A zarr chunk is encoded by zero
 // or more array→array codecs, exactly one array→bytes codec, then zero or more
 // bytes→bytes codecs. Each codec knows its zarr name and writes its own JSON,
 // so a chain read from `zarr.json` is written back unchanged.

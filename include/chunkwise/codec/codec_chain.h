@@ -1,7 +1,7 @@
 // CodecChain: a zarr v3 `codecs` list as plain data, and the one object that
 // encodes and decodes a chunk through it.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. A chain is zero or more
+// Spec: docs/formats/zarr.md, "Codec pipeline". A chain is zero or more
 // array→array codecs, exactly one array→bytes codec, then zero or more
 // bytes→bytes codecs; encoding runs them in order, decoding in reverse. A
 // bytes-only chain (no array codecs) encodes whole files or blobs. Chains are

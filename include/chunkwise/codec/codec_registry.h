@@ -1,6 +1,6 @@
 // CodecRegistry: builds codecs from their zarr v3 JSON by name.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. A codec is written as
+// Spec: docs/formats/zarr.md, "Codec pipeline". A codec is written as
 // {"name": ..., "configuration": {...}} (the configuration may be omitted) or,
 // as a shorthand, a bare name string. The registry is a plain value: there is
 // no global instance. Start from WithBuiltins() and Register() more codecs

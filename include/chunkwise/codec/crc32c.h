@@ -1,6 +1,6 @@
 // CRC32C (Castagnoli), the checksum of the zarr v3 `crc32c` codec and of shard indexes.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3 ("CRC32C"): reflected polynomial
+// Spec: docs/formats/zarr.md, "Codec pipeline" (CRC32C): reflected polynomial
 // 0x82F63B78, initial value 0xFFFFFFFF, final XOR 0xFFFFFFFF, so
 // Crc32c("123456789") == 0xE3069283. On x86-64 CPUs with SSE4.2 the `crc32`
 // instruction runs three interleaved streams (chosen at run time, no build flag

@@ -1,8 +1,9 @@
 // The zarr v3 `crc32c` bytes→bytes codec: appends a CRC32C and verifies it.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. Encoded = input ‖ CRC32C(input)
+// Spec: docs/formats/zarr.md, "Codec pipeline". Encoded = input ‖ CRC32C(input)
 // as a little-endian uint32. It takes no configuration and is written as
-// {"name": "crc32c"}. Shard indexes end in this codec (§4).
+// {"name": "crc32c"}. Shard indexes end in this codec
+// (docs/formats/zarr-shard-index.md).
 #ifndef CHUNKWISE_CODEC_CRC32C_CODEC_H_
 #define CHUNKWISE_CODEC_CRC32C_CODEC_H_
 

@@ -1,10 +1,11 @@
 // The zarr v3 `gzip` bytes→bytes codec: one gzip member (RFC 1952).
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3 and §7: gzip, not a bare zlib
-// stream. Configuration {"level": 0-9}. Compression runs libdeflate (one
-// compressor per level and thread). Decoding runs libdeflate sized by the
-// member's ISIZE trailer, and falls back to zlib streaming, capped at the
-// caller's limit, for multi-member data or a trailer that does not match.
+// Spec: docs/formats/zarr.md, "Codec pipeline" and "Zarr v2 metadata": gzip,
+// not a bare zlib stream. Configuration {"level": 0-9}. Compression runs
+// libdeflate (one compressor per level and thread). Decoding runs libdeflate
+// sized by the member's ISIZE trailer, and falls back to zlib streaming, capped
+// at the caller's limit, for multi-member data or a trailer that does not
+// match.
 #ifndef CHUNKWISE_CODEC_GZIP_CODEC_H_
 #define CHUNKWISE_CODEC_GZIP_CODEC_H_
 

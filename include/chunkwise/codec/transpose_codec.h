@@ -1,9 +1,9 @@
 // The zarr v3 `transpose` array→array codec: permutes the axes of a chunk.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3. Configuration {"order": [perm]},
+// Spec: docs/formats/zarr.md, "Codec pipeline". Configuration {"order": [perm]},
 // a permutation of 0..rank-1; the encoded array is transpose(decoded, order), so
 // encoded dim i is decoded dim order[i]. A zarr v2 `order: "F"` array maps to a
-// transpose with the reversed order (§7).
+// transpose with the reversed order (docs/formats/zarr.md, "Zarr v2 metadata").
 #ifndef CHUNKWISE_CODEC_TRANSPOSE_CODEC_H_
 #define CHUNKWISE_CODEC_TRANSPOSE_CODEC_H_
 

@@ -1,6 +1,6 @@
 // The zarr v3 `zstd` bytes→bytes codec (zarr-extensions): Zstandard frames.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §3, §6 and §9.6. Configuration
+// Spec: docs/formats/zarr.md, "Codec pipeline" (zstd `checksum`). Configuration
 // {"level": int, "checksum": bool}; level 0 means the library default (3),
 // negative levels are the fast modes. `checksum` is read in either form and
 // written only when true. Each thread keeps one compression and one

@@ -10,7 +10,7 @@
 // to CopyStridedRegion (core/ravel.h). The same grid serves shards (outer
 // chunks) and the inner chunks of a shard. Immutable once created, so safe to
 // share between threads.
-// Spec: ../shared/specs/zarr-v3-sharding.md §2.
+// Spec: docs/formats/zarr.md, "Chunk grid and chunk keys".
 #ifndef CHUNKWISE_CORE_CHUNK_GRID_H_
 #define CHUNKWISE_CORE_CHUNK_GRID_H_
 

@@ -1,9 +1,10 @@
 // DataType: the element types of zarr arrays, with their zarr v3 names and
 // NumPy type strings.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §1 (v3 names) and §7 (v2 / NumPy
-// typestr). Structured and string dtypes of .npy files are described by
-// core/npy.h instead; this type covers the numeric set every codec handles.
+// Spec: docs/formats/zarr.md, "Data types and fill values" (v3 names) and "Zarr
+// v2 metadata" (NumPy typestr). Structured and string dtypes of .npy files are
+// described by core/npy.h instead; this type covers the numeric set every codec
+// handles.
 #ifndef CHUNKWISE_CORE_DATA_TYPE_H_
 #define CHUNKWISE_CORE_DATA_TYPE_H_
 

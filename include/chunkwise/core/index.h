@@ -5,7 +5,7 @@
 // Shapes and coordinates are plain vectors ordered slowest to fastest (C order,
 // zarr's dimension order). Products of extents are overflow-checked once, where
 // a shape enters the library; code below that boundary may then multiply
-// freely. Spec: ../shared/specs/zarr-v3-sharding.md §2 (regular grid).
+// freely. Spec: docs/formats/zarr.md, "Chunk grid and chunk keys" (regular grid).
 #ifndef CHUNKWISE_CORE_INDEX_H_
 #define CHUNKWISE_CORE_INDEX_H_
 

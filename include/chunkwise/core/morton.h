@@ -6,8 +6,8 @@
 // used, so no code bits are wasted on an uneven grid. With the identity hash a
 // shard is then an axis-aligned box of chunks whose extent ShardChunkExtent
 // gives. All functions are pure and thread-safe.
-// Spec: ../shared/specs/dvid-labelmap.md §5; neuroglancer's
-// src/datasource/precomputed/sharded.md and tensorstore's
+// Spec: docs/formats/precomputed.md, "Sharding" (Morton bits, shard extent);
+// neuroglancer's src/datasource/precomputed/sharded.md and tensorstore's
 // GetShardChunkHierarchy.
 #ifndef CHUNKWISE_CORE_MORTON_H_
 #define CHUNKWISE_CORE_MORTON_H_

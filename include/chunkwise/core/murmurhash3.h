@@ -5,7 +5,8 @@
 // 16-byte blocks, a tail of up to 15 bytes, then the length and fmix32
 // finalization. Neuroglancer hashes the 8-byte little-endian key with seed 0
 // and keeps the first 8 bytes of the digest (h1 | h2 << 32).
-// Spec: ../shared/specs/dvid-labelmap.md §5. Pure and thread-safe.
+// Spec: docs/formats/precomputed.md, "Sharding" (8-byte key, vectors). Pure and
+// thread-safe.
 #ifndef CHUNKWISE_CORE_MURMURHASH3_H_
 #define CHUNKWISE_CORE_MURMURHASH3_H_
 

@@ -6,8 +6,9 @@
 // two such buffers of different shapes, the step under every region read and
 // write, every edge-chunk pad and every scatter into tiles; FillStridedRegion
 // writes one element value over a box (fill_value padding).
-// Spec: ../shared/specs/zarr-v3-sharding.md §2 (C order, edge chunks at full
-// chunk_shape) and §4 (index entries in C order of the inner coordinate).
+// Spec: docs/formats/zarr.md, "Chunk grid and chunk keys" (C order, edge chunks at
+// full chunk_shape) and docs/formats/zarr-shard-index.md, "Layout" (index entries in
+// C order of the inner coordinate).
 #ifndef CHUNKWISE_CORE_RAVEL_H_
 #define CHUNKWISE_CORE_RAVEL_H_
 

@@ -5,7 +5,7 @@
 // what the CLI's --region text parses to. A Region with a zero-width dimension
 // is empty; a rank-0 Region is the single element of a 0-d array. Regions are
 // plain values, safe to copy and share between threads.
-// Spec: ../shared/specs/zarr-v3-sharding.md §2 (chunks cover boxes of the grid).
+// Spec: docs/formats/zarr.md, "Chunk grid and chunk keys" (chunks cover boxes of the grid).
 #ifndef CHUNKWISE_CORE_REGION_H_
 #define CHUNKWISE_CORE_REGION_H_
 

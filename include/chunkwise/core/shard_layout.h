@@ -13,8 +13,8 @@
 // holes (tiles beyond the array edge) whose index entries must stay empty.
 // This class holds that arithmetic only, with no buffers; it is immutable and
 // safe to share between threads.
-// Spec: ../shared/specs/zarr-v3-sharding.md §5 and §9 items 1, 2 and 4
-// (errata to ../shared/seeds/sharding-layer.md).
+// Spec: docs/pipelines/stream-writer.md, "Layout arithmetic" (with the corrections
+// to the original design: 48 open shards, the padded space, (s, w, n)).
 #ifndef CHUNKWISE_CORE_SHARD_LAYOUT_H_
 #define CHUNKWISE_CORE_SHARD_LAYOUT_H_
 
@@ -27,7 +27,7 @@
 
 namespace chunkwise::core {
 
-// One dimension of the writer, in the seed's words. size 0 marks an unbounded
+// One dimension of the writer, in the design's words. size 0 marks an unbounded
 // (append) dimension; only dimension 0 may be unbounded.
 struct DimensionSpec {
   Index size;

@@ -1,7 +1,7 @@
 // export-shards: a labelmap exported as neuroglancer-sharded Arrow IPC files.
 //
-// Per scale, three stages joined by bounded queues (seed
-// ../shared/seeds/export-shards.md, spec ../shared/specs/dvid-labelmap.md §6):
+// Per scale, three stages joined by bounded queues (docs/formats/dvid.md,
+// "export-shards" and "DVID's export format"):
 //   1. one sequential ZYX scan of the database's blocks visible at the version;
 //      it also assigns each block its shard (export_spec.h) and counts the
 //      blocks it sent to each shard, so it can tell that shard's writer to close

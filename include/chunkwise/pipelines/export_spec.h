@@ -1,17 +1,18 @@
 // The spec that export-shards takes: a neuroglancer multiscale `info` with
 // `sharding` per scale, and the shard each chunk belongs to.
 //
-// Spec: ../shared/specs/dvid-labelmap.md §5, §6, §10. Each scale gives
-// `size` (voxels, x y z), `chunk_sizes` (must be [[64,64,64]]: DVID blocks)
-// and `sharding` {"@type": "neuroglancer_uint64_sharded_v1", preshift_bits,
-// hash: identity | murmurhash3_x86_128, minishard_bits, shard_bits, ...}.
-// A chunk's shard is ((hash(morton >> preshift_bits)) >> minishard_bits) &
-// (2^shard_bits - 1) over its compressed Morton code. With the identity hash
-// and total Morton bits <= preshift + minishard + shard bits a shard is an
-// axis-aligned box of chunks, and its files are named by its voxel origin
-// "<ox>_<oy>_<oz>" (DVID's names, per-dimension extent); otherwise by the
-// shard number in lowercase hex, zero-padded to ceil(shard_bits / 4) digits.
-// Values are immutable and thread-safe.
+// Spec: docs/formats/dvid.md, "DVID's export format", and
+// docs/formats/precomputed.md, "Sharding". Each scale gives `size` (voxels, x y
+// z), `chunk_sizes` (must be [[64,64,64]]: DVID blocks) and `sharding`
+// {"@type": "neuroglancer_uint64_sharded_v1", preshift_bits, hash: identity |
+// murmurhash3_x86_128, minishard_bits, shard_bits, ...}. A chunk's shard is
+// ((hash(morton >> preshift_bits)) >> minishard_bits) & (2^shard_bits - 1) over
+// its compressed Morton code. With the identity hash and total Morton bits <=
+// preshift + minishard + shard bits a shard is an axis-aligned box of chunks,
+// and its files are named by its voxel origin "<ox>_<oy>_<oz>" (DVID's names,
+// per-dimension extent); otherwise by the shard number in lowercase hex,
+// zero-padded to ceil(shard_bits / 4) digits. Values are immutable and
+// thread-safe.
 #ifndef CHUNKWISE_PIPELINES_EXPORT_SPEC_H_
 #define CHUNKWISE_PIPELINES_EXPORT_SPEC_H_
 

@@ -1,10 +1,10 @@
 // ReferenceStore: a read-only Store whose values are fsspec/kerchunk
 // references: inline bytes, whole files, or byte ranges of files.
 //
-// Spec: ../shared/specs/references.md §1; docs/formats/refs.md. Any reader in
-// the library (a zarr Array, say) reads through it as through a FileStore.
-// URLs may be local paths (absolute, or relative to the options' base
-// directory), file:// URLs, or http(s) URLs (read with range requests).
+// Spec: docs/formats/refs.md, "The model" and "Reading through a set". Any
+// reader in the library (a zarr Array, say) reads through it as through a
+// FileStore. URLs may be local paths (absolute, or relative to the options'
+// base directory), file:// URLs, or http(s) URLs (read with range requests).
 //
 // Security: a reference set is input from someone else, so where it may point
 // is limited. A local target must lie under one of the allowed roots after

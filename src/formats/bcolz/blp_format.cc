@@ -7,9 +7,10 @@
 namespace chunkwise::formats::bcolz {
 namespace {
 
-// Blosc1 buffers are limited to INT_MAX - 16 bytes (bcolz-blosc.md §5).
+// Blosc1 buffers are limited to INT_MAX - 16 bytes (docs/formats/bcolz.md,
+// "Blosc1 chunk format").
 constexpr std::uint32_t kMaxBloscBuffer = INT_MAX - kBloscHeaderSize;
-// Byte and bit shuffle both set announce a Blosc2 extended header (§7).
+// Byte and bit shuffle both set announce a Blosc2 extended header (same section).
 constexpr std::uint8_t kFlagsBlosc2Extended = kBloscFlagShuffle | kBloscFlagBitShuffle;
 constexpr std::uint8_t kBlosc1FormatVersion = 2;
 

@@ -67,7 +67,7 @@ Result<Cparams> ParseCparams(const nlohmann::json& storage, std::string_view fil
   cparams.clevel = static_cast<int>(clevel);
   const auto shuffle = it->find("shuffle");
   if (shuffle == it->end()) return BadMeta(file_name, "cparams has no \"shuffle\"");
-  if (shuffle->is_boolean()) {  // Old bcolz files (spec §9 item 4).
+  if (shuffle->is_boolean()) {  // Old bcolz files (docs/formats/bcolz.md).
     cparams.shuffle = shuffle->get<bool>() ? 1 : 0;
   } else {
     CHUNKWISE_ASSIGN_OR_RETURN(std::int64_t value, GetInt(*it, "shuffle", file_name, 0, 2));

@@ -188,7 +188,8 @@ Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
     CHUNKWISE_RETURN_IF_ERROR(WriteArray(store, prefix + field, array, options, pool));
     listing[field] = RecordListing(array, options.record_size);  // Rows sorted by WriteArray.
   }
-  // Other readers ignore the extra top-level key (references.md §4).
+  // Other readers ignore the extra top-level key (docs/formats/parquet.md, "fsspec
+  // Parquet reference sets").
   const nlohmann::json zmetadata = {{"metadata", std::move(metadata)},
                                     {"record_size", options.record_size},
                                     {"chunkwise_records", std::move(listing)}};

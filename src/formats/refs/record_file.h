@@ -1,7 +1,7 @@
 // One record file of the Parquet reference layout (`<field>/refs.<n>.parq`):
 // its rows as references, encoded with the columns path, offset, size, raw.
 //
-// Spec: ../shared/specs/references.md §4 "Columns" and "Row semantics".
+// Spec: docs/formats/parquet.md, "fsspec Parquet reference sets" (columns, row rules).
 #ifndef CHUNKWISE_SRC_FORMATS_REFS_RECORD_FILE_H_
 #define CHUNKWISE_SRC_FORMATS_REFS_RECORD_FILE_H_
 

@@ -1,8 +1,8 @@
 // The chunk grid of one array of a Parquet reference set: chunk key ↔ row
 // number (the C-order ravel of the chunk index), from the array's .zarray.
 //
-// Spec: ../shared/specs/references.md §4 "Key → file and row". A 0-d array
-// has the grid [1] and the one key "0".
+// Spec: docs/formats/parquet.md, "fsspec Parquet reference sets" (key → file and
+// row). A 0-d array has the grid [1] and the one key "0".
 #ifndef CHUNKWISE_SRC_FORMATS_REFS_REFERENCE_GRID_H_
 #define CHUNKWISE_SRC_FORMATS_REFS_REFERENCE_GRID_H_
 

@@ -260,7 +260,8 @@ Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int 
                               " links");
   }
   if (blob->size() == flat_size) return Floats(*blob);
-  // Another writer may have kept the link blob's ragged header (§10.7).
+  // Another writer may have kept the link blob's ragged header (docs/formats/vectors.md,
+  // "Pitfalls settled", 7).
   Result<std::vector<ByteView>> groups = DecodeRaggedBlob(*blob, store.Describe(path));
   Bytes joined;
   if (groups.ok()) joined = JoinBytes(*groups);

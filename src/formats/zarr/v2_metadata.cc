@@ -1,5 +1,5 @@
 // zarr v2 `.zarray`/`.zattrs`, translated to and from the v3 codec list
-// (../shared/specs/zarr-v3-sharding.md §7).
+// (docs/formats/zarr.md, "Zarr v2 metadata").
 #include <string>
 
 #include "chunkwise/formats/zarr/array_metadata.h"

@@ -22,8 +22,9 @@ using core::Index;
 constexpr std::size_t kTilesPerThreadInBatch = 4;
 // Batches stop growing once their uncompressed tiles reach this size.
 constexpr std::uint64_t kBatchBytesTarget = std::uint64_t{256} << 20;
-// The GPU wants a thousand tiles or more per launch (the seed's figure); as
-// "threads" for ChooseEpochsPerBatch's rule of kTilesPerThreadInBatch per thread.
+// The GPU wants a thousand tiles or more per launch (the original design's
+// figure); as "threads" for ChooseEpochsPerBatch's rule of
+// kTilesPerThreadInBatch per thread.
 constexpr std::size_t kGpuBatchThreads = 256;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {

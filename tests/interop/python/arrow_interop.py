@@ -15,7 +15,7 @@ import shutil
 
 from interop_check import Checks, run
 
-SEED_FIELDS = [  # The export-shards seed's schema: name, type, children's type.
+SEED_FIELDS = [  # The export-shards schema (docs/formats/arrow-ipc.md): name, type, children's type.
     ("chunk_x", "int32"), ("chunk_y", "int32"), ("chunk_z", "int32"),
     ("labels", "list"), ("supervoxels", "list"),
     ("dvid_compressed_block", "binary"), ("uncompressed_size", "uint32"),

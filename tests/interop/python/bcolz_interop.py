@@ -4,7 +4,7 @@ itself is not packaged for Debian), field by field; directories this script
 writes to bcolz's layout are read by chunkwise; a SIGKILLed append leaves every
 flushed row intact; damaged directories give errors naming the file.
 
-Spec: ../shared/specs/bcolz-blosc.md (bcolz 1.x layout, Blosc1 chunks).
+Spec: docs/formats/bcolz.md (bcolz 1.x layout, Blosc1 chunks).
 
 usage: /usr/bin/python3 bcolz_interop.py --chunkwise build/chunkwise --workdir DIR
 """

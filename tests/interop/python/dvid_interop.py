@@ -1,6 +1,7 @@
 """DVID labelmap interop: a numpy codec written from the spec
-(../shared/specs/dvid-labelmap.md §1-§2), independent of chunkwise's C++,
-checks what `chunkwise dvid` stores, and chunkwise reads blocks it encodes.
+(docs/formats/dvid.md, "Compressed label block" and "Stored values"),
+independent of chunkwise's C++, checks what `chunkwise dvid` stores, and
+chunkwise reads blocks it encodes.
 
 - The reference decoder reproduces DVID's own test block (fib19), so it is right.
 - Blocks ingested by chunkwise, fetched as stored values (0x40 + gzip), are

@@ -171,7 +171,8 @@ def check_shard_command(checks, binary, work, dest, expected):
 
 def check_dvid_lazy_schema_index(checks, binary, work, dest, expected):
     """DVID's own output: a stream whose CSV says schema_size=0 and whose first
-    range starts at 0, including the schema message (spec §11.2)."""
+    range starts at 0, including the schema message (docs/formats/dvid.md,
+    "DVID quirks not copied", 2)."""
     source = sorted((dest / "s0").glob("*.arrow"))[-1]
     copy = work / "dvid-style.arrow"
     shutil.copy(source, copy)

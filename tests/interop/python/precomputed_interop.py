@@ -27,6 +27,8 @@ reads what TensorStore writes.
 
 usage: .venv/bin/python precomputed_interop.py --chunkwise build/chunkwise --workdir DIR
            --testdata ../shared/testdata/dvid
+(--testdata: CI's shared DVID test data; only mcns-ng-specs.json, DVID's
+neuroglancer spec for the male CNS, is read.)
 """
 import argparse
 import gzip

@@ -4,7 +4,7 @@
   each codec, edge shards, nested sharding) and must return the same bytes.
 - zarrita ignores index_location and float16 (node 20 has no Float16Array),
   so those arrays are also decoded by spec_decode_sharded() below, written
-  from ../shared/specs/zarr-v3-sharding.md §4 with numcodecs for the inner
+  from docs/formats/zarr-shard-index.md with numcodecs for the inner
   codecs: independent of chunkwise's reader.
 - python3-zarr 2.13 reads the v2 arrays chunkwise writes, and chunkwise reads
   the v2 arrays it writes (compressors, C/F order, separators, big-endian).

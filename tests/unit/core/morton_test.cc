@@ -20,7 +20,7 @@ MortonBits BitsOf(int x, int y, int z) {
   return Bits({Index{1} << x, Index{1} << y, Index{1} << z});
 }
 
-// The spec's loop, verbatim (dvid-labelmap.md §5).
+// The plain loop of docs/formats/precomputed.md, "Sharding" (Morton bits).
 std::uint64_t NaiveMorton(const GridCoord3& c, const std::array<int, 3>& bits) {
   std::uint64_t out = 0;
   int j = 0;

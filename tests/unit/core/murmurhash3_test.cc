@@ -7,7 +7,7 @@
 namespace chunkwise::core {
 namespace {
 
-// Vectors of ../shared/specs/dvid-labelmap.md §5 (neuroglancer's use: 8-byte
+// Vectors of docs/formats/precomputed.md, "Sharding" (neuroglancer's use: 8-byte
 // little-endian key, seed 0, first 8 digest bytes).
 TEST(MurmurHash3, NeuroglancerVectors) {
   EXPECT_EQ(MurmurHash3X86_128Uint64(0), 0x4772b084e028ae41u);

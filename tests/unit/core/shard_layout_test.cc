@@ -37,8 +37,8 @@ std::vector<DimensionSpec> RandomDims(std::mt19937_64& rng) {
 Shape Inner(const Shape& shape) { return Shape(shape.begin() + 1, shape.end()); }
 
 TEST(ShardLayout, SeedExampleHas48ActiveShards) {
-  // 768 tiles per epoch (16·16·3) with 4×4×4×1 tiles per shard: the seed says
-  // 12 active shards; errata #1 corrects it to 768 / (4·4·1) = 48.
+  // 768 tiles per epoch (16·16·3) with 4×4×4×1 tiles per shard: the design says
+  // 12 active shards; it is 768 / (4·4·1) = 48 (docs/pipelines/stream-writer.md).
   const ShardLayout layout = MakeLayout({{0, 32, 4}, {1024, 64, 4}, {1024, 64, 4}, {96, 32, 1}});
   EXPECT_TRUE(layout.unbounded());
   EXPECT_EQ(layout.tile_count(), (Shape{0, 16, 16, 3}));

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 constexpr std::string_view kKey = "store/arr/zarr.json";
 
-// The example of zarr-v3-sharding.md §1.
+// The example of docs/formats/zarr.md, "Node metadata".
 constexpr std::string_view kSpecExample = R"({
   "zarr_format": 3,
   "node_type": "array",
@@ -40,7 +40,7 @@ constexpr std::string_view kSpecExample = R"({
   "dimension_names": ["t", "y", "x", "c"]
 })";
 
-// The example of zarr-v3-sharding.md §7.
+// A v2 `.zarray` (docs/formats/zarr.md, "Zarr v2 metadata").
 constexpr std::string_view kV2Example = R"({
   "zarr_format": 2,
   "shape": [100, 70],

@@ -330,8 +330,9 @@ TEST(ArrowShardReader, IndexLeavingRecordsOutIsCorruption) {
       << status.ToString();
 }
 
-// DVID quirk (spec §11.2): its lazy Go writer makes the first range start at 0
-// and include the schema message, and the comment says schema_size=0.
+// DVID quirk (docs/formats/dvid.md, "DVID quirks not copied", 2): its lazy Go
+// writer makes the first range start at 0 and include the schema message, and
+// the comment says schema_size=0.
 TEST(ArrowShardReader, DvidLazySchemaFirstRangeIncludesTheSchema) {
   auto store = std::make_shared<store::MemoryStore>();
   auto writer =

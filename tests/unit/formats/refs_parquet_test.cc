@@ -416,14 +416,14 @@ TEST(ParquetReferenceIndex, MalformedInputIsNamed) {
 namespace chunkwise::formats::refs {
 namespace {
 
-// A record file built byte by byte the way fastparquet writes one (spec §4
-// "What fsspec's writers produce"): `path` OPTIONAL BYTE_ARRAY with
-// ConvertedType UTF8 and no LogicalType, a PLAIN dictionary page then an
-// RLE_DICTIONARY page at bit width 8 with all indices in one bit-packed run;
-// offset/size REQUIRED INT64 PLAIN; `raw` OPTIONAL PLAIN; definition levels as
-// one bit-packed run; repetition-level encoding BIT_PACKED; statistics with
-// only null_count; 8 zero bytes after every data page's values;
-// ColumnChunk.file_offset = the chunk start; no compression.
+// A record file built byte by byte the way fastparquet writes one
+// (docs/formats/parquet.md, "What fastparquet and pyarrow write"): `path`
+// OPTIONAL BYTE_ARRAY with ConvertedType UTF8 and no LogicalType, a PLAIN
+// dictionary page then an RLE_DICTIONARY page at bit width 8 with all indices
+// in one bit-packed run; offset/size REQUIRED INT64 PLAIN; `raw` OPTIONAL
+// PLAIN; definition levels as one bit-packed run; repetition-level encoding
+// BIT_PACKED; statistics with only null_count; 8 zero bytes after every data
+// page's values; ColumnChunk.file_offset = the chunk start; no compression.
 class FastparquetStyleFile {
  public:
   // One data page (and a dictionary page before it when `dictionary` is not empty).

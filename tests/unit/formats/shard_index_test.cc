@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::string_view kKey = "arr/c/1/2";
 
-// The spec's test vector (zarr-v3-sharding.md §4): (0,100) (100,50) (empty) (150,10).
+// The spec's test vector (docs/formats/zarr-shard-index.md): (0,100) (100,50) (empty) (150,10).
 ShardIndex SpecIndex() {
   ShardIndex index = ShardIndex::Empty(4);
   index.Set(0, {0, 100});

@@ -47,7 +47,7 @@ ExportSpec Parse(const json& info) {
   return spec.ok() ? *spec : ExportSpec{};
 }
 
-// The mCNS s0 vectors of dvid-labelmap.md §5.
+// The mCNS s0 vectors of docs/formats/precomputed.md, "Sharding".
 TEST(ExportSpec, McnsScaleZeroShards) {
   const ExportSpec spec = Parse(Info({Scale({94088, 78317, 134576}, 9, 6, 19)}));
   ASSERT_EQ(spec.scales.size(), 1u);
@@ -63,7 +63,8 @@ TEST(ExportSpec, McnsScaleZeroShards) {
   EXPECT_EQ(s0.ShardZEnd({0, 0, 31}), 32);
 }
 
-// DVID's own spec for the male CNS (../shared/testdata/dvid/mcns-ng-specs.json).
+// DVID's own spec for the male CNS (../shared/testdata/dvid/mcns-ng-specs.json): a
+// neuroglancer multiscale info from CI's shared test data (CHUNKWISE_SHARED_DIR).
 TEST(ExportSpec, ParsesDvidMcnsSpecs) {
   const Result<Bytes> text =
       core::ReadFile(std::string(CHUNKWISE_SHARED_DIR) + "/testdata/dvid/mcns-ng-specs.json");

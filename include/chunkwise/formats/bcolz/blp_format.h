@@ -1,14 +1,13 @@
 // The bytes of one bcolz chunk file (data/__N.blp): a 16-byte "blpk" header
 // followed by exactly one Blosc1 chunk.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §4 (.blp header) and §5 (Blosc1 chunk
-// header); prose in docs/formats/bcolz.md. The .blp header is the magic
-// "blpk", a u8 format version (1), three reserved zero bytes and an i64
-// little-endian chunk count (always 1; -1 means "unknown" and is accepted).
-// The Blosc1 header that follows is 16 bytes: version, versionlz, flags,
-// typesize, then i32 nbytes, blocksize and cbytes (cbytes counts the whole
-// chunk, header included). This file only encodes and checks those bytes;
-// compression and file I/O live in chunk_file.h and carray.h.
+// Spec: docs/formats/bcolz.md, ".blp chunk files" and "Blosc1 chunk format".
+// The .blp header is the magic "blpk", a u8 format version (1), three reserved
+// zero bytes and an i64 little-endian chunk count (always 1; -1 means "unknown"
+// and is accepted). The Blosc1 header that follows is 16 bytes: version,
+// versionlz, flags, typesize, then i32 nbytes, blocksize and cbytes (cbytes
+// counts the whole chunk, header included). This file only encodes and checks
+// those bytes; compression and file I/O live in chunk_file.h and carray.h.
 #ifndef CHUNKWISE_FORMATS_BCOLZ_BLP_FORMAT_H_
 #define CHUNKWISE_FORMATS_BCOLZ_BLP_FORMAT_H_
 
@@ -26,7 +25,7 @@ inline constexpr std::size_t kBloscHeaderSize = 16;
 inline constexpr std::string_view kBlpMagic = "blpk";
 inline constexpr std::uint8_t kBlpFormatVersion = 1;
 
-// Blosc1 header flags (bcolz-blosc.md §5).
+// Blosc1 header flags (docs/formats/bcolz.md, "Blosc1 chunk format").
 inline constexpr std::uint8_t kBloscFlagShuffle = 0x01;
 inline constexpr std::uint8_t kBloscFlagMemcpyed = 0x02;
 inline constexpr std::uint8_t kBloscFlagBitShuffle = 0x04;

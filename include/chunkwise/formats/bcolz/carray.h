@@ -1,6 +1,6 @@
 // Carray: a bcolz 1.x persistent carray, as a view over a Store.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §1-2, §8; prose in docs/formats/bcolz.md.
+// Spec: docs/formats/bcolz.md, "carray directory", "Writer behaviour", "Crash safety".
 // A carray under `prefix` is the keys meta/storage, meta/sizes, __attrs__ and
 // data/__N.blp (one Blosc1 chunk of `chunklen` rows each); a store has no
 // directories, so an empty data/, which bcolz's open() needs on disk, is the

@@ -1,6 +1,6 @@
 // Ctable: a bcolz 1.x persistent ctable, as a view over a Store.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §3; prose in docs/formats/bcolz.md.
+// Spec: docs/formats/bcolz.md, "ctable directory".
 // A ctable under `prefix` is __rootdirs__ ({"names": [...]}, the column
 // order), __attrs__, and one complete carray per column directly under the
 // root (prefix + name + "/"). Rows are read and written as structured

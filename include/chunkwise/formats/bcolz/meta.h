@@ -1,8 +1,8 @@
 // The JSON meta files of a bcolz 1.x carray and ctable, as pure formats.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §1 (meta/sizes, meta/storage,
-// __attrs__), §3 (__rootdirs__) and §8 (what chunkwise writes); prose in
-// docs/formats/bcolz.md. Every file is one ASCII JSON object and a newline.
+// Spec: docs/formats/bcolz.md, "carray directory" (meta/sizes, meta/storage,
+// __attrs__, what chunkwise writes) and "ctable directory" (__rootdirs__).
+// Every file is one ASCII JSON object and a newline.
 // The dtype string is NumPy's str(dtype): a name ("int32", "bool",
 // "datetime64[ns]") or a typestr ("|S10", "<U5", ">i4"); chunkwise also
 // writes and reads a structured dtype as its descr literal
@@ -52,12 +52,14 @@ struct SizesMeta {
 // string when it is not a fixed-size dtype chunkwise can map (objects,
 // sub-array dtypes, unknown names).
 Result<core::NpyDtype> DtypeFromString(std::string_view text);
-// The string bcolz writes for `dtype` (§8): names for native-order numbers,
-// typestrs for strings and other byte orders, the descr for structured dtypes.
+// The string bcolz writes for `dtype` (docs/formats/bcolz.md, "carray
+// directory"): names for native-order numbers, typestrs for strings and other
+// byte orders, the descr for structured dtypes.
 std::string DtypeToString(const core::NpyDtype& dtype);
 
-// The Blosc typesize bcolz uses for a dtype's chunks (§2): itemsize, but 1
-// for 'S', 4 for 'U', and 1 for anything wider than 255 bytes.
+// The Blosc typesize bcolz uses for a dtype's chunks (docs/formats/bcolz.md,
+// ".blp chunk files"): itemsize, but 1 for 'S', 4 for 'U', and 1 for anything
+// wider than 255 bytes.
 int BloscTypesize(const core::NpyDtype& dtype);
 
 // bcolz's default chunklen for `expectedlen` rows of `atomsize` bytes

@@ -11,11 +11,11 @@
 // of several rows and rec numbers rows across them, found through the batch
 // lengths read from each message's metadata at open. An offsets row whose range
 // starts inside the schema message (DVID's `schema_size=0` output, whose first
-// range begins at 0 and includes the schema, spec §11.2) is read from the end
-// of the schema message.
-// The row read must carry the requested coordinates, so an index that
-// disagrees with its data is reported, never followed silently. Immutable
-// after Open; Get may be called from several threads.
+// range begins at 0 and includes the schema; docs/formats/dvid.md, "DVID quirks
+// not copied", 2) is read from the end of the schema message. The row read must
+// carry the requested coordinates, so an index that disagrees with its data is
+// reported, never followed silently. Immutable after Open; Get may be called
+// from several threads.
 #ifndef CHUNKWISE_FORMATS_DVID_ARROW_SHARD_READER_H_
 #define CHUNKWISE_FORMATS_DVID_ARROW_SHARD_READER_H_
 

@@ -3,12 +3,12 @@
 // Each Add appends one record batch holding one block (as DVID does) and one
 // index row. The .arrow is the Arrow IPC file format by default (the stream
 // format on request, for byte-level parity with DVID consumers); the index is
-// the seed's `x,y,z,rec` by default or DVID's offsets form, whose
+// the original record form `x,y,z,rec` by default or DVID's offsets form, whose
 // schema_size counts the bytes before the first batch (for the file format
-// including the 8-byte magic, spec §10). Rows are sorted by (z, y, x). Both
-// are values of a store: the .arrow streams through Store::OpenWriter and
-// the .csv is Set, each published whole on Finish, the .arrow first. Not
-// thread-safe.
+// including the 8-byte magic; docs/formats/arrow-ipc.md, "DVID export shards").
+// Rows are sorted by (z, y, x). Both are values of a store: the .arrow streams
+// through Store::OpenWriter and the .csv is Set, each published whole on
+// Finish, the .arrow first. Not thread-safe.
 #ifndef CHUNKWISE_FORMATS_DVID_ARROW_SHARD_WRITER_H_
 #define CHUNKWISE_FORMATS_DVID_ARROW_SHARD_WRITER_H_
 

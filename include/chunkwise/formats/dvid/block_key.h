@@ -1,7 +1,7 @@
 // DVID's key layout for labelmap blocks and chunkwise's supervoxel-mapping
 // keys, both binary and ordered so that a bytewise scan is a ZYX scan.
 //
-// Spec: ../shared/specs/dvid-labelmap.md §3 and docs/formats/dvid.md. A block
+// Spec: docs/formats/dvid.md, "Keys" and "Versions". A block
 // key is 29 bytes, integers big-endian:
 //   0x01 | instance u32 | 0xBA 0x01 | scale u8 | Z Y X u32 | version u32 | client u32 | type
 // with each coordinate stored as u32(v) ^ 0x80000000 so that signed values

@@ -1,7 +1,7 @@
 // The CSV chunk index beside each export shard: chunk coordinate → record.
 //
-// Two forms (spec ../shared/specs/dvid-labelmap.md §8, §10):
-//   record form (the seed's, DVID through Sept 2025):   x,y,z,rec
+// Two forms (docs/formats/arrow-ipc.md, "DVID export shards"):
+//   record form (the original design's, DVID through Sept 2025):   x,y,z,rec
 //       rec = 0-based record batch number, one block per batch.
 //   offsets form (DVID since late 2025):   # schema_size=N
 //                                          x,y,z,offset,size,batch_idx
@@ -10,7 +10,8 @@
 //       batch that hold the schema (file format: including the 8-byte magic).
 // x,y,z are global chunk coordinates (not voxels). The parser also accepts the
 // offsets header without the comment line, and schema_size=0 (DVID's lazy
-// writer; see §11.2), which readers resolve by parsing the schema message.
+// writer; docs/formats/dvid.md, "DVID quirks not copied", 2), which readers
+// resolve by parsing the schema message.
 #ifndef CHUNKWISE_FORMATS_DVID_EXPORT_CHUNK_INDEX_H_
 #define CHUNKWISE_FORMATS_DVID_EXPORT_CHUNK_INDEX_H_
 

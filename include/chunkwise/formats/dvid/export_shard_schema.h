@@ -1,7 +1,7 @@
 // The Arrow schema of DVID export-shards files and the rows it holds.
 //
-// One row per DVID label block (seed ../shared/seeds/export-shards.md, spec
-// ../shared/specs/dvid-labelmap.md §7): chunk_x/y/z int32, labels and
+// One row per DVID label block (docs/formats/arrow-ipc.md, "DVID export shards";
+// docs/formats/dvid.md, "DVID's export format"): chunk_x/y/z int32, labels and
 // supervoxels list<uint64> (child "item", nullable as pyarrow and Go make it),
 // dvid_compressed_block binary with field metadata {"compression": "true",
 // "codec": "zstd"}, uncompressed_size uint32; every top-level field

@@ -1,7 +1,7 @@
 // DVID's compressed label block: a block of uint64 labels stored as a block
 // palette, per-8³-sub-block palettes and bit-packed indices.
 //
-// Spec: ../shared/specs/dvid-labelmap.md §1 and docs/formats/dvid.md. Layout,
+// Spec: docs/formats/dvid.md, "Compressed label block". Layout,
 // all little-endian: gx, gy, gz (u32, sub-blocks per axis), N (u32), N u64
 // labels; a solid block (N <= 1) ends there. Otherwise gx·gy·gz u16 sub-block
 // palette sizes, then their u32 indices into the labels, then for each

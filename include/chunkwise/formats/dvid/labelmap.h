@@ -1,6 +1,6 @@
 // Labelmap: a DVID-style versioned label volume in an embedded RocksDB.
 //
-// Spec: docs/formats/dvid.md and ../shared/specs/dvid-labelmap.md §1-§4.
+// Spec: docs/formats/dvid.md, "Compressed label block" to "Versions".
 // Blocks of 64³ uint64 labels are stored per (scale, block coordinate,
 // version) under DVID's binary block keys (block_key.h), each value being
 // DVID's envelope byte 0x40 and a gzip stream of the compressed label block

@@ -1,7 +1,7 @@
 // DVID's value envelope: the one-byte header DVID puts before every stored
 // value, naming its compression and checksum (dvid/serialize.go).
 //
-// Spec: ../shared/specs/dvid-labelmap.md §2 and docs/formats/dvid.md. Byte 0
+// Spec: docs/formats/dvid.md, "Stored values". Byte 0
 // is (compression << 5) | (checksum << 3). Compression 0 none, 1 snappy
 // (block format), 2 gzip, 4 lz4 (u32 LE original size, then one LZ4 block),
 // 5 jpeg. Checksum 0 none, 1 CRC32 (IEEE), whose u32 LE value follows byte 0

@@ -1,7 +1,7 @@
 // Parquet value and level encodings: PLAIN, the RLE/bit-packed hybrid
 // (definition levels and dictionary indices) and its bit widths.
 //
-// Spec: ../shared/specs/references.md §4 "Pages" (from parquet-format's
+// Spec: docs/formats/parquet.md, "Pages and encodings" (from parquet-format's
 // Encodings.md). Decoders never read past their input and fail with
 // Corruption naming `what` (file, column, page) when the input ends early.
 #ifndef CHUNKWISE_FORMATS_PARQUET_ENCODINGS_H_

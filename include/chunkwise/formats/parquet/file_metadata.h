@@ -1,10 +1,10 @@
 // The Parquet footer and page headers: the fields of parquet.thrift that a
 // flat table needs, and their compact-protocol encoding.
 //
-// Spec: ../shared/specs/references.md §4 "Field ids to emit" (from
+// Spec: docs/formats/parquet.md, "What we read and write" (from
 // parquet-format's parquet.thrift). Unknown fields are skipped when reading;
-// required fields that are absent are Corruption. Nested schemas (groups
-// below the root, repeated fields) are read but rejected by the table reader.
+// required fields that are absent are Corruption. Nested schemas (groups below
+// the root, repeated fields) are read but rejected by the table reader.
 #ifndef CHUNKWISE_FORMATS_PARQUET_FILE_METADATA_H_
 #define CHUNKWISE_FORMATS_PARQUET_FILE_METADATA_H_
 

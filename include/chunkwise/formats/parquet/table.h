@@ -2,13 +2,13 @@
 // INT32, INT64 and BYTE_ARRAY columns, REQUIRED or OPTIONAL, PLAIN or
 // dictionary encoded, uncompressed or with ZSTD, GZIP or SNAPPY pages.
 //
-// Spec: ../shared/specs/references.md §4 "Minimal Parquet subset" and
-// docs/formats/parquet.md. The reader accepts what fastparquet and pyarrow
-// write for such tables (several row groups, dictionary pages with
-// RLE_DICTIONARY or legacy PLAIN_DICTIONARY data pages, a fallback to PLAIN
-// part-way, DATA_PAGE_V2, pyarrow's INT32 + UNKNOWN all-null columns). It
-// never reads outside the file and never decompresses past a page's stated
-// size; errors name the file, the column and the page.
+// Spec: docs/formats/parquet.md ("File layout" to "Pages and encodings"). The
+// reader accepts what fastparquet and pyarrow write for such tables (several
+// row groups, dictionary pages with RLE_DICTIONARY or legacy PLAIN_DICTIONARY
+// data pages, a fallback to PLAIN part-way, DATA_PAGE_V2, pyarrow's INT32 +
+// UNKNOWN all-null columns). It never reads outside the file and never
+// decompresses past a page's stated size; errors name the file, the column and
+// the page.
 #ifndef CHUNKWISE_FORMATS_PARQUET_TABLE_H_
 #define CHUNKWISE_FORMATS_PARQUET_TABLE_H_
 

@@ -2,7 +2,7 @@
 // headers: a writer that appends fields to a buffer and a reader with strict
 // bounds checks and a nesting limit.
 //
-// Spec: ../shared/specs/references.md §4 "Compact protocol". A struct is its
+// Spec: docs/formats/parquet.md, "Thrift compact protocol". A struct is its
 // fields then a 0x00 stop byte; a field header holds the id as a delta (1–15)
 // from the previous id of the same struct, or the type byte then a zigzag
 // varint id. Integers are zigzag ULEB128 varints; binary (strings too) is a

@@ -1,9 +1,9 @@
 // Base64 (RFC 4648 §4, standard alphabet, "=" padding) for inline values of
 // reference sets: JSON values "base64:<text>" hold bytes that are not text.
 //
-// Spec: ../shared/specs/references.md §2. Python's base64.b64decode (what
-// fsspec calls) discards characters outside the alphabet only when asked to;
-// by default it rejects them, and so do we.
+// Spec: docs/formats/refs.md, "Base64". Python's base64.b64decode (what fsspec
+// calls) by default drops characters outside the alphabet; we refuse them, so
+// a set with stray characters that fsspec reads is refused here.
 #ifndef CHUNKWISE_FORMATS_REFS_BASE64_H_
 #define CHUNKWISE_FORMATS_REFS_BASE64_H_
 

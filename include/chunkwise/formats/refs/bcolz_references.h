@@ -1,7 +1,7 @@
 // Reference sets for bcolz carrays: a zarr v2 view whose chunks are the
 // carray's Blosc chunks, read in place.
 //
-// Spec: ../shared/specs/bcolz-blosc.md §1–§4; docs/formats/refs.md. A `.blp`
+// Spec: docs/formats/bcolz.md and docs/formats/refs.md, "Builders". A `.blp`
 // file is a 16-byte header and then one Blosc1 chunk: the same bytes numcodecs'
 // Blosc decodes. So a full chunk (chunklen rows) is exactly a zarr v2 chunk of
 // shape [chunklen, *atom_shape] with compressor blosc, referenced as bytes

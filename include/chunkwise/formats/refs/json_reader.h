@@ -1,13 +1,13 @@
 // Reading fsspec/kerchunk JSON reference sets, version 0 and version 1.
 //
-// Spec: ../shared/specs/references.md §2–§3 and docs/formats/refs.md. Both
-// versions are accepted in every form fsspec has accepted: values as strings
-// (inline; "base64:" decoded here), [url], [url, offset, length] (a null url
-// is kept as "" and refused when read), or JSON objects (their text is the
-// value); v1 `templates` substituted into URLs and `gen` expanded with the
-// jinja2 subset of reference_template.h. The text is read in one pass without
-// building a JSON tree (a 10-million reference set is read in seconds); only
-// `templates` and `gen`, which are small, go through nlohmann::json.
+// Spec: docs/formats/refs.md, "JSON: what we read". Both versions are accepted
+// in every form fsspec has accepted: values as strings (inline; "base64:"
+// decoded here), [url], [url, offset, length] (a null url is kept as "" and
+// refused when read), or JSON objects (their text is the value); v1 `templates`
+// substituted into URLs and `gen` expanded with the jinja2 subset of
+// reference_template.h. The text is read in one pass without building a JSON
+// tree (a 10-million reference set is read in seconds); only `templates` and
+// `gen`, which are small, go through nlohmann::json.
 #ifndef CHUNKWISE_FORMATS_REFS_JSON_READER_H_
 #define CHUNKWISE_FORMATS_REFS_JSON_READER_H_
 

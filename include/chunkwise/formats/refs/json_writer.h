@@ -1,6 +1,6 @@
 // Writing reference sets as fsspec/kerchunk JSON, version 0 or version 1.
 //
-// Spec: ../shared/specs/references.md §2, §3, §5 and §8; docs/formats/refs.md.
+// Spec: docs/formats/refs.md, "Which fsspec reads what" and "JSON: what we write".
 // Written for the widest range of readers: metadata and other inline text as
 // JSON strings (never objects, which fsspec reads only since 2024.6), bytes
 // that are not UTF-8 text (or that start with "base64:") as "base64:…", and

@@ -4,10 +4,10 @@
 // in C order over the chunk grid, columns path, offset, size, raw. The files
 // are values under a prefix of a store (a directory's FileStore: prefix "").
 //
-// Spec: ../shared/specs/references.md §4 and §8 (chunkwise conventions),
-// docs/formats/parquet.md. The writer pads every record file to record_size
-// rows and dictionary-encodes `path`; the reader opens record files only when
-// a key in them is looked up, keeps a bounded number decoded, and accepts the
+// Spec: docs/formats/parquet.md, "fsspec Parquet reference sets" (what
+// chunkwise writes and reads). The writer pads every record file to record_size
+// rows and dictionary-encodes `path`; the reader opens record files only when a
+// key in them is looked up, keeps a bounded number decoded, and accepts the
 // legacy forms (string metadata, files with only `raw` or only
 // path/offset/size, a truncated last file, pyarrow's null-typed columns).
 #ifndef CHUNKWISE_FORMATS_REFS_PARQUET_REFERENCES_H_

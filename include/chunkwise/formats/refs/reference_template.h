@@ -1,15 +1,15 @@
 // The template language of JSON v1 reference sets: the subset of jinja2 that
 // `templates` and `gen` use.
 //
-// Spec: ../shared/specs/references.md §3. A template is literal text with
-// `{{ expression }}` holes. An expression is integer arithmetic (+ - * / // %,
-// parentheses, unary minus) over integer literals, quoted strings and
-// variables; `+` also joins two strings and `~` joins anything as text, as in
-// jinja2. Variables are the set's `templates` (strings) and, inside `gen`, the
-// dimension values (integers, or any JSON scalar of an explicit list). `/`
-// must divide exactly: jinja2 would render a float, which fsspec's int() then
-// rejects. Everything else jinja2 offers (filters, statements) is refused with
-// Unsupported rather than rendered wrongly.
+// Spec: docs/formats/refs.md, "JSON: what we read" (version 1). A template is
+// literal text with `{{ expression }}` holes. An expression is integer
+// arithmetic (+ - * / // %, parentheses, unary minus) over integer literals,
+// quoted strings and variables; `+` also joins two strings and `~` joins
+// anything as text, as in jinja2. Variables are the set's `templates` (strings)
+// and, inside `gen`, the dimension values (integers, or any JSON scalar of an
+// explicit list). `/` must divide exactly: jinja2 would render a float, which
+// fsspec's int() then rejects. Everything else jinja2 offers (filters,
+// statements) is refused with Unsupported rather than rendered wrongly.
 #ifndef CHUNKWISE_FORMATS_REFS_REFERENCE_TEMPLATE_H_
 #define CHUNKWISE_FORMATS_REFS_REFERENCE_TEMPLATE_H_
 

@@ -1,16 +1,16 @@
 // Reference sets for zarr arrays and groups: a zarr v2 view of data that
 // stays where it is.
 //
-// Spec: ../shared/specs/references.md §1 and docs/formats/refs.md. The result
-// is what kerchunk's readers expect: zarr v2 metadata (inline) and `.`-keyed
-// chunks. A v2 array's chunks are referenced as whole files. A v3 array's
-// metadata is translated to v2 (bytes endianness → dtype byte order, a
-// reversing transpose → order "F", zstd/blosc/gzip → the compressor); an
-// unsharded array's chunks are whole files, and a sharded one becomes an array
-// whose chunks are the inner chunks, each a byte range of its shard found
-// through the shard's index. Empty inner chunks and absent chunks are absent
-// keys, which zarr reads as fill_value. Codecs v2 cannot express (crc32c,
-// nested sharding, sharding followed by other codecs) are refused.
+// Spec: docs/formats/refs.md, "The model" and "Builders". The result is what
+// kerchunk's readers expect: zarr v2 metadata (inline) and `.`-keyed chunks. A
+// v2 array's chunks are referenced as whole files. A v3 array's metadata is
+// translated to v2 (bytes endianness → dtype byte order, a reversing transpose
+// → order "F", zstd/blosc/gzip → the compressor); an unsharded array's chunks
+// are whole files, and a sharded one becomes an array whose chunks are the
+// inner chunks, each a byte range of its shard found through the shard's index.
+// Empty inner chunks and absent chunks are absent keys, which zarr reads as
+// fill_value. Codecs v2 cannot express (crc32c, nested sharding, sharding
+// followed by other codecs) are refused.
 #ifndef CHUNKWISE_FORMATS_REFS_ZARR_REFERENCES_H_
 #define CHUNKWISE_FORMATS_REFS_ZARR_REFERENCES_H_
 

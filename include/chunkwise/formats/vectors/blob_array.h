@@ -1,6 +1,6 @@
 // A per-chunk blob as a 1-D uint8 zarr v3 array holding one chunk.
 //
-// Spec: ../shared/specs/zarr-vectors.md §4 "Per-chunk blob arrays": metadata
+// Spec: docs/formats/vectors.md, "Tree" (blobs): metadata
 // at "<node>/zarr.json" with shape == chunk_shape == [blob size], payload at
 // "<node>/c/0". chunkwise writes codecs [bytes, zstd level 3]; readers accept
 // any bytes→bytes chain the codec registry knows. An empty blob is never

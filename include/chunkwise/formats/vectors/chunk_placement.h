@@ -1,6 +1,6 @@
 // ChunkPlacement: which spatial chunk each vertex goes to and its row (vi) there.
 //
-// Spec: ../shared/specs/zarr-vectors.md §3: chunk = floor(pos / chunk_shape)
+// Spec: docs/formats/vectors.md, "Tree": chunk = floor(pos / chunk_shape)
 // in absolute world coordinates (negative chunks allowed); vi is the row in
 // that chunk's vertices blob. Vertices keep their input order within a chunk.
 #ifndef CHUNKWISE_FORMATS_VECTORS_CHUNK_PLACEMENT_H_

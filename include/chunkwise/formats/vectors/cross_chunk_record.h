@@ -1,12 +1,13 @@
 // Cross-chunk records: the canonical endpoint sort, the cell key, and the
 // cell blob of cross_chunk_links/<delta>/<cell_key>.
 //
-// Spec: ../shared/specs/zarr-vectors.md §5 "cross_chunk_links". A record's L
-// endpoints (chunk, vi), in input order (endpoint 0 at the owning level), are
-// sorted lexicographically by chunk, ties by vi; the cell key is the sorted
-// chunks joined with dots, and the record stores perm_idx (lehmer_permutation.h)
-// and the vi in sorted order. The cell blob is a ragged blob (ragged_blob.h)
-// with one group per record: i64 perm_idx, then L × i64 vi. Pure functions.
+// Spec: docs/formats/vectors.md, "Blob layouts" (`cross_chunk_links`). A
+// record's L endpoints (chunk, vi), in input order (endpoint 0 at the owning
+// level), are sorted lexicographically by chunk, ties by vi; the cell key is
+// the sorted chunks joined with dots, and the record stores perm_idx
+// (lehmer_permutation.h) and the vi in sorted order. The cell blob is a ragged
+// blob (ragged_blob.h) with one group per record: i64 perm_idx, then L × i64
+// vi. Pure functions.
 #ifndef CHUNKWISE_FORMATS_VECTORS_CROSS_CHUNK_RECORD_H_
 #define CHUNKWISE_FORMATS_VECTORS_CROSS_CHUNK_RECORD_H_
 

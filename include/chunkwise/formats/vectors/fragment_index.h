@@ -1,6 +1,7 @@
 // The vertex fragment index ("ZVFG" v1) of vertex_fragments/<chunk_key>.
 //
-// Spec: ../shared/specs/zarr-vectors.md §4 "vertex_fragments" and §10.9:
+// Spec: docs/formats/vectors.md, "Blob layouts" (`vertex_fragments`) and "Pitfalls
+// settled" (9):
 //   u32 magic 0x5A564647 (bytes "GFVZ"), u16 version 1, u16 flags 0,
 //   u32 F fragments, u32 R range fragments; a range bitmap of ceil(F/8) bytes
 //   (LSB first, bit f set: fragment f is a range) zero-padded to a multiple of

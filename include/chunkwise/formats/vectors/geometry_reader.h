@@ -1,7 +1,7 @@
 // Reading a level back as a Geometry: whole, by bounding box, by object; and
 // walking up and down the levels through the cross-level links.
 //
-// Spec: ../shared/specs/zarr-vectors.md §5 ("Reader", "Generation"). Vertices
+// Spec: docs/formats/vectors.md, "Reading" and "Pyramid". Vertices
 // come back in chunk-key order, then vi; a link comes back only when all its
 // endpoints were selected, with its endpoint order (direction, winding)
 // restored from perm_idx. Reads run in parallel over chunks on the store's pool.

@@ -1,13 +1,14 @@
 // Where each family of a zarr-vectors store lives, and the metadata names, for
 // one format version.
 //
-// Spec: ../shared/specs/zarr-vectors.md §1, §2, §4, §5. Format details that
-// change between versions — node paths, the `zv_array` names, the version
-// string, the metadata keys — are gathered in namespace v0_8 so that format
-// 0.9 (§11) can sit beside it as namespace v0_9 with the same functions. The
-// rest of the library reaches the current version through `layout::`.
-// Every path is relative to the store root and ends in "/" (a node prefix);
-// the node's metadata is at prefix + "zarr.json". Pure functions, thread-safe.
+// Spec: docs/formats/vectors.md, "Tree" to "Geometry types". Format details
+// that change between versions — node paths, the `zv_array` names, the version
+// string, the metadata keys — are gathered in namespace v0_8 so that format 0.9
+// (docs/formats/vectors.md, "Format 0.9 (next target)") can sit beside it as
+// namespace v0_9 with the same functions. The rest of the library reaches the
+// current version through `layout::`. Every path is relative to the store root
+// and ends in "/" (a node prefix); the node's metadata is at prefix +
+// "zarr.json". Pure functions, thread-safe.
 #ifndef CHUNKWISE_FORMATS_VECTORS_LAYOUT_H_
 #define CHUNKWISE_FORMATS_VECTORS_LAYOUT_H_
 

@@ -1,9 +1,10 @@
 // perm_idx: the Lehmer code of the canonical→input permutation of a
 // cross-chunk record's endpoints.
 //
-// Spec: ../shared/specs/zarr-vectors.md §5 "perm_idx". `sorted_idx[i]` is the
-// input position of the endpoint stored in canonical slot i. Code 0 is the
-// identity; for two endpoints, 1 means swapped. Pure functions, thread-safe.
+// Spec: docs/formats/vectors.md, "Blob layouts" (`perm_idx`). `sorted_idx[i]`
+// is the input position of the endpoint stored in canonical slot i. Code 0 is
+// the identity; for two endpoints, 1 means swapped. Pure functions,
+// thread-safe.
 #ifndef CHUNKWISE_FORMATS_VECTORS_LEHMER_PERMUTATION_H_
 #define CHUNKWISE_FORMATS_VECTORS_LEHMER_PERMUTATION_H_
 

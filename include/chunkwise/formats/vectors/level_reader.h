@@ -1,7 +1,7 @@
 // Reading the families of one level: chunk listings, per-chunk blobs, links
 // at any delta, cross-chunk cells and link attributes.
 //
-// Spec: ../shared/specs/zarr-vectors.md §4 and §5 ("Reader"). These are the
+// Spec: docs/formats/vectors.md, "Blob layouts" and "Reading". These are the
 // building blocks of the geometry reader, the pyramid builder and the
 // validator. An absent node is no data (empty result), not an error; a node
 // another writer got wrong is Corruption or InvalidArgument naming its path.

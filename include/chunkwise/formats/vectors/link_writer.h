@@ -1,15 +1,15 @@
 // Writes one level-delta's links: chunk-local rows and cross-chunk cells, with
 // their attributes.
 //
-// Spec: ../shared/specs/zarr-vectors.md §5 "Generation" and "Attributes". A
+// Spec: docs/formats/vectors.md, "Blob layouts" (links, cells, attributes). A
 // record whose endpoints all carry the chunk key of endpoint 0 (the owning
 // endpoint) becomes a row of links/<delta>/<that key>; any other becomes a
 // record of cross_chunk_links/<delta>/<cell_key>, canonically sorted with its
 // perm_idx. For delta != 0 the key comparison is literal across two grids
-// (§10.3). Attributes follow the same split: flat rows in
+// ("Pitfalls settled", 3). Attributes follow the same split: flat rows in
 // link_attributes/<name>/<delta>/<chunk_key>, and one row per cross-chunk
 // record in cross_chunk_link_attributes/<name>/<delta>/data, in the
-// enumeration order cells-by-ASCII-key, then stored order (§10.6).
+// enumeration order cells-by-ASCII-key, then stored order ("Pitfalls settled", 6).
 #ifndef CHUNKWISE_FORMATS_VECTORS_LINK_WRITER_H_
 #define CHUNKWISE_FORMATS_VECTORS_LINK_WRITER_H_
 

@@ -1,6 +1,6 @@
 // Paths of a zarr-vectors store: the level-delta segment, chunk keys, cell keys.
 //
-// Spec: ../shared/specs/zarr-vectors.md §3 and §5 ("Level delta"). These are
+// Spec: docs/formats/vectors.md, "Tree" (names, `<delta>`). These are
 // the only functions that spell a `<delta>` segment ("0", "+1", "-1") or a
 // dotted chunk key; everything else asks them. The node names of one format
 // version (where each family lives) are in layout.h, beside any later version.

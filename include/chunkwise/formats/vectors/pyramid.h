@@ -1,6 +1,6 @@
 // The multiresolution pyramid: coarser levels and the cross-level links.
 //
-// Spec: ../shared/specs/zarr-vectors.md §5 "Generation" and §6. Level n
+// Spec: docs/formats/vectors.md, "Pyramid". Level n
 // (n >= 1) merges the vertices of level n − 1 that share a bin of
 // base_bin_shape · 2^n and an object id into one vertex at their centroid;
 // links are remapped to the merged vertices, and links that collapse (two

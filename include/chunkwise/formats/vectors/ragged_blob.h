@@ -1,7 +1,7 @@
 // The self-describing ragged blob of links and cross-chunk cells, and the
 // link rows it holds.
 //
-// Spec: ../shared/specs/zarr-vectors.md §4 "Ragged blob" and §10.2:
+// Spec: docs/formats/vectors.md, "Blob layouts" and "Pitfalls settled" (2):
 //   i64 K; i64 off[K] (byte offset of group k from the start of the data
 //   section, off[0] == 0); data. Group k is [off[k], off[k+1]); the last
 //   group ends at the blob end. Little-endian.

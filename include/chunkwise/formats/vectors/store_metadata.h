@@ -1,9 +1,10 @@
 // The root and level metadata of a zarr-vectors store, and the geometry types.
 //
-// Spec: ../shared/specs/zarr-vectors.md §2 and §5 "Geometry types". The root
-// group's attributes hold {"zarr_vectors": {...}, "multiscales": [...]}; each
-// level group's hold {"zarr_vectors_level": {...}}. Parsing never throws and
-// names the metadata key in every error. Plain value types.
+// Spec: docs/formats/vectors.md, "Root and level metadata" and "Geometry
+// types". The root group's attributes hold {"zarr_vectors": {...},
+// "multiscales": [...]}; each level group's hold {"zarr_vectors_level": {...}}.
+// Parsing never throws and names the metadata key in every error. Plain value
+// types.
 #ifndef CHUNKWISE_FORMATS_VECTORS_STORE_METADATA_H_
 #define CHUNKWISE_FORMATS_VECTORS_STORE_METADATA_H_
 
@@ -30,7 +31,8 @@ int LinkWidthOf(GeometryType type);
 // Whether link order matters: skeleton edges run child → parent, polylines walk in order.
 bool IsDirected(GeometryType type);
 
-// How the −delta mirror of cross-level links is kept (§5 "Generation").
+// How the −delta mirror of cross-level links is kept (docs/formats/vectors.md,
+// "Pyramid").
 enum class CrossLevelStorage { kExplicit, kImplicit };
 std::string_view CrossLevelStorageName(CrossLevelStorage storage);
 Result<CrossLevelStorage> ParseCrossLevelStorage(std::string_view name);

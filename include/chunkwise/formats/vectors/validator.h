@@ -1,6 +1,6 @@
 // Validation of a zarr-vectors store at levels L1, L3 and L4.
 //
-// Spec: ../shared/specs/zarr-vectors.md §7. Violations are values, not
+// Spec: docs/formats/vectors.md, "Validation". Violations are values, not
 // errors: a store another writer got wrong yields a list of findings, each
 // with the offending node's path. Levels are cumulative (L3 runs L1's checks;
 // 2 behaves as 1):

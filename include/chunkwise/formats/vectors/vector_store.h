@@ -1,12 +1,13 @@
 // VectorStore: a zarr-vectors store as a view over a store::Store and a prefix.
 //
-// Spec: ../shared/specs/zarr-vectors.md §1–§4. The view owns the root
-// metadata, writes and reads per-chunk blobs (blob_array.h) and family groups
-// by their layout paths (layout.h), and lists what a family holds. It never
-// touches a file path. Writes of one blob are atomic as far as the store's Set
-// is: the chunk is written before its zarr.json, so a reader sees either no
-// node or a whole one. Thread safety: concurrent reads, and concurrent writes
-// of different nodes, are safe; SetMetadata must not race with anything.
+// Spec: docs/formats/vectors.md, "Tree" to "Blob layouts". The view owns the
+// root metadata, writes and reads per-chunk blobs (blob_array.h) and family
+// groups by their layout paths (layout.h), and lists what a family holds. It
+// never touches a file path. Writes of one blob are atomic as far as the
+// store's Set is: the chunk is written before its zarr.json, so a reader sees
+// either no node or a whole one. Thread safety: concurrent reads, and
+// concurrent writes of different nodes, are safe; SetMetadata must not race
+// with anything.
 #ifndef CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
 #define CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
 

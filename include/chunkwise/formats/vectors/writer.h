@@ -1,11 +1,11 @@
 // Writing a geometry into a zarr-vectors store: level 0 of a new store, or
 // one level of an existing one (the pyramid builder writes coarser levels).
 //
-// Spec: ../shared/specs/zarr-vectors.md §1–§5. Per chunk the writer stores
-// vertices (N × 3 float32), vertex_fragments (one fragment per object),
-// vertex_attributes/object_id (int64) when the geometry has object ids, and
-// each float32 vertex attribute; links go through link_writer.h at delta 0.
-// Chunks are encoded and written in parallel on the store's pool.
+// Spec: docs/formats/vectors.md, "Tree" to "Geometry types". Per chunk the
+// writer stores vertices (N × 3 float32), vertex_fragments (one fragment per
+// object), vertex_attributes/object_id (int64) when the geometry has object
+// ids, and each float32 vertex attribute; links go through link_writer.h at
+// delta 0. Chunks are encoded and written in parallel on the store's pool.
 #ifndef CHUNKWISE_FORMATS_VECTORS_WRITER_H_
 #define CHUNKWISE_FORMATS_VECTORS_WRITER_H_
 

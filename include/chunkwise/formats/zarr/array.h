@@ -1,8 +1,8 @@
 // Array: a zarr v3 or v2 array in a store, read and written by region.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §1–§4 and §7. An Array is a view
-// over a Store and a key prefix: metadata at "<prefix>zarr.json" (v3) or
-// "<prefix>.zarray" (v2), chunks at "<prefix><chunk key>". Reads and writes
+// Spec: docs/formats/zarr.md, "Node metadata" to "Zarr v2 metadata". An Array
+// is a view over a Store and a key prefix: metadata at "<prefix>zarr.json" (v3)
+// or "<prefix>.zarray" (v2), chunks at "<prefix><chunk key>". Reads and writes
 // take any box of the array, not only chunk-aligned ones, and run in parallel
 // across chunks (and, when sharded, across a shard's inner chunks) on the
 // array's thread pool.

@@ -4,7 +4,7 @@
 // The CLI's `zarr create` and `zarr convert` take shapes and a codec
 // shorthand ("zstd:3", "blosc:lz4:5:shuffle"; codec/codec_shorthand.h), not
 // JSON. This file builds the metadata chunkwise writes by convention
-// (../shared/specs/zarr-v3-sharding.md §6): v3 keys "c/…", inner codecs
+// (docs/formats/zarr.md, "What we write"): v3 keys "c/…", inner codecs
 // [bytes little, compressors…], index [bytes little, crc32c] at the end unless
 // asked otherwise; v2 with "." keys and one compressor.
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_LAYOUT_H_

@@ -1,9 +1,9 @@
 // ArrayMetadata: what a zarr array's metadata says, for both zarr formats.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §1 (v3 `zarr.json`) and §7 (v2
-// `.zarray`/`.zattrs`). One struct serves both formats: a v2 array's
+// Spec: docs/formats/zarr.md, "Node metadata" (v3 `zarr.json`) and "Zarr v2
+// metadata" (`.zarray`/`.zattrs`). One struct serves both formats: a v2 array's
 // dtype byte order, `order`, `filters` and `compressor` are translated on
-// parsing into the v3 codec list they mean (§7 "v2→v3 codec mapping"), so the
+// parsing into the v3 codec list they mean (same section, "v2 ↔ v3"), so the
 // array code below sees one codec chain. Writing a v2 array translates back
 // and refuses codec lists v2 cannot express (sharding, crc32c, two
 // compressors). A plain value type.

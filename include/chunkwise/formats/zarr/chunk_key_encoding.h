@@ -1,6 +1,6 @@
 // Chunk key encodings: the map from a chunk's grid coordinate to its store key.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §2 and §9 item 8. The v3 `default`
+// Spec: docs/formats/zarr.md, "Chunk grid and chunk keys". The v3 `default`
 // encoding writes "c/1/23/45" (separator "/" unless stated), and "c" for a 0-d
 // array; the `v2` encoding, also zarr v2's own keys, writes "1.23.45" (separator
 // "." unless stated), and "0" for a 0-d array. The two defaults differ.

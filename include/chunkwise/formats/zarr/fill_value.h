@@ -1,10 +1,10 @@
 // The zarr `fill_value`: its JSON forms and the element bytes they stand for.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §1 (v3: numbers, true/false, "NaN",
-// "Infinity", "-Infinity", "0x…" raw IEEE bits, [re, im] for complex) and §7
-// (v2: the same special strings, and null for "undefined"). A fill value is
-// held as one element's bytes in host byte order, the form ChunkSpec carries
-// and chunks are compared against.
+// Spec: docs/formats/zarr.md, "Data types and fill values" (v3: numbers,
+// true/false, "NaN", "Infinity", "-Infinity", "0x…" raw IEEE bits, [re, im] for
+// complex) and "Zarr v2 metadata" (the same special strings, and null for
+// "undefined"). A fill value is held as one element's bytes in host byte order,
+// the form ChunkSpec carries and chunks are compared against.
 #ifndef CHUNKWISE_FORMATS_ZARR_FILL_VALUE_H_
 #define CHUNKWISE_FORMATS_ZARR_FILL_VALUE_H_
 

@@ -1,13 +1,13 @@
 // The shard index of the zarr v3 `sharding_indexed` codec, as a pure byte format.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §4 and §9 (items 3, 9, 10); prose in
-// docs/formats/zarr-shard-index.md. A shard holding n inner chunks carries an index of
-// n (offset, nbytes) pairs, each a little-endian uint64, followed by the CRC32C of those
-// 16·n bytes as a little-endian uint32: 16·n + 4 bytes in all. Entry k belongs to the inner
-// chunk whose row-major position in the shard is k. Offsets count from the start of the
-// shard object whether the index sits at its start or its end. An entry whose two fields
-// are both 2^64−1 marks an empty chunk (read as fill_value). This file only encodes and
-// decodes those bytes; reading and writing shards is done elsewhere.
+// Spec: docs/formats/zarr-shard-index.md ("Layout", "Checks on read", "Writing"). A shard
+// holding n inner chunks carries an index of n (offset, nbytes) pairs, each a little-endian
+// uint64, followed by the CRC32C of those 16·n bytes as a little-endian uint32: 16·n + 4
+// bytes in all. Entry k belongs to the inner chunk whose row-major position in the shard is
+// k. Offsets count from the start of the shard object whether the index sits at its start
+// or its end. An entry whose two fields are both 2^64−1 marks an empty chunk (read as
+// fill_value). This file only encodes and decodes those bytes; reading and writing shards
+// is done elsewhere.
 #ifndef CHUNKWISE_FORMATS_ZARR_SHARD_INDEX_H_
 #define CHUNKWISE_FORMATS_ZARR_SHARD_INDEX_H_
 

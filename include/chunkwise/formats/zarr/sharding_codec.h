@@ -1,7 +1,7 @@
 // The `sharding_indexed` codec: a shard is a grid of inner chunks, each encoded
 // by an inner codec chain, packed one after another, plus an index.
 //
-// Spec: ../shared/specs/zarr-v3-sharding.md §4 and §9. The index layout is in
+// Spec: docs/formats/zarr.md, "Sharding codec". The index layout is in
 // shard_index.h; this file is the codec around it. As an ordinary array→bytes
 // codec it encodes and decodes whole shards, so shards nest. The array code
 // (array.h) also uses the pieces below to read only the inner chunks a region

@@ -1,18 +1,18 @@
 // The stream writer's CUDA backend (src/pipelines/stream/cuda; built when nvcc
 // is found, in the chunkwise_pipelines_cuda archive).
 //
-// The seed's GPU pipeline (../shared/seeds/sharding-layer.md): input → H2D →
-// scatter → compress → aggregate-by-shard → D2H → shard index bookkeeping →
-// emit. Frames are staged frame-major in page-locked memory
-// (frame_major_batch.h) and copied to the GPU on one stream; a second stream
-// scatters them into tiles (scatter_geometry.h) and flags tiles equal to the
-// fill value; a third compresses them (codec none, or the deterministic
-// blosc-lz4 encoder, cuda/blosc_lz4.h) and aggregates them shard-major
-// (permute sizes, CUB exclusive scan, gather); a fourth copies the offsets
-// back, then exactly the compressed bytes. Events order the streams, and two
-// slots of device buffers let batch n+1 be copied in and scattered while
-// batch n compresses and is copied out. The shards are byte-identical to the
-// CPU backend's.
+// The design's GPU pipeline (docs/pipelines/stream-writer.md, "The CUDA
+// backend"): input → H2D → scatter → compress → aggregate-by-shard → D2H →
+// shard index bookkeeping → emit. Frames are staged frame-major in page-locked
+// memory (frame_major_batch.h) and copied to the GPU on one stream; a second
+// stream scatters them into tiles (scatter_geometry.h) and flags tiles equal to
+// the fill value; a third compresses them (codec none, or the deterministic
+// blosc-lz4 encoder, cuda/blosc_lz4.h) and aggregates them shard-major (permute
+// sizes, CUB exclusive scan, gather); a fourth copies the offsets back, then
+// exactly the compressed bytes. Events order the streams, and two slots of
+// device buffers let batch n+1 be copied in and scattered while batch n
+// compresses and is copied out. The shards are byte-identical to the CPU
+// backend's.
 #ifndef CHUNKWISE_PIPELINES_STREAM_CUDA_BACKEND_H_
 #define CHUNKWISE_PIPELINES_STREAM_CUDA_BACKEND_H_
 

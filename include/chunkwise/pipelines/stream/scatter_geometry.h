@@ -2,7 +2,7 @@
 // batch's tile pool, as plain arithmetic that the host and the CUDA scatter
 // kernel share (core/host_device.h).
 //
-// Design: ../shared/seeds/sharding-layer.md ("Tile-to-Shard Lifting"). A
+// Design: docs/pipelines/stream-writer.md, "Layout arithmetic" (epoch pool). A
 // batch holds E tile epochs; each epoch is M tiles in row-major order of
 // (t1..t_{D-1}), each tile row-major inside, so element x of dimension d
 // lands at (x / tile)·tile_stride + (x % tile)·element_stride: the lifted

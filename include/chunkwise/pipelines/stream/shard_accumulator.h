@@ -1,17 +1,17 @@
 // ShardAccumulator: the host-side shard bookkeeping of the streaming writer.
 //
-// Design: ../shared/seeds/sharding-layer.md ("Host-Side Shard Accumulation"),
-// with the padded position space of spec errata 2. The S_inner shards sharing
-// s0 = epoch / tps[0] are open at once. Each epoch's aggregated tiles arrive
-// in shard-major order, so a shard's tiles of one epoch are one contiguous
-// run: it is appended to the shard in one piece and its index entries are
-// set from the offsets. After tps[0] epochs (or the array's last epoch, or at
-// close) the open shards are finished: the index, shifted for
-// index_location "start", goes last and the shard is published. A shard
-// whose tiles were all fill value is never opened, so it is never written.
-// Used by one thread; given a pool, it writes the open shards' runs and
-// finishes them in parallel (each shard is its own file), since one thread
-// writing every shard bounds a fast backend's file output.
+// Design: docs/pipelines/stream-writer.md, "Layout arithmetic" (open shards,
+// over the padded position space). The S_inner shards sharing s0 = epoch /
+// tps[0] are open at once. Each epoch's aggregated tiles arrive in shard-major
+// order, so a shard's tiles of one epoch are one contiguous run: it is appended
+// to the shard in one piece and its index entries are set from the offsets.
+// After tps[0] epochs (or the array's last epoch, or at close) the open shards
+// are finished: the index, shifted for index_location "start", goes last and
+// the shard is published. A shard whose tiles were all fill value is never
+// opened, so it is never written. Used by one thread; given a pool, it writes
+// the open shards' runs and finishes them in parallel (each shard is its own
+// file), since one thread writing every shard bounds a fast backend's file
+// output.
 #ifndef CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
 #define CHUNKWISE_PIPELINES_STREAM_SHARD_ACCUMULATOR_H_
 

@@ -1,6 +1,6 @@
 // ShardSink: where the streaming shard writer emits finished shards.
 //
-// The seed's sink receives a whole shard (data, then index). Here a shard is
+// The design's sink receives a whole shard (data, then index). Here a shard is
 // opened, its data appended as each epoch's compressed tiles arrive in
 // shard-major order, and its index handed over last, so a shard never has to
 // be held in memory whole. The index bytes already carry the offsets and CRC

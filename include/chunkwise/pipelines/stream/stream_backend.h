@@ -2,7 +2,7 @@
 // shard writer, behind one interface so that the CPU and CUDA backends share
 // the writer, the shard-index bookkeeping and the sink.
 //
-// Design: ../shared/seeds/sharding-layer.md ("GPU Aggregation Kernel"). A
+// Design: docs/pipelines/stream-writer.md, "Layout arithmetic" (aggregation). A
 // backend scatters staged frames into tiles (scatter_geometry.h), compresses
 // every tile of a batch, then per epoch permutes the compressed sizes into
 // shard-major order (the layout's P), takes their exclusive scan over the

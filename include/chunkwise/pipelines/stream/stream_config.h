@@ -1,13 +1,12 @@
 // StreamConfig: what a streaming shard writer is asked to write, and
 // StreamPlan: everything derived from it before the first byte arrives.
 //
-// Design: ../shared/seeds/sharding-layer.md; errata in
-// ../shared/specs/zarr-v3-sharding.md §5 and §9. A tile is a zarr inner
-// chunk; a shard holds tiles_per_shard tiles along each dimension. Frames
-// (one index of dimension 0) arrive in row-major order. Planning checks the
-// configuration, builds the zarr v3 metadata the writer publishes, chooses
-// how many tile epochs one compression batch holds, and bounds the memory a
-// run will use.
+// Design: docs/pipelines/stream-writer.md ("Words", "Layout arithmetic"). A
+// tile is a zarr inner chunk; a shard holds tiles_per_shard tiles along each
+// dimension. Frames (one index of dimension 0) arrive in row-major order.
+// Planning checks the configuration, builds the zarr v3 metadata the writer
+// publishes, chooses how many tile epochs one compression batch holds, and
+// bounds the memory a run will use.
 #ifndef CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_
 #define CHUNKWISE_PIPELINES_STREAM_STREAM_CONFIG_H_
 

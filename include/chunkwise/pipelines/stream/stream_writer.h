@@ -1,5 +1,5 @@
 // StreamWriter: frames in, zarr v3 sharded array out, in parallel and in
-// bounded memory (../shared/seeds/sharding-layer.md).
+// bounded memory (docs/pipelines/stream-writer.md).
 //
 // Append takes the array's elements in row-major order, split anywhere (not
 // only at frames or elements). Three stages overlap, joined by bounded queues

@@ -2,7 +2,7 @@
 // of tile epochs into which the input is scattered as it arrives.
 //
 // Layout: scatter_geometry.h. Staging costs one memcpy per tile-row segment,
-// and the tiles are then ready to compress in place. (The seed stages frames
+// and the tiles are then ready to compress in place. (The design stages frames
 // and scatters them in a second pass, as a GPU must after its copy to the
 // device: frame_major_batch.h; on a CPU that pass is a second copy of the
 // whole input.)

@@ -1,6 +1,6 @@
 // The CPU backend: the input arrives already scattered into the batch's
 // tiles (tile_major_batch.h), so Submit has the thread pool compress them in
-// place; Complete runs the seed's three aggregation passes on the host.
+// place; Complete runs the three aggregation passes on the host.
 #include <chrono>
 #include <cstring>
 

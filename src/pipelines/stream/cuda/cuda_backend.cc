@@ -255,7 +255,8 @@ class CudaBackend final : public StreamBackend {
     return Record(slot.end[kCompress], compress_);
   }
 
-  // The seed's three passes, on the compression stream.
+  // The three aggregation passes (docs/pipelines/stream-writer.md), on the
+  // compression stream.
   Status AggregateTiles(Slot& slot) {
     const std::uint64_t items = slot.epochs * (positions_ + 1);
     const kernels::TileBatchView view = View(slot);

@@ -1,5 +1,5 @@
 // The CUDA backend's kernels, one launcher each: fill, scatter, fill-tile
-// detection, and the seed's aggregation (permute sizes, exclusive scan,
+// detection, and the design's aggregation (permute sizes, exclusive scan,
 // gather). All are asynchronous on the given stream and return the launch's
 // error. Positions and offsets follow stream_backend.h's AggregatedBatch:
 // per epoch M' + 1 offsets, continuing from one epoch to the next.
