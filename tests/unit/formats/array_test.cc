@@ -60,6 +60,21 @@ class CountingStore final : public test::ForwardingStore {
     ++erases;
     return ForwardingStore::Erase(key);
   }
+  // The conditional forms count as the plain ones: a shard's read-modify-write
+  // uses them on stores that have them.
+  Result<std::optional<store::VersionedValue>> GetVersioned(std::string_view key) const override {
+    ++gets;
+    return ForwardingStore::GetVersioned(key);
+  }
+  Result<store::Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                       const store::Generation& expected) override {
+    ++sets;
+    return ForwardingStore::SetPartsIf(key, parts, expected);
+  }
+  Status EraseIf(std::string_view key, const store::Generation& expected) override {
+    ++erases;
+    return ForwardingStore::EraseIf(key, expected);
+  }
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
     ++sizes;
     return ForwardingStore::Size(key);

@@ -103,6 +103,17 @@ class Array {
   Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
   Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  // The shard `old` (nullopt: none stored) with the write merged into it;
+  // nullopt if the result is all fill.
+  Result<std::optional<EncodedShard>> MergeShard(const core::ChunkOverlap& overlap,
+                                                 const core::StridedSource& source,
+                                                 const std::optional<Bytes>& old) const;
+  // A partial write of a shard on a store with conditional writes: read the
+  // shard with its generation, merge, write only if it is still at that
+  // generation, else read again and retry (at most kShardUpdateAttempts), so
+  // that writers of different parts of one shard never lose each other's.
+  Status UpdateShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  static constexpr int kShardUpdateAttempts = 200;
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
 
   std::shared_ptr<store::Store> store_;
