@@ -181,6 +181,27 @@ Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string pre
   return array;
 }
 
+Result<Array> Array::CreateUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                       ArrayMetadata metadata, bool overwrite,
+                                       ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Array array, Make(std::move(store), prefix, std::move(metadata), std::move(options)));
+  if (array.metadata_.zarr_format == 2) {
+    CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      array.store_->Set(prefix + std::string(kIncompleteMarkerKey), ByteView()));
+  return array;
+}
+
+Status Array::Publish() {
+  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store_, prefix_, metadata_));
+  return store_->Erase(prefix_ + std::string(kIncompleteMarkerKey));
+}
+
 std::string Array::ChunkKey(std::span<const core::Index> coord) const {
   return prefix_ + metadata_.chunk_key_encoding.Key(coord);
 }

@@ -66,6 +66,17 @@ class Array {
   // `overwrite`, which first erases every key under `prefix`.
   static Result<Array> Create(std::shared_ptr<store::Store> store, std::string prefix,
                               ArrayMetadata metadata, bool overwrite, ArrayOptions options = {});
+  // As Create, but the metadata is written only by Publish: until then no
+  // reader (ours, zarr-python, TensorStore) sees an array at `prefix`, so a
+  // writer killed or failing half-way leaves nothing that reads as a partly
+  // filled array. A marker key (kIncompleteMarkerKey) says the keys there are
+  // ours, so that a later Create with `overwrite` replaces them.
+  static Result<Array> CreateUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                         ArrayMetadata metadata, bool overwrite,
+                                         ArrayOptions options = {});
+  // Writes the metadata of an array made by CreateUnpublished, then removes
+  // its marker. Call it once every chunk is written.
+  Status Publish();
 
   const ArrayMetadata& metadata() const { return metadata_; }
   // The grid of stored objects: shards when sharded, else chunks.
