@@ -231,11 +231,14 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
                                                 metadata.data_type.size());
   core::ProgressReporter progress(
       {.label = "zarr convert", .total_units = total, .mode = context.progress_mode()});
+  // The metadata goes last: a convert killed or failing half-way leaves no
+  // array that readers would take, partly filled, for the whole.
   CHUNKWISE_ASSIGN_OR_RETURN(
       zarr::Array destination,
-      zarr::Array::Create(store, "", metadata, options.overwrite,
-                          {.pool = pool, .progress = &progress, .codec_build = build}));
+      zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite,
+                                     {.pool = pool, .progress = &progress, .codec_build = build}));
   CHUNKWISE_RETURN_IF_ERROR(zarr::CopyArray(source, destination, *pool));
+  CHUNKWISE_RETURN_IF_ERROR(destination.Publish());
   progress.Finish();
   Say(context, "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) +
                    " " + options.destination + ": " + DescribeChunks(destination));

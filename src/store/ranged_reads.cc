@@ -259,6 +259,11 @@ class RangedValueReader final : public ValueReader {
   // The whole value came with the first reply, or the bucket keeps versions.
   // Otherwise reads carry If-Match and fail, rather than mix, after a change.
   bool pinned() const override { return tail_offset_ == 0 || !version_.version_id.empty(); }
+  // The ETag: a conditional write of a changed value sends it as If-Match.
+  std::optional<Generation> generation() const override {
+    if (version_.etag.empty()) return std::nullopt;
+    return Generation::Of(version_.etag);
+  }
 
   Status ReadInto(std::span<const ByteRange> ranges, MutableByteView out) const override {
     const std::string& url = object_->url();

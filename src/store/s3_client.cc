@@ -237,12 +237,19 @@ Status S3Client::ReplyError(std::string_view what, const HttpResponse& response)
 
 Status S3Client::ConditionFailed(std::string_view what, const S3WriteCondition& condition) const {
   if (condition.if_absent) {
-    return Status::InvalidArgument(std::string(what) +
-                                   ": the object already exists (refused to "
-                                   "overwrite it)");
+    return Status::Conflict(std::string(what) +
+                            ": the object already exists (refused to overwrite it)");
   }
-  return Status::InvalidArgument(std::string(what) + ": the object changed since version " +
-                                 condition.if_match + " (refused to overwrite it)");
+  return Status::Conflict(std::string(what) + ": changed since it was read (expected ETag " +
+                          condition.if_match + "; refused to overwrite it)");
+}
+
+bool S3Client::ConditionRefused(const HttpResponse& response,
+                                const S3WriteCondition& condition) const {
+  // An If-Match on an object that is gone answers 404 NoSuchKey: it is no
+  // longer at the version expected either.
+  return response.status == 412 || (response.status == 404 && !condition.if_match.empty() &&
+                                    S3ErrorCode(response) == "NoSuchKey");
 }
 
 Status S3Client::CheckBucketAfter404() const {
@@ -307,7 +314,7 @@ Result<ObjectVersion> S3Client::Put(const std::string& object_key, std::span<con
   CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
                              Send(call, BodyTarget::Collect(kXmlReplyLimit), what));
   if (response.status == 200) return VersionOf(response);
-  if (response.status == 412) return ConditionFailed(what, condition);
+  if (ConditionRefused(response, condition)) return ConditionFailed(what, condition);
   return ReplyError(what, response);
 }
 
@@ -354,7 +361,7 @@ Result<ObjectVersion> S3Client::CompleteOnce(const Call& call, std::string_view 
   *retry = false;
   CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
                              Send(call, BodyTarget::Collect(kXmlReplyLimit), what));
-  if (response.status == 412) return ConditionFailed(what, condition);
+  if (ConditionRefused(response, condition)) return ConditionFailed(what, condition);
   if (response.status != 200) return ReplyError(what, response);
   // A 200 may still carry an error: the server fails after it began to reply.
   CHUNKWISE_ASSIGN_OR_RETURN(XmlElement root, ParseReply(response, what));
@@ -413,15 +420,19 @@ Status S3Client::AbortMultipartUpload(const std::string& object_key,
   return ReplyError(what, response);
 }
 
-Status S3Client::Delete(const std::string& object_key) const {
+Status S3Client::Delete(const std::string& object_key, const std::string& if_match) const {
   Call call;
   call.op = Op::kDelete;
   call.method = "DELETE";
   call.object_key = object_key;
+  S3WriteCondition condition;
+  condition.if_match = if_match;
+  call.headers = ConditionHeaders(condition, options_.dialect);
   const std::string what = "DELETE " + Url(object_key);
   CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
                              Send(call, BodyTarget::Collect(kXmlReplyLimit), what));
   if (response.status == 204 || response.status == 200) return Status::Ok();
+  if (ConditionRefused(response, condition)) return ConditionFailed(what, condition);
   // GCS answers 404 for a key that is not there; absent is what we wanted.
   if (response.status == 404 && S3ErrorCode(response) != "NoSuchBucket") return Status::Ok();
   return ReplyError(what, response);

@@ -22,8 +22,9 @@
 
 namespace chunkwise::store {
 
-// The condition a PUT or CompleteMultipartUpload is sent with. An If-Match on
-// an ETag is the generation check that conditional writes (#30) will use.
+// The condition a PUT, CompleteMultipartUpload or DELETE is sent with: the
+// conditional writes of the Store interface, an ETag being a generation.
+// A write refused for it fails with Conflict naming the URL.
 struct S3WriteCondition {
   bool if_absent = false;  // If-None-Match: *
   std::string if_match;    // If-Match: <etag>, when not empty.
@@ -68,7 +69,8 @@ class S3Client {
                                                 const std::vector<std::string>& part_etags,
                                                 const S3WriteCondition& condition) const;
   Status AbortMultipartUpload(const std::string& object_key, const std::string& upload_id) const;
-  Status Delete(const std::string& object_key) const;
+  // With `if_match`, only while the object's ETag is that (Conflict otherwise).
+  Status Delete(const std::string& object_key, const std::string& if_match = "") const;
   // Deletes up to 1,000 objects in one request (one by one on GCS).
   Status DeleteBatch(std::span<const std::string> object_keys) const;
 
@@ -82,7 +84,7 @@ class S3Client {
 
   // A full object key's URL for messages ("s3://bucket/key").
   std::string Url(std::string_view object_key) const;
-  // InvalidArgument "<url> already exists" or IOError naming the URL and reply.
+  // NotFound for a missing bucket, else IOError naming the URL and reply.
   Status ReplyError(std::string_view what, const HttpResponse& response) const;
 
   const S3StoreOptions& options() const { return options_; }
@@ -99,7 +101,10 @@ class S3Client {
   // NotFound if the bucket does not exist; checked once, after the first 404 of a HEAD.
   Status CheckBucketAfter404() const;
   void Count(Op op) const;
+  // Conflict: the object is not at the version `condition` expects.
   Status ConditionFailed(std::string_view what, const S3WriteCondition& condition) const;
+  // True if `response` refuses a write for its `condition`.
+  bool ConditionRefused(const HttpResponse& response, const S3WriteCondition& condition) const;
   Result<ObjectVersion> CompleteOnce(const Call& call, std::string_view what,
                                      const S3WriteCondition& condition, bool* retry) const;
 

@@ -12,6 +12,8 @@ namespace {
 
 // DeleteObjects takes at most this many keys.
 constexpr std::size_t kDeleteBatch = 1000;
+// How often GetVersioned reads a value again that changed while it was read.
+constexpr int kVersionedReadAttempts = 5;
 
 // One object of the bucket, as the range reads see it.
 class S3Object final : public RangedObject {
@@ -82,6 +84,9 @@ StoreCapabilities S3Store::capabilities() const {
   capabilities.efficient_ranges = true;
   capabilities.durable = true;
   capabilities.local = false;
+  // If-Match on PUT, CompleteMultipartUpload and DELETE; GCS's XML API
+  // compares its own generation numbers instead (only "if absent" here).
+  capabilities.conditional_writes = options().dialect == S3Dialect::kAws;
   return capabilities;
 }
 
@@ -150,18 +155,69 @@ Status S3Store::SetParts(std::string_view key, std::span<const ByteView> parts) 
   return writer.Commit();
 }
 
-Status S3Store::CreateIfAbsent(std::string_view key, ByteView value) {
+Result<Generation> S3Store::GetGeneration(std::string_view key) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
-  if (value.size() <= options().transfer.multipart_threshold) {
-    S3WriteCondition condition;
-    condition.if_absent = true;
-    const ByteView body[] = {value};
-    return client_->Put(options().location.prefix + std::string(key), body, condition).status();
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> info,
+                             client_->Head(options().location.prefix + std::string(key)));
+  if (!info) return Generation::Absent();
+  return GenerationOf(key, info->version);
+}
+
+Result<std::optional<VersionedValue>> S3Store::GetVersioned(std::string_view key) const {
+  for (int attempt = 1;; ++attempt) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> reader, OpenReader(key));
+    if (reader == nullptr) return std::optional<VersionedValue>();
+    const std::optional<Generation> generation = reader->generation();
+    if (!generation) return Status::IOError(Describe(key) + ": the server sent no ETag");
+    VersionedValue versioned{Bytes(reader->size()), *generation};
+    const ByteRange whole = ByteRange::Span(0, reader->size());
+    // Every read carries the ETag: a value replaced meanwhile fails with
+    // NotFound rather than mix versions, and is read again.
+    const Status read = reader->ReadInto(std::span(&whole, 1), versioned.value);
+    if (read.ok()) return std::optional<VersionedValue>(std::move(versioned));
+    if (read.code() != StatusCode::kNotFound || attempt >= kVersionedReadAttempts) return read;
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ValueWriter> writer,
-                             OpenWriter(key, S3WriteMode::kIfAbsent));
-  CHUNKWISE_RETURN_IF_ERROR(writer->Append(value));
-  return writer->Commit();
+}
+
+Result<Generation> S3Store::SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                       const Generation& expected) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  S3WriteCondition condition;
+  if (expected.absent()) {
+    condition.if_absent = true;
+  } else if (options().dialect != S3Dialect::kAws) {
+    return NoConditionalWrites(key, "a conditional write");
+  } else {
+    condition.if_match = expected.token();
+  }
+  std::uint64_t total = 0;
+  for (ByteView part : parts) total += part.size();
+  const std::string object_key = options().location.prefix + std::string(key);
+  if (total <= options().transfer.multipart_threshold) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ObjectVersion version, client_->Put(object_key, parts, condition));
+    return GenerationOf(key, version);
+  }
+  S3ValueWriter writer(client_, object_key, std::move(condition));
+  for (ByteView part : parts) CHUNKWISE_RETURN_IF_ERROR(writer.Append(part));
+  CHUNKWISE_RETURN_IF_ERROR(writer.Commit());
+  return GenerationOf(key, writer.version());
+}
+
+Status S3Store::EraseIf(std::string_view key, const Generation& expected) {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  if (expected.absent()) {
+    // Nothing to erase if it is still absent; S3 has no "delete if absent".
+    CHUNKWISE_ASSIGN_OR_RETURN(Generation now, GetGeneration(key));
+    if (now.absent()) return Status::Ok();
+    return GenerationConflict(Describe(key), expected, now);
+  }
+  if (options().dialect != S3Dialect::kAws) return NoConditionalWrites(key, "a conditional erase");
+  return client_->Delete(options().location.prefix + std::string(key), expected.token());
+}
+
+Result<Generation> S3Store::GenerationOf(std::string_view key, const ObjectVersion& version) const {
+  if (version.etag.empty()) return Status::IOError(Describe(key) + ": the server sent no ETag");
+  return Generation::Of(version.etag);
 }
 
 Result<std::unique_ptr<ValueWriter>> S3Store::OpenWriter(std::string_view key) {
@@ -178,7 +234,7 @@ Result<std::unique_ptr<ValueWriter>> S3Store::OpenWriter(std::string_view key, S
     // guards the moment of Commit against a writer that comes in between.
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> existing, client_->Head(object_key));
     if (existing) {
-      return Status::InvalidArgument(Describe(key) + " already exists (refused to overwrite it)");
+      return Status::Conflict(Describe(key) + " already exists (refused to overwrite it)");
     }
   }
   return std::unique_ptr<ValueWriter>(

@@ -131,7 +131,8 @@ void S3ValueWriter::AbortUpload() {
 Status S3ValueWriter::Finish() {
   if (upload_id_.empty()) {
     const ByteView body[] = {first_, current_};
-    return client_->Put(object_key_, body, condition_).status();
+    CHUNKWISE_ASSIGN_OR_RETURN(version_, client_->Put(object_key_, body, condition_));
+    return Status::Ok();
   }
   if (!current_.empty()) CHUNKWISE_RETURN_IF_ERROR(SendPart(current_number_, std::move(current_)));
   CHUNKWISE_RETURN_IF_ERROR(SendPart(1, std::move(first_)));
@@ -147,7 +148,9 @@ Status S3ValueWriter::Finish() {
                               " was never uploaded");
     }
   }
-  return client_->CompleteMultipartUpload(object_key_, upload_id_, etags, condition_).status();
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      version_, client_->CompleteMultipartUpload(object_key_, upload_id_, etags, condition_));
+  return Status::Ok();
 }
 
 Status S3ValueWriter::Commit() {

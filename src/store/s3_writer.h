@@ -36,6 +36,8 @@ class S3ValueWriter final : public ValueWriter {
   Status Overwrite(std::uint64_t offset, ByteView data) override;
   Status Commit() override;
   std::uint64_t size() const override { return size_; }
+  // The version Commit stored (its ETag is the value's generation).
+  const ObjectVersion& version() const { return version_; }
 
   // The largest part `part_number` (from 1) may be.
   static std::uint64_t PartSize(std::uint64_t part_size, int part_number);
@@ -63,6 +65,7 @@ class S3ValueWriter final : public ValueWriter {
   std::string upload_id_;
   bool finished_ = false;  // Committed, or Commit failed.
   bool committed_ = false;
+  ObjectVersion version_;  // Set by a successful Commit.
 
   std::mutex mutex_;
   std::condition_variable part_done_;

@@ -339,6 +339,7 @@ class CountingApp:
 
     def __init__(self, app):
         self.app, self.counts, self.lock = app, {}, threading.Lock()
+        self.conditional_lock = threading.Lock()
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") == "/__counts__":
@@ -350,6 +351,12 @@ class CountingApp:
         with self.lock:
             method = environ.get("REQUEST_METHOD", "?")
             self.counts[method] = self.counts.get(method, 0) + 1
+        if method in ("PUT", "POST", "DELETE") and (
+                "HTTP_IF_MATCH" in environ or "HTTP_IF_NONE_MATCH" in environ):
+            # moto compares and writes in two steps, not atomically as S3
+            # does; conditional writes take turns so that the compare holds.
+            with self.conditional_lock:
+                return self.app(environ, start_response)
         return self.app(environ, start_response)
 
 

@@ -18,8 +18,15 @@
 //             dropped uncommitted aborts it.
 //             The writer keeps the first part until Commit, so a shard index
 //             at the start is filled in last without uploading it twice.
-//   Creation  CreateIfAbsent and OpenWriter(key, kIfAbsent) send
-//             If-None-Match: * and refuse to overwrite (InvalidArgument).
+//   Conditional writes  a generation is the object's ETag (GetGeneration is a
+//             HEAD; GetVersioned and readers report the ETag they read).
+//             SetPartsIf sends If-Match: <etag> on the PUT or the
+//             CompleteMultipartUpload, or If-None-Match: * for the absent
+//             generation (CreateIfAbsent); EraseIf a DELETE with If-Match.
+//             The server refusing (412, or 404 for an If-Match on an object
+//             that is gone) is Conflict naming the URL. OpenWriter(key,
+//             kIfAbsent) sends If-None-Match: * too. GCS (kGcs) takes only
+//             "if absent" (capabilities().conditional_writes is false).
 //   Listing   ListObjectsV2, page by page; EraseKeys / ErasePrefix delete in
 //             batches of 1,000 (DeleteObjects; one by one on GCS, which lacks it).
 //   Retries   every request (store/http_transport.h); errors name the
@@ -99,10 +106,11 @@ struct S3StoreStats {
 // How a write treats a value already there.
 enum class S3WriteMode {
   kOverwrite,  // Replace it.
-  kIfAbsent,   // Refuse (InvalidArgument "already exists"); If-None-Match: *.
+  kIfAbsent,   // Refuse (Conflict "already exists"); If-None-Match: *.
 };
 
 class S3Client;
+struct ObjectVersion;
 
 class S3Store final : public Store {
  public:
@@ -126,8 +134,11 @@ class S3Store final : public Store {
   // "s3://bucket/prefix/key".
   std::string Describe(std::string_view key) const override;
 
-  // Writes `value` only if `key` is absent: InvalidArgument naming the URL if it exists.
-  Status CreateIfAbsent(std::string_view key, ByteView value);
+  Result<Generation> GetGeneration(std::string_view key) const override;
+  Result<std::optional<VersionedValue>> GetVersioned(std::string_view key) const override;
+  Result<Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                const Generation& expected) override;
+  Status EraseIf(std::string_view key, const Generation& expected) override;
   // A writer whose Commit follows `mode`.
   Result<std::unique_ptr<ValueWriter>> OpenWriter(std::string_view key, S3WriteMode mode);
   // Removes `keys` (absent ones too), in batches of 1,000.
@@ -148,6 +159,8 @@ class S3Store final : public Store {
 
  private:
   explicit S3Store(std::shared_ptr<S3Client> client);
+  // The generation `version` stands for; IOError if the server sent no ETag.
+  Result<Generation> GenerationOf(std::string_view key, const ObjectVersion& version) const;
 
   std::shared_ptr<S3Client> client_;
 };

@@ -1,9 +1,12 @@
 #include "chunkwise/formats/zarr/array.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "chunkwise/core/check.h"
@@ -178,6 +181,27 @@ Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string pre
   return array;
 }
 
+Result<Array> Array::CreateUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                       ArrayMetadata metadata, bool overwrite,
+                                       ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Array array, Make(std::move(store), prefix, std::move(metadata), std::move(options)));
+  if (array.metadata_.zarr_format == 2) {
+    CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
+  CHUNKWISE_RETURN_IF_ERROR(
+      array.store_->Set(prefix + std::string(kIncompleteMarkerKey), ByteView()));
+  return array;
+}
+
+Status Array::Publish() {
+  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store_, prefix_, metadata_));
+  return store_->Erase(prefix_ + std::string(kIncompleteMarkerKey));
+}
+
 std::string Array::ChunkKey(std::span<const core::Index> coord) const {
   return prefix_ + metadata_.chunk_key_encoding.Key(coord);
 }
@@ -342,25 +366,60 @@ Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource&
 
 Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
   const std::string key = ChunkKey(overlap.chunk);
-  const std::string where = store_->Describe(key);
   const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
+  // A whole shard replaces what is there; only a partial write merges.
+  if (!whole && store_->capabilities().conditional_writes) return UpdateShard(overlap, source);
   std::optional<Bytes> old;
-  std::optional<ShardIndex> old_index;
-  ShardByteReader read_old;
   if (!whole) {  // Only a partial write reads: the untouched inner chunks are kept.
     CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
-    if (old) {
-      read_old = MemoryShardReader(*old);
-      const auto n = static_cast<std::size_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
-      CHUNKWISE_ASSIGN_OR_RETURN(old_index, sharding_->ReadIndex(read_old, old->size(), n, where));
-    }
   }
-  const ShardWriteSource write{source, overlap.chunk_local};
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::optional<EncodedShard> shard,
-      sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard, MergeShard(overlap, source, old));
   if (shard) return store_->SetParts(key, shard->parts);
   return StoreChunk(key, std::nullopt, whole || old.has_value());
+}
+
+Result<std::optional<EncodedShard>> Array::MergeShard(const ChunkOverlap& overlap,
+                                                      const core::StridedSource& source,
+                                                      const std::optional<Bytes>& old) const {
+  const std::string where = store_->Describe(ChunkKey(overlap.chunk));
+  std::optional<ShardIndex> old_index;
+  ShardByteReader read_old;
+  if (old) {  // The inner chunks the write does not touch are kept.
+    read_old = MemoryShardReader(*old);
+    const auto n = static_cast<std::size_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
+    CHUNKWISE_ASSIGN_OR_RETURN(old_index, sharding_->ReadIndex(read_old, old->size(), n, where));
+  }
+  const ShardWriteSource write{source, overlap.chunk_local};
+  return sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where);
+}
+
+Status Array::UpdateShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
+  const std::string key = ChunkKey(overlap.chunk);
+  std::mt19937 jitter(std::random_device{}());
+  for (int attempt = 1; attempt <= kShardUpdateAttempts; ++attempt) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<store::VersionedValue> old, store_->GetVersioned(key));
+    const store::Generation read_at = old ? old->generation : store::Generation::Absent();
+    std::optional<Bytes> old_value;
+    if (old) old_value = std::move(old->value);
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
+                               MergeShard(overlap, source, old_value));
+    Status written;
+    if (shard) {
+      written = store_->SetPartsIf(key, shard->parts, read_at).status();
+    } else if (!read_at.absent()) {
+      written = store_->EraseIf(key, read_at);  // All fill now: no shard.
+    }
+    if (written.code() != StatusCode::kConflict) return written;
+    // Another writer changed the shard since it was read: read its version
+    // and merge again, after a random pause that grows with the attempts
+    // so that writers colliding once do not collide again in step.
+    const int cap_us = 100 << std::min(attempt, 10);
+    std::this_thread::sleep_for(std::chrono::microseconds(
+        std::uniform_int_distribution<int>(0, std::min(cap_us, 50000))(jitter)));
+  }
+  return Status::Conflict(
+      store_->Describe(key) + ": other writers kept changing the shard; gave up after " +
+      std::to_string(kShardUpdateAttempts) + " tries to merge this write into it");
 }
 
 Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {

@@ -171,7 +171,10 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
   const std::string marker = std::string(prefix) + std::string(kReplacingMarkerKey);
   CHUNKWISE_ASSIGN_OR_RETURN(const bool zarr, HoldsZarrNode(store, prefix));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool replacing, store.Exists(marker));
-  if (!zarr && !replacing) {
+  // An array being written whose metadata is not yet published (CreateUnpublished).
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool unpublished,
+                             store.Exists(std::string(prefix) + std::string(kIncompleteMarkerKey)));
+  if (!zarr && !replacing && !unpublished) {
     return Status::InvalidArgument(std::string(where) + " holds " + count +
                                    " but no zarr.json, .zarray or .zgroup: it is not a zarr "
                                    "array or group, so it is not replaced");

@@ -60,6 +60,21 @@ class CountingStore final : public test::ForwardingStore {
     ++erases;
     return ForwardingStore::Erase(key);
   }
+  // The conditional forms count as the plain ones: a shard's read-modify-write
+  // uses them on stores that have them.
+  Result<std::optional<store::VersionedValue>> GetVersioned(std::string_view key) const override {
+    ++gets;
+    return ForwardingStore::GetVersioned(key);
+  }
+  Result<store::Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                       const store::Generation& expected) override {
+    ++sets;
+    return ForwardingStore::SetPartsIf(key, parts, expected);
+  }
+  Status EraseIf(std::string_view key, const store::Generation& expected) override {
+    ++erases;
+    return ForwardingStore::EraseIf(key, expected);
+  }
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
     ++sizes;
     return ForwardingStore::Size(key);
@@ -1136,6 +1151,35 @@ TEST(Array, OverwriteFinishesAReplacementThatWasKilled) {
   ASSERT_TRUE(store->Set("arr/.chunkwise-replacing", ByteView()).ok());
   ASSERT_TRUE(Array::Create(store, "arr/", metadata, true).ok());
   EXPECT_EQ(ValueOrDie(store->List("arr/")), std::vector<std::string>{"arr/zarr.json"});
+}
+
+// An array written before its metadata is published is no array to a reader;
+// its debris is still ours to overwrite.
+TEST(Array, UnpublishedArrayIsInvisibleUntilPublished) {
+  auto store = std::make_shared<store::MemoryStore>();
+  for (const int format : {3, 2}) {
+    ArrayMetadata metadata = Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0},
+                                      json::array({kBytesLittle}));
+    const std::string prefix = "v" + std::to_string(format);
+    if (format == 2) {
+      metadata.zarr_format = 2;
+      metadata.chunk_key_encoding = ChunkKeyEncoding::V2('.');
+    }
+    Array array = ValueOrDie(Array::CreateUnpublished(store, prefix, metadata, false));
+    ASSERT_TRUE(array.Write(Region({0, 0}, {4, 4}), Iota16(16)).ok());
+    EXPECT_EQ(Array::Open(store, prefix).status().code(), StatusCode::kNotFound) << format;
+    // A rerun replaces the debris of one that never published (killed, or failed).
+    EXPECT_EQ(Array::CreateUnpublished(store, prefix, metadata, false).status().code(),
+              StatusCode::kInvalidArgument);
+    Array again = ValueOrDie(Array::CreateUnpublished(store, prefix, metadata, true));
+    EXPECT_EQ(ValueOrDie(store->List(prefix + "/")),
+              std::vector<std::string>{prefix + "/" + std::string(kIncompleteMarkerKey)});
+    ASSERT_TRUE(again.Write(Region({0, 0}, {4, 4}), Iota16(16, 9)).ok());
+    ASSERT_TRUE(again.Publish().ok());
+    Array opened = ValueOrDie(Array::Open(store, prefix));
+    EXPECT_EQ(ValueOrDie(opened.Read(Region({0, 0}, {4, 4}))), Iota16(16, 9)) << format;
+    EXPECT_FALSE(ValueOrDie(store->Exists(prefix + "/" + std::string(kIncompleteMarkerKey))));
+  }
 }
 
 }  // namespace

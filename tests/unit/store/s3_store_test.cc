@@ -147,13 +147,13 @@ TEST_F(S3StoreTest, DroppedMultipartWriterAbortsAndLeavesNothing) {
 
 TEST_F(S3StoreTest, CreateIfAbsentRefusesAnExistingKey) {
   ASSERT_TRUE(store_->CreateIfAbsent("once", AsBytes("first")).ok());
-  const Status again = store_->CreateIfAbsent("once", AsBytes("second"));
-  EXPECT_EQ(again.code(), StatusCode::kInvalidArgument);
+  const Status again = store_->CreateIfAbsent("once", AsBytes("second")).status();
+  EXPECT_EQ(again.code(), StatusCode::kConflict);
   EXPECT_THAT(std::string(again.message()), HasSubstr(store_->Describe("once")));
   EXPECT_THAT(std::string(again.message()), HasSubstr("already exists"));
   EXPECT_EQ(Get("once"), suite::B("first"));
   Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("once", S3WriteMode::kIfAbsent);
-  EXPECT_EQ(writer.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(writer.status().code(), StatusCode::kConflict);
 }
 
 // Another writer lands between OpenWriter and Commit: If-None-Match on
@@ -164,7 +164,7 @@ TEST_F(S3StoreTest, ConditionalMultipartCommitLosesToAnEarlierWriter) {
   ASSERT_TRUE((*writer)->Append(Pattern(std::size_t{11} << 20, 4)).ok());
   ASSERT_TRUE(store_->Set("race", AsBytes("theirs")).ok());
   const Status commit = (*writer)->Commit();
-  EXPECT_EQ(commit.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(commit.code(), StatusCode::kConflict);
   EXPECT_THAT(std::string(commit.message()), HasSubstr("already exists"));
   EXPECT_EQ(Get("race"), suite::B("theirs"));
 }

@@ -66,6 +66,17 @@ class Array {
   // `overwrite`, which first erases every key under `prefix`.
   static Result<Array> Create(std::shared_ptr<store::Store> store, std::string prefix,
                               ArrayMetadata metadata, bool overwrite, ArrayOptions options = {});
+  // As Create, but the metadata is written only by Publish: until then no
+  // reader (ours, zarr-python, TensorStore) sees an array at `prefix`, so a
+  // writer killed or failing half-way leaves nothing that reads as a partly
+  // filled array. A marker key (kIncompleteMarkerKey) says the keys there are
+  // ours, so that a later Create with `overwrite` replaces them.
+  static Result<Array> CreateUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                         ArrayMetadata metadata, bool overwrite,
+                                         ArrayOptions options = {});
+  // Writes the metadata of an array made by CreateUnpublished, then removes
+  // its marker. Call it once every chunk is written.
+  Status Publish();
 
   const ArrayMetadata& metadata() const { return metadata_; }
   // The grid of stored objects: shards when sharded, else chunks.
@@ -103,6 +114,17 @@ class Array {
   Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
   Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  // The shard `old` (nullopt: none stored) with the write merged into it;
+  // nullopt if the result is all fill.
+  Result<std::optional<EncodedShard>> MergeShard(const core::ChunkOverlap& overlap,
+                                                 const core::StridedSource& source,
+                                                 const std::optional<Bytes>& old) const;
+  // A partial write of a shard on a store with conditional writes: read the
+  // shard with its generation, merge, write only if it is still at that
+  // generation, else read again and retry (at most kShardUpdateAttempts), so
+  // that writers of different parts of one shard never lose each other's.
+  Status UpdateShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  static constexpr int kShardUpdateAttempts = 200;
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
 
   std::shared_ptr<store::Store> store_;

@@ -83,9 +83,13 @@ Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view
 // of someone's other files.
 Result<bool> HoldsZarrNode(const store::Store& store, std::string_view prefix);
 
+// The key that marks an array being written whose metadata is not yet
+// published (Array::CreateUnpublished).
+inline constexpr std::string_view kIncompleteMarkerKey = ".chunkwise-incomplete";
+
 // OK when nothing is under `prefix`, or when `overwrite` and it holds a zarr
-// node, whose keys are then erased. InvalidArgument naming `where` (the
-// prefix's path) otherwise: kept data, or not recognisably zarr.
+// node (or an unpublished array of ours), whose keys are then erased. InvalidArgument naming
+// `where` (the prefix's path) otherwise: kept data, or not recognisably zarr.
 Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
                          std::string_view where);
 // Where `prefix` lives, for messages: its path, "memory:" for a memory store's root.
