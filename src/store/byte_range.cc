@@ -23,6 +23,12 @@ Result<ByteRange> ByteRange::Resolve(std::uint64_t size, std::string_view key) c
   return Span(offset, length);
 }
 
+ByteRange ByteRange::ClampTo(std::uint64_t size) const {
+  if (suffix) return length >= size ? Span(0, size) : Span(size - length, length);
+  if (offset >= size) return Span(size, 0);
+  return Span(offset, length > size - offset ? size - offset : length);
+}
+
 Status CheckRangesFill(std::span<const ByteRange> ranges, std::size_t out_size,
                        std::string_view where) {
   std::uint64_t total = 0;

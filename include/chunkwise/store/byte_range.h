@@ -25,6 +25,11 @@ struct ByteRange {
   // Resolves against a value of `size` bytes to an absolute [offset, offset+length);
   // OutOfRange (naming `key`) if the range does not lie inside the value.
   Result<ByteRange> Resolve(std::uint64_t size, std::string_view key) const;
+  // The part of the range inside a value of `size` bytes, as an absolute
+  // span: a span running past the end stops there, one starting past it is
+  // empty, a suffix longer than the value is all of it. What HTTP range
+  // requests return, and what zarr-python's stores promise.
+  ByteRange ClampTo(std::uint64_t size) const;
 };
 
 // OK when the lengths of `ranges` add up to `out_size`; else InvalidArgument

@@ -54,6 +54,28 @@ TEST(ByteRange, SpanPastEndIsOutOfRange) {
   EXPECT_EQ(ByteRange::Span(11, 0).Resolve(10, "k").status().code(), StatusCode::kOutOfRange);
 }
 
+// Clamping gives the absolute span, the way an HTTP range or a zarr-python
+// RangeByteRequest is answered.
+void ExpectSpan(const ByteRange& range, std::uint64_t offset, std::uint64_t length) {
+  EXPECT_FALSE(range.suffix);
+  EXPECT_EQ(range.offset, offset);
+  EXPECT_EQ(range.length, length);
+}
+
+TEST(ByteRange, ClampKeepsRangesInsideTheValue) {
+  ExpectSpan(ByteRange::Span(3, 4).ClampTo(10), 3, 4);
+  ExpectSpan(ByteRange::Suffix(4).ClampTo(10), 6, 4);
+}
+
+TEST(ByteRange, ClampCutsRangesAtTheValuesEnd) {
+  ExpectSpan(ByteRange::Span(8, 5).ClampTo(10), 8, 2);
+  ExpectSpan(ByteRange::Span(2, UINT64_MAX).ClampTo(10), 2, 8);
+  ExpectSpan(ByteRange::Span(12, 3).ClampTo(10), 10, 0);
+  ExpectSpan(ByteRange::Span(UINT64_MAX, UINT64_MAX).ClampTo(10), 10, 0);
+  ExpectSpan(ByteRange::Suffix(11).ClampTo(10), 0, 10);
+  ExpectSpan(ByteRange::Suffix(3).ClampTo(0), 0, 0);
+}
+
 // A store that keeps Store's defaults for the conditional writes (as a new
 // store would before implementing them): they say Unsupported, never write.
 class PlainStore final : public test::ForwardingStore {

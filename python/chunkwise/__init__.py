@@ -1,0 +1,57 @@
+"""chunkwise: chunked, sharded, compressed n-d arrays, from Python.
+
+``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
+reads and writes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
+through any chunkwise store. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from ._array import Array, create, open
+from ._errors import (
+    ChunkwiseError,
+    ConflictError,
+    CorruptionError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    OutOfRangeError,
+    StoreIOError,
+    UnsupportedError,
+)
+from ._stream import StreamWriter
+
+if TYPE_CHECKING:
+    from . import zarr as zarr
+
+__version__: str = _core.__version__
+
+
+def __getattr__(name: str) -> Any:
+    # chunkwise.zarr needs zarr-python; import it only when asked for.
+    if name == "zarr":
+        import importlib
+
+        return importlib.import_module(".zarr", __name__)
+    raise AttributeError(f"module 'chunkwise' has no attribute {name!r}")
+
+
+__all__ = [
+    "Array",
+    "ChunkwiseError",
+    "ConflictError",
+    "CorruptionError",
+    "InternalError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "OutOfRangeError",
+    "StoreIOError",
+    "StreamWriter",
+    "UnsupportedError",
+    "__version__",
+    "create",
+    "open",
+]

@@ -1,0 +1,319 @@
+"""chunkwise.Array: a zarr array read and written with numpy indexing.
+
+Indexing is translated here into one box of the array (start, stop); the
+library reads the box straight into a numpy array allocated here, or writes
+it from the caller's buffer, with the GIL released.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+Selection = Any  # An int, slice, Ellipsis, or a tuple of them.
+
+
+class _Box:
+    """A numpy selection as the box that covers it and a view into that box."""
+
+    def __init__(self, key: Selection, shape: tuple[int, ...]) -> None:
+        if not isinstance(key, tuple):
+            key = (key,)
+        key = _expand_ellipsis(key, len(shape))
+        self.start: list[int] = []
+        self.stop: list[int] = []
+        view: list[int | slice] = []
+        result_shape: list[int] = []
+        self.strided = False
+        for axis, (item, extent) in enumerate(zip(key, shape)):
+            if isinstance(item, slice):
+                steps = range(*item.indices(extent))
+                if len(steps) == 0:
+                    self.start.append(0)
+                    self.stop.append(0)
+                    view.append(slice(0, 0))
+                else:
+                    low, high = min(steps[0], steps[-1]), max(steps[0], steps[-1]) + 1
+                    self.start.append(low)
+                    self.stop.append(high)
+                    view.append(slice(steps[0] - low, None, steps.step))
+                    self.strided |= steps.step != 1
+                result_shape.append(len(steps))
+                continue
+            index = _as_index(item, axis)
+            if not -extent <= index < extent:
+                raise IndexError(
+                    f"index {index} is out of bounds for axis {axis} with size {extent}"
+                )
+            index %= extent
+            self.start.append(index)
+            self.stop.append(index + 1)
+            view.append(0)
+        self.view = tuple(view)
+        self.shape = tuple(result_shape)  # The selection's shape, as numpy gives it.
+        self.box_shape = tuple(b - a for a, b in zip(self.start, self.stop))
+        self.empty = math.prod(self.box_shape) == 0
+
+
+def _expand_ellipsis(key: tuple[Any, ...], rank: int) -> tuple[Any, ...]:
+    ellipses = [i for i, item in enumerate(key) if item is Ellipsis]
+    if len(ellipses) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if ellipses:
+        i = ellipses[0]
+        key = key[:i] + (slice(None),) * (rank - len(key) + 1) + key[i + 1 :]
+    if len(key) > rank:
+        raise IndexError(
+            f"too many indices for array: array is {rank}-dimensional, "
+            f"but {len(key)} were indexed"
+        )
+    return key + (slice(None),) * (rank - len(key))
+
+
+def _as_index(item: Any, axis: int) -> int:
+    if isinstance(item, (bool, np.bool_)):
+        raise IndexError(f"axis {axis}: boolean indices are not supported")
+    try:
+        return operator.index(item)
+    except TypeError:
+        raise IndexError(
+            f"axis {axis}: chunkwise arrays take integers, slices and '...', "
+            f"not {type(item).__name__}"
+        ) from None
+
+
+class Array:
+    """A zarr v3 or v2 array in a chunkwise store (a path or a URL)."""
+
+    def __init__(self, core: _core.Array) -> None:
+        self._core = core
+        self._dtype = np.dtype(core.dtype)
+        self._shape = tuple(core.shape)
+
+    # --- what the array is -------------------------------------------------
+    @property
+    def url(self) -> str:
+        return self._core.url
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.itemsize
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The chunk shape (the inner chunk when sharded)."""
+        return tuple(self._core.chunks)
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        """The shard shape, or None when the array is not sharded."""
+        shards = self._core.shards
+        return None if shards is None else tuple(shards)
+
+    @property
+    def zarr_format(self) -> int:
+        return self._core.zarr_format
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """The array's attributes (a copy)."""
+        return json.loads(self._core.attributes_json)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The metadata as a zarr v3 zarr.json document (v2 arrays translated)."""
+        return json.loads(self._core.metadata_json)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What the array is: shape, dtype, chunking, codecs, fill value, attributes."""
+        metadata = self.metadata
+        return {
+            "url": self.url,
+            "zarr_format": self.zarr_format,
+            "shape": self.shape,
+            "dtype": str(self.dtype),
+            "chunks": self.chunks,
+            "shards": self.shards,
+            "codecs": metadata["codecs"],
+            "fill_value": metadata["fill_value"],
+            "dimension_names": metadata.get("dimension_names"),
+            "attributes": metadata.get("attributes", {}),
+            "nbytes": self.nbytes,
+        }
+
+    def storage_info(self) -> dict[str, int]:
+        """What is stored: keys and bytes present against the grid (lists the store)."""
+        return self._core.stats()
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __repr__(self) -> str:
+        shards = f", shards={self.shards}" if self.shards else ""
+        return (
+            f"<chunkwise.Array {self.url!r} shape={self.shape} dtype={self.dtype} "
+            f"chunks={self.chunks}{shards}>"
+        )
+
+    # --- reading -----------------------------------------------------------
+    def read(self, selection: Selection = Ellipsis, *, out: np.ndarray | None = None) -> np.ndarray:
+        """The elements `selection` picks, as numpy; into `out` when given.
+
+        `out` must be C-contiguous, of the array's dtype and of the
+        selection's shape. Without steps the library decodes straight into
+        the result; a selection with steps reads the box that covers it.
+        """
+        box = _Box(selection, self._shape)
+        if out is not None:
+            self._check_out(out, box.shape)
+        if box.empty:
+            return np.empty(box.shape, self._dtype) if out is None else out
+        if not box.strided:
+            result = np.empty(box.shape, self._dtype) if out is None else out
+            self._core.read_into(box.start, box.stop, result)
+            return result
+        covering = np.empty(box.box_shape, self._dtype)
+        self._core.read_into(box.start, box.stop, covering)
+        if out is None:
+            return covering[box.view]
+        out[...] = covering[box.view]
+        return out
+
+    def __getitem__(self, selection: Selection) -> np.ndarray:
+        return self.read(selection)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        data = self.read()
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def _check_out(self, out: Any, shape: tuple[int, ...]) -> None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+        if out.dtype != self._dtype:
+            raise ValueError(f"out has dtype {out.dtype}; the array's is {self._dtype}")
+        if out.shape != shape:
+            raise ValueError(f"out has shape {out.shape}; the selection's is {shape}")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("out must be C-contiguous and writeable")
+
+    # --- writing -----------------------------------------------------------
+    def write(self, value: Any, selection: Selection = Ellipsis) -> None:
+        """Writes `value` over `selection` (as ``array[selection] = value``).
+
+        A C-contiguous value of the array's dtype and the selection's shape
+        (a numpy array, or any buffer: bytes, memoryview, ...) is written as it
+        is; anything else is converted and broadcast first. A selection with
+        steps reads the box that covers it, changes it and writes it back.
+        """
+        box = _Box(selection, self._shape)
+        if box.empty:
+            return
+        if box.strided:
+            covering = np.empty(box.box_shape, self._dtype)
+            self._core.read_into(box.start, box.stop, covering)
+            covering[box.view] = value
+            self._core.write(box.start, box.stop, covering)
+            return
+        self._core.write(box.start, box.stop, self._as_elements(value, box.shape))
+
+    def __setitem__(self, selection: Selection, value: Any) -> None:
+        self.write(value, selection)
+
+    def _as_elements(self, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            flat = np.frombuffer(value, dtype=self._dtype)
+            if flat.size != math.prod(shape):
+                raise ValueError(
+                    f"a buffer of {flat.nbytes} bytes for a selection of shape {shape} "
+                    f"({math.prod(shape) * self._dtype.itemsize} bytes)"
+                )
+            return flat.reshape(shape)
+        data = np.asarray(value)
+        if data.dtype != self._dtype:
+            data = data.astype(self._dtype)
+        return np.ascontiguousarray(np.broadcast_to(data, shape))
+
+
+def open(url: str) -> Array:  # noqa: A001 - the package's entry point, like zarr.open
+    """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://."""
+    return Array(_core.Array.open(str(url)))
+
+
+def create(
+    url: str,
+    *,
+    shape: Sequence[int],
+    dtype: Any,
+    chunks: Sequence[int],
+    shards: Sequence[int] | None = None,
+    codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    fill_value: Any = None,
+    dimension_names: Sequence[str] | None = None,
+    attributes: dict[str, Any] | None = None,
+    zarr_format: int = 3,
+    index_location: str = "end",
+    overwrite: bool = False,
+) -> Array:
+    """Creates an empty zarr array at `url` and returns it.
+
+    `codecs` are the bytes-to-bytes codecs of each (inner) chunk: a shorthand
+    such as ``"zstd:3"``, ``"blosc:lz4:5:shuffle"`` or ``"gzip:6+crc32c"``, a
+    list of zarr v3 codec documents, or None for no compression. `shards`,
+    a multiple of `chunks`, stores the chunks in shards (zarr v3 sharding).
+    An existing array or group at `url` is refused unless `overwrite`.
+    """
+    request = _core.CreateRequest()
+    request.shape = [operator.index(n) for n in shape]
+    request.dtype = np.dtype(dtype).name
+    request.chunks = [operator.index(n) for n in chunks]
+    request.shards = None if shards is None else [operator.index(n) for n in shards]
+    if codecs is None:
+        request.codec = "none"
+    elif isinstance(codecs, str):
+        request.codec = codecs
+    else:
+        request.codecs_json = json.dumps(list(codecs))
+    request.fill_value = None if fill_value is None else _fill_text(fill_value)
+    request.dimension_names = list(dimension_names or [])
+    request.attributes_json = json.dumps(attributes or {})
+    request.zarr_format = zarr_format
+    request.index_location = index_location
+    return Array(_core.Array.create(str(url), request, overwrite))
+
+
+def _fill_text(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(float(value))
+    return str(value)

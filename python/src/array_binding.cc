@@ -1,0 +1,219 @@
+// chunkwise._core.Array: a zarr array (formats/zarr/array.h) read and written
+// by box. The Python Array (chunkwise/_array.py) turns numpy indexing into
+// boxes and allocates the numpy arrays that reads fill in place.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+#include "open_store.h"
+#include "status_error.h"
+
+namespace nb = nanobind;
+
+namespace chunkwise::python {
+namespace {
+
+namespace zarr = formats::zarr;
+
+using OutArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+
+// What chunkwise.create passes down: ArrayLayout's fields, as Python gives them.
+struct CreateRequest {
+  std::vector<core::Index> shape;
+  std::string dtype;  // A zarr v3 data_type name.
+  std::vector<core::Index> chunks;
+  std::optional<std::vector<core::Index>> shards;
+  std::optional<std::string> codec;        // A shorthand (codec/codec_shorthand.h) ...
+  std::optional<std::string> codecs_json;  // ... or the bytes→bytes codecs as JSON.
+  std::optional<std::string> fill_value;
+  std::vector<std::string> dimension_names;
+  std::string attributes_json = "{}";
+  int zarr_format = 3;
+  std::string index_location = "end";
+};
+
+class PyArray {
+ public:
+  static PyArray Open(const std::string& url) {
+    nb::gil_scoped_release release;
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+    // The library names keys relative to the array ("zarr.json"); the URL says where.
+    Result<zarr::Array> array = zarr::Array::Open(store, "", Options());
+    if (!array.ok()) throw StatusError(array.status().WithContext(url));
+    return PyArray(url, *std::move(array));
+  }
+
+  static PyArray Create(const std::string& url, const CreateRequest& request, bool overwrite) {
+    zarr::ArrayMetadata metadata = ValueOrThrow(BuildMetadata(request));
+    nb::gil_scoped_release release;
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
+    codec::CodecBuildOptions build;
+    if (request.codec) {
+      build = ValueOrThrow(
+                  codec::ParseCodecShorthandWithEncoders(*request.codec, metadata.data_type.size()))
+                  .build;
+    }
+    zarr::ArrayOptions options = Options();
+    options.codec_build = build;
+    return PyArray(url, ValueOrThrow(zarr::Array::Create(store, "", std::move(metadata), overwrite,
+                                                         std::move(options))));
+  }
+
+  const std::string& url() const { return url_; }
+  const zarr::ArrayMetadata& metadata() const { return array_->metadata(); }
+  std::vector<core::Index> shape() const { return metadata().shape; }
+  std::string dtype() const { return metadata().data_type.numpy_typestr(core::Endian::kLittle); }
+  std::vector<core::Index> chunks() const { return zarr::DescribeLayout(metadata()).chunk_shape; }
+  std::optional<std::vector<core::Index>> shards() const {
+    return zarr::DescribeLayout(metadata()).shard_shape;
+  }
+  std::string metadata_json() const { return zarr::FormatV3ArrayMetadata(metadata()); }
+  std::string attributes_json() const { return metadata().attributes.dump(); }
+
+  // Fills `out` (C-contiguous, the array's dtype) with the box [start, stop).
+  void ReadInto(const core::Coord& start, const core::Coord& stop, OutArray out) const {
+    const core::Region region = CheckedRegion(start, stop, out.nbytes(), "out");
+    void* data = out.data();
+    nb::gil_scoped_release release;
+    ThrowIfError(array_->ReadInto(region, data));
+  }
+
+  // Writes `data` (C-contiguous, the array's dtype) over the box [start, stop).
+  void Write(const core::Coord& start, const core::Coord& stop, InArray data) {
+    const core::Region region = CheckedRegion(start, stop, data.nbytes(), "value");
+    const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
+    nb::gil_scoped_release release;
+    ThrowIfError(array_->Write(region, bytes));
+  }
+
+  nb::dict Stats() const {
+    zarr::ArrayStorageStats stats;
+    {
+      nb::gil_scoped_release release;
+      stats = ValueOrThrow(array_->Stats());
+    }
+    nb::dict result;
+    result["stored_keys"] = stats.stored_keys;
+    result["stored_bytes"] = stats.stored_bytes;
+    result["grid_chunks"] = stats.grid_chunks;
+    result["stored_inner_chunks"] = stats.stored_inner_chunks;
+    result["grid_inner_chunks"] = stats.grid_inner_chunks;
+    result["logical_bytes"] = stats.logical_bytes;
+    return result;
+  }
+
+ private:
+  PyArray(std::string url, zarr::Array array)
+      : url_(std::move(url)), array_(std::make_shared<zarr::Array>(std::move(array))) {}
+
+  static zarr::ArrayOptions Options() {
+    zarr::ArrayOptions options;
+    options.pool = SharedThreadPool();
+    return options;
+  }
+
+  static Result<zarr::ArrayMetadata> BuildMetadata(const CreateRequest& request) {
+    zarr::ArrayLayout layout;
+    layout.shape = request.shape;
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::DataType::FromZarrName(request.dtype));
+    layout.chunk_shape = request.chunks;
+    layout.shard_shape = request.shards;
+    layout.fill_value = request.fill_value;
+    layout.dimension_names = request.dimension_names;
+    layout.zarr_format = request.zarr_format;
+    if (request.index_location == "start") {
+      layout.index_location = zarr::IndexLocation::kStart;
+    } else if (request.index_location != "end") {
+      return Status::InvalidArgument("index_location must be \"start\" or \"end\", not \"" +
+                                     request.index_location + "\"");
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.attributes,
+                               zarr::ParseJsonDocument(request.attributes_json, "attributes"));
+    if (request.codecs_json) {
+      CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codecs,
+                                 zarr::ParseJsonDocument(*request.codecs_json, "codecs"));
+      return zarr::BuildArrayMetadataWithCodecs(layout, codecs);
+    }
+    if (request.codec) layout.codec = *request.codec;
+    return zarr::BuildArrayMetadata(layout);
+  }
+
+  // The region [start, stop), checked to hold exactly `nbytes` of elements;
+  // ValueError naming `what` (the buffer) otherwise.
+  core::Region CheckedRegion(const core::Coord& start, const core::Coord& stop, std::size_t nbytes,
+                             const char* what) const {
+    if (start.size() != stop.size() || start.size() != metadata().shape.size()) {
+      throw StatusError(Status::InvalidArgument(
+          url_ + ": a box of rank " + std::to_string(start.size()) + " for an array of rank " +
+          std::to_string(metadata().shape.size())));
+    }
+    for (std::size_t d = 0; d < start.size(); ++d) {
+      if (start[d] > stop[d]) {
+        throw StatusError(Status::InvalidArgument(url_ + ": dimension " + std::to_string(d) +
+                                                  " starts after it stops"));
+      }
+    }
+    const core::Region region(start, stop);
+    const std::uint64_t expected =
+        static_cast<std::uint64_t>(region.num_elements()) * metadata().data_type.size();
+    if (nbytes != expected) {
+      throw StatusError(Status::InvalidArgument(
+          url_ + ": " + what + " holds " + std::to_string(nbytes) + " bytes, the box [" +
+          region.ToString() + "] " + std::to_string(expected)));
+    }
+    return region;
+  }
+
+  std::string url_;
+  // Shared so that copies of the Python object's value stay cheap.
+  std::shared_ptr<zarr::Array> array_;
+};
+
+}  // namespace
+
+void BindArray(nb::module_& module) {
+  nb::class_<CreateRequest>(module, "CreateRequest")
+      .def(nb::init<>())
+      .def_rw("shape", &CreateRequest::shape)
+      .def_rw("dtype", &CreateRequest::dtype)
+      .def_rw("chunks", &CreateRequest::chunks)
+      .def_rw("shards", &CreateRequest::shards)
+      .def_rw("codec", &CreateRequest::codec)
+      .def_rw("codecs_json", &CreateRequest::codecs_json)
+      .def_rw("fill_value", &CreateRequest::fill_value)
+      .def_rw("dimension_names", &CreateRequest::dimension_names)
+      .def_rw("attributes_json", &CreateRequest::attributes_json)
+      .def_rw("zarr_format", &CreateRequest::zarr_format)
+      .def_rw("index_location", &CreateRequest::index_location);
+
+  nb::class_<PyArray>(module, "Array")
+      .def_static("open", &PyArray::Open, nb::arg("url"))
+      .def_static("create", &PyArray::Create, nb::arg("url"), nb::arg("request"),
+                  nb::arg("overwrite"))
+      .def_prop_ro("url", &PyArray::url)
+      .def_prop_ro("shape", &PyArray::shape)
+      .def_prop_ro("dtype", &PyArray::dtype)
+      .def_prop_ro("chunks", &PyArray::chunks)
+      .def_prop_ro("shards", &PyArray::shards)
+      .def_prop_ro("zarr_format", [](const PyArray& array) { return array.metadata().zarr_format; })
+      .def_prop_ro("metadata_json", &PyArray::metadata_json)
+      .def_prop_ro("attributes_json", &PyArray::attributes_json)
+      .def("read_into", &PyArray::ReadInto, nb::arg("start"), nb::arg("stop"),
+           nb::arg("out").noconvert())
+      .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert())
+      .def("stats", &PyArray::Stats);
+}
+
+}  // namespace chunkwise::python

@@ -1,0 +1,15 @@
+// The parts of the chunkwise._core module, each bound in its own file.
+#ifndef CHUNKWISE_PYTHON_BINDINGS_H_
+#define CHUNKWISE_PYTHON_BINDINGS_H_
+
+#include <nanobind/nanobind.h>
+
+namespace chunkwise::python {
+
+void BindArray(nanobind::module_& module);   // array_binding.cc
+void BindStore(nanobind::module_& module);   // store_binding.cc
+void BindStream(nanobind::module_& module);  // stream_binding.cc
+
+}  // namespace chunkwise::python
+
+#endif  // CHUNKWISE_PYTHON_BINDINGS_H_

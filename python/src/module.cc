@@ -1,0 +1,15 @@
+// chunkwise._core: the native half of the chunkwise Python package. The
+// package's Python files (python/chunkwise/) give it its user-facing shape.
+#include <nanobind/nanobind.h>
+
+#include "bindings.h"
+#include "status_error.h"
+
+NB_MODULE(_core, module) {
+  module.doc() = "chunkwise's native bindings; use the chunkwise package, not this module.";
+  module.attr("__version__") = CHUNKWISE_VERSION;
+  chunkwise::python::RegisterStatusTranslator();
+  chunkwise::python::BindStore(module);
+  chunkwise::python::BindArray(module);
+  chunkwise::python::BindStream(module);
+}

@@ -1,0 +1,29 @@
+// OpenStoreForUrl: the one place the module turns a URL or path into a store.
+//
+// Stands in for the facade's OpenStore(url) (include/chunkwise/chunkwise.h)
+// until that lands; then this file is replaced by a call to it.
+#ifndef CHUNKWISE_PYTHON_OPEN_STORE_H_
+#define CHUNKWISE_PYTHON_OPEN_STORE_H_
+
+#include <memory>
+#include <string_view>
+
+#include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::python {
+
+// s3://, gs://, http(s):// → store::OpenRemoteStore; memory://NAME → the
+// process's memory store NAME (the same one on every call); file://PATH or a
+// plain path → FileStore. `create`: a missing directory is created, and a
+// killed writer's temporary files under it are removed first.
+Result<std::shared_ptr<store::Store>> OpenStoreForUrl(std::string_view url, bool create);
+
+// The thread pool every array of this process shares (one thread per core),
+// made again in a child process after fork, whose pool threads are gone.
+std::shared_ptr<core::ThreadPool> SharedThreadPool();
+
+}  // namespace chunkwise::python
+
+#endif  // CHUNKWISE_PYTHON_OPEN_STORE_H_

@@ -1,0 +1,204 @@
+// chunkwise._core.StreamWriter: frames in, a sharded zarr v3 array out,
+// through the streaming shard writer (pipelines/stream/stream_writer.h).
+// chunkwise/_stream.py gives it its keyword arguments and context manager.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "chunkwise/pipelines/stream/backend_choice.h"
+#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "open_store.h"
+#include "status_error.h"
+
+namespace nb = nanobind;
+
+namespace chunkwise::python {
+namespace {
+
+namespace stream = pipelines::stream;
+
+using InBytes = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+
+// The module is built without the CUDA backend (the CLI has it).
+constexpr const char* kNoGpu = "the Python module is built without the CUDA backend";
+
+// What chunkwise.StreamWriter passes down: StreamConfig's fields.
+struct StreamRequest {
+  std::vector<core::Index> shape;  // shape[0] == 0: unbounded along dimension 0.
+  std::string dtype;               // A zarr v3 data_type name.
+  std::vector<core::Index> chunks;
+  std::optional<std::vector<core::Index>> tiles_per_shard;
+  std::string codec = "zstd:1";
+  std::optional<std::string> fill_value;
+  std::vector<std::string> dimension_names;
+  std::string index_location = "end";
+  std::string backend = "cpu";
+  std::size_t threads = 0;
+  std::uint64_t max_memory = 0;
+
+  Result<stream::StreamConfig> ToConfig() const {
+    const std::size_t rank = shape.size();
+    const std::vector<core::Index> tiles = tiles_per_shard.value_or(core::Shape(rank, 1));
+    if (chunks.size() != rank || tiles.size() != rank ||
+        (!dimension_names.empty() && dimension_names.size() != rank)) {
+      return Status::InvalidArgument(
+          "shape, chunks, tiles_per_shard and dimension_names must have one entry per dimension");
+    }
+    stream::StreamConfig config;
+    for (std::size_t d = 0; d < rank; ++d) {
+      config.dimensions.push_back(
+          {shape[d], chunks[d], tiles[d], dimension_names.empty() ? "" : dimension_names[d]});
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(dtype));
+    config.codec = codec;
+    config.fill_value = fill_value;
+    if (index_location == "start") {
+      config.index_location = formats::zarr::IndexLocation::kStart;
+    } else if (index_location != "end") {
+      return Status::InvalidArgument("index_location must be \"start\" or \"end\", not \"" +
+                                     index_location + "\"");
+    }
+    config.threads = threads;
+    config.max_memory = max_memory;
+    CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
+                               stream::ParseBackendRequest(backend));
+    CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
+                               stream::ChooseStreamBackend(request, config, kNoGpu));
+    config.backend = choice.kind;
+    return config;
+  }
+};
+
+nb::dict MemoryDict(const stream::MemoryEstimate& memory) {
+  nb::dict result;
+  result["staging"] = memory.staging;
+  result["compressed"] = memory.compressed;
+  result["aggregated"] = memory.aggregated;
+  result["shard_indexes"] = memory.shard_indexes;
+  result["pinned"] = memory.pinned;
+  result["device"] = memory.device;
+  result["total"] = memory.total();
+  return result;
+}
+
+class PyStreamWriter {
+ public:
+  PyStreamWriter(const std::string& url, const StreamRequest& request, bool overwrite) : url_(url) {
+    const stream::StreamConfig config = ValueOrThrow(request.ToConfig());
+    nb::gil_scoped_release release;
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
+    stream::StreamWriterOptions options;
+    options.overwrite = overwrite;
+    writer_ = ValueOrThrow(stream::StreamWriter::Create(config, std::move(store), "", options));
+  }
+
+  void Append(InBytes data) {
+    stream::StreamWriter& writer = Open();
+    const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
+    nb::gil_scoped_release release;
+    ThrowIfError(writer.Append(bytes));
+  }
+
+  void Flush() {
+    stream::StreamWriter& writer = Open();
+    nb::gil_scoped_release release;
+    ThrowIfError(writer.Flush());
+  }
+
+  nb::dict Close() {
+    stream::StreamWriter& writer = Open();
+    Status closed;
+    {
+      nb::gil_scoped_release release;
+      closed = writer.Close();
+    }
+    stats_ = writer.stats();
+    writer_.reset();
+    ThrowIfError(closed);
+    return Stats();
+  }
+
+  // Stops the pipeline without finishing: open shards are discarded.
+  void Abort() {
+    nb::gil_scoped_release release;
+    writer_.reset();
+  }
+
+  bool closed() const { return writer_ == nullptr; }
+  std::size_t frame_bytes() const { return Open().plan().frame_bytes; }
+  std::string describe() const { return stream::DescribePlan(Open().plan()); }
+  nb::dict memory() const { return MemoryDict(Open().plan().memory); }
+
+  nb::dict Stats() const {
+    const stream::StreamStats stats = writer_ ? writer_->stats() : stats_;
+    nb::dict result;
+    result["bytes_in"] = stats.bytes_in;
+    result["frames"] = stats.frames;
+    result["bytes_out"] = stats.bytes_out;
+    result["shards"] = stats.shards;
+    result["seconds"] = stats.seconds;
+    result["backend"] = stats.backend;
+    return result;
+  }
+
+ private:
+  stream::StreamWriter& Open() const {
+    if (writer_ == nullptr) {
+      throw StatusError(Status::InvalidArgument(url_ + ": the stream writer is closed"));
+    }
+    return *writer_;
+  }
+
+  std::string url_;
+  std::unique_ptr<stream::StreamWriter> writer_;
+  stream::StreamStats stats_;  // Kept at close.
+};
+
+}  // namespace
+
+void BindStream(nb::module_& module) {
+  nb::class_<StreamRequest>(module, "StreamRequest")
+      .def(nb::init<>())
+      .def_rw("shape", &StreamRequest::shape)
+      .def_rw("dtype", &StreamRequest::dtype)
+      .def_rw("chunks", &StreamRequest::chunks)
+      .def_rw("tiles_per_shard", &StreamRequest::tiles_per_shard)
+      .def_rw("codec", &StreamRequest::codec)
+      .def_rw("fill_value", &StreamRequest::fill_value)
+      .def_rw("dimension_names", &StreamRequest::dimension_names)
+      .def_rw("index_location", &StreamRequest::index_location)
+      .def_rw("backend", &StreamRequest::backend)
+      .def_rw("threads", &StreamRequest::threads)
+      .def_rw("max_memory", &StreamRequest::max_memory);
+
+  module.def(
+      "stream_memory_estimate",
+      [](const StreamRequest& request) {
+        const stream::StreamConfig config = ValueOrThrow(request.ToConfig());
+        return MemoryDict(ValueOrThrow(stream::EstimateMemory(config)));
+      },
+      nb::arg("request"));
+
+  nb::class_<PyStreamWriter>(module, "StreamWriter")
+      .def(nb::init<const std::string&, const StreamRequest&, bool>(), nb::arg("url"),
+           nb::arg("request"), nb::arg("overwrite"))
+      .def("append", &PyStreamWriter::Append, nb::arg("data").noconvert())
+      .def("flush", &PyStreamWriter::Flush)
+      .def("close", &PyStreamWriter::Close)
+      .def("abort", &PyStreamWriter::Abort)
+      .def("stats", &PyStreamWriter::Stats)
+      .def_prop_ro("closed", &PyStreamWriter::closed)
+      .def_prop_ro("frame_bytes", &PyStreamWriter::frame_bytes)
+      .def_prop_ro("memory", &PyStreamWriter::memory)
+      .def("describe", &PyStreamWriter::describe);
+}
+
+}  // namespace chunkwise::python

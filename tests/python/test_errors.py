@@ -1,0 +1,89 @@
+"""Library status codes reach Python as exceptions with the library's message."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import chunkwise
+
+
+def test_a_missing_array_is_file_not_found_naming_the_path(tmp_path: pathlib.Path) -> None:
+    missing = tmp_path / "nothing.zarr"
+    missing.mkdir()
+    with pytest.raises(FileNotFoundError) as caught:
+        chunkwise.open(str(missing))
+    error = caught.value
+    assert isinstance(error, chunkwise.NotFoundError)
+    assert isinstance(error, chunkwise.ChunkwiseError)
+    assert isinstance(error, KeyError)
+    assert error.code == "NotFound"
+    assert str(missing) in str(error)
+
+
+def test_a_missing_directory_is_not_found(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(chunkwise.NotFoundError) as caught:
+        chunkwise.open(str(tmp_path / "absent"))
+    assert "absent" in str(caught.value)
+
+
+def test_bad_arguments_are_value_errors_with_the_librarys_message(memory_url: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        chunkwise.create(memory_url, shape=[10, 10], dtype="uint8", chunks=[4, 4], shards=[6, 6])
+    assert isinstance(caught.value, chunkwise.InvalidArgumentError)
+    assert caught.value.code == "InvalidArgument"
+    assert str(caught.value) == "the shard shape [6,6] is not a multiple of the chunk shape [4,4]"
+
+
+def test_an_unknown_codec_is_a_value_error(memory_url: str) -> None:
+    with pytest.raises(chunkwise.InvalidArgumentError, match="brotli"):
+        chunkwise.create(memory_url, shape=[4], dtype="uint8", chunks=[2], codecs="brotli")
+
+
+def test_an_unknown_url_scheme_is_a_value_error_naming_it() -> None:
+    with pytest.raises(ValueError, match="ftp://host/a: unknown URL scheme"):
+        chunkwise.open("ftp://host/a")
+
+
+def test_an_existing_array_is_refused_without_overwrite(tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "a.zarr")
+    chunkwise.create(path, shape=[4], dtype="uint8", chunks=[2])
+    with pytest.raises(chunkwise.InvalidArgumentError, match="a.zarr"):
+        chunkwise.create(path, shape=[4], dtype="uint8", chunks=[2])
+    again = chunkwise.create(path, shape=[8], dtype="uint8", chunks=[2], overwrite=True)
+    assert again.shape == (8,)
+
+
+def test_a_damaged_chunk_is_corruption_naming_the_chunk(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "a.zarr"
+    array = chunkwise.create(str(path), shape=[8], dtype="uint16", chunks=[4], codecs="zstd:1")
+    array[:] = np.arange(8, dtype="uint16")
+    (path / "c" / "1").write_bytes(b"not a zstd frame")
+    with pytest.raises(OSError) as caught:
+        array[:]
+    assert isinstance(caught.value, chunkwise.CorruptionError)
+    assert caught.value.code == "Corruption"
+    assert "c/1" in str(caught.value)
+    np.testing.assert_array_equal(array[:4], np.arange(4, dtype="uint16"))
+
+
+def test_unreadable_metadata_is_an_error_naming_the_key(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "a.zarr"
+    path.mkdir()
+    (path / "zarr.json").write_text("{ not json")
+    with pytest.raises(chunkwise.ChunkwiseError) as caught:
+        chunkwise.open(str(path))
+    assert "zarr.json" in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_index_errors_are_numpys(memory_url: str) -> None:
+    array = chunkwise.create(memory_url, shape=[4, 5], dtype="int32", chunks=[2, 2])
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        array[4]
+    with pytest.raises(IndexError, match="too many indices"):
+        array[0, 0, 0]
+    with pytest.raises(IndexError, match="integers, slices and"):
+        array[[0, 1]]
