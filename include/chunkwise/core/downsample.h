@@ -5,7 +5,7 @@
 // a dimension as it is), starting at element 0 of each dimension. A window at
 // the far end of a dimension its factor does not divide holds what is left,
 // so no edge is dropped: the output has ceil(shape / factor) elements per
-// dimension. Each window becomes one element (docs/pipelines/multiscale.md):
+// dimension. Each window becomes one element (docs/pipelines/stream-writer.md, "Multiscale"):
 // - mean: integers: the exact sum divided by the count, rounded to the
 //   nearest integer, ties to the even one. Floats: the elements converted to
 //   double and added one by one, in row-major order of the window, starting

@@ -84,7 +84,7 @@ Result<nlohmann::json> GroupAttributes(const MultiscaleConfig& multiscale,
   image.type = method;
   image.metadata = {
       {"description", "levels made while streaming, each from the one before by " + method +
-                          " over windows of the factors (docs/pipelines/multiscale.md)"},
+                          " over windows of the factors (docs/pipelines/stream-writer.md)"},
       {"method", "chunkwise zarr stream"},
       {"version", CHUNKWISE_VERSION},
       {"kwargs", {{"downsample", method}, {"factors", factors}}}};

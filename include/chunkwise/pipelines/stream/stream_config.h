@@ -50,7 +50,7 @@ struct GpuTileCodec {
 
 // A multiscale stream: an OME-Zarr image group whose arrays "0", "1", ...
 // are the frames and `levels` coarser levels made from them while they
-// stream (docs/pipelines/multiscale.md). Each level is its own sharded
+// stream (docs/pipelines/stream-writer.md, "Multiscale"). Each level is its own sharded
 // array with the tiles and shards of level 0, clipped to its extent.
 struct MultiscaleConfig {
   std::size_t levels = 0;  // Levels below the full resolution.
