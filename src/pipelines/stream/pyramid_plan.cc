@@ -103,8 +103,8 @@ core::Downsampler PyramidPlan::MakeDownsampler() const {
 Result<PyramidPlan> PlanPyramid(const StreamConfig& config) {
   const MultiscaleConfig& multiscale = *config.multiscale;
   if (multiscale.levels > kMaxLevels) {
-    return Status::InvalidArgument("at most " + std::to_string(kMaxLevels) + " levels, not " +
-                                   std::to_string(multiscale.levels));
+    return Status::InvalidArgument("a multiscale stream has at most " + std::to_string(kMaxLevels) +
+                                   " levels, not " + std::to_string(multiscale.levels));
   }
   std::vector<std::string> names;
   for (const StreamDimension& dim : config.dimensions) {

@@ -408,7 +408,7 @@ Status ClearForGroup(store::Store& store, const std::string& prefix, bool overwr
   if (keys.empty()) return Status::Ok();
   if (!overwrite) {
     return Status::InvalidArgument(store.Describe(prefix) + " already holds " +
-                                   std::to_string(keys.size()) + " keys (overwrite replaces them)");
+                                   std::to_string(keys.size()) + " keys (overwrite not requested)");
   }
   for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
   return Status::Ok();
