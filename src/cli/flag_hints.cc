@@ -33,6 +33,14 @@ constexpr std::array kFlagHints = {
     FlagHint{"tiles per shard must be", "see --tiles-per-shard"},
     FlagHint{"over the memory limit", "see --max-memory"},
     FlagHint{"an edge table", "see --edges"},
+    FlagHint{"a multiscale stream has at most", "see --levels"},
+    FlagHint{"downsampling factors", "see --downsample-factors"},
+    FlagHint{"downsampling of", "see --downsample"},
+    FlagHint{"the voxel size needs", "see --voxel-size"},
+    FlagHint{"voxel sizes must be", "see --voxel-size"},
+    FlagHint{"is not a unit OME-NGFF", "see --unit"},
+    FlagHint{"axes go time, channel, then space", "see --dimension-names"},
+    FlagHint{"an OME-Zarr image has", "see --shape and --dimension-names"},
 };
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "chunkwise/core/npy.h"
@@ -13,6 +15,7 @@
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
+#include "chunkwise/store/remote_store_url.h"
 #include "cli/command.h"
 #include "cli/cuda_support.h"
 #include "cli/zarr_options.h"
@@ -43,7 +46,55 @@ struct StreamOptions {
   double max_memory_mib = 0;
   bool dry_run = false;
   bool overwrite = false;
+  // Multiscale (an OME-Zarr group of levels 0..levels).
+  std::size_t levels = 0;
+  std::string downsample = "mean";
+  std::string downsample_factors;
+  std::string voxel_size;
+  std::string unit;
 };
+
+// The --levels options as the writer's MultiscaleConfig; none without --levels.
+Result<std::optional<stream::MultiscaleConfig>> MultiscaleFromOptions(
+    const StreamOptions& options) {
+  if (options.levels == 0) {
+    if (!options.voxel_size.empty() || !options.unit.empty() ||
+        !options.downsample_factors.empty()) {
+      return Status::InvalidArgument(
+          "--voxel-size, --unit and --downsample-factors describe levels; add --levels N");
+    }
+    return std::optional<stream::MultiscaleConfig>();
+  }
+  stream::MultiscaleConfig multiscale;
+  multiscale.levels = options.levels;
+  Result<core::DownsampleMethod> method = core::ParseDownsampleMethod(options.downsample);
+  if (!method.ok()) return method.status().WithContext("--downsample");
+  multiscale.method = *method;
+  if (!options.downsample_factors.empty()) {
+    Result<core::Shape> factors = core::ParseShape(options.downsample_factors);
+    if (!factors.ok()) return factors.status().WithContext("--downsample-factors");
+    multiscale.factors = *factors;
+  }
+  for (const std::string& value : SplitNames(options.voxel_size)) {
+    char* end = nullptr;
+    multiscale.voxel_size.push_back(std::strtod(value.c_str(), &end));
+    if (value.empty() || *end != '\0') {
+      return Status::InvalidArgument("--voxel-size: '" + value + "' is not a number");
+    }
+  }
+  multiscale.unit = options.unit;
+  return multiscale;
+}
+
+// A local directory, or an object-storage URL (s3://bucket/prefix, ...).
+Result<std::shared_ptr<store::Store>> OpenOutput(const std::string& output) {
+  if (store::IsRemoteStoreUrl(output)) return store::OpenRemoteStore(output);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
+                             store::FileStore::Open(output));
+  // A killed writer's temporary files go first.
+  CHUNKWISE_RETURN_IF_ERROR(store->RemoveDeadTemporaries().status());
+  return std::shared_ptr<store::Store>(std::move(store));
+}
 
 Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
                                                const StreamOptions& options) {
@@ -73,6 +124,7 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
   config.threads = options.threads;
   config.epochs_per_batch = options.epochs_per_batch;
   config.max_memory = static_cast<std::uint64_t>(options.max_memory_mib * (1 << 20));
+  CHUNKWISE_ASSIGN_OR_RETURN(config.multiscale, MultiscaleFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
                              stream::ParseBackendRequest(options.backend));
   CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
@@ -170,8 +222,8 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
     return Status::Ok();
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, plan));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.output));
-  CHUNKWISE_RETURN_IF_ERROR(store->RemoveDeadTemporaries().status());
+  Result<std::shared_ptr<store::Store>> store = OpenOutput(options.output);
+  if (!store.ok()) return store.status().WithContext(options.output);
   const std::uint64_t total =
       plan.layout.unbounded()
           ? 0
@@ -181,7 +233,7 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
   stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress,
                                              CudaStreamBackendFactory()};
   Result<std::unique_ptr<stream::StreamWriter>> created =
-      stream::StreamWriter::Create(config, store, "", writer_options);
+      stream::StreamWriter::Create(config, *store, "", writer_options);
   if (!created.ok()) return created.status().WithContext(options.output);
   std::unique_ptr<stream::StreamWriter> writer = std::move(*created);
   CHUNKWISE_RETURN_IF_ERROR(Pump(input, *writer).WithContext(options.input));
@@ -198,6 +250,13 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
                        .substr(0, 5) +
                    "), " + FormatBytes(static_cast<double>(stats.bytes_in) / stats.seconds) +
                    "/s, backend " + stats.backend);
+  if (!stats.level_frames.empty()) {
+    std::string line = "levels (frames):";
+    for (std::size_t k = 0; k < stats.level_frames.size(); ++k) {
+      line += " " + std::to_string(k) + ":" + std::to_string(stats.level_frames[k]);
+    }
+    Say(context, line);
+  }
   SayStageRates(context, stats);
   return Status::Ok();
 }
@@ -208,7 +267,10 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
   auto options = std::make_shared<StreamOptions>();
   CLI::App* command = zarr_group.add_subcommand(
       "stream", "Stream frames (file or stdin) into a sharded zarr v3 array in bounded memory");
-  command->add_option("OUT", options->output, "Array directory")->required();
+  command
+      ->add_option("OUT", options->output,
+                   "Array directory, or an s3:// URL (a group of levels with --levels)")
+      ->required();
   command->add_option("--shape", options->shape, "e.g. 0,2048,2048 (0 in dim 0: unbounded)")
       ->required();
   command->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
@@ -234,6 +296,16 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
                       "Tile epochs compressed together; divides tiles per shard in dim 0");
   command->add_option("--max-memory", options->max_memory_mib,
                       "Refuse a layout needing more than this many MiB");
+  command->add_option("--levels", options->levels,
+                      "Also write N coarser levels: an OME-Zarr 0.5 image group of arrays 0..N");
+  command->add_option("--downsample", options->downsample,
+                      "How a level is made from the one above: mean (images, default), mode "
+                      "(labels), min or max");
+  command->add_option("--downsample-factors", options->downsample_factors,
+                      "The window per dimension, e.g. 1,2,2 (default: 2 along space axes)");
+  command->add_option("--voxel-size", options->voxel_size,
+                      "Level 0's voxel size along the space axes, e.g. 2,0.5,0.5 (z,y,x)");
+  command->add_option("--unit", options->unit, "The space axes' unit, e.g. micrometer");
   command->add_flag("--dry-run", options->dry_run, "Print the layout and memory estimate only");
   command->add_flag("--overwrite", options->overwrite, "Replace an existing array");
   SetAction(command, context, [&context, options] { return Stream(context, *options); });

@@ -11,6 +11,7 @@
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
+#include "chunkwise/pipelines/stream/pyramid_plan.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {
@@ -28,8 +29,7 @@ constexpr std::uint64_t kBatchBytesTarget = std::uint64_t{256} << 20;
 constexpr std::size_t kGpuBatchThreads = 256;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {
-  if (dims.empty())
-    return Status::InvalidArgument("the array needs at least one dimension");
+  if (dims.empty()) return Status::InvalidArgument("the array needs at least one dimension");
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const std::string where = "dimension " + std::to_string(d);
     if (dims[d].size < 0 || (dims[d].size == 0 && d != 0)) {
@@ -114,9 +114,16 @@ MemoryEstimate Estimate(const StreamPlan& plan) {
   return memory;
 }
 
-}  // namespace
+Status CheckMemory(const StreamConfig& config, const StreamPlan& plan) {
+  if (config.max_memory == 0 || plan.memory.total() <= config.max_memory) return Status::Ok();
+  return Status::InvalidArgument(
+      "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
+      ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
+      "; use smaller tiles or fewer tiles per shard in dimensions > 0");
+}
 
-Result<StreamPlan> PlanStream(const StreamConfig& config) {
+// One array: `config` without levels.
+Result<StreamPlan> PlanArray(const StreamConfig& config) {
   CHUNKWISE_RETURN_IF_ERROR(CheckDimensions(config.dimensions));
   std::vector<core::DimensionSpec> dims;
   for (const StreamDimension& dim : config.dimensions) {
@@ -135,7 +142,7 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
       codec::CodecChain chain,
       codec::CodecChain::FromJson(metadata.codecs[0]["configuration"]["codecs"], registry));
   StreamPlan plan{
-      std::move(layout), std::move(metadata), {}, nullptr, {}, 0, 0, 0, 1, 1, {}, {}, {}};
+      std::move(layout), std::move(metadata), {}, nullptr, {}, 0, 0, 0, 1, 1, {}, {}, {}, nullptr};
   plan.tile_spec = {config.data_type, plan.layout.tile_shape(), plan.metadata.fill_value};
   plan.tile_codecs = std::make_shared<const codec::CodecChain>(std::move(chain));
   plan.codec_build = shorthand.build;
@@ -168,13 +175,34 @@ Result<StreamPlan> PlanStream(const StreamConfig& config) {
                                    std::to_string(tps0) + ")");
   }
   plan.memory = Estimate(plan);
-  if (config.max_memory != 0 && plan.memory.total() > config.max_memory) {
-    return Status::InvalidArgument(
-        "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
-        ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
-        "; use smaller tiles or fewer tiles per shard in dimensions > 0");
-  }
   return plan;
+}
+
+}  // namespace
+
+Result<StreamPlan> PlanStream(const StreamConfig& config) {
+  if (!config.multiscale) {
+    CHUNKWISE_ASSIGN_OR_RETURN(StreamPlan plan, PlanArray(config));
+    CHUNKWISE_RETURN_IF_ERROR(CheckMemory(config, plan));
+    return plan;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(PyramidPlan pyramid, PlanPyramid(config));
+  StreamPlan plan = pyramid.levels[0];
+  plan.memory.level_slabs = pyramid.slab_bytes;
+  for (std::size_t k = 1; k < pyramid.levels.size(); ++k) {
+    plan.memory.levels += pyramid.levels[k].memory.total();
+    plan.memory.device += pyramid.levels[k].memory.device;
+  }
+  plan.pyramid = std::make_shared<const PyramidPlan>(std::move(pyramid));
+  CHUNKWISE_RETURN_IF_ERROR(CheckMemory(config, plan));
+  return plan;
+}
+
+Result<StreamPlan> PlanStreamArray(const StreamConfig& config) {
+  StreamConfig array = config;
+  array.multiscale.reset();
+  array.max_memory = 0;
+  return PlanArray(array);
 }
 
 std::uint64_t BatchInputBytes(const StreamPlan& plan) {
@@ -219,6 +247,24 @@ Result<MemoryEstimate> EstimateMemory(const StreamConfig& config) {
   return plan.memory;
 }
 
+namespace {
+
+void DescribeLevels(const PyramidPlan& pyramid, std::ostringstream& text) {
+  text << "\nmultiscale OME-Zarr 0.5 group, " << core::DownsampleMethodName(pyramid.method)
+       << " over windows of [" << core::FormatShape(pyramid.factors) << "]";
+  for (std::size_t k = 0; k < pyramid.levels.size(); ++k) {
+    const StreamPlan& level = pyramid.levels[k];
+    core::Shape shape;
+    for (const core::DimensionSpec& dim : level.layout.dims()) shape.push_back(dim.size);
+    text << "\nlevel " << LevelPath(k) << "    [" << core::FormatShape(shape) << "], tile ["
+         << core::FormatShape(level.layout.tile_shape()) << "], shard ["
+         << core::FormatShape(level.metadata.chunk_shape) << "], "
+         << core::FormatMebibytes(level.memory.total());
+  }
+}
+
+}  // namespace
+
 std::string DescribePlan(const StreamPlan& plan) {
   const core::ShardLayout& layout = plan.layout;
   std::ostringstream text;
@@ -241,10 +287,15 @@ std::string DescribePlan(const StreamPlan& plan) {
        << core::FormatMebibytes(m.staging) << ", compressed " << core::FormatMebibytes(m.compressed)
        << ", aggregated " << core::FormatMebibytes(m.aggregated) << ", indexes "
        << core::FormatMebibytes(m.shard_indexes);
+  if (plan.pyramid != nullptr) {
+    text << ", level slabs " << core::FormatMebibytes(m.level_slabs) << ", levels 1.."
+         << plan.pyramid->levels.size() - 1 << " " << core::FormatMebibytes(m.levels);
+  }
   if (plan.backend == StreamBackendKind::kCuda) {
     text << ", page-locked " << core::FormatMebibytes(m.pinned) << "; GPU "
          << core::FormatMebibytes(m.device);
   }
+  if (plan.pyramid != nullptr) DescribeLevels(*plan.pyramid, text);
   return text.str();
 }
 

@@ -1,5 +1,6 @@
 #include "chunkwise/pipelines/stream/stream_writer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -11,6 +12,8 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
+#include "chunkwise/pipelines/stream/pyramid_plan.h"
 #include "chunkwise/pipelines/stream/shard_accumulator.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
 
@@ -36,12 +39,12 @@ std::string Gigabytes(std::uint64_t bytes) {
 class StreamWriter::Pipeline {
  public:
   Pipeline(StreamPlan plan, std::shared_ptr<store::Store> store, std::string prefix,
-           StreamWriterOptions options)
+           StreamWriterOptions options, std::shared_ptr<core::ThreadPool> pool)
       : plan_(std::move(plan)),
         store_(std::move(store)),
         prefix_(std::move(prefix)),
         options_(std::move(options)),
-        pool_(plan_.threads),
+        pool_(std::move(pool)),
         free_batches_(kStreamBatchesPerStage),
         full_batches_(kStreamBatchesPerStage),
         free_aggregated_(kStreamBatchesPerStage),
@@ -65,7 +68,7 @@ class StreamWriter::Pipeline {
     }
     // Shards are written in parallel on the pool: idle under the CUDA backend,
     // shared with compression under the CPU one.
-    accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_, &pool_);
+    accumulator_ = std::make_unique<ShardAccumulator>(plan_, location, *sink_, pool_.get());
     for (std::size_t i = 0; i < kStreamBatchesPerStage; ++i) {
       CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<StagingBatch> batch, backend_->NewBatch());
       free_batches_.Push(std::move(batch));
@@ -140,13 +143,13 @@ class StreamWriter::Pipeline {
 
  private:
   Result<std::unique_ptr<StreamBackend>> MakeBackend() {
-    if (plan_.backend == StreamBackendKind::kCpu) return MakeCpuBackend(plan_, pool_);
+    if (plan_.backend == StreamBackendKind::kCpu) return MakeCpuBackend(plan_, *pool_);
     if (!options_.cuda_backend) {
       return Status::Unsupported(
           "the CUDA backend was asked for, but this program was built without it "
           "(nvcc was not found when it was built)");
     }
-    return options_.cuda_backend(plan_, pool_);
+    return options_.cuda_backend(plan_, *pool_);
   }
 
   Status CheckOpen() {
@@ -192,11 +195,12 @@ class StreamWriter::Pipeline {
   // pool is compressing the previous batch; the caller then stages what no
   // worker takes, so this is never slower than staging alone.
   void Stage(std::size_t offset, ByteView bytes) {
-    const std::size_t pieces = std::min(pool_.num_threads() + 1, bytes.size() / kStagingPieceBytes);
+    const std::size_t pieces =
+        std::min(pool_->num_threads() + 1, bytes.size() / kStagingPieceBytes);
     if (pieces < 2) return current_->Stage(offset, bytes);
     const std::size_t piece = (bytes.size() + pieces - 1) / pieces;
     StagingBatch& batch = *current_;
-    (void)pool_.ParallelFor(pieces, [&](std::size_t i) {
+    (void)pool_->ParallelFor(pieces, [&](std::size_t i) {
       const std::size_t begin = i * piece;
       batch.Stage(offset + begin, bytes.subspan(begin, std::min(piece, bytes.size() - begin)));
       return Status::Ok();
@@ -361,7 +365,7 @@ class StreamWriter::Pipeline {
   std::shared_ptr<store::Store> store_;
   std::string prefix_;
   StreamWriterOptions options_;
-  core::ThreadPool pool_;
+  std::shared_ptr<core::ThreadPool> pool_;  // Shared by a multiscale stream's levels.
   std::unique_ptr<StreamBackend> backend_;
   std::unique_ptr<ShardSink> own_sink_;
   ShardSink* sink_ = nullptr;
@@ -396,28 +400,126 @@ class StreamWriter::Pipeline {
   std::vector<StageTime> stages_;  // Copied from the backend at Close.
 };
 
+namespace {
+
+// A multiscale group replaces what is under its prefix only when asked to.
+Status ClearForGroup(store::Store& store, const std::string& prefix, bool overwrite) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
+  if (keys.empty()) return Status::Ok();
+  if (!overwrite) {
+    return Status::InvalidArgument(store.Describe(prefix) + " already holds " +
+                                   std::to_string(keys.size()) + " keys (overwrite not requested)");
+  }
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StreamWriter::Pipeline>> StreamWriter::StartArray(
+    const StreamConfig& config, const StreamPlan& plan, std::shared_ptr<store::Store> store,
+    std::string prefix, StreamWriterOptions options, std::shared_ptr<core::ThreadPool> pool) {
+  // Create checks the codecs, refuses an existing array unless overwriting
+  // (erasing it first), and writes zarr.json with shape[0] = 0.
+  CHUNKWISE_RETURN_IF_ERROR(
+      formats::zarr::Array::Create(store, prefix, plan.metadata, options.overwrite).status());
+  auto pipeline = std::make_unique<Pipeline>(plan, std::move(store), std::move(prefix),
+                                             std::move(options), std::move(pool));
+  CHUNKWISE_RETURN_IF_ERROR(pipeline->Start(config.index_location));
+  return pipeline;
+}
+
 Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& config,
                                                            std::shared_ptr<store::Store> store,
                                                            std::string prefix,
                                                            StreamWriterOptions options) {
   CHUNKWISE_ASSIGN_OR_RETURN(StreamPlan plan, PlanStream(config));
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  // Create checks the codecs, refuses an existing array unless overwriting
-  // (erasing it first), and writes zarr.json with shape[0] = 0.
-  CHUNKWISE_RETURN_IF_ERROR(
-      formats::zarr::Array::Create(store, prefix, plan.metadata, options.overwrite).status());
-  auto pipeline = std::make_unique<Pipeline>(std::move(plan), std::move(store), std::move(prefix),
-                                             std::move(options));
-  CHUNKWISE_RETURN_IF_ERROR(pipeline->Start(config.index_location));
-  return std::unique_ptr<StreamWriter>(new StreamWriter(std::move(pipeline)));
+  auto pool = std::make_shared<core::ThreadPool>(plan.threads);
+  std::unique_ptr<StreamWriter> writer(new StreamWriter(plan, pool));
+  if (plan.pyramid == nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> array,
+                               StartArray(config, plan, store, prefix, options, pool));
+    writer->levels_.push_back(std::move(array));
+    return writer;
+  }
+  // A multiscale group: its attributes, then one array per level, all
+  // compressing and writing on one pool.
+  const PyramidPlan& pyramid = *plan.pyramid;
+  CHUNKWISE_RETURN_IF_ERROR(ClearForGroup(*store, prefix, options.overwrite));
+  CHUNKWISE_RETURN_IF_ERROR(formats::zarr::CreateGroup(*store, prefix, 3, pyramid.attributes));
+  for (std::size_t k = 0; k < pyramid.levels.size(); ++k) {
+    StreamWriterOptions level_options = options;
+    level_options.overwrite = false;
+    if (k > 0) level_options.progress = nullptr;  // Progress counts the input once.
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Pipeline> level,
+        StartArray(pyramid.configs[k], pyramid.levels[k], store, prefix + LevelPath(k) + "/",
+                   std::move(level_options), pool));
+    writer->levels_.push_back(std::move(level));
+  }
+  core::Shape frame;
+  for (std::size_t d = 1; d < plan.layout.dims().size(); ++d) {
+    frame.push_back(plan.layout.dims()[d].size);
+  }
+  StreamWriter* self = writer.get();
+  writer->pyramid_ = std::make_unique<PyramidAccumulator>(
+      pyramid.MakeDownsampler(), frame, pyramid.levels.size() - 1,
+      [self](std::size_t level, ByteView frames) { return self->levels_[level]->Append(frames); },
+      pool.get());
+  return writer;
 }
 
-StreamWriter::StreamWriter(std::unique_ptr<Pipeline> pipeline) : pipeline_(std::move(pipeline)) {}
+StreamWriter::StreamWriter(StreamPlan plan, std::shared_ptr<core::ThreadPool> pool)
+    : plan_(std::move(plan)), pool_(std::move(pool)) {}
+
 StreamWriter::~StreamWriter() = default;
-Status StreamWriter::Append(ByteView bytes) { return pipeline_->Append(bytes); }
-Status StreamWriter::Flush() { return pipeline_->Flush(); }
-Status StreamWriter::Close() { return pipeline_->Close(); }
-const StreamPlan& StreamWriter::plan() const { return pipeline_->plan(); }
-StreamStats StreamWriter::stats() const { return pipeline_->stats(); }
+
+Status StreamWriter::Append(ByteView bytes) {
+  CHUNKWISE_RETURN_IF_ERROR(levels_[0]->Append(bytes));
+  return pyramid_ == nullptr ? Status::Ok() : pyramid_->Add(bytes);
+}
+
+Status StreamWriter::Flush() {
+  Status status;
+  for (const auto& level : levels_) {
+    Status flushed = level->Flush();
+    if (status.ok()) status = std::move(flushed);
+  }
+  return status;
+}
+
+// The coarser levels first take the windows still partial and close; level
+// 0's status comes last, since it may only report input that ended inside a
+// frame after everything was written.
+Status StreamWriter::Close() {
+  Status status = pyramid_ == nullptr ? Status::Ok() : pyramid_->Finish();
+  for (std::size_t k = levels_.size(); k-- > 1;) {
+    Status closed = levels_[k]->Close();
+    if (status.ok()) status = std::move(closed);
+  }
+  Status closed = levels_[0]->Close();
+  return status.ok() ? closed : status;
+}
+
+const StreamPlan& StreamWriter::plan() const { return plan_; }
+
+StreamStats StreamWriter::stats() const {
+  StreamStats stats = levels_[0]->stats();
+  if (plan_.pyramid == nullptr) return stats;
+  stats.level_frames.push_back(stats.frames);
+  for (std::size_t k = 1; k < levels_.size(); ++k) {
+    const StreamStats level = levels_[k]->stats();
+    stats.level_frames.push_back(level.frames);
+    stats.bytes_out += level.bytes_out;
+    stats.shards += level.shards;
+    for (const StageTime& stage : level.stages) {
+      auto same = std::find_if(stats.stages.begin(), stats.stages.end(),
+                               [&](const StageTime& s) { return s.name == stage.name; });
+      if (same != stats.stages.end()) same->seconds += stage.seconds;
+    }
+  }
+  return stats;
+}
 
 }  // namespace chunkwise::pipelines::stream

@@ -1,4 +1,4 @@
-"""Interop on the GPU machine only (scripts/gpu-bundle's run-gpu-checks runs
+"""Interop on the GPU machine only (scripts/gpu-check runs
 it; Debian has no TensorStore and CI has no GPU): `chunkwise zarr stream
 --backend cuda` writes one array per GPU codec, and TensorStore, an
 independent reader, must read back exactly the frames written.

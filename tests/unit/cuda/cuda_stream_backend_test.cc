@@ -91,6 +91,26 @@ TEST(CudaStreamBackend, ManySmallBatchesNoshuffleAndStoreOnly) {
   }
 }
 
+// A multiscale stream: every level's shards (reduced on the CPU, compressed
+// on the GPU) equal the CPU backend's, odd extents and partial last windows
+// included.
+TEST(CudaStreamBackend, MultiscaleLevelsMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (const char* method : {"mean", "max"}) {
+    for (const char* codec : {"none", "blosc:lz4det:5:shuffle"}) {
+      StreamConfig config = testing_cases::ConfigOf(testing_cases::Simple(
+          {testing_cases::D(0, 4, 2), testing_cases::D(75, 16, 2), testing_cases::D(131, 32, 2)},
+          "uint16"));
+      config.codec = codec;
+      config.multiscale = MultiscaleConfig{};
+      config.multiscale->levels = 3;
+      config.multiscale->method = *core::ParseDownsampleMethod(method);
+      SCOPED_TRACE(std::string(method) + " " + codec);
+      ExpectSameShards(config, 37);
+    }
+  }
+}
+
 TEST(CudaStreamBackend, EveryStageIsTimed) {
   SKIP_WITHOUT_GPU();
   StreamConfig config = testing_cases::ConfigOf(testing_cases::Simple(

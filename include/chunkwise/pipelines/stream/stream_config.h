@@ -20,6 +20,7 @@
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/data_type.h"
+#include "chunkwise/core/downsample.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/shard_layout.h"
@@ -47,6 +48,22 @@ struct GpuTileCodec {
   bool store_only = false;  // clevel 0.
 };
 
+// A multiscale stream: an OME-Zarr image group whose arrays "0", "1", ...
+// are the frames and `levels` coarser levels made from them while they
+// stream (docs/pipelines/stream-writer.md, "Multiscale"). Each level is its own sharded
+// array with the tiles and shards of level 0, clipped to its extent.
+struct MultiscaleConfig {
+  std::size_t levels = 0;  // Levels below the full resolution.
+  core::DownsampleMethod method = core::DownsampleMethod::kMean;
+  // The window per dimension, e.g. {2, 2, 2}; empty: 2 along space axes, 1
+  // along time and channel.
+  core::Shape factors;
+  // Level 0's voxel size along each space axis, slowest first; empty: 1s.
+  std::vector<double> voxel_size;
+  std::string unit;  // The space axes' unit (an OME-NGFF name); empty: none.
+  std::string name;  // The image's name; empty: none.
+};
+
 struct StreamConfig {
   std::vector<StreamDimension> dimensions;  // Slowest first; dimension 0 is appended along.
   core::DataType data_type;
@@ -57,6 +74,9 @@ struct StreamConfig {
   std::size_t epochs_per_batch = 0;       // Tile epochs compressed together; 0 = automatic.
   std::uint64_t max_memory = 0;           // Refuse plans whose estimate exceeds this; 0 = none.
   StreamBackendKind backend = StreamBackendKind::kCpu;
+  // Set: an OME-Zarr multiscale group instead of one array. The dimension
+  // names, when given, name its axes.
+  std::optional<MultiscaleConfig> multiscale;
 };
 
 // Peak memory of a run, by buffer, in bytes. Worst case: compressed sizes are
@@ -70,10 +90,18 @@ struct MemoryEstimate {
   std::uint64_t aggregated = 0;     // Two aggregated batches (one compressing, one writing).
   std::uint64_t shard_indexes = 0;  // The active shards' indexes.
   std::uint64_t pinned = 0;         // CUDA: page-locked staging and aggregated batches.
-  std::uint64_t device = 0;         // CUDA: GPU memory (not part of total()).
+  std::uint64_t device = 0;         // CUDA: GPU memory (not part of total()), every level's.
+  // Multiscale: the partial windows the coarser levels hold and their
+  // writers' memory (every field above, for levels 1..N).
+  std::uint64_t level_slabs = 0;
+  std::uint64_t levels = 0;
   // Host memory, page-locked included.
-  std::uint64_t total() const { return staging + compressed + aggregated + shard_indexes + pinned; }
+  std::uint64_t total() const {
+    return staging + compressed + aggregated + shard_indexes + pinned + level_slabs + levels;
+  }
 };
+
+struct PyramidPlan;
 
 struct StreamPlan {
   core::ShardLayout layout;
@@ -91,6 +119,9 @@ struct StreamPlan {
   StreamBackendKind backend = StreamBackendKind::kCpu;
   GpuTileCodec gpu_codec;  // For the CUDA backend.
   MemoryEstimate memory;
+  // A multiscale stream's levels (pyramid_plan.h); null for one array. The
+  // fields above are then level 0's, but for memory, which counts them all.
+  std::shared_ptr<const PyramidPlan> pyramid;
 };
 
 // Checks `config` and derives its plan. InvalidArgument naming the option for
@@ -98,6 +129,9 @@ struct StreamPlan {
 // fill value; ResourceExhausted-style InvalidArgument when the estimate is over
 // max_memory.
 Result<StreamPlan> PlanStream(const StreamConfig& config);
+// The plan of one array of `config`, its levels and memory limit left out
+// (each level of a multiscale stream is one).
+Result<StreamPlan> PlanStreamArray(const StreamConfig& config);
 
 // The staging and the aggregated batches the writer keeps (one being
 // filled while the next stage drains the other); the estimate counts them.

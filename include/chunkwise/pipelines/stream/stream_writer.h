@@ -20,6 +20,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/pipelines/stream/shard_sink.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
 #include "chunkwise/pipelines/stream/stream_config.h"
@@ -44,13 +45,20 @@ struct StreamStats {
   double seconds = 0;             // From Create to Close.
   std::string backend;            // "cpu" or "cuda".
   std::vector<StageTime> stages;  // The backend's stage times, once closed.
+  // A multiscale stream: frames written per level, level 0 first. bytes_out
+  // and shards count every level; each stage's time is summed over them.
+  std::vector<core::Index> level_frames;
 };
+
+class PyramidAccumulator;
 
 class StreamWriter {
  public:
   // Plans `config`, writes the array's zarr.json under `prefix` of `store`
   // (refusing an existing array unless options.overwrite) and starts the
-  // pipeline threads.
+  // pipeline threads. With config.multiscale, `prefix` becomes an OME-Zarr
+  // group whose level arrays ("0/", "1/", ...) each grow as level 0 does;
+  // options.sink, when set, takes every level's shards.
   static Result<std::unique_ptr<StreamWriter>> Create(const StreamConfig& config,
                                                       std::shared_ptr<store::Store> store,
                                                       std::string prefix,
@@ -65,21 +73,31 @@ class StreamWriter {
   // call after it happens.
   Status Append(ByteView bytes);
   // Waits until every whole batch appended so far has been emitted, then
-  // publishes zarr.json's shape.
+  // publishes zarr.json's shape (each level's: a coarser level's frame waits
+  // for every frame of its window).
   Status Flush();
   // Pads the last tile epoch with the fill value, finishes every open shard
-  // and writes the final zarr.json. InvalidArgument if the input ended inside
+  // and writes the final zarr.json; a multiscale stream's levels first reduce
+  // the frames their last, partial windows hold. InvalidArgument if the input ended inside
   // an element or a frame: the whole frames are still written, the rest is
   // reported, never padded silently.
   Status Close();
 
+  // Level 0's plan; its `pyramid` holds a multiscale stream's levels.
   const StreamPlan& plan() const;
   StreamStats stats() const;
 
  private:
-  class Pipeline;
-  explicit StreamWriter(std::unique_ptr<Pipeline> pipeline);
-  std::unique_ptr<Pipeline> pipeline_;
+  class Pipeline;  // One array.
+  StreamWriter(StreamPlan plan, std::shared_ptr<core::ThreadPool> pool);
+  static Result<std::unique_ptr<Pipeline>> StartArray(
+      const StreamConfig& config, const StreamPlan& plan, std::shared_ptr<store::Store> store,
+      std::string prefix, StreamWriterOptions options, std::shared_ptr<core::ThreadPool> pool);
+
+  StreamPlan plan_;
+  std::shared_ptr<core::ThreadPool> pool_;
+  std::vector<std::unique_ptr<Pipeline>> levels_;  // Level 0 first; one without levels.
+  std::unique_ptr<PyramidAccumulator> pyramid_;    // Multiscale streams only.
 };
 
 }  // namespace chunkwise::pipelines::stream

@@ -1,0 +1,315 @@
+#include "chunkwise/core/downsample.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace chunkwise::core {
+namespace {
+
+__extension__ using Int128 = __int128;
+
+// Elements may sit at any address (an append splits input anywhere).
+template <typename T>
+T Load(const std::uint8_t* at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  return value;
+}
+
+template <typename T>
+void Store(std::uint8_t* at, T value) {
+  std::memcpy(at, &value, sizeof(T));
+}
+
+// Integer mean: sums in a type that cannot overflow for kMaxDownsampleWindow
+// elements; the quotient rounded to nearest, ties to even.
+template <typename T>
+class IntegerMean {
+ public:
+  using Wide = std::conditional_t<(sizeof(T) < 8), std::int64_t, Int128>;
+  void Reset() { sum_ = 0, count_ = 0; }
+  void Add(T value) { sum_ += static_cast<Wide>(value), ++count_; }
+  T Result() const {
+    Wide quotient = sum_ / count_;
+    Wide remainder = sum_ % count_;
+    if (remainder < 0) remainder += count_, --quotient;  // Floor division.
+    if (2 * remainder > count_ || (2 * remainder == count_ && (quotient & 1) != 0)) ++quotient;
+    return static_cast<T>(quotient);
+  }
+
+ private:
+  Wide sum_ = 0;
+  Wide count_ = 0;
+};
+
+template <typename T>
+class FloatMean {
+ public:
+  void Reset() { sum_ = 0.0, count_ = 0; }
+  void Add(T value) { sum_ += static_cast<double>(value), ++count_; }
+  T Result() const {
+    const T mean = static_cast<T>(sum_ / static_cast<double>(count_));
+    return std::isnan(mean) ? std::numeric_limits<T>::quiet_NaN() : mean;
+  }
+
+ private:
+  double sum_ = 0.0;
+  Index count_ = 0;
+};
+
+// The least (kLeast) or greatest value; the first of equals; any NaN wins.
+template <typename T, bool kLeast>
+class Extreme {
+ public:
+  void Reset() { any_ = false, nan_ = false; }
+  void Add(T value) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(value)) {
+        nan_ = true;
+        return;
+      }
+    }
+    if (!any_ || (kLeast ? value < best_ : best_ < value)) best_ = value;
+    any_ = true;
+  }
+  T Result() const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (nan_) return std::numeric_limits<T>::quiet_NaN();
+    }
+    return best_;
+  }
+
+ private:
+  T best_{};
+  bool any_ = false;
+  bool nan_ = false;
+};
+
+// The most frequent value, the least of the most frequent on ties: sorted,
+// the first longest run.
+template <typename T>
+class Mode {
+ public:
+  void Reset() { values_.clear(); }
+  void Add(T value) { values_.push_back(value); }
+  T Result() {
+    std::sort(values_.begin(), values_.end());
+    T best = values_[0];
+    std::size_t best_run = 0;
+    for (std::size_t i = 0; i < values_.size();) {
+      std::size_t j = i + 1;
+      while (j < values_.size() && values_[j] == values_[i]) ++j;
+      if (j - i > best_run) best_run = j - i, best = values_[i];
+      i = j;
+    }
+    return best;
+  }
+
+ private:
+  std::vector<T> values_;
+};
+
+// The window's input rows of output row `out_row`, in row-major order of
+// their offsets in the window: `rows` gets each row's first element index.
+// `next` is scratch.
+void WindowRows(std::span<const Index> shape, std::span<const Index> factors,
+                std::span<const Index> out_row, std::vector<Index>& rows,
+                std::vector<Index>& next) {
+  const std::size_t lead = shape.size() - 1;
+  rows.assign(1, 0);
+  for (std::size_t d = 0; d < lead; ++d) {
+    const Index start = out_row[d] * factors[d];
+    const Index count = std::min(factors[d], shape[d] - start);
+    next.clear();
+    for (Index row : rows) {
+      for (Index a = 0; a < count; ++a) next.push_back(row * shape[d] + start + a);
+    }
+    rows.swap(next);
+  }
+  for (Index& row : rows) row *= shape[lead];
+}
+
+template <typename T, typename Op>
+void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Index> shape,
+                MutableByteView out, Index first_row, Index last_row) {
+  const Shape out_shape = downsampler.OutputShape(shape);
+  const std::span<const Index> factors = downsampler.factors();
+  const std::size_t lead = shape.size() - 1;
+  const Index width = shape[lead];
+  const Index out_width = out_shape[lead];
+  const Index factor = factors[lead];
+  // The output row's coordinates in every dimension but the last.
+  Coord out_row(lead, 0);
+  for (std::size_t d = lead, rest = static_cast<std::size_t>(first_row); d-- > 0;) {
+    out_row[d] = static_cast<Index>(rest % static_cast<std::size_t>(out_shape[d]));
+    rest /= static_cast<std::size_t>(out_shape[d]);
+  }
+  std::vector<Index> rows;
+  std::vector<Index> scratch;
+  Op op;
+  for (Index r = first_row; r < last_row; ++r) {
+    WindowRows(shape, factors, out_row, rows, scratch);
+    std::uint8_t* target = out.data() + static_cast<std::size_t>(r * out_width) * sizeof(T);
+    for (Index x = 0; x < out_width; ++x) {
+      const Index x0 = x * factor;
+      const Index count = std::min(factor, width - x0);
+      op.Reset();
+      for (Index row : rows) {
+        const std::uint8_t* source = in.data() + static_cast<std::size_t>(row + x0) * sizeof(T);
+        for (Index i = 0; i < count; ++i) op.Add(Load<T>(source + i * sizeof(T)));
+      }
+      Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), op.Result());
+    }
+    for (std::size_t d = lead; d-- > 0;) {  // Next output row.
+      if (++out_row[d] < out_shape[d]) break;
+      out_row[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+using Mean = std::conditional_t<std::is_floating_point_v<T>, FloatMean<T>, IntegerMean<T>>;
+
+using KernelFunction = void (*)(const Downsampler&, ByteView, std::span<const Index>,
+                                MutableByteView, Index, Index);
+
+template <typename T>
+KernelFunction KernelFor(DownsampleMethod method) {
+  switch (method) {
+    case DownsampleMethod::kMean:
+      return &ReduceRows<T, Mean<T>>;
+    case DownsampleMethod::kMode:
+      return &ReduceRows<T, Mode<T>>;
+    case DownsampleMethod::kMin:
+      return &ReduceRows<T, Extreme<T, true>>;
+    case DownsampleMethod::kMax:
+      return &ReduceRows<T, Extreme<T, false>>;
+  }
+  return nullptr;
+}
+
+// OK when `method` can reduce `type`.
+Status CheckMethodFits(DownsampleMethod method, DataType type) {
+  const std::string what = std::string(DownsampleMethodName(method)) + " downsampling of " +
+                           std::string(type.zarr_name());
+  if (type.is_complex() || type.id() == DataTypeId::kFloat16) {
+    return Status::Unsupported(what +
+                               " is not implemented (integers, bool, float32 and "
+                               "float64 are)");
+  }
+  if (method == DownsampleMethod::kMean && type.id() == DataTypeId::kBool) {
+    return Status::InvalidArgument(what + " has no meaning: use mode, min or max for bool");
+  }
+  if (method == DownsampleMethod::kMode && type.is_float()) {
+    return Status::InvalidArgument(what + " has no meaning: mode is for labels (integers or bool)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DownsampleMethod> ParseDownsampleMethod(std::string_view name) {
+  for (DownsampleMethod method : {DownsampleMethod::kMean, DownsampleMethod::kMode,
+                                  DownsampleMethod::kMin, DownsampleMethod::kMax}) {
+    if (DownsampleMethodName(method) == name) return method;
+  }
+  return Status::InvalidArgument("unknown downsampling method \"" + std::string(name) +
+                                 "\" (expected mean, mode, min or max)");
+}
+
+std::string_view DownsampleMethodName(DownsampleMethod method) {
+  switch (method) {
+    case DownsampleMethod::kMean:
+      return "mean";
+    case DownsampleMethod::kMode:
+      return "mode";
+    case DownsampleMethod::kMin:
+      return "min";
+    case DownsampleMethod::kMax:
+      return "max";
+  }
+  return "?";
+}
+
+Result<Downsampler> Downsampler::Create(DownsampleMethod method, DataType type, Shape factors) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckMethodFits(method, type));
+  if (factors.empty()) return Status::InvalidArgument("downsampling needs at least one dimension");
+  Index window = 1;
+  for (Index factor : factors) {
+    if (factor < 1) {
+      return Status::InvalidArgument("downsampling factors must be at least 1, not " +
+                                     std::to_string(factor));
+    }
+    window *= std::min(factor, kMaxDownsampleWindow + 1);
+    if (window > kMaxDownsampleWindow) {
+      return Status::InvalidArgument("downsampling windows of [" + FormatShape(factors) +
+                                     "] hold more than " + std::to_string(kMaxDownsampleWindow) +
+                                     " elements");
+    }
+  }
+  KernelFunction kernel = nullptr;
+  switch (type.id()) {
+    case DataTypeId::kBool:
+    case DataTypeId::kUInt8:
+      kernel = KernelFor<std::uint8_t>(method);
+      break;
+    case DataTypeId::kInt8:
+      kernel = KernelFor<std::int8_t>(method);
+      break;
+    case DataTypeId::kInt16:
+      kernel = KernelFor<std::int16_t>(method);
+      break;
+    case DataTypeId::kInt32:
+      kernel = KernelFor<std::int32_t>(method);
+      break;
+    case DataTypeId::kInt64:
+      kernel = KernelFor<std::int64_t>(method);
+      break;
+    case DataTypeId::kUInt16:
+      kernel = KernelFor<std::uint16_t>(method);
+      break;
+    case DataTypeId::kUInt32:
+      kernel = KernelFor<std::uint32_t>(method);
+      break;
+    case DataTypeId::kUInt64:
+      kernel = KernelFor<std::uint64_t>(method);
+      break;
+    case DataTypeId::kFloat32:
+      kernel = KernelFor<float>(method);
+      break;
+    case DataTypeId::kFloat64:
+      kernel = KernelFor<double>(method);
+      break;
+    default:
+      break;  // Refused above.
+  }
+  return Downsampler(method, type, std::move(factors), kernel);
+}
+
+Shape Downsampler::OutputShape(std::span<const Index> shape) const {
+  Shape out(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    out[d] = (shape[d] + factors_[d] - 1) / factors_[d];
+  }
+  return out;
+}
+
+Index Downsampler::OutputRows(std::span<const Index> shape) const {
+  const Shape out = OutputShape(shape);
+  Index rows = 1;
+  for (std::size_t d = 0; d + 1 < out.size(); ++d) rows *= out[d];
+  return rows;
+}
+
+void Downsampler::Reduce(ByteView in, std::span<const Index> shape, MutableByteView out,
+                         Index first_row, Index last_row) const {
+  if (first_row >= last_row) return;
+  kernel_(*this, in, shape, out, first_row, last_row);
+}
+
+}  // namespace chunkwise::core
