@@ -122,8 +122,9 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
   CHUNKWISE_ASSIGN_OR_RETURN(config.multiscale, MultiscaleFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
                              stream::ParseBackendRequest(options.backend));
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
-                             stream::ChooseStreamBackend(request, config, chunkwise::NoGpuReason()));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      stream::BackendChoice choice,
+      stream::ChooseStreamBackend(request, config, chunkwise::NoGpuReason()));
   config.backend = choice.kind;
   if (!choice.note.empty()) Say(context, choice.note);
   return config;
