@@ -25,6 +25,7 @@ const char* ExceptionClassName(StatusCode code) {
     case StatusCode::kConflict:
       return "ConflictError";
     case StatusCode::kInternal:
+    case StatusCode::kCancelled:  // The facade's cancellation; no Python class of its own yet.
     case StatusCode::kOk:
       break;
   }

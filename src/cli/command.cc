@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "chunkwise/store/file_store.h"
-
 namespace chunkwise::cli {
 
 void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action) {
@@ -26,14 +24,17 @@ std::string FormatBytes(double bytes) {
   return text;
 }
 
-Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create) {
-  store::FileStoreOptions options;
-  options.create_root = create;
-  Result<std::shared_ptr<store::FileStore>> store = store::FileStore::Open(path, options);
-  if (!store.ok()) return store.status();
-  // A store opened to be written: a killed writer's temporary files go first.
-  if (create) CHUNKWISE_RETURN_IF_ERROR((*store)->RemoveDeadTemporaries().status());
-  return std::shared_ptr<store::Store>(std::move(store).value());
+chunkwise::Context& CommandContext::library() const {
+  if (library_ == nullptr) {
+    chunkwise::ContextOptions options;
+    options.progress_mode = progress_mode();
+    library_ = std::make_unique<chunkwise::Context>(std::move(options));
+  }
+  return *library_;
+}
+
+std::string StoreHelp(const std::string& what, const std::string& example) {
+  return what + ": a directory or a URL, e.g. " + example;
 }
 
 }  // namespace chunkwise::cli

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/store/store.h"
@@ -26,18 +27,24 @@ struct CommandContext {
   core::ProgressMode progress_mode() const {
     return quiet ? core::ProgressMode::kQuiet : core::ProgressMode::kAuto;
   }
+
+  // The library's context for this run (chunkwise.h), made on first use:
+  // after the command line is parsed, so that --quiet counts.
+  chunkwise::Context& library() const;
+
+ private:
+  mutable std::unique_ptr<chunkwise::Context> library_;
 };
+
+// Help text that names the forms a store argument takes, e.g.
+// StoreHelp("Array") is "Array: a directory or URL, e.g. s3://bucket/a.zarr".
+std::string StoreHelp(const std::string& what, const std::string& example = "s3://bucket/a.zarr");
 
 // Makes `command` run `action` and keep its Status in `context`.
 void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action);
 
 // Prints a line to stdout unless --quiet.
 void Say(const CommandContext& context, const std::string& line);
-
-// The directory store at `path`, created when `create`; NotFound otherwise if
-// missing. With `create` (opened to be written) the temporary files of
-// writers that died there are removed first.
-Result<std::shared_ptr<store::Store>> OpenStore(const std::string& path, bool create);
 
 // Human units: "1.23 GB", "456 kB", "12 B".
 std::string FormatBytes(double bytes);

@@ -53,21 +53,13 @@ Result<std::array<std::int64_t, 3>> ParseZyx(std::string_view text, std::string_
   return Status::InvalidArgument(std::string(what) + " must be three integers z,y,x");
 }
 
-Result<std::unique_ptr<dvid::Labelmap>> OpenLabelmap(const std::string& path, bool create,
-                                                     bool read_only) {
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::shared_ptr<store::RocksDbStore> db,
-      store::RocksDbStore::Open(path, {.create_if_missing = create, .read_only = read_only}));
-  return dvid::Labelmap::Open(std::move(db), create);
-}
-
 Status Ingest(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, io::ReadNpy(options.input));
   std::array<std::int64_t, 3> shape{};
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> volume,
                              dvid::LabelVolumeFromNpy(array, shape, options.input));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, true, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, true, false));
   core::ThreadPool pool(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::IngestSummary summary,
                              dvid::IngestVolume(*labelmap, volume, shape,
@@ -96,7 +88,7 @@ Status Map(const CommandContext& context, const DvidOptions& options) {
   if (options.format == "csv") format = io::MappingFileFormat::kCsv;
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<dvid::LabelPair> pairs,
                              io::ReadMappingFile(options.input, format));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, false));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest_open();
   CHUNKWISE_RETURN_IF_ERROR(labelmap->SetMappings(version, pairs));
@@ -106,7 +98,7 @@ Status Map(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status Info(const DvidOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::LabelmapStats stats, labelmap->Stats());
   std::printf("%s: DVID labelmap, 64x64x64 blocks, %d scale(s), %llu mapping entries\n",
               options.db.c_str(), labelmap->num_scales(),
@@ -133,7 +125,7 @@ Status Info(const DvidOptions& options) {
 }
 
 Status Branch(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, false));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t id,
                              labelmap->Branch(options.parent, options.note));
   Say(context,
@@ -142,7 +134,7 @@ Status Branch(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status Commit(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, false));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest_open();
   CHUNKWISE_RETURN_IF_ERROR(labelmap->Commit(version, options.note));
@@ -154,7 +146,7 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest();
   core::ThreadPool pool(options.threads);
@@ -192,7 +184,7 @@ Result<dvid::BlockCoord> ParseBlock(const std::string& text) {
 Status GetBlock(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, false, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest();
   std::optional<Bytes> bytes;
@@ -216,7 +208,7 @@ Status PutBlock(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, core::ReadFile(options.input));
   CHUNKWISE_ASSIGN_OR_RETURN(bytes, dvid::GunzipIfGzip(bytes, options.input));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, OpenLabelmap(options.db, true, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, true, false));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest_open();
   CHUNKWISE_RETURN_IF_ERROR(

@@ -52,16 +52,11 @@ void RaiseOpenFileLimit() {
 }
 
 Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes spec_text, core::ReadFile(options.spec));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const pipelines::ExportSpec spec,
-      pipelines::ParseExportSpec(
-          std::string_view(reinterpret_cast<const char*>(spec_text.data()), spec_text.size()),
-          options.spec));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::shared_ptr<store::RocksDbStore> db,
-      store::RocksDbStore::Open(options.db, {.create_if_missing = false, .read_only = true}));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, dvid::Labelmap::Open(std::move(db), false));
+  chunkwise::Context& library = context.library();
+  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::ExportSpec spec,
+                             chunkwise::ReadExportSpec(library, options.spec));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
+                             chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
   RaiseOpenFileLimit();
   pipelines::ExportShardsOptions export_options;
   export_options.num_scales = options.scales;
@@ -72,14 +67,9 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
   export_options.index_form =
       options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
   export_options.overwrite = options.overwrite;
-  export_options.progress = context.progress_mode();
-  // DEST is the prefix "<name>/" of the store over its parent, so that a
-  // failed export, whose keys are erased, leaves no directory behind.
-  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey dest,
-                             io::LocateFile(options.dest, /*create_directory=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const pipelines::ExportSummary summary,
-      pipelines::ExportShards(*labelmap, spec, dest.store, dest.key + "/", export_options));
+      chunkwise::ExportShards(library, *labelmap, spec, options.dest, export_options));
   Say(context, "exported " + options.db + " to " + options.dest + "\n" + summary.Format());
   return Status::Ok();
 }
@@ -145,7 +135,8 @@ Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, 
 }
 
 Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(options.file));
+  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::UrlValue file,
+                             chunkwise::LocateUrlValue(context.library(), options.file, false));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
                              dvid::ArrowShardReader::Open(file.store, file.key));
   if (options.chunk.empty()) {
@@ -170,7 +161,8 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, io::OpenDirectory(options.dest, /*create=*/false));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest,
+                             chunkwise::OpenStore(context.library(), options.dest));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
@@ -202,7 +194,8 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
   exp->add_option("DB", options->db, "Database directory")->required();
   exp->add_option("SPEC", options->spec, "neuroglancer multiscale info JSON with sharding")
       ->required();
-  exp->add_option("DEST", options->dest, "Output directory (s<scale>/<shard>.arrow + .csv)")
+  exp->add_option("DEST", options->dest,
+                  StoreHelp("Output (s<scale>/<shard>.arrow + .csv)", "s3://bucket/export"))
       ->required();
   exp->add_option("--scales", options->scales, "Export at most N scales (default: all)");
   exp->add_option("--workers", options->workers, "Chunk handlers (default: hardware threads)");
@@ -215,7 +208,10 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
   SetAction(exp, context, [&context, options] { return ExportShardsCommand(context, *options); });
 
   CLI::App* shard = group.add_subcommand("shard", "Describe an export shard or write one chunk");
-  shard->add_option("FILE", options->file, "Shard .arrow (its .csv beside it)")->required();
+  shard
+      ->add_option("FILE", options->file,
+                   StoreHelp("Shard .arrow (its .csv beside it)", "s3://bucket/export/s0/0.arrow"))
+      ->required();
   shard->add_flag("--list", options->list, "List every chunk of the index");
   shard->add_option("--chunk", options->chunk, "Chunk x,y,z to write as a 64^3 uint64 .npy");
   shard->add_option("--output", options->output, "Output .npy for --chunk");
@@ -224,7 +220,9 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
   SetAction(shard, context, [&context, options] { return ShardCommand(context, *options); });
 
   CLI::App* read = group.add_subcommand("read-shards", "Read a box of an export to a uint64 .npy");
-  read->add_option("DEST", options->dest, "Export directory (with its info)")->required();
+  read->add_option("DEST", options->dest,
+                   StoreHelp("Export (with its info)", "https://host/export"))
+      ->required();
   read->add_option("--scale", options->scale, "Scale (default 0)");
   read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 at --scale (default: all)");
   read->add_option("--output", options->output, "Output .npy")->required();

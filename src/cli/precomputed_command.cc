@@ -6,10 +6,10 @@
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/io/file.h"
-#include "chunkwise/io/npy_file.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/precomputed/volume.h"
+#include "chunkwise/io/file.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/pipelines/zarr_to_precomputed.h"
 #include "cli/command.h"
@@ -114,7 +114,7 @@ std::string Describe(const pc::ScaleInfo& scale) {
 }
 
 Status InfoCommand(const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.source));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   const pc::VolumeInfo& info = volume->info();
   std::printf("%s: neuroglancer precomputed %s, %s, %d channel(s), %d scale(s)\n",
@@ -138,7 +138,7 @@ Status InfoCommand(const PrecomputedOptions& options) {
 
 Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.source, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.source));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   if (options.scale < 0 || options.scale >= volume->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
@@ -170,8 +170,8 @@ Status WithDestinationHint(Status status) {
 }
 
 Status DvidToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStore(options.source, false));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStore(options.dest, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, chunkwise::OpenStore(options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, chunkwise::OpenStore(options.dest, {.create = true}));
   std::optional<pipelines::ExportSpec> spec;
   if (!options.spec.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(options.spec));
@@ -203,8 +203,8 @@ Result<pc::ShardingSpec> ParseShardingFlag(const std::string& text) {
 }
 
 Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStore(options.source, false));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStore(options.dest, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, chunkwise::OpenStore(options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, chunkwise::OpenStore(options.dest, {.create = true}));
   pipelines::ZarrToPrecomputedOptions convert;
   if (!options.type.empty()) {
     convert.type = options.type == "image" ? pc::VolumeType::kImage : pc::VolumeType::kSegmentation;
@@ -255,11 +255,14 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context) {
   group->require_subcommand(1);
 
   CLI::App* info = group->add_subcommand("info", "Type, scales, chunking, sharding and sizes");
-  info->add_option("PATH", options->source, "The volume's directory (holding `info`)")->required();
+  info->add_option("PATH", options->source,
+                   StoreHelp("The volume (holding `info`)", "https://host/volume"))
+      ->required();
   SetAction(info, context, [options] { return InfoCommand(*options); });
 
   CLI::App* read = group->add_subcommand("read", "Any box of a scale into a .npy file");
-  read->add_option("PATH", options->source, "The volume's directory")->required();
+  read->add_option("PATH", options->source, StoreHelp("The volume", "https://host/volume"))
+      ->required();
   read->add_option("--scale", options->scale, "Scale number (default 0)");
   read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 from 0 (default: all)");
   read->add_option("--output", options->output, "Output .npy: (z,y,x), or (c,z,y,x)")->required();
@@ -272,9 +275,13 @@ void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context) {
   CLI::App* command = dvid_group.add_subcommand(
       "to-precomputed",
       "Export shards (ours or DVID's) to a sharded neuroglancer precomputed segmentation");
-  command->add_option("EXPORT", options->source, "export-shards output (s<N>/*.arrow + .csv)")
+  command
+      ->add_option("EXPORT", options->source,
+                   StoreHelp("export-shards output (s<N>/*.arrow + .csv)", "s3://bucket/export"))
       ->required();
-  command->add_option("DEST", options->dest, "Output directory of the precomputed volume")
+  command
+      ->add_option("DEST", options->dest,
+                   StoreHelp("Output precomputed volume", "s3://bucket/volume"))
       ->required();
   command->add_option("--spec", options->spec, "The export spec (default: EXPORT/info)");
   command->add_option("--scales", options->scales, "Scales to convert, e.g. 0,1,2 (default: all)");
@@ -298,8 +305,11 @@ void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context) {
   auto options = std::make_shared<PrecomputedOptions>();
   CLI::App* command = zarr_group.add_subcommand(
       "to-precomputed", "A 3-d zarr array (z,y,x) to a neuroglancer precomputed volume");
-  command->add_option("SRC", options->source, "The zarr array's directory")->required();
-  command->add_option("DEST", options->dest, "Output directory of the precomputed volume")
+  command->add_option("SRC", options->source, StoreHelp("The zarr array", "s3://bucket/a.zarr"))
+      ->required();
+  command
+      ->add_option("DEST", options->dest,
+                   StoreHelp("Output precomputed volume", "s3://bucket/volume"))
       ->required();
   command
       ->add_option("--type", options->type,

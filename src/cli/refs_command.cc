@@ -5,13 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/progress.h"
-#include "chunkwise/formats/refs/arrow_shard_references.h"
-#include "chunkwise/formats/refs/bcolz_references.h"
 #include "chunkwise/formats/refs/reference_combine.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_summary.h"
-#include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
@@ -36,53 +32,6 @@ struct RefsOptions {
   std::vector<std::string> allow_roots;
   bool allow_remote = false;
 };
-
-enum class SourceKind { kZarr, kBcolz, kArrowShards };
-
-Result<SourceKind> DetectSource(const fs::path& source) {
-  std::error_code error;
-  if (source.extension() == ".arrow" && fs::is_regular_file(source, error)) {
-    return SourceKind::kArrowShards;
-  }
-  if (!fs::is_directory(source, error)) {
-    return Status::NotFound(source.string() + " is not a directory or an .arrow file");
-  }
-  for (const char* name : {"zarr.json", ".zarray", ".zgroup"}) {
-    if (fs::exists(source / name, error)) return SourceKind::kZarr;
-  }
-  if (fs::exists(source / "meta" / "storage", error)) return SourceKind::kBcolz;
-  for (const auto& entry : fs::recursive_directory_iterator(source, error)) {
-    if (entry.path().extension() == ".arrow") return SourceKind::kArrowShards;
-  }
-  return Status::InvalidArgument(source.string() +
-                                 " is not a zarr array or group, a bcolz carray or export shards");
-}
-
-Result<refs::ReferenceSet> BuildReferences(const CommandContext& context, const fs::path& source) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const SourceKind kind, DetectSource(source));
-  const fs::path absolute = fs::absolute(source).lexically_normal();
-  const bool single_file = kind == SourceKind::kArrowShards && !fs::is_directory(absolute);
-  const fs::path root = single_file ? absolute.parent_path() : absolute;
-  store::FileStoreOptions store_options;
-  store_options.create_root = false;
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
-                             store::FileStore::Open(root, store_options));
-  const std::string url_base = (root / "").string();
-  core::ProgressReporter progress({.label = "refs build",
-                                   .unit = kind == SourceKind::kArrowShards ? "shards" : "chunks",
-                                   .mode = context.progress_mode()});
-  Result<refs::ReferenceSet> set = Status::Internal("unset");
-  if (kind == SourceKind::kZarr) {
-    set = refs::BuildZarrReferences(store, "", {url_base, &progress});
-  } else if (kind == SourceKind::kBcolz) {
-    set = refs::BuildBcolzReferences(store, "", {url_base});
-  } else {
-    const std::string prefix = single_file ? absolute.filename().string() : "";
-    set = refs::BuildArrowShardReferences(store, prefix, {url_base, &progress});
-  }
-  if (set.ok()) progress.Finish();
-  return set;
-}
 
 // A Parquet set is a directory of files: a killed writer's temporary files
 // there go before the next write (a JSON set is one file, renamed whole).
@@ -130,12 +79,14 @@ Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
 
 Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceWriteOptions write, WriteOptions(options));
-  write.root_array_name = fs::path(options.source).lexically_normal().filename().stem().string();
+  std::string name = options.source;
+  while (name.size() > 1 && name.ends_with('/')) name.pop_back();
+  write.root_array_name = fs::path(name).filename().stem().string();
   if (write.root_array_name.empty()) write.root_array_name = "data";
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
-                             BuildReferences(context, options.source));
-  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
-  CHUNKWISE_RETURN_IF_ERROR(WriteReferencesAt(options.output, set, write));
+                             chunkwise::BuildReferences(context.library(), options.source));
+  CHUNKWISE_RETURN_IF_ERROR(
+      chunkwise::WriteReferences(context.library(), set, options.output, write));
   SaySummary(context, "wrote", options.output, set);
   return Status::Ok();
 }
@@ -218,7 +169,9 @@ Status Info(const RefsOptions& options) {
 
 void AddWriteOptions(CLI::App* command, RefsOptions& options) {
   command
-      ->add_option("--output", options.output, "Output: a .json file, or a directory for parquet")
+      ->add_option("--output", options.output,
+                   "Output: a .json file, or a directory for parquet; or a URL, e.g. "
+                   "s3://bucket/refs.json")
       ->required();
   command->add_option("--format", options.format, "json (v0), json-v1 (default) or parquet");
   command->add_option("--record-size", options.record_size, "Parquet: references per file");
@@ -242,7 +195,10 @@ void AddRefsCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* build = group->add_subcommand(
       "build", "References to a zarr array/group, a bcolz carray or export shards");
-  build->add_option("SRC", options->source, "Source directory or .arrow file")->required();
+  build
+      ->add_option("SRC", options->source,
+                   StoreHelp("Source (or one .arrow file)", "s3://bucket/a.zarr"))
+      ->required();
   AddWriteOptions(build, *options);
   SetAction(build, context, [&context, options] { return Build(context, *options); });
 

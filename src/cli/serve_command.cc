@@ -35,7 +35,7 @@ std::string KindName(ng::SourceKind kind) {
 }
 
 Status ServeCommand(const CommandContext& context, const ServeOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStore(options.path, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ng::Source> sources, ng::FindSources(*store, ""));
   // The workers inherit this mask, so SIGINT and SIGTERM reach sigwait below.
   sigset_t signals;
@@ -88,7 +88,9 @@ void AddServeCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
   CLI::App* command = app.add_subcommand(
       "serve", "Serve a directory over HTTP (Range, HEAD, CORS) and print a neuroglancer link");
-  command->add_option("PATH", options->path, "Directory to serve (any chunkwise output)")
+  command
+      ->add_option("PATH", options->path,
+                   StoreHelp("What to serve (any chunkwise output)", "s3://bucket/volume"))
       ->required();
   command->add_option("--port", options->port, "TCP port (default 8000; 0 picks a free one)")
       ->check(CLI::Range(0, 65535));

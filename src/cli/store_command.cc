@@ -21,11 +21,15 @@ struct StoreOptions {
   bool overwrite = false;
 };
 
-Result<std::shared_ptr<store::FileStore>> OpenExisting(const std::string& root, bool fsync) {
+// The store at `root` (a directory or a URL); --fsync is the directory store's.
+Result<std::shared_ptr<store::Store>> OpenRoot(const std::string& root, bool create, bool fsync) {
+  if (!fsync) return chunkwise::OpenStore(root, {.create = create});
   store::FileStoreOptions options;
-  options.create_root = false;
-  options.fsync = fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
-  return store::FileStore::Open(root, options);
+  options.create_root = create;
+  options.fsync = store::FsyncPolicy::kFileAndDirectory;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
+                             store::FileStore::Open(root, options));
+  return std::shared_ptr<store::Store>(std::move(store));
 }
 
 Result<store::ByteRange> ParseByteRange(const std::string& text) {
@@ -48,7 +52,7 @@ Result<store::ByteRange> ParseByteRange(const std::string& text) {
 }
 
 Status List(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(options.prefix));
   for (const std::string& key : keys) {
     if (!options.long_listing) {
@@ -62,7 +66,7 @@ Status List(const StoreOptions& options) {
 }
 
 Status Get(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
   std::optional<Bytes> value;
   if (options.range.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(value, store->Get(options.key));
@@ -80,10 +84,7 @@ Status Get(const StoreOptions& options) {
 }
 
 Status Put(const StoreOptions& options) {
-  store::FileStoreOptions open_options;
-  open_options.fsync =
-      options.fsync ? store::FsyncPolicy::kFileAndDirectory : store::FsyncPolicy::kNone;
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(options.root, open_options));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, true, options.fsync));
   CHUNKWISE_ASSIGN_OR_RETURN(bool exists, store->Exists(options.key));
   if (exists && !options.overwrite) {
     return Status::InvalidArgument(store->Describe(options.key) +
@@ -94,7 +95,7 @@ Status Put(const StoreOptions& options) {
 }
 
 Status Remove(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenExisting(options.root, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
   return store->Erase(options.key);
 }
 
@@ -102,17 +103,18 @@ Status Remove(const StoreOptions& options) {
 
 void AddStoreCommands(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<StoreOptions>();
-  CLI::App* group = app.add_subcommand("store", "Read and write keys of a directory store");
+  CLI::App* group =
+      app.add_subcommand("store", "Read and write keys of a store (a directory or a URL)");
   group->require_subcommand(1);
 
   CLI::App* ls = group->add_subcommand("ls", "List keys, sorted");
-  ls->add_option("ROOT", options->root, "Store directory")->required();
+  ls->add_option("ROOT", options->root, StoreHelp("Store", "s3://bucket/a.zarr"))->required();
   ls->add_option("--prefix", options->prefix, "Only keys starting with this");
   ls->add_flag("-l,--long", options->long_listing, "Show sizes in bytes");
   SetAction(ls, context, [options] { return List(*options); });
 
   CLI::App* get = group->add_subcommand("get", "Print a value (or write it to --output)");
-  get->add_option("ROOT", options->root, "Store directory")->required();
+  get->add_option("ROOT", options->root, StoreHelp("Store", "https://host/a.zarr"))->required();
   get->add_option("KEY", options->key, "Key, e.g. c/0/1/2")->required();
   get->add_option("--range", options->range, "Bytes START:STOP, or -N for the last N");
   get->add_option("-o,--output", options->file, "Write the value here instead of stdout");
@@ -120,15 +122,17 @@ void AddStoreCommands(CLI::App& app, CommandContext& context) {
   SetAction(get, context, [options] { return Get(*options); });
 
   CLI::App* put = group->add_subcommand("put", "Set a key from a file (atomically)");
-  put->add_option("ROOT", options->root, "Store directory (created if missing)")->required();
+  put->add_option("ROOT", options->root,
+                  StoreHelp("Store (created if missing)", "s3://bucket/a.zarr"))
+      ->required();
   put->add_option("KEY", options->key, "Key")->required();
   put->add_option("FILE", options->file, "File whose bytes become the value")->required();
-  put->add_flag("--fsync", options->fsync, "fsync the value and its directory");
+  put->add_flag("--fsync", options->fsync, "fsync the value and its directory (directories only)");
   put->add_flag("--overwrite", options->overwrite, "Replace an existing key");
   SetAction(put, context, [options] { return Put(*options); });
 
   CLI::App* rm = group->add_subcommand("rm", "Erase a key (absent keys are fine)");
-  rm->add_option("ROOT", options->root, "Store directory")->required();
+  rm->add_option("ROOT", options->root, StoreHelp("Store", "s3://bucket/a.zarr"))->required();
   rm->add_option("KEY", options->key, "Key")->required();
   SetAction(rm, context, [options] { return Remove(*options); });
 }

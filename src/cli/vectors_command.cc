@@ -34,7 +34,7 @@ struct VectorsOptions {
 };
 
 Result<vectors::VectorStore> OpenVectors(const std::string& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, chunkwise::OpenStore(path));
   return vectors::VectorStore::Open(std::move(store), "");
 }
 
@@ -67,7 +67,8 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   if (!options.edges.empty()) edges = options.edges;
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::Geometry geometry,
                              io::ImportGeometry(type, options.input, edges));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.store, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             chunkwise::OpenStore(options.store, {.create = true}));
   core::ProgressReporter progress({.label = "vectors write",
                                    .total_units = geometry.positions.size(),
                                    .unit = "vertices",
@@ -156,7 +157,8 @@ Status Info(const VectorsOptions& options) {
 }
 
 Status Validate(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.store, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             chunkwise::OpenStore(options.store));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::vector<vectors::Violation> violations,
       vectors::ValidateStore(std::move(store), "", options.validation_level));
@@ -183,7 +185,9 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* write =
       group->add_subcommand("write", "Write a geometry file into a new store (level 0)");
-  write->add_option("STORE", options->store, "Store directory (e.g. cells.zarrvectors)")
+  write
+      ->add_option("STORE", options->store,
+                   StoreHelp("Store (e.g. cells.zarrvectors)", "s3://bucket/cells.zarrvectors"))
       ->required();
   write->add_option("--type", options->type, "points | graph | polyline | skeleton | mesh")
       ->required();
@@ -201,7 +205,8 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* pyramid =
       group->add_subcommand("pyramid", "Build coarser levels and the cross-level links");
-  pyramid->add_option("STORE", options->store, "Store directory")->required();
+  pyramid->add_option("STORE", options->store, StoreHelp("Store", "s3://bucket/cells.zarrvectors"))
+      ->required();
   pyramid->add_option("--levels", options->levels, "Levels afterwards, level 0 included (>= 2)")
       ->required();
   pyramid->add_option("--cross-level-storage", options->storage,
@@ -210,7 +215,8 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* read =
       group->add_subcommand("read", "Read vertices and links (by box, object, level) into a file");
-  read->add_option("STORE", options->store, "Store directory")->required();
+  read->add_option("STORE", options->store, StoreHelp("Store", "s3://bucket/cells.zarrvectors"))
+      ->required();
   read->add_option("--bbox", options->bbox, "x0,y0,z0,x1,y1,z1 (inclusive)");
   read->add_option("--object", options->object_id, "Only this object id");
   read->add_option("--level", options->level, "Pyramid level (0 = finest)");
@@ -221,12 +227,14 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 
   CLI::App* info = group->add_subcommand("info", "Describe a store, level by level");
-  info->add_option("STORE", options->store, "Store directory")->required();
+  info->add_option("STORE", options->store, StoreHelp("Store", "https://host/cells.zarrvectors"))
+      ->required();
   SetAction(info, context, [options] { return Info(*options); });
 
   CLI::App* validate = group->add_subcommand(
       "validate", "Check a store (L1 structural, L3 consistency, L4 coverage)");
-  validate->add_option("STORE", options->store, "Store directory")->required();
+  validate->add_option("STORE", options->store, StoreHelp("Store", "s3://bucket/cells.zarrvectors"))
+      ->required();
   validate->add_option("--level", options->validation_level, "Validation level 1..4 (default 3)");
   SetAction(validate, context, [&context, options] { return Validate(context, *options); });
 }

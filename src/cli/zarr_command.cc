@@ -46,7 +46,7 @@ struct ZarrOptions {
 };
 
 Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(path, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, chunkwise::OpenStore(path));
   return zarr::Array::Open(std::move(store), "", std::move(options));
 }
 
@@ -90,7 +90,8 @@ std::string DescribeChunks(const zarr::Array& array) {
 Status Create(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, LayoutFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.path, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             chunkwise::OpenStore(options.path, {.create = true}));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
                              zarr::Array::Create(store, "", metadata, options.overwrite));
   Say(context, "created zarr v" + std::to_string(metadata.zarr_format) + " array " + options.path +
@@ -226,7 +227,7 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build,
                              BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(options.destination, true));
+                             chunkwise::OpenStore(options.destination, {.create = true}));
   const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
                                                 metadata.data_type.size());
   core::ProgressReporter progress(
@@ -273,7 +274,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   group->require_subcommand(1);
 
   CLI::App* create = group->add_subcommand("create", "Create an empty zarr array");
-  create->add_option("PATH", options->path, "Array directory")->required();
+  create->add_option("PATH", options->path, StoreHelp("Array"))->required();
   create->add_option("--shape", options->shape, "Array shape, e.g. 512,512,512")->required();
   create->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
       ->required();
@@ -285,7 +286,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   SetAction(create, context, [&context, options] { return Create(context, *options); });
 
   CLI::App* write = group->add_subcommand("write", "Write an array file into a zarr array");
-  write->add_option("PATH", options->path, "Array directory")->required();
+  write->add_option("PATH", options->path, StoreHelp("Array"))->required();
   write->add_option("--input", options->input, ".npy or raw little-endian file")->required();
   write->add_option("--offset", options->offset, "Where the input's first element goes");
   write->add_option("--dtype", options->input_dtype, "Raw input typestr (default: the array's)");
@@ -294,7 +295,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* read = group->add_subcommand("read", "Read a region of a zarr array to a file");
-  read->add_option("PATH", options->path, "Array directory")->required();
+  read->add_option("PATH", options->path, StoreHelp("Array", "https://host/a.zarr"))->required();
   read->add_option("--region", options->region, "e.g. 0:64,10:20,: (default: everything)");
   read->add_option("--output", options->output, ".npy, or raw by extension or --raw")->required();
   read->add_flag("--raw", options->raw, "Write raw little-endian bytes");
@@ -302,12 +303,15 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 
   CLI::App* info = group->add_subcommand("info", "Describe a zarr array and what it stores");
-  info->add_option("PATH", options->path, "Array directory")->required();
+  info->add_option("PATH", options->path, StoreHelp("Array", "https://host/a.zarr"))->required();
   SetAction(info, context, [options] { return Info(*options); });
 
   CLI::App* convert = group->add_subcommand("convert", "Copy a zarr array into a new layout");
-  convert->add_option("SRC", options->path, "Source array (v2 or v3)")->required();
-  convert->add_option("DST", options->destination, "Destination array")->required();
+  convert->add_option("SRC", options->path, StoreHelp("Source array (v2 or v3)"))->required();
+  convert
+      ->add_option("DST", options->destination,
+                   StoreHelp("Destination array", "s3://bucket/b.zarr"))
+      ->required();
   convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
   AddLayoutOptions(convert, *options);
   AddBloscEncoderOption(convert, *options);

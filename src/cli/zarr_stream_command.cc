@@ -17,7 +17,6 @@
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/remote_store_url.h"
 #include "cli/command.h"
-#include "cli/cuda_support.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
@@ -87,13 +86,9 @@ Result<std::optional<stream::MultiscaleConfig>> MultiscaleFromOptions(
 }
 
 // A local directory, or an object-storage URL (s3://bucket/prefix, ...).
+// (Through the facade: a killed writer's temporary files go first.)
 Result<std::shared_ptr<store::Store>> OpenOutput(const std::string& output) {
-  if (store::IsRemoteStoreUrl(output)) return store::OpenRemoteStore(output);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
-                             store::FileStore::Open(output));
-  // A killed writer's temporary files go first.
-  CHUNKWISE_RETURN_IF_ERROR(store->RemoveDeadTemporaries().status());
-  return std::shared_ptr<store::Store>(std::move(store));
+  return chunkwise::OpenStore(output, {.create = true});
 }
 
 Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
@@ -127,8 +122,9 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
   CHUNKWISE_ASSIGN_OR_RETURN(config.multiscale, MultiscaleFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
                              stream::ParseBackendRequest(options.backend));
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
-                             stream::ChooseStreamBackend(request, config, NoGpuReason()));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      stream::BackendChoice choice,
+      stream::ChooseStreamBackend(request, config, chunkwise::NoGpuReason()));
   config.backend = choice.kind;
   if (!choice.note.empty()) Say(context, choice.note);
   return config;
@@ -231,7 +227,7 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
   core::ProgressReporter progress(
       {.label = "zarr stream", .total_units = total, .mode = context.progress_mode()});
   stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress,
-                                             CudaStreamBackendFactory()};
+                                             chunkwise::CudaStreamBackendFactory()};
   Result<std::unique_ptr<stream::StreamWriter>> created =
       stream::StreamWriter::Create(config, *store, "", writer_options);
   if (!created.ok()) return created.status().WithContext(options.output);

@@ -103,7 +103,11 @@ ProgressReporter::ProgressReporter(ProgressOptions options)
       mode_(ResolveMode(options_)),
       start_(std::chrono::steady_clock::now()),
       interval_ns_(IntervalNs(mode_, options_)),
-      next_draw_ns_(mode_ == ProgressMode::kBar ? 0 : interval_ns_) {}
+      next_draw_ns_(mode_ == ProgressMode::kBar ? 0 : interval_ns_) {
+  if (options_.observer != nullptr) {
+    options_.observer->OnStart(options_.label, options_.total_units, options_.unit);
+  }
+}
 
 ProgressReporter::~ProgressReporter() {
   std::lock_guard lock(mutex_);
@@ -118,7 +122,10 @@ double ProgressReporter::ElapsedSeconds() const {
 }
 
 void ProgressReporter::Add(std::uint64_t units) {
-  done_.fetch_add(units, std::memory_order_relaxed);
+  const std::uint64_t done = done_.fetch_add(units, std::memory_order_relaxed) + units;
+  if (options_.observer != nullptr) {
+    options_.observer->OnProgress(options_.label, done);
+  }
   if (mode_ == ProgressMode::kQuiet) {
     return;
   }
@@ -186,6 +193,9 @@ void ProgressReporter::Finish() {
     return;
   }
   finished_ = true;
+  if (options_.observer != nullptr) {
+    options_.observer->OnFinish(options_.label, done());
+  }
   if (mode_ == ProgressMode::kQuiet) {
     return;
   }

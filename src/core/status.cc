@@ -27,6 +27,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Internal";
     case StatusCode::kConflict:
       return "Conflict";
+    case StatusCode::kCancelled:
+      return "Cancelled";
   }
   return "Unknown";
 }
@@ -70,6 +72,9 @@ Status Status::Internal(std::string message) {
 
 Status Status::Conflict(std::string message) {
   return Status(StatusCode::kConflict, std::move(message));
+}
+Status Status::Cancelled(std::string message) {
+  return Status(StatusCode::kCancelled, std::move(message));
 }
 
 StatusCode Status::code() const { return state_ ? state_->code : StatusCode::kOk; }

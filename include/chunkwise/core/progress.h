@@ -26,13 +26,29 @@ enum class ProgressMode {
   kQuiet,  // Nothing.
 };
 
+// Told of a reporter's counts, for callers that draw their own progress (a
+// Python callback, a GUI). Counts only: rate and ETA are the observer's to
+// compute. OnProgress is called from the worker threads that call Add,
+// possibly concurrently, so it must be thread-safe and cheap.
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  // `total_units` is 0 when unknown; `unit` is "B" for bytes, else a noun.
+  virtual void OnStart(std::string_view label, std::uint64_t total_units, std::string_view unit) {}
+  // `done_units` counted so far (it grows; calls may arrive out of order).
+  virtual void OnProgress(std::string_view label, std::uint64_t done_units) {}
+  // The operation completed with `done_units` (not called when it failed).
+  virtual void OnFinish(std::string_view label, std::uint64_t done_units) {}
+};
+
 struct ProgressOptions {
   std::string label;              // Starts every line, e.g. "compress".
   std::uint64_t total_units = 0;  // 0 when unknown: no percent or ETA.
   std::string unit = "B";         // "B" prints bytes as kB/MB/GB; others print counts.
   ProgressMode mode = ProgressMode::kAuto;
-  std::FILE* stream = stderr;  // Not owned; nullptr behaves as kQuiet.
-  double line_interval_s = 5;  // kLines only; 0 prints on every Add.
+  std::FILE* stream = stderr;            // Not owned; nullptr behaves as kQuiet.
+  double line_interval_s = 5;            // kLines only; 0 prints on every Add.
+  ProgressObserver* observer = nullptr;  // Not owned; told of every Add and of Finish.
 };
 
 class ProgressReporter {

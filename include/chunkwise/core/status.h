@@ -24,6 +24,7 @@ enum class StatusCode {
   kOutOfRange,       // An index, range or size lies outside what is allowed.
   kInternal,         // A dependency failed in a way that is not the input's fault.
   kConflict,         // A conditional write found the value changed: re-read, retry.
+  kCancelled,        // The caller cancelled the operation (core/cancellation.h).
 };
 
 // The code's name as printed in messages, e.g. "Corruption".
@@ -47,6 +48,7 @@ class [[nodiscard]] Status {
   static Status OutOfRange(std::string message);
   static Status Internal(std::string message);
   static Status Conflict(std::string message);
+  static Status Cancelled(std::string message);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const;

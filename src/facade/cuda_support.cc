@@ -1,11 +1,11 @@
-#include "cli/cuda_support.h"
+#include "chunkwise/facade/cuda_support.h"
 
 #if CHUNKWISE_HAVE_CUDA
 #include "chunkwise/cuda/device.h"
 #include "chunkwise/pipelines/stream/cuda_backend.h"
 #endif
 
-namespace chunkwise::cli {
+namespace chunkwise {
 
 std::string NoGpuReason() {
 #if CHUNKWISE_HAVE_CUDA
@@ -23,4 +23,4 @@ pipelines::stream::StreamBackendFactory CudaStreamBackendFactory() {
 #endif
 }
 
-}  // namespace chunkwise::cli
+}  // namespace chunkwise

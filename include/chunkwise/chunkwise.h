@@ -1,0 +1,31 @@
+// chunkwise.h: the library's front door.
+//
+// One include gives a program what the CLI and the Python module use:
+//   Context, OpenStore(url)           facade/context.h, facade/store_registry.h
+//   DetectFormat(store, prefix)       facade/format_detection.h
+//   ParseCodecs, ParseDataType        facade/options.h
+//   CreateZarrArray, OpenZarrArray,
+//     ReadRegion, WriteRegion         facade/zarr_arrays.h
+//   FrameStreamWriter                 facade/frame_stream.h
+//   OpenLabelmap, ExportShards        facade/dvid_export.h
+//   BuildReferences, WriteReferences  facade/references.h
+//   ReadUrl, LocateUrlValue           facade/url_value.h
+// docs/api.md shows each in a short example. Errors are Status/Result
+// (core/status.h); no call throws.
+#ifndef CHUNKWISE_CHUNKWISE_H_
+#define CHUNKWISE_CHUNKWISE_H_
+
+#include "chunkwise/core/region.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/facade/context.h"
+#include "chunkwise/facade/cuda_support.h"
+#include "chunkwise/facade/dvid_export.h"
+#include "chunkwise/facade/format_detection.h"
+#include "chunkwise/facade/frame_stream.h"
+#include "chunkwise/facade/options.h"
+#include "chunkwise/facade/references.h"
+#include "chunkwise/facade/store_registry.h"
+#include "chunkwise/facade/url_value.h"
+#include "chunkwise/facade/zarr_arrays.h"
+
+#endif  // CHUNKWISE_CHUNKWISE_H_

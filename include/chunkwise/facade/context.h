@@ -1,0 +1,95 @@
+// Context: what every facade call runs with — its threads, where progress
+// goes, a cancellation flag, and the stores opened by URL.
+//
+// A program (the CLI, the Python module, a user's own) makes one Context and
+// passes it to the facade's entry points. There is no process-wide state:
+// two Contexts share nothing, not even the named memory:// stores.
+//
+// Thread safety: the accessors and Cancel() may be called from any thread;
+// the store registry is safe for concurrent opens.
+#ifndef CHUNKWISE_FACADE_CONTEXT_H_
+#define CHUNKWISE_FACADE_CONTEXT_H_
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/progress.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/facade/store_registry.h"
+
+namespace chunkwise {
+
+using core::ProgressObserver;
+
+struct ContextOptions {
+  // Worker threads of the pool every operation shares; 0: one per core.
+  std::size_t threads = 0;
+  // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
+  // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.
+  core::ProgressMode progress_mode = core::ProgressMode::kQuiet;
+  // Told of every long operation's counts; may be null.
+  std::shared_ptr<ProgressObserver> observer;
+  // How the facade's entry points open the stores their URLs name: remote
+  // credentials and endpoints, reference-set roots (`create` is theirs to set).
+  StoreOptions stores;
+};
+
+class Context {
+ public:
+  explicit Context(ContextOptions options = {});
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // The thread count asked for (0: one per core).
+  std::size_t threads() const { return options_.threads; }
+  // The shared pool, started on first use. An error if its threads could not start.
+  Result<std::shared_ptr<core::ThreadPool>> pool() const;
+
+  // The schemes OpenStore knows, this Context's memory:// stores among them.
+  StoreRegistry& stores() { return stores_; }
+  const StoreRegistry& stores() const { return stores_; }
+
+  // The context's StoreOptions with `create` set, for the entry points.
+  StoreOptions store_options(bool create) const;
+
+  // A reporter for one operation: printed as options say, and told to the observer.
+  std::unique_ptr<core::ProgressReporter> StartProgress(std::string label,
+                                                        std::uint64_t total_units,
+                                                        std::string unit) const;
+  core::ProgressMode progress_mode() const { return options_.progress_mode; }
+
+  // Asks running and later operations to stop (they return Cancelled);
+  // ResetCancel() lets operations run again.
+  void Cancel() { cancellation_.Cancel(); }
+  void ResetCancel() { cancellation_.Reset(); }
+  bool cancelled() const { return cancellation_.cancelled(); }
+  // OK, or Cancelled naming `what`.
+  Status CheckCancelled(std::string_view what) const { return cancellation_.Check(what); }
+
+ private:
+  const ContextOptions options_;
+  StoreRegistry stores_;
+  core::Cancellation cancellation_;
+  mutable std::mutex pool_mutex_;
+  mutable std::shared_ptr<core::ThreadPool> pool_;  // Guarded by pool_mutex_.
+};
+
+// The store `url` names, through the context's registry (store_registry.h),
+// opened with the context's store options (to be read, or written in place).
+Result<std::shared_ptr<store::Store>> OpenStore(const Context& context, std::string_view url);
+// The same with `options` in place of the context's.
+Result<std::shared_ptr<store::Store>> OpenStore(const Context& context, std::string_view url,
+                                                const StoreOptions& options);
+// The same through a registry of the built-in schemes made for this call:
+// each "memory://NAME" opened this way is a new store, shared with no one.
+Result<std::shared_ptr<store::Store>> OpenStore(std::string_view url,
+                                                const StoreOptions& options = {});
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_FACADE_CONTEXT_H_

@@ -1,0 +1,69 @@
+// FrameStreamWriter: frames appended in order become a sharded zarr v3 array
+// at a URL, through the stream writer (pipelines/stream/stream_writer.h).
+//
+// The facade adds what a caller would otherwise repeat: the store by URL
+// (created, a killed writer's temporaries removed), the backend chosen for
+// this build and GPU, the context's progress, and cancellation checked on
+// every Append.
+#ifndef CHUNKWISE_FACADE_FRAME_STREAM_H_
+#define CHUNKWISE_FACADE_FRAME_STREAM_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "chunkwise/facade/context.h"
+#include "chunkwise/pipelines/stream/backend_choice.h"
+#include "chunkwise/pipelines/stream/stream_writer.h"
+
+namespace chunkwise {
+
+using StreamConfig = pipelines::stream::StreamConfig;
+using StreamDimension = pipelines::stream::StreamDimension;
+using StreamBackendRequest = pipelines::stream::BackendRequest;
+
+struct FrameStreamOptions {
+  bool overwrite = false;  // Replace an array already at the URL.
+  StreamBackendRequest backend = StreamBackendRequest::kCpu;
+};
+
+// `config` with its backend resolved for this build and machine, and the
+// reason in *note when the choice differs from the request (may be null).
+// InvalidArgument when kCuda is asked for and no GPU can be used.
+Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest request,
+                                   std::string* note);
+
+class FrameStreamWriter {
+ public:
+  // Plans `config` (config.threads 0 takes the context's), creates the array
+  // at `url` and starts the pipeline. The context must outlive the writer.
+  static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
+                                                           std::string_view url,
+                                                           StreamConfig config,
+                                                           const FrameStreamOptions& options = {});
+  ~FrameStreamWriter();
+
+  // The next bytes of the array, split anywhere. Cancelled (and nothing
+  // taken) once the context is cancelled; the writer's errors otherwise.
+  Status Append(ByteView bytes);
+  // Finishes every shard and the final zarr.json (stream_writer.h's Close).
+  Status Close();
+
+  const pipelines::stream::StreamPlan& plan() const { return writer_->plan(); }
+  pipelines::stream::StreamStats stats() const { return writer_->stats(); }
+  // Why the backend differs from the one asked for; empty when it does not.
+  const std::string& backend_note() const { return backend_note_; }
+
+ private:
+  FrameStreamWriter() = default;
+
+  const Context* context_ = nullptr;
+  std::string url_;
+  std::string backend_note_;
+  std::unique_ptr<core::ProgressReporter> progress_;  // Outlives writer_, which counts on it.
+  std::unique_ptr<pipelines::stream::StreamWriter> writer_;
+};
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_FACADE_FRAME_STREAM_H_

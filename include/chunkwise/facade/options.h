@@ -1,0 +1,47 @@
+// Typed options next to the shorthand parsers that fill them.
+//
+// A program builds these structs; the CLI and the Python module parse the
+// short spellings users type ("zstd:1", "blosc:lz4:5:shuffle+crc32c",
+// "uint16" or "<u2") with the parsers here, so both speak the same way.
+#ifndef CHUNKWISE_FACADE_OPTIONS_H_
+#define CHUNKWISE_FACADE_OPTIONS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/data_type.h"
+#include "chunkwise/core/result.h"
+
+namespace chunkwise {
+
+// One bytes→bytes codec of a chunk's chain.
+struct CodecSpec {
+  enum class Kind { kZstd, kGzip, kBlosc, kCrc32c };
+  Kind kind = Kind::kZstd;
+  // zstd, gzip and blosc's clevel; -1: the codec's default (zstd 3, gzip 6, blosc 5).
+  int level = -1;
+  bool zstd_checksum = false;             // zstd: XXH64 content checksum in every frame.
+  std::string blosc_compressor = "lz4";   // lz4, lz4det (deterministic lz4), lz4hc, zstd, zlib, …
+  std::string blosc_shuffle = "shuffle";  // shuffle, noshuffle or bitshuffle.
+};
+
+// A chain of bytes→bytes codecs, applied in order; empty stores raw bytes.
+struct CodecChainSpec {
+  std::vector<CodecSpec> codecs;
+  // The shorthand spelling, e.g. "zstd:1" or "blosc:lz4:5:shuffle+crc32c"; "none" if empty.
+  std::string ToShorthand() const;
+};
+
+// The chain `shorthand` spells (codec/codec_shorthand.h lists the forms).
+// InvalidArgument, listing the accepted forms, when it spells none.
+Result<CodecChainSpec> ParseCodecs(std::string_view shorthand);
+
+// A data type by its zarr v3 name ("uint16", "float32") or numpy typestr
+// ("<u2", "|u1", "<f4"; little-endian or single-byte only). InvalidArgument
+// naming the text otherwise.
+Result<core::DataType> ParseDataType(std::string_view text);
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_FACADE_OPTIONS_H_

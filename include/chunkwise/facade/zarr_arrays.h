@@ -1,0 +1,68 @@
+// Zarr arrays by URL: create, open, and read or write any box.
+//
+// Thin: the array is formats/zarr's Array over the store the URL names
+// (prefix ""), run on the context's thread pool, with the context's progress
+// and cancellation around each call.
+#ifndef CHUNKWISE_FACADE_ZARR_ARRAYS_H_
+#define CHUNKWISE_FACADE_ZARR_ARRAYS_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/facade/context.h"
+#include "chunkwise/facade/options.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/shard_index.h"
+
+namespace chunkwise {
+
+using ZarrArray = formats::zarr::Array;
+
+// What a new array is: the choices a person makes, the rest by convention
+// (formats/zarr/array_layout.h).
+struct ZarrArraySpec {
+  core::Shape shape;
+  core::DataType data_type;
+  core::Shape chunks;                 // The (inner) chunk.
+  std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
+  CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
+  formats::zarr::IndexLocation index_location = formats::zarr::IndexLocation::kEnd;
+  std::optional<std::string> fill_value;     // As text ("0", "nan", "-1"); absent: 0.
+  std::vector<std::string> dimension_names;  // Empty, or one per dimension.
+  int zarr_format = 3;
+  nlohmann::json attributes = nlohmann::json::object();
+};
+
+struct ZarrCreateOptions {
+  bool overwrite = false;  // Replace an array or group already at the URL.
+};
+
+// Creates the array at `url` (its store created if missing). InvalidArgument
+// naming the field for a spec that is not an array (ranks differ, shards not
+// a multiple of chunks, a v2 array with shards, a bad fill value), or naming
+// the URL when something is there and !overwrite.
+Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
+                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options = {});
+
+// Opens the zarr v3 or v2 array at `url`. NotFound naming the metadata key
+// when there is no array there.
+Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url);
+
+// The elements of `region` in C order (little-endian). InvalidArgument if
+// the region is not inside the array; Cancelled if the context was.
+Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region);
+// Writes `data` (C order, little-endian) over `region`.
+Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
+                   ByteView data);
+
+// "0:10,5:7" in the array's own axis order, stop exclusive (core/region.h).
+Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array);
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_FACADE_ZARR_ARRAYS_H_

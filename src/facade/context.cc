@@ -1,0 +1,47 @@
+#include "chunkwise/facade/context.h"
+
+namespace chunkwise {
+
+Context::Context(ContextOptions options) : options_(std::move(options)) {}
+
+Result<std::shared_ptr<core::ThreadPool>> Context::pool() const {
+  std::lock_guard lock(pool_mutex_);
+  if (pool_ == nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(pool_, core::ThreadPool::Create(options_.threads));
+  }
+  return pool_;
+}
+
+StoreOptions Context::store_options(bool create) const {
+  StoreOptions options = options_.stores;
+  options.create = create;
+  return options;
+}
+
+std::unique_ptr<core::ProgressReporter> Context::StartProgress(std::string label,
+                                                               std::uint64_t total_units,
+                                                               std::string unit) const {
+  core::ProgressOptions progress;
+  progress.label = std::move(label);
+  progress.total_units = total_units;
+  progress.unit = std::move(unit);
+  progress.mode = options_.progress_mode;
+  progress.observer = options_.observer.get();
+  return std::make_unique<core::ProgressReporter>(std::move(progress));
+}
+
+Result<std::shared_ptr<store::Store>> OpenStore(const Context& context, std::string_view url) {
+  return context.stores().Open(url, context.store_options(false));
+}
+
+Result<std::shared_ptr<store::Store>> OpenStore(const Context& context, std::string_view url,
+                                                const StoreOptions& options) {
+  return context.stores().Open(url, options);
+}
+
+Result<std::shared_ptr<store::Store>> OpenStore(std::string_view url, const StoreOptions& options) {
+  const StoreRegistry registry;
+  return registry.Open(url, options);
+}
+
+}  // namespace chunkwise

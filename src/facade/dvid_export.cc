@@ -1,0 +1,42 @@
+#include "chunkwise/facade/dvid_export.h"
+
+#include "chunkwise/facade/url_value.h"
+#include "chunkwise/store/rocksdb_store.h"
+
+namespace chunkwise {
+
+Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool create, bool read_only) {
+  if (path.starts_with("rocksdb://")) path.remove_prefix(10);
+  if (path.empty()) return Status::InvalidArgument("an empty path names no labelmap database");
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::shared_ptr<store::RocksDbStore> db,
+      store::RocksDbStore::Open(std::string(path),
+                                {.create_if_missing = create, .read_only = read_only}));
+  return Labelmap::Open(std::move(db), create);
+}
+
+Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, ReadUrl(context, url));
+  return pipelines::ParseExportSpec(AsChars(text), url);
+}
+
+Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
+                                   const ExportSpec& spec, std::string_view dest_url,
+                                   ExportShardsOptions options) {
+  CHUNKWISE_RETURN_IF_ERROR(
+      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
+  options.progress = context.progress_mode();
+  if (options.workers == 0) options.workers = context.threads();
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
+  if (parsed.scheme == "file") {
+    // The prefix "<name>/" of the store over the parent, so that a failed
+    // export, whose keys are erased, leaves no directory behind.
+    CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue dest, LocateUrlValue(context, dest_url, true));
+    return pipelines::ExportShards(labelmap, spec, dest.store, dest.key + "/", options);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, dest_url, context.store_options(true)));
+  return pipelines::ExportShards(labelmap, spec, std::move(store), "", options);
+}
+
+}  // namespace chunkwise

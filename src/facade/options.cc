@@ -1,0 +1,75 @@
+#include "chunkwise/facade/options.h"
+
+#include "chunkwise/codec/codec_shorthand.h"
+
+namespace chunkwise {
+namespace {
+
+std::string ElementShorthand(const CodecSpec& spec) {
+  const std::string level = spec.level >= 0 ? ":" + std::to_string(spec.level) : "";
+  switch (spec.kind) {
+    case CodecSpec::Kind::kZstd:
+      if (spec.zstd_checksum)
+        return "zstd:" + std::to_string(spec.level >= 0 ? spec.level : 3) + ":checksum";
+      return "zstd" + level;
+    case CodecSpec::Kind::kGzip:
+      return "gzip" + level;
+    case CodecSpec::Kind::kBlosc:
+      return "blosc:" + spec.blosc_compressor + ":" +
+             std::to_string(spec.level >= 0 ? spec.level : 5) + ":" + spec.blosc_shuffle;
+    case CodecSpec::Kind::kCrc32c:
+      return "crc32c";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CodecChainSpec::ToShorthand() const {
+  if (codecs.empty()) return "none";
+  std::string text;
+  for (const CodecSpec& spec : codecs) text += (text.empty() ? "" : "+") + ElementShorthand(spec);
+  return text;
+}
+
+Result<CodecChainSpec> ParseCodecs(std::string_view shorthand) {
+  // The codec layer checks the spelling and every value's range; this only
+  // reads its answer back into the struct.
+  CHUNKWISE_ASSIGN_OR_RETURN(const codec::CodecShorthand parsed,
+                             codec::ParseCodecShorthandWithEncoders(shorthand, 1));
+  const bool deterministic = parsed.build.blosc_encoder == codec::BloscEncoder::kDeterministic;
+  CodecChainSpec chain;
+  for (const nlohmann::json& codec : parsed.codecs) {
+    const std::string name = codec.at("name").get<std::string>();
+    const nlohmann::json configuration = codec.value("configuration", nlohmann::json::object());
+    CodecSpec spec;
+    if (name == "zstd" || name == "gzip") {
+      spec.kind = name == "zstd" ? CodecSpec::Kind::kZstd : CodecSpec::Kind::kGzip;
+      spec.level = configuration.at("level").get<int>();
+      spec.zstd_checksum = configuration.value("checksum", false);
+    } else if (name == "blosc") {
+      spec.kind = CodecSpec::Kind::kBlosc;
+      spec.level = configuration.at("clevel").get<int>();
+      spec.blosc_compressor = configuration.at("cname").get<std::string>();
+      if (deterministic && spec.blosc_compressor == "lz4") spec.blosc_compressor = "lz4det";
+      spec.blosc_shuffle = configuration.at("shuffle").get<std::string>();
+    } else {
+      spec.kind = CodecSpec::Kind::kCrc32c;
+    }
+    chain.codecs.push_back(std::move(spec));
+  }
+  return chain;
+}
+
+Result<core::DataType> ParseDataType(std::string_view text) {
+  Result<core::DataType> named = core::DataType::FromZarrName(text);
+  if (named.ok()) return named;
+  core::Endian endian = core::Endian::kLittle;
+  Result<core::DataType> typestr = core::DataType::FromNumpyTypestr(text, &endian);
+  if (typestr.ok() && endian == core::Endian::kLittle) return typestr;
+  return Status::InvalidArgument("\"" + std::string(text) +
+                                 "\" is not a data type: give a zarr name such as uint16 or "
+                                 "float32, or a little-endian numpy typestr such as <u2");
+}
+
+}  // namespace chunkwise

@@ -1,0 +1,107 @@
+#include "chunkwise/facade/references.h"
+
+#include <filesystem>
+
+#include "chunkwise/facade/format_detection.h"
+#include "chunkwise/facade/url_value.h"
+#include "chunkwise/formats/refs/arrow_shard_references.h"
+#include "chunkwise/formats/refs/bcolz_references.h"
+#include "chunkwise/formats/refs/zarr_references.h"
+#include "chunkwise/store/file_store.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+namespace refs = formats::refs;
+
+// Where the source's keys are: a store, the prefix in it, and the URL the
+// store's keys are under.
+struct Source {
+  std::shared_ptr<store::Store> store;
+  std::string prefix;
+  std::string url_base;
+};
+
+Result<Source> OpenSource(const Context& context, const StoreUrl& url) {
+  std::error_code error;
+  if (url.scheme == "file") {
+    const fs::path path = fs::absolute(url.location).lexically_normal();
+    // One .arrow shard: a value of the store over its directory.
+    if (fs::is_regular_file(path, error)) {
+      CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value,
+                                 LocateUrlValue(context, path.string(), false));
+      return Source{value.store, value.key, (path.parent_path() / "").string()};
+    }
+    std::string base = path.string();
+    while (base.size() > 1 && base.ends_with('/')) base.pop_back();
+    CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                               OpenStore(context, url.text, context.store_options(false)));
+    return Source{std::move(store), "", base + "/"};
+  }
+  if (url.location.ends_with(".arrow")) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, url.text, false));
+    return Source{value.store, value.key, url.text.substr(0, url.text.size() - value.key.size())};
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url.text, context.store_options(false)));
+  return Source{std::move(store), "", url.text.ends_with('/') ? url.text : url.text + "/"};
+}
+
+}  // namespace
+
+Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
+                                     const BuildReferencesOptions& options) {
+  CHUNKWISE_RETURN_IF_ERROR(
+      context.CheckCancelled(std::string("building references to ") + std::string(source_url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(Source source, OpenSource(context, url));
+  if (!options.url_base.empty()) source.url_base = options.url_base;
+  CHUNKWISE_ASSIGN_OR_RETURN(const DetectedFormat format,
+                             DetectFormat(*source.store, source.prefix));
+  switch (format.kind) {
+    case FormatKind::kZarrV3Array:
+    case FormatKind::kZarrV3Group:
+    case FormatKind::kZarrV2Array:
+    case FormatKind::kZarrV2Group: {
+      auto progress = context.StartProgress("refs build", 0, "chunks");
+      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
+                                 refs::BuildZarrReferences(source.store, source.prefix,
+                                                           {source.url_base, progress.get()}));
+      progress->Finish();
+      return set;
+    }
+    case FormatKind::kBcolzCarray:
+      return refs::BuildBcolzReferences(source.store, source.prefix, {source.url_base});
+    case FormatKind::kDvidExport:
+    case FormatKind::kArrowShard: {
+      auto progress = context.StartProgress("refs build", 0, "shards");
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          ReferenceSet set, refs::BuildArrowShardReferences(source.store, source.prefix,
+                                                            {source.url_base, progress.get()}));
+      progress->Finish();
+      return set;
+    }
+    default:
+      return Status::Unsupported(url.text + " is a " + std::string(FormatName(format.kind)) +
+                                 "; references are built for zarr arrays and groups, bcolz "
+                                 "carrays and DVID export shards");
+  }
+}
+
+Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
+                       const ReferenceWriteOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(output_url));
+  std::error_code error;
+  if (url.scheme == "file" && fs::is_directory(url.location, error)) {
+    // A Parquet set is a directory of values: a killed writer's temporary
+    // files there go before the next write.
+    CHUNKWISE_ASSIGN_OR_RETURN(auto directory,
+                               store::FileStore::Open(url.location, {.create_root = false}));
+    CHUNKWISE_RETURN_IF_ERROR(directory->RemoveDeadTemporaries().status());
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, output_url, true));
+  return refs::WriteReferences(*value.store, value.key, set, options);
+}
+
+}  // namespace chunkwise

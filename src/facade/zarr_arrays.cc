@@ -1,0 +1,82 @@
+#include "chunkwise/facade/zarr_arrays.h"
+
+#include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+
+namespace chunkwise {
+namespace {
+
+namespace zarr = formats::zarr;
+
+Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, std::string_view codecs) {
+  zarr::ArrayOptions options;
+  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool());
+  if (!codecs.empty()) {
+    // The encoder a shorthand picks (e.g. deterministic blosc-lz4) writes the chunks.
+    CHUNKWISE_ASSIGN_OR_RETURN(const codec::CodecShorthand shorthand,
+                               codec::ParseCodecShorthandWithEncoders(codecs, 1));
+    options.codec_build = shorthand.build;
+  }
+  return options;
+}
+
+}  // namespace
+
+Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
+                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options) {
+  zarr::ArrayLayout layout;
+  layout.shape = spec.shape;
+  layout.data_type = spec.data_type;
+  layout.chunk_shape = spec.chunks;
+  layout.shard_shape = spec.shards;
+  layout.codec = spec.codecs.ToShorthand();
+  layout.index_location = spec.index_location;
+  layout.fill_value = spec.fill_value;
+  layout.dimension_names = spec.dimension_names;
+  layout.zarr_format = spec.zarr_format;
+  layout.attributes = spec.attributes;
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
+                             ArrayOptionsOf(context, layout.codec));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(true)));
+  return ZarrArray::Create(std::move(store), "", std::move(metadata), options.overwrite,
+                           std::move(array_options));
+}
+
+Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, ""));
+  return ZarrArray::Open(std::move(store), "", std::move(array_options));
+}
+
+Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
+  const std::uint64_t bytes =
+      static_cast<std::uint64_t>(region.num_elements()) * array.metadata().data_type.size();
+  std::unique_ptr<core::ProgressReporter> progress = context.StartProgress("read", bytes, "B");
+  array.set_progress(progress.get());
+  Result<Bytes> data = array.Read(region);
+  array.set_progress(nullptr);
+  if (data.ok()) progress->Finish();
+  return data;
+}
+
+Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
+                   ByteView data) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing a zarr array"));
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress("write", data.size(), "B");
+  array.set_progress(progress.get());
+  Status status = array.Write(region, data);
+  array.set_progress(nullptr);
+  if (status.ok()) progress->Finish();
+  return status;
+}
+
+Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array) {
+  return core::ParseRegion(text, array.metadata().shape);
+}
+
+}  // namespace chunkwise

@@ -1,0 +1,142 @@
+// export-shards from a DVID labelmap and kerchunk references through the
+// facade: a labelmap ingested, exported to memory:// and to a directory,
+// detected, and references built for the export and for a zarr array, then
+// read back through the reference store as a zarr array.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "api_test_support.h"
+#include "chunkwise/chunkwise.h"
+
+namespace chunkwise {
+namespace {
+
+using api_test::At16;
+using api_test::Message;
+using api_test::Ramp16;
+using ::testing::HasSubstr;
+
+constexpr std::array<std::int64_t, 3> kShape{64, 64, 128};  // z, y, x: two blocks.
+
+std::string SpecJson() {
+  return R"({"@type": "neuroglancer_multiscale_volume", "data_type": "uint64",
+             "scales": [{"key": "s0", "size": [128, 64, 64], "chunk_sizes": [[64, 64, 64]],
+                         "sharding": {"@type": "neuroglancer_uint64_sharded_v1",
+                                      "preshift_bits": 0, "hash": "identity",
+                                      "minishard_bits": 0, "shard_bits": 0}}]})";
+}
+
+class ExportApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = api_test::FreshDirectory("export");
+    auto labelmap = OpenLabelmap((root_ / "db").string(), /*create=*/true);
+    ASSERT_TRUE(labelmap.ok()) << labelmap.status().ToString();
+    labelmap_ = std::move(*labelmap);
+    std::vector<std::uint64_t> volume(kShape[0] * kShape[1] * kShape[2]);
+    for (std::size_t i = 0; i < volume.size(); ++i) volume[i] = 1 + (i % 128) / 64;  // 1 | 2.
+    ASSERT_TRUE(formats::dvid::IngestVolume(*labelmap_, volume, kShape, {}).ok());
+    std::ofstream(root_ / "spec.json") << SpecJson();
+    auto spec = ReadExportSpec(context_, (root_ / "spec.json").string());
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    spec_ = *spec;
+  }
+
+  Context context_{{.threads = 2}};
+  std::filesystem::path root_;
+  std::unique_ptr<Labelmap> labelmap_;
+  ExportSpec spec_;
+};
+
+TEST_F(ExportApi, ExportsToAMemoryStoreAndBuildsReferences) {
+  auto summary = ExportShards(context_, *labelmap_, spec_, "memory://export");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  ASSERT_EQ(summary->scales.size(), 1u);
+  EXPECT_EQ(summary->scales[0].blocks_written, 2u);
+  auto store = OpenStore(context_, "memory://export");
+  ASSERT_TRUE(store.ok());
+  auto format = DetectFormat(**store);
+  ASSERT_TRUE(format.ok()) << format.status().ToString();
+  EXPECT_EQ(format->kind, FormatKind::kDvidExport);
+
+  auto set = BuildReferences(context_, "memory://export");
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  auto written = WriteReferences(context_, *set, "memory://refs/export.json", {});
+  ASSERT_TRUE(written.ok()) << written.ToString();
+  auto refs_store = OpenStore(context_, "memory://refs");
+  ASSERT_TRUE(refs_store.ok());
+  EXPECT_EQ(DetectFormat(**refs_store, "export.json")->kind, FormatKind::kReferencesJson);
+  // Again, refused without overwrite.
+  EXPECT_EQ(ExportShards(context_, *labelmap_, spec_, "memory://export").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(ExportApi, ExportsToADirectory) {
+  const std::string dest = (root_ / "out").string();
+  auto summary = ExportShards(context_, *labelmap_, spec_, dest);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->scales[0].blocks_written, 2u);
+  EXPECT_TRUE(std::filesystem::exists(root_ / "out" / "info"));
+  auto set = BuildReferences(context_, dest);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  auto labels = OpenLabelmap((root_ / "missing-db").string(), false);
+  EXPECT_NE(labels.status().code(), StatusCode::kOk);
+}
+
+TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {
+  Context context;
+  const auto root = api_test::FreshDirectory("refs");
+  const std::string array_url = (root / "a.zarr").string();
+  ZarrArraySpec spec{.shape = {6, 4}, .data_type = *ParseDataType("uint16"), .chunks = {3, 2}};
+  spec.zarr_format = 2;
+  auto array = CreateZarrArray(context, array_url, spec);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region({0, 0}, {6, 4}), Ramp16(24, 50)).ok());
+
+  auto set = BuildReferences(context, array_url);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const std::string json = (root / "a.json").string();
+  ASSERT_TRUE(WriteReferences(context, *set, json, {}).ok());
+  ReferenceWriteOptions parquet;
+  parquet.format = ReferenceFormat::kParquet;
+  parquet.root_array_name = "a";
+  const std::string parq = (root / "a.parq").string();
+  ASSERT_TRUE(WriteReferences(context, *set, parq, parquet).ok());
+  EXPECT_EQ(WriteReferences(context, *set, json, {}).code(), StatusCode::kInvalidArgument);
+
+  // The JSON set opens as a store that is the array.
+  auto through_json = OpenZarrArray(context, json);
+  ASSERT_TRUE(through_json.ok()) << through_json.status().ToString();
+  auto values = ReadRegion(context, *through_json, core::Region({0, 0}, {6, 4}));
+  ASSERT_TRUE(values.ok()) << values.status().ToString();
+  EXPECT_EQ(At16(*values, 0), 50);
+  EXPECT_EQ(At16(*values, 23), 73);
+  // The Parquet set holds the array under "a/".
+  auto parquet_store = OpenStore(context, parq);
+  ASSERT_TRUE(parquet_store.ok()) << parquet_store.status().ToString();
+  auto group = DetectFormat(**parquet_store);
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  EXPECT_EQ(group->kind, FormatKind::kZarrV2Group);
+  EXPECT_EQ(DetectFormat(**parquet_store, "a")->kind, FormatKind::kZarrV2Array);
+  auto on_disk = OpenStore(context, root.string());
+  ASSERT_TRUE(on_disk.ok());
+  EXPECT_EQ(DetectFormat(**on_disk, "a.parq/")->kind, FormatKind::kReferencesParquet);
+
+  auto volume = OpenStore(context, "memory://ng", {.create = true});
+  ASSERT_TRUE(volume.ok());
+  ASSERT_TRUE((*volume)
+                  ->Set("info", AsBytes(R"({"@type": "neuroglancer_multiscale_volume",
+                                                  "scales": []})"))
+                  .ok());
+  auto unsupported = BuildReferences(context, "memory://ng");
+  EXPECT_EQ(unsupported.status().code(), StatusCode::kUnsupported);
+  EXPECT_THAT(Message(unsupported.status()), HasSubstr("neuroglancer precomputed volume"));
+  auto nothing = BuildReferences(context, (root / "absent").string());
+  EXPECT_EQ(nothing.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(Message(nothing.status()), HasSubstr("absent"));
+}
+
+}  // namespace
+}  // namespace chunkwise

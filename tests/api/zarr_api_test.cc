@@ -1,0 +1,158 @@
+// Zarr arrays through the facade: create, write a region, read it back, on a
+// memory:// store and a directory; the typed options and their parsers; the
+// context's progress observer and cancellation.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "api_test_support.h"
+#include "chunkwise/chunkwise.h"
+
+namespace chunkwise {
+namespace {
+
+using api_test::At16;
+using api_test::Message;
+using api_test::Ramp16;
+using ::testing::HasSubstr;
+
+ZarrArraySpec Sharded16() {
+  ZarrArraySpec spec;
+  spec.shape = {8, 12};
+  spec.data_type = *ParseDataType("<u2");
+  spec.chunks = {2, 3};
+  spec.shards = core::Shape{4, 6};
+  spec.codecs = *ParseCodecs("zstd:1");
+  spec.fill_value = "7";
+  return spec;
+}
+
+void WriteAndReadBack(const std::string& url) {
+  Context context({.threads = 2});
+  auto created = CreateZarrArray(context, url, Sharded16());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const core::Region box({1, 2}, {5, 9});  // 4 x 7, across shards.
+  ASSERT_TRUE(WriteRegion(context, *created, box, Ramp16(28, 100)).ok());
+
+  auto opened = OpenZarrArray(context, url);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->metadata().shape, (core::Shape{8, 12}));
+  auto all = ReadRegion(context, *opened, core::Region::Full(opened->metadata().shape));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 8u * 12 * 2);
+  EXPECT_EQ(At16(*all, 0), 7);             // Never written: the fill value.
+  EXPECT_EQ(At16(*all, 1 * 12 + 2), 100);  // The box's first element.
+  EXPECT_EQ(At16(*all, 1 * 12 + 8), 106);  // End of its first row.
+  EXPECT_EQ(At16(*all, 4 * 12 + 8), 127);  // Its last element.
+  EXPECT_EQ(At16(*all, 4 * 12 + 9), 7);
+
+  auto region = ParseRegion("2:3,2:4", *opened);
+  ASSERT_TRUE(region.ok());
+  auto part = ReadRegion(context, *opened, *region);
+  ASSERT_TRUE(part.ok());
+  EXPECT_EQ(At16(*part, 0), 107);
+  EXPECT_EQ(At16(*part, 1), 108);
+
+  auto outside = ReadRegion(context, *opened, core::Region({0, 0}, {9, 1}));
+  EXPECT_EQ(outside.status().code(), StatusCode::kInvalidArgument);
+  auto again = CreateZarrArray(context, url, Sharded16());
+  EXPECT_EQ(again.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(CreateZarrArray(context, url, Sharded16(), {.overwrite = true}).ok());
+}
+
+TEST(ZarrApi, WriteAndReadOnAMemoryStore) { WriteAndReadBack("memory://zarr"); }
+
+TEST(ZarrApi, WriteAndReadInADirectory) {
+  WriteAndReadBack((api_test::FreshDirectory("zarr") / "a.zarr").string());
+}
+
+TEST(ZarrApi, ErrorsNameTheUrlOrTheField) {
+  Context context;
+  auto missing = OpenZarrArray(context, "memory://none");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(Message(missing.status()), HasSubstr("memory://none"));
+  ZarrArraySpec spec = Sharded16();
+  spec.shards = core::Shape{3, 6};  // Not a multiple of the chunk.
+  auto bad = CreateZarrArray(context, "memory://bad", spec);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(bad.status()), HasSubstr("[3,6]"));
+}
+
+TEST(OptionsApi, CodecShorthandsParseIntoTypedChains) {
+  auto zstd = ParseCodecs("zstd:1");
+  ASSERT_TRUE(zstd.ok());
+  ASSERT_EQ(zstd->codecs.size(), 1u);
+  EXPECT_EQ(zstd->codecs[0].kind, CodecSpec::Kind::kZstd);
+  EXPECT_EQ(zstd->codecs[0].level, 1);
+  EXPECT_EQ(zstd->ToShorthand(), "zstd:1");
+
+  auto chain = ParseCodecs("blosc:lz4det:5:noshuffle+crc32c");
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  ASSERT_EQ(chain->codecs.size(), 2u);
+  EXPECT_EQ(chain->codecs[0].kind, CodecSpec::Kind::kBlosc);
+  EXPECT_EQ(chain->codecs[0].blosc_compressor, "lz4det");
+  EXPECT_EQ(chain->codecs[0].blosc_shuffle, "noshuffle");
+  EXPECT_EQ(chain->codecs[1].kind, CodecSpec::Kind::kCrc32c);
+  EXPECT_EQ(chain->ToShorthand(), "blosc:lz4det:5:noshuffle+crc32c");
+  EXPECT_EQ(ParseCodecs("none")->codecs.size(), 0u);
+  EXPECT_EQ(CodecChainSpec{}.ToShorthand(), "none");
+
+  auto bad = ParseCodecs("zstd:99");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(bad.status()), HasSubstr("zstd:99"));
+  EXPECT_EQ(ParseCodecs("lzma").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(OptionsApi, DataTypesByZarrNameOrTypestr) {
+  EXPECT_EQ(*ParseDataType("uint16"), *ParseDataType("<u2"));
+  EXPECT_EQ(ParseDataType("float32")->size(), 4u);
+  EXPECT_EQ(ParseDataType("|u1")->size(), 1u);
+  auto big = ParseDataType(">u2");
+  EXPECT_EQ(big.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(big.status()), HasSubstr(">u2"));
+}
+
+class CountingObserver : public ProgressObserver {
+ public:
+  void OnStart(std::string_view label, std::uint64_t total, std::string_view unit) override {
+    starts++;
+    last_total = total;
+  }
+  void OnProgress(std::string_view label, std::uint64_t done) override {
+    std::uint64_t seen = most.load();
+    while (done > seen && !most.compare_exchange_weak(seen, done)) {
+    }
+  }
+  void OnFinish(std::string_view label, std::uint64_t done) override { finished_with = done; }
+
+  std::atomic<int> starts{0};
+  std::atomic<std::uint64_t> last_total{0}, most{0}, finished_with{0};
+};
+
+TEST(ContextApi, ObserversSeeProgressAndCancelStopsWork) {
+  auto observer = std::make_shared<CountingObserver>();
+  Context context({.threads = 2, .observer = observer});
+  auto array = CreateZarrArray(context, "memory://progress", Sharded16());
+  ASSERT_TRUE(array.ok());
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region({0, 0}, {8, 12}), Ramp16(96)).ok());
+  EXPECT_EQ(observer->starts, 1);
+  EXPECT_EQ(observer->last_total, 192u);
+  EXPECT_EQ(observer->most, 192u);
+  EXPECT_EQ(observer->finished_with, 192u);
+
+  context.Cancel();
+  const Status cancelled =
+      WriteRegion(context, *array, core::Region({0, 0}, {1, 1}), Ramp16(1, 999));
+  EXPECT_EQ(cancelled.code(), StatusCode::kCancelled);
+  EXPECT_THAT(cancelled.ToString(), HasSubstr("Cancelled"));
+  EXPECT_EQ(ReadRegion(context, *array, core::Region({0, 0}, {1, 1})).status().code(),
+            StatusCode::kCancelled);
+  context.ResetCancel();
+  auto first = ReadRegion(context, *array, core::Region({0, 0}, {1, 1}));
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(At16(*first, 0), 0);  // The cancelled write wrote nothing.
+}
+
+}  // namespace
+}  // namespace chunkwise
