@@ -1,6 +1,7 @@
 // chunkwise bcolz: create, append to, read and describe bcolz 1.x carrays and ctables.
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
@@ -9,6 +10,7 @@
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -28,6 +30,7 @@ struct BcolzOptions {
   std::vector<std::string> columns;
   std::string where;
   bool overwrite = false;
+  bool json = false;
 };
 
 // With `write`, the temporary files of writers that died there are removed.
@@ -116,6 +119,12 @@ Status Read(const CommandContext& context, const BcolzOptions& options) {
 
 Status Info(const BcolzOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, /*create=*/false));
+  if (options.json) {
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json root, bcolz::DescribeDatasetJson(store, ""));
+    root["path"] = options.root;
+    std::printf("%s\n", root.dump().c_str());
+    return Status::Ok();
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::string text, bcolz::DescribeDataset(store, ""));
   std::printf("%s: %s", options.root.c_str(), text.c_str());
   return Status::Ok();
@@ -146,7 +155,7 @@ void AddBcolzCommands(CLI::App& app, CommandContext& context) {
   create->add_option("ROOT", options->root, "Directory to create")->required();
   create->add_option("--input", options->input, ".npy or .csv file")->required();
   AddCompressionOptions(create, *options);
-  create->add_option("--threads", options->threads, "Compressing threads (0 = one per core)")
+  AddThreadsOption(create, options->threads, "Compressing threads (0 = one per core)")
       ->check(CLI::Range(0, 256));
   create->add_flag("--overwrite", options->overwrite, "Replace an existing ROOT");
   SetAction(create, context, [&context, options] { return Create(context, *options); });
@@ -154,7 +163,7 @@ void AddBcolzCommands(CLI::App& app, CommandContext& context) {
   CLI::App* append = group->add_subcommand("append", "Append the rows of a .npy or .csv file");
   append->add_option("ROOT", options->root, "Existing bcolz directory")->required();
   append->add_option("--input", options->input, ".npy or .csv file")->required();
-  append->add_option("--threads", options->threads, "Compressing threads (0 = one per core)")
+  AddThreadsOption(append, options->threads, "Compressing threads (0 = one per core)")
       ->check(CLI::Range(0, 256));
   SetAction(append, context, [&context, options] { return Append(context, *options); });
 
@@ -163,12 +172,13 @@ void AddBcolzCommands(CLI::App& app, CommandContext& context) {
   read->add_option("--slice", options->slice, "Rows a:b (negatives count from the end)");
   read->add_option("--columns", options->columns, "ctable columns to keep")->delimiter(',');
   read->add_option("--where", options->where, "Row filter, e.g. \"(x > 1) & (tag == 'a')\"");
-  read->add_option("--output", options->output, "out.npy or out.csv")->required();
+  AddOutputOption(read, "--output", options->output, "out.npy or out.csv", context)->required();
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 
   CLI::App* info = group->add_subcommand("info", "Describe a carray or ctable");
   info->add_option("ROOT", options->root, "bcolz directory")->required();
+  AddJsonFlag(info, options->json);
   SetAction(info, context, [options] { return Info(*options); });
 }
 

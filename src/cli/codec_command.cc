@@ -6,10 +6,12 @@
 #include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/codec/crc32c.h"
+#include "chunkwise/core/dtype_text.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/file.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -74,7 +76,7 @@ Status Decode(const CommandContext& context, const CodecOptions& options) {
 Status Measure(const CodecOptions& options) {
   io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.dtype));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::ParseNpyDtype(options.dtype));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, io::ReadArrayFile(options.input, hint));
   std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s",
@@ -100,7 +102,7 @@ Status PrintCrc32c(const CodecOptions& options) {
   return Status::Ok();
 }
 
-void AddCodecOption(CLI::App* command, CodecOptions& options) {
+void AddCodecOption(CLI::App* command, CodecOptions& options, CommandContext& context) {
   command
       ->add_option(
           "--codec", options.codec,
@@ -111,7 +113,7 @@ void AddCodecOption(CLI::App* command, CodecOptions& options) {
       ->add_option("--typesize", options.typesize, "Element size in bytes (blosc shuffles by it)")
       ->capture_default_str();
   command->add_option("INPUT", options.input, "Input file")->required();
-  command->add_option("OUTPUT", options.output, "Output file")->required();
+  AddOutputOption(command, "OUTPUT", options.output, "Output file", context)->required();
   command->add_flag("--overwrite", options.overwrite, "Replace an existing output");
 }
 
@@ -126,11 +128,11 @@ void AddCodecCommands(CLI::App& app, CommandContext& context) {
   SetAction(list, context, [] { return ListCodecs(); });
 
   CLI::App* encode = group->add_subcommand("encode", "Encode a file's bytes");
-  AddCodecOption(encode, *options);
+  AddCodecOption(encode, *options, context);
   SetAction(encode, context, [&context, options] { return Encode(context, *options); });
 
   CLI::App* decode = group->add_subcommand("decode", "Decode a file's bytes");
-  AddCodecOption(decode, *options);
+  AddCodecOption(decode, *options, context);
   decode
       ->add_option("--max-bytes", options->max_bytes, "Refuse to decode more than this many bytes")
       ->capture_default_str();
@@ -139,7 +141,8 @@ void AddCodecCommands(CLI::App& app, CommandContext& context) {
   CLI::App* measure =
       group->add_subcommand("measure", "Ratio and throughput of codecs on an array file");
   measure->add_option("--input", options->input, "Array: .npy, or raw with --dtype")->required();
-  measure->add_option("--dtype", options->dtype, "NumPy typestr of a raw input, e.g. <u2");
+  measure->add_option("--dtype", options->dtype,
+                      "dtype of a raw input: a NumPy name or typestr (uint16, <u2)");
   measure->add_option("--codec", options->codecs, "A codec shorthand; repeat to compare")
       ->required();
   measure->add_option("--chunk-bytes", options->chunk_bytes, "Chunk size")->capture_default_str();

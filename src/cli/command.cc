@@ -9,7 +9,7 @@ void SetAction(CLI::App* command, CommandContext& context, std::function<Status(
 }
 
 void Say(const CommandContext& context, const std::string& line) {
-  if (!context.quiet) std::printf("%s\n", line.c_str());
+  if (!context.quiet) std::fprintf(context.data_on_stdout ? stderr : stdout, "%s\n", line.c_str());
 }
 
 std::string FormatBytes(double bytes) {

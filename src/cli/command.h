@@ -21,6 +21,8 @@ namespace chunkwise::cli {
 // Options every command sees, and the outcome of the one that ran.
 struct CommandContext {
   bool quiet = false;
+  // An output named "-": the data goes to stdout, so messages go to stderr.
+  bool data_on_stdout = false;
   Status outcome;
 
   // Progress on stderr: a bar on a terminal, lines otherwise, nothing with --quiet.
@@ -43,7 +45,7 @@ std::string StoreHelp(const std::string& what, const std::string& example = "s3:
 // Makes `command` run `action` and keep its Status in `context`.
 void SetAction(CLI::App* command, CommandContext& context, std::function<Status()> action);
 
-// Prints a line to stdout unless --quiet.
+// Prints a line to stdout (stderr when the data goes there) unless --quiet.
 void Say(const CommandContext& context, const std::string& line);
 
 // Human units: "1.23 GB", "456 kB", "12 B".

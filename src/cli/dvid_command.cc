@@ -1,10 +1,12 @@
 // chunkwise dvid: a DVID-style versioned labelmap in an embedded RocksDB.
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/core/region_text.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/labelmap.h"
@@ -13,6 +15,7 @@
 #include "chunkwise/io/mapping_file.h"
 #include "chunkwise/io/npy_file.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -23,8 +26,10 @@ struct DvidOptions {
   std::string db;
   std::string input;
   std::string output;
-  std::string offset = "0,0,0";
+  std::string offset;
   std::string shape;
+  std::string region;
+  bool json = false;
   std::string format = "auto";
   std::string block;
   std::string note;
@@ -54,7 +59,8 @@ Result<std::array<std::int64_t, 3>> ParseZyx(std::string_view text, std::string_
 }
 
 Status Ingest(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const auto offset, ParseZyx(options.offset.empty() ? "0,0,0" : options.offset, "--offset"));
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, io::ReadNpy(options.input));
   std::array<std::int64_t, 3> shape{};
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> volume,
@@ -97,9 +103,48 @@ Status Map(const CommandContext& context, const DvidOptions& options) {
   return Status::Ok();
 }
 
+Status InfoJson(const DvidOptions& options, const dvid::Labelmap& labelmap,
+                const dvid::LabelmapStats& stats) {
+  nlohmann::ordered_json root;
+  root["path"] = options.db;
+  root["block_shape"] = {dvid::kBlockEdge, dvid::kBlockEdge, dvid::kBlockEdge};
+  root["num_scales"] = labelmap.num_scales();
+  root["mapping_entries"] = stats.mapping_entries;
+  nlohmann::ordered_json versions = nlohmann::ordered_json::array();
+  const dvid::VersionDag dag = labelmap.versions();  // A snapshot; nodes() points into it.
+  for (const dvid::VersionNode& node : dag.nodes()) {
+    nlohmann::ordered_json version;
+    version["id"] = node.id;
+    version["parent"] =
+        node.parent == 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(node.parent);
+    version["committed"] = node.committed;
+    version["note"] = node.note;
+    versions.push_back(std::move(version));
+  }
+  root["versions"] = std::move(versions);
+  nlohmann::ordered_json scales = nlohmann::ordered_json::array();
+  for (std::size_t s = 0; s < stats.scales.size(); ++s) {
+    const dvid::ScaleStats& scale = stats.scales[s];
+    nlohmann::ordered_json entry;
+    entry["scale"] = s;
+    entry["block_entries"] = scale.data_entries;
+    entry["stored_bytes"] = scale.value_bytes;
+    entry["tombstones"] = scale.tombstones;
+    nlohmann::ordered_json visible = nlohmann::ordered_json::object();
+    for (const auto& [version, count] : scale.visible_blocks)
+      visible[std::to_string(version)] = count;
+    entry["visible_blocks"] = std::move(visible);
+    scales.push_back(std::move(entry));
+  }
+  root["scales"] = std::move(scales);
+  std::printf("%s\n", root.dump().c_str());
+  return Status::Ok();
+}
+
 Status Info(const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::LabelmapStats stats, labelmap->Stats());
+  if (options.json) return InfoJson(options, *labelmap, stats);
   std::printf("%s: DVID labelmap, 64x64x64 blocks, %d scale(s), %llu mapping entries\n",
               options.db.c_str(), labelmap->num_scales(),
               static_cast<unsigned long long>(stats.mapping_entries));
@@ -142,16 +187,55 @@ Status Commit(const CommandContext& context, const DvidOptions& options) {
   return Status::Ok();
 }
 
+// The box to read: --region (z0:z1,y0:y1,x0:x1, open ends from the stored
+// extent), or the deprecated --offset/--shape; the stored extent by default.
+Result<dvid::VoxelBox> ReadBox(const dvid::Labelmap& labelmap, std::uint32_t version,
+                               const DvidOptions& options) {
+  if (!options.offset.empty() || !options.shape.empty()) {
+    if (!options.region.empty()) {
+      return Status::InvalidArgument(
+          "--region replaces --offset and --shape; give one or the other");
+    }
+    WarnDeprecated("--offset/--shape", "--region z0:z1,y0:y1,x0:x1");
+    if (options.shape.empty()) return Status::InvalidArgument("--offset needs --shape");
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const auto offset, ParseZyx(options.offset.empty() ? "0,0,0" : options.offset, "--offset"));
+    CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
+    return dvid::VoxelBox{offset, shape};
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::VoxelBox> extent,
+                             labelmap.StoredExtent(version, options.scale));
+  core::Region defaults =
+      core::Region::FromOriginAndShape(core::Coord{0, 0, 0}, core::Coord{0, 0, 0});
+  if (extent) {
+    defaults =
+        core::Region::FromOriginAndShape(core::Coord(extent->offset.begin(), extent->offset.end()),
+                                         core::Coord(extent->shape.begin(), extent->shape.end()));
+  } else if (options.region.empty()) {
+    return Status::NotFound(options.db + ": no blocks stored at scale " +
+                            std::to_string(options.scale) + " version " + std::to_string(version) +
+                            " (give --region to read zeros)");
+  }
+  Result<core::Region> region = core::ParseBox(options.region, defaults);
+  if (!region.ok()) return region.status().WithContext("--region");
+  dvid::VoxelBox box;
+  for (int d = 0; d < 3; ++d) {
+    box.offset[d] = region->start()[d];
+    box.shape[d] = region->stop()[d] - region->start()[d];
+  }
+  return box;
+}
+
 Status Read(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto offset, ParseZyx(options.offset, "--offset"));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest();
+  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::VoxelBox box, ReadBox(*labelmap, version, options));
+  const std::array<std::int64_t, 3>& shape = box.shape;
   core::ThreadPool pool(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
-                             labelmap->ReadRegion(version, options.scale, {offset, shape}, &pool));
+                             labelmap->ReadRegion(version, options.scale, box, &pool));
   if (options.mapped) {
     CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap->MappingAt(version));
     dvid::ApplyMapping(mapping, labels);
@@ -165,8 +249,11 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
   }
   CHUNKWISE_RETURN_IF_ERROR(io::WriteNpy(options.output, array));
   Say(context, "wrote " + options.output + ": version " + std::to_string(version) + " scale " +
-                   std::to_string(options.scale) + " shape (" + core::FormatShape(array.shape) +
-                   ")" + (options.mapped ? ", mapped labels" : ", supervoxels"));
+                   std::to_string(options.scale) + " region [" +
+                   core::Region::FromOriginAndShape(
+                       core::Coord(box.offset.begin(), box.offset.end()), array.shape)
+                       .ToString() +
+                   "]" + (options.mapped ? ", mapped labels" : ", supervoxels"));
   return Status::Ok();
 }
 
@@ -232,7 +319,7 @@ void AddDvidCommands(CLI::App& app, CommandContext& context) {
   ingest->add_option("--offset", options->offset, "Voxel z,y,x of the volume's first voxel");
   ingest->add_option("--scales", options->scales, "Build scales 1..N by 2x mode downsampling");
   ingest->add_option("--version", options->version, "Open version to write (default: newest open)");
-  ingest->add_option("--threads", options->threads, "Worker threads (default: all cores)");
+  AddThreadsOption(ingest, options->threads, "Worker threads (default: all cores)");
   SetAction(ingest, context, [&context, options] { return Ingest(context, *options); });
 
   CLI::App* map = group->add_subcommand("map", "Load supervoxel -> label pairs into a version");
@@ -246,6 +333,7 @@ void AddDvidCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* info = group->add_subcommand("info", "Versions, scales, block counts and bytes");
   info->add_option("DB", options->db, "Database directory")->required();
+  AddJsonFlag(info, options->json);
   SetAction(info, context, [options] { return Info(*options); });
 
   CLI::App* branch = group->add_subcommand("branch", "Make an open child of a committed version");
@@ -262,20 +350,22 @@ void AddDvidCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* read = group->add_subcommand("read", "Write a region of labels to a uint64 .npy");
   read->add_option("DB", options->db, "Database directory")->required();
-  read->add_option("--output", options->output, "Output .npy")->required();
-  read->add_option("--offset", options->offset, "Voxel z,y,x of the region at --scale");
-  read->add_option("--shape", options->shape, "Region extents z,y,x")->required();
+  AddOutputOption(read, "--output", options->output, "Output .npy", context)->required();
+  read->add_option("--region", options->region,
+                   "z0:z1,y0:y1,x0:x1 at --scale, exclusive (default: the stored extent)");
+  read->add_option("--offset", options->offset, "Deprecated: --region")->group("");
+  read->add_option("--shape", options->shape, "Deprecated: --region")->group("");
   read->add_option("--scale", options->scale, "Scale (0 = full resolution)");
   read->add_option("--version", options->version, "Version (default: newest)");
   read->add_flag("--mapped", options->mapped, "Apply the version's supervoxel mapping");
-  read->add_option("--threads", options->threads, "Worker threads (default: all cores)");
+  AddThreadsOption(read, options->threads, "Worker threads (default: all cores)");
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 
   CLI::App* get = group->add_subcommand("get-block", "Write one block's DVID bytes to a file");
   get->add_option("DB", options->db, "Database directory")->required();
   get->add_option("--block", options->block, "Block coordinate z,y,x")->required();
-  get->add_option("--output", options->output, "Output file")->required();
+  AddOutputOption(get, "--output", options->output, "Output file", context)->required();
   get->add_option("--scale", options->scale, "Scale");
   get->add_option("--version", options->version, "Version (default: newest)");
   get->add_flag("--stored", options->stored, "The stored value (0x40 + gzip) as in the database");

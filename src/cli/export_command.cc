@@ -15,6 +15,7 @@
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -198,7 +199,7 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
                   StoreHelp("Output (s<scale>/<shard>.arrow + .csv)", "s3://bucket/export"))
       ->required();
   exp->add_option("--scales", options->scales, "Export at most N scales (default: all)");
-  exp->add_option("--workers", options->workers, "Chunk handlers (default: hardware threads)");
+  AddThreadsOption(exp, options->workers, "Chunk handlers (default: hardware threads)");
   exp->add_option("--version", options->version, "Version to export (default: newest)");
   exp->add_option("--arrow-format", options->arrow_format, "file (default) or stream (DVID's)")
       ->check(CLI::IsMember({"file", "stream"}));
@@ -214,7 +215,7 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
       ->required();
   shard->add_flag("--list", options->list, "List every chunk of the index");
   shard->add_option("--chunk", options->chunk, "Chunk x,y,z to write as a 64^3 uint64 .npy");
-  shard->add_option("--output", options->output, "Output .npy for --chunk");
+  AddOutputOption(shard, "--output", options->output, "Output .npy for --chunk", context);
   shard->add_flag("--mapped", options->mapped, "Mapped labels instead of supervoxels");
   shard->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(shard, context, [&context, options] { return ShardCommand(context, *options); });
@@ -225,9 +226,9 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
       ->required();
   read->add_option("--scale", options->scale, "Scale (default 0)");
   read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 at --scale (default: all)");
-  read->add_option("--output", options->output, "Output .npy")->required();
+  AddOutputOption(read, "--output", options->output, "Output .npy", context)->required();
   read->add_flag("--supervoxels", options->supervoxels, "Supervoxels instead of mapped labels");
-  read->add_option("--workers", options->workers, "Threads (default: hardware threads)");
+  AddThreadsOption(read, options->workers, "Threads (default: hardware threads)");
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(read, context, [&context, options] { return ReadShardsCommand(context, *options); });
 }

@@ -18,6 +18,10 @@ int Run(int argc, char** argv) {
                "chunkwise");
   app.set_version_flag("--version", std::string("chunkwise ") + CHUNKWISE_VERSION);
   app.require_subcommand(1);
+  // Global flags anywhere on the line: an option a subcommand does not know
+  // falls through to its parents (subcommands inherit this), so
+  // `chunkwise zarr read … --quiet` means what `chunkwise --quiet zarr read …` does.
+  app.fallthrough();
   CommandContext context;
   app.add_flag("-q,--quiet", context.quiet, "Print nothing but errors (no progress, no summary)");
 

@@ -2,6 +2,7 @@
 // to-precomputed: neuroglancer precomputed volumes inspected, read, and
 // made from export shards or zarr arrays.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/json.h"
@@ -13,6 +14,7 @@
 #include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/pipelines/zarr_to_precomputed.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -38,6 +40,7 @@ struct PrecomputedOptions {
   std::size_t threads = 0;
   bool supervoxels = false;
   bool overwrite = false;
+  bool json = false;
   bool resume = false;
   bool sharded = false;
 };
@@ -113,10 +116,40 @@ std::string Describe(const pc::ScaleInfo& scale) {
   return text;
 }
 
+// Objects (chunks or shards) stored under a scale and their bytes.
+Result<std::pair<std::size_t, std::uint64_t>> StoredUnder(const store::Store& store,
+                                                          const std::string& key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(key + "/"));
+  std::uint64_t bytes = 0;
+  for (const std::string& stored : keys) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store.Size(stored));
+    bytes += size.value_or(0);
+  }
+  return std::pair{keys.size(), bytes};
+}
+
+// The volume's `info` as stored, and what each scale holds.
+Status InfoJson(const PrecomputedOptions& options, const store::Store& store,
+                const pc::VolumeInfo& info) {
+  nlohmann::ordered_json root;
+  root["path"] = options.source;
+  root["info"] = pc::VolumeInfoToJson(info);
+  nlohmann::ordered_json scales = nlohmann::ordered_json::array();
+  for (const pc::ScaleInfo& scale : info.scales) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const auto stored, StoredUnder(store, scale.key));
+    scales.push_back(
+        {{"key", scale.key}, {"stored_objects", stored.first}, {"stored_bytes", stored.second}});
+  }
+  root["stored"] = std::move(scales);
+  std::printf("%s\n", root.dump().c_str());
+  return Status::Ok();
+}
+
 Status InfoCommand(const PrecomputedOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.source));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   const pc::VolumeInfo& info = volume->info();
+  if (options.json) return InfoJson(options, *store, info);
   std::printf("%s: neuroglancer precomputed %s, %s, %d channel(s), %d scale(s)\n",
               options.source.c_str(), std::string(pc::VolumeTypeName(info.type)).c_str(),
               std::string(info.data_type.zarr_name()).c_str(), info.num_channels,
@@ -258,6 +291,7 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context) {
   info->add_option("PATH", options->source,
                    StoreHelp("The volume (holding `info`)", "https://host/volume"))
       ->required();
+  AddJsonFlag(info, options->json);
   SetAction(info, context, [options] { return InfoCommand(*options); });
 
   CLI::App* read = group->add_subcommand("read", "Any box of a scale into a .npy file");
@@ -265,7 +299,8 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context) {
       ->required();
   read->add_option("--scale", options->scale, "Scale number (default 0)");
   read->add_option("--region", options->region, "z0:z1,y0:y1,x0:x1 from 0 (default: all)");
-  read->add_option("--output", options->output, "Output .npy: (z,y,x), or (c,z,y,x)")->required();
+  AddOutputOption(read, "--output", options->output, "Output .npy: (z,y,x), or (c,z,y,x)", context)
+      ->required();
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output file");
   SetAction(read, context, [&context, options] { return ReadCommand(context, *options); });
 }
@@ -285,7 +320,7 @@ void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context) {
       ->required();
   command->add_option("--spec", options->spec, "The export spec (default: EXPORT/info)");
   command->add_option("--scales", options->scales, "Scales to convert, e.g. 0,1,2 (default: all)");
-  command->add_option("--threads", options->threads, "Worker threads (default: one per core)");
+  AddThreadsOption(command, options->threads, "Worker threads (default: one per core)");
   command->add_flag("--supervoxels", options->supervoxels,
                     "Write the supervoxels instead of the mapped labels");
   command
@@ -326,7 +361,7 @@ void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context) {
   command->add_flag("--sharded", options->sharded,
                     "neuroglancer_uint64_sharded_v1 with bits chosen per scale");
   command->add_option("--sharding", options->sharding, "A sharding spec as JSON, for every scale");
-  command->add_option("--threads", options->threads, "Worker threads (default: one per core)");
+  AddThreadsOption(command, options->threads, "Worker threads (default: one per core)");
   command->add_option("--gzip-level", options->gzip_level, "gzip level 1-9 (default 6)")
       ->check(CLI::Range(1, 9));
   command->add_flag("--overwrite", options->overwrite, "Replace a volume in DEST");

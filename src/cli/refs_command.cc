@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -28,6 +30,7 @@ struct RefsOptions {
   int concat_dim = 0;
   bool no_templates = false;
   bool overwrite = false;
+  bool json = false;
   std::string key;
   std::vector<std::string> allow_roots;
   bool allow_remote = false;
@@ -138,6 +141,21 @@ Status Info(const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSummary summary,
                              refs::SummarizeReferences(store->index(), store.get()));
+  if (options.json) {
+    nlohmann::ordered_json root;
+    root["path"] = options.source;
+    root["references"] = summary.total_references();
+    root["inline"] = {{"count", summary.inline_count}, {"bytes", summary.inline_bytes}};
+    root["ranges"] = {{"count", summary.range_count}, {"bytes", summary.range_bytes}};
+    root["whole_files"] = {{"count", summary.whole_file_count},
+                           {"bytes", summary.whole_file_bytes},
+                           {"unsized", summary.unsized_whole_files}};
+    root["referenced_bytes"] = summary.total_bytes();
+    root["arrays"] = summary.arrays;
+    root["targets"] = summary.targets;
+    std::printf("%s\n", root.dump().c_str());
+    return Status::Ok();
+  }
   std::printf("references:   %llu\n", static_cast<unsigned long long>(summary.total_references()));
   std::printf("  inline:     %llu (%s)\n", static_cast<unsigned long long>(summary.inline_count),
               FormatBytes(static_cast<double>(summary.inline_bytes)).c_str());
@@ -217,6 +235,7 @@ void AddRefsCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* info = group->add_subcommand("info", "Summarize a reference set");
   info->add_option("REFS", options->source, "Reference set")->required();
+  AddJsonFlag(info, options->json);
   AddReadOptions(info, *options);
   SetAction(info, context, [options] { return Info(*options); });
 }

@@ -6,6 +6,7 @@
 #include "chunkwise/formats/neuroglancer/sources.h"
 #include "chunkwise/store/http_server.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -97,7 +98,7 @@ void AddServeCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--host", options->host, "Address to listen on (default 127.0.0.1)");
   command->add_option("--client", options->client,
                       "The neuroglancer client the link opens (default: the public demo)");
-  command->add_option("--threads", options->threads, "Connections served at once (default 16)");
+  AddThreadsOption(command, options->threads, "Connections served at once (default 16)");
   command->add_flag("--log", options->log, "Print one line per request on stderr");
   SetAction(command, context, [&context, options] { return ServeCommand(context, *options); });
 }

@@ -1,6 +1,7 @@
 // chunkwise vectors: zarr-vectors stores (points, graphs, polylines,
 // skeletons, meshes) — write, build the pyramid, read, describe, validate.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
@@ -11,6 +12,7 @@
 #include "chunkwise/io/geometry_files.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -24,6 +26,8 @@ struct VectorsOptions {
   std::string edges;
   std::string chunk_shape;
   std::string bbox;
+  std::string region;
+  bool json = false;
   std::string output;
   std::string storage = "explicit";
   std::optional<std::int64_t> object_id;
@@ -115,7 +119,17 @@ Status Read(const CommandContext& context, const VectorsOptions& options) {
   vectors::ReadQuery query;
   query.level = options.level;
   query.object_id = options.object_id;
+  if (!options.region.empty() && !options.bbox.empty()) {
+    return Status::InvalidArgument("--region replaces --bbox; give one or the other");
+  }
+  if (!options.region.empty()) {
+    Result<vectors::BoundingBox> box = vectors::ParseRegionBox(options.region);
+    if (!box.ok()) return box.status().WithContext("--region");
+    query.bbox = *box;
+  }
   if (!options.bbox.empty()) {
+    WarnDeprecated("--bbox x0,y0,z0,x1,y1,z1 (inclusive)",
+                   "--region x0:x1,y0:y1,z0:z1 (exclusive)");
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> box, ParseNumbers(options.bbox, 6, "--bbox"));
     query.bbox = vectors::BoundingBox{{box[0], box[1], box[2]}, {box[3], box[4], box[5]}};
   }
@@ -127,9 +141,46 @@ Status Read(const CommandContext& context, const VectorsOptions& options) {
   return Status::Ok();
 }
 
+Status InfoJson(const VectorsOptions& options, const vectors::RootMetadata& root,
+                const std::vector<vectors::LevelInfo>& levels) {
+  nlohmann::ordered_json out;
+  out["path"] = options.store;
+  out["zv_version"] = root.version;
+  out["geometry_type"] = std::string(vectors::GeometryTypeName(root.geometry_type));
+  out["chunk_shape"] = root.chunk_shape;
+  out["bounds_min"] = root.bounds_min;
+  out["bounds_max"] = root.bounds_max;
+  out["num_levels"] = root.num_levels;
+  out["cross_level_storage"] =
+      std::string(vectors::CrossLevelStorageName(root.cross_level_storage));
+  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+  for (const vectors::LevelInfo& level : levels) {
+    nlohmann::ordered_json entry;
+    entry["level"] = level.metadata.level;
+    entry["vertices"] = level.metadata.vertex_count;
+    entry["chunks"] = level.chunks;
+    nlohmann::ordered_json deltas = nlohmann::ordered_json::array();
+    for (const int delta : level.link_deltas) deltas.push_back(vectors::FormatDelta(delta));
+    entry["link_deltas"] = std::move(deltas);
+    nlohmann::ordered_json cross = nlohmann::ordered_json::object();
+    for (const auto& [delta, count] : level.cross_deltas)
+      cross[vectors::FormatDelta(delta)] = count;
+    entry["cross_chunk_links"] = std::move(cross);
+    listed.push_back(std::move(entry));
+  }
+  out["levels"] = std::move(listed);
+  std::printf("%s\n", out.dump().c_str());
+  return Status::Ok();
+}
+
 Status Info(const VectorsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
   const vectors::RootMetadata& root = store.metadata();
+  if (options.json) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
+                               vectors::DescribeLevels(store));
+    return InfoJson(options, root, levels);
+  }
   std::printf(
       "%s: zarr-vectors %s, %s, chunk_shape [%g, %g, %g], bounds [%g, %g, %g]..[%g, %g, %g], %d "
       "level(s), "
@@ -217,7 +268,9 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
       group->add_subcommand("read", "Read vertices and links (by box, object, level) into a file");
   read->add_option("STORE", options->store, StoreHelp("Store", "s3://bucket/cells.zarrvectors"))
       ->required();
-  read->add_option("--bbox", options->bbox, "x0,y0,z0,x1,y1,z1 (inclusive)");
+  read->add_option("--region", options->region,
+                   "x0:x1,y0:y1,z0:z1 in world units, exclusive; open ends unbounded");
+  read->add_option("--bbox", options->bbox, "Deprecated: --region")->group("");
   read->add_option("--object", options->object_id, "Only this object id");
   read->add_option("--level", options->level, "Pyramid level (0 = finest)");
   read->add_option("--output", options->output,
@@ -229,6 +282,7 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   CLI::App* info = group->add_subcommand("info", "Describe a store, level by level");
   info->add_option("STORE", options->store, StoreHelp("Store", "https://host/cells.zarrvectors"))
       ->required();
+  AddJsonFlag(info, options->json);
   SetAction(info, context, [options] { return Info(*options); });
 
   CLI::App* validate = group->add_subcommand(

@@ -2,18 +2,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/dtype_text.h"
 #include "chunkwise/core/file_io.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/formats/zarr/group.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
@@ -41,8 +45,10 @@ struct ZarrOptions {
   std::string region;
   std::string output;
   std::string blosc_encoder = "c-blosc";
+  std::size_t threads = 0;
   bool raw = false;
   bool overwrite = false;
+  bool json = false;
 };
 
 Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
@@ -53,7 +59,7 @@ Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions option
 Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
   zarr::ArrayLayout layout;
   CHUNKWISE_ASSIGN_OR_RETURN(layout.shape, core::ParseShape(options.shape));
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::DataType::FromZarrName(options.dtype));
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::ParseDataType(options.dtype));
   CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
   if (!options.shard.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
@@ -103,7 +109,7 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
 Status Write(const CommandContext& context, const ZarrOptions& options) {
   io::ArrayFileHint hint;
   if (!options.input_dtype.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::NpyDtype::FromTypestr(options.input_dtype));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::ParseNpyDtype(options.input_dtype));
   }
   if (!options.input_shape.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(hint.shape, core::ParseShape(options.input_shape));
@@ -113,7 +119,9 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
     CHUNKWISE_ASSIGN_OR_RETURN(offset, core::ParseShape(options.offset));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
-  Result<zarr::Array> opened = OpenArray(options.path, {.codec_build = build});
+  Result<zarr::Array> opened = OpenArray(
+      options.path,
+      {.pool = std::make_shared<core::ThreadPool>(options.threads), .codec_build = build});
   if (!opened.ok()) return opened.status().WithContext(options.path);
   zarr::Array array = *std::move(opened);
   if (!hint.dtype) {
@@ -133,7 +141,9 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
 
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::Array array,
+      OpenArray(options.path, {.pool = std::make_shared<core::ThreadPool>(options.threads)}));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));
   const auto total =
@@ -141,7 +151,7 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
   core::ProgressReporter progress(
       {.label = "zarr read", .total_units = total, .mode = context.progress_mode()});
   array.set_progress(&progress);
-  const bool raw = options.raw || !io::HasNpyExtension(options.output);
+  const bool raw = WritesRaw(options.raw, options.output);
   CHUNKWISE_RETURN_IF_ERROR(io::ExportRegion(array, region, options.output, raw));
   progress.Finish();
   Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
@@ -149,10 +159,89 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
   return Status::Ok();
 }
 
+// `zarr info` of a group: its members, one line (or one JSON object) each.
+Status GroupInfo(const ZarrOptions& options, const store::Store& store) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<zarr::GroupMember> members,
+                             zarr::ListGroupMembers(store, ""));
+  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+  if (!options.json)
+    std::printf("%s: zarr group, %zu members\n", options.path.c_str(), members.size());
+  for (const zarr::GroupMember& member : members) {
+    nlohmann::ordered_json entry;
+    entry["path"] = member.path;
+    entry["node_type"] = member.is_group ? "group" : "array";
+    entry["zarr_format"] = member.zarr_format;
+    if (!member.is_group) {
+      entry["shape"] = member.shape;
+      entry["dtype"] = std::string(member.data_type->zarr_name());
+      entry["chunk_shape"] = member.chunk_shape;
+      entry["shard_shape"] =
+          member.shard_shape ? nlohmann::json(*member.shard_shape) : nlohmann::json();
+    }
+    if (!options.json) {
+      std::printf(
+          "  %-24s %s\n", member.path.c_str(),
+          member.is_group
+              ? "group"
+              : ("array [" + core::FormatShape(member.shape) + "] " +
+                 std::string(member.data_type->zarr_name()) + ", chunks [" +
+                 core::FormatShape(member.chunk_shape) + "]" +
+                 (member.shard_shape ? " in shards [" + core::FormatShape(*member.shard_shape) + "]"
+                                     : ""))
+                    .c_str());
+    }
+    listed.push_back(std::move(entry));
+  }
+  if (options.json) {
+    nlohmann::ordered_json root;
+    root["path"] = options.path;
+    root["node_type"] = "group";
+    root["members"] = std::move(listed);
+    std::printf("%s\n", root.dump().c_str());
+  }
+  return Status::Ok();
+}
+
+nlohmann::ordered_json ArrayInfoJson(const ZarrOptions& options, const zarr::Array& array,
+                                     const zarr::ArrayStorageStats& stats) {
+  const zarr::ArrayMetadata& metadata = array.metadata();
+  const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
+  nlohmann::ordered_json root;
+  root["path"] = options.path;
+  root["node_type"] = "array";
+  root["zarr_format"] = metadata.zarr_format;
+  root["shape"] = metadata.shape;
+  root["dtype"] = std::string(metadata.data_type.zarr_name());
+  root["fill_value"] = metadata.fill_value_null
+                           ? nlohmann::json()
+                           : zarr::FillValueToJson(metadata.fill_value, metadata.data_type);
+  root["chunk_shape"] = layout.chunk_shape;
+  root["shard_shape"] = layout.shard_shape ? nlohmann::json(*layout.shard_shape) : nlohmann::json();
+  root["codecs"] = metadata.codecs;
+  root["dimension_names"] =
+      metadata.dimension_names ? nlohmann::json(*metadata.dimension_names) : nlohmann::json();
+  root["stored_objects"] = stats.stored_keys;
+  root["grid_objects"] = stats.grid_chunks;
+  root["stored_bytes"] = stats.stored_bytes;
+  if (array.sharding() != nullptr) {
+    root["stored_inner_chunks"] = stats.stored_inner_chunks;
+    root["grid_inner_chunks"] = stats.grid_inner_chunks;
+  }
+  root["logical_bytes"] = stats.logical_bytes;
+  return root;
+}
+
 Status Info(const ZarrOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(options.path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.path, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
+  if (group) return GroupInfo(options, *store);
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, ""));
   const zarr::ArrayMetadata& metadata = array.metadata();
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayStorageStats stats, array.Stats());
+  if (options.json) {
+    std::printf("%s\n", ArrayInfoJson(options, array, stats).dump().c_str());
+    return Status::Ok();
+  }
   std::printf("%s: zarr v%d array\n", options.path.c_str(), metadata.zarr_format);
   std::printf("  shape        [%s] %s, fill value %s\n", core::FormatShape(metadata.shape).c_str(),
               std::string(metadata.data_type.zarr_name()).c_str(),
@@ -179,6 +268,41 @@ Status Info(const ZarrOptions& options) {
                                                      static_cast<double>(stats.stored_bytes);
   std::printf("  data         %s uncompressed, compression ratio %.2f\n",
               FormatBytes(static_cast<double>(stats.logical_bytes)).c_str(), ratio);
+  return Status::Ok();
+}
+
+Status Import(const CommandContext& context, const ZarrOptions& options) {
+  zarr::ArrayLayout layout;
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
+  if (!options.shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
+                             CodecWithChecksum(options.codec, layout.codec, options.checksum));
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
+  if (!options.fill.empty()) layout.fill_value = options.fill;
+  layout.dimension_names = SplitNames(options.dimension_names);
+  layout.zarr_format = options.format;
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(options.destination, true));
+  std::error_code error;  // An unreadable input is reported by the import itself.
+  std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
+  if (error) input_bytes = 0;
+  core::ProgressReporter progress(
+      {.label = "zarr import", .total_units = input_bytes, .mode = context.progress_mode()});
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::Array array,
+      io::ImportNpyAsNewArray(options.input, layout, store, "", options.overwrite,
+                              {.pool = std::make_shared<core::ThreadPool>(options.threads),
+                               .progress = &progress,
+                               .codec_build = build}));
+  progress.Finish();
+  const zarr::ArrayMetadata& metadata = array.metadata();
+  Say(context, "imported " + options.input + " as zarr v" + std::to_string(metadata.zarr_format) +
+                   " array " + options.destination + ": " +
+                   std::string(metadata.data_type.zarr_name()) + " [" +
+                   core::FormatShape(metadata.shape) + "], " + DescribeChunks(array));
   return Status::Ok();
 }
 
@@ -220,7 +344,7 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
 }
 
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
-  auto pool = std::make_shared<core::ThreadPool>();
+  auto pool = std::make_shared<core::ThreadPool>(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(options.path, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              ConvertedMetadata(source.metadata(), options));
@@ -276,7 +400,9 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   CLI::App* create = group->add_subcommand("create", "Create an empty zarr array");
   create->add_option("PATH", options->path, StoreHelp("Array"))->required();
   create->add_option("--shape", options->shape, "Array shape, e.g. 512,512,512")->required();
-  create->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
+  create
+      ->add_option("--dtype", options->dtype,
+                   "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1")
       ->required();
   create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
       ->required();
@@ -289,21 +415,29 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   write->add_option("PATH", options->path, StoreHelp("Array"))->required();
   write->add_option("--input", options->input, ".npy or raw little-endian file")->required();
   write->add_option("--offset", options->offset, "Where the input's first element goes");
-  write->add_option("--dtype", options->input_dtype, "Raw input typestr (default: the array's)");
+  write->add_option("--dtype", options->input_dtype,
+                    "Raw input dtype, uint16 or <u2 (default: the array's)");
   write->add_option("--shape", options->input_shape, "Raw input shape; 0 in dim 0 means infer");
   AddBloscEncoderOption(write, *options);
+  AddThreadsOption(write, options->threads, "Compressing threads (default: one per core)");
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* read = group->add_subcommand("read", "Read a region of a zarr array to a file");
   read->add_option("PATH", options->path, StoreHelp("Array", "https://host/a.zarr"))->required();
   read->add_option("--region", options->region, "e.g. 0:64,10:20,: (default: everything)");
-  read->add_option("--output", options->output, ".npy, or raw by extension or --raw")->required();
+  AddOutputOption(read, "--output", options->output,
+                  ".npy (also on stdout), or raw by extension or --raw", context)
+      ->required();
   read->add_flag("--raw", options->raw, "Write raw little-endian bytes");
+  AddThreadsOption(read, options->threads, "Decompressing threads (default: one per core)");
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 
-  CLI::App* info = group->add_subcommand("info", "Describe a zarr array and what it stores");
-  info->add_option("PATH", options->path, StoreHelp("Array", "https://host/a.zarr"))->required();
+  CLI::App* info = group->add_subcommand(
+      "info", "Describe a zarr array and what it stores, or list a group's members");
+  info->add_option("PATH", options->path, StoreHelp("Array or group", "https://host/a.zarr"))
+      ->required();
+  AddJsonFlag(info, options->json);
   SetAction(info, context, [options] { return Info(*options); });
 
   CLI::App* convert = group->add_subcommand("convert", "Copy a zarr array into a new layout");
@@ -315,7 +449,21 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
   AddLayoutOptions(convert, *options);
   AddBloscEncoderOption(convert, *options);
+  AddThreadsOption(convert, options->threads, "Threads (default: one per core)");
   SetAction(convert, context, [&context, options] { return Convert(context, *options); });
+
+  CLI::App* import = group->add_subcommand(
+      "import", "A new zarr array from a .npy file, its shape and dtype from the header");
+  import->add_option("FILE", options->input, ".npy file")->required();
+  import->add_option("DEST", options->destination, "Array directory to create")->required();
+  import->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
+      ->required();
+  import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
+  import->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
+  AddLayoutOptions(import, *options);
+  AddBloscEncoderOption(import, *options);
+  AddThreadsOption(import, options->threads, "Compressing threads (default: one per core)");
+  SetAction(import, context, [&context, options] { return Import(context, *options); });
 
   AddZarrStreamCommand(*group, context);
   AddZarrPrecomputedCommand(*group, context);

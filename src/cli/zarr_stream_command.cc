@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "chunkwise/core/dtype_text.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
@@ -17,6 +18,7 @@
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/remote_store_url.h"
 #include "cli/command.h"
+#include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
@@ -110,7 +112,7 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
   for (std::size_t d = 0; d < shape.size(); ++d) {
     config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(options.dtype));
+  CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::ParseDataType(options.dtype));
   // A checksum keeps the GPU writer out (it writes codecs none and blosc:lz4det only).
   CHUNKWISE_ASSIGN_OR_RETURN(config.codec,
                              CodecWithChecksum(options.codec, options.codec, options.checksum));
@@ -269,7 +271,9 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
       ->required();
   command->add_option("--shape", options->shape, "e.g. 0,2048,2048 (0 in dim 0: unbounded)")
       ->required();
-  command->add_option("--dtype", options->dtype, "bool, int8..int64, uint8..uint64, float16/32/64")
+  command
+      ->add_option("--dtype", options->dtype,
+                   "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1")
       ->required();
   command->add_option("--chunk", options->chunk, "Tile (inner chunk) shape, e.g. 32,128,128")
       ->required();
@@ -287,7 +291,7 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
   command->add_option("--backend", options->backend,
                       "cpu (default), cuda (the GPU: codecs none and blosc:lz4det), or auto "
                       "(cuda when a GPU can write the codec)");
-  command->add_option("--threads", options->threads, "Compression threads (default: all cores)");
+  AddThreadsOption(command, options->threads, "Compression threads (default: all cores)");
   command->add_option("--epochs-per-batch", options->epochs_per_batch,
                       "Tile epochs compressed together; divides tiles per shard in dim 0");
   command->add_option("--max-memory", options->max_memory_mib,

@@ -1,5 +1,6 @@
 #include "chunkwise/io/file.h"
 
+#include <cstdio>
 #include <system_error>
 #include <utility>
 
@@ -26,7 +27,32 @@ class FileWriter final : public store::ValueWriter {
   std::unique_ptr<store::ValueWriter> inner_;
 };
 
+// Standard output as a value: appended bytes go out at once.
+class StandardOutputWriter final : public store::ValueWriter {
+ public:
+  Status Append(ByteView data) override {
+    if (!data.empty() && std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
+      return Status::IOError("writing to standard output failed");
+    }
+    size_ += data.size();
+    return Status::Ok();
+  }
+  Status Overwrite(std::uint64_t /*offset*/, ByteView /*data*/) override {
+    return Status::Unsupported("standard output cannot rewrite bytes already written");
+  }
+  Status Commit() override {
+    if (std::fflush(stdout) != 0) return Status::IOError("writing to standard output failed");
+    return Status::Ok();
+  }
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  std::uint64_t size_ = 0;
+};
+
 }  // namespace
+
+bool IsStandardOutput(const fs::path& path) { return path == "-"; }
 
 Result<FileKey> LocateFile(const fs::path& given, bool create_directory) {
   // "dir/" names the directory "dir" (a Parquet reference set, an export).
@@ -56,11 +82,19 @@ Status WriteFile(const fs::path& path, ByteView data) {
 }
 
 Status WriteFile(const fs::path& path, std::span<const ByteView> parts) {
+  if (IsStandardOutput(path)) {
+    StandardOutputWriter out;
+    for (ByteView part : parts) CHUNKWISE_RETURN_IF_ERROR(out.Append(part));
+    return out.Commit();
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const FileKey file, LocateFile(path));
   return file.store->SetParts(file.key, parts);
 }
 
 Result<std::unique_ptr<store::ValueWriter>> OpenFileWriter(const fs::path& path) {
+  if (IsStandardOutput(path)) {
+    return std::unique_ptr<store::ValueWriter>(std::make_unique<StandardOutputWriter>());
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(FileKey file, LocateFile(path));
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueWriter> writer,
                              file.store->OpenWriter(file.key));
@@ -70,7 +104,7 @@ Result<std::unique_ptr<store::ValueWriter>> OpenFileWriter(const fs::path& path)
 
 Status CheckOutputPath(const fs::path& path, bool overwrite) {
   std::error_code error;
-  if (!overwrite && fs::exists(path, error)) {
+  if (!overwrite && !IsStandardOutput(path) && fs::exists(path, error)) {
     return Status::InvalidArgument(path.string() +
                                    " already exists (overwrite not requested)");
   }

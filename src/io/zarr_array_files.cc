@@ -4,6 +4,7 @@
 #include <string>
 
 #include "chunkwise/core/npy.h"
+#include "chunkwise/io/npy_file.h"
 
 namespace chunkwise::io {
 
@@ -100,6 +101,25 @@ Status ExportRegion(const Array& array, const core::Region& region,
   out.shape = region.shape();
   CHUNKWISE_ASSIGN_OR_RETURN(out.data, array.Read(region));
   return WriteArrayFile(output, out, raw);
+}
+
+Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
+                                  formats::zarr::ArrayLayout layout,
+                                  std::shared_ptr<store::Store> store, const std::string& prefix,
+                                  bool overwrite, formats::zarr::ArrayOptions options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, ReadNpyHeader(input));
+  const std::optional<core::DataType> dtype = header.dtype.AsDataType(nullptr);
+  if (!dtype) {
+    return Status::Unsupported(input.string() + ": dtype " + header.dtype.ToDescr() +
+                               " is not a numeric type a zarr array can hold");
+  }
+  layout.shape = core::Shape(header.shape.begin(), header.shape.end());
+  layout.data_type = *dtype;
+  CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, formats::zarr::BuildArrayMetadata(layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(Array array, Array::Create(std::move(store), prefix,
+                                                        std::move(metadata), overwrite, options));
+  CHUNKWISE_RETURN_IF_ERROR(ImportArrayFile(input, {}, array, core::Coord(layout.shape.size(), 0)));
+  return array;
 }
 
 }  // namespace chunkwise::io

@@ -39,6 +39,11 @@ Result<FileKey> LocateFile(const std::filesystem::path& path, bool create_direct
 Result<std::shared_ptr<store::FileStore>> OpenDirectory(const std::filesystem::path& path,
                                                         bool create);
 
+// True for "-", the name of standard output. Every output here takes it: the
+// bytes go to stdout as they come (a pipe cannot be made atomic; Overwrite of
+// bytes already written is Unsupported), and nothing needs --overwrite.
+bool IsStandardOutput(const std::filesystem::path& path);
+
 // Writes `data` to `path` atomically. Errors of LocateFile (the directory
 // must exist) and of the store's Set.
 Status WriteFile(const std::filesystem::path& path, ByteView data);

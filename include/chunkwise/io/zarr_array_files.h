@@ -12,6 +12,7 @@
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/io/array_file.h"
 
 namespace chunkwise::io {
@@ -22,6 +23,18 @@ namespace chunkwise::io {
 // does not fit inside the array at `offset`; ReadArrayFile's errors otherwise.
 Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& hint,
                        formats::zarr::Array& array, const core::Coord& offset);
+
+// Creates the array at `prefix` of `store` with the shape and dtype that the
+// header of the .npy file `input` gives, and `layout`'s chunks, shards,
+// codecs and fill value (its shape and data_type are replaced), then writes
+// the file into it slab by slab as ImportArrayFile. Unsupported naming the
+// file for a dtype that is not numeric; Array::Create's errors (an existing
+// array without `overwrite`, a bad layout) before any data is written.
+Result<formats::zarr::Array> ImportNpyAsNewArray(const std::filesystem::path& input,
+                                                 formats::zarr::ArrayLayout layout,
+                                                 std::shared_ptr<store::Store> store,
+                                                 const std::string& prefix, bool overwrite,
+                                                 formats::zarr::ArrayOptions options = {});
 
 // Writes `region` of `array` to `output` (.npy, or raw little-endian when `raw`),
 // atomically. The caller checks the rule for existing outputs.

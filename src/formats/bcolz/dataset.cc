@@ -22,7 +22,48 @@ Result<std::string> CarrayLine(Carray& carray) {
          ", compressed " + std::to_string(cbytes) + " in full chunks";
 }
 
+Result<nlohmann::ordered_json> CarrayJson(Carray& carray) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::uint64_t cbytes, carray.CompressedBytes());
+  const Cparams& c = carray.cparams();
+  nlohmann::ordered_json out;
+  out["shape"] = carray.shape();
+  out["dtype"] = DtypeToString(carray.dtype());
+  out["cparams"] = {{"cname", c.cname}, {"clevel", c.clevel}, {"shuffle", c.shuffle}};
+  out["chunklen"] = carray.chunklen();
+  out["chunk_files"] = carray.chunk_count();
+  out["nbytes"] = static_cast<std::uint64_t>(carray.length()) * carray.atomsize();
+  out["cbytes_full_chunks"] = cbytes;
+  return out;
+}
+
 }  // namespace
+
+Result<nlohmann::ordered_json> DescribeDatasetJson(std::shared_ptr<store::Store> store,
+                                                   const std::string& prefix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
+  nlohmann::ordered_json out;
+  if (!is_ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
+                               Carray::Open(std::move(store), prefix, Mode::kRead));
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json fields, CarrayJson(*carray));
+    out["kind"] = "carray";
+    out["length"] = carray->length();
+    out.update(fields);
+    out["attrs"] = carray->attrs();
+    return out;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
+                             Ctable::Open(std::move(store), prefix, Mode::kRead));
+  out["kind"] = "ctable";
+  out["length"] = table->length();
+  nlohmann::ordered_json columns = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < table->names().size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(columns[table->names()[i]], CarrayJson(table->column(i)));
+  }
+  out["columns"] = std::move(columns);
+  out["attrs"] = table->attrs();
+  return out;
+}
 
 Result<std::pair<std::int64_t, std::int64_t>> ParseRowSlice(std::string_view slice,
                                                             std::int64_t length) {

@@ -1,4 +1,5 @@
 // Labelmap: ZYX scans of visible blocks, dense region reads and statistics.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -107,6 +108,32 @@ Status Labelmap::ScanAllBlocks(std::uint32_t version, int scale, const BlockVisi
                                                           DecodeBlockKey(key));
                                return visit(decoded.coord, value);
                              });
+}
+
+Result<std::optional<VoxelBox>> Labelmap::StoredExtent(std::uint32_t version, int scale) const {
+  std::optional<BlockBox> blocks;
+  CHUNKWISE_RETURN_IF_ERROR(
+      ScanAllBlocks(version, scale, [&](const BlockCoord& coord, ByteView) -> Status {
+        const BlockCoord next{coord.x + 1, coord.y + 1, coord.z + 1};
+        if (!blocks) {
+          blocks = BlockBox{coord, next};
+          return Status::Ok();
+        }
+        blocks->begin = {std::min(blocks->begin.x, coord.x), std::min(blocks->begin.y, coord.y),
+                         std::min(blocks->begin.z, coord.z)};
+        blocks->end = {std::max(blocks->end.x, next.x), std::max(blocks->end.y, next.y),
+                       std::max(blocks->end.z, next.z)};
+        return Status::Ok();
+      }));
+  if (!blocks) return std::optional<VoxelBox>();
+  VoxelBox box;
+  box.offset = {std::int64_t{blocks->begin.z} * kBlockEdge,
+                std::int64_t{blocks->begin.y} * kBlockEdge,
+                std::int64_t{blocks->begin.x} * kBlockEdge};
+  box.shape = {(std::int64_t{blocks->end.z} - blocks->begin.z) * kBlockEdge,
+               (std::int64_t{blocks->end.y} - blocks->begin.y) * kBlockEdge,
+               (std::int64_t{blocks->end.x} - blocks->begin.x) * kBlockEdge};
+  return std::optional<VoxelBox>(box);
 }
 
 Result<std::vector<std::uint64_t>> Labelmap::ReadRegion(std::uint32_t version, int scale,

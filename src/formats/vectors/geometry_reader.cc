@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <map>
+#include <string>
 
+#include "chunkwise/core/index.h"
 #include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/formats/vectors/level_reader.h"
 
@@ -306,8 +310,51 @@ Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelConten
 bool BoundingBox::Contains(const Vec3f& position) const {
   for (int d = 0; d < 3; ++d) {
     if (position[d] < min[d] || position[d] > max[d]) return false;
+    if (exclusive_max && position[d] >= max[d]) return false;
   }
   return true;
+}
+
+Result<BoundingBox> ParseRegionBox(std::string_view text) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  BoundingBox box{{-kInfinity, -kInfinity, -kInfinity}, {kInfinity, kInfinity, kInfinity}, true};
+  auto error = [&](int axis, std::string_view field, const std::string& why) {
+    return Status::InvalidArgument("invalid region \"" + std::string(text) + "\": axis " +
+                                   std::string(1, "xyz"[axis]) + " (\"" + std::string(field) +
+                                   "\"): " + why);
+  };
+  // An empty bound keeps `out`; false when the text is not a number.
+  auto bound = [](std::string_view bound_text, double& out) {
+    const std::string trimmed(core::TrimSpaces(bound_text));
+    if (trimmed.empty()) return true;
+    char* end = nullptr;
+    const double value = std::strtod(trimmed.c_str(), &end);
+    if (end != trimmed.c_str() + trimmed.size() || std::isnan(value)) return false;
+    out = value;
+    return true;
+  };
+  if (core::TrimSpaces(text).empty()) return box;
+  std::string_view rest = text;
+  for (int axis = 0;; ++axis) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view field = rest.substr(0, comma);
+    if (axis >= 3) {
+      return Status::InvalidArgument("invalid region \"" + std::string(text) +
+                                     "\": more than three axes (x, y, z)");
+    }
+    const std::size_t colon = field.find(':');
+    if (colon == std::string_view::npos || field.find(':', colon + 1) != std::string_view::npos) {
+      return error(axis, field, "expected start:stop");
+    }
+    if (!bound(field.substr(0, colon), box.min[axis]))
+      return error(axis, field, "start is not a number");
+    if (!bound(field.substr(colon + 1), box.max[axis]))
+      return error(axis, field, "stop is not a number");
+    if (box.min[axis] > box.max[axis]) return error(axis, field, "start is after stop");
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return box;
 }
 
 Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& query) {

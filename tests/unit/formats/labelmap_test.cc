@@ -143,6 +143,19 @@ TEST_F(LabelmapTest, UnalignedIngestReadsBackExactly) {
   }
 }
 
+// dvid read's default: the whole blocks holding every visible block.
+TEST_F(LabelmapTest, StoredExtentCoversTheVisibleBlocks) {
+  Result<std::optional<VoxelBox>> none = labelmap_->StoredExtent(1, 0);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value());
+  Ingest(Segments({10, 70, 5}, 1), {10, 70, 5}, {-3, 60, 130});
+  Result<std::optional<VoxelBox>> extent = labelmap_->StoredExtent(1, 0);
+  ASSERT_TRUE(extent.ok()) << extent.status().ToString();
+  ASSERT_TRUE(extent->has_value());
+  EXPECT_EQ((*extent)->offset, (std::array<std::int64_t, 3>{-64, 0, 128}));
+  EXPECT_EQ((*extent)->shape, (std::array<std::int64_t, 3>{128, 192, 64}));
+}
+
 TEST_F(LabelmapTest, ScanIsNativeZyxOrderOfStoredBlocks) {
   const std::array<std::int64_t, 3> shape{130, 70, 130};
   Ingest(Segments(shape, 2), shape, {-64, 0, -64});

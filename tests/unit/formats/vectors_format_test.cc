@@ -5,6 +5,7 @@
 #include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
 #include "chunkwise/formats/vectors/fragment_index.h"
+#include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/formats/vectors/lehmer_permutation.h"
 #include "chunkwise/formats/vectors/ragged_blob.h"
@@ -186,6 +187,23 @@ TEST(VectorsBlobArray, RoundTripAndRejectsOtherArrays) {
   changed["data_type"] = "int16";
   const std::string two_d = changed.dump();
   EXPECT_FALSE(DecodeBlobArray(two_d, encoded->chunk, "node").ok());
+}
+
+// The region syntax of `vectors read`: x,y,z, exclusive at the top.
+TEST(VectorsRegion, ParseRegionBoxIsExclusiveAndOpenEndsAreUnbounded) {
+  Result<BoundingBox> box = ParseRegionBox("1:3,-2.5:4,:");
+  ASSERT_TRUE(box.ok()) << box.status().ToString();
+  EXPECT_TRUE(box->Contains(Vec3f{1, -2.5, 1e30f}));
+  EXPECT_TRUE(box->Contains(Vec3f{2.9f, 3.9f, -1e30f}));
+  EXPECT_FALSE(box->Contains(Vec3f{3, 0, 0}));  // The top is outside.
+  EXPECT_FALSE(box->Contains(Vec3f{0.5f, 0, 0}));
+  Result<BoundingBox> bad = ParseRegionBox("1:3,4:2");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("axis y (\"4:2\"): start is after stop"), std::string::npos)
+      << bad.status().ToString();
+  EXPECT_EQ(ParseRegionBox("1,2,3").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRegionBox("0:1,0:1,0:1,0:1").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRegionBox("a:1").status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +39,11 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const 
 // Several lines describing the dataset at `prefix`: kind, shape, dtype,
 // chunklen, cparams, chunk count, sizes, and for a ctable each column.
 Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store, const std::string& prefix);
+// The same as one JSON object: {"kind": "carray" | "ctable", "length", and
+// for a carray its shape, dtype, cparams, chunk count and sizes, for a
+// ctable the same per column under "columns"; "attrs"}.
+Result<nlohmann::ordered_json> DescribeDatasetJson(std::shared_ptr<store::Store> store,
+                                                   const std::string& prefix);
 
 }  // namespace chunkwise::formats::bcolz
 

@@ -134,6 +134,11 @@ class Labelmap {
   // Visits every block of `scale` visible at `version`, in ZYX order.
   Status ScanAllBlocks(std::uint32_t version, int scale, const BlockVisitor& visit) const;
 
+  // The box of whole blocks that holds every block of `scale` visible at
+  // `version`, in voxels at that scale; nullopt when no block is stored.
+  // Reads every visible block's key (one scan).
+  Result<std::optional<VoxelBox>> StoredExtent(std::uint32_t version, int scale) const;
+
   // The labels of `box` at `version` and `scale`, C order (z, y, x); absent
   // blocks read as 0. With `pool`, block rows decode in parallel.
   Result<std::vector<std::uint64_t>> ReadRegion(std::uint32_t version, int scale,

@@ -18,12 +18,21 @@
 
 namespace chunkwise::formats::vectors {
 
-// An inclusive box in world coordinates.
+// A box in world coordinates, inclusive unless exclusive_max.
 struct BoundingBox {
   Vec3 min{};
   Vec3 max{};
+  // With exclusive_max, [min, max) per axis: the region syntax a:b.
+  bool exclusive_max = false;
   bool Contains(const Vec3f& position) const;
 };
+
+// Parses region text "x0:x1,y0:y1,z0:z1" in the store's axis order (x, y, z),
+// bounds exclusive at the top, in world units (any real numbers). An open
+// end ("a:", ":b", ":") or a missing trailing axis is unbounded. InvalidArgument
+// naming the axis and its text when a bound is not a number, start > stop, a
+// field has no ':' or there are more than three axes.
+Result<BoundingBox> ParseRegionBox(std::string_view text);
 
 struct ReadQuery {
   int level = 0;
