@@ -232,7 +232,8 @@ nlohmann::ordered_json ArrayInfoJson(const ZarrOptions& options, const zarr::Arr
 }
 
 Status Info(const ZarrOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStore(options.path, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             chunkwise::OpenStore(options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
   if (group) return GroupInfo(options, *store);
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, ""));
@@ -285,7 +286,7 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   layout.zarr_format = options.format;
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(options.destination, true));
+                             chunkwise::OpenStore(options.destination, {.create = true}));
   std::error_code error;  // An unreadable input is reported by the import itself.
   std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
   if (error) input_bytes = 0;
