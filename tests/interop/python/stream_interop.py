@@ -136,7 +136,8 @@ def check_backends(checks, binary, work):
     if cuda_result.returncode == 0:
         checks.expect(shards(cpu[1]) == shards(cuda_path), "--backend cuda: every file equals the CPU backend's")
     else:
-        checks.expect(cuda_result.returncode == 1 and "--backend cuda:" in stderr,
+        checks.expect(cuda_result.returncode == 1 and "the CUDA backend:" in stderr
+                      and "--backend cpu or auto" in stderr,
                       f"--backend cuda without a usable GPU: exit 1 saying why ({stderr.strip()[:160]})")
 
 
