@@ -91,15 +91,9 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
 
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
                        const ReferenceWriteOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(output_url));
-  std::error_code error;
-  if (url.scheme == "file" && fs::is_directory(url.location, error)) {
-    // A Parquet set is a directory of values: a killed writer's temporary
-    // files there go before the next write.
-    CHUNKWISE_ASSIGN_OR_RETURN(auto directory,
-                               store::FileStore::Open(url.location, {.create_root = false}));
-    CHUNKWISE_RETURN_IF_ERROR(directory->RemoveDeadTemporaries().status());
-  }
+  // A Parquet set is a directory of values: a killed writer's temporary files
+  // there go before the next write.
+  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(output_url));
   CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, output_url, true));
   return refs::WriteReferences(*value.store, value.key, set, options);
 }

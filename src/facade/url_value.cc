@@ -1,6 +1,10 @@
 #include "chunkwise/facade/url_value.h"
 
+#include <filesystem>
+
+#include "chunkwise/facade/store_registry.h"
 #include "chunkwise/io/file.h"
+#include "chunkwise/store/file_store.h"
 
 namespace chunkwise {
 
@@ -27,6 +31,17 @@ Result<Bytes> ReadUrl(const Context& context, std::string_view url) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes, value.store->Get(value.key));
   if (!bytes) return Status::NotFound(value.store->Describe(value.key) + " does not exist");
   return std::move(*bytes);
+}
+
+Status RemoveDeadTemporariesAt(std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(url));
+  std::error_code error;
+  if (parsed.scheme != "file" || !std::filesystem::is_directory(parsed.location, error)) {
+    return Status::Ok();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(auto directory,
+                             store::FileStore::Open(parsed.location, {.create_root = false}));
+  return directory->RemoveDeadTemporaries().status();
 }
 
 }  // namespace chunkwise

@@ -21,6 +21,10 @@ struct UrlValue {
 // "/", "memory://x").
 Result<UrlValue> LocateUrlValue(const Context& context, std::string_view url, bool create);
 
+// Where `url` is a local directory (an output of several values about to be
+// written again), removes the temporary files its killed writers left.
+Status RemoveDeadTemporariesAt(std::string_view url);
+
 // The bytes at `url`; NotFound naming it when absent.
 Result<Bytes> ReadUrl(const Context& context, std::string_view url);
 

@@ -28,20 +28,27 @@ Status EraseAll(store::Store& store, const std::vector<std::string>& keys) {
 Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store> store,
                                                    std::string prefix, bool overwrite) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(prefix));
-  if (keys.empty()) return ExportDestination(std::move(store), std::move(prefix));
-  const std::string info = prefix + kExportInfoName;
-  const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
-  if (!overwrite) {
-    return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
-                                   ": exists (overwrite not requested)");
+  const std::string marker = prefix + kExportIncompleteName;
+  if (!keys.empty()) {
+    const std::string info = prefix + kExportInfoName;
+    const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
+    const bool unfinished = std::binary_search(keys.begin(), keys.end(), marker);
+    if (!overwrite) {
+      return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
+                                     ": exists (overwrite not requested)");
+    }
+    if (!is_export && !unfinished) {
+      return Status::InvalidArgument(store->Describe(keys.front()) +
+                                     ": not an export (no info beside it); refusing to replace it");
+    }
+    // The entry point goes first: from here on the prefix holds no export.
+    CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
+    CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
+    std::erase(keys, marker);
+    CHUNKWISE_RETURN_IF_ERROR(EraseAll(*store, keys));
+  } else {
+    CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
   }
-  if (!is_export) {
-    return Status::InvalidArgument(store->Describe(keys.front()) +
-                                   ": not an export (no info beside it); refusing to replace it");
-  }
-  // The entry point goes first: from here on the prefix holds no export.
-  CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
-  CHUNKWISE_RETURN_IF_ERROR(EraseAll(*store, keys));
   return ExportDestination(std::move(store), std::move(prefix));
 }
 
@@ -60,6 +67,7 @@ ExportDestination::~ExportDestination() {
 Status ExportDestination::Commit(const std::string& info, const std::string& log) {
   CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + kExportLogName, AsBytes(log)));
   CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + kExportInfoName, AsBytes(info)));
+  CHUNKWISE_RETURN_IF_ERROR(store_->Erase(prefix_ + kExportIncompleteName));
   store_.reset();
   return Status::Ok();
 }

@@ -23,6 +23,10 @@ namespace chunkwise::pipelines::detail {
 
 inline constexpr const char* kExportInfoName = "info";
 inline constexpr const char* kExportLogName = "export.log";
+// Present from Begin to Commit: an export killed midway (or while erasing the
+// one it replaces) is recognisably ours, so the next run may replace it.
+// Readers refuse it anyway: it has no info.
+inline constexpr const char* kExportIncompleteName = ".chunkwise-incomplete";
 
 // The name of scale `scale` in the export: "s0", "s1", ...
 std::string ExportScaleName(int scale);

@@ -268,7 +268,10 @@ class ExportShards(Writer):
         if not out.exists():
             return ["no output after a finished run"] if complete else []
         if not (out / "info").exists():
-            return [f"{out} exists without its info: published before it was whole"]
+            # Unfinished and marked so (readers refuse it: no info); the next run replaces it.
+            if not complete and (out / ".chunkwise-incomplete").exists():
+                return []
+            return [f"{out} exists without its info or its incomplete marker"]
         problems = []
         for arrow in sorted((out / "s0").glob("*.arrow")):
             with open(arrow, "rb") as f:
