@@ -243,7 +243,10 @@ Result<std::vector<std::uint64_t>> RecordsPresent(const store::Store& store,
 template <typename Visit>  // A template only to take the lambda without std::function.
 Status VisitChunks(const ParquetReferenceIndex::State& state, std::string_view prefix,
                    Visit visit) {
-  for (const auto& [field, grid] : state.arrays) {
+  for (const auto& entry : state.arrays) {
+    // Named references, not a structured binding: the lambda below captures them.
+    const std::string& field = entry.first;
+    const ReferenceGrid& grid = entry.second;
     if (field.empty()) continue;  // A root-level array has no record files in this layout.
     const std::string field_prefix = field + "/";
     if (!field_prefix.starts_with(prefix) && !prefix.starts_with(field_prefix)) continue;
