@@ -154,9 +154,6 @@ std::string DescribePrefix(const store::Store& store, std::string_view prefix) {
   return where;
 }
 
-// Present while ClearForOverwrite erases an array or group it replaces.
-constexpr std::string_view kReplacingMarkerKey = ".chunkwise-replacing";
-
 Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
                          std::string_view where) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
@@ -166,15 +163,13 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
     return Status::InvalidArgument(std::string(where) + " already holds " + count +
                                    " (overwrite not requested)");
   }
-  // A replacement killed while erasing leaves its marker, so the debris (its
-  // metadata already gone) is still recognisably ours to the next run.
-  const std::string marker = std::string(prefix) + std::string(kReplacingMarkerKey);
+  // The incomplete marker says the keys are ours though no metadata is there:
+  // an array not yet published (CreateUnpublished), or a replacement killed
+  // while erasing, which sets it first.
+  const std::string marker = std::string(prefix) + std::string(kIncompleteMarkerKey);
   CHUNKWISE_ASSIGN_OR_RETURN(const bool zarr, HoldsZarrNode(store, prefix));
-  CHUNKWISE_ASSIGN_OR_RETURN(const bool replacing, store.Exists(marker));
-  // An array being written whose metadata is not yet published (CreateUnpublished).
-  CHUNKWISE_ASSIGN_OR_RETURN(const bool unpublished,
-                             store.Exists(std::string(prefix) + std::string(kIncompleteMarkerKey)));
-  if (!zarr && !replacing && !unpublished) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool incomplete, store.Exists(marker));
+  if (!zarr && !incomplete) {
     return Status::InvalidArgument(std::string(where) + " holds " + count +
                                    " but no zarr.json, .zarray or .zgroup: it is not a zarr "
                                    "array or group, so it is not replaced");

@@ -1148,7 +1148,7 @@ TEST(Array, OverwriteFinishesAReplacementThatWasKilled) {
   ASSERT_TRUE(store->Set("arr/c/0/0", AsBytes(std::string_view("debris"))).ok());
   EXPECT_EQ(Array::Create(store, "arr/", metadata, true).status().code(),
             StatusCode::kInvalidArgument);
-  ASSERT_TRUE(store->Set("arr/.chunkwise-replacing", ByteView()).ok());
+  ASSERT_TRUE(store->Set("arr/" + std::string(kIncompleteMarkerKey), ByteView()).ok());
   ASSERT_TRUE(Array::Create(store, "arr/", metadata, true).ok());
   EXPECT_EQ(ValueOrDie(store->List("arr/")), std::vector<std::string>{"arr/zarr.json"});
 }
