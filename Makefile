@@ -58,7 +58,7 @@ unit-test: build
 # Data races: the unit tests in a ThreadSanitizer build. tests/tsan.supp says
 # which reports are left out and why.
 tsan: deps
-	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_CUDA=OFF -DCHUNKWISE_PYTHON=OFF \
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHUNKWISE_CUDA=OFF -DCHUNKWISE_PYTHON_MODULE=OFF \
 	  -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
 	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS)

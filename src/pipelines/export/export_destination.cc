@@ -41,9 +41,10 @@ Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store>
       return Status::InvalidArgument(store->Describe(keys.front()) +
                                      ": not an export (no info beside it); refusing to replace it");
     }
-    // The entry point goes first: from here on the prefix holds no export.
-    CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
+    // Marked before the entry point goes, so a kill between the two still leaves a prefix
+    // that is ours to replace; from then on it holds no export.
     CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
+    CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
     std::erase(keys, marker);
     CHUNKWISE_RETURN_IF_ERROR(EraseAll(*store, keys));
   } else {
@@ -60,8 +61,12 @@ ExportDestination::ExportDestination(ExportDestination&& other) noexcept
 ExportDestination::~ExportDestination() {
   if (store_ == nullptr) return;
   // Best effort: the export's own error is the one reported.
+  // The marker goes last, so a kill during this cleanup leaves the prefix still marked.
   Result<std::vector<std::string>> keys = store_->List(prefix_);
-  if (keys.ok()) (void)EraseAll(*store_, *keys);
+  if (!keys.ok()) return;
+  const std::string marker = prefix_ + kExportIncompleteName;
+  std::erase(*keys, marker);
+  if (EraseAll(*store_, *keys).ok()) (void)store_->Erase(marker);
 }
 
 Status ExportDestination::Commit(const std::string& info, const std::string& log) {
