@@ -12,6 +12,7 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "chunkwise/parallel/job.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "cli/command.h"
@@ -37,6 +38,7 @@ struct ExportOptions {
   std::size_t workers = 0;
   std::uint32_t version = 0;
   bool overwrite = false;
+  bool resume = false;
   bool list = false;
   bool mapped = false;
   bool supervoxels = false;
@@ -68,10 +70,21 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
   export_options.index_form =
       options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
   export_options.overwrite = options.overwrite;
+  export_options.resume = options.resume;
+  // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  export_options.ranks = ranks.get();
+  export_options.before_shard_publish = parallel::ShardFaultFromEnvironment(ranks->rank());
   CHUNKWISE_ASSIGN_OR_RETURN(
       const pipelines::ExportSummary summary,
       chunkwise::ExportShards(library, *labelmap, spec, options.dest, export_options));
-  Say(context, "exported " + options.db + " to " + options.dest + "\n" + summary.Format());
+  if (ranks->rank() == 0) {
+    Say(context,
+        "exported " + options.db + " to " + options.dest +
+            (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + "
+" +
+            summary.Format());
+  }
   return Status::Ok();
 }
 
@@ -206,6 +219,9 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
   exp->add_option("--index", options->index, "CSV index: rec (x,y,z,rec) or offsets (DVID's)")
       ->check(CLI::IsMember({"rec", "offsets"}));
   exp->add_flag("--overwrite", options->overwrite, "Replace an existing export in DEST");
+  exp->add_flag("--resume", options->resume,
+                "Finish an unpublished export in DEST, keeping its complete shards")
+      ->excludes("--overwrite");
   SetAction(exp, context, [&context, options] { return ExportShardsCommand(context, *options); });
 
   CLI::App* shard = group.add_subcommand("shard", "Describe an export shard or write one chunk");

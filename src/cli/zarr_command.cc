@@ -15,6 +15,7 @@
 #include "chunkwise/formats/zarr/group.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
+#include "chunkwise/parallel/job.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
@@ -344,7 +345,12 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
   return metadata;
 }
 
+// Under mpirun or srun every rank runs this (docs/scale.md): rank 0 creates the
+// destination's metadata (and applies --overwrite) before any rank writes,
+// then each rank copies the shards it owns; the job fails on every rank if
+// one rank fails, naming it.
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(options.path, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
@@ -356,18 +362,39 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
   const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
                                                 metadata.data_type.size());
   core::ProgressReporter progress(
-      {.label = "zarr convert", .total_units = total, .mode = context.progress_mode()});
-  // The metadata goes last: a convert killed or failing half-way leaves no
-  // array that readers would take, partly filled, for the whole.
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::Array destination,
-      zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite,
-                                     {.pool = pool, .progress = &progress, .codec_build = build}));
-  CHUNKWISE_RETURN_IF_ERROR(zarr::CopyArray(source, destination, *pool));
-  CHUNKWISE_RETURN_IF_ERROR(destination.Publish());
+      {.label = "zarr convert",
+       .total_units = total / static_cast<std::uint64_t>(ranks->size()),
+       .mode = ranks->rank() == 0 ? context.progress_mode() : core::ProgressMode::kQuiet});
+  const zarr::ArrayOptions array_options{.pool = pool, .progress = &progress, .codec_build = build};
+  Result<zarr::Array> destination = Status::Internal("not yet created");
+  if (ranks->rank() == 0) {
+    // The metadata goes last (Publish): a convert killed or failing half-way
+    // leaves no array that readers would take, partly filled, for the whole.
+    destination =
+        zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite, array_options);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::ShareRootStatus(*ranks, ranks->rank() == 0 ? destination.status() : Status::Ok()));
+  if (ranks->rank() != 0) {
+    destination = zarr::Array::JoinUnpublished(store, "", metadata, array_options);
+  }
+  Status copied = destination.status();
+  if (copied.ok()) {
+    copied = zarr::CopyArrayPart(source, *destination, *pool, ranks->rank(), ranks->size());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::GatherOutcomes(*ranks, copied.ok() ? Result<std::string>("") : copied).status());
+  // Every rank's shards are in place: rank 0 publishes, and all report its outcome.
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::ShareRootStatus(*ranks, ranks->rank() == 0 ? destination->Publish() : Status::Ok()));
   progress.Finish();
-  Say(context, "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) +
-                   " " + options.destination + ": " + DescribeChunks(destination));
+  if (ranks->rank() == 0) {
+    Say(context,
+        "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) + " " +
+            options.destination +
+            (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + ": " +
+            DescribeChunks(*destination));
+  }
   return Status::Ok();
 }
 

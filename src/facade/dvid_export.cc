@@ -31,7 +31,11 @@ Result<ExportSummary> ExportShards(const Context& context, const Labelmap& label
   if (parsed.scheme == "file") {
     // The prefix "<name>/" of the store over the parent, so that a failed
     // export, whose keys are erased, leaves no directory behind.
-    CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(dest_url));  // A killed export's.
+    // A killed export's temporaries; under ranks only rank 0, which prepares
+    // the prefix before any rank writes (the others' files are not yet there).
+    if (options.ranks == nullptr || options.ranks->rank() == 0) {
+      CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(dest_url));
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue dest, LocateUrlValue(context, dest_url, true));
     return pipelines::ExportShards(labelmap, spec, dest.store, dest.key + "/", options);
   }

@@ -16,16 +16,29 @@
 // Output, under a prefix of a store: s<scale>/<stem>.arrow + .csv, info (the
 // spec, cut to the scales written) and export.log (the summary). Each value
 // appears whole (the .arrow streams through Store::OpenWriter), and `info`,
-// which readers open first, is written last; on any error every key written
-// is erased, so the prefix never holds a partial export.
+// which readers open first, is written last; on any error of a one-process
+// export every key written is erased, so the prefix never holds a partial
+// export.
+//
+// Ranks (docs/scale.md): with options.ranks of a job of N ranks, every rank
+// scans the database (opened read-only) and handles only the blocks of the
+// shards it owns (core::OwnerRank of the shard number), so no two ranks write
+// one shard and each shard's bytes are those a one-process export writes.
+// Rank 0 prepares the prefix before any rank writes and publishes export.log
+// and `info` after every rank has finished; the summary adds the ranks'
+// figures. A failed rank fails the job on every rank, naming the rank and
+// its error (which names the shard); complete shards stay (no `info`), for
+// options.resume to keep.
 #ifndef CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
 #define CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/arrow/ipc_format.h"
 #include "chunkwise/formats/dvid/export_chunk_index.h"
@@ -43,7 +56,17 @@ struct ExportShardsOptions {
   formats::arrow::IpcFormat format = formats::arrow::IpcFormat::kFile;
   formats::dvid::ChunkIndexForm index_form = formats::dvid::ChunkIndexForm::kRecord;
   bool overwrite = false;  // Replace an existing export at the prefix.
+  // Finish an unpublished export at the prefix: shards whose .arrow and .csv
+  // are both present (the .csv is published second) and whose index parses
+  // are kept, the others written again. An export with `info` loses it
+  // first. On error the complete shards stay.
+  bool resume = false;
   core::ProgressMode progress = core::ProgressMode::kQuiet;
+  core::Communicator* ranks = nullptr;  // The job's ranks; null: this process alone.
+  // Called with a shard's .arrow (as store::Store::Describe names it) before
+  // the shard is published; an error fails the export there (a test seam:
+  // parallel::ShardFaultFromEnvironment).
+  std::function<Status(const std::string& shard_key)> before_shard_publish;
 };
 
 struct ExportScaleSummary {
@@ -51,6 +74,7 @@ struct ExportScaleSummary {
   std::uint64_t blocks_written = 0;  // Records written.
   std::uint64_t blocks_skipped = 0;  // Every mapped label 0.
   std::uint64_t shards = 0;          // Shards with at least one record.
+  std::uint64_t shards_kept = 0;     // Complete shards a resumed export kept.
   std::uint64_t stored_bytes = 0;    // Database values read (envelope + gzip).
   std::uint64_t block_bytes = 0;     // DVID block bytes of the written blocks.
   std::uint64_t zstd_bytes = 0;      // Their zstd frames.
@@ -64,6 +88,11 @@ struct ExportSummary {
   double seconds = 0;
   // Lines for people and export.log: one per scale, then the totals with blocks/s.
   std::string Format() const;
+  // The figures as JSON and back, to gather them from the ranks.
+  std::string ToJson() const;
+  static Result<ExportSummary> FromJson(std::string_view text);
+  // Adds `other`'s counts scale by scale; seconds are the longer of the two.
+  void Add(const ExportSummary& other);
 };
 
 // Exports scales 0 .. n-1 of `labelmap` at the version, where n is the
@@ -74,7 +103,9 @@ struct ExportSummary {
 // outside the spec's grid (data would be lost); Corruption naming the key for
 // a stored value or block that does not decode; the store's errors. On error
 // the prefix holds no export: what this export wrote is erased (and an export
-// it was replacing is gone, its info first).
+// it was replacing is gone, its info first), except as said above for a job
+// of several ranks or a resumed export. On rank 0 the summary is the job's;
+// on the others, the rank's own.
 Result<ExportSummary> ExportShards(const formats::dvid::Labelmap& labelmap, const ExportSpec& spec,
                                    std::shared_ptr<store::Store> store, const std::string& prefix,
                                    const ExportShardsOptions& options);

@@ -197,6 +197,15 @@ Result<Array> Array::CreateUnpublished(std::shared_ptr<store::Store> store, std:
   return array;
 }
 
+Result<Array> Array::JoinUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                     ArrayMetadata metadata, ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  const std::string marker = prefix + std::string(kIncompleteMarkerKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool marked, store->Exists(marker));
+  if (!marked) return Status::NotFound(store->Describe(marker) + ": no unpublished array to join");
+  return Make(std::move(store), prefix, std::move(metadata), std::move(options));
+}
+
 Status Array::Publish() {
   CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store_, prefix_, metadata_));
   return store_->Erase(prefix_ + std::string(kIncompleteMarkerKey));

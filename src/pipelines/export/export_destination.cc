@@ -26,29 +26,33 @@ Status EraseAll(store::Store& store, const std::vector<std::string>& keys) {
 }  // namespace
 
 Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store> store,
-                                                   std::string prefix, bool overwrite) {
+                                                   std::string prefix, bool overwrite,
+                                                   bool resume) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(prefix));
   const std::string marker = prefix + kExportIncompleteName;
-  if (!keys.empty()) {
-    const std::string info = prefix + kExportInfoName;
-    const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
-    const bool unfinished = std::binary_search(keys.begin(), keys.end(), marker);
-    if (!overwrite) {
-      return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
-                                     ": exists (overwrite not requested)");
-    }
-    if (!is_export && !unfinished) {
-      return Status::InvalidArgument(store->Describe(keys.front()) +
-                                     ": not an export (no info beside it); refusing to replace it");
-    }
-    // Marked before the entry point goes, so a kill between the two still leaves a prefix
-    // that is ours to replace; from then on it holds no export.
+  if (keys.empty()) {
     CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
-    CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
+    return ExportDestination(std::move(store), std::move(prefix));
+  }
+  const std::string info = prefix + kExportInfoName;
+  const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
+  const bool unfinished = std::binary_search(keys.begin(), keys.end(), marker);
+  if (!resume && !overwrite) {
+    return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
+                                   ": exists (overwrite not requested)");
+  }
+  if (!is_export && !unfinished) {
+    return Status::InvalidArgument(store->Describe(keys.front()) +
+                                   ": not an export (no info beside it); refusing to " +
+                                   (resume ? "resume into it" : "replace it"));
+  }
+  // Marked before the entry point goes, so a kill between the two still leaves a prefix
+  // that is ours to replace; from then on it holds no export.
+  CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
+  CHUNKWISE_RETURN_IF_ERROR(store->Erase(info));
+  if (!resume) {
     std::erase(keys, marker);
     CHUNKWISE_RETURN_IF_ERROR(EraseAll(*store, keys));
-  } else {
-    CHUNKWISE_RETURN_IF_ERROR(store->Set(marker, ByteView()));
   }
   return ExportDestination(std::move(store), std::move(prefix));
 }

@@ -38,8 +38,10 @@ class ExportDestination {
   // InvalidArgument naming a key if keys exist under `prefix` ("" or ending
   // in "/") and !overwrite, or exist without `info` (not an export: never
   // replaced); the store's errors while erasing a replaced export.
+  // With `resume` the keys of an export or an unfinished one stay (to be
+  // finished), but an `info` among them is erased first.
   static Result<ExportDestination> Begin(std::shared_ptr<store::Store> store, std::string prefix,
-                                         bool overwrite);
+                                         bool overwrite, bool resume = false);
   ExportDestination(ExportDestination&& other) noexcept;
   ExportDestination& operator=(ExportDestination&&) = delete;
   ~ExportDestination();
@@ -48,6 +50,8 @@ class ExportDestination {
   const std::string& prefix() const { return prefix_; }
   // Writes `log`, then `info`, which makes the export visible.
   Status Commit(const std::string& info, const std::string& log);
+  // Leaves what was written (no `info`: unpublished) for a resumed export to finish.
+  void Keep() { store_.reset(); }
 
  private:
   ExportDestination(std::shared_ptr<store::Store> store, std::string prefix)

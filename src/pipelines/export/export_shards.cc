@@ -4,12 +4,16 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <optional>
+#include <set>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "chunkwise/codec/zstd_codec.h"
 #include "chunkwise/core/bounded_queue.h"
+#include "chunkwise/formats/dvid/export_chunk_index.h"
 #include "chunkwise/formats/dvid/label_block.h"
 #include "chunkwise/formats/dvid/value_envelope.h"
 #include "pipelines/export/export_destination.h"
@@ -51,6 +55,9 @@ struct ScaleJob {
   const std::unordered_map<std::uint64_t, std::uint64_t>& mapping;
   const codec::ZstdCodec& zstd;
   ScaleCounters& counters;
+  int rank = 0;  // This rank of `ranks` ranks handles the shards it owns.
+  int ranks = 1;
+  const std::unordered_set<std::string>* kept = nullptr;  // Stems of complete shards (resume).
 };
 
 std::string BlockName(const ScaleJob& job, const core::GridCoord3& xyz) {
@@ -142,10 +149,33 @@ bool CloseShards(std::unordered_map<std::uint64_t, ScanShard>& open, std::int64_
   return writers.SendBatch(std::move(closes));
 }
 
+// Which shards of the scan this rank writes: those it owns and has not kept
+// from before. Decided once per shard.
+class ShardChoice {
+ public:
+  explicit ShardChoice(const ScaleJob& job) : job_(job) {}
+  bool Writes(std::uint64_t shard, const core::GridCoord3& xyz) {
+    if (core::OwnerRank(shard, job_.ranks) != job_.rank) return false;
+    if (job_.kept == nullptr || job_.kept->empty()) return true;
+    const auto [it, inserted] = decided_.try_emplace(shard, true);
+    if (inserted && job_.kept->contains(job_.spec.ShardStem(xyz))) {
+      it->second = false;
+      ++kept_;
+    }
+    return it->second;
+  }
+  std::uint64_t kept() const { return kept_; }
+
+ private:
+  const ScaleJob& job_;
+  std::unordered_map<std::uint64_t, bool> decided_;
+  std::uint64_t kept_ = 0;
+};
+
 // Stage 1: the ZYX scan of one scale.
 Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const ScaleJob& job,
                  core::BoundedQueue<ScanBatch>& queue, ShardWriterStage& writers,
-                 core::ProgressReporter& progress) {
+                 core::ProgressReporter& progress, ShardChoice& choice) {
   std::unordered_map<std::uint64_t, ScanShard> open;
   ScanBatch batch;
   std::int64_t current_z = std::numeric_limits<std::int64_t>::min();
@@ -161,7 +191,9 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
         if (xyz[2] != current_z && !CloseShards(open, current_z = xyz[2], writers)) {
           return Status::Internal("export cancelled");
         }
-        ScanItem item{xyz, job.spec.ShardOf(xyz), "", CopyToBytes(value)};
+        const std::uint64_t shard_number = job.spec.ShardOf(xyz);
+        if (!choice.Writes(shard_number, xyz)) return Status::Ok();
+        ScanItem item{xyz, shard_number, "", CopyToBytes(value)};
         ScanShard& shard = open[item.shard];
         if (shard.blocks++ == 0) {
           shard.stem = job.spec.ShardStem(xyz);
@@ -202,15 +234,18 @@ Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint
   PipelineFailure failure;
   core::BoundedQueue<ScanBatch> queue(2 * sizes.workers + 2);
   // Eight batches of up to kScanBatch blocks per writer.
-  ShardWriterStage writers(store, scale_prefix, {options.format, options.index_form, false},
-                           sizes.writers, 8, failure);
+  ShardWriterStage writers(store, scale_prefix,
+                           {options.format, options.index_form, /*overwrite=*/options.resume},
+                           sizes.writers, 8, failure, options.before_shard_publish);
   failure.AddCancelHook([&queue] { queue.Close(); });
   failure.AddCancelHook([&writers] { writers.Cancel(); });
   std::vector<std::thread> handlers;
   for (std::size_t w = 0; w < sizes.workers; ++w) {
     handlers.emplace_back([&] { RunChunkHandler(queue, job, writers, failure); });
   }
-  if (Status scanned = ScanScale(labelmap, version, job, queue, writers, progress); !scanned.ok()) {
+  ShardChoice choice(job);
+  if (Status scanned = ScanScale(labelmap, version, job, queue, writers, progress, choice);
+      !scanned.ok()) {
     failure.Fail(std::move(scanned));
   }
   queue.Close();
@@ -224,6 +259,7 @@ Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint
   summary.blocks_written = job.counters.blocks_written;
   summary.blocks_skipped = job.counters.blocks_skipped;
   summary.shards = writers.shards_written();
+  summary.shards_kept = choice.kept();
   summary.stored_bytes = job.counters.stored_bytes;
   summary.block_bytes = job.counters.block_bytes;
   summary.zstd_bytes = job.counters.zstd_bytes;
@@ -241,35 +277,120 @@ StageSizes SizesFor(const ExportShardsOptions& options) {
   return sizes;
 }
 
-}  // namespace
+// The stems of the shards of `scale_prefix` that a resumed export keeps:
+// .arrow and .csv both present (the .csv is published after the .arrow) and
+// the index parsing.
+Result<std::unordered_set<std::string>> CompleteShards(const store::Store& store,
+                                                       const std::string& scale_prefix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(scale_prefix));
+  const std::set<std::string> present(keys.begin(), keys.end());
+  std::unordered_set<std::string> complete;
+  for (const std::string& key : keys) {
+    if (!key.ends_with(".csv")) continue;
+    const std::string stem_key = key.substr(0, key.size() - 4);
+    if (!present.contains(stem_key + ".arrow")) continue;
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> csv, store.Get(key));
+    if (!csv.has_value()) continue;
+    const std::string_view text(reinterpret_cast<const char*>(csv->data()), csv->size());
+    if (!dvid::ParseChunkIndex(text, store.Describe(key)).ok()) continue;  // Written again.
+    complete.insert(stem_key.substr(scale_prefix.size()));
+  }
+  return complete;
+}
 
-Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
-                                   std::shared_ptr<store::Store> store, const std::string& prefix,
-                                   const ExportShardsOptions& options) {
-  int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());
-  if (options.num_scales > 0) num_scales = std::min(num_scales, options.num_scales);
+// This rank's part of the export: every scale, the shards it owns.
+Result<ExportSummary> ExportOwnShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                                      const std::shared_ptr<store::Store>& store,
+                                      const std::string& prefix, int num_scales,
+                                      std::uint32_t version, const core::Communicator& ranks,
+                                      const ExportShardsOptions& options) {
   ExportSummary summary;
-  summary.version = options.version != 0 ? options.version : labelmap.versions().newest();
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(summary.version));
+  summary.version = version;
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(version));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto zstd, codec::ZstdCodec::Create({.level = kZstdLevel}));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::string info, InfoForScales(spec, num_scales));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      detail::ExportDestination destination,
-      detail::ExportDestination::Begin(std::move(store), prefix, options.overwrite));
+  ExportShardsOptions rank_options = options;
+  // One progress line per job, not per rank.
+  if (ranks.rank() != 0) rank_options.progress = core::ProgressMode::kQuiet;
   const auto start = std::chrono::steady_clock::now();
   for (int scale = 0; scale < num_scales; ++scale) {
+    const std::string scale_prefix = prefix + detail::ExportScalePrefix(scale);
+    std::unordered_set<std::string> kept;
+    if (options.resume) {
+      CHUNKWISE_ASSIGN_OR_RETURN(kept, CompleteShards(*store, scale_prefix));
+    }
     ScaleCounters counters;
-    const ScaleJob job{
-        labelmap.db().path().string(), spec.scales[scale], scale, mapping, *zstd, counters};
-    CHUNKWISE_ASSIGN_OR_RETURN(ExportScaleSummary scale_summary,
-                               ExportScale(labelmap, summary.version, job, destination.store(),
-                                           destination.prefix() + detail::ExportScalePrefix(scale),
-                                           options, SizesFor(options)));
+    const ScaleJob job{labelmap.db().path().string(),
+                       spec.scales[scale],
+                       scale,
+                       mapping,
+                       *zstd,
+                       counters,
+                       ranks.rank(),
+                       ranks.size(),
+                       &kept};
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        ExportScaleSummary scale_summary,
+        ExportScale(labelmap, version, job, store, scale_prefix, rank_options, SizesFor(options)));
     summary.scales.push_back(scale_summary);
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHUNKWISE_RETURN_IF_ERROR(destination.Commit(info, summary.Format()));
   return summary;
+}
+
+// Rank 0: the ranks' summaries added up.
+Result<ExportSummary> JobSummary(const std::vector<std::string>& gathered) {
+  ExportSummary job;
+  for (const std::string& text : gathered) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const ExportSummary rank_summary, ExportSummary::FromJson(text));
+    job.version = rank_summary.version;
+    job.Add(rank_summary);
+  }
+  return job;
+}
+
+}  // namespace
+
+// Every rank makes the same collective calls in the same order (core/communicator.h):
+// rank 0 prepares the prefix, all export their shards, rank 0 publishes.
+Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                                   std::shared_ptr<store::Store> store, const std::string& prefix,
+                                   const ExportShardsOptions& options) {
+  core::SingleProcess alone;
+  core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
+  int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());
+  if (options.num_scales > 0) num_scales = std::min(num_scales, options.num_scales);
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap.versions().newest();
+  Result<std::string> info = InfoForScales(spec, num_scales);
+  std::optional<detail::ExportDestination> destination;
+  Status prepared = info.status();
+  if (ranks.rank() == 0 && prepared.ok()) {
+    Result<detail::ExportDestination> begun =
+        detail::ExportDestination::Begin(store, prefix, options.overwrite, options.resume);
+    if (begun.ok()) destination.emplace(std::move(*begun));
+    prepared = begun.status();
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, prepared));
+
+  Result<ExportSummary> mine =
+      ExportOwnShards(labelmap, spec, store, prefix, num_scales, version, ranks, options);
+  Result<std::string> outcome = mine.ok() ? Result<std::string>(mine->ToJson()) : mine.status();
+  Result<std::vector<std::string>> gathered = core::GatherOutcomes(ranks, outcome);
+  if (!gathered.ok()) {
+    // A job of ranks, or a resumed one, keeps its complete shards for --resume.
+    if (destination.has_value() && (ranks.size() > 1 || options.resume)) destination->Keep();
+    return gathered.status();
+  }
+  if (ranks.rank() != 0) {
+    CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, Status::Ok()));
+    return mine;
+  }
+  Result<ExportSummary> job = JobSummary(*gathered);
+  Status published = job.status();
+  if (published.ok()) published = destination->Commit(*info, job->Format());
+  if (!published.ok() && (ranks.size() > 1 || options.resume)) destination->Keep();
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, published));
+  return job;
 }
 
 }  // namespace chunkwise::pipelines

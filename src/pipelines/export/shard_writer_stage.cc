@@ -43,8 +43,12 @@ struct ShardWriterStage::OpenShard {
 ShardWriterStage::ShardWriterStage(std::shared_ptr<store::Store> store, std::string prefix,
                                    formats::dvid::ArrowShardWriterOptions options,
                                    std::size_t threads, std::size_t queue_batches,
-                                   PipelineFailure& failure)
-    : store_(std::move(store)), prefix_(std::move(prefix)), options_(options), failure_(failure) {
+                                   PipelineFailure& failure, PublishHook before_publish)
+    : store_(std::move(store)),
+      prefix_(std::move(prefix)),
+      options_(options),
+      failure_(failure),
+      before_publish_(std::move(before_publish)) {
   for (std::size_t t = 0; t < std::max<std::size_t>(threads, 1); ++t) {
     queues_.push_back(
         std::make_unique<core::BoundedQueue<std::vector<ShardMessage>>>(queue_batches));
@@ -129,6 +133,8 @@ Status ShardWriterStage::Handle(ShardMessage& message,
 
 Status ShardWriterStage::FinishShard(OpenShard& shard) {
   if (shard.writer == nullptr) return Status::Ok();  // Every block skipped: no files.
+  if (before_publish_)
+    CHUNKWISE_RETURN_IF_ERROR(before_publish_(store_->Describe(prefix_ + shard.stem + ".arrow")));
   CHUNKWISE_RETURN_IF_ERROR(shard.writer->Finish());
   file_bytes_ += shard.writer->bytes_written();
   shard.writer.reset();

@@ -52,10 +52,14 @@ class ShardWriterStage {
  public:
   // Starts `threads` writers writing the keys `<prefix><stem>.arrow|.csv` of
   // `store`; each queue holds `queue_batches` batches of messages. Errors go
-  // to `failure`.
+  // to `failure`. `before_publish`, if set, is called with the description of a
+  // shard's .arrow (store::Store::Describe) before the shard is published;
+  // its error fails the stage there.
+  using PublishHook = std::function<Status(const std::string& shard_key)>;
   ShardWriterStage(std::shared_ptr<store::Store> store, std::string prefix,
                    formats::dvid::ArrowShardWriterOptions options, std::size_t threads,
-                   std::size_t queue_batches, PipelineFailure& failure);
+                   std::size_t queue_batches, PipelineFailure& failure,
+                   PublishHook before_publish = {});
   // Cancels and joins what is still running.
   ~ShardWriterStage();
 
@@ -84,6 +88,7 @@ class ShardWriterStage {
   const std::string prefix_;
   const formats::dvid::ArrowShardWriterOptions options_;
   PipelineFailure& failure_;
+  const PublishHook before_publish_;
   std::vector<std::unique_ptr<core::BoundedQueue<std::vector<ShardMessage>>>> queues_;
   std::vector<std::thread> threads_;
   std::atomic<std::uint64_t> shards_written_{0};

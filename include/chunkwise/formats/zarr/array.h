@@ -74,6 +74,11 @@ class Array {
   static Result<Array> CreateUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
                                          ArrayMetadata metadata, bool overwrite,
                                          ArrayOptions options = {});
+  // The same array for another writer of it (a rank of a job) once
+  // CreateUnpublished has run elsewhere: nothing is written. NotFound if the
+  // marker is not there (no unpublished array at `prefix`).
+  static Result<Array> JoinUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                       ArrayMetadata metadata, ArrayOptions options = {});
   // Writes the metadata of an array made by CreateUnpublished, then removes
   // its marker. Call it once every chunk is written.
   Status Publish();

@@ -1,0 +1,175 @@
+"""MPI: `mpirun -np 3 chunkwise ...` writes the same bytes as one process.
+
+For `dvid export-shards` (and, when given, `zarr convert`), with Debian's
+OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
+  * three ranks give output byte-identical to one process, every file compared
+    (export.log holds timings: its block totals are compared instead);
+  * a rank that fails (CHUNKWISE_TEST_RANK_FAULT=<rank>:<shards>:fail) fails the
+    job on every rank, and the message names the rank and the shard;
+  * a rank SIGKILLed midway (...:kill) leaves no visible partial shard: no info,
+    and every visible file is byte-identical to the one-process output;
+  * after either, `--resume` under mpirun completes the job identically.
+
+usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import numpy as np
+
+from interop_check import Checks
+
+RANKS = 3
+
+
+def run(args, env=None, expect_success=True):
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                            env={**os.environ, **(env or {})})
+    if expect_success and result.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, args))} failed ({result.returncode}):\n"
+                           f"{result.stdout}\n{result.stderr}")
+    return result
+
+
+def visible_files(root):
+    """Every file under `root` but a writer's temporaries (.X.tmp.PID.N), as relative paths."""
+    root = pathlib.Path(root)
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and not (p.name.startswith(".") and ".tmp." in p.name))
+
+
+def compare_trees(checks, got, expected, what, skip=("export.log",), partial=False):
+    """Every file of `got` byte-identical to `expected`'s (and, unless partial, the same set)."""
+    got_files = [f for f in visible_files(got) if f not in skip]
+    expected_files = [f for f in visible_files(expected) if f not in skip]
+    if not partial:
+        checks.expect(got_files == expected_files,
+                      f"{what}: the same {len(expected_files)} files "
+                      f"(missing {sorted(set(expected_files) - set(got_files))[:3]}, "
+                      f"extra {sorted(set(got_files) - set(expected_files))[:3]})")
+    else:
+        extra = sorted(set(got_files) - set(expected_files))
+        checks.expect(not extra, f"{what}: no file the one-process output lacks {extra[:3]}")
+    differing = [f for f in got_files if f in expected_files and
+                 (pathlib.Path(got) / f).read_bytes() != (pathlib.Path(expected) / f).read_bytes()]
+    checks.expect(not differing, f"{what}: {len(got_files)} files byte-identical "
+                                 f"(differ: {differing[:3]})")
+
+
+def total_blocks(log_path):
+    match = re.search(r"^total: (\d+) blocks read, (\d+) written", pathlib.Path(log_path).read_text(), re.M)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+class Job:
+    def __init__(self, args):
+        self.chunkwise = pathlib.Path(args.chunkwise).resolve()
+        self.mpirun = [args.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(RANKS)]
+        # Containers often forbid the cross-memory attach of the shared-memory transport.
+        self.env = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+    def one(self, args, env=None, expect_success=True):
+        return run([self.chunkwise, "-q", *args], {**self.env, **(env or {})}, expect_success)
+
+    def ranks(self, args, env=None, expect_success=True):
+        return run([*self.mpirun, self.chunkwise, "-q", *args], {**self.env, **(env or {})},
+                   expect_success)
+
+
+def make_labelmap(job, work):
+    # 256³ voxels = 4³ blocks in scale 0, 2³ in scale 1; labels that change
+    # within blocks, and one all-zero corner (skipped blocks: shards without files).
+    n = 256
+    z, y, x = np.indices((n, n, n), dtype=np.uint64)
+    labels = (z // 40) * 100 + (y // 40) * 10 + (x // 40) + 1
+    labels[:64, :64, :64] = 0
+    np.save(work / "labels.npy", labels)
+    db = work / "labels.db"
+    job.one(["dvid", "ingest", db, "--input", work / "labels.npy", "--scales", "1"])
+    return db
+
+
+def spec_file(work, hashed):
+    # Identity: 8 box shards of 2³ blocks at s0. Murmur: shards by hash (hex names).
+    def scale(key, size, res):
+        return {"key": key, "size": [size] * 3, "resolution": [res] * 3, "chunk_sizes": [[64] * 3],
+                "encoding": "compressed_segmentation",
+                "sharding": {"@type": "neuroglancer_uint64_sharded_v1", "preshift_bits": 2 if not hashed else 0,
+                             "hash": "murmurhash3_x86_128" if hashed else "identity",
+                             "minishard_bits": 1, "shard_bits": 3,
+                             "minishard_index_encoding": "gzip", "data_encoding": "gzip"}}
+    spec = {"@type": "neuroglancer_multiscale_volume", "type": "segmentation", "data_type": "uint64",
+            "num_channels": 1, "scales": [scale("s0", 256, 8), scale("s1", 128, 16)]}
+    path = work / ("spec-murmur.json" if hashed else "spec.json")
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def check_export(checks, job, work, db, spec, name):
+    reference = work / f"{name}-one"
+    job.one(["dvid", "export-shards", db, spec, reference, "--workers", "2"])
+    shards = [f for f in visible_files(reference) if f.endswith(".arrow")]
+    checks.expect(len(shards) >= 6, f"{name}: one process wrote {len(shards)} shards (enough to deal to 3 ranks)")
+
+    out = work / f"{name}-ranks"
+    result = job.ranks(["dvid", "export-shards", db, spec, out, "--workers", "1"])
+    compare_trees(checks, out, reference, f"{name}: {RANKS} ranks vs one process")
+    checks.expect(total_blocks(out / "export.log") == total_blocks(reference / "export.log"),
+                  f"{name}: the job's summary adds the ranks' blocks {total_blocks(out / 'export.log')}")
+    checks.expect(result.stdout.count("exported") == 0, f"{name}: -q prints no summary")
+
+    again = job.ranks(["dvid", "export-shards", db, spec, out, "--workers", "1"], expect_success=False)
+    checks.expect(again.returncode != 0 and "exists" in again.stderr,
+                  f"{name}: an existing export is refused on every rank ({again.returncode})")
+
+    for mode, rank in (("fail", 1), ("kill", 2)):
+        broken = work / f"{name}-{mode}"
+        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:1:{mode}"}
+        failed = job.ranks(["dvid", "export-shards", db, spec, broken, "--workers", "1"], fault,
+                           expect_success=False)
+        checks.expect(failed.returncode != 0, f"{name}/{mode}: the job fails (exit {failed.returncode})")
+        if mode == "fail":
+            named = re.search(rf"rank {rank} of {RANKS}: .*s\d/[0-9a-f_]+\.arrow: rank {rank} fails here",
+                              failed.stderr)
+            checks.expect(named is not None and failed.stderr.count(f"rank {rank} of {RANKS}") >= RANKS,
+                          f"{name}/{mode}: every rank's error names rank {rank} and its shard: "
+                          f"{failed.stderr.strip().splitlines()[:1]}")
+        checks.expect(not (broken / "info").exists(), f"{name}/{mode}: no info is published")
+        compare_trees(checks, broken, reference, f"{name}/{mode}: what is visible is whole",
+                      skip=("export.log",), partial=True)
+        kept = len([f for f in visible_files(broken) if f.endswith(".csv")])
+        job.ranks(["dvid", "export-shards", db, spec, broken, "--workers", "1", "--resume"])
+        compare_trees(checks, broken, reference, f"{name}/{mode}: --resume (kept {kept} shards) completes it")
+        log = (broken / "export.log").read_text()
+        checks.expect("kept from before" in log or kept == 0,
+                      f"{name}/{mode}: the resumed summary counts the kept shards")
+
+    # One process resumes too, and a complete export resumed is republished unchanged.
+    job.one(["dvid", "export-shards", db, spec, out, "--resume"])
+    compare_trees(checks, out, reference, f"{name}: --resume of a complete export by one process")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunkwise", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    work = pathlib.Path(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    checks = Checks()
+    job = Job(args)
+    db = make_labelmap(job, work)
+    check_export(checks, job, work, db, spec_file(work, hashed=False), "export-identity")
+    check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")
+    checks.finish()
+
+
+if __name__ == "__main__":
+    main()
