@@ -21,9 +21,11 @@
 // export.
 //
 // Ranks (docs/scale.md): with options.ranks of a job of N ranks, every rank
-// scans the database (opened read-only) and handles only the blocks of the
-// shards it owns (core::OwnerRank of the shard number), so no two ranks write
-// one shard and each shard's bytes are those a one-process export writes.
+// handles only the blocks of the shards it owns (core::OwnerRank of the
+// shard number), so no two ranks write one shard and each shard's bytes are
+// those a one-process export writes. With box shards a rank reads only its
+// shards' key ranges (and its share of the gaps between the grid's rows, so
+// a block outside the volume is still refused); else it scans the scale.
 // Rank 0 prepares the prefix before any rank writes and publishes export.log
 // and `info` after every rank has finished; the summary adds the ranks'
 // figures. A failed rank fails the job on every rank, naming the rank and

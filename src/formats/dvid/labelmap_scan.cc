@@ -99,6 +99,25 @@ Status Labelmap::ScanBlocks(std::uint32_t version, int scale, const BlockBox& bo
   return Status::Ok();
 }
 
+Status Labelmap::ScanBlockRanges(std::uint32_t version, int scale,
+                                 std::span<const BlockKeyRange> ranges,
+                                 const BlockVisitor& visit) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto distances, AncestorDistances(version));
+  const auto s = static_cast<std::uint8_t>(scale);
+  const std::string scale_end = PrefixSuccessor(ScaleKeyPrefix(instance_, s));
+  auto visit_key = [&](std::string_view key, ByteView value) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(const BlockKey decoded, DecodeBlockKey(key));
+    return visit(decoded.coord, value);
+  };
+  for (const BlockKeyRange& range : ranges) {
+    CHUNKWISE_RETURN_IF_ERROR(detail::ScanVisible(
+        *db_, BlockPositionKey(instance_, s, range.from),
+        range.to.has_value() ? BlockPositionKey(instance_, s, *range.to) : scale_end,
+        kBlockKeyLayout, distances, visit_key));
+  }
+  return Status::Ok();
+}
+
 Status Labelmap::ScanAllBlocks(std::uint32_t version, int scale, const BlockVisitor& visit) const {
   CHUNKWISE_ASSIGN_OR_RETURN(const auto distances, AncestorDistances(version));
   const std::string prefix = ScaleKeyPrefix(instance_, static_cast<std::uint8_t>(scale));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -172,43 +173,111 @@ class ShardChoice {
   std::uint64_t kept_ = 0;
 };
 
-// Stage 1: the ZYX scan of one scale.
+// With box shards and several ranks each rank reads only the key ranges of
+// its own shards: their boxes, one seek per block row, shard by shard in ZYX
+// order of the shard grid. A shard's blocks come in the order the full scan
+// gives them, so its bytes are the same. `shard_done` runs after each box.
+bool ScansOwnShardBoxes(const ScaleJob& job) { return job.ranks > 1 && job.spec.shards_are_boxes; }
+
+Status ScanOwnShardBoxes(const dvid::Labelmap& labelmap, std::uint32_t version, const ScaleJob& job,
+                         ShardChoice& choice, const dvid::Labelmap::BlockVisitor& visit,
+                         const std::function<Status()>& shard_done) {
+  const core::GridCoord3& grid = job.spec.bits.grid;
+  const core::GridCoord3& edge = job.spec.shard_chunks;
+  auto box_end = [&](core::Index origin, int d) {
+    return static_cast<std::int32_t>(std::min(origin + edge[d], grid[d]));
+  };
+  for (core::Index z = 0; z < grid[2]; z += edge[2]) {
+    for (core::Index y = 0; y < grid[1]; y += edge[1]) {
+      for (core::Index x = 0; x < grid[0]; x += edge[0]) {
+        const core::GridCoord3 origin{x, y, z};
+        if (!choice.Writes(job.spec.ShardOf(origin), origin)) continue;
+        const dvid::BlockBox box{{static_cast<std::int32_t>(x), static_cast<std::int32_t>(y),
+                                  static_cast<std::int32_t>(z)},
+                                 {box_end(x, 0), box_end(y, 1), box_end(z, 2)}};
+        CHUNKWISE_RETURN_IF_ERROR(labelmap.ScanBlocks(version, job.scale, box, visit));
+        CHUNKWISE_RETURN_IF_ERROR(shard_done());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The key ranges between the grid's block rows (and before and after the
+// grid) that this rank checks hold no block, so that a box scan drops no
+// block outside the spec's volume: rows are dealt to ranks like shards.
+std::vector<dvid::Labelmap::BlockKeyRange> OutsideGridRanges(const ScaleJob& job) {
+  const core::GridCoord3& grid = job.spec.bits.grid;
+  const auto gx = static_cast<std::int32_t>(grid[0]);
+  const auto gy = static_cast<std::int32_t>(grid[1]);
+  const auto gz = static_cast<std::int32_t>(grid[2]);
+  constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
+  std::vector<dvid::Labelmap::BlockKeyRange> ranges;
+  if (job.rank == 0) ranges.push_back({{kMin, kMin, kMin}, dvid::BlockCoord{0, 0, 0}});
+  for (std::int32_t z = 0; z < gz; ++z) {
+    for (std::int32_t y = 0; y < gy; ++y) {
+      const auto row = static_cast<std::uint64_t>(z) * static_cast<std::uint64_t>(gy) +
+                       static_cast<std::uint64_t>(y);
+      if (core::OwnerRank(row, job.ranks) != job.rank) continue;
+      std::optional<dvid::BlockCoord> next_row;
+      if (y + 1 < gy) {
+        next_row = dvid::BlockCoord{0, y + 1, z};
+      } else if (z + 1 < gz) {
+        next_row = dvid::BlockCoord{0, 0, z + 1};
+      }
+      ranges.push_back({{gx, y, z}, next_row});
+    }
+  }
+  return ranges;
+}
+
+// Stage 1: the ZYX scan of one scale (or of this rank's shard boxes).
 Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const ScaleJob& job,
                  core::BoundedQueue<ScanBatch>& queue, ShardWriterStage& writers,
                  core::ProgressReporter& progress, ShardChoice& choice) {
   std::unordered_map<std::uint64_t, ScanShard> open;
   ScanBatch batch;
   std::int64_t current_z = std::numeric_limits<std::int64_t>::min();
-  const Status scanned = labelmap.ScanAllBlocks(
-      version, job.scale, [&](const dvid::BlockCoord& coord, ByteView value) -> Status {
-        const core::GridCoord3 xyz{coord.x, coord.y, coord.z};
-        if (!job.spec.InGrid(xyz)) {
-          return Status::InvalidArgument(
-              BlockName(job, xyz) + " lies outside the spec's volume (size " +
-              std::to_string(job.spec.size[0]) + "x" + std::to_string(job.spec.size[1]) + "x" +
-              std::to_string(job.spec.size[2]) + " voxels); refusing to drop it");
-        }
-        if (xyz[2] != current_z && !CloseShards(open, current_z = xyz[2], writers)) {
-          return Status::Internal("export cancelled");
-        }
-        const std::uint64_t shard_number = job.spec.ShardOf(xyz);
-        if (!choice.Writes(shard_number, xyz)) return Status::Ok();
-        ScanItem item{xyz, shard_number, "", CopyToBytes(value)};
-        ScanShard& shard = open[item.shard];
-        if (shard.blocks++ == 0) {
-          shard.stem = job.spec.ShardStem(xyz);
-          shard.z_end = job.spec.ShardZEnd(xyz);
-        }
-        item.stem = shard.stem;
-        ++job.counters.blocks_read;
-        job.counters.stored_bytes += value.size();
-        batch.push_back(std::move(item));
-        if (batch.size() < kScanBatch) return Status::Ok();
-        progress.Add(batch.size());
-        if (!queue.Push(std::exchange(batch, {}))) return Status::Internal("export cancelled");
-        return Status::Ok();
-      });
-  CHUNKWISE_RETURN_IF_ERROR(scanned);
+  const auto visit = [&](const dvid::BlockCoord& coord, ByteView value) -> Status {
+    const core::GridCoord3 xyz{coord.x, coord.y, coord.z};
+    if (!job.spec.InGrid(xyz)) {
+      return Status::InvalidArgument(
+          BlockName(job, xyz) + " lies outside the spec's volume (size " +
+          std::to_string(job.spec.size[0]) + "x" + std::to_string(job.spec.size[1]) + "x" +
+          std::to_string(job.spec.size[2]) + " voxels); refusing to drop it");
+    }
+    if (xyz[2] != current_z && !CloseShards(open, current_z = xyz[2], writers)) {
+      return Status::Internal("export cancelled");
+    }
+    const std::uint64_t shard_number = job.spec.ShardOf(xyz);
+    if (!choice.Writes(shard_number, xyz)) return Status::Ok();
+    ScanItem item{xyz, shard_number, "", CopyToBytes(value)};
+    ScanShard& shard = open[item.shard];
+    if (shard.blocks++ == 0) {
+      shard.stem = job.spec.ShardStem(xyz);
+      shard.z_end = job.spec.ShardZEnd(xyz);
+    }
+    item.stem = shard.stem;
+    ++job.counters.blocks_read;
+    job.counters.stored_bytes += value.size();
+    batch.push_back(std::move(item));
+    if (batch.size() < kScanBatch) return Status::Ok();
+    progress.Add(batch.size());
+    if (!queue.Push(std::exchange(batch, {}))) return Status::Internal("export cancelled");
+    return Status::Ok();
+  };
+  if (ScansOwnShardBoxes(job)) {
+    const auto close_all = [&]() -> Status {
+      return CloseShards(open, std::numeric_limits<std::int64_t>::max(), writers)
+                 ? Status::Ok()
+                 : Status::Internal("export cancelled");
+    };
+    CHUNKWISE_RETURN_IF_ERROR(ScanOwnShardBoxes(labelmap, version, job, choice, visit, close_all));
+    const std::vector<dvid::Labelmap::BlockKeyRange> outside = OutsideGridRanges(job);
+    CHUNKWISE_RETURN_IF_ERROR(labelmap.ScanBlockRanges(version, job.scale, outside, visit));
+  } else {
+    CHUNKWISE_RETURN_IF_ERROR(labelmap.ScanAllBlocks(version, job.scale, visit));
+  }
   progress.Add(batch.size());
   if (!batch.empty() && !queue.Push(std::move(batch))) return Status::Internal("export cancelled");
   if (!CloseShards(open, std::numeric_limits<std::int64_t>::max(), writers)) {

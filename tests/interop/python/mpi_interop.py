@@ -9,6 +9,8 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
   * a rank SIGKILLed midway (...:kill) leaves no visible partial shard: no info,
     and every visible file is byte-identical to the one-process output;
   * after either, `--resume` under mpirun completes the job identically;
+  * ranks of a box-sharded export read only their shards' key ranges, yet a
+    block outside the spec's volume still fails the job, named;
   * `zarr convert` by 3 ranks, sharded v3 and unsharded v2, is byte-identical
     to one process, and reads back as the data.
 
@@ -158,6 +160,22 @@ def check_export(checks, job, work, db, spec, name):
     compare_trees(checks, out, reference, f"{name}: --resume of a complete export by one process")
 
 
+def check_outside_volume(checks, job, work, db):
+    """Ranks that read only their shards' key ranges still refuse a block outside the spec."""
+    spec = json.loads(spec_file(work, hashed=False).read_text())
+    spec["scales"] = spec["scales"][:1]
+    spec["scales"][0]["size"] = [192, 256, 256]  # x: 3 blocks; the database has 4.
+    path = work / "spec-small.json"
+    path.write_text(json.dumps(spec))
+    for launcher, what in ((job.one, "one process"), (job.ranks, f"{RANKS} ranks")):
+        out = work / f"outside-{what.replace(' ', '-')}"
+        failed = launcher(["dvid", "export-shards", db, path, out, "--workers", "1"], expect_success=False)
+        checks.expect(failed.returncode != 0 and "block x,y,z 3," in failed.stderr and
+                      "lies outside the spec's volume" in failed.stderr and not (out / "info").exists(),
+                      f"{what}: a block outside the spec's volume fails the export, named: "
+                      f"{failed.stderr.strip().splitlines()[:1]}")
+
+
 def check_convert(checks, job, work):
     """zarr convert into sharded v3 (zstd), and into unsharded v2: 3 ranks vs one process."""
     rng = np.random.default_rng(29)
@@ -200,6 +218,7 @@ def main():
     db = make_labelmap(job, work)
     check_export(checks, job, work, db, spec_file(work, hashed=False), "export-identity")
     check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")
+    check_outside_volume(checks, job, work, db)
     check_convert(checks, job, work)
     checks.finish()
 

@@ -133,6 +133,15 @@ class Labelmap {
                     const BlockVisitor& visit) const;
   // Visits every block of `scale` visible at `version`, in ZYX order.
   Status ScanAllBlocks(std::uint32_t version, int scale, const BlockVisitor& visit) const;
+  // Visits, range by range, the blocks visible at `version` whose (z, y, x)
+  // lie in [from, to) in ZYX (key) order; a `to` of nullopt runs to the
+  // scale's last block. One seek per range: cheap for empty ranges.
+  struct BlockKeyRange {
+    BlockCoord from;
+    std::optional<BlockCoord> to;
+  };
+  Status ScanBlockRanges(std::uint32_t version, int scale, std::span<const BlockKeyRange> ranges,
+                         const BlockVisitor& visit) const;
 
   // The box of whole blocks that holds every block of `scale` visible at
   // `version`, in voxels at that scale; nullopt when no block is stored.
