@@ -14,6 +14,7 @@ struct FlagHint {
 // One row per phrase of the library's messages that a flag controls.
 constexpr std::array kFlagHints = {
     FlagHint{"overwrite not requested", "pass --overwrite to replace it"},
+    FlagHint{"resume not requested", "pass --resume to finish it"},
     FlagHint{"outside the allowed roots", "pass --allow-root DIR to read it"},
     FlagHint{"remote references are not allowed", "pass --allow-remote to read it"},
     FlagHint{"a pyramid has 2..30 levels", "see --levels"},

@@ -68,7 +68,7 @@ struct ExportShardsOptions {
   // Called with a shard's .arrow (as store::Store::Describe names it) before
   // the shard is published; an error fails the export there (a test seam:
   // parallel::ShardFaultFromEnvironment).
-  std::function<Status(const std::string& shard_key)> before_shard_publish;
+  std::function<Status(const std::string& shard_key)> before_shard_publish = nullptr;
 };
 
 struct ExportScaleSummary {
@@ -109,8 +109,8 @@ struct ExportSummary {
 // of several ranks or a resumed export. On rank 0 the summary is the job's;
 // on the others, the rank's own.
 Result<ExportSummary> ExportShards(const formats::dvid::Labelmap& labelmap, const ExportSpec& spec,
-                                   std::shared_ptr<store::Store> store, const std::string& prefix,
-                                   const ExportShardsOptions& options);
+                                   const std::shared_ptr<store::Store>& store,
+                                   const std::string& prefix, const ExportShardsOptions& options);
 
 }  // namespace chunkwise::pipelines
 

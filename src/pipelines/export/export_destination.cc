@@ -38,6 +38,11 @@ Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store>
   const bool is_export = std::binary_search(keys.begin(), keys.end(), info);
   const bool unfinished = std::binary_search(keys.begin(), keys.end(), marker);
   if (!resume && !overwrite) {
+    if (unfinished) {
+      return Status::InvalidArgument(store->Describe(marker) +
+                                     ": an unfinished export is there (overwrite not requested, "
+                                     "resume not requested)");
+    }
     return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
                                    ": exists (overwrite not requested)");
   }

@@ -422,8 +422,8 @@ Result<ExportSummary> JobSummary(const std::vector<std::string>& gathered) {
 // Every rank makes the same collective calls in the same order (core/communicator.h):
 // rank 0 prepares the prefix, all export their shards, rank 0 publishes.
 Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
-                                   std::shared_ptr<store::Store> store, const std::string& prefix,
-                                   const ExportShardsOptions& options) {
+                                   const std::shared_ptr<store::Store>& store,
+                                   const std::string& prefix, const ExportShardsOptions& options) {
   core::SingleProcess alone;
   core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
   int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());

@@ -149,6 +149,12 @@ def check_export(checks, job, work, db, spec, name):
         compare_trees(checks, broken, reference, f"{name}/{mode}: what is visible is whole",
                       skip=("export.log",), partial=True)
         kept = len([f for f in visible_files(broken) if f.endswith(".csv")])
+        if mode == "fail":
+            again = job.ranks(["dvid", "export-shards", db, spec, broken, "--workers", "1"],
+                              expect_success=False)
+            checks.expect(again.returncode != 0 and "pass --resume to finish it" in again.stderr
+                          and "pass --overwrite to replace it" in again.stderr,
+                          f"{name}/{mode}: the unfinished export is left; the error offers --resume and --overwrite")
         job.ranks(["dvid", "export-shards", db, spec, broken, "--workers", "1", "--resume"])
         compare_trees(checks, broken, reference, f"{name}/{mode}: --resume (kept {kept} shards) completes it")
         log = (broken / "export.log").read_text()
