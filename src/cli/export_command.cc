@@ -81,8 +81,7 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
   if (ranks->rank() == 0) {
     Say(context,
         "exported " + options.db + " to " + options.dest +
-            (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + "
-" +
+            (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + "\n" +
             summary.Format());
   }
   return Status::Ok();
