@@ -19,6 +19,7 @@
 #include "bindings.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/store/memory_store.h"
 #include "open_store.h"
 #include "status_error.h"
 
@@ -138,7 +139,12 @@ void BindChunkBatch(nb::module_& module) {
   module.def(
       "check_zarr_metadata",
       [](const std::string& text, const std::optional<std::string>& zattrs, int zarr_format) {
-        ParseMetadata(text, zattrs, zarr_format);
+        // An array over an empty memory store: its codecs and grid checked as Open checks them.
+        zarr::ArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
+        zarr::ArrayOptions options;
+        options.pool = SharedThreadPool();
+        ValueOrThrow(zarr::Array::FromMetadata(store::MemoryStore::Create(), "",
+                                               std::move(metadata), std::move(options)));
       },
       nb::arg("text"), nb::arg("zattrs").none(), nb::arg("zarr_format"));
   nb::class_<PyChunkBatchArray>(module, "ChunkBatchArray")
