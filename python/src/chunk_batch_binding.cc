@@ -31,8 +31,8 @@ namespace {
 namespace zarr = formats::zarr;
 
 // Rows of (chunk[rank], box start[rank], box stop[rank], buffer origin[rank]).
-using TransferRows = nb::ndarray<nb::ro, const std::int64_t, nb::ndim<3>, nb::device::cpu,
-                                 nb::c_contig>;
+using TransferRows =
+    nb::ndarray<nb::ro, const std::int64_t, nb::ndim<3>, nb::device::cpu, nb::c_contig>;
 using OutArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 
@@ -42,8 +42,8 @@ zarr::ArrayMetadata ParseMetadata(const std::string& text, const std::optional<s
                                   int zarr_format) {
   if (zarr_format == 3) return ValueOrThrow(zarr::ParseV3ArrayMetadata(text, "zarr.json"));
   if (zarr_format != 2) {
-    throw StatusError(Status::InvalidArgument("zarr_format must be 2 or 3, not " +
-                                              std::to_string(zarr_format)));
+    throw StatusError(
+        Status::InvalidArgument("zarr_format must be 2 or 3, not " + std::to_string(zarr_format)));
   }
   std::optional<std::string_view> attributes;
   if (zattrs) attributes = *zattrs;

@@ -355,7 +355,7 @@ Status Array::Write(const Region& region, ByteView data) {
 }
 
 Result<ChunkOverlap> Array::TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
-                                             const core::Shape& buffer_shape) const {
+                                            const core::Shape& buffer_shape) const {
   const auto refuse = [&](const std::string& what) {
     return Status::InvalidArgument("chunk transfer " + std::to_string(i) + ": " + what);
   };
@@ -380,11 +380,10 @@ Result<ChunkOverlap> Array::TransferOverlap(const ChunkTransfer& transfer, std::
   }
   const core::Shape extent = transfer.box.shape();
   for (std::size_t d = 0; d < rank; ++d) {
-    if (transfer.buffer_origin[d] < 0 ||
-        transfer.buffer_origin[d] > buffer_shape[d] - extent[d]) {
+    if (transfer.buffer_origin[d] < 0 || transfer.buffer_origin[d] > buffer_shape[d] - extent[d]) {
       return refuse("box [" + transfer.box.ToString() + "] at [" +
-                    core::FormatShape(transfer.buffer_origin) +
-                    "] leaves the buffer of shape [" + core::FormatShape(buffer_shape) + "]");
+                    core::FormatShape(transfer.buffer_origin) + "] leaves the buffer of shape [" +
+                    core::FormatShape(buffer_shape) + "]");
     }
   }
   ChunkOverlap overlap;
@@ -436,8 +435,8 @@ Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView dat
       data.size() != static_cast<std::size_t>(Region::Full(data_shape).num_elements()) *
                          metadata_.data_type.size()) {
     return Status::InvalidArgument("a chunk batch's data has " + std::to_string(data.size()) +
-                                   " bytes, not those of shape [" +
-                                   core::FormatShape(data_shape) + "] of the array's type");
+                                   " bytes, not those of shape [" + core::FormatShape(data_shape) +
+                                   "] of the array's type");
   }
   std::vector<ChunkOverlap> overlaps;
   overlaps.reserve(transfers.size());
