@@ -200,6 +200,7 @@ class _NativeArray:
         self.chunk_shape = tuple(self.array.chunk_shape)
         self.prefix = prefix
         self.dtype = np.dtype(self.array.dtype).newbyteorder("=")
+        self.shape = np.array(metadata.shape, dtype=np.int64)
 
     def transfers(self, batch: list, buffer_shape: tuple[int, ...],
                   drop_axes: tuple[int, ...], coords_of: Callable[[str], tuple[int, ...]]
@@ -234,10 +235,22 @@ class _NativeArray:
                 out_selection = (out_selection,)
             for d, (start, _) in zip(kept, _box(out_selection, len(kept))):
                 rows[i, 3, d] = start
+        self._check_shape(rows, [item[4] for item in batch])
         full_shape = [1] * rank
         for d, extent in zip(kept or [], buffer_shape):
             full_shape[d] = extent
         return rows, tuple(full_shape)
+
+    def _check_shape(self, rows: np.ndarray, complete: list[bool]) -> None:
+        """_Unsupported unless the array's shape as this pipeline knows it describes
+        the batch: zarr-python keeps an array's pipeline when resize() or append()
+        changes its shape, and a chunk at the old edge must not be taken for whole."""
+        chunk = np.array(self.chunk_shape, dtype=np.int64)
+        coords, starts, stops = rows[:, 0], rows[:, 1], rows[:, 2]
+        inside = np.minimum(chunk, self.shape - coords * chunk)  # Each chunk's part in the array.
+        whole = ((starts == 0) & (stops == inside)).all(axis=1)
+        if (inside <= 0).any() or (stops > inside).any() or (whole != np.array(complete)).any():
+            raise _Unsupported("chunks the array's shape when opened does not describe (resized)")
 
 
 class CodecPipeline(_ZarrCodecPipeline):

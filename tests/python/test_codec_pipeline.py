@@ -322,3 +322,29 @@ def test_corruption_is_an_error_naming_the_chunk(tmp_path: pathlib.Path) -> None
     shard.write_bytes(shard.read_bytes()[:-3])  # The index's checksum and end are cut.
     with pytest.raises(chunkwise.CorruptionError, match="c/1/0"):
         array[:]
+
+
+@pytest.mark.parametrize("shards", [False, True], ids=["plain", "sharded"])
+def test_a_resized_array_keeps_what_its_old_edge_chunks_hold(tmp_path: pathlib.Path,
+                                                             shards: bool) -> None:
+    # zarr-python keeps an array's pipeline across resize(): the pipeline must not take a
+    # chunk at the old edge for whole (and encode it without reading) once the array grew.
+    layout = sharded((4, 6), (2, 3)) if shards else {"chunks": (4, 6)}
+    array = create(tmp_path / "a", OURS, "int32", -1, layout)
+    data = sample("int32", SHAPE, 10)
+    array[:] = data
+    array.resize((20, 30))
+    array[13:16, 0:6] = 9  # The grown part of the old edge chunk (shard) [3, 0] ...
+    array[12:13, 0:6] = 8  # ... kept when the old part is written: whole under the old shape.
+    array[15:20, 20:30] = 7  # Chunks the old grid did not have.
+    expected = np.full((20, 30), -1, dtype="int32")
+    expected[:13, :17] = data
+    expected[13:16, 0:6] = 9
+    expected[12:13, 0:6] = 8
+    expected[15:20, 20:30] = 7
+    np.testing.assert_array_equal(array[:], expected)
+    pipeline = pipeline_of(array)
+    assert pipeline.fallback_batches == 4 and pipeline.native_batches == 1
+    reopened = open_with(tmp_path / "a", OURS)  # A pipeline for the new shape: native again.
+    np.testing.assert_array_equal(reopened[:], expected)
+    assert pipeline_of(reopened).native_batches == 1
