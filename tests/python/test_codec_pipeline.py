@@ -348,3 +348,40 @@ def test_a_resized_array_keeps_what_its_old_edge_chunks_hold(tmp_path: pathlib.P
     reopened = open_with(tmp_path / "a", OURS)  # A pipeline for the new shape: native again.
     np.testing.assert_array_equal(reopened[:], expected)
     assert pipeline_of(reopened).native_batches == 1
+
+
+def test_the_entry_point_pyproject_declares_lets_zarr_find_the_pipeline(
+    tmp_path: pathlib.Path,
+) -> None:
+    # An installed chunkwise is found through its zarr.codec_pipeline entry point, with no
+    # import of chunkwise.zarr: a dist-info holding pyproject.toml's entry points stands in.
+    import os
+    import subprocess
+    import sys
+    import tomllib
+
+    source = pathlib.Path(os.environ.get("CHUNKWISE_SOURCE_DIR",
+                                         pathlib.Path(__file__).resolve().parents[2]))
+    project = tomllib.loads((source / "pyproject.toml").read_text())["project"]
+    points = project["entry-points"]["zarr.codec_pipeline"]
+    dist = tmp_path / "site" / "chunkwise_entry_points-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: chunkwise-entry-points\n"
+                                   "Version: 0\n")
+    (dist / "entry_points.txt").write_text(
+        "[zarr.codec_pipeline]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
+    script = (
+        "import sys, zarr, zarr.storage, numpy as np\n"
+        "zarr.config.set({'codec_pipeline.path': 'chunkwise.zarr.CodecPipeline'})\n"
+        "a = zarr.create_array(zarr.storage.LocalStore(sys.argv[1]), shape=(8, 8), chunks=(4, 4),"
+        " dtype='int32')\n"
+        "a[:] = np.arange(64).reshape(8, 8)\n"
+        "p = a._async_array.codec_pipeline\n"
+        "print(type(p).__module__, type(p).__name__, p.native_batches)\n"
+    )
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), *sys.path])}
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "a")], env=env,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["chunkwise.zarr", "CodecPipeline", "1"]
