@@ -98,7 +98,7 @@ class PyChunkBatchArray {
   // The shape of the grid's objects: shards when sharded, else chunks.
   std::vector<core::Index> chunk_shape() const { return array_->metadata().chunk_shape; }
 
-  std::vector<bool> Read(const TransferRows& rows, OutArray out) const {
+  std::vector<bool> Read(const TransferRows& rows, const OutArray& out) const {
     const core::Shape shape = BufferShape(out.ndim(), out.shape_ptr(), out.nbytes(), "out");
     const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
     void* data = out.data();
@@ -106,7 +106,7 @@ class PyChunkBatchArray {
     return ValueOrThrow(array_->ReadChunks(transfers, data, shape));
   }
 
-  void Write(const TransferRows& rows, InArray data) {
+  void Write(const TransferRows& rows, const InArray& data) {
     const core::Shape shape = BufferShape(data.ndim(), data.shape_ptr(), data.nbytes(), "value");
     const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
