@@ -106,11 +106,16 @@ LAYOUTS = [
         cname="lz4", clevel=5, shuffle=1)}, True),
 ]
 
-DTYPES = ["uint8", "int16", "int32", "uint64", "float32", "float64"]
+DTYPES = ["bool", "int8", "uint8", "int16", "uint32", "int32", "uint64", "float16", "float32",
+          "float64", "complex64"]
 
 
 def sample(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
     if np.dtype(dtype).kind == "f":
         return (rng.standard_normal(shape) * 100).astype(dtype)
     # Few distinct values, so that compressors find something to compress.
@@ -274,6 +279,17 @@ def test_an_unsupported_codec_falls_back_and_stays_right(tmp_path: pathlib.Path)
     check_reads(ours, expected)
     assert pipeline.native_batches == 0 and pipeline.fallback_batches > 0
     assert stored_files(tmp_path / "ours") == stored_files(tmp_path / "theirs")
+
+
+def test_a_string_array_falls_back(tmp_path: pathlib.Path) -> None:
+    words = np.array([["a", "bb"], ["ccc", ""], ["dddd", "e"]], dtype=object)
+    with zarr.config.set(OURS):
+        array = zarr.create_array(zarr.storage.LocalStore(tmp_path / "s"), shape=(3, 2),
+                                  chunks=(2, 2), dtype=str)
+    array[:] = words
+    assert array[:].tolist() == words.tolist()
+    pipeline = pipeline_of(array)
+    assert pipeline.fallback_reason is not None and pipeline.native_batches == 0
 
 
 def test_other_stores_selections_and_settings_fall_back(tmp_path: pathlib.Path) -> None:
