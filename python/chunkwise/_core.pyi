@@ -98,8 +98,9 @@ class StreamWriter:
 def check_zarr_metadata(text: str, zattrs: str | None, zarr_format: int) -> None: ...
 
 class ChunkBatchArray:
+    # url None: an array for read_values/write_values only (a store zarr-python reaches).
     def __init__(
-        self, url: str, prefix: str, text: str, zattrs: str | None, zarr_format: int
+        self, url: str | None, prefix: str, text: str, zattrs: str | None, zarr_format: int
     ) -> None: ...
     @property
     def dtype(self) -> str: ...
@@ -108,3 +109,16 @@ class ChunkBatchArray:
     # transfers: int64 rows of shape (n, 4, rank): chunk, box start, box stop, buffer origin.
     def read(self, transfers: NDArray[np.int64], out: NDArray[Any]) -> list[bool]: ...
     def write(self, transfers: NDArray[np.int64], data: NDArray[Any]) -> None: ...
+    # The same from (and to) chunk values zarr-python fetches (and stores); None: no value.
+    def read_values(
+        self,
+        transfers: NDArray[np.int64],
+        out: NDArray[Any],
+        values: list[NDArray[np.uint8] | None],
+    ) -> list[bool]: ...
+    def write_values(
+        self,
+        transfers: NDArray[np.int64],
+        data: NDArray[Any],
+        old_values: list[NDArray[np.uint8] | None],
+    ) -> list[NDArray[np.uint8] | None]: ...

@@ -11,6 +11,7 @@ released in the library, so zarr-python's concurrent requests overlap.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 import numpy as np
@@ -27,7 +28,10 @@ from zarr.core.array import create_codec_pipeline as _create_codec_pipeline
 from zarr.core.array_spec import ArraySpec
 from zarr.core.buffer import Buffer, BufferPrototype, NDBuffer, default_buffer_prototype
 from zarr.core.buffer.cpu import buffer_prototype as _cpu_buffer_prototype
+from zarr.codecs.sharding import ShardingCodec as _ShardingCodec
 from zarr.core.chunk_key_encodings import V2ChunkKeyEncoding as _V2ChunkKeyEncoding
+from zarr.core.common import concurrent_map as _concurrent_map
+from zarr.core.config import config as _zarr_config
 from zarr.core.codec_pipeline import BatchedCodecPipeline as _BatchedCodecPipeline
 from zarr.core.metadata import ArrayMetadata
 from zarr.core.metadata.v3 import RegularChunkGridMetadata as _RegularChunkGridMetadata
@@ -193,9 +197,12 @@ class _NativeArray:
     """One array (store URL and prefix) as the library reads and writes it, and
     the translation of zarr-python's batches into the library's transfers."""
 
-    def __init__(self, url: str, prefix: str, documents: tuple[str, str | None, int],
+    def __init__(self, url: str | None, prefix: str, documents: tuple[str, str | None, int],
                  metadata: ArrayMetadata) -> None:
+        # url None: the store is one only zarr-python reaches; batches go through
+        # read_values and write_values with the chunk values it fetches.
         self.array = _core.ChunkBatchArray(url, prefix, *documents)
+        self.reaches_store = url is not None
         self.rank = len(metadata.shape)
         self.chunk_shape = tuple(self.array.chunk_shape)
         self.prefix = prefix
@@ -264,9 +271,11 @@ class CodecPipeline(_ZarrCodecPipeline):
     Each batch is decoded and scattered into the output (or gathered,
     encoded and stored) on chunkwise's thread pool with the GIL released;
     sharded arrays read only the index and the inner chunks a selection
-    meets, and write whole shards without reading them. Everything else goes
-    to zarr-python's own BatchedCodecPipeline, with the same results (the
-    rules are in docs/python.md, "zarr-python's codec pipeline").
+    meets, and write whole shards without reading them. From stores only
+    zarr-python reaches, it fetches and stores the values and chunkwise does
+    the rest. Everything else goes to zarr-python's own BatchedCodecPipeline,
+    with the same results (the rules are in docs/python.md, "zarr-python 3's
+    codec pipeline, in C++").
     """
 
     def __init__(self, metadata: ArrayMetadata, store: _ZarrStore | None,
@@ -281,6 +290,7 @@ class CodecPipeline(_ZarrCodecPipeline):
         self._documents: tuple[str, str | None, int] | None = None
         self._arrays: dict[tuple[str, str], _NativeArray] = {}
         self._key_parts = 1
+        self._sharded = False
         self._decode_key: Callable[[str], tuple[int, ...]] = lambda key: ()
         try:
             self._documents = self._check(metadata, store)
@@ -304,8 +314,6 @@ class CodecPipeline(_ZarrCodecPipeline):
     def _check(self, metadata: ArrayMetadata, store: _ZarrStore | None
                ) -> tuple[str, str | None, int]:
         """The metadata documents the library will parse; _Unsupported otherwise."""
-        if store is None or _store_url(store) is None:
-            raise _Unsupported(f"a store the library cannot reach ({type(store).__name__})")
         if metadata.zarr_format == 3 and not isinstance(
             metadata.chunk_grid, _RegularChunkGridMetadata
         ):
@@ -330,6 +338,8 @@ class CodecPipeline(_ZarrCodecPipeline):
         else:
             self._decode_key = encoding.decode_chunk_key
         self._key_parts = len(metadata.encode_chunk_key((0,) * rank).split("/"))
+        self._sharded = metadata.zarr_format == 3 and any(
+            isinstance(codec, _ShardingCodec) for codec in metadata.codecs)
         return text, zattrs, metadata.zarr_format
 
     def _native(self, batch: list) -> _NativeArray:
@@ -340,8 +350,6 @@ class CodecPipeline(_ZarrCodecPipeline):
         if not isinstance(first, _StorePath):
             raise _Unsupported("a chunk that is not a StorePath")
         url = _store_url(first.store)
-        if url is None:
-            raise _Unsupported(f"a store the library cannot reach ({type(first.store).__name__})")
         parts = first.path.split("/")
         prefix = "/".join(parts[: len(parts) - self._key_parts])
         prefix = prefix + "/" if prefix else ""
@@ -364,11 +372,19 @@ class CodecPipeline(_ZarrCodecPipeline):
                     or buffer.dtype != native.dtype):
                 raise _Unsupported("an output that is not a C-ordered numpy array of the dtype")
             rows, shape = native.transfers(batch, buffer.shape, drop_axes, self._decode_key)
+            if self._sharded and not native.reaches_store and not all(i[4] for i in batch):
+                # zarr-python reads only the inner chunks a box meets; this would fetch shards.
+                raise _Unsupported("part of a shard from a store only zarr-python reaches")
         except _Unsupported:
             self.fallback_batches += 1
             return await self.fallback.read(batch, out, drop_axes)
         self.native_batches += 1
-        stored = await _run(native.array.read, rows, buffer.reshape(shape), buffer.nbytes)
+        if native.reaches_store:
+            read = functools.partial(native.array.read, rows, buffer.reshape(shape))
+        else:
+            values = await _fetch([item[0] for item in batch])
+            read = functools.partial(native.array.read_values, rows, buffer.reshape(shape), values)
+        stored = await _run(read, buffer.nbytes)
         return tuple(GetResult(status="present" if s else "missing") for s in stored)
 
     async def write(self, batch_info: Iterable[tuple], value: NDBuffer,
@@ -399,7 +415,21 @@ class CodecPipeline(_ZarrCodecPipeline):
             await self.fallback.write(batch, value, drop_axes)
             return
         self.native_batches += 1
-        await _run(native.array.write, rows, data.reshape(shape), data.nbytes)
+        if native.reaches_store:
+            await _run(functools.partial(native.array.write, rows, data.reshape(shape)),
+                       data.nbytes)
+            return
+        # Chunks the batch covers are not read, as zarr-python reads none of them.
+        partial = [i for i, item in enumerate(batch) if not item[4]]
+        old: list[np.ndarray | None] = [None] * len(batch)
+        for i, value in zip(partial, await _fetch([batch[i][0] for i in partial])):
+            old[i] = value
+        written = await _run(
+            functools.partial(native.array.write_values, rows, data.reshape(shape), old),
+            data.nbytes)
+        await _concurrent_map(
+            [(item[0], value) for item, value in zip(batch, written)], _store_value,
+            _zarr_config.get("async.concurrency"))
 
     # --- the rest of zarr's interface, zarr-python's own ------------------
     @property
@@ -442,11 +472,28 @@ class CodecPipeline(_ZarrCodecPipeline):
 _INLINE_BYTES = 64 << 10
 
 
-async def _run(call: Callable, rows: np.ndarray, buffer: np.ndarray, nbytes: int) -> object:
-    """`call(rows, buffer)`, in a worker thread unless the batch is small."""
+async def _run(call: Callable[[], object], nbytes: int) -> object:
+    """`call()`, in a worker thread unless its batch of `nbytes` is small."""
     if nbytes <= _INLINE_BYTES:
-        return call(rows, buffer)
-    return await asyncio.to_thread(call, rows, buffer)
+        return call()
+    return await asyncio.to_thread(call)
+
+
+async def _fetch(byte_getters: list) -> list[np.ndarray | None]:
+    """The stored value of each chunk, or None, fetched as zarr-python fetches them."""
+    values = await _concurrent_map(
+        [(getter,) for getter in byte_getters],
+        lambda getter: getter.get(prototype=_cpu_buffer_prototype),
+        _zarr_config.get("async.concurrency"))
+    return [None if value is None else value.as_numpy_array() for value in values]
+
+
+async def _store_value(byte_setter: _StorePath, value: np.ndarray | None) -> None:
+    """Stores a chunk's new value; a chunk of fill values only is removed, as zarr-python does."""
+    if value is None:
+        await byte_setter.delete()
+    else:
+        await byte_setter.set(_cpu_buffer_prototype.buffer.from_array_like(value))
 
 
 # A scalar written over more than this goes to zarr-python's pipeline, which
