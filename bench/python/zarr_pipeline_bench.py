@@ -7,6 +7,7 @@ same threads, on files in the same directory:
   cw-pipe  zarr-python 3 + chunkwise.zarr.CodecPipeline (LocalStore)
   zarrs    zarr-python 3 + zarrs.ZarrsCodecPipeline (LocalStore)
   zp-3     zarr-python 3's default BatchedCodecPipeline (LocalStore)
+  zp-fused zarr-python 3's opt-in FusedCodecPipeline (LocalStore)
   ts       TensorStore (zarr3 driver, file kvstore, a cache pool, read())
   cw       chunkwise's own module: chunkwise.open(path)[...]
 
@@ -50,7 +51,7 @@ SHARD = 256
 CONCURRENCY = 8
 CACHE_POOL_BYTES = 256 << 20
 CODECS = ["zstd:1", "blosc:lz4:5:shuffle"]
-PEERS = ["cw-pipe", "zarrs", "zp-3", "ts", "cw"]
+PEERS = ["cw-pipe", "zarrs", "zp-3", "zp-fused", "ts", "cw"]
 
 
 def volume(size_mib: int) -> np.ndarray:
@@ -82,6 +83,9 @@ def zarr_config(peer: str, threads: int) -> dict:
         return {**common, "codec_pipeline.path": "zarrs.ZarrsCodecPipeline",
                 "codec_pipeline.chunk_concurrent_maximum": threads,
                 "codec_pipeline.validate_checksums": True, "codec_pipeline.strict": True}
+    if peer == "zp-fused":
+        return {**common, "codec_pipeline.path": "zarr.core.codec_pipeline.FusedCodecPipeline",
+                "codec_pipeline.max_workers": threads}
     return {**common, "codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline"}
 
 
