@@ -184,7 +184,8 @@ def _box(selection: object, rank: int) -> list[tuple[int, int]]:
         raise _Unsupported("a selection that is not one slice or integer per dimension")
     box = []
     for item in selection:
-        if isinstance(item, slice) and item.step in (None, 1):
+        if (isinstance(item, slice) and item.step in (None, 1) and item.start is not None
+                and item.stop is not None):
             box.append((item.start, item.stop))
         elif isinstance(item, (int, np.integer)):
             box.append((int(item), int(item) + 1))
@@ -226,7 +227,10 @@ class _NativeArray:
                 self.prefix
             ):
                 raise _Unsupported("a chunk of another array")
-            rows[i, 0] = coords_of(byte_getter.path[len(self.prefix) :])
+            try:
+                rows[i, 0] = coords_of(byte_getter.path[len(self.prefix) :])
+            except ValueError:
+                raise _Unsupported("a chunk key of another encoding") from None
             box = _box(chunk_selection, rank)
             rows[i, 1] = [start for start, _ in box]
             rows[i, 2] = [stop for _, stop in box]
@@ -288,7 +292,7 @@ class CodecPipeline(_ZarrCodecPipeline):
         self.native_batches = 0
         self.fallback_batches = 0
         self._documents: tuple[str, str | None, int] | None = None
-        self._arrays: dict[tuple[str, str], _NativeArray] = {}
+        self._arrays: dict[tuple[str | None, str], _NativeArray] = {}
         self._key_parts = 1
         self._sharded = False
         self._decode_key: Callable[[str], tuple[int, ...]] = lambda key: ()

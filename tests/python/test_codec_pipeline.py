@@ -425,3 +425,13 @@ def test_the_entry_point_pyproject_declares_lets_zarr_find_the_pipeline(
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["chunkwise.zarr", "CodecPipeline", "1"]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_a_zero_dimensional_array(tmp_path: pathlib.Path, zarr_format: int) -> None:
+    array = create(tmp_path / "a", OURS, "float32", 1.5, {"zarr_format": zarr_format}, shape=())
+    assert array[()] == 1.5
+    array[()] = 4.25
+    assert array[()] == 4.25
+    assert open_with(tmp_path / "a", THEIRS)[()] == 4.25
+    assert pipeline_of(array).native_batches >= 2
