@@ -14,7 +14,8 @@ same threads, on files in the same directory:
 Cases: a full write into a fresh array, a full read into fresh memory, and
 64³ sub-chunk reads (one inner chunk of a shard each, at random) with 8 in
 flight. The readers read the files cw wrote. Each case runs --runs times,
-the peers in turn within each run, and the median is printed, as GB/s of
+every peer in turn within each run (all writes, then all reads, then all
+sub-chunk reads), and the median is printed, as GB/s of
 uncompressed data and as the ratio of each peer's time to cw-pipe's (above 1:
 cw-pipe is ahead). Configuration of every peer: docs/benchmarks.md,
 "zarr_pipeline_bench".
@@ -227,22 +228,30 @@ def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
     source = work / "source"
     Peer("cw", peers[0].threads).write(source, data, codec)
     seconds: dict[tuple[str, str], list[float]] = {}
+
+    def measure(peer: Peer, case: str, operation: Callable[[], object]) -> object:
+        elapsed, result = timed(operation)
+        seconds.setdefault((peer.name, case), []).append(elapsed)
+        return result
+
+    # Case by case, every peer in turn, so that one case's conditions (the
+    # writes' pages still being flushed, say) fall on every peer alike.
     for run in range(runs):
         for peer in peers:
             target = work / peer.name
-            elapsed, _ = timed(lambda: peer.write(target, data, codec))
-            seconds.setdefault((peer.name, "write"), []).append(elapsed)
+            measure(peer, "write", lambda: peer.write(target, data, codec))
             if run == 0:  # Each peer's array must hold the volume (checked once, untimed).
                 check(np.array_equal(chunkwise.open(str(target))[...], data),
                       f"{peer.name} wrote a wrong array")
             shutil.rmtree(target, ignore_errors=True)
-            elapsed, out = timed(lambda: peer.read(source))
-            seconds.setdefault((peer.name, "read"), []).append(elapsed)
+        os.sync()
+        for peer in peers:
+            out = measure(peer, "read", lambda: peer.read(source))
             if run == 0:
                 check(np.array_equal(np.asarray(out), data), f"{peer.name} read wrong values")
             del out
-            elapsed, parts = timed(lambda: peer.read_boxes(source, boxes))
-            seconds.setdefault((peer.name, "64^3 reads"), []).append(elapsed)
+        for peer in peers:
+            parts = measure(peer, "64^3 reads", lambda: peer.read_boxes(source, boxes))
             if run == 0:
                 check(all(np.array_equal(np.asarray(p), data[b]) for p, b in zip(parts, boxes)),
                       f"{peer.name} read wrong sub-chunks")
