@@ -354,6 +354,16 @@ Status Array::Write(const Region& region, ByteView data) {
   });
 }
 
+Status Array::CheckBufferShape(const core::Shape& shape) const {
+  const bool negative =
+      std::any_of(shape.begin(), shape.end(), [](core::Index n) { return n < 0; });
+  if (shape.size() != static_cast<std::size_t>(grid_.rank()) || negative) {
+    return Status::InvalidArgument("a chunk batch's buffer of shape [" + core::FormatShape(shape) +
+                                   "] for an array of rank " + std::to_string(grid_.rank()));
+  }
+  return Status::Ok();
+}
+
 Result<ChunkOverlap> Array::TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
                                             const core::Shape& buffer_shape) const {
   const auto refuse = [&](const std::string& what) {
@@ -401,6 +411,7 @@ Result<ChunkOverlap> Array::TransferOverlap(const ChunkTransfer& transfer, std::
 
 Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> transfers, void* out,
                                             const core::Shape& out_shape) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckBufferShape(out_shape));
   std::vector<ChunkOverlap> overlaps;
   overlaps.reserve(transfers.size());
   for (std::size_t i = 0; i < transfers.size(); ++i) {
@@ -431,8 +442,8 @@ Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> trans
 
 Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView data,
                           const core::Shape& data_shape) {
-  if (data_shape.size() != static_cast<std::size_t>(grid_.rank()) ||
-      data.size() != static_cast<std::size_t>(Region::Full(data_shape).num_elements()) *
+  CHUNKWISE_RETURN_IF_ERROR(CheckBufferShape(data_shape));
+  if (data.size() != static_cast<std::size_t>(Region::Full(data_shape).num_elements()) *
                          metadata_.data_type.size()) {
     return Status::InvalidArgument("a chunk batch's data has " + std::to_string(data.size()) +
                                    " bytes, not those of shape [" + core::FormatShape(data_shape) +

@@ -136,6 +136,15 @@ TEST(ChunkBatchErrors, RefusesTransfersOutsideTheGridChunkOrBuffer) {
   status = read({{0}, Region({0}, {1}), {0}});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("rank 2"), std::string::npos) << status.ToString();
+  // A buffer of another rank, or with a negative extent, even for no transfers.
+  status = array.ReadChunks({}, out.data(), {4, -1}).status();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("buffer of shape [4,-1]"), std::string::npos)
+      << status.ToString();
+  status = array.WriteChunks({}, ByteView(), {16});
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("for an array of rank 2"), std::string::npos)
+      << status.ToString();
 }
 
 TEST(ChunkBatchErrors, RefusesOneChunkTwiceInAWriteAndDataOfTheWrongSize) {

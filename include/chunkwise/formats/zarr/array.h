@@ -156,6 +156,9 @@ class Array {
                    bool* stored = nullptr) const;
   Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target,
                    bool* stored = nullptr) const;
+  // InvalidArgument unless `shape` (a chunk batch's buffer) has the array's
+  // rank and no negative extent.
+  Status CheckBufferShape(const core::Shape& shape) const;
   // The overlap `transfer` stands for, checked against the grid and against a
   // buffer of `buffer_shape`; InvalidArgument naming transfer `i` otherwise.
   Result<core::ChunkOverlap> TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
