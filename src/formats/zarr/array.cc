@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -167,6 +168,12 @@ Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefi
   return array;
 }
 
+Result<Array> Array::FromMetadata(std::shared_ptr<store::Store> store, std::string prefix,
+                                  ArrayMetadata metadata, ArrayOptions options) {
+  return Make(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
+              std::move(options));
+}
+
 Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string prefix,
                             ArrayMetadata metadata, bool overwrite, ArrayOptions options) {
   prefix = NormalizePrefix(std::move(prefix));
@@ -255,9 +262,11 @@ Status Array::ReadInto(const Region& region, void* out) const {
   });
 }
 
-Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestination& target) const {
+Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestination& target,
+                        bool* stored) const {
   const std::string key = ChunkKey(overlap.chunk);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
+  if (stored != nullptr) *stored = encoded.has_value();
   const core::Shape extent = overlap.array.shape();
   if (!encoded) {
     core::FillStridedRegion(target, extent, metadata_.fill_value);
@@ -270,7 +279,8 @@ Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestinat
   return Status::Ok();
 }
 
-Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestination& target) const {
+Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestination& target,
+                        bool* stored) const {
   const std::string key = ChunkKey(overlap.chunk);
   const std::string where = store_->Describe(key);
   const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
@@ -285,6 +295,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   // region needs, into a buffer reused from shard to shard.
   if (!store_->capabilities().efficient_ranges) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> whole, store_->Get(key));
+    if (stored != nullptr) *stored = whole.has_value();
     if (!whole) return fill();
     const ShardByteReader read = MemoryShardReader(*whole);
     CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
@@ -295,6 +306,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
   // memory), both come from one version of the shard, whatever a concurrent
   // writer does, and a file is opened once.
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
+  if (stored != nullptr) *stored = reader != nullptr;
   if (reader == nullptr) return fill();
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
                              sharding_->ReadIndex(RangeReader(*reader), reader->size(), n, where));
@@ -333,6 +345,127 @@ Status Array::Write(const Region& region, ByteView data) {
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
     const core::StridedSource source{data.data(), shape, overlap.region_local.start()};
+    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
+                                                   : WriteChunk(overlap, source));
+    if (progress_ != nullptr) {
+      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    }
+    return Status::Ok();
+  });
+}
+
+Status Array::CheckBufferShape(const core::Shape& shape) const {
+  const bool negative =
+      std::any_of(shape.begin(), shape.end(), [](core::Index n) { return n < 0; });
+  if (shape.size() != static_cast<std::size_t>(grid_.rank()) || negative) {
+    return Status::InvalidArgument("a chunk batch's buffer of shape [" + core::FormatShape(shape) +
+                                   "] for an array of rank " + std::to_string(grid_.rank()));
+  }
+  return Status::Ok();
+}
+
+Result<ChunkOverlap> Array::TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
+                                            const core::Shape& buffer_shape) const {
+  const auto refuse = [&](const std::string& what) {
+    return Status::InvalidArgument("chunk transfer " + std::to_string(i) + ": " + what);
+  };
+  const std::size_t rank = grid_.rank();
+  if (transfer.chunk.size() != rank || transfer.box.rank() != static_cast<int>(rank) ||
+      transfer.buffer_origin.size() != rank || buffer_shape.size() != rank) {
+    return refuse("its chunk, box, origin and buffer must have the array's rank " +
+                  std::to_string(rank));
+  }
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (transfer.chunk[d] < 0 || transfer.chunk[d] >= grid_.grid_shape()[d]) {
+      return refuse("chunk [" + core::FormatShape(transfer.chunk) +
+                    "] is outside the grid of shape [" + core::FormatShape(grid_.grid_shape()) +
+                    "]");
+    }
+  }
+  const Region chunk_region = grid_.ChunkRegion(transfer.chunk);
+  if (!Region::Full(chunk_region.shape()).Covers(transfer.box)) {
+    return refuse("box [" + transfer.box.ToString() + "] leaves the part [" +
+                  Region::Full(chunk_region.shape()).ToString() + "] of chunk [" +
+                  core::FormatShape(transfer.chunk) + "] inside the array");
+  }
+  const core::Shape extent = transfer.box.shape();
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (transfer.buffer_origin[d] < 0 || transfer.buffer_origin[d] > buffer_shape[d] - extent[d]) {
+      return refuse("box [" + transfer.box.ToString() + "] at [" +
+                    core::FormatShape(transfer.buffer_origin) + "] leaves the buffer of shape [" +
+                    core::FormatShape(buffer_shape) + "]");
+    }
+  }
+  ChunkOverlap overlap;
+  overlap.chunk = transfer.chunk;
+  overlap.chunk_local = transfer.box;
+  core::Coord start = transfer.box.start(), stop = transfer.box.stop();
+  for (std::size_t d = 0; d < rank; ++d) {
+    start[d] += chunk_region.start()[d];
+    stop[d] += chunk_region.start()[d];
+  }
+  overlap.array = Region(std::move(start), std::move(stop));
+  overlap.region_local = Region::FromOriginAndShape(transfer.buffer_origin, extent);
+  return overlap;
+}
+
+Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> transfers, void* out,
+                                            const core::Shape& out_shape) const {
+  CHUNKWISE_RETURN_IF_ERROR(CheckBufferShape(out_shape));
+  std::vector<ChunkOverlap> overlaps;
+  overlaps.reserve(transfers.size());
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ChunkOverlap overlap, TransferOverlap(transfers[i], i, out_shape));
+    overlaps.push_back(std::move(overlap));
+  }
+  const std::uint64_t out_bytes =
+      static_cast<std::uint64_t>(Region::Full(out_shape).num_elements()) *
+      metadata_.data_type.size();
+  const bool streaming = out_bytes >= kStreamingReadBytes;
+  // Not vector<bool>: its elements share bytes, and the pool writes them at once.
+  std::vector<std::uint8_t> stored(transfers.size(), 0);
+  CHUNKWISE_RETURN_IF_ERROR(pool_->ParallelFor(overlaps.size(), [&](std::size_t i) -> Status {
+    const ChunkOverlap& overlap = overlaps[i];
+    if (overlap.array.IsEmpty()) return Status::Ok();
+    const core::StridedDestination target{out, out_shape, overlap.region_local.start(), streaming};
+    bool present = false;
+    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? ReadShard(overlap, target, &present)
+                                                   : ReadChunk(overlap, target, &present));
+    stored[i] = present;
+    if (progress_ != nullptr) {
+      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    }
+    return Status::Ok();
+  }));
+  return std::vector<bool>(stored.begin(), stored.end());
+}
+
+Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView data,
+                          const core::Shape& data_shape) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckBufferShape(data_shape));
+  if (data.size() != static_cast<std::size_t>(Region::Full(data_shape).num_elements()) *
+                         metadata_.data_type.size()) {
+    return Status::InvalidArgument("a chunk batch's data has " + std::to_string(data.size()) +
+                                   " bytes, not those of shape [" + core::FormatShape(data_shape) +
+                                   "] of the array's type");
+  }
+  std::vector<ChunkOverlap> overlaps;
+  overlaps.reserve(transfers.size());
+  std::set<core::Coord> chunks;
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(ChunkOverlap overlap, TransferOverlap(transfers[i], i, data_shape));
+    // Two writers of one chunk in parallel would each merge over the old value.
+    if (!chunks.insert(overlap.chunk).second) {
+      return Status::InvalidArgument("chunk transfer " + std::to_string(i) + ": chunk [" +
+                                     core::FormatShape(overlap.chunk) +
+                                     "] is named twice in one batch");
+    }
+    overlaps.push_back(std::move(overlap));
+  }
+  return pool_->ParallelFor(overlaps.size(), [&](std::size_t i) -> Status {
+    const ChunkOverlap& overlap = overlaps[i];
+    if (overlap.array.IsEmpty()) return Status::Ok();
+    const core::StridedSource source{data.data(), data_shape, overlap.region_local.start()};
     CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
                                                    : WriteChunk(overlap, source));
     if (progress_ != nullptr) {

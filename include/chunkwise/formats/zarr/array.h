@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/chunk_grid.h"
@@ -32,6 +33,18 @@
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::zarr {
+
+// One chunk (or shard) of a batch read or write (Array::ReadChunks,
+// Array::WriteChunks): the grid chunk `chunk`, the box `box` of it in the
+// chunk's own coordinates, and where the box's first element lies in the
+// caller's buffer. A codec pipeline plugged into zarr-python gets its work
+// in this form: chunk by chunk, each with its selection and its place in
+// the output.
+struct ChunkTransfer {
+  core::Coord chunk;
+  core::Region box;
+  core::Coord buffer_origin;
+};
 
 struct ArrayOptions {
   // Runs encoding and decoding; null means a new pool with one thread per core.
@@ -61,6 +74,12 @@ class Array {
   // with the metadata key named.
   static Result<Array> Open(std::shared_ptr<store::Store> store, std::string prefix,
                             ArrayOptions options = {});
+  // The array at `prefix` as `metadata` describes it, which the caller has
+  // already read (zarr-python, for instance, hands its pipeline the parsed
+  // metadata): neither reads nor writes the store's metadata. The codecs
+  // and grid are checked as Open checks them.
+  static Result<Array> FromMetadata(std::shared_ptr<store::Store> store, std::string prefix,
+                                    ArrayMetadata metadata, ArrayOptions options = {});
   // Writes the metadata of a new array after checking it and its codecs. An
   // existing array or group at `prefix` is refused (InvalidArgument) unless
   // `overwrite`, which first erases every key under `prefix`.
@@ -104,6 +123,23 @@ class Array {
   // InvalidArgument if the region is outside the array or data has the wrong size.
   Status Write(const core::Region& region, ByteView data);
 
+  // Reads each transfer's box of its chunk into `out`, a C-order buffer of
+  // `out_shape` elements of the array's type, in parallel across the
+  // transfers (and a shard's inner chunks): sharded arrays fetch only the
+  // index and the inner chunks a box meets. Boxes of chunks not stored get
+  // the fill value. Returns, per transfer, whether its chunk (or shard) is
+  // stored. InvalidArgument naming the transfer when a chunk is outside the
+  // grid, its box leaves the chunk's part of the array, or the box placed at
+  // its origin leaves the buffer.
+  Result<std::vector<bool>> ReadChunks(std::span<const ChunkTransfer> transfers, void* out,
+                                       const core::Shape& out_shape) const;
+  // Writes each transfer's box of `data` (C order, `data_shape`) into its
+  // chunk as Write does: chunks (shards) a box covers are encoded without
+  // reading, others merged; fill-valued ones are removed. InvalidArgument as
+  // ReadChunks, and when two transfers name the same chunk.
+  Status WriteChunks(std::span<const ChunkTransfer> transfers, ByteView data,
+                     const core::Shape& data_shape);
+
   // Lists the stored chunks (and reads shard indexes) to count what is stored.
   Result<ArrayStorageStats> Stats() const;
 
@@ -115,8 +151,18 @@ class Array {
                             ArrayMetadata metadata, ArrayOptions options);
 
   Status CheckRegion(const core::Region& region) const;
-  Status ReadChunk(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
-  Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target) const;
+  // `stored` (may be null) is set to whether the chunk (shard) is stored.
+  Status ReadChunk(const core::ChunkOverlap& overlap, const core::StridedDestination& target,
+                   bool* stored = nullptr) const;
+  Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target,
+                   bool* stored = nullptr) const;
+  // InvalidArgument unless `shape` (a chunk batch's buffer) has the array's
+  // rank and no negative extent.
+  Status CheckBufferShape(const core::Shape& shape) const;
+  // The overlap `transfer` stands for, checked against the grid and against a
+  // buffer of `buffer_shape`; InvalidArgument naming transfer `i` otherwise.
+  Result<core::ChunkOverlap> TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
+                                             const core::Shape& buffer_shape) const;
   Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   // The shard `old` (nullopt: none stored) with the write merged into it;

@@ -1,0 +1,286 @@
+"""zarr-python 3 with chunkwise's codec pipeline, next to every peer, in one run.
+
+Same volume (uint16, 256³ shards of 64³ chunks, index at the end with
+crc32c), same codec (zstd level 1, then blosc lz4 level 5 with byte shuffle),
+same threads, on files in the same directory:
+
+  cw-pipe  zarr-python 3 + chunkwise.zarr.CodecPipeline (LocalStore)
+  zarrs    zarr-python 3 + zarrs.ZarrsCodecPipeline (LocalStore)
+  zp-3     zarr-python 3's default BatchedCodecPipeline (LocalStore)
+  zp-fused zarr-python 3's opt-in FusedCodecPipeline (LocalStore)
+  ts       TensorStore (zarr3 driver, file kvstore, a cache pool, read())
+  cw       chunkwise's own module: chunkwise.open(path)[...]
+
+Cases: a full write into a fresh array, a full read into fresh memory, and
+64³ sub-chunk reads (one inner chunk of a shard each, at random) with 8 in
+flight. The readers read the files cw wrote. Each case runs --runs times,
+every peer in turn within each run (all writes, then all reads, then all
+sub-chunk reads), and the median is printed, as GB/s of
+uncompressed data and as the ratio of each peer's time to cw-pipe's (above 1:
+cw-pipe is ahead). Configuration of every peer: docs/benchmarks.md,
+"zarr_pipeline_bench".
+
+usage: PYTHONPATH=build/python .venv/bin/python bench/python/zarr_pipeline_bench.py \
+           [--size-mib 1024] [--runs 3] [--reads 256] [--threads N] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import os
+import pathlib
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+import numpy as np
+import tensorstore as ts
+import zarr
+import zarr.codecs as zc
+import zarr.storage
+
+import chunkwise
+import chunkwise.zarr
+
+CHUNK = 64
+SHARD = 256
+CONCURRENCY = 8
+CACHE_POOL_BYTES = 256 << 20
+CODECS = ["zstd:1", "blosc:lz4:5:shuffle"]
+PEERS = ["cw-pipe", "zarrs", "zp-3", "zp-fused", "ts", "cw"]
+
+
+def volume(size_mib: int) -> np.ndarray:
+    """A compressible uint16 volume: 256³ shards laid out z, y, x as evenly as a power of two allows."""
+    shards = size_mib * (1 << 20) // (2 * SHARD**3)
+    if shards < 1 or shards & (shards - 1) or size_mib * (1 << 20) != shards * 2 * SHARD**3:
+        raise SystemExit("--size-mib must be 32 (one shard) times a power of two")
+    grid = [1, 1, 1]
+    for i in range(shards.bit_length() - 1):
+        grid[2 - i % 3] *= 2
+    shape = tuple(g * SHARD for g in grid)
+    z, y, x = np.ogrid[: shape[0], : shape[1], : shape[2]]
+    rng = np.random.default_rng(0)
+    data = ((z // 8) * 37 + (y // 16) * 11 + x // 4).astype(np.uint16) % 4096
+    return data + rng.integers(0, 16, shape, dtype=np.uint16)
+
+
+def zarr_compressor(codec: str) -> zc.BytesBytesCodec:
+    if codec == "zstd:1":
+        return zc.ZstdCodec(level=1)
+    return zc.BloscCodec(cname="lz4", clevel=5, shuffle="shuffle", typesize=2)
+
+
+def zarr_config(peer: str, threads: int) -> dict:
+    common = {"threading.max_workers": threads, "async.concurrency": 64}
+    if peer == "cw-pipe":
+        return {**common, "codec_pipeline.path": "chunkwise.zarr.CodecPipeline"}
+    if peer == "zarrs":
+        return {**common, "codec_pipeline.path": "zarrs.ZarrsCodecPipeline",
+                "codec_pipeline.chunk_concurrent_maximum": threads,
+                "codec_pipeline.validate_checksums": True, "codec_pipeline.strict": True}
+    if peer == "zp-fused":
+        return {**common, "codec_pipeline.path": "zarr.core.codec_pipeline.FusedCodecPipeline",
+                "codec_pipeline.max_workers": threads}
+    return {**common, "codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline"}
+
+
+def ts_context(threads: int) -> ts.Context:
+    return ts.Context({"cache_pool": {"total_bytes_limit": CACHE_POOL_BYTES},
+                       "data_copy_concurrency": {"limit": threads},
+                       "file_io_concurrency": {"limit": threads}})
+
+
+def ts_metadata(shape: tuple[int, ...], codec: str) -> dict:
+    inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    if codec == "zstd:1":
+        inner.append({"name": "zstd", "configuration": {"level": 1, "checksum": False}})
+    else:
+        inner.append({"name": "blosc", "configuration": {
+            "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}})
+    return {"shape": list(shape), "data_type": "uint16", "fill_value": 0,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [SHARD] * 3}},
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [CHUNK] * 3, "codecs": inner,
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                                 {"name": "crc32c"}],
+                "index_location": "end"}}]}
+
+
+def ts_open(path: pathlib.Path, threads: int, metadata: dict | None = None) -> ts.TensorStore:
+    spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+            "recheck_cached_data": "open"}
+    if metadata is None:
+        return ts.open(spec, context=ts_context(threads), open=True).result()
+    spec["metadata"] = metadata
+    return ts.open(spec, context=ts_context(threads), create=True, delete_existing=True).result()
+
+
+def boxes_of(shape: tuple[int, ...], count: int) -> list[tuple[slice, ...]]:
+    """`count` 64³ inner chunks at random (the same for every peer)."""
+    rng = np.random.default_rng(1)
+    grid = [n // CHUNK for n in shape]
+    picks = [tuple(int(rng.integers(0, g)) for g in grid) for _ in range(count)]
+    return [tuple(slice(c * CHUNK, (c + 1) * CHUNK) for c in pick) for pick in picks]
+
+
+# --- each peer's three operations ---------------------------------------------
+class Peer:
+    def __init__(self, name: str, threads: int) -> None:
+        self.name, self.threads = name, threads
+
+    def write(self, path: pathlib.Path, data: np.ndarray, codec: str) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+        if self.name == "ts":
+            ts_open(path, self.threads, ts_metadata(data.shape, codec)).write(data).result()
+        elif self.name == "cw":
+            array = chunkwise.create(str(path), shape=data.shape, dtype="uint16",
+                                     chunks=(CHUNK,) * 3, shards=(SHARD,) * 3, codecs=codec,
+                                     fill_value=0)
+            array[...] = data
+        else:
+            with zarr.config.set(zarr_config(self.name, self.threads)):
+                array = zarr.create_array(zarr.storage.LocalStore(path), shape=data.shape,
+                                          dtype="uint16", chunks=(CHUNK,) * 3,
+                                          shards=(SHARD,) * 3, fill_value=0,
+                                          compressors=zarr_compressor(codec))
+                array[:] = data
+
+    def read(self, path: pathlib.Path) -> np.ndarray:
+        if self.name == "ts":
+            return ts_open(path, self.threads).read().result()
+        if self.name == "cw":
+            return chunkwise.open(str(path))[...]
+        with zarr.config.set(zarr_config(self.name, self.threads)):
+            return zarr.open_array(zarr.storage.LocalStore(path), mode="r")[:]
+
+    def read_boxes(self, path: pathlib.Path, boxes: list[tuple[slice, ...]]) -> list[np.ndarray]:
+        if self.name == "ts":
+            array = ts_open(path, self.threads)
+            out, pending = [], []
+            for box in boxes:  # A window of CONCURRENCY reads in flight.
+                pending.append(array[box].read())
+                if len(pending) == CONCURRENCY:
+                    out.append(pending.pop(0).result())
+            return out + [future.result() for future in pending]
+        if self.name == "cw":
+            array = chunkwise.open(str(path))
+            with concurrent.futures.ThreadPoolExecutor(CONCURRENCY) as pool:
+                return list(pool.map(lambda box: array[box], boxes))
+        with zarr.config.set(zarr_config(self.name, self.threads)):
+            return asyncio.run(self._zarr_read_boxes(path, boxes))
+
+    @staticmethod
+    async def _zarr_read_boxes(path: pathlib.Path, boxes: list) -> list[np.ndarray]:
+        array = await zarr.api.asynchronous.open_array(store=zarr.storage.LocalStore(path),
+                                                       mode="r")
+        gate = asyncio.Semaphore(CONCURRENCY)
+
+        async def one(box: tuple[slice, ...]) -> np.ndarray:
+            async with gate:
+                return await array.getitem(box)
+
+        return list(await asyncio.gather(*(one(box) for box in boxes)))
+
+
+def timed(operation: Callable[[], object]) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = operation()
+    return time.perf_counter() - start, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size-mib", type=int, default=1024)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--reads", type=int, default=256, help="64³ sub-chunk reads per run")
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--dir", default=None, help="where the arrays go (default: $TMPDIR)")
+    args = parser.parse_args()
+    if args.threads != os.cpu_count():
+        print(f"note: chunkwise's pool has one thread per core ({os.cpu_count()}); "
+              f"the peers get {args.threads}", file=sys.stderr)
+
+    data = volume(args.size_mib)
+    boxes = boxes_of(data.shape, args.reads)
+    peers = [Peer(name, args.threads) for name in PEERS]
+    work = pathlib.Path(tempfile.mkdtemp(prefix="zarr-pipeline-bench-", dir=args.dir))
+    print(f"zarr pipeline bench: {data.nbytes / 2**30:.2f} GiB uint16 {list(data.shape)}, "
+          f"shards {SHARD}^3 of chunks {CHUNK}^3, {args.threads} threads, medians of "
+          f"{args.runs} runs; {args.reads} reads of one {CHUNK}^3 chunk, {CONCURRENCY} in flight")
+    print(f"versions: zarr {zarr.__version__}, zarrs {_version('zarrs')}, "
+          f"tensorstore {_version("tensorstore")}, chunkwise {chunkwise.__version__}")
+    try:
+        for codec in CODECS:
+            run_codec(codec, data, boxes, peers, work, args.runs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
+              work: pathlib.Path, runs: int) -> None:
+    source = work / "source"
+    Peer("cw", peers[0].threads).write(source, data, codec)
+    seconds: dict[tuple[str, str], list[float]] = {}
+
+    def measure(peer: Peer, case: str, operation: Callable[[], object]) -> object:
+        elapsed, result = timed(operation)
+        seconds.setdefault((peer.name, case), []).append(elapsed)
+        return result
+
+    # Case by case, every peer in turn, so that one case's conditions (the
+    # writes' pages still being flushed, say) fall on every peer alike.
+    for run in range(runs):
+        for peer in peers:
+            target = work / peer.name
+            measure(peer, "write", lambda: peer.write(target, data, codec))
+            if run == 0:  # Each peer's array must hold the volume (checked once, untimed).
+                check(np.array_equal(chunkwise.open(str(target))[...], data),
+                      f"{peer.name} wrote a wrong array")
+            shutil.rmtree(target, ignore_errors=True)
+        os.sync()
+        for peer in peers:
+            out = measure(peer, "read", lambda: peer.read(source))
+            if run == 0:
+                check(np.array_equal(np.asarray(out), data), f"{peer.name} read wrong values")
+            del out
+        for peer in peers:
+            parts = measure(peer, "64^3 reads", lambda: peer.read_boxes(source, boxes))
+            if run == 0:
+                check(all(np.array_equal(np.asarray(p), data[b]) for p, b in zip(parts, boxes)),
+                      f"{peer.name} read wrong sub-chunks")
+    report(codec, data.nbytes, len(boxes) * CHUNK**3 * 2, seconds, [p.name for p in peers])
+
+
+def report(codec: str, volume_bytes: int, box_bytes: int,
+           seconds: dict[tuple[str, str], list[float]], names: list[str]) -> None:
+    print(f"\n{codec}: GB/s of uncompressed data (median); ratio = peer's time / cw-pipe's")
+    print(f"{'case':<12}" + "".join(f"{name:>10}" for name in names)
+          + "".join(f"{'/' + name:>10}" for name in names[1:]))
+    for case in ("write", "read", "64^3 reads"):
+        nbytes = box_bytes if case == "64^3 reads" else volume_bytes
+        median = {name: statistics.median(seconds[(name, case)]) for name in names}
+        line = f"{case:<12}" + "".join(f"{nbytes / median[name] / 1e9:>10.3f}" for name in names)
+        line += "".join(f"{median[name] / median['cw-pipe']:>9.2f}x" for name in names[1:])
+        print(line, flush=True)
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise SystemExit(f"zarr_pipeline_bench: {message}")
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import version
+
+    return version(package)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
