@@ -12,4 +12,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindStore(module);
   chunkwise::python::BindArray(module);
   chunkwise::python::BindStream(module);
+  chunkwise::python::BindDvid(module);
 }
