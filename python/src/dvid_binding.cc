@@ -126,7 +126,7 @@ class PyLabelmap {
   std::uint32_t newest() const { return Get()->versions().newest(); }
   std::uint32_t newest_open() const { return Get()->versions().newest_open(); }
 
-  nb::dict Ingest(InLabels volume, const Zyx& offset, std::uint32_t version, int scales) {
+  nb::dict Ingest(const InLabels& volume, const Zyx& offset, std::uint32_t version, int scales) {
     if (volume.ndim() != 3) {
       throw StatusError(Status::InvalidArgument(path_ +
                                                 ": ingest takes a 3-d (z, y, x) volume, not " +
@@ -155,7 +155,7 @@ class PyLabelmap {
   }
 
   // pairs: (n, 2) supervoxel, label.
-  void SetMappings(InLabels pairs, std::uint32_t version) {
+  void SetMappings(const InLabels& pairs, std::uint32_t version) {
     if (pairs.ndim() != 2 || pairs.shape(1) != 2) {
       throw StatusError(Status::InvalidArgument(path_ + ": mapping pairs must be an (n, 2) array"));
     }
@@ -168,14 +168,14 @@ class PyLabelmap {
     ThrowIfError(labelmap->SetMappings(Writable(*labelmap, version), entries).WithContext(path_));
   }
 
-  void Merge(std::uint64_t label, InLabels supervoxels, std::uint32_t version) {
+  void Merge(std::uint64_t label, const InLabels& supervoxels, std::uint32_t version) {
     std::shared_ptr<Labelmap> labelmap = Get();
     nb::gil_scoped_release release;
     ThrowIfError(
         labelmap->Merge(Writable(*labelmap, version), label, Span(supervoxels)).WithContext(path_));
   }
 
-  void Split(InLabels supervoxels, std::uint32_t version) {
+  void Split(const InLabels& supervoxels, std::uint32_t version) {
     std::shared_ptr<Labelmap> labelmap = Get();
     nb::gil_scoped_release release;
     ThrowIfError(
@@ -435,7 +435,7 @@ class PyExportedVolume {
 
   // Fills `out` (C-contiguous uint64 of `shape`): TensorStore's chunk buffers.
   void ReadInto(int scale, const Zyx& offset, const Zyx& shape, bool supervoxels,
-                OutLabels out) const {
+                const OutLabels& out) const {
     if (out.ndim() != 3 || static_cast<std::int64_t>(out.shape(0)) != shape[0] ||
         static_cast<std::int64_t>(out.shape(1)) != shape[1] ||
         static_cast<std::int64_t>(out.shape(2)) != shape[2]) {

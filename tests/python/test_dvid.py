@@ -256,3 +256,38 @@ def test_shard_errors_name_the_file_and_chunk(labelmap: dvid.Labelmap,
         dvid.open_export(tmp_path / "export").read()
     with pytest.raises(FileNotFoundError, match="info"):
         dvid.open_export(tmp_path / "export" / "s0")
+
+
+def test_a_shard_pyarrow_writes_reads_back(labelmap: dvid.Labelmap, tmp_path: pathlib.Path) -> None:
+    """pyarrow rewrites our rows as one batch of six rows, in the file and the
+    stream format; the reader finds each row through a rec index numbering rows."""
+    dvid.export_shards(labelmap, spec(), tmp_path / "export")
+    with pa.ipc.open_file(tmp_path / "export" / "s0" / "0_0_0.arrow") as file:
+        table = file.read_all().combine_chunks()
+    rows = table.to_pylist()[::-1]  # another order than ours
+    batch = pa.RecordBatch.from_pylist(rows, schema=table.schema)
+    full = padded(segmentation())
+    for name, writer in (("file", pa.ipc.new_file), ("stream", pa.ipc.new_stream)):
+        arrow = tmp_path / f"{name}.arrow"
+        with writer(arrow, table.schema) as out:
+            out.write_batch(batch)
+        arrow.with_suffix(".csv").write_text("x,y,z,rec\n" + "".join(
+            f"{r['chunk_x']},{r['chunk_y']},{r['chunk_z']},{i}\n" for i, r in enumerate(rows)))
+        shard = dvid.ArrowShardReader(arrow)
+        assert shard.num_record_batches == 1 and shard.is_file_format == (name == "file")
+        for x, y, z in shard.list_chunks():
+            np.testing.assert_array_equal(shard.get_block(x, y, z, supervoxels=True),
+                                          full[:, y * 64:(y + 1) * 64, x * 64:(x + 1) * 64])
+
+
+def test_threads_share_a_reader(labelmap: dvid.Labelmap, tmp_path: pathlib.Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    dvid.export_shards(labelmap, spec(), tmp_path / "export")
+    shard = dvid.ArrowShardReader(tmp_path / "export" / "s0" / "0_0_0.arrow")
+    chunks = shard.list_chunks() * 8
+    full = padded(segmentation())
+    with ThreadPoolExecutor(4) as pool:
+        blocks = list(pool.map(lambda c: shard.get_block(*c, supervoxels=True), chunks))
+    for (x, y, _), block in zip(chunks, blocks, strict=True):
+        np.testing.assert_array_equal(block, full[:, y * 64:(y + 1) * 64, x * 64:(x + 1) * 64])
