@@ -185,6 +185,26 @@ class Labelmap:
         offset, shape = _resolve_box(box, default, self.path)
         return self._core.read(offset, shape, version or 0, scale, mapped)
 
+    def stats(self) -> dict[str, Any]:
+        """Per scale: block entries, tombstones, stored bytes, and visible
+        blocks per version; and the mapping entries (the CLI's ``dvid info``)."""
+        return self._core.stats()
+
+    def get_block_bytes(self, block: Sequence[int], *, scale: int = 0, version: int | None = None,
+                        stored: bool = False) -> bytes | None:
+        """Block `block` (block coordinates z, y, x) as DVID's compressed label
+        block, or with `stored=True` as the database holds it (0x40 + gzip);
+        None if no block is visible there."""
+        return self._core.get_block_bytes([operator.index(c) for c in block], scale,
+                                          version or 0, stored)
+
+    def put_block_bytes(self, block: Sequence[int], data: bytes, *, scale: int = 0,
+                        version: int | None = None) -> None:
+        """Stores a DVID compressed label block (raw or gzip) as block `block`
+        (z, y, x); refused unless it decodes as a 64³ block."""
+        self._core.put_block_bytes([operator.index(c) for c in block], bytes(data), scale,
+                                   version or 0)
+
     def close(self) -> None:
         self._core.close()
 

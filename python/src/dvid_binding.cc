@@ -24,6 +24,7 @@
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/dvid/value_envelope.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "open_store.h"
 #include "status_error.h"
@@ -245,7 +246,76 @@ class PyLabelmap {
                     static_cast<std::size_t>(shape[2])});
   }
 
+  // Entry counts and stored bytes per scale, visible blocks per version (dvid info).
+  nb::dict Stats() const {
+    std::shared_ptr<Labelmap> labelmap = Get();
+    dvid::LabelmapStats stats;
+    {
+      nb::gil_scoped_release release;
+      Result<dvid::LabelmapStats> found = labelmap->Stats();
+      if (!found.ok()) throw StatusError(found.status().WithContext(path_));
+      stats = *std::move(found);
+    }
+    nb::list scales;
+    for (const dvid::ScaleStats& scale : stats.scales) {
+      nb::dict entry;
+      entry["block_entries"] = scale.data_entries;
+      entry["tombstones"] = scale.tombstones;
+      entry["stored_bytes"] = scale.value_bytes;
+      nb::dict visible;
+      for (const auto& [version, count] : scale.visible_blocks) visible[nb::cast(version)] = count;
+      entry["visible_blocks"] = visible;
+      scales.append(entry);
+    }
+    nb::dict result;
+    result["scales"] = scales;
+    result["mapping_entries"] = stats.mapping_entries;
+    return result;
+  }
+
+  // The DVID block bytes (or, with `stored`, the stored value: envelope byte +
+  // gzip) of block `zyx` visible at the version, or None.
+  nb::object GetBlockBytes(const Zyx& zyx, int scale, std::uint32_t version, bool stored) const {
+    const dvid::BlockCoord coord = BlockAt(zyx);
+    std::shared_ptr<Labelmap> labelmap = Get();
+    std::optional<Bytes> bytes;
+    {
+      nb::gil_scoped_release release;
+      const std::uint32_t id = Readable(*labelmap, version);
+      Result<std::optional<Bytes>> found = stored ? labelmap->GetStoredValue(id, scale, coord)
+                                                  : labelmap->GetBlock(id, scale, coord);
+      if (!found.ok()) throw StatusError(found.status().WithContext(path_));
+      bytes = *std::move(found);
+    }
+    if (!bytes) return nb::none();
+    return nb::bytes(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  }
+
+  // Stores an encoded DVID block (raw or gzip) as block `zyx`, checked to decode.
+  void PutBlockBytes(const Zyx& zyx, const nb::bytes& data, int scale, std::uint32_t version) {
+    const dvid::BlockCoord coord = BlockAt(zyx);
+    Bytes bytes(
+        static_cast<const std::uint8_t*>(static_cast<const void*>(data.c_str())),
+        static_cast<const std::uint8_t*>(static_cast<const void*>(data.c_str())) + data.size());
+    std::shared_ptr<Labelmap> labelmap = Get();
+    nb::gil_scoped_release release;
+    bytes = ValueOrThrow(dvid::GunzipIfGzip(std::move(bytes), path_));
+    ThrowIfError(labelmap->PutEncodedBlock(Writable(*labelmap, version), scale, coord, bytes)
+                     .WithContext(path_));
+  }
+
  private:
+  dvid::BlockCoord BlockAt(const Zyx& zyx) const {
+    for (const std::int64_t v : zyx) {
+      if (v < INT32_MIN || v > INT32_MAX) {
+        throw StatusError(
+            Status::InvalidArgument(path_ + ": block coordinates must fit in 32 bits"));
+      }
+    }
+    return {static_cast<std::int32_t>(zyx[2]), static_cast<std::int32_t>(zyx[1]),
+            static_cast<std::int32_t>(zyx[0])};
+  }
+
   // `version`, or the newest open one for 0; NotFound naming the database if none is open.
   std::uint32_t Writable(const Labelmap& labelmap, std::uint32_t version) const {
     if (version != 0) return version;
@@ -495,7 +565,12 @@ void BindDvid(nb::module_& module) {
       .def("branch", &PyLabelmap::Branch, nb::arg("parent"), nb::arg("note"))
       .def("stored_extent", &PyLabelmap::StoredExtent, nb::arg("version"), nb::arg("scale"))
       .def("read", &PyLabelmap::Read, nb::arg("offset"), nb::arg("shape"), nb::arg("version"),
-           nb::arg("scale"), nb::arg("mapped"));
+           nb::arg("scale"), nb::arg("mapped"))
+      .def("stats", &PyLabelmap::Stats)
+      .def("get_block_bytes", &PyLabelmap::GetBlockBytes, nb::arg("block"), nb::arg("scale"),
+           nb::arg("version"), nb::arg("stored"))
+      .def("put_block_bytes", &PyLabelmap::PutBlockBytes, nb::arg("block"), nb::arg("data"),
+           nb::arg("scale"), nb::arg("version"));
 
   nb::class_<PyExportSpec>(module, "ExportSpec")
       .def_static("parse", &ParseSpec, nb::arg("text"), nb::arg("name"))

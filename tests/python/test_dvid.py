@@ -291,3 +291,26 @@ def test_threads_share_a_reader(labelmap: dvid.Labelmap, tmp_path: pathlib.Path)
         blocks = list(pool.map(lambda c: shard.get_block(*c, supervoxels=True), chunks))
     for (x, y, _), block in zip(chunks, blocks, strict=True):
         np.testing.assert_array_equal(block, full[:, y * 64:(y + 1) * 64, x * 64:(x + 1) * 64])
+
+
+def test_block_bytes_move_between_labelmaps_and_stats_count_them(
+        labelmap: dvid.Labelmap, tmp_path: pathlib.Path) -> None:
+    import gzip
+
+    block = labelmap.get_block_bytes((0, 1, 2))  # z, y, x
+    stored = labelmap.get_block_bytes((0, 1, 2), stored=True)
+    assert stored[0] == 0x40 and gzip.decompress(stored[1:]) == block
+    assert labelmap.get_block_bytes((5, 5, 5)) is None
+    with dvid.Labelmap(tmp_path / "copy.db", create=True) as copy:
+        copy.put_block_bytes((-1, 0, 3), block)
+        copy.put_block_bytes((-1, 0, 4), gzip.compress(block))
+        expected = padded(segmentation())[:, 64:128, 128:192]
+        np.testing.assert_array_equal(copy.read(np.s_[-64:0, 0:64, 192:256]), expected)
+        np.testing.assert_array_equal(copy.read(np.s_[-64:0, 0:64, 256:320]), expected)
+        stats = copy.stats()
+        assert stats["scales"][0]["block_entries"] == 2 and stats["mapping_entries"] == 0
+        assert stats["scales"][0]["visible_blocks"] == {1: 2}
+        with pytest.raises(chunkwise.CorruptionError) as caught:
+            copy.put_block_bytes((0, 0, 0), b"not a block")
+        assert copy.path in str(caught.value)
+    assert labelmap.stats()["scales"][1]["block_entries"] == 2
