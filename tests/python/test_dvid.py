@@ -314,3 +314,27 @@ def test_block_bytes_move_between_labelmaps_and_stats_count_them(
             copy.put_block_bytes((0, 0, 0), b"not a block")
         assert copy.path in str(caught.value)
     assert labelmap.stats()["scales"][1]["block_entries"] == 2
+
+
+def _read_in_child(db: str, export: str) -> tuple[bytes, bytes]:
+    with dvid.Labelmap(db, read_only=True) as lm:
+        labels = lm.read(np.s_[0:64, 0:128, 0:192]).tobytes()
+    return labels, dvid.open_export(export).read(supervoxels=True).tobytes()
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
+def test_a_forked_child_reads_after_the_parent_did(labelmap: dvid.Labelmap,
+                                                   tmp_path: pathlib.Path) -> None:
+    """A child forked after the parent's pools started (multiprocessing, dask) still reads:
+    their threads are gone there, and the library's loops must not wait for them."""
+    import multiprocessing
+
+    dvid.export_shards(labelmap, spec(), tmp_path / "export")
+    expected = padded(segmentation())
+    np.testing.assert_array_equal(labelmap.read(), expected)  # the parent's pools run
+    np.testing.assert_array_equal(dvid.open_export(tmp_path / "export").read(supervoxels=True),
+                                  expected)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        labels, exported = pool.apply_async(
+            _read_in_child, (labelmap.path, str(tmp_path / "export"))).get(timeout=120)
+    assert labels == expected.tobytes() and exported == expected.tobytes()
