@@ -395,7 +395,9 @@ class ExportedVolume:
         return self._core.read(scale, offset, size, supervoxels)
 
     def __getitem__(self, box: Any) -> np.ndarray:
-        return self.read(box if isinstance(box, tuple) else (box,))
+        """Scale 0's mapped labels of slices z, y, x (missing ones: all, no steps)."""
+        box = box if isinstance(box, tuple) else (box,)
+        return self.read(box + (slice(None),) * (3 - len(box)))
 
     def __repr__(self) -> str:
         return f"chunkwise.dvid.ExportedVolume({self.url!r})"

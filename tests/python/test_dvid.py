@@ -164,6 +164,7 @@ def test_the_exported_volume_reads_any_box(labelmap: dvid.Labelmap, tmp_path: pa
     np.testing.assert_array_equal(volume.read(supervoxels=True), full)
     np.testing.assert_array_equal(volume[3:60, 5:77, 60:190],
                                   np.where(full == 5, np.uint64(0), full)[3:60, 5:77, 60:190])
+    np.testing.assert_array_equal(volume[10:12], np.where(full == 5, np.uint64(0), full)[10:12])
     np.testing.assert_array_equal(volume.read(scale=1, supervoxels=True),
                                   labelmap.read(SCALE1, scale=1))
 
