@@ -7,7 +7,8 @@
 //   CreateZarrArray, OpenZarrArray,
 //     ReadRegion, WriteRegion         facade/zarr_arrays.h
 //   FrameStreamWriter                 facade/frame_stream.h
-//   OpenLabelmap, ExportShards        facade/dvid_export.h
+//   OpenLabelmap, ReadLabelmapRegion,
+//     ExportShards                    facade/dvid_export.h
 //   BuildReferences, WriteReferences  facade/references.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
 // docs/api.md shows each in a short example. Errors are Status/Result

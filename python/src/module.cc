@@ -13,4 +13,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindArray(module);
   chunkwise::python::BindStream(module);
   chunkwise::python::BindChunkBatch(module);
+  chunkwise::python::BindDvid(module);
 }

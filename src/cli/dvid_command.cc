@@ -233,13 +233,14 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
       options.version != 0 ? options.version : labelmap->versions().newest();
   CHUNKWISE_ASSIGN_OR_RETURN(const dvid::VoxelBox box, ReadBox(*labelmap, version, options));
   const std::array<std::int64_t, 3>& shape = box.shape;
-  core::ThreadPool pool(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
-                             labelmap->ReadRegion(version, options.scale, box, &pool));
-  if (options.mapped) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap->MappingAt(version));
-    dvid::ApplyMapping(mapping, labels);
-  }
+  chunkwise::ContextOptions library_options;
+  library_options.threads = options.threads;  // --threads, not the CLI context's default.
+  const chunkwise::Context library(std::move(library_options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::vector<std::uint64_t> labels,
+      chunkwise::ReadLabelmapRegion(
+          library, *labelmap, box,
+          {.version = version, .scale = options.scale, .mapped = options.mapped}));
   core::NpyArray array;
   CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, core::NpyDtype::FromTypestr("<u8"));
   array.shape = {shape[0], shape[1], shape[2]};

@@ -15,6 +15,29 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
   return Labelmap::Open(std::move(db), create);
 }
 
+Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
+                                                      const Labelmap& labelmap, const VoxelBox& box,
+                                                      const LabelmapReadOptions& options) {
+  const std::string name = labelmap.db().path().string();
+  if (options.scale < 0 || options.scale >= labelmap.num_scales()) {
+    return Status::InvalidArgument(name + ": scale " + std::to_string(options.scale) +
+                                   " is not built (scales 0.." +
+                                   std::to_string(labelmap.num_scales() - 1) + ")");
+  }
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap.versions().newest();
+  CHUNKWISE_RETURN_IF_ERROR(labelmap.versions().Find(version).status().WithContext(name));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + name));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
+                             labelmap.ReadRegion(version, options.scale, box, pool.get()));
+  if (options.mapped) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(version));
+    formats::dvid::ApplyMapping(mapping, labels);
+  }
+  return labels;
+}
+
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url) {
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, ReadUrl(context, url));
   return pipelines::ParseExportSpec(AsChars(text), url);

@@ -85,6 +85,30 @@ TEST_F(ExportApi, ExportsToADirectory) {
   EXPECT_NE(labels.status().code(), StatusCode::kOk);
 }
 
+TEST_F(ExportApi, ReadsALabelmapRegionAsSupervoxelsOrMapped) {
+  const VoxelBox box{{0, 5, 60}, {2, 3, 8}};  // x 60..67 crosses the 1 | 2 boundary.
+  std::vector<std::uint64_t> expected(2 * 3 * 8);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = 60 + (i % 8) < 64 ? 1 : 2;
+  auto supervoxels = ReadLabelmapRegion(context_, *labelmap_, box);
+  ASSERT_TRUE(supervoxels.ok()) << supervoxels.status().ToString();
+  EXPECT_EQ(*supervoxels, expected);
+
+  const std::uint64_t one = 1;
+  ASSERT_TRUE(labelmap_->Merge(1, 9, std::span(&one, 1)).ok());
+  auto mapped = ReadLabelmapRegion(context_, *labelmap_, box, {.mapped = true});
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  for (std::uint64_t& label : expected) label = label == 1 ? 9 : label;
+  EXPECT_EQ(*mapped, expected);
+
+  auto unbuilt = ReadLabelmapRegion(context_, *labelmap_, box, {.scale = 1});
+  EXPECT_EQ(unbuilt.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(unbuilt.status()), HasSubstr((root_ / "db").string()));
+  EXPECT_THAT(Message(unbuilt.status()), HasSubstr("scale 1 is not built"));
+  auto unknown = ReadLabelmapRegion(context_, *labelmap_, box, {.version = 5});
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(Message(unknown.status()), HasSubstr("version 5"));
+}
+
 TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {
   Context context;
   const auto root = api_test::FreshDirectory("refs");

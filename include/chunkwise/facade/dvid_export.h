@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/dvid/ingest.h"
@@ -17,12 +18,31 @@ using Labelmap = formats::dvid::Labelmap;
 using ExportSpec = pipelines::ExportSpec;
 using ExportShardsOptions = pipelines::ExportShardsOptions;
 using ExportSummary = pipelines::ExportSummary;
+using VoxelBox = formats::dvid::VoxelBox;
+
+// What ReadLabelmapRegion reads.
+struct LabelmapReadOptions {
+  std::uint32_t version = 0;  // 0: the newest version.
+  int scale = 0;
+  // Each supervoxel replaced by its mapped label at the version (split ones
+  // by 0); otherwise the stored supervoxels.
+  bool mapped = false;
+};
 
 // The labelmap in the RocksDB database at `path` ("rocksdb://" optional);
 // with `create`, a new empty one (the database created if missing). With
 // `read_only` the database is opened without its write lock, beside a writer.
 Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool create,
                                                bool read_only = false);
+
+// The labels of `box` (voxels z, y, x at the scale), C order; blocks not
+// stored read as 0. Decoded on the context's pool. NotFound naming the
+// database for an unknown version; InvalidArgument for a scale the database
+// has not built or a box too large to address; Corruption naming the block
+// for a stored value that does not decode.
+Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
+                                                      const Labelmap& labelmap, const VoxelBox& box,
+                                                      const LabelmapReadOptions& options = {});
 
 // The export spec (a neuroglancer info with sharded scales) at `url`.
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
