@@ -2,7 +2,8 @@
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
 reads and writes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
-through any chunkwise store. See docs/python.md.
+through any chunkwise store; ``chunkwise.dask`` writes and reads dask
+arrays, never two tasks to one shard. See docs/python.md.
 """
 
 from __future__ import annotations
@@ -25,14 +26,16 @@ from ._errors import (
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
+    from . import dask as dask
     from . import zarr as zarr
 
 __version__: str = _core.__version__
 
 
 def __getattr__(name: str) -> Any:
-    # chunkwise.zarr needs zarr-python; import it only when asked for.
-    if name == "zarr":
+    # chunkwise.zarr needs zarr-python, chunkwise.dask needs dask: import
+    # each only when asked for.
+    if name in ("zarr", "dask"):
         import importlib
 
         return importlib.import_module(".zarr", __name__)

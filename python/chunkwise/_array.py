@@ -169,6 +169,11 @@ class Array:
         """What is stored: keys and bytes present against the grid (lists the store)."""
         return self._core.stats()
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # Pickled as its URL (dask sends arrays between processes); a memory://
+        # URL names a store of the process that opens it.
+        return (open, (self.url,))
+
     def __len__(self) -> int:
         if not self._shape:
             raise TypeError("len() of a 0-d array")
@@ -288,6 +293,26 @@ def create(
     a multiple of `chunks`, stores the chunks in shards (zarr v3 sharding).
     An existing array or group at `url` is refused unless `overwrite`.
     """
+    request = _create_request(
+        shape, dtype, chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location,
+    )
+    return Array(_core.Array.create(str(url), request, overwrite))
+
+
+def _create_request(
+    shape: Sequence[int],
+    dtype: Any,
+    chunks: Sequence[int],
+    shards: Sequence[int] | None,
+    codecs: str | Sequence[dict[str, Any]] | None,
+    fill_value: Any,
+    dimension_names: Sequence[str] | None,
+    attributes: dict[str, Any] | None,
+    zarr_format: int,
+    index_location: str,
+) -> _core.CreateRequest:
+    """What `create` asks the library for (chunkwise.dask creates through it too)."""
     request = _core.CreateRequest()
     request.shape = [operator.index(n) for n in shape]
     request.dtype = np.dtype(dtype).name
@@ -304,7 +329,7 @@ def create(
     request.attributes_json = json.dumps(attributes or {})
     request.zarr_format = zarr_format
     request.index_location = index_location
-    return Array(_core.Array.create(str(url), request, overwrite))
+    return request
 
 
 def _fill_text(value: Any) -> str:

@@ -55,7 +55,10 @@ class PyArray {
     return PyArray(url, *std::move(array));
   }
 
-  static PyArray Create(const std::string& url, const CreateRequest& request, bool overwrite) {
+  // publish=false: the metadata is written only by Publish (formats/zarr's
+  // CreateUnpublished), so the array appears whole or not at all.
+  static PyArray Create(const std::string& url, const CreateRequest& request, bool overwrite,
+                        bool publish) {
     zarr::ArrayMetadata metadata = ValueOrThrow(BuildMetadata(request));
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
@@ -67,8 +70,38 @@ class PyArray {
     }
     zarr::ArrayOptions options = Options();
     options.codec_build = build;
+    if (!publish) {
+      return PyArray(url, ValueOrThrow(zarr::Array::CreateUnpublished(
+                              store, "", std::move(metadata), overwrite, std::move(options))));
+    }
     return PyArray(url, ValueOrThrow(zarr::Array::Create(store, "", std::move(metadata), overwrite,
                                                          std::move(options))));
+  }
+
+  // The unpublished array another process created, by its zarr.json text and
+  // the codec shorthand it was created with (if any): nothing is written.
+  static PyArray JoinUnpublished(const std::string& url, const std::string& metadata_json,
+                                 const std::optional<std::string>& codec) {
+    nb::gil_scoped_release release;
+    zarr::ArrayMetadata metadata =
+        ValueOrThrow(zarr::ParseV3ArrayMetadata(metadata_json, zarr::kZarrJsonKey));
+    zarr::ArrayOptions options = Options();
+    if (codec) {
+      options.codec_build =
+          ValueOrThrow(codec::ParseCodecShorthandWithEncoders(*codec, metadata.data_type.size()))
+              .build;
+    }
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+    Result<zarr::Array> array =
+        zarr::Array::JoinUnpublished(store, "", std::move(metadata), std::move(options));
+    if (!array.ok()) throw StatusError(array.status().WithContext(url));
+    return PyArray(url, *std::move(array));
+  }
+
+  // Writes the metadata of an array created with publish=false.
+  void Publish() {
+    nb::gil_scoped_release release;
+    ThrowIfError(array_->Publish());
   }
 
   const std::string& url() const { return url_; }
@@ -201,7 +234,9 @@ void BindArray(nb::module_& module) {
   nb::class_<PyArray>(module, "Array")
       .def_static("open", &PyArray::Open, nb::arg("url"))
       .def_static("create", &PyArray::Create, nb::arg("url"), nb::arg("request"),
-                  nb::arg("overwrite"))
+                  nb::arg("overwrite"), nb::arg("publish") = true)
+      .def_static("join_unpublished", &PyArray::JoinUnpublished, nb::arg("url"),
+                  nb::arg("metadata_json"), nb::arg("codec") = nb::none())
       .def_prop_ro("url", &PyArray::url)
       .def_prop_ro("shape", &PyArray::shape)
       .def_prop_ro("dtype", &PyArray::dtype)
@@ -213,6 +248,7 @@ void BindArray(nb::module_& module) {
       .def("read_into", &PyArray::ReadInto, nb::arg("start"), nb::arg("stop"),
            nb::arg("out").noconvert())
       .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert())
+      .def("publish", &PyArray::Publish)
       .def("stats", &PyArray::Stats);
 }
 

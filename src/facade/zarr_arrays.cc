@@ -40,8 +40,29 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                              ArrayOptionsOf(context, layout.codec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
+  if (!options.publish) {
+    return ZarrArray::CreateUnpublished(std::move(store), "", std::move(metadata),
+                                        options.overwrite, std::move(array_options));
+  }
   return ZarrArray::Create(std::move(store), "", std::move(metadata), options.overwrite,
                            std::move(array_options));
+}
+
+Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_view url,
+                                           std::string_view zarr_json, std::string_view codecs) {
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
+                             zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, codecs));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  return ZarrArray::JoinUnpublished(std::move(store), "", std::move(metadata),
+                                    std::move(array_options));
+}
+
+Status PublishZarrArray(ZarrArray& array) { return array.Publish(); }
+
+std::string ZarrMetadataJson(const ZarrArray& array) {
+  return zarr::FormatV3ArrayMetadata(array.metadata());
 }
 
 Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {

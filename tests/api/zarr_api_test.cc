@@ -79,6 +79,45 @@ TEST(ZarrApi, ErrorsNameTheUrlOrTheField) {
   EXPECT_THAT(Message(bad.status()), HasSubstr("[3,6]"));
 }
 
+// Unpublished creation for many writers: the creator makes the array, a
+// second writer joins it by its metadata, and only Publish makes it visible.
+TEST(ZarrApi, UnpublishedArrayIsJoinedByMetadataAndAppearsOnlyOnPublish) {
+  Context context({.threads = 2});
+  const std::string url = "memory://unpublished";
+  auto created = CreateZarrArray(context, url, Sharded16(), {.publish = false});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(OpenZarrArray(context, url).status().code(), StatusCode::kNotFound);
+
+  const std::string zarr_json = ZarrMetadataJson(*created);
+  auto joined = JoinUnpublishedZarrArray(context, url, zarr_json, "zstd:1");
+  ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+  EXPECT_EQ(joined->metadata().shape, (core::Shape{8, 12}));
+  ASSERT_TRUE(WriteRegion(context, *joined, core::Region({4, 6}, {8, 12}), Ramp16(24, 500)).ok());
+  ASSERT_TRUE(WriteRegion(context, *created, core::Region({0, 0}, {4, 6}), Ramp16(24, 10)).ok());
+  EXPECT_EQ(OpenZarrArray(context, url).status().code(), StatusCode::kNotFound);
+
+  ASSERT_TRUE(PublishZarrArray(*created).ok());
+  auto opened = OpenZarrArray(context, url);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto all = ReadRegion(context, *opened, core::Region::Full(opened->metadata().shape));
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(At16(*all, 0), 10);            // The creator's write.
+  EXPECT_EQ(At16(*all, 3 * 12 + 5), 33);   // Its last element.
+  EXPECT_EQ(At16(*all, 4 * 12 + 6), 500);  // The joiner's.
+  EXPECT_EQ(At16(*all, 7 * 12 + 11), 523);
+  EXPECT_EQ(At16(*all, 0 * 12 + 6), 7);  // Written by neither: the fill value.
+
+  // Published: nothing left to join.
+  auto late = JoinUnpublishedZarrArray(context, url, zarr_json);
+  EXPECT_EQ(late.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(Message(late.status()), HasSubstr(".chunkwise-incomplete"));
+  auto never = JoinUnpublishedZarrArray(context, "memory://never-created", zarr_json);
+  EXPECT_EQ(never.status().code(), StatusCode::kNotFound);
+  auto garbled = JoinUnpublishedZarrArray(context, url, "{\"zarr_format\": 3");
+  EXPECT_EQ(garbled.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(garbled.status()), HasSubstr("zarr.json"));
+}
+
 TEST(OptionsApi, CodecShorthandsParseIntoTypedChains) {
   auto zstd = ParseCodecs("zstd:1");
   ASSERT_TRUE(zstd.ok());

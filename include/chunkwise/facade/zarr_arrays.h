@@ -40,6 +40,10 @@ struct ZarrArraySpec {
 
 struct ZarrCreateOptions {
   bool overwrite = false;  // Replace an array or group already at the URL.
+  // false: the metadata is written only by PublishZarrArray, so that until
+  // then no reader sees an array at the URL (writers elsewhere join it with
+  // JoinUnpublishedZarrArray). An array appears whole or not at all.
+  bool publish = true;
 };
 
 // Creates the array at `url` (its store created if missing). InvalidArgument
@@ -48,6 +52,20 @@ struct ZarrCreateOptions {
 // the URL when something is there and !overwrite.
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                   const ZarrArraySpec& spec, const ZarrCreateOptions& options = {});
+
+// The array a creator made with `publish = false`, for another writer of it
+// (a task or rank elsewhere): `zarr_json` is the creator's metadata as
+// ZarrMetadataJson gives it, `codecs` the shorthand it was created with (""
+// for the default encoders). Nothing is written. NotFound naming the marker
+// key when no unpublished array is at `url` (never created, or published).
+Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_view url,
+                                           std::string_view zarr_json,
+                                           std::string_view codecs = "");
+// Writes the metadata of an array created with `publish = false`: call it
+// once, after every writer has succeeded.
+Status PublishZarrArray(ZarrArray& array);
+// The array's metadata as zarr v3 zarr.json text (a v2 array's translated).
+std::string ZarrMetadataJson(const ZarrArray& array);
 
 // Opens the zarr v3 or v2 array at `url`. NotFound naming the metadata key
 // when there is no array there.

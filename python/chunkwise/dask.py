@@ -1,0 +1,194 @@
+"""chunkwise.dask: dask arrays written to and read from chunkwise arrays.
+
+``to_zarr`` never lets two tasks write one shard: every task writes whole
+shards (whole chunks when unsharded), so no task reads, merges and rewrites
+an object another task is writing, the race that loses data when dask chunks
+cut zarr-python's shards. The array appears whole or not at all: the driver
+creates it unpublished, each task joins it by its metadata and writes its
+block with the GIL released, and the metadata is written once every task
+has succeeded. ``from_zarr`` reads one task per shard. See docs/python.md,
+"Dask", and docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+from . import _core
+from ._array import Array, _create_request
+from ._array import open as _open
+
+__all__ = ["from_zarr", "to_zarr"]
+
+
+def to_zarr(
+    darr: Any,
+    url: str,
+    *,
+    chunks: Sequence[int] | None = None,
+    shards: Sequence[int] | None = None,
+    codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    fill_value: Any = None,
+    overwrite: bool = False,
+    rechunk: bool = True,
+    dimension_names: Sequence[str] | None = None,
+    attributes: dict[str, Any] | None = None,
+    compute: bool = True,
+) -> Any:
+    """Writes the dask array `darr` to a new zarr v3 array at `url`.
+
+    `shards` (a multiple of `chunks`) makes it sharded; `chunks` defaults to
+    the shard shape, or to dask's largest chunk when unsharded. Each task
+    writes whole shards (chunks when unsharded): dask chunks that cut them
+    are rechunked to shard boundaries, or with ``rechunk=False`` refused with
+    a ValueError naming the first misaligned axis. The array is published
+    (its zarr.json written) only after every task has succeeded; a failed
+    run leaves no array at `url` (``overwrite=True`` clears what it left).
+
+    Returns the written `chunkwise.Array`, or with ``compute=False`` a
+    ``dask.delayed`` that writes, publishes and returns it.
+    """
+    darr = da.asarray(darr)
+    if any(math.isnan(extent) for extent in darr.shape):
+        raise ValueError("to_zarr needs known chunk sizes (see dask's compute_chunk_sizes)")
+    shape = tuple(int(extent) for extent in darr.shape)
+    chunk_shape = _default_chunks(darr, chunks, shards)
+    grid = tuple(operator.index(n) for n in (shards if shards is not None else chunk_shape))
+    if len(grid) != darr.ndim:
+        raise ValueError(f"{'shards' if shards is not None else 'chunks'} has rank {len(grid)}; "
+                         f"the dask array's is {darr.ndim}")
+    misaligned = _first_misaligned_axis(darr.chunks, grid)
+    if misaligned is not None:
+        axis, boundary = misaligned
+        unit = "shard" if shards is not None else "chunk"
+        if not rechunk:
+            raise ValueError(
+                f"dask chunks along axis {axis} end at {boundary}, inside a {unit}: "
+                f"the {unit} size along axis {axis} is {grid[axis]}; rechunk the array "
+                f"to multiples of {grid[axis]} (or pass rechunk=True)"
+            )
+        darr = darr.rechunk(_aligned_chunks(darr, grid))
+
+    request = _create_request(
+        shape, darr.dtype, chunk_shape, shards, codecs, fill_value, dimension_names,
+        attributes, 3, "end",
+    )
+    created = _core.Array.create(str(url), request, overwrite, publish=False)
+    metadata_json = created.metadata_json
+    codec = codecs if isinstance(codecs, str) else None
+    if codecs is None:
+        codec = "none"
+
+    writes = []
+    starts = [np.cumsum((0,) + tuple(c[:-1])) for c in darr.chunks]
+    for index, block in zip(np.ndindex(*darr.numblocks), darr.to_delayed().ravel()):
+        start = [int(starts[axis][i]) for axis, i in enumerate(index)]
+        stop = [a + darr.chunks[axis][i] for axis, (a, i) in enumerate(zip(start, index))]
+        writes.append(
+            dask.delayed(_write_block, pure=False)(block, str(url), metadata_json, codec,
+                                                   start, stop)
+        )
+    publish = dask.delayed(_publish, pure=False)(str(url), metadata_json, codec, writes)
+    if not compute:
+        return publish
+    dask.compute(*writes)
+    # Only here, on the driver, once every task has succeeded.
+    created.publish()
+    return Array(_core.Array.open(str(url)))
+
+
+def from_zarr(url: str, chunks: Any = None) -> da.Array:
+    """A dask array over the chunkwise array at `url`.
+
+    One task per shard (per chunk when unsharded) unless `chunks` (anything
+    ``dask.array.from_array`` takes) says otherwise; each task reads its box
+    through ``chunkwise.open``.
+    """
+    array = _open(str(url))
+    if chunks is None:
+        chunks = array.shards if array.shards is not None else array.chunks
+    source = _ArraySource(str(url), array.shape, array.dtype)
+    return da.from_array(
+        source, chunks=chunks, lock=False, asarray=False, fancy=False,
+        name=f"chunkwise-from-zarr-{dask.base.tokenize(str(url), array.metadata)}",
+        meta=np.empty((0,) * array.ndim, array.dtype),
+    )
+
+
+# --- the tasks ---------------------------------------------------------------
+
+
+def _write_block(block: np.ndarray, url: str, metadata_json: str, codec: str | None,
+                 start: list[int], stop: list[int]) -> int:
+    """One task: joins the unpublished array and writes its block (whole shards)."""
+    array = _core.Array.join_unpublished(url, metadata_json, codec)
+    data = np.ascontiguousarray(block, dtype=np.dtype(array.dtype))
+    array.write(start, stop, data)
+    return data.size
+
+
+def _publish(url: str, metadata_json: str, codec: str | None, written: list[int]) -> Array:
+    """The last task of a delayed to_zarr: runs only once every write succeeded."""
+    _core.Array.join_unpublished(url, metadata_json, codec).publish()
+    return Array(_core.Array.open(url))
+
+
+class _ArraySource:
+    """What from_zarr hands to dask: picklable, opening the array once per process."""
+
+    def __init__(self, url: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+        self.url = url
+        self.shape = shape
+        self.dtype = dtype
+        self.ndim = len(shape)
+        self._array: Array | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"url": self.url, "shape": self.shape, "dtype": self.dtype}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["url"], state["shape"], state["dtype"])  # type: ignore[misc]
+
+    def __getitem__(self, selection: Any) -> np.ndarray:
+        if self._array is None:
+            self._array = _open(self.url)
+        return self._array[selection]
+
+
+# --- alignment ---------------------------------------------------------------
+
+
+def _default_chunks(darr: da.Array, chunks: Sequence[int] | None,
+                    shards: Sequence[int] | None) -> tuple[int, ...]:
+    if chunks is not None:
+        return tuple(operator.index(n) for n in chunks)
+    if shards is not None:
+        return tuple(operator.index(n) for n in shards)
+    return tuple(max(1, max(c) if c else 1) for c in darr.chunks)
+
+
+def _first_misaligned_axis(dask_chunks: tuple[tuple[int, ...], ...],
+                           grid: tuple[int, ...]) -> tuple[int, int] | None:
+    """(axis, boundary) of the first dask block boundary inside a grid cell."""
+    for axis, (sizes, unit) in enumerate(zip(dask_chunks, grid)):
+        boundary = 0
+        for size in sizes[:-1]:
+            boundary += size
+            if boundary % unit:
+                return axis, boundary
+    return None
+
+
+def _aligned_chunks(darr: da.Array, grid: tuple[int, ...]) -> tuple[int, ...]:
+    """Per axis, the whole number of grid cells nearest dask's chunk size."""
+    return tuple(
+        max(unit, round(max(sizes) / unit) * unit) if sizes else unit
+        for sizes, unit in zip(darr.chunks, grid)
+    )
