@@ -43,28 +43,80 @@ Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url) 
   return pipelines::ParseExportSpec(AsChars(text), url);
 }
 
+namespace {
+
+// Where an export to `dest_url` goes: a local directory as the prefix
+// "<name>/" of the store over its parent, so that a failed export, whose keys
+// are erased, leaves no directory behind; any other URL as its store's root.
+struct ExportDestinationUrl {
+  std::shared_ptr<store::Store> store;
+  std::string prefix;
+};
+
+Result<ExportDestinationUrl> LocateExportDestination(const Context& context,
+                                                     std::string_view dest_url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
+  if (parsed.scheme == "file") {
+    CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue dest, LocateUrlValue(context, dest_url, true));
+    return ExportDestinationUrl{dest.store, dest.key + "/"};
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, dest_url, context.store_options(true)));
+  return ExportDestinationUrl{std::move(store), ""};
+}
+
+ExportShardsOptions WithContext(const Context& context, ExportShardsOptions options) {
+  options.progress = context.progress_mode();
+  if (options.workers == 0) options.workers = context.threads();
+  return options;
+}
+
+}  // namespace
+
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,
                                    ExportShardsOptions options) {
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
-  options.progress = context.progress_mode();
-  if (options.workers == 0) options.workers = context.threads();
+  options = WithContext(context, std::move(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
-  if (parsed.scheme == "file") {
-    // The prefix "<name>/" of the store over the parent, so that a failed
-    // export, whose keys are erased, leaves no directory behind.
-    // A killed export's temporaries; under ranks only rank 0, which prepares
-    // the prefix before any rank writes (the others' files are not yet there).
-    if (options.ranks == nullptr || options.ranks->rank() == 0) {
-      CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(dest_url));
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue dest, LocateUrlValue(context, dest_url, true));
-    return pipelines::ExportShards(labelmap, spec, dest.store, dest.key + "/", options);
+  // A killed export's temporaries; under ranks only rank 0, which prepares
+  // the prefix before any rank writes (the others' files are not yet there).
+  if (parsed.scheme == "file" && (options.ranks == nullptr || options.ranks->rank() == 0)) {
+    CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(dest_url));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(context, dest_url, context.store_options(true)));
-  return pipelines::ExportShards(labelmap, spec, std::move(store), "", options);
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
+                             LocateExportDestination(context, dest_url));
+  return pipelines::ExportShards(labelmap, spec, dest.store, dest.prefix, options);
+}
+
+Status PrepareExportShards(const Context& context, std::string_view dest_url,
+                           const ExportShardsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
+  if (parsed.scheme == "file") CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(dest_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
+                             LocateExportDestination(context, dest_url));
+  return pipelines::PrepareExportShards(dest.store, dest.prefix, options);
+}
+
+Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
+                                       const ExportSpec& spec, std::string_view dest_url, int part,
+                                       int parts, ExportShardsOptions options) {
+  CHUNKWISE_RETURN_IF_ERROR(
+      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
+  options = WithContext(context, std::move(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
+                             LocateExportDestination(context, dest_url));
+  return pipelines::ExportShardsPart(labelmap, spec, dest.store, dest.prefix, part, parts, options);
+}
+
+Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap& labelmap,
+                                          const ExportSpec& spec, std::string_view dest_url,
+                                          const std::vector<ExportSummary>& parts,
+                                          const ExportShardsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
+                             LocateExportDestination(context, dest_url));
+  return pipelines::PublishExportShards(labelmap, spec, dest.store, dest.prefix, parts, options);
 }
 
 }  // namespace chunkwise

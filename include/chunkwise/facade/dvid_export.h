@@ -54,6 +54,22 @@ Result<ExportSummary> ExportShards(const Context& context, const Labelmap& label
                                    const ExportSpec& spec, std::string_view dest_url,
                                    ExportShardsOptions options = {});
 
+// Export-shards as a job of independent tasks (a dask graph; pipelines/
+// export_shards.h, "a job of independent tasks"): the driver prepares
+// `dest_url`, each task exports its part (`part` of `parts`) and returns its
+// summary (ExportSummary::ToJson to send it), and the driver publishes with
+// every part's summary once all have succeeded. The same bytes as
+// ExportShards.
+Status PrepareExportShards(const Context& context, std::string_view dest_url,
+                           const ExportShardsOptions& options = {});
+Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
+                                       const ExportSpec& spec, std::string_view dest_url, int part,
+                                       int parts, ExportShardsOptions options = {});
+Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap& labelmap,
+                                          const ExportSpec& spec, std::string_view dest_url,
+                                          const std::vector<ExportSummary>& parts,
+                                          const ExportShardsOptions& options = {});
+
 }  // namespace chunkwise
 
 #endif  // CHUNKWISE_FACADE_DVID_EXPORT_H_

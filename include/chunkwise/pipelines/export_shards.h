@@ -112,6 +112,36 @@ Result<ExportSummary> ExportShards(const formats::dvid::Labelmap& labelmap, cons
                                    const std::shared_ptr<store::Store>& store,
                                    const std::string& prefix, const ExportShardsOptions& options);
 
+// The same export as a job of independent tasks (a dask graph): no task
+// meets another, so the ranks' collective calls are split out. The driver
+// prepares the prefix, each of `parts` tasks exports the shards
+// core::OwnerRank deals to its part (as rank `part` of a job of `parts`
+// ranks would: the same bytes), and the driver publishes with the parts'
+// summaries once every part has succeeded. A part that fails leaves its
+// complete shards (no `info`), for options.resume to keep.
+
+// The driver, before any part: the prefix checked and marked as
+// ExportShards does (options.overwrite, options.resume); nothing erased later.
+Status PrepareExportShards(const std::shared_ptr<store::Store>& store, const std::string& prefix,
+                           const ExportShardsOptions& options);
+// Part `part` (0 .. parts - 1) of the job: its shards of every scale, its
+// summary. InvalidArgument for a part outside 0 .. parts - 1; options.ranks
+// is ignored.
+Result<ExportSummary> ExportShardsPart(const formats::dvid::Labelmap& labelmap,
+                                       const ExportSpec& spec,
+                                       const std::shared_ptr<store::Store>& store,
+                                       const std::string& prefix, int part, int parts,
+                                       const ExportShardsOptions& options);
+// The driver, after every part has succeeded: the job's summary (the parts'
+// added up), written as export.log, then `info`, which makes the export
+// visible. InvalidArgument naming the prefix when it was not prepared.
+Result<ExportSummary> PublishExportShards(const formats::dvid::Labelmap& labelmap,
+                                          const ExportSpec& spec,
+                                          const std::shared_ptr<store::Store>& store,
+                                          const std::string& prefix,
+                                          const std::vector<ExportSummary>& parts,
+                                          const ExportShardsOptions& options);
+
 }  // namespace chunkwise::pipelines
 
 #endif  // CHUNKWISE_PIPELINES_EXPORT_SHARDS_H_

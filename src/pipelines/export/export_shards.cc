@@ -417,7 +417,87 @@ Result<ExportSummary> JobSummary(const std::vector<std::string>& gathered) {
   return job;
 }
 
+// The scales an export writes: the spec's, the database's, options.num_scales.
+int ScalesToExport(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                   const ExportShardsOptions& options) {
+  int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());
+  if (options.num_scales > 0) num_scales = std::min(num_scales, options.num_scales);
+  return num_scales;
+}
+
+std::uint32_t VersionToExport(const dvid::Labelmap& labelmap, const ExportShardsOptions& options) {
+  return options.version != 0 ? options.version : labelmap.versions().newest();
+}
+
+// One part of a job of independent tasks: a rank that never meets the others.
+class PartOfJob final : public core::Communicator {
+ public:
+  PartOfJob(int part, int parts) : part_(part), parts_(parts) {}
+  int rank() const override { return part_; }
+  int size() const override { return parts_; }
+  Status Barrier() override { return NoCollectives(); }
+  Result<std::vector<std::string>> Gather(std::string_view) override { return NoCollectives(); }
+  Result<std::string> Broadcast(std::string_view) override { return NoCollectives(); }
+
+ private:
+  static Status NoCollectives() {
+    return Status::Internal("a part of a task job makes no collective calls");
+  }
+  int part_;
+  int parts_;
+};
+
 }  // namespace
+
+Status PrepareExportShards(const std::shared_ptr<store::Store>& store, const std::string& prefix,
+                           const ExportShardsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      detail::ExportDestination destination,
+      detail::ExportDestination::Begin(store, prefix, options.overwrite, options.resume));
+  destination.Keep();  // The parts write into it; the driver publishes.
+  return Status::Ok();
+}
+
+Result<ExportSummary> ExportShardsPart(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                                       const std::shared_ptr<store::Store>& store,
+                                       const std::string& prefix, int part, int parts,
+                                       const ExportShardsOptions& options) {
+  if (parts < 1 || part < 0 || part >= parts) {
+    return Status::InvalidArgument("export part " + std::to_string(part) + " of " +
+                                   std::to_string(parts) + ": no such part");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(InfoForScales(spec, ScalesToExport(labelmap, spec, options)).status());
+  PartOfJob ranks(part, parts);
+  ExportShardsOptions part_options = options;
+  part_options.ranks = nullptr;
+  return ExportOwnShards(labelmap, spec, store, prefix, ScalesToExport(labelmap, spec, options),
+                         VersionToExport(labelmap, options), ranks, part_options);
+}
+
+Result<ExportSummary> PublishExportShards(const dvid::Labelmap& labelmap, const ExportSpec& spec,
+                                          const std::shared_ptr<store::Store>& store,
+                                          const std::string& prefix,
+                                          const std::vector<ExportSummary>& parts,
+                                          const ExportShardsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string info,
+                             InfoForScales(spec, ScalesToExport(labelmap, spec, options)));
+  ExportSummary job;
+  job.version = VersionToExport(labelmap, options);
+  for (const ExportSummary& part : parts) job.Add(part);
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool prepared,
+                             store->Exists(prefix + detail::kExportIncompleteName));
+  if (!prepared) {
+    return Status::InvalidArgument(store->Describe(prefix + detail::kExportIncompleteName) +
+                                   ": no prepared export to publish");
+  }
+  // Resume: the parts' shards stay; the marker is taken down by Commit.
+  CHUNKWISE_ASSIGN_OR_RETURN(detail::ExportDestination destination,
+                             detail::ExportDestination::Begin(store, prefix, false, true));
+  const Status committed = destination.Commit(info, job.Format());
+  if (!committed.ok()) destination.Keep();
+  CHUNKWISE_RETURN_IF_ERROR(committed);
+  return job;
+}
 
 // Every rank makes the same collective calls in the same order (core/communicator.h):
 // rank 0 prepares the prefix, all export their shards, rank 0 publishes.
@@ -426,10 +506,8 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
                                    const std::string& prefix, const ExportShardsOptions& options) {
   core::SingleProcess alone;
   core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
-  int num_scales = std::min<int>(static_cast<int>(spec.scales.size()), labelmap.num_scales());
-  if (options.num_scales > 0) num_scales = std::min(num_scales, options.num_scales);
-  const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap.versions().newest();
+  const int num_scales = ScalesToExport(labelmap, spec, options);
+  const std::uint32_t version = VersionToExport(labelmap, options);
   Result<std::string> info = InfoForScales(spec, num_scales);
   std::optional<detail::ExportDestination> destination;
   Status prepared = info.status();

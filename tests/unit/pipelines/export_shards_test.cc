@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/core/thread_pool.h"
@@ -234,6 +235,69 @@ TEST(ExportShards, ExistingDestinationNeedsOverwrite) {
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("not an export"));
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("precious.txt"));
   EXPECT_TRUE(fs::exists(other.path / "precious.txt"));
+}
+
+// Every key under `dest`'s prefix (relative to it) and its bytes, export.log
+// (it holds timings) left out.
+std::map<std::string, Bytes> ExportFiles(const Destination& dest) {
+  std::map<std::string, Bytes> files;
+  auto keys = dest.store->List(dest.prefix);
+  EXPECT_TRUE(keys.ok());
+  for (const std::string& key : *keys) {
+    if (key.ends_with("export.log")) continue;
+    auto value = dest.store->Get(key);
+    EXPECT_TRUE(value.ok() && value->has_value()) << key;
+    files[key.substr(dest.prefix.size())] = **value;
+  }
+  return files;
+}
+
+// A job of independent tasks (dask): prepare, the parts in any order,
+// publish; the same bytes as one process, visible only once published.
+TEST(ExportShards, PartsOfATaskJobGiveTheOneProcessExport) {
+  const Fixture f = MakeLabelmap({{1, 5}, {421, 7}});
+  const ExportSpec spec = ParsedSpec(Spec(0, 1, 8));
+  const Destination alone = FreshDestination("alone");
+  Result<ExportSummary> whole = Export(*f.labelmap, spec, alone, {.workers = 2});
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+
+  const Destination dest = FreshDestination("parts");
+  const ExportShardsOptions options{.workers = 2};
+  ASSERT_TRUE(PrepareExportShards(dest.store, dest.prefix, options).ok());
+  std::vector<ExportSummary> parts;
+  for (int part = 2; part >= 0; --part) {
+    Result<ExportSummary> done =
+        ExportShardsPart(*f.labelmap, spec, dest.store, dest.prefix, part, 3, options);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    EXPECT_LT(done->scales[0].shards, whole->scales[0].shards);  // Only its own.
+    parts.push_back(*done);
+  }
+  EXPECT_FALSE(fs::exists(dest.path / "info"));
+  EXPECT_EQ(OpenExport(dest).status().code(), StatusCode::kNotFound);
+  Result<ExportSummary> job =
+      PublishExportShards(*f.labelmap, spec, dest.store, dest.prefix, parts, options);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  ASSERT_EQ(job->scales.size(), whole->scales.size());
+  for (std::size_t s = 0; s < job->scales.size(); ++s) {
+    EXPECT_EQ(job->scales[s].blocks_written, whole->scales[s].blocks_written) << s;
+    EXPECT_EQ(job->scales[s].shards, whole->scales[s].shards) << s;
+    EXPECT_EQ(job->scales[s].file_bytes, whole->scales[s].file_bytes) << s;
+  }
+  EXPECT_EQ(ExportFiles(dest), ExportFiles(alone));
+  EXPECT_FALSE(fs::exists(dest.path / ".chunkwise-incomplete"));
+  ExpectRoundTrip(f, dest);
+
+  auto outside = ExportShardsPart(*f.labelmap, spec, dest.store, dest.prefix, 3, 3, options);
+  EXPECT_EQ(outside.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(outside.status().message()), HasSubstr("part 3 of 3"));
+  // Published: nothing prepared is left to publish again.
+  auto twice = PublishExportShards(*f.labelmap, spec, dest.store, dest.prefix, parts, options);
+  EXPECT_EQ(twice.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(twice.status().message()), HasSubstr(".chunkwise-incomplete"));
+  // Prepare keeps the overwrite rule.
+  auto again = PrepareExportShards(dest.store, dest.prefix, options);
+  EXPECT_EQ(again.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(again.message()), HasSubstr("overwrite not requested"));
 }
 
 TEST(ExportShards, BlocksWhoseLabelsAllMapToZeroAreSkipped) {
