@@ -216,3 +216,26 @@ class ExportedVolume:
         supervoxels: bool,
         out: NDArray[np.uint64],
     ) -> None: ...
+
+# export-shards as a job of tasks (export_job_binding.cc); users call chunkwise.dask.
+def export_shard_count(spec_url: str) -> int: ...
+def export_shards_prepare(dest_url: str, overwrite: bool, resume: bool) -> None: ...
+def export_shards_part(
+    labelmap: str,
+    spec_url: str,
+    dest_url: str,
+    part: int,
+    parts: int,
+    workers: int,
+    version: int,
+    num_scales: int,
+    resume: bool,
+) -> str: ...
+def export_shards_publish(
+    labelmap: str,
+    spec_url: str,
+    dest_url: str,
+    parts: list[str],
+    version: int,
+    num_scales: int,
+) -> tuple[str, str]: ...

@@ -25,7 +25,7 @@ from . import _core
 from ._array import Array, _create_request
 from ._array import open as _open
 
-__all__ = ["from_zarr", "to_zarr"]
+__all__ = ["export_shards", "from_zarr", "to_zarr"]
 
 
 def to_zarr(
@@ -122,7 +122,64 @@ def from_zarr(url: str, chunks: Any = None) -> da.Array:
     )
 
 
+def export_shards(
+    labelmap: str,
+    spec: str,
+    dest_url: str,
+    *,
+    client: Any = None,
+    tasks: int | None = None,
+    workers: int = 1,
+    version: int = 0,
+    num_scales: int = 0,
+    overwrite: bool = False,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """DVID's export-shards of the labelmap database at `labelmap`, one task per output shard.
+
+    `spec` is the export spec (a neuroglancer info with sharded scales) by
+    path or URL; `dest_url` gets the export (the CLI's ``dvid export-shards``
+    writes the same bytes). `tasks` defaults to one per shard of scale 0; task
+    i writes the shards ``number % tasks == i`` of every scale, each with
+    `workers` threads, reading the database read-only (it must be on a file
+    system every worker sees). The driver prepares `dest_url` first and writes
+    ``info`` (which makes the export visible) only after every task has
+    succeeded; after a failure ``resume=True`` keeps the complete shards.
+    Runs on `client` (a ``distributed.Client``), else dask's current scheduler.
+    Returns the job's summary (the tasks' figures added up), with its text
+    under "log".
+    """
+    import json
+
+    labelmap, spec, dest_url = str(labelmap), str(spec), str(dest_url)
+    parts = tasks if tasks is not None else _core.export_shard_count(spec)
+    if parts < 1:
+        raise ValueError(f"tasks must be at least 1, not {parts}")
+    _core.export_shards_prepare(dest_url, overwrite, resume)
+    jobs = [
+        dask.delayed(_core_export_part, pure=False)(
+            labelmap, spec, dest_url, part, parts, workers, version, num_scales, resume
+        )
+        for part in range(parts)
+    ]
+    summaries = client.gather(client.compute(jobs)) if client is not None else dask.compute(*jobs)
+    summary, log = _core.export_shards_publish(
+        labelmap, spec, dest_url, list(summaries), version, num_scales
+    )
+    result: dict[str, Any] = json.loads(summary)
+    result["log"] = log
+    return result
+
+
 # --- the tasks ---------------------------------------------------------------
+
+
+def _core_export_part(labelmap: str, spec: str, dest_url: str, part: int, parts: int,
+                      workers: int, version: int, num_scales: int, resume: bool) -> str:
+    """One task of export_shards: its part's shards; its summary as JSON."""
+    return _core.export_shards_part(labelmap, spec, dest_url, part, parts, workers, version,
+                                    num_scales, resume)
+
 
 
 def _write_block(block: np.ndarray, url: str, metadata_json: str, codec: str | None,

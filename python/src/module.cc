@@ -14,4 +14,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindStream(module);
   chunkwise::python::BindChunkBatch(module);
   chunkwise::python::BindDvid(module);
+  chunkwise::python::BindExportJob(module);
 }

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import chunkwise
+import chunkwise.dvid
 import chunkwise.dask as cwd
 import dask
 import dask.array as da
@@ -169,3 +170,67 @@ def test_an_array_pickles_as_its_url(tmp_path: Path) -> None:
     again = pickle.loads(pickle.dumps(chunkwise.open(url)))
     assert again.url == url
     np.testing.assert_array_equal(again[...], [1, 2, 3, 4])
+
+
+def export_spec(path: Path, zyx: tuple[int, int, int], scales: int) -> str:
+    """A neuroglancer info with identity-hash sharded scales (shards of 2 chunks)."""
+    import json
+
+    z, y, x = zyx
+    info = {
+        "@type": "neuroglancer_multiscale_volume",
+        "data_type": "uint64",
+        "scales": [
+            {
+                "key": f"s{s}",
+                "size": [-(-x >> s), -(-y >> s), -(-z >> s)],
+                "chunk_sizes": [[64, 64, 64]],
+                "sharding": {
+                    "@type": "neuroglancer_uint64_sharded_v1",
+                    "preshift_bits": 0,
+                    "hash": "identity",
+                    "minishard_bits": 1,
+                    "shard_bits": 8,
+                },
+            }
+            for s in range(scales)
+        ],
+    }
+    path.write_text(json.dumps(info))
+    return str(path)
+
+
+def test_export_shards_one_task_per_shard_gives_the_one_task_bytes(
+    client: Client, tmp_path: Path
+) -> None:
+    from chunkwise import _core
+
+    zyx = (100, 128, 192)  # 2 x 2 x 3 blocks of 64.
+    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
+    db = str(tmp_path / "labels.db")
+    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
+        labelmap.ingest(labels, scales=1)
+    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    assert _core.export_shard_count(spec) == 12  # 12 chunks, 256 shard numbers.
+
+    alone = cwd.export_shards(db, spec, str(tmp_path / "alone"), tasks=1)
+    spread = cwd.export_shards(db, spec, str(tmp_path / "spread"), client=client)
+    assert spread["scales"][0]["blocks_written"] == 12
+    assert [s["blocks_written"] for s in spread["scales"]] == [
+        s["blocks_written"] for s in alone["scales"]
+    ]
+    assert "blocks" in spread["log"]
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "export.log"
+        }
+
+    ours = files(tmp_path / "spread")
+    assert "info" in ours and any(name.endswith(".arrow") for name in ours)
+    assert ".chunkwise-incomplete" not in ours
+    assert ours == files(tmp_path / "alone")
+    with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite not requested"):
+        cwd.export_shards(db, spec, str(tmp_path / "spread"), client=client)
