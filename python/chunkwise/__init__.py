@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._array import Array, create, open
+from ._cancel import CancelToken
 from ._errors import (
+    CancelledError,
     ChunkwiseError,
     ConflictError,
     CorruptionError,
@@ -44,6 +46,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Array",
+    "CancelToken",
+    "CancelledError",
     "ChunkwiseError",
     "ConflictError",
     "CorruptionError",

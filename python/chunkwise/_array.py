@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
+from ._cancel import CancelToken
+from ._progress import Progress
 
 Selection = Any  # An int, slice, Ellipsis, or a tuple of them.
 
@@ -187,13 +189,25 @@ class Array:
         )
 
     # --- reading -----------------------------------------------------------
-    def read(self, selection: Selection = Ellipsis, *, out: np.ndarray | None = None) -> np.ndarray:
+    def read(
+        self,
+        selection: Selection = Ellipsis,
+        *,
+        out: np.ndarray | None = None,
+        progress: Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> np.ndarray:
         """The elements `selection` picks, as numpy; into `out` when given.
 
         `out` must be C-contiguous, of the array's dtype and of the
         selection's shape. Without steps the library decodes straight into
         the result; a selection with steps reads the box that covers it.
+        `progress` (a callable (done, total) in bytes, or True for a tqdm bar)
+        and `cancel` (a CancelToken) are described in docs/python.md; Ctrl-C
+        stops the read and raises KeyboardInterrupt.
         """
+        hooks = {"progress": _progress.callback(progress, "read"),
+                 "cancel": _progress.token(cancel)}
         box = _Box(selection, self._shape)
         if out is not None:
             self._check_out(out, box.shape)
@@ -201,10 +215,10 @@ class Array:
             return np.empty(box.shape, self._dtype) if out is None else out
         if not box.strided:
             result = np.empty(box.shape, self._dtype) if out is None else out
-            self._core.read_into(box.start, box.stop, result)
+            self._core.read_into(box.start, box.stop, result, **hooks)
             return result
         covering = np.empty(box.box_shape, self._dtype)
-        self._core.read_into(box.start, box.stop, covering)
+        self._core.read_into(box.start, box.stop, covering, **hooks)
         if out is None:
             return covering[box.view]
         out[...] = covering[box.view]
@@ -228,24 +242,35 @@ class Array:
             raise ValueError("out must be C-contiguous and writeable")
 
     # --- writing -----------------------------------------------------------
-    def write(self, value: Any, selection: Selection = Ellipsis) -> None:
+    def write(
+        self,
+        value: Any,
+        selection: Selection = Ellipsis,
+        *,
+        progress: Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
         """Writes `value` over `selection` (as ``array[selection] = value``).
 
         A C-contiguous value of the array's dtype and the selection's shape
         (a numpy array, or any buffer: bytes, memoryview, ...) is written as it
         is; anything else is converted and broadcast first. A selection with
         steps reads the box that covers it, changes it and writes it back.
+        Cancelled (Ctrl-C, `cancel`), the chunks written are whole and the
+        others untouched.
         """
+        hooks = {"progress": _progress.callback(progress, "write"),
+                 "cancel": _progress.token(cancel)}
         box = _Box(selection, self._shape)
         if box.empty:
             return
         if box.strided:
             covering = np.empty(box.box_shape, self._dtype)
-            self._core.read_into(box.start, box.stop, covering)
+            self._core.read_into(box.start, box.stop, covering, cancel=hooks["cancel"])
             covering[box.view] = value
-            self._core.write(box.start, box.stop, covering)
+            self._core.write(box.start, box.stop, covering, **hooks)
             return
-        self._core.write(box.start, box.stop, self._as_elements(value, box.shape))
+        self._core.write(box.start, box.stop, self._as_elements(value, box.shape), **hooks)
 
     def __setitem__(self, selection: Selection, value: Any) -> None:
         self.write(value, selection)
@@ -273,8 +298,8 @@ def open(url: str) -> Array:  # noqa: A001 - the package's entry point, like zar
 def create(
     url: str,
     *,
-    shape: Sequence[int],
-    dtype: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
     chunks: Sequence[int],
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
@@ -284,6 +309,9 @@ def create(
     zarr_format: int = 3,
     index_location: str = "end",
     overwrite: bool = False,
+    data: Any = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
 ) -> Array:
     """Creates an empty zarr array at `url` and returns it.
 
@@ -292,12 +320,34 @@ def create(
     list of zarr v3 codec documents, or None for no compression. `shards`,
     a multiple of `chunks`, stores the chunks in shards (zarr v3 sharding).
     An existing array or group at `url` is refused unless `overwrite`.
+
+    With `data` (array-like; `shape` and `dtype` default to its own) the
+    array is written in one call and its metadata last: if the write fails
+    or is cancelled (Ctrl-C, `cancel`), no array appears at `url`, and a later
+    `create(..., overwrite=True)` replaces what was left. `progress` reports
+    the write's bytes (docs/python.md).
     """
+    if data is not None:
+        data = np.asarray(data)
+        shape = data.shape if shape is None else shape
+        dtype = data.dtype if dtype is None else dtype
+        data = np.ascontiguousarray(data, dtype=np.dtype(dtype))
+        if tuple(data.shape) != tuple(shape):
+            data = np.ascontiguousarray(np.broadcast_to(data, tuple(shape)))
+    if shape is None or dtype is None:
+        raise TypeError("create() needs shape and dtype, or data")
     request = _create_request(
         shape, dtype, chunks, shards, codecs, fill_value, dimension_names, attributes,
         zarr_format, index_location,
     )
-    return Array(_core.Array.create(str(url), request, overwrite))
+    if data is None:
+        return Array(_core.Array.create(str(url), request, overwrite))
+    return Array(
+        _core.Array.create(
+            str(url), request, overwrite, data=data,
+            progress=_progress.callback(progress, "write"), cancel=_progress.token(cancel),
+        )
+    )
 
 
 def _create_request(

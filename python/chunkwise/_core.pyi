@@ -1,11 +1,22 @@
 # Type stubs of chunkwise._core, the native half of the package (python/src).
 # Users call chunkwise.open/create, chunkwise.zarr.Store and chunkwise.StreamWriter.
+from collections.abc import Callable
 from typing import Any
+
+# A progress callback: (bytes done, total bytes or None when unknown).
+_Progress = Callable[[int, int | None], Any] | None
 
 import numpy as np
 from numpy.typing import NDArray
 
 __version__: str
+
+class CancelToken:
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    def reset(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
 
 class CreateRequest:
     shape: list[int]
@@ -26,7 +37,13 @@ class Array:
     def open(url: str) -> Array: ...
     @staticmethod
     def create(
-        url: str, request: CreateRequest, overwrite: bool, publish: bool = True
+        url: str,
+        request: CreateRequest,
+        overwrite: bool,
+        publish: bool = True,
+        data: NDArray[Any] | None = None,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
     ) -> Array: ...
     @staticmethod
     def join_unpublished(url: str, metadata_json: str, codec: str | None = None) -> Array: ...
@@ -46,8 +63,22 @@ class Array:
     def metadata_json(self) -> str: ...
     @property
     def attributes_json(self) -> str: ...
-    def read_into(self, start: list[int], stop: list[int], out: NDArray[Any]) -> None: ...
-    def write(self, start: list[int], stop: list[int], data: NDArray[Any]) -> None: ...
+    def read_into(
+        self,
+        start: list[int],
+        stop: list[int],
+        out: NDArray[Any],
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> None: ...
+    def write(
+        self,
+        start: list[int],
+        stop: list[int],
+        data: NDArray[Any],
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> None: ...
     def publish(self) -> None: ...
     def stats(self) -> dict[str, int]: ...
 
@@ -85,7 +116,14 @@ class StreamRequest:
 def stream_memory_estimate(request: StreamRequest) -> dict[str, int]: ...
 
 class StreamWriter:
-    def __init__(self, url: str, request: StreamRequest, overwrite: bool) -> None: ...
+    def __init__(
+        self,
+        url: str,
+        request: StreamRequest,
+        overwrite: bool,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> None: ...
     def append(self, data: NDArray[Any]) -> None: ...
     def flush(self) -> None: ...
     def close(self) -> dict[str, Any]: ...

@@ -47,11 +47,23 @@ class ConflictError(ChunkwiseError, OSError):
     """A conditional write found the value changed since it was read."""
 
 
+class CancelledError(KeyboardInterrupt):
+    """An operation was stopped by its CancelToken before it finished.
+
+    A KeyboardInterrupt, as Ctrl-C's is, so that ``except KeyboardInterrupt``
+    catches both and ``except Exception`` (or ChunkwiseError) catches
+    neither: a cancellation is not an error to handle and carry on from.
+    """
+
+    code: str = "Cancelled"
+
+
 class InternalError(ChunkwiseError, RuntimeError):
     """A dependency failed in a way that is not the input's fault."""
 
 
 __all__ = [
+    "CancelledError",
     "ChunkwiseError",
     "ConflictError",
     "CorruptionError",

@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
 from ._array import _fill_text
+from ._cancel import CancelToken
+from ._progress import Progress
 
 
 def _request(
@@ -61,6 +63,10 @@ class StreamWriter:
     refuses a plan whose estimate exceeds it. `backend` is ``"cpu"`` or
     ``"auto"`` (the CPU here). Closing on leaving a ``with`` block finishes the
     array; an exception inside it discards the shards still open.
+
+    `progress` is told the bytes appended (of the total when shape[0] is
+    set); `cancel` (a CancelToken) or Ctrl-C stops an append at its next
+    frame: the shards finished stay, with a zarr.json that covers only them.
     """
 
     def __init__(
@@ -79,12 +85,17 @@ class StreamWriter:
         threads: int = 0,
         max_memory: int = 0,
         overwrite: bool = False,
+        progress: Progress = None,
+        cancel: CancelToken | None = None,
     ) -> None:
         self.url = str(url)
         self.dtype = np.dtype(dtype)
         request = _request(shape, dtype, chunks, tiles_per_shard, codecs, fill_value,
                            dimension_names, index_location, backend, threads, max_memory)
-        self._writer = _core.StreamWriter(self.url, request, overwrite)
+        self._writer = _core.StreamWriter(
+            self.url, request, overwrite,
+            progress=_progress.callback(progress, "stream"), cancel=_progress.token(cancel),
+        )
 
     @staticmethod
     def memory_estimate(

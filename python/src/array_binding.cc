@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,10 +14,12 @@
 #include <vector>
 
 #include "bindings.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -55,27 +58,49 @@ class PyArray {
     return PyArray(url, *std::move(array));
   }
 
+  // The array at `url`, made with `data` in it (C-contiguous, the request's
+  // dtype and shape) when given: its metadata is written only after every
+  // chunk, so a failed or cancelled write leaves no array at `url`.
   // publish=false: the metadata is written only by Publish (formats/zarr's
   // CreateUnpublished), so the array appears whole or not at all.
   static PyArray Create(const std::string& url, const CreateRequest& request, bool overwrite,
-                        bool publish) {
+                        bool publish, std::optional<InArray> data, nb::object progress,
+                        std::shared_ptr<CancelToken> cancel) {
     zarr::ArrayMetadata metadata = ValueOrThrow(BuildMetadata(request));
-    nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-    codec::CodecBuildOptions build;
-    if (request.codec) {
-      build = ValueOrThrow(
-                  codec::ParseCodecShorthandWithEncoders(*request.codec, metadata.data_type.size()))
-                  .build;
+    std::optional<Operation> operation;
+    if (data) operation.emplace(std::move(progress), std::move(cancel));
+    std::shared_ptr<zarr::Array> array;
+    {
+      nb::gil_scoped_release release;
+      std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
+      codec::CodecBuildOptions build;
+      if (request.codec) {
+        build = ValueOrThrow(codec::ParseCodecShorthandWithEncoders(*request.codec,
+                                                                    metadata.data_type.size()))
+                    .build;
+      }
+      zarr::ArrayOptions options = Options();
+      options.codec_build = build;
+      array = std::make_shared<zarr::Array>(ValueOrThrow(
+          data || !publish ? zarr::Array::CreateUnpublished(store, "", std::move(metadata),
+                                                            overwrite, std::move(options))
+                           : zarr::Array::Create(store, "", std::move(metadata), overwrite,
+                                                 std::move(options))));
     }
-    zarr::ArrayOptions options = Options();
-    options.codec_build = build;
-    if (!publish) {
-      return PyArray(url, ValueOrThrow(zarr::Array::CreateUnpublished(
-                              store, "", std::move(metadata), overwrite, std::move(options))));
+    PyArray created(url, std::move(array));
+    if (data) {
+      const core::Region region = created.CheckedRegion(core::Coord(request.shape.size(), 0),
+                                                        request.shape, data->nbytes(), "data");
+      const ByteView bytes(static_cast<const std::uint8_t*>(data->data()), data->nbytes());
+      zarr::Array& target = *created.array_;
+      operation->Run(
+          [&] {
+            CHUNKWISE_RETURN_IF_ERROR(WriteRegion(operation->context(), target, region, bytes));
+            return publish ? target.Publish() : Status::Ok();
+          },
+          bytes.size());
     }
-    return PyArray(url, ValueOrThrow(zarr::Array::Create(store, "", std::move(metadata), overwrite,
-                                                         std::move(options))));
+    return created;
   }
 
   // The unpublished array another process created, by its zarr.json text and
@@ -116,19 +141,25 @@ class PyArray {
   std::string attributes_json() const { return metadata().attributes.dump(); }
 
   // Fills `out` (C-contiguous, the array's dtype) with the box [start, stop).
-  void ReadInto(const core::Coord& start, const core::Coord& stop, OutArray out) const {
+  void ReadInto(const core::Coord& start, const core::Coord& stop, OutArray out,
+                nb::object progress, std::shared_ptr<CancelToken> cancel) const {
     const core::Region region = CheckedRegion(start, stop, out.nbytes(), "out");
     void* data = out.data();
-    nb::gil_scoped_release release;
-    ThrowIfError(array_->ReadInto(region, data));
+    Operation operation(std::move(progress), std::move(cancel));
+    const zarr::Array& array = *array_;
+    operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); },
+                  out.nbytes());
   }
 
   // Writes `data` (C-contiguous, the array's dtype) over the box [start, stop).
-  void Write(const core::Coord& start, const core::Coord& stop, InArray data) {
+  void Write(const core::Coord& start, const core::Coord& stop, InArray data, nb::object progress,
+             std::shared_ptr<CancelToken> cancel) {
     const core::Region region = CheckedRegion(start, stop, data.nbytes(), "value");
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
-    nb::gil_scoped_release release;
-    ThrowIfError(array_->Write(region, bytes));
+    Operation operation(std::move(progress), std::move(cancel));
+    zarr::Array& array = *array_;
+    operation.Run([&] { return WriteRegion(operation.context(), array, region, bytes); },
+                  bytes.size());
   }
 
   nb::dict Stats() const {
@@ -150,6 +181,8 @@ class PyArray {
  private:
   PyArray(std::string url, zarr::Array array)
       : url_(std::move(url)), array_(std::make_shared<zarr::Array>(std::move(array))) {}
+  PyArray(std::string url, std::shared_ptr<zarr::Array> array)
+      : url_(std::move(url)), array_(std::move(array)) {}
 
   static zarr::ArrayOptions Options() {
     zarr::ArrayOptions options;
@@ -234,7 +267,9 @@ void BindArray(nb::module_& module) {
   nb::class_<PyArray>(module, "Array")
       .def_static("open", &PyArray::Open, nb::arg("url"))
       .def_static("create", &PyArray::Create, nb::arg("url"), nb::arg("request"),
-                  nb::arg("overwrite"), nb::arg("publish") = true)
+                  nb::arg("overwrite"), nb::arg("publish") = true,
+                  nb::arg("data").noconvert() = nb::none(), nb::arg("progress") = nb::none(),
+                  nb::arg("cancel").none() = nb::none())
       .def_static("join_unpublished", &PyArray::JoinUnpublished, nb::arg("url"),
                   nb::arg("metadata_json"), nb::arg("codec") = nb::none())
       .def_prop_ro("url", &PyArray::url)
@@ -246,8 +281,10 @@ void BindArray(nb::module_& module) {
       .def_prop_ro("metadata_json", &PyArray::metadata_json)
       .def_prop_ro("attributes_json", &PyArray::attributes_json)
       .def("read_into", &PyArray::ReadInto, nb::arg("start"), nb::arg("stop"),
-           nb::arg("out").noconvert())
-      .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert())
+           nb::arg("out").noconvert(), nb::arg("progress") = nb::none(),
+           nb::arg("cancel").none() = nb::none())
+      .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert(),
+           nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
       .def("publish", &PyArray::Publish)
       .def("stats", &PyArray::Stats);
 }

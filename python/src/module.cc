@@ -9,6 +9,7 @@ NB_MODULE(_core, module) {
   module.doc() = "chunkwise's native bindings; use the chunkwise package, not this module.";
   module.attr("__version__") = CHUNKWISE_VERSION;
   chunkwise::python::RegisterStatusTranslator();
+  chunkwise::python::BindCancelToken(module);
   chunkwise::python::BindStore(module);
   chunkwise::python::BindArray(module);
   chunkwise::python::BindStream(module);

@@ -24,8 +24,9 @@ const char* ExceptionClassName(StatusCode code) {
       return "OutOfRangeError";
     case StatusCode::kConflict:
       return "ConflictError";
+    case StatusCode::kCancelled:
+      return "CancelledError";
     case StatusCode::kInternal:
-    case StatusCode::kCancelled:  // The facade's cancellation; no Python class of its own yet.
     case StatusCode::kOk:
       break;
   }

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -13,9 +14,11 @@
 #include <vector>
 
 #include "bindings.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -91,38 +94,41 @@ nb::dict MemoryDict(const stream::MemoryEstimate& memory) {
 
 class PyStreamWriter {
  public:
-  PyStreamWriter(const std::string& url, const StreamRequest& request, bool overwrite) : url_(url) {
-    const stream::StreamConfig config = ValueOrThrow(request.ToConfig());
+  PyStreamWriter(const std::string& url, const StreamRequest& request, bool overwrite,
+                 nb::object progress, std::shared_ptr<CancelToken> cancel)
+      : url_(url), operation_(std::make_unique<Operation>(std::move(progress), std::move(cancel))) {
+    stream::StreamConfig config = ValueOrThrow(request.ToConfig());
+    FrameStreamOptions options;
+    options.overwrite = overwrite;
+    options.backend = ValueOrThrow(stream::ParseBackendRequest(request.backend));
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-    stream::StreamWriterOptions options;
-    options.overwrite = overwrite;
-    writer_ = ValueOrThrow(stream::StreamWriter::Create(config, std::move(store), "", options));
+    writer_ = ValueOrThrow(FrameStreamWriter::Create(operation_->context(), std::move(store), url,
+                                                     std::move(config), options));
   }
 
   void Append(InBytes data) {
-    stream::StreamWriter& writer = Open();
+    FrameStreamWriter& writer = Open();
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
-    nb::gil_scoped_release release;
-    ThrowIfError(writer.Append(bytes));
+    operation_->Run([&] { return writer.Append(bytes); }, bytes.size());
   }
 
   void Flush() {
-    stream::StreamWriter& writer = Open();
-    nb::gil_scoped_release release;
-    ThrowIfError(writer.Flush());
+    FrameStreamWriter& writer = Open();
+    operation_->Run([&] { return writer.Flush(); }, 0);
   }
 
   nb::dict Close() {
-    stream::StreamWriter& writer = Open();
-    Status closed;
-    {
-      nb::gil_scoped_release release;
-      closed = writer.Close();
-    }
-    stats_ = writer.stats();
-    writer_.reset();
-    ThrowIfError(closed);
+    FrameStreamWriter& writer = Open();
+    struct Closing {  // Drops the writer however Run leaves: closed, failed or interrupted.
+      PyStreamWriter& self;
+      ~Closing() {
+        self.stats_ = self.writer_->stats();
+        nb::gil_scoped_release release;
+        self.writer_.reset();
+      }
+    } closing{*this};
+    operation_->Run([&] { return writer.Close(); }, 0);
     return Stats();
   }
 
@@ -150,7 +156,7 @@ class PyStreamWriter {
   }
 
  private:
-  stream::StreamWriter& Open() const {
+  FrameStreamWriter& Open() const {
     if (writer_ == nullptr) {
       throw StatusError(Status::InvalidArgument(url_ + ": the stream writer is closed"));
     }
@@ -158,7 +164,8 @@ class PyStreamWriter {
   }
 
   std::string url_;
-  std::unique_ptr<stream::StreamWriter> writer_;
+  std::unique_ptr<Operation> operation_;  // Its Context outlives writer_.
+  std::unique_ptr<FrameStreamWriter> writer_;
   stream::StreamStats stats_;  // Kept at close.
 };
 
@@ -188,8 +195,10 @@ void BindStream(nb::module_& module) {
       nb::arg("request"));
 
   nb::class_<PyStreamWriter>(module, "StreamWriter")
-      .def(nb::init<const std::string&, const StreamRequest&, bool>(), nb::arg("url"),
-           nb::arg("request"), nb::arg("overwrite"))
+      .def(nb::init<const std::string&, const StreamRequest&, bool, nb::object,
+                    std::shared_ptr<CancelToken>>(),
+           nb::arg("url"), nb::arg("request"), nb::arg("overwrite"),
+           nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
       .def("append", &PyStreamWriter::Append, nb::arg("data").noconvert())
       .def("flush", &PyStreamWriter::Flush)
       .def("close", &PyStreamWriter::Close)

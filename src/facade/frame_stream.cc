@@ -1,5 +1,7 @@
 #include "chunkwise/facade/frame_stream.h"
 
+#include <algorithm>
+
 #include "chunkwise/facade/cuda_support.h"
 
 namespace chunkwise {
@@ -18,6 +20,14 @@ Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest req
 Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
     const Context& context, std::string_view url, StreamConfig config,
     const FrameStreamOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(true)));
+  return Create(context, std::move(store), url, std::move(config), options);
+}
+
+Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
+    const Context& context, std::shared_ptr<store::Store> store, std::string_view url,
+    StreamConfig config, const FrameStreamOptions& options) {
   std::unique_ptr<FrameStreamWriter> writer(new FrameStreamWriter());
   writer->context_ = &context;
   writer->url_ = std::string(url);
@@ -29,8 +39,6 @@ Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
       plan.layout.unbounded()
           ? 0
           : plan.frame_bytes * static_cast<std::uint64_t>(plan.layout.dims()[0].size);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(context, url, context.store_options(true)));
   writer->progress_ = context.StartProgress("zarr stream", total, "B");
   stream::StreamWriterOptions writer_options{options.overwrite, nullptr, writer->progress_.get(),
                                              CudaStreamBackendFactory()};
@@ -44,8 +52,23 @@ Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
 FrameStreamWriter::~FrameStreamWriter() = default;
 
 Status FrameStreamWriter::Append(ByteView bytes) {
+  // Pieces of whole frames, at least kMinPieceBytes, so that a cancellation
+  // is seen within about a frame's work whatever the caller hands over.
+  constexpr std::size_t kMinPieceBytes = std::size_t{4} << 20;
+  const std::size_t frame = std::max<std::size_t>(writer_->plan().frame_bytes, 1);
+  const std::size_t piece = std::max<std::size_t>(kMinPieceBytes / frame, 1) * frame;
+  do {
+    CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled("streaming into " + url_));
+    const std::size_t n = std::min(piece, bytes.size());
+    CHUNKWISE_RETURN_IF_ERROR(writer_->Append(bytes.subspan(0, n)));
+    bytes = bytes.subspan(n);
+  } while (!bytes.empty());
+  return Status::Ok();
+}
+
+Status FrameStreamWriter::Flush() {
   CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled("streaming into " + url_));
-  return writer_->Append(bytes);
+  return writer_->Flush();
 }
 
 Status FrameStreamWriter::Close() {

@@ -1,6 +1,7 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 
 namespace chunkwise {
@@ -18,6 +19,12 @@ Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, std::string_vi
     options.codec_build = shorthand.build;
   }
   return options;
+}
+
+// The bytes of `region`'s elements (saturating: a region too large to hold fails its allocation).
+std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
+  return core::SaturatingProduct(static_cast<std::uint64_t>(region.num_elements()),
+                                 array.metadata().data_type.size());
 }
 
 }  // namespace
@@ -74,14 +81,20 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
 
 Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
-  const std::uint64_t bytes =
-      static_cast<std::uint64_t>(region.num_elements()) * array.metadata().data_type.size();
-  std::unique_ptr<core::ProgressReporter> progress = context.StartProgress("read", bytes, "B");
-  array.set_progress(progress.get());
-  Result<Bytes> data = array.Read(region);
-  array.set_progress(nullptr);
-  if (data.ok()) progress->Finish();
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(RegionBytes(array, region), "reading a region"));
+  Bytes data(static_cast<std::size_t>(RegionBytes(array, region)));
+  CHUNKWISE_RETURN_IF_ERROR(ReadRegionInto(context, array, region, data.data()));
   return data;
+}
+
+Status ReadRegionInto(const Context& context, const ZarrArray& array, const core::Region& region,
+                      void* out) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress("read", RegionBytes(array, region), "B");
+  const Status status = array.ReadInto(region, out, {progress.get(), &context.cancellation()});
+  if (status.ok()) progress->Finish();
+  return status;
 }
 
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
@@ -89,9 +102,7 @@ Status WriteRegion(const Context& context, ZarrArray& array, const core::Region&
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing a zarr array"));
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress("write", data.size(), "B");
-  array.set_progress(progress.get());
-  Status status = array.Write(region, data);
-  array.set_progress(nullptr);
+  const Status status = array.Write(region, data, {progress.get(), &context.cancellation()});
   if (status.ok()) progress->Finish();
   return status;
 }

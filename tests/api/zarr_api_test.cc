@@ -193,5 +193,57 @@ TEST(ContextApi, ObserversSeeProgressAndCancelStopsWork) {
   EXPECT_EQ(At16(*first, 0), 0);  // The cancelled write wrote nothing.
 }
 
+// Cancels its context at the first progress report: the operation is then
+// running, and stops at its next chunk.
+class CancelOnFirstProgress : public ProgressObserver {
+ public:
+  void OnProgress(std::string_view, std::uint64_t) override {
+    if (context != nullptr) context->Cancel();
+  }
+  Context* context = nullptr;
+};
+
+TEST(ContextApi, CancelStopsAReadOrWriteBetweenChunksAndLeavesWholeChunks) {
+  auto observer = std::make_shared<CancelOnFirstProgress>();
+  Context context({.threads = 1, .observer = observer});
+  ZarrArraySpec spec;
+  spec.shape = {64, 12};
+  spec.data_type = *ParseDataType("uint16");
+  spec.chunks = {1, 12};
+  auto array = CreateZarrArray(context, "memory://cancel-mid-write", spec);
+  ASSERT_TRUE(array.ok());
+  const core::Region all({0, 0}, {64, 12});
+  observer->context = &context;
+  const Status write = WriteRegion(context, *array, all, Ramp16(64 * 12, 1));
+  EXPECT_EQ(write.code(), StatusCode::kCancelled);
+  EXPECT_THAT(write.ToString(), HasSubstr("cancelled"));
+  auto stats = array->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_GT(stats->stored_keys, 0u);   // It had started ...
+  EXPECT_LT(stats->stored_keys, 64u);  // ... and stopped before the end.
+
+  observer->context = nullptr;
+  context.ResetCancel();
+  auto back = ReadRegion(context, *array, all);
+  ASSERT_TRUE(back.ok());
+  int whole_rows = 0;
+  for (int row = 0; row < 64; ++row) {  // Each row (chunk) is all written or all fill (0).
+    const bool written = At16(*back, row * 12) != 0;
+    for (int x = 0; x < 12; ++x) {
+      ASSERT_EQ(At16(*back, row * 12 + x), written ? 1 + row * 12 + x : 0) << row << "," << x;
+    }
+    whole_rows += written ? 1 : 0;
+  }
+  EXPECT_EQ(static_cast<std::uint64_t>(whole_rows), stats->stored_keys);
+
+  observer->context = &context;
+  Bytes out(64 * 12 * 2);
+  EXPECT_EQ(ReadRegionInto(context, *array, all, out.data()).code(), StatusCode::kCancelled);
+  context.ResetCancel();
+  observer->context = nullptr;
+  ASSERT_TRUE(ReadRegionInto(context, *array, all, out.data()).ok());
+  EXPECT_EQ(out, *back);
+}
+
 }  // namespace
 }  // namespace chunkwise

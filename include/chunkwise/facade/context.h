@@ -68,6 +68,8 @@ class Context {
   void Cancel() { cancellation_.Cancel(); }
   void ResetCancel() { cancellation_.Reset(); }
   bool cancelled() const { return cancellation_.cancelled(); }
+  // The flag itself, for the library calls that check it as they go.
+  const core::Cancellation& cancellation() const { return cancellation_; }
   // OK, or Cancelled naming `what`.
   Status CheckCancelled(std::string_view what) const { return cancellation_.Check(what); }
 

@@ -41,11 +41,22 @@ class FrameStreamWriter {
                                                            std::string_view url,
                                                            StreamConfig config,
                                                            const FrameStreamOptions& options = {});
+  // As Create, into `store` (opened by the caller) at its root; `url` names
+  // it in messages.
+  static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
+                                                           std::shared_ptr<store::Store> store,
+                                                           std::string_view url,
+                                                           StreamConfig config,
+                                                           const FrameStreamOptions& options = {});
   ~FrameStreamWriter();
 
-  // The next bytes of the array, split anywhere. Cancelled (and nothing
-  // taken) once the context is cancelled; the writer's errors otherwise.
+  // The next bytes of the array, split anywhere. The context's cancellation
+  // is checked before each piece of about a frame: Cancelled then, with the
+  // bytes before taken and the rest not (the writer is then to be dropped:
+  // finished shards stay, open ones are discarded). The writer's errors otherwise.
   Status Append(ByteView bytes);
+  // Publishes the frames whose shards are finished (stream_writer.h's Flush).
+  Status Flush();
   // Finishes every shard and the final zarr.json (stream_writer.h's Close).
   Status Close();
 

@@ -74,7 +74,12 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url);
 // The elements of `region` in C order (little-endian). InvalidArgument if
 // the region is not inside the array; Cancelled if the context was.
 Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region);
-// Writes `data` (C order, little-endian) over `region`.
+// As ReadRegion, into `out` (region.num_elements() elements): a caller's
+// buffer, e.g. a numpy array. Cancelled mid-way leaves `out` partly filled.
+Status ReadRegionInto(const Context& context, const ZarrArray& array, const core::Region& region,
+                      void* out);
+// Writes `data` (C order, little-endian) over `region`. Cancelled mid-way:
+// the chunks written are whole, the rest untouched.
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
                    ByteView data);
 

@@ -243,6 +243,10 @@ Result<Bytes> Array::Read(const Region& region) const {
 }
 
 Status Array::ReadInto(const Region& region, void* out) const {
+  return ReadInto(region, out, ArrayCallHooks{progress_, nullptr});
+}
+
+Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& hooks) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
   if (region.IsEmpty()) return Status::Ok();
   const core::Shape shape = region.shape();
@@ -252,11 +256,14 @@ Status Array::ReadInto(const Region& region, void* out) const {
       kStreamingReadBytes;
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+    if (hooks.cancellation != nullptr && hooks.cancellation->cancelled()) {
+      return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
+    }
     const core::StridedDestination target{out, shape, overlap.region_local.start(), streaming};
     CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? ReadShard(overlap, target)
                                                    : ReadChunk(overlap, target));
-    if (progress_ != nullptr) {
-      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    if (hooks.progress != nullptr) {
+      hooks.progress->Add(overlap.array.num_elements() * metadata_.data_type.size());
     }
     return Status::Ok();
   });
@@ -331,6 +338,10 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
 }
 
 Status Array::Write(const Region& region, ByteView data) {
+  return Write(region, data, ArrayCallHooks{progress_, nullptr});
+}
+
+Status Array::Write(const Region& region, ByteView data, const ArrayCallHooks& hooks) {
   CHUNKWISE_RETURN_IF_ERROR(CheckRegion(region));
   const std::size_t expected =
       static_cast<std::size_t>(region.num_elements()) * metadata_.data_type.size();
@@ -344,11 +355,14 @@ Status Array::Write(const Region& region, ByteView data) {
   const std::vector<core::Coord> chunks = grid_.ChunksIntersecting(region);
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+    if (hooks.cancellation != nullptr && hooks.cancellation->cancelled()) {
+      return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
+    }
     const core::StridedSource source{data.data(), shape, overlap.region_local.start()};
     CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
                                                    : WriteChunk(overlap, source));
-    if (progress_ != nullptr) {
-      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    if (hooks.progress != nullptr) {
+      hooks.progress->Add(overlap.array.num_elements() * metadata_.data_type.size());
     }
     return Status::Ok();
   });

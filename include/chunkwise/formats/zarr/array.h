@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/region.h"
@@ -55,6 +56,13 @@ struct ArrayOptions {
   // metadata is the same whichever. Open/Create fail, naming the codec field,
   // if a chosen encoder cannot write the array's codecs.
   codec::CodecBuildOptions codec_build = {};
+};
+
+// What one read or write reports to and is stopped by; both may be null.
+// Per call, so that threads sharing an Array each keep their own.
+struct ArrayCallHooks {
+  core::ProgressReporter* progress = nullptr;        // Counts the bytes done. Not owned.
+  const core::Cancellation* cancellation = nullptr;  // Checked before each chunk. Not owned.
 };
 
 // What an array holds in its store, for `zarr info`.
@@ -119,9 +127,17 @@ class Array {
   Result<Bytes> Read(const core::Region& region) const;
   // As Read, into `out`, which holds region.num_elements() elements.
   Status ReadInto(const core::Region& region, void* out) const;
+  // As ReadInto, reporting to `hooks` (not to set_progress's reporter).
+  // Cancelled once hooks.cancellation is set: the chunks not yet started are
+  // not read, and `out` is left partly filled.
+  Status ReadInto(const core::Region& region, void* out, const ArrayCallHooks& hooks) const;
   // Writes `data` (C order, host byte order) over `region`.
   // InvalidArgument if the region is outside the array or data has the wrong size.
   Status Write(const core::Region& region, ByteView data);
+  // As Write, reporting to `hooks`. Cancelled once hooks.cancellation is set:
+  // the chunks (or shards) not yet started are not written; every one that
+  // was is whole.
+  Status Write(const core::Region& region, ByteView data, const ArrayCallHooks& hooks);
 
   // Reads each transfer's box of its chunk into `out`, a C-order buffer of
   // `out_shape` elements of the array's type, in parallel across the
