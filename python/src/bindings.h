@@ -13,6 +13,7 @@ void BindStore(nanobind::module_& module);        // store_binding.cc
 void BindStream(nanobind::module_& module);       // stream_binding.cc
 void BindExportJob(nanobind::module_& module);    // export_job_binding.cc
 void BindCancelToken(nanobind::module_& module);  // operation.cc
+void BindReferences(nanobind::module_& module);   // refs_binding.cc
 
 }  // namespace chunkwise::python
 

@@ -16,4 +16,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindChunkBatch(module);
   chunkwise::python::BindDvid(module);
   chunkwise::python::BindExportJob(module);
+  chunkwise::python::BindReferences(module);
 }
