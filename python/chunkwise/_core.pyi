@@ -306,3 +306,41 @@ class References:
     def size(self, key: str) -> int | None: ...
     def list(self, prefix: str) -> list[str]: ...
     def describe(self, key: str) -> str: ...
+
+class BcolzWriteRequest:
+    descr: str
+    shape: list[int]
+    cname: str
+    clevel: int
+    shuffle: int
+    chunklen: int
+    threads: int
+    overwrite: bool
+    append: bool
+    def __init__(self) -> None: ...
+
+def bcolz_write(url: str, request: BcolzWriteRequest, data: NDArray[Any]) -> int: ...
+def bcolz_read(
+    url: str, slice: str, columns: list[str], where: str
+) -> tuple[str, list[int], NDArray[np.uint8]]: ...
+def bcolz_info(url: str) -> str: ...
+
+class VectorsWriteRequest:
+    type: str
+    chunk_shape: list[float]
+    overwrite: bool
+    vertex_attribute_names: list[str]
+    link_attribute_names: list[str]
+    link_attribute_channels: list[int]
+    def __init__(self) -> None: ...
+
+def vectors_write(
+    url: str,
+    request: VectorsWriteRequest,
+    positions: NDArray[np.float32],
+    links: NDArray[np.int64] | None,
+    object_ids: NDArray[np.int64] | None,
+    vertex_attributes: list[NDArray[np.float32]],
+    link_attributes: list[NDArray[np.float32]],
+) -> dict[str, int]: ...
+def vectors_read(url: str, level: int, region: str, object_id: int | None) -> dict[str, Any]: ...

@@ -14,6 +14,8 @@ void BindStream(nanobind::module_& module);       // stream_binding.cc
 void BindExportJob(nanobind::module_& module);    // export_job_binding.cc
 void BindCancelToken(nanobind::module_& module);  // operation.cc
 void BindReferences(nanobind::module_& module);   // refs_binding.cc
+void BindBcolz(nanobind::module_& module);        // bcolz_binding.cc
+void BindVectors(nanobind::module_& module);      // vectors_binding.cc
 
 }  // namespace chunkwise::python
 

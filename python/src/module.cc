@@ -17,4 +17,6 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindDvid(module);
   chunkwise::python::BindExportJob(module);
   chunkwise::python::BindReferences(module);
+  chunkwise::python::BindBcolz(module);
+  chunkwise::python::BindVectors(module);
 }

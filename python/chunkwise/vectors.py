@@ -1,0 +1,88 @@
+"""zarr-vectors stores: geometry in and out as numpy arrays.
+
+    chunkwise.vectors.write("cells.zarr", positions, type="point_cloud",
+                            chunk_shape=(100, 100, 100), object_ids=ids)
+    g = chunkwise.vectors.read("cells.zarr", region="0:50,0:50,:")
+    g.positions, g.links, g.object_ids, g.vertex_attributes
+
+`positions` is (N, 3) float32 (x, y, z, world units); `links` is (M, w)
+int64 vertex indices, w = 2 for graphs, polylines and skeletons ([child,
+parent] for skeletons) and 3 for triangle meshes, none for point clouds. The
+store is the zarr-vectors layout (docs/formats/vectors.md) that the
+zarr-vectors package reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+
+@dataclass
+class Geometry:
+    """One level of a store: vertices, links and their attributes, as numpy."""
+
+    type: str
+    positions: np.ndarray
+    links: np.ndarray
+    object_ids: np.ndarray | None = None
+    vertex_attributes: dict[str, np.ndarray] = field(default_factory=dict)
+    link_attributes: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def write(
+    url: str,
+    positions: Any,
+    *,
+    type: str = "point_cloud",  # noqa: A002 - the format's word
+    links: Any = None,
+    object_ids: Any = None,
+    vertex_attributes: Mapping[str, Any] | None = None,
+    link_attributes: Mapping[str, Any] | None = None,
+    chunk_shape: Sequence[float],
+    overwrite: bool = False,
+) -> dict[str, int]:
+    """Writes a new store at `url` holding the geometry as level 0.
+
+    `type` is ``"point_cloud"``, ``"graph"``, ``"polyline"``, ``"skeleton"``
+    or ``"mesh"``. Vertex attributes are one float32 per vertex; link
+    attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
+    chunk in world units. Returns the vertices and chunks written.
+    """
+    request = _core.VectorsWriteRequest()
+    request.type = type
+    request.chunk_shape = [float(c) for c in chunk_shape]
+    request.overwrite = overwrite
+    vertex = {name: np.ascontiguousarray(v, dtype="<f4").reshape(-1)
+              for name, v in (vertex_attributes or {}).items()}
+    link = {name: np.ascontiguousarray(v, dtype="<f4") for name, v in (link_attributes or {}).items()}
+    request.vertex_attribute_names = list(vertex)
+    request.link_attribute_names = list(link)
+    request.link_attribute_channels = [1 if v.ndim == 1 else int(v.shape[1]) for v in link.values()]
+    return _core.vectors_write(
+        str(url),
+        request,
+        np.ascontiguousarray(positions, dtype="<f4").reshape(-1, 3),
+        None if links is None else np.ascontiguousarray(links, dtype="<i8").reshape(-1),
+        None if object_ids is None else np.ascontiguousarray(object_ids, dtype="<i8").reshape(-1),
+        list(vertex.values()),
+        [v.reshape(-1) for v in link.values()],
+    )
+
+
+def read(
+    url: str, *, level: int = 0, region: str | None = None, object_id: int | None = None
+) -> Geometry:
+    """The geometry of `level`: all of it, or the vertices inside `region`
+    ("x0:x1,y0:y1,z0:z1", world units, open ends allowed) or of `object_id`,
+    with the links among them."""
+    read = _core.vectors_read(str(url), level, region or "", object_id)
+    return Geometry(**read)
+
+
+__all__ = ["Geometry", "read", "write"]

@@ -1,0 +1,167 @@
+// chunkwise._core's bcolz: carrays as numpy arrays and ctables as numpy
+// structured arrays (formats/bcolz), for chunkwise/bcolz.py. dtypes cross as
+// the descr literal a .npy header holds (numpy.lib.format.dtype_to_descr).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/formats/bcolz/carray.h"
+#include "chunkwise/formats/bcolz/ctable.h"
+#include "chunkwise/formats/bcolz/dataset.h"
+#include "chunkwise/io/bcolz_files.h"
+#include "open_store.h"
+#include "status_error.h"
+
+namespace nb = nanobind;
+
+namespace chunkwise::python {
+namespace {
+
+namespace bcolz = formats::bcolz;
+
+using ValueArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
+using InBytes = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
+
+// What chunkwise.bcolz.write passes down.
+struct BcolzWriteRequest {
+  std::string descr;                // The rows' dtype, as a .npy header's descr.
+  std::vector<std::int64_t> shape;  // {rows, row shape...}.
+  std::string cname = "lz4";
+  int clevel = 5;
+  int shuffle = 1;
+  std::int64_t chunklen = 0;  // 0: bcolz's default for the row count.
+  int threads = 0;
+  bool overwrite = false;
+  bool append = false;  // Add the rows to the dataset there.
+};
+
+// The directory a local URL names; empty for other stores.
+std::string LocalDirectory(const std::string& url) {
+  if (url.starts_with("file://")) return url.substr(7);
+  return url.find("://") == std::string::npos ? url : "";
+}
+
+Status AppendRows(store::Store& store, const std::shared_ptr<store::Store>& shared,
+                  const core::NpyDtype& dtype, const std::vector<std::int64_t>& shape,
+                  ByteView rows, const std::string& url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool ctable, bcolz::Ctable::IsCtable(store, ""));
+  if (ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Open(shared, "", bcolz::Mode::kAppend));
+    CHUNKWISE_RETURN_IF_ERROR(table->Append(dtype, rows));
+    return table->Flush();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(auto carray, bcolz::Carray::Open(shared, "", bcolz::Mode::kAppend));
+  const std::vector<std::int64_t> row_shape(shape.begin() + 1, shape.end());
+  if (dtype.is_structured() || !(carray->dtype() == dtype) || carray->atom_shape() != row_shape) {
+    return Status::InvalidArgument(url + ": the carray holds rows of " + carray->dtype().ToDescr() +
+                                   " and shape " + core::FormatShape(carray->atom_shape()) +
+                                   "; the data's are " + dtype.ToDescr() + " and " +
+                                   core::FormatShape(row_shape));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows));
+  return carray->Flush();
+}
+
+Status CreateRows(const std::shared_ptr<store::Store>& store, const core::NpyDtype& dtype,
+                  const BcolzWriteRequest& request, ByteView rows) {
+  bcolz::CarrayOptions options;
+  options.cparams.cname = request.cname;
+  options.cparams.clevel = request.clevel;
+  options.cparams.shuffle = request.shuffle;
+  options.expectedlen = request.shape.empty() ? 0 : request.shape[0];
+  options.chunklen = request.chunklen;
+  options.threads = request.threads;
+  if (dtype.is_structured()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto columns, bcolz::Ctable::ColumnsFor(dtype, options));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Create(store, "", columns));
+    CHUNKWISE_RETURN_IF_ERROR(table->Append(dtype, rows));
+    return table->Flush();
+  }
+  options.dtype = dtype;
+  options.atom_shape.assign(request.shape.begin() + 1, request.shape.end());
+  CHUNKWISE_ASSIGN_OR_RETURN(auto carray, bcolz::Carray::Create(store, "", options));
+  CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows));
+  return carray->Flush();
+}
+
+std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request, InBytes data) {
+  const core::NpyDtype dtype = ValueOrThrow(core::NpyDtype::FromDescr(request.descr));
+  if (request.shape.empty()) {
+    throw StatusError(Status::InvalidArgument(url + ": bcolz holds rows; a 0-d array has none"));
+  }
+  const ByteView rows(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
+  nb::gil_scoped_release release;
+  std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
+  if (request.append) {
+    ThrowIfError(AppendRows(*store, store, dtype, request.shape, rows, url));
+  } else {
+    if (!request.overwrite && !ValueOrThrow(store->List("")).empty()) {
+      throw StatusError(Status::InvalidArgument(url + " already holds data; not replaced"));
+    }
+    Status created = CreateRows(store, dtype, request, rows);
+    if (!created.ok()) throw StatusError(created.WithContext(url));
+  }
+  // bcolz itself opens a dataset only with its data/ directories present.
+  if (const std::string directory = LocalDirectory(url); !directory.empty()) {
+    ThrowIfError(io::AddBcolzDataDirectories(directory));
+  }
+  return ValueOrThrow(bcolz::DescribeDatasetJson(store, ""))["length"].get<std::int64_t>();
+}
+
+// (descr, shape, bytes) of the rows the request selects.
+std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
+    const std::string& url, const std::string& slice, const std::vector<std::string>& columns,
+    const std::string& where) {
+  core::NpyArray array;
+  {
+    nb::gil_scoped_release release;
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+    Result<core::NpyArray> read = bcolz::ReadSelection(store, "", {slice, columns, where});
+    if (!read.ok()) throw StatusError(read.status().WithContext(url));
+    array = std::move(read).value();
+  }
+  auto* owned = new Bytes(std::move(array.data));
+  owned->reserve(1);
+  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<Bytes*>(pointer); });
+  nb::object bytes = nb::cast(ValueArray(owned->data(), {owned->size()}, owner));
+  return {array.dtype.ToDescr(), array.shape, bytes};
+}
+
+std::string DescribeBcolz(const std::string& url) {
+  nb::gil_scoped_release release;
+  std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+  Result<nlohmann::ordered_json> described = bcolz::DescribeDatasetJson(store, "");
+  if (!described.ok()) throw StatusError(described.status().WithContext(url));
+  return described->dump();
+}
+
+}  // namespace
+
+void BindBcolz(nb::module_& module) {
+  nb::class_<BcolzWriteRequest>(module, "BcolzWriteRequest")
+      .def(nb::init<>())
+      .def_rw("descr", &BcolzWriteRequest::descr)
+      .def_rw("shape", &BcolzWriteRequest::shape)
+      .def_rw("cname", &BcolzWriteRequest::cname)
+      .def_rw("clevel", &BcolzWriteRequest::clevel)
+      .def_rw("shuffle", &BcolzWriteRequest::shuffle)
+      .def_rw("chunklen", &BcolzWriteRequest::chunklen)
+      .def_rw("threads", &BcolzWriteRequest::threads)
+      .def_rw("overwrite", &BcolzWriteRequest::overwrite)
+      .def_rw("append", &BcolzWriteRequest::append);
+  module.def("bcolz_write", &WriteBcolz, nb::arg("url"), nb::arg("request"),
+             nb::arg("data").noconvert());
+  module.def("bcolz_read", &ReadBcolz, nb::arg("url"), nb::arg("slice"), nb::arg("columns"),
+             nb::arg("where"));
+  module.def("bcolz_info", &DescribeBcolz, nb::arg("url"));
+}
+
+}  // namespace chunkwise::python
