@@ -28,7 +28,10 @@ from ._errors import (
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
+    from . import bcolz as bcolz
     from . import dask as dask
+    from . import refs as refs
+    from . import vectors as vectors
     from . import zarr as zarr
 
 __version__: str = _core.__version__
@@ -36,8 +39,8 @@ __version__: str = _core.__version__
 
 def __getattr__(name: str) -> Any:
     # chunkwise.zarr needs zarr-python, chunkwise.dask needs dask: import
-    # each only when asked for.
-    if name in ("zarr", "dask"):
+    # each (and the other format modules) only when asked for.
+    if name in ("zarr", "dask", "refs", "bcolz", "vectors"):
         import importlib
 
         return importlib.import_module(".zarr", __name__)

@@ -145,7 +145,7 @@ class PyArray {
                 nb::object progress, std::shared_ptr<CancelToken> cancel) const {
     const core::Region region = CheckedRegion(start, stop, out.nbytes(), "out");
     void* data = out.data();
-    Operation operation(std::move(progress), std::move(cancel));
+    Operation operation(std::move(progress), std::move(cancel), true);
     const zarr::Array& array = *array_;
     operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); },
                   out.nbytes());
@@ -156,7 +156,7 @@ class PyArray {
              std::shared_ptr<CancelToken> cancel) {
     const core::Region region = CheckedRegion(start, stop, data.nbytes(), "value");
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
-    Operation operation(std::move(progress), std::move(cancel));
+    Operation operation(std::move(progress), std::move(cancel), true);
     zarr::Array& array = *array_;
     operation.Run([&] { return WriteRegion(operation.context(), array, region, bytes); },
                   bytes.size());

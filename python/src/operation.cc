@@ -54,13 +54,23 @@ void ProgressCounter::OnProgress(std::string_view, std::uint64_t done) {
 
 void ProgressCounter::OnFinish(std::string_view, std::uint64_t done) { RaiseAtLeast(done_, done); }
 
-Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token)
-    : progress_(std::move(progress)),
-      token_(std::move(token)),
-      counter_(std::make_shared<ProgressCounter>()) {
+Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, bool one_call)
+    : progress_(std::move(progress)), token_(std::move(token)) {
+  if (one_call && progress_.is_none() && token_ == nullptr) {
+    thread_local Context shared;
+    context_ = &shared;
+    return;
+  }
+  counter_ = std::make_shared<ProgressCounter>();
   ContextOptions options;
   options.observer = counter_;
-  context_ = std::make_unique<Context>(std::move(options));
+  owned_ = std::make_unique<Context>(std::move(options));
+  context_ = owned_.get();
+}
+
+// A borrowed Context cancelled by Ctrl-C must let the thread's next call run.
+Operation::~Operation() {
+  if (owned_ == nullptr) context_->ResetCancel();
 }
 
 void Operation::SyncToken() {

@@ -51,8 +51,12 @@ class ProgressCounter : public core::ProgressObserver {
 class Operation {
  public:
   // `progress`: None, or a callable (done, total) with total None when
-  // unknown. `token` may be null.
-  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token);
+  // unknown. `token` may be null. `one_call`: the operation is one Run,
+  // within the calling thread's lifetime; without progress or token it then
+  // borrows the thread's Context instead of making one (small reads are
+  // a few microseconds, a Context's registry about as many).
+  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token, bool one_call = false);
+  ~Operation();
   Operation(const Operation&) = delete;
   Operation& operator=(const Operation&) = delete;
 
@@ -73,7 +77,8 @@ class Operation {
   nanobind::object progress_;
   std::shared_ptr<CancelToken> token_;
   std::shared_ptr<ProgressCounter> counter_;
-  std::unique_ptr<Context> context_;
+  std::unique_ptr<Context> owned_;
+  Context* context_ = nullptr;  // owned_, or the thread's.
   std::uint64_t reported_ = UINT64_MAX;
 };
 

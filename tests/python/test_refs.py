@@ -116,3 +116,17 @@ def test_targets_outside_the_allowed_roots_are_refused(tmp_path: pathlib.Path,
         refs["0.0.0"]
     allowed = chunkwise.refs.open(str(elsewhere / "r.json"), roots=[str(tmp_path)])
     assert len(allowed["0.0.0"]) > 0
+
+
+def test_a_cancelled_build_writes_no_set(tmp_path: pathlib.Path,
+                                         volume: tuple[pathlib.Path, np.ndarray]) -> None:
+    source, _ = volume
+    token = chunkwise.CancelToken()
+    token.cancel()
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.refs.build(str(source), str(tmp_path / "never.json"), cancel=token)
+    assert not (tmp_path / "never.json").exists()
+    counts: list[tuple[int, int | None]] = []
+    chunkwise.refs.build(str(source), str(tmp_path / "r.json"),
+                         progress=lambda done, total: counts.append((done, total)))
+    assert counts and counts[-1] == (18, None)  # chunks referenced; no total known ahead
