@@ -18,19 +18,21 @@ Progress = Union[bool, ProgressCallback, None]
 
 
 class _TqdmBar:
-    """A tqdm bar fed (done, total) counts; closed once done reaches total."""
+    """A tqdm bar fed (done, total) counts; left on screen, as a summary,
+    once done reaches total."""
 
     def __init__(self, description: str) -> None:
         from tqdm import tqdm
 
         self._bar = tqdm(desc=description, unit="B", unit_scale=True, unit_divisor=1024,
-                         file=sys.stderr, leave=False)
+                         file=sys.stderr, leave=True)
 
     def __call__(self, done: int, total: int | None) -> None:
         if total is not None and self._bar.total != total:
             self._bar.total = total
         self._bar.update(done - self._bar.n)
         if total is not None and done >= total:
+            self._bar.refresh()  # tqdm skips draws closer than its interval; show the end
             self._bar.close()
 
     def close(self) -> None:

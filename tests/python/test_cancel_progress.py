@@ -8,10 +8,17 @@ compress (gzip:9) so that it is still running when the cancel lands.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pathlib
+import pty
 import signal
+import struct
+import subprocess
+import sys
+import termios
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,15 +128,34 @@ def test_ctrl_c_during_a_write_raises_keyboard_interrupt_and_publishes_nothing(
 ) -> None:
     url = str(tmp_path / "interrupted.zarr")
     seen = Recorder()
+    senders: list[threading.Thread] = []
+    running = True
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        # Python's default, while the write runs: the watcher must run this
+        # handler (PyErr_CheckSignals) for the write to stop. A signal landing
+        # after the write ended is ignored, so that the test fails with
+        # "did not raise" rather than interrupting pytest.
+        if running:
+            raise KeyboardInterrupt
 
     def press_ctrl_c(done: int, total: int | None) -> None:
         seen(done, total)
-        if len(seen.calls) == 1:  # SIGINT from outside, as a terminal sends it
-            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
+        if not senders:  # SIGINT from outside, as a terminal sends it
+            senders.append(threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)))
+            senders[0].start()
 
-    with pytest.raises(KeyboardInterrupt) as raised:
-        chunkwise.create(url, data=big, chunks=[1, 1024, 512], codecs=SLOW, progress=press_ctrl_c)
-    assert not isinstance(raised.value, chunkwise.CancelledError)  # Python's own
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with pytest.raises(KeyboardInterrupt) as raised:
+            chunkwise.create(url, data=big, chunks=[1, 1024, 512], codecs=SLOW,
+                             progress=press_ctrl_c)
+    finally:
+        running = False
+        for sender in senders:
+            sender.join()
+        signal.signal(signal.SIGINT, previous)
+    assert not isinstance(raised.value, chunkwise.CancelledError)  # the handler's own
     assert seen.calls[-1][0] < big.nbytes
     assert not (tmp_path / "interrupted.zarr" / "zarr.json").exists()
     with pytest.raises(chunkwise.NotFoundError):
@@ -138,6 +164,38 @@ def test_ctrl_c_during_a_write_raises_keyboard_interrupt_and_publishes_nothing(
         chunkwise.create(url, shape=[2], dtype="uint8", chunks=[1])
     array = chunkwise.create(url, shape=[2], dtype="uint8", chunks=[1], overwrite=True)
     assert array[...].tolist() == [0, 0]  # ... unless replaced
+
+
+_BAR_SCRIPT = """
+import numpy as np, chunkwise
+data = np.random.default_rng(0).integers(0, 100, (16, 256, 256), dtype="uint16")
+chunkwise.create("bar.zarr", data=data, chunks=[1, 128, 128], codecs="gzip:5", progress=True)
+print("written")
+"""
+
+
+def test_progress_true_draws_a_tqdm_bar_on_a_terminal(tmp_path: pathlib.Path) -> None:
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    package_root = str(pathlib.Path(chunkwise.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package_root)
+    child = subprocess.Popen([sys.executable, "-c", _BAR_SCRIPT], cwd=tmp_path, env=env,
+                             stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal)
+    os.close(terminal)
+    output = b""
+    while True:
+        try:
+            data = os.read(controller, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        output += data
+    os.close(controller)
+    text = output.decode(errors="replace")
+    assert child.wait(timeout=120) == 0, text
+    assert "write: 100%" in text and "2.00M/2.00M" in text, text
+    assert "written" in text
 
 
 def test_a_cancelled_stream_keeps_only_whole_shards(tmp_path: pathlib.Path,
