@@ -342,5 +342,7 @@ def vectors_write(
     object_ids: NDArray[np.int64] | None,
     vertex_attributes: list[NDArray[np.float32]],
     link_attributes: list[NDArray[np.float32]],
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, int]: ...
 def vectors_read(url: str, level: int, region: str, object_id: int | None) -> dict[str, Any]: ...

@@ -20,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
+from ._cancel import CancelToken
+from ._progress import Progress
 
 
 @dataclass
@@ -46,6 +48,8 @@ def write(
     link_attributes: Mapping[str, Any] | None = None,
     chunk_shape: Sequence[float],
     overwrite: bool = False,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, int]:
     """Writes a new store at `url` holding the geometry as level 0.
 
@@ -53,6 +57,8 @@ def write(
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
     chunk in world units. Returns the vertices and chunks written.
+    `progress` counts vertices written; `cancel` (or Ctrl-C) is seen before
+    the write starts, not during it.
     """
     request = _core.VectorsWriteRequest()
     request.type = type
@@ -72,6 +78,8 @@ def write(
         None if object_ids is None else np.ascontiguousarray(object_ids, dtype="<i8").reshape(-1),
         list(vertex.values()),
         [v.reshape(-1) for v in link.values()],
+        progress=_progress.callback(progress, "vectors"),
+        cancel=_progress.token(cancel),
     )
 
 

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -18,6 +19,7 @@
 #include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/writer.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -58,7 +60,8 @@ struct GeometryIn {
 nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positions positions,
                       std::optional<Int64s> links, std::optional<Int64s> object_ids,
                       const std::vector<Floats>& vertex_attributes,
-                      const std::vector<Floats>& link_attributes) {
+                      const std::vector<Floats>& link_attributes, nb::object progress,
+                      std::shared_ptr<CancelToken> cancel) {
   vectors::Geometry geometry;
   geometry.type = ValueOrThrow(vectors::ParseGeometryType(request.type));
   geometry.positions.resize(positions.shape(0));
@@ -88,13 +91,23 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
   options.overwrite = request.overwrite;
   options.store_options.pool = SharedThreadPool();
   vectors::WriteSummary summary;
-  {
-    nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-    Result<vectors::WriteSummary> written = vectors::WriteGeometry(store, "", geometry, options);
-    if (!written.ok()) throw StatusError(written.status().WithContext(url));
-    summary = *written;
-  }
+  Operation operation(std::move(progress), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        const Context& context = operation.context();
+        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing " + url));
+        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
+        const std::unique_ptr<core::ProgressReporter> reporter =
+            context.StartProgress("vectors write", geometry.positions.size(), "vertices");
+        options.progress = reporter.get();
+        Result<vectors::WriteSummary> written =
+            vectors::WriteGeometry(store, "", geometry, options);
+        if (!written.ok()) return written.status().WithContext(url);
+        reporter->Finish();
+        summary = *written;
+        return Status::Ok();
+      },
+      positions.nbytes());
   nb::dict result;
   result["vertices"] = summary.vertices;
   result["chunks"] = summary.chunks;
@@ -164,7 +177,8 @@ void BindVectors(nb::module_& module) {
       .def_rw("link_attribute_channels", &GeometryIn::link_attribute_channels);
   module.def("vectors_write", &WriteVectors, nb::arg("url"), nb::arg("request"),
              nb::arg("positions"), nb::arg("links").none(), nb::arg("object_ids").none(),
-             nb::arg("vertex_attributes"), nb::arg("link_attributes"));
+             nb::arg("vertex_attributes"), nb::arg("link_attributes"),
+             nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
   module.def("vectors_read", &ReadVectors, nb::arg("url"), nb::arg("level"), nb::arg("region"),
              nb::arg("object_id").none());
 }

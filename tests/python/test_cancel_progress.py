@@ -230,3 +230,25 @@ def test_a_bounded_stream_reports_its_total(tmp_path: pathlib.Path) -> None:
     assert seen.calls[-1] == (data.nbytes, data.nbytes)
     dones = [done for done, _ in seen.calls]
     assert dones == sorted(dones)
+
+
+def test_threads_reading_one_array_each_see_only_their_own_progress(memory_url: str) -> None:
+    data = np.arange(16 * 512 * 256, dtype="uint32").reshape(16, 512, 256)
+    array = chunkwise.create(memory_url, data=data, chunks=[1, 128, 128], codecs="zstd:1")
+    results: dict[int, tuple[Recorder, np.ndarray]] = {}
+
+    def read(row: int) -> None:
+        seen = Recorder()
+        results[row] = (seen, array.read(np.s_[row:row + 8], progress=seen))
+
+    threads = [threading.Thread(target=read, args=(row,)) for row in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for row, (seen, values) in results.items():
+        np.testing.assert_array_equal(values, data[row:row + 8])
+        part = data[row:row + 8].nbytes
+        assert seen.calls[-1] == (part, part)
+        assert all(done <= part and total == part for done, total in seen.calls)
+    assert len(results) == 8

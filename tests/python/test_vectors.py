@@ -25,10 +25,13 @@ def test_points_with_ids_and_attributes_round_trip_and_filter(tmp_path: pathlib.
     ids = np.arange(500) % 7
     radius = rng.uniform(1, 2, 500).astype("float32")
     url = str(tmp_path / "points.zarr")
+    counts: list[tuple[int, int | None]] = []
     summary = chunkwise.vectors.write(url, positions, object_ids=ids,
                                       vertex_attributes={"radius": radius},
-                                      chunk_shape=(100, 100, 100))
+                                      chunk_shape=(100, 100, 100),
+                                      progress=lambda done, total: counts.append((done, total)))
     assert summary["vertices"] == 500 and summary["chunks"] == 8
+    assert counts[-1] == (500, 500)  # vertices
     g = chunkwise.vectors.read(url)
     assert g.type == "point_cloud" and g.positions.shape == (500, 3) and g.links.shape[0] == 0
     order = [by_position(g.positions)[tuple(p)] for p in positions.tolist()]
@@ -42,6 +45,12 @@ def test_points_with_ids_and_attributes_round_trip_and_filter(tmp_path: pathlib.
     assert zarr.open_group(url, mode="r") is not None  # zarr-python 3 opens the root
     with pytest.raises(chunkwise.InvalidArgumentError):
         chunkwise.vectors.write(url, positions, chunk_shape=(100, 100, 100))
+    token = chunkwise.CancelToken()
+    token.cancel()
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.vectors.write(str(tmp_path / "never.zarr"), positions,
+                                chunk_shape=(100, 100, 100), cancel=token)
+    assert not (tmp_path / "never.zarr").exists()
 
 
 def test_a_mesh_keeps_its_triangles_and_their_winding(tmp_path: pathlib.Path) -> None:
