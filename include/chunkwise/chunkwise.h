@@ -24,6 +24,7 @@
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
 #include "chunkwise/facade/options.h"
+#include "chunkwise/facade/bcolz_datasets.h"
 #include "chunkwise/facade/references.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/url_value.h"

@@ -5,6 +5,7 @@
 #include "chunkwise/core/bytes.h"
 #include "cli/command.h"
 #include "cli/flag_hints.h"
+#include "cli/url_footers.h"
 
 namespace chunkwise::cli {
 namespace {
@@ -38,6 +39,7 @@ int Run(int argc, char** argv) {
   AddRefsCommands(app, context);
   AddPrecomputedCommands(app, context);
   AddServeCommand(app, context);
+  AddUrlFooters(app);
 
   try {
     app.parse(argc, argv);

@@ -7,10 +7,7 @@
 #include <vector>
 
 #include "chunkwise/formats/refs/reference_combine.h"
-#include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_summary.h"
-#include "chunkwise/io/file.h"
-#include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
@@ -23,6 +20,7 @@ namespace refs = formats::refs;
 
 struct RefsOptions {
   std::string source;
+  std::string target_prefix;
   std::vector<std::string> inputs;
   std::string output;
   std::string format = "json-v1";
@@ -35,29 +33,6 @@ struct RefsOptions {
   std::vector<std::string> allow_roots;
   bool allow_remote = false;
 };
-
-// A Parquet set is a directory of files: a killed writer's temporary files
-// there go before the next write (a JSON set is one file, renamed whole).
-Status RemoveDeadTemporaries(const std::string& output) {
-  std::error_code error;
-  if (!fs::is_directory(output, error)) return Status::Ok();
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, store::FileStore::Open(output, {.create_root = false}));
-  return store->RemoveDeadTemporaries().status();
-}
-
-// The reference set at `path`: a JSON file, or a Parquet directory.
-Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferencesAt(const std::string& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(path));
-  return refs::OpenReferences(file.store, file.key);
-}
-
-// Writes `set` to `path` (a JSON file, or a directory for Parquet).
-Status WriteReferencesAt(const std::string& path, const refs::ReferenceSet& set,
-                         const refs::ReferenceWriteOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file,
-                             io::LocateFile(path, /*create_directory=*/true));
-  return refs::WriteReferences(*file.store, file.key, set, options);
-}
 
 void SaySummary(const CommandContext& context, const std::string& verb, const std::string& output,
                 const refs::ReferenceSet& set) {
@@ -86,8 +61,9 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   while (name.size() > 1 && name.ends_with('/')) name.pop_back();
   write.root_array_name = fs::path(name).filename().stem().string();
   if (write.root_array_name.empty()) write.root_array_name = "data";
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
-                             chunkwise::BuildReferences(context.library(), options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const refs::ReferenceSet set,
+      chunkwise::BuildReferences(context.library(), options.source, {options.target_prefix}));
   CHUNKWISE_RETURN_IF_ERROR(
       chunkwise::WriteReferences(context.library(), set, options.output, write));
   SaySummary(context, "wrote", options.output, set);
@@ -99,7 +75,7 @@ Status Combine(const CommandContext& context, const RefsOptions& options) {
   std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
   std::vector<const refs::ReferenceSet*> inputs;
   for (const std::string& input : options.inputs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(auto index, OpenReferencesAt(input));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto index, chunkwise::ReadReferenceIndex(context.library(), input));
     const auto* set = dynamic_cast<const refs::ReferenceSet*>(index.get());
     if (set == nullptr) {
       return Status::Unsupported(input + ": combine reads JSON reference sets only");
@@ -109,26 +85,23 @@ Status Combine(const CommandContext& context, const RefsOptions& options) {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet combined,
                              refs::CombineReferenceSets(inputs, {options.concat_dim}));
-  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(options.output));
-  CHUNKWISE_RETURN_IF_ERROR(WriteReferencesAt(options.output, combined, write));
+  CHUNKWISE_RETURN_IF_ERROR(
+      chunkwise::WriteReferences(context.library(), combined, options.output, write));
   SaySummary(context, "combined " + std::to_string(inputs.size()) + " sets into", options.output,
              combined);
   return Status::Ok();
 }
 
-Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto index, OpenReferencesAt(options.source));
-  store::ReferenceStoreOptions store_options;
-  store_options.base_directory = fs::absolute(options.source).parent_path();
-  store_options.allowed_roots.push_back(store_options.base_directory);
-  for (const std::string& root : options.allow_roots) store_options.allowed_roots.push_back(root);
-  store_options.allow_remote = options.allow_remote;
-  store_options.name = options.source;
-  return store::ReferenceStore::Open(std::move(index), std::move(store_options));
+Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(const CommandContext& context,
+                                                                  const RefsOptions& options) {
+  chunkwise::ReadReferencesOptions read;
+  for (const std::string& root : options.allow_roots) read.allowed_roots.emplace_back(root);
+  read.allow_remote = options.allow_remote;
+  return chunkwise::OpenReferenceStore(context.library(), options.source, read);
 }
 
-Status Cat(const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(options));
+Status Cat(const CommandContext& context, const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(context, options));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> value, store->Get(options.key));
   if (!value) return Status::NotFound(store->Describe(options.key) + ": no such key");
   if (!value->empty() && std::fwrite(value->data(), 1, value->size(), stdout) != value->size()) {
@@ -137,8 +110,8 @@ Status Cat(const RefsOptions& options) {
   return std::fflush(stdout) == 0 ? Status::Ok() : Status::IOError("writing to stdout failed");
 }
 
-Status Info(const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(options));
+Status Info(const CommandContext& context, const RefsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(context, options));
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSummary summary,
                              refs::SummarizeReferences(store->index(), store.get()));
   if (options.json) {
@@ -201,7 +174,8 @@ void AddReadOptions(CLI::App* command, RefsOptions& options) {
   command->add_option("--allow-root", options.allow_roots,
                       "A directory references may point into (repeatable; default: the "
                       "reference file's directory)");
-  command->add_flag("--allow-remote", options.allow_remote, "Allow http:// and https:// targets");
+  command->add_flag("--allow-remote", options.allow_remote,
+                    "Allow http(s)://, s3:// and gs:// targets");
 }
 
 }  // namespace
@@ -217,27 +191,35 @@ void AddRefsCommands(CLI::App& app, CommandContext& context) {
       ->add_option("SRC", options->source,
                    StoreHelp("Source (or one .arrow file)", "s3://bucket/a.zarr"))
       ->required();
+  build->add_option("--target-prefix", options->target_prefix,
+                    "What the references point at in place of SRC, e.g. s3://bucket/data/ "
+                    "(SRC's files uploaded there)");
   AddWriteOptions(build, *options);
   SetAction(build, context, [&context, options] { return Build(context, *options); });
 
   CLI::App* combine =
       group->add_subcommand("combine", "Concatenate reference sets along one dimension");
-  combine->add_option("INPUTS", options->inputs, "Reference sets, in order")->required();
+  combine
+      ->add_option("INPUTS", options->inputs,
+                   "Reference sets, in order: files or URLs, e.g. s3://bucket/refs.json")
+      ->required();
   combine->add_option("--concat-dim", options->concat_dim, "The dimension to concatenate along");
   AddWriteOptions(combine, *options);
   SetAction(combine, context, [&context, options] { return Combine(context, *options); });
 
   CLI::App* cat = group->add_subcommand("cat", "Write one key's bytes to stdout");
-  cat->add_option("REFS", options->source, "Reference set")->required();
+  cat->add_option("REFS", options->source, StoreHelp("Reference set", "s3://bucket/refs.json"))
+      ->required();
   cat->add_option("KEY", options->key, "Key, e.g. temp/0.0")->required();
   AddReadOptions(cat, *options);
-  SetAction(cat, context, [options] { return Cat(*options); });
+  SetAction(cat, context, [&context, options] { return Cat(context, *options); });
 
   CLI::App* info = group->add_subcommand("info", "Summarize a reference set");
-  info->add_option("REFS", options->source, "Reference set")->required();
+  info->add_option("REFS", options->source, StoreHelp("Reference set", "s3://bucket/refs.json"))
+      ->required();
   AddJsonFlag(info, options->json);
   AddReadOptions(info, *options);
-  SetAction(info, context, [options] { return Info(*options); });
+  SetAction(info, context, [&context, options] { return Info(context, *options); });
 }
 
 }  // namespace chunkwise::cli

@@ -6,12 +6,17 @@
 namespace chunkwise {
 
 Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool create, bool read_only) {
-  if (path.starts_with("rocksdb://")) path.remove_prefix(10);
   if (path.empty()) return Status::InvalidArgument("an empty path names no labelmap database");
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      std::shared_ptr<store::RocksDbStore> db,
-      store::RocksDbStore::Open(std::string(path),
-                                {.create_if_missing = create, .read_only = read_only}));
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(path));
+  if (url.scheme != "file" && url.scheme != "rocksdb") {
+    return Status::InvalidArgument(
+        url.text + ": a DVID labelmap database is a local RocksDB directory; " + url.scheme +
+        ":// cannot hold one (export it with dvid export-shards to reach object storage)");
+  }
+  if (url.location.empty()) return Status::InvalidArgument(url.text + " names no directory");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::RocksDbStore> db,
+                             store::RocksDbStore::Open(url.location, {.create_if_missing = create,
+                                                                      .read_only = read_only}));
   return Labelmap::Open(std::move(db), create);
 }
 

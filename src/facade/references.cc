@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "chunkwise/facade/format_detection.h"
+#include "chunkwise/facade/reference_targets.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/formats/refs/arrow_shard_references.h"
 #include "chunkwise/formats/refs/bcolz_references.h"
@@ -56,7 +57,10 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
       context.CheckCancelled(std::string("building references to ") + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
   CHUNKWISE_ASSIGN_OR_RETURN(Source source, OpenSource(context, url));
-  if (!options.url_base.empty()) source.url_base = options.url_base;
+  if (!options.url_base.empty()) {
+    source.url_base = options.url_base;
+    if (!source.url_base.ends_with('/')) source.url_base += '/';
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const DetectedFormat format,
                              DetectFormat(*source.store, source.prefix));
   switch (format.kind) {
@@ -96,6 +100,31 @@ Status WriteReferences(const Context& context, const ReferenceSet& set, std::str
   CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(output_url));
   CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, output_url, true));
   return refs::WriteReferences(*value.store, value.key, set, options);
+}
+
+Result<std::shared_ptr<const store::ReferenceIndex>> ReadReferenceIndex(const Context& context,
+                                                                        std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, url, false));
+  return refs::OpenReferences(value.store, value.key);
+}
+
+Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(
+    const Context& context, std::string_view url, const ReadReferencesOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const store::ReferenceIndex> index,
+                             ReadReferenceIndex(context, url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(url));
+  store::ReferenceStoreOptions store_options;
+  if (parsed.scheme == "file") {
+    store_options.base_directory = fs::absolute(parsed.location).lexically_normal().parent_path();
+    store_options.allowed_roots.push_back(store_options.base_directory);
+    for (const fs::path& root : options.allowed_roots) store_options.allowed_roots.push_back(root);
+  } else {
+    store_options.refuse_local_targets = true;
+  }
+  store_options.allow_remote = options.allow_remote;
+  store_options.open_target = ObjectStorageTargetOpener(context.store_options(false));
+  store_options.name = std::string(url);
+  return store::ReferenceStore::Open(std::move(index), std::move(store_options));
 }
 
 }  // namespace chunkwise

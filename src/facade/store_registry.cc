@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "chunkwise/core/json.h"
+#include "chunkwise/facade/reference_targets.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
@@ -65,6 +66,7 @@ Result<StorePtr> OpenReferenceSet(const StoreUrl& url, const StoreOptions& optio
     reference_options.allowed_roots.push_back(root);
   }
   reference_options.allow_remote = options.allow_remote_references;
+  reference_options.open_target = ObjectStorageTargetOpener(options);
   reference_options.name = url.text;
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::shared_ptr<store::ReferenceStore> store,

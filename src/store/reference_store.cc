@@ -43,7 +43,10 @@ ReferenceStore::ReferenceStore(std::shared_ptr<const ReferenceIndex> index,
 
 Result<std::shared_ptr<ReferenceStore>> ReferenceStore::Open(
     std::shared_ptr<const ReferenceIndex> index, ReferenceStoreOptions options) {
-  if (options.allowed_roots.empty()) options.allowed_roots.push_back(options.base_directory);
+  if (options.refuse_local_targets) options.allowed_roots.clear();
+  if (options.allowed_roots.empty() && !options.refuse_local_targets) {
+    options.allowed_roots.push_back(options.base_directory);
+  }
   std::vector<fs::path> roots;
   for (const fs::path& root : options.allowed_roots) {
     std::error_code error;
@@ -74,8 +77,7 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveLocal(std::string_view key
   for (const fs::path& root : roots_) allowed = allowed || IsUnder(canonical, root);
   if (!allowed) {
     return Status::InvalidArgument(Describe(key) + ": " + url + " resolves to " +
-                                   canonical.string() +
-                                   ", outside the allowed roots");
+                                   canonical.string() + ", outside the allowed roots");
   }
   const std::uint64_t size = fs::file_size(canonical, error);
   if (error) {
@@ -85,7 +87,7 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveLocal(std::string_view key
     }
     return Status::IOError(Describe(key) + ": " + url + ": " + error.message());
   }
-  return Target{canonical, "", size};
+  return Target{canonical, "", {}, size};
 }
 
 Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view key,
@@ -100,6 +102,11 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
   }
   const std::string scheme = Scheme(url);
   Target target;
+  if ((scheme.empty() || scheme == "file") && options_.refuse_local_targets) {
+    return Status::InvalidArgument(Describe(key) + ": " + url +
+                                   " is a local path, and a set read from object storage may not "
+                                   "point at this machine's files");
+  }
   if (scheme.empty() || scheme == "file") {
     const std::string path = scheme.empty() ? url : url.substr(7);
     CHUNKWISE_ASSIGN_OR_RETURN(target, ResolveLocal(key, url, fs::path(path)));
@@ -112,6 +119,21 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
     Result<std::uint64_t> size = HttpSize(url);
     if (!size.ok()) return size.status().WithContext(Describe(key));
     target.size = *size;
+  } else if (options_.open_target && !scheme.empty()) {
+    if (!options_.allow_remote) {
+      return Status::InvalidArgument(Describe(key) + ": " + url +
+                                     " is remote, and remote references are not allowed");
+    }
+    Result<TargetLocation> location = options_.open_target(url);
+    if (!location.ok()) return location.status().WithContext(Describe(key));
+    Result<std::optional<std::uint64_t>> size = location->store->Size(location->key);
+    if (!size.ok()) return size.status().WithContext(Describe(key));
+    if (!size->has_value()) {
+      return Status::NotFound(Describe(key) + ": " + url + " does not exist");
+    }
+    target.remote_url = url;
+    target.location = *std::move(location);
+    target.size = **size;
   } else {
     return Status::Unsupported(Describe(key) + ": " + url + ": the scheme \"" + scheme +
                                "\" is not supported (local paths, file://, http:// and "
@@ -144,6 +166,7 @@ Result<std::optional<ResolvedReference>> ReferenceStore::Resolve(std::string_vie
   }
   resolved.path = target.path;
   resolved.remote_url = target.remote_url;
+  resolved.location = target.location;
   resolved.target_size = target.size;
   return std::optional<ResolvedReference>(std::move(resolved));
 }
@@ -155,6 +178,17 @@ Result<Bytes> ReferenceStore::ReadTarget(const ResolvedReference& resolved, std:
     return CopyToBytes(ByteView(ref.data).subspan(offset, length));
   }
   const std::uint64_t start = (ref.kind == Reference::Kind::kRange ? ref.offset : 0) + offset;
+  if (resolved.location.store != nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::optional<Bytes> bytes,
+        resolved.location.store->GetRange(resolved.location.key, ByteRange::Span(start, length)));
+    if (!bytes || bytes->size() != length) {
+      return Status::Corruption(resolved.remote_url + ": " + std::to_string(length) +
+                                " bytes from " + std::to_string(start) + " wanted, " +
+                                (bytes ? std::to_string(bytes->size()) + " read" : "gone"));
+    }
+    return std::move(*bytes);
+  }
   if (!resolved.remote_url.empty()) return HttpGet(resolved.remote_url, start, length);
   return core::ReadFileRange(resolved.path, start, length);
 }

@@ -29,7 +29,9 @@ struct LabelmapReadOptions {
   bool mapped = false;
 };
 
-// The labelmap in the RocksDB database at `path` ("rocksdb://" optional);
+// The labelmap in the RocksDB database at `path` ("rocksdb://" or "file://"
+// optional; InvalidArgument naming it for any other scheme: a database is a
+// local directory, reached in object storage only through export-shards);
 // with `create`, a new empty one (the database created if missing). With
 // `read_only` the database is opened without its write lock, beside a writer.
 Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool create,

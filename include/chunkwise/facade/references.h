@@ -4,12 +4,16 @@
 #ifndef CHUNKWISE_FACADE_REFERENCES_H_
 #define CHUNKWISE_FACADE_REFERENCES_H_
 
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/store/reference_store.h"
 
 namespace chunkwise {
 
@@ -19,7 +23,10 @@ using ReferenceFormat = formats::refs::ReferenceFormat;
 
 struct BuildReferencesOptions {
   // What each reference's URL starts with; empty: the source's absolute
-  // path (local) or its URL, with a "/" after it.
+  // path (local) or its URL, with a "/" after it (added when missing).
+  // A set built from a local copy whose data is then uploaded names the
+  // upload here, e.g. "s3://bucket/data/": key k of the source becomes
+  // "s3://bucket/data/k".
   std::string url_base;
 };
 
@@ -35,6 +42,25 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
 // options.overwrite.
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
                        const ReferenceWriteOptions& options);
+
+struct ReadReferencesOptions {
+  // Local directories targets may lie in besides a local set's own directory.
+  std::vector<std::filesystem::path> allowed_roots;
+  // Whether http(s)://, s3:// and gs:// targets may be read.
+  bool allow_remote = false;
+};
+
+// The set at `url`: a JSON value or a Parquet directory, local or in object
+// storage. NotFound naming the URL when absent.
+Result<std::shared_ptr<const store::ReferenceIndex>> ReadReferenceIndex(const Context& context,
+                                                                        std::string_view url);
+
+// A read-only store over the set at `url`. A local set's relative targets
+// resolve against its directory; a set in object storage may not point at
+// local files. Remote targets (s3://, gs:// through the context's remote
+// settings; http(s)://) need options.allow_remote.
+Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(
+    const Context& context, std::string_view url, const ReadReferencesOptions& options = {});
 
 }  // namespace chunkwise
 

@@ -4,7 +4,8 @@
 // Spec: docs/formats/refs.md, "The model" and "Reading through a set". Any
 // reader in the library (a zarr Array, say) reads through it as through a
 // FileStore. URLs may be local paths (absolute, or relative to the options'
-// base directory), file:// URLs, or http(s) URLs (read with range requests).
+// base directory), file:// URLs, http(s) URLs (read with range requests), or
+// URLs of other schemes (s3://, gs://) that the options' open_target opens.
 //
 // Security: a reference set is input from someone else, so where it may point
 // is limited. A local target must lie under one of the allowed roots after
@@ -18,6 +19,7 @@
 #define CHUNKWISE_STORE_REFERENCE_STORE_H_
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,13 +31,27 @@
 
 namespace chunkwise::store {
 
+// The store that holds the target `url` of another scheme (s3://bucket/k)
+// and its key there, e.g. from the facade's registry of URL schemes.
+struct TargetLocation {
+  std::shared_ptr<const Store> store;
+  std::string key;
+};
+using TargetOpener = std::function<Result<TargetLocation>(const std::string& url)>;
+
 struct ReferenceStoreOptions {
   // Relative URLs resolve against this directory (the reference file's).
   std::filesystem::path base_directory = ".";
   // Where local targets may lie; empty means {base_directory}.
   std::vector<std::filesystem::path> allowed_roots;
-  // Whether http:// and https:// targets may be read.
+  // Whether http:// and https:// targets (and open_target's) may be read.
   bool allow_remote = false;
+  // A set read from object storage: its local paths are refused, not
+  // resolved against this machine's files (no roots are checked then).
+  bool refuse_local_targets = false;
+  // Opens targets of schemes other than file and http(s); null: they are
+  // Unsupported. Only asked when allow_remote.
+  TargetOpener open_target;
   // Names the reference set in messages (its file name).
   std::string name = "references";
 };
@@ -45,6 +61,7 @@ struct ResolvedReference {
   Reference reference;            // As the set gives it.
   std::filesystem::path path;     // Local targets: the resolved path.
   std::string remote_url;         // Remote targets: the URL.
+  TargetLocation location;        // Targets open_target opened (remote_url names them too).
   std::uint64_t target_size = 0;  // The target's size (whole-file values: the value's size).
 };
 
@@ -75,6 +92,7 @@ class ReferenceStore final : public Store {
   struct Target {
     std::filesystem::path path;
     std::string remote_url;
+    TargetLocation location;
     std::uint64_t size = 0;
   };
 

@@ -1,7 +1,8 @@
 """The CLI on URLs: a zarr array written to an s3:// URL on the test S3
 server (moto, the CTest fixture "s3_server") and read back with the CLI,
 values asserted; info, store ls, convert to a local copy, refs build pointing
-at the object URLs, serve over s3://, and an error that names the URL.
+at the object URLs, serve over s3://, an error that names the URL, and DVID
+database commands refusing s3:// (a database is local) but taking file://.
 
 Standard library only: the CLI is configured through the environment the AWS
 tools read (AWS_ENDPOINT_URL_S3, AWS_ACCESS_KEY_ID, ...), taken from --state.
@@ -37,6 +38,14 @@ def read_npy_u2(path):
     assert "'<u2'" in header, header
     body = data[10 + header_len:]
     return list(struct.unpack(f"<{len(body) // 2}H", body))
+
+
+def write_npy_u2(path, shape, flat):
+    header = f"{{'descr': '<u2', 'fortran_order': False, 'shape': {tuple(shape)}, }}"
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    body = struct.pack(f"<{len(flat)}H", *flat)
+    Path(path).write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header))
+                          + header.encode() + body)
 
 
 def main():
@@ -96,6 +105,19 @@ def main():
     bad = cw("zarr", "info", "ftp://host/a.zarr", expect=1)
     checks.expect("unknown URL scheme" in bad.stderr and "ftp://host/a.zarr" in bad.stderr,
                   "an unknown scheme is named")
+
+    # A DVID labelmap database is a local RocksDB directory: file:// works, s3:// is refused.
+    db_url = url.replace("a.zarr", "labels.db")
+    write_npy_u2(work / "labels.npy", (2, 6, 10), [v % 5 for v in values() * 2])
+    for command in (["info", db_url], ["ingest", db_url, "--input", work / "labels.npy"]):
+        refused = cw("dvid", *command, expect=1)
+        checks.expect("a DVID labelmap database is a local RocksDB directory" in refused.stderr
+                      and db_url in refused.stderr and "export-shards" in refused.stderr,
+                      f"dvid {command[0]} on s3:// is refused, naming the URL and export-shards")
+    cw("dvid", "ingest", f"file://{work}/labels.db", "--input", work / "labels.npy")
+    described = cw("dvid", "info", f"file://{work}/labels.db", "--json")
+    checks.expect(described.stdout.lstrip().startswith("{"), "dvid info takes a file:// database")
+    checks.expect((work / "labels.db").is_dir(), "a file:// database is the local directory")
 
     # serve s3://: its first line names the HTTP URL; the array's metadata comes through.
     server = subprocess.Popen([args.chunkwise, "serve", url, "--port", "0"], env=env,

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/store/memory_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/store/store_suite.h"
 
@@ -173,6 +174,60 @@ TEST_F(ReferenceStoreTest, TargetsOutsideTheAllowedRootsAreRefused) {
   auto widened = Open({dir_, outside_});
   EXPECT_EQ(Text(widened->Get("bad/escape")), "secret");
   EXPECT_EQ(Text(widened->Get("bad/link")), "secret");
+}
+
+// Targets of other schemes (s3://) go through open_target, e.g. the facade's
+// registry; here a memory store stands for the bucket.
+TEST_F(ReferenceStoreTest, OpenTargetReadsOtherSchemesWhenRemoteIsAllowed) {
+  std::shared_ptr<MemoryStore> bucket = MemoryStore::Create();
+  ASSERT_TRUE(bucket->Set("x", AsBytes("0123456789")).ok());
+  std::vector<std::string> asked;
+  ReferenceStoreOptions options;
+  options.base_directory = dir_;
+  options.name = "refs.json";
+  options.open_target = [&](const std::string& url) -> Result<TargetLocation> {
+    asked.push_back(url);
+    if (url != "s3://bucket/x") return Status::NotFound(url + " does not exist");
+    return TargetLocation{bucket, "x"};
+  };
+  index_->Set("s3/tail", Reference::Range("s3://bucket/x", 6, 4));
+  index_->Set("s3/past_end", Reference::Range("s3://bucket/x", 8, 4));
+  index_->Set("s3/missing", Reference::WholeFile("s3://bucket/none"));
+  auto refused = ReferenceStore::Open(index_, options);
+  ASSERT_TRUE(refused.ok());
+  auto not_allowed = (*refused)->Get("s3/tail");
+  EXPECT_EQ(not_allowed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(not_allowed.status().message().find("remote references are not allowed"),
+            std::string::npos);
+  EXPECT_TRUE(asked.empty());
+  options.allow_remote = true;
+  auto store = ReferenceStore::Open(index_, options);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(Text((*store)->Get("s3/tail")), "6789");
+  EXPECT_EQ(Text((*store)->GetRange("s3/tail", ByteRange::Span(1, 2))), "78");
+  auto past_end = (*store)->Get("s3/past_end");
+  EXPECT_EQ(past_end.status().code(), StatusCode::kOutOfRange);
+  EXPECT_NE(past_end.status().message().find("s3/past_end"), std::string::npos);
+  auto missing = (*store)->Get("s3/missing");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("s3://bucket/none"), std::string::npos);
+  EXPECT_EQ(Text((*store)->Get("a/range")), "456789");  // Local targets still resolve.
+}
+
+TEST_F(ReferenceStoreTest, ASetFromObjectStorageRefusesLocalTargets) {
+  ReferenceStoreOptions options;
+  options.refuse_local_targets = true;
+  options.allowed_roots = {dir_};  // Ignored: no local target is read.
+  options.name = "s3://bucket/refs.json";
+  auto store = ReferenceStore::Open(index_, options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(Text((*store)->Get("inline")), "hello");
+  for (const char* key : {"a/range", "a/whole", "a/file_url"}) {
+    auto value = (*store)->Get(key);
+    EXPECT_EQ(value.status().code(), StatusCode::kInvalidArgument) << key;
+    EXPECT_NE(value.status().message().find("may not point at this machine's files"),
+              std::string::npos);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,205 @@
+"""The CLI on s3:// URLs, checked by independent clients (#26). Runs in the
+pinned .venv against the test S3 server (the CTest fixture "s3_server").
+
+bcolz    `chunkwise bcolz create s3://...` (a carray and a ctable); `bcolz
+         info/read/append` on the URL; boto3 downloads the keys into a
+         directory that the real bcolz 1.2.1 opens, rows equal to the input;
+         the downloaded keys byte-equal to a local `bcolz create` of the same
+         input.
+refs     `refs build --target-prefix s3://...` on a local zarr array whose
+         chunks boto3 then uploads there; fsspec's reference filesystem over
+         s3fs and zarr-python 3 read the array through the set, values
+         exact; our `refs cat --allow-remote` reads every chunk from the
+         bucket byte-exact; `refs info/cat/combine` on sets at s3:// URLs.
+
+usage: .venv/bin/python cli_url_peers.py --chunkwise BIN --state STATE --workdir DIR
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+
+import boto3
+import numpy as np
+
+warnings.simplefilter("ignore")  # bcolz 1.2.1's vendored arrayprint imports numpy.core.
+import bcolz  # noqa: E402
+import fsspec  # noqa: E402
+import zarr  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from interop_check import Checks  # noqa: E402
+
+BUCKET = "chunkwise-test"
+
+
+class Cli:
+    def __init__(self, binary, env, checks):
+        self.binary, self.env, self.checks = binary, env, checks
+
+    def __call__(self, *argv, expect=0):
+        result = subprocess.run([self.binary, *map(str, argv)], env=self.env, capture_output=True,
+                                text=True, timeout=300)
+        if result.returncode != expect:
+            print(f"chunkwise {' '.join(map(str, argv))} exited {result.returncode}: "
+                  f"{result.stderr}")
+        self.checks.expect(result.returncode == expect,
+                           f"chunkwise {' '.join(map(str, argv[:2]))} exits {expect}")
+        return result
+
+
+def download(s3, prefix, directory):
+    """Every key under `prefix` into `directory`, as a user's `aws s3 sync` would."""
+    keys = {}
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
+        for item in page.get("Contents", []):
+            relative = item["Key"][len(prefix):]
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            s3.download_file(BUCKET, item["Key"], str(target))
+            keys[relative] = target.read_bytes()
+    return keys
+
+
+def local_keys(directory):
+    return {str(p.relative_to(directory)): p.read_bytes()
+            for p in directory.rglob("*") if p.is_file()}
+
+
+def bcolz_on_s3(checks, cw, s3, root, work):
+    rows = np.arange(50000, dtype="<i8") * 3 - 7
+    table = np.zeros(20000, dtype=[("id", "<i4"), ("x", "<f8"), ("tag", "S3")])
+    table["id"] = np.arange(20000)
+    table["x"] = np.linspace(0.0, 1.0, 20000)
+    table["tag"] = [b"abc", b"de", b"f", b""] * 5000
+    np.save(work / "rows.npy", rows)
+    np.save(work / "table.npy", table)
+    for name, source, data in (("carray", "rows.npy", rows), ("ctable", "table.npy", table)):
+        url = f"s3://{BUCKET}/{root}{name}.bcolz"
+        cw("bcolz", "create", url, "--input", work / source, "--chunklen", 4096)
+        cw("bcolz", "create", work / f"{name}-local.bcolz", "--input", work / source,
+           "--chunklen", 4096)
+        info = cw("bcolz", "info", url, "--json")
+        described = json.loads(info.stdout or "{}")
+        checks.expect(described.get("path") == url, f"bcolz info --json on {name} names the URL")
+        cw("bcolz", "read", url, "--slice", "100:200", "--output", work / f"{name}-part.npy")
+        checks.expect(np.array_equal(np.load(work / f"{name}-part.npy"), data[100:200]),
+                      f"bcolz read of the s3:// {name}: rows 100:200 exact")
+        fetched = download(s3, f"{root}{name}.bcolz/", work / f"{name}-fetched.bcolz")
+        ours = local_keys(work / f"{name}-local.bcolz")
+        checks.expect(sorted(fetched) == sorted(ours),
+                      f"s3:// {name} has the keys of a local one ({len(fetched)} keys)")
+        same = all(fetched[key] == ours.get(key) for key in fetched if "__attrs__" not in key)
+        checks.expect(same, f"s3:// {name}: every key byte-equal to the local {name}")
+        opened = bcolz.open(str(work / f"{name}-fetched.bcolz"), mode="r")
+        checks.expect(np.array_equal(opened[:], data),
+                      f"the real bcolz opens the downloaded {name}, every row exact")
+    # append on the URL: the real bcolz sees the rows added.
+    url = f"s3://{BUCKET}/{root}carray.bcolz"
+    more = np.arange(1000, dtype="<i8")
+    np.save(work / "more.npy", more)
+    cw("bcolz", "append", url, "--input", work / "more.npy")
+    shutil.rmtree(work / "carray-fetched.bcolz")
+    download(s3, f"{root}carray.bcolz/", work / "carray-fetched.bcolz")
+    opened = bcolz.open(str(work / "carray-fetched.bcolz"), mode="r")
+    checks.expect(np.array_equal(opened[:], np.concatenate([rows, more])),
+                  "bcolz append to s3://: the real bcolz reads every row")
+    again = cw("bcolz", "create", url, "--input", work / "rows.npy", expect=1)
+    checks.expect(url in again.stderr and "--overwrite" in again.stderr,
+                  "bcolz create over an s3:// dataset is refused, naming the URL and --overwrite")
+    missing = cw("bcolz", "info", f"s3://{BUCKET}/{root}missing.bcolz", expect=1)
+    checks.expect(f"{root}missing.bcolz" in missing.stderr, "a missing s3:// dataset is named")
+
+
+def refs_target_prefix(checks, cw, s3, state, root, work):
+    values = (np.arange(12 * 20, dtype="<u2") * 7 + 3).reshape(12, 20)
+    np.save(work / "vol.npy", values)
+    local = work / "vol.zarr"
+    cw("zarr", "create", local, "--shape", "12,20", "--dtype", "uint16", "--chunk", "4,10",
+       "--codec", "zstd:1")
+    cw("zarr", "write", local, "--input", work / "vol.npy")
+    prefix = f"s3://{BUCKET}/{root}data/vol.zarr/"
+    cw("refs", "build", local, "--target-prefix", prefix, "--output", work / "refs.json",
+       "--format", "json")
+    text = (work / "refs.json").read_text()
+    checks.expect(str(local) not in text, "--target-prefix leaves no local path in the set")
+    checks.expect(prefix + "c/0/0" in text, "--target-prefix: references name the object URLs")
+    for key, data in local_keys(local).items():
+        s3.put_object(Bucket=BUCKET, Key=f"{root}data/vol.zarr/{key}", Body=data)
+    options = {"endpoint_url": state["endpoint"], "key": state["access_key_id"],
+               "secret": state["secret_access_key"],
+               "client_kwargs": {"region_name": state["region"]}}
+    fs = fsspec.filesystem("reference", fo=str(work / "refs.json"), remote_protocol="s3",
+                           remote_options=options)
+    got = zarr.open_array(zarr.storage.FsspecStore(fs, read_only=True, path=""), mode="r")[...]
+    checks.expect(np.array_equal(got, values),
+                  "fsspec (reference + s3fs) and zarr-python 3 read the uploaded array exactly")
+    info = cw("refs", "info", work / "refs.json", "--json")
+    summary = json.loads(info.stdout or "{}")
+    checks.expect(any(url.startswith(prefix) for url in summary.get("targets", {})),
+                  "refs info lists the s3:// targets")
+    # Our own reader through the set: every chunk's bytes from the bucket, as uploaded.
+    refused = cw("refs", "cat", work / "refs.json", "0.0", expect=1)
+    checks.expect("--allow-remote" in refused.stderr, "s3:// targets need --allow-remote")
+    # The set presents the array as kerchunk does, zarr v2: chunk c/i/j is key "i.j".
+    chunks = {k[2:].replace("/", "."): v for k, v in local_keys(local).items()
+              if k.startswith("c/")}
+    same = all(subprocess.run([cw.binary, "refs", "cat", work / "refs.json", key, "--allow-remote"],
+                              env=cw.env, capture_output=True, timeout=60).stdout == data
+               for key, data in chunks.items())
+    checks.expect(same and len(chunks) == 6,
+                  f"refs cat --allow-remote reads each of {len(chunks)} chunks from s3:// exactly")
+    # The set itself in the bucket: info and cat by URL.
+    set_url = f"s3://{BUCKET}/{root}refs/vol.json"
+    s3.put_object(Bucket=BUCKET, Key=f"{root}refs/vol.json", Body=text.encode())
+    remote_info = json.loads(cw("refs", "info", set_url, "--json").stdout or "{}")
+    checks.expect(remote_info.get("references") == summary.get("references"),
+                  "refs info reads the set from its s3:// URL")
+    got = subprocess.run([cw.binary, "refs", "cat", set_url, "2.1", "--allow-remote"],
+                         env=cw.env, capture_output=True, timeout=60)
+    checks.expect(got.returncode == 0 and got.stdout == chunks.get("2.1"),
+                  "refs cat of a set at an s3:// URL reads an s3:// target")
+    cw("refs", "combine", set_url, set_url, "--concat-dim", "0", "--output",
+       f"s3://{BUCKET}/{root}refs/twice.json")
+    twice = json.loads(s3.get_object(Bucket=BUCKET, Key=f"{root}refs/twice.json")["Body"].read())
+    shape = json.loads(twice.get("refs", twice).get(".zarray", "{}")).get("shape")
+    checks.expect(shape == [24, 20], f"refs combine from and to s3:// URLs: shape {shape}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunkwise", required=True)
+    parser.add_argument("--state", required=True)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    state = json.loads(pathlib.Path(args.state).read_text())
+    work = pathlib.Path(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    env = dict(os.environ, AWS_ENDPOINT_URL_S3=state["endpoint"],
+               AWS_ACCESS_KEY_ID=state["access_key_id"],
+               AWS_SECRET_ACCESS_KEY=state["secret_access_key"],
+               AWS_REGION=state["region"], HOME=str(work))
+    os.environ.update({k: env[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")})
+    checks = Checks()
+    cw = Cli(args.chunkwise, env, checks)
+    s3 = boto3.client("s3", endpoint_url=state["endpoint"], region_name=state["region"],
+                      aws_access_key_id=state["access_key_id"],
+                      aws_secret_access_key=state["secret_access_key"])
+    root = f"peers-{os.getpid()}-{int(time.time() * 1000)}/"
+    for part in (lambda: bcolz_on_s3(checks, cw, s3, root, work),
+                 lambda: refs_target_prefix(checks, cw, s3, state, root, work)):
+        try:
+            part()
+        except Exception as error:  # One part's failure is reported; the others still run.
+            checks.expect(False, f"{type(error).__name__}: {error}")
+    checks.finish()
+
+
+if __name__ == "__main__":
+    main()
