@@ -9,7 +9,10 @@
 //   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards                    facade/dvid_export.h
-//   BuildReferences, WriteReferences  facade/references.h
+//   BuildReferences, WriteReferences,
+//     OpenReferenceStore              facade/references.h
+//   CreateBcolz, AppendBcolz,
+//     OpenBcolz                       facade/bcolz_datasets.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
@@ -18,13 +21,13 @@
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/facade/bcolz_datasets.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "chunkwise/facade/dvid_export.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
 #include "chunkwise/facade/options.h"
-#include "chunkwise/facade/bcolz_datasets.h"
 #include "chunkwise/facade/references.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/url_value.h"

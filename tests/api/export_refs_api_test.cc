@@ -164,3 +164,93 @@ TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {
 
 }  // namespace
 }  // namespace chunkwise
+
+namespace chunkwise {
+namespace {
+
+// A set built locally for data then uploaded: url_base (refs build
+// --target-prefix) names the upload, and a "/" is added when missing.
+TEST(ReferencesApi, UrlBaseNamesWhereTheDataWasUploaded) {
+  Context context;
+  const auto root = api_test::FreshDirectory("refs_target");
+  const std::string array_url = (root / "a.zarr").string();
+  ZarrArraySpec spec{.shape = {4, 4}, .data_type = *ParseDataType("uint16"), .chunks = {2, 4}};
+  spec.zarr_format = 2;
+  auto array = CreateZarrArray(context, array_url, spec);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region({0, 0}, {4, 4}), Ramp16(16, 7)).ok());
+  auto set = BuildReferences(context, array_url, {.url_base = "memory://upload/a.zarr"});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  auto first = set->Find("0.0");
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->url, "memory://upload/a.zarr/0.0");
+
+  // Read through a store: targets of a scheme other than s3/gs are refused, naming it.
+  const std::string json = (root / "a.json").string();
+  ASSERT_TRUE(WriteReferences(context, *set, json, {}).ok());
+  auto store = OpenReferenceStore(context, json, {.allow_remote = true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto refused = (*store)->Get("0.0");
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_THAT(Message(refused.status()), HasSubstr("memory://upload/a.zarr/0.0"));
+  auto index = ReadReferenceIndex(context, (root / "none.json").string());
+  EXPECT_EQ(index.status().code(), StatusCode::kNotFound);
+}
+
+// A labelmap database is a local RocksDB directory: other schemes are refused by name.
+TEST(LabelmapApi, ObjectStorageIsRefusedAndFileUrlsAreLocal) {
+  for (const char* url : {"s3://bucket/labels.db", "https://host/labels.db", "memory://db"}) {
+    auto refused = OpenLabelmap(url, /*create=*/true);
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << url;
+    EXPECT_THAT(Message(refused.status()), HasSubstr(url));
+    EXPECT_THAT(Message(refused.status()),
+                HasSubstr("a DVID labelmap database is a local RocksDB directory"));
+    EXPECT_THAT(Message(refused.status()), HasSubstr("export-shards"));
+  }
+  const auto root = api_test::FreshDirectory("labelmap_url");
+  auto created = OpenLabelmap("file://" + (root / "db").string(), /*create=*/true);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_TRUE(std::filesystem::is_directory(root / "db"));
+}
+
+// bcolz by URL: a carray in a memory store, refused when there, replaced on request.
+TEST(BcolzApi, CreatesAppendsAndOpensByUrl) {
+  Context context;
+  const auto root = api_test::FreshDirectory("bcolz_url");
+  const auto input = root / "rows.npy";
+  {
+    // A .npy of 5 little-endian int32 rows 0..4.
+    std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }";
+    header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+    std::ofstream out(input, std::ios::binary);
+    out << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size())
+        << static_cast<char>(header.size() >> 8) << header;
+    for (std::int32_t i = 0; i < 5; ++i) out.write(reinterpret_cast<const char*>(&i), 4);
+  }
+  auto created = CreateBcolz(context, "memory://t.bcolz", input, {}, /*overwrite=*/false);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->length, 5);
+  auto again = CreateBcolz(context, "memory://t.bcolz", input, {}, /*overwrite=*/false);
+  EXPECT_EQ(again.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(again.status()), HasSubstr("memory://t.bcolz"));
+  EXPECT_THAT(Message(again.status()), HasSubstr("overwrite not requested"));
+  auto appended = AppendBcolz(context, "memory://t.bcolz", input, {});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(appended->length, 10);
+  EXPECT_TRUE(OpenBcolz(context, "memory://t.bcolz").ok());
+  auto missing = OpenBcolz(context, "memory://other");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  // A local dataset gets the data/ directory bcolz's open() wants.
+  auto local = CreateBcolz(context, (root / "t.bcolz").string(), input, {}, false);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_TRUE(std::filesystem::is_directory(root / "t.bcolz" / "data"));
+  std::filesystem::create_directories(root / "foreign");
+  std::ofstream(root / "foreign" / "other.txt") << "x";
+  auto foreign = CreateBcolz(context, (root / "foreign").string(), input, {}, /*overwrite=*/true);
+  EXPECT_EQ(foreign.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(foreign.status()), HasSubstr("not a bcolz carray or ctable"));
+  EXPECT_TRUE(std::filesystem::exists(root / "foreign" / "other.txt"));
+}
+
+}  // namespace
+}  // namespace chunkwise
