@@ -55,8 +55,12 @@ Result<std::shared_ptr<store::Store>> OpenExisting(const Context& context, std::
     return opened.status();
   }
   std::shared_ptr<store::Store> store = *std::move(opened);
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(""));
-  if (std::none_of(keys.begin(), keys.end(), IsBcolzKey)) {
+  // By the values a dataset must have, not by listing: an http(s) store may not list.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> carray,
+                             store->Size("meta/storage"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> ctable,
+                             store->Size("__rootdirs__"));
+  if (!carray && !ctable) {
     return Status::NotFound(std::string(url) + ": no bcolz carray or ctable there");
   }
   if (write) CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporaries(*store));
