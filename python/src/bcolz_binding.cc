@@ -17,6 +17,7 @@
 #include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/io/bcolz_files.h"
+#include "numpy_bytes.h"
 #include "open_store.h"
 #include "status_error.h"
 
@@ -27,7 +28,6 @@ namespace {
 
 namespace bcolz = formats::bcolz;
 
-using ValueArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
 using InBytes = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 
 // What chunkwise.bcolz.write passes down.
@@ -128,11 +128,7 @@ std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
     if (!read.ok()) throw StatusError(read.status().WithContext(url));
     array = std::move(read).value();
   }
-  auto* owned = new Bytes(std::move(array.data));
-  owned->reserve(1);
-  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<Bytes*>(pointer); });
-  nb::object bytes = nb::cast(ValueArray(owned->data(), {owned->size()}, owner));
-  return {array.dtype.ToDescr(), array.shape, bytes};
+  return {array.dtype.ToDescr(), array.shape, BytesToNumpy(std::move(array.data))};
 }
 
 std::string DescribeBcolz(const std::string& url) {

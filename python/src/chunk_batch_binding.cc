@@ -23,6 +23,7 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "chunkwise/store/memory_store.h"
+#include "numpy_bytes.h"
 #include "open_store.h"
 #include "status_error.h"
 
@@ -40,15 +41,6 @@ using OutArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 using ValueBytes =
     nb::ndarray<nb::ro, const std::uint8_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
-using ValueArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
-
-// A numpy array that takes over `bytes`, freed when the array is.
-nb::object ToNumpy(Bytes bytes) {
-  auto* owned = new Bytes(std::move(bytes));
-  owned->reserve(1);  // An empty value still gets a buffer to point at.
-  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<Bytes*>(pointer); });
-  return nb::cast(ValueArray(owned->data(), {owned->size()}, owner));
-}
 
 // The metadata zarr-python would write for the array: zarr.json's text, or
 // .zarray's and .zattrs' for zarr_format 2.
@@ -162,7 +154,7 @@ class PyChunkBatchArray {
     std::vector<nb::object> result;
     result.reserve(written.size());
     for (std::optional<Bytes>& value : written) {
-      result.push_back(value ? ToNumpy(*std::move(value)) : nb::none());
+      result.push_back(value ? BytesToNumpy(*std::move(value)) : nb::none());
     }
     return result;
   }

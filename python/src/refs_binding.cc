@@ -16,6 +16,7 @@
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/formats/refs/reference_summary.h"
+#include "numpy_bytes.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -25,16 +26,6 @@ namespace chunkwise::python {
 namespace {
 
 namespace refs = formats::refs;
-
-using ValueArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
-
-// A numpy array that takes over `bytes`, freed when the array is.
-nb::object OwnedArray(Bytes bytes) {
-  auto* owned = new Bytes(std::move(bytes));
-  owned->reserve(1);  // An empty value still gets a buffer to point at.
-  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<Bytes*>(pointer); });
-  return nb::cast(ValueArray(owned->data(), {owned->size()}, owner));
-}
 
 // What chunkwise.refs.build passes down.
 struct BuildRequest {
@@ -110,7 +101,7 @@ class PyReferences {
       value = ValueOrThrow(store_->Get(key));
     }
     if (!value) return nb::none();
-    return OwnedArray(*std::move(value));
+    return BytesToNumpy(*std::move(value));
   }
 
   // Bytes [start, stop) of `key`'s value, cut at its end; None without the key.
@@ -130,7 +121,7 @@ class PyReferences {
       }
     }
     if (!value) return nb::none();
-    return OwnedArray(*std::move(value));
+    return BytesToNumpy(*std::move(value));
   }
 
   std::optional<std::uint64_t> Size(const std::string& key) const {

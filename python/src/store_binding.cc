@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "numpy_bytes.h"
 #include "open_store.h"
 #include "status_error.h"
 
@@ -21,16 +22,7 @@ namespace nb = nanobind;
 namespace chunkwise::python {
 namespace {
 
-using ValueArray = nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>;
 using InBytes = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
-
-// A numpy array that takes over `bytes`, freed when the array is.
-nb::object ToNumpy(Bytes bytes) {
-  auto* owned = new Bytes(std::move(bytes));
-  owned->reserve(1);  // An empty value still gets a buffer to point at.
-  nb::capsule owner(owned, [](void* pointer) noexcept { delete static_cast<Bytes*>(pointer); });
-  return nb::cast(ValueArray(owned->data(), {owned->size()}, owner));
-}
 
 class PyStore {
  public:
@@ -49,7 +41,7 @@ class PyStore {
       value = ValueOrThrow(store_->Get(key));
     }
     if (!value) return nb::none();
-    return ToNumpy(*std::move(value));
+    return BytesToNumpy(*std::move(value));
   }
 
   // Part of the value of `key`, or None: `length` bytes from `offset` (to
@@ -71,7 +63,7 @@ class PyStore {
       }
     }
     if (!value) return nb::none();
-    return ToNumpy(*std::move(value));
+    return BytesToNumpy(*std::move(value));
   }
 
   void Set(const std::string& key, InBytes data) {

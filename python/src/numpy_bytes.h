@@ -1,0 +1,16 @@
+// Bytes handed to Python as a numpy uint8 array without a copy.
+#ifndef CHUNKWISE_PYTHON_NUMPY_BYTES_H_
+#define CHUNKWISE_PYTHON_NUMPY_BYTES_H_
+
+#include <nanobind/nanobind.h>
+
+#include "chunkwise/core/bytes.h"
+
+namespace chunkwise::python {
+
+// A 1-d numpy uint8 array that takes over `bytes`, freed when the array is.
+nanobind::object BytesToNumpy(Bytes bytes);
+
+}  // namespace chunkwise::python
+
+#endif  // CHUNKWISE_PYTHON_NUMPY_BYTES_H_
