@@ -13,12 +13,13 @@
 //   boto3 raw     boto3 PUT/GET of the same objects, 16 threads: the ceiling;
 //   obstore raw   obstore put/get of the same objects, all at once.
 // Export: an export-shards output of a synthetic segmentation (2,048 blocks
-// by default). The export writer still takes a path (issue #25), so the export
-// is made on disk once and its files are what moves:
+// by default), made on disk once; its files are what the table moves:
 //   ours          S3Store Set of the files, then every block read through
 //                 ArrowShardReader over the S3Store;
 //   pyarrow+s3fs  the files put through s3fs, every shard read whole by pyarrow
 //                 through s3fs with its CSV;  boto3 raw / obstore raw as above.
+// Then export-shards itself timed straight into the bucket and into a local
+// directory, with the requests it made per file (one upload per shard).
 // Figures: medians over --runs, seconds and GB/s (of the logical volume in the
 // zarr table, of the files in the export's), "x/ours" as the row's time over
 // ours (above 1: ours is faster), and the requests each made per GiB of the
@@ -338,18 +339,27 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
             static_cast<double>(volume.size()), gib, 0);
 }
 
-fs::path MakeExport(const Options& options, const fs::path& work) {
-  const fs::path dest = work / "export";
+// A labelmap of a synthetic segmentation and the export spec of the bench.
+struct ExportSource {
+  std::shared_ptr<store::RocksDbStore> db;
+  std::unique_ptr<formats::dvid::Labelmap> labelmap;
+  pipelines::ExportSpec spec;
+};
+
+ExportSource MakeExportSource(const Options& options, const fs::path& work) {
   const auto shape = options.export_shape;
   Result<std::vector<std::uint64_t>> labels =
       core::GenerateNeuronLabels({.shape = shape, .neuron_count = 300, .seed = 3});
   Check(labels.status(), "generate");
+  ExportSource source;
   auto db = store::RocksDbStore::Open(work / "db", {.create_if_missing = true});
   Check(db.status(), "db");
-  auto labelmap = formats::dvid::Labelmap::Open(*db, true);
+  source.db = *db;
+  auto labelmap = formats::dvid::Labelmap::Open(source.db, true);
   Check(labelmap.status(), "labelmap");
+  source.labelmap = *std::move(labelmap);
   core::ThreadPool pool(options.threads);
-  Check(formats::dvid::IngestVolume(**labelmap, *labels, shape, {.pool = &pool}).status(),
+  Check(formats::dvid::IngestVolume(*source.labelmap, *labels, shape, {.pool = &pool}).status(),
         "ingest");
   const std::string text =
       R"({"@type":"neuroglancer_multiscale_volume","data_type":"uint64","scales":[{"key":"s0","size":[)" +
@@ -358,14 +368,57 @@ fs::path MakeExport(const Options& options, const fs::path& work) {
       R"("preshift_bits":3,"hash":"identity","minishard_bits":3,"shard_bits":12}}]})";
   Result<pipelines::ExportSpec> spec = pipelines::ParseExportSpec(text, "bench spec");
   Check(spec.status(), "spec");
+  source.spec = *spec;
+  return source;
+}
+
+// The export written to local disk: the files whose moving the table times.
+fs::path MakeExport(const ExportSource& source, const fs::path& work) {
+  const fs::path dest = work / "export";
   auto files = store::FileStore::Open(dest);
   Check(files.status(), "export directory");
-  Check(pipelines::ExportShards(**labelmap, *spec, *files, "", {}).status(), "export");
+  Check(pipelines::ExportShards(*source.labelmap, source.spec, *files, "", {}).status(), "export");
   return dest;
 }
 
+// export-shards itself, straight into the bucket and into a local directory:
+// the same work, so the difference is what the bucket costs. Each shard must
+// be one upload, never rewritten (the requests per file say so).
+void ExportStraightToBucket(const Options& options, const Server& server,
+                            const ExportSource& source, const fs::path& work, std::size_t files) {
+  std::vector<double> bucket_seconds, disk_seconds;
+  std::uint64_t requests = 0;
+  const std::string pid = std::to_string(::getpid());
+  for (int run = 0; run < options.runs; ++run) {
+    std::shared_ptr<store::S3Store> store = OpenStore(server, "bench-" + pid + "-direct/");
+    bucket_seconds.push_back(server.Measure(
+        [&] {
+          Check(pipelines::ExportShards(*source.labelmap, source.spec, store, "", {}).status(),
+                "export to the bucket");
+        },
+        &requests));
+    Check(store->ErasePrefix(""), "erase");
+    const fs::path dest = work / ("direct-" + std::to_string(run));
+    disk_seconds.push_back(Seconds([&] {
+      auto directory = store::FileStore::Open(dest);
+      Check(directory.status(), "export directory");
+      Check(pipelines::ExportShards(*source.labelmap, source.spec, *directory, "", {}).status(),
+            "export to disk");
+    }));
+    fs::remove_all(dest);
+  }
+  const double bucket = Median(bucket_seconds), disk = Median(disk_seconds);
+  std::printf("\nexport-shards itself (%zu files), medians of %d\n", files, options.runs);
+  std::printf("  %-26s %9.2f s  %6.2f x disk  %llu requests (%.2f per file)\n",
+              "straight to the bucket", bucket, bucket / disk,
+              static_cast<unsigned long long>(requests),
+              static_cast<double>(requests) / static_cast<double>(files));
+  std::printf("  %-26s %9.2f s  %6.2f x disk\n", "to local disk", disk, 1.0);
+}
+
 void ExportBench(const Options& options, const Server& server, const fs::path& work) {
-  const fs::path dest = MakeExport(options, work);
+  const ExportSource labelmap = MakeExportSource(options, work);
+  const fs::path dest = MakeExport(labelmap, work);
   std::vector<std::pair<std::string, Bytes>> files;
   double stored = 0;
   for (const auto& entry : fs::recursive_directory_iterator(dest)) {
@@ -447,6 +500,7 @@ void ExportBench(const Options& options, const Server& server, const fs::path& w
               stored / 1048576.0);
   PrintRows("export shards: upload, then every block read (GB/s of the files)", rows, stored,
             stored / kGiB, 0);
+  ExportStraightToBucket(options, server, labelmap, work, files.size());
 }
 
 Options Parse(int argc, char** argv) {

@@ -28,9 +28,18 @@ chunkwise::Context& CommandContext::library() const {
   if (library_ == nullptr) {
     chunkwise::ContextOptions options;
     options.progress_mode = progress_mode();
+    options.stores.allow_remote_references = allow_remote_references;
+    for (const std::string& root : reference_roots)
+      options.stores.reference_roots.emplace_back(root);
     library_ = std::make_unique<chunkwise::Context>(std::move(options));
   }
   return *library_;
+}
+
+Result<std::shared_ptr<store::Store>> OpenStoreFor(const CommandContext& context,
+                                                   std::string_view url, bool create) {
+  const chunkwise::Context& library = context.library();
+  return chunkwise::OpenStore(library, url, library.store_options(create));
 }
 
 std::string StoreHelp(const std::string& what, const std::string& example) {

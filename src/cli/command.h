@@ -10,6 +10,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/core/progress.h"
@@ -21,6 +23,10 @@ namespace chunkwise::cli {
 // Options every command sees, and the outcome of the one that ran.
 struct CommandContext {
   bool quiet = false;
+  // A reference set opened as a store (`zarr read refs.json`) may read
+  // targets on object storage or HTTP, and local ones under these roots.
+  bool allow_remote_references = false;
+  std::vector<std::string> reference_roots;
   // An output named "-": the data goes to stdout, so messages go to stderr.
   bool data_on_stdout = false;
   Status outcome;
@@ -37,6 +43,11 @@ struct CommandContext {
  private:
   mutable std::unique_ptr<chunkwise::Context> library_;
 };
+
+// The store `url` names, opened through the run's library context, so that
+// the global flags (--allow-remote, --allow-root for reference sets) apply.
+Result<std::shared_ptr<store::Store>> OpenStoreFor(const CommandContext& context,
+                                                   std::string_view url, bool create = false);
 
 // Help text that names the forms a store argument takes, e.g.
 // StoreHelp("Array") is "Array: a directory or URL, e.g. s3://bucket/a.zarr".

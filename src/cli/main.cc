@@ -25,6 +25,13 @@ int Run(int argc, char** argv) {
   app.fallthrough();
   CommandContext context;
   app.add_flag("-q,--quiet", context.quiet, "Print nothing but errors (no progress, no summary)");
+  app.add_flag("--allow-remote", context.allow_remote_references,
+               "A reference set read as a store may read s3://, gs:// and http(s):// targets")
+      ->group("Reference sets");
+  app.add_option("--allow-root", context.reference_roots,
+                 "A reference set read as a store may read local targets under DIR too")
+      ->type_name("DIR")
+      ->group("Reference sets");
 
   AddCodecCommands(app, context);
   AddNpyCommands(app, context);

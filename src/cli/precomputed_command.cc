@@ -145,8 +145,8 @@ Status InfoJson(const PrecomputedOptions& options, const store::Store& store,
   return Status::Ok();
 }
 
-Status InfoCommand(const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.source));
+Status InfoCommand(const CommandContext& context, const PrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.source));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   const pc::VolumeInfo& info = volume->info();
   if (options.json) return InfoJson(options, *store, info);
@@ -171,7 +171,7 @@ Status InfoCommand(const PrecomputedOptions& options) {
 
 Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.source));
   CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
   if (options.scale < 0 || options.scale >= volume->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
@@ -203,8 +203,8 @@ Status WithDestinationHint(Status status) {
 }
 
 Status DvidToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, chunkwise::OpenStore(options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, chunkwise::OpenStore(options.dest, {.create = true}));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStoreFor(context, options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStoreFor(context, options.dest, true));
   std::optional<pipelines::ExportSpec> spec;
   if (!options.spec.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(options.spec));
@@ -236,8 +236,8 @@ Result<pc::ShardingSpec> ParseShardingFlag(const std::string& text) {
 }
 
 Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, chunkwise::OpenStore(options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, chunkwise::OpenStore(options.dest, {.create = true}));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStoreFor(context, options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStoreFor(context, options.dest, true));
   pipelines::ZarrToPrecomputedOptions convert;
   if (!options.type.empty()) {
     convert.type = options.type == "image" ? pc::VolumeType::kImage : pc::VolumeType::kSegmentation;
@@ -292,7 +292,7 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context) {
                    StoreHelp("The volume (holding `info`)", "https://host/volume"))
       ->required();
   AddJsonFlag(info, options->json);
-  SetAction(info, context, [options] { return InfoCommand(*options); });
+  SetAction(info, context, [&context, options] { return InfoCommand(context, *options); });
 
   CLI::App* read = group->add_subcommand("read", "Any box of a scale into a .npy file");
   read->add_option("PATH", options->source, StoreHelp("The volume", "https://host/volume"))

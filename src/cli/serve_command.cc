@@ -36,7 +36,7 @@ std::string KindName(ng::SourceKind kind) {
 }
 
 Status ServeCommand(const CommandContext& context, const ServeOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenStore(options.path));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ng::Source> sources, ng::FindSources(*store, ""));
   // The workers inherit this mask, so SIGINT and SIGTERM reach sigwait below.
   sigset_t signals;

@@ -52,8 +52,9 @@ struct ZarrOptions {
   bool json = false;
 };
 
-Result<zarr::Array> OpenArray(const std::string& path, zarr::ArrayOptions options = {}) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, chunkwise::OpenStore(path));
+Result<zarr::Array> OpenArray(const CommandContext& context, const std::string& path,
+                              zarr::ArrayOptions options = {}) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreFor(context, path));
   return zarr::Array::Open(std::move(store), "", std::move(options));
 }
 
@@ -98,7 +99,7 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, LayoutFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.path, {.create = true}));
+                             OpenStoreFor(context, options.path, true));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
                              zarr::Array::Create(store, "", metadata, options.overwrite));
   Say(context, "created zarr v" + std::to_string(metadata.zarr_format) + " array " + options.path +
@@ -121,7 +122,7 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
   Result<zarr::Array> opened = OpenArray(
-      options.path,
+      context, options.path,
       {.pool = std::make_shared<core::ThreadPool>(options.threads), .codec_build = build});
   if (!opened.ok()) return opened.status().WithContext(options.path);
   zarr::Array array = *std::move(opened);
@@ -143,8 +144,8 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::Array array,
-      OpenArray(options.path, {.pool = std::make_shared<core::ThreadPool>(options.threads)}));
+      zarr::Array array, OpenArray(context, options.path,
+                                   {.pool = std::make_shared<core::ThreadPool>(options.threads)}));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));
   const auto total =
@@ -232,9 +233,9 @@ nlohmann::ordered_json ArrayInfoJson(const ZarrOptions& options, const zarr::Arr
   return root;
 }
 
-Status Info(const ZarrOptions& options) {
+Status Info(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.path));
+                             OpenStoreFor(context, options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
   if (group) return GroupInfo(options, *store);
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, ""));
@@ -287,7 +288,7 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   layout.zarr_format = options.format;
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.destination, {.create = true}));
+                             OpenStoreFor(context, options.destination, true));
   std::error_code error;  // An unreadable input is reported by the import itself.
   std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
   if (error) input_bytes = 0;
@@ -352,13 +353,13 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(options.path, {.pool = pool}));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(context, options.path, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              ConvertedMetadata(source.metadata(), options));
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build,
                              BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.destination, {.create = true}));
+                             OpenStoreFor(context, options.destination, true));
   const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
                                                 metadata.data_type.size());
   core::ProgressReporter progress(
@@ -466,7 +467,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   info->add_option("PATH", options->path, StoreHelp("Array or group", "https://host/a.zarr"))
       ->required();
   AddJsonFlag(info, options->json);
-  SetAction(info, context, [options] { return Info(*options); });
+  SetAction(info, context, [&context, options] { return Info(context, *options); });
 
   CLI::App* convert = group->add_subcommand("convert", "Copy a zarr array into a new layout");
   convert->add_option("SRC", options->path, StoreHelp("Source array (v2 or v3)"))->required();

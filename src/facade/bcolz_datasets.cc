@@ -30,6 +30,13 @@ Status CheckReplaceable(const store::Store& store, std::string_view url, bool ov
                                  ": exists and is not a bcolz carray or ctable; not replacing it");
 }
 
+// Refused before any work: an http(s) store takes no writes.
+Status CheckWritable(const store::Store& store, std::string_view url) {
+  if (store.capabilities().writable) return Status::Ok();
+  return Status::Unsupported(std::string(url) + ": read-only store; a bcolz dataset is written " +
+                             "to a directory, file://, s3:// or gs://");
+}
+
 // bcolz's open() wants data/ directories a store never makes; object stores have none.
 Status AddLocalDirectories(const store::Store& store) {
   const auto* directory = dynamic_cast<const store::FileStore*>(&store);
@@ -74,6 +81,7 @@ Result<BcolzImportSummary> CreateBcolz(const Context& context, std::string_view 
                                        const BcolzImportOptions& options, bool overwrite) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
   CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(*store, url, overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(BcolzImportSummary summary,
                              io::CreateBcolzFromFile(input, store, "", options));
@@ -86,6 +94,7 @@ Result<BcolzImportSummary> AppendBcolz(const Context& context, std::string_view 
                                        const BcolzImportOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenExisting(context, url, /*write=*/true));
+  CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
   CHUNKWISE_ASSIGN_OR_RETURN(BcolzImportSummary summary,
                              io::AppendBcolzFromFile(input, store, "", options));
   CHUNKWISE_RETURN_IF_ERROR(AddLocalDirectories(*store));

@@ -10,7 +10,12 @@ refs     `refs build --target-prefix s3://...` on a local zarr array whose
          chunks boto3 then uploads there; fsspec's reference filesystem over
          s3fs and zarr-python 3 read the array through the set, values
          exact; our `refs cat --allow-remote` reads every chunk from the
-         bucket byte-exact; `refs info/cat/combine` on sets at s3:// URLs.
+         bucket byte-exact; `zarr read SET --allow-remote` reads the array
+         through the set, and is refused without the flag; `refs
+         info/cat/combine` on sets at s3:// URLs.
+http     a carray and a ctable written by the real bcolz 1.2.1, served by the
+         test's HTTP server (Range, no listing): `bcolz info/read` on their
+         http:// URLs give bcolz's own rows; a write to http:// is refused.
 
 usage: .venv/bin/python cli_url_peers.py --chunkwise BIN --state STATE --workdir DIR
 """
@@ -116,6 +121,39 @@ def bcolz_on_s3(checks, cw, s3, root, work):
     checks.expect(f"{root}missing.bcolz" in missing.stderr, "a missing s3:// dataset is named")
 
 
+def bcolz_over_http(checks, cw, state, work):
+    """Datasets bcolz itself wrote, read over HTTP, which cannot list keys."""
+    served = pathlib.Path(state["http_root"]) / f"bcolz-{os.getpid()}-{int(time.time() * 1000)}"
+    rows = np.arange(30000, dtype="<f4") / 7
+    table = np.zeros(9000, dtype=[("id", "<i8"), ("v", "<f8")])
+    table["id"] = np.arange(9000) * 5
+    table["v"] = np.linspace(-1.0, 1.0, 9000)
+    served.mkdir(parents=True)
+    bcolz.carray(rows, rootdir=str(served / "c.bcolz"), chunklen=2048, mode="w").flush()
+    bcolz.ctable(table, rootdir=str(served / "t.bcolz"), chunklen=1024, mode="w").flush()
+    base = f"{state['http']}/{served.name}"
+    for name, data in (("c", rows), ("t", table)):
+        url = f"{base}/{name}.bcolz"
+        described = json.loads(cw("bcolz", "info", url, "--json").stdout or "{}")
+        checks.expect(described.get("length", described.get("shape", [0])[0]) == len(data),
+                      f"bcolz info on bcolz's own {name}.bcolz over http:// gives its length")
+        cw("bcolz", "read", url, "--slice", "1000:8500", "--output", work / f"http-{name}.npy")
+        checks.expect(np.array_equal(np.load(work / f"http-{name}.npy"), data[1000:8500]),
+                      f"bcolz read of bcolz's own {name}.bcolz over http://: rows 1000:8500 exact")
+    cw("bcolz", "read", f"{base}/t.bcolz", "--where", "id >= 44000", "--output", work / "http-w.npy")
+    checks.expect(np.array_equal(np.load(work / "http-w.npy"), table[table["id"] >= 44000]),
+                  "bcolz read --where over http://: the rows numpy selects")
+    np.save(work / "http-more.npy", rows[:10])
+    for command in ("append", "create"):
+        refused = cw("bcolz", command, f"{base}/c.bcolz", "--input", work / "http-more.npy", expect=1)
+        checks.expect(f"{base}/c.bcolz: read-only store" in refused.stderr
+                      and "import: done" not in refused.stderr,
+                      f"bcolz {command} to http:// is refused before any work, naming the URL")
+    missing = cw("bcolz", "info", f"{base}/none.bcolz", expect=1)
+    checks.expect(f"{base}/none.bcolz" in missing.stderr and "no bcolz" in missing.stderr,
+                  "a missing http:// dataset is named")
+
+
 def refs_target_prefix(checks, cw, s3, state, root, work):
     values = (np.arange(12 * 20, dtype="<u2") * 7 + 3).reshape(12, 20)
     np.save(work / "vol.npy", values)
@@ -154,6 +192,17 @@ def refs_target_prefix(checks, cw, s3, state, root, work):
                for key, data in chunks.items())
     checks.expect(same and len(chunks) == 6,
                   f"refs cat --allow-remote reads each of {len(chunks)} chunks from s3:// exactly")
+    # The set as a store of the zarr commands: its s3:// targets need --allow-remote.
+    refused = cw("zarr", "read", work / "refs.json", "--output", work / "via-refs.npy", expect=1)
+    checks.expect("--allow-remote" in refused.stderr and not (work / "via-refs.npy").exists(),
+                  "zarr read of a set with s3:// targets is refused without --allow-remote")
+    cw("zarr", "read", work / "refs.json", "--allow-remote", "--output", work / "via-refs.npy")
+    checks.expect(np.array_equal(np.load(work / "via-refs.npy"), values),
+                  "zarr read --allow-remote through the set: every value from the bucket")
+    cw("zarr", "read", work / "refs.json", "--region", "4:12,5:15", "--output",
+       work / "via-refs-part.npy", "--allow-remote")
+    checks.expect(np.array_equal(np.load(work / "via-refs-part.npy"), values[4:12, 5:15]),
+                  "zarr read --region --allow-remote through the set: exact")
     # The set itself in the bucket: info and cat by URL.
     set_url = f"s3://{BUCKET}/{root}refs/vol.json"
     s3.put_object(Bucket=BUCKET, Key=f"{root}refs/vol.json", Body=text.encode())
@@ -193,6 +242,7 @@ def main():
                       aws_secret_access_key=state["secret_access_key"])
     root = f"peers-{os.getpid()}-{int(time.time() * 1000)}/"
     for part in (lambda: bcolz_on_s3(checks, cw, s3, root, work),
+                 lambda: bcolz_over_http(checks, cw, state, work),
                  lambda: refs_target_prefix(checks, cw, s3, state, root, work)):
         try:
             part()
