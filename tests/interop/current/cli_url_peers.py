@@ -13,6 +13,13 @@ refs     `refs build --target-prefix s3://...` on a local zarr array whose
          bucket byte-exact; `zarr read SET --allow-remote` reads the array
          through the set, and is refused without the flag; `refs
          info/cat/combine` on sets at s3:// URLs.
+stream   `zarr stream s3://...` from .npy frames: zarr-python 3 + s3fs reads
+         every frame; TensorStore's s3 kvstore (endpoint override) too.
+export   `dvid export-shards DB SPEC s3://...`: each shard one PUT (the proxy
+         counts them: no shard rewritten), pyarrow + s3fs reads a shard's
+         blocks, `dvid read-shards s3://...` gives back the ingested labels,
+         `dvid shard s3://.../s0/0_0_0.arrow --list` lists its blocks.
+vectors  `vectors write/info/read` on s3://: the skeleton's points back.
 http     a carray and a ctable written by the real bcolz 1.2.1, served by the
          test's HTTP server (Range, no listing): `bcolz info/read` on their
          http:// URLs give bcolz's own rows; a write to http:// is refused.
@@ -27,10 +34,14 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.request
 import warnings
 
 import boto3
 import numpy as np
+import pyarrow.ipc
+import s3fs
+import tensorstore as ts
 
 warnings.simplefilter("ignore")  # bcolz 1.2.1's vendored arrayprint imports numpy.core.
 import bcolz  # noqa: E402
@@ -119,6 +130,93 @@ def bcolz_on_s3(checks, cw, s3, root, work):
                   "bcolz create over an s3:// dataset is refused, naming the URL and --overwrite")
     missing = cw("bcolz", "info", f"s3://{BUCKET}/{root}missing.bcolz", expect=1)
     checks.expect(f"{root}missing.bcolz" in missing.stderr, "a missing s3:// dataset is named")
+
+
+def s3fs_of(state):
+    return s3fs.S3FileSystem(endpoint_url=state["endpoint"], key=state["access_key_id"],
+                             secret=state["secret_access_key"], skip_instance_cache=True)
+
+
+def stream_on_s3(checks, cw, state, root, work):
+    frames = ((np.arange(24 * 40 * 48, dtype="<u4") * 2654435761) >> 20).astype("<u2")
+    frames = frames.reshape(24, 40, 48)
+    np.save(work / "frames.npy", frames)
+    url = f"s3://{BUCKET}/{root}frames.zarr"
+    cw("zarr", "stream", url, "--shape", "0,40,48", "--dtype", "uint16", "--chunk", "8,16,16",
+       "--tiles-per-shard", "2,2,2", "--codec", "zstd:1", "--input", work / "frames.npy")
+    store = zarr.storage.FsspecStore(s3fs_of(state), path=f"{BUCKET}/{root}frames.zarr",
+                                     read_only=True)
+    checks.expect(np.array_equal(zarr.open_array(store, mode="r")[...], frames),
+                  "zarr stream to s3://: zarr-python 3 + s3fs reads every frame")
+    opened = ts.open({"driver": "zarr3", "kvstore": {
+        "driver": "s3", "bucket": BUCKET, "path": f"{root}frames.zarr/",
+        "endpoint": state["endpoint"], "aws_region": state["region"],
+        "aws_credentials": {"type": "environment"}}}, read=True).result()
+    checks.expect(np.array_equal(opened.read().result(), frames),
+                  "zarr stream to s3://: TensorStore's s3 kvstore reads every frame")
+
+
+EXPORT_SPEC = {"@type": "neuroglancer_multiscale_volume", "type": "segmentation",
+               "data_type": "uint64", "num_channels": 1,
+               "scales": [{"key": "s0", "size": [128, 128, 64], "resolution": [8, 8, 8],
+                           "chunk_sizes": [[64, 64, 64]], "encoding": "compressed_segmentation",
+                           "sharding": {"@type": "neuroglancer_uint64_sharded_v1",
+                                        "preshift_bits": 0, "hash": "identity",
+                                        "minishard_bits": 1, "shard_bits": 1}}]}
+
+
+def proxy_ops(state):
+    with urllib.request.urlopen(state["proxy"] + "/__proxy__/stats", timeout=30) as reply:
+        return json.loads(reply.read()).get("ops", {})
+
+
+def export_on_s3(checks, cw, state, root, work):
+    zz, yy, xx = np.meshgrid(np.arange(64), np.arange(128), np.arange(128), indexing="ij")
+    labels = (1 + (zz // 20) * 100 + (yy // 30) * 10 + xx // 40).astype("<u8")
+    np.save(work / "labels.npy", labels)
+    (work / "spec.json").write_text(json.dumps(EXPORT_SPEC))
+    cw("dvid", "ingest", work / "labels.db", "--input", work / "labels.npy")
+    url = f"s3://{BUCKET}/{root}export"
+    # Through the counting proxy: every shard must be uploaded once, whole.
+    proxied = Cli(cw.binary, dict(cw.env, AWS_ENDPOINT_URL_S3=state["proxy"]), checks)
+    before = proxy_ops(state)
+    proxied("dvid", "export-shards", work / "labels.db", work / "spec.json", url)
+    after = proxy_ops(state)
+    fs = s3fs_of(state)
+    shards = sorted(fs.glob(f"{BUCKET}/{root}export/s0/*.arrow"))
+    puts = after.get("PutObject", 0) - before.get("PutObject", 0)
+    parts = after.get("UploadPart", 0) - before.get("UploadPart", 0)
+    objects = len(fs.find(f"{BUCKET}/{root}export"))
+    deletes = after.get("DeleteObject", 0) - before.get("DeleteObject", 0)
+    # The one PUT and DELETE more are the .chunkwise-incomplete marker's.
+    checks.expect(len(shards) >= 2 and parts == 0 and puts == objects + 1 and deletes == 1,
+                  f"export-shards to s3://: one PUT per object, no shard rewritten "
+                  f"({puts} PUTs and {deletes} DELETE for {objects} objects, {len(shards)} shards)")
+    with fs.open(shards[0], "rb") as handle:
+        table = pyarrow.ipc.open_file(handle).read_all()
+    checks.expect(table.num_rows >= 1 and "labels" in table.column_names,
+                  f"pyarrow + s3fs reads the blocks of {shards[0].rsplit('/', 1)[-1]}")
+    cw("dvid", "read-shards", url, "--output", work / "from-s3.npy")
+    checks.expect(np.array_equal(np.load(work / "from-s3.npy"), labels),
+                  "dvid read-shards s3://: the ingested labels back")
+    listed = cw("dvid", "shard", f"s3://{shards[0]}", "--list")
+    checks.expect(listed.stdout.count("\n") >= table.num_rows,
+                  "dvid shard --list on an s3:// shard lists its blocks")
+
+
+def vectors_on_s3(checks, cw, root, work):
+    lines = [f"{i} 3 {i * 2.5:.2f} {10 + i % 7:.2f} {i * 1.5:.2f} 1.0 {i - 1 if i > 1 else -1}"
+             for i in range(1, 81)]
+    (work / "cell.swc").write_text("\n".join(lines) + "\n")
+    url = f"s3://{BUCKET}/{root}cell.zarrvectors"
+    cw("vectors", "write", url, "--type", "skeleton", "--input", work / "cell.swc",
+       "--chunk-shape", "64,64,64")
+    info = cw("vectors", "info", url)
+    checks.expect("80" in info.stdout, "vectors info on s3:// counts the 80 points")
+    cw("vectors", "read", url, "--output", work / "cell-back.swc")
+    back = [line.split() for line in (work / "cell-back.swc").read_text().splitlines()
+            if line and not line.startswith("#")]
+    checks.expect(len(back) == 80, f"vectors read from s3:// gives the 80 points ({len(back)})")
 
 
 def bcolz_over_http(checks, cw, state, work):
@@ -242,6 +340,9 @@ def main():
                       aws_secret_access_key=state["secret_access_key"])
     root = f"peers-{os.getpid()}-{int(time.time() * 1000)}/"
     for part in (lambda: bcolz_on_s3(checks, cw, s3, root, work),
+                 lambda: stream_on_s3(checks, cw, state, root, work),
+                 lambda: export_on_s3(checks, cw, state, root, work),
+                 lambda: vectors_on_s3(checks, cw, root, work),
                  lambda: bcolz_over_http(checks, cw, state, work),
                  lambda: refs_target_prefix(checks, cw, s3, state, root, work)):
         try:
