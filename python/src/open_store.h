@@ -1,7 +1,6 @@
-// OpenStoreForUrl: the one place the module turns a URL or path into a store.
-//
-// Stands in for the facade's OpenStore(url) (include/chunkwise/chunkwise.h)
-// until that lands; then this file is replaced by a call to it.
+// OpenStoreForUrl: the one place the module turns a URL or path into a store,
+// through the facade's OpenStore (include/chunkwise/chunkwise.h) and the
+// module's one Context.
 #ifndef CHUNKWISE_PYTHON_OPEN_STORE_H_
 #define CHUNKWISE_PYTHON_OPEN_STORE_H_
 
@@ -14,9 +13,9 @@
 
 namespace chunkwise::python {
 
-// s3://, gs://, http(s):// → store::OpenRemoteStore; memory://NAME → the
-// process's memory store NAME (the same one on every call); file://PATH or a
-// plain path → FileStore. `create`: a missing directory is created, and a
+// Every scheme the facade's registry knows (a path, file://, memory://NAME,
+// which is the same store on every call, s3://, gs://, http(s)://, rocksdb://,
+// a reference set's file). `create`: a missing directory is created, and a
 // killed writer's temporary files under it are removed first.
 Result<std::shared_ptr<store::Store>> OpenStoreForUrl(std::string_view url, bool create);
 
