@@ -175,8 +175,14 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
                                    "array or group, so it is not replaced");
   }
   CHUNKWISE_RETURN_IF_ERROR(store.Set(marker, ByteView()));
-  for (const std::string& key : keys) {
-    if (key != marker) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  // The metadata goes first (zarr.json sorts after c/...), so that a writer
+  // killed while erasing never leaves an array whose chunks are gone.
+  for (const bool metadata : {true, false}) {
+    for (const std::string& key : keys) {
+      const std::string_view name = std::string_view(key).substr(key.rfind('/') + 1);
+      const bool is_metadata = name == kZarrJsonKey || name == kZarrayKey || name == kZgroupKey;
+      if (key != marker && is_metadata == metadata) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+    }
   }
   return store.Erase(marker);
 }

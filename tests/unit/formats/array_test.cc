@@ -1182,5 +1182,37 @@ TEST(Array, UnpublishedArrayIsInvisibleUntilPublished) {
   }
 }
 
+// A memory store whose erase of a chunk key fails, as a kill there would stop it.
+class ChunkEraseFailingStore final : public test::ForwardingStore {
+ public:
+  Status Erase(std::string_view key) override {
+    if (key.find("/c/") != std::string_view::npos || key.find("/0.") != std::string_view::npos) {
+      return Status::IOError("memory:" + std::string(key) + ": erase failed");
+    }
+    return ForwardingStore::Erase(key);
+  }
+};
+
+// An overwrite stopped half-way must not leave metadata beside erased chunks
+// (zarr.json sorts after the chunks under c/, so erasing in order would).
+TEST(Array, OverwriteErasesTheMetadataBeforeTheChunks) {
+  auto store = std::make_shared<ChunkEraseFailingStore>();
+  for (const int format : {3, 2}) {
+    ArrayMetadata metadata = Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0},
+                                      json::array({kBytesLittle}));
+    const std::string prefix = "v" + std::to_string(format);
+    if (format == 2) {
+      metadata.zarr_format = 2;
+      metadata.chunk_key_encoding = ChunkKeyEncoding::V2('.');
+    }
+    Array array = ValueOrDie(Array::Create(store, prefix, metadata, false));
+    ASSERT_TRUE(array.Write(Region({0, 0}, {4, 4}), Iota16(16)).ok());
+    const Status stopped = Array::CreateUnpublished(store, prefix, metadata, true).status();
+    EXPECT_EQ(stopped.code(), StatusCode::kIOError) << format;
+    EXPECT_EQ(Array::Open(store, prefix).status().code(), StatusCode::kNotFound) << format;
+    EXPECT_TRUE(ValueOrDie(store->Exists(prefix + "/" + std::string(kIncompleteMarkerKey))));
+  }
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr
