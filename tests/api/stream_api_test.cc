@@ -60,6 +60,34 @@ TEST(StreamApi, CancelStopsTheNextAppend) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("memory://cancelled"));
 }
 
+// A stream cancelled half-way, its shards already written, is dropped: no
+// array appears at the URL (docs/reliability.md, "Missing is never silently
+// empty"), and a new stream there with overwrite replaces what it left.
+TEST(StreamApi, ACancelledStreamLeavesNoArray) {
+  const std::string url = (api_test::FreshDirectory("stream_cancel") / "s.zarr").string();
+  {
+    Context context({.threads = 2});
+    auto writer = FrameStreamWriter::Create(context, url, Frames());
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->Append(Ramp16(32)).ok());  // 4 frames: one shard epoch.
+    ASSERT_TRUE((*writer)->Flush().ok());
+    context.Cancel();
+    EXPECT_EQ((*writer)->Close().code(), StatusCode::kCancelled);
+  }
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(url) / "c" / "0" / "0"));
+  Context context;
+  const Status opened = OpenZarrArray(context, url).status();
+  EXPECT_EQ(opened.code(), StatusCode::kNotFound);
+  EXPECT_THAT(std::string(opened.message()), HasSubstr("zarr.json"));
+  EXPECT_EQ(FrameStreamWriter::Create(context, url, Frames()).status().code(),
+            StatusCode::kInvalidArgument);
+  auto again = FrameStreamWriter::Create(context, url, Frames(), {.overwrite = true});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_TRUE((*again)->Append(Ramp16(48)).ok());
+  ASSERT_TRUE((*again)->Close().ok());
+  EXPECT_EQ(OpenZarrArray(context, url)->metadata().shape, (core::Shape{6, 8}));
+}
+
 TEST(StreamApi, BadConfigurationsAndExistingArrays) {
   Context context;
   StreamConfig config = Frames();

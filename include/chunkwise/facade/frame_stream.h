@@ -53,11 +53,14 @@ class FrameStreamWriter {
   // The next bytes of the array, split anywhere. The context's cancellation
   // is checked before each piece of about a frame: Cancelled then, with the
   // bytes before taken and the rest not (the writer is then to be dropped:
-  // finished shards stay, open ones are discarded). The writer's errors otherwise.
+  // finished shards stay, open ones are discarded, and no array is published
+  // at the URL). The writer's errors otherwise.
   Status Append(ByteView bytes);
-  // Publishes the frames whose shards are finished (stream_writer.h's Flush).
+  // Waits until every whole batch appended so far is written (stream_writer.h's
+  // Flush); publishes nothing.
   Status Flush();
-  // Finishes every shard and the final zarr.json (stream_writer.h's Close).
+  // Finishes every shard, then publishes zarr.json (stream_writer.h's Close):
+  // until then no reader sees an array at the URL.
   Status Close();
 
   const pipelines::stream::StreamPlan& plan() const { return writer_->plan(); }

@@ -641,4 +641,17 @@ Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_form
   return SetText(store, normalized + std::string(kZgroupKey), FormatV2Group());
 }
 
+Status CreateUnpublishedGroup(store::Store& store, const std::string& prefix, bool overwrite) {
+  const std::string normalized = NormalizePrefix(prefix);
+  CHUNKWISE_RETURN_IF_ERROR(
+      ClearForOverwrite(store, normalized, overwrite, DescribePrefix(store, normalized)));
+  return store.Set(normalized + std::string(kIncompleteMarkerKey), ByteView());
+}
+
+Status PublishGroup(store::Store& store, const std::string& prefix, int zarr_format,
+                    const nlohmann::json& attributes) {
+  CHUNKWISE_RETURN_IF_ERROR(CreateGroup(store, prefix, zarr_format, attributes));
+  return store.Erase(NormalizePrefix(prefix) + std::string(kIncompleteMarkerKey));
+}
+
 }  // namespace chunkwise::formats::zarr

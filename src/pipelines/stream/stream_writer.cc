@@ -22,11 +22,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kShapeUpdateInterval = std::chrono::seconds(1);
 // How long a backend holding a batch waits for the next before completing it.
 constexpr auto kNextBatchWait = std::chrono::milliseconds(20);
 // Appends shorter than two of these are staged by the caller alone.
 constexpr std::size_t kStagingPieceBytes = std::size_t{1} << 20;
+
+formats::zarr::ArrayOptions ArrayOptionsOf(const StreamPlan& plan,
+                                           std::shared_ptr<core::ThreadPool> pool) {
+  formats::zarr::ArrayOptions options;
+  options.pool = std::move(pool);
+  options.codec_build = plan.codec_build;
+  return options;
+}
 
 std::string Gigabytes(std::uint64_t bytes) {
   char text[32];
@@ -107,24 +114,39 @@ class StreamWriter::Pipeline {
 
   Status Flush() {
     CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
-    CHUNKWISE_RETURN_IF_ERROR(WaitEmitted());
-    return PublishShape(DurableFrames());
+    return WaitEmitted();
   }
 
-  Status Close() {
+  // Writes every shard, the last padded with the fill value; publishes
+  // nothing (Publish does). OK or the pipeline's first error; what the input
+  // left after its last whole frame is reported by trailing().
+  Status Finish() {
     CHUNKWISE_RETURN_IF_ERROR(CheckOpen());
     closed_ = true;
-    Status trailing = TrailingInputStatus();
-    const core::Index frames = AppendedFrames();
-    CHUNKWISE_RETURN_IF_ERROR(SubmitLastBatch(frames));
+    trailing_ = TrailingInputStatus();
+    CHUNKWISE_RETURN_IF_ERROR(SubmitLastBatch(AppendedFrames()));
     full_batches_.Close();
     Join();
     CHUNKWISE_RETURN_IF_ERROR(FirstError());
-    CHUNKWISE_RETURN_IF_ERROR(PublishShape(frames));
     seconds_ = std::chrono::duration<double>(Clock::now() - started_).count();
     stages_ = backend_->stage_times();
-    return trailing;
+    return Status::Ok();
   }
+
+  // Writes the array's metadata once Finish has succeeded, through the zarr
+  // layer's unpublished-array mechanism (Array::CreateUnpublished at Start).
+  // Dimension 0's extent is known only now, so the array is joined with its
+  // final shape and published: zarr.json appears, then the marker goes.
+  Status Publish() {
+    formats::zarr::ArrayMetadata metadata = plan_.metadata;
+    metadata.shape[0] = AppendedFrames();
+    CHUNKWISE_ASSIGN_OR_RETURN(formats::zarr::Array array, formats::zarr::Array::JoinUnpublished(
+                                                               store_, prefix_, std::move(metadata),
+                                                               ArrayOptionsOf(plan_, pool_)));
+    return array.Publish();
+  }
+
+  const Status& trailing() const { return trailing_; }
 
   const StreamPlan& plan() const { return plan_; }
 
@@ -296,30 +318,17 @@ class StreamWriter::Pipeline {
   }
 
   void EmitLoop() {
-    Clock::time_point last_shape = Clock::now();
     for (;;) {
-      bool idle = false;
-      std::optional<std::unique_ptr<AggregatedBatch>> batch =
-          ready_aggregated_.PopFor(kShapeUpdateInterval, &idle);
-      if (!batch && !idle) break;  // Closed and drained.
-      if (batch) {
-        if (Status status = accumulator_->Add(**batch); !status.ok())
-          return Fail(std::move(status));
-        Account();
-        free_aggregated_.Push(std::move(*batch));
-        {
-          std::lock_guard lock(mutex_);
-          ++emitted_;
-        }
-        emitted_changed_.notify_all();
+      std::optional<std::unique_ptr<AggregatedBatch>> batch = ready_aggregated_.Pop();
+      if (!batch) break;  // Closed and drained.
+      if (Status status = accumulator_->Add(**batch); !status.ok()) return Fail(std::move(status));
+      Account();
+      free_aggregated_.Push(std::move(*batch));
+      {
+        std::lock_guard lock(mutex_);
+        ++emitted_;
       }
-      // Readers see finished shards within a second, whether input flows or pauses.
-      if (idle || Clock::now() - last_shape >= kShapeUpdateInterval) {
-        last_shape = Clock::now();
-        if (Status status = PublishShape(DurableFrames()); !status.ok()) {
-          return Fail(std::move(status));
-        }
-      }
+      emitted_changed_.notify_all();
     }
     if (!FirstError().ok()) return;
     if (Status status = accumulator_->FinishOpen(); !status.ok()) return Fail(std::move(status));
@@ -350,17 +359,6 @@ class StreamWriter::Pipeline {
     return error_;
   }
 
-  Status PublishShape(core::Index frames) {
-    std::lock_guard lock(metadata_mutex_);
-    if (frames == published_frames_) return Status::Ok();
-    formats::zarr::ArrayMetadata metadata = plan_.metadata;
-    metadata.shape[0] = frames;
-    const std::string text = formats::zarr::FormatV3ArrayMetadata(metadata);
-    CHUNKWISE_RETURN_IF_ERROR(store_->Set(prefix_ + "zarr.json", AsBytes(text)));
-    published_frames_ = frames;
-    return Status::Ok();
-  }
-
   StreamPlan plan_;
   std::shared_ptr<store::Store> store_;
   std::string prefix_;
@@ -384,6 +382,7 @@ class StreamWriter::Pipeline {
   std::uint64_t bytes_total_ = 0;
   core::Index next_epoch_ = 0;
   bool closed_ = false;
+  Status trailing_;  // Set by Finish.
 
   std::mutex mutex_;  // Guards error_, submitted_, emitted_.
   std::condition_variable emitted_changed_;
@@ -393,36 +392,22 @@ class StreamWriter::Pipeline {
   std::atomic<core::Index> finished_epochs_{0};
   std::atomic<std::uint64_t> bytes_out_{0};
   std::atomic<std::uint64_t> shards_out_{0};
-  std::mutex metadata_mutex_;
-  core::Index published_frames_ = -1;
   Clock::time_point started_;
   double seconds_ = 0;
   std::vector<StageTime> stages_;  // Copied from the backend at Close.
 };
 
-namespace {
-
-// A multiscale group replaces what is under its prefix only when asked to.
-Status ClearForGroup(store::Store& store, const std::string& prefix, bool overwrite) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
-  if (keys.empty()) return Status::Ok();
-  if (!overwrite) {
-    return Status::InvalidArgument(store.Describe(prefix) + " already holds " +
-                                   std::to_string(keys.size()) + " keys (overwrite not requested)");
-  }
-  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
-  return Status::Ok();
-}
-
-}  // namespace
-
 Result<std::unique_ptr<StreamWriter::Pipeline>> StreamWriter::StartArray(
     const StreamConfig& config, const StreamPlan& plan, std::shared_ptr<store::Store> store,
     std::string prefix, StreamWriterOptions options, std::shared_ptr<core::ThreadPool> pool) {
-  // Create checks the codecs, refuses an existing array unless overwriting
-  // (erasing it first), and writes zarr.json with shape[0] = 0.
-  CHUNKWISE_RETURN_IF_ERROR(
-      formats::zarr::Array::Create(store, prefix, plan.metadata, options.overwrite).status());
+  // Checks the codecs, refuses an existing array unless overwriting (as zarr
+  // convert does: only a zarr node or an unpublished array of ours is
+  // replaced) and marks the prefix; no metadata until Close publishes it, so
+  // a stream killed or failing half-way leaves nothing a reader opens.
+  CHUNKWISE_RETURN_IF_ERROR(formats::zarr::Array::CreateUnpublished(store, prefix, plan.metadata,
+                                                                    options.overwrite,
+                                                                    ArrayOptionsOf(plan, pool))
+                                .status());
   auto pipeline = std::make_unique<Pipeline>(plan, std::move(store), std::move(prefix),
                                              std::move(options), std::move(pool));
   CHUNKWISE_RETURN_IF_ERROR(pipeline->Start(config.index_location));
@@ -443,11 +428,11 @@ Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& c
     writer->levels_.push_back(std::move(array));
     return writer;
   }
-  // A multiscale group: its attributes, then one array per level, all
-  // compressing and writing on one pool.
+  // A multiscale group: one array per level, all compressing and writing on
+  // one pool; the group's zarr.json is published after every level's.
   const PyramidPlan& pyramid = *plan.pyramid;
-  CHUNKWISE_RETURN_IF_ERROR(ClearForGroup(*store, prefix, options.overwrite));
-  CHUNKWISE_RETURN_IF_ERROR(formats::zarr::CreateGroup(*store, prefix, 3, pyramid.attributes));
+  CHUNKWISE_RETURN_IF_ERROR(
+      formats::zarr::CreateUnpublishedGroup(*store, prefix, options.overwrite));
   for (std::size_t k = 0; k < pyramid.levels.size(); ++k) {
     StreamWriterOptions level_options = options;
     level_options.overwrite = false;
@@ -463,6 +448,8 @@ Result<std::unique_ptr<StreamWriter>> StreamWriter::Create(const StreamConfig& c
     frame.push_back(plan.layout.dims()[d].size);
   }
   StreamWriter* self = writer.get();
+  writer->store_ = store;
+  writer->prefix_ = prefix;
   writer->pyramid_ = std::make_unique<PyramidAccumulator>(
       pyramid.MakeDownsampler(), frame, pyramid.levels.size() - 1,
       [self](std::size_t level, ByteView frames) { return self->levels_[level]->Append(frames); },
@@ -489,17 +476,25 @@ Status StreamWriter::Flush() {
   return status;
 }
 
-// The coarser levels first take the windows still partial and close; level
-// 0's status comes last, since it may only report input that ended inside a
-// frame after everything was written.
+// The coarser levels first take the windows still partial and finish; once
+// every level's shards are written, each level is published, then the group.
+// Level 0's trailing input comes last: it is reported after everything was
+// written and published.
 Status StreamWriter::Close() {
   Status status = pyramid_ == nullptr ? Status::Ok() : pyramid_->Finish();
   for (std::size_t k = levels_.size(); k-- > 1;) {
-    Status closed = levels_[k]->Close();
-    if (status.ok()) status = std::move(closed);
+    Status finished = levels_[k]->Finish();
+    if (status.ok()) status = std::move(finished);
   }
-  Status closed = levels_[0]->Close();
-  return status.ok() ? closed : status;
+  Status finished = levels_[0]->Finish();
+  if (status.ok()) status = std::move(finished);
+  CHUNKWISE_RETURN_IF_ERROR(status);
+  for (const auto& level : levels_) CHUNKWISE_RETURN_IF_ERROR(level->Publish());
+  if (pyramid_ != nullptr) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        formats::zarr::PublishGroup(*store_, prefix_, 3, plan_.pyramid->attributes));
+  }
+  return levels_[0]->trailing();
 }
 
 const StreamPlan& StreamWriter::plan() const { return plan_; }

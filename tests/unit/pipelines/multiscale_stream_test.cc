@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -268,27 +269,64 @@ Index LevelShape0(const std::shared_ptr<store::MemoryStore>& store, std::size_t 
 
 std::string Text(const Bytes& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
-TEST(MultiscaleStream, EveryLevelsShapeZeroFollowsTheFramesWritten) {
+// Neither the group nor any level is there before Close: NotFound naming zarr.json.
+void ExpectNothingPublished(const std::shared_ptr<store::MemoryStore>& store) {
+  EXPECT_FALSE(*store->Exists("zarr.json"));
+  for (std::size_t k = 0; k <= 2; ++k) {
+    const Status opened = formats::zarr::Array::Open(store, LevelPath(k) + "/").status();
+    EXPECT_EQ(opened.code(), StatusCode::kNotFound) << k;
+    EXPECT_THAT(opened.message(), HasSubstr("zarr.json")) << k;
+  }
+}
+
+TEST(MultiscaleStream, TheGroupAndItsLevelsArePublishedAtCloseWithTheFramesWritten) {
   MultiscaleCase c{
       "", "uint16", DownsampleMethod::kMean, {D(0, 2, 1), D(8, 4, 1), D(8, 4, 1)}, 0, 2, {}, {}};
   auto store = store::MemoryStore::Create();
   auto writer = StreamWriter::Create(ConfigOf(c), store, "");
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
-  for (std::size_t k = 0; k <= 2; ++k) EXPECT_EQ(LevelShape0(store, k), 0) << k;
-  const Bytes input = testing_cases::MakeInput(frame_bytes * 11, 4);
-  // 8 frames: whole tiles on every level (level 1: 4 frames, level 2: 2).
+  ExpectNothingPublished(store);
+  Bytes input(frame_bytes * 11);  // No tile all fill value: every shard is stored.
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i % 251 + 1);
+  // 8 frames: whole tiles on every level (level 1: 4 frames, level 2: 2),
+  // their shards written at Flush, and still nothing published.
   ASSERT_TRUE((*writer)->Append(ByteView(input).first(frame_bytes * 8)).ok());
   ASSERT_TRUE((*writer)->Flush().ok());
-  EXPECT_EQ(LevelShape0(store, 0), 8);
-  EXPECT_EQ(LevelShape0(store, 1), 4);
-  EXPECT_EQ(LevelShape0(store, 2), 2);
+  EXPECT_TRUE(*store->Exists("2/c/0/0/0"));
+  ExpectNothingPublished(store);
   // 3 more: the partial windows are reduced at Close.
   ASSERT_TRUE((*writer)->Append(ByteView(input).subspan(frame_bytes * 8)).ok());
   ASSERT_TRUE((*writer)->Close().ok());
   EXPECT_EQ(LevelShape0(store, 0), 11);
   EXPECT_EQ(LevelShape0(store, 1), 6);
   EXPECT_EQ(LevelShape0(store, 2), 3);
+  EXPECT_TRUE(*store->Exists("zarr.json"));
+  const std::vector<std::string> keys = *store->List("");
+  EXPECT_TRUE(std::ranges::none_of(
+      keys, [](const std::string& key) { return key.ends_with(".chunkwise-incomplete"); }));
+}
+
+TEST(MultiscaleStream, AStreamDroppedBeforeCloseLeavesNoGroupAndIsReplacedWithOverwrite) {
+  MultiscaleCase c{
+      "", "uint16", DownsampleMethod::kMean, {D(0, 2, 1), D(8, 4, 1), D(8, 4, 1)}, 0, 2, {}, {}};
+  auto store = store::MemoryStore::Create();
+  {
+    auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    const std::size_t frame_bytes = (*writer)->plan().frame_bytes;
+    ASSERT_TRUE((*writer)->Append(testing_cases::MakeInput(frame_bytes * 9, 4)).ok());
+    ASSERT_TRUE((*writer)->Flush().ok());
+  }
+  ExpectNothingPublished(store);
+  EXPECT_TRUE(*store->Exists(".chunkwise-incomplete"));
+  StreamWriterOptions overwrite;
+  overwrite.overwrite = true;
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "", overwrite);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ(LevelShape0(store, 0), 0);
+  EXPECT_FALSE(*store->Exists("0/c/0/0/0"));  // The dropped stream's shards are gone.
 }
 
 TEST(MultiscaleStream, TheGroupCarriesOmeMultiscalesAndEveryLevelItsDimensionNames) {
@@ -382,10 +420,11 @@ TEST(MultiscaleStream, AnExistingGroupIsRefusedUnlessOverwriting) {
   const MultiscaleCase c{
       "", "uint8", DownsampleMethod::kMax, {D(0, 2, 1), D(4, 4, 1), D(4, 4, 1)}, 0, 1, {}, {}};
   auto store = store::MemoryStore::Create();
+  ASSERT_TRUE(formats::zarr::CreateGroup(*store, "img", 3, nlohmann::json::object()).ok());
   ASSERT_TRUE(store->Set("img/old", Bytes{1}).ok());
   auto refused = StreamWriter::Create(ConfigOf(c), store, "img");
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(refused.status().message(), HasSubstr("already holds 1 keys"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("already holds 2 keys"));
   StreamWriterOptions overwrite;
   overwrite.overwrite = true;
   auto writer = StreamWriter::Create(ConfigOf(c), store, "img", overwrite);
@@ -393,6 +432,12 @@ TEST(MultiscaleStream, AnExistingGroupIsRefusedUnlessOverwriting) {
   ASSERT_TRUE((*writer)->Close().ok());
   EXPECT_FALSE(store->Get("img/old")->has_value());
   EXPECT_EQ(LevelShape0(store, 0, "img/"), 0);
+  // Keys that are not a zarr node are not ours: refused even with overwrite.
+  ASSERT_TRUE(store->Set("notes/old", Bytes{1}).ok());
+  refused = StreamWriter::Create(ConfigOf(c), store, "notes", overwrite);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("not a zarr array or group"));
+  EXPECT_TRUE(store->Get("notes/old")->has_value());
 }
 
 }  // namespace

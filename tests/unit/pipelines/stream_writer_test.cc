@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <numeric>
 #include <random>
 
@@ -10,6 +11,7 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/forwarding_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 #include "unit/scratch_directory.h"
 
@@ -75,21 +77,33 @@ TEST_P(StreamWriterMatchesRegionWriter, ByteForByte) {
 INSTANTIATE_TEST_SUITE_P(Shapes, StreamWriterMatchesRegionWriter, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return info.param.name; });
 
-TEST(StreamWriterTest, ShapeGrowsAtFlushAndEndsExact) {
+// What opening an unfinished stream gives: NotFound naming zarr.json.
+void ExpectNoArray(const std::shared_ptr<store::Store>& store, const std::string& prefix = "") {
+  EXPECT_FALSE(*store->Exists(prefix + "zarr.json"));
+  const Status opened = formats::zarr::Array::Open(store, prefix).status();
+  EXPECT_EQ(opened.code(), StatusCode::kNotFound);
+  EXPECT_THAT(opened.message(), HasSubstr("zarr.json"));
+}
+
+TEST(StreamWriterTest, NothingIsPublishedBeforeCloseThenTheShapeIsExact) {
   Case c = Simple({D(0, 4, 2), D(16, 8, 1), D(16, 8, 1)}, "uint16");
   auto store = store::MemoryStore::Create();
   auto writer = StreamWriter::Create(ConfigOf(c), store, "");
   ASSERT_TRUE(writer.ok());
-  auto shape0 = [&] { return formats::zarr::Array::Open(store, "")->metadata().shape[0]; };
-  EXPECT_EQ(shape0(), 0);
+  ExpectNoArray(store);
   const Bytes input = MakeInput((*writer)->plan().frame_bytes * 19, 3);
-  // 8 frames complete one shard epoch (tile 4, 2 tiles per shard).
-  ASSERT_TRUE((*writer)->Append(ByteView(input).first((*writer)->plan().frame_bytes * 10)).ok());
+  // 16 frames complete two shard epochs (tile 4, 2 tiles per shard; the first
+  // is all fill value): the second's shards are in the store after Flush, the
+  // array is not.
+  ASSERT_TRUE((*writer)->Append(ByteView(input).first((*writer)->plan().frame_bytes * 18)).ok());
   ASSERT_TRUE((*writer)->Flush().ok());
-  EXPECT_EQ(shape0(), 8);
-  ASSERT_TRUE((*writer)->Append(ByteView(input).subspan((*writer)->plan().frame_bytes * 10)).ok());
+  EXPECT_TRUE(*store->Exists("c/1/0/0"));
+  EXPECT_TRUE(*store->Exists(".chunkwise-incomplete"));
+  ExpectNoArray(store);
+  ASSERT_TRUE((*writer)->Append(ByteView(input).subspan((*writer)->plan().frame_bytes * 18)).ok());
   ASSERT_TRUE((*writer)->Close().ok());
-  EXPECT_EQ(shape0(), 19);
+  EXPECT_EQ(formats::zarr::Array::Open(store, "")->metadata().shape[0], 19);
+  EXPECT_FALSE(*store->Exists(".chunkwise-incomplete"));
   // Shard epochs of frames 0-7, 8-15 and 16-18, four shards each, less the all-fill ones.
   EXPECT_EQ((*writer)->stats().shards, Contents(*store).size() - 1);
   EXPECT_GE((*writer)->stats().shards, 3u);
@@ -106,6 +120,7 @@ TEST(StreamWriterTest, InputEndingInsideAnElementIsAnErrorButWholeFramesLand) {
   EXPECT_EQ(closed.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(closed.message(), HasSubstr("inside an element"));
   EXPECT_THAT(closed.message(), HasSubstr("frame 3"));
+  // The whole frames are published though the input's tail is reported.
   auto array = formats::zarr::Array::Open(store, "");
   ASSERT_TRUE(array.ok());
   EXPECT_EQ(array->metadata().shape[0], 3);
@@ -166,7 +181,7 @@ TEST(StreamWriterTest, MemoryEstimateDoesNotDependOnTheLengthOfDimensionZero) {
   EXPECT_THAT(DescribePlan(plan), HasSubstr("memory"));
 }
 
-TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShard) {
+TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShardAndNoArray) {
   const std::filesystem::path dir = test::FreshScratchDirectory("stream_drop");
   auto store = *store::FileStore::Open(dir);
   Case c = Simple({D(0, 4, 4), D(32, 16, 1), D(32, 16, 1)}, "uint16");
@@ -182,11 +197,10 @@ TEST(StreamWriterTest, WriterDroppedBeforeCloseLeavesNoPartialShard) {
     if (entry.is_regular_file()) files.push_back(entry.path().lexically_relative(dir).string());
   }
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files,
-            (std::vector<std::string>{"c/0/0/0", "c/0/0/1", "c/0/1/0", "c/0/1/1", "zarr.json"}));
-  auto array = formats::zarr::Array::Open(store, "");
-  ASSERT_TRUE(array.ok());
-  EXPECT_EQ(array->metadata().shape[0], 16);
+  // The finished shard epoch, and the marker that makes the keys ours; no zarr.json.
+  EXPECT_EQ(files, (std::vector<std::string>{".chunkwise-incomplete", "c/0/0/0", "c/0/0/1",
+                                             "c/0/1/0", "c/0/1/1"}));
+  ExpectNoArray(store);
   std::filesystem::remove_all(dir);
 }
 
@@ -199,6 +213,71 @@ TEST(StreamWriterTest, ExistingArrayIsRefusedUnlessOverwriting) {
   StreamWriterOptions options;
   options.overwrite = true;
   EXPECT_TRUE(StreamWriter::Create(ConfigOf(c), store, "", options).ok());
+}
+
+// A memory store whose Set of a shard fails once `good_shards` shards were stored.
+class ShardFailingStore final : public test::ForwardingStore {
+ public:
+  explicit ShardFailingStore(int good_shards) : good_shards_(good_shards) {}
+  Status Set(std::string_view key, ByteView value) override {
+    if (key.starts_with("c/") && shards_.fetch_add(1) >= good_shards_) {
+      return Status::IOError("memory:" + std::string(key) + ": disk full");
+    }
+    return ForwardingStore::Set(key, value);
+  }
+
+ private:
+  const int good_shards_;
+  std::atomic<int> shards_{0};
+};
+
+TEST(StreamWriterTest, AStoreFailingHalfWayPublishesNoArray) {
+  auto store = std::make_shared<ShardFailingStore>(3);
+  Case c = Simple({D(0, 4, 2), D(32, 16, 1), D(32, 16, 1)}, "uint16");
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  // 40 frames: 5 shard epochs of 4 shards; the 4th shard fails.
+  const Status appended = (*writer)->Append(MakeInput((*writer)->plan().frame_bytes * 40, 4));
+  const Status closed = appended.ok() ? (*writer)->Close() : appended;
+  EXPECT_EQ(closed.code(), StatusCode::kIOError);
+  EXPECT_THAT(closed.message(), HasSubstr("disk full"));
+  ExpectNoArray(store);
+  EXPECT_TRUE(*store->Exists("c/0/0/0"));  // The shards before the failure stay, unpublished.
+  EXPECT_TRUE(*store->Exists(".chunkwise-incomplete"));
+}
+
+TEST(StreamWriterTest, OverwriteReplacesAnUnfinishedStreamButNotSomeoneElsesFiles) {
+  auto store = store::MemoryStore::Create();
+  Case c = Simple({D(0, 2, 1), D(4, 4, 1)}, "uint8");
+  {
+    auto dropped = StreamWriter::Create(ConfigOf(c), store, "");
+    ASSERT_TRUE(dropped.ok());
+    ASSERT_TRUE((*dropped)->Append(Bytes(4 * 5, 7)).ok());  // 5 frames, none all fill.
+    ASSERT_TRUE((*dropped)->Flush().ok());
+  }
+  ExpectNoArray(store);
+  EXPECT_TRUE(*store->Exists("c/0/0"));
+  // Not replaced without overwrite; replaced with it, as zarr convert's output is.
+  EXPECT_EQ(StreamWriter::Create(ConfigOf(c), store, "").status().code(),
+            StatusCode::kInvalidArgument);
+  StreamWriterOptions options;
+  options.overwrite = true;
+  auto writer = StreamWriter::Create(ConfigOf(c), store, "", options);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  const Bytes input = MakeInput(4 * 3, 2);  // 3 frames of 4 bytes.
+  ASSERT_TRUE((*writer)->Append(input).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto array = formats::zarr::Array::Open(store, "");
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  EXPECT_EQ(array->metadata().shape[0], 3);
+  EXPECT_TRUE(*array->Read(core::Region::Full(array->metadata().shape)) == input);
+
+  auto notes = store::MemoryStore::Create();
+  ASSERT_TRUE(notes->Set("notes/today.txt", AsBytes(std::string("mine"))).ok());
+  const Status refused = StreamWriter::Create(ConfigOf(c), notes, "notes", options).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("not a zarr array or group"));
+  EXPECT_TRUE(*notes->Exists("notes/today.txt"));
 }
 
 TEST(StreamWriterTest, MeteringSinkCountsWhatTheStoreGets) {
@@ -221,6 +300,7 @@ TEST(StreamWriterTest, MeteringSinkCountsWhatTheStoreGets) {
   EXPECT_EQ(meter.shards(), Contents(*memory).size());
   EXPECT_EQ(meter.bytes(), (*writer)->stats().bytes_out);
   EXPECT_EQ(Contents(*store).size(), 1u);  // Only zarr.json: the shards went to the sink.
+  EXPECT_TRUE(Contents(*store).count("zarr.json"));
 }
 
 // Appends of megabytes are staged by several threads (split at arbitrary

@@ -208,6 +208,16 @@ class Array {
 // Writes group metadata (zarr.json, or .zgroup for v2) at `prefix`.
 Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,
                    const nlohmann::json& attributes);
+// For a group whose members are written before it appears (as
+// Array::CreateUnpublished for an array): clears `prefix` as Array::Create's
+// `overwrite` does, then sets the incomplete marker there, so that a writer
+// killed half-way leaves no group a reader opens and a later overwrite
+// replaces what it left.
+Status CreateUnpublishedGroup(store::Store& store, const std::string& prefix, bool overwrite);
+// Writes the group metadata (CreateGroup), then removes the marker. Call it
+// once every member is published.
+Status PublishGroup(store::Store& store, const std::string& prefix, int zarr_format,
+                    const nlohmann::json& attributes);
 
 }  // namespace chunkwise::formats::zarr
 

@@ -6,11 +6,13 @@
 // of recycled buffers: the caller copies input into one staging batch while
 // a compression thread (with the thread pool) scatters, compresses and
 // aggregates the previous one and an emit thread hands the one before that
-// to the shard accumulator and its sink. zarr.json's shape[0] counts the frames whose
-// shards are finished: it grows at most once a second while running, at
-// Flush, and ends exact at Close. A writer destroyed or killed before Close
-// leaves finished shards and a zarr.json that covers only them; a shard still
-// being written is a temporary file, never a partial shard under its key.
+// to the shard accumulator and its sink. The array appears whole or not at
+// all: its zarr.json is written once, by Close, after every shard (the zarr
+// layer's Array::CreateUnpublished and Publish). A writer destroyed, failing
+// or killed before Close leaves no zarr.json, so no reader opens what it
+// wrote; the keys it left carry the zarr layer's incomplete marker, so a later
+// writer with overwrite replaces them. A shard still being written is a
+// temporary file, never a partial shard under its key.
 #ifndef CHUNKWISE_PIPELINES_STREAM_STREAM_WRITER_H_
 #define CHUNKWISE_PIPELINES_STREAM_STREAM_WRITER_H_
 
@@ -54,16 +56,18 @@ class PyramidAccumulator;
 
 class StreamWriter {
  public:
-  // Plans `config`, writes the array's zarr.json under `prefix` of `store`
-  // (refusing an existing array unless options.overwrite) and starts the
-  // pipeline threads. With config.multiscale, `prefix` becomes an OME-Zarr
-  // group whose level arrays ("0/", "1/", ...) each grow as level 0 does;
-  // options.sink, when set, takes every level's shards.
+  // Plans `config`, creates the array under `prefix` of `store` unpublished
+  // (refusing anything already there unless options.overwrite, and then
+  // anything but a zarr node or an unpublished array) and starts the pipeline
+  // threads. With config.multiscale, `prefix` becomes an OME-Zarr group whose
+  // level arrays ("0/", "1/", ...) each grow as level 0 does, published with
+  // them at Close; options.sink, when set, takes every level's shards.
   static Result<std::unique_ptr<StreamWriter>> Create(const StreamConfig& config,
                                                       std::shared_ptr<store::Store> store,
                                                       std::string prefix,
                                                       StreamWriterOptions options = {});
-  // Stops the pipeline; without Close the open shards are discarded.
+  // Stops the pipeline; without Close the open shards are discarded and
+  // nothing is published.
   ~StreamWriter();
   StreamWriter(const StreamWriter&) = delete;
   StreamWriter& operator=(const StreamWriter&) = delete;
@@ -72,15 +76,17 @@ class StreamWriter {
   // dimension 0 would be exceeded; a pipeline error is returned by the next
   // call after it happens.
   Status Append(ByteView bytes);
-  // Waits until every whole batch appended so far has been emitted, then
-  // publishes zarr.json's shape (each level's: a coarser level's frame waits
-  // for every frame of its window).
+  // Waits until every whole batch appended so far has been emitted (each
+  // level's: a coarser level's frame waits for every frame of its window).
+  // Publishes nothing: the array appears only at Close.
   Status Flush();
-  // Pads the last tile epoch with the fill value, finishes every open shard
-  // and writes the final zarr.json; a multiscale stream's levels first reduce
-  // the frames their last, partial windows hold. InvalidArgument if the input ended inside
-  // an element or a frame: the whole frames are still written, the rest is
-  // reported, never padded silently.
+  // Pads the last tile epoch with the fill value, finishes every open shard,
+  // then publishes zarr.json with shape[0] = the whole frames appended; a
+  // multiscale stream's levels first reduce the frames their last, partial
+  // windows hold, and the group is published after its levels. An error
+  // before that publishes nothing. InvalidArgument if the input ended inside
+  // an element or a frame: the whole frames are still written and published,
+  // the rest is reported, never padded silently.
   Status Close();
 
   // Level 0's plan; its `pyramid` holds a multiscale stream's levels.
@@ -96,6 +102,8 @@ class StreamWriter {
 
   StreamPlan plan_;
   std::shared_ptr<core::ThreadPool> pool_;
+  std::shared_ptr<store::Store> store_;  // A multiscale stream's, for its group.
+  std::string prefix_;
   std::vector<std::unique_ptr<Pipeline>> levels_;  // Level 0 first; one without levels.
   std::unique_ptr<PyramidAccumulator> pyramid_;    // Multiscale streams only.
 };
