@@ -116,9 +116,13 @@ Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
   layout.shape = core::Shape(header.shape.begin(), header.shape.end());
   layout.data_type = *dtype;
   CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, formats::zarr::BuildArrayMetadata(layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(Array array, Array::Create(std::move(store), prefix,
-                                                        std::move(metadata), overwrite, options));
+  // The metadata goes last (Publish): an import killed or failing half-way
+  // leaves no array that readers would take, partly filled, for the whole.
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      Array array,
+      Array::CreateUnpublished(std::move(store), prefix, std::move(metadata), overwrite, options));
   CHUNKWISE_RETURN_IF_ERROR(ImportArrayFile(input, {}, array, core::Coord(layout.shape.size(), 0)));
+  CHUNKWISE_RETURN_IF_ERROR(array.Publish());
   return array;
 }
 

@@ -27,7 +27,9 @@ Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& 
 // Creates the array at `prefix` of `store` with the shape and dtype that the
 // header of the .npy file `input` gives, and `layout`'s chunks, shards,
 // codecs and fill value (its shape and data_type are replaced), then writes
-// the file into it slab by slab as ImportArrayFile. Unsupported naming the
+// the file into it slab by slab as ImportArrayFile and publishes the metadata
+// last (Array::CreateUnpublished, then Publish): an import that fails or is
+// killed half-way leaves no array a reader opens. Unsupported naming the
 // file for a dtype that is not numeric; Array::Create's errors (an existing
 // array without `overwrite`, a bad layout) before any data is written.
 Result<formats::zarr::Array> ImportNpyAsNewArray(const std::filesystem::path& input,
