@@ -96,8 +96,15 @@ Result<ArrayMetadata> ReadMetadata(const store::Store& store, const std::string&
   const std::string v2_key = prefix + std::string(kZarrayKey);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::string> v2, GetText(store, v2_key));
   if (!v2) {
-    return Status::NotFound("no zarr array at " + store.Describe(prefix) +
-                            " (neither zarr.json nor .zarray)");
+    // An unfinished write (Array::CreateUnpublished) is said to be one.
+    const Result<bool> marked = store.Exists(prefix + std::string(kIncompleteMarkerKey));
+    const std::string unfinished =
+        marked.ok() && *marked
+            ? "; what is there is a write not finished (" + std::string(kIncompleteMarkerKey) +
+                  "): still running, or stopped before it published the array"
+            : "";
+    return Status::NotFound("no zarr array at " + DescribePrefix(store, prefix) +
+                            " (neither zarr.json nor .zarray)" + unfinished);
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::string> attributes,
                              GetText(store, prefix + std::string(kZattrsKey)));

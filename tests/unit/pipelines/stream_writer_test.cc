@@ -83,6 +83,7 @@ void ExpectNoArray(const std::shared_ptr<store::Store>& store, const std::string
   const Status opened = formats::zarr::Array::Open(store, prefix).status();
   EXPECT_EQ(opened.code(), StatusCode::kNotFound);
   EXPECT_THAT(opened.message(), HasSubstr("zarr.json"));
+  EXPECT_THAT(opened.message(), HasSubstr("a write not finished"));
 }
 
 TEST(StreamWriterTest, NothingIsPublishedBeforeCloseThenTheShapeIsExact) {
