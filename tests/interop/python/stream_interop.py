@@ -142,34 +142,58 @@ def check_backends(checks, binary, work):
 
 
 def check_killed_writer(checks, binary, work):
-    """SIGKILL mid-stream: every shard under its key decodes, zarr.json covers only finished shards."""
+    """SIGKILL mid-stream: no zarr.json, so no reader opens the array; every shard under its key
+    is whole; the next run with --overwrite replaces the debris."""
     import signal
     import time
     path = work / "killed"
     data = sample("uint16", (64, 48, 40), 11)
-    frame = data[0].nbytes
-    proc = subprocess.Popen([str(binary), "-q", "zarr", "stream", str(path), "--shape", "0,48,40", "--dtype", "uint16",
-                             "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2", "--input", "-"],
-                            stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    proc.stdin.write(data[:37].tobytes())  # Four shard epochs of 8 frames, and 5 frames more.
+    command = [str(binary), "-q", "zarr", "stream", str(path), "--shape", "0,48,40", "--dtype", "uint16",
+               "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2", "--input", "-"]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdin.write(data[:37].tobytes())  # Four shard epochs of 8 frames (4 shards each), and 5 frames more.
     proc.stdin.flush()
+
+    def shards():
+        return sorted(str(p.relative_to(path)) for p in (path / "c").rglob("*")
+                      if p.is_file() and not p.name.startswith(".")) if (path / "c").exists() else []
+    # The shards of the four finished epochs that are not all fill (the first frames are zeros).
+    expected = sorted(f"c/{e}/{y}/{x}" for e in range(4) for y in range(2) for x in range(2)
+                      if data[e * 8:(e + 1) * 8, y * 32:(y + 1) * 32, x * 32:(x + 1) * 32].any())
     deadline = time.time() + 30
-    while time.time() < deadline:
-        shape = json.loads((path / "zarr.json").read_text())["shape"] if (path / "zarr.json").exists() else [0]
-        if shape[0] >= 32:
-            break
+    while time.time() < deadline and shards() != expected:
         time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
+    proc.send_signal(signal.SIGKILL)  # stdin is still open: the writer cannot have finished.
     proc.wait()
-    meta = json.loads((path / "zarr.json").read_text())
-    checks.expect(meta["shape"][0] % 8 == 0 and 0 < meta["shape"][0] <= 37,
-                  f"killed writer: zarr.json's shape[0] ({meta['shape'][0]}) covers finished shard epochs only")
-    decoded = spec_decode_sharded(path)
-    checks.expect_equal_bytes(decoded.tobytes(), data[:meta["shape"][0]].tobytes(),
+    checks.expect(shards() == expected, f"killed writer: the {len(expected)} stored shards of the finished "
+                  f"epochs were written ({shards()})")
+    checks.expect(not (path / "zarr.json").exists(), "killed writer: no zarr.json (the array is published at the end)")
+    checks.expect((path / ".chunkwise-incomplete").exists(), "killed writer: the incomplete marker is left")
+    info = subprocess.run([str(binary), "zarr", "info", str(path)], capture_output=True, text=True)
+    checks.expect(info.returncode != 0 and "zarr.json" in info.stderr,
+                  f"killed writer: zarr info refuses it, naming zarr.json ({info.stderr.strip()[:160]})")
+    # Each shard under its key is whole: decoded with the metadata a finished run of 32 frames writes.
+    finished = work / "killed-reference"
+    code, stderr = stream_through_stdin(binary, finished, data[:32], "0,48,40",
+                                        ["--dtype", "uint16", "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2"])
+    checks.expect(code == 0, f"killed writer: the reference run succeeds ({stderr.strip()[:160]})")
+    debris = work / "killed-copy"
+    shutil.copytree(path, debris)
+    shutil.copy(finished / "zarr.json", debris / "zarr.json")
+    checks.expect_equal_bytes(spec_decode_sharded(debris).tobytes(), data[:32].tobytes(),
                               "killed writer: every shard under its key is whole and holds the right frames")
     leftovers = [p.name for p in path.rglob("*") if p.is_file() and p.name.startswith(".")]
-    checks.expect(all(".tmp." in name for name in leftovers),
-                  f"killed writer: only temporary files are left besides whole shards ({leftovers})")
+    checks.expect(all(".tmp." in name or name == ".chunkwise-incomplete" for name in leftovers),
+                  f"killed writer: only temporary files and the marker are left besides whole shards ({leftovers})")
+    refused = subprocess.run(command, input=data.tobytes(), capture_output=True)
+    checks.expect(refused.returncode != 0 and b"overwrite" in refused.stderr,
+                  f"killed writer: the debris is not replaced without --overwrite ({refused.stderr.strip()[:160]})")
+    code, stderr = stream_through_stdin(binary, path, data, "0,48,40",
+                                        ["--dtype", "uint16", "--chunk", "4,16,16", "--tiles-per-shard", "2,2,2"])
+    checks.expect(code == 0 and (path / "zarr.json").exists() and not (path / ".chunkwise-incomplete").exists(),
+                  f"killed writer: a run with --overwrite replaces the debris ({stderr.strip()[:160]})")
+    checks.expect_equal_bytes(spec_decode_sharded(path).tobytes(), data.tobytes(),
+                              "killed writer: the replacement holds the whole input")
 
 
 def main():
