@@ -1,6 +1,6 @@
 """Kill harness: every writer of the CLI is SIGKILLed at 5 random moments of
 a run; after each kill its output is read back with independent decoders
-(zarr-python 3, pyarrow, numcodecs' Blosc, fsspec's reference file system)
+(zarr-python 3, TensorStore, pyarrow, numcodecs' Blosc, fsspec's reference file system)
 and must be either absent or readable, every stored value whole and equal to
 what the input says it should be: a kill may lose work, never corrupt it.
 Then the writer runs again over the debris with --overwrite and must finish,
@@ -154,6 +154,19 @@ class ZarrStream(Writer):
         if missing:
             problems.append(f"{len(missing)} shards missing beside zarr.json, e.g. {missing[0]}")
         return problems
+
+
+class ZarrImport(ZarrStream):
+    """zarr import: the same frames from their .npy file, as a sharded array; published last too."""
+    name = "zarr import"
+
+    def __init__(self, binary, stream):
+        self.binary, self.frames, self.input = binary, stream.frames, stream.input
+        self.refused_after_kill = 0
+
+    def command(self, out):
+        return [self.binary, "-q", "zarr", "import", self.input, out, "--chunk", "4,64,64", "--shard", "8,128,128",
+                "--codec", "zstd:3", "--threads", "2", "--overwrite"]
 
 
 class ZarrConvert(Writer):
@@ -416,7 +429,7 @@ def main():
     v2 = work / "source-v2.zarr"
     run([binary, "-q", "zarr", "convert", source, v2, "--format", "2", "--chunk", "8,48,50",
          "--codec", "zstd:1"])
-    writers = [stream, ZarrConvert(binary, work, source), BcolzCreate(binary, work),
+    writers = [stream, ZarrImport(binary, stream), ZarrConvert(binary, work, source), BcolzCreate(binary, work),
                RefsBuild(binary, work, v2, "json"), RefsBuild(binary, work, v2, "parquet"),
                ExportShards(binary, work), VectorsWrite(binary, work)]
     for writer in writers:
