@@ -62,11 +62,13 @@ class StreamWriter:
     (``"zstd:1"``, ``"blosc:lz4:5:shuffle"``, ``None``). `max_memory` (bytes)
     refuses a plan whose estimate exceeds it. `backend` is ``"cpu"`` or
     ``"auto"`` (the CPU here). Closing on leaving a ``with`` block finishes the
-    array; an exception inside it discards the shards still open.
+    array and then writes its zarr.json; an exception inside it discards the
+    shards still open and publishes nothing (no array appears at `url`).
 
     `progress` is told the bytes appended (of the total when shape[0] is
     set); `cancel` (a CancelToken) or Ctrl-C stops an append at its next
-    frame: the shards finished stay, with a zarr.json that covers only them.
+    frame: the shards finished stay, without a zarr.json, so no reader opens
+    them; ``overwrite=True`` replaces them.
     """
 
     def __init__(
@@ -143,7 +145,7 @@ class StreamWriter:
         self._writer.append(data.reshape(-1).view(np.uint8))
 
     def flush(self) -> None:
-        """Waits for every whole batch appended so far; publishes zarr.json's shape."""
+        """Waits until every whole batch appended so far is written; publishes nothing."""
         self._writer.flush()
 
     def close(self) -> dict[str, Any]:

@@ -199,8 +199,7 @@ def test_progress_true_draws_a_tqdm_bar_on_a_terminal(tmp_path: pathlib.Path) ->
     assert "written" in text
 
 
-def test_a_cancelled_stream_keeps_only_whole_shards(tmp_path: pathlib.Path,
-                                                    big: np.ndarray) -> None:
+def test_a_cancelled_stream_leaves_no_array(tmp_path: pathlib.Path, big: np.ndarray) -> None:
     path = tmp_path / "s.zarr"
     token = chunkwise.CancelToken()
     seen = Recorder()
@@ -216,9 +215,16 @@ def test_a_cancelled_stream_keeps_only_whole_shards(tmp_path: pathlib.Path,
             writer.append(big)
     assert writer.closed
     assert seen.calls and seen.calls[-1][1] is None  # unbounded: no total
-    frames = chunkwise.open(str(path)).shape[0]
-    assert frames < big.shape[0]
-    np.testing.assert_array_equal(chunkwise.open(str(path))[...], big[:frames])
+    # Shards may have been written, but the array is published only when finished.
+    assert not (path / "zarr.json").exists()
+    with pytest.raises(chunkwise.NotFoundError) as raised:
+        chunkwise.open(str(path))
+    assert "zarr.json" in str(raised.value)
+    data = big[:4]
+    with chunkwise.StreamWriter(str(path), shape=[0, 1024, 1024], dtype="uint16",
+                                chunks=[1, 512, 512], overwrite=True) as writer:
+        writer.append(data)
+    np.testing.assert_array_equal(chunkwise.open(str(path))[...], data)
 
 
 def test_a_bounded_stream_reports_its_total(tmp_path: pathlib.Path) -> None:

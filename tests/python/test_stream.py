@@ -49,7 +49,8 @@ def test_input_ending_inside_a_frame_is_reported(memory_url: str) -> None:
     np.testing.assert_array_equal(chunkwise.open(memory_url)[:], [np.arange(6)])
 
 
-def test_an_exception_in_the_block_discards_the_open_shards(tmp_path: pathlib.Path) -> None:
+def test_an_exception_in_the_block_discards_the_open_shards_and_publishes_nothing(
+        tmp_path: pathlib.Path) -> None:
     path = str(tmp_path / "s.zarr")
     with pytest.raises(RuntimeError, match="camera"):
         with chunkwise.StreamWriter(path, shape=[0, 4], dtype="uint8", chunks=[2, 4],
@@ -57,7 +58,9 @@ def test_an_exception_in_the_block_discards_the_open_shards(tmp_path: pathlib.Pa
             writer.append(np.ones((3, 4), "uint8"))
             raise RuntimeError("camera unplugged")
     assert writer.closed
-    assert chunkwise.open(path).shape == (0, 4)
+    assert not (tmp_path / "s.zarr" / "zarr.json").exists()
+    with pytest.raises(chunkwise.NotFoundError, match="zarr.json"):
+        chunkwise.open(path)
 
 
 def test_the_memory_estimate_and_its_limit(memory_url: str) -> None:
