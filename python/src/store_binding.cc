@@ -99,6 +99,7 @@ class PyStore {
     nb::dict result;
     result["writable"] = capabilities.writable;
     result["listable"] = capabilities.listable;
+    result["lists_every_key"] = capabilities.lists_every_key;
     result["efficient_ranges"] = capabilities.efficient_ranges;
     result["durable"] = capabilities.durable;
     result["local"] = capabilities.local;

@@ -691,6 +691,7 @@ Status FileStore::EraseIf(std::string_view key, const Generation& expected) {
 StoreCapabilities FileStore::capabilities() const {
   return {.writable = true,
           .listable = true,
+          .lists_every_key = true,
           .efficient_ranges = true,
           .durable = true,
           .local = true,

@@ -180,6 +180,7 @@ Result<std::optional<std::uint64_t>> MemoryStore::Size(std::string_view key) con
 StoreCapabilities MemoryStore::capabilities() const {
   return {.writable = true,
           .listable = true,
+          .lists_every_key = true,
           .efficient_ranges = true,
           .durable = false,
           .local = true,

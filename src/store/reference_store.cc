@@ -238,7 +238,11 @@ Result<std::optional<std::uint64_t>> ReferenceStore::Size(std::string_view key) 
 }
 
 StoreCapabilities ReferenceStore::capabilities() const {
-  return {.writable = false, .listable = true, .efficient_ranges = true, .durable = true};
+  return {.writable = false,
+          .listable = true,
+          .lists_every_key = true,
+          .efficient_ranges = true,
+          .durable = true};
 }
 
 std::string ReferenceStore::Describe(std::string_view key) const {

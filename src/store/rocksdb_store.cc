@@ -228,6 +228,7 @@ Result<std::optional<std::uint64_t>> RocksDbStore::Size(std::string_view key) co
 StoreCapabilities RocksDbStore::capabilities() const {
   return {.writable = !options_.read_only,
           .listable = true,
+          .lists_every_key = true,
           .efficient_ranges = false,
           .durable = true,
           .conditional_writes = !options_.read_only};

@@ -81,6 +81,7 @@ StoreCapabilities S3Store::capabilities() const {
   StoreCapabilities capabilities;
   capabilities.writable = true;
   capabilities.listable = true;
+  capabilities.lists_every_key = true;
   capabilities.efficient_ranges = true;
   capabilities.durable = true;
   capabilities.local = false;

@@ -36,6 +36,10 @@ namespace chunkwise::store {
 struct StoreCapabilities {
   bool writable = false;
   bool listable = false;
+  // List returns every key the store holds, not only those some layout
+  // records (an http store lists only what zarr metadata names): a walk of
+  // the listed keys misses nothing.
+  bool lists_every_key = false;
   bool efficient_ranges = false;  // GetRange reads only the range, not the whole value.
   bool durable = false;           // Values survive the process (files, databases).
   // Requests cost little beyond the bytes they copy (files, memory), so many

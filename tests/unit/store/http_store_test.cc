@@ -186,6 +186,8 @@ TEST_F(HttpStoreTest, ReadsAShardedZarrArrayFoundThroughConsolidatedMetadata) {
   ASSERT_TRUE(keys.ok()) << keys.status().ToString();
   EXPECT_THAT(*keys, ElementsAre("vol/zarr.json", "zarr.json"));
   EXPECT_TRUE(store_->capabilities().listable);
+  // The metadata names no chunk: walks of stored chunks walk the grid instead.
+  EXPECT_FALSE(store_->capabilities().lists_every_key);
   Result<formats::zarr::Array> array = formats::zarr::Array::Open(store_, "vol/");
   ASSERT_TRUE(array.ok()) << array.status().ToString();
   Result<Bytes> read = array->Read(all);

@@ -295,6 +295,8 @@ CHUNKWISE_STORE_READ_TEST(DescribeNamesTheKey) {
 
 CHUNKWISE_STORE_READ_TEST(CapabilitiesAdvertiseLists) {
   EXPECT_TRUE(store.capabilities().listable);
+  // Listing-driven walks (zarr convert, refs build, info) trust it to miss nothing.
+  EXPECT_TRUE(store.capabilities().lists_every_key);
 }
 
 TEST_P(StoreSuite, SetThenGetReturnsValue) {
