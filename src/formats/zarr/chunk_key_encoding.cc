@@ -1,6 +1,27 @@
 #include "chunkwise/formats/zarr/chunk_key_encoding.h"
 
+#include <charconv>
+#include <cstdint>
+
 namespace chunkwise::formats::zarr {
+namespace {
+
+// Takes the decimal number `text` starts with, written as std::to_string
+// writes it (no sign, no leading zero), if it is below `limit`.
+std::optional<core::Index> TakeIndex(std::string_view& text, core::Index limit) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || (digits > 1 && text[0] == '0')) return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + digits, value);
+  if (error != std::errc() || limit <= 0 || value >= static_cast<std::uint64_t>(limit)) {
+    return std::nullopt;
+  }
+  text.remove_prefix(digits);
+  return static_cast<core::Index>(value);
+}
+
+}  // namespace
 
 Result<ChunkKeyEncoding> ChunkKeyEncoding::FromJson(const nlohmann::json& json) {
   if (!json.is_object() || !json.contains("name") || !json["name"].is_string()) {
@@ -55,6 +76,30 @@ std::string ChunkKeyEncoding::Key(std::span<const core::Index> coord) const {
     key += std::to_string(coord[d]);
   }
   return key;
+}
+
+std::optional<core::Coord> ChunkKeyEncoding::ParseKey(
+    std::string_view key, std::span<const core::Index> grid_shape) const {
+  const std::size_t rank = grid_shape.size();
+  if (kind == Kind::kDefault) {
+    if (!key.starts_with('c')) return std::nullopt;
+    key.remove_prefix(1);
+  } else if (rank == 0) {
+    return key == "0" ? std::optional<core::Coord>(core::Coord()) : std::nullopt;
+  }
+  core::Coord coord(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    // `default` puts the separator before every number, `v2` between them.
+    if (kind == Kind::kDefault || d > 0) {
+      if (!key.starts_with(separator)) return std::nullopt;
+      key.remove_prefix(1);
+    }
+    const std::optional<core::Index> index = TakeIndex(key, grid_shape[d]);
+    if (!index) return std::nullopt;
+    coord[d] = *index;
+  }
+  if (!key.empty()) return std::nullopt;
+  return coord;
 }
 
 }  // namespace chunkwise::formats::zarr

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,52 @@ TEST(ChunkKeyEncoding, RankZero) {
 TEST(ChunkKeyEncoding, LargeCoordinates) {
   const std::vector<core::Index> coord = {1234567890123, 0};
   EXPECT_EQ(ChunkKeyEncoding::Default().Key(coord), "c/1234567890123/0");
+}
+
+const std::vector<core::Index> kGrid = {2, 100, 1000};
+
+TEST(ChunkKeyEncoding, ParseKeyInvertsKey) {
+  for (const ChunkKeyEncoding encoding :
+       {ChunkKeyEncoding::Default('/'), ChunkKeyEncoding::Default('.'), ChunkKeyEncoding::V2('.'),
+        ChunkKeyEncoding::V2('/')}) {
+    for (const std::vector<core::Index>& coord :
+         {kCoord, std::vector<core::Index>{0, 0, 0}, std::vector<core::Index>{1, 99, 999}}) {
+      const std::string key = encoding.Key(coord);
+      EXPECT_EQ(encoding.ParseKey(key, kGrid), std::optional<core::Coord>(coord)) << key;
+      EXPECT_TRUE(key.starts_with(encoding.KeyPrefix())) << key;
+    }
+    EXPECT_EQ(encoding.ParseKey(encoding.Key(kRank0), kRank0), std::optional<core::Coord>(kRank0));
+  }
+  const std::vector<core::Index> huge = {std::int64_t{1} << 40, 1};
+  EXPECT_EQ(ChunkKeyEncoding::Default().ParseKey("c/1099511627775/0", huge),
+            std::optional<core::Coord>(core::Coord{(std::int64_t{1} << 40) - 1, 0}));
+}
+
+TEST(ChunkKeyEncoding, ParseKeyRefusesWhatIsNotAChunkKeyOfTheGrid) {
+  const ChunkKeyEncoding slash = ChunkKeyEncoding::Default('/');
+  for (const char* key : {"zarr.json",      ".zarray",
+                          ".zattrs",        ".chunkwise-incomplete",
+                          "c/.1.tmp.123.0", "c",
+                          "c/1/23",         "c/1/23/45/0",
+                          "c/1/23/45/",     "c/1//45",
+                          "c/01/23/45",     "c/+1/23/45",
+                          "c/-1/23/45",     "c/1/23/4 5",
+                          "c/2/0/0",        "c/0/100/0",
+                          "c/0/0/1000",     "c/0/0/99999999999999999999999",
+                          "c.1.23.45",      "1/23/45",
+                          "d/1/23/45",      "c/1/23/45x"}) {
+    EXPECT_EQ(slash.ParseKey(key, kGrid), std::nullopt) << key;
+  }
+  const ChunkKeyEncoding v2 = ChunkKeyEncoding::V2('.');
+  for (const char* key : {".zarray", ".zattrs", "1.23", "1.23.45.", ".1.23.45", "1/23/45",
+                          "c.1.23.45", "1.23.045", "2.0.0", "0..0"}) {
+    EXPECT_EQ(v2.ParseKey(key, kGrid), std::nullopt) << key;
+  }
+  EXPECT_EQ(v2.ParseKey("c", kRank0), std::nullopt);
+  EXPECT_EQ(slash.ParseKey("0", kRank0), std::nullopt);
+  EXPECT_EQ(slash.ParseKey("c/0", kRank0), std::nullopt);
+  // A grid with a zero extent has no chunks.
+  EXPECT_EQ(slash.ParseKey("c/0", std::vector<core::Index>{0}), std::nullopt);
 }
 
 TEST(ChunkKeyEncoding, DefaultsDifferBetweenKinds) {
