@@ -360,11 +360,14 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
                              BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStoreFor(context, options.destination, true));
-  const auto total = static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements() *
-                                                metadata.data_type.size());
+  // Every rank lists the source and plans its part alone: objects are dealt
+  // by their C-order index (core::OwnerRank), the same on every rank. A
+  // rank that fails to plan fails the job below, with the others waiting.
+  const Result<zarr::ArrayCopyPlan> plan =
+      zarr::PlanArrayCopy(source, metadata, ranks->rank(), ranks->size());
   core::ProgressReporter progress(
       {.label = "zarr convert",
-       .total_units = total / static_cast<std::uint64_t>(ranks->size()),
+       .total_units = plan.ok() ? plan->bytes : 0,
        .mode = ranks->rank() == 0 ? context.progress_mode() : core::ProgressMode::kQuiet});
   const zarr::ArrayOptions array_options{.pool = pool, .progress = &progress, .codec_build = build};
   Result<zarr::Array> destination = Status::Internal("not yet created");
@@ -380,9 +383,8 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
     destination = zarr::Array::JoinUnpublished(store, "", metadata, array_options);
   }
   Status copied = destination.status();
-  if (copied.ok()) {
-    copied = zarr::CopyArrayPart(source, *destination, *pool, ranks->rank(), ranks->size());
-  }
+  if (copied.ok()) copied = plan.status();
+  if (copied.ok()) copied = zarr::CopyArrayPlan(source, *destination, *plan, *pool);
   CHUNKWISE_RETURN_IF_ERROR(
       core::GatherOutcomes(*ranks, copied.ok() ? Result<std::string>("") : copied).status());
   // Every rank's shards are in place: rank 0 publishes, and all report its outcome.

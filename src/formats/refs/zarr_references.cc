@@ -1,6 +1,7 @@
 #include "chunkwise/formats/refs/zarr_references.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "chunkwise/core/ravel.h"
@@ -58,12 +59,16 @@ class ArrayReferenceBuilder {
     out_.Set(out_prefix + ".zattrs", InlineText(zarr::FormatV2Zattrs(view)));
     CHUNKWISE_ASSIGN_OR_RETURN(const core::RegularChunkGrid view_grid,
                                core::RegularChunkGrid::Create(view.shape, view.chunk_shape));
+    // The stored objects a listing finds, or every grid key from a store
+    // that cannot list them all.
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                               array.ListStoredObjects());
     const core::RegularChunkGrid& grid = array.grid();
-    for (core::Index i = 0; i < grid.num_chunks(); ++i) {
+    const auto visit = [&](core::Index i) -> Status {
       const core::Coord coord = core::Unravel(i, grid.grid_shape());
       const std::string key = array.ChunkKey(coord);
       CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
-      if (!size) continue;
+      if (!size) return Status::Ok();
       if (sharding == nullptr) {
         out_.Add(out_prefix + view.chunk_key_encoding.Key(coord),
                  Reference::WholeFile(options_.url_base + key));
@@ -72,7 +77,13 @@ class ArrayReferenceBuilder {
             AddShard(array, *sharding, coord, key, *size, view, view_grid, out_prefix));
       }
       if (options_.progress != nullptr) options_.progress->Add(1);
+      return Status::Ok();
+    };
+    if (listed) {
+      for (const core::Index i : *listed) CHUNKWISE_RETURN_IF_ERROR(visit(i));
+      return Status::Ok();
     }
+    for (core::Index i = 0; i < grid.num_chunks(); ++i) CHUNKWISE_RETURN_IF_ERROR(visit(i));
     return Status::Ok();
   }
 

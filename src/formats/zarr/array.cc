@@ -12,6 +12,7 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/memory_limit.h"
+#include "chunkwise/core/ravel.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -591,6 +592,22 @@ Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, b
   return Status::Ok();
 }
 
+Result<std::optional<std::vector<core::Index>>> Array::ListStoredObjects() const {
+  if (!store_->capabilities().lists_every_key) return std::optional<std::vector<core::Index>>();
+  const ChunkKeyEncoding& encoding = metadata_.chunk_key_encoding;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys,
+                             store_->List(prefix_ + std::string(encoding.KeyPrefix())));
+  std::vector<core::Index> objects;
+  for (const std::string& key : keys) {
+    const std::optional<core::Coord> coord =
+        encoding.ParseKey(std::string_view(key).substr(prefix_.size()), grid_.grid_shape());
+    if (coord) objects.push_back(core::Ravel(*coord, grid_.grid_shape()));
+  }
+  // Keys sort as text ("c/10" before "c/9"); a walk goes in grid order.
+  std::sort(objects.begin(), objects.end());
+  return std::optional<std::vector<core::Index>>(std::move(objects));
+}
+
 Result<ArrayStorageStats> Array::Stats() const {
   ArrayStorageStats stats;
   stats.grid_chunks = static_cast<std::uint64_t>(grid_.num_chunks());
@@ -602,9 +619,17 @@ Result<ArrayStorageStats> Array::Stats() const {
         static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
     stats.grid_inner_chunks = stats.grid_chunks * inner_per_shard;
   }
-  // Walks the declared grid (a listing of the stored keys would scale with
-  // what is stored instead): refused up front when the grid's coordinates
-  // alone would not fit in memory.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                             ListStoredObjects());
+  if (listed) {
+    for (const core::Index object : *listed) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          CountStored(core::Unravel(object, grid_.grid_shape()), inner_per_shard, stats));
+    }
+    return stats;
+  }
+  // A store that cannot list every key: each grid key is asked for, refused
+  // up front when the grid's coordinates alone would not fit in memory.
   const auto chunk_count = static_cast<std::uint64_t>(grid_.num_chunks());
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
       core::SaturatingProduct(chunk_count,
@@ -614,25 +639,30 @@ Result<ArrayStorageStats> Array::Stats() const {
   std::vector<core::Coord> coords;
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
   for (const core::Coord& coord : coords) {
-    const std::string key = ChunkKey(coord);
-    if (sharding_ == nullptr) {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
-      stats.stored_keys += size.has_value();
-      stats.stored_bytes += size.value_or(0);
-      continue;
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
-    if (reader == nullptr) continue;
-    ++stats.stored_keys;
-    stats.stored_bytes += reader->size();
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        ShardIndex index,
-        sharding_->ReadIndex(RangeReader(*reader), reader->size(),
-                             static_cast<std::size_t>(inner_per_shard), store_->Describe(key)));
-    for (std::size_t k = 0; k < index.size(); ++k)
-      stats.stored_inner_chunks += !index.at(k).empty();
+    CHUNKWISE_RETURN_IF_ERROR(CountStored(coord, inner_per_shard, stats));
   }
   return stats;
+}
+
+Status Array::CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
+                          ArrayStorageStats& stats) const {
+  const std::string key = ChunkKey(coord);
+  if (sharding_ == nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
+    stats.stored_keys += size.has_value();
+    stats.stored_bytes += size.value_or(0);
+    return Status::Ok();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
+  if (reader == nullptr) return Status::Ok();  // Removed since it was listed.
+  ++stats.stored_keys;
+  stats.stored_bytes += reader->size();
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      ShardIndex index,
+      sharding_->ReadIndex(RangeReader(*reader), reader->size(),
+                           static_cast<std::size_t>(inner_per_shard), store_->Describe(key)));
+  for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
+  return Status::Ok();
 }
 
 Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,

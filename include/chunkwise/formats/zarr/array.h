@@ -20,6 +20,7 @@
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -156,7 +157,16 @@ class Array {
   Status WriteChunks(std::span<const ChunkTransfer> transfers, ByteView data,
                      const core::Shape& data_shape);
 
-  // Lists the stored chunks (and reads shard indexes) to count what is stored.
+  // The C-order indices in grid() of the stored objects (shards, else
+  // chunks), ascending, from one listing of the array's chunk keys; keys
+  // there that are not chunk keys of the grid (metadata, markers, a key
+  // outside the grid) are passed over. Nullopt when the store's listing may
+  // miss keys (capabilities().lists_every_key is false): walk the grid then.
+  Result<std::optional<std::vector<core::Index>>> ListStoredObjects() const;
+
+  // Counts what is stored: the objects ListStoredObjects finds (or, from a
+  // store that cannot list them all, every grid key), their sizes and, when
+  // sharded, their indexes' entries.
   Result<ArrayStorageStats> Stats() const;
 
  private:
@@ -193,6 +203,9 @@ class Array {
   Status UpdateShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   static constexpr int kShardUpdateAttempts = 200;
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
+  // Adds the stored object `coord` (if stored) to `stats`.
+  Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
+                     ArrayStorageStats& stats) const;
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;

@@ -1,7 +1,18 @@
 // Copying one zarr array into another (`zarr convert`), in bounded memory:
 // one destination chunk (shard) per worker at a time.
+//
+// The copy visits what the source stores, not its declared grid: from a store
+// that lists every key, only the destination objects that meet a stored
+// source chunk are read and written (a sparse array with a grid of 2^40
+// chunks and three stored ones costs three chunks' work); the others would be
+// all fill value and are not stored anyway. A store that cannot list them
+// all (http) gets the walk of the whole grid.
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_COPY_H_
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_COPY_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/thread_pool.h"
@@ -9,15 +20,41 @@
 
 namespace chunkwise::formats::zarr {
 
+// The objects (shards, else chunks) of the destination one rank writes.
+struct ArrayCopyPlan {
+  // Their C-order indices in the destination's grid, ascending. Nullopt: the
+  // whole grid is walked, every ranks-th index from the rank's own.
+  std::optional<std::vector<core::Index>> objects;
+  int rank = 0;
+  int ranks = 1;
+  std::uint64_t bytes = 0;  // Elements × element size the rank writes (for progress).
+};
+
+// Rank `rank`'s part of copying `source` into an array described by
+// `destination`, of the same shape and data type (InvalidArgument
+// otherwise). Objects are dealt by core::OwnerRank of their C-order index
+// (the index i goes to rank OwnerRank(i, ranks)), so the ranks' parts are
+// disjoint, together the whole copy, and the same whatever order a listing
+// came in. The grid is walked, not the listing, when the source's store
+// cannot list every key, or when a chunk the source does not store would
+// not read as the destination's fill value (a fill value that differs, or
+// v2's null fill value, which stores every chunk).
+Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& destination, int rank,
+                                    int ranks);
+
+// Writes the objects of `plan` (made for `destination`'s metadata) with
+// `source`'s elements, one object per task on `pool`. Objects that are all
+// fill value are not stored.
+Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPlan& plan,
+                     core::ThreadPool& pool);
+
 // Copies every element of `source` into `destination`, which must have the
 // same shape and data type, one destination chunk (shard) per task on `pool`.
 // Chunks that are all fill value in the source are not stored.
 Status CopyArray(const Array& source, Array& destination, core::ThreadPool& pool);
 
-// The part of that copy that rank `rank` of a job of `ranks` ranks does: the
-// stored objects (shards, else chunks) of `destination` whose C-order index i
-// has core::OwnerRank(i, ranks) == rank. The ranks' parts are disjoint and
-// together the whole copy, so no two ranks write one object.
+// The part of that copy that rank `rank` of a job of `ranks` ranks does:
+// PlanArrayCopy, then CopyArrayPlan.
 Status CopyArrayPart(const Array& source, Array& destination, core::ThreadPool& pool, int rank,
                      int ranks);
 
