@@ -12,7 +12,9 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
   * ranks of a box-sharded export read only their shards' key ranges, yet a
     block outside the spec's volume still fails the job, named;
   * `zarr convert` by 3 ranks, sharded v3 and unsharded v2, is byte-identical
-    to one process, and reads back as the data.
+    to one process, and reads back as the data;
+  * `zarr convert` of a sparse array (a grid of 2^40 chunks, three stored) by 3
+    ranks writes the same three shards as one process, visiting only those.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
 """
@@ -31,9 +33,9 @@ from interop_check import Checks
 RANKS = 3
 
 
-def run(args, env=None, expect_success=True):
+def run(args, env=None, expect_success=True, timeout=None):
     result = subprocess.run([str(a) for a in args], capture_output=True, text=True,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, **(env or {})}, timeout=timeout)
     if expect_success and result.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, args))} failed ({result.returncode}):\n"
                            f"{result.stdout}\n{result.stderr}")
@@ -77,12 +79,13 @@ class Job:
         # Containers often forbid the cross-memory attach of the shared-memory transport.
         self.env = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
-    def one(self, args, env=None, expect_success=True):
-        return run([self.chunkwise, "-q", *args], {**self.env, **(env or {})}, expect_success)
+    def one(self, args, env=None, expect_success=True, timeout=None):
+        return run([self.chunkwise, "-q", *args], {**self.env, **(env or {})}, expect_success,
+                   timeout)
 
-    def ranks(self, args, env=None, expect_success=True):
+    def ranks(self, args, env=None, expect_success=True, timeout=None):
         return run([*self.mpirun, self.chunkwise, "-q", *args], {**self.env, **(env or {})},
-                   expect_success)
+                   expect_success, timeout)
 
 
 def make_labelmap(job, work):
@@ -216,6 +219,34 @@ def check_convert(checks, job, work):
     checks.expect(np.array_equal(np.load(read), data), "zarr convert: the ranks' array reads back as the data")
 
 
+def check_convert_sparse(checks, job, work):
+    """A grid of 2^40 chunks with three stored: every rank lists the source and writes only
+    the stored shards it owns, byte-identical to one process (each run gets 300 s; a walk of
+    the grid would take days)."""
+    n = 1 << 22
+    source = work / "sparse-source.zarr"
+    job.one(["zarr", "create", source, "--shape", f"{n},{n}", "--dtype", "uint16", "--chunk", "4,4"])
+    corners = [(0, 8), (n // 2, 1000), (n - 4, n - 4)]
+    for i, (y, x) in enumerate(corners):
+        np.save(work / f"sparse-{i}.npy", np.full((4, 4), i + 1, np.uint16))
+        job.one(["zarr", "write", source, "--input", work / f"sparse-{i}.npy", "--offset", f"{y},{x}"])
+    layout = ["--chunk", "8,8", "--shard", "16,16"]
+    reference = work / "sparse-one"
+    job.one(["zarr", "convert", source, reference, *layout], timeout=300)
+    out = work / "sparse-ranks"
+    job.ranks(["zarr", "convert", source, out, *layout], timeout=300)
+    shards = [f for f in visible_files(reference) if f.startswith("c/")]
+    checks.expect(len(shards) == 3, f"sparse zarr convert: one process wrote 3 shards ({shards})")
+    compare_trees(checks, out, reference, f"sparse zarr convert: {RANKS} ranks vs one process", skip=())
+    read = work / "sparse-read.npy"
+    y, x = corners[1]
+    job.one(["zarr", "read", out, "--region", f"{y}:{y + 4},{x - 1}:{x + 4}", "--output", read])
+    expected = np.zeros((4, 5), np.uint16)
+    expected[:, 1:] = 2
+    checks.expect(np.array_equal(np.load(read), expected),
+                  "sparse zarr convert: the ranks' array reads back a stored block and its fill")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -232,6 +263,7 @@ def main():
     check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")
     check_outside_volume(checks, job, work, db)
     check_convert(checks, job, work)
+    check_convert_sparse(checks, job, work)
     checks.finish()
 
 

@@ -9,6 +9,8 @@
 - python3-zarr 2.13 reads the v2 arrays chunkwise writes, and chunkwise reads
   the v2 arrays it writes (compressors, C/F order, separators, big-endian).
 - chunkwise reads an array zarrita writes.
+- A sparse array with a grid of 2^44 chunks, three stored: info, convert and
+  refs build visit the stored keys, not the grid.
 - Damaged arrays (truncated shard, bad index checksum, offsets past the end,
   unknown codec, shapes that disagree) give a clear error naming the key.
 
@@ -346,6 +348,59 @@ def check_convert(checks, binary, work, node_script):
     checks.expect(result.returncode == 1 and "--overwrite" in result.stderr, "convert refuses an existing output")
 
 
+def check_sparse_huge_grid(checks, binary, work):
+    """A v2 array with a grid of 2^44 chunks and three stored, written by zarr-python 2.13 with
+    "/" keys: zarr info, zarr convert and refs build visit the three stored keys, not the grid
+    (each gets 120 s; a walk of the grid would take days), and zarr-python reads the converted
+    array's values."""
+    n = 1 << 22
+    source = work / "sparse_source"
+    array = zarr.open(str(source), mode="w", shape=(n, n), chunks=(1, 1), dtype="<u2",
+                      compressor=numcodecs.Zstd(level=1), fill_value=0, dimension_separator="/")
+    points = {(1, 5): 11, (n // 2, 1001): 22, (n - 1, n - 1): 33}
+    for (y, x), value in points.items():
+        array[y, x] = value
+
+    def timed(*args):
+        try:
+            return subprocess.run([str(binary), "-q", *map(str, args)], capture_output=True,
+                                  text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def ok(result, what):
+        done = result is not None and result.returncode == 0
+        checks.expect(done, f"sparse 2^44-chunk grid: {what} finishes "
+                            f"({'timed out' if result is None else result.stderr.strip()[-200:]})")
+        return done
+
+    info = timed("zarr", "info", source, "--json")
+    if ok(info, "zarr info"):
+        stats = json.loads(info.stdout)
+        checks.expect(stats["stored_objects"] == 3 and stats["grid_objects"] == 1 << 44,
+                      f"zarr info counts 3 stored of 2^44 chunks: {stats['stored_objects']} of "
+                      f"{stats['grid_objects']}")
+    sharded = work / "sparse_v3"
+    back = work / "sparse_v2_again"
+    if ok(timed("zarr", "convert", source, sharded, "--chunk", "8,8", "--shard", "16,16"),
+          "zarr convert to v3 shards") and \
+            ok(timed("zarr", "convert", sharded, back, "--format", "2"), "zarr convert back to v2"):
+        shards = [p for p in (sharded / "c").rglob("*") if p.is_file()]
+        checks.expect(len(shards) == 3, f"the v3 array stores 3 shards ({len(shards)})")
+        chunks = [p for p in back.iterdir() if not p.name.startswith(".")]
+        checks.expect(len(chunks) == 3, f"converted back to v2, 3 chunks ({len(chunks)})")
+        again = zarr.open(str(back), mode="r")
+        got = {point: int(again[point]) for point in points}
+        checks.expect(got == points and int(again[0, 0]) == 0 and int(again[n - 1, n - 2]) == 0,
+                      f"zarr-python reads the three values through both conversions: {got}")
+    refs = work / "sparse_refs.json"
+    if ok(timed("refs", "build", source, "--output", refs), "refs build"):
+        document = json.loads(refs.read_text())
+        keys = sorted(k for k in document.get("refs", document) if not k.startswith("."))
+        expected = sorted(f"{y}.{x}" for y, x in points)
+        checks.expect(keys == expected, f"refs build references the 3 stored chunks: {keys}")
+
+
 def expect_error(checks, binary, path, needle, what):
     out = path.parent / f"{path.name}.err.npy"
     result = cli(binary, "zarr", "read", path, "--output", out, "--overwrite", ok=False)
@@ -422,6 +477,7 @@ def main():
     check_v2_with_zarr_python(checks, args.chunkwise, args.workdir)
     check_zarrita_writes(checks, args.chunkwise, args.workdir, args.node_script)
     check_convert(checks, args.chunkwise, args.workdir, args.node_script)
+    check_sparse_huge_grid(checks, args.chunkwise, args.workdir)
     check_damaged(checks, args.chunkwise, args.workdir)
     checks.finish()
 
