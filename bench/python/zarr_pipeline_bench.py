@@ -10,6 +10,8 @@ same threads, on files in the same directory:
   zp-fused zarr-python 3's opt-in FusedCodecPipeline (LocalStore)
   ts       TensorStore (zarr3 driver, file kvstore, a cache pool, read())
   cw       chunkwise's own module: chunkwise.open(path)[...]
+  c++      the C++ library on the same work, through the facade (chunkwise.h):
+           bench/python/zarr_facade_peer.cc, its own process, timed inside it
 
 Cases: a full write into a fresh array, a full read into fresh memory, and
 64³ sub-chunk reads (one inner chunk of a shard each, at random) with 8 in
@@ -17,11 +19,13 @@ flight. The readers read the files cw wrote. Each case runs --runs times,
 every peer in turn within each run (all writes, then all reads, then all
 sub-chunk reads), and the median is printed, as GB/s of
 uncompressed data and as the ratio of each peer's time to cw-pipe's (above 1:
-cw-pipe is ahead). Configuration of every peer: docs/benchmarks.md,
+cw-pipe is ahead), and the module's time over the library's (cw/c++: 1.10
+or less is the issue's goal, "within 10 %"). Configuration of every peer: docs/benchmarks.md,
 "zarr_pipeline_bench".
 
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/zarr_pipeline_bench.py \
            [--size-mib 1024] [--runs 3] [--reads 256] [--threads N] [--dir DIR]
+           [--cxx-peer build/bench/zarr_facade_peer]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import os
 import pathlib
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,7 +57,8 @@ SHARD = 256
 CONCURRENCY = 8
 CACHE_POOL_BYTES = 256 << 20
 CODECS = ["zstd:1", "blosc:lz4:5:shuffle"]
-PEERS = ["cw-pipe", "zarrs", "zp-3", "zp-fused", "ts", "cw"]
+PEERS = ["cw-pipe", "zarrs", "zp-3", "zp-fused", "ts", "cw", "c++"]
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
 
 def volume(size_mib: int) -> np.ndarray:
@@ -133,10 +139,17 @@ def boxes_of(shape: tuple[int, ...], count: int) -> list[tuple[slice, ...]]:
 class Peer:
     def __init__(self, name: str, threads: int) -> None:
         self.name, self.threads = name, threads
+        # The c++ peer's files and its own timing (its process's start and the
+        # loading of the volume are not part of the work).
+        self.cxx: "CxxPeer | None" = None
+        self.reported: float | None = None
 
     def write(self, path: pathlib.Path, data: np.ndarray, codec: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
-        if self.name == "ts":
+        if self.name == "c++":
+            self.reported = self.cxx.run("write", self.cxx.raw, path, codec,
+                                         *map(str, data.shape), self.threads)
+        elif self.name == "ts":
             ts_open(path, self.threads, ts_metadata(data.shape, codec)).write(data).result()
         elif self.name == "cw":
             array = chunkwise.create(str(path), shape=data.shape, dtype="uint16",
@@ -151,7 +164,11 @@ class Peer:
                                           compressors=zarr_compressor(codec))
                 array[:] = data
 
-    def read(self, path: pathlib.Path) -> np.ndarray:
+    def read(self, path: pathlib.Path) -> np.ndarray | None:
+        if self.name == "c++":
+            dump = self.cxx.dump if self.cxx.check else None
+            self.reported = self.cxx.run("read", path, self.threads, *([dump] if dump else []))
+            return self.cxx.load(dump, self.cxx.shape) if dump else None
         if self.name == "ts":
             return ts_open(path, self.threads).read().result()
         if self.name == "cw":
@@ -159,7 +176,12 @@ class Peer:
         with zarr.config.set(zarr_config(self.name, self.threads)):
             return zarr.open_array(zarr.storage.LocalStore(path), mode="r")[:]
 
-    def read_boxes(self, path: pathlib.Path, boxes: list[tuple[slice, ...]]) -> list[np.ndarray]:
+    def read_boxes(self, path: pathlib.Path, boxes: list[tuple[slice, ...]]) -> list | None:
+        if self.name == "c++":
+            dump = self.cxx.dump if self.cxx.check else None
+            self.reported = self.cxx.run("boxes", path, self.cxx.boxes, CONCURRENCY, self.threads,
+                                         *([dump] if dump else []))
+            return list(self.cxx.load(dump, (len(boxes),) + (CHUNK,) * 3)) if dump else None
         if self.name == "ts":
             array = ts_open(path, self.threads)
             out, pending = [], []
@@ -188,6 +210,27 @@ class Peer:
         return list(await asyncio.gather(*(one(box) for box in boxes)))
 
 
+class CxxPeer:
+    """The files zarr_facade_peer reads and writes, in the bench's directory."""
+
+    def __init__(self, binary: pathlib.Path, work: pathlib.Path, data: np.ndarray,
+                 boxes: list[tuple[slice, ...]]) -> None:
+        self.binary, self.shape, self.check = binary, data.shape, False
+        self.raw, self.dump, self.boxes = work / "volume.raw", work / "read.raw", work / "boxes.txt"
+        data.tofile(self.raw)
+        self.boxes.write_text("".join(f"{b[0].start} {b[1].start} {b[2].start}\n" for b in boxes))
+
+    def run(self, *args: object) -> float:
+        done = subprocess.run([str(self.binary), *map(str, args)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"zarr_pipeline_bench: zarr_facade_peer {args[0]}: {done.stderr}")
+        return float(done.stdout.split()[-1])
+
+    @staticmethod
+    def load(path: pathlib.Path, shape: tuple[int, ...]) -> np.ndarray:
+        return np.fromfile(path, dtype=np.uint16).reshape(shape)
+
+
 def timed(operation: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
     result = operation()
@@ -201,6 +244,9 @@ def main() -> int:
     parser.add_argument("--reads", type=int, default=256, help="64³ sub-chunk reads per run")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--dir", default=None, help="where the arrays go (default: $TMPDIR)")
+    parser.add_argument("--cxx-peer", type=pathlib.Path,
+                        default=REPOSITORY / "build" / "bench" / "zarr_facade_peer",
+                        help="the C++ library's row (bench/python/zarr_facade_peer.cc)")
     args = parser.parse_args()
     if args.threads != os.cpu_count():
         print(f"note: chunkwise's pool has one thread per core ({os.cpu_count()}); "
@@ -209,6 +255,9 @@ def main() -> int:
     data = volume(args.size_mib)
     boxes = boxes_of(data.shape, args.reads)
     peers = [Peer(name, args.threads) for name in PEERS]
+    if not args.cxx_peer.is_file():
+        raise SystemExit(f"zarr_pipeline_bench: no {args.cxx_peer} (cmake --build build "
+                         "--target zarr_facade_peer); the c++ row cannot run")
     work = pathlib.Path(tempfile.mkdtemp(prefix="zarr-pipeline-bench-", dir=args.dir))
     print(f"zarr pipeline bench: {data.nbytes / 2**30:.2f} GiB uint16 {list(data.shape)}, "
           f"shards {SHARD}^3 of chunks {CHUNK}^3, {args.threads} threads, medians of "
@@ -216,6 +265,9 @@ def main() -> int:
     print(f"versions: zarr {zarr.__version__}, zarrs {_version('zarrs')}, "
           f"tensorstore {_version("tensorstore")}, chunkwise {chunkwise.__version__}")
     try:
+        cxx = CxxPeer(args.cxx_peer, work, data, boxes)
+        for peer in peers:
+            peer.cxx = cxx
         for codec in CODECS:
             run_codec(codec, data, boxes, peers, work, args.runs)
     finally:
@@ -230,13 +282,16 @@ def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
     seconds: dict[tuple[str, str], list[float]] = {}
 
     def measure(peer: Peer, case: str, operation: Callable[[], object]) -> object:
+        peer.reported = None
         elapsed, result = timed(operation)
+        elapsed = peer.reported if peer.reported is not None else elapsed
         seconds.setdefault((peer.name, case), []).append(elapsed)
         return result
 
     # Case by case, every peer in turn, so that one case's conditions (the
     # writes' pages still being flushed, say) fall on every peer alike.
     for run in range(runs):
+        peers[0].cxx.check = run == 0  # The c++ peer hands back what it read, to be checked.
         for peer in peers:
             target = work / peer.name
             measure(peer, "write", lambda: peer.write(target, data, codec))
@@ -262,12 +317,13 @@ def report(codec: str, volume_bytes: int, box_bytes: int,
            seconds: dict[tuple[str, str], list[float]], names: list[str]) -> None:
     print(f"\n{codec}: GB/s of uncompressed data (median); ratio = peer's time / cw-pipe's")
     print(f"{'case':<12}" + "".join(f"{name:>10}" for name in names)
-          + "".join(f"{'/' + name:>10}" for name in names[1:]))
+          + "".join(f"{'/' + name:>10}" for name in names[1:]) + f"{'cw/c++':>10}")
     for case in ("write", "read", "64^3 reads"):
         nbytes = box_bytes if case == "64^3 reads" else volume_bytes
         median = {name: statistics.median(seconds[(name, case)]) for name in names}
         line = f"{case:<12}" + "".join(f"{nbytes / median[name] / 1e9:>10.3f}" for name in names)
         line += "".join(f"{median[name] / median['cw-pipe']:>9.2f}x" for name in names[1:])
+        line += f"{median['cw'] / median['c++']:>9.2f}x"
         print(line, flush=True)
 
 
