@@ -22,7 +22,7 @@ Status DecodeStatus(std::string_view text) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
   if (error != std::errc() || end == text.data() + text.size() || *end != ' ' ||
       code < static_cast<int>(StatusCode::kInvalidArgument) ||
-      code > static_cast<int>(StatusCode::kConflict)) {
+      code > static_cast<int>(StatusCode::kCancelled)) {
     return Status::Internal("a rank sent a status that does not decode: " + std::string(text));
   }
   return Status(static_cast<StatusCode>(code), std::string(end + 1, text.data() + text.size()));

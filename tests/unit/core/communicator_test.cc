@@ -16,6 +16,17 @@ TEST(CommunicatorTest, StatusRoundTripsThroughText) {
   EXPECT_EQ(decoded.message(), "s0/0_0_0.arrow: bad footer");
 }
 
+// Every code travels, the last added included: a rank cancelled by its
+// Context must not arrive as "does not decode".
+TEST(CommunicatorTest, EveryStatusCodeRoundTrips) {
+  for (const StatusCode code :
+       {StatusCode::kInvalidArgument, StatusCode::kConflict, StatusCode::kCancelled}) {
+    const Status decoded = DecodeStatus(EncodeStatus(Status(code, "export: cancelled")));
+    EXPECT_EQ(decoded.code(), code);
+    EXPECT_EQ(decoded.message(), "export: cancelled");
+  }
+}
+
 TEST(CommunicatorTest, GarbledStatusIsInternal) {
   const Status decoded = DecodeStatus("99 nonsense");
   EXPECT_EQ(decoded.code(), StatusCode::kInternal);
