@@ -72,7 +72,8 @@ Bytes LoadFile(const std::string& path) {
 void Dump(const std::string& path, const std::vector<Bytes>& parts) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   for (const Bytes& part : parts) {
-    out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
+    out.write(reinterpret_cast<const char*>(part.data()),
+              static_cast<std::streamsize>(part.size()));
   }
   if (!out) Fail(path + ": cannot write");
 }
