@@ -134,8 +134,10 @@ def open(  # noqa: A001 - the module's entry point, like chunkwise.open
 ) -> References:
     """Opens the reference set `refs`: a JSON file or a Parquet directory.
 
-    Local targets must lie in the set's own directory or one of `roots`;
-    http(s) targets are read only with `allow_remote`.
+    `refs` is a path or ``file://`` URL, or a set in object storage
+    (``s3://``, ``gs://``, ``http(s)://``), whose targets may not be local
+    files. Local targets must lie in the set's own directory or one of
+    `roots`; remote targets (http(s), s3, gs) are read only with `allow_remote`.
     """
     return References(_core.References.open(str(refs), [str(r) for r in roots], allow_remote))
 

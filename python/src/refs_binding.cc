@@ -77,19 +77,27 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
   return SummaryDict(summary);
 }
 
+// The facade's context for reading sets: object storage configured from the
+// environment, as the CLI's. A set is a file or an object, never memory://.
+const Context& ReferencesContext() {
+  static const auto* context = new Context();
+  return *context;
+}
+
 // A reference set's keys, read through the facade's reference store: inline
 // values, and byte ranges or whole files of the targets the set names.
 class PyReferences {
  public:
+  // The set at `url`: a path or file:// (its relative targets resolve
+  // against its directory), or a set in object storage, s3://, gs:// or
+  // http(s):// (facade/references.h, OpenReferenceStore).
   static PyReferences Open(const std::string& url, const std::vector<std::string>& roots,
                            bool allow_remote) {
-    StoreOptions options;
-    for (const std::string& root : roots) options.reference_roots.emplace_back(root);
-    options.allow_remote_references = allow_remote;
-    // A path names the set whatever its file name; a URL says what it is.
-    const std::string located = url.find("://") == std::string::npos ? "refs://" + url : url;
+    ReadReferencesOptions options;
+    for (const std::string& root : roots) options.allowed_roots.emplace_back(root);
+    options.allow_remote = allow_remote;
     nb::gil_scoped_release release;
-    return PyReferences(url, ValueOrThrow(OpenStore(located, options)));
+    return PyReferences(url, ValueOrThrow(OpenReferenceStore(ReferencesContext(), url, options)));
   }
 
   const std::string& url() const { return url_; }

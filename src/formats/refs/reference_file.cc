@@ -72,9 +72,13 @@ Result<std::shared_ptr<const store::ReferenceIndex>> OpenReferences(
     CHUNKWISE_ASSIGN_OR_RETURN(json, store->Exists(key));
   }
   if (!json) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> inside, store->List(prefix));
-    if (!inside.empty()) {
-      return Status::InvalidArgument(store->Describe(inside.front()) +
+    Result<std::vector<std::string>> inside = store->List(prefix);
+    // A store that cannot list (http) has no directory to tell of: the set is missing.
+    if (!inside.ok() && inside.status().code() != StatusCode::kUnsupported) {
+      return inside.status();
+    }
+    if (inside.ok() && !inside->empty()) {
+      return Status::InvalidArgument(store->Describe(inside->front()) +
                                      ": a directory without .zmetadata, not a reference set");
     }
     return Status::NotFound(store->Describe(key.empty() ? ".zmetadata" : key) + " does not exist");
