@@ -181,7 +181,13 @@ class Labelmap:
     @property
     def newest_open(self) -> int: ...
     def ingest(
-        self, volume: NDArray[np.uint64], offset: list[int], version: int, scales: int
+        self,
+        volume: NDArray[np.uint64],
+        offset: list[int],
+        version: int,
+        scales: int,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
     ) -> dict[str, Any]: ...
     def set_mappings(self, pairs: NDArray[np.uint64], version: int) -> None: ...
     def merge(self, label: int, supervoxels: NDArray[np.uint64], version: int) -> None: ...
@@ -191,7 +197,14 @@ class Labelmap:
     def branch(self, parent: int, note: str) -> int: ...
     def stored_extent(self, version: int, scale: int) -> tuple[list[int], list[int]] | None: ...
     def read(
-        self, offset: list[int], shape: list[int], version: int, scale: int, mapped: bool
+        self,
+        offset: list[int],
+        shape: list[int],
+        version: int,
+        scale: int,
+        mapped: bool,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
     ) -> NDArray[np.uint64]: ...
     def stats(self) -> dict[str, Any]: ...
     def get_block_bytes(
@@ -219,6 +232,8 @@ def export_shards(
     format: str,
     index: str,
     overwrite: bool,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 
 class ArrowShardReader:
@@ -319,9 +334,20 @@ class BcolzWriteRequest:
     append: bool
     def __init__(self) -> None: ...
 
-def bcolz_write(url: str, request: BcolzWriteRequest, data: NDArray[Any]) -> int: ...
+def bcolz_write(
+    url: str,
+    request: BcolzWriteRequest,
+    data: NDArray[Any],
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> int: ...
 def bcolz_read(
-    url: str, slice: str, columns: list[str], where: str
+    url: str,
+    slice: str,
+    columns: list[str],
+    where: str,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
 ) -> tuple[str, list[int], NDArray[np.uint8]]: ...
 def bcolz_info(url: str) -> str: ...
 

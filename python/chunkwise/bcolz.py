@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 import numpy.lib.format
 
-from . import _core
+from . import _core, _progress
+from ._cancel import CancelToken
+from ._progress import Progress
 
 
 def _request(data: np.ndarray, cname: str, clevel: int, shuffle: int | str, chunklen: int,
@@ -55,28 +57,39 @@ def write(
     chunklen: int = 0,
     threads: int = 0,
     overwrite: bool = False,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
 ) -> int:
     """Writes `data` as a new carray (or a ctable, for a structured array) at `url`.
 
     Rows are `data`'s first dimension; the rest is each row's shape.
     `cname`/`clevel`/`shuffle` are the Blosc parameters, `chunklen` the rows
     per chunk (0: bcolz's choice for the row count). An existing dataset is
-    refused unless `overwrite`. Returns the number of rows.
+    refused unless `overwrite`. Returns the number of rows. `progress`
+    counts the bytes of rows written; `cancel` (or Ctrl-C) stops the write
+    between batches of chunks, leaving a dataset of the rows written so far.
     """
     rows = _rows(data)
     request = _request(rows, cname, clevel, shuffle, chunklen, threads, overwrite, False)
-    return _core.bcolz_write(str(url), request, rows.reshape(-1).view(np.uint8))
+    return _core.bcolz_write(str(url), request, rows.reshape(-1).view(np.uint8),
+                             progress=_progress.callback(progress, "bcolz"),
+                             cancel=_progress.token(cancel))
 
 
-def append(url: str, data: Any) -> int:
+def append(url: str, data: Any, *, progress: Progress = None,
+           cancel: CancelToken | None = None) -> int:
     """Appends rows to the carray or ctable at `url`; returns its new length.
 
     A carray's rows must have its dtype and row shape; a ctable takes a
     structured array with a field per column (extra fields are ignored).
+    `progress` and `cancel` as for `write`: a stopped append keeps whole
+    batches of rows, every column of a ctable the same ones.
     """
     rows = _rows(data)
     request = _request(rows, "lz4", 5, 1, 0, 0, False, True)
-    return _core.bcolz_write(str(url), request, rows.reshape(-1).view(np.uint8))
+    return _core.bcolz_write(str(url), request, rows.reshape(-1).view(np.uint8),
+                             progress=_progress.callback(progress, "bcolz"),
+                             cancel=_progress.token(cancel))
 
 
 def read(
@@ -85,13 +98,19 @@ def read(
     slice: str | None = None,  # noqa: A002 - bcolz's own word
     columns: Sequence[str] | None = None,
     where: str | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
 ) -> np.ndarray:
     """The rows of the dataset at `url`, as numpy.
 
     `slice` ("a:b", negatives from the end) picks rows; for a ctable
     `columns` picks fields and `where` (e.g. ``"x > 3 & y == 1"``) rows.
+    `progress` counts the bytes of the selected columns' rows read (for
+    `where`, scanned); `cancel` (or Ctrl-C) stops the read between chunks.
     """
-    descr, shape, data = _core.bcolz_read(str(url), slice or "", list(columns or []), where or "")
+    descr, shape, data = _core.bcolz_read(str(url), slice or "", list(columns or []), where or "",
+                                          progress=_progress.callback(progress, "bcolz"),
+                                          cancel=_progress.token(cancel))
     dtype = numpy.lib.format.descr_to_dtype(ast.literal_eval(descr))
     return data.view(dtype).reshape(shape)
 

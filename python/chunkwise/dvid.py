@@ -24,7 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
+from ._cancel import CancelToken
+from ._progress import Progress
 from ._errors import ChunkwiseError, InvalidArgumentError, NotFoundError
 
 Box = Sequence[slice] | None
@@ -115,15 +117,20 @@ class Labelmap:
         return self._core.newest_open
 
     def ingest(self, volume: Any, offset: Sequence[int] = (0, 0, 0), *, version: int | None = None,
-               scales: int = 0) -> dict[str, Any]:
+               scales: int = 0, progress: Progress = None,
+               cancel: CancelToken | None = None) -> dict[str, Any]:
         """Stores a 3-d (z, y, x) integer volume whose first voxel is at `offset`.
 
         Blocks it covers in part keep their other voxels; all-zero blocks are
         not stored. `scales` builds scales 1..N by 2x downsampling. Returns
-        the blocks written, deleted and skipped, per scale.
+        the blocks written, deleted and skipped, per scale. `progress` counts
+        blocks (of every scale); `cancel` (or Ctrl-C) stops it between
+        blocks: every block stored is whole, scales not reached are not built.
         """
         volume = _labels(volume, self.path)
-        return self._core.ingest(volume, [operator.index(o) for o in offset], version or 0, scales)
+        return self._core.ingest(volume, [operator.index(o) for o in offset], version or 0, scales,
+                                 progress=_progress.callback(progress, "dvid ingest"),
+                                 cancel=_progress.token(cancel))
 
     def map(self, pairs: Mapping[int, int] | Iterable[Sequence[int]] | np.ndarray, *,
             version: int | None = None) -> None:
@@ -166,11 +173,14 @@ class Labelmap:
         return tuple(extent[0]), tuple(extent[1])
 
     def read(self, box: Box = None, *, version: int | None = None, scale: int = 0,
-             mapped: bool = False) -> np.ndarray:
+             mapped: bool = False, progress: Progress = None,
+             cancel: CancelToken | None = None) -> np.ndarray:
         """The labels of `box` (three slices, z, y, x, at `scale`) as uint64.
 
         Open ends default to the stored extent (whole blocks); blocks not
         stored read as 0. `mapped=True` applies the version's mapping.
+        `progress` counts the result's bytes; `cancel` (or Ctrl-C) stops the
+        read between rows of blocks.
         """
         default = None
         if box is None or any(not isinstance(s, slice) or s.start is None or s.stop is None
@@ -183,7 +193,9 @@ class Labelmap:
                 raise _error(NotFoundError, f"{self.path}: no blocks stored at scale {scale} "
                              "(give explicit bounds to read zeros)")
         offset, shape = _resolve_box(box, default, self.path)
-        return self._core.read(offset, shape, version or 0, scale, mapped)
+        return self._core.read(offset, shape, version or 0, scale, mapped,
+                               progress=_progress.callback(progress, "dvid read"),
+                               cancel=_progress.token(cancel))
 
     def stats(self) -> dict[str, Any]:
         """Per scale: block entries, tombstones, stored bytes, and visible
@@ -245,6 +257,8 @@ def export_shards(
     format: str = "file",
     index: str = "rec",
     overwrite: bool = False,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """Exports a labelmap as neuroglancer-sharded Arrow IPC files with CSV indexes.
 
@@ -255,12 +269,16 @@ def export_shards(
     `scales` exports at most that many (0: all), `format` is the Arrow IPC
     "file" or "stream" format, `index` the CSV form "rec" (x,y,z,rec) or
     "offsets" (DVID's x,y,z,offset,size,batch_idx). Returns the summary:
-    per scale blocks read, written and skipped, shards and bytes.
+    per scale blocks read, written and skipped, shards and bytes. `progress`
+    counts the blocks each scale has scanned (total None); `cancel` (or
+    Ctrl-C) stops the export, which then publishes nothing.
     """
     source = labelmap._core if isinstance(labelmap, Labelmap) else _core.Labelmap(
         os.fspath(labelmap), False, True)
     return _core.export_shards(source, _spec(spec), os.fspath(dest_url), scales, version or 0,
-                               threads, format, index, overwrite)
+                               threads, format, index, overwrite,
+                               progress=_progress.callback(progress, "dvid export"),
+                               cancel=_progress.token(cancel))
 
 
 class ChunkLabels(NamedTuple):

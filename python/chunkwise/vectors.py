@@ -57,8 +57,9 @@ def write(
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
     chunk in world units. Returns the vertices and chunks written.
-    `progress` counts vertices written; `cancel` (or Ctrl-C) is seen before
-    the write starts, not during it.
+    `progress` counts vertices written; `cancel` (or Ctrl-C) stops the write
+    between chunks, before the level's metadata: reading level 0 is then
+    refused (``overwrite=True`` replaces the store).
     """
     request = _core.VectorsWriteRequest()
     request.type = type

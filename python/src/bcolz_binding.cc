@@ -3,6 +3,7 @@
 // the descr literal a .npy header holds (numpy.lib.format.dtype_to_descr).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -19,6 +20,7 @@
 #include "chunkwise/io/bcolz_files.h"
 #include "numpy_bytes.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -51,10 +53,11 @@ std::string LocalDirectory(const std::string& url) {
 
 Status AppendRows(store::Store& store, const std::shared_ptr<store::Store>& shared,
                   const core::NpyDtype& dtype, const std::vector<std::int64_t>& shape,
-                  ByteView rows, const std::string& url) {
+                  ByteView rows, const std::string& url, const bcolz::CallHooks& hooks) {
   CHUNKWISE_ASSIGN_OR_RETURN(const bool ctable, bcolz::Ctable::IsCtable(store, ""));
   if (ctable) {
     CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Open(shared, "", bcolz::Mode::kAppend));
+    table->set_hooks(hooks);
     CHUNKWISE_RETURN_IF_ERROR(table->Append(dtype, rows));
     return table->Flush();
   }
@@ -66,12 +69,13 @@ Status AppendRows(store::Store& store, const std::shared_ptr<store::Store>& shar
                                    "; the data's are " + dtype.ToDescr() + " and " +
                                    core::FormatShape(row_shape));
   }
+  carray->set_hooks(hooks);
   CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows));
   return carray->Flush();
 }
 
 Status CreateRows(const std::shared_ptr<store::Store>& store, const core::NpyDtype& dtype,
-                  const BcolzWriteRequest& request, ByteView rows) {
+                  const BcolzWriteRequest& request, ByteView rows, const bcolz::CallHooks& hooks) {
   bcolz::CarrayOptions options;
   options.cparams.cname = request.cname;
   options.cparams.clevel = request.clevel;
@@ -82,52 +86,86 @@ Status CreateRows(const std::shared_ptr<store::Store>& store, const core::NpyDty
   if (dtype.is_structured()) {
     CHUNKWISE_ASSIGN_OR_RETURN(auto columns, bcolz::Ctable::ColumnsFor(dtype, options));
     CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Create(store, "", columns));
+    table->set_hooks(hooks);
     CHUNKWISE_RETURN_IF_ERROR(table->Append(dtype, rows));
     return table->Flush();
   }
   options.dtype = dtype;
   options.atom_shape.assign(request.shape.begin() + 1, request.shape.end());
   CHUNKWISE_ASSIGN_OR_RETURN(auto carray, bcolz::Carray::Create(store, "", options));
+  carray->set_hooks(hooks);
   CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows));
   return carray->Flush();
 }
 
-std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request, InBytes data) {
+// Writes (or appends) the rows on the Operation's Context: its progress
+// counts the rows' bytes, its cancellation stops the write between batches
+// of chunks (formats/bcolz/carray.h, Append), keeping the rows written.
+Status WriteRows(const Context& context, const std::string& url, const BcolzWriteRequest& request,
+                 const core::NpyDtype& dtype, ByteView rows, std::int64_t& length) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing " + url));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress("bcolz write", rows.size(), "B");
+  const bcolz::CallHooks hooks{progress.get(), &context.cancellation()};
+  if (request.append) {
+    CHUNKWISE_RETURN_IF_ERROR(AppendRows(*store, store, dtype, request.shape, rows, url, hooks));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(""));
+    if (!request.overwrite && !keys.empty()) {
+      return Status::InvalidArgument(url + " already holds data; not replaced");
+    }
+    CHUNKWISE_RETURN_IF_ERROR(CreateRows(store, dtype, request, rows, hooks).WithContext(url));
+  }
+  // bcolz itself opens a dataset only with its data/ directories present.
+  if (const std::string directory = LocalDirectory(url); !directory.empty()) {
+    CHUNKWISE_RETURN_IF_ERROR(io::AddBcolzDataDirectories(directory));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json described,
+                             bcolz::DescribeDatasetJson(store, ""));
+  length = described["length"].get<std::int64_t>();
+  progress->Finish();
+  return Status::Ok();
+}
+
+std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request, InBytes data,
+                        nb::object progress, std::shared_ptr<CancelToken> cancel) {
   const core::NpyDtype dtype = ValueOrThrow(core::NpyDtype::FromDescr(request.descr));
   if (request.shape.empty()) {
     throw StatusError(Status::InvalidArgument(url + ": bcolz holds rows; a 0-d array has none"));
   }
   const ByteView rows(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
-  nb::gil_scoped_release release;
-  std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-  if (request.append) {
-    ThrowIfError(AppendRows(*store, store, dtype, request.shape, rows, url));
-  } else {
-    if (!request.overwrite && !ValueOrThrow(store->List("")).empty()) {
-      throw StatusError(Status::InvalidArgument(url + " already holds data; not replaced"));
-    }
-    Status created = CreateRows(store, dtype, request, rows);
-    if (!created.ok()) throw StatusError(created.WithContext(url));
-  }
-  // bcolz itself opens a dataset only with its data/ directories present.
-  if (const std::string directory = LocalDirectory(url); !directory.empty()) {
-    ThrowIfError(io::AddBcolzDataDirectories(directory));
-  }
-  return ValueOrThrow(bcolz::DescribeDatasetJson(store, ""))["length"].get<std::int64_t>();
+  Operation operation(std::move(progress), std::move(cancel));
+  std::int64_t length = 0;
+  operation.Run([&] { return WriteRows(operation.context(), url, request, dtype, rows, length); },
+                rows.size());
+  return length;
 }
 
 // (descr, shape, bytes) of the rows the request selects.
 std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
     const std::string& url, const std::string& slice, const std::vector<std::string>& columns,
-    const std::string& where) {
+    const std::string& where, nb::object progress, std::shared_ptr<CancelToken> cancel) {
   core::NpyArray array;
-  {
-    nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
-    Result<core::NpyArray> read = bcolz::ReadSelection(store, "", {slice, columns, where});
-    if (!read.ok()) throw StatusError(read.status().WithContext(url));
-    array = std::move(read).value();
-  }
+  Operation operation(std::move(progress), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        const Context& context = operation.context();
+        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + url));
+        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                                   OpenStoreForUrl(url, false));
+        bcolz::ReadRequest request{slice, columns, where};
+        request.progress = [&](std::uint64_t total) {
+          return context.StartProgress("bcolz read", total, "B");
+        };
+        request.cancellation = &context.cancellation();
+        Result<core::NpyArray> read = bcolz::ReadSelection(store, "", request);
+        if (!read.ok()) return read.status().WithContext(url);
+        array = *std::move(read);
+        return Status::Ok();
+      },
+      // Always watched: the selection's size is known only once opened.
+      UINT64_MAX);
   return {array.dtype.ToDescr(), array.shape, BytesToNumpy(std::move(array.data))};
 }
 
@@ -154,9 +192,11 @@ void BindBcolz(nb::module_& module) {
       .def_rw("overwrite", &BcolzWriteRequest::overwrite)
       .def_rw("append", &BcolzWriteRequest::append);
   module.def("bcolz_write", &WriteBcolz, nb::arg("url"), nb::arg("request"),
-             nb::arg("data").noconvert());
+             nb::arg("data").noconvert(), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
   module.def("bcolz_read", &ReadBcolz, nb::arg("url"), nb::arg("slice"), nb::arg("columns"),
-             nb::arg("where"));
+             nb::arg("where"), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
   module.def("bcolz_info", &DescribeBcolz, nb::arg("url"));
 }
 

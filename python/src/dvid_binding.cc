@@ -9,6 +9,7 @@
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -27,6 +28,7 @@
 #include "chunkwise/formats/dvid/value_envelope.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -127,7 +129,8 @@ class PyLabelmap {
   std::uint32_t newest() const { return Get()->versions().newest(); }
   std::uint32_t newest_open() const { return Get()->versions().newest_open(); }
 
-  nb::dict Ingest(const InLabels& volume, const Zyx& offset, std::uint32_t version, int scales) {
+  nb::dict Ingest(const InLabels& volume, const Zyx& offset, std::uint32_t version, int scales,
+                  nb::object progress, std::shared_ptr<CancelToken> cancel) {
     if (volume.ndim() != 3) {
       throw StatusError(Status::InvalidArgument(path_ +
                                                 ": ingest takes a 3-d (z, y, x) volume, not " +
@@ -138,15 +141,25 @@ class PyLabelmap {
                     static_cast<std::int64_t>(volume.shape(2))};
     std::shared_ptr<Labelmap> labelmap = Get();
     dvid::IngestSummary summary;
-    {
-      nb::gil_scoped_release release;
-      const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
-      Result<dvid::IngestSummary> ingested = dvid::IngestVolume(
-          *labelmap, Span(volume), shape,
-          {.version = version, .offset = offset, .downsample_scales = scales, .pool = pool.get()});
-      if (!ingested.ok()) throw StatusError(ingested.status().WithContext(path_));
-      summary = *std::move(ingested);
-    }
+    Operation operation(std::move(progress), std::move(cancel));
+    operation.Run(
+        [&]() -> Status {
+          const Context& context = operation.context();
+          CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("ingesting into " + path_));
+          const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
+          Result<dvid::IngestSummary> ingested =
+              dvid::IngestVolume(*labelmap, Span(volume), shape,
+                                 {.version = version,
+                                  .offset = offset,
+                                  .downsample_scales = scales,
+                                  .pool = pool.get(),
+                                  .observer = context.observer(),
+                                  .cancellation = &context.cancellation()});
+          if (!ingested.ok()) return ingested.status().WithContext(path_);
+          summary = *std::move(ingested);
+          return Status::Ok();
+        },
+        volume.nbytes());
     nb::dict result;
     result["version"] = summary.version;
     result["blocks_written"] = summary.blocks_written;
@@ -232,15 +245,18 @@ class PyLabelmap {
   }
 
   nb::object Read(const Zyx& offset, const Zyx& shape, std::uint32_t version, int scale,
-                  bool mapped) const {
+                  bool mapped, nb::object progress, std::shared_ptr<CancelToken> cancel) const {
     std::shared_ptr<Labelmap> labelmap = Get();
     std::vector<std::uint64_t> labels;
-    {
-      nb::gil_scoped_release release;
-      labels =
-          ValueOrThrow(ReadLabelmapRegion(ModuleContext(), *labelmap, Box(offset, shape),
-                                          {.version = version, .scale = scale, .mapped = mapped}));
-    }
+    Operation operation(std::move(progress), std::move(cancel));
+    operation.Run(
+        [&]() -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              labels, ReadLabelmapRegion(operation.context(), *labelmap, Box(offset, shape),
+                                         {.version = version, .scale = scale, .mapped = mapped}));
+          return Status::Ok();
+        },
+        static_cast<std::uint64_t>(Box(offset, shape).num_voxels()) * sizeof(std::uint64_t));
     return ToNumpy(std::move(labels),
                    {static_cast<std::size_t>(shape[0]), static_cast<std::size_t>(shape[1]),
                     static_cast<std::size_t>(shape[2])});
@@ -372,7 +388,8 @@ nb::dict SummaryDict(const ExportSummary& summary) {
 
 nb::dict Export(const PyLabelmap& source, const PyExportSpec& spec, const std::string& dest,
                 int scales, std::uint32_t version, std::size_t threads, const std::string& format,
-                const std::string& index, bool overwrite) {
+                const std::string& index, bool overwrite, nb::object progress,
+                std::shared_ptr<CancelToken> cancel) {
   ExportShardsOptions options;
   options.num_scales = scales;
   options.workers = threads;
@@ -392,17 +409,27 @@ nb::dict Export(const PyLabelmap& source, const PyExportSpec& spec, const std::s
   options.overwrite = overwrite;
   std::shared_ptr<Labelmap> labelmap = source.Get();
   ExportSummary summary;
-  {
-    nb::gil_scoped_release release;
-    if (std::string_view(dest).starts_with(kMemoryScheme)) {
-      // The module's memory store of that name, as chunkwise.open sees it.
-      std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(dest, true));
-      summary = ValueOrThrow(
-          pipelines::ExportShards(*labelmap, spec.spec, std::move(store), "", options));
-    } else {
-      summary = ValueOrThrow(ExportShards(ModuleContext(), *labelmap, spec.spec, dest, options));
-    }
-  }
+  Operation operation(std::move(progress), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        const Context& context = operation.context();
+        if (!std::string_view(dest).starts_with(kMemoryScheme)) {
+          CHUNKWISE_ASSIGN_OR_RETURN(summary,
+                                     ExportShards(context, *labelmap, spec.spec, dest, options));
+          return Status::Ok();
+        }
+        // The module's memory store of that name, as chunkwise.open sees it.
+        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("exporting to " + dest));
+        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                                   OpenStoreForUrl(dest, true));
+        options.observer = context.observer();
+        options.cancellation = &context.cancellation();
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            summary, pipelines::ExportShards(*labelmap, spec.spec, std::move(store), "", options));
+        return Status::Ok();
+      },
+      // Always watched: an export is long.
+      UINT64_MAX);
   return SummaryDict(summary);
 }
 
@@ -554,7 +581,8 @@ void BindDvid(nb::module_& module) {
       .def_prop_ro("newest", &PyLabelmap::newest)
       .def_prop_ro("newest_open", &PyLabelmap::newest_open)
       .def("ingest", &PyLabelmap::Ingest, nb::arg("volume").noconvert(), nb::arg("offset"),
-           nb::arg("version"), nb::arg("scales"))
+           nb::arg("version"), nb::arg("scales"), nb::arg("progress") = nb::none(),
+           nb::arg("cancel").none() = nb::none())
       .def("set_mappings", &PyLabelmap::SetMappings, nb::arg("pairs").noconvert(),
            nb::arg("version"))
       .def("merge", &PyLabelmap::Merge, nb::arg("label"), nb::arg("supervoxels").noconvert(),
@@ -565,7 +593,8 @@ void BindDvid(nb::module_& module) {
       .def("branch", &PyLabelmap::Branch, nb::arg("parent"), nb::arg("note"))
       .def("stored_extent", &PyLabelmap::StoredExtent, nb::arg("version"), nb::arg("scale"))
       .def("read", &PyLabelmap::Read, nb::arg("offset"), nb::arg("shape"), nb::arg("version"),
-           nb::arg("scale"), nb::arg("mapped"))
+           nb::arg("scale"), nb::arg("mapped"), nb::arg("progress") = nb::none(),
+           nb::arg("cancel").none() = nb::none())
       .def("stats", &PyLabelmap::Stats)
       .def("get_block_bytes", &PyLabelmap::GetBlockBytes, nb::arg("block"), nb::arg("scale"),
            nb::arg("version"), nb::arg("stored"))
@@ -580,7 +609,8 @@ void BindDvid(nb::module_& module) {
 
   module.def("export_shards", &Export, nb::arg("labelmap"), nb::arg("spec"), nb::arg("dest"),
              nb::arg("scales"), nb::arg("version"), nb::arg("threads"), nb::arg("format"),
-             nb::arg("index"), nb::arg("overwrite"));
+             nb::arg("index"), nb::arg("overwrite"), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
 
   nb::class_<PyShardReader>(module, "ArrowShardReader")
       .def(nb::init<const std::string&, bool>(), nb::arg("url"), nb::arg("read_whole"))

@@ -100,6 +100,7 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
         const std::unique_ptr<core::ProgressReporter> reporter =
             context.StartProgress("vectors write", geometry.positions.size(), "vertices");
         options.progress = reporter.get();
+        options.cancellation = &context.cancellation();
         Result<vectors::WriteSummary> written =
             vectors::WriteGeometry(store, "", geometry, options);
         if (!written.ok()) return written.status().WithContext(url);

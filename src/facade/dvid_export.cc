@@ -34,12 +34,16 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
   CHUNKWISE_RETURN_IF_ERROR(labelmap.versions().Find(version).status().WithContext(name));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + name));
+  const std::unique_ptr<core::ProgressReporter> progress = context.StartProgress(
+      "dvid read", static_cast<std::uint64_t>(box.num_voxels()) * sizeof(std::uint64_t), "B");
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
-                             labelmap.ReadRegion(version, options.scale, box, pool.get()));
+                             labelmap.ReadRegion(version, options.scale, box, pool.get(),
+                                                 {progress.get(), &context.cancellation()}));
   if (options.mapped) {
     CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(version));
     formats::dvid::ApplyMapping(mapping, labels);
   }
+  progress->Finish();
   return labels;
 }
 
@@ -72,6 +76,8 @@ Result<ExportDestinationUrl> LocateExportDestination(const Context& context,
 
 ExportShardsOptions WithContext(const Context& context, ExportShardsOptions options) {
   options.progress = context.progress_mode();
+  options.observer = context.observer();
+  options.cancellation = &context.cancellation();
   if (options.workers == 0) options.workers = context.threads();
   return options;
 }

@@ -69,9 +69,10 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
     case FormatKind::kZarrV2Array:
     case FormatKind::kZarrV2Group: {
       auto progress = context.StartProgress("refs build", 0, "chunks");
-      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
-                                 refs::BuildZarrReferences(source.store, source.prefix,
-                                                           {source.url_base, progress.get()}));
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          ReferenceSet set,
+          refs::BuildZarrReferences(source.store, source.prefix,
+                                    {source.url_base, progress.get(), &context.cancellation()}));
       progress->Finish();
       return set;
     }
@@ -80,9 +81,10 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
     case FormatKind::kDvidExport:
     case FormatKind::kArrowShard: {
       auto progress = context.StartProgress("refs build", 0, "shards");
-      CHUNKWISE_ASSIGN_OR_RETURN(
-          ReferenceSet set, refs::BuildArrowShardReferences(source.store, source.prefix,
-                                                            {source.url_base, progress.get()}));
+      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
+                                 refs::BuildArrowShardReferences(
+                                     source.store, source.prefix,
+                                     {source.url_base, progress.get(), &context.cancellation()}));
       progress->Finish();
       return set;
     }

@@ -259,3 +259,179 @@ def test_threads_reading_one_array_each_see_only_their_own_progress(memory_url: 
         assert seen.calls[-1] == (part, part)
         assert all(done <= part and total == part for done, total in seen.calls)
     assert len(results) == 8
+
+
+# --- bcolz, vectors, refs.build and DVID: the same Context, the same stops ---
+#
+# Each long call below is cancelled from its progress callback's first call
+# (the watcher calls it within 50 ms of the start, with (0, ...) if nothing
+# is done yet), so it is seen running; the library must then stop inside its
+# loop. Before these operations checked their Context, they ran to the end
+# (or took no progress= and cancel= at all).
+
+import chunkwise.bcolz  # noqa: E402
+import chunkwise.dvid  # noqa: E402
+import chunkwise.refs  # noqa: E402
+import chunkwise.vectors  # noqa: E402
+
+
+class CancelAtFirstReport(Recorder):
+    """Records the calls and cancels `token` at the first one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.token = chunkwise.CancelToken()
+
+    def __call__(self, done: int, total: int | None) -> None:
+        super().__call__(done, total)
+        self.token.cancel()
+
+
+CHUNKLEN = 1 << 15  # Rows of a bcolz chunk: 64 KiB of uint16.
+
+
+@pytest.fixture(scope="module")
+def slow_rows(big: np.ndarray) -> np.ndarray:
+    # 64 MiB of noise as 32 Mi rows: seconds of zlib level 9.
+    return big.reshape(-1)
+
+
+def test_a_bcolz_write_and_read_report_their_bytes(tmp_path: pathlib.Path) -> None:
+    data = np.arange(1 << 20, dtype="uint32")
+    wrote, read = Recorder(), Recorder()
+    url = str(tmp_path / "c.bcolz")
+    assert chunkwise.bcolz.write(url, data, chunklen=1 << 14, progress=wrote) == data.size
+    np.testing.assert_array_equal(chunkwise.bcolz.read(url, progress=read), data)
+    for calls in (wrote.calls, read.calls):
+        dones = [done for done, _ in calls]
+        assert dones == sorted(dones)
+        assert calls[-1] == (data.nbytes, data.nbytes)
+    rows = np.zeros(1000, dtype=[("id", "<i8"), ("x", "<f4")])
+    rows["id"] = np.arange(1000)
+    chunkwise.bcolz.write(str(tmp_path / "t.bcolz"), rows)
+    where = Recorder()
+    picked = chunkwise.bcolz.read(str(tmp_path / "t.bcolz"), where="id >= 990", columns=["id"],
+                                  progress=where)
+    assert picked["id"].tolist() == list(range(990, 1000))
+    assert where.calls[-1] == (1000 * 8, 1000 * 8)  # rows scanned, of the selected column
+
+
+def test_a_cancelled_bcolz_write_keeps_whole_chunks_of_the_rows(
+    tmp_path: pathlib.Path, slow_rows: np.ndarray
+) -> None:
+    url = str(tmp_path / "stopped.bcolz")
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.bcolz.write(url, slow_rows, cname="zlib", clevel=9, chunklen=CHUNKLEN,
+                              progress=stop, cancel=stop.token)
+    assert "appending to" in str(raised.value)
+    kept = chunkwise.bcolz.read(url)
+    assert 0 < kept.size < slow_rows.size and kept.size % CHUNKLEN == 0
+    np.testing.assert_array_equal(kept, slow_rows[:kept.size])
+
+
+def test_a_cancelled_ctable_append_keeps_its_columns_in_step(
+    tmp_path: pathlib.Path, slow_rows: np.ndarray
+) -> None:
+    url = str(tmp_path / "table.bcolz")
+    n = slow_rows.size // 2
+    rows = np.zeros(n, dtype=[("a", "<u2"), ("b", "<u2")])
+    rows["a"], rows["b"] = slow_rows[:n], slow_rows[n:]
+    chunkwise.bcolz.write(url, rows[:10], cname="zlib", clevel=9, chunklen=CHUNKLEN)
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.bcolz.append(url, rows, progress=stop, cancel=stop.token)
+    kept = chunkwise.bcolz.read(url)
+    assert 10 < kept.size < 10 + n
+    np.testing.assert_array_equal(kept[:10], rows[:10])
+    np.testing.assert_array_equal(kept[10:], rows[:kept.size - 10])  # both columns alike
+
+
+def test_a_cancelled_bcolz_read_stops_between_chunks(
+    tmp_path: pathlib.Path, slow_rows: np.ndarray
+) -> None:
+    url = str(tmp_path / "r.bcolz")
+    chunkwise.bcolz.write(url, slow_rows, cname="zlib", clevel=9, chunklen=CHUNKLEN)
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.bcolz.read(url, progress=stop, cancel=stop.token)
+    assert "reading" in str(raised.value)
+    assert stop.calls[-1][0] < slow_rows.nbytes
+
+
+def test_a_cancelled_vectors_write_publishes_no_level(tmp_path: pathlib.Path) -> None:
+    points = np.random.default_rng(3).uniform(0, 1000, (400_000, 3)).astype("float32")
+    url = str(tmp_path / "points.zarr")
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.vectors.write(url, points, chunk_shape=(20, 20, 20), progress=stop,
+                                cancel=stop.token)
+    assert stop.calls[-1][0] < points.shape[0]
+    with pytest.raises(chunkwise.InvalidArgumentError, match='no "zarr_vectors_level"'):
+        chunkwise.vectors.read(url)  # the level's metadata is what a write ends with
+    written = chunkwise.vectors.write(url, points[:100], chunk_shape=(500, 500, 500),
+                                      overwrite=True)
+    assert written["vertices"] == 100
+
+
+def test_a_cancelled_refs_build_stops_inside_the_chunk_scan(tmp_path: pathlib.Path) -> None:
+    # A million grid chunks, two stored: the scan asks the store for each.
+    array = chunkwise.create(str(tmp_path / "sparse.zarr"), shape=[1000, 1000], dtype="uint8",
+                             chunks=[1, 1], zarr_format=2)
+    array[0, 0:2] = 1
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.refs.build(str(tmp_path / "sparse.zarr"), str(tmp_path / "r.json"),
+                             progress=stop, cancel=stop.token)
+    assert "building references to" in str(raised.value)  # in the scan, not after it
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.fixture(scope="module")
+def blocks_volume() -> np.ndarray:
+    # 64 blocks of 64³ labels (uint64, 128 MiB), noisy enough to be slow to encode.
+    rng = np.random.default_rng(9)
+    return rng.integers(1, 40, (128, 256, 512), dtype=np.uint64)
+
+
+def test_a_cancelled_dvid_ingest_stops_between_blocks(
+    tmp_path: pathlib.Path, blocks_volume: np.ndarray
+) -> None:
+    with chunkwise.dvid.Labelmap(str(tmp_path / "seg.db"), create=True) as labelmap:
+        stop = CancelAtFirstReport()
+        with pytest.raises(chunkwise.CancelledError) as raised:
+            labelmap.ingest(blocks_volume, scales=1, progress=stop, cancel=stop.token)
+        assert "ingesting" in str(raised.value)
+        assert labelmap.stats()["scales"][0]["block_entries"] < 64
+        small = blocks_volume[:64, :64, :64]
+        seen = Recorder()
+        labelmap.ingest(small, progress=seen)
+        assert seen.calls[-1][0] == seen.calls[-1][1] > 0  # blocks, of every scale built
+        read = Recorder()
+        back = labelmap.read(np.s_[0:64, 0:64, 0:64], progress=read)
+        np.testing.assert_array_equal(back, small)
+        assert read.calls[-1] == (small.nbytes, small.nbytes)
+
+
+def test_a_cancelled_dvid_export_publishes_nothing(
+    tmp_path: pathlib.Path, blocks_volume: np.ndarray
+) -> None:
+    with chunkwise.dvid.Labelmap(str(tmp_path / "seg.db"), create=True) as labelmap:
+        labelmap.ingest(blocks_volume)
+        sharding = {"@type": "neuroglancer_uint64_sharded_v1", "preshift_bits": 6,
+                    "hash": "identity", "minishard_bits": 0, "shard_bits": 0}
+        spec = {"@type": "neuroglancer_multiscale_volume", "data_type": "uint64",
+                "num_channels": 1, "type": "segmentation",
+                "scales": [{"key": "s0", "size": [512, 256, 128], "resolution": [8, 8, 8],
+                            "chunk_sizes": [[64, 64, 64]], "encoding": "compressed_segmentation",
+                            "sharding": sharding}]}
+        stop = CancelAtFirstReport()
+        with pytest.raises(chunkwise.CancelledError):
+            chunkwise.dvid.export_shards(labelmap, spec, str(tmp_path / "export"),
+                                         progress=stop, cancel=stop.token)
+        assert not (tmp_path / "export").exists()
+        seen = Recorder()
+        summary = chunkwise.dvid.export_shards(labelmap, spec, str(tmp_path / "export"),
+                                               progress=seen)
+        assert summary["scales"][0]["blocks_written"] == 64
+        assert seen.calls[-1][0] == 64

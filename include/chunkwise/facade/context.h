@@ -62,6 +62,9 @@ class Context {
                                                         std::uint64_t total_units,
                                                         std::string unit) const;
   core::ProgressMode progress_mode() const { return options_.progress_mode; }
+  // Told of every long operation's counts; may be null. For library calls
+  // that make their own reporters (export-shards, ingest).
+  ProgressObserver* observer() const { return options_.observer.get(); }
 
   // Asks running and later operations to stop (they return Cancelled);
   // ResetCancel() lets operations run again.

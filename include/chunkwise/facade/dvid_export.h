@@ -41,7 +41,8 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
 // stored read as 0. Decoded on the context's pool. NotFound naming the
 // database for an unknown version; InvalidArgument for a scale the database
 // has not built or a box too large to address; Corruption naming the block
-// for a stored value that does not decode.
+// for a stored value that does not decode. Progress counts the labels'
+// bytes; Cancelled, when the context is, between rows of blocks.
 Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
                                                       const Labelmap& labelmap, const VoxelBox& box,
                                                       const LabelmapReadOptions& options = {});
@@ -49,8 +50,9 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
 // The export spec (a neuroglancer info with sharded scales) at `url`.
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
 
-// Exports `labelmap` to `dest_url` as export_shards.h says; options.progress
-// is the context's, options.workers 0 takes the context's threads. A local
+// Exports `labelmap` to `dest_url` as export_shards.h says; options.progress,
+// observer and cancellation are the context's (a cancelled export publishes
+// nothing), options.workers 0 takes the context's threads. A local
 // destination directory is created only by a successful export.
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,

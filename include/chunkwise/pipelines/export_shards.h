@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/arrow/ipc_format.h"
@@ -64,6 +65,10 @@ struct ExportShardsOptions {
   // first. On error the complete shards stay.
   bool resume = false;
   core::ProgressMode progress = core::ProgressMode::kQuiet;
+  core::ProgressObserver* observer = nullptr;  // Told of each scale's block counts; not owned.
+  // Checked before each block the scan finds; may be null (not owned).
+  // Cancelled fails the export as any error does: no shard of it is published.
+  const core::Cancellation* cancellation = nullptr;
   core::Communicator* ranks = nullptr;  // The job's ranks; null: this process alone.
   // Called with a shard's .arrow (as store::Store::Describe names it) before
   // the shard is published; an error fails the export there (a test seam:

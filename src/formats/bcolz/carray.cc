@@ -343,6 +343,25 @@ Status Carray::Append(ByteView rows) {
                                    " bytes is not a whole number of " + std::to_string(atomsize_) +
                                    "-byte rows");
   }
+  if (hooks_.progress == nullptr && hooks_.cancellation == nullptr) return AppendBatch(rows);
+  // Batches end on chunk boundaries, so that each one's chunks are in meta/sizes when it returns.
+  const std::uint64_t batch =
+      static_cast<std::uint64_t>(storage_.chunklen) * atomsize_ * std::max(threads_, 1);
+  for (std::size_t pos = 0; pos < rows.size();) {
+    if (hooks_.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          hooks_.cancellation->Check("appending to " + store_->Describe(prefix_)));
+    }
+    const std::uint64_t filled = static_cast<std::uint64_t>(leftover_rows()) * atomsize_;
+    const std::size_t size = std::min<std::uint64_t>(rows.size() - pos, batch - filled);
+    CHUNKWISE_RETURN_IF_ERROR(AppendBatch(rows.subspan(pos, size)));
+    if (hooks_.progress != nullptr) hooks_.progress->Add(size);
+    pos += size;
+  }
+  return Status::Ok();
+}
+
+Status Carray::AppendBatch(ByteView rows) {
   const auto chunklen = static_cast<std::uint64_t>(storage_.chunklen);
   const std::uint64_t chunk_bytes = chunklen * atomsize_;
   std::uint64_t filled = static_cast<std::uint64_t>(leftover_rows()) * atomsize_;
@@ -392,11 +411,15 @@ Status Carray::Read(std::int64_t start, std::int64_t stop, MutableByteView out) 
     const std::int64_t index = row / chunklen;
     const std::int64_t first = row % chunklen;
     const std::int64_t count = std::min(stop - row, chunklen - first);
+    if (hooks_.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(hooks_.cancellation->Check("reading " + store_->Describe(prefix_)));
+    }
     if (index == full_chunks()) {
       std::memcpy(dest, leftover_.data() + first * atomsize_, count * atomsize_);
     } else {
       CHUNKWISE_RETURN_IF_ERROR(DecodeRows(index, first, count, dest));
     }
+    if (hooks_.progress != nullptr) hooks_.progress->Add(count * atomsize_);
     dest += count * atomsize_;
     row += count;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <thread>
 
 namespace chunkwise::formats::bcolz {
 namespace {
@@ -183,12 +184,37 @@ Status Ctable::Append(const core::NpyDtype& row_dtype, ByteView rows) {
     }
     fields.push_back(&*it);
   }
+  const std::size_t itemsize = row_dtype.itemsize();
+  if (hooks_.progress == nullptr && hooks_.cancellation == nullptr) {
+    return AppendBatch(fields, itemsize, rows);
+  }
+  // A batch fills a chunk of every column for each thread (the longest chunk).
+  std::int64_t chunklen = 1;
+  for (const auto& carray : columns_) chunklen = std::max(chunklen, carray->chunklen());
+  const std::size_t batch =
+      static_cast<std::size_t>(chunklen) * std::max(1U, std::thread::hardware_concurrency());
+  for (std::size_t row = 0; row < count; row += batch) {
+    if (hooks_.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          hooks_.cancellation->Check("appending to " + store_->Describe(prefix_)));
+    }
+    const std::size_t n = std::min(batch, count - row);
+    CHUNKWISE_RETURN_IF_ERROR(
+        AppendBatch(fields, itemsize, rows.subspan(row * itemsize, n * itemsize)));
+    if (hooks_.progress != nullptr) hooks_.progress->Add(n * itemsize);
+  }
+  return Status::Ok();
+}
+
+Status Ctable::AppendBatch(const std::vector<const core::NpyField*>& fields, std::size_t itemsize,
+                           ByteView rows) {
+  const std::size_t count = rows.size() / itemsize;
   Bytes values;
   for (std::size_t i = 0; i < names_.size(); ++i) {
     const std::size_t atomsize = columns_[i]->atomsize();
     values.resize(count * atomsize);
-    CopyStrided(rows.data() + fields[i]->offset, row_dtype.itemsize(), values.data(), atomsize,
-                atomsize, count);
+    CopyStrided(rows.data() + fields[i]->offset, itemsize, values.data(), atomsize, atomsize,
+                count);
     CHUNKWISE_RETURN_IF_ERROR(columns_[i]->Append(values));
   }
   length_ += static_cast<std::int64_t>(count);
@@ -210,7 +236,10 @@ Result<core::NpyArray> Ctable::Read(std::int64_t start, std::int64_t stop,
   array.data.resize(rows * array.dtype.itemsize());
   for (std::size_t k = 0; k < indices.size(); ++k) {
     Carray& carray = *columns_[indices[k]];
-    CHUNKWISE_ASSIGN_OR_RETURN(Bytes values, carray.Read(start, stop));
+    carray.set_hooks(hooks_);  // Read only: a column cancelled part-way changes nothing.
+    Result<Bytes> read = carray.Read(start, stop);
+    carray.set_hooks({});
+    CHUNKWISE_ASSIGN_OR_RETURN(Bytes values, std::move(read));
     CopyStrided(values.data(), carray.atomsize(),
                 array.data.data() + array.dtype.fields()[k].offset, array.dtype.itemsize(),
                 carray.atomsize(), rows);
@@ -235,7 +264,13 @@ Result<core::NpyArray> Ctable::Where(const Predicate& predicate,
   for (std::int64_t row = start; row < stop;) {
     // Blocks follow the first predicate column's chunks, so each read touches one chunk.
     const std::int64_t end = std::min(stop, (row / block + 1) * block);
+    if (hooks_.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(hooks_.cancellation->Check("reading " + store_->Describe(prefix_)));
+    }
     CHUNKWISE_RETURN_IF_ERROR(WhereBlock(predicate, indices, row, end, array));
+    if (hooks_.progress != nullptr) {
+      hooks_.progress->Add(static_cast<std::uint64_t>(end - row) * array.dtype.itemsize());
+    }
     row = end;
   }
   return array;

@@ -72,6 +72,29 @@ Result<std::pair<std::int64_t, std::int64_t>> ParseRowSlice(std::string_view sli
   return std::pair{region.start()[0], region.stop()[0]};
 }
 
+namespace {
+
+// The reporter the request asks for, and the hooks that go with it.
+struct SelectionHooks {
+  std::unique_ptr<core::ProgressReporter> reporter;
+  CallHooks hooks;
+};
+
+SelectionHooks HooksFor(const ReadRequest& request, std::uint64_t total_bytes) {
+  SelectionHooks made;
+  if (request.progress) made.reporter = request.progress(total_bytes);
+  made.hooks = {made.reporter.get(), request.cancellation};
+  return made;
+}
+
+template <typename T>
+Result<T> Finished(Result<T> result, const SelectionHooks& made) {
+  if (result.ok() && made.reporter != nullptr) made.reporter->Finish();
+  return result;
+}
+
+}  // namespace
+
 Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const std::string& prefix,
                                      const ReadRequest& request) {
   CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
@@ -79,12 +102,19 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const 
     CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Ctable> table,
                                Ctable::Open(std::move(store), prefix, Mode::kRead));
     CHUNKWISE_ASSIGN_OR_RETURN(auto range, ParseRowSlice(request.slice, table->length()));
-    if (request.where.empty()) return table->Read(range.first, range.second, request.columns);
+    CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyDtype rows, table->RowDtype(request.columns));
+    const SelectionHooks made =
+        HooksFor(request, static_cast<std::uint64_t>(range.second - range.first) * rows.itemsize());
+    table->set_hooks(made.hooks);
+    if (request.where.empty()) {
+      return Finished(table->Read(range.first, range.second, request.columns), made);
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(Predicate predicate, Predicate::Parse(request.where));
-    return table->Where(predicate, request.columns, range.first, range.second);
+    return Finished(table->Where(predicate, request.columns, range.first, range.second), made);
   }
   if (!request.columns.empty() || !request.where.empty()) {
-    return Status::InvalidArgument("a column selection or a where predicate needs a ctable; this is a carray");
+    return Status::InvalidArgument(
+        "a column selection or a where predicate needs a ctable; this is a carray");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
                              Carray::Open(std::move(store), prefix, Mode::kRead));
@@ -93,7 +123,10 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const 
   array.dtype = carray->dtype();
   array.shape = carray->shape();
   array.shape[0] = range.second - range.first;
-  CHUNKWISE_ASSIGN_OR_RETURN(array.data, carray->Read(range.first, range.second));
+  const SelectionHooks made = HooksFor(
+      request, static_cast<std::uint64_t>(range.second - range.first) * carray->atomsize());
+  carray->set_hooks(made.hooks);
+  CHUNKWISE_ASSIGN_OR_RETURN(array.data, Finished(carray->Read(range.first, range.second), made));
   return array;
 }
 

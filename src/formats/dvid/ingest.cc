@@ -113,11 +113,13 @@ std::uint64_t LoadInteger(const std::uint8_t* data, std::size_t itemsize, bool b
 
 // Writes the scale-0 blocks of summary.blocks in parallel and fills in their counts.
 Status IngestScaleZero(Labelmap& labelmap, const VolumeView& view, core::ThreadPool* pool,
-                       core::ProgressReporter& progress, IngestSummary& summary) {
+                       const core::Cancellation* cancellation, core::ProgressReporter& progress,
+                       IngestSummary& summary) {
   BlockOutcome outcome;
   const BlockBox& b = summary.blocks;
   const std::int64_t nx = b.end.x - b.begin.x, ny = b.end.y - b.begin.y;
   auto ingest = [&](std::size_t index) -> Status {
+    if (cancellation != nullptr) CHUNKWISE_RETURN_IF_ERROR(cancellation->Check("ingesting"));
     const auto i = static_cast<std::int64_t>(index);
     const BlockCoord coord{static_cast<std::int32_t>(b.begin.x + i % nx),
                            static_cast<std::int32_t>(b.begin.y + (i / nx) % ny),
@@ -189,12 +191,19 @@ Result<IngestSummary> IngestVolume(Labelmap& labelmap, std::span<const std::uint
   std::uint64_t total = 0;
   BlockBox box = summary.blocks;
   for (int s = 0; s < scales; ++s, box = ParentBlocks(box)) total += CountBlocks(box);
-  core::ProgressReporter progress(
-      {.label = "dvid ingest", .total_units = total, .unit = "blocks", .mode = options.progress});
+  core::ProgressReporter progress({.label = "dvid ingest",
+                                   .total_units = total,
+                                   .unit = "blocks",
+                                   .mode = options.progress,
+                                   .observer = options.observer});
 
-  CHUNKWISE_RETURN_IF_ERROR(IngestScaleZero(labelmap, view, options.pool, progress, summary));
+  CHUNKWISE_RETURN_IF_ERROR(
+      IngestScaleZero(labelmap, view, options.pool, options.cancellation, progress, summary));
   box = summary.blocks;
   for (int s = 1; s < scales; ++s) {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("ingesting"));
+    }
     box = ParentBlocks(box);
     CHUNKWISE_ASSIGN_OR_RETURN(
         const DownsampleSummary down,

@@ -156,20 +156,33 @@ Result<std::optional<VoxelBox>> Labelmap::StoredExtent(std::uint32_t version, in
 }
 
 Result<std::vector<std::uint64_t>> Labelmap::ReadRegion(std::uint32_t version, int scale,
-                                                        const VoxelBox& box,
-                                                        core::ThreadPool* pool) const {
+                                                        const VoxelBox& box, core::ThreadPool* pool,
+                                                        const RegionReadHooks& hooks) const {
   CHUNKWISE_RETURN_IF_ERROR(CheckRegion(box));
   std::vector<std::uint64_t> out(static_cast<std::size_t>(box.num_voxels()), 0);
   const BlockBox blocks = BlocksCovering(box);
   if (blocks.empty()) return out;
   const std::int64_t rows_y = blocks.end.y - blocks.begin.y;
   const std::int64_t rows = rows_y * (blocks.end.z - blocks.begin.z);
+  // The voxels of [begin, begin + 64) along `axis` (z 0, y 1) inside the box.
+  const auto overlap = [&](std::int64_t block, int axis) -> std::uint64_t {
+    const std::int64_t begin = std::max(block * kBlockEdge, box.offset[axis]);
+    const std::int64_t end = std::min((block + 1) * kBlockEdge, box.offset[axis] + box.shape[axis]);
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(end - begin, 0));
+  };
   auto read_row = [&](std::size_t row) -> Status {
+    if (hooks.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(hooks.cancellation->Check("reading " + db_->path().string()));
+    }
     BlockBox one = blocks;
     one.begin.z = blocks.begin.z + static_cast<std::int32_t>(row / rows_y);
     one.begin.y = blocks.begin.y + static_cast<std::int32_t>(row % rows_y);
     one.end.z = one.begin.z + 1;
     one.end.y = one.begin.y + 1;
+    if (hooks.progress != nullptr) {
+      hooks.progress->Add(overlap(one.begin.z, 0) * overlap(one.begin.y, 1) *
+                          static_cast<std::uint64_t>(box.shape[2]) * sizeof(std::uint64_t));
+    }
     std::vector<std::uint64_t> voxels(kBlockVoxels);
     return ScanBlocks(version, scale, one, [&](const BlockCoord& coord, ByteView value) -> Status {
       const std::string name = db_->path().string() + ": block (x,y,z) " + std::to_string(coord.x) +

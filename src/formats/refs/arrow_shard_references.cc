@@ -50,6 +50,10 @@ Result<ReferenceSet> BuildArrowShardReferences(std::shared_ptr<store::Store> sto
   }
   ReferenceSet out;
   for (const std::string& key : shards) {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          options.cancellation->Check("building references to " + store->Describe(key)));
+    }
     const std::size_t slash = key.rfind('/');
     const std::string dir = slash == std::string::npos || slash < prefix.size()
                                 ? std::string()

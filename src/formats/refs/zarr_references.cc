@@ -65,6 +65,10 @@ class ArrayReferenceBuilder {
                                array.ListStoredObjects());
     const core::RegularChunkGrid& grid = array.grid();
     const auto visit = [&](core::Index i) -> Status {
+      if (options_.cancellation != nullptr) {
+        CHUNKWISE_RETURN_IF_ERROR(options_.cancellation->Check("building references to " +
+                                                               store_->Describe(array_prefix)));
+      }
       const core::Coord coord = core::Unravel(i, grid.grid_shape());
       const std::string key = array.ChunkKey(coord);
       CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));

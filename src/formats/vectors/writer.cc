@@ -103,10 +103,14 @@ LinkRecords LinksOf(const Geometry& geometry, const ChunkPlacement& placement) {
 
 Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geometry& geometry,
                                 const ChunkPlacement& placement, const LevelMetadata& extras,
-                                core::ProgressReporter* progress) {
+                                core::ProgressReporter* progress,
+                                const core::Cancellation* cancellation) {
   CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
   CHUNKWISE_RETURN_IF_ERROR(WriteVertexFamilies(store, level, geometry));
   CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(placement.chunks.size(), [&](std::size_t c) {
+    if (cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(cancellation->Check("writing level " + std::to_string(level)));
+    }
     Status status = WriteChunk(store, level, geometry, placement.chunks[c], placement.members[c]);
     if (progress != nullptr) progress->Add(placement.members[c].size());
     return status;
@@ -171,7 +175,8 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
                              VectorStore::Create(std::move(store), std::move(prefix), metadata,
                                                  options.overwrite, options.store_options));
   const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
-  return WriteLevel(vectors, 0, geometry, placement, LevelMetadata{}, options.progress);
+  return WriteLevel(vectors, 0, geometry, placement, LevelMetadata{}, options.progress,
+                    options.cancellation);
 }
 
 }  // namespace chunkwise::formats::vectors

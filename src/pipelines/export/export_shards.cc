@@ -59,6 +59,7 @@ struct ScaleJob {
   int rank = 0;  // This rank of `ranks` ranks handles the shards it owns.
   int ranks = 1;
   const std::unordered_set<std::string>* kept = nullptr;  // Stems of complete shards (resume).
+  const core::Cancellation* cancellation = nullptr;       // ExportShardsOptions'.
 };
 
 std::string BlockName(const ScaleJob& job, const core::GridCoord3& xyz) {
@@ -239,6 +240,10 @@ Status ScanScale(const dvid::Labelmap& labelmap, std::uint32_t version, const Sc
   ScanBatch batch;
   std::int64_t current_z = std::numeric_limits<std::int64_t>::min();
   const auto visit = [&](const dvid::BlockCoord& coord, ByteView value) -> Status {
+    if (job.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          job.cancellation->Check("exporting scale " + std::to_string(job.scale)));
+    }
     const core::GridCoord3 xyz{coord.x, coord.y, coord.z};
     if (!job.spec.InGrid(xyz)) {
       return Status::InvalidArgument(
@@ -299,7 +304,8 @@ Result<ExportScaleSummary> ExportScale(const dvid::Labelmap& labelmap, std::uint
   const auto start = std::chrono::steady_clock::now();
   core::ProgressReporter progress({.label = "export s" + std::to_string(job.scale),
                                    .unit = "blocks",
-                                   .mode = options.progress});
+                                   .mode = options.progress,
+                                   .observer = options.observer});
   PipelineFailure failure;
   core::BoundedQueue<ScanBatch> queue(2 * sizes.workers + 2);
   // Eight batches of up to kScanBatch blocks per writer.
@@ -396,7 +402,8 @@ Result<ExportSummary> ExportOwnShards(const dvid::Labelmap& labelmap, const Expo
                        counters,
                        ranks.rank(),
                        ranks.size(),
-                       &kept};
+                       &kept,
+                       options.cancellation};
     CHUNKWISE_ASSIGN_OR_RETURN(
         ExportScaleSummary scale_summary,
         ExportScale(labelmap, version, job, store, scale_prefix, rank_options, SizesFor(options)));
@@ -534,6 +541,10 @@ Result<ExportSummary> ExportShards(const dvid::Labelmap& labelmap, const ExportS
   }
   Result<ExportSummary> job = JobSummary(*gathered);
   Status published = job.status();
+  // A cancel that came after the scan ended still stops the export before it is published.
+  if (published.ok() && options.cancellation != nullptr) {
+    published = options.cancellation->Check("exporting to " + store->Describe(prefix));
+  }
   if (published.ok()) published = destination->Commit(*info, job->Format());
   if (!published.ok() && (ranks.size() > 1 || options.resume)) destination->Keep();
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, published));

@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/npy_dtype.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/bcolz/blp_format.h"
@@ -49,6 +51,12 @@ enum class Mode {
 
 // Parses "r", "a" or "w"; InvalidArgument otherwise.
 Result<Mode> ParseMode(std::string_view text);
+
+// What a long Append or Read reports to and stops on; both may be null (not owned).
+struct CallHooks {
+  core::ProgressReporter* progress = nullptr;        // Counts the row bytes done.
+  const core::Cancellation* cancellation = nullptr;  // Checked before each chunk.
+};
 
 struct CarrayOptions {
   core::NpyDtype dtype;                  // The scalar (base) dtype of each element.
@@ -107,15 +115,19 @@ class Carray {
   // Sum of the compressed chunk file sizes (stat'ed, not read).
   Result<std::uint64_t> CompressedBytes() const;
 
+  // The hooks of the calls that follow (Append, Read); {} for none.
+  void set_hooks(const CallHooks& hooks) { hooks_ = hooks; }
+
   // Appends whole rows (rows.size() a multiple of atomsize, in the dtype's
   // byte order). The chunks it completes are compressed, in parallel when
-  // there are several, and written before it returns.
+  // there are several, and written before it returns. With hooks, in
+  // batches of one chunk per thread, each counted in meta/sizes before the
+  // next: Cancelled between batches keeps the rows of the batches done.
   Status Append(ByteView rows);
   // Rows [start, stop) into `out` (size (stop - start) * atomsize).
-  // Decompresses only the chunks the range touches and, inside a partly
-  // covered chunk, only the blocks it needs. OutOfRange for a range outside
-  // [0, length]; Corruption naming the chunk file for a missing, truncated
-  // or inconsistent one.
+  // Cancelled, with hooks, between chunks. Decompresses only the chunks the range touches and,
+  // inside a partly covered chunk, only the blocks it needs. OutOfRange for a range outside [0,
+  // length]; Corruption naming the chunk file for a missing, truncated or inconsistent one.
   Status Read(std::int64_t start, std::int64_t stop, MutableByteView out);
   Result<Bytes> Read(std::int64_t start, std::int64_t stop);
   // Overwrites rows [start, start + n) with `rows`; rewrites only the chunks
@@ -150,6 +162,8 @@ class Carray {
   Status LoadLeftover();
   Status WriteSizes(std::int64_t rows);
   Status WriteAttrs();
+  // Append without hooks: all of `rows` in one go.
+  Status AppendBatch(ByteView rows);
   // Compresses rows into data/__index.blp (c-blosc's threads).
   Status WriteChunk(std::int64_t index, ByteView rows);
   // Compresses rows into the file of chunk `index` with `blosc_threads` and
@@ -188,6 +202,7 @@ class Carray {
   // see them (reads, meta/sizes, erasing).
   std::unique_ptr<ChunkWriter> writer_;
   std::uint64_t full_chunk_cbytes_ = 0;  // Estimate for meta/sizes' cbytes.
+  CallHooks hooks_;
 };
 
 }  // namespace chunkwise::formats::bcolz

@@ -58,9 +58,15 @@ class Ctable {
   // NotFound for an unknown name.
   Result<core::NpyDtype> RowDtype(const std::vector<std::string>& names) const;
 
+  // The hooks of the calls that follow (Append, Read, Where); {} for none.
+  // Progress counts bytes of rows of the (selected) columns.
+  void set_hooks(const CallHooks& hooks) { hooks_ = hooks; }
+
   // Appends rows given as a structured array of `row_dtype`, which must have
   // a field for every column with the column's dtype and row shape (extra
-  // fields are ignored). InvalidArgument otherwise.
+  // fields are ignored). InvalidArgument otherwise. With hooks, in batches
+  // of rows appended to every column: Cancelled between batches leaves the
+  // columns of equal length, holding the batches done.
   Status Append(const core::NpyDtype& row_dtype, ByteView rows);
   // Rows [start, stop) of the named columns (all when empty) as a
   // structured C-order array. OutOfRange outside [0, length].
@@ -92,6 +98,9 @@ class Ctable {
   Ctable(std::shared_ptr<store::Store> store, std::string prefix, Mode mode);
   Status WriteRootdirs();
   Status CheckWritable() const;
+  // Append of checked rows to every column, in one go.
+  Status AppendBatch(const std::vector<const core::NpyField*>& fields, std::size_t itemsize,
+                     ByteView rows);
   // The pool every column compresses on, made on first call for `threads`.
   std::shared_ptr<core::ThreadPool> CompressionPool(int threads);
   Result<std::vector<std::size_t>> Indices(const std::vector<std::string>& names) const;
@@ -105,6 +114,7 @@ class Ctable {
   std::vector<std::string> names_;
   std::shared_ptr<core::ThreadPool> pool_;  // Before columns_: they use it.
   std::vector<std::unique_ptr<Carray>> columns_;
+  CallHooks hooks_;
   std::int64_t length_ = 0;
   nlohmann::json attrs_ = nlohmann::json::object();
 };

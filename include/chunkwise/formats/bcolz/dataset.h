@@ -6,6 +6,7 @@
 #define CHUNKWISE_FORMATS_BCOLZ_DATASET_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,7 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/npy.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::bcolz {
@@ -22,6 +25,11 @@ struct ReadRequest {
   std::string slice;                 // "a:b" over rows ("" = all; negatives count from the end).
   std::vector<std::string> columns;  // ctable columns to keep (empty = all).
   std::string where;                 // A Predicate (ctable only).
+  // Made once the selection is known, given the bytes it reads (rows
+  // scanned for a where); may be empty. Told of each chunk; finished on success.
+  std::function<std::unique_ptr<core::ProgressReporter>(std::uint64_t total_bytes)> progress;
+  // Checked before each chunk (Cancelled); may be null.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 // Rows [first, second) of a dataset of `length` rows named by `slice`

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/dvid/labelmap.h"
@@ -32,6 +33,10 @@ struct IngestOptions {
   int downsample_scales = 0;
   core::ThreadPool* pool = nullptr;  // Null: one thread.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
+  core::ProgressObserver* observer = nullptr;  // Told of the block counts; not owned.
+  // Checked before each block and scale; may be null (not owned). Cancelled
+  // leaves every block written whole, and the scales not yet built unbuilt.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 struct IngestSummary {

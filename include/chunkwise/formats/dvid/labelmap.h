@@ -32,6 +32,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/formats/dvid/block_key.h"
 #include "chunkwise/formats/dvid/label_block.h"
 #include "chunkwise/formats/dvid/version_dag.h"
@@ -56,6 +58,12 @@ struct VoxelBox {
   std::array<std::int64_t, 3> offset{0, 0, 0};
   std::array<std::int64_t, 3> shape{0, 0, 0};
   std::int64_t num_voxels() const { return shape[0] * shape[1] * shape[2]; }
+};
+
+// What a long ReadRegion reports to and stops on; both may be null (not owned).
+struct RegionReadHooks {
+  core::ProgressReporter* progress = nullptr;  // Counts output bytes as rows of blocks finish.
+  const core::Cancellation* cancellation = nullptr;  // Checked before each row of blocks.
 };
 
 // A box of blocks [begin, end) per axis.
@@ -152,7 +160,8 @@ class Labelmap {
   // blocks read as 0. With `pool`, block rows decode in parallel.
   Result<std::vector<std::uint64_t>> ReadRegion(std::uint32_t version, int scale,
                                                 const VoxelBox& box,
-                                                core::ThreadPool* pool = nullptr) const;
+                                                core::ThreadPool* pool = nullptr,
+                                                const RegionReadHooks& hooks = {}) const;
 
   // Supervoxel mapping (labelmap_mapping.cc). Entries written at `version`
   // override those of its ancestors; label 0 marks a split supervoxel.

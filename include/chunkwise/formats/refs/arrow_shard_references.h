@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -26,6 +27,8 @@ struct ArrowShardReferenceOptions {
   std::string url_base;
   // Counts the shards read; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
+  // Checked before each shard (Cancelled); may be null. Not owned.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 // The reference key of block (x, y, z) of a shard in directory `dir` ("" or "s0/").

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -30,6 +31,8 @@ struct ZarrReferenceOptions {
   std::string url_base;
   // Counts the chunks referenced; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
+  // Checked before each chunk (Cancelled); may be null. Not owned.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 // References for the array or group at `prefix` ("" or ending in "/") of

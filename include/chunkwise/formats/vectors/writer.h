@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/vectors/chunk_placement.h"
 #include "chunkwise/formats/vectors/geometry.h"
@@ -25,6 +26,9 @@ struct WriteOptions {
   bool overwrite = false;
   VectorStoreOptions store_options;
   core::ProgressReporter* progress = nullptr;  // Counts vertices written; may be null.
+  // Checked before each chunk; may be null. A cancelled write returns
+  // Cancelled before the level's metadata is written, so no reader sees the level.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 struct WriteSummary {
@@ -38,7 +42,8 @@ struct WriteSummary {
 // PlaceVertices(geometry.positions, store chunk_shape).
 Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geometry& geometry,
                                 const ChunkPlacement& placement, const LevelMetadata& extras,
-                                core::ProgressReporter* progress = nullptr);
+                                core::ProgressReporter* progress = nullptr,
+                                const core::Cancellation* cancellation = nullptr);
 
 // Creates a store at `prefix` holding `geometry` as level 0 (see
 // VectorStore::Create for the overwrite rule). InvalidArgument for a geometry
