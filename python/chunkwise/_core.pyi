@@ -351,6 +351,20 @@ def bcolz_read(
 ) -> tuple[str, list[int], NDArray[np.uint8]]: ...
 def bcolz_info(url: str) -> str: ...
 
+class BcolzImportRequest:
+    cname: str
+    clevel: int
+    shuffle: int
+    chunklen: int
+    threads: int
+    overwrite: bool
+    append: bool
+    def __init__(self) -> None: ...
+
+def bcolz_import(
+    url: str, input: str, request: BcolzImportRequest, cancel: CancelToken | None = None
+) -> dict[str, Any]: ...
+
 class VectorsWriteRequest:
     type: str
     chunk_shape: list[float]

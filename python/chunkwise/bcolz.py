@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,9 @@ from ._cancel import CancelToken
 from ._progress import Progress
 
 
+_SHUFFLES = {"none": 0, "byte": 1, "bit": 2}
+
+
 def _request(data: np.ndarray, cname: str, clevel: int, shuffle: int | str, chunklen: int,
              threads: int, overwrite: bool, append: bool) -> _core.BcolzWriteRequest:
     request = _core.BcolzWriteRequest()
@@ -31,8 +35,7 @@ def _request(data: np.ndarray, cname: str, clevel: int, shuffle: int | str, chun
     request.shape = list(data.shape)
     request.cname = cname
     request.clevel = clevel
-    shuffles = {"none": 0, "byte": 1, "bit": 2}
-    request.shuffle = shuffles[shuffle] if isinstance(shuffle, str) else int(shuffle)
+    request.shuffle = _SHUFFLES[shuffle] if isinstance(shuffle, str) else int(shuffle)
     request.chunklen = chunklen
     request.threads = threads
     request.overwrite = overwrite
@@ -115,9 +118,46 @@ def read(
     return data.view(dtype).reshape(shape)
 
 
+def import_file(
+    url: str,
+    path: str | os.PathLike[str],
+    *,
+    cname: str = "lz4",
+    clevel: int = 5,
+    shuffle: int | str = "byte",
+    chunklen: int = 0,
+    threads: int = 0,
+    overwrite: bool = False,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Creates a carray (or a ctable) at `url` from an array file: a .npy,
+    or a .csv with a header (a ctable, one column per field).
+
+    The CLI's ``bcolz import``: `url` is a path or any store URL (s3://,
+    gs://). Something already at `url` is refused unless `overwrite`, and
+    even then only a bcolz dataset is replaced. Returns kind, rows_added,
+    length and input_bytes.
+    """
+    request = _core.BcolzImportRequest()
+    request.cname, request.clevel, request.chunklen = cname, clevel, chunklen
+    request.shuffle = _SHUFFLES[shuffle] if isinstance(shuffle, str) else int(shuffle)
+    request.threads, request.overwrite = threads, overwrite
+    return _core.bcolz_import(str(url), os.fspath(path), request, cancel=_progress.token(cancel))
+
+
+def append_file(url: str, path: str | os.PathLike[str], *,
+                cancel: CancelToken | None = None) -> dict[str, Any]:
+    """Appends the rows of an array file to the dataset at `url` (the CLI's
+    ``bcolz append``); a .csv's columns are matched by name. NotFound when
+    no dataset is there."""
+    request = _core.BcolzImportRequest()
+    request.append = True
+    return _core.bcolz_import(str(url), os.fspath(path), request, cancel=_progress.token(cancel))
+
+
 def info(url: str) -> dict[str, Any]:
     """What the dataset is: kind, length, dtype(s), chunking, Blosc parameters, sizes, attrs."""
     return json.loads(_core.bcolz_info(str(url)))
 
 
-__all__ = ["append", "info", "read", "write"]
+__all__ = ["append", "append_file", "import_file", "info", "read", "write"]

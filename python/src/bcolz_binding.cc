@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "bindings.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/io/bcolz_files.h"
+#include "chunkwise/store/remote_store_url.h"
 #include "numpy_bytes.h"
 #include "open_store.h"
 #include "operation.h"
@@ -142,6 +144,82 @@ std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request
   return length;
 }
 
+// The facade's context for the bcolz-by-URL calls: object storage configured
+// from the environment, as the CLI's.
+const Context& BcolzContext() {
+  static const auto* context = new Context();
+  return *context;
+}
+
+// The store of the dataset at `url`, to be read: for object storage and
+// http(s) the facade's OpenBcolz (it finds a dataset without listing); for
+// paths and memory:// the module's own stores.
+Result<std::shared_ptr<store::Store>> OpenForReading(const Context& context,
+                                                     const std::string& url) {
+  if (store::IsRemoteStoreUrl(url)) return OpenBcolz(context, url);
+  return OpenStoreForUrl(url, false);
+}
+
+// What chunkwise.bcolz.import_file passes down.
+struct BcolzImportRequest {
+  std::string cname = "lz4";
+  int clevel = 5;
+  int shuffle = 1;
+  std::int64_t chunklen = 0;
+  int threads = 0;
+  bool overwrite = false;
+  bool append = false;
+};
+
+nb::dict SummaryDict(const BcolzImportSummary& summary) {
+  nb::dict result;
+  result["kind"] = summary.ctable ? "ctable" : "carray";
+  result["rows_added"] = summary.rows_added;
+  result["length"] = summary.length;
+  result["input_bytes"] = summary.input_bytes;
+  return result;
+}
+
+// A .npy (or .csv, for a ctable) file into the dataset at `url`: the
+// facade's CreateBcolz / AppendBcolz. memory:// URLs are the module's own
+// stores, which the facade's context does not see: the same io calls on them.
+nb::dict ImportBcolz(const std::string& url, const std::string& input,
+                     const BcolzImportRequest& request, std::shared_ptr<CancelToken> cancel) {
+  BcolzImportOptions options;
+  options.cparams.cname = request.cname;
+  options.cparams.clevel = request.clevel;
+  options.cparams.shuffle = request.shuffle;
+  options.chunklen = request.chunklen;
+  options.threads = request.threads;
+  BcolzImportSummary summary;
+  Operation operation(nb::none(), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        CHUNKWISE_RETURN_IF_ERROR(operation.context().CheckCancelled("importing into " + url));
+        if (!url.starts_with("memory://")) {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              summary, request.append
+                           ? AppendBcolz(BcolzContext(), url, input, options)
+                           : CreateBcolz(BcolzContext(), url, input, options, request.overwrite));
+          return Status::Ok();
+        }
+        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
+        if (request.append) {
+          CHUNKWISE_ASSIGN_OR_RETURN(summary, io::AppendBcolzFromFile(input, store, "", options));
+          return Status::Ok();
+        }
+        CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(""));
+        if (!request.overwrite && !keys.empty()) {
+          return Status::InvalidArgument(url + " already holds data; not replaced");
+        }
+        CHUNKWISE_ASSIGN_OR_RETURN(summary, io::CreateBcolzFromFile(input, store, "", options));
+        return Status::Ok();
+      },
+      // Always watched: the file's size is not looked at here.
+      UINT64_MAX);
+  return SummaryDict(summary);
+}
+
 // (descr, shape, bytes) of the rows the request selects.
 std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
     const std::string& url, const std::string& slice, const std::vector<std::string>& columns,
@@ -153,7 +231,7 @@ std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
         const Context& context = operation.context();
         CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + url));
         CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                                   OpenStoreForUrl(url, false));
+                                   OpenForReading(context, url));
         bcolz::ReadRequest request{slice, columns, where};
         request.progress = [&](std::uint64_t total) {
           return context.StartProgress("bcolz read", total, "B");
@@ -171,7 +249,7 @@ std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
 
 std::string DescribeBcolz(const std::string& url) {
   nb::gil_scoped_release release;
-  std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+  std::shared_ptr<store::Store> store = ValueOrThrow(OpenForReading(BcolzContext(), url));
   Result<nlohmann::ordered_json> described = bcolz::DescribeDatasetJson(store, "");
   if (!described.ok()) throw StatusError(described.status().WithContext(url));
   return described->dump();
@@ -198,6 +276,17 @@ void BindBcolz(nb::module_& module) {
              nb::arg("where"), nb::arg("progress") = nb::none(),
              nb::arg("cancel").none() = nb::none());
   module.def("bcolz_info", &DescribeBcolz, nb::arg("url"));
+  nb::class_<BcolzImportRequest>(module, "BcolzImportRequest")
+      .def(nb::init<>())
+      .def_rw("cname", &BcolzImportRequest::cname)
+      .def_rw("clevel", &BcolzImportRequest::clevel)
+      .def_rw("shuffle", &BcolzImportRequest::shuffle)
+      .def_rw("chunklen", &BcolzImportRequest::chunklen)
+      .def_rw("threads", &BcolzImportRequest::threads)
+      .def_rw("overwrite", &BcolzImportRequest::overwrite)
+      .def_rw("append", &BcolzImportRequest::append);
+  module.def("bcolz_import", &ImportBcolz, nb::arg("url"), nb::arg("input"), nb::arg("request"),
+             nb::arg("cancel").none() = nb::none());
 }
 
 }  // namespace chunkwise::python
