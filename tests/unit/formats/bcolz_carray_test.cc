@@ -320,3 +320,46 @@ TEST(Carray, BadFilesGiveErrorsNamingThem) {
 
 }  // namespace
 }  // namespace chunkwise::formats::bcolz
+
+namespace chunkwise::formats::bcolz {
+namespace {
+
+// Cancels `cancellation` once the reporter has counted anything.
+class CancelOnProgress : public core::ProgressObserver {
+ public:
+  explicit CancelOnProgress(core::Cancellation& cancellation) : cancellation_(cancellation) {}
+  void OnProgress(std::string_view, std::uint64_t) override { cancellation_.Cancel(); }
+
+ private:
+  core::Cancellation& cancellation_;
+};
+
+TEST(CarrayHooks, ACancelledAppendKeepsTheBatchesDoneWholeAndReadStopsToo) {
+  auto store = store::MemoryStore::Create();
+  CarrayOptions options = Options("int32", 1000);
+  options.threads = 1;  // A batch is one chunk.
+  auto carray = *Carray::Create(store, "", options);
+  const Bytes rows = RandomBytes(10 * 1000 * 4, 7);
+  core::Cancellation cancellation;
+  CancelOnProgress observer(cancellation);
+  core::ProgressReporter progress(
+      {.label = "append", .mode = core::ProgressMode::kQuiet, .observer = &observer});
+  carray->set_hooks({&progress, &cancellation});
+  const Status appended = carray->Append(rows);
+  EXPECT_EQ(appended.code(), StatusCode::kCancelled) << appended.ToString();
+  EXPECT_NE(appended.message().find("appending to"), std::string::npos);
+  EXPECT_EQ(carray->length(), 1000);
+  EXPECT_EQ(progress.done(), 4000u);
+  carray.reset();
+  auto reopened = *Carray::Open(store, "", Mode::kRead);
+  ASSERT_EQ(reopened->length(), 1000);  // In meta/sizes: the batch is on disk.
+  const Bytes back = *reopened->Read(0, 1000);
+  EXPECT_EQ(back, Bytes(rows.begin(), rows.begin() + 4000));
+  reopened->set_hooks({nullptr, &cancellation});  // Still cancelled.
+  const Result<Bytes> read = reopened->Read(0, 1000);
+  EXPECT_EQ(read.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(read.status().message().find("reading"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chunkwise::formats::bcolz
