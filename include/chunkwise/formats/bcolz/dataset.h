@@ -27,7 +27,8 @@ struct ReadRequest {
   std::string where;                 // A Predicate (ctable only).
   // Made once the selection is known, given the bytes it reads (rows
   // scanned for a where); may be empty. Told of each chunk; finished on success.
-  std::function<std::unique_ptr<core::ProgressReporter>(std::uint64_t total_bytes)> progress;
+  std::function<std::unique_ptr<core::ProgressReporter>(std::uint64_t total_bytes)> progress =
+      nullptr;
   // Checked before each chunk (Cancelled); may be null.
   const core::Cancellation* cancellation = nullptr;
 };
