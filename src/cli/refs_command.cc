@@ -8,6 +8,7 @@
 
 #include "chunkwise/formats/refs/reference_combine.h"
 #include "chunkwise/formats/refs/reference_summary.h"
+#include "chunkwise/parallel/job.h"
 #include "chunkwise/store/reference_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
@@ -55,18 +56,27 @@ Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
   return write;
 }
 
+// Under mpirun or srun every rank runs this (docs/scale.md): each references
+// the chunks it owns, rank 0 gathers the parts and writes the set.
 Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceWriteOptions write, WriteOptions(options));
   std::string name = options.source;
   while (name.size() > 1 && name.ends_with('/')) name.pop_back();
   write.root_array_name = fs::path(name).filename().stem().string();
   if (write.root_array_name.empty()) write.root_array_name = "data";
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const refs::ReferenceSet set,
-      chunkwise::BuildReferences(context.library(), options.source, {options.target_prefix}));
-  CHUNKWISE_RETURN_IF_ERROR(
-      chunkwise::WriteReferences(context.library(), set, options.output, write));
-  SaySummary(context, "wrote", options.output, set);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
+                             chunkwise::BuildReferences(context.library(), options.source,
+                                                        {options.target_prefix, ranks.get()}));
+  const Status written =
+      ranks->rank() == 0 ? chunkwise::WriteReferences(context.library(), set, options.output, write)
+                         : Status::Ok();
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(*ranks, written));
+  if (ranks->rank() == 0) {
+    SaySummary(context,
+               ranks->size() > 1 ? "wrote (" + std::to_string(ranks->size()) + " ranks)" : "wrote",
+               options.output, set);
+  }
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/formats/refs/arrow_shard_references.h"
 #include "chunkwise/formats/refs/bcolz_references.h"
+#include "chunkwise/formats/refs/reference_parts.h"
 #include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/store/file_store.h"
 
@@ -49,10 +50,11 @@ Result<Source> OpenSource(const Context& context, const StoreUrl& url) {
   return Source{std::move(store), "", url.text.ends_with('/') ? url.text : url.text + "/"};
 }
 
-}  // namespace
-
-Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
-                                     const BuildReferencesOptions& options) {
+// This rank's part of the references: every part when `part` is whole.
+// Progress shows on rank 0 only.
+Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view source_url,
+                                        const BuildReferencesOptions& options,
+                                        const core::JobPart& part) {
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(std::string("building references to ") + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
@@ -63,29 +65,32 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const DetectedFormat format,
                              DetectFormat(*source.store, source.prefix));
+  const auto progress_for = [&](const char* unit) {
+    return part.rank == 0 ? context.StartProgress("refs build", 0, unit) : nullptr;
+  };
   switch (format.kind) {
     case FormatKind::kZarrV3Array:
     case FormatKind::kZarrV3Group:
     case FormatKind::kZarrV2Array:
     case FormatKind::kZarrV2Group: {
-      auto progress = context.StartProgress("refs build", 0, "chunks");
+      auto progress = progress_for("chunks");
       CHUNKWISE_ASSIGN_OR_RETURN(
-          ReferenceSet set,
-          refs::BuildZarrReferences(source.store, source.prefix,
-                                    {source.url_base, progress.get(), &context.cancellation()}));
-      progress->Finish();
+          ReferenceSet set, refs::BuildZarrReferences(
+                                source.store, source.prefix,
+                                {source.url_base, progress.get(), &context.cancellation(), part}));
+      if (progress != nullptr) progress->Finish();
       return set;
     }
     case FormatKind::kBcolzCarray:
-      return refs::BuildBcolzReferences(source.store, source.prefix, {source.url_base});
+      return refs::BuildBcolzReferences(source.store, source.prefix, {source.url_base, part});
     case FormatKind::kDvidExport:
     case FormatKind::kArrowShard: {
-      auto progress = context.StartProgress("refs build", 0, "shards");
-      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
-                                 refs::BuildArrowShardReferences(
-                                     source.store, source.prefix,
-                                     {source.url_base, progress.get(), &context.cancellation()}));
-      progress->Finish();
+      auto progress = progress_for("shards");
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          ReferenceSet set, refs::BuildArrowShardReferences(
+                                source.store, source.prefix,
+                                {source.url_base, progress.get(), &context.cancellation(), part}));
+      if (progress != nullptr) progress->Finish();
       return set;
     }
     default:
@@ -93,6 +98,28 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
                                  "; references are built for zarr arrays and groups, bcolz "
                                  "carrays and DVID export shards");
   }
+}
+
+}  // namespace
+
+Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
+                                     const BuildReferencesOptions& options) {
+  if (options.ranks == nullptr || options.ranks->size() == 1) {
+    return BuildReferencePart(context, source_url, options, {});
+  }
+  core::Communicator& ranks = *options.ranks;
+  // Every rank reaches the gather, its error included: a rank that returned
+  // early would leave the others waiting in it.
+  const Result<ReferenceSet> part =
+      BuildReferencePart(context, source_url, options, {ranks.rank(), ranks.size()});
+  const Result<std::string> encoded =
+      part.ok() ? refs::EncodeReferencePart(*part) : Result<std::string>(part.status());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> parts,
+                             core::GatherOutcomes(ranks, encoded));
+  Result<ReferenceSet> merged =
+      ranks.rank() == 0 ? refs::MergeReferenceParts(parts) : Result<ReferenceSet>(ReferenceSet());
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, merged.status()));
+  return merged;
 }
 
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,

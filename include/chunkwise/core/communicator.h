@@ -52,6 +52,15 @@ inline int OwnerRank(std::uint64_t unit, int size) {
   return static_cast<int>(unit % static_cast<std::uint64_t>(size));
 }
 
+// One rank's share of a job's work units: those OwnerRank deals to `rank`.
+// The default is the whole job (rank 0 of 1), as one process does it.
+struct JobPart {
+  int rank = 0;
+  int size = 1;
+  bool Owns(std::uint64_t unit) const { return OwnerRank(unit, size) == rank; }
+  bool whole() const { return size == 1; }
+};
+
 // A Status as text and back, to pass between ranks.
 std::string EncodeStatus(const Status& status);
 Status DecodeStatus(std::string_view text);

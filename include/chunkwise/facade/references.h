@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -28,6 +29,13 @@ struct BuildReferencesOptions {
   // upload here, e.g. "s3://bucket/data/": key k of the source becomes
   // "s3://bucket/data/k".
   std::string url_base;
+  // The ranks of a job that builds the set together (docs/scale.md); null or
+  // one rank: this process alone. Each rank references the chunks (shards)
+  // it owns, and rank 0 gathers and merges the parts: it returns the whole
+  // set, byte for byte what one process builds, and the other ranks return
+  // an empty set. Every rank must call; all fail with the lowest failing
+  // rank's error, named "rank R of N".
+  core::Communicator* ranks = nullptr;
 };
 
 // References to every chunk of the source at `source_url`: a zarr v3 or v2

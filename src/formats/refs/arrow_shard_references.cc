@@ -49,7 +49,9 @@ Result<ReferenceSet> BuildArrowShardReferences(std::shared_ptr<store::Store> sto
                             " holds no .arrow export shard");
   }
   ReferenceSet out;
-  for (const std::string& key : shards) {
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (!options.part.Owns(i)) continue;
+    const std::string& key = shards[i];
     if (options.cancellation != nullptr) {
       CHUNKWISE_RETURN_IF_ERROR(
           options.cancellation->Check("building references to " + store->Describe(key)));

@@ -106,11 +106,13 @@ Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
   const std::size_t atom_rank = carray->atom_shape().size();
   const std::int64_t full = carray->length() / carray->chunklen();
   for (std::int64_t i = 0; i < full; ++i) {
+    if (!options.part.Owns(static_cast<std::uint64_t>(i))) continue;
     CHUNKWISE_ASSIGN_OR_RETURN(Reference reference,
                                FullChunk(*store, *carray, i, options.url_base));
     out.Add(ChunkKey(i, atom_rank), std::move(reference));
   }
-  if (carray->length() % carray->chunklen() != 0) {
+  if (carray->length() % carray->chunklen() != 0 &&
+      options.part.Owns(static_cast<std::uint64_t>(full))) {
     CHUNKWISE_ASSIGN_OR_RETURN(Reference reference,
                                LeftoverChunk(*carray, full * carray->chunklen()));
     out.Set(ChunkKey(full, atom_rank), std::move(reference));

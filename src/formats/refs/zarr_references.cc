@@ -69,6 +69,7 @@ class ArrayReferenceBuilder {
         CHUNKWISE_RETURN_IF_ERROR(options_.cancellation->Check("building references to " +
                                                                store_->Describe(array_prefix)));
       }
+      if (!options_.part.Owns(next_unit_++)) return Status::Ok();
       const core::Coord coord = core::Unravel(i, grid.grid_shape());
       const std::string key = array.ChunkKey(coord);
       CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
@@ -126,6 +127,7 @@ class ArrayReferenceBuilder {
   std::shared_ptr<store::Store> store_;
   const ZarrReferenceOptions& options_;
   ReferenceSet& out_;
+  std::uint64_t next_unit_ = 0;  // Chunks of every array, numbered in the order built.
 };
 
 // Adds `.zgroup` (and `.zattrs`) for the group whose metadata is at `key`.

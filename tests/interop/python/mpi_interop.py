@@ -15,6 +15,9 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     to one process, and reads back as the data;
   * `zarr convert` of a sparse array (a grid of 2^40 chunks, three stored) by 3
     ranks writes the same three shards as one process, visiting only those.
+  * `refs build` by 3 ranks (a sharded v3 array, a v2 group of two arrays, a
+    bcolz carray, export shards) writes JSON v0, JSON v1 and Parquet sets
+    byte-identical to one process's, and a failure on any rank fails the job.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
 """
@@ -245,6 +248,63 @@ def check_convert_sparse(checks, job, work):
     expected[:, 1:] = 2
     checks.expect(np.array_equal(np.load(read), expected),
                   "sparse zarr convert: the ranks' array reads back a stored block and its fill")
+def check_refs(checks, job, work):
+    """refs build by 3 ranks against one process: every output file compared, in every format."""
+    rng = np.random.default_rng(31)
+    data = rng.integers(0, 1000, (40, 50, 60)).astype(np.int32)
+    np.save(work / "refs.npy", data)
+    sources = {}
+    sharded = work / "refs-sharded.zarr"
+    job.one(["zarr", "create", sharded, "--shape", "40,50,60", "--dtype", "int32",
+             "--chunk", "8,10,12", "--shard", "16,20,24", "--codec", "zstd:3"])
+    job.one(["zarr", "write", sharded, "--input", work / "refs.npy"])
+    sources["sharded-v3"] = sharded
+    group = work / "refs-group.zarr"
+    group.mkdir()
+    (group / ".zgroup").write_text(json.dumps({"zarr_format": 2}))
+    for name, chunk in (("a", "8,8,8"), ("b", "20,25,30")):
+        job.one(["zarr", "create", group / name, "--format", "2", "--shape", "40,50,60",
+                 "--dtype", "int32", "--chunk", chunk])
+        job.one(["zarr", "write", group / name, "--input", work / "refs.npy"])
+    sources["group-v2"] = group
+    rows = np.arange(10_000, dtype=np.float64) * 0.5
+    np.save(work / "refs-rows.npy", rows)
+    carray = work / "refs.bcolz"
+    job.one(["bcolz", "create", carray, "--input", work / "refs-rows.npy", "--chunklen", "700"])
+    sources["bcolz"] = carray
+    sources["export"] = work / "export-identity-one"
+    formats = {"json-v1": "refs.json", "json": "refs-v0.json", "parquet": "refs.parq"}
+    for name, source in sources.items():
+        for form, output in formats.items():
+            if name == "export" and form == "parquet":
+                continue  # Parquet sets place keys in a zarr chunk grid; export keys have none.
+            one = work / f"refs-{name}-{form}-one"
+            ranks = work / f"refs-{name}-{form}-ranks"
+            one.mkdir()
+            ranks.mkdir()
+            layout = ["--format", form] + (["--record-size", "50"] if form == "parquet" else [])
+            job.one(["refs", "build", source, "--output", one / output, *layout])
+            result = job.ranks(["refs", "build", source, "--output", ranks / output, *layout])
+            compare_trees(checks, ranks, one, f"refs build {name} {form}: {RANKS} ranks vs one process",
+                          skip=())
+            checks.expect(result.stdout.strip() == "", f"refs build {name} {form}: -q prints nothing")
+        refused = job.ranks(["refs", "build", source, "--output",
+                             work / f"refs-{name}-json-v1-ranks" / "refs.json"], expect_success=False)
+        checks.expect(refused.returncode != 0 and "exist" in refused.stderr,
+                      f"refs build {name}: an existing output is refused ({refused.stderr.strip()[:80]})")
+    parquet = len(visible_files(work / "refs-group-v2-parquet-one"))
+    checks.expect(parquet >= 4, f"refs build: the Parquet sets have several files ({parquet})")
+    # A damaged shard of the sharded array: its owner fails, and so does the job, naming it.
+    shards = sorted(p for p in sharded.rglob("*") if p.is_file() and p.name != "zarr.json")
+    shards[-1].write_bytes(b"not a shard")
+    failed = job.ranks(["refs", "build", sharded, "--output", work / "refs-damaged.json"],
+                       expect_success=False)
+    owner = (len(shards) - 1) % RANKS
+    checks.expect(failed.returncode != 0 and not (work / "refs-damaged.json").exists()
+                  and f"rank {owner} of {RANKS}" in failed.stderr
+                  and str(shards[-1].relative_to(sharded)) in failed.stderr,
+                  f"refs build: a damaged shard fails the job, naming the rank and the shard, "
+                  f"and writes nothing: {failed.stderr.strip().splitlines()[:1]}")
 
 
 def main():
@@ -264,6 +324,7 @@ def main():
     check_outside_volume(checks, job, work, db)
     check_convert(checks, job, work)
     check_convert_sparse(checks, job, work)
+    check_refs(checks, job, work)
     checks.finish()
 
 

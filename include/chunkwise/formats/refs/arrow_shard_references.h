@@ -15,6 +15,7 @@
 #include <string>
 
 #include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -29,6 +30,9 @@ struct ArrowShardReferenceOptions {
   core::ProgressReporter* progress = nullptr;
   // Checked before each shard (Cancelled); may be null. Not owned.
   const core::Cancellation* cancellation = nullptr;
+  // The shards this builder reads: those whose index in key order `part`
+  // owns. A block held by shards of two parts is found when the parts merge.
+  core::JobPart part;
 };
 
 // The reference key of block (x, y, z) of a shard in directory `dir` ("" or "s0/").

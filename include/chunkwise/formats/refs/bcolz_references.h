@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/store.h"
@@ -24,6 +25,9 @@ namespace chunkwise::formats::refs {
 struct BcolzReferenceOptions {
   // A chunk file stored under key K is referenced as url_base + K.
   std::string url_base;
+  // The chunks this builder references: those whose number `part` owns
+  // (the metadata is in every part).
+  core::JobPart part;
 };
 
 // References for the carray at `prefix` of `store`, as an array at the root

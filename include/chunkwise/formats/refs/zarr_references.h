@@ -18,6 +18,7 @@
 #include <string>
 
 #include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
@@ -33,6 +34,11 @@ struct ZarrReferenceOptions {
   core::ProgressReporter* progress = nullptr;
   // Checked before each chunk (Cancelled); may be null. Not owned.
   const core::Cancellation* cancellation = nullptr;
+  // The chunks (shards when sharded) this builder references: those whose
+  // number `part` owns, numbered in the order visited (arrays in key order,
+  // chunks in C order). Metadata is in every part, so the
+  // parts of a job, merged, are the whole set.
+  core::JobPart part;
 };
 
 // References for the array or group at `prefix` ("" or ending in "/") of
