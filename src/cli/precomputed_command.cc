@@ -11,6 +11,7 @@
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "chunkwise/parallel/job.h"
 #include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/pipelines/zarr_to_precomputed.h"
 #include "cli/command.h"
@@ -220,11 +221,16 @@ Status DvidToPrecomputedCommand(const CommandContext& context, const Precomputed
   convert.overwrite = options.overwrite;
   convert.resume = options.resume;
   convert.progress = context.progress_mode();
+  // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  convert.ranks = ranks.get();
   Result<pipelines::ExportToPrecomputedSummary> summary =
       pipelines::ExportToPrecomputed(source, "", std::move(spec), dest, "", convert);
   if (!summary.ok()) return WithDestinationHint(summary.status());
-  Say(context, "converted " + options.source + " to " + options.dest + " (" +
-                   (options.supervoxels ? "supervoxels" : "mapped labels") + ")\n" +
+  if (ranks->rank() != 0) return Status::Ok();
+  Say(context, "converted " + options.source + " to " + options.dest +
+                   (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") +
+                   " (" + (options.supervoxels ? "supervoxels" : "mapped labels") + ")\n" +
                    summary->Format());
   return Status::Ok();
 }

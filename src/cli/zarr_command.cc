@@ -292,19 +292,26 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   std::error_code error;  // An unreadable input is reported by the import itself.
   std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
   if (error) input_bytes = 0;
+  // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   core::ProgressReporter progress(
-      {.label = "zarr import", .total_units = input_bytes, .mode = context.progress_mode()});
+      {.label = "zarr import",
+       .total_units = input_bytes / static_cast<std::uint64_t>(ranks->size()),
+       .mode = ranks->rank() == 0 ? context.progress_mode() : core::ProgressMode::kQuiet});
   CHUNKWISE_ASSIGN_OR_RETURN(
       zarr::Array array,
       io::ImportNpyAsNewArray(options.input, layout, store, "", options.overwrite,
                               {.pool = std::make_shared<core::ThreadPool>(options.threads),
                                .progress = &progress,
-                               .codec_build = build}));
+                               .codec_build = build},
+                              ranks.get()));
   progress.Finish();
+  if (ranks->rank() != 0) return Status::Ok();
   const zarr::ArrayMetadata& metadata = array.metadata();
   Say(context, "imported " + options.input + " as zarr v" + std::to_string(metadata.zarr_format) +
-                   " array " + options.destination + ": " +
-                   std::string(metadata.data_type.zarr_name()) + " [" +
+                   " array " + options.destination +
+                   (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") +
+                   ": " + std::string(metadata.data_type.zarr_name()) + " [" +
                    core::FormatShape(metadata.shape) + "], " + DescribeChunks(array));
   return Status::Ok();
 }

@@ -152,4 +152,14 @@ Result<std::size_t> ArrayStreamReader::Read(MutableByteView out) {
   return want;
 }
 
+Status ArrayStreamReader::ReadAt(std::uint64_t at, MutableByteView out) const {
+  if (at > header_.data_size || out.size() > header_.data_size - at) {
+    return Status::InvalidArgument(path_.string() + ": bytes " + std::to_string(at) + " to " +
+                                   std::to_string(at + out.size()) + " lie past the data's " +
+                                   std::to_string(header_.data_size));
+  }
+  if (out.empty()) return Status::Ok();
+  return posix::ReadAt(::fileno(file_), header_.data_offset + at, out, path_);
+}
+
 }  // namespace chunkwise::io

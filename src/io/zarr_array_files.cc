@@ -103,10 +103,11 @@ Status ExportRegion(const Array& array, const core::Region& region,
   return WriteArrayFile(output, out, raw);
 }
 
-Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
-                                  formats::zarr::ArrayLayout layout,
-                                  std::shared_ptr<store::Store> store, const std::string& prefix,
-                                  bool overwrite, formats::zarr::ArrayOptions options) {
+namespace {
+
+// The metadata of a new array holding the .npy file `input`, laid out as `layout`.
+Result<ArrayMetadata> NewArrayMetadata(const std::filesystem::path& input,
+                                       formats::zarr::ArrayLayout layout) {
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, ReadNpyHeader(input));
   const std::optional<core::DataType> dtype = header.dtype.AsDataType(nullptr);
   if (!dtype) {
@@ -115,14 +116,107 @@ Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
   }
   layout.shape = core::Shape(header.shape.begin(), header.shape.end());
   layout.data_type = *dtype;
-  CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, formats::zarr::BuildArrayMetadata(layout));
-  // The metadata goes last (Publish): an import killed or failing half-way
-  // leaves no array that readers would take, partly filled, for the whole.
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      Array array,
-      Array::CreateUnpublished(std::move(store), prefix, std::move(metadata), overwrite, options));
-  CHUNKWISE_RETURN_IF_ERROR(ImportArrayFile(input, {}, array, core::Coord(layout.shape.size(), 0)));
-  CHUNKWISE_RETURN_IF_ERROR(array.Publish());
+  return formats::zarr::BuildArrayMetadata(layout);
+}
+
+// The box of grid rows (i0, i1) of an array: rows i0 of dim 0 and i1 of dim 1
+// of the storage grid (shards), whole along the other dimensions.
+core::Region GridRowBox(const core::Shape& shape, const core::Shape& grid_chunk, core::Index i0,
+                        core::Index i1) {
+  core::Coord start(shape.size(), 0);
+  core::Shape extent = shape;
+  for (std::size_t d = 0; d < std::min<std::size_t>(2, shape.size()); ++d) {
+    const core::Index index = d == 0 ? i0 : i1;
+    start[d] = index * grid_chunk[d];
+    extent[d] = std::min(grid_chunk[d], shape[d] - start[d]);
+  }
+  return core::Region::FromOriginAndShape(start, extent);
+}
+
+// Writes the boxes of the C-order file `input` (at the origin of `array`)
+// that `part` owns, each read with one positional read per row of dim 0
+// (one in all for a 1-d array).
+Status ImportOwnBoxes(const std::filesystem::path& input, Array& array, const core::JobPart& part) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ArrayStreamReader> reader,
+                             ArrayStreamReader::Open(input, {}));
+  core::Endian endian = core::Endian::kLittle;
+  CHUNKWISE_RETURN_IF_ERROR(CheckInputFits(input, *reader, array,
+                                           core::Coord(array.metadata().shape.size(), 0), &endian));
+  const core::Shape& shape = array.metadata().shape;
+  const core::Shape& grid_chunk = array.grid().chunk_shape();
+  const core::Shape& grid = array.grid().grid_shape();
+  const std::size_t element_size = array.metadata().data_type.size();
+  // A 1-d array is read as rows of one element.
+  const bool flat = shape.size() == 1;
+  // Bytes of one element of dim 1 (dims 2.. whole), and of one row of dim 0.
+  const std::uint64_t column_bytes =
+      flat ? element_size
+           : static_cast<std::uint64_t>(
+                 core::Region::Full(std::span(shape).subspan(2)).num_elements()) *
+                 element_size;
+  const std::uint64_t row_bytes =
+      flat ? element_size : column_bytes * static_cast<std::uint64_t>(shape[1]);
+  std::uint64_t unit = 0;
+  for (core::Index i0 = 0; i0 < grid[0]; ++i0) {
+    for (core::Index i1 = 0; i1 < (flat ? 1 : grid[1]); ++i1) {
+      if (!part.Owns(unit++)) continue;
+      const core::Region box = GridRowBox(shape, grid_chunk, i0, i1);
+      const core::Shape extent = box.shape();
+      // One run of bytes per row of dim 0; a 1-d box is one run.
+      const std::uint64_t rows = flat ? 1 : static_cast<std::uint64_t>(extent[0]);
+      const std::uint64_t run = flat ? static_cast<std::uint64_t>(extent[0]) * element_size
+                                     : column_bytes * static_cast<std::uint64_t>(extent[1]);
+      Bytes data(static_cast<std::size_t>(run * rows));
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        const std::uint64_t at =
+            (static_cast<std::uint64_t>(box.start()[0]) + r) * row_bytes +
+            (flat ? 0 : static_cast<std::uint64_t>(box.start()[1]) * column_bytes);
+        CHUNKWISE_RETURN_IF_ERROR(reader->ReadAt(
+            at, MutableByteView(data).subspan(static_cast<std::size_t>(r * run), run)));
+      }
+      if (endian == core::Endian::kBig) {
+        core::SwapByteOrder(array.metadata().data_type.swap_unit(), data);
+      }
+      CHUNKWISE_RETURN_IF_ERROR(array.Write(box, data));
+    }
+  }
+  return Status::Ok();
+}
+
+// This rank's share of the import into the new, unpublished `array`.
+Status ImportPart(const std::filesystem::path& input, Array& array, const core::JobPart& part) {
+  const core::Coord origin(array.metadata().shape.size(), 0);
+  if (part.whole()) return ImportArrayFile(input, {}, array, origin);
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, ReadNpyHeader(input));
+  if (header.fortran_order || header.shape.empty()) {
+    return part.rank == 0 ? ImportArrayFile(input, {}, array, origin) : Status::Ok();
+  }
+  return ImportOwnBoxes(input, array, part);
+}
+
+}  // namespace
+
+Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
+                                  formats::zarr::ArrayLayout layout,
+                                  std::shared_ptr<store::Store> store, const std::string& prefix,
+                                  bool overwrite, formats::zarr::ArrayOptions options,
+                                  core::Communicator* ranks) {
+  core::SingleProcess alone;
+  core::Communicator& job = ranks != nullptr ? *ranks : alone;
+  const bool root = job.rank() == 0;
+  // Every rank reaches each collective call with its outcome; none returns early.
+  const Result<ArrayMetadata> metadata = NewArrayMetadata(input, std::move(layout));
+  Result<Array> array = metadata.ok() ? Status::Internal("not yet created") : metadata.status();
+  if (root && metadata.ok()) {
+    array = Array::CreateUnpublished(store, prefix, *metadata, overwrite, options);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array.status() : Status::Ok()));
+  if (!root && metadata.ok()) array = Array::JoinUnpublished(store, prefix, *metadata, options);
+  const Status imported =
+      array.ok() ? ImportPart(input, *array, {job.rank(), job.size()}) : array.status();
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::GatherOutcomes(job, imported.ok() ? Result<std::string>("") : imported).status());
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array->Publish() : Status::Ok()));
   return array;
 }
 

@@ -70,6 +70,9 @@ class ArrayStreamReader {
   // how many (0 once all are read). IOError when the file cannot be read or
   // has shrunk since Open.
   Result<std::size_t> Read(MutableByteView out);
+  // Fills `out` with the data's bytes from `at` on, leaving the position of
+  // Read as it is. InvalidArgument for bytes past the data; Read's IOError.
+  Status ReadAt(std::uint64_t at, MutableByteView out) const;
 
  private:
   ArrayStreamReader(std::FILE* file, std::filesystem::path path, core::NpyHeader header);

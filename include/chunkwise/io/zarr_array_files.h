@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -32,11 +33,19 @@ Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& 
 // killed half-way leaves no array a reader opens. Unsupported naming the
 // file for a dtype that is not numeric; Array::Create's errors (an existing
 // array without `overwrite`, a bad layout) before any data is written.
+//
+// With `ranks` (a job of several, docs/scale.md) every rank calls: rank 0
+// creates the array unpublished, every rank writes the boxes of the grid
+// (shard rows along dims 0 and 1, whole along the others; shards of a 1-d array) that
+// core::OwnerRank deals it, reading only those bytes of the file, and rank 0
+// publishes once all have succeeded. The shards' bytes are one process's.
+// A Fortran-order file is written by rank 0 alone.
 Result<formats::zarr::Array> ImportNpyAsNewArray(const std::filesystem::path& input,
                                                  formats::zarr::ArrayLayout layout,
                                                  std::shared_ptr<store::Store> store,
                                                  const std::string& prefix, bool overwrite,
-                                                 formats::zarr::ArrayOptions options = {});
+                                                 formats::zarr::ArrayOptions options = {},
+                                                 core::Communicator* ranks = nullptr);
 
 // Writes `region` of `array` to `output` (.npy, or raw little-endian when `raw`),
 // atomically. The caller checks the rule for existing outputs.

@@ -18,11 +18,13 @@
 #define CHUNKWISE_PIPELINES_EXPORT_TO_PRECOMPUTED_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/precomputed/info.h"
 #include "chunkwise/pipelines/export_spec.h"
@@ -43,6 +45,12 @@ struct ExportToPrecomputedOptions {
   bool overwrite = false;  // Erase what is there first.
   bool resume = false;     // Keep every shard already complete and valid; redo the rest.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
+  // The ranks of a job that converts together (docs/scale.md); null: this
+  // process alone. Rank 0 prepares the destination, every rank converts the
+  // Arrow shards core::OwnerRank deals to it (numbered in key order, scale
+  // after scale), and rank 0 writes the info once every rank has succeeded.
+  // The shards' bytes are one process's. Every rank must call.
+  core::Communicator* ranks = nullptr;
 };
 
 struct ExportToPrecomputedScaleSummary {
@@ -54,6 +62,10 @@ struct ExportToPrecomputedScaleSummary {
   std::uint64_t input_bytes = 0;   // zstd DVID blocks read.
   std::uint64_t output_bytes = 0;  // Shard bytes written.
   double seconds = 0;
+  // Each precomputed shard written or kept, with the Arrow shard (key) it
+  // came from: what the parts of a job compare, so that no two Arrow shards
+  // of different parts fill one precomputed shard unnoticed.
+  std::map<std::uint64_t, std::string> sources;
 };
 
 struct ExportToPrecomputedSummary {
@@ -61,6 +73,10 @@ struct ExportToPrecomputedSummary {
   double seconds = 0;
   // One line per scale, then the totals with blocks/s.
   std::string Format() const;
+  // As JSON, to pass between ranks or tasks, and back (InvalidArgument for
+  // text that is not a summary).
+  std::string ToJson() const;
+  static Result<ExportToPrecomputedSummary> FromJson(std::string_view text);
 };
 
 // The info of the volume the conversion writes for `spec`: a uint64
@@ -82,6 +98,42 @@ Result<ExportToPrecomputedSummary> ExportToPrecomputed(
     const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
     std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
     const std::string& dest_prefix, const ExportToPrecomputedOptions& options);
+
+// The same conversion as a job of independent tasks (a dask graph), the
+// ranks' collective calls split out: the driver prepares, each of `parts`
+// tasks converts the Arrow shards core::OwnerRank deals to its part, and the
+// driver publishes with the parts' summaries once every part has succeeded.
+// A part that fails leaves its complete shards and no info, for
+// options.resume to keep. Each takes the arguments ExportToPrecomputed takes.
+
+// The number of Arrow shards to convert: one task per shard at most.
+Result<std::uint64_t> CountExportToPrecomputedShards(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, const ExportToPrecomputedOptions& options);
+// The driver, before any part: the destination checked (and erased with
+// options.overwrite) as ExportToPrecomputed does.
+Status PrepareExportToPrecomputed(const std::shared_ptr<const store::Store>& source,
+                                  const std::string& source_prefix,
+                                  const std::optional<ExportSpec>& spec,
+                                  std::shared_ptr<store::Store> dest,
+                                  const std::string& dest_prefix,
+                                  const ExportToPrecomputedOptions& options);
+// Part `part` of the job: its Arrow shards of every scale, its summary.
+// options.ranks is ignored.
+Result<ExportToPrecomputedSummary> ExportToPrecomputedPart(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const core::JobPart& part,
+    const ExportToPrecomputedOptions& options);
+// The driver, after every part has succeeded: the job's summary (the parts'
+// added up, seconds the longest part's), then the info, which makes the
+// volume visible. InvalidArgument, and no info, when two parts filled one
+// precomputed shard from different Arrow shards.
+Result<ExportToPrecomputedSummary> PublishExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const std::vector<ExportToPrecomputedSummary>& parts,
+    const ExportToPrecomputedOptions& options);
 
 }  // namespace chunkwise::pipelines
 

@@ -12,6 +12,7 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
+#include "chunkwise/store/memory_store.h"
 #include "pipelines/precomputed/destination.h"
 
 namespace chunkwise::pipelines {
@@ -66,11 +67,15 @@ class Converter {
   Status ConvertScale(const ScaleJob& job, const ExportScaleSpec& spec,
                       ExportToPrecomputedScaleSummary& summary, core::ProgressReporter& progress) {
     std::map<std::uint64_t, std::string> seen;  // Precomputed shard → the Arrow shard it came from.
-    return pool_.ParallelFor(job.arrow_keys.size(), [&](std::size_t i) -> Status {
-      CHUNKWISE_RETURN_IF_ERROR(ConvertShard(job.scale, job.arrow_keys[i], spec, seen, summary));
-      progress.Add(1);
-      return Status::Ok();
-    });
+    CHUNKWISE_RETURN_IF_ERROR(
+        pool_.ParallelFor(job.arrow_keys.size(), [&](std::size_t i) -> Status {
+          CHUNKWISE_RETURN_IF_ERROR(
+              ConvertShard(job.scale, job.arrow_keys[i], spec, seen, summary));
+          progress.Add(1);
+          return Status::Ok();
+        }));
+    summary.sources = std::move(seen);
+    return Status::Ok();
   }
 
  private:
@@ -277,11 +282,22 @@ Result<pc::VolumeInfo> PrecomputedInfoForExport(const ExportSpec& spec,
   return info;
 }
 
-Result<ExportToPrecomputedSummary> ExportToPrecomputed(
-    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
-    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
-    const std::string& dest_prefix, const ExportToPrecomputedOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// What every step of a job derives from its arguments: the spec, the Arrow
+// shards of each scale to convert and the volume to write (staged: nothing
+// is written until PublishInfo).
+struct JobPlan {
+  ExportSpec spec;
+  std::vector<ScaleJob> jobs;
+  std::shared_ptr<core::ThreadPool> pool;
+  std::unique_ptr<pc::Volume> volume;
+};
+
+Result<JobPlan> PlanJob(const std::shared_ptr<const store::Store>& source,
+                        const std::string& source_prefix, std::optional<ExportSpec> spec,
+                        std::shared_ptr<store::Store> dest, const std::string& dest_prefix,
+                        const ExportToPrecomputedOptions& options) {
   if (!spec.has_value()) {
     const std::string key = source_prefix + "info";
     CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> text, source->Get(key));
@@ -291,38 +307,176 @@ Result<ExportToPrecomputedSummary> ExportToPrecomputed(
     }
     CHUNKWISE_ASSIGN_OR_RETURN(spec, ParseExportSpec(AsChars(*text), source->Describe(key)));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ScaleJob> jobs,
-                             FindShards(*source, source_prefix, *spec, options));
+  JobPlan plan;
+  CHUNKWISE_ASSIGN_OR_RETURN(plan.jobs, FindShards(*source, source_prefix, *spec, options));
   CHUNKWISE_ASSIGN_OR_RETURN(pc::VolumeInfo info,
                              PrecomputedInfoForExport(*spec, options.data_encoding));
-  auto pool = std::make_shared<core::ThreadPool>(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
-                             pc::Volume::Stage(std::move(dest), dest_prefix, std::move(info),
-                                               {.pool = pool, .gzip_level = options.gzip_level}));
-  CHUNKWISE_RETURN_IF_ERROR(detail::PrepareDestination(
-      *volume, {.overwrite = options.overwrite, .resume = options.resume}));
+  plan.spec = std::move(*spec);
+  plan.pool = std::make_shared<core::ThreadPool>(options.threads);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      plan.volume, pc::Volume::Stage(std::move(dest), dest_prefix, std::move(info),
+                                     {.pool = plan.pool, .gzip_level = options.gzip_level}));
+  return plan;
+}
+
+// The part's Arrow shards: unit u (scale after scale, keys in order) is part.Owns(u)'s.
+void KeepOwnShards(std::vector<ScaleJob>& jobs, const core::JobPart& part) {
+  std::uint64_t unit = 0;
+  for (ScaleJob& job : jobs) {
+    std::vector<std::string> own;
+    for (std::string& key : job.arrow_keys) {
+      if (part.Owns(unit++)) own.push_back(std::move(key));
+    }
+    job.arrow_keys = std::move(own);
+  }
+}
+
+// The job's summary from the parts': InvalidArgument when two parts claim
+// one precomputed shard from different Arrow shards.
+Result<ExportToPrecomputedSummary> AddParts(const std::vector<ExportToPrecomputedSummary>& parts,
+                                            const store::Store& source, const pc::Volume& volume) {
+  ExportToPrecomputedSummary job;
+  std::map<std::string, std::size_t> by_key;
+  for (const ExportToPrecomputedSummary& part : parts) {
+    job.seconds = std::max(job.seconds, part.seconds);
+    for (const ExportToPrecomputedScaleSummary& scale : part.scales) {
+      const auto [at, added] = by_key.emplace(scale.key, job.scales.size());
+      if (added) job.scales.push_back({.key = scale.key});
+      ExportToPrecomputedScaleSummary& total = job.scales[at->second];
+      total.arrow_shards += scale.arrow_shards;
+      total.shards_written += scale.shards_written;
+      total.shards_kept += scale.shards_kept;
+      total.blocks += scale.blocks;
+      total.input_bytes += scale.input_bytes;
+      total.output_bytes += scale.output_bytes;
+      total.seconds = std::max(total.seconds, scale.seconds);
+      for (const auto& [shard, arrow_key] : scale.sources) {
+        const auto [claimed, first] = total.sources.emplace(shard, arrow_key);
+        if (!first && claimed->second != arrow_key) {
+          std::string shard_key = std::to_string(shard);
+          for (const pc::ScaleInfo& info : volume.info().scales) {
+            if (info.key == scale.key) shard_key = info.ShardKey(shard);
+          }
+          return Status::InvalidArgument(source.Describe(arrow_key) + " and " +
+                                         source.Describe(claimed->second) +
+                                         " both hold chunks of precomputed shard " + shard_key);
+        }
+      }
+    }
+  }
+  return job;
+}
+
+}  // namespace
+
+Result<std::uint64_t> CountExportToPrecomputedShards(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, const ExportToPrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const JobPlan plan,
+      PlanJob(source, source_prefix, spec, store::MemoryStore::Create(), "", options));
+  std::uint64_t count = 0;
+  for (const ScaleJob& job : plan.jobs) count += job.arrow_keys.size();
+  return count;
+}
+
+Status PrepareExportToPrecomputed(const std::shared_ptr<const store::Store>& source,
+                                  const std::string& source_prefix,
+                                  const std::optional<ExportSpec>& spec,
+                                  std::shared_ptr<store::Store> dest,
+                                  const std::string& dest_prefix,
+                                  const ExportToPrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const JobPlan plan, PlanJob(source, source_prefix, spec,
+                                                         std::move(dest), dest_prefix, options));
+  return detail::PrepareDestination(*plan.volume,
+                                    {.overwrite = options.overwrite, .resume = options.resume});
+}
+
+Result<ExportToPrecomputedSummary> ExportToPrecomputedPart(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const core::JobPart& part,
+    const ExportToPrecomputedOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (part.size < 1 || part.rank < 0 || part.rank >= part.size) {
+    return Status::InvalidArgument("part " + std::to_string(part.rank) + " of " +
+                                   std::to_string(part.size) + " does not exist");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      JobPlan plan, PlanJob(source, source_prefix, spec, std::move(dest), dest_prefix, options));
+  KeepOwnShards(plan.jobs, part);
   std::uint64_t total_shards = 0;
-  for (const ScaleJob& job : jobs) total_shards += job.arrow_keys.size();
+  for (const ScaleJob& job : plan.jobs) total_shards += job.arrow_keys.size();
   core::ProgressReporter progress({.label = "to-precomputed",
                                    .total_units = total_shards,
                                    .unit = "shards",
                                    .mode = options.progress});
-  Converter converter(source, *volume, options, *pool);
+  Converter converter(source, *plan.volume, options, *plan.pool);
   ExportToPrecomputedSummary summary;
-  for (const ScaleJob& job : jobs) {
+  for (const ScaleJob& job : plan.jobs) {
     const auto scale_start = std::chrono::steady_clock::now();
     ExportToPrecomputedScaleSummary scale_summary;
-    scale_summary.key = volume->scale(job.scale).key;
+    scale_summary.key = plan.volume->scale(job.scale).key;
     CHUNKWISE_RETURN_IF_ERROR(
-        converter.ConvertScale(job, spec->scales[job.scale], scale_summary, progress));
+        converter.ConvertScale(job, plan.spec.scales[job.scale], scale_summary, progress));
     scale_summary.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - scale_start).count();
     summary.scales.push_back(std::move(scale_summary));
   }
-  CHUNKWISE_RETURN_IF_ERROR(volume->PublishInfo());
   progress.Finish();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
+}
+
+Result<ExportToPrecomputedSummary> PublishExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    const std::optional<ExportSpec>& spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const std::vector<ExportToPrecomputedSummary>& parts,
+    const ExportToPrecomputedOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const JobPlan plan, PlanJob(source, source_prefix, spec,
+                                                         std::move(dest), dest_prefix, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportToPrecomputedSummary job,
+                             AddParts(parts, *source, *plan.volume));
+  CHUNKWISE_RETURN_IF_ERROR(plan.volume->PublishInfo());
+  return job;
+}
+
+Result<ExportToPrecomputedSummary> ExportToPrecomputed(
+    const std::shared_ptr<const store::Store>& source, const std::string& source_prefix,
+    std::optional<ExportSpec> spec, std::shared_ptr<store::Store> dest,
+    const std::string& dest_prefix, const ExportToPrecomputedOptions& options) {
+  core::SingleProcess alone;
+  core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
+  ExportToPrecomputedOptions own = options;
+  if (ranks.rank() != 0) own.progress = core::ProgressMode::kQuiet;
+  // Every rank reaches each collective call with its outcome; none returns early.
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(
+      ranks, ranks.rank() == 0
+                 ? PrepareExportToPrecomputed(source, source_prefix, spec, dest, dest_prefix, own)
+                 : Status::Ok()));
+  const Result<ExportToPrecomputedSummary> part = ExportToPrecomputedPart(
+      source, source_prefix, spec, dest, dest_prefix, {ranks.rank(), ranks.size()}, own);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::vector<std::string> outcomes,
+      core::GatherOutcomes(ranks, part.ok() ? Result<std::string>(part->ToJson())
+                                            : Result<std::string>(part.status())));
+  Result<ExportToPrecomputedSummary> job = ExportToPrecomputedSummary();
+  if (ranks.rank() == 0) {
+    std::vector<ExportToPrecomputedSummary> parts;
+    for (const std::string& text : outcomes) {
+      Result<ExportToPrecomputedSummary> decoded = ExportToPrecomputedSummary::FromJson(text);
+      if (!decoded.ok()) {
+        job = decoded.status();
+        break;
+      }
+      parts.push_back(std::move(*decoded));
+    }
+    if (job.ok()) {
+      job = PublishExportToPrecomputed(source, source_prefix, spec, dest, dest_prefix, parts, own);
+    }
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, job.status()));
+  return ranks.rank() == 0 ? job : part;
 }
 
 std::string ExportToPrecomputedSummary::Format() const {
@@ -351,6 +505,50 @@ std::string ExportToPrecomputedSummary::Format() const {
     total.output_bytes += s.output_bytes;
   }
   return text + line(total);
+}
+
+std::string ExportToPrecomputedSummary::ToJson() const {
+  json root = {{"seconds", seconds}, {"scales", json::array()}};
+  for (const ExportToPrecomputedScaleSummary& s : scales) {
+    json sources = json::array();
+    for (const auto& [shard, key] : s.sources) sources.push_back({shard, key});
+    root["scales"].push_back({{"key", s.key},
+                              {"arrow_shards", s.arrow_shards},
+                              {"shards_written", s.shards_written},
+                              {"shards_kept", s.shards_kept},
+                              {"blocks", s.blocks},
+                              {"input_bytes", s.input_bytes},
+                              {"output_bytes", s.output_bytes},
+                              {"seconds", s.seconds},
+                              {"sources", std::move(sources)}});
+  }
+  return root.dump();
+}
+
+Result<ExportToPrecomputedSummary> ExportToPrecomputedSummary::FromJson(std::string_view text) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const json root, core::ParseJson(text, "to-precomputed summary"));
+  ExportToPrecomputedSummary summary;
+  try {
+    summary.seconds = root.at("seconds").get<double>();
+    for (const json& s : root.at("scales")) {
+      ExportToPrecomputedScaleSummary scale;
+      scale.key = s.at("key").get<std::string>();
+      scale.arrow_shards = s.at("arrow_shards").get<std::uint64_t>();
+      scale.shards_written = s.at("shards_written").get<std::uint64_t>();
+      scale.shards_kept = s.at("shards_kept").get<std::uint64_t>();
+      scale.blocks = s.at("blocks").get<std::uint64_t>();
+      scale.input_bytes = s.at("input_bytes").get<std::uint64_t>();
+      scale.output_bytes = s.at("output_bytes").get<std::uint64_t>();
+      scale.seconds = s.at("seconds").get<double>();
+      for (const json& source : s.at("sources")) {
+        scale.sources.emplace(source.at(0).get<std::uint64_t>(), source.at(1).get<std::string>());
+      }
+      summary.scales.push_back(std::move(scale));
+    }
+  } catch (const json::exception& error) {
+    return Status::InvalidArgument(std::string("to-precomputed summary: ") + error.what());
+  }
+  return summary;
 }
 
 }  // namespace chunkwise::pipelines

@@ -17,7 +17,12 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     ranks writes the same three shards as one process, visiting only those.
   * `refs build` by 3 ranks (a sharded v3 array, a v2 group of two arrays, a
     bcolz carray, export shards) writes JSON v0, JSON v1 and Parquet sets
-    byte-identical to one process's, and a failure on any rank fails the job.
+    byte-identical to one process's, and a failure on any rank fails the job;
+  * `zarr import` of a .npy file by 3 ranks (sharded v3, unsharded v2, big-endian,
+    Fortran order) is byte-identical to one process and reads back as the data;
+  * `dvid to-precomputed` by 3 ranks (box and hashed shards) is byte-identical to
+    one process; a damaged Arrow shard fails the job naming the rank and the shard,
+    publishes no info, and `--resume` by 3 ranks completes it identically.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
 """
@@ -307,6 +312,78 @@ def check_refs(checks, job, work):
                   f"and writes nothing: {failed.stderr.strip().splitlines()[:1]}")
 
 
+def check_import(checks, job, work):
+    """zarr import of a .npy file: 3 ranks, each reading only its boxes, vs one process."""
+    rng = np.random.default_rng(37)
+    data = rng.integers(0, 5000, (70, 90, 50)).astype(np.uint16)
+    inputs = {"little": data, "big": data.astype(">u2"), "fortran": np.asfortranarray(data),
+              "flat": data.reshape(-1)[:20000]}
+    def layouts(ndim):
+        chunk, shard, small = (("10,15,25", "20,30,50", "16,16,16") if ndim == 3 else ("1000", "3000", "1600"))
+        return {"sharded-v3": ["--chunk", chunk, "--shard", shard, "--codec", "zstd:3"],
+                "chunks-v2": ["--format", "2", "--chunk", small, "--codec", "blosc:lz4det:5:shuffle"]}
+    for form, array in inputs.items():
+        path = work / f"import-{form}.npy"
+        np.save(path, array)
+        for name, layout in layouts(array.ndim).items():
+            reference = work / f"import-{form}-{name}-one"
+            out = work / f"import-{form}-{name}-ranks"
+            job.one(["zarr", "import", path, reference, *layout])
+            job.ranks(["zarr", "import", path, out, *layout])
+            compare_trees(checks, out, reference,
+                          f"zarr import {form} {name}: {RANKS} ranks vs one process", skip=())
+        read = work / f"import-{form}-read.npy"
+        job.one(["zarr", "read", work / f"import-{form}-sharded-v3-ranks", "--output", read])
+        checks.expect(np.array_equal(np.load(read), array),
+                      f"zarr import {form}: the ranks' array reads back as the data")
+    objects = len(visible_files(work / "import-little-sharded-v3-one"))
+    checks.expect(objects >= 12, f"zarr import: one process wrote {objects} objects (enough for 3 ranks)")
+    refused = job.ranks(["zarr", "import", work / "import-little.npy", work / "import-little-sharded-v3-ranks",
+                         "--chunk", "10,15,25"], expect_success=False)
+    checks.expect(refused.returncode != 0 and "already" in refused.stderr,
+                  f"zarr import: an existing array is refused on every rank ({refused.stderr.strip()[:80]})")
+
+
+def check_to_precomputed(checks, job, work):
+    """dvid to-precomputed of the exports above: 3 ranks vs one process, failure and --resume."""
+    for name in ("export-identity", "export-murmur"):
+        export = work / f"{name}-one"
+        reference = work / f"pc-{name}-one"
+        out = work / f"pc-{name}-ranks"
+        job.one(["dvid", "to-precomputed", export, reference])
+        result = job.ranks(["dvid", "to-precomputed", export, out])
+        shards = [f for f in visible_files(reference) if f.endswith(".shard")]
+        checks.expect(len(shards) >= 6 and (reference / "info").exists(),
+                      f"to-precomputed {name}: one process wrote {len(shards)} shards and info")
+        compare_trees(checks, out, reference, f"to-precomputed {name}: {RANKS} ranks vs one process", skip=())
+        checks.expect(result.stdout.strip() == "", f"to-precomputed {name}: -q prints nothing")
+        refused = job.ranks(["dvid", "to-precomputed", export, out], expect_success=False)
+        checks.expect(refused.returncode != 0 and "exists already" in refused.stderr,
+                      f"to-precomputed {name}: an existing volume is refused ({refused.stderr.strip()[:80]})")
+        job.ranks(["dvid", "to-precomputed", export, out, "--overwrite"])
+        compare_trees(checks, out, reference, f"to-precomputed {name}: --overwrite by {RANKS} ranks", skip=())
+    # A damaged Arrow shard (a copy of the export): its rank fails the job, naming it.
+    damaged = work / "pc-damaged-export"
+    shutil.copytree(work / "export-identity-one", damaged)
+    arrows = sorted(p.relative_to(damaged) for p in damaged.rglob("*.arrow"))
+    victim = arrows[len(arrows) // 2]
+    original = (damaged / victim).read_bytes()
+    (damaged / victim).write_bytes(b"not an arrow file")
+    owner = arrows.index(victim) % RANKS
+    broken = work / "pc-damaged"
+    failed = job.ranks(["dvid", "to-precomputed", damaged, broken], expect_success=False)
+    checks.expect(failed.returncode != 0 and f"rank {owner} of {RANKS}" in failed.stderr
+                  and victim.name in failed.stderr and not (broken / "info").exists(),
+                  f"to-precomputed: a damaged Arrow shard fails the job, naming rank {owner} and "
+                  f"the shard, and publishes no info: {failed.stderr.strip().splitlines()[:1]}")
+    compare_trees(checks, broken, work / "pc-export-identity-one",
+                  "to-precomputed: what the failed job left is whole", partial=True, skip=())
+    (damaged / victim).write_bytes(original)
+    job.ranks(["dvid", "to-precomputed", damaged, broken, "--resume"])
+    compare_trees(checks, broken, work / "pc-export-identity-one",
+                  f"to-precomputed: --resume by {RANKS} ranks completes it", skip=())
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -325,6 +402,8 @@ def main():
     check_convert(checks, job, work)
     check_convert_sparse(checks, job, work)
     check_refs(checks, job, work)
+    check_import(checks, job, work)
+    check_to_precomputed(checks, job, work)
     checks.finish()
 
 
