@@ -9,6 +9,8 @@
 //   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards                    facade/dvid_export.h
+//   ExportToPrecomputed (and its job
+//     of tasks: Prepare/Part/Publish)  facade/precomputed_conversion.h
 //   BuildReferences, WriteReferences,
 //     OpenReferenceStore              facade/references.h
 //   CreateBcolz, AppendBcolz,
@@ -28,6 +30,7 @@
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
 #include "chunkwise/facade/options.h"
+#include "chunkwise/facade/precomputed_conversion.h"
 #include "chunkwise/facade/references.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/url_value.h"

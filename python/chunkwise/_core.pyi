@@ -293,6 +293,37 @@ def export_shards_publish(
     num_scales: int,
 ) -> tuple[str, str]: ...
 
+# export → precomputed as a job of tasks (precomputed_job_binding.cc); users call chunkwise.dask.
+class PrecomputedRequest:
+    scales: list[int]
+    threads: int
+    supervoxels: bool
+    data_encoding: str
+    gzip_level: int
+    overwrite: bool
+    resume: bool
+    def __init__(self) -> None: ...
+
+def to_precomputed_count(export_url: str, spec_url: str, request: PrecomputedRequest) -> int: ...
+def to_precomputed_prepare(
+    export_url: str, dest_url: str, spec_url: str, request: PrecomputedRequest
+) -> None: ...
+def to_precomputed_part(
+    export_url: str,
+    dest_url: str,
+    spec_url: str,
+    part: int,
+    parts: int,
+    request: PrecomputedRequest,
+) -> str: ...
+def to_precomputed_publish(
+    export_url: str,
+    dest_url: str,
+    spec_url: str,
+    parts: list[str],
+    request: PrecomputedRequest,
+) -> tuple[str, str]: ...
+
 
 class ReferenceBuildRequest:
     format: str

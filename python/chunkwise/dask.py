@@ -25,7 +25,7 @@ from . import _core
 from ._array import Array, _create_request
 from ._array import open as _open
 
-__all__ = ["export_shards", "from_zarr", "to_zarr"]
+__all__ = ["export_shards", "from_zarr", "to_precomputed", "to_zarr"]
 
 
 def to_zarr(
@@ -171,7 +171,85 @@ def export_shards(
     return result
 
 
+def to_precomputed(
+    export_url: str,
+    dest_url: str,
+    *,
+    spec: str | None = None,
+    client: Any = None,
+    tasks: int | None = None,
+    threads: int = 1,
+    scales: Sequence[int] = (),
+    supervoxels: bool = False,
+    data_encoding: str = "gzip",
+    gzip_level: int = 6,
+    overwrite: bool = False,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """The export-shards output at `export_url` as a neuroglancer precomputed volume, one task per shard.
+
+    Each Arrow shard of the export becomes one sharded precomputed shard of a
+    compressed_segmentation volume at `dest_url` (the CLI's ``dvid
+    to-precomputed`` writes the same bytes). `spec` is the export spec by path
+    or URL (default: the export's own ``info``; DVID's exports need it).
+    `tasks` defaults to one per Arrow shard; task i converts the shards
+    ``number % tasks == i`` (numbered in key order, scale after scale), each
+    on `threads` threads. The driver prepares `dest_url` first and writes
+    ``info`` (which makes the volume visible) only after every task has
+    succeeded; after a failure ``resume=True`` keeps the complete shards.
+    Runs on `client` (a ``distributed.Client``), else dask's current
+    scheduler. Returns the job's summary (the tasks' figures added up), with
+    its text under "log".
+    """
+    import json
+
+    export_url, dest_url, spec_url = str(export_url), str(dest_url), str(spec or "")
+    request = _precomputed_request(scales, threads, supervoxels, data_encoding, gzip_level,
+                                   overwrite, resume)
+    parts = tasks if tasks is not None else _core.to_precomputed_count(export_url, spec_url, request)
+    if parts < 1:
+        raise ValueError(f"tasks must be at least 1, not {parts}")
+    _core.to_precomputed_prepare(export_url, dest_url, spec_url, request)
+    jobs = [
+        dask.delayed(_core_precomputed_part, pure=False)(
+            export_url, dest_url, spec_url, part, parts, list(scales), threads, supervoxels,
+            data_encoding, gzip_level, resume
+        )
+        for part in range(parts)
+    ]
+    summaries = client.gather(client.compute(jobs)) if client is not None else dask.compute(*jobs)
+    summary, log = _core.to_precomputed_publish(export_url, dest_url, spec_url,
+                                                list(summaries), request)
+    result: dict[str, Any] = json.loads(summary)
+    result["log"] = log
+    return result
+
+
 # --- the tasks ---------------------------------------------------------------
+
+
+def _precomputed_request(scales: Sequence[int], threads: int, supervoxels: bool,
+                         data_encoding: str, gzip_level: int, overwrite: bool,
+                         resume: bool) -> Any:
+    request = _core.PrecomputedRequest()
+    request.scales = [int(s) for s in scales]
+    request.threads = int(threads)
+    request.supervoxels = bool(supervoxels)
+    request.data_encoding = str(data_encoding)
+    request.gzip_level = int(gzip_level)
+    request.overwrite = bool(overwrite)
+    request.resume = bool(resume)
+    return request
+
+
+def _core_precomputed_part(export_url: str, dest_url: str, spec_url: str, part: int, parts: int,
+                           scales: list[int], threads: int, supervoxels: bool, data_encoding: str,
+                           gzip_level: int, resume: bool) -> str:
+    """One task of to_precomputed: its part's shards; its summary as JSON."""
+    request = _precomputed_request(scales, threads, supervoxels, data_encoding, gzip_level,
+                                   False, resume)
+    return _core.to_precomputed_part(export_url, dest_url, spec_url, part, parts, request)
+
 
 
 def _core_export_part(labelmap: str, spec: str, dest_url: str, part: int, parts: int,

@@ -6,16 +6,17 @@
 
 namespace chunkwise::python {
 
-void BindArray(nanobind::module_& module);        // array_binding.cc
-void BindChunkBatch(nanobind::module_& module);   // chunk_batch_binding.cc
-void BindDvid(nanobind::module_& module);         // dvid_binding.cc
-void BindStore(nanobind::module_& module);        // store_binding.cc
-void BindStream(nanobind::module_& module);       // stream_binding.cc
-void BindExportJob(nanobind::module_& module);    // export_job_binding.cc
-void BindCancelToken(nanobind::module_& module);  // operation.cc
-void BindReferences(nanobind::module_& module);   // refs_binding.cc
-void BindBcolz(nanobind::module_& module);        // bcolz_binding.cc
-void BindVectors(nanobind::module_& module);      // vectors_binding.cc
+void BindArray(nanobind::module_& module);           // array_binding.cc
+void BindChunkBatch(nanobind::module_& module);      // chunk_batch_binding.cc
+void BindDvid(nanobind::module_& module);            // dvid_binding.cc
+void BindStore(nanobind::module_& module);           // store_binding.cc
+void BindStream(nanobind::module_& module);          // stream_binding.cc
+void BindExportJob(nanobind::module_& module);       // export_job_binding.cc
+void BindPrecomputedJob(nanobind::module_& module);  // precomputed_job_binding.cc
+void BindCancelToken(nanobind::module_& module);     // operation.cc
+void BindReferences(nanobind::module_& module);      // refs_binding.cc
+void BindBcolz(nanobind::module_& module);           // bcolz_binding.cc
+void BindVectors(nanobind::module_& module);         // vectors_binding.cc
 
 }  // namespace chunkwise::python
 

@@ -16,6 +16,7 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindChunkBatch(module);
   chunkwise::python::BindDvid(module);
   chunkwise::python::BindExportJob(module);
+  chunkwise::python::BindPrecomputedJob(module);
   chunkwise::python::BindReferences(module);
   chunkwise::python::BindBcolz(module);
   chunkwise::python::BindVectors(module);

@@ -3,7 +3,9 @@
 to_zarr on dask chunks that cut the shards gives exactly the numpy array,
 read by us and by zarr-python 3, in every one of 20 trials; rechunk=False
 refuses them naming the axis and the shard size; a failed run publishes
-nothing. The same job through dask's own to_zarr (zarr-python writing a
+nothing. export_shards and to_precomputed, one task per shard, write the
+bytes of one process (the CLI's), and TensorStore reads the volume. The same
+job through dask's own to_zarr (zarr-python writing a
 sharded array) is run beside it and what it loses is printed, not asserted:
 it is the data loss chunkwise.dask exists to prevent (docs/python.md, "Dask").
 """
@@ -234,3 +236,78 @@ def test_export_shards_one_task_per_shard_gives_the_one_task_bytes(
     assert ours == files(tmp_path / "alone")
     with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite not requested"):
         cwd.export_shards(db, spec, str(tmp_path / "spread"), client=client)
+
+
+def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
+    client: Client, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+
+    import tensorstore as ts
+
+    zyx = (100, 128, 192)  # 2 x 2 x 3 blocks of 64.
+    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
+    db = str(tmp_path / "labels.db")
+    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
+        labelmap.ingest(labels, scales=1)
+    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    export = str(tmp_path / "export")
+    cwd.export_shards(db, spec, export, tasks=1)
+
+    alone = tmp_path / "alone"
+    subprocess.run([os.environ["CHUNKWISE_CLI"], "-q", "dvid", "to-precomputed", export, str(alone)],
+                   check=True)
+    spread = tmp_path / "spread"
+    summary = cwd.to_precomputed(export, str(spread), client=client)
+    assert [s["key"] for s in summary["scales"]] == ["s0", "s1"]
+    assert summary["scales"][0]["blocks"] == 12
+    assert "blocks/s" in summary["log"]
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    ours = files(spread)
+    shards = sum(name.endswith(".shard") for name in ours)
+    assert "info" in ours and shards >= 4  # Shards of 2 chunks: 6 in s0, 1 in s1.
+    assert shards == sum(s["shards_written"] for s in summary["scales"])
+    assert ours == files(alone)
+
+    volume = ts.open({"driver": "neuroglancer_precomputed",
+                      "kvstore": {"driver": "file", "path": str(spread) + "/"},
+                      "scale_index": 0}).result()
+    read = volume.read().result()[..., 0]  # x, y, z
+    np.testing.assert_array_equal(np.transpose(read, (2, 1, 0)), labels)
+
+    with pytest.raises(chunkwise.InvalidArgumentError, match="exists already"):
+        cwd.to_precomputed(export, str(spread), client=client)
+
+
+def test_to_precomputed_failed_task_publishes_nothing_and_resume_completes(
+    client: Client, tmp_path: Path
+) -> None:
+    zyx = (64, 128, 256)  # 1 x 2 x 4 blocks: 8 chunks, 4 shards.
+    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 777 + 1
+    db = str(tmp_path / "labels.db")
+    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
+        labelmap.ingest(labels, scales=0)
+    spec = export_spec(tmp_path / "spec.json", zyx, 1)
+    export = tmp_path / "export"
+    cwd.export_shards(db, spec, str(export), tasks=1)
+    reference = tmp_path / "reference"
+    cwd.to_precomputed(str(export), str(reference), tasks=1)
+
+    victim = sorted(export.glob("s0/*.arrow"))[1]
+    original = victim.read_bytes()
+    victim.write_bytes(b"not an arrow file")
+    out = tmp_path / "out"
+    with pytest.raises(chunkwise.ChunkwiseError, match=victim.name):
+        cwd.to_precomputed(str(export), str(out), client=client)
+    assert not (out / "info").exists()
+    victim.write_bytes(original)
+    summary = cwd.to_precomputed(str(export), str(out), client=client, resume=True)
+    scale = summary["scales"][0]
+    assert scale["shards_written"] >= 1 and scale["shards_kept"] + scale["shards_written"] == 4
+    assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
+        p.name: p.read_bytes() for p in reference.rglob("*") if p.is_file()
+    }
