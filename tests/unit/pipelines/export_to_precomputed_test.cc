@@ -164,6 +164,64 @@ TEST(ExportToPrecomputed, NamesTheShardOfBadInput) {
   EXPECT_FALSE(info->has_value()) << "no info is written for a failed conversion";
 }
 
+TEST(ExportToPrecomputed, PartsGiveTheBytesOfOneProcess) {
+  const Export e = MakeExport(Spec("identity", 0, 1, 3));
+  auto alone = store::MemoryStore::Create();
+  ASSERT_TRUE(ExportToPrecomputed(e.source, "", std::nullopt, alone, "", {}).ok());
+  auto count = CountExportToPrecomputedShards(e.source, "", std::nullopt, {});
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  const int parts = 3;
+  ASSERT_GT(*count, static_cast<std::uint64_t>(parts));
+  auto dest = store::MemoryStore::Create();
+  ASSERT_TRUE(PrepareExportToPrecomputed(e.source, "", std::nullopt, dest, "", {}).ok());
+  std::vector<ExportToPrecomputedSummary> summaries;
+  for (int part = 0; part < parts; ++part) {
+    auto summary = ExportToPrecomputedPart(e.source, "", std::nullopt, dest, "", {part, parts}, {});
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    // Each summary crosses to the driver as JSON.
+    auto decoded = ExportToPrecomputedSummary::FromJson(summary->ToJson());
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(decoded->ToJson(), summary->ToJson());
+    summaries.push_back(*decoded);
+  }
+  EXPECT_FALSE(dest->Get("info")->has_value()) << "no info before the driver publishes";
+  auto job = PublishExportToPrecomputed(e.source, "", std::nullopt, dest, "", summaries, {});
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  std::uint64_t shards = 0;
+  for (const auto& scale : job->scales) shards += scale.shards_written;
+  EXPECT_EQ(shards, *count);
+  auto want = alone->List("");
+  auto got = dest->List("");
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_EQ(*got, *want);
+  for (const std::string& key : *want) {
+    EXPECT_EQ(**dest->Get(key), **alone->Get(key)) << key;
+  }
+}
+
+TEST(ExportToPrecomputed, PublishRefusesTwoPartsFillingOneShard) {
+  const Export e = MakeExport(Spec("identity", 0, 1, 3));
+  auto dest = store::MemoryStore::Create();
+  ExportToPrecomputedSummary first;
+  first.scales.push_back({.key = "8nm", .sources = {{1, "s0/a.arrow"}}});
+  ExportToPrecomputedSummary second;
+  second.scales.push_back({.key = "8nm", .sources = {{1, "s0/b.arrow"}}});
+  auto job = PublishExportToPrecomputed(e.source, "", std::nullopt, dest, "", {first, second}, {});
+  EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("a.arrow"));
+  EXPECT_THAT(job.status().message(), HasSubstr("b.arrow"));
+  EXPECT_THAT(job.status().message(), HasSubstr("both hold chunks of precomputed shard 8nm/"));
+  EXPECT_FALSE(dest->Get("info")->has_value());
+}
+
+TEST(ExportToPrecomputed, APartOutsideTheJobIsRefused) {
+  const Export e = MakeExport(Spec("identity", 0, 1, 3));
+  auto dest = store::MemoryStore::Create();
+  auto part = ExportToPrecomputedPart(e.source, "", std::nullopt, dest, "", {3, 3}, {});
+  EXPECT_EQ(part.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(part.status().message(), HasSubstr("part 3 of 3"));
+}
+
 TEST(ExportToPrecomputed, NeedsASpec) {
   const Export e = MakeExport(Spec("identity", 0, 1, 3));
   ASSERT_TRUE(e.source->Erase("info").ok());
