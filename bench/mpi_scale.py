@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MPI scaling: `dvid export-shards` and `zarr convert` at 1, 2 and 3 ranks.
+"""MPI scaling: export-shards, to-precomputed, zarr convert, zarr import and refs build at 1, 2 and 3 ranks.
 
 One process (no mpirun) is the baseline; then `mpirun -np N` for N in
 --ranks, each rank with --workers-per-rank threads (default 1, so N ranks use
@@ -13,8 +13,12 @@ efficiency at N = 3 measures the machine, not the code. The physical limit is
 min(N, cores) x the one-rank rate.
 
 zarr convert has no thread option: each rank runs its thread pool over all cores.
+to-precomputed converts the export-shards output; zarr import reads the
+convert source as one .npy file; refs build references the converted
+(sharded) array. --only picks commands (comma-separated names).
 
 usage: bench/mpi_scale.py --chunkwise build/chunkwise [--workdir DIR] [--tiles 1,4,4] [--ranks 1,2,3]
+                          [--only "export-shards,to-precomputed"]
 """
 import argparse
 import json
@@ -38,6 +42,8 @@ def run(args):
 
 def files(root):
     root = pathlib.Path(root)
+    if root.is_file():
+        return {"(the file)": root.read_bytes()}
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and p.name != "export.log" and ".tmp." not in p.name}
 
@@ -55,6 +61,7 @@ def timed(command, out, repeats):
     times = []
     for _ in range(repeats):
         shutil.rmtree(out, ignore_errors=True)
+        pathlib.Path(out).unlink(missing_ok=True)
         start = time.perf_counter()
         run(command)
         times.append(time.perf_counter() - start)
@@ -71,6 +78,7 @@ def main():
     parser.add_argument("--ranks", default="1,2,3")
     parser.add_argument("--workers-per-rank", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="", help="commands to run, e.g. to-precomputed,refs build")
     args = parser.parse_args()
     binary = pathlib.Path(args.chunkwise).resolve()
     work = pathlib.Path(args.workdir)
@@ -110,18 +118,36 @@ def main():
     (work / "spec.json").write_text(json.dumps(spec))
     n = "x".join(map(str, shape))
 
+    run([binary, "-q", "zarr", "read", source, "--output", work / "source.npy"])
+    threads = ["--threads", str(args.workers_per_rank)]
+    # Later commands read what earlier ones wrote (the one-process outputs).
     jobs = {
         "export-shards": (lambda out: ["dvid", "export-shards", db, work / "spec.json", out,
                                        "--workers", str(args.workers_per_rank)], blocks, "blocks/s"),
+        "to-precomputed": (lambda out: ["dvid", "to-precomputed", work / "export-shards-one", out,
+                                        *threads], blocks, "blocks/s"),
         "zarr convert": (lambda out: ["zarr", "convert", source, out, "--shard", "128,128,128",
                                       "--codec", "zstd:3"], nbytes / 1e6, "MB/s"),
+        "zarr import": (lambda out: ["zarr", "import", work / "source.npy", out, "--chunk", "64,64,64",
+                                     "--shard", "128,128,128", "--codec", "zstd:3", *threads],
+                        nbytes / 1e6, "MB/s"),
+        "refs build": (lambda out: ["refs", "build", work / "zarr_convert-one", "--output", out],
+                       nbytes / 1e6, "MB/s"),
     }
+    wanted = [name.strip() for name in args.only.split(",") if name.strip()]
+    needed = set(wanted) | ({"export-shards"} if "to-precomputed" in wanted else set()) \
+        | ({"zarr convert"} if "refs build" in wanted else set())
     print(f"export: {n} (z,y,x), {blocks} blocks; convert: {'x'.join(map(str, convert_shape))} uint64, "
           f"{nbytes / 1e6:.0f} MB; {os.cpu_count()} cores; "
           f"{args.workers_per_rank} thread(s) per rank; median of {args.repeats}")
     print(f"{'command':14} {'ranks':>5} {'seconds':>8} {'rate':>12} {'speedup':>8} {'efficiency':>10} identical")
     for name, (command, units, unit) in jobs.items():
+        if wanted and name not in needed:
+            continue
         reference = work / f"{name.replace(' ', '_')}-one"
+        if wanted and name not in wanted:  # Only an input of a wanted command.
+            run([binary, "-q", *command(reference)])
+            continue
         base = timed([binary, "-q", *command(reference)], reference, args.repeats)
         expected = files(reference)
         print(f"{name:14} {'1*':>5} {base:8.2f} {units / base:10.0f} {unit} {1.0:8.2f} {1.0:10.2f} (one process){job_rate(reference)}")
