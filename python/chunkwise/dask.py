@@ -186,7 +186,7 @@ def to_precomputed(
     overwrite: bool = False,
     resume: bool = False,
 ) -> dict[str, Any]:
-    """The export-shards output at `export_url` as a neuroglancer precomputed volume, one task per shard.
+    """An export-shards output as a neuroglancer precomputed volume, one task per shard.
 
     Each Arrow shard of the export becomes one sharded precomputed shard of a
     compressed_segmentation volume at `dest_url` (the CLI's ``dvid
@@ -206,7 +206,8 @@ def to_precomputed(
     export_url, dest_url, spec_url = str(export_url), str(dest_url), str(spec or "")
     request = _precomputed_request(scales, threads, supervoxels, data_encoding, gzip_level,
                                    overwrite, resume)
-    parts = tasks if tasks is not None else _core.to_precomputed_count(export_url, spec_url, request)
+    parts = (tasks if tasks is not None
+             else _core.to_precomputed_count(export_url, spec_url, request))
     if parts < 1:
         raise ValueError(f"tasks must be at least 1, not {parts}")
     _core.to_precomputed_prepare(export_url, dest_url, spec_url, request)

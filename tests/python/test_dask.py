@@ -256,8 +256,8 @@ def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
     cwd.export_shards(db, spec, export, tasks=1)
 
     alone = tmp_path / "alone"
-    subprocess.run([os.environ["CHUNKWISE_CLI"], "-q", "dvid", "to-precomputed", export, str(alone)],
-                   check=True)
+    cli = os.environ["CHUNKWISE_CLI"]
+    subprocess.run([cli, "-q", "dvid", "to-precomputed", export, str(alone)], check=True)
     spread = tmp_path / "spread"
     summary = cwd.to_precomputed(export, str(spread), client=client)
     assert [s["key"] for s in summary["scales"]] == ["s0", "s1"]
@@ -265,7 +265,8 @@ def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
     assert "blocks/s" in summary["log"]
 
     def files(root: Path) -> dict[str, bytes]:
-        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+        return {str(p.relative_to(root)): p.read_bytes()
+                for p in sorted(root.rglob("*")) if p.is_file()}
 
     ours = files(spread)
     shards = sum(name.endswith(".shard") for name in ours)
