@@ -174,8 +174,7 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest,
-                             chunkwise::OpenStore(context.library(), options.dest));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, OpenStoreFor(context, options.dest));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +

@@ -22,8 +22,9 @@ struct StoreOptions {
 };
 
 // The store at `root` (a directory or a URL); --fsync is the directory store's.
-Result<std::shared_ptr<store::Store>> OpenRoot(const std::string& root, bool create, bool fsync) {
-  if (!fsync) return chunkwise::OpenStore(root, {.create = create});
+Result<std::shared_ptr<store::Store>> OpenRoot(const CommandContext& context,
+                                               const std::string& root, bool create, bool fsync) {
+  if (!fsync) return OpenStoreFor(context, root, create);
   store::FileStoreOptions options;
   options.create_root = create;
   options.fsync = store::FsyncPolicy::kFileAndDirectory;
@@ -51,8 +52,8 @@ Result<store::ByteRange> ParseByteRange(const std::string& text) {
                                 static_cast<std::uint64_t>(*stop - *start));
 }
 
-Status List(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
+Status List(const CommandContext& context, const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(options.prefix));
   for (const std::string& key : keys) {
     if (!options.long_listing) {
@@ -65,8 +66,8 @@ Status List(const StoreOptions& options) {
   return Status::Ok();
 }
 
-Status Get(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
+Status Get(const CommandContext& context, const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
   std::optional<Bytes> value;
   if (options.range.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(value, store->Get(options.key));
@@ -83,8 +84,8 @@ Status Get(const StoreOptions& options) {
   return io::WriteFile(options.file, *value);
 }
 
-Status Put(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, true, options.fsync));
+Status Put(const CommandContext& context, const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, true, options.fsync));
   CHUNKWISE_ASSIGN_OR_RETURN(bool exists, store->Exists(options.key));
   if (exists && !options.overwrite) {
     return Status::InvalidArgument(store->Describe(options.key) +
@@ -94,8 +95,8 @@ Status Put(const StoreOptions& options) {
   return store->Set(options.key, value);
 }
 
-Status Remove(const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(options.root, false, false));
+Status Remove(const CommandContext& context, const StoreOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
   return store->Erase(options.key);
 }
 
@@ -111,7 +112,7 @@ void AddStoreCommands(CLI::App& app, CommandContext& context) {
   ls->add_option("ROOT", options->root, StoreHelp("Store", "s3://bucket/a.zarr"))->required();
   ls->add_option("--prefix", options->prefix, "Only keys starting with this");
   ls->add_flag("-l,--long", options->long_listing, "Show sizes in bytes");
-  SetAction(ls, context, [options] { return List(*options); });
+  SetAction(ls, context, [&context, options] { return List(context, *options); });
 
   CLI::App* get = group->add_subcommand("get", "Print a value (or write it to --output)");
   get->add_option("ROOT", options->root, StoreHelp("Store", "https://host/a.zarr"))->required();
@@ -119,7 +120,7 @@ void AddStoreCommands(CLI::App& app, CommandContext& context) {
   get->add_option("--range", options->range, "Bytes START:STOP, or -N for the last N");
   get->add_option("-o,--output", options->file, "Write the value here instead of stdout");
   get->add_flag("--overwrite", options->overwrite, "Replace an existing output file");
-  SetAction(get, context, [options] { return Get(*options); });
+  SetAction(get, context, [&context, options] { return Get(context, *options); });
 
   CLI::App* put = group->add_subcommand("put", "Set a key from a file (atomically)");
   put->add_option("ROOT", options->root,
@@ -129,12 +130,12 @@ void AddStoreCommands(CLI::App& app, CommandContext& context) {
   put->add_option("FILE", options->file, "File whose bytes become the value")->required();
   put->add_flag("--fsync", options->fsync, "fsync the value and its directory (directories only)");
   put->add_flag("--overwrite", options->overwrite, "Replace an existing key");
-  SetAction(put, context, [options] { return Put(*options); });
+  SetAction(put, context, [&context, options] { return Put(context, *options); });
 
   CLI::App* rm = group->add_subcommand("rm", "Erase a key (absent keys are fine)");
   rm->add_option("ROOT", options->root, StoreHelp("Store", "s3://bucket/a.zarr"))->required();
   rm->add_option("KEY", options->key, "Key")->required();
-  SetAction(rm, context, [options] { return Remove(*options); });
+  SetAction(rm, context, [&context, options] { return Remove(context, *options); });
 }
 
 }  // namespace chunkwise::cli

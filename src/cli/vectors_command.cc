@@ -37,8 +37,8 @@ struct VectorsOptions {
   bool overwrite = false;
 };
 
-Result<vectors::VectorStore> OpenVectors(const std::string& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, chunkwise::OpenStore(path));
+Result<vectors::VectorStore> OpenVectors(const CommandContext& context, const std::string& path) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreFor(context, path));
   return vectors::VectorStore::Open(std::move(store), "");
 }
 
@@ -72,7 +72,7 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::Geometry geometry,
                              io::ImportGeometry(type, options.input, edges));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.store, {.create = true}));
+                             OpenStoreFor(context, options.store, true));
   core::ProgressReporter progress({.label = "vectors write",
                                    .total_units = geometry.positions.size(),
                                    .unit = "vertices",
@@ -93,7 +93,7 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
 }
 
 Status Pyramid(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::CrossLevelStorage storage,
                              vectors::ParseCrossLevelStorage(options.storage));
   core::ProgressReporter progress(
@@ -115,7 +115,7 @@ Status Pyramid(const CommandContext& context, const VectorsOptions& options) {
 }
 
 Status Read(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
   vectors::ReadQuery query;
   query.level = options.level;
   query.object_id = options.object_id;
@@ -173,8 +173,8 @@ Status InfoJson(const VectorsOptions& options, const vectors::RootMetadata& root
   return Status::Ok();
 }
 
-Status Info(const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(options.store));
+Status Info(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
   const vectors::RootMetadata& root = store.metadata();
   if (options.json) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
@@ -209,7 +209,7 @@ Status Info(const VectorsOptions& options) {
 
 Status Validate(const CommandContext& context, const VectorsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             chunkwise::OpenStore(options.store));
+                             OpenStoreFor(context, options.store));
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::vector<vectors::Violation> violations,
       vectors::ValidateStore(std::move(store), "", options.validation_level));
@@ -283,7 +283,7 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   info->add_option("STORE", options->store, StoreHelp("Store", "https://host/cells.zarrvectors"))
       ->required();
   AddJsonFlag(info, options->json);
-  SetAction(info, context, [options] { return Info(*options); });
+  SetAction(info, context, [&context, options] { return Info(context, *options); });
 
   CLI::App* validate = group->add_subcommand(
       "validate", "Check a store (L1 structural, L3 consistency, L4 coverage)");

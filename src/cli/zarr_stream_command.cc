@@ -89,8 +89,9 @@ Result<std::optional<stream::MultiscaleConfig>> MultiscaleFromOptions(
 
 // A local directory, or an object-storage URL (s3://bucket/prefix, ...).
 // (Through the facade: a killed writer's temporary files go first.)
-Result<std::shared_ptr<store::Store>> OpenOutput(const std::string& output) {
-  return chunkwise::OpenStore(output, {.create = true});
+Result<std::shared_ptr<store::Store>> OpenOutput(const CommandContext& context,
+                                                 const std::string& output) {
+  return OpenStoreFor(context, output, true);
 }
 
 Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
@@ -220,7 +221,7 @@ Status Stream(const CommandContext& context, const StreamOptions& options) {
     return Status::Ok();
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, plan));
-  Result<std::shared_ptr<store::Store>> store = OpenOutput(options.output);
+  Result<std::shared_ptr<store::Store>> store = OpenOutput(context, options.output);
   if (!store.ok()) return store.status().WithContext(options.output);
   const std::uint64_t total =
       plan.layout.unbounded()

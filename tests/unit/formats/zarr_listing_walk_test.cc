@@ -301,7 +301,7 @@ std::map<std::string, Bytes> Contents(const store::Store& store) {
 
 TEST(ZarrListingWalk, ConvertByListingWritesWhatTheGridWalkWrites) {
   // Layouts whose objects meet several source chunks, and chunks that meet several.
-  for (const std::pair<Shape, std::optional<Shape>> to :
+  for (const std::pair<Shape, std::optional<Shape>>& to :
        {std::pair<Shape, std::optional<Shape>>{{5, 5}, std::nullopt},
         {{2, 3}, std::nullopt},
         {{4, 4}, Shape{8, 12}},
@@ -361,7 +361,9 @@ TEST(ZarrListingWalk, RefsOfASparseHugeGridReferenceOnlyStoredChunks) {
     if (sharded) layout.shard_shape = Shape{8, 8};
     CreateSparse(store, layout);
     store->ResetCounts();
-    const refs::ReferenceSet set = ValueOrDie(refs::BuildZarrReferences(store, "", {"base/"}));
+    refs::ZarrReferenceOptions references;
+    references.url_base = "base/";
+    const refs::ReferenceSet set = ValueOrDie(refs::BuildZarrReferences(store, "", references));
     std::vector<std::string> expected = {".zarray", ".zattrs"};
     for (const Region& box : kStoredBoxes) {
       expected.push_back(std::to_string(box.start()[0] / 4) + "." +

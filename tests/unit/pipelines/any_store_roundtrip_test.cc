@@ -256,7 +256,9 @@ TEST_P(AnyStoreRoundTrip, ReferencesBuiltFromAZarrArrayInTheStore) {
   auto array = formats::zarr::Array::Create(store_, prefix, *metadata, false);
   ASSERT_TRUE(array.ok());
   ASSERT_TRUE(array->Write(core::Region::Full(layout.shape), Sequence(80, 5)).ok());
-  auto set = formats::refs::BuildZarrReferences(store_, prefix, {"base/"});
+  formats::refs::ZarrReferenceOptions references;
+  references.url_base = "base/";
+  auto set = formats::refs::BuildZarrReferences(store_, prefix, references);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   auto chunk = set->Find("1");
   ASSERT_TRUE(chunk.ok() && chunk->has_value());
@@ -300,13 +302,17 @@ TEST_P(AnyStoreRoundTrip, BcolzCarrayAndCtable) {
   auto reopened = bcolz::Carray::Open(store_, carray_prefix, bcolz::Mode::kRead);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   EXPECT_EQ(*(*reopened)->Read(0, 30), rows);
-  auto selection = bcolz::ReadSelection(store_, carray_prefix, {.slice = "5:9"});
+  bcolz::ReadRequest slice;
+  slice.slice = "5:9";
+  auto selection = bcolz::ReadSelection(store_, carray_prefix, slice);
   ASSERT_TRUE(selection.ok()) << selection.status().ToString();
   EXPECT_EQ(selection->data, Bytes(rows.begin() + 20, rows.begin() + 36));
 
   auto dtype = core::NpyDtype::FromDescr("[('id', '<i8'), ('x', '<f8')]");
   ASSERT_TRUE(dtype.ok());
-  auto columns = bcolz::Ctable::ColumnsFor(*dtype, {.chunklen = 4});
+  bcolz::CarrayOptions column_options;
+  column_options.chunklen = 4;
+  auto columns = bcolz::Ctable::ColumnsFor(*dtype, column_options);
   ASSERT_TRUE(columns.ok());
   const std::string ctable_prefix = std::string(kPrefix) + "ctable/";
   const Bytes records = Sequence(10 * 16, 7);
