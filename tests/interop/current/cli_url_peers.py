@@ -37,10 +37,8 @@ import time
 import urllib.request
 import warnings
 
-import boto3
 import numpy as np
 import pyarrow.ipc
-import s3fs
 import tensorstore as ts
 
 warnings.simplefilter("ignore")  # bcolz 1.2.1's vendored arrayprint imports numpy.core.
@@ -50,8 +48,9 @@ import zarr  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
 from interop_check import Checks  # noqa: E402
+from s3_test_env import (BUCKET, aws_environment, boto3_client, s3fs_filesystem,  # noqa: E402
+                         s3fs_options, tensorstore_kvstore, unique_root)
 
-BUCKET = "chunkwise-test"
 
 
 class Cli:
@@ -132,11 +131,6 @@ def bcolz_on_s3(checks, cw, s3, root, work):
     checks.expect(f"{root}missing.bcolz" in missing.stderr, "a missing s3:// dataset is named")
 
 
-def s3fs_of(state):
-    return s3fs.S3FileSystem(endpoint_url=state["endpoint"], key=state["access_key_id"],
-                             secret=state["secret_access_key"], skip_instance_cache=True)
-
-
 def stream_on_s3(checks, cw, state, root, work):
     frames = ((np.arange(24 * 40 * 48, dtype="<u4") * 2654435761) >> 20).astype("<u2")
     frames = frames.reshape(24, 40, 48)
@@ -144,14 +138,13 @@ def stream_on_s3(checks, cw, state, root, work):
     url = f"s3://{BUCKET}/{root}frames.zarr"
     cw("zarr", "stream", url, "--shape", "0,40,48", "--dtype", "uint16", "--chunk", "8,16,16",
        "--tiles-per-shard", "2,2,2", "--codec", "zstd:1", "--input", work / "frames.npy")
-    store = zarr.storage.FsspecStore(s3fs_of(state), path=f"{BUCKET}/{root}frames.zarr",
+    store = zarr.storage.FsspecStore(s3fs_filesystem(state), path=f"{BUCKET}/{root}frames.zarr",
                                      read_only=True)
     checks.expect(np.array_equal(zarr.open_array(store, mode="r")[...], frames),
                   "zarr stream to s3://: zarr-python 3 + s3fs reads every frame")
-    opened = ts.open({"driver": "zarr3", "kvstore": {
-        "driver": "s3", "bucket": BUCKET, "path": f"{root}frames.zarr/",
-        "endpoint": state["endpoint"], "aws_region": state["region"],
-        "aws_credentials": {"type": "environment"}}}, read=True).result()
+    opened = ts.open({"driver": "zarr3",
+                      "kvstore": tensorstore_kvstore(state, f"{root}frames.zarr/")},
+                     read=True).result()
     checks.expect(np.array_equal(opened.read().result(), frames),
                   "zarr stream to s3://: TensorStore's s3 kvstore reads every frame")
 
@@ -182,7 +175,7 @@ def export_on_s3(checks, cw, state, root, work):
     before = proxy_ops(state)
     proxied("dvid", "export-shards", work / "labels.db", work / "spec.json", url)
     after = proxy_ops(state)
-    fs = s3fs_of(state)
+    fs = s3fs_filesystem(state)
     shards = sorted(fs.glob(f"{BUCKET}/{root}export/s0/*.arrow"))
     puts = after.get("PutObject", 0) - before.get("PutObject", 0)
     parts = after.get("UploadPart", 0) - before.get("UploadPart", 0)
@@ -267,11 +260,8 @@ def refs_target_prefix(checks, cw, s3, state, root, work):
     checks.expect(prefix + "c/0/0" in text, "--target-prefix: references name the object URLs")
     for key, data in local_keys(local).items():
         s3.put_object(Bucket=BUCKET, Key=f"{root}data/vol.zarr/{key}", Body=data)
-    options = {"endpoint_url": state["endpoint"], "key": state["access_key_id"],
-               "secret": state["secret_access_key"],
-               "client_kwargs": {"region_name": state["region"]}}
     fs = fsspec.filesystem("reference", fo=str(work / "refs.json"), remote_protocol="s3",
-                           remote_options=options)
+                           remote_options=s3fs_options(state))
     got = zarr.open_array(zarr.storage.FsspecStore(fs, read_only=True, path=""), mode="r")[...]
     checks.expect(np.array_equal(got, values),
                   "fsspec (reference + s3fs) and zarr-python 3 read the uploaded array exactly")
@@ -328,17 +318,12 @@ def main():
     work = pathlib.Path(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    env = dict(os.environ, AWS_ENDPOINT_URL_S3=state["endpoint"],
-               AWS_ACCESS_KEY_ID=state["access_key_id"],
-               AWS_SECRET_ACCESS_KEY=state["secret_access_key"],
-               AWS_REGION=state["region"], HOME=str(work))
+    env = dict(os.environ, **aws_environment(state, work))
     os.environ.update({k: env[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")})
     checks = Checks()
     cw = Cli(args.chunkwise, env, checks)
-    s3 = boto3.client("s3", endpoint_url=state["endpoint"], region_name=state["region"],
-                      aws_access_key_id=state["access_key_id"],
-                      aws_secret_access_key=state["secret_access_key"])
-    root = f"peers-{os.getpid()}-{int(time.time() * 1000)}/"
+    s3 = boto3_client(state)
+    root = unique_root("peers")
     for part in (lambda: bcolz_on_s3(checks, cw, s3, root, work),
                  lambda: stream_on_s3(checks, cw, state, root, work),
                  lambda: export_on_s3(checks, cw, state, root, work),

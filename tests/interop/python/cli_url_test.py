@@ -16,12 +16,12 @@ import shutil
 import struct
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from interop_check import Checks  # noqa: E402
+from s3_test_env import BUCKET, aws_environment, unique_root  # noqa: E402
 
 SHAPE = (6, 10)
 
@@ -58,10 +58,7 @@ def main():
     work = Path(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    env = dict(os.environ, AWS_ENDPOINT_URL_S3=state["endpoint"],
-               AWS_ACCESS_KEY_ID=state["access_key_id"],
-               AWS_SECRET_ACCESS_KEY=state["secret_access_key"],
-               AWS_REGION=state["region"], HOME=str(work))
+    env = dict(os.environ, **aws_environment(state, work))
     checks = Checks()
 
     def cw(*argv, expect=0):
@@ -72,7 +69,7 @@ def main():
         checks.expect(result.returncode == expect, f"chunkwise {argv[0]} {argv[1]} exits {expect}")
         return result
 
-    url = f"s3://chunkwise-test/cli-{os.getpid()}-{int(time.time() * 1000)}/a.zarr"
+    url = f"s3://{BUCKET}/{unique_root('cli')}a.zarr"
     raw = work / "in.raw"
     raw.write_bytes(struct.pack(f"<{len(values())}H", *values()))
     cw("zarr", "create", url, "--shape", "6,10", "--dtype", "uint16", "--chunk", "2,5",

@@ -17,26 +17,24 @@ started here when the file does not exist.
 usage: s3_interop.py --tool TOOL --state STATE --workdir DIR
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import boto3
 import numpy as np
 import pyarrow.ipc
-import s3fs
 import tensorstore as ts
 import zarr
 from boto3.s3.transfer import TransferConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 from interop_check import Checks  # noqa: E402
+from s3_test_env import (BUCKET, aws_environment, boto3_client, load_state,  # noqa: E402
+                         s3fs_filesystem, s3fs_options, tensorstore_kvstore)
 
 SHAPE = (96, 80, 70)
-BUCKET = "chunkwise-test"
 MiB = 1 << 20
 
 
@@ -55,14 +53,6 @@ class Tool:
             raise RuntimeError(f"s3_interop_tool {' '.join(map(str, args))} exited {result.returncode}: "
                                f"{result.stderr.strip()}")
         return result.stdout
-
-
-def servers(state_path):
-    if not Path(state_path).exists():
-        server = Path(__file__).parents[2] / "support" / "s3_test_server.py"
-        subprocess.run([sys.executable, server, "start", "--state", state_path], check=True,
-                       stdout=subprocess.DEVNULL)
-    return json.loads(Path(state_path).read_text())
 
 
 def raw_values(checks, tool, s3, fs, root, work):
@@ -108,16 +98,14 @@ def zarr_arrays(checks, tool, root, work, state):
     tool("write-zarr", url)
     expected = expected_volume()
     # As zarr-python's users open a bucket: a URL and s3fs's storage options.
-    options = {"endpoint_url": state["endpoint"], "key": state["access_key_id"],
-               "secret": state["secret_access_key"], "client_kwargs": {"region_name": state["region"]}}
+    options = s3fs_options(state)
     for name in ("sharded", "plain"):
         array = zarr.open_array(store=f"{url}/{name}", mode="r", storage_options=options)
         checks.expect(array.shape == SHAPE and array.dtype == np.uint16, f"zarr-python opens our {name} array")
         checks.expect(np.array_equal(array[:], expected), f"zarr-python reads our {name} array's values")
         checks.expect(array.attrs.get("written_by") == "chunkwise", f"zarr-python reads our {name} attributes")
         spec = {"driver": "zarr3",
-                "kvstore": {"driver": "s3", "bucket": BUCKET, "path": f"{root}zarr/{name}/",
-                            "endpoint": state["endpoint"], "aws_region": state["region"]}}
+                "kvstore": tensorstore_kvstore(state, f"{root}zarr/{name}/")}
         opened = ts.open(spec, read=True).result()
         checks.expect(np.array_equal(opened.read().result(), expected),
                       f"TensorStore's s3 kvstore reads our {name} array")
@@ -157,26 +145,18 @@ def main():
     parser.add_argument("--state", required=True)
     parser.add_argument("--workdir", required=True)
     args = parser.parse_args()
-    state = servers(args.state)
+    state = load_state(args.state, start=True)
     work = Path(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
     (work / ".aws").mkdir(parents=True)
     # An empty profile of our own, so that no one reads the user's (TensorStore logs missing files).
     (work / ".aws" / "config").write_text("[default]\n")
     (work / ".aws" / "credentials").write_text("")
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin"),
-        "HOME": str(work),  # No ~/.aws of the user's.
-        "AWS_ENDPOINT_URL_S3": state["endpoint"],
-        "AWS_ACCESS_KEY_ID": state["access_key_id"],
-        "AWS_SECRET_ACCESS_KEY": state["secret_access_key"],
-        "AWS_REGION": state["region"],
-    }
+    env = {"PATH": os.environ.get("PATH", "/usr/bin"), **aws_environment(state, work)}
     os.environ.update(env)
     tool = Tool(args.tool, env)
-    s3 = boto3.client("s3", endpoint_url=state["endpoint"], region_name=state["region"])
-    fs = s3fs.S3FileSystem(endpoint_url=state["endpoint"], key=state["access_key_id"],
-                           secret=state["secret_access_key"], client_kwargs={"region_name": state["region"]})
+    s3 = boto3_client(state)
+    fs = s3fs_filesystem(state)
     root = f"interop-{os.getpid()}/"
     checks = Checks()
     for part in (lambda: raw_values(checks, tool, s3, fs, root, work),
