@@ -52,8 +52,9 @@ fuzz-long: fuzz-build
 test: build fuzz-build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
+# The library's own tests: the unit label and the facade's (ctest -L api).
 unit-test: build
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L unit
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L '^(unit|api)$$'
 
 # Data races: the unit tests in a ThreadSanitizer build. tests/tsan.supp says
 # which reports are left out and why.
@@ -63,7 +64,7 @@ tsan: deps
 	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS)
 	@cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	  ctest --output-on-failure -j$(JOBS) -L unit
+	  ctest --output-on-failure -j$(JOBS) -L '^(unit|api)$$'
 
 demo: build
 	@scripts/demo --chunkwise $(BUILD)/chunkwise --out $(DEMO_DIR)
