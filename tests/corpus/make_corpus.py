@@ -68,7 +68,7 @@ def write_json_text(path, text):
 def zarr_cases(binary, work):
     info = Reader("zarr-info", "zarr info {input}")
     base = json.dumps(v3_array([8, 8], [4, 4], attributes={"deep": "@DEEP@"}))
-    write_json_text(info.case("deep-attributes.zarr", "InvalidArgument",
+    write_json_text(info.case("deep-attributes.zarr", "Corruption",
                               "zarr.json's attributes nested 50000 deep")
                     / "zarr.json", base.replace('"@DEEP@"', deep_json()))
     deep_v2 = info.case("deep-zattrs.zarr", "InvalidArgument", ".zattrs nested 50000 deep")
@@ -76,7 +76,7 @@ def zarr_cases(binary, work):
         "zarr_format": 2, "shape": [8], "chunks": [4], "dtype": "<u2", "compressor": None,
         "fill_value": 0, "filters": None, "order": "C"}))
     write_json_text(deep_v2 / ".zattrs", deep_json())
-    write_json_text(info.case("not-json.zarr", "InvalidArgument", "zarr.json is not JSON") / "zarr.json",
+    write_json_text(info.case("not-json.zarr", "Corruption", "zarr.json is not JSON") / "zarr.json",
                     '{"zarr_format": 3,')
     # info lists the stored keys instead of walking the declared grid: a grid of 2^60 chunks
     # with none or two stored is cheap (a key outside the grid is not counted).
@@ -268,7 +268,7 @@ def refs_cases(binary, work):
     cat.finish()
 
     group = Reader("zarr-group", "refs build {input} --output {out}")
-    case = group.case("deep-group-attributes.zarr", "InvalidArgument",
+    case = group.case("deep-group-attributes.zarr", "Corruption",
                       "a group's zarr.json nested 50000 deep")
     write_json_text(case / "zarr.json", '{"zarr_format": 3, "node_type": "group", "attributes": {"a": '
                     + deep_json() + "}}")
