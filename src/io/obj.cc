@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/text_words.h"
 
 namespace chunkwise::io {
 
@@ -14,18 +15,6 @@ using formats::vectors::Vec3f;
 using formats::vectors::VertexAttribute;
 
 namespace {
-
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> words;
-  std::size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '\r')) ++at;
-    const std::size_t start = at;
-    while (at < line.size() && line[at] != ' ' && line[at] != '\t' && line[at] != '\r') ++at;
-    if (at > start) words.push_back(line.substr(start, at - start));
-  }
-  return words;
-}
 
 // The vertex number of a face entry ("i", "i/t", "i//n", "i/t/n"), 0-based.
 bool FaceIndex(std::string_view entry, std::int64_t vertices, std::int64_t& index) {
@@ -46,7 +35,7 @@ Result<Geometry> ParseObj(std::string_view text, std::string_view name) {
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    const std::vector<std::string_view> words = Words(text.substr(start, end - start));
+    const std::vector<std::string_view> words = SplitWords(text.substr(start, end - start));
     start = end + 1;
     ++line_number;
     const auto bad = [&] {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "chunkwise/core/file_io.h"
+#include "chunkwise/io/text_words.h"
 
 namespace chunkwise::io {
 
@@ -15,19 +16,6 @@ using formats::vectors::Vec3f;
 using formats::vectors::VertexAttribute;
 
 namespace {
-
-// Splits on blanks.
-std::vector<std::string_view> Tokens(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  std::size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '\r')) ++at;
-    const std::size_t start = at;
-    while (at < line.size() && line[at] != ' ' && line[at] != '\t' && line[at] != '\r') ++at;
-    if (at > start) tokens.push_back(line.substr(start, at - start));
-  }
-  return tokens;
-}
 
 template <typename T>
 bool ParseNumber(std::string_view token, T& value) {
@@ -59,7 +47,7 @@ Result<Geometry> ParseSwc(std::string_view text, std::string_view name) {
     ++line_number;
     if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
-    const std::vector<std::string_view> tokens = Tokens(line);
+    const std::vector<std::string_view> tokens = SplitWords(line);
     if (tokens.empty()) continue;
     std::int64_t id = 0, parent = 0;
     double type = 0, x = 0, y = 0, z = 0, radius = 0;
