@@ -45,6 +45,14 @@ void ForEachCounter(ExportScaleSummary& s, Visit visit) {
   visit("file_bytes", s.file_bytes);
 }
 
+// Adds each counter of `from` to the same counter of `into`.
+void AddCounters(ExportScaleSummary& into, ExportScaleSummary from) {
+  std::vector<std::uint64_t> values;
+  ForEachCounter(from, [&](const char*, std::uint64_t& value) { values.push_back(value); });
+  std::size_t next = 0;
+  ForEachCounter(into, [&](const char*, std::uint64_t& value) { value += values[next++]; });
+}
+
 }  // namespace
 
 std::string ExportSummary::ToJson() const {
@@ -82,12 +90,8 @@ Result<ExportSummary> ExportSummary::FromJson(std::string_view text) {
 void ExportSummary::Add(const ExportSummary& other) {
   if (scales.size() < other.scales.size()) scales.resize(other.scales.size());
   for (std::size_t s = 0; s < other.scales.size(); ++s) {
-    ExportScaleSummary theirs = other.scales[s];
-    std::vector<std::uint64_t> values;
-    ForEachCounter(theirs, [&](const char*, std::uint64_t& value) { values.push_back(value); });
-    std::size_t next = 0;
-    ForEachCounter(scales[s], [&](const char*, std::uint64_t& value) { value += values[next++]; });
-    scales[s].seconds = std::max(scales[s].seconds, theirs.seconds);
+    AddCounters(scales[s], other.scales[s]);
+    scales[s].seconds = std::max(scales[s].seconds, other.scales[s].seconds);
   }
   seconds = std::max(seconds, other.seconds);
 }
@@ -98,15 +102,7 @@ std::string ExportSummary::Format() const {
   for (std::size_t s = 0; s < scales.size(); ++s) {
     const ExportScaleSummary& scale = scales[s];
     text += Line(detail::ExportScaleName(static_cast<int>(s)), scale);
-    total.blocks_read += scale.blocks_read;
-    total.blocks_written += scale.blocks_written;
-    total.blocks_skipped += scale.blocks_skipped;
-    total.shards += scale.shards;
-    total.shards_kept += scale.shards_kept;
-    total.stored_bytes += scale.stored_bytes;
-    total.block_bytes += scale.block_bytes;
-    total.zstd_bytes += scale.zstd_bytes;
-    total.file_bytes += scale.file_bytes;
+    AddCounters(total, scale);
   }
   total.seconds = seconds;
   return text + Line("total", total);
