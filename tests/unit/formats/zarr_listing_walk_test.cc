@@ -86,11 +86,16 @@ class CountingStore final : public test::ForwardingStore {
 // uint16, 2^22 × 2^22 elements in 4 × 4 chunks: a grid of 2^40 chunks.
 constexpr Index kHuge = Index{1} << 22;
 
-ArrayLayout HugeLayout() {
+ArrayLayout Layout(const Shape& shape, DataTypeId type, const Shape& chunk_shape) {
   ArrayLayout layout;
-  layout.shape = {kHuge, kHuge};
-  layout.data_type = DataType(DataTypeId::kUInt16);
-  layout.chunk_shape = {4, 4};
+  layout.shape = shape;
+  layout.data_type = DataType(type);
+  layout.chunk_shape = chunk_shape;
+  return layout;
+}
+
+ArrayLayout HugeLayout() {
+  ArrayLayout layout = Layout({kHuge, kHuge}, DataTypeId::kUInt16, {4, 4});
   layout.codec = "zstd:1";
   return layout;
 }
@@ -120,10 +125,7 @@ Array CreateSparse(const std::shared_ptr<store::Store>& store, const ArrayLayout
 
 TEST(ZarrListingWalk, ListStoredObjectsFindsOnlyChunkKeysOfTheGridInGridOrder) {
   auto store = std::make_shared<CountingStore>();
-  ArrayLayout layout;
-  layout.shape = {100, 100};
-  layout.data_type = DataType(DataTypeId::kUInt8);
-  layout.chunk_shape = {10, 10};
+  ArrayLayout layout = Layout({100, 100}, DataTypeId::kUInt8, {10, 10});
   Array array =
       ValueOrDie(Array::Create(store, "a", ValueOrDie(BuildArrayMetadata(layout)), false));
   for (const char* key : {"a/c/9/0", "a/c/10/0", "a/c/0/2", "a/c/3/9"}) {
@@ -260,10 +262,7 @@ TEST(ZarrListingWalk, ConvertOfASparseHugeGridCopiesOnlyWhatIsStored) {
 
 TEST(ZarrListingWalk, RanksDealTheListedObjectsDisjointlyAndCompletely) {
   auto store = std::make_shared<CountingStore>();
-  ArrayLayout layout;
-  layout.shape = {40, 40};
-  layout.data_type = DataType(DataTypeId::kUInt8);
-  layout.chunk_shape = {3, 3};
+  ArrayLayout layout = Layout({40, 40}, DataTypeId::kUInt8, {3, 3});
   Array source =
       ValueOrDie(Array::Create(store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
   for (Index i = 0; i < 40; i += 7) {
@@ -309,10 +308,7 @@ TEST(ZarrListingWalk, ConvertByListingWritesWhatTheGridWalkWrites) {
     std::map<std::string, Bytes> outputs[2];
     for (const bool listing : {true, false}) {
       auto source_store = std::make_shared<CountingStore>(listing);
-      ArrayLayout layout;
-      layout.shape = {23, 31};
-      layout.data_type = DataType(DataTypeId::kInt32);
-      layout.chunk_shape = {4, 6};
+      ArrayLayout layout = Layout({23, 31}, DataTypeId::kInt32, {4, 6});
       Array source = ValueOrDie(
           Array::Create(source_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
       Bytes values(12 * 4);
@@ -337,10 +333,7 @@ TEST(ZarrListingWalk, ConvertByListingWritesWhatTheGridWalkWrites) {
 
 TEST(ZarrListingWalk, AFillValueThatDiffersWalksTheGrid) {
   auto store = std::make_shared<CountingStore>();
-  ArrayLayout layout;
-  layout.shape = {8, 8};
-  layout.data_type = DataType(DataTypeId::kUInt8);
-  layout.chunk_shape = {4, 4};
+  ArrayLayout layout = Layout({8, 8}, DataTypeId::kUInt8, {4, 4});
   Array source =
       ValueOrDie(Array::Create(store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
   ASSERT_TRUE(source.Write(Region({0, 0}, {1, 1}), Bytes{5}).ok());
