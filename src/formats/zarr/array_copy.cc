@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/ravel.h"
 
 namespace chunkwise::formats::zarr {
@@ -17,6 +18,25 @@ Status CheckSameArray(const ArrayMetadata& source, const ArrayMetadata& destinat
       "cannot copy an array of shape [" + core::FormatShape(source.shape) + "] " +
       std::string(source.data_type.zarr_name()) + " into one of shape [" +
       core::FormatShape(destination.shape) + "] " + std::string(destination.data_type.zarr_name()));
+}
+
+// OutOfRange before the plan is made when the destination objects that meet
+// the stored source objects would not fit in memory as a list: a destination
+// chunked far finer than the source can meet billions of objects per chunk.
+Status CheckPlanFits(const Array& source, const std::vector<core::Index>& stored,
+                     const core::RegularChunkGrid& grid, int ranks) {
+  std::uint64_t meetings = 0;
+  for (const core::Index index : stored) {
+    const core::Coord chunk = core::Unravel(index, source.grid().grid_shape());
+    const auto count = static_cast<std::uint64_t>(
+        grid.ChunkRangeFor(source.grid().ChunkRegion(chunk)).num_elements());
+    meetings = UINT64_MAX - meetings < count ? UINT64_MAX : meetings + count;
+  }
+  const std::uint64_t owned = meetings / static_cast<std::uint64_t>(ranks) + 1;
+  return core::CheckAllocation(core::SaturatingProduct(owned, sizeof(core::Index)),
+                               "the copy plan of " + source.Describe() + " (" +
+                                   std::to_string(owned) + " destination chunks meet its " +
+                                   std::to_string(stored.size()) + " stored ones)");
 }
 
 // The C-order indices in `grid` of the objects that meet a stored source
@@ -78,6 +98,7 @@ Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& de
   CHUNKWISE_ASSIGN_OR_RETURN(
       const core::RegularChunkGrid grid,
       core::RegularChunkGrid::Create(destination.shape, destination.chunk_shape));
+  CHUNKWISE_RETURN_IF_ERROR(CheckPlanFits(source, *stored, grid, ranks));
   plan.objects = ObjectsMeetingStored(source, *stored, grid, rank, ranks);
   for (const core::Index i : *plan.objects) {
     const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));

@@ -347,6 +347,25 @@ TEST(ZarrListingWalk, AFillValueThatDiffersWalksTheGrid) {
   EXPECT_FALSE(ValueOrDie(PlanArrayCopy(source, metadata, 0, 1)).objects.has_value());
 }
 
+TEST(ZarrListingWalk, APlanTooLargeForMemoryIsRefusedBeforeItIsMade) {
+  // One stored source chunk of 2^40 elements, copied into 1 x 1 chunks: 2^40
+  // destination chunks meet it, 8 TiB as a list of indices.
+  auto store = std::make_shared<CountingStore>();
+  constexpr Index kSide = Index{1} << 20;
+  ArrayLayout layout = Layout({4 * kSide, 4 * kSide}, DataTypeId::kUInt8, {kSide, kSide});
+  const Array source =
+      ValueOrDie(Array::Create(store, "big", ValueOrDie(BuildArrayMetadata(layout)), false));
+  ASSERT_TRUE(store->inner().Set("big/c/1/2", AsBytes("stored")).ok());  // Listed, never read.
+  ArrayMetadata metadata = source.metadata();
+  metadata.chunk_shape = {1, 1};
+  const Result<ArrayCopyPlan> plan = PlanArrayCopy(source, metadata, 0, 1);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kOutOfRange);
+  EXPECT_NE(plan.status().message().find("big"), std::string::npos) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("1099511627777 destination chunks"), std::string::npos)
+      << plan.status().ToString();
+}
+
 TEST(ZarrListingWalk, RefsOfASparseHugeGridReferenceOnlyStoredChunks) {
   for (const bool sharded : {false, true}) {
     auto store = std::make_shared<CountingStore>();

@@ -114,6 +114,8 @@ class Array {
   const ArrayMetadata& metadata() const { return metadata_; }
   // The grid of stored objects: shards when sharded, else chunks.
   const core::RegularChunkGrid& grid() const { return grid_; }
+  // The array for messages: its store's description of its prefix (a path or URL).
+  std::string Describe() const { return DescribePrefix(*store_, prefix_); }
   // The sharding codec when the codecs are exactly [sharding_indexed], else null.
   const ShardingCodec* sharding() const { return sharding_; }
   // The store key of grid chunk `coord`.
