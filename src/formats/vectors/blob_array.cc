@@ -1,8 +1,5 @@
 #include "chunkwise/formats/vectors/blob_array.h"
 
-#include <map>
-#include <mutex>
-
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 
@@ -20,20 +17,6 @@ nlohmann::json BlobCodecs(int zstd_level) {
        {{"name", "zstd"}, {"configuration", {{"level", zstd_level}, {"checksum", false}}}}});
 }
 
-// Chains are built once per distinct codec list; blobs of one store share one.
-Result<std::shared_ptr<const codec::CodecChain>> ChainFor(const nlohmann::json& codecs) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const codec::CodecChain>> chains;
-  const std::string text = codecs.dump();
-  std::lock_guard lock(mutex);
-  if (auto found = chains.find(text); found != chains.end()) return found->second;
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
-                             codec::CodecChain::FromJson(codecs, Registry()));
-  auto shared = std::make_shared<const codec::CodecChain>(std::move(chain));
-  if (chains.size() < 64) chains.emplace(text, shared);
-  return shared;
-}
-
 codec::ChunkSpec BlobSpec(std::size_t size) {
   return codec::ChunkSpec{core::DataType(core::DataTypeId::kUInt8),
                           {static_cast<std::int64_t>(size)}};
@@ -41,7 +24,18 @@ codec::ChunkSpec BlobSpec(std::size_t size) {
 
 }  // namespace
 
-Result<EncodedBlobArray> EncodeBlobArray(ByteView blob, int zstd_level) {
+Result<std::shared_ptr<const codec::CodecChain>> BlobChains::For(const nlohmann::json& codecs) {
+  const std::string text = codecs.dump();
+  std::lock_guard lock(mutex_);
+  if (auto found = chains_.find(text); found != chains_.end()) return found->second;
+  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
+                             codec::CodecChain::FromJson(codecs, Registry()));
+  auto shared = std::make_shared<const codec::CodecChain>(std::move(chain));
+  if (chains_.size() < 64) chains_.emplace(text, shared);
+  return shared;
+}
+
+Result<EncodedBlobArray> EncodeBlobArray(ByteView blob, int zstd_level, BlobChains& chains) {
   zarr::ArrayMetadata metadata;
   metadata.shape = {static_cast<core::Index>(blob.size())};
   metadata.chunk_shape = metadata.shape;
@@ -49,13 +43,13 @@ Result<EncodedBlobArray> EncodeBlobArray(ByteView blob, int zstd_level) {
   metadata.chunk_key_encoding = zarr::ChunkKeyEncoding::Default('/');
   metadata.fill_value = {0};
   metadata.codecs = BlobCodecs(zstd_level);
-  CHUNKWISE_ASSIGN_OR_RETURN(auto chain, ChainFor(metadata.codecs));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto chain, chains.For(metadata.codecs));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes chunk, chain->Encode(BlobSpec(blob.size()), blob));
   return EncodedBlobArray{zarr::FormatV3ArrayMetadata(metadata), std::move(chunk)};
 }
 
-Result<Bytes> DecodeBlobArray(std::string_view metadata_text, ByteView chunk,
-                              std::string_view key) {
+Result<Bytes> DecodeBlobArray(std::string_view metadata_text, ByteView chunk, std::string_view key,
+                              BlobChains& chains) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              zarr::ParseV3ArrayMetadata(metadata_text, key));
   if (metadata.shape.size() != 1 || metadata.data_type.id() != core::DataTypeId::kUInt8 ||
@@ -63,7 +57,7 @@ Result<Bytes> DecodeBlobArray(std::string_view metadata_text, ByteView chunk,
     return Status::InvalidArgument(std::string(key) +
                                    ": a blob must be a 1-D uint8 array stored as one chunk");
   }
-  const auto chain = ChainFor(metadata.codecs);
+  const auto chain = chains.For(metadata.codecs);
   if (!chain.ok()) return chain.status().WithContext(key);
   Result<Bytes> decoded = (*chain)->Decode(BlobSpec(metadata.shape[0]), chunk);
   if (!decoded.ok()) return decoded.status().WithContext(key);

@@ -85,7 +85,8 @@ std::string VectorStore::Describe(const std::string& path) const {
 Status VectorStore::WriteBlob(const std::string& path, ByteView blob) const {
   const std::string node = prefix_ + path;
   if (blob.empty()) return EraseAll(path);
-  CHUNKWISE_ASSIGN_OR_RETURN(EncodedBlobArray encoded, EncodeBlobArray(blob, zstd_level_));
+  CHUNKWISE_ASSIGN_OR_RETURN(EncodedBlobArray encoded,
+                             EncodeBlobArray(blob, zstd_level_, *blob_chains_));
   CHUNKWISE_RETURN_IF_ERROR(store_->Set(node + std::string(kBlobChunkKey), encoded.chunk));
   return store_->Set(node + std::string(kMetadataKey), AsBytes(encoded.metadata));
 }
@@ -98,8 +99,8 @@ Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) cons
   const std::string chunk_key = node + std::string(kBlobChunkKey);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> chunk, store_->Get(chunk_key));
   if (!chunk) return Status::Corruption(store_->Describe(chunk_key) + ": blob chunk is missing");
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes blob,
-                             DecodeBlobArray(AsChars(*metadata), *chunk, store_->Describe(node)));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes blob, DecodeBlobArray(AsChars(*metadata), *chunk,
+                                                         store_->Describe(node), *blob_chains_));
   return std::optional<Bytes>(std::move(blob));
 }
 

@@ -179,14 +179,15 @@ TEST(VectorsMetadata, RootRoundTripAndErrorsNameTheKey) {
 
 TEST(VectorsBlobArray, RoundTripAndRejectsOtherArrays) {
   const Bytes blob{1, 2, 3, 4, 5};
-  Result<EncodedBlobArray> encoded = EncodeBlobArray(blob, 3);
+  BlobChains chains;
+  Result<EncodedBlobArray> encoded = EncodeBlobArray(blob, 3, chains);
   ASSERT_TRUE(encoded.ok());
   EXPECT_NE(encoded->metadata.find("\"uint8\""), std::string::npos);
-  EXPECT_EQ(*DecodeBlobArray(encoded->metadata, encoded->chunk, "node"), blob);
+  EXPECT_EQ(*DecodeBlobArray(encoded->metadata, encoded->chunk, "node", chains), blob);
   nlohmann::json changed = nlohmann::json::parse(encoded->metadata);
   changed["data_type"] = "int16";
   const std::string two_d = changed.dump();
-  EXPECT_FALSE(DecodeBlobArray(two_d, encoded->chunk, "node").ok());
+  EXPECT_FALSE(DecodeBlobArray(two_d, encoded->chunk, "node", chains).ok());
 }
 
 // The region syntax of `vectors read`: x,y,z, exclusive at the top.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/vectors/store_metadata.h"
 #include "chunkwise/store/store.h"
 
@@ -79,6 +80,8 @@ class VectorStore {
   RootMetadata metadata_;
   std::shared_ptr<core::ThreadPool> pool_;
   int zstd_level_;
+  // Shared by copies of this VectorStore, so that all build each chain once.
+  std::shared_ptr<BlobChains> blob_chains_ = std::make_shared<BlobChains>();
 };
 
 }  // namespace chunkwise::formats::vectors
