@@ -4,6 +4,7 @@
 
 #include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/vectors/layout.h"
+#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::vectors {
@@ -52,6 +53,18 @@ Result<VectorStore> VectorStore::Create(std::shared_ptr<store::Store> store, std
   VectorStore vectors(std::move(store), std::move(prefix), std::move(metadata), std::move(options));
   CHUNKWISE_RETURN_IF_ERROR(vectors.SetMetadata(vectors.metadata_));
   return vectors;
+}
+
+Result<VectorStore> VectorStore::CreateUnpublished(std::shared_ptr<store::Store> store,
+                                                   std::string prefix, RootMetadata metadata,
+                                                   bool overwrite, VectorStoreOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_RETURN_IF_ERROR(zarr::CreateUnpublishedGroup(*store, prefix, overwrite));
+  return VectorStore(std::move(store), std::move(prefix), std::move(metadata), std::move(options));
+}
+
+Status VectorStore::Publish() {
+  return zarr::PublishGroup(*store_, prefix_, 3, FormatRootAttributes(metadata_));
 }
 
 Result<VectorStore> VectorStore::Open(std::shared_ptr<store::Store> store, std::string prefix,

@@ -171,12 +171,18 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
       metadata.bounds_max[d] = std::max<double>(metadata.bounds_max[d], position[d]);
     }
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors,
-                             VectorStore::Create(std::move(store), std::move(prefix), metadata,
-                                                 options.overwrite, options.store_options));
+  // Every array and the level's group first, the root last: a write killed,
+  // failing or cancelled half-way leaves no store that any reader opens.
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      VectorStore vectors,
+      VectorStore::CreateUnpublished(std::move(store), std::move(prefix), metadata,
+                                     options.overwrite, options.store_options));
   const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
-  return WriteLevel(vectors, 0, geometry, placement, LevelMetadata{}, options.progress,
-                    options.cancellation);
+  CHUNKWISE_ASSIGN_OR_RETURN(WriteSummary summary,
+                             WriteLevel(vectors, 0, geometry, placement, LevelMetadata{},
+                                        options.progress, options.cancellation));
+  CHUNKWISE_RETURN_IF_ERROR(vectors.Publish());
+  return summary;
 }
 
 }  // namespace chunkwise::formats::vectors

@@ -500,11 +500,32 @@ Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView dat
 Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource& source) {
   const std::string key = ChunkKey(overlap.chunk);
   const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
-  Bytes chunk;
-  std::optional<Bytes> old;
-  if (!whole) {
-    CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
+  if (whole) {  // A whole chunk replaces what is there, without reading it.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded,
+                               MergeChunk(overlap, source, std::nullopt));
+    return StoreChunk(key, std::move(encoded), true);
   }
+  // A partial write merges into the stored chunk: conditionally where the
+  // store can, so that writers of different parts of one chunk lose nothing.
+  if (store_->capabilities().conditional_writes) {
+    return UpdateObject(key, [&](const std::optional<Bytes>& old,
+                                 const store::Generation& read_at) -> Status {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, MergeChunk(overlap, source, old));
+      if (encoded) return store_->SetIf(key, *encoded, read_at).status();
+      if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no chunk.
+      return Status::Ok();
+    });
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> old, store_->Get(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, MergeChunk(overlap, source, old));
+  return StoreChunk(key, std::move(encoded), old.has_value());
+}
+
+Result<std::optional<Bytes>> Array::MergeChunk(const ChunkOverlap& overlap,
+                                               const core::StridedSource& source,
+                                               const std::optional<Bytes>& old) const {
+  const std::string key = ChunkKey(overlap.chunk);
+  Bytes chunk;
   if (old) {
     Result<Bytes> decoded = chain_->Decode(chunk_spec_, *old);
     if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
@@ -519,13 +540,12 @@ Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource&
   }
   core::CopyStridedRegion(source, {chunk.data(), chunk_spec_.shape, overlap.chunk_local.start()},
                           overlap.array.shape(), metadata_.data_type.size());
-  std::optional<Bytes> encoded;
-  if (metadata_.fill_value_null || !IsFilledWith(chunk, metadata_.fill_value)) {
-    Result<Bytes> result = chain_->Encode(chunk_spec_, chunk);
-    if (!result.ok()) return result.status().WithContext(store_->Describe(key));
-    encoded = std::move(result).value();
+  if (!metadata_.fill_value_null && IsFilledWith(chunk, metadata_.fill_value)) {
+    return std::optional<Bytes>();
   }
-  return StoreChunk(key, std::move(encoded), whole || old.has_value());
+  Result<Bytes> encoded = chain_->Encode(chunk_spec_, chunk);
+  if (!encoded.ok()) return encoded.status().WithContext(store_->Describe(key));
+  return std::optional<Bytes>(std::move(encoded).value());
 }
 
 Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
@@ -559,31 +579,35 @@ Result<std::optional<EncodedShard>> Array::MergeShard(const ChunkOverlap& overla
 
 Status Array::UpdateShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
   const std::string key = ChunkKey(overlap.chunk);
+  return UpdateObject(key, [&](const std::optional<Bytes>& old,
+                               const store::Generation& read_at) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
+                               MergeShard(overlap, source, old));
+    if (shard) return store_->SetPartsIf(key, shard->parts, read_at).status();
+    if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no shard.
+    return Status::Ok();
+  });
+}
+
+Status Array::UpdateObject(const std::string& key, const ConditionalMerge& merge_and_write) {
   std::mt19937 jitter(std::random_device{}());
-  for (int attempt = 1; attempt <= kShardUpdateAttempts; ++attempt) {
+  for (int attempt = 1; attempt <= kUpdateAttempts; ++attempt) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<store::VersionedValue> old, store_->GetVersioned(key));
     const store::Generation read_at = old ? old->generation : store::Generation::Absent();
     std::optional<Bytes> old_value;
     if (old) old_value = std::move(old->value);
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
-                               MergeShard(overlap, source, old_value));
-    Status written;
-    if (shard) {
-      written = store_->SetPartsIf(key, shard->parts, read_at).status();
-    } else if (!read_at.absent()) {
-      written = store_->EraseIf(key, read_at);  // All fill now: no shard.
-    }
+    const Status written = merge_and_write(old_value, read_at);
     if (written.code() != StatusCode::kConflict) return written;
-    // Another writer changed the shard since it was read: read its version
+    // Another writer changed the object since it was read: read its version
     // and merge again, after a random pause that grows with the attempts
     // so that writers colliding once do not collide again in step.
     const int cap_us = 100 << std::min(attempt, 10);
     std::this_thread::sleep_for(std::chrono::microseconds(
         std::uniform_int_distribution<int>(0, std::min(cap_us, 50000))(jitter)));
   }
-  return Status::Conflict(
-      store_->Describe(key) + ": other writers kept changing the shard; gave up after " +
-      std::to_string(kShardUpdateAttempts) + " tries to merge this write into it");
+  return Status::Conflict(store_->Describe(key) +
+                          ": other writers kept changing it; gave up after " +
+                          std::to_string(kUpdateAttempts) + " tries to merge this write into it");
 }
 
 Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {

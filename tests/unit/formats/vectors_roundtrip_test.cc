@@ -11,6 +11,7 @@
 #include "chunkwise/formats/vectors/pyramid.h"
 #include "chunkwise/store/file_store.h"
 #include "unit/formats/vectors_test_data.h"
+#include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::vectors {
@@ -263,6 +264,72 @@ TEST(VectorsWrite, FileStoreRoundTripAndExistingStoreRefused) {
   Result<VectorStore> store = VectorStore::Open(*files, "");
   ASSERT_TRUE(store.ok());
   ExpectSameGeometry(graph, ReadBack(*store));
+}
+
+// A store whose link arrays cannot be written: the write fails after the
+// vertices are stored.
+class LinkFailingStore final : public chunkwise::test::ForwardingStore {
+ public:
+  Status Set(std::string_view key, ByteView value) override {
+    if (key.find("links/") != std::string_view::npos && !key.ends_with("zarr.json")) {
+      return Status::IOError("memory:" + std::string(key) + ": disk full");
+    }
+    return ForwardingStore::Set(key, value);
+  }
+};
+
+// The root zarr.json is written last, so a write that fails half-way (here
+// at its links, after every vertex chunk) leaves no store a reader opens;
+// on the main before, the root and level 0 stood beside missing links.
+TEST(VectorsWrite, AWriteFailingHalfWayPublishesNoStore) {
+  const Geometry graph = RandomGraph(100, 200);
+  auto failing = std::make_shared<LinkFailingStore>();
+  const Status failed = WriteGeometry(failing, "", graph, Options()).status();
+  EXPECT_EQ(failed.code(), StatusCode::kIOError);
+  EXPECT_NE(failed.message().find("disk full"), std::string::npos) << failed.ToString();
+  EXPECT_FALSE(failing->inner().List("0/vertices/")->empty());  // Written, unpublished.
+  EXPECT_FALSE(*failing->inner().Exists("zarr.json"));
+  EXPECT_TRUE(*failing->inner().Exists(".chunkwise-incomplete"));
+  const Status opened = VectorStore::Open(failing, "").status();
+  EXPECT_EQ(opened.code(), StatusCode::kNotFound);
+  EXPECT_NE(opened.message().find("zarr.json"), std::string::npos) << opened.ToString();
+}
+
+TEST(VectorsWrite, ACancelledWriteLeavesNoStoreAndOverwriteReplacesIt) {
+  const std::filesystem::path root = chunkwise::test::FreshScratchDirectory("vectors-cancel");
+  Result<std::shared_ptr<store::FileStore>> files = store::FileStore::Open(root, {});
+  ASSERT_TRUE(files.ok());
+  const Geometry graph = RandomGraph(100, 200);
+  core::Cancellation cancellation;
+  cancellation.Cancel();
+  WriteOptions cancelled = Options();
+  cancelled.cancellation = &cancellation;
+  EXPECT_EQ(WriteGeometry(*files, "", graph, cancelled).status().code(), StatusCode::kCancelled);
+  EXPECT_FALSE(std::filesystem::exists(root / "zarr.json"));
+  EXPECT_EQ(VectorStore::Open(*files, "").status().code(), StatusCode::kNotFound);
+  WriteOptions overwrite = Options();
+  overwrite.overwrite = true;
+  ASSERT_TRUE(WriteGeometry(*files, "", graph, overwrite).ok());
+  EXPECT_FALSE(std::filesystem::exists(root / ".chunkwise-incomplete"));
+  Result<VectorStore> store = VectorStore::Open(*files, "");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ExpectSameGeometry(graph, ReadBack(*store));
+}
+
+// --overwrite replaces only what is recognisably ours: a folder of a user's
+// files is refused naming it, and keeps its files.
+TEST(VectorsWrite, OverwriteRefusesWhatIsNotOurs) {
+  const std::filesystem::path root = chunkwise::test::FreshScratchDirectory("vectors-theirs");
+  Result<std::shared_ptr<store::FileStore>> files = store::FileStore::Open(root, {});
+  ASSERT_TRUE(files.ok());
+  ASSERT_TRUE((*files)->Set("thesis/chapter1.tex", AsBytes(std::string_view("keep me"))).ok());
+  WriteOptions overwrite = Options();
+  overwrite.overwrite = true;
+  const Status refused = WriteGeometry(*files, "thesis", RandomGraph(20, 10), overwrite).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find((root / "thesis").string()), std::string::npos)
+      << refused.ToString();
+  EXPECT_TRUE(std::filesystem::exists(root / "thesis" / "chapter1.tex"));
 }
 
 TEST(VectorsPyramid, CoarsenMergesPerBinAndObjectAtTheCentroid) {

@@ -38,6 +38,17 @@ class VectorStore {
   static Result<VectorStore> Create(std::shared_ptr<store::Store> store, std::string prefix,
                                     RootMetadata metadata, bool overwrite,
                                     VectorStoreOptions options = {});
+  // As Create, but the root zarr.json is written only by Publish: until then
+  // no reader (ours, zarr-python, zarr-vectors) opens a store at `prefix`, so
+  // a writer killed or failing half-way leaves nothing that reads as a whole
+  // dataset. The incomplete marker (zarr::kIncompleteMarkerKey) says the keys
+  // there are ours, so that a later Create with `overwrite` replaces them.
+  static Result<VectorStore> CreateUnpublished(std::shared_ptr<store::Store> store,
+                                               std::string prefix, RootMetadata metadata,
+                                               bool overwrite, VectorStoreOptions options = {});
+  // Writes the root metadata of a store made by CreateUnpublished, then
+  // removes its marker. Call it once every level and array is written.
+  Status Publish();
   // Opens the store at `prefix`: NotFound without a root zarr.json; the
   // metadata parser's errors (naming the key) when it is not a 0.8 store.
   static Result<VectorStore> Open(std::shared_ptr<store::Store> store, std::string prefix,

@@ -46,7 +46,9 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
                                 const core::Cancellation* cancellation = nullptr);
 
 // Creates a store at `prefix` holding `geometry` as level 0 (see
-// VectorStore::Create for the overwrite rule). InvalidArgument for a geometry
+// VectorStore::Create for the overwrite rule), published whole: the root
+// zarr.json is written last (VectorStore::CreateUnpublished), so a write
+// that stops half-way leaves no store a reader opens. InvalidArgument for a geometry
 // that breaks its invariants or a non-positive chunk shape.
 Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
                                    const Geometry& geometry, const WriteOptions& options);

@@ -19,6 +19,7 @@
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -193,17 +194,28 @@ class Array {
                                              const core::Shape& buffer_shape) const;
   Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
+  // The chunk `old` (nullopt: none stored) with the write merged into it,
+  // encoded; nullopt if the result is all fill.
+  Result<std::optional<Bytes>> MergeChunk(const core::ChunkOverlap& overlap,
+                                          const core::StridedSource& source,
+                                          const std::optional<Bytes>& old) const;
   // The shard `old` (nullopt: none stored) with the write merged into it;
   // nullopt if the result is all fill.
   Result<std::optional<EncodedShard>> MergeShard(const core::ChunkOverlap& overlap,
                                                  const core::StridedSource& source,
                                                  const std::optional<Bytes>& old) const;
-  // A partial write of a shard on a store with conditional writes: read the
-  // shard with its generation, merge, write only if it is still at that
-  // generation, else read again and retry (at most kShardUpdateAttempts), so
-  // that writers of different parts of one shard never lose each other's.
+  // A partial write of a shard on a store with conditional writes, through
+  // UpdateObject.
   Status UpdateShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
-  static constexpr int kShardUpdateAttempts = 200;
+  // Merges a write into the stored value `old`, read at `read_at`, and writes
+  // the result only if the key is still at `read_at` (kConflict otherwise).
+  using ConditionalMerge =
+      std::function<Status(const std::optional<Bytes>& old, const store::Generation& read_at)>;
+  // Reads the object `key` with its generation and calls `merge_and_write`;
+  // on kConflict reads again and retries (at most kUpdateAttempts), so that
+  // writers of different parts of one chunk or shard never lose each other's.
+  Status UpdateObject(const std::string& key, const ConditionalMerge& merge_and_write);
+  static constexpr int kUpdateAttempts = 200;
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
   // Adds the stored object `coord` (if stored) to `stats`.
   Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
