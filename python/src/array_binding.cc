@@ -171,8 +171,7 @@ class PyArray {
     std::uint8_t* data = buffer.data();
     Operation operation(std::move(progress), std::move(cancel), true);
     const zarr::Array& array = *array_;
-    operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); },
-                  nbytes);
+    operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); }, nbytes);
     return BytesToNumpy(std::move(buffer));
   }
 

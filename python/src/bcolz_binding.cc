@@ -144,7 +144,6 @@ std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request
   return length;
 }
 
-
 // The store of the dataset at `url`, to be read: for object storage and
 // http(s) the facade's OpenBcolz (it finds a dataset without listing); for
 // paths and memory:// the module's own stores.

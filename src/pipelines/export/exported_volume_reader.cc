@@ -141,11 +141,9 @@ Result<std::optional<dvid::ExportBlock>> ExportedVolumeReader::ReadRecord(
                     static_cast<std::int32_t>(xyz[2]));
 }
 
-Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const dvid::VoxelBox& box,
-                                                              bool supervoxels,
-                                                              core::ThreadPool* pool,
-                                                              const core::Cancellation* cancellation,
-                                                              core::ProgressReporter* progress) const {
+Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(
+    int scale, const dvid::VoxelBox& box, bool supervoxels, core::ThreadPool* pool,
+    const core::Cancellation* cancellation, core::ProgressReporter* progress) const {
   if (scale < 0 || scale >= num_scales()) {
     return Status::InvalidArgument("scale " + std::to_string(scale) + " is not in the export (0.." +
                                    std::to_string(num_scales() - 1) + ")");

@@ -38,8 +38,8 @@ Result<BoundingBox> ParseRegionBox(std::string_view text);
 
 struct ReadQuery {
   int level = 0;
-  std::optional<BoundingBox> bbox;        // Only vertices inside it.
-  std::optional<std::int64_t> object_id;  // Only vertices of this object.
+  std::optional<BoundingBox> bbox;             // Only vertices inside it.
+  std::optional<std::int64_t> object_id;       // Only vertices of this object.
   core::ProgressReporter* progress = nullptr;  // Counts chunks read; may be null.
   // Checked before each chunk; may be null. A cancelled read returns Cancelled.
   const core::Cancellation* cancellation = nullptr;
