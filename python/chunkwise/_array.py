@@ -213,12 +213,15 @@ class Array:
             self._check_out(out, box.shape)
         if box.empty:
             return np.empty(box.shape, self._dtype) if out is None else out
+        if not box.strided and out is not None:
+            self._core.read_into(box.start, box.stop, out, **hooks)
+            return out
+        # Decoded straight into a buffer the module allocates (not numpy's:
+        # see read_new), viewed here as the dtype and shape without a copy.
+        fresh = self._core.read_new(box.start, box.stop, **hooks).view(self._dtype)
         if not box.strided:
-            result = np.empty(box.shape, self._dtype) if out is None else out
-            self._core.read_into(box.start, box.stop, result, **hooks)
-            return result
-        covering = np.empty(box.box_shape, self._dtype)
-        self._core.read_into(box.start, box.stop, covering, **hooks)
+            return fresh.reshape(box.shape)
+        covering = fresh.reshape(box.box_shape)
         if out is None:
             return covering[box.view]
         out[...] = covering[box.view]

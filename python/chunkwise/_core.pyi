@@ -71,6 +71,13 @@ class Array:
         progress: _Progress = None,
         cancel: CancelToken | None = None,
     ) -> None: ...
+    def read_new(
+        self,
+        start: list[int],
+        stop: list[int],
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> NDArray[np.uint8]: ...
     def write(
         self,
         start: list[int],
@@ -259,7 +266,13 @@ class ExportedVolume:
     def shape(self, scale: int) -> list[int]: ...
     def scale_key(self, scale: int) -> str: ...
     def read(
-        self, scale: int, offset: list[int], shape: list[int], supervoxels: bool
+        self,
+        scale: int,
+        offset: list[int],
+        shape: list[int],
+        supervoxels: bool,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
     ) -> NDArray[np.uint64]: ...
     def read_into(
         self,
@@ -283,6 +296,7 @@ def export_shards_part(
     version: int,
     num_scales: int,
     resume: bool,
+    cancel: CancelToken | None = None,
 ) -> str: ...
 def export_shards_publish(
     labelmap: str,
@@ -393,7 +407,11 @@ class BcolzImportRequest:
     def __init__(self) -> None: ...
 
 def bcolz_import(
-    url: str, input: str, request: BcolzImportRequest, cancel: CancelToken | None = None
+    url: str,
+    input: str,
+    request: BcolzImportRequest,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 
 class VectorsWriteRequest:
@@ -416,4 +434,11 @@ def vectors_write(
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, int]: ...
-def vectors_read(url: str, level: int, region: str, object_id: int | None) -> dict[str, Any]: ...
+def vectors_read(
+    url: str,
+    level: int,
+    region: str,
+    object_id: int | None,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...

@@ -128,6 +128,7 @@ def import_file(
     chunklen: int = 0,
     threads: int = 0,
     overwrite: bool = False,
+    progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """Creates a carray (or a ctable) at `url` from an array file: a .npy,
@@ -135,24 +136,29 @@ def import_file(
 
     The CLI's ``bcolz import``: `url` is a path or any store URL (s3://,
     gs://). Something already at `url` is refused unless `overwrite`, and
-    even then only a bcolz dataset is replaced. Returns kind, rows_added,
-    length and input_bytes.
+    even then only a bcolz dataset is replaced. `progress` counts the row
+    bytes imported; `cancel` stops the import between batches of chunks.
+    Returns kind, rows_added, length and input_bytes.
     """
     request = _core.BcolzImportRequest()
     request.cname, request.clevel, request.chunklen = cname, clevel, chunklen
     request.shuffle = _SHUFFLES[shuffle] if isinstance(shuffle, str) else int(shuffle)
     request.threads, request.overwrite = threads, overwrite
-    return _core.bcolz_import(str(url), os.fspath(path), request, cancel=_progress.token(cancel))
+    return _core.bcolz_import(str(url), os.fspath(path), request,
+                              progress=_progress.callback(progress, "bcolz import"),
+                              cancel=_progress.token(cancel))
 
 
-def append_file(url: str, path: str | os.PathLike[str], *,
+def append_file(url: str, path: str | os.PathLike[str], *, progress: Progress = None,
                 cancel: CancelToken | None = None) -> dict[str, Any]:
     """Appends the rows of an array file to the dataset at `url` (the CLI's
     ``bcolz append``); a .csv's columns are matched by name. NotFound when
-    no dataset is there."""
+    no dataset is there. `progress` and `cancel` as import_file's."""
     request = _core.BcolzImportRequest()
     request.append = True
-    return _core.bcolz_import(str(url), os.fspath(path), request, cancel=_progress.token(cancel))
+    return _core.bcolz_import(str(url), os.fspath(path), request,
+                              progress=_progress.callback(progress, "bcolz append"),
+                              cancel=_progress.token(cancel))
 
 
 def info(url: str) -> dict[str, Any]:

@@ -21,9 +21,10 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import _core
+from . import _core, _progress
 from ._array import Array, _create_request
 from ._array import open as _open
+from ._cancel import CancelToken
 
 __all__ = ["export_shards", "from_zarr", "to_precomputed", "to_zarr"]
 
@@ -134,6 +135,7 @@ def export_shards(
     num_scales: int = 0,
     overwrite: bool = False,
     resume: bool = False,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """DVID's export-shards of the labelmap database at `labelmap`, one task per output shard.
 
@@ -147,18 +149,21 @@ def export_shards(
     succeeded; after a failure ``resume=True`` keeps the complete shards.
     Runs on `client` (a ``distributed.Client``), else dask's current scheduler.
     Returns the job's summary (the tasks' figures added up), with its text
-    under "log".
+    under "log". `cancel` stops the tasks that run in this process (dask's
+    threaded and synchronous schedulers) between blocks: they raise
+    CancelledError and nothing is published; on a cluster, cancel the futures.
     """
     import json
 
     labelmap, spec, dest_url = str(labelmap), str(spec), str(dest_url)
+    token = _progress.token(cancel)
     parts = tasks if tasks is not None else _core.export_shard_count(spec)
     if parts < 1:
         raise ValueError(f"tasks must be at least 1, not {parts}")
     _core.export_shards_prepare(dest_url, overwrite, resume)
     jobs = [
         dask.delayed(_core_export_part, pure=False)(
-            labelmap, spec, dest_url, part, parts, workers, version, num_scales, resume
+            labelmap, spec, dest_url, part, parts, workers, version, num_scales, resume, token
         )
         for part in range(parts)
     ]
@@ -254,10 +259,11 @@ def _core_precomputed_part(export_url: str, dest_url: str, spec_url: str, part: 
 
 
 def _core_export_part(labelmap: str, spec: str, dest_url: str, part: int, parts: int,
-                      workers: int, version: int, num_scales: int, resume: bool) -> str:
+                      workers: int, version: int, num_scales: int, resume: bool,
+                      cancel: Any = None) -> str:
     """One task of export_shards: its part's shards; its summary as JSON."""
     return _core.export_shards_part(labelmap, spec, dest_url, part, parts, workers, version,
-                                    num_scales, resume)
+                                    num_scales, resume, cancel)
 
 
 

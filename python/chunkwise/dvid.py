@@ -406,11 +406,16 @@ class ExportedVolume:
     def shape_at(self, scale: int) -> tuple[int, int, int]:
         return tuple(self._core.shape(scale))
 
-    def read(self, box: Box = None, *, scale: int = 0, supervoxels: bool = False) -> np.ndarray:
-        """The labels of `box` (three slices, z, y, x; open ends: the whole scale)."""
+    def read(self, box: Box = None, *, scale: int = 0, supervoxels: bool = False,
+             progress: Progress = None, cancel: CancelToken | None = None) -> np.ndarray:
+        """The labels of `box` (three slices, z, y, x; open ends: the whole scale).
+        `progress` counts 64³ blocks read (total None); `cancel` stops the read
+        between blocks (CancelledError)."""
         shape = self.shape_at(scale)
         offset, size = _resolve_box(box, ((0, 0, 0), shape), self.url)
-        return self._core.read(scale, offset, size, supervoxels)
+        return self._core.read(scale, offset, size, supervoxels,
+                               progress=_progress.callback(progress, "export read"),
+                               cancel=_progress.token(cancel))
 
     def __getitem__(self, box: Any) -> np.ndarray:
         """Scale 0's mapped labels of slices z, y, x (missing ones: all, no steps)."""

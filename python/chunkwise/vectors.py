@@ -85,12 +85,16 @@ def write(
 
 
 def read(
-    url: str, *, level: int = 0, region: str | None = None, object_id: int | None = None
+    url: str, *, level: int = 0, region: str | None = None, object_id: int | None = None,
+    progress: Progress = None, cancel: CancelToken | None = None
 ) -> Geometry:
     """The geometry of `level`: all of it, or the vertices inside `region`
     ("x0:x1,y0:y1,z0:z1", world units, open ends allowed) or of `object_id`,
-    with the links among them."""
-    read = _core.vectors_read(str(url), level, region or "", object_id)
+    with the links among them. `progress` counts chunks read (total None);
+    `cancel` stops the read between chunks (CancelledError)."""
+    read = _core.vectors_read(str(url), level, region or "", object_id,
+                              progress=_progress.callback(progress, "vectors"),
+                              cancel=_progress.token(cancel))
     return Geometry(**read)
 
 

@@ -144,13 +144,6 @@ std::int64_t WriteBcolz(const std::string& url, const BcolzWriteRequest& request
   return length;
 }
 
-// The facade's context for the bcolz-by-URL calls: object storage configured
-// from the environment, as the CLI's.
-const Context& BcolzContext() {
-  static const auto* context = new Context();
-  return *context;
-}
-
 // The store of the dataset at `url`, to be read: for object storage and
 // http(s) the facade's OpenBcolz (it finds a dataset without listing); for
 // paths and memory:// the module's own stores.
@@ -184,7 +177,8 @@ nb::dict SummaryDict(const BcolzImportSummary& summary) {
 // facade's CreateBcolz / AppendBcolz. memory:// URLs are the module's own
 // stores, which the facade's context does not see: the same io calls on them.
 nb::dict ImportBcolz(const std::string& url, const std::string& input,
-                     const BcolzImportRequest& request, std::shared_ptr<CancelToken> cancel) {
+                     const BcolzImportRequest& request, nb::object progress,
+                     std::shared_ptr<CancelToken> cancel) {
   BcolzImportOptions options;
   options.cparams.cname = request.cname;
   options.cparams.clevel = request.clevel;
@@ -192,15 +186,18 @@ nb::dict ImportBcolz(const std::string& url, const std::string& input,
   options.chunklen = request.chunklen;
   options.threads = request.threads;
   BcolzImportSummary summary;
-  Operation operation(nb::none(), std::move(cancel));
+  Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
-        CHUNKWISE_RETURN_IF_ERROR(operation.context().CheckCancelled("importing into " + url));
+        const Context& context = operation.context();
+        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("importing into " + url));
+        options.observer = context.observer();  // Row bytes, to the callback.
+        options.cancellation = &context.cancellation();
         if (!url.starts_with("memory://")) {
           CHUNKWISE_ASSIGN_OR_RETURN(
               summary, request.append
-                           ? AppendBcolz(BcolzContext(), url, input, options)
-                           : CreateBcolz(BcolzContext(), url, input, options, request.overwrite));
+                           ? AppendBcolz(context, url, input, options)
+                           : CreateBcolz(context, url, input, options, request.overwrite));
           return Status::Ok();
         }
         CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
@@ -249,7 +246,7 @@ std::tuple<std::string, std::vector<std::int64_t>, nb::object> ReadBcolz(
 
 std::string DescribeBcolz(const std::string& url) {
   nb::gil_scoped_release release;
-  std::shared_ptr<store::Store> store = ValueOrThrow(OpenForReading(BcolzContext(), url));
+  std::shared_ptr<store::Store> store = ValueOrThrow(OpenForReading(ModuleContext(), url));
   Result<nlohmann::ordered_json> described = bcolz::DescribeDatasetJson(store, "");
   if (!described.ok()) throw StatusError(described.status().WithContext(url));
   return described->dump();
@@ -286,7 +283,7 @@ void BindBcolz(nb::module_& module) {
       .def_rw("overwrite", &BcolzImportRequest::overwrite)
       .def_rw("append", &BcolzImportRequest::append);
   module.def("bcolz_import", &ImportBcolz, nb::arg("url"), nb::arg("input"), nb::arg("request"),
-             nb::arg("cancel").none() = nb::none());
+             nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
 }
 
 }  // namespace chunkwise::python

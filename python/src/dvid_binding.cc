@@ -523,8 +523,10 @@ class PyExportedVolume {
     return reader_->scale(scale).key;
   }
 
-  nb::object Read(int scale, const Zyx& offset, const Zyx& shape, bool supervoxels) const {
-    std::vector<std::uint64_t> labels = ReadVector(scale, offset, shape, supervoxels);
+  nb::object Read(int scale, const Zyx& offset, const Zyx& shape, bool supervoxels,
+                  nb::object progress, std::shared_ptr<CancelToken> cancel) const {
+    std::vector<std::uint64_t> labels =
+        ReadVector(scale, offset, shape, supervoxels, std::move(progress), std::move(cancel));
     return ToNumpy(std::move(labels),
                    {static_cast<std::size_t>(shape[0]), static_cast<std::size_t>(shape[1]),
                     static_cast<std::size_t>(shape[2])});
@@ -539,7 +541,9 @@ class PyExportedVolume {
       throw StatusError(Status::InvalidArgument(url_ + ": out does not have the box's shape"));
     }
     std::uint64_t* data = out.data();
-    const std::vector<std::uint64_t> labels = ReadVector(scale, offset, shape, supervoxels);
+    // TensorStore's chunks are small and come from its threads: run inline.
+    const std::vector<std::uint64_t> labels =
+        ReadVector(scale, offset, shape, supervoxels, nb::none(), nullptr, /*inline=*/true);
     std::memcpy(data, labels.data(), labels.size() * sizeof(std::uint64_t));
   }
 
@@ -552,15 +556,35 @@ class PyExportedVolume {
     }
   }
 
+  // The box's labels, on the Operation of `progress` and `cancel` (blocks
+  // read, no total); `run_inline`: never watched (no thread of its own).
   std::vector<std::uint64_t> ReadVector(int scale, const Zyx& offset, const Zyx& shape,
-                                        bool supervoxels) const {
+                                        bool supervoxels, nb::object progress,
+                                        std::shared_ptr<CancelToken> cancel,
+                                        bool run_inline = false) const {
     CheckScale(scale);
-    nb::gil_scoped_release release;
-    const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
-    Result<std::vector<std::uint64_t>> labels =
-        reader_->Read(scale, Box(offset, shape), supervoxels, pool.get());
-    if (!labels.ok()) throw StatusError(labels.status().WithContext(url_));
-    return *std::move(labels);
+    std::vector<std::uint64_t> labels;
+    Operation operation(std::move(progress), std::move(cancel), true);
+    const std::uint64_t bytes = run_inline ? 0
+                                           : static_cast<std::uint64_t>(shape[0]) *
+                                                 static_cast<std::uint64_t>(shape[1]) *
+                                                 static_cast<std::uint64_t>(shape[2]) * 8;
+    operation.Run(
+        [&]() -> Status {
+          const Context& context = operation.context();
+          const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
+          const std::unique_ptr<core::ProgressReporter> reporter =
+              context.StartProgress("export read", 0, "blocks");
+          Result<std::vector<std::uint64_t>> read =
+              reader_->Read(scale, Box(offset, shape), supervoxels, pool.get(),
+                            &context.cancellation(), reporter.get());
+          if (!read.ok()) return read.status().WithContext(url_);
+          reporter->Finish();
+          labels = *std::move(read);
+          return Status::Ok();
+        },
+        bytes);
+    return labels;
   }
 
   std::string url_;
@@ -630,7 +654,8 @@ void BindDvid(nb::module_& module) {
       .def("shape", &PyExportedVolume::Shape, nb::arg("scale"))
       .def("scale_key", &PyExportedVolume::ScaleKey, nb::arg("scale"))
       .def("read", &PyExportedVolume::Read, nb::arg("scale"), nb::arg("offset"), nb::arg("shape"),
-           nb::arg("supervoxels"))
+           nb::arg("supervoxels"), nb::arg("progress") = nb::none(),
+           nb::arg("cancel").none() = nb::none())
       .def("read_into", &PyExportedVolume::ReadInto, nb::arg("scale"), nb::arg("offset"),
            nb::arg("shape"), nb::arg("supervoxels"), nb::arg("out").noconvert());
 }

@@ -3,6 +3,7 @@
 // on the driver and in each task.
 // Summaries cross as ExportSummary's JSON.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -16,6 +17,7 @@
 
 #include "bindings.h"
 #include "chunkwise/facade/dvid_export.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -59,16 +61,26 @@ void Prepare(const std::string& dest_url, bool overwrite, bool resume) {
 // read-only, so that every task's process may open it at once.
 std::string Part(const std::string& labelmap_path, const std::string& spec_url,
                  const std::string& dest_url, int part, int parts, std::size_t workers,
-                 std::uint32_t version, int num_scales, bool resume) {
-  nb::gil_scoped_release release;
-  ContextOptions context_options;
-  context_options.threads = workers;
-  const Context context(context_options);
-  std::unique_ptr<Labelmap> labelmap = ValueOrThrow(OpenLabelmap(labelmap_path, false, true));
-  const ExportSpec spec = ValueOrThrow(ReadExportSpec(context, spec_url));
-  return ValueOrThrow(ExportShardsPart(context, *labelmap, spec, dest_url, part, parts,
-                                       Options(workers, version, num_scales, false, resume)))
-      .ToJson();
+                 std::uint32_t version, int num_scales, bool resume,
+                 std::shared_ptr<CancelToken> cancel) {
+  // Watched: Ctrl-C or the token stops the task between blocks.
+  Operation operation(nb::none(), std::move(cancel), false, workers);
+  std::string summary;
+  operation.Run(
+      [&]() -> Status {
+        const Context& context = operation.context();
+        CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Labelmap> labelmap,
+                                   OpenLabelmap(labelmap_path, false, true));
+        CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec, ReadExportSpec(context, spec_url));
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            const ExportSummary done,
+            ExportShardsPart(context, *labelmap, spec, dest_url, part, parts,
+                             Options(workers, version, num_scales, false, resume)));
+        summary = done.ToJson();
+        return Status::Ok();
+      },
+      UINT64_MAX);
+  return summary;
 }
 
 // The job's summary, as JSON and as the lines export.log holds.
@@ -98,7 +110,8 @@ void BindExportJob(nb::module_& module) {
              nb::arg("resume"));
   module.def("export_shards_part", &Part, nb::arg("labelmap"), nb::arg("spec_url"),
              nb::arg("dest_url"), nb::arg("part"), nb::arg("parts"), nb::arg("workers"),
-             nb::arg("version"), nb::arg("num_scales"), nb::arg("resume"));
+             nb::arg("version"), nb::arg("num_scales"), nb::arg("resume"),
+             nb::arg("cancel").none() = nb::none());
   module.def("export_shards_publish", &Publish, nb::arg("labelmap"), nb::arg("spec_url"),
              nb::arg("dest_url"), nb::arg("parts"), nb::arg("version"), nb::arg("num_scales"));
 }

@@ -42,7 +42,12 @@ void RaiseAtLeast(std::atomic<std::uint64_t>& value, std::uint64_t candidate) {
   }
 }
 
+// Set by BindCancelToken to the Context the module object owns.
+Context* module_context = nullptr;
+
 }  // namespace
+
+Context& ModuleContext() { return *module_context; }
 
 void ProgressCounter::OnStart(std::string_view, std::uint64_t total, std::string_view) {
   total_.store(total);
@@ -54,23 +59,26 @@ void ProgressCounter::OnProgress(std::string_view, std::uint64_t done) {
 
 void ProgressCounter::OnFinish(std::string_view, std::uint64_t done) { RaiseAtLeast(done_, done); }
 
-Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, bool one_call)
-    : progress_(std::move(progress)), token_(std::move(token)) {
+Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, bool one_call,
+                     std::size_t threads)
+    : progress_(std::move(progress)), token_(std::move(token)), threads_(threads) {
   if (one_call && progress_.is_none() && token_ == nullptr) {
-    thread_local Context shared;
-    context_ = &shared;
+    context_ = &ModuleContext();
     return;
   }
+  OwnContext();
+}
+
+Operation::~Operation() = default;
+
+void Operation::OwnContext() {
+  if (owned_ != nullptr) return;
   counter_ = std::make_shared<ProgressCounter>();
   ContextOptions options;
   options.observer = counter_;
+  options.threads = threads_;
   owned_ = std::make_unique<Context>(std::move(options));
   context_ = owned_.get();
-}
-
-// A borrowed Context cancelled by Ctrl-C must let the thread's next call run.
-Operation::~Operation() {
-  if (owned_ == nullptr) context_->ResetCancel();
 }
 
 void Operation::SyncToken() {
@@ -97,6 +105,7 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
     ThrowIfError(status);
     return;
   }
+  OwnContext();  // Watched: Ctrl-C cancels this call's Context, never the module's.
   auto outcome = std::make_shared<Outcome>();
   std::thread worker([&work, outcome] {
     Status status = RunGuarded(work);
@@ -138,6 +147,13 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
 namespace chunkwise::python {
 
 void BindCancelToken(nb::module_& module) {
+  // The module object owns its Context: the capsule frees it with the module.
+  auto* context = new Context();
+  module_context = context;
+  module.attr("_context") = nb::capsule(context, [](void* owned) noexcept {
+    if (module_context == owned) module_context = nullptr;
+    delete static_cast<Context*>(owned);
+  });
   nb::class_<CancelToken>(module, "CancelToken")
       .def(nb::init<>())
       .def("cancel", &CancelToken::Cancel)

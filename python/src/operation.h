@@ -9,6 +9,19 @@
 // When a handler raises (KeyboardInterrupt), the Context is cancelled, the
 // call is waited for (it stops at its next chunk or frame), and the handler's
 // exception is raised. A call that is short and has no callback runs inline.
+//
+// Two kinds of Context, and why each exists:
+// - The module Context (ModuleContext(), made when chunkwise._core is
+//   imported and owned by the module object, freed with it): the one the
+//   many small calls share (a 64^3 read, a chunk get). It holds the thread
+//   pool they reuse, so a read of a few microseconds does not start threads
+//   or build a store registry. It is never cancelled and has no observer: a
+//   Ctrl-C on one thread's call must not stop another thread's.
+// - A per-call Context (owned by the Operation): every call that can be
+//   cancelled or reports progress gets its own, so its cancellation flag and
+//   its counts belong to that call alone. A call that starts on the module
+//   Context but turns out to be watched (large: Ctrl-C is checked) moves to a
+//   per-call Context before its work starts.
 #ifndef CHUNKWISE_PYTHON_OPERATION_H_
 #define CHUNKWISE_PYTHON_OPERATION_H_
 
@@ -48,21 +61,28 @@ class ProgressCounter : public core::ProgressObserver {
   std::atomic<std::uint64_t> done_{0};
 };
 
+// The module's Context (see the top of this file). Valid from the module's
+// import (BindCancelToken makes it) until the module is freed.
+Context& ModuleContext();
+
 class Operation {
  public:
   // `progress`: None, or a callable (done, total) with total None when
-  // unknown. `token` may be null. `one_call`: the operation is one Run,
-  // within the calling thread's lifetime; without progress or token it then
-  // borrows the thread's Context instead of making one (small reads are
-  // a few microseconds, a Context's registry about as many).
-  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token, bool one_call = false);
+  // unknown. `token` may be null. `one_call`: the operation is one Run;
+  // without progress or token it then borrows the module Context instead of
+  // making one (small reads are a few microseconds, a Context's registry
+  // about as many), unless Run finds it large enough to be watched.
+  // `threads`: the pool size of a Context of its own (0: one per core).
+  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token, bool one_call = false,
+            std::size_t threads = 0);
   ~Operation();
   Operation(const Operation&) = delete;
   Operation& operator=(const Operation&) = delete;
 
   const Context& context() const { return *context_; }
 
-  // Runs `work` (which must not touch Python) as the header says; `bytes` is
+  // Runs `work` (which must not touch Python; it must read context() when it
+  // runs, not before, as Run may replace a borrowed one) as the header says; `bytes` is
   // its size, which decides whether it is watched. Throws StatusError for its
   // error (Cancelled → chunkwise.CancelledError), nanobind::python_error for
   // a signal handler's or the callback's exception.
@@ -71,6 +91,8 @@ class Operation {
  private:
   // Calls the callback if the count moved since the last call.
   void Report();
+  // Gives the operation a Context of its own if it borrows the module's.
+  void OwnContext();
   // Cancels the Context if the token says so.
   void SyncToken();
 
@@ -78,8 +100,9 @@ class Operation {
   std::shared_ptr<CancelToken> token_;
   std::shared_ptr<ProgressCounter> counter_;
   std::unique_ptr<Context> owned_;
-  Context* context_ = nullptr;  // owned_, or the thread's.
+  Context* context_ = nullptr;  // owned_, or the module's (never cancelled).
   std::uint64_t reported_ = UINT64_MAX;
+  std::size_t threads_ = 0;
 };
 
 }  // namespace chunkwise::python

@@ -116,23 +116,36 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
 }
 
 nb::dict ReadVectors(const std::string& url, int level, const std::string& region,
-                     std::optional<std::int64_t> object_id) {
+                     std::optional<std::int64_t> object_id, nb::object progress,
+                     std::shared_ptr<CancelToken> cancel) {
   vectors::ReadQuery query;
   query.level = level;
   if (!region.empty()) query.bbox = ValueOrThrow(vectors::ParseRegionBox(region));
   query.object_id = object_id;
   vectors::LevelGeometry read;
-  {
-    nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
-    vectors::VectorStoreOptions options;
-    options.pool = SharedThreadPool();
-    Result<vectors::VectorStore> opened = vectors::VectorStore::Open(store, "", options);
-    if (!opened.ok()) throw StatusError(opened.status().WithContext(url));
-    Result<vectors::LevelGeometry> geometry = vectors::ReadGeometry(*opened, query);
-    if (!geometry.ok()) throw StatusError(geometry.status().WithContext(url));
-    read = std::move(geometry).value();
-  }
+  Operation operation(std::move(progress), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        const Context& context = operation.context();
+        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                                   OpenStoreForUrl(url, false));
+        vectors::VectorStoreOptions options;
+        options.pool = SharedThreadPool();
+        Result<vectors::VectorStore> opened = vectors::VectorStore::Open(store, "", options);
+        if (!opened.ok()) return opened.status().WithContext(url);
+        // The chunks a query visits are known only inside the read: no total.
+        const std::unique_ptr<core::ProgressReporter> reporter =
+            context.StartProgress("vectors read", 0, "chunks");
+        query.progress = reporter.get();
+        query.cancellation = &context.cancellation();
+        Result<vectors::LevelGeometry> geometry = vectors::ReadGeometry(*opened, query);
+        if (!geometry.ok()) return geometry.status().WithContext(url);
+        reporter->Finish();
+        read = std::move(geometry).value();
+        return Status::Ok();
+      },
+      // Watched (Ctrl-C and the token are checked) whatever its size.
+      UINT64_MAX);
   vectors::Geometry& geometry = read.geometry;
   const std::size_t n = geometry.positions.size();
   std::vector<float> positions(n * 3);
@@ -181,7 +194,8 @@ void BindVectors(nb::module_& module) {
              nb::arg("vertex_attributes"), nb::arg("link_attributes"),
              nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
   module.def("vectors_read", &ReadVectors, nb::arg("url"), nb::arg("level"), nb::arg("region"),
-             nb::arg("object_id").none());
+             nb::arg("object_id").none(), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
 }
 
 }  // namespace chunkwise::python

@@ -88,9 +88,13 @@ Status Pump(RowSource& source, std::int64_t chunklen, const BcolzImportOptions& 
   const std::uint64_t batch = std::max<std::uint64_t>(kBatchBytes / chunk_bytes, 1) * chunk_bytes;
   core::ProgressReporter progress({.label = "bcolz import",
                                    .total_units = source.row_size() * source.rows(),
-                                   .mode = options.progress});
+                                   .mode = options.progress,
+                                   .observer = options.observer});
   Bytes buffer(std::min<std::uint64_t>(batch, source.row_size() * source.rows()));
   while (!buffer.empty()) {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("importing rows"));
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(std::size_t n, source.Read(buffer));
     if (n == 0) break;
     if (n % source.row_size() != 0) return Status::IOError("input ends inside a row");

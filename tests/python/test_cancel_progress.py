@@ -330,6 +330,25 @@ def test_a_cancelled_bcolz_write_keeps_whole_chunks_of_the_rows(
     np.testing.assert_array_equal(kept, slow_rows[:kept.size])
 
 
+def test_a_bcolz_import_reports_its_row_bytes_and_stops_when_cancelled(
+    tmp_path: pathlib.Path, slow_rows: np.ndarray
+) -> None:
+    small = np.arange(1 << 20, dtype="uint32")
+    np.save(tmp_path / "small.npy", small)
+    seen = Recorder()
+    chunkwise.bcolz.import_file(str(tmp_path / "s.bcolz"), tmp_path / "small.npy", progress=seen)
+    dones = [done for done, _ in seen.calls]
+    assert dones == sorted(dones) and seen.calls[-1] == (small.nbytes, small.nbytes)
+    np.save(tmp_path / "slow.npy", slow_rows)
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.bcolz.import_file(str(tmp_path / "slow.bcolz"), tmp_path / "slow.npy",
+                                    cname="zlib", clevel=9, chunklen=CHUNKLEN, progress=stop,
+                                    cancel=stop.token)
+    assert "importing rows" in str(raised.value)
+    assert stop.calls[-1][0] < slow_rows.nbytes
+
+
 def test_a_cancelled_ctable_append_keeps_its_columns_in_step(
     tmp_path: pathlib.Path, slow_rows: np.ndarray
 ) -> None:
@@ -372,6 +391,24 @@ def test_a_cancelled_vectors_write_publishes_no_level(tmp_path: pathlib.Path) ->
     written = chunkwise.vectors.write(url, points[:100], chunk_shape=(500, 500, 500),
                                       overwrite=True)
     assert written["vertices"] == 100
+
+
+def test_a_cancelled_vectors_read_stops_between_chunks(tmp_path: pathlib.Path) -> None:
+    # 8,000 chunks of about 25 points: the read visits each, long past the
+    # first progress report (every 50 ms).
+    points = np.random.default_rng(4).uniform(0, 1000, (200_000, 3)).astype("float32")
+    url = str(tmp_path / "points.zarr")
+    chunkwise.vectors.write(url, points, chunk_shape=(50, 50, 50))
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.vectors.read(url, progress=stop, cancel=stop.token)
+    assert "reading level 0" in str(raised.value) and url in str(raised.value)
+    assert stop.calls[-1] != (8000, None) and stop.calls[-1][0] < 8000
+    assert stop.calls[-1][1] is None  # the chunks a query visits are counted as it goes
+    seen = Recorder()
+    back = chunkwise.vectors.read(url, progress=seen)
+    assert back.positions.shape == points.shape
+    assert seen.calls[-1] == (8000, None)
 
 
 def test_a_cancelled_refs_build_stops_inside_the_chunk_scan(tmp_path: pathlib.Path) -> None:
@@ -436,3 +473,31 @@ def test_a_cancelled_dvid_export_publishes_nothing(
                                                progress=seen)
         assert summary["scales"][0]["blocks_written"] == 64
         assert seen.calls[-1][0] == 64
+
+
+def test_a_cancelled_export_read_stops_before_its_first_block(tmp_path: pathlib.Path) -> None:
+    # A token cancelled before the call: the read's block loop (its message
+    # names the scale) stops it before any block is decoded.
+    labels = np.random.default_rng(10).integers(1, 40, (128, 128, 128), dtype=np.uint64)
+    with chunkwise.dvid.Labelmap(str(tmp_path / "seg.db"), create=True) as labelmap:
+        labelmap.ingest(labels)
+        spec = {"@type": "neuroglancer_multiscale_volume", "data_type": "uint64",
+                "num_channels": 1, "type": "segmentation",
+                "scales": [{"key": "s0", "size": [128, 128, 128], "resolution": [8, 8, 8],
+                            "chunk_sizes": [[64, 64, 64]], "encoding": "compressed_segmentation",
+                            "sharding": {"@type": "neuroglancer_uint64_sharded_v1",
+                                         "preshift_bits": 3, "hash": "identity",
+                                         "minishard_bits": 0, "shard_bits": 0}}]}
+        chunkwise.dvid.export_shards(labelmap, spec, str(tmp_path / "export"))
+    volume = chunkwise.dvid.open_export(str(tmp_path / "export"))
+    token = chunkwise.CancelToken()
+    token.cancel()
+    seen = Recorder()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        volume.read(progress=seen, cancel=token)
+    assert "reading scale 0 of the export" in str(raised.value)
+    assert all(done == 0 for done, _ in seen.calls)
+    token.reset()
+    back = volume.read(progress=seen, cancel=token)
+    np.testing.assert_array_equal(back, labels)
+    assert seen.calls[-1] == (8, None)  # the 8 blocks, counted as read

@@ -238,6 +238,29 @@ def test_export_shards_one_task_per_shard_gives_the_one_task_bytes(
         cwd.export_shards(db, spec, str(tmp_path / "spread"), client=client)
 
 
+def test_a_cancelled_export_task_stops_and_nothing_is_published(tmp_path: Path) -> None:
+    # The synchronous scheduler runs the tasks here, so they see the token,
+    # cancelled before the job: the first task stops at its first block.
+    zyx = (100, 128, 192)
+    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
+    db = str(tmp_path / "labels.db")
+    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
+        labelmap.ingest(labels, scales=1)
+    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    dest = tmp_path / "export"
+    token = chunkwise.CancelToken()
+    token.cancel()
+    with dask.config.set(scheduler="synchronous"), pytest.raises(chunkwise.CancelledError):
+        cwd.export_shards(db, spec, str(dest), cancel=token)
+    assert not (dest / "info").exists()
+    assert not [p for p in dest.rglob("*.arrow")]  # no shard was written
+    token.reset()
+    with dask.config.set(scheduler="synchronous"):
+        done = cwd.export_shards(db, spec, str(dest), cancel=token, resume=True)
+    assert done["scales"][0]["blocks_written"] == 12
+    assert (dest / "info").exists()
+
+
 def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
     client: Client, tmp_path: Path
 ) -> None:

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/formats/bcolz/meta.h"
@@ -25,6 +26,10 @@ struct BcolzImportOptions {
   std::int64_t chunklen = 0;        // For Create; 0 = bcolz's default from the row count.
   int threads = 0;                  // Compressing threads (CarrayOptions); 0 = one per core.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
+  core::ProgressObserver* observer = nullptr;  // Told of the row bytes done; may be null.
+  // Checked before each batch of chunks; may be null. A cancelled import
+  // keeps the batches it finished (whole chunks, counted in the dataset).
+  const core::Cancellation* cancellation = nullptr;
 };
 
 struct BcolzImportSummary {

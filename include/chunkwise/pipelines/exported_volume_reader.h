@@ -18,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_spec.h"
@@ -50,8 +52,12 @@ class ExportedVolumeReader {
   // The voxels of `box` (z, y, x) at `scale`, C order. InvalidArgument for an
   // unknown scale or a box outside [0, size); errors of the shards (a missing
   // .csv beside an .arrow, a truncated value, an index past the data).
+  // `cancellation` (may be null) is checked before each 64³ block: Cancelled
+  // then; `progress` (may be null) counts the blocks read.
   Result<std::vector<std::uint64_t>> Read(int scale, const formats::dvid::VoxelBox& box,
-                                          bool supervoxels, core::ThreadPool* pool = nullptr) const;
+                                          bool supervoxels, core::ThreadPool* pool = nullptr,
+                                          const core::Cancellation* cancellation = nullptr,
+                                          core::ProgressReporter* progress = nullptr) const;
 
   // The record of chunk `xyz` at `scale`, or nullopt if no shard holds it.
   Result<std::optional<formats::dvid::ExportBlock>> ReadRecord(int scale,

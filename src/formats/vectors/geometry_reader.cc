@@ -369,7 +369,12 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
                              CandidateChunks(store, level, query));
   std::vector<ChunkData> data(chunks.size());
   CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(chunks.size(), [&](std::size_t c) {
-    return ReadChunk(store, level, chunks[c], contents, data[c]);
+    if (query.cancellation != nullptr && query.cancellation->cancelled()) {
+      return query.cancellation->Check("reading level " + std::to_string(level));
+    }
+    CHUNKWISE_RETURN_IF_ERROR(ReadChunk(store, level, chunks[c], contents, data[c]));
+    if (query.progress != nullptr) query.progress->Add(1);
+    return Status::Ok();
   }));
   LevelGeometry out;
   out.geometry.type = store.metadata().geometry_type;

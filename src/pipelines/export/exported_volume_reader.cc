@@ -141,9 +141,9 @@ Result<std::optional<dvid::ExportBlock>> ExportedVolumeReader::ReadRecord(
                     static_cast<std::int32_t>(xyz[2]));
 }
 
-Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const dvid::VoxelBox& box,
-                                                              bool supervoxels,
-                                                              core::ThreadPool* pool) const {
+Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(
+    int scale, const dvid::VoxelBox& box, bool supervoxels, core::ThreadPool* pool,
+    const core::Cancellation* cancellation, core::ProgressReporter* progress) const {
   if (scale < 0 || scale >= num_scales()) {
     return Status::InvalidArgument("scale " + std::to_string(scale) + " is not in the export (0.." +
                                    std::to_string(num_scales() - 1) + ")");
@@ -158,9 +158,15 @@ Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const d
     const auto n = static_cast<std::int64_t>(i);
     const core::GridCoord3 xyz{blocks.begin.x + n % nx, blocks.begin.y + n / nx % ny,
                                blocks.begin.z + n / (nx * ny)};
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check("reading scale " + std::to_string(scale) + " of the export");
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::ExportBlock> record,
                                ReadRecord(scale, xyz));
-    if (!record.has_value()) return Status::Ok();
+    if (!record.has_value()) {
+      if (progress != nullptr) progress->Add(1);
+      return Status::Ok();
+    }
     std::vector<std::uint64_t> voxels(static_cast<std::size_t>(kEdge * kEdge * kEdge));
     const std::string name = store_->Describe(prefix_ + detail::ExportScalePrefix(scale) +
                                               spec_.scales[scale].ShardStem(xyz) + ".arrow") +
@@ -168,6 +174,7 @@ Result<std::vector<std::uint64_t>> ExportedVolumeReader::Read(int scale, const d
                              std::to_string(xyz[1]) + "," + std::to_string(xyz[2]);
     CHUNKWISE_RETURN_IF_ERROR(DecodeExportBlock(*record, supervoxels, voxels, name));
     CopyBlockIntoBox(voxels, xyz, box, out);
+    if (progress != nullptr) progress->Add(1);
     return Status::Ok();
   };
   if (pool != nullptr) {

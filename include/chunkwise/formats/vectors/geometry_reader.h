@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
 #include "chunkwise/formats/vectors/geometry.h"
 #include "chunkwise/formats/vectors/vector_store.h"
@@ -36,8 +38,11 @@ Result<BoundingBox> ParseRegionBox(std::string_view text);
 
 struct ReadQuery {
   int level = 0;
-  std::optional<BoundingBox> bbox;        // Only vertices inside it.
-  std::optional<std::int64_t> object_id;  // Only vertices of this object.
+  std::optional<BoundingBox> bbox;             // Only vertices inside it.
+  std::optional<std::int64_t> object_id;       // Only vertices of this object.
+  core::ProgressReporter* progress = nullptr;  // Counts chunks read; may be null.
+  // Checked before each chunk; may be null. A cancelled read returns Cancelled.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 struct LevelGeometry {
