@@ -250,7 +250,11 @@ Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
                 : Array::CreateUnpublished(store, prefix, *metadata, overwrite, options);
   }
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array.status() : Status::Ok()));
-  if (!root && metadata.ok()) array = Array::JoinUnpublished(store, prefix, *metadata, options);
+  // A resumed job's array may be published already (a complete import resumed).
+  if (!root && metadata.ok()) {
+    array = options_of_job.resume ? Array::ResumeUnpublished(store, prefix, *metadata, options)
+                                  : Array::JoinUnpublished(store, prefix, *metadata, options);
+  }
   const Status imported =
       array.ok() ? ImportPart(input, *array, {job.rank(), job.size()}, options_of_job) : array.status();
   CHUNKWISE_RETURN_IF_ERROR(

@@ -124,7 +124,9 @@ TEST(ZarrImport, ResumeKeepsTheStoredBoxesAndWritesTheRest) {
   ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
   EXPECT_EQ(written, (std::vector<std::string>{"c/3/0", "c/4/0", "c/5/0", "c/6/0", "c/7/0"}));
   EXPECT_FALSE(*store->Exists(".chunkwise-incomplete"));
-  for (const std::string& key : *clean->List("")) {
+  const auto clean_keys = clean->List("");
+  ASSERT_TRUE(clean_keys.ok());
+  for (const std::string& key : *clean_keys) {
     EXPECT_EQ(*store->Get(key), *clean->Get(key)) << key;
   }
   EXPECT_EQ(store->List("")->size(), clean->List("")->size());
