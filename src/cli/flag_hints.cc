@@ -15,6 +15,7 @@ struct FlagHint {
 constexpr std::array kFlagHints = {
     FlagHint{"overwrite not requested", "pass --overwrite to replace it"},
     FlagHint{"resume not requested", "pass --resume to finish it"},
+    FlagHint{"can be written only as JSON references", "pass --format json-v1"},
     FlagHint{"outside the allowed roots", "pass --allow-root DIR to read it"},
     FlagHint{"remote references are not allowed", "pass --allow-remote to read it"},
     FlagHint{"a pyramid has 2..30 levels", "see --levels"},

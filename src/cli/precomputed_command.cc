@@ -224,6 +224,7 @@ Status DvidToPrecomputedCommand(const CommandContext& context, const Precomputed
   // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   convert.ranks = ranks.get();
+  convert.before_shard = parallel::ShardFaultFromEnvironment(ranks->rank());
   Result<pipelines::ExportToPrecomputedSummary> summary =
       pipelines::ExportToPrecomputed(source, "", std::move(spec), dest, "", convert);
   if (!summary.ok()) return WithDestinationHint(summary.status());

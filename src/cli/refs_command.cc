@@ -67,7 +67,11 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
                              chunkwise::BuildReferences(context.library(), options.source,
-                                                        {options.target_prefix, ranks.get()}));
+                                                        {.url_base = options.target_prefix,
+                                                         .ranks = ranks.get(),
+                                                         .zarr_chunk_keys_only =
+                                                             write.format ==
+                                                             refs::ReferenceFormat::kParquet}));
   const Status written =
       ranks->rank() == 0 ? chunkwise::WriteReferences(context.library(), set, options.output, write)
                          : Status::Ok();

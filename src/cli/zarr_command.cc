@@ -49,6 +49,7 @@ struct ZarrOptions {
   std::size_t threads = 0;
   bool raw = false;
   bool overwrite = false;
+  bool resume = false;
   bool json = false;
 };
 
@@ -304,7 +305,9 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
                               {.pool = std::make_shared<core::ThreadPool>(options.threads),
                                .progress = &progress,
                                .codec_build = build},
-                              ranks.get()));
+                              {.ranks = ranks.get(),
+                               .resume = options.resume,
+                               .before_box = parallel::ShardFaultFromEnvironment(ranks->rank())}));
   progress.Finish();
   if (ranks->rank() != 0) return Status::Ok();
   const zarr::ArrayMetadata& metadata = array.metadata();
@@ -499,6 +502,11 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   import->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
   AddLayoutOptions(import, *options);
+  import
+      ->add_flag("--resume", options->resume,
+                 "Finish an unpublished import of the same file and layout, keeping its "
+                 "stored shards")
+      ->excludes("--overwrite");
   AddBloscEncoderOption(import, *options);
   AddThreadsOption(import, options->threads, "Compressing threads (default: one per core)");
   SetAction(import, context, [&context, options] { return Import(context, *options); });

@@ -7,6 +7,7 @@
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/formats/refs/arrow_shard_references.h"
 #include "chunkwise/formats/refs/bcolz_references.h"
+#include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/formats/refs/reference_parts.h"
 #include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/store/file_store.h"
@@ -85,6 +86,12 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
       return refs::BuildBcolzReferences(source.store, source.prefix, {source.url_base, part});
     case FormatKind::kDvidExport:
     case FormatKind::kArrowShard: {
+      if (options.zarr_chunk_keys_only) {
+        return Status::Unsupported(url.text + " (" + std::string(FormatName(format.kind)) +
+                                   "): its blocks are keyed x_y_z outside any zarr chunk grid, "
+                                   "which Parquet references cannot hold; " +
+                                   std::string(refs::kParquetNeedsZarrKeys));
+      }
       auto progress = progress_for("shards");
       CHUNKWISE_ASSIGN_OR_RETURN(
           ReferenceSet set, refs::BuildArrowShardReferences(

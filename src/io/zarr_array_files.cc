@@ -1,9 +1,12 @@
 #include "chunkwise/io/zarr_array_files.h"
 
 #include <algorithm>
+#include <unordered_set>
+#include <vector>
 #include <string>
 
 #include "chunkwise/core/npy.h"
+#include "chunkwise/core/ravel.h"
 #include "chunkwise/io/npy_file.h"
 
 namespace chunkwise::io {
@@ -133,10 +136,35 @@ core::Region GridRowBox(const core::Shape& shape, const core::Shape& grid_chunk,
   return core::Region::FromOriginAndShape(start, extent);
 }
 
+// Whether every object of the grid row (i0, i1) (i0 alone when `flat`) is in `stored`.
+bool BoxIsStored(const core::RegularChunkGrid& grid, core::Index i0, core::Index i1, bool flat,
+                 const std::unordered_set<core::Index>& stored) {
+  const core::Shape& grid_shape = grid.grid_shape();
+  core::Shape rest(grid_shape.begin() + (flat ? 1 : 2), grid_shape.end());
+  const core::Index count = core::Region::Full(rest).num_elements();
+  core::Coord coord(grid_shape.size(), 0);
+  coord[0] = i0;
+  if (!flat) coord[1] = i1;
+  for (core::Index k = 0; k < count; ++k) {
+    const core::Coord local = core::Unravel(k, rest);
+    std::copy(local.begin(), local.end(), coord.begin() + (flat ? 1 : 2));
+    if (!stored.contains(core::Ravel(coord, grid_shape))) return false;
+  }
+  return true;
+}
+
 // Writes the boxes of the C-order file `input` (at the origin of `array`)
 // that `part` owns, each read with one positional read per row of dim 0
 // (one in all for a 1-d array).
-Status ImportOwnBoxes(const std::filesystem::path& input, Array& array, const core::JobPart& part) {
+Status ImportOwnBoxes(const std::filesystem::path& input, Array& array, const core::JobPart& part,
+                      const ImportJobOptions& job) {
+  // Resumed: the stored objects, to keep the boxes already whole.
+  std::unordered_set<core::Index> stored;
+  if (job.resume) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                               array.ListStoredObjects());
+    if (listed) stored.insert(listed->begin(), listed->end());
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<ArrayStreamReader> reader,
                              ArrayStreamReader::Open(input, {}));
   core::Endian endian = core::Endian::kLittle;
@@ -160,7 +188,14 @@ Status ImportOwnBoxes(const std::filesystem::path& input, Array& array, const co
   for (core::Index i0 = 0; i0 < grid[0]; ++i0) {
     for (core::Index i1 = 0; i1 < (flat ? 1 : grid[1]); ++i1) {
       if (!part.Owns(unit++)) continue;
+      if (job.resume && BoxIsStored(array.grid(), i0, i1, flat, stored)) continue;
       const core::Region box = GridRowBox(shape, grid_chunk, i0, i1);
+      if (job.before_box) {
+        core::Coord first(grid.size(), 0);
+        first[0] = i0;
+        if (!flat) first[1] = i1;
+        CHUNKWISE_RETURN_IF_ERROR(job.before_box(array.ChunkKey(first)));
+      }
       const core::Shape extent = box.shape();
       // One run of bytes per row of dim 0; a 1-d box is one run.
       const std::uint64_t rows = flat ? 1 : static_cast<std::uint64_t>(extent[0]);
@@ -184,14 +219,16 @@ Status ImportOwnBoxes(const std::filesystem::path& input, Array& array, const co
 }
 
 // This rank's share of the import into the new, unpublished `array`.
-Status ImportPart(const std::filesystem::path& input, Array& array, const core::JobPart& part) {
+Status ImportPart(const std::filesystem::path& input, Array& array, const core::JobPart& part,
+                  const ImportJobOptions& job) {
   const core::Coord origin(array.metadata().shape.size(), 0);
-  if (part.whole()) return ImportArrayFile(input, {}, array, origin);
+  const bool by_boxes = !part.whole() || job.resume || job.before_box;
+  if (!by_boxes) return ImportArrayFile(input, {}, array, origin);
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, ReadNpyHeader(input));
   if (header.fortran_order || header.shape.empty()) {
     return part.rank == 0 ? ImportArrayFile(input, {}, array, origin) : Status::Ok();
   }
-  return ImportOwnBoxes(input, array, part);
+  return ImportOwnBoxes(input, array, part, job);
 }
 
 }  // namespace
@@ -200,20 +237,26 @@ Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
                                   formats::zarr::ArrayLayout layout,
                                   std::shared_ptr<store::Store> store, const std::string& prefix,
                                   bool overwrite, formats::zarr::ArrayOptions options,
-                                  core::Communicator* ranks) {
+                                  const ImportJobOptions& options_of_job) {
   core::SingleProcess alone;
-  core::Communicator& job = ranks != nullptr ? *ranks : alone;
+  core::Communicator& job = options_of_job.ranks != nullptr ? *options_of_job.ranks : alone;
   const bool root = job.rank() == 0;
   // Every rank reaches each collective call with its outcome; none returns early.
   const Result<ArrayMetadata> metadata = NewArrayMetadata(input, std::move(layout));
   Result<Array> array = metadata.ok() ? Status::Internal("not yet created") : metadata.status();
   if (root && metadata.ok()) {
-    array = Array::CreateUnpublished(store, prefix, *metadata, overwrite, options);
+    array = options_of_job.resume
+                ? Array::ResumeUnpublished(store, prefix, *metadata, options)
+                : Array::CreateUnpublished(store, prefix, *metadata, overwrite, options);
   }
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array.status() : Status::Ok()));
-  if (!root && metadata.ok()) array = Array::JoinUnpublished(store, prefix, *metadata, options);
+  // A resumed job's array may be published already (a complete import resumed).
+  if (!root && metadata.ok()) {
+    array = options_of_job.resume ? Array::ResumeUnpublished(store, prefix, *metadata, options)
+                                  : Array::JoinUnpublished(store, prefix, *metadata, options);
+  }
   const Status imported =
-      array.ok() ? ImportPart(input, *array, {job.rank(), job.size()}) : array.status();
+      array.ok() ? ImportPart(input, *array, {job.rank(), job.size()}, options_of_job) : array.status();
   CHUNKWISE_RETURN_IF_ERROR(
       core::GatherOutcomes(job, imported.ok() ? Result<std::string>("") : imported).status());
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array->Publish() : Status::Ok()));

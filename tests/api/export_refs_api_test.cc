@@ -68,6 +68,23 @@ TEST_F(ExportApi, ExportsToAMemoryStoreAndBuildsReferences) {
   auto refs_store = OpenStore(context_, "memory://refs");
   ASSERT_TRUE(refs_store.ok());
   EXPECT_EQ(DetectFormat(**refs_store, "export.json")->kind, FormatKind::kReferencesJson);
+  // Parquet references hold only zarr chunk keys: the export's x_y_z block
+  // keys are refused before the scan, and by the writer, naming what and why.
+  auto for_parquet =
+      BuildReferences(context_, "memory://export", {.zarr_chunk_keys_only = true});
+  EXPECT_EQ(for_parquet.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(for_parquet.status().message().find("memory://export (DVID export shards)"),
+            std::string_view::npos)
+      << for_parquet.status().ToString();
+  EXPECT_NE(for_parquet.status().message().find("only as JSON references"), std::string_view::npos);
+  const Status parquet = WriteReferences(context_, *set, "memory://refs/export.parq",
+                                         {.format = ReferenceFormat::kParquet});
+  EXPECT_EQ(parquet.code(), StatusCode::kUnsupported);
+  EXPECT_NE(parquet.message().find("there is no 's0/.zarray'"), std::string_view::npos)
+      << parquet.ToString();
+  const auto zmetadata = (*refs_store)->Get("export.parq/.zmetadata");
+  ASSERT_TRUE(zmetadata.ok());
+  EXPECT_FALSE(zmetadata->has_value());
   // Again, refused without overwrite.
   EXPECT_EQ(ExportShards(context_, *labelmap_, spec_, "memory://export").status().code(),
             StatusCode::kInvalidArgument);

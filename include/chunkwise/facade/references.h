@@ -36,12 +36,16 @@ struct BuildReferencesOptions {
   // an empty set. Every rank must call; all fail with the lowest failing
   // rank's error, named "rank R of N".
   core::Communicator* ranks = nullptr;
+  // The set is for a layout that holds only zarr chunk keys (Parquet
+  // references): a source whose keys are not (DVID export blocks, keyed
+  // x_y_z) is refused before its scan, Unsupported.
+  bool zarr_chunk_keys_only = false;
 };
 
 // References to every chunk of the source at `source_url`: a zarr v3 or v2
 // array or group, a bcolz carray, DVID export shards, or one .arrow shard.
-// Unsupported naming the format for other sources; DetectFormat's errors
-// when there is none.
+// Unsupported naming the format for other sources, and for export shards
+// with options.zarr_chunk_keys_only; DetectFormat's errors when there is none.
 Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
                                      const BuildReferencesOptions& options = {});
 

@@ -8,6 +8,8 @@
 #define CHUNKWISE_IO_ZARR_ARRAY_FILES_H_
 
 #include <filesystem>
+#include <functional>
+#include <string>
 
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/index.h"
@@ -25,6 +27,20 @@ namespace chunkwise::io {
 Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& hint,
                        formats::zarr::Array& array, const core::Coord& offset);
 
+// How an import runs beside others (a job of ranks) or after an earlier,
+// unfinished one.
+struct ImportJobOptions {
+  // The ranks of a job (docs/scale.md); null: this process alone.
+  core::Communicator* ranks = nullptr;
+  // Finish an unpublished import of the same file and layout
+  // (Array::ResumeUnpublished): boxes whose every object is stored already
+  // are kept (each object is written whole, atomically), the rest written.
+  bool resume = false;
+  // Called with a box's first object key before each box this rank writes;
+  // its error fails the import (tests inject faults here).
+  std::function<Status(const std::string& key)> before_box;
+};
+
 // Creates the array at `prefix` of `store` with the shape and dtype that the
 // header of the .npy file `input` gives, and `layout`'s chunks, shards,
 // codecs and fill value (its shape and data_type are replaced), then writes
@@ -39,13 +55,13 @@ Status ImportArrayFile(const std::filesystem::path& input, const ArrayFileHint& 
 // (shard rows along dims 0 and 1, whole along the others; shards of a 1-d array) that
 // core::OwnerRank deals it, reading only those bytes of the file, and rank 0
 // publishes once all have succeeded. The shards' bytes are one process's.
-// A Fortran-order file is written by rank 0 alone.
+// A Fortran-order file is written by rank 0 alone, and resumed whole.
 Result<formats::zarr::Array> ImportNpyAsNewArray(const std::filesystem::path& input,
                                                  formats::zarr::ArrayLayout layout,
                                                  std::shared_ptr<store::Store> store,
                                                  const std::string& prefix, bool overwrite,
                                                  formats::zarr::ArrayOptions options = {},
-                                                 core::Communicator* ranks = nullptr);
+                                                 const ImportJobOptions& job = {});
 
 // Writes `region` of `array` to `output` (.npy, or raw little-endian when `raw`),
 // atomically. The caller checks the rule for existing outputs.

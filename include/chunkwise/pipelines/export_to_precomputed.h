@@ -18,6 +18,7 @@
 #define CHUNKWISE_PIPELINES_EXPORT_TO_PRECOMPUTED_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,10 @@ struct ExportToPrecomputedOptions {
   // after scale), and rank 0 writes the info once every rank has succeeded.
   // The shards' bytes are one process's. Every rank must call.
   core::Communicator* ranks = nullptr;
+  // Called with each Arrow shard's key before its precomputed shard is
+  // written (not for kept ones); its error fails the conversion (tests
+  // inject a failing or killed rank here).
+  std::function<Status(const std::string& arrow_key)> before_shard = nullptr;
 };
 
 struct ExportToPrecomputedScaleSummary {

@@ -59,9 +59,16 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
     if (it == arrays.end()) {
       CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Reference> zarray,
                                  set.Find(field + "/.zarray"));
-      if (!zarray || zarray->kind != Reference::Kind::kInline) {
-        return Status::InvalidArgument("reference set key '" + std::string(key) + "': no inline '" +
-                                       field + "/.zarray' to place it in the chunk grid");
+      if (!zarray) {
+        return Status::Unsupported("reference set key '" + std::string(key) +
+                                   "': Parquet references place every key in the chunk grid of "
+                                   "its array's .zarray, and there is no '" + field +
+                                   "/.zarray'; " + std::string(kParquetNeedsZarrKeys));
+      }
+      if (zarray->kind != Reference::Kind::kInline) {
+        return Status::InvalidArgument("reference set key '" + std::string(key) + "': '" + field +
+                                       "/.zarray' is not inline, so it cannot place the key in "
+                                       "the chunk grid");
       }
       CHUNKWISE_ASSIGN_OR_RETURN(ReferenceGrid grid,
                                  ReferenceGrid::FromZarray(AsChars(zarray->data), field));

@@ -125,6 +125,13 @@ Status WriteMetadata(store::Store& store, const std::string& prefix,
   return SetText(store, prefix + std::string(kZarrayKey), zarray);
 }
 
+// The metadata as Publish writes it: zarr.json, or .zarray then .zattrs.
+Result<std::string> MetadataText(const ArrayMetadata& metadata) {
+  if (metadata.zarr_format == 3) return FormatV3ArrayMetadata(metadata);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string zarray, FormatV2Zarray(metadata));
+  return zarray + FormatV2Zattrs(metadata);
+}
+
 }  // namespace
 
 Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetadata metadata,
@@ -207,9 +214,41 @@ Result<Array> Array::CreateUnpublished(std::shared_ptr<store::Store> store, std:
   }
   CHUNKWISE_RETURN_IF_ERROR(
       ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
+  // The marker holds the metadata text, so that a resumed writer can tell
+  // that it finishes the same array (ResumeUnpublished).
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, MetadataText(array.metadata_));
   CHUNKWISE_RETURN_IF_ERROR(
-      array.store_->Set(prefix + std::string(kIncompleteMarkerKey), ByteView()));
+      array.store_->Set(prefix + std::string(kIncompleteMarkerKey), AsBytes(text)));
   return array;
+}
+
+Result<Array> Array::ResumeUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                       ArrayMetadata metadata, ArrayOptions options) {
+  prefix = NormalizePrefix(std::move(prefix));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, MetadataText(metadata));
+  const std::string marker = prefix + std::string(kIncompleteMarkerKey);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::string> begun, GetText(*store, marker));
+  if (begun.has_value()) {
+    if (*begun != text) {
+      return Status::InvalidArgument(store->Describe(marker) +
+                                     ": the unfinished array there was begun with other metadata "
+                                     "(another input or layout), so it cannot be resumed");
+    }
+    return Make(std::move(store), prefix, std::move(metadata), std::move(options));
+  }
+  Result<ArrayMetadata> published = ReadMetadata(*store, prefix);
+  if (published.ok()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::string published_text, MetadataText(*published));
+    if (published_text != text) {
+      return Status::InvalidArgument(DescribePrefix(*store, prefix) +
+                                     " holds an array with other metadata (another input or "
+                                     "layout), so it cannot be resumed");
+    }
+    return Make(std::move(store), prefix, std::move(metadata), std::move(options));
+  }
+  if (published.status().code() != StatusCode::kNotFound) return published.status();
+  return CreateUnpublished(std::move(store), std::move(prefix), std::move(metadata),
+                           /*overwrite=*/false, std::move(options));
 }
 
 Result<Array> Array::JoinUnpublished(std::shared_ptr<store::Store> store, std::string prefix,

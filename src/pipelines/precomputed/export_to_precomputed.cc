@@ -140,6 +140,7 @@ class Converter {
       ++summary.shards_kept;
       return Status::Ok();
     }
+    if (options_.before_shard) CHUNKWISE_RETURN_IF_ERROR(options_.before_shard(arrow_key));
     const std::size_t n = plan.cells.size();
     std::vector<Bytes> encoded(n);
     std::vector<std::uint64_t> input_bytes(n);

@@ -20,9 +20,15 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     byte-identical to one process's, and a failure on any rank fails the job;
   * `zarr import` of a .npy file by 3 ranks (sharded v3, unsharded v2, big-endian,
     Fortran order) is byte-identical to one process and reads back as the data;
+  * `zarr import` with a rank (or the one process) killed or failing part-way
+    publishes no zarr.json, leaves only whole shards, names the failed rank and
+    shard, and `--resume` writes only the missing shards (the kept ones are not
+    rewritten) to the bytes of a clean run; another layout is refused;
   * `dvid to-precomputed` by 3 ranks (box and hashed shards) is byte-identical to
     one process; a damaged Arrow shard fails the job naming the rank and the shard,
-    publishes no info, and `--resume` by 3 ranks completes it identically.
+    publishes no info, and `--resume` by 3 ranks completes it identically; so
+    does a rank killed (or failing, named) after its first shard, and the
+    resume does not rewrite the shards kept.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
 """
@@ -344,6 +350,50 @@ def check_import(checks, job, work):
                   f"zarr import: an existing array is refused on every rank ({refused.stderr.strip()[:80]})")
 
 
+def check_import_resume(checks, job, work):
+    """zarr import killed or failing part-way (one rank of 3, or one process), then --resume."""
+    source = work / "import-little.npy"
+    layout = ["--chunk", "10,15,25", "--shard", "20,30,50", "--codec", "zstd:3"]
+    reference = work / "import-little-sharded-v3-one"
+    runs = (("ranks", "kill", 1), ("ranks", "fail", 2), ("one", "kill", 0))
+    for how, mode, rank in runs:
+        name = f"zarr import {how}/{mode}"
+        launch = job.ranks if how == "ranks" else job.one
+        broken = work / f"import-resume-{how}-{mode}"
+        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:1:{mode}"}
+        failed = launch(["zarr", "import", source, broken, *layout], fault, expect_success=False)
+        checks.expect(failed.returncode != 0, f"{name}: the import fails (exit {failed.returncode})")
+        if mode == "fail":
+            named = re.search(rf"rank {rank} of {RANKS}: .*c/\d+/\d+/0: rank {rank} fails here",
+                              failed.stderr)
+            checks.expect(named is not None, f"{name}: the error names rank {rank} and its shard: "
+                                             f"{failed.stderr.strip().splitlines()[:1]}")
+        checks.expect(not (broken / "zarr.json").exists() and (broken / ".chunkwise-incomplete").exists(),
+                      f"{name}: no zarr.json is published; the unfinished array is marked")
+        compare_trees(checks, broken, reference, f"{name}: what is visible is whole",
+                      skip=(".chunkwise-incomplete",), partial=True)
+        kept = {f: (broken / f).stat().st_mtime_ns for f in visible_files(broken)
+                if f != ".chunkwise-incomplete"}
+        checks.expect(len(kept) >= 1, f"{name}: {len(kept)} shards were written before it stopped")
+        again = launch(["zarr", "import", source, broken, *layout], expect_success=False)
+        checks.expect(again.returncode != 0 and "already holds" in again.stderr,
+                      f"{name}: without --resume the unfinished array is refused")
+        other = launch(["zarr", "import", source, broken, "--chunk", "10,15,25", "--resume"],
+                       expect_success=False)
+        checks.expect(other.returncode != 0 and "begun with other metadata" in other.stderr,
+                      f"{name}: --resume with another layout is refused "
+                      f"({other.stderr.strip().splitlines()[-1:]})")
+        launch(["zarr", "import", source, broken, *layout, "--resume"])
+        compare_trees(checks, broken, reference, f"{name}: --resume completes it", skip=())
+        rewritten = [f for f, at in kept.items() if (broken / f).stat().st_mtime_ns != at]
+        checks.expect(not rewritten, f"{name}: --resume kept the {len(kept)} stored shards unwritten "
+                                     f"(rewrote {rewritten[:3]})")
+    # A complete array resumed is republished unchanged.
+    done = work / "import-resume-ranks-kill"
+    job.ranks(["zarr", "import", source, done, *layout, "--resume"])
+    compare_trees(checks, done, reference, "zarr import: --resume of a complete array", skip=())
+
+
 def check_to_precomputed(checks, job, work):
     """dvid to-precomputed of the exports above: 3 ranks vs one process, failure and --resume."""
     for name in ("export-identity", "export-murmur"):
@@ -382,6 +432,31 @@ def check_to_precomputed(checks, job, work):
     job.ranks(["dvid", "to-precomputed", damaged, broken, "--resume"])
     compare_trees(checks, broken, work / "pc-export-identity-one",
                   f"to-precomputed: --resume by {RANKS} ranks completes it", skip=())
+    # A rank killed (or failing) after its first shard: no info, whole shards only, and
+    # --resume converts only the rest, to the bytes of a clean run.
+    reference = work / "pc-export-identity-one"
+    for mode, rank in (("kill", 1), ("fail", 2)):
+        stopped = work / f"pc-{mode}"
+        failed = job.ranks(["dvid", "to-precomputed", work / "export-identity-one", stopped],
+                           {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:1:{mode}"}, expect_success=False)
+        checks.expect(failed.returncode != 0 and not (stopped / "info").exists(),
+                      f"to-precomputed/{mode}: rank {rank} stops the job (exit {failed.returncode}) "
+                      f"and no info is published")
+        if mode == "fail":
+            checks.expect(re.search(rf"rank {rank} of {RANKS}: .*\.arrow: rank {rank} fails here",
+                                    failed.stderr) is not None,
+                          f"to-precomputed/{mode}: the error names rank {rank} and its Arrow shard: "
+                          f"{failed.stderr.strip().splitlines()[:1]}")
+        compare_trees(checks, stopped, reference, f"to-precomputed/{mode}: what is visible is whole",
+                      partial=True, skip=())
+        kept = {f: (stopped / f).stat().st_mtime_ns for f in visible_files(stopped)}
+        checks.expect(len(kept) >= 1, f"to-precomputed/{mode}: {len(kept)} shards were written first")
+        job.ranks(["dvid", "to-precomputed", work / "export-identity-one", stopped, "--resume"])
+        compare_trees(checks, stopped, reference,
+                      f"to-precomputed/{mode}: --resume by {RANKS} ranks completes it", skip=())
+        rewritten = [f for f, at in kept.items() if (stopped / f).stat().st_mtime_ns != at]
+        checks.expect(not rewritten, f"to-precomputed/{mode}: --resume kept the {len(kept)} shards "
+                                     f"unwritten (rewrote {rewritten[:3]})")
 
 
 def main():
@@ -403,6 +478,7 @@ def main():
     check_convert_sparse(checks, job, work)
     check_refs(checks, job, work)
     check_import(checks, job, work)
+    check_import_resume(checks, job, work)
     check_to_precomputed(checks, job, work)
     checks.finish()
 

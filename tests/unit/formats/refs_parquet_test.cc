@@ -141,8 +141,11 @@ TEST(ParquetReferences, RefusesWhatTheLayoutCannotHold) {
 
   ReferenceSet orphan = SampleSet();
   orphan.Set("other/0", Reference::WholeFile("x"));
-  EXPECT_EQ(WriteParquetReferences(orphan, *Dir(directory), "", {}).code(),
-            StatusCode::kInvalidArgument);
+  status = WriteParquetReferences(orphan, *Dir(directory), "", {});
+  EXPECT_EQ(status.code(), StatusCode::kUnsupported);
+  EXPECT_NE(status.message().find("'other/0'"), std::string_view::npos) << status.ToString();
+  EXPECT_NE(status.message().find("no 'other/.zarray'"), std::string_view::npos);
+  EXPECT_NE(status.message().find(kParquetNeedsZarrKeys), std::string_view::npos);
   EXPECT_FALSE(std::filesystem::exists(directory / ".zmetadata"));
 }
 

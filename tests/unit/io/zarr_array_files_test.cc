@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -78,6 +79,68 @@ TEST(ZarrImport, FailedImportLeavesNoArray) {
   ASSERT_TRUE(array.ok()) << array.status().ToString();
   EXPECT_EQ(array->metadata().shape, (core::Shape{16, 8}));
   EXPECT_FALSE(*fine->Exists(".chunkwise-incomplete"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ZarrImport, ResumeKeepsTheStoredBoxesAndWritesTheRest) {
+  const std::filesystem::path dir = test::FreshScratchDirectory("zarr_import_resume");
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path input = WriteRamp(dir);
+  // A clean import: the bytes a resumed one must end with.
+  auto clean = std::make_shared<ChunkFailingStore>(1000);
+  ASSERT_TRUE(ImportNpyAsNewArray(input, Chunks(), clean, "", false).ok());
+
+  // Stopped before its 4th box (of 8 rows of chunks): 3 chunks stored, unpublished.
+  auto store = std::make_shared<ChunkFailingStore>(1000);
+  int boxes = 0;
+  const auto stop_at_4th = [&](const std::string& key) -> Status {
+    return ++boxes > 3 ? Status::Internal(key + ": stopped") : Status::Ok();
+  };
+  const Status stopped =
+      ImportNpyAsNewArray(input, Chunks(), store, "", false, {}, {.before_box = stop_at_4th})
+          .status();
+  EXPECT_EQ(stopped.code(), StatusCode::kInternal);
+  EXPECT_THAT(stopped.message(), HasSubstr("c/3/0: stopped"));
+  EXPECT_EQ(store->List("c/")->size(), 3u);
+  EXPECT_FALSE(*store->Exists("zarr.json"));
+
+  // Another layout does not resume it.
+  formats::zarr::ArrayLayout other = Chunks();
+  other.chunk_shape = {4, 8};
+  const Status refused =
+      ImportNpyAsNewArray(input, other, store, "", false, {}, {.resume = true}).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr(".chunkwise-incomplete"));
+  EXPECT_THAT(refused.message(), HasSubstr("begun with other metadata"));
+
+  // The same layout resumes: only the 5 missing boxes are written.
+  std::vector<std::string> written;
+  const auto record = [&](const std::string& key) -> Status {
+    written.push_back(key);
+    return Status::Ok();
+  };
+  auto resumed = ImportNpyAsNewArray(input, Chunks(), store, "", false, {},
+                                     {.resume = true, .before_box = record});
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ(written, (std::vector<std::string>{"c/3/0", "c/4/0", "c/5/0", "c/6/0", "c/7/0"}));
+  EXPECT_FALSE(*store->Exists(".chunkwise-incomplete"));
+  const auto clean_keys = clean->List("");
+  ASSERT_TRUE(clean_keys.ok());
+  for (const std::string& key : *clean_keys) {
+    EXPECT_EQ(*store->Get(key), *clean->Get(key)) << key;
+  }
+  EXPECT_EQ(store->List("")->size(), clean->List("")->size());
+
+  // A published array resumed is left as it is; with another layout it is refused.
+  written.clear();
+  ASSERT_TRUE(ImportNpyAsNewArray(input, Chunks(), store, "", false, {},
+                                  {.resume = true, .before_box = record})
+                  .ok());
+  EXPECT_TRUE(written.empty());
+  EXPECT_EQ(ImportNpyAsNewArray(input, other, store, "", false, {}, {.resume = true})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
   std::filesystem::remove_all(dir);
 }
 

@@ -47,9 +47,16 @@ struct ParquetReferenceOptions {
 // `.zmetadata` last, each atomically, so an interrupted write leaves no
 // openable set. InvalidArgument naming the key for keys the layout cannot
 // hold (a "/" dimension_separator, a chunk index outside the grid, a root-level
-// array) or when keys exist under the prefix and !overwrite. A zero-length
+// array) or when keys exist under the prefix and !overwrite; Unsupported
+// naming the key for a key of a field with no ".zarray" (e.g. DVID export
+// blocks, keyed x_y_z), whose message ends with kParquetNeedsZarrKeys. A zero-length
 // range at offset 0 (which the layout would read as a whole file) is written
 // as empty inline data.
+// How an error about keys outside any zarr chunk grid ends: fsspec's Parquet
+// layout places each key in its array's grid, so such keys go to JSON.
+inline constexpr std::string_view kParquetNeedsZarrKeys =
+    "such keys can be written only as JSON references";
+
 Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
                               const std::string& prefix,
                               const ParquetReferenceOptions& options = {});

@@ -108,6 +108,14 @@ class Array {
   // marker is not there (no unpublished array at `prefix`).
   static Result<Array> JoinUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
                                        ArrayMetadata metadata, ArrayOptions options = {});
+  // The array that CreateUnpublished began at `prefix` with this same
+  // `metadata` (its marker holds the metadata text), for a resumed writer to
+  // finish: nothing is erased. A published array with this metadata is
+  // returned as it is (Publish rewrites the same metadata); with nothing at
+  // `prefix`, CreateUnpublished starts it. InvalidArgument naming the key when
+  // the array there was begun or published with other metadata.
+  static Result<Array> ResumeUnpublished(std::shared_ptr<store::Store> store, std::string prefix,
+                                         ArrayMetadata metadata, ArrayOptions options = {});
   // Writes the metadata of an array made by CreateUnpublished, then removes
   // its marker. Call it once every chunk is written.
   Status Publish();
