@@ -378,7 +378,7 @@ def test_a_cancelled_bcolz_read_stops_between_chunks(
     assert stop.calls[-1][0] < slow_rows.nbytes
 
 
-def test_a_cancelled_vectors_write_publishes_no_level(tmp_path: pathlib.Path) -> None:
+def test_a_cancelled_vectors_write_publishes_no_store(tmp_path: pathlib.Path) -> None:
     points = np.random.default_rng(3).uniform(0, 1000, (400_000, 3)).astype("float32")
     url = str(tmp_path / "points.zarr")
     stop = CancelAtFirstReport()
@@ -386,8 +386,8 @@ def test_a_cancelled_vectors_write_publishes_no_level(tmp_path: pathlib.Path) ->
         chunkwise.vectors.write(url, points, chunk_shape=(20, 20, 20), progress=stop,
                                 cancel=stop.token)
     assert stop.calls[-1][0] < points.shape[0]
-    with pytest.raises(chunkwise.InvalidArgumentError, match='no "zarr_vectors_level"'):
-        chunkwise.vectors.read(url)  # the level's metadata is what a write ends with
+    with pytest.raises(chunkwise.NotFoundError, match="no zarr-vectors root"):
+        chunkwise.vectors.read(url)  # the root zarr.json is what a write publishes last
     written = chunkwise.vectors.write(url, points[:100], chunk_shape=(500, 500, 500),
                                       overwrite=True)
     assert written["vertices"] == 100
