@@ -340,7 +340,7 @@ class VectorsWrite(Writer):
 
     def command(self, out):
         return [self.binary, "-q", "vectors", "write", out, "--type", "graph", "--input", self.input,
-                "--edges", self.edges_path, "--chunk-shape", "10,10,10", "--overwrite"]
+                "--edges", self.edges_path, "--chunk-shape", "20,20,20", "--overwrite"]
 
     def check(self, out, complete):
         import zarr
