@@ -1,5 +1,6 @@
 #include "chunkwise/formats/zarr/array_metadata.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -175,8 +176,12 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
                                    "array or group, so it is not replaced");
   }
   CHUNKWISE_RETURN_IF_ERROR(store.Set(marker, ByteView()));
-  // The metadata goes first (zarr.json sorts after c/...), so that a writer
-  // killed while erasing never leaves an array whose chunks are gone.
+  // The metadata goes first (zarr.json sorts after c/...), shallowest first,
+  // so that a writer killed while erasing never leaves a node whose chunks
+  // or members are gone: the root's metadata is the first key erased.
+  const auto depth = [](const std::string& key) { return std::count(key.begin(), key.end(), '/'); };
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&](const std::string& a, const std::string& b) { return depth(a) < depth(b); });
   for (const bool metadata : {true, false}) {
     for (const std::string& key : keys) {
       const std::string_view name = std::string_view(key).substr(key.rfind('/') + 1);

@@ -1116,6 +1116,33 @@ TEST(Array, ProgressCountsBytes) {
 }
 
 // --overwrite replaces a zarr array or group, never a directory of other files.
+// Records the keys erased, in order.
+class EraseRecordingStore : public test::ForwardingStore {
+ public:
+  Status Erase(std::string_view key) override {
+    erased.emplace_back(key);
+    return ForwardingStore::Erase(key);
+  }
+  std::vector<std::string> erased;
+};
+
+TEST(Array, OverwriteErasesTheRootMetadataFirst) {
+  // A group over a nested array: its member's zarr.json sorts before the
+  // root's, and a replacement killed after erasing only the member's would
+  // leave a root that lists a broken member.
+  auto store = std::make_shared<EraseRecordingStore>();
+  ASSERT_TRUE(CreateGroup(*store, "g", 3, json::object()).ok());
+  const ArrayMetadata metadata =
+      Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0}, json::array({kBytesLittle}));
+  Array member = ValueOrDie(Array::Create(store, "g/0/links", metadata, false));
+  ASSERT_TRUE(member.Write(Region({0, 0}, {4, 4}), Iota16(16)).ok());
+  ASSERT_TRUE(CreateUnpublishedGroup(*store, "g", true).ok());
+  ASSERT_FALSE(store->erased.empty());
+  EXPECT_EQ(store->erased.front(), "g/zarr.json");
+  EXPECT_EQ(ValueOrDie(store->inner().List("g/")),
+            std::vector<std::string>{"g/.chunkwise-incomplete"});
+}
+
 TEST(Array, OverwriteRefusesWhatIsNotZarr) {
   const auto directory = test::FreshScratchDirectory("overwrite");
   auto store = ValueOrDie(store::FileStore::Open(directory));
