@@ -465,10 +465,8 @@ def main():
     writers = [stream, ZarrImport(binary, stream), ZarrConvert(binary, work, source), BcolzCreate(binary, work),
                RefsBuild(binary, work, v2, "json"), RefsBuild(binary, work, v2, "parquet"),
                ExportShards(binary, work)]
-    # vectors write is run only when asked (--only vectors): killed late in a
-    # run it has left a root zarr.json over partial cross-chunk links (found
-    # 2026-11-26, docs/reliability.md "Not yet done"), and one case takes
-    # minutes, past what make test allows this harness.
+    # vectors write is run only when asked (--only vectors): one case takes
+    # minutes, past what make test allows this harness (docs/reliability.md).
     if args.only and args.only in VectorsWrite.name:
         writers.append(VectorsWrite(binary, work))
     for writer in writers:
