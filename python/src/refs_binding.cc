@@ -65,12 +65,12 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
   operation.Run(
       [&]() -> Status {
         const Context& context = operation.context();
-        CHUNKWISE_ASSIGN_OR_RETURN(const ReferenceSet set,
-                                   BuildReferences(context, source,
-                                                   {.url_base = request.url_base,
-                                                    .zarr_chunk_keys_only =
-                                                        write.format ==
-                                                        refs::ReferenceFormat::kParquet}));
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            const ReferenceSet set,
+            BuildReferences(
+                context, source,
+                {.url_base = request.url_base,
+                 .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet}));
         CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing references to " + output));
         CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, set, output, write));
         CHUNKWISE_ASSIGN_OR_RETURN(summary, refs::SummarizeReferences(set, nullptr));

@@ -65,13 +65,13 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   write.root_array_name = fs::path(name).filename().stem().string();
   if (write.root_array_name.empty()) write.root_array_name = "data";
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
-                             chunkwise::BuildReferences(context.library(), options.source,
-                                                        {.url_base = options.target_prefix,
-                                                         .ranks = ranks.get(),
-                                                         .zarr_chunk_keys_only =
-                                                             write.format ==
-                                                             refs::ReferenceFormat::kParquet}));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const refs::ReferenceSet set,
+      chunkwise::BuildReferences(
+          context.library(), options.source,
+          {.url_base = options.target_prefix,
+           .ranks = ranks.get(),
+           .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet}));
   const Status written =
       ranks->rank() == 0 ? chunkwise::WriteReferences(context.library(), set, options.output, write)
                          : Status::Ok();

@@ -1,9 +1,9 @@
 #include "chunkwise/io/zarr_array_files.h"
 
 #include <algorithm>
+#include <string>
 #include <unordered_set>
 #include <vector>
-#include <string>
 
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/ravel.h"
@@ -255,8 +255,9 @@ Result<Array> ImportNpyAsNewArray(const std::filesystem::path& input,
     array = options_of_job.resume ? Array::ResumeUnpublished(store, prefix, *metadata, options)
                                   : Array::JoinUnpublished(store, prefix, *metadata, options);
   }
-  const Status imported =
-      array.ok() ? ImportPart(input, *array, {job.rank(), job.size()}, options_of_job) : array.status();
+  const Status imported = array.ok()
+                              ? ImportPart(input, *array, {job.rank(), job.size()}, options_of_job)
+                              : array.status();
   CHUNKWISE_RETURN_IF_ERROR(
       core::GatherOutcomes(job, imported.ok() ? Result<std::string>("") : imported).status());
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(job, root ? array->Publish() : Status::Ok()));

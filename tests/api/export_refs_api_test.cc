@@ -70,8 +70,7 @@ TEST_F(ExportApi, ExportsToAMemoryStoreAndBuildsReferences) {
   EXPECT_EQ(DetectFormat(**refs_store, "export.json")->kind, FormatKind::kReferencesJson);
   // Parquet references hold only zarr chunk keys: the export's x_y_z block
   // keys are refused before the scan, and by the writer, naming what and why.
-  auto for_parquet =
-      BuildReferences(context_, "memory://export", {.zarr_chunk_keys_only = true});
+  auto for_parquet = BuildReferences(context_, "memory://export", {.zarr_chunk_keys_only = true});
   EXPECT_EQ(for_parquet.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(for_parquet.status().message().find("memory://export (DVID export shards)"),
             std::string_view::npos)

@@ -62,8 +62,8 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
       if (!zarray) {
         return Status::Unsupported("reference set key '" + std::string(key) +
                                    "': Parquet references place every key in the chunk grid of "
-                                   "its array's .zarray, and there is no '" + field +
-                                   "/.zarray'; " + std::string(kParquetNeedsZarrKeys));
+                                   "its array's .zarray, and there is no '" +
+                                   field + "/.zarray'; " + std::string(kParquetNeedsZarrKeys));
       }
       if (zarray->kind != Reference::Kind::kInline) {
         return Status::InvalidArgument("reference set key '" + std::string(key) + "': '" + field +

@@ -173,10 +173,9 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
   }
   // Every array and the level's group first, the root last: a write killed,
   // failing or cancelled half-way leaves no store that any reader opens.
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      VectorStore vectors,
-      VectorStore::CreateUnpublished(std::move(store), std::move(prefix), metadata,
-                                     options.overwrite, options.store_options));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors, VectorStore::CreateUnpublished(
+                                                      std::move(store), std::move(prefix), metadata,
+                                                      options.overwrite, options.store_options));
   const ChunkPlacement placement = PlaceVertices(geometry.positions, options.chunk_shape);
   CHUNKWISE_ASSIGN_OR_RETURN(WriteSummary summary,
                              WriteLevel(vectors, 0, geometry, placement, LevelMetadata{},

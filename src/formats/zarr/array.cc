@@ -547,13 +547,14 @@ Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource&
   // A partial write merges into the stored chunk: conditionally where the
   // store can, so that writers of different parts of one chunk lose nothing.
   if (store_->capabilities().conditional_writes) {
-    return UpdateObject(key, [&](const std::optional<Bytes>& old,
-                                 const store::Generation& read_at) -> Status {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, MergeChunk(overlap, source, old));
-      if (encoded) return store_->SetIf(key, *encoded, read_at).status();
-      if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no chunk.
-      return Status::Ok();
-    });
+    return UpdateObject(
+        key, [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded,
+                                     MergeChunk(overlap, source, old));
+          if (encoded) return store_->SetIf(key, *encoded, read_at).status();
+          if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no chunk.
+          return Status::Ok();
+        });
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> old, store_->Get(key));
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, MergeChunk(overlap, source, old));
@@ -618,14 +619,14 @@ Result<std::optional<EncodedShard>> Array::MergeShard(const ChunkOverlap& overla
 
 Status Array::UpdateShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
   const std::string key = ChunkKey(overlap.chunk);
-  return UpdateObject(key, [&](const std::optional<Bytes>& old,
-                               const store::Generation& read_at) -> Status {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
-                               MergeShard(overlap, source, old));
-    if (shard) return store_->SetPartsIf(key, shard->parts, read_at).status();
-    if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no shard.
-    return Status::Ok();
-  });
+  return UpdateObject(
+      key, [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
+        CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
+                                   MergeShard(overlap, source, old));
+        if (shard) return store_->SetPartsIf(key, shard->parts, read_at).status();
+        if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no shard.
+        return Status::Ok();
+      });
 }
 
 Status Array::UpdateObject(const std::string& key, const ConditionalMerge& merge_and_write) {

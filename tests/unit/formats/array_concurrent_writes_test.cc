@@ -61,9 +61,7 @@ ArrayMetadata OneChunkMetadata() {
 
 enum class Layout { kOneShard, kOneChunk };
 
-std::string LayoutName(Layout layout) {
-  return layout == Layout::kOneShard ? "shard" : "chunk";
-}
+std::string LayoutName(Layout layout) { return layout == Layout::kOneShard ? "shard" : "chunk"; }
 
 // Element (i, j) holds i * kCols + j + 1: never the fill value, and each its own.
 std::uint16_t Expected(std::int64_t i, std::int64_t j) {
@@ -115,8 +113,7 @@ int LostElements(std::shared_ptr<store::Store> store, const std::string& prefix)
   return lost;
 }
 
-Status CreateArray(std::shared_ptr<store::Store> store, const std::string& prefix,
-                   Layout layout) {
+Status CreateArray(std::shared_ptr<store::Store> store, const std::string& prefix, Layout layout) {
   ArrayOptions options;
   options.pool = std::make_shared<core::ThreadPool>(1);
   const ArrayMetadata metadata =
@@ -130,8 +127,8 @@ std::vector<std::string> RunThreads(const std::shared_ptr<store::Store>& store, 
                                     int trials, Layout layout) {
   std::vector<std::string> failures;
   for (int trial = 0; trial < trials; ++trial) {
-    const std::string prefix = LayoutName(layout) + "_t" + std::to_string(writers) + "_" +
-                               std::to_string(trial) + "/";
+    const std::string prefix =
+        LayoutName(layout) + "_t" + std::to_string(writers) + "_" + std::to_string(trial) + "/";
     const std::string name = std::to_string(writers) + " threads, trial " + std::to_string(trial);
     if (Status created = CreateArray(store, prefix, layout); !created.ok()) {
       failures.push_back(name + ": " + created.ToString());
@@ -161,8 +158,8 @@ std::vector<std::string> RunProcesses(const std::filesystem::path& root, Layout 
   std::vector<std::string> failures;
   for (const auto& [processes, run_trials] : runs) {
     for (int trial = 0; trial < run_trials; ++trial, ++*trials) {
-      const std::string prefix = LayoutName(layout) + "_p" + std::to_string(processes) + "_" +
-                                 std::to_string(trial) + "/";
+      const std::string prefix =
+          LayoutName(layout) + "_p" + std::to_string(processes) + "_" + std::to_string(trial) + "/";
       const std::string name =
           std::to_string(processes) + " processes, trial " + std::to_string(trial);
       if (!CreateArray(*store::FileStore::Open(root), prefix, layout).ok()) {
@@ -215,14 +212,16 @@ TEST(ArrayConcurrentWrites, ThreadsWritingOneShardOfAFileStoreLoseNothing) {
   const auto root = test::FreshScratchDirectory("array-threads");
   std::shared_ptr<store::Store> store = *store::FileStore::Open(root);
   for (const int threads : {2, 4, 8}) {
-    EXPECT_EQ(RunThreads(store, threads, 5, Layout::kOneShard), std::vector<std::string>{}) << threads;
+    EXPECT_EQ(RunThreads(store, threads, 5, Layout::kOneShard), std::vector<std::string>{})
+        << threads;
   }
 }
 
 TEST(ArrayConcurrentWrites, ThreadsWritingOneShardOfAMemoryStoreLoseNothing) {
   std::shared_ptr<store::Store> store = std::make_shared<store::MemoryStore>();
   for (const int threads : {2, 4, 8}) {
-    EXPECT_EQ(RunThreads(store, threads, 10, Layout::kOneShard), std::vector<std::string>{}) << threads;
+    EXPECT_EQ(RunThreads(store, threads, 10, Layout::kOneShard), std::vector<std::string>{})
+        << threads;
   }
 }
 
@@ -240,14 +239,16 @@ TEST(ArrayConcurrentWrites, ThreadsWritingOneChunkOfAFileStoreLoseNothing) {
   const auto root = test::FreshScratchDirectory("array-threads-chunk");
   std::shared_ptr<store::Store> store = *store::FileStore::Open(root);
   for (const int threads : {2, 4, 8}) {
-    EXPECT_EQ(RunThreads(store, threads, 34, Layout::kOneChunk), std::vector<std::string>{}) << threads;
+    EXPECT_EQ(RunThreads(store, threads, 34, Layout::kOneChunk), std::vector<std::string>{})
+        << threads;
   }
 }
 
 TEST(ArrayConcurrentWrites, ThreadsWritingOneChunkOfAMemoryStoreLoseNothing) {
   std::shared_ptr<store::Store> store = std::make_shared<store::MemoryStore>();
   for (const int threads : {2, 4, 8}) {
-    EXPECT_EQ(RunThreads(store, threads, 34, Layout::kOneChunk), std::vector<std::string>{}) << threads;
+    EXPECT_EQ(RunThreads(store, threads, 34, Layout::kOneChunk), std::vector<std::string>{})
+        << threads;
   }
 }
 

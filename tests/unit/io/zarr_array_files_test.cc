@@ -137,10 +137,9 @@ TEST(ZarrImport, ResumeKeepsTheStoredBoxesAndWritesTheRest) {
                                   {.resume = true, .before_box = record})
                   .ok());
   EXPECT_TRUE(written.empty());
-  EXPECT_EQ(ImportNpyAsNewArray(input, other, store, "", false, {}, {.resume = true})
-                .status()
-                .code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ImportNpyAsNewArray(input, other, store, "", false, {}, {.resume = true}).status().code(),
+      StatusCode::kInvalidArgument);
   std::filesystem::remove_all(dir);
 }
 
