@@ -332,6 +332,16 @@ void KeepOwnShards(std::vector<ScaleJob>& jobs, const core::JobPart& part) {
   }
 }
 
+// Adds the counts of `from` to those of `into` (not its seconds or sources).
+void AddCounts(ExportToPrecomputedScaleSummary& into, const ExportToPrecomputedScaleSummary& from) {
+  into.arrow_shards += from.arrow_shards;
+  into.shards_written += from.shards_written;
+  into.shards_kept += from.shards_kept;
+  into.blocks += from.blocks;
+  into.input_bytes += from.input_bytes;
+  into.output_bytes += from.output_bytes;
+}
+
 // The job's summary from the parts': InvalidArgument when two parts claim
 // one precomputed shard from different Arrow shards.
 Result<ExportToPrecomputedSummary> AddParts(const std::vector<ExportToPrecomputedSummary>& parts,
@@ -344,12 +354,7 @@ Result<ExportToPrecomputedSummary> AddParts(const std::vector<ExportToPrecompute
       const auto [at, added] = by_key.emplace(scale.key, job.scales.size());
       if (added) job.scales.push_back({.key = scale.key});
       ExportToPrecomputedScaleSummary& total = job.scales[at->second];
-      total.arrow_shards += scale.arrow_shards;
-      total.shards_written += scale.shards_written;
-      total.shards_kept += scale.shards_kept;
-      total.blocks += scale.blocks;
-      total.input_bytes += scale.input_bytes;
-      total.output_bytes += scale.output_bytes;
+      AddCounts(total, scale);
       total.seconds = std::max(total.seconds, scale.seconds);
       for (const auto& [shard, arrow_key] : scale.sources) {
         const auto [claimed, first] = total.sources.emplace(shard, arrow_key);
@@ -498,12 +503,7 @@ std::string ExportToPrecomputedSummary::Format() const {
   };
   for (const ExportToPrecomputedScaleSummary& s : scales) {
     text += line(s);
-    total.arrow_shards += s.arrow_shards;
-    total.shards_written += s.shards_written;
-    total.shards_kept += s.shards_kept;
-    total.blocks += s.blocks;
-    total.input_bytes += s.input_bytes;
-    total.output_bytes += s.output_bytes;
+    AddCounts(total, s);
   }
   return text + line(total);
 }
