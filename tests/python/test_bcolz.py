@@ -71,11 +71,9 @@ def test_missing_datasets_are_not_found(tmp_path: pathlib.Path) -> None:
         chunkwise.bcolz.read(str(tmp_path / "nothing.bcolz"))
 
 
-def test_array_files_import_and_append_by_url_and_http_reads_them(tmp_path: pathlib.Path) -> None:
-    import functools
-    import http.server
-    import threading
-
+def test_array_files_import_and_append_by_url_and_http_reads_them(
+    tmp_path: pathlib.Path, http_base: str
+) -> None:
     rows = np.arange(5000, dtype="<f8")
     np.save(tmp_path / "rows.npy", rows)
     url = str(tmp_path / "imported.bcolz")
@@ -94,19 +92,9 @@ def test_array_files_import_and_append_by_url_and_http_reads_them(tmp_path: path
     chunkwise.bcolz.import_file(memory, tmp_path / "rows.npy", overwrite=True)
     np.testing.assert_array_equal(chunkwise.bcolz.read(memory, slice="-2:"), rows[-2:])
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:  # http cannot list: the facade finds the dataset by its meta files
-        np.testing.assert_array_equal(chunkwise.bcolz.read(f"{base}/imported.bcolz",
-                                                           slice="10:20"), rows[10:20])
-        assert chunkwise.bcolz.info(f"{base}/imported.bcolz")["length"] == 5000
-        with pytest.raises(chunkwise.NotFoundError, match="absent.bcolz"):
-            chunkwise.bcolz.read(f"{base}/absent.bcolz")
-    finally:
-        server.shutdown()
+    # http cannot list: the facade finds the dataset by its meta files
+    np.testing.assert_array_equal(chunkwise.bcolz.read(f"{http_base}/imported.bcolz",
+                                                       slice="10:20"), rows[10:20])
+    assert chunkwise.bcolz.info(f"{http_base}/imported.bcolz")["length"] == 5000
+    with pytest.raises(chunkwise.NotFoundError, match="absent.bcolz"):
+        chunkwise.bcolz.read(f"{http_base}/absent.bcolz")

@@ -133,37 +133,23 @@ def test_a_cancelled_build_writes_no_set(tmp_path: pathlib.Path,
 
 
 def test_a_set_is_opened_by_url_and_its_targets_follow_the_remote_rule(
-    tmp_path: pathlib.Path, volume: tuple[pathlib.Path, np.ndarray]
+    tmp_path: pathlib.Path, volume: tuple[pathlib.Path, np.ndarray], http_base: str
 ) -> None:
-    import functools
-    import http.server
-    import threading
+    source, data = volume
+    chunkwise.refs.build(str(source), str(tmp_path / "remote.json"),
+                         url_base=f"{http_base}/volume.zarr/")
+    chunkwise.refs.build(str(source), str(tmp_path / "local.json"))
+    refs = chunkwise.refs.open(f"{http_base}/remote.json", allow_remote=True)
+    assert refs.url == f"{http_base}/remote.json"
+    stored = (source / "0.0.0").read_bytes()
+    assert bytes(refs["0.0.0"]) == stored
+    store = zarr.storage.FsspecStore.from_mapper(refs.fs.get_mapper(""), read_only=True)
+    np.testing.assert_array_equal(zarr.open_array(store=store, mode="r")[...], data)
+    with pytest.raises(chunkwise.ChunkwiseError, match="remote"):
+        chunkwise.refs.open(f"{http_base}/remote.json")["0.0.0"]
+    # A set that is not local may not point at local files.
+    with pytest.raises(chunkwise.ChunkwiseError, match="local"):
+        chunkwise.refs.open(f"{http_base}/local.json", allow_remote=True)["0.0.0"]
+    with pytest.raises(chunkwise.NotFoundError, match="missing.json"):
+        chunkwise.refs.open(f"{http_base}/missing.json")  # http cannot list: still not found
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        source, data = volume
-        chunkwise.refs.build(str(source), str(tmp_path / "remote.json"),
-                             url_base=f"{base}/volume.zarr/")
-        chunkwise.refs.build(str(source), str(tmp_path / "local.json"))
-        refs = chunkwise.refs.open(f"{base}/remote.json", allow_remote=True)
-        assert refs.url == f"{base}/remote.json"
-        stored = (source / "0.0.0").read_bytes()
-        assert bytes(refs["0.0.0"]) == stored
-        store = zarr.storage.FsspecStore.from_mapper(refs.fs.get_mapper(""), read_only=True)
-        np.testing.assert_array_equal(zarr.open_array(store=store, mode="r")[...], data)
-        with pytest.raises(chunkwise.ChunkwiseError, match="remote"):
-            chunkwise.refs.open(f"{base}/remote.json")["0.0.0"]
-        # A set that is not local may not point at local files.
-        with pytest.raises(chunkwise.ChunkwiseError, match="local"):
-            chunkwise.refs.open(f"{base}/local.json", allow_remote=True)["0.0.0"]
-        with pytest.raises(chunkwise.NotFoundError, match="missing.json"):
-            chunkwise.refs.open(f"{base}/missing.json")  # http cannot list: still not found
-    finally:
-        server.shutdown()
