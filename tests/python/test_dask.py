@@ -174,6 +174,20 @@ def test_an_array_pickles_as_its_url(tmp_path: Path) -> None:
     np.testing.assert_array_equal(again[...], [1, 2, 3, 4])
 
 
+def ingested_labelmap(
+    tmp_path: Path, zyx: tuple[int, int, int] = (100, 128, 192), group: int = 5000,
+    scales: int = 1
+) -> tuple[np.ndarray, str, str]:
+    """Labels z, y, x (each run of `group` voxels one label) ingested into
+    tmp_path/labels.db with `scales` downsampled scales, and an export spec of
+    all of them: (labels, the labelmap's path, the spec's path)."""
+    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // group + 1
+    db = str(tmp_path / "labels.db")
+    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
+        labelmap.ingest(labels, scales=scales)
+    return labels, db, export_spec(tmp_path / "spec.json", zyx, scales + 1)
+
+
 def export_spec(path: Path, zyx: tuple[int, int, int], scales: int) -> str:
     """A neuroglancer info with identity-hash sharded scales (shards of 2 chunks)."""
     import json
@@ -207,12 +221,7 @@ def test_export_shards_one_task_per_shard_gives_the_one_task_bytes(
 ) -> None:
     from chunkwise import _core
 
-    zyx = (100, 128, 192)  # 2 x 2 x 3 blocks of 64.
-    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
-    db = str(tmp_path / "labels.db")
-    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
-        labelmap.ingest(labels, scales=1)
-    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    labels, db, spec = ingested_labelmap(tmp_path)  # 2 x 2 x 3 blocks of 64.
     assert _core.export_shard_count(spec) == 12  # 12 chunks, 256 shard numbers.
 
     alone = cwd.export_shards(db, spec, str(tmp_path / "alone"), tasks=1)
@@ -241,12 +250,7 @@ def test_export_shards_one_task_per_shard_gives_the_one_task_bytes(
 def test_a_cancelled_export_task_stops_and_nothing_is_published(tmp_path: Path) -> None:
     # The synchronous scheduler runs the tasks here, so they see the token,
     # cancelled before the job: the first task stops at its first block.
-    zyx = (100, 128, 192)
-    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
-    db = str(tmp_path / "labels.db")
-    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
-        labelmap.ingest(labels, scales=1)
-    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    labels, db, spec = ingested_labelmap(tmp_path)
     dest = tmp_path / "export"
     token = chunkwise.CancelToken()
     token.cancel()
@@ -269,12 +273,7 @@ def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
 
     import tensorstore as ts
 
-    zyx = (100, 128, 192)  # 2 x 2 x 3 blocks of 64.
-    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 5000 + 1
-    db = str(tmp_path / "labels.db")
-    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
-        labelmap.ingest(labels, scales=1)
-    spec = export_spec(tmp_path / "spec.json", zyx, 2)
+    labels, db, spec = ingested_labelmap(tmp_path)  # 2 x 2 x 3 blocks of 64.
     export = str(tmp_path / "export")
     cwd.export_shards(db, spec, export, tasks=1)
 
@@ -310,12 +309,8 @@ def test_to_precomputed_one_task_per_shard_gives_the_cli_bytes(
 def test_to_precomputed_failed_task_publishes_nothing_and_resume_completes(
     client: Client, tmp_path: Path
 ) -> None:
-    zyx = (64, 128, 256)  # 1 x 2 x 4 blocks: 8 chunks, 4 shards.
-    labels = np.arange(np.prod(zyx), dtype=np.uint64).reshape(zyx) // 777 + 1
-    db = str(tmp_path / "labels.db")
-    with chunkwise.dvid.Labelmap(db, create=True) as labelmap:
-        labelmap.ingest(labels, scales=0)
-    spec = export_spec(tmp_path / "spec.json", zyx, 1)
+    # 1 x 2 x 4 blocks: 8 chunks, 4 shards.
+    labels, db, spec = ingested_labelmap(tmp_path, zyx=(64, 128, 256), group=777, scales=0)
     export = tmp_path / "export"
     cwd.export_shards(db, spec, str(export), tasks=1)
     reference = tmp_path / "reference"
