@@ -51,8 +51,10 @@ LinkRecords ParentRecords(const std::vector<Endpoint>& fine_identity, const Chun
   return records;
 }
 
-Status EraseCrossLevelData(const VectorStore& store) {
-  for (int level = 1; level < store.metadata().num_levels; ++level) {
+// Erases levels 1..`levels` − 1 (the levels listed before, or the levels a
+// failed build may have left unlisted beyond them) and level 0's cross-level links.
+Status EraseCrossLevelData(const VectorStore& store, int levels) {
+  for (int level = 1; level < levels; ++level) {
     CHUNKWISE_RETURN_IF_ERROR(store.EraseAll(layout::LevelPath(level)));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<int> deltas, ListLinkDeltas(store, 0));
@@ -134,7 +136,10 @@ Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
     return Status::InvalidArgument("a pyramid has 2..30 levels (level 0 included), not " +
                                    std::to_string(options.levels));
   }
-  CHUNKWISE_RETURN_IF_ERROR(EraseCrossLevelData(store));
+  // The root lists only whole levels at every moment: first level 0 alone,
+  // then each new level once its vertices and links are all stored. A build
+  // that stops part-way leaves a smaller pyramid a reader can trust.
+  const int listed_before = store.metadata().num_levels;
   RootMetadata metadata = store.metadata();
   metadata.num_levels = 1;
   metadata.cross_level_storage = options.storage;
@@ -142,12 +147,12 @@ Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
     metadata.capabilities.emplace_back(layout::kCapabilityMultiscaleLinks);
   }
   CHUNKWISE_RETURN_IF_ERROR(store.SetMetadata(metadata));
+  CHUNKWISE_RETURN_IF_ERROR(EraseCrossLevelData(store, std::max(listed_before, options.levels)));
   std::vector<PyramidLevelSummary> summaries;
   for (int level = 1; level < options.levels; ++level) {
-    metadata.num_levels =
-        level + 1;  // The reader needs the level listed before it can read it back.
-    CHUNKWISE_RETURN_IF_ERROR(store.SetMetadata(metadata));
     CHUNKWISE_ASSIGN_OR_RETURN(PyramidLevelSummary summary, BuildLevel(store, level, options));
+    metadata.num_levels = level + 1;
+    CHUNKWISE_RETURN_IF_ERROR(store.SetMetadata(metadata));
     summaries.push_back(summary);
     if (options.progress != nullptr) options.progress->Add(1);
   }

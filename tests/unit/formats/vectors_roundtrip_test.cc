@@ -9,6 +9,7 @@
 #include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/pyramid.h"
+#include "chunkwise/formats/vectors/validator.h"
 #include "chunkwise/store/file_store.h"
 #include "unit/formats/vectors_test_data.h"
 #include "unit/forwarding_store.h"
@@ -402,6 +403,45 @@ TEST_P(VectorsPyramidStorage, LevelsParentsAndChildren) {
 INSTANTIATE_TEST_SUITE_P(Storage, VectorsPyramidStorage,
                          ::testing::Values(CrossLevelStorage::kExplicit,
                                            CrossLevelStorage::kImplicit));
+
+// A store that refuses every write under one folder once `failing_prefix` is set.
+class FolderFailingStore final : public chunkwise::test::ForwardingStore {
+ public:
+  std::string failing_prefix;
+  Status Set(std::string_view key, ByteView value) override {
+    if (!failing_prefix.empty() && key.starts_with(failing_prefix)) {
+      return Status::IOError("memory:" + std::string(key) + ": disk full");
+    }
+    return ForwardingStore::Set(key, value);
+  }
+};
+
+// A rebuild that fails at level 2 leaves a root listing only whole levels
+// (0 and the new 1), each readable and valid; on the main before, the root
+// listed all four while levels 2 and 3 were missing.
+TEST(VectorsPyramid, ARebuildFailingPartWayListsOnlyWholeLevels) {
+  auto store = std::make_shared<FolderFailingStore>();
+  ASSERT_TRUE(WriteGeometry(store, "", RandomGraph(600, 1500), Options()).ok());
+  Result<VectorStore> first = VectorStore::Open(store, "");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(BuildPyramid(*first, {4, CrossLevelStorage::kExplicit, nullptr}).ok());
+  store->failing_prefix = layout::LevelPath(2);
+  Result<VectorStore> again = VectorStore::Open(store, "");
+  ASSERT_TRUE(again.ok());
+  const Status failed = BuildPyramid(*again, {4, CrossLevelStorage::kExplicit, nullptr}).status();
+  EXPECT_EQ(failed.code(), StatusCode::kIOError);
+  EXPECT_NE(failed.message().find("disk full"), std::string::npos) << failed.ToString();
+  Result<VectorStore> reopened = VectorStore::Open(store, "");
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(reopened->metadata().num_levels, 2);
+  for (int level = 0; level < 2; ++level) {
+    EXPECT_TRUE(ReadGeometry(*reopened, ReadQuery{level, {}, {}}).ok()) << level;
+  }
+  Result<std::vector<Violation>> violations = ValidateStore(store, "", 4);
+  ASSERT_TRUE(violations.ok()) << violations.status().ToString();
+  for (const Violation& violation : *violations)
+    ADD_FAILURE() << violation.path << ": " << violation.message;
+}
 
 TEST(VectorsRead, AbsentCrossChunkFamilyIsEmpty) {
   Geometry points = RandomPoints(10);
