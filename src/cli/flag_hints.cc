@@ -1,6 +1,7 @@
 #include "cli/flag_hints.h"
 
 #include <array>
+#include <functional>
 #include <string_view>
 
 namespace chunkwise::cli {
@@ -9,12 +10,15 @@ namespace {
 struct FlagHint {
   std::string_view library_words;  // As the library's messages say them.
   std::string_view hint;           // What the CLI user passes.
+  // The flag the hint names, when only some commands have it: the hint is
+  // left out for a command without it. Empty: every command it reaches has it.
+  std::string_view only_with_flag = {};
 };
 
 // One row per phrase of the library's messages that a flag controls.
 constexpr std::array kFlagHints = {
     FlagHint{"overwrite not requested", "pass --overwrite to replace it"},
-    FlagHint{"resume not requested", "pass --resume to finish it"},
+    FlagHint{"resume not requested", "pass --resume to finish it", "--resume"},
     FlagHint{"can be written only as JSON references", "pass --format json-v1"},
     FlagHint{"outside the allowed roots", "pass --allow-root DIR to read it"},
     FlagHint{"remote references are not allowed", "pass --allow-remote to read it"},
@@ -47,9 +51,11 @@ constexpr std::array kFlagHints = {
 
 }  // namespace
 
-std::string DescribeWithFlagHints(const Status& error) {
+std::string DescribeWithFlagHints(const Status& error,
+                                  const std::function<bool(std::string_view)>& has_flag) {
   std::string text = error.ToString();
   for (const FlagHint& row : kFlagHints) {
+    if (!row.only_with_flag.empty() && has_flag && !has_flag(row.only_with_flag)) continue;
     if (text.find(row.library_words) != std::string::npos) {
       text += "; ";
       text += row.hint;

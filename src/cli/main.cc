@@ -55,7 +55,14 @@ int Run(int argc, char** argv) {
     return code == 0 ? 0 : kExitUsage;
   }
   if (!context.outcome.ok()) {
-    std::fprintf(stderr, "chunkwise: error: %s\n", DescribeWithFlagHints(context.outcome).c_str());
+    // The command that ran: the deepest subcommand parsed.
+    const CLI::App* command = &app;
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    const auto has_flag = [command](std::string_view flag) {
+      return command->get_option_no_throw(std::string(flag)) != nullptr;
+    };
+    std::fprintf(stderr, "chunkwise: error: %s\n",
+                 DescribeWithFlagHints(context.outcome, has_flag).c_str());
     return kExitFailure;
   }
   return 0;

@@ -36,6 +36,25 @@ expect_error "the chunk shape [4] has a different rank from the array shape [8,8
 expect_error "the fill value" "see --fill" \
   "$chunkwise" zarr create "$work/d" --shape 8,8 --dtype uint8 --chunk 4,4 --fill pear
 
+# An import that stopped part-way (a test fault fails its second box) leaves an
+# unfinished array: a plain import onto it is refused as unfinished, and the CLI
+# names --resume, which finishes it. `zarr create` has no --resume: no hint of it.
+"$chunkwise" --quiet zarr read "$work/a" --output "$work/a.npy" || exit 1
+CHUNKWISE_TEST_RANK_FAULT=0:1:fail "$chunkwise" --quiet zarr import "$work/a.npy" "$work/u" \
+  --chunk 2,8 2>/dev/null && { echo "FAIL: the faulted import succeeded"; failures=$((failures + 1)); }
+expect_error "of an unfinished array ($work/u/.chunkwise-incomplete)" "pass --resume to finish it" \
+  "$chunkwise" zarr import "$work/a.npy" "$work/u" --chunk 2,8
+expect_error "resume not requested" "pass --overwrite to replace it" \
+  "$chunkwise" zarr create "$work/u" --shape 8,8 --dtype uint8 --chunk 2,8
+if grep -qF -- "--resume" "$work/err"; then
+  echo "FAIL: zarr create, which has no --resume, got its hint:"; cat "$work/err"
+  failures=$((failures + 1))
+fi
+"$chunkwise" --quiet zarr import "$work/a.npy" "$work/u" --chunk 2,8 --resume || {
+  echo "FAIL: --resume did not finish the import"; failures=$((failures + 1)); }
+[ -f "$work/u/zarr.json" ] && [ ! -e "$work/u/.chunkwise-incomplete" ] || {
+  echo "FAIL: the resumed import is not published"; failures=$((failures + 1)); }
+
 # One hint per phrase: the shard message names the chunk shape too, but only
 # its own hint follows it.
 "$chunkwise" zarr create "$work/c" --shape 8,8 --dtype uint8 --chunk 4,4 --shard 6,8 2>"$work/err"

@@ -160,14 +160,24 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(prefix));
   if (keys.empty()) return Status::Ok();
   const std::string count = std::to_string(keys.size()) + " keys";
+  const std::string marker = std::string(prefix) + std::string(kIncompleteMarkerKey);
   if (!overwrite) {
+    // A marker holding metadata is an array begun by CreateUnpublished whose
+    // writer stopped before Publish: say so, for it can be finished.
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> begun, store.Get(marker));
+    if (begun.has_value() && !begun->empty()) {
+      return Status::InvalidArgument(
+          std::string(where) + " already holds " + count + " of an unfinished array (" +
+          store.Describe(marker) +
+          "): a write that stopped before it published the metadata; resume it with the same "
+          "input and layout (resume not requested) or replace it (overwrite not requested)");
+    }
     return Status::InvalidArgument(std::string(where) + " already holds " + count +
                                    " (overwrite not requested)");
   }
   // The incomplete marker says the keys are ours though no metadata is there:
   // an array not yet published (CreateUnpublished), or a replacement killed
   // while erasing, which sets it first.
-  const std::string marker = std::string(prefix) + std::string(kIncompleteMarkerKey);
   CHUNKWISE_ASSIGN_OR_RETURN(const bool zarr, HoldsZarrNode(store, prefix));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool incomplete, store.Exists(marker));
   if (!zarr && !incomplete) {

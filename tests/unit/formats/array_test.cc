@@ -1,5 +1,6 @@
 #include "chunkwise/formats/zarr/array.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,8 @@ using core::Index;
 using core::Region;
 using core::Shape;
 using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // ---------------------------------------------------------------------------
 // Test doubles and helpers.
@@ -1207,6 +1210,39 @@ TEST(Array, UnpublishedArrayIsInvisibleUntilPublished) {
     EXPECT_EQ(ValueOrDie(opened.Read(Region({0, 0}, {4, 4}))), Iota16(16, 9)) << format;
     EXPECT_FALSE(ValueOrDie(store->Exists(prefix + "/" + std::string(kIncompleteMarkerKey))));
   }
+}
+
+// A plain create onto an array begun and never published is refused as an
+// unfinished array, its marker named, with the resume it allows said in the
+// library's words (the CLI names the flag).
+TEST(Array, CreateOntoAnUnfinishedArraySaysItCanBeResumed) {
+  auto store = std::make_shared<store::MemoryStore>();
+  const ArrayMetadata metadata =
+      Metadata({4, 4}, {2, 2}, DataType(DataTypeId::kUInt16), {0, 0}, json::array({kBytesLittle}));
+  Array begun = ValueOrDie(Array::CreateUnpublished(store, "arr", metadata, false));
+  ASSERT_TRUE(begun.Write(Region({0, 0}, {2, 4}), Iota16(8)).ok());
+  const std::string marker = store->Describe("arr/" + std::string(kIncompleteMarkerKey));
+  for (const bool publish_last : {true, false}) {
+    const Status refused = publish_last
+                               ? Array::CreateUnpublished(store, "arr", metadata, false).status()
+                               : Array::Create(store, "arr", metadata, false).status();
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(refused.message(), HasSubstr(marker));
+    EXPECT_THAT(refused.message(), HasSubstr("already holds 3 keys of an unfinished array"));
+    EXPECT_THAT(refused.message(), HasSubstr("resume not requested"));
+    EXPECT_THAT(refused.message(), HasSubstr("overwrite not requested"));
+  }
+  // Nothing was erased: the resume finds the chunks written.
+  Array resumed = ValueOrDie(Array::ResumeUnpublished(store, "arr", metadata));
+  ASSERT_TRUE(resumed.Write(Region({2, 0}, {4, 4}), Iota16(8, 9)).ok());
+  ASSERT_TRUE(resumed.Publish().ok());
+  EXPECT_EQ(ValueOrDie(ValueOrDie(Array::Open(store, "arr")).Read(Region({0, 0}, {4, 4}))),
+            Iota16(16));
+  // An array that is published is no unfinished one.
+  const Status published = Array::Create(store, "arr", metadata, false).status();
+  EXPECT_EQ(published.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(published.message(), Not(HasSubstr("unfinished")));
+  EXPECT_THAT(published.message(), HasSubstr("overwrite not requested"));
 }
 
 // A memory store whose erase of a chunk key fails, as a kill there would stop it.

@@ -90,6 +90,9 @@ inline constexpr std::string_view kIncompleteMarkerKey = ".chunkwise-incomplete"
 // OK when nothing is under `prefix`, or when `overwrite` and it holds a zarr
 // node (or an unpublished array of ours), whose keys are then erased. InvalidArgument naming
 // `where` (the prefix's path) otherwise: kept data, or not recognisably zarr.
+// Without `overwrite`, an array begun by Array::CreateUnpublished and never
+// published is called unfinished, its marker named, and the message says it
+// can be resumed (Array::ResumeUnpublished) or replaced.
 Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool overwrite,
                          std::string_view where);
 // Where `prefix` lives, for messages: its path, "memory:" for a memory store's root.
