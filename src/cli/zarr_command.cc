@@ -383,18 +383,29 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
   Result<zarr::Array> destination = Status::Internal("not yet created");
   if (ranks->rank() == 0) {
     // The metadata goes last (Publish): a convert killed or failing half-way
-    // leaves no array that readers would take, partly filled, for the whole.
+    // leaves no array that readers would take, partly filled, for the whole,
+    // and --resume finishes it, keeping the objects stored.
     destination =
-        zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite, array_options);
+        options.resume
+            ? zarr::Array::ResumeUnpublished(store, "", metadata, array_options)
+            : zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite, array_options);
   }
   CHUNKWISE_RETURN_IF_ERROR(
       core::ShareRootStatus(*ranks, ranks->rank() == 0 ? destination.status() : Status::Ok()));
+  // A resumed job's array may be published already (a complete convert resumed).
   if (ranks->rank() != 0) {
-    destination = zarr::Array::JoinUnpublished(store, "", metadata, array_options);
+    destination = options.resume
+                      ? zarr::Array::ResumeUnpublished(store, "", metadata, array_options)
+                      : zarr::Array::JoinUnpublished(store, "", metadata, array_options);
   }
   Status copied = destination.status();
   if (copied.ok()) copied = plan.status();
-  if (copied.ok()) copied = zarr::CopyArrayPlan(source, *destination, *plan, *pool);
+  if (copied.ok()) {
+    copied =
+        zarr::CopyArrayPlan(source, *destination, *plan, *pool,
+                            {.keep_stored = options.resume,
+                             .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())});
+  }
   CHUNKWISE_RETURN_IF_ERROR(
       core::GatherOutcomes(*ranks, copied.ok() ? Result<std::string>("") : copied).status());
   // Every rank's shards are in place: rank 0 publishes, and all report its outcome.
@@ -489,6 +500,11 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
       ->required();
   convert->add_option("--chunk", options->chunk, "Chunk shape (default: the source's)");
   AddLayoutOptions(convert, *options);
+  convert
+      ->add_flag("--resume", options->resume,
+                 "Finish an unpublished convert of the same source and layout, keeping its "
+                 "stored shards")
+      ->excludes("--overwrite");
   AddBloscEncoderOption(convert, *options);
   AddThreadsOption(convert, options->threads, "Threads (default: one per core)");
   SetAction(convert, context, [&context, options] { return Convert(context, *options); });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "chunkwise/core/memory_limit.h"
@@ -108,11 +109,22 @@ Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& de
 }
 
 Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPlan& plan,
-                     core::ThreadPool& pool) {
+                     core::ThreadPool& pool, const ArrayCopyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(CheckSameArray(source.metadata(), destination.metadata()));
   const core::RegularChunkGrid& grid = destination.grid();
+  std::unordered_set<core::Index> stored;
+  if (options.keep_stored) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                               destination.ListStoredObjects());
+    if (listed) stored.insert(listed->begin(), listed->end());
+  }
   const auto copy = [&](core::Index i) -> Status {
-    const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
+    if (stored.contains(i)) return Status::Ok();
+    const core::Coord coord = core::Unravel(i, grid.grid_shape());
+    if (options.before_object) {
+      CHUNKWISE_RETURN_IF_ERROR(options.before_object(destination.ChunkKey(coord)));
+    }
+    const core::Region region = grid.ChunkRegion(coord);
     CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, source.Read(region));
     return destination.Write(region, data);
   };

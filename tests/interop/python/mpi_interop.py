@@ -13,6 +13,11 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     block outside the spec's volume still fails the job, named;
   * `zarr convert` by 3 ranks, sharded v3 and unsharded v2, is byte-identical
     to one process, and reads back as the data;
+  * `zarr convert` with a rank (or the one process) killed or failing part-way
+    publishes no zarr.json, leaves only whole shards, refuses a plain rerun as
+    unfinished (offering --resume), and `--resume` writes only the missing
+    shards, byte-identical to one process, read equal by zarr-python and
+    TensorStore;
   * `zarr convert` of a sparse array (a grid of 2^40 chunks, three stored) by 3
     ranks writes the same three shards as one process, visiting only those.
   * `refs build` by 3 ranks (a sharded v3 array, a v2 group of two arrays, a
@@ -31,6 +36,7 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     resume does not rewrite the shards kept.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
+       [--peer-python .venv/bin/python]
 """
 import argparse
 import json
@@ -89,6 +95,7 @@ def total_blocks(log_path):
 class Job:
     def __init__(self, args):
         self.chunkwise = pathlib.Path(args.chunkwise).resolve()
+        self.peer_python = args.peer_python
         self.mpirun = [args.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(RANKS)]
         # Containers often forbid the cross-memory attach of the shared-memory transport.
         self.env = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
@@ -259,6 +266,75 @@ def check_convert_sparse(checks, job, work):
     expected[:, 1:] = 2
     checks.expect(np.array_equal(np.load(read), expected),
                   "sparse zarr convert: the ranks' array reads back a stored block and its fill")
+# Today's readers (the pinned .venv) compare two zarr arrays, or two reference sets.
+PEER_COMPARE_ARRAYS = """
+import sys, numpy as np, zarr, tensorstore as ts
+a, b = sys.argv[1:3]
+za, zb = zarr.open_array(a, mode="r")[...], zarr.open_array(b, mode="r")[...]
+spec = lambda p: {"driver": "zarr3", "kvstore": {"driver": "file", "path": p}}
+ta, tb = ts.open(spec(a)).result().read().result(), ts.open(spec(b)).result().read().result()
+assert np.array_equal(za, zb) and np.array_equal(ta, tb) and np.array_equal(za, ta), "arrays differ"
+print(f"zarr-python and TensorStore read {za.shape} {za.dtype}, equal")
+"""
+
+
+def peer_compare(checks, job, script, a, b, what):
+    """Runs a PEER_COMPARE_* script in the pinned .venv; a missing venv fails the check."""
+    if not job.peer_python or not os.access(job.peer_python, os.X_OK):
+        checks.expect(False, f"{what}: the pinned .venv python ({job.peer_python}) is missing: "
+                             f"run scripts/install-deps")
+        return
+    result = run([job.peer_python, "-c", script, a, b], expect_success=False)
+    checks.expect(result.returncode == 0, f"{what}: {(result.stdout + result.stderr).strip()[-300:]}")
+
+
+def check_convert_resume(checks, job, work):
+    """zarr convert killed or failing part-way (one rank of 3, or one process), then --resume."""
+    source = work / "convert-source.zarr"
+    layout = ["--chunk", "16,16,16", "--shard", "32,32,48", "--codec", "zstd:3"]
+    reference = work / "convert-sharded-v3-one"
+    for how, mode, rank in (("ranks", "kill", 1), ("ranks", "fail", 2), ("one", "kill", 0)):
+        name = f"zarr convert {how}/{mode}"
+        launch = job.ranks if how == "ranks" else job.one
+        broken = work / f"convert-resume-{how}-{mode}"
+        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:2:{mode}"}
+        failed = launch(["zarr", "convert", source, broken, *layout, "--threads", "1"], fault,
+                        expect_success=False)
+        checks.expect(failed.returncode != 0, f"{name}: the convert fails (exit {failed.returncode})")
+        if mode == "fail":
+            named = re.search(rf"rank {rank} of {RANKS}: .*c/\d+/\d+/\d+: rank {rank} fails here",
+                              failed.stderr)
+            checks.expect(named is not None, f"{name}: the error names rank {rank} and its shard: "
+                                             f"{failed.stderr.strip().splitlines()[:1]}")
+        checks.expect(not (broken / "zarr.json").exists() and (broken / ".chunkwise-incomplete").exists(),
+                      f"{name}: no zarr.json is published; the unfinished array is marked")
+        compare_trees(checks, broken, reference, f"{name}: what is visible is whole",
+                      skip=(".chunkwise-incomplete",), partial=True)
+        kept = {f: (broken / f).stat().st_mtime_ns for f in visible_files(broken)
+                if f != ".chunkwise-incomplete"}
+        checks.expect(len(kept) >= 2, f"{name}: {len(kept)} shards were written before it stopped")
+        again = launch(["zarr", "convert", source, broken, *layout], expect_success=False)
+        checks.expect(again.returncode != 0 and "of an unfinished array" in again.stderr
+                      and "pass --resume to finish it" in again.stderr,
+                      f"{name}: without --resume the unfinished array is refused, offering --resume "
+                      f"({again.stderr.strip().splitlines()[-1:]})")
+        other = launch(["zarr", "convert", source, broken, "--chunk", "16,16,16", "--resume"],
+                       expect_success=False)
+        checks.expect(other.returncode != 0 and "begun with other metadata" in other.stderr,
+                      f"{name}: --resume with another layout is refused "
+                      f"({other.stderr.strip().splitlines()[-1:]})")
+        launch(["zarr", "convert", source, broken, *layout, "--resume"])
+        compare_trees(checks, broken, reference, f"{name}: --resume completes it", skip=())
+        rewritten = [f for f, at in kept.items() if (broken / f).stat().st_mtime_ns != at]
+        checks.expect(not rewritten, f"{name}: --resume kept the {len(kept)} stored shards unwritten "
+                                     f"(rewrote {rewritten[:3]})")
+        peer_compare(checks, job, PEER_COMPARE_ARRAYS, broken, reference,
+                     f"{name}: the resumed array against the one-shot convert")
+    done = work / "convert-resume-ranks-kill"
+    job.ranks(["zarr", "convert", source, done, *layout, "--resume"])
+    compare_trees(checks, done, reference, "zarr convert: --resume of a complete array", skip=())
+
+
 def check_refs(checks, job, work):
     """refs build by 3 ranks against one process: every output file compared, in every format."""
     rng = np.random.default_rng(31)
@@ -464,6 +540,8 @@ def main():
     parser.add_argument("--chunkwise", required=True)
     parser.add_argument("--mpirun", required=True)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--peer-python", default="",
+                        help="the pinned .venv's python: zarr-python 3, TensorStore, fsspec, kerchunk")
     args = parser.parse_args()
     work = pathlib.Path(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
@@ -475,6 +553,7 @@ def main():
     check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")
     check_outside_volume(checks, job, work, db)
     check_convert(checks, job, work)
+    check_convert_resume(checks, job, work)
     check_convert_sparse(checks, job, work)
     check_refs(checks, job, work)
     check_import(checks, job, work)

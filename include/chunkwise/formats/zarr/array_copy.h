@@ -11,7 +11,9 @@
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_COPY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "chunkwise/core/communicator.h"
@@ -42,11 +44,23 @@ struct ArrayCopyPlan {
 Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& destination, int rank,
                                     int ranks);
 
+// How CopyArrayPlan runs after an earlier, unfinished copy, and a test seam.
+struct ArrayCopyOptions {
+  // Keep the objects the destination stores already (a resumed copy into an
+  // array begun by Array::CreateUnpublished, found by ResumeUnpublished):
+  // each object is written whole, atomically, so one that is there is
+  // complete. From a store that cannot list every key, nothing is kept.
+  bool keep_stored = false;
+  // Called with an object's key before it is written; its error fails the
+  // copy (tests inject faults here, parallel::ShardFaultFromEnvironment).
+  std::function<Status(const std::string& key)> before_object;
+};
+
 // Writes the objects of `plan` (made for `destination`'s metadata) with
 // `source`'s elements, one object per task on `pool`. Objects that are all
 // fill value are not stored.
 Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPlan& plan,
-                     core::ThreadPool& pool);
+                     core::ThreadPool& pool, const ArrayCopyOptions& options = {});
 
 // Copies every element of `source` into `destination`, which must have the
 // same shape and data type, one destination chunk (shard) per task on `pool`.
