@@ -29,6 +29,7 @@ struct RefsOptions {
   int concat_dim = 0;
   bool no_templates = false;
   bool overwrite = false;
+  bool resume = false;
   bool json = false;
   std::string key;
   std::vector<std::string> allow_roots;
@@ -57,7 +58,8 @@ Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
 }
 
 // Under mpirun or srun every rank runs this (docs/scale.md): each references
-// the chunks it owns, rank 0 gathers the parts and writes the set.
+// the chunks it owns and saves its part next to the output, rank 0 joins the
+// parts and writes the set; --resume keeps the parts a stopped job saved.
 Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceWriteOptions write, WriteOptions(options));
   std::string name = options.source;
@@ -66,20 +68,26 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
   if (write.root_array_name.empty()) write.root_array_name = "data";
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   CHUNKWISE_ASSIGN_OR_RETURN(
-      const refs::ReferenceSet set,
-      chunkwise::BuildReferences(
-          context.library(), options.source,
+      const chunkwise::ReferenceJobSummary job,
+      chunkwise::BuildReferencesInto(
+          context.library(), options.source, options.output,
           {.url_base = options.target_prefix,
            .ranks = ranks.get(),
-           .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet}));
-  const Status written =
-      ranks->rank() == 0 ? chunkwise::WriteReferences(context.library(), set, options.output, write)
-                         : Status::Ok();
-  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(*ranks, written));
+           .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet},
+          write,
+          {.resume = options.resume,
+           .before_part_saved = parallel::ShardFaultFromEnvironment(ranks->rank())}));
   if (ranks->rank() == 0) {
-    SaySummary(context,
-               ranks->size() > 1 ? "wrote (" + std::to_string(ranks->size()) + " ranks)" : "wrote",
-               options.output, set);
+    std::string verb = "wrote";
+    if (ranks->size() > 1) {
+      verb += " (" + std::to_string(ranks->size()) + " ranks";
+      if (options.resume) {
+        verb += ", " + std::to_string(job.parts_kept) + " of " + std::to_string(job.parts) +
+                " parts kept from before";
+      }
+      verb += ")";
+    }
+    SaySummary(context, verb, options.output, job.set);
   }
   return Status::Ok();
 }
@@ -209,6 +217,11 @@ void AddRefsCommands(CLI::App& app, CommandContext& context) {
                     "What the references point at in place of SRC, e.g. s3://bucket/data/ "
                     "(SRC's files uploaded there)");
   AddWriteOptions(build, *options);
+  build
+      ->add_flag("--resume", options->resume,
+                 "Finish a stopped build of the same SRC and options, keeping the parts its "
+                 "ranks saved")
+      ->excludes("--overwrite");
   SetAction(build, context, [&context, options] { return Build(context, *options); });
 
   CLI::App* combine =

@@ -1,6 +1,9 @@
 #include "chunkwise/facade/references.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/reference_targets.h"
@@ -107,7 +110,172 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
   }
 }
 
+// What a resumed job must match: the source (a local one by its absolute
+// path) and the build options its parts depend on.
+Result<std::string> JobManifest(std::string_view source_url, const BuildReferencesOptions& build) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
+  nlohmann::ordered_json manifest;
+  manifest["source"] =
+      url.scheme == "file" ? fs::absolute(url.location).lexically_normal().string() : url.text;
+  manifest["url_base"] = build.url_base;
+  manifest["zarr_chunk_keys_only"] = build.zarr_chunk_keys_only;
+  return manifest.dump() + "\n";
+}
+
+Result<bool> OutputExists(const store::Store& store, const std::string& key,
+                          ReferenceFormat format) {
+  if (format != ReferenceFormat::kParquet) return store.Exists(key);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> values, store.List(key + "/"));
+  return !values.empty();
+}
+
+// Where a job keeps its parts: the work prefix next to the output `key`.
+struct JobPlace {
+  std::shared_ptr<store::Store> store;
+  std::string key;
+  std::string work;
+  std::string manifest;
+  std::string PartKey(int rank, int ranks) const {
+    return work + "part-" + std::to_string(rank) + "-of-" + std::to_string(ranks) + ".json";
+  }
+};
+
+Result<JobPlace> LocateJob(const Context& context, std::string_view output_url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(UrlValue output, LocateUrlValue(context, output_url, true));
+  std::string work = output.key + std::string(kReferencePartsSuffix);
+  std::string manifest = work + "job.json";
+  return JobPlace{std::move(output.store), std::move(output.key), std::move(work),
+                  std::move(manifest)};
+}
+
+// Rank 0, before any rank builds: refuses an existing output or an
+// unfinished build's work prefix as the options say, or checks that a
+// resumed one was begun alike; then records the manifest (for a job of
+// several ranks: one process saves no parts).
+Status BeginReferenceJob(const JobPlace& place, const std::string& manifest_text,
+                         const ReferenceWriteOptions& write, bool resume, int ranks) {
+  store::Store& store = *place.store;
+  if (!write.overwrite) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, OutputExists(store, place.key, write.format));
+    if (exists) {
+      return Status::InvalidArgument(store.Describe(place.key) +
+                                     " already exists (overwrite not requested)");
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(place.work));
+  if (!keys.empty() && resume) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> begun, store.Get(place.manifest));
+    if (!begun.has_value() || AsChars(*begun) != manifest_text) {
+      return Status::InvalidArgument(store.Describe(place.manifest) +
+                                     ": the unfinished reference build there was begun from "
+                                     "another source or options, so it cannot be resumed");
+    }
+    return Status::Ok();
+  }
+  if (!keys.empty() && !write.overwrite) {
+    return Status::InvalidArgument(
+        store.Describe(place.work) + " holds " + std::to_string(keys.size()) +
+        " keys of an unfinished reference build (a run that stopped before it wrote the set): "
+        "resume it with the same source and options (resume not requested) or replace it "
+        "(overwrite not requested)");
+  }
+  if (ranks == 1) return Status::Ok();  // Erased once the set is written.
+  for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  return store.Set(place.manifest, AsBytes(manifest_text));
+}
+
+// Removes the work prefix next to `output_url` (the manifest last), once its
+// set is written.
+Status RemoveWork(const JobPlace& place, std::string_view output_url) {
+  std::string work_url(output_url);
+  work_url += kReferencePartsSuffix.substr(0, kReferencePartsSuffix.size() - 1);
+  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(work_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, place.store->List(place.work));
+  for (const std::string& key : keys) {
+    if (key != place.manifest) CHUNKWISE_RETURN_IF_ERROR(place.store->Erase(key));
+  }
+  return place.store->Erase(place.manifest);
+}
+
+// This rank's part, saved under the work prefix ("built"), or kept from an
+// earlier run when resuming ("kept").
+Result<std::string> SavePart(const Context& context, std::string_view source_url,
+                             const BuildReferencesOptions& build, const ReferenceJobOptions& job,
+                             const JobPlace& place, const core::JobPart& part) {
+  const std::string key = place.PartKey(part.rank, part.size);
+  if (job.resume) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool saved, place.store->Exists(key));
+    if (saved) return std::string("kept");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const ReferenceSet set,
+                             BuildReferencePart(context, source_url, build, part));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, refs::EncodeReferencePart(set));
+  if (job.before_part_saved) CHUNKWISE_RETURN_IF_ERROR(job.before_part_saved(key));
+  CHUNKWISE_RETURN_IF_ERROR(place.store->Set(key, AsBytes(text)));
+  return std::string("built");
+}
+
+// Rank 0, once every part is saved: joins them, writes the set, then
+// removes the work prefix (the manifest last).
+Result<ReferenceSet> JoinParts(const Context& context, const JobPlace& place,
+                               std::string_view output_url, int ranks,
+                               const ReferenceWriteOptions& write) {
+  Result<ReferenceSet> set = Status::Internal("not joined");
+  {
+    std::vector<std::string> texts;
+    for (int rank = 0; rank < ranks; ++rank) {
+      const std::string key = place.PartKey(rank, ranks);
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> text, place.store->Get(key));
+      if (!text) return Status::NotFound(place.store->Describe(key) + ": a saved part is gone");
+      texts.emplace_back(AsChars(*text));
+    }
+    set = refs::MergeReferenceParts(texts);
+  }
+  if (!set.ok()) return set.status();
+  CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, *set, output_url, write));
+  CHUNKWISE_RETURN_IF_ERROR(RemoveWork(place, output_url));
+  return set;
+}
+
 }  // namespace
+
+Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::string_view source_url,
+                                                std::string_view output_url,
+                                                const BuildReferencesOptions& build,
+                                                const ReferenceWriteOptions& write,
+                                                const ReferenceJobOptions& job) {
+  core::SingleProcess alone;
+  core::Communicator& ranks = build.ranks != nullptr ? *build.ranks : alone;
+  const bool root = ranks.rank() == 0;
+  // Every rank reaches each collective call with its outcome; none returns early.
+  const Result<std::string> manifest = JobManifest(source_url, build);
+  const Result<JobPlace> place = LocateJob(context, output_url);
+  Status begun = manifest.ok() ? place.status() : manifest.status();
+  if (root && begun.ok()) {
+    begun = BeginReferenceJob(*place, *manifest, write, job.resume, ranks.size());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, root ? begun : Status::Ok()));
+  ReferenceJobSummary summary;
+  summary.parts = ranks.size();
+  if (ranks.size() == 1) {
+    // One process: no parts to save; the set is written as it is built.
+    CHUNKWISE_ASSIGN_OR_RETURN(summary.set, BuildReferencePart(context, source_url, build, {}));
+    CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, summary.set, output_url, write));
+    CHUNKWISE_RETURN_IF_ERROR(RemoveWork(*place, output_url));
+    return summary;
+  }
+  const Result<std::string> saved =
+      place.ok() ? SavePart(context, source_url, build, job, *place, {ranks.rank(), ranks.size()})
+                 : Result<std::string>(place.status());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> outcomes,
+                             core::GatherOutcomes(ranks, saved));
+  Result<ReferenceSet> joined =
+      root ? JoinParts(context, *place, output_url, ranks.size(), write) : ReferenceSet();
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, joined.status()));
+  summary.parts_kept = static_cast<int>(std::count(outcomes.begin(), outcomes.end(), "kept"));
+  summary.set = *std::move(joined);
+  return summary;
+}
 
 Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
                                      const BuildReferencesOptions& options) {

@@ -5,6 +5,7 @@
 #define CHUNKWISE_FACADE_REFERENCES_H_
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,46 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
 // options.overwrite.
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
                        const ReferenceWriteOptions& options);
+
+// How BuildReferencesInto runs after an earlier run that stopped.
+struct ReferenceJobOptions {
+  // Keep the parts that a stopped build of the same source and options saved
+  // under the work prefix, building only the others. Without it such a work
+  // prefix is refused ("resume not requested"), or erased with overwrite.
+  bool resume = false;
+  // Called on each rank with its part's key before the part is saved; its
+  // error fails the job (tests inject faults here).
+  std::function<Status(const std::string& key)> before_part_saved;
+};
+
+// What BuildReferencesInto did.
+struct ReferenceJobSummary {
+  ReferenceSet set;    // The set written, on rank 0; empty on the others.
+  int parts = 1;       // One per rank.
+  int parts_kept = 0;  // Saved by an earlier run and kept (resume).
+};
+
+// The suffix of the work prefix next to a set's output key: the parts of an
+// unfinished build ("refs.json" has its parts under "refs.json.chunkwise-parts/").
+inline constexpr std::string_view kReferencePartsSuffix = ".chunkwise-parts/";
+
+// BuildReferences, then WriteReferences to `output_url`, as one job that a
+// killed or failed run can resume. With several ranks each rank saves its
+// part, as it finishes, under the work prefix next to the output (its key
+// and kReferencePartsSuffix; a manifest there names the source and options),
+// and rank 0 joins the saved parts, writes the set and removes the work
+// prefix: a stopped job leaves no output, only whole parts, which
+// job.resume keeps. An existing output is refused before any work unless
+// write.overwrite; so is an unfinished build's work prefix unless
+// job.resume or write.overwrite (InvalidArgument naming it); job.resume
+// with a work prefix begun from another source or options is
+// InvalidArgument naming its manifest. Rank 0 holds the parts and the whole
+// set in memory while it joins and writes them (docs/scale.md).
+Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::string_view source_url,
+                                                std::string_view output_url,
+                                                const BuildReferencesOptions& build,
+                                                const ReferenceWriteOptions& write,
+                                                const ReferenceJobOptions& job = {});
 
 struct ReadReferencesOptions {
   // Local directories targets may lie in besides a local set's own directory.

@@ -23,6 +23,11 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
   * `refs build` by 3 ranks (a sharded v3 array, a v2 group of two arrays, a
     bcolz carray, export shards) writes JSON v0, JSON v1 and Parquet sets
     byte-identical to one process's, and a failure on any rank fails the job;
+  * `refs build` with a rank failing (or killed) before it saves its part
+    writes no output, keeps the other ranks' saved parts, refuses a plain rerun
+    and a resume from another source, and `--resume` builds only the missing
+    parts, to the one-process set (compared byte for byte, and read through
+    fsspec by zarr-python);
   * `zarr import` of a .npy file by 3 ranks (sharded v3, unsharded v2, big-endian,
     Fortran order) is byte-identical to one process and reads back as the data;
   * `zarr import` with a rank (or the one process) killed or failing part-way
@@ -276,6 +281,20 @@ ta, tb = ts.open(spec(a)).result().read().result(), ts.open(spec(b)).result().re
 assert np.array_equal(za, zb) and np.array_equal(ta, tb) and np.array_equal(za, ta), "arrays differ"
 print(f"zarr-python and TensorStore read {za.shape} {za.dtype}, equal")
 """
+PEER_COMPARE_REFERENCES = """
+import sys, numpy as np, zarr, kerchunk
+a, b = sys.argv[1:3]
+def arrays(path):
+    node = zarr.open("reference://", mode="r", zarr_format=2,
+                     storage_options={"fo": path, "remote_protocol": "file"})
+    if isinstance(node, zarr.Array):
+        return {"": node[...]}
+    return {name: array[...] for name, array in node.arrays()}
+ma, mb = arrays(a), arrays(b)
+assert ma and ma.keys() == mb.keys(), f"arrays {sorted(ma)} vs {sorted(mb)}"
+assert all(np.array_equal(ma[k], mb[k]) for k in ma), "the sets read differently"
+print(f"fsspec + zarr-python (kerchunk {kerchunk.__version__} installed) read {sorted(ma)}, equal")
+"""
 
 
 def peer_compare(checks, job, script, a, b, what):
@@ -392,6 +411,53 @@ def check_refs(checks, job, work):
                   and str(shards[-1].relative_to(sharded)) in failed.stderr,
                   f"refs build: a damaged shard fails the job, naming the rank and the shard, "
                   f"and writes nothing: {failed.stderr.strip().splitlines()[:1]}")
+
+
+def check_refs_resume(checks, job, work):
+    """refs build by 3 ranks with one failing or killed before its part is saved, then --resume."""
+    source = work / "refs-group.zarr"
+    cases = (("fail", 2, "json-v1", "refs.json", []),
+             ("kill", 1, "parquet", "refs.parq", ["--record-size", "50"]))
+    for mode, rank, form, output, extra in cases:
+        name = f"refs build {form}/{mode}"
+        reference = work / f"refs-group-v2-{form}-one"
+        out_dir = work / f"refs-resume-{mode}"
+        out_dir.mkdir()
+        out = out_dir / output
+        parts = out_dir / (output + ".chunkwise-parts")
+        layout = ["--format", form, *extra]
+        failed = job.ranks(["refs", "build", source, "--output", out, *layout],
+                           {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:0:{mode}"}, expect_success=False)
+        saved = sorted(p.name for p in parts.glob("part-*.json")) if parts.exists() else []
+        checks.expect(failed.returncode != 0 and not out.exists() and (parts / "job.json").exists()
+                      and f"part-{rank}-of-{RANKS}.json" not in saved,
+                      f"{name}: rank {rank} stops the job (exit {failed.returncode}): no output, "
+                      f"the work prefix holds the parts saved {saved}")
+        if mode == "fail":
+            checks.expect(re.search(rf"rank {rank} of {RANKS}: .*part-{rank}-of-{RANKS}\.json: "
+                                    rf"rank {rank} fails here", failed.stderr) is not None
+                          and len(saved) == RANKS - 1,
+                          f"{name}: the error names rank {rank} and its part, and the other ranks "
+                          f"saved theirs: {failed.stderr.strip().splitlines()[:1]}")
+            again = job.ranks(["refs", "build", source, "--output", out, *layout], expect_success=False)
+            checks.expect(again.returncode != 0 and "unfinished reference build" in again.stderr
+                          and "pass --resume to finish it" in again.stderr,
+                          f"{name}: without --resume the unfinished build is refused, offering --resume "
+                          f"({again.stderr.strip().splitlines()[-1:]})")
+            other = job.ranks(["refs", "build", work / "refs.bcolz", "--output", out, *layout, "--resume"],
+                              expect_success=False)
+            checks.expect(other.returncode != 0 and "begun from another source" in other.stderr,
+                          f"{name}: --resume from another source is refused "
+                          f"({other.stderr.strip().splitlines()[-1:]})")
+        resumed = run([*job.mpirun, job.chunkwise, "refs", "build", source, "--output", out, *layout,
+                       "--resume"], job.env)
+        checks.expect(f"{len(saved)} of {RANKS} parts kept from before" in resumed.stdout,
+                      f"{name}: the resumed job kept the {len(saved)} saved parts "
+                      f"({resumed.stdout.strip()[:160]})")
+        checks.expect(not parts.exists(), f"{name}: the work prefix is removed once the set is written")
+        compare_trees(checks, out_dir, reference, f"{name}: --resume gives the one-process set", skip=())
+        peer_compare(checks, job, PEER_COMPARE_REFERENCES, out, reference / output,
+                     f"{name}: the resumed set against the one-process set")
 
 
 def check_import(checks, job, work):
@@ -556,6 +622,7 @@ def main():
     check_convert_resume(checks, job, work)
     check_convert_sparse(checks, job, work)
     check_refs(checks, job, work)
+    check_refs_resume(checks, job, work)
     check_import(checks, job, work)
     check_import_resume(checks, job, work)
     check_to_precomputed(checks, job, work)
