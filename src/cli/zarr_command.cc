@@ -16,6 +16,7 @@
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/parallel/job.h"
+#include "chunkwise/pipelines/zarr_conversion.h"
 #include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
@@ -320,104 +321,60 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
 }
 
 // The destination layout: the source's, with the options given on the command line.
-Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
-                                              const ZarrOptions& options) {
-  const zarr::ExistingLayout existing = zarr::DescribeLayout(source);
-  zarr::ArrayLayout layout;
-  layout.shape = source.shape;
-  layout.data_type = source.data_type;
-  layout.chunk_shape = existing.chunk_shape;
+Result<pipelines::ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
+  pipelines::ZarrConversionLayout layout;
   if (!options.chunk.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.chunks, core::ParseShape(options.chunk));
   }
   if (!options.shard.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.shards, core::ParseShape(options.shard));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
   layout.zarr_format = options.format;
-  layout.attributes = source.attributes;
-  zarr::ArrayMetadata metadata;
   if (options.codec.empty()) {
     // The source's codecs are kept as they are, checksum or not.
     if (options.checksum != "none") {
       return Status::InvalidArgument("--checksum " + options.checksum +
                                      " needs --codec (without it the source's codecs are kept)");
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(metadata,
-                               zarr::BuildArrayMetadataWithCodecs(layout, existing.bytes_codecs));
-  } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
-                               CodecWithChecksum(options.codec, layout.codec, options.checksum));
-    CHUNKWISE_ASSIGN_OR_RETURN(metadata, zarr::BuildArrayMetadata(layout));
+    return layout;
   }
-  metadata.fill_value = source.fill_value;
-  metadata.fill_value_null = source.fill_value_null && options.format == 2;
-  metadata.dimension_names = source.dimension_names;
-  return metadata;
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.codecs,
+                             CodecWithChecksum(options.codec, options.codec, options.checksum));
+  return layout;
 }
 
-// Under mpirun or srun every rank runs this (docs/scale.md): rank 0 creates the
-// destination's metadata (and applies --overwrite) before any rank writes,
-// then each rank copies the shards it owns; the job fails on every rank if
-// one rank fails, naming it.
+// Under mpirun or srun every rank runs this (docs/scale.md); the job itself
+// is pipelines::ConvertZarrArray.
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
   auto pool = std::make_shared<core::ThreadPool>(options.threads);
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(context, options.path, {.pool = pool}));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
-                             ConvertedMetadata(source.metadata(), options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::ZarrConversionLayout layout,
+                             ConversionLayout(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
+                             pipelines::ConvertedMetadata(source.metadata(), layout));
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build,
                              BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStoreFor(context, options.destination, true));
-  // Every rank lists the source and plans its part alone: objects are dealt
-  // by their C-order index (core::OwnerRank), the same on every rank. A
-  // rank that fails to plan fails the job below, with the others waiting.
-  const Result<zarr::ArrayCopyPlan> plan =
-      zarr::PlanArrayCopy(source, metadata, ranks->rank(), ranks->size());
-  core::ProgressReporter progress(
-      {.label = "zarr convert",
-       .total_units = plan.ok() ? plan->bytes : 0,
-       .mode = ranks->rank() == 0 ? context.progress_mode() : core::ProgressMode::kQuiet});
-  const zarr::ArrayOptions array_options{.pool = pool, .progress = &progress, .codec_build = build};
-  Result<zarr::Array> destination = Status::Internal("not yet created");
-  if (ranks->rank() == 0) {
-    // The metadata goes last (Publish): a convert killed or failing half-way
-    // leaves no array that readers would take, partly filled, for the whole,
-    // and --resume finishes it, keeping the objects stored.
-    destination =
-        options.resume
-            ? zarr::Array::ResumeUnpublished(store, "", metadata, array_options)
-            : zarr::Array::CreateUnpublished(store, "", metadata, options.overwrite, array_options);
-  }
-  CHUNKWISE_RETURN_IF_ERROR(
-      core::ShareRootStatus(*ranks, ranks->rank() == 0 ? destination.status() : Status::Ok()));
-  // A resumed job's array may be published already (a complete convert resumed).
-  if (ranks->rank() != 0) {
-    destination = options.resume
-                      ? zarr::Array::ResumeUnpublished(store, "", metadata, array_options)
-                      : zarr::Array::JoinUnpublished(store, "", metadata, array_options);
-  }
-  Status copied = destination.status();
-  if (copied.ok()) copied = plan.status();
-  if (copied.ok()) {
-    copied =
-        zarr::CopyArrayPlan(source, *destination, *plan, *pool,
-                            {.keep_stored = options.resume,
-                             .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())});
-  }
-  CHUNKWISE_RETURN_IF_ERROR(
-      core::GatherOutcomes(*ranks, copied.ok() ? Result<std::string>("") : copied).status());
-  // Every rank's shards are in place: rank 0 publishes, and all report its outcome.
-  CHUNKWISE_RETURN_IF_ERROR(
-      core::ShareRootStatus(*ranks, ranks->rank() == 0 ? destination->Publish() : Status::Ok()));
-  progress.Finish();
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const zarr::Array destination,
+      pipelines::ConvertZarrArray(
+          source, std::move(store), "", metadata,
+          {.ranks = ranks.get(),
+           .overwrite = options.overwrite,
+           .resume = options.resume,
+           .pool = pool,
+           .codec_build = build,
+           .progress = {.label = "zarr convert", .mode = context.progress_mode()},
+           .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())}));
   if (ranks->rank() == 0) {
     Say(context,
         "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) + " " +
             options.destination +
             (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + ": " +
-            DescribeChunks(*destination));
+            DescribeChunks(destination));
   }
   return Status::Ok();
 }

@@ -143,7 +143,7 @@ StoreRegistry::StoreRegistry() : memory_(std::make_shared<MemoryStores>()) {
     if (!options.create) {
       return Status::NotFound(url.text + ": no memory store of that name in this context");
     }
-    std::shared_ptr<store::MemoryStore> created = store::MemoryStore::Create();
+    std::shared_ptr<store::MemoryStore> created = store::MemoryStore::Create(url.location);
     memory->by_name.emplace(url.location, created);
     return StorePtr(std::move(created));
   };

@@ -79,6 +79,31 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
   return ZarrArray::Open(std::move(store), "", std::move(array_options));
 }
 
+Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
+                                   std::string_view destination_url,
+                                   const pipelines::ZarrConversionLayout& layout,
+                                   const ZarrConvertOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
+                             pipelines::ConvertedMetadata(source.metadata(), layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayOptions array_options,
+                             ArrayOptionsOf(context, layout.codecs.value_or("")));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
+                             OpenStore(context, destination_url, context.store_options(true)));
+  return pipelines::ConvertZarrArray(source, std::move(destination), "", metadata,
+                                     {.ranks = options.ranks,
+                                      .overwrite = options.overwrite,
+                                      .resume = options.resume,
+                                      .pool = array_options.pool,
+                                      .codec_build = array_options.codec_build,
+                                      .progress = {.label = "convert",
+                                                   .mode = context.progress_mode(),
+                                                   .observer = context.observer()},
+                                      .before_object = [&context](const std::string& key) {
+                                        return context.CheckCancelled("converting, before " + key);
+                                      }});
+}
+
 Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(RegionBytes(array, region), "reading a region"));

@@ -40,7 +40,9 @@ class MemoryValueReader final : public ValueReader {
 
 }  // namespace
 
-std::shared_ptr<MemoryStore> MemoryStore::Create() { return std::make_shared<MemoryStore>(); }
+std::shared_ptr<MemoryStore> MemoryStore::Create(std::string name) {
+  return std::make_shared<MemoryStore>(std::move(name));
+}
 
 MemoryStore::Entry MemoryStore::Lookup(std::string_view key) const {
   const auto it = values_.find(key);
@@ -188,7 +190,8 @@ StoreCapabilities MemoryStore::capabilities() const {
 }
 
 std::string MemoryStore::Describe(std::string_view key) const {
-  return "memory:" + std::string(key);
+  if (name_.empty()) return "memory:" + std::string(key);
+  return "memory://" + name_ + "/" + std::string(key);
 }
 
 std::size_t MemoryStore::size() const {

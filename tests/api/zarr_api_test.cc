@@ -245,5 +245,42 @@ TEST(ContextApi, CancelStopsAReadOrWriteBetweenChunksAndLeavesWholeChunks) {
   EXPECT_EQ(out, *back);
 }
 
+// A sharded array converted to plain zarr v2 chunks of another shape and
+// codec, by URL: the values, fill value and new layout all as asked; a second
+// convert onto it is refused naming the URL; a cancelled context stops one.
+TEST(ZarrApi, ConvertsAnArrayIntoANewLayout) {
+  Context context({.threads = 2});
+  auto created = CreateZarrArray(context, "memory://source", Sharded16());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *created, core::Region({1, 2}, {5, 9}), Ramp16(28, 100)).ok());
+  const pipelines::ZarrConversionLayout layout{
+      .chunks = core::Shape{3, 5}, .codecs = "gzip:5", .zarr_format = 2};
+  auto converted = ConvertZarrArray(context, "memory://source", "memory://copy", layout);
+  ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+  auto opened = OpenZarrArray(context, "memory://copy");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->metadata().zarr_format, 2);
+  EXPECT_EQ(opened->metadata().chunk_shape, (core::Shape{3, 5}));
+  EXPECT_THAT(ZarrMetadataJson(*opened), HasSubstr("gzip"));
+  auto all = ReadRegion(context, *opened, core::Region::Full(opened->metadata().shape));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(At16(*all, 0), 7);
+  EXPECT_EQ(At16(*all, 1 * 12 + 2), 100);
+  EXPECT_EQ(At16(*all, 4 * 12 + 8), 127);
+
+  const Status again =
+      ConvertZarrArray(context, "memory://source", "memory://copy", layout).status();
+  EXPECT_EQ(again.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(again), HasSubstr("memory://copy"));
+
+  context.Cancel();
+  const Status cancelled =
+      ConvertZarrArray(context, "memory://source", "memory://other", {}).status();
+  EXPECT_EQ(cancelled.code(), StatusCode::kCancelled);
+  context.ResetCancel();
+  auto unpublished = OpenZarrArray(context, "memory://other");
+  EXPECT_EQ(unpublished.status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace chunkwise

@@ -18,6 +18,7 @@
 #include "chunkwise/facade/options.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/shard_index.h"
+#include "chunkwise/pipelines/zarr_conversion.h"
 
 namespace chunkwise {
 
@@ -82,6 +83,25 @@ Status ReadRegionInto(const Context& context, const ZarrArray& array, const core
 // the chunks written are whole, the rest untouched.
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
                    ByteView data);
+
+// How ConvertZarrArray runs; the layout is pipelines::ZarrConversionLayout.
+struct ZarrConvertOptions {
+  bool overwrite = false;  // Replace an array or group already at the destination.
+  bool resume = false;     // Finish an unpublished convert of the same source and layout.
+  // The job's ranks (an MPI launch, docs/scale.md); null: this process alone.
+  core::Communicator* ranks = nullptr;
+};
+
+// Copies the array at `source_url` into a new array at `destination_url` in
+// `layout` (what it leaves unset is the source's), on the context's pool,
+// reporting to its progress, the metadata written last
+// (pipelines/zarr_conversion.h). InvalidArgument naming the field for a
+// layout that does not fit, or naming the URL when something is there and
+// neither overwrite nor resume was asked for.
+Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
+                                   std::string_view destination_url,
+                                   const pipelines::ZarrConversionLayout& layout,
+                                   const ZarrConvertOptions& options = {});
 
 // "0:10,5:7" in the array's own axis order, stop exclusive (core/region.h).
 Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array);

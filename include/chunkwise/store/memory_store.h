@@ -21,7 +21,9 @@ namespace chunkwise::store {
 class MemoryStore final : public Store {
  public:
   // An empty store. Thread-safe: every method may be called concurrently.
-  static std::shared_ptr<MemoryStore> Create();
+  // `name` (a memory:// URL's, e.g. "scratch") goes into what Describe says.
+  static std::shared_ptr<MemoryStore> Create(std::string name = "");
+  explicit MemoryStore(std::string name = "") : name_(std::move(name)) {}
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
@@ -43,7 +45,7 @@ class MemoryStore final : public Store {
   Result<std::vector<std::string>> List(std::string_view prefix) const override;
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
   StoreCapabilities capabilities() const override;
-  // "memory:<key>".
+  // "memory:<key>", or "memory://<name>/<key>" for a named store.
   std::string Describe(std::string_view key) const override;
 
   // The number of keys held.
@@ -66,6 +68,7 @@ class MemoryStore final : public Store {
   // The entry of `key`, or an absent one. REQUIRES: mutex_ held.
   Entry Lookup(std::string_view key) const;
 
+  const std::string name_;
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry, std::less<>> values_;  // Guarded by mutex_.
   std::uint64_t last_generation_ = 0;                 // Guarded by mutex_.

@@ -331,7 +331,9 @@ def check_convert_resume(checks, job, work):
                       skip=(".chunkwise-incomplete",), partial=True)
         kept = {f: (broken / f).stat().st_mtime_ns for f in visible_files(broken)
                 if f != ".chunkwise-incomplete"}
-        checks.expect(len(kept) >= 2, f"{name}: {len(kept)} shards were written before it stopped")
+        # The fault stops the rank at its third shard; the second may still be
+        # in flight on the pool's other thread when it does, so one is certain.
+        checks.expect(len(kept) >= 1, f"{name}: {len(kept)} shards were written before it stopped")
         again = launch(["zarr", "convert", source, broken, *layout], expect_success=False)
         checks.expect(again.returncode != 0 and "of an unfinished array" in again.stderr
                       and "pass --resume to finish it" in again.stderr,

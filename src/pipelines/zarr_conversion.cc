@@ -1,0 +1,100 @@
+#include "chunkwise/pipelines/zarr_conversion.h"
+
+#include "chunkwise/formats/zarr/array_copy.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+
+namespace chunkwise::pipelines {
+namespace {
+
+namespace zarr = formats::zarr;
+
+// Rank 0 makes the destination (or finds it, resuming); the others join it
+// once rank 0 has, so that all write into the one unpublished array.
+Result<zarr::Array> OpenDestination(core::Communicator& ranks,
+                                    std::shared_ptr<store::Store> destination,
+                                    const std::string& prefix, const zarr::ArrayMetadata& metadata,
+                                    const ZarrConversionOptions& options,
+                                    const zarr::ArrayOptions& array_options) {
+  Result<zarr::Array> array = Status::Internal("not yet created");
+  if (ranks.rank() == 0) {
+    array = options.resume
+                ? zarr::Array::ResumeUnpublished(destination, prefix, metadata, array_options)
+                : zarr::Array::CreateUnpublished(destination, prefix, metadata, options.overwrite,
+                                                 array_options);
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::ShareRootStatus(ranks, ranks.rank() == 0 ? array.status() : Status::Ok()));
+  if (ranks.rank() == 0) return array;
+  // A resumed job's array may be published already (a finished job resumed).
+  return options.resume ? zarr::Array::ResumeUnpublished(std::move(destination), prefix, metadata,
+                                                         array_options)
+                        : zarr::Array::JoinUnpublished(std::move(destination), prefix, metadata,
+                                                       array_options);
+}
+
+}  // namespace
+
+Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
+                                              const ZarrConversionLayout& layout) {
+  const zarr::ExistingLayout existing = zarr::DescribeLayout(source);
+  zarr::ArrayLayout destination;
+  destination.shape = source.shape;
+  destination.data_type = source.data_type;
+  destination.chunk_shape = layout.chunks.value_or(existing.chunk_shape);
+  destination.shard_shape = layout.shards;
+  destination.index_location = layout.index_location;
+  destination.zarr_format = layout.zarr_format;
+  destination.attributes = source.attributes;
+  zarr::ArrayMetadata metadata;
+  if (layout.codecs) {
+    destination.codec = *layout.codecs;
+    CHUNKWISE_ASSIGN_OR_RETURN(metadata, zarr::BuildArrayMetadata(destination));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        metadata, zarr::BuildArrayMetadataWithCodecs(destination, existing.bytes_codecs));
+  }
+  metadata.fill_value = source.fill_value;
+  metadata.fill_value_null = source.fill_value_null && layout.zarr_format == 2;
+  metadata.dimension_names = source.dimension_names;
+  return metadata;
+}
+
+Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
+                                     std::shared_ptr<store::Store> destination,
+                                     const std::string& prefix, const zarr::ArrayMetadata& metadata,
+                                     const ZarrConversionOptions& options) {
+  core::SingleProcess alone;
+  core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
+  std::shared_ptr<core::ThreadPool> pool =
+      options.pool != nullptr ? options.pool : std::make_shared<core::ThreadPool>(0);
+  // Every rank lists the source and plans its part alone: objects are dealt
+  // by their C-order index, the same on every rank. A rank that fails to
+  // plan fails the job below, with the others waiting.
+  const Result<zarr::ArrayCopyPlan> plan =
+      zarr::PlanArrayCopy(source, metadata, ranks.rank(), ranks.size());
+  core::ProgressOptions progress_options = options.progress;
+  progress_options.total_units = plan.ok() ? plan->bytes : 0;
+  if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
+  core::ProgressReporter progress(progress_options);
+  const zarr::ArrayOptions array_options{
+      .pool = pool, .progress = &progress, .codec_build = options.codec_build};
+  Result<zarr::Array> array =
+      OpenDestination(ranks, std::move(destination), prefix, metadata, options, array_options);
+  Status copied = array.status();
+  if (copied.ok()) copied = plan.status();
+  if (copied.ok()) {
+    copied = zarr::CopyArrayPlan(
+        source, *array, *plan, *pool,
+        {.keep_stored = options.resume, .before_object = options.before_object});
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::GatherOutcomes(ranks, copied.ok() ? Result<std::string>("") : copied).status());
+  // Every rank's objects are in place: rank 0 publishes, and all report its outcome.
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::ShareRootStatus(ranks, ranks.rank() == 0 ? array->Publish() : Status::Ok()));
+  progress.Finish();
+  array->set_progress(nullptr);  // The reporter ends here; the array lives on.
+  return array;
+}
+
+}  // namespace chunkwise::pipelines
