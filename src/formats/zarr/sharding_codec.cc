@@ -18,9 +18,12 @@ using core::Region;
 // Above this, a shard's inner chunks are not given slots of one buffer.
 constexpr std::size_t kMaxSlotBytes = std::size_t{512} << 20;
 
-// Shards inside shards are legal; a configuration nested deeper than this is an attack.
+// Shards inside shards are legal; a configuration nested deeper than this is
+// an attack. The depth travels down the registries built for inner chains.
 constexpr int kMaxShardingDepth = 8;
-thread_local int sharding_depth = 0;
+
+codec::CodecRegistry ZarrCodecRegistryAtDepth(core::ThreadPool* pool,
+                                              const codec::CodecBuildOptions& build, int depth);
 
 // Only [bytes little, crc32c] is read: the index layout of shard_index.h.
 Status CheckIndexCodecs(const nlohmann::json& codecs) {
@@ -188,9 +191,9 @@ core::RegularChunkGrid ShardingCodec::InnerGrid(const core::Shape& shard_shape) 
   return std::move(grid).value();
 }
 
-Status ShardingCodec::ForEachInner(std::size_t n,
-                                   const std::function<Status(std::size_t)>& body) const {
-  if (pool_ != nullptr) return pool_->ParallelFor(n, body);
+Status ShardingCodec::ForEachInner(core::ThreadPool* pool, std::size_t n,
+                                   const std::function<Status(std::size_t)>& body) {
+  if (pool != nullptr) return pool->ParallelFor(n, body);
   for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
   return Status::Ok();
 }
@@ -213,12 +216,12 @@ Result<ShardIndex> ShardingCodec::ReadIndex(const ShardByteReader& read, std::ui
 Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex& index,
                                    const ShardByteReader& read, const Region& box,
                                    const core::StridedDestination& destination,
-                                   std::string_view key) const {
+                                   std::string_view key, core::ThreadPool* pool) const {
   const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);
   const std::vector<core::Coord> chunks = grid.ChunksIntersecting(box);
-  return ForEachInner(chunks.size(), [&](std::size_t i) -> Status {
+  return ForEachInner(pool, chunks.size(), [&](std::size_t i) -> Status {
     const core::ChunkOverlap overlap = *grid.Overlap(chunks[i], box);
     const core::Coord origin = Plus(destination.origin, overlap.region_local.start());
     const core::StridedDestination target{destination.data, destination.shape, origin,
@@ -243,7 +246,7 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
 Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
     const ChunkSpec& shard_spec, const ShardWriteSource& write,
     const std::optional<ShardIndex>& old_index, const ShardByteReader& read_old,
-    std::string_view key) const {
+    std::string_view key, core::ThreadPool* pool) const {
   const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);
@@ -259,7 +262,7 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
   if (use_slots) shard.slots = core::SharedBufferPool().Take(n * slot_size);
   shard.owned.resize(n);
   std::vector<std::size_t> sizes(n, 0);  // 0: not stored.
-  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(n, [&](std::size_t k) -> Status {
+  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(pool, n, [&](std::size_t k) -> Status {
     const core::Coord coord = core::Unravel(static_cast<Index>(k), grid.grid_shape());
     const Region inner_box = grid.UnclippedChunkRegion(coord);
     const std::optional<Region> hit = inner_box.Intersect(write.box);
@@ -339,7 +342,7 @@ Result<Bytes> ShardingCodec::Encode(const ChunkSpec& spec, ByteView data) const 
   const core::Coord origin(spec.shape.size(), 0);
   const ShardWriteSource write{{data.data(), spec.shape, origin}, Region::Full(spec.shape)};
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
-                             EncodeMerged(spec, write, std::nullopt, {}, "shard"));
+                             EncodeMerged(spec, write, std::nullopt, {}, "shard", pool_));
   if (shard) return shard->Join();
   // An index of empty entries: the codec must return a value.
   EncodedShard empty;
@@ -369,7 +372,7 @@ Result<Bytes> ShardingCodec::Decode(const ChunkSpec& spec, ByteView encoded) con
   Bytes decoded(spec.num_bytes());
   const core::Coord origin(spec.shape.size(), 0);
   CHUNKWISE_RETURN_IF_ERROR(DecodeRegion(spec, index, read, Region::Full(spec.shape),
-                                         {decoded.data(), spec.shape, origin}, "shard"));
+                                         {decoded.data(), spec.shape, origin}, "shard", pool_));
   return decoded;
 }
 
@@ -379,32 +382,45 @@ std::size_t ShardingCodec::MaxEncodedSize(const ChunkSpec& spec) const {
   return n * inner_codecs_.MaxEncodedSize(InnerSpec(spec)) + ShardIndex::EncodedSize(n);
 }
 
-Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
-                             const codec::CodecBuildOptions& build) {
+namespace {
+
+// Registers sharding_indexed for chains `depth` shards deep.
+Status RegisterShardingCodecAtDepth(codec::CodecRegistry& registry, core::ThreadPool* pool,
+                                    const codec::CodecBuildOptions& build, int depth) {
   return registry.Register(
       std::string(kShardingCodecName),
-      [pool,
-       build](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
-        if (sharding_depth >= kMaxShardingDepth) {
+      [pool, build,
+       depth](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
+        if (depth >= kMaxShardingDepth) {
           return Status::InvalidArgument("sharding_indexed nested more than " +
                                          std::to_string(kMaxShardingDepth) + " deep");
         }
-        ++sharding_depth;
-        const codec::CodecRegistry inner = ZarrCodecRegistry(pool, build);
+        const codec::CodecRegistry inner = ZarrCodecRegistryAtDepth(pool, build, depth + 1);
         Result<std::shared_ptr<const ShardingCodec>> codec =
             ShardingCodec::FromJson(configuration, inner, pool);
-        --sharding_depth;
         if (!codec.ok()) return codec.status();
         return std::shared_ptr<const codec::Codec>(std::move(codec).value());
       });
 }
 
-codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
-                                       const codec::CodecBuildOptions& build) {
+codec::CodecRegistry ZarrCodecRegistryAtDepth(core::ThreadPool* pool,
+                                              const codec::CodecBuildOptions& build, int depth) {
   codec::CodecRegistry registry = codec::CodecRegistry::WithBuiltins(build);
-  const Status status = RegisterShardingCodec(registry, pool, build);
+  const Status status = RegisterShardingCodecAtDepth(registry, pool, build, depth);
   CHUNKWISE_CHECK(status.ok());
   return registry;
+}
+
+}  // namespace
+
+Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
+                             const codec::CodecBuildOptions& build) {
+  return RegisterShardingCodecAtDepth(registry, pool, build, 0);
+}
+
+codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
+                                       const codec::CodecBuildOptions& build) {
+  return ZarrCodecRegistryAtDepth(pool, build, 0);
 }
 
 }  // namespace chunkwise::formats::zarr

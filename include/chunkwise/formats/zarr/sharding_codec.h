@@ -104,24 +104,28 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // empty chunks give the fill value. Corruption names `key` and the chunk.
   Status DecodeRegion(const codec::ChunkSpec& shard_spec, const ShardIndex& index,
                       const ShardByteReader& read, const core::Region& box,
-                      const core::StridedDestination& destination, std::string_view key) const;
+                      const core::StridedDestination& destination, std::string_view key,
+                      core::ThreadPool* pool = nullptr) const;
 
   // Encodes a shard from `write` merged over an existing shard (`old_index`
   // and `read_old`, or nullopt for none): inner chunks the box misses keep
   // their old bytes, chunks it covers are encoded afresh, chunks it cuts are
   // decoded, overlaid and re-encoded. Returns nullopt when every inner chunk
-  // is empty (the shard should not be stored).
+  // is empty (the shard should not be stored). Inner chunks are encoded on
+  // `pool` (null: on the calling thread), as DecodeRegion decodes them.
   Result<std::optional<EncodedShard>> EncodeMerged(const codec::ChunkSpec& shard_spec,
                                                    const ShardWriteSource& write,
                                                    const std::optional<ShardIndex>& old_index,
                                                    const ShardByteReader& read_old,
-                                                   std::string_view key) const;
+                                                   std::string_view key,
+                                                   core::ThreadPool* pool = nullptr) const;
 
  private:
   ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
                 nlohmann::json index_codecs, IndexLocation index_location, core::ThreadPool* pool);
 
-  Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
+  static Status ForEachInner(core::ThreadPool* pool, std::size_t n,
+                             const std::function<Status(std::size_t)>& body);
   // Lays out the stored inner chunks (sizes[k] > 0; owned[k] when not empty,
   // else slot k) and the index.
   void Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
