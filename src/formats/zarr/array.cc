@@ -100,7 +100,7 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   const codec::CodecBuildOptions build = options.codec_build;
   Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
               std::move(grid), std::move(options));
-  const codec::CodecRegistry registry = ZarrCodecRegistry(array.pool_.get(), build);
+  const codec::CodecRegistry registry = ZarrCodecRegistry(build);
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
                              codec::CodecChain::FromJson(array.metadata_.codecs, registry));
   array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));
@@ -113,7 +113,7 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
     CHUNKWISE_ASSIGN_OR_RETURN(
         std::shared_ptr<const ShardingCodec> sharding,
         ShardingCodec::FromJson(array.metadata_.codecs[0].value("configuration", nlohmann::json()),
-                                registry, array.pool_.get()));
+                                registry));
     CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
     // Every read or write of a shard holds its whole index.
     const auto inner =
@@ -291,7 +291,7 @@ Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestinat
                         bool* stored) const {
   const ShardStore shard = Shard(overlap.chunk);
   CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
-                             shard.ReadRegion(overlap.chunk_local, target, {pool_.get()}));
+                             shard.ReadRegion(overlap.chunk_local, target, ShardContext()));
   if (stored != nullptr) *stored = present;
   return Status::Ok();
 }
@@ -507,7 +507,7 @@ Result<std::optional<Bytes>> Array::MergeChunk(const ChunkOverlap& overlap,
 
 Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
   const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
-  return Shard(overlap.chunk).Write({source, overlap.chunk_local}, whole, {pool_.get()});
+  return Shard(overlap.chunk).Write({source, overlap.chunk_local}, whole, ShardContext());
 }
 
 Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {

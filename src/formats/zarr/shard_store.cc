@@ -128,7 +128,7 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
     const ShardByteReader read = MemoryShardReader(*whole);
     CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, codec_.ReadIndex(read, whole->size(), n_, where_));
     CHUNKWISE_RETURN_IF_ERROR(
-        codec_.DecodeRegion(spec_, index, read, box, destination, where_, context.pool));
+        codec_.DecodeRegion(spec_, index, read, box, destination, where_, context));
     return true;
   }
   // One reader for the index and the chunks: from a store that pins it (files,
@@ -139,8 +139,8 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
                              codec_.ReadIndex(RangeReader(*reader), reader->size(), n_, where_));
   if (parent_.capabilities().local) {
-    CHUNKWISE_RETURN_IF_ERROR(codec_.DecodeRegion(spec_, index, RangeReader(*reader), box,
-                                                  destination, where_, context.pool));
+    CHUNKWISE_RETURN_IF_ERROR(
+        codec_.DecodeRegion(spec_, index, RangeReader(*reader), box, destination, where_, context));
     return true;
   }
   // The chunks the box needs, keyed by offset and size (nothing forbids two
@@ -157,7 +157,7 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
     return fetched_at.at({offset, nbytes});
   };
   CHUNKWISE_RETURN_IF_ERROR(
-      codec_.DecodeRegion(spec_, index, read, box, destination, where_, context.pool));
+      codec_.DecodeRegion(spec_, index, read, box, destination, where_, context));
   return true;
 }
 
@@ -189,7 +189,7 @@ Result<std::optional<EncodedShard>> ShardStore::Merge(const ShardWriteSource& wr
     read_old = MemoryShardReader(*old);
     CHUNKWISE_ASSIGN_OR_RETURN(old_index, codec_.ReadIndex(read_old, old->size(), n_, where_));
   }
-  return codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context.pool);
+  return codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context);
 }
 
 Status ShardStore::WriteConditionally(const ShardWriteSource& write,

@@ -27,9 +27,9 @@ std::shared_ptr<const ShardingCodec> MakeCodec(const char* location) {
                               {"codecs", json::array({kBytesLittle})},
                               {"index_codecs", ShardIndexCodecs()},
                               {"index_location", location}};
-  const codec::CodecRegistry registry = ZarrCodecRegistry(nullptr);
+  const codec::CodecRegistry registry = ZarrCodecRegistry();
   Result<std::shared_ptr<const ShardingCodec>> codec =
-      ShardingCodec::FromJson(configuration, registry, nullptr);
+      ShardingCodec::FromJson(configuration, registry);
   EXPECT_TRUE(codec.ok()) << codec.status().ToString();
   return codec.ok() ? *codec : nullptr;
 }
@@ -41,7 +41,8 @@ const ChunkSpec kSpec{core::DataType(core::DataTypeId::kUInt16), {4, 6}, {0, 0}}
 // Elements 1..24 in row-major order (none is the fill value 0).
 Bytes Counting() {
   Bytes bytes(48);
-  for (std::size_t i = 0; i < 24; ++i) StoreLittleEndian(static_cast<std::uint16_t>(i + 1), &bytes[2 * i]);
+  for (std::size_t i = 0; i < 24; ++i)
+    StoreLittleEndian(static_cast<std::uint16_t>(i + 1), &bytes[2 * i]);
   return bytes;
 }
 

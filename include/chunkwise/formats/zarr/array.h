@@ -31,6 +31,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/formats/zarr/shard_scratch.h"
 #include "chunkwise/formats/zarr/shard_store.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
@@ -209,6 +210,8 @@ class Array {
   Result<std::optional<Bytes>> MergeChunk(const core::ChunkOverlap& overlap,
                                           const core::StridedSource& source,
                                           const std::optional<Bytes>& old) const;
+  // Where shard calls run: the array's pool and scratch buffers.
+  ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get()}; }
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
   // Adds the stored object `coord` (if stored) to `stats`.
   Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
@@ -221,6 +224,9 @@ class Array {
   core::ProgressReporter* progress_;
   std::shared_ptr<const codec::CodecChain> chain_;
   std::shared_ptr<const ShardingCodec> sharding_;  // Codecs exactly [sharding_indexed].
+  // The buffers that shard calls borrow, kept for the array's life (copies
+  // of the array share them).
+  std::shared_ptr<ShardScratch> scratch_ = std::make_shared<ShardScratch>();
   core::RegularChunkGrid grid_;
   codec::ChunkSpec chunk_spec_;
 };

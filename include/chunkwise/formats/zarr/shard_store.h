@@ -8,10 +8,11 @@
 // codec (sharding_codec.h) encodes and decodes; this class does the I/O.
 // Array, and through it the reference builder, reach shards only this way.
 //
-// The execution context is given per call (ShardCallContext), not kept in
-// the codec. A ShardStore is cheap to build, holds references only (the
-// parent store, codec and spec must outlive it) and is as thread-safe as its
-// parent store: concurrent reads are safe.
+// The execution context (thread pool, scratch buffers) is given per call
+// (ShardCallContext, sharding_codec.h), not kept in the codec or the store.
+// A ShardStore is cheap to build, holds references only (the parent store,
+// codec and spec must outlive it) and is as thread-safe as its parent
+// store: concurrent reads are safe.
 #ifndef CHUNKWISE_FORMATS_ZARR_SHARD_STORE_H_
 #define CHUNKWISE_FORMATS_ZARR_SHARD_STORE_H_
 
@@ -31,12 +32,6 @@
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::zarr {
-
-// Where a shard call runs: the inner chunks of one shard are encoded and
-// decoded on `pool` (null: on the calling thread).
-struct ShardCallContext {
-  core::ThreadPool* pool = nullptr;
-};
 
 class ShardStore {
  public:
