@@ -15,7 +15,7 @@ Status UpdateObject(Store& store, const std::string& key, const ConditionalMerge
     const Generation read_at = old ? old->generation : Generation::Absent();
     std::optional<Bytes> old_value;
     if (old) old_value = std::move(old->value);
-    const Status written = merge_and_write(old_value, read_at);
+    Status written = merge_and_write(old_value, read_at);
     if (written.code() != StatusCode::kConflict) return written;
     const int cap_us = 100 << std::min(attempt, 10);
     std::this_thread::sleep_for(std::chrono::microseconds(
