@@ -35,8 +35,7 @@ json Sharding(json chunk_shape, json codecs, const char* index_location) {
 }
 
 std::vector<std::shared_ptr<const ShardingCodec>> MakeCodecs() {
-  const chunkwise::codec::CodecRegistry registry =
-      chunkwise::formats::zarr::ZarrCodecRegistry(nullptr);
+  const chunkwise::codec::CodecRegistry registry = chunkwise::formats::zarr::ZarrCodecRegistry();
   const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
   const json nested = {{"name", "sharding_indexed"},
                        {"configuration", Sharding({2, 3}, json::array({kBytes}), "start")}};
@@ -49,7 +48,7 @@ std::vector<std::shared_ptr<const ShardingCodec>> MakeCodecs() {
   };
   std::vector<std::shared_ptr<const ShardingCodec>> codecs;
   for (const json& configuration : configurations) {
-    auto codec = ShardingCodec::FromJson(configuration, registry, nullptr);
+    auto codec = ShardingCodec::FromJson(configuration, registry);
     CHUNKWISE_CHECK(codec.ok());
     codecs.push_back(std::move(codec).value());
   }

@@ -35,7 +35,7 @@ bool SameMetadata(const ArrayMetadata& a, const ArrayMetadata& b) {
 // Builds the chain; when it encodes a small patterned chunk, decoding must give it back.
 void CheckCodecs(const ArrayMetadata& metadata) {
   static const chunkwise::codec::CodecRegistry registry =
-      chunkwise::formats::zarr::ZarrCodecRegistry(nullptr);
+      chunkwise::formats::zarr::ZarrCodecRegistry();
   const Result<chunkwise::codec::CodecChain> chain =
       chunkwise::codec::CodecChain::FromJson(metadata.codecs, registry);
   if (!chain.ok() || chain->bytes_only()) return;

@@ -79,7 +79,7 @@ class ArrayReferenceBuilder {
                  Reference::WholeFile(options_.url_base + key));
       } else {
         CHUNKWISE_RETURN_IF_ERROR(
-            AddShard(array, *sharding, coord, key, *size, view, view_grid, out_prefix));
+            AddShard(array, *sharding, coord, key, view, view_grid, out_prefix));
       }
       if (options_.progress != nullptr) options_.progress->Add(1);
       return Status::Ok();
@@ -94,20 +94,15 @@ class ArrayReferenceBuilder {
 
  private:
   Status AddShard(const Array& array, const zarr::ShardingCodec& sharding, const core::Coord& shard,
-                  const std::string& key, std::uint64_t shard_size, const ArrayMetadata& view,
+                  const std::string& key, const ArrayMetadata& view,
                   const core::RegularChunkGrid& view_grid, const std::string& out_prefix) {
     const core::RegularChunkGrid inner = sharding.InnerGrid(array.metadata().chunk_shape);
     const auto n = static_cast<std::size_t>(inner.num_chunks());
-    const zarr::ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
-                                           Bytes& scratch) -> Result<ByteView> {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes,
-                                 store_->GetRange(key, store::ByteRange::Span(offset, nbytes)));
-      if (!bytes) return Status::NotFound(store_->Describe(key) + " disappeared while read");
-      scratch = std::move(*bytes);
-      return ByteView(scratch);
-    };
-    CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ShardIndex index,
-                               sharding.ReadIndex(read, shard_size, n, key));
+    // The index through the shard's own view: the one path to shard bytes.
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<zarr::ShardIndex> stored,
+                               array.Shard(shard).ReadIndex());
+    if (!stored) return Status::Ok();  // Removed since it was listed.
+    const zarr::ShardIndex& index = *stored;
     const core::Shape& per_shard = inner.grid_shape();
     core::Coord global(per_shard.size());
     for (std::size_t k = 0; k < n; ++k) {

@@ -1,18 +1,15 @@
 #include "chunkwise/formats/zarr/array.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <map>
-#include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/ravel.h"
+#include "chunkwise/store/update_object.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -25,55 +22,6 @@ using core::Region;
 // the caller to read back, and stores that skip reading each line first
 // scatter chunks many times faster on some CPUs.
 constexpr std::uint64_t kStreamingReadBytes = std::uint64_t{64} << 20;
-
-// Reads each range of a shard into `scratch`, a buffer its caller may
-// reuse: the index, and, from a local store, one inner chunk at a time just
-// before it is decoded, so that its bytes go from the store into a buffer
-// still in cache and never through a shard-sized buffer in memory.
-ShardByteReader RangeReader(const store::ValueReader& reader) {
-  return [&reader](std::uint64_t offset, std::uint64_t nbytes, Bytes& scratch) -> Result<ByteView> {
-    scratch.resize(nbytes);
-    const store::ByteRange range = store::ByteRange::Span(offset, nbytes);
-    CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(std::span(&range, 1), scratch));
-    return ByteView(scratch);
-  };
-}
-
-// Shard byte ranges (offset, size), each mapped to a view of its bytes.
-using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
-
-// Reads the ranges of shard `key` (each inside the shard: its index was
-// checked) into one buffer from `pool` and points each range's view at them.
-// Ranges with no gaps between them are read as the one span they cover, which
-// also bounds the buffer by the shard size when a hostile index points many
-// entries at the same bytes.
-Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader,
-                                            core::BufferPool& pool, FetchedRanges& ranges) {
-  if (ranges.empty()) return core::BufferPool::Lease();
-  std::uint64_t total = 0, low = UINT64_MAX, high = 0;
-  for (const auto& [range, view] : ranges) {
-    total += range.second;
-    low = std::min(low, range.first);
-    high = std::max(high, range.first + range.second);
-  }
-  const bool one_span = high - low <= total;
-  std::vector<store::ByteRange> reads;
-  if (one_span) {
-    reads.push_back(store::ByteRange::Span(low, high - low));
-  } else {
-    for (const auto& [range, view] : ranges) {
-      reads.push_back(store::ByteRange::Span(range.first, range.second));
-    }
-  }
-  core::BufferPool::Lease buffer = pool.Take(one_span ? high - low : total);
-  CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
-  std::uint64_t at = 0;
-  for (auto& [range, view] : ranges) {
-    view = ByteView(buffer.data() + (one_span ? range.first - low : at), range.second);
-    at += range.second;
-  }
-  return buffer;
-}
 
 std::string NormalizePrefix(std::string prefix) {
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
@@ -152,14 +100,20 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   const codec::CodecBuildOptions build = options.codec_build;
   Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
               std::move(grid), std::move(options));
-  const codec::CodecRegistry registry = ZarrCodecRegistry(array.pool_.get(), build);
+  const codec::CodecRegistry registry = ZarrCodecRegistry(build);
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
                              codec::CodecChain::FromJson(array.metadata_.codecs, registry));
   array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));
   array.chunk_spec_ = {array.metadata_.data_type, array.metadata_.chunk_shape,
                        array.metadata_.fill_value};
-  const auto* sharding = dynamic_cast<const ShardingCodec*>(array.chain_->array_to_bytes());
-  if (sharding != nullptr && array.metadata_.codecs.size() == 1) {
+  // Codecs exactly [sharding_indexed]: shards are read and written through
+  // ShardStore, inner chunk by inner chunk, so the codec is built as itself.
+  if (array.metadata_.codecs.size() == 1 && array.metadata_.codecs[0].is_object() &&
+      array.metadata_.codecs[0].value("name", std::string()) == kShardingCodecName) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::shared_ptr<const ShardingCodec> sharding,
+        ShardingCodec::FromJson(array.metadata_.codecs[0].value("configuration", nlohmann::json()),
+                                registry));
     CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
     // Every read or write of a shard holds its whole index.
     const auto inner =
@@ -167,7 +121,7 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
     CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
         core::SaturatingProduct(inner, sizeof(ChunkLocation)),
         "the index of a shard of " + std::to_string(inner) + " inner chunks"));
-    array.sharding_ = sharding;
+    array.sharding_ = std::move(sharding);
   }
   return array;
 }
@@ -335,53 +289,15 @@ Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestinat
 
 Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestination& target,
                         bool* stored) const {
-  const std::string key = ChunkKey(overlap.chunk);
-  const std::string where = store_->Describe(key);
-  const core::RegularChunkGrid inner = sharding_->InnerGrid(chunk_spec_.shape);
-  const auto n = static_cast<std::size_t>(inner.num_chunks());
-  const Region& box = overlap.chunk_local;
-  const auto fill = [&] {  // No shard: all fill value.
-    core::FillStridedRegion(target, overlap.array.shape(), metadata_.fill_value);
-    return Status::Ok();
-  };
-  // Stores without cheap ranges (object stores) get one request per shard.
-  // Files are read by range, the index first and then only the chunks the
-  // region needs, into a buffer reused from shard to shard.
-  if (!store_->capabilities().efficient_ranges) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> whole, store_->Get(key));
-    if (stored != nullptr) *stored = whole.has_value();
-    if (!whole) return fill();
-    const ShardByteReader read = MemoryShardReader(*whole);
-    CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
-                               sharding_->ReadIndex(read, whole->size(), n, where));
-    return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
-  }
-  // One reader for the index and the chunks: from a store that pins it (files,
-  // memory), both come from one version of the shard, whatever a concurrent
-  // writer does, and a file is opened once.
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
-  if (stored != nullptr) *stored = reader != nullptr;
-  if (reader == nullptr) return fill();
-  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
-                             sharding_->ReadIndex(RangeReader(*reader), reader->size(), n, where));
-  if (store_->capabilities().local) {
-    return sharding_->DecodeRegion(chunk_spec_, index, RangeReader(*reader), box, target, where);
-  }
-  // The chunks the box needs, keyed by offset and size (nothing forbids two
-  // entries sharing bytes), fetched in one batch into one pooled buffer: no
-  // allocation and no fresh pages per chunk.
-  FetchedRanges fetched_at;
-  for (const core::Coord& chunk : inner.ChunksIntersecting(box)) {
-    const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
-    if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
-                             FetchRanges(*reader, core::SharedBufferPool(), fetched_at));
-  const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
-                                   Bytes&) -> Result<ByteView> {
-    return fetched_at.at({offset, nbytes});
-  };
-  return sharding_->DecodeRegion(chunk_spec_, index, read, box, target, where);
+  const ShardStore shard = Shard(overlap.chunk);
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
+                             shard.ReadRegion(overlap.chunk_local, target, ShardContext()));
+  if (stored != nullptr) *stored = present;
+  return Status::Ok();
+}
+
+ShardStore Array::Shard(std::span<const core::Index> coord) const {
+  return ShardStore(*store_, ChunkKey(coord), *sharding_, chunk_spec_);
 }
 
 Status Array::Write(const Region& region, ByteView data) {
@@ -547,8 +463,9 @@ Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource&
   // A partial write merges into the stored chunk: conditionally where the
   // store can, so that writers of different parts of one chunk lose nothing.
   if (store_->capabilities().conditional_writes) {
-    return UpdateObject(
-        key, [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
+    return store::UpdateObject(
+        *store_, key,
+        [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
           CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded,
                                      MergeChunk(overlap, source, old));
           if (encoded) return store_->SetIf(key, *encoded, read_at).status();
@@ -589,65 +506,8 @@ Result<std::optional<Bytes>> Array::MergeChunk(const ChunkOverlap& overlap,
 }
 
 Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
-  const std::string key = ChunkKey(overlap.chunk);
   const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
-  // A whole shard replaces what is there; only a partial write merges.
-  if (!whole && store_->capabilities().conditional_writes) return UpdateShard(overlap, source);
-  std::optional<Bytes> old;
-  if (!whole) {  // Only a partial write reads: the untouched inner chunks are kept.
-    CHUNKWISE_ASSIGN_OR_RETURN(old, store_->Get(key));
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard, MergeShard(overlap, source, old));
-  if (shard) return store_->SetParts(key, shard->parts);
-  return StoreChunk(key, std::nullopt, whole || old.has_value());
-}
-
-Result<std::optional<EncodedShard>> Array::MergeShard(const ChunkOverlap& overlap,
-                                                      const core::StridedSource& source,
-                                                      const std::optional<Bytes>& old) const {
-  const std::string where = store_->Describe(ChunkKey(overlap.chunk));
-  std::optional<ShardIndex> old_index;
-  ShardByteReader read_old;
-  if (old) {  // The inner chunks the write does not touch are kept.
-    read_old = MemoryShardReader(*old);
-    const auto n = static_cast<std::size_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
-    CHUNKWISE_ASSIGN_OR_RETURN(old_index, sharding_->ReadIndex(read_old, old->size(), n, where));
-  }
-  const ShardWriteSource write{source, overlap.chunk_local};
-  return sharding_->EncodeMerged(chunk_spec_, write, old_index, read_old, where);
-}
-
-Status Array::UpdateShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
-  const std::string key = ChunkKey(overlap.chunk);
-  return UpdateObject(
-      key, [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
-        CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
-                                   MergeShard(overlap, source, old));
-        if (shard) return store_->SetPartsIf(key, shard->parts, read_at).status();
-        if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no shard.
-        return Status::Ok();
-      });
-}
-
-Status Array::UpdateObject(const std::string& key, const ConditionalMerge& merge_and_write) {
-  std::mt19937 jitter(std::random_device{}());
-  for (int attempt = 1; attempt <= kUpdateAttempts; ++attempt) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<store::VersionedValue> old, store_->GetVersioned(key));
-    const store::Generation read_at = old ? old->generation : store::Generation::Absent();
-    std::optional<Bytes> old_value;
-    if (old) old_value = std::move(old->value);
-    const Status written = merge_and_write(old_value, read_at);
-    if (written.code() != StatusCode::kConflict) return written;
-    // Another writer changed the object since it was read: read its version
-    // and merge again, after a random pause that grows with the attempts
-    // so that writers colliding once do not collide again in step.
-    const int cap_us = 100 << std::min(attempt, 10);
-    std::this_thread::sleep_for(std::chrono::microseconds(
-        std::uniform_int_distribution<int>(0, std::min(cap_us, 50000))(jitter)));
-  }
-  return Status::Conflict(store_->Describe(key) +
-                          ": other writers kept changing it; gave up after " +
-                          std::to_string(kUpdateAttempts) + " tries to merge this write into it");
+  return Shard(overlap.chunk).Write({source, overlap.chunk_local}, whole, ShardContext());
 }
 
 Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {
@@ -717,14 +577,13 @@ Status Array::CountStored(const core::Coord& coord, std::uint64_t inner_per_shar
     stats.stored_bytes += size.value_or(0);
     return Status::Ok();
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, store_->OpenReader(key));
-  if (reader == nullptr) return Status::Ok();  // Removed since it was listed.
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
+  if (!size) return Status::Ok();  // Removed since it was listed.
   ++stats.stored_keys;
-  stats.stored_bytes += reader->size();
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      ShardIndex index,
-      sharding_->ReadIndex(RangeReader(*reader), reader->size(),
-                           static_cast<std::size_t>(inner_per_shard), store_->Describe(key)));
+  stats.stored_bytes += *size;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> stored, Shard(coord).ReadIndex());
+  if (!stored) return Status::Ok();
+  const ShardIndex& index = *stored;
   for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
   return Status::Ok();
 }

@@ -1,7 +1,6 @@
 #include "chunkwise/formats/zarr/sharding_codec.h"
 
 #include <algorithm>
-#include <array>
 #include <string>
 #include <utility>
 
@@ -18,9 +17,11 @@ using core::Region;
 // Above this, a shard's inner chunks are not given slots of one buffer.
 constexpr std::size_t kMaxSlotBytes = std::size_t{512} << 20;
 
-// Shards inside shards are legal; a configuration nested deeper than this is an attack.
+// Shards inside shards are legal; a configuration nested deeper than this is
+// an attack. The depth travels down the registries built for inner chains.
 constexpr int kMaxShardingDepth = 8;
-thread_local int sharding_depth = 0;
+
+codec::CodecRegistry ZarrCodecRegistryAtDepth(const codec::CodecBuildOptions& build, int depth);
 
 // Only [bytes little, crc32c] is read: the index layout of shard_index.h.
 Status CheckIndexCodecs(const nlohmann::json& codecs) {
@@ -95,39 +96,18 @@ core::Coord Minus(std::span<const Index> a, std::span<const Index> b) {
   return difference;
 }
 
-// Buffers reused per thread, one for each use: fresh chunk-sized buffers
-// cost a page fault per 4 KiB. A nested shard decoding on the same thread
-// while a buffer is taken gets a buffer of its own. A buffer grown past
-// kMaxKeptScratchBytes (a hostile index can ask for a chunk as large as its
-// shard) is freed when released rather than kept for the thread's life.
-enum class ScratchUse { kDecoded, kFetched, kCount };
-constexpr std::size_t kMaxKeptScratchBytes = std::size_t{64} << 20;
-
-class ScratchBuffer {
+// The scratch buffers of a call: the context's, or, when it brings none,
+// ones of the call's own.
+class CallScratch {
  public:
-  explicit ScratchBuffer(ScratchUse use)
-      : slot_(static_cast<std::size_t>(use)), owner_(!taken_[slot_]) {
-    taken_[slot_] = true;
-  }
-  ~ScratchBuffer() {
-    if (!owner_) return;
-    taken_[slot_] = false;
-    if (shared_[slot_].capacity() > kMaxKeptScratchBytes) Bytes().swap(shared_[slot_]);
-  }
-  ScratchBuffer(const ScratchBuffer&) = delete;
-  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
-  Bytes& get() { return owner_ ? shared_[slot_] : own_; }
+  explicit CallScratch(const ShardCallContext& context)
+      : scratch_(context.scratch != nullptr ? *context.scratch : own_) {}
+  ShardScratch& get() { return scratch_; }
 
  private:
-  static constexpr auto kSlots = static_cast<std::size_t>(ScratchUse::kCount);
-  static thread_local std::array<Bytes, kSlots> shared_;
-  static thread_local std::array<bool, kSlots> taken_;
-  std::size_t slot_;
-  bool owner_;
-  Bytes own_;
+  ShardScratch own_;
+  ShardScratch& scratch_;
 };
-thread_local std::array<Bytes, ScratchBuffer::kSlots> ScratchBuffer::shared_;
-thread_local std::array<bool, ScratchBuffer::kSlots> ScratchBuffer::taken_{};
 
 std::string InnerName(std::string_view key, std::span<const Index> coord) {
   return std::string(key) + " inner chunk [" + core::FormatShape(coord) + "]";
@@ -136,17 +116,14 @@ std::string InnerName(std::string_view key, std::span<const Index> coord) {
 }  // namespace
 
 ShardingCodec::ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
-                             nlohmann::json index_codecs, IndexLocation index_location,
-                             core::ThreadPool* pool)
+                             nlohmann::json index_codecs, IndexLocation index_location)
     : chunk_shape_(std::move(chunk_shape)),
       inner_codecs_(std::move(inner_codecs)),
       index_codecs_(std::move(index_codecs)),
-      index_location_(index_location),
-      pool_(pool) {}
+      index_location_(index_location) {}
 
 Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::FromJson(
-    const nlohmann::json& configuration, const codec::CodecRegistry& registry,
-    core::ThreadPool* pool) {
+    const nlohmann::json& configuration, const codec::CodecRegistry& registry) {
   CHUNKWISE_RETURN_IF_ERROR(CheckKeys(configuration));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk_shape, ParseChunkShape(configuration));
   CHUNKWISE_ASSIGN_OR_RETURN(IndexLocation location, ParseIndexLocation(configuration));
@@ -154,8 +131,8 @@ Result<std::shared_ptr<const ShardingCodec>> ShardingCodec::FromJson(
   CHUNKWISE_RETURN_IF_ERROR(CheckIndexCodecs(index_codecs));
   Result<codec::CodecChain> inner = codec::CodecChain::FromJson(configuration["codecs"], registry);
   if (!inner.ok()) return inner.status().WithContext("sharding_indexed codecs");
-  return std::shared_ptr<const ShardingCodec>(new ShardingCodec(
-      std::move(chunk_shape), std::move(inner).value(), index_codecs, location, pool));
+  return std::shared_ptr<const ShardingCodec>(
+      new ShardingCodec(std::move(chunk_shape), std::move(inner).value(), index_codecs, location));
 }
 
 nlohmann::json ShardingCodec::ToJson() const {
@@ -188,9 +165,9 @@ core::RegularChunkGrid ShardingCodec::InnerGrid(const core::Shape& shard_shape) 
   return std::move(grid).value();
 }
 
-Status ShardingCodec::ForEachInner(std::size_t n,
-                                   const std::function<Status(std::size_t)>& body) const {
-  if (pool_ != nullptr) return pool_->ParallelFor(n, body);
+Status ShardingCodec::ForEachInner(core::ThreadPool* pool, std::size_t n,
+                                   const std::function<Status(std::size_t)>& body) {
+  if (pool != nullptr) return pool->ParallelFor(n, body);
   for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
   return Status::Ok();
 }
@@ -213,12 +190,13 @@ Result<ShardIndex> ShardingCodec::ReadIndex(const ShardByteReader& read, std::ui
 Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex& index,
                                    const ShardByteReader& read, const Region& box,
                                    const core::StridedDestination& destination,
-                                   std::string_view key) const {
+                                   std::string_view key, const ShardCallContext& context) const {
   const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);
   const std::vector<core::Coord> chunks = grid.ChunksIntersecting(box);
-  return ForEachInner(chunks.size(), [&](std::size_t i) -> Status {
+  CallScratch scratch(context);
+  return ForEachInner(context.pool, chunks.size(), [&](std::size_t i) -> Status {
     const core::ChunkOverlap overlap = *grid.Overlap(chunks[i], box);
     const core::Coord origin = Plus(destination.origin, overlap.region_local.start());
     const core::StridedDestination target{destination.data, destination.shape, origin,
@@ -229,10 +207,10 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
       core::FillStridedRegion(target, extent, fill);
       return Status::Ok();
     }
-    ScratchBuffer scratch_fetched(ScratchUse::kFetched);
+    ShardScratch::Lease scratch_fetched(scratch.get());
     CHUNKWISE_ASSIGN_OR_RETURN(ByteView encoded,
                                read(location.offset, location.nbytes, scratch_fetched.get()));
-    ScratchBuffer scratch_decoded(ScratchUse::kDecoded);
+    ShardScratch::Lease scratch_decoded(scratch.get());
     const Status status = inner_codecs_.DecodeRegion(inner_spec, encoded, overlap.chunk_local,
                                                      target, scratch_decoded.get());
     if (!status.ok()) return status.WithContext(InnerName(key, chunks[i]));
@@ -243,7 +221,7 @@ Status ShardingCodec::DecodeRegion(const ChunkSpec& shard_spec, const ShardIndex
 Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
     const ChunkSpec& shard_spec, const ShardWriteSource& write,
     const std::optional<ShardIndex>& old_index, const ShardByteReader& read_old,
-    std::string_view key) const {
+    std::string_view key, const ShardCallContext& context) const {
   const core::RegularChunkGrid grid = InnerGrid(shard_spec.shape);
   const ChunkSpec inner_spec = InnerSpec(shard_spec);
   const std::vector<std::uint8_t> fill = FillElement(shard_spec);
@@ -259,28 +237,31 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
   if (use_slots) shard.slots = core::SharedBufferPool().Take(n * slot_size);
   shard.owned.resize(n);
   std::vector<std::size_t> sizes(n, 0);  // 0: not stored.
-  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(n, [&](std::size_t k) -> Status {
+  CallScratch scratch(context);
+  CHUNKWISE_RETURN_IF_ERROR(ForEachInner(context.pool, n, [&](std::size_t k) -> Status {
     const core::Coord coord = core::Unravel(static_cast<Index>(k), grid.grid_shape());
     const Region inner_box = grid.UnclippedChunkRegion(coord);
     const std::optional<Region> hit = inner_box.Intersect(write.box);
     const bool has_old = old_index && !old_index->at(k).empty();
-    Bytes scratch;
+    ShardScratch::Lease scratch_old(scratch.get());  // For a reader that copies into it.
     if (!hit && has_old) {  // Untouched: keep the old encoded bytes as they are.
       const ChunkLocation& location = old_index->at(k);
-      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old,
+                                 read_old(location.offset, location.nbytes, scratch_old.get()));
       shard.owned[k] = CopyToBytes(old);
       sizes[k] = old.size();
       return Status::Ok();
     }
     if (!hit) return Status::Ok();
-    ScratchBuffer scratch_chunk(ScratchUse::kDecoded);
+    ShardScratch::Lease scratch_chunk(scratch.get());
     Bytes& chunk = scratch_chunk.get();
     chunk.resize(inner_spec.num_bytes());
     if (*hit == inner_box) {
       // Every element comes from the write.
     } else if (has_old) {
       const ChunkLocation& location = old_index->at(k);
-      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old, read_old(location.offset, location.nbytes, scratch));
+      CHUNKWISE_ASSIGN_OR_RETURN(ByteView old,
+                                 read_old(location.offset, location.nbytes, scratch_old.get()));
       const Status decoded = inner_codecs_.DecodeInto(inner_spec, old, chunk);
       if (!decoded.ok()) return decoded.WithContext(InnerName(key, coord));
     } else {
@@ -379,32 +360,43 @@ std::size_t ShardingCodec::MaxEncodedSize(const ChunkSpec& spec) const {
   return n * inner_codecs_.MaxEncodedSize(InnerSpec(spec)) + ShardIndex::EncodedSize(n);
 }
 
-Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
-                             const codec::CodecBuildOptions& build) {
+namespace {
+
+// Registers sharding_indexed for chains `depth` shards deep.
+Status RegisterShardingCodecAtDepth(codec::CodecRegistry& registry,
+                                    const codec::CodecBuildOptions& build, int depth) {
   return registry.Register(
       std::string(kShardingCodecName),
-      [pool,
-       build](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
-        if (sharding_depth >= kMaxShardingDepth) {
+      [build,
+       depth](const nlohmann::json& configuration) -> Result<std::shared_ptr<const codec::Codec>> {
+        if (depth >= kMaxShardingDepth) {
           return Status::InvalidArgument("sharding_indexed nested more than " +
                                          std::to_string(kMaxShardingDepth) + " deep");
         }
-        ++sharding_depth;
-        const codec::CodecRegistry inner = ZarrCodecRegistry(pool, build);
+        const codec::CodecRegistry inner = ZarrCodecRegistryAtDepth(build, depth + 1);
         Result<std::shared_ptr<const ShardingCodec>> codec =
-            ShardingCodec::FromJson(configuration, inner, pool);
-        --sharding_depth;
+            ShardingCodec::FromJson(configuration, inner);
         if (!codec.ok()) return codec.status();
         return std::shared_ptr<const codec::Codec>(std::move(codec).value());
       });
 }
 
-codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
-                                       const codec::CodecBuildOptions& build) {
+codec::CodecRegistry ZarrCodecRegistryAtDepth(const codec::CodecBuildOptions& build, int depth) {
   codec::CodecRegistry registry = codec::CodecRegistry::WithBuiltins(build);
-  const Status status = RegisterShardingCodec(registry, pool, build);
+  const Status status = RegisterShardingCodecAtDepth(registry, build, depth);
   CHUNKWISE_CHECK(status.ok());
   return registry;
+}
+
+}  // namespace
+
+Status RegisterShardingCodec(codec::CodecRegistry& registry,
+                             const codec::CodecBuildOptions& build) {
+  return RegisterShardingCodecAtDepth(registry, build, 0);
+}
+
+codec::CodecRegistry ZarrCodecRegistry(const codec::CodecBuildOptions& build) {
+  return ZarrCodecRegistryAtDepth(build, 0);
 }
 
 }  // namespace chunkwise::formats::zarr

@@ -1,28 +1,25 @@
 #include "chunkwise/pipelines/stream/shard_sink.h"
 
+#include <utility>
+
+#include "chunkwise/formats/zarr/shard_stream_writer.h"
+
 namespace chunkwise::pipelines::stream {
 namespace {
 
 using formats::zarr::IndexLocation;
 
+// A shard written through the zarr shard layout's stream-write path.
 class StoreShardOutput final : public ShardOutput {
  public:
-  StoreShardOutput(std::unique_ptr<store::ValueWriter> writer, IndexLocation location)
-      : writer_(std::move(writer)), location_(location) {}
+  explicit StoreShardOutput(std::unique_ptr<formats::zarr::ShardStreamWriter> writer)
+      : writer_(std::move(writer)) {}
 
   Status Append(ByteView data) override { return writer_->Append(data); }
-  Status Finish(ByteView index) override {
-    if (location_ == IndexLocation::kStart) {
-      CHUNKWISE_RETURN_IF_ERROR(writer_->Overwrite(0, index));
-    } else {
-      CHUNKWISE_RETURN_IF_ERROR(writer_->Append(index));
-    }
-    return writer_->Commit();
-  }
+  Status Finish(ByteView index) override { return writer_->Finish(index); }
 
  private:
-  std::unique_ptr<store::ValueWriter> writer_;
-  IndexLocation location_;
+  std::unique_ptr<formats::zarr::ShardStreamWriter> writer_;
 };
 
 class DiscardShardOutput final : public ShardOutput {
@@ -43,14 +40,10 @@ StoreShardSink::StoreShardSink(std::shared_ptr<store::Store> store, std::string 
       index_bytes_(index_bytes) {}
 
 Result<std::unique_ptr<ShardOutput>> StoreShardSink::Begin(const core::Coord& shard) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueWriter> writer,
-                             store_->OpenWriter(prefix_ + encoding_.Key(shard)));
-  if (location_ == IndexLocation::kStart) {
-    // Room for the index, written over once the offsets are known.
-    CHUNKWISE_RETURN_IF_ERROR(writer->Append(Bytes(index_bytes_, 0)));
-  }
-  return std::unique_ptr<ShardOutput>(
-      std::make_unique<StoreShardOutput>(std::move(writer), location_));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<formats::zarr::ShardStreamWriter> writer,
+                             formats::zarr::ShardStreamWriter::Open(
+                                 *store_, prefix_ + encoding_.Key(shard), location_, index_bytes_));
+  return std::unique_ptr<ShardOutput>(std::make_unique<StoreShardOutput>(std::move(writer)));
 }
 
 Result<std::unique_ptr<ShardOutput>> DiscardShardSink::Begin(const core::Coord&) {

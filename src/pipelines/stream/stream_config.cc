@@ -137,7 +137,7 @@ Result<StreamPlan> PlanArray(const StreamConfig& config) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       codec::CodecShorthand shorthand,
       codec::ParseCodecShorthandWithEncoders(config.codec, config.data_type.size()));
-  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(nullptr, shorthand.build);
+  const codec::CodecRegistry registry = formats::zarr::ZarrCodecRegistry(shorthand.build);
   CHUNKWISE_ASSIGN_OR_RETURN(
       codec::CodecChain chain,
       codec::CodecChain::FromJson(metadata.codecs[0]["configuration"]["codecs"], registry));

@@ -2,7 +2,7 @@
 // chunk, lose nothing: processes and threads, each with its own Array over
 // one store, write interleaved blocks of a single shard or chunk, and every
 // element reads back. Without the read-modify-write retrying on conflict
-// (Array::UpdateObject), the last writer erased the others' blocks.
+// (store::UpdateObject), the last writer erased the others' blocks.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

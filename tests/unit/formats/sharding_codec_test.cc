@@ -34,9 +34,8 @@ json ShardingJson(json configuration) {
 }
 
 // Builds the codec through the registry, as zarr.json does.
-std::shared_ptr<const ShardingCodec> Make(const json& configuration,
-                                          core::ThreadPool* pool = nullptr) {
-  const codec::CodecRegistry registry = ZarrCodecRegistry(pool);
+std::shared_ptr<const ShardingCodec> Make(const json& configuration) {
+  const codec::CodecRegistry registry = ZarrCodecRegistry();
   Result<std::shared_ptr<const codec::Codec>> created =
       registry.Create(ShardingJson(configuration));
   EXPECT_TRUE(created.ok()) << created.status().ToString();
@@ -44,6 +43,30 @@ std::shared_ptr<const ShardingCodec> Make(const json& configuration,
   auto sharding = std::dynamic_pointer_cast<const ShardingCodec>(*created);
   EXPECT_NE(sharding, nullptr);
   return sharding;
+}
+
+// A whole shard encoded and decoded through EncodeMerged and DecodeRegion
+// with `context` (Encode and Decode run on the calling thread).
+Result<Bytes> EncodeIn(const ShardingCodec& sharding, const ChunkSpec& spec, const Bytes& data,
+                       const ShardCallContext& context) {
+  const core::Coord origin(spec.shape.size(), 0);
+  const ShardWriteSource write{{data.data(), spec.shape, origin}, core::Region::Full(spec.shape)};
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard,
+                             sharding.EncodeMerged(spec, write, std::nullopt, {}, "s", context));
+  if (!shard) return sharding.Encode(spec, data);  // All fill: the codec's empty index.
+  return shard->Join();
+}
+
+Result<Bytes> DecodeIn(const ShardingCodec& sharding, const ChunkSpec& spec, const Bytes& shard,
+                       const ShardCallContext& context) {
+  const ShardByteReader read = MemoryShardReader(shard);
+  const auto n = static_cast<std::size_t>(sharding.InnerGrid(spec.shape).num_chunks());
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, sharding.ReadIndex(read, shard.size(), n, "s"));
+  Bytes out(spec.num_bytes());
+  const core::Coord origin(spec.shape.size(), 0);
+  CHUNKWISE_RETURN_IF_ERROR(sharding.DecodeRegion(spec, index, read, core::Region::Full(spec.shape),
+                                                  {out.data(), spec.shape, origin}, "s", context));
+  return out;
 }
 
 Bytes RandomBytes(std::size_t size, std::uint32_t seed) {
@@ -82,13 +105,12 @@ ShardByteReader ReaderOf(const Bytes& shard) {
 }
 
 TEST(ShardingCodec, FromJsonThroughTheRegistry) {
-  core::ThreadPool pool(3);
-  for (core::ThreadPool* p : {&pool, static_cast<core::ThreadPool*>(nullptr)}) {
-    const codec::CodecRegistry registry = ZarrCodecRegistry(p);
+  {
+    const codec::CodecRegistry registry = ZarrCodecRegistry();
     EXPECT_TRUE(registry.Contains("sharding_indexed"));
     EXPECT_TRUE(registry.Contains("zstd"));
     const auto sharding =
-        Make(Configuration({2, 3}, json::array({kBytesLittle, {{"name", "zstd"}}}), "start"), p);
+        Make(Configuration({2, 3}, json::array({kBytesLittle, {{"name", "zstd"}}}), "start"));
     ASSERT_NE(sharding, nullptr);
     EXPECT_EQ(sharding->name(), "sharding_indexed");
     EXPECT_EQ(sharding->kind(), codec::CodecKind::kArrayToBytes);
@@ -112,7 +134,7 @@ TEST(ShardingCodec, DefaultsForAbsentIndexFields) {
 }
 
 TEST(ShardingCodec, BadConfigurationsAreRefused) {
-  const codec::CodecRegistry registry = ZarrCodecRegistry(nullptr);
+  const codec::CodecRegistry registry = ZarrCodecRegistry();
   const json codecs = json::array({kBytesLittle});
   const std::vector<std::pair<json, StatusCode>> cases = {
       {{{"codecs", codecs}}, StatusCode::kInvalidArgument},
@@ -162,7 +184,7 @@ TEST(ShardingCodec, NestingDeeperThanTheLimitIsRefused) {
   for (int depth = 0; depth < 20; ++depth) {
     codecs = json::array({ShardingJson(Configuration({1}, codecs))});
   }
-  const codec::CodecRegistry registry = ZarrCodecRegistry(nullptr);
+  const codec::CodecRegistry registry = ZarrCodecRegistry();
   const Result<std::shared_ptr<const codec::Codec>> created = registry.Create(codecs[0]);
   ASSERT_FALSE(created.ok());
   EXPECT_NE(std::string(created.status().message()).find("nested"), std::string::npos)
@@ -171,6 +193,8 @@ TEST(ShardingCodec, NestingDeeperThanTheLimitIsRefused) {
 
 TEST(ShardingCodec, RoundTripsEveryDataType) {
   core::ThreadPool pool(4);
+  ShardScratch scratch;
+  const ShardCallContext parallel{&pool, &scratch};
   const std::vector<json> inner_chains = {
       json::array({kBytesLittle}),
       json::array({kBytesLittle, {{"name", "zstd"}, {"configuration", {{"level", 3}}}}}),
@@ -186,8 +210,7 @@ TEST(ShardingCodec, RoundTripsEveryDataType) {
       json chain = inner_chains[c];
       if (dtype.size() == 1 && c == 0) chain = json::array({"bytes"});
       for (const char* location : {"end", "start"}) {
-        const auto sharding =
-            Make(Configuration({4, 3}, chain, location), (seed % 2 == 0) ? &pool : nullptr);
+        const auto sharding = Make(Configuration({4, 3}, chain, location));
         ASSERT_NE(sharding, nullptr);
         const ChunkSpec spec{dtype, {8, 9}, std::vector<std::uint8_t>(dtype.size(), 0)};
         Bytes data = RandomBytes(spec.num_bytes(), seed++);
@@ -201,6 +224,13 @@ TEST(ShardingCodec, RoundTripsEveryDataType) {
         ASSERT_TRUE(decoded.ok()) << dtype.zarr_name() << " " << chain.dump() << ": "
                                   << decoded.status().ToString();
         EXPECT_EQ(*decoded, data) << dtype.zarr_name() << " " << chain.dump() << " " << location;
+        // On a pool, with the caller's scratch: the same bytes both ways.
+        const Result<Bytes> encoded_in = EncodeIn(*sharding, spec, data, parallel);
+        ASSERT_TRUE(encoded_in.ok()) << encoded_in.status().ToString();
+        EXPECT_EQ(*encoded_in, *encoded) << dtype.zarr_name() << " " << chain.dump();
+        const Result<Bytes> decoded_in = DecodeIn(*sharding, spec, *encoded, parallel);
+        ASSERT_TRUE(decoded_in.ok()) << decoded_in.status().ToString();
+        EXPECT_EQ(*decoded_in, data) << dtype.zarr_name() << " " << chain.dump();
       }
     }
   }
@@ -312,10 +342,11 @@ TEST(ShardingCodec, EmptyFillValueMeansZero) {
 
 TEST(ShardingCodec, NestedShardingRoundTrip) {
   core::ThreadPool pool(4);
+  ShardScratch scratch;
   const json innermost = json::array({kBytesLittle, {{"name", "zstd"}}});
   const json middle = ShardingJson(Configuration({2, 2}, innermost, "start"));
-  for (core::ThreadPool* p : {&pool, static_cast<core::ThreadPool*>(nullptr)}) {
-    const auto sharding = Make(Configuration({4, 4}, json::array({middle})), p);
+  for (const ShardCallContext context : {ShardCallContext{&pool, &scratch}, ShardCallContext{}}) {
+    const auto sharding = Make(Configuration({4, 4}, json::array({middle})));
     ASSERT_NE(sharding, nullptr);
     const ChunkSpec spec = U16Spec({8, 12});
     Bytes data = Counting(96);
@@ -325,11 +356,13 @@ TEST(ShardingCodec, NestedShardingRoundTrip) {
       }
     }
     StoreLittleEndian<std::uint16_t>(0, data.data() + 2 * (4 * 12 + 0));  // Cuts one chunk.
-    const Result<Bytes> encoded = sharding->Encode(spec, data);
+    const Result<Bytes> encoded = EncodeIn(*sharding, spec, data, context);
     ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
-    const Result<Bytes> decoded = sharding->Decode(spec, *encoded);
+    EXPECT_EQ(*encoded, *sharding->Encode(spec, data));
+    const Result<Bytes> decoded = DecodeIn(*sharding, spec, *encoded, context);
     ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
     EXPECT_EQ(*decoded, data);
+    EXPECT_EQ(*sharding->Decode(spec, *encoded), data);
     // The outer index has six entries; the all-fill inner shard is empty, the others not.
     const Result<ShardIndex> index =
         ShardIndex::Decode(ByteView(*encoded).last(16 * 6 + 4), 6, encoded->size(), "s");
@@ -337,7 +370,7 @@ TEST(ShardingCodec, NestedShardingRoundTrip) {
     EXPECT_TRUE(index->at(1).empty());
     EXPECT_FALSE(index->at(0).empty());
     EXPECT_FALSE(index->at(5).empty());
-    const auto again = Make(sharding->ToJson()["configuration"], p);
+    const auto again = Make(sharding->ToJson()["configuration"]);
     ASSERT_NE(again, nullptr);
     EXPECT_EQ(again->ToJson(), sharding->ToJson());
   }

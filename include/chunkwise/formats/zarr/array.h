@@ -19,7 +19,6 @@
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +31,8 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "chunkwise/formats/zarr/shard_scratch.h"
+#include "chunkwise/formats/zarr/shard_store.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
 
@@ -126,7 +127,9 @@ class Array {
   // The array for messages: its store's description of its prefix (a path or URL).
   std::string Describe() const { return DescribePrefix(*store_, prefix_); }
   // The sharding codec when the codecs are exactly [sharding_indexed], else null.
-  const ShardingCodec* sharding() const { return sharding_; }
+  const ShardingCodec* sharding() const { return sharding_.get(); }
+  // The shard `coord` of the grid as a store of inner chunks. REQUIRES: sharding().
+  ShardStore Shard(std::span<const core::Index> coord) const;
   // The store key of grid chunk `coord`.
   std::string ChunkKey(std::span<const core::Index> coord) const;
   // Makes reads and writes count their bytes on `progress` (may be null; not owned).
@@ -207,23 +210,8 @@ class Array {
   Result<std::optional<Bytes>> MergeChunk(const core::ChunkOverlap& overlap,
                                           const core::StridedSource& source,
                                           const std::optional<Bytes>& old) const;
-  // The shard `old` (nullopt: none stored) with the write merged into it;
-  // nullopt if the result is all fill.
-  Result<std::optional<EncodedShard>> MergeShard(const core::ChunkOverlap& overlap,
-                                                 const core::StridedSource& source,
-                                                 const std::optional<Bytes>& old) const;
-  // A partial write of a shard on a store with conditional writes, through
-  // UpdateObject.
-  Status UpdateShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
-  // Merges a write into the stored value `old`, read at `read_at`, and writes
-  // the result only if the key is still at `read_at` (kConflict otherwise).
-  using ConditionalMerge =
-      std::function<Status(const std::optional<Bytes>& old, const store::Generation& read_at)>;
-  // Reads the object `key` with its generation and calls `merge_and_write`;
-  // on kConflict reads again and retries (at most kUpdateAttempts), so that
-  // writers of different parts of one chunk or shard never lose each other's.
-  Status UpdateObject(const std::string& key, const ConditionalMerge& merge_and_write);
-  static constexpr int kUpdateAttempts = 200;
+  // Where shard calls run: the array's pool and scratch buffers.
+  ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get()}; }
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
   // Adds the stored object `coord` (if stored) to `stats`.
   Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
@@ -235,7 +223,10 @@ class Array {
   std::shared_ptr<core::ThreadPool> pool_;
   core::ProgressReporter* progress_;
   std::shared_ptr<const codec::CodecChain> chain_;
-  const ShardingCodec* sharding_ = nullptr;  // Owned by chain_.
+  std::shared_ptr<const ShardingCodec> sharding_;  // Codecs exactly [sharding_indexed].
+  // The buffers that shard calls borrow, kept for the array's life (copies
+  // of the array share them).
+  std::shared_ptr<ShardScratch> scratch_ = std::make_shared<ShardScratch>();
   core::RegularChunkGrid grid_;
   codec::ChunkSpec chunk_spec_;
 };

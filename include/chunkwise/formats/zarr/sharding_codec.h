@@ -6,9 +6,15 @@
 // codec it encodes and decodes whole shards, so shards nest. The array code
 // (array.h) also uses the pieces below to read only the inner chunks a region
 // touches and to rewrite only those of a shard that a write changes. Inner
-// chunks equal to the fill value are left out (empty index entries). Inner
-// chunks are encoded and decoded in parallel on the pool given at creation.
-// Immutable and thread-safe.
+// chunks equal to the fill value are left out (empty index entries).
+//
+// The codec holds no execution state: the thread pool and the scratch
+// buffers come with each call (ShardCallContext). Through the plain codec
+// interface (Encode, Decode: a nested shard, or sharding followed by other
+// codecs), a shard is coded on the calling thread, which a caller already
+// running one task per shard or per outer inner chunk keeps busy. Nesting
+// depth is bounded where inner chains are built (the registry). Immutable and
+// thread-safe.
 #ifndef CHUNKWISE_FORMATS_ZARR_SHARDING_CODEC_H_
 #define CHUNKWISE_FORMATS_ZARR_SHARDING_CODEC_H_
 
@@ -28,6 +34,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/shard_index.h"
+#include "chunkwise/formats/zarr/shard_scratch.h"
 
 namespace chunkwise::formats::zarr {
 
@@ -37,6 +44,15 @@ inline constexpr std::string_view kShardingCodecName = "sharding_indexed";
 // buffer it holds or fill `scratch` and return a view of that.
 using ShardByteReader =
     std::function<Result<ByteView>(std::uint64_t offset, std::uint64_t nbytes, Bytes& scratch)>;
+
+// Where a shard call runs, given per call rather than kept in the codec: the
+// inner chunks are encoded and decoded on `pool` (null: on the calling
+// thread), in buffers borrowed from `scratch` (null: the call's own, which
+// last that call; pass one that outlives many calls to reuse its memory).
+struct ShardCallContext {
+  core::ThreadPool* pool = nullptr;
+  ShardScratch* scratch = nullptr;
+};
 
 // The index codecs chunkwise reads and writes: [bytes little, crc32c].
 const nlohmann::json& ShardIndexCodecs();
@@ -71,14 +87,14 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
  public:
   // Parses the configuration; inner and index chains come from `registry`.
   // InvalidArgument for malformed fields, Unsupported for index codecs other
-  // than [bytes little, crc32c]. `pool` (may be null: serial) must outlive the codec.
-  static Result<std::shared_ptr<const ShardingCodec>> FromJson(const nlohmann::json& configuration,
-                                                               const codec::CodecRegistry& registry,
-                                                               core::ThreadPool* pool);
+  // than [bytes little, crc32c].
+  static Result<std::shared_ptr<const ShardingCodec>> FromJson(
+      const nlohmann::json& configuration, const codec::CodecRegistry& registry);
 
   std::string_view name() const override { return kShardingCodecName; }
   nlohmann::json ToJson() const override;
-  // Encodes a whole shard of `spec` (its shape is the shard shape).
+  // Encodes a whole shard of `spec` (its shape is the shard shape), on the
+  // calling thread.
   Result<Bytes> Encode(const codec::ChunkSpec& spec, ByteView data) const override;
   Result<Bytes> Decode(const codec::ChunkSpec& spec, ByteView encoded) const override;
   // Every inner chunk at its inner chain's bound, plus the index.
@@ -104,24 +120,28 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // empty chunks give the fill value. Corruption names `key` and the chunk.
   Status DecodeRegion(const codec::ChunkSpec& shard_spec, const ShardIndex& index,
                       const ShardByteReader& read, const core::Region& box,
-                      const core::StridedDestination& destination, std::string_view key) const;
+                      const core::StridedDestination& destination, std::string_view key,
+                      const ShardCallContext& context = {}) const;
 
   // Encodes a shard from `write` merged over an existing shard (`old_index`
   // and `read_old`, or nullopt for none): inner chunks the box misses keep
   // their old bytes, chunks it covers are encoded afresh, chunks it cuts are
   // decoded, overlaid and re-encoded. Returns nullopt when every inner chunk
-  // is empty (the shard should not be stored).
+  // is empty (the shard should not be stored). Inner chunks are encoded as
+  // `context` says, as DecodeRegion decodes them.
   Result<std::optional<EncodedShard>> EncodeMerged(const codec::ChunkSpec& shard_spec,
                                                    const ShardWriteSource& write,
                                                    const std::optional<ShardIndex>& old_index,
                                                    const ShardByteReader& read_old,
-                                                   std::string_view key) const;
+                                                   std::string_view key,
+                                                   const ShardCallContext& context = {}) const;
 
  private:
   ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
-                nlohmann::json index_codecs, IndexLocation index_location, core::ThreadPool* pool);
+                nlohmann::json index_codecs, IndexLocation index_location);
 
-  Status ForEachInner(std::size_t n, const std::function<Status(std::size_t)>& body) const;
+  static Status ForEachInner(core::ThreadPool* pool, std::size_t n,
+                             const std::function<Status(std::size_t)>& body);
   // Lays out the stored inner chunks (sizes[k] > 0; owned[k] when not empty,
   // else slot k) and the index.
   void Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
@@ -131,17 +151,15 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   codec::CodecChain inner_codecs_;
   nlohmann::json index_codecs_;
   IndexLocation index_location_;
-  core::ThreadPool* pool_;
 };
 
 // Adds `sharding_indexed` to `registry`; its inner chains resolve through a
 // registry of the builtins (with the encoders `build` chooses) plus sharding
-// again, so shards nest. `pool` may be null.
-Status RegisterShardingCodec(codec::CodecRegistry& registry, core::ThreadPool* pool,
+// again, so shards nest (deeper than 8: InvalidArgument).
+Status RegisterShardingCodec(codec::CodecRegistry& registry,
                              const codec::CodecBuildOptions& build = {});
 // The builtin codecs plus `sharding_indexed`: the registry zarr arrays use.
-codec::CodecRegistry ZarrCodecRegistry(core::ThreadPool* pool,
-                                       const codec::CodecBuildOptions& build = {});
+codec::CodecRegistry ZarrCodecRegistry(const codec::CodecBuildOptions& build = {});
 
 }  // namespace chunkwise::formats::zarr
 
