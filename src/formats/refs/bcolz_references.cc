@@ -127,7 +127,7 @@ Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
     CHUNKWISE_ASSIGN_OR_RETURN(Reference reference,
                                i < full ? FullChunk(*store, *carray, i, options.url_base)
                                         : LeftoverChunk(*carray, full * carray->chunklen()));
-    out.Set(ChunkKey(i, atom_rank), std::move(reference));
+    out.Set(ChunkKey(i, atom_rank), reference);
     if (progress != nullptr) progress->Add(1);
   }
   if (progress != nullptr) progress->Finish();
