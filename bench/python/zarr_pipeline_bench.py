@@ -26,6 +26,11 @@ or less is the issue's goal, "within 10 %"). Configuration of every peer: docs/b
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/zarr_pipeline_bench.py \
            [--size-mib 1024] [--runs 3] [--reads 256] [--threads N] [--dir DIR]
            [--cxx-peer build/bench/zarr_facade_peer]
+           [--peers cw-pipe,zarrs,...] [--cases write,read,64^3 reads]
+
+--peers and --cases run part of the table (the whole one takes about 25
+minutes at 1 GiB on a shared 2-core machine): ratios are then to the first
+peer named, and cw/c++ is printed when both are run.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ CONCURRENCY = 8
 CACHE_POOL_BYTES = 256 << 20
 CODECS = ["zstd:1", "blosc:lz4:5:shuffle"]
 PEERS = ["cw-pipe", "zarrs", "zp-3", "zp-fused", "ts", "cw", "c++"]
+CASES = ["write", "read", "64^3 reads"]
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -247,6 +253,10 @@ def main() -> int:
     parser.add_argument("--cxx-peer", type=pathlib.Path,
                         default=REPOSITORY / "build" / "bench" / "zarr_facade_peer",
                         help="the C++ library's row (bench/python/zarr_facade_peer.cc)")
+    parser.add_argument("--peers", type=_names_of(PEERS), default=PEERS,
+                        help="comma-separated, of " + ",".join(PEERS))
+    parser.add_argument("--cases", type=_names_of(CASES), default=CASES,
+                        help="comma-separated, of " + ",".join(CASES))
     args = parser.parse_args()
     if args.threads != os.cpu_count():
         print(f"note: chunkwise's pool has one thread per core ({os.cpu_count()}); "
@@ -254,8 +264,8 @@ def main() -> int:
 
     data = volume(args.size_mib)
     boxes = boxes_of(data.shape, args.reads)
-    peers = [Peer(name, args.threads) for name in PEERS]
-    if not args.cxx_peer.is_file():
+    peers = [Peer(name, args.threads) for name in args.peers]
+    if "c++" in args.peers and not args.cxx_peer.is_file():
         raise SystemExit(f"zarr_pipeline_bench: no {args.cxx_peer} (cmake --build build "
                          "--target zarr_facade_peer); the c++ row cannot run")
     work = pathlib.Path(tempfile.mkdtemp(prefix="zarr-pipeline-bench-", dir=args.dir))
@@ -269,14 +279,14 @@ def main() -> int:
         for peer in peers:
             peer.cxx = cxx
         for codec in CODECS:
-            run_codec(codec, data, boxes, peers, work, args.runs)
+            run_codec(codec, data, boxes, peers, work, args.runs, args.cases)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
 def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
-              work: pathlib.Path, runs: int) -> None:
+              work: pathlib.Path, runs: int, cases: list[str]) -> None:
     source = work / "source"
     Peer("cw", peers[0].threads).write(source, data, codec)
     seconds: dict[tuple[str, str], list[float]] = {}
@@ -292,7 +302,7 @@ def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
     # writes' pages still being flushed, say) fall on every peer alike.
     for run in range(runs):
         peers[0].cxx.check = run == 0  # The c++ peer hands back what it read, to be checked.
-        for peer in peers:
+        for peer in peers if "write" in cases else []:
             target = work / peer.name
             measure(peer, "write", lambda: peer.write(target, data, codec))
             if run == 0:  # Each peer's array must hold the volume (checked once, untimed).
@@ -300,31 +310,50 @@ def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
                       f"{peer.name} wrote a wrong array")
             shutil.rmtree(target, ignore_errors=True)
         os.sync()
-        for peer in peers:
+        for peer in peers if "read" in cases else []:
             out = measure(peer, "read", lambda: peer.read(source))
             if run == 0:
                 check(np.array_equal(np.asarray(out), data), f"{peer.name} read wrong values")
             del out
-        for peer in peers:
+        for peer in peers if "64^3 reads" in cases else []:
             parts = measure(peer, "64^3 reads", lambda: peer.read_boxes(source, boxes))
             if run == 0:
                 check(all(np.array_equal(np.asarray(p), data[b]) for p, b in zip(parts, boxes)),
                       f"{peer.name} read wrong sub-chunks")
-    report(codec, data.nbytes, len(boxes) * CHUNK**3 * 2, seconds, [p.name for p in peers])
+    report(codec, data.nbytes, len(boxes) * CHUNK**3 * 2, seconds, [p.name for p in peers],
+           cases)
 
 
 def report(codec: str, volume_bytes: int, box_bytes: int,
-           seconds: dict[tuple[str, str], list[float]], names: list[str]) -> None:
-    print(f"\n{codec}: GB/s of uncompressed data (median); ratio = peer's time / cw-pipe's")
+           seconds: dict[tuple[str, str], list[float]], names: list[str],
+           cases: list[str]) -> None:
+    base, both = names[0], "cw" in names and "c++" in names
+    print(f"\n{codec}: GB/s of uncompressed data (median); ratio = peer's time / {base}'s")
     print(f"{'case':<12}" + "".join(f"{name:>10}" for name in names)
-          + "".join(f"{'/' + name:>10}" for name in names[1:]) + f"{'cw/c++':>10}")
-    for case in ("write", "read", "64^3 reads"):
+          + "".join(f"{'/' + name:>10}" for name in names[1:])
+          + (f"{'cw/c++':>10}" if both else ""))
+    for case in (case for case in CASES if case in cases):
         nbytes = box_bytes if case == "64^3 reads" else volume_bytes
         median = {name: statistics.median(seconds[(name, case)]) for name in names}
         line = f"{case:<12}" + "".join(f"{nbytes / median[name] / 1e9:>10.3f}" for name in names)
-        line += "".join(f"{median[name] / median['cw-pipe']:>9.2f}x" for name in names[1:])
-        line += f"{median['cw'] / median['c++']:>9.2f}x"
+        line += "".join(f"{median[name] / median[base]:>9.2f}x" for name in names[1:])
+        if both:
+            line += f"{median['cw'] / median['c++']:>9.2f}x"
         print(line, flush=True)
+
+
+def _names_of(known: list[str]) -> Callable[[str], list[str]]:
+    """An argparse type: a comma-separated list of some of `known`, in `known`'s order."""
+
+    def parse(text: str) -> list[str]:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in names if name not in known]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(f"{','.join(unknown) or text!r}: not one of "
+                                             + ",".join(known))
+        return [name for name in known if name in names]
+
+    return parse
 
 
 def check(condition: bool, message: str) -> None:

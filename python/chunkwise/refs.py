@@ -41,7 +41,8 @@ def build(
     URLs) or ``"parquet"`` (a directory; a root array is nested as
     `root_array_name`). Each reference's URL starts with `url_base`, or the
     source's absolute path (or URL). An existing `dest` is refused unless
-    `overwrite`. `progress` counts chunks (total None); `cancel` as elsewhere.
+    `overwrite`. `progress` counts chunks referenced (total None, except for a
+bcolz carray, whose chunk count is known); `cancel` as elsewhere.
     The result counts references (``references``, ``inline``, ``ranges``,
     ``whole_files``), their ``bytes`` and the ``arrays`` in the set.
     """

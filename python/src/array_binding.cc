@@ -210,7 +210,7 @@ class PyArray {
 
   static zarr::ArrayOptions Options() {
     zarr::ArrayOptions options;
-    options.pool = SharedThreadPool();
+    options.pool = ValueOrThrow(ModuleContext().pool());
     return options;
   }
 

@@ -25,6 +25,7 @@
 #include "chunkwise/store/memory_store.h"
 #include "numpy_bytes.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -177,7 +178,7 @@ class PyChunkBatchArray {
 
   static zarr::ArrayOptions Options() {
     zarr::ArrayOptions options;
-    options.pool = SharedThreadPool();
+    options.pool = ValueOrThrow(ModuleContext().pool());
     return options;
   }
 
@@ -226,7 +227,7 @@ void BindChunkBatch(nb::module_& module) {
         // An array over an empty memory store: its codecs and grid checked as Open checks them.
         zarr::ArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
         zarr::ArrayOptions options;
-        options.pool = SharedThreadPool();
+        options.pool = ValueOrThrow(ModuleContext().pool());
         ValueOrThrow(zarr::Array::FromMetadata(store::MemoryStore::Create(), "",
                                                std::move(metadata), std::move(options)));
       },

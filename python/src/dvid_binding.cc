@@ -45,12 +45,6 @@ using OutLabels = nb::ndarray<std::uint64_t, nb::device::cpu, nb::c_contig>;
 
 constexpr std::string_view kMemoryScheme = "memory://";
 
-// The facade's context for the calls that take one: its own pool, no progress.
-const Context& ModuleContext() {
-  static const auto* context = new Context();
-  return *context;
-}
-
 // A numpy array of `shape` that takes over `values`, freed when the array is.
 nb::object ToNumpy(std::vector<std::uint64_t> values, std::vector<std::size_t> shape) {
   auto* owned = new std::vector<std::uint64_t>(std::move(values));
@@ -146,7 +140,7 @@ class PyLabelmap {
         [&]() -> Status {
           const Context& context = operation.context();
           CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("ingesting into " + path_));
-          const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
+          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
           Result<dvid::IngestSummary> ingested =
               dvid::IngestVolume(*labelmap, Span(volume), shape,
                                  {.version = version,
@@ -572,7 +566,7 @@ class PyExportedVolume {
     operation.Run(
         [&]() -> Status {
           const Context& context = operation.context();
-          const std::shared_ptr<core::ThreadPool> pool = SharedThreadPool();
+          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
           const std::unique_ptr<core::ProgressReporter> reporter =
               context.StartProgress("export read", 0, "blocks");
           Result<std::vector<std::uint64_t>> read =

@@ -1,6 +1,6 @@
 // OpenStoreForUrl: the one place the module turns a URL or path into a store,
 // through the facade's OpenStore (include/chunkwise/chunkwise.h) and the
-// module's one Context.
+// module's one Context (operation.h).
 #ifndef CHUNKWISE_PYTHON_OPEN_STORE_H_
 #define CHUNKWISE_PYTHON_OPEN_STORE_H_
 
@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::python {
@@ -18,10 +17,6 @@ namespace chunkwise::python {
 // a reference set's file). `create`: a missing directory is created, and a
 // killed writer's temporary files under it are removed first.
 Result<std::shared_ptr<store::Store>> OpenStoreForUrl(std::string_view url, bool create);
-
-// The thread pool every array of this process shares (one thread per core),
-// made again in a child process after fork, whose pool threads are gone.
-std::shared_ptr<core::ThreadPool> SharedThreadPool();
 
 }  // namespace chunkwise::python
 

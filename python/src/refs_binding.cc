@@ -81,13 +81,6 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
   return SummaryDict(summary);
 }
 
-// The facade's context for reading sets: object storage configured from the
-// environment, as the CLI's. A set is a file or an object, never memory://.
-const Context& ReferencesContext() {
-  static const auto* context = new Context();
-  return *context;
-}
-
 // A reference set's keys, read through the facade's reference store: inline
 // values, and byte ranges or whole files of the targets the set names.
 class PyReferences {
@@ -101,7 +94,7 @@ class PyReferences {
     for (const std::string& root : roots) options.allowed_roots.emplace_back(root);
     options.allow_remote = allow_remote;
     nb::gil_scoped_release release;
-    return PyReferences(url, ValueOrThrow(OpenReferenceStore(ReferencesContext(), url, options)));
+    return PyReferences(url, ValueOrThrow(OpenReferenceStore(ModuleContext(), url, options)));
   }
 
   const std::string& url() const { return url_; }

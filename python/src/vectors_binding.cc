@@ -89,7 +89,6 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
   vectors::WriteOptions options;
   options.chunk_shape = {request.chunk_shape[0], request.chunk_shape[1], request.chunk_shape[2]};
   options.overwrite = request.overwrite;
-  options.store_options.pool = SharedThreadPool();
   vectors::WriteSummary summary;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
@@ -97,6 +96,7 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
         const Context& context = operation.context();
         CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing " + url));
         CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
+        CHUNKWISE_ASSIGN_OR_RETURN(options.store_options.pool, context.pool());
         const std::unique_ptr<core::ProgressReporter> reporter =
             context.StartProgress("vectors write", geometry.positions.size(), "vertices");
         options.progress = reporter.get();
@@ -130,7 +130,7 @@ nb::dict ReadVectors(const std::string& url, int level, const std::string& regio
         CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                                    OpenStoreForUrl(url, false));
         vectors::VectorStoreOptions options;
-        options.pool = SharedThreadPool();
+        CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool());
         Result<vectors::VectorStore> opened = vectors::VectorStore::Open(store, "", options);
         if (!opened.ok()) return opened.status().WithContext(url);
         // The chunks a query visits are known only inside the read: no total.

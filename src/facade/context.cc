@@ -1,13 +1,22 @@
 #include "chunkwise/facade/context.h"
 
+#include <unistd.h>
+
 namespace chunkwise {
 
 Context::Context(ContextOptions options) : options_(std::move(options)) {}
 
 Result<std::shared_ptr<core::ThreadPool>> Context::pool() const {
   std::lock_guard lock(pool_mutex_);
+  const int process = static_cast<int>(getpid());
+  if (pool_ != nullptr && pool_process_ != process) {
+    // A forked child: the pool's threads stayed in the parent. Leaked on purpose.
+    new std::shared_ptr<core::ThreadPool>(std::move(pool_));
+    pool_ = nullptr;
+  }
   if (pool_ == nullptr) {
     CHUNKWISE_ASSIGN_OR_RETURN(pool_, core::ThreadPool::Create(options_.threads));
+    pool_process_ = process;
   }
   return pool_;
 }

@@ -85,8 +85,15 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
       if (progress != nullptr) progress->Finish();
       return set;
     }
-    case FormatKind::kBcolzCarray:
-      return refs::BuildBcolzReferences(source.store, source.prefix, {source.url_base, part});
+    case FormatKind::kBcolzCarray: {
+      refs::BcolzReferenceOptions bcolz{source.url_base, part, nullptr, &context.cancellation()};
+      if (part.rank == 0) {
+        bcolz.start_progress = [&context](std::uint64_t chunks) {
+          return context.StartProgress("refs build", chunks, "chunks");
+        };
+      }
+      return refs::BuildBcolzReferences(source.store, source.prefix, bcolz);
+    }
     case FormatKind::kDvidExport:
     case FormatKind::kArrowShard: {
       if (options.zarr_chunk_keys_only) {

@@ -197,3 +197,24 @@ def test_the_gil_is_released_while_the_library_reads(
     expected = sample((64, 64), "uint16")
     chunkwise.create(str(tmp_path / "a.zarr"), shape=[64, 64], dtype="uint16", chunks=[16, 16])[:] = expected
     np.testing.assert_array_equal(chunkwise.open(f"{http_base}/a.zarr")[:], expected)
+
+
+def _read_in_child(url: str) -> bytes:
+    return chunkwise.open(url)[...].tobytes()
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
+def test_a_forked_child_reads_on_the_module_pool_the_parent_started(
+        tmp_path: pathlib.Path) -> None:
+    """The module Context's pool runs in the parent before the fork, and the child has
+    none of its threads: the child still reads (its Context starts a pool of its own,
+    tests/api/context_api_test.cc)."""
+    import multiprocessing
+
+    data = np.arange(32 * 32 * 32, dtype="uint16").reshape(32, 32, 32)
+    url = str(tmp_path / "forked.zarr")
+    chunkwise.create(url, shape=data.shape, dtype=data.dtype, chunks=[8, 8, 8])[...] = data
+    np.testing.assert_array_equal(chunkwise.open(url)[...], data)  # the parent's pool runs
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        back = pool.apply_async(_read_in_child, (url,)).get(timeout=60)
+    assert back == data.tobytes()

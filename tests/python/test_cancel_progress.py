@@ -425,6 +425,31 @@ def test_a_cancelled_refs_build_stops_inside_the_chunk_scan(tmp_path: pathlib.Pa
     assert not (tmp_path / "r.json").exists()
 
 
+def test_a_bcolz_refs_build_counts_its_chunks_to_their_total(tmp_path: pathlib.Path) -> None:
+    url = str(tmp_path / "c.bcolz")
+    chunkwise.bcolz.write(url, np.arange(1000, dtype="uint32"), chunklen=64)  # 15 full, 1 leftover
+    seen = Recorder()
+    built = chunkwise.refs.build(url, str(tmp_path / "c.json"), progress=seen)
+    assert built["ranges"] == 15 and built["inline"] == 2 + 1  # .zarray, .zattrs, the leftover
+    dones = [done for done, _ in seen.calls]
+    assert dones == sorted(dones)
+    assert seen.calls[-1] == (16, 16)
+    assert all(total == 16 for _, total in seen.calls)  # a carray's chunk count is known
+
+
+def test_a_cancelled_bcolz_refs_build_stops_between_chunks(tmp_path: pathlib.Path) -> None:
+    # 16,000 chunk files of 2 rows: the build reads each one's headers, long
+    # past the first progress report (every 50 ms).
+    url = str(tmp_path / "many.bcolz")
+    chunkwise.bcolz.write(url, np.arange(32000, dtype="uint8"), chunklen=2)
+    stop = CancelAtFirstReport()
+    with pytest.raises(chunkwise.CancelledError) as raised:
+        chunkwise.refs.build(url, str(tmp_path / "r.json"), progress=stop, cancel=stop.token)
+    assert "building references to" in str(raised.value) and "many.bcolz" in str(raised.value)
+    assert stop.calls[0][1] == 16000 and stop.calls[-1][0] < 16000
+    assert not (tmp_path / "r.json").exists()
+
+
 @pytest.fixture(scope="module")
 def blocks_volume() -> np.ndarray:
     # 64 blocks of 64³ labels (uint64, 128 MiB), noisy enough to be slow to encode.

@@ -48,6 +48,9 @@ class Context {
   // The thread count asked for (0: one per core).
   std::size_t threads() const { return options_.threads; }
   // The shared pool, started on first use. An error if its threads could not start.
+  // In a child forked after the pool started (multiprocessing, dask), whose
+  // copy of the pool has no threads, a new pool is started: the parent's copy
+  // is left unfreed there, as freeing it would wait for threads that are gone.
   Result<std::shared_ptr<core::ThreadPool>> pool() const;
 
   // The schemes OpenStore knows, this Context's memory:// stores among them.
@@ -82,6 +85,7 @@ class Context {
   core::Cancellation cancellation_;
   mutable std::mutex pool_mutex_;
   mutable std::shared_ptr<core::ThreadPool> pool_;  // Guarded by pool_mutex_.
+  mutable int pool_process_ = 0;                    // The pid that started pool_; guarded.
 };
 
 // The store `url` names, through the context's registry (store_registry.h),

@@ -86,6 +86,15 @@ Result<Reference> LeftoverChunk(Carray& carray, std::int64_t first_row) {
   return Reference::Inline(std::move(encoded));
 }
 
+// How many of chunks [0, chunks) `part` owns.
+std::uint64_t OwnedCount(const core::JobPart& part, std::int64_t chunks) {
+  std::uint64_t owned = 0;
+  for (std::int64_t i = 0; i < chunks; ++i) {
+    if (part.Owns(static_cast<std::uint64_t>(i))) ++owned;
+  }
+  return owned;
+}
+
 }  // namespace
 
 Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
@@ -105,18 +114,23 @@ Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
   out.Set(".zattrs", Reference::Inline(CopyToBytes(AsBytes(carray->attrs().dump(4)))));
   const std::size_t atom_rank = carray->atom_shape().size();
   const std::int64_t full = carray->length() / carray->chunklen();
-  for (std::int64_t i = 0; i < full; ++i) {
+  const bool leftover = carray->length() % carray->chunklen() != 0;
+  const std::int64_t chunks = full + (leftover ? 1 : 0);
+  std::unique_ptr<core::ProgressReporter> progress;
+  if (options.start_progress) progress = options.start_progress(OwnedCount(options.part, chunks));
+  for (std::int64_t i = 0; i < chunks; ++i) {
     if (!options.part.Owns(static_cast<std::uint64_t>(i))) continue;
+    if (options.cancellation != nullptr && options.cancellation->cancelled()) {
+      return options.cancellation->Check("building references to " +
+                                         store->Describe(carray->ChunkKey(i)));
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(Reference reference,
-                               FullChunk(*store, *carray, i, options.url_base));
-    out.Add(ChunkKey(i, atom_rank), std::move(reference));
+                               i < full ? FullChunk(*store, *carray, i, options.url_base)
+                                        : LeftoverChunk(*carray, full * carray->chunklen()));
+    out.Set(ChunkKey(i, atom_rank), reference);
+    if (progress != nullptr) progress->Add(1);
   }
-  if (carray->length() % carray->chunklen() != 0 &&
-      options.part.Owns(static_cast<std::uint64_t>(full))) {
-    CHUNKWISE_ASSIGN_OR_RETURN(Reference reference,
-                               LeftoverChunk(*carray, full * carray->chunklen()));
-    out.Set(ChunkKey(full, atom_rank), std::move(reference));
-  }
+  if (progress != nullptr) progress->Finish();
   return out;
 }
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "chunkwise/codec/blosc_codec.h"
 #include "chunkwise/formats/bcolz/carray.h"
@@ -74,9 +76,9 @@ TEST(RefsArrowShards, EachBlockIsItsCompressedBytesInTheFile) {
   EXPECT_EQ(BuildArrowShardReferences(files, "none/", {}).status().code(), StatusCode::kNotFound);
 }
 
-TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
-  const fs::path dir = test::FreshScratchDirectory("refs_bcolz");
-  auto files = ValueOrDie(store::FileStore::Open(dir));
+// A carray at "c/" of `files`: 250 rows of <i4 (row i holds 3i) in chunks of
+// 100, so two full chunk files and a leftover of 50 rows.
+void WriteCarray(const std::shared_ptr<store::FileStore>& files) {
   bcolz::CarrayOptions options;
   options.dtype = ValueOrDie(core::NpyDtype::FromTypestr("<i4"));
   options.chunklen = 100;
@@ -87,6 +89,12 @@ TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
     StoreLittleEndian(static_cast<std::uint32_t>(i * 3), rows.data() + 4 * i);
   ASSERT_TRUE(carray->Append(rows).ok());
   ASSERT_TRUE(carray->Close().ok());
+}
+
+TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
+  const fs::path dir = test::FreshScratchDirectory("refs_bcolz");
+  auto files = ValueOrDie(store::FileStore::Open(dir));
+  WriteCarray(files);
   ReferenceSet set = ValueOrDie(BuildBcolzReferences(files, "c/", {""}));
   EXPECT_EQ(set.size(), 2u + 3u);
   const std::string zarray(AsChars(set.Find(".zarray")->value().data));
@@ -107,6 +115,73 @@ TEST(RefsBcolz, FullChunksInPlaceAndThePaddedLeftoverInline) {
           << row;
     }
   }
+}
+
+// The counts a reporter told, and how it ended.
+class ChunkCounts : public core::ProgressObserver {
+ public:
+  void OnStart(std::string_view, std::uint64_t total, std::string_view unit) override {
+    total_ = total;
+    unit_ = unit;
+  }
+  void OnProgress(std::string_view, std::uint64_t done) override { done_ = done; }
+  void OnFinish(std::string_view, std::uint64_t done) override { finished_ = done; }
+
+  std::optional<std::uint64_t> total_, done_, finished_;
+  std::string unit_;
+};
+
+BcolzReferenceOptions CountedBy(ChunkCounts& counts, core::JobPart part = {}) {
+  BcolzReferenceOptions options{"", part};
+  options.start_progress = [&counts](std::uint64_t chunks) {
+    return std::make_unique<core::ProgressReporter>(
+        core::ProgressOptions{.label = "refs build",
+                              .total_units = chunks,
+                              .unit = "chunks",
+                              .mode = core::ProgressMode::kQuiet,
+                              .observer = &counts});
+  };
+  return options;
+}
+
+TEST(RefsBcolz, ProgressCountsTheChunksOfThePartToItsTotal) {
+  const fs::path dir = test::FreshScratchDirectory("refs_bcolz_progress");
+  auto files = ValueOrDie(store::FileStore::Open(dir));
+  WriteCarray(files);
+  ChunkCounts whole;
+  EXPECT_EQ(ValueOrDie(BuildBcolzReferences(files, "c/", CountedBy(whole))).size(), 2u + 3u);
+  EXPECT_EQ(whole.total_, 3u);
+  EXPECT_EQ(whole.done_, 3u);
+  EXPECT_EQ(whole.finished_, 3u);
+  EXPECT_EQ(whole.unit_, "chunks");
+  const core::JobPart second{.rank = 1, .size = 2};
+  std::uint64_t owned = 0;
+  for (std::uint64_t chunk = 0; chunk < 3; ++chunk) owned += second.Owns(chunk) ? 1 : 0;
+  ChunkCounts part;
+  EXPECT_EQ(ValueOrDie(BuildBcolzReferences(files, "c/", CountedBy(part, second))).size(),
+            2u + owned);
+  EXPECT_EQ(part.total_, owned);
+  EXPECT_EQ(part.finished_, owned);
+}
+
+TEST(RefsBcolz, ACancelledBuildStopsBeforeAChunkAndIsNotFinished) {
+  const fs::path dir = test::FreshScratchDirectory("refs_bcolz_cancel");
+  auto files = ValueOrDie(store::FileStore::Open(dir));
+  WriteCarray(files);
+  ChunkCounts counts;
+  core::Cancellation cancellation;
+  cancellation.Cancel();
+  BcolzReferenceOptions options = CountedBy(counts);
+  options.cancellation = &cancellation;
+  const Result<ReferenceSet> built = BuildBcolzReferences(files, "c/", options);
+  ASSERT_EQ(built.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(built.status().message().find("building references to"), std::string::npos)
+      << built.status().ToString();
+  EXPECT_NE(built.status().message().find((dir / "c").string()), std::string::npos)
+      << built.status().ToString();
+  EXPECT_EQ(counts.total_, 3u);
+  EXPECT_EQ(counts.done_, std::nullopt);
+  EXPECT_EQ(counts.finished_, std::nullopt);
 }
 
 ReferenceSet Part(std::int64_t rows, const std::string& url, const char* dtype = "<i4") {

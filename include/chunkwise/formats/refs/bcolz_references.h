@@ -12,10 +12,14 @@
 #ifndef CHUNKWISE_FORMATS_REFS_BCOLZ_REFERENCES_H_
 #define CHUNKWISE_FORMATS_REFS_BCOLZ_REFERENCES_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/communicator.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/store.h"
@@ -28,12 +32,19 @@ struct BcolzReferenceOptions {
   // The chunks this builder references: those whose number `part` owns
   // (the metadata is in every part).
   core::JobPart part;
+  // Starts the reporter that counts the chunks referenced, given how many
+  // this part references (known only once the carray is open); may be empty.
+  // The builder finishes it when the set is complete.
+  std::function<std::unique_ptr<core::ProgressReporter>(std::uint64_t chunks)> start_progress;
+  // Checked before each chunk (Cancelled); may be null. Not owned.
+  const core::Cancellation* cancellation = nullptr;
 };
 
 // References for the carray at `prefix` of `store`, as an array at the root
 // of the set. The carray errors for damaged metadata; Corruption naming the
 // file for a chunk file whose Blosc header disagrees with the metadata;
-// Unsupported for non-numeric dtypes.
+// Unsupported for non-numeric dtypes; Cancelled, naming the carray, when
+// `options.cancellation` is set while the chunks are visited.
 Result<ReferenceSet> BuildBcolzReferences(std::shared_ptr<store::Store> store,
                                           const std::string& prefix,
                                           const BcolzReferenceOptions& options);
