@@ -211,6 +211,7 @@ class PyArray {
   static zarr::ArrayOptions Options() {
     zarr::ArrayOptions options;
     options.pool = ValueOrThrow(ModuleContext().pool());
+    options.buffers = ModuleContext().buffers();
     return options;
   }
 

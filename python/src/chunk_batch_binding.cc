@@ -179,6 +179,7 @@ class PyChunkBatchArray {
   static zarr::ArrayOptions Options() {
     zarr::ArrayOptions options;
     options.pool = ValueOrThrow(ModuleContext().pool());
+    options.buffers = ModuleContext().buffers();
     return options;
   }
 
@@ -228,6 +229,7 @@ void BindChunkBatch(nb::module_& module) {
         zarr::ArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
         zarr::ArrayOptions options;
         options.pool = ValueOrThrow(ModuleContext().pool());
+        options.buffers = ModuleContext().buffers();
         ValueOrThrow(zarr::Array::FromMetadata(store::MemoryStore::Create(), "",
                                                std::move(metadata), std::move(options)));
       },

@@ -51,6 +51,11 @@ BufferPool::Lease BufferPool::Take(std::size_t size) {
   return Lease(this, std::move(bytes));
 }
 
+BufferPool::Lease BufferPool::TakeFrom(BufferPool* pool, std::size_t size) {
+  if (pool != nullptr) return pool->Take(size);
+  return Lease(nullptr, Bytes(size));
+}
+
 std::size_t BufferPool::idle_count() const {
   std::lock_guard lock(mutex_);
   return idle_.size();
@@ -76,11 +81,6 @@ void BufferPool::Return(Bytes bytes) {
       idle_.erase(smallest);
     }
   }
-}
-
-BufferPool& SharedBufferPool() {
-  static BufferPool* const pool = new BufferPool(kSharedPoolIdleBytes);  // Never destroyed:
-  return *pool;  // leases may end during static destruction.
 }
 
 }  // namespace chunkwise::core

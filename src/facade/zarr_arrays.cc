@@ -12,6 +12,7 @@ namespace zarr = formats::zarr;
 Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, std::string_view codecs) {
   zarr::ArrayOptions options;
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool());
+  options.buffers = context.buffers();
   if (!codecs.empty()) {
     // The encoder a shorthand picks (e.g. deterministic blosc-lz4) writes the chunks.
     CHUNKWISE_ASSIGN_OR_RETURN(const codec::CodecShorthand shorthand,

@@ -282,5 +282,20 @@ TEST(ZarrApi, ConvertsAnArrayIntoANewLayout) {
   EXPECT_EQ(unpublished.status().code(), StatusCode::kNotFound);
 }
 
+// The arrays a Context opens borrow its shard buffers: after a sharded
+// write and read the buffers wait in the context's pool, and another
+// Context's pool has none of them (nothing is process-wide).
+TEST(ZarrApi, ArraysBorrowTheContextsBuffers) {
+  Context context({.threads = 2});
+  Context other({.threads = 2});
+  auto created = CreateZarrArray(context, "memory://a", Sharded16());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *created, core::Region({0, 0}, {8, 12}), Ramp16(96, 1)).ok());
+  ASSERT_TRUE(ReadRegion(context, *created, core::Region({1, 1}, {7, 11})).ok());
+  EXPECT_GT(context.buffers()->idle_count(), 0u);
+  EXPECT_EQ(other.buffers()->idle_count(), 0u);
+  EXPECT_NE(context.buffers(), other.buffers());
+}
+
 }  // namespace
 }  // namespace chunkwise

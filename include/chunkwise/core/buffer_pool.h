@@ -52,6 +52,8 @@ class BufferPool {
   // A buffer of `size` bytes with undefined contents: an idle one large
   // enough if there is one, else a new one.
   Lease Take(std::size_t size);
+  // From `pool` when there is one; else a new buffer the lease frees.
+  static Lease TakeFrom(BufferPool* pool, std::size_t size);
   // Idle buffers held now, and their bytes (capacity), for tests.
   std::size_t idle_count() const;
   std::size_t idle_bytes() const;
@@ -65,12 +67,12 @@ class BufferPool {
   std::size_t idle_bytes_ = 0;  // Sum of idle_ capacities; guarded by mutex_.
 };
 
-// The process's pool for shard-sized buffers, shared by every array so that
-// opening a new one does not start from fresh memory. It keeps up to
-// kSharedPoolIdleBytes idle: on a 2-core machine a sharded write and read hold
-// about 200 MiB in flight; on larger machines the excess is freed as usual.
-inline constexpr std::size_t kSharedPoolIdleBytes = std::size_t{512} << 20;
-BufferPool& SharedBufferPool();
+// How much a pool for shard-sized buffers keeps idle. There is no
+// process-wide pool: its owner (an Array or Carray on its own, or the
+// facade's Context for every array it opens) makes one. On a 2-core machine
+// a sharded write and read hold about 200 MiB in flight; on larger machines
+// the excess is freed as usual.
+inline constexpr std::size_t kDefaultPoolIdleBytes = std::size_t{512} << 20;
 
 }  // namespace chunkwise::core
 

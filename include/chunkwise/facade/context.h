@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
@@ -52,6 +53,9 @@ class Context {
   // copy of the pool has no threads, a new pool is started: the parent's copy
   // is left unfreed there, as freeing it would wait for threads that are gone.
   Result<std::shared_ptr<core::ThreadPool>> pool() const;
+  // The shard-sized buffers every array opened through this context borrows
+  // (core/buffer_pool.h), so that a new array starts from memory already touched.
+  const std::shared_ptr<core::BufferPool>& buffers() const { return buffers_; }
 
   // The schemes OpenStore knows, this Context's memory:// stores among them.
   StoreRegistry& stores() { return stores_; }
@@ -83,6 +87,8 @@ class Context {
   const ContextOptions options_;
   StoreRegistry stores_;
   core::Cancellation cancellation_;
+  const std::shared_ptr<core::BufferPool> buffers_ =
+      std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
   mutable std::mutex pool_mutex_;
   mutable std::shared_ptr<core::ThreadPool> pool_;  // Guarded by pool_mutex_.
   mutable int pool_process_ = 0;                    // The pid that started pool_; guarded.

@@ -229,7 +229,7 @@ Status Carray::WriteChunk(std::int64_t index, ByteView rows) {
 Result<std::uint64_t> Carray::CompressChunk(std::int64_t index, ByteView rows,
                                             int blosc_threads) const {
   const std::size_t capacity = kBlpHeaderSize + rows.size() + BLOSC_MAX_OVERHEAD;
-  core::BufferPool::Lease buffer = core::SharedBufferPool().Take(capacity);
+  core::BufferPool::Lease buffer = buffers_->Take(capacity);
   EncodeBlpHeader(buffer.data());
   const int written = blosc_compress_ctx(
       storage_.cparams.clevel, storage_.cparams.shuffle, static_cast<std::size_t>(typesize_),

@@ -3,7 +3,7 @@
 // being written (file I/O costs as much as lz4 compression, measured in
 // bench/bcolz_bench.cc). Private to the bcolz format.
 //
-// Each write holds its buffer as a lease from core::SharedBufferPool(), which
+// Each write holds its buffer as a lease from its Carray's buffer pool, which
 // takes it back after the Set, so steady-state appends reuse memory the
 // process already touched. At most kMaxPending writes wait;
 // beyond that Submit writes the oldest itself, so that when files are slower

@@ -88,6 +88,7 @@ Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetad
       prefix_(std::move(prefix)),
       metadata_(std::move(metadata)),
       pool_(std::move(options.pool)),
+      buffers_(std::move(options.buffers)),
       progress_(options.progress),
       grid_(std::move(grid)) {}
 
@@ -97,6 +98,9 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
                              core::RegularChunkGrid::Create(metadata.shape, metadata.chunk_shape));
   if (options.pool == nullptr) options.pool = std::make_shared<core::ThreadPool>();
+  if (options.buffers == nullptr) {
+    options.buffers = std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
+  }
   const codec::CodecBuildOptions build = options.codec_build;
   Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
               std::move(grid), std::move(options));

@@ -32,8 +32,8 @@ using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView
 // no gaps between them are read as the one span they cover, which also
 // bounds the buffer by the shard size when a hostile index points many
 // entries at the same bytes.
-Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader,
-                                            FetchedRanges& ranges) {
+Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader, FetchedRanges& ranges,
+                                            core::BufferPool* buffers) {
   if (ranges.empty()) return core::BufferPool::Lease();
   std::uint64_t total = 0, low = UINT64_MAX, high = 0;
   for (const auto& [range, view] : ranges) {
@@ -50,7 +50,8 @@ Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader,
       reads.push_back(store::ByteRange::Span(range.first, range.second));
     }
   }
-  core::BufferPool::Lease buffer = core::SharedBufferPool().Take(one_span ? high - low : total);
+  core::BufferPool::Lease buffer =
+      core::BufferPool::TakeFrom(buffers, one_span ? high - low : total);
   CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
   std::uint64_t at = 0;
   for (auto& [range, view] : ranges) {
@@ -103,7 +104,8 @@ Result<std::vector<std::optional<Bytes>>> ShardStore::GetInners(
     const ChunkLocation& location = index.at(k);
     if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched, FetchRanges(*reader, fetched_at));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
+                             FetchRanges(*reader, fetched_at, nullptr));
   for (std::size_t i = 0; i < ks.size(); ++i) {
     const ChunkLocation& location = index.at(ks[i]);
     if (!location.empty())
@@ -151,7 +153,8 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
     const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
     if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched, FetchRanges(*reader, fetched_at));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
+                             FetchRanges(*reader, fetched_at, context.buffers));
   const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
                                    Bytes&) -> Result<ByteView> {
     return fetched_at.at({offset, nbytes});

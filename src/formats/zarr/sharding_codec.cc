@@ -234,7 +234,7 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
   const std::size_t slot_size = inner_codecs_.MaxEncodedSize(inner_spec);
   const bool use_slots = n <= kMaxSlotBytes / std::max<std::size_t>(slot_size, 1);
   EncodedShard shard;
-  if (use_slots) shard.slots = core::SharedBufferPool().Take(n * slot_size);
+  if (use_slots) shard.slots = core::BufferPool::TakeFrom(context.buffers, n * slot_size);
   shard.owned.resize(n);
   std::vector<std::size_t> sizes(n, 0);  // 0: not stored.
   CallScratch scratch(context);

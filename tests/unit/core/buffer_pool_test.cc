@@ -109,5 +109,18 @@ TEST(BufferPoolTest, ConcurrentTakesGetDistinctBuffers) {
   EXPECT_LE(pool.idle_count(), 4u);
 }
 
+// TakeFrom a pool lends from it; from none, the lease owns a buffer of its
+// own that goes nowhere when it ends.
+TEST(BufferPoolTest, TakeFromNoPoolLendsABufferOfItsOwn) {
+  {
+    BufferPool::Lease own = BufferPool::TakeFrom(nullptr, 1000);
+    ASSERT_EQ(own.size(), 1000u);
+    own.data()[999] = 7;
+  }
+  BufferPool pool(1 << 20);
+  { BufferPool::Lease lent = BufferPool::TakeFrom(&pool, 1000); }
+  EXPECT_EQ(pool.idle_count(), 1u);
+}
+
 }  // namespace
 }  // namespace chunkwise::core

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/npy_dtype.h"
@@ -187,6 +188,10 @@ class Carray {
   Mode mode_;
   int threads_ = 1;
   std::shared_ptr<core::ThreadPool> pool_;  // See CarrayOptions::pool.
+  // Lends the compressed chunks' buffers until the writer has stored them;
+  // declared before writer_, so that it outlives the writer's leases.
+  std::shared_ptr<core::BufferPool> buffers_ =
+      std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
   StorageMeta storage_;
   std::vector<std::int64_t> atom_shape_;
   std::uint64_t atomsize_ = 0;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/progress.h"
@@ -53,6 +54,10 @@ struct ChunkTransfer {
 struct ArrayOptions {
   // Runs encoding and decoding; null means a new pool with one thread per core.
   std::shared_ptr<core::ThreadPool> pool = nullptr;
+  // Lends shard-sized buffers, so that reads and writes reuse memory already
+  // touched (core/buffer_pool.h); null: a pool of the array's own. The
+  // facade's Context shares one among the arrays it opens.
+  std::shared_ptr<core::BufferPool> buffers = nullptr;
   // Counts bytes of array data read or written; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
   // How chunks are encoded (e.g. the deterministic blosc-lz4 encoder); the
@@ -211,7 +216,7 @@ class Array {
                                           const core::StridedSource& source,
                                           const std::optional<Bytes>& old) const;
   // Where shard calls run: the array's pool and scratch buffers.
-  ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get()}; }
+  ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get(), buffers_.get()}; }
   Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
   // Adds the stored object `coord` (if stored) to `stats`.
   Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
@@ -221,6 +226,7 @@ class Array {
   std::string prefix_;
   ArrayMetadata metadata_;
   std::shared_ptr<core::ThreadPool> pool_;
+  std::shared_ptr<core::BufferPool> buffers_;
   core::ProgressReporter* progress_;
   std::shared_ptr<const codec::CodecChain> chain_;
   std::shared_ptr<const ShardingCodec> sharding_;  // Codecs exactly [sharding_indexed].

@@ -52,6 +52,9 @@ using ShardByteReader =
 struct ShardCallContext {
   core::ThreadPool* pool = nullptr;
   ShardScratch* scratch = nullptr;
+  // Lends shard-sized buffers (fetched chunks, freshly encoded slots); null:
+  // the call allocates its own.
+  core::BufferPool* buffers = nullptr;
 };
 
 // The index codecs chunkwise reads and writes: [bytes little, crc32c].
