@@ -307,21 +307,23 @@ def peer_compare(checks, job, script, a, b, what):
     checks.expect(result.returncode == 0, f"{what}: {(result.stdout + result.stderr).strip()[-300:]}")
 
 
-def check_convert_resume(checks, job, work):
-    """zarr convert killed or failing part-way (one rank of 3, or one process), then --resume."""
-    source = work / "convert-source.zarr"
-    layout = ["--chunk", "16,16,16", "--shard", "32,32,48", "--codec", "zstd:3"]
-    reference = work / "convert-sharded-v3-one"
+def check_resume(checks, job, work, command, source, layout, reference, run_options):
+    """`zarr COMMAND` killed or failing part-way (one rank of 3, or one process), then --resume.
+
+    run_options: the fault's shard count, extra flags of the stopped run, the
+    stopped rank's shard key pattern, the text a plain rerun's refusal holds,
+    and whether to compare the result with the peer readers too.
+    """
     for how, mode, rank in (("ranks", "kill", 1), ("ranks", "fail", 2), ("one", "kill", 0)):
-        name = f"zarr convert {how}/{mode}"
+        name = f"zarr {command} {how}/{mode}"
         launch = job.ranks if how == "ranks" else job.one
-        broken = work / f"convert-resume-{how}-{mode}"
-        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:2:{mode}"}
-        failed = launch(["zarr", "convert", source, broken, *layout, "--threads", "1"], fault,
+        broken = work / f"{command}-resume-{how}-{mode}"
+        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:{run_options['shards']}:{mode}"}
+        failed = launch(["zarr", command, source, broken, *layout, *run_options["flags"]], fault,
                         expect_success=False)
-        checks.expect(failed.returncode != 0, f"{name}: the convert fails (exit {failed.returncode})")
+        checks.expect(failed.returncode != 0, f"{name}: the {command} fails (exit {failed.returncode})")
         if mode == "fail":
-            named = re.search(rf"rank {rank} of {RANKS}: .*c/\d+/\d+/\d+: rank {rank} fails here",
+            named = re.search(rf"rank {rank} of {RANKS}: .*{run_options['key']}: rank {rank} fails here",
                               failed.stderr)
             checks.expect(named is not None, f"{name}: the error names rank {rank} and its shard: "
                                              f"{failed.stderr.strip().splitlines()[:1]}")
@@ -331,29 +333,38 @@ def check_convert_resume(checks, job, work):
                       skip=(".chunkwise-incomplete",), partial=True)
         kept = {f: (broken / f).stat().st_mtime_ns for f in visible_files(broken)
                 if f != ".chunkwise-incomplete"}
-        # The fault stops the rank at its third shard; the second may still be
-        # in flight on the pool's other thread when it does, so one is certain.
+        # The fault stops the rank at a shard; the one before may still be in
+        # flight on the pool's other thread when it does, so one is certain.
         checks.expect(len(kept) >= 1, f"{name}: {len(kept)} shards were written before it stopped")
-        again = launch(["zarr", "convert", source, broken, *layout], expect_success=False)
-        checks.expect(again.returncode != 0 and "of an unfinished array" in again.stderr
-                      and "pass --resume to finish it" in again.stderr,
-                      f"{name}: without --resume the unfinished array is refused, offering --resume "
+        again = launch(["zarr", command, source, broken, *layout], expect_success=False)
+        checks.expect(again.returncode != 0 and all(text in again.stderr for text in run_options["refusal"]),
+                      f"{name}: without --resume the unfinished array is refused "
                       f"({again.stderr.strip().splitlines()[-1:]})")
-        other = launch(["zarr", "convert", source, broken, "--chunk", "16,16,16", "--resume"],
-                       expect_success=False)
+        other = launch(["zarr", command, source, broken, *layout[:2], "--resume"], expect_success=False)
         checks.expect(other.returncode != 0 and "begun with other metadata" in other.stderr,
                       f"{name}: --resume with another layout is refused "
                       f"({other.stderr.strip().splitlines()[-1:]})")
-        launch(["zarr", "convert", source, broken, *layout, "--resume"])
+        launch(["zarr", command, source, broken, *layout, "--resume"])
         compare_trees(checks, broken, reference, f"{name}: --resume completes it", skip=())
         rewritten = [f for f, at in kept.items() if (broken / f).stat().st_mtime_ns != at]
         checks.expect(not rewritten, f"{name}: --resume kept the {len(kept)} stored shards unwritten "
                                      f"(rewrote {rewritten[:3]})")
-        peer_compare(checks, job, PEER_COMPARE_ARRAYS, broken, reference,
-                     f"{name}: the resumed array against the one-shot convert")
-    done = work / "convert-resume-ranks-kill"
-    job.ranks(["zarr", "convert", source, done, *layout, "--resume"])
-    compare_trees(checks, done, reference, "zarr convert: --resume of a complete array", skip=())
+        if run_options["peers"]:
+            peer_compare(checks, job, PEER_COMPARE_ARRAYS, broken, reference,
+                         f"{name}: the resumed array against the one-shot {command}")
+    # A complete array resumed is republished unchanged.
+    done = work / f"{command}-resume-ranks-kill"
+    job.ranks(["zarr", command, source, done, *layout, "--resume"])
+    compare_trees(checks, done, reference, f"zarr {command}: --resume of a complete array", skip=())
+
+
+def check_convert_resume(checks, job, work):
+    """zarr convert stopped part-way, then --resume; read by the peers too."""
+    check_resume(checks, job, work, "convert", work / "convert-source.zarr",
+                 ["--chunk", "16,16,16", "--shard", "32,32,48", "--codec", "zstd:3"],
+                 work / "convert-sharded-v3-one",
+                 {"shards": 2, "flags": ["--threads", "1"], "key": r"c/\d+/\d+/\d+",
+                  "refusal": ("of an unfinished array", "pass --resume to finish it"), "peers": True})
 
 
 def check_refs(checks, job, work):
@@ -495,47 +506,12 @@ def check_import(checks, job, work):
 
 
 def check_import_resume(checks, job, work):
-    """zarr import killed or failing part-way (one rank of 3, or one process), then --resume."""
-    source = work / "import-little.npy"
-    layout = ["--chunk", "10,15,25", "--shard", "20,30,50", "--codec", "zstd:3"]
-    reference = work / "import-little-sharded-v3-one"
-    runs = (("ranks", "kill", 1), ("ranks", "fail", 2), ("one", "kill", 0))
-    for how, mode, rank in runs:
-        name = f"zarr import {how}/{mode}"
-        launch = job.ranks if how == "ranks" else job.one
-        broken = work / f"import-resume-{how}-{mode}"
-        fault = {"CHUNKWISE_TEST_RANK_FAULT": f"{rank}:1:{mode}"}
-        failed = launch(["zarr", "import", source, broken, *layout], fault, expect_success=False)
-        checks.expect(failed.returncode != 0, f"{name}: the import fails (exit {failed.returncode})")
-        if mode == "fail":
-            named = re.search(rf"rank {rank} of {RANKS}: .*c/\d+/\d+/0: rank {rank} fails here",
-                              failed.stderr)
-            checks.expect(named is not None, f"{name}: the error names rank {rank} and its shard: "
-                                             f"{failed.stderr.strip().splitlines()[:1]}")
-        checks.expect(not (broken / "zarr.json").exists() and (broken / ".chunkwise-incomplete").exists(),
-                      f"{name}: no zarr.json is published; the unfinished array is marked")
-        compare_trees(checks, broken, reference, f"{name}: what is visible is whole",
-                      skip=(".chunkwise-incomplete",), partial=True)
-        kept = {f: (broken / f).stat().st_mtime_ns for f in visible_files(broken)
-                if f != ".chunkwise-incomplete"}
-        checks.expect(len(kept) >= 1, f"{name}: {len(kept)} shards were written before it stopped")
-        again = launch(["zarr", "import", source, broken, *layout], expect_success=False)
-        checks.expect(again.returncode != 0 and "already holds" in again.stderr,
-                      f"{name}: without --resume the unfinished array is refused")
-        other = launch(["zarr", "import", source, broken, "--chunk", "10,15,25", "--resume"],
-                       expect_success=False)
-        checks.expect(other.returncode != 0 and "begun with other metadata" in other.stderr,
-                      f"{name}: --resume with another layout is refused "
-                      f"({other.stderr.strip().splitlines()[-1:]})")
-        launch(["zarr", "import", source, broken, *layout, "--resume"])
-        compare_trees(checks, broken, reference, f"{name}: --resume completes it", skip=())
-        rewritten = [f for f, at in kept.items() if (broken / f).stat().st_mtime_ns != at]
-        checks.expect(not rewritten, f"{name}: --resume kept the {len(kept)} stored shards unwritten "
-                                     f"(rewrote {rewritten[:3]})")
-    # A complete array resumed is republished unchanged.
-    done = work / "import-resume-ranks-kill"
-    job.ranks(["zarr", "import", source, done, *layout, "--resume"])
-    compare_trees(checks, done, reference, "zarr import: --resume of a complete array", skip=())
+    """zarr import stopped part-way, then --resume."""
+    check_resume(checks, job, work, "import", work / "import-little.npy",
+                 ["--chunk", "10,15,25", "--shard", "20,30,50", "--codec", "zstd:3"],
+                 work / "import-little-sharded-v3-one",
+                 {"shards": 1, "flags": [], "key": r"c/\d+/\d+/0", "refusal": ("already holds",),
+                  "peers": False})
 
 
 def check_to_precomputed(checks, job, work):
