@@ -72,12 +72,13 @@ class ArrayReferenceBuilder {
       if (!options_.part.Owns(next_unit_++)) return Status::Ok();
       const core::Coord coord = core::Unravel(i, grid.grid_shape());
       const std::string key = array.ChunkKey(coord);
-      CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
-      if (!size) return Status::Ok();
       if (sharding == nullptr) {
+        CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
+        if (!size) return Status::Ok();
         out_.Add(out_prefix + view.chunk_key_encoding.Key(coord),
                  Reference::WholeFile(options_.url_base + key));
       } else {
+        // The shard's reader finds whether it is there: no size request first.
         CHUNKWISE_RETURN_IF_ERROR(
             AddShard(array, *sharding, coord, key, view, view_grid, out_prefix));
       }
@@ -101,7 +102,7 @@ class ArrayReferenceBuilder {
     // The index through the shard's own view: the one path to shard bytes.
     CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<zarr::ShardIndex> stored,
                                array.Shard(shard).ReadIndex());
-    if (!stored) return Status::Ok();  // Removed since it was listed.
+    if (!stored) return Status::Ok();  // Not there: removed since it was listed, or a grid walk.
     const zarr::ShardIndex& index = *stored;
     const core::Shape& per_shard = inner.grid_shape();
     core::Coord global(per_shard.size());

@@ -387,7 +387,8 @@ TEST(ZarrListingWalk, RefsOfASparseHugeGridReferenceOnlyStoredChunks) {
     EXPECT_EQ(keys, expected) << sharded;
     const store::Reference chunk = ValueOrDie(set.Find("0.1")).value();
     EXPECT_EQ(chunk.url.rfind("base/c/", 0), 0u) << chunk.url;
-    // The hierarchy's listing and the array's, then one size per stored object.
+    // The hierarchy's listing and the array's, then one size per stored object
+    // (a shard's from the reader that reads its index: no request before it).
     EXPECT_EQ(store->lists, 2) << sharded;
     EXPECT_EQ(store->sizes, 3) << sharded;
   }
