@@ -365,8 +365,7 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
           {.ranks = ranks.get(),
            .overwrite = options.overwrite,
            .resume = options.resume,
-           .pool = pool,
-           .codec_build = build,
+           .destination = {.pool = pool, .codec_build = build},
            .progress = {.label = "zarr convert", .mode = context.progress_mode()},
            .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())}));
   if (ranks->rank() == 0) {

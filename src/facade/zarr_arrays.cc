@@ -87,7 +87,7 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
                              pipelines::ConvertedMetadata(source.metadata(), layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayOptions array_options,
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
                              ArrayOptionsOf(context, layout.codecs.value_or("")));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, destination_url, context.store_options(true)));
@@ -95,8 +95,7 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
                                      {.ranks = options.ranks,
                                       .overwrite = options.overwrite,
                                       .resume = options.resume,
-                                      .pool = array_options.pool,
-                                      .codec_build = array_options.codec_build,
+                                      .destination = std::move(array_options),
                                       .progress = {.label = "convert",
                                                    .mode = context.progress_mode(),
                                                    .observer = context.observer()},

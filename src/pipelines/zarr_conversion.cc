@@ -65,8 +65,8 @@ Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
                                      const ZarrConversionOptions& options) {
   core::SingleProcess alone;
   core::Communicator& ranks = options.ranks != nullptr ? *options.ranks : alone;
-  std::shared_ptr<core::ThreadPool> pool =
-      options.pool != nullptr ? options.pool : std::make_shared<core::ThreadPool>(0);
+  zarr::ArrayOptions array_options = options.destination;
+  if (array_options.pool == nullptr) array_options.pool = std::make_shared<core::ThreadPool>(0);
   // Every rank lists the source and plans its part alone: objects are dealt
   // by their C-order index, the same on every rank. A rank that fails to
   // plan fails the job below, with the others waiting.
@@ -76,15 +76,14 @@ Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
   progress_options.total_units = plan.ok() ? plan->bytes : 0;
   if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
   core::ProgressReporter progress(progress_options);
-  const zarr::ArrayOptions array_options{
-      .pool = pool, .progress = &progress, .codec_build = options.codec_build};
+  array_options.progress = &progress;
   Result<zarr::Array> array =
       OpenDestination(ranks, std::move(destination), prefix, metadata, options, array_options);
   Status copied = array.status();
   if (copied.ok()) copied = plan.status();
   if (copied.ok()) {
     copied = zarr::CopyArrayPlan(
-        source, *array, *plan, *pool,
+        source, *array, *plan, *array_options.pool,
         {.keep_stored = options.resume, .before_object = options.before_object});
   }
   CHUNKWISE_RETURN_IF_ERROR(

@@ -16,10 +16,8 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/store/store.h"
@@ -44,11 +42,12 @@ Result<formats::zarr::ArrayMetadata> ConvertedMetadata(const formats::zarr::Arra
                                                        const ZarrConversionLayout& layout);
 
 struct ZarrConversionOptions {
-  core::Communicator* ranks = nullptr;     // The job's ranks; null: this process alone.
-  bool overwrite = false;                  // Replace what is at the destination.
-  bool resume = false;                     // Finish an unpublished copy of the same layout.
-  std::shared_ptr<core::ThreadPool> pool;  // Null: one thread per core.
-  codec::CodecBuildOptions codec_build;    // The encoders the destination is written with.
+  core::Communicator* ranks = nullptr;  // The job's ranks; null: this process alone.
+  bool overwrite = false;               // Replace what is at the destination.
+  bool resume = false;                  // Finish an unpublished copy of the same layout.
+  // The destination array's pool (null: one thread per core), buffers and
+  // encoders; its progress is the job's reporter, below.
+  formats::zarr::ArrayOptions destination;
   // Rank 0's progress (its label, mode and observer; the total is the bytes
   // it copies); the other ranks report nothing.
   core::ProgressOptions progress = {.label = "zarr convert", .mode = core::ProgressMode::kQuiet};
