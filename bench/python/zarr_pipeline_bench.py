@@ -15,7 +15,9 @@ same threads, on files in the same directory:
 
 Cases: a full write into a fresh array, a full read into fresh memory, and
 64³ sub-chunk reads (one inner chunk of a shard each, at random) with 8 in
-flight. The readers read the files cw wrote. Each case runs --runs times,
+flight. The readers read the files cw wrote. Every peer runs every case in
+a fresh process of its own, timed inside it (--one-process: all in this one,
+where each meets the memory the peers before it left). Each case runs --runs times,
 every peer in turn within each run (all writes, then all reads, then all
 sub-chunk reads), and the median is printed, as GB/s of
 uncompressed data and as the ratio of each peer's time to cw-pipe's (above 1:
@@ -26,7 +28,8 @@ or less is the issue's goal, "within 10 %"). Configuration of every peer: docs/b
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/zarr_pipeline_bench.py \
            [--size-mib 1024] [--runs 3] [--reads 256] [--threads N] [--dir DIR]
            [--cxx-peer build/bench/zarr_facade_peer]
-           [--peers cw-pipe,zarrs,...] [--cases write,read,64^3 reads]
+           [--peers cw-pipe,zarrs,...] [--cases write,read,64^3 reads] [--settle 3]
+           [--one-process]
 
 --peers and --cases run part of the table (the whole one takes about 25
 minutes at 1 GiB on a shared 2-core machine): ratios are then to the first
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import json
 import os
 import pathlib
 import shutil
@@ -149,10 +153,16 @@ class Peer:
         # loading of the volume are not part of the work).
         self.cxx: "CxxPeer | None" = None
         self.reported: float | None = None
+        # Each Python peer runs each case in a process of its own, as c++ does:
+        # in one shared process a peer paid for the memory the peers before it
+        # had left fragmented (see "Each peer in its own process" in the docs).
+        self.isolated = False
 
     def write(self, path: pathlib.Path, data: np.ndarray, codec: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
-        if self.name == "c++":
+        if self.isolated:
+            self.reported, _ = self.cxx.child(self, "write", path, codec)
+        elif self.name == "c++":
             self.reported = self.cxx.run("write", self.cxx.raw, path, codec,
                                          *map(str, data.shape), self.threads)
         elif self.name == "ts":
@@ -171,6 +181,9 @@ class Peer:
                 array[:] = data
 
     def read(self, path: pathlib.Path) -> np.ndarray | None:
+        if self.isolated:
+            self.reported, out = self.cxx.child(self, "read", path)
+            return out
         if self.name == "c++":
             dump = self.cxx.dump if self.cxx.check else None
             self.reported = self.cxx.run("read", path, self.threads, *([dump] if dump else []))
@@ -183,6 +196,9 @@ class Peer:
             return zarr.open_array(zarr.storage.LocalStore(path), mode="r")[:]
 
     def read_boxes(self, path: pathlib.Path, boxes: list[tuple[slice, ...]]) -> list | None:
+        if self.isolated:
+            self.reported, out = self.cxx.child(self, "boxes", path)
+            return None if out is None else list(out)
         if self.name == "c++":
             dump = self.cxx.dump if self.cxx.check else None
             self.reported = self.cxx.run("boxes", path, self.cxx.boxes, CONCURRENCY, self.threads,
@@ -236,6 +252,54 @@ class CxxPeer:
     def load(path: pathlib.Path, shape: tuple[int, ...]) -> np.ndarray:
         return np.fromfile(path, dtype=np.uint16).reshape(shape)
 
+    def child(self, peer: Peer, case: str, path: pathlib.Path,
+              codec: str = "") -> tuple[float, np.ndarray | None]:
+        """`peer`'s `case` in a fresh Python process: its time, and what it read when checking."""
+        dump = self.dump.with_suffix(".npy") if self.check and case in ("read", "boxes") else None
+        job = {"peer": peer.name, "case": case, "path": str(path), "codec": codec,
+               "threads": peer.threads, "raw": str(self.raw), "shape": list(self.shape),
+               "boxes": str(self.boxes), "dump": str(dump) if dump else None}
+        done = subprocess.run([sys.executable, __file__, "--child", json.dumps(job)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"zarr_pipeline_bench: {peer.name} {case} (own process): "
+                             f"{done.stderr.strip()}")
+        return float(done.stdout.split()[-1]), np.load(dump) if dump else None
+
+
+def fault_in(nbytes: int, threads: int) -> None:
+    """What every whole read pays besides decoding: a fresh output, written once per page.
+
+    As a read does, `threads` threads each fault in a part (numpy lets go of the GIL).
+    """
+    output = np.empty(nbytes, dtype=np.uint8)  # numpy advises huge pages, as the library does.
+    part = -(-nbytes // threads)
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda start: output[start:start + part:4096].fill(1),
+                      range(0, nbytes, part)))
+
+
+def run_child(job: dict) -> int:
+    """One peer's one case, timed in this process (the parent's `--child`)."""
+    peer = Peer(job["peer"], job["threads"])
+    path = pathlib.Path(job["path"])
+    if job["case"] == "write":
+        data = CxxPeer.load(pathlib.Path(job["raw"]), tuple(job["shape"]))
+        elapsed, out = timed(lambda: peer.write(path, data, job["codec"]))
+    elif job["case"] == "read":
+        elapsed, out = timed(lambda: peer.read(path))
+    elif job["case"] == "touch":
+        elapsed, out = timed(lambda: fault_in(2 * int(np.prod(job["shape"])), job["threads"]))
+    else:
+        lines = pathlib.Path(job["boxes"]).read_text().split("\n")
+        boxes = [tuple(slice(int(c), int(c) + CHUNK) for c in line.split()) for line in lines
+                 if line]
+        elapsed, out = timed(lambda: peer.read_boxes(path, boxes))
+    if job["dump"]:
+        np.save(job["dump"], np.asarray(out))
+    print(f"seconds {elapsed}")
+    return 0
+
 
 def timed(operation: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
@@ -244,6 +308,8 @@ def timed(operation: Callable[[], object]) -> tuple[float, object]:
 
 
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        return run_child(json.loads(sys.argv[2]))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-mib", type=int, default=1024)
     parser.add_argument("--runs", type=int, default=3)
@@ -257,6 +323,12 @@ def main() -> int:
                         help="comma-separated, of " + ",".join(PEERS))
     parser.add_argument("--cases", type=_names_of(CASES), default=CASES,
                         help="comma-separated, of " + ",".join(CASES))
+    parser.add_argument("--settle", type=float, default=3.0,
+                        help="seconds of rest before each timed case, so that every peer "
+                             "starts on memory in the same state (default 3)")
+    parser.add_argument("--one-process", action="store_true",
+                        help="run the Python peers in this process, one after another, as "
+                             "before: each then meets the memory the others left")
     args = parser.parse_args()
     if args.threads != os.cpu_count():
         print(f"note: chunkwise's pool has one thread per core ({os.cpu_count()}); "
@@ -265,6 +337,8 @@ def main() -> int:
     data = volume(args.size_mib)
     boxes = boxes_of(data.shape, args.reads)
     peers = [Peer(name, args.threads) for name in args.peers]
+    for peer in peers:
+        peer.isolated = peer.name != "c++" and not args.one_process
     if "c++" in args.peers and not args.cxx_peer.is_file():
         raise SystemExit(f"zarr_pipeline_bench: no {args.cxx_peer} (cmake --build build "
                          "--target zarr_facade_peer); the c++ row cannot run")
@@ -279,19 +353,28 @@ def main() -> int:
         for peer in peers:
             peer.cxx = cxx
         for codec in CODECS:
-            run_codec(codec, data, boxes, peers, work, args.runs, args.cases)
+            run_codec(codec, data, boxes, peers, work, args.runs, args.cases, args.settle)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
 def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
-              work: pathlib.Path, runs: int, cases: list[str]) -> None:
+              work: pathlib.Path, runs: int, cases: list[str], settle: float) -> None:
     source = work / "source"
     Peer("cw", peers[0].threads).write(source, data, codec)
     seconds: dict[tuple[str, str], list[float]] = {}
+    floor = Peer("floor", peers[0].threads)
+
+    def fault_in_floor() -> None:
+        floor.reported, _ = peers[0].cxx.child(floor, "touch", source)
 
     def measure(peer: Peer, case: str, operation: Callable[[], object]) -> object:
+        # Memory a process frees is handed back to the host after about 2 s on a
+        # VM with free page reporting; the next process to touch it faults it
+        # in from the host again. Without a pause, whichever peer ran right
+        # after a large one got warm memory or cold by luck of the order.
+        time.sleep(settle)
         peer.reported = None
         elapsed, result = timed(operation)
         elapsed = peer.reported if peer.reported is not None else elapsed
@@ -310,6 +393,8 @@ def run_codec(codec: str, data: np.ndarray, boxes: list, peers: list[Peer],
                       f"{peer.name} wrote a wrong array")
             shutil.rmtree(target, ignore_errors=True)
         os.sync()
+        if "read" in cases:
+            measure(floor, "read", fault_in_floor)
         for peer in peers if "read" in cases else []:
             out = measure(peer, "read", lambda: peer.read(source))
             if run == 0:
@@ -340,6 +425,10 @@ def report(codec: str, volume_bytes: int, box_bytes: int,
         if both:
             line += f"{median['cw'] / median['c++']:>9.2f}x"
         print(line, flush=True)
+    if ("floor", "read") in seconds:
+        floor = statistics.median(seconds[("floor", "read")])
+        print(f"{'limit':<12}{volume_bytes / floor / 1e9:>10.3f} GB/s: a whole read's fresh output "
+              f"faulted in (own process, same rest), {floor:.3f} s; no read is faster", flush=True)
 
 
 def _names_of(known: list[str]) -> Callable[[str], list[str]]:
