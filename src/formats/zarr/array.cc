@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -520,6 +521,26 @@ Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, b
   return Status::Ok();
 }
 
+namespace {
+
+// Runs count_one(i, its own stats) for i < count on `pool` and adds up what
+// each found. Each object costs a request or two (its size, a shard's
+// index): round trips on object storage, so they run in parallel, as reads do.
+Status CountInParallel(core::ThreadPool& pool, std::size_t count, ArrayStorageStats& stats,
+                       const std::function<Status(std::size_t, ArrayStorageStats&)>& count_one) {
+  std::vector<ArrayStorageStats> counted(count);
+  CHUNKWISE_RETURN_IF_ERROR(
+      pool.ParallelFor(count, [&](std::size_t i) { return count_one(i, counted[i]); }));
+  for (const ArrayStorageStats& one : counted) {
+    stats.stored_keys += one.stored_keys;
+    stats.stored_bytes += one.stored_bytes;
+    stats.stored_inner_chunks += one.stored_inner_chunks;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::optional<std::vector<core::Index>>> Array::ListStoredObjects() const {
   if (!store_->capabilities().lists_every_key) return std::optional<std::vector<core::Index>>();
   const ChunkKeyEncoding& encoding = metadata_.chunk_key_encoding;
@@ -550,25 +571,27 @@ Result<ArrayStorageStats> Array::Stats() const {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
                              ListStoredObjects());
   if (listed) {
-    for (const core::Index object : *listed) {
-      CHUNKWISE_RETURN_IF_ERROR(
-          CountStored(core::Unravel(object, grid_.grid_shape()), inner_per_shard, stats));
-    }
+    CHUNKWISE_RETURN_IF_ERROR(
+        CountInParallel(*pool_, listed->size(), stats, [&](std::size_t i, ArrayStorageStats& one) {
+          return CountStored(core::Unravel((*listed)[i], grid_.grid_shape()), inner_per_shard, one);
+        }));
     return stats;
   }
   // A store that cannot list every key: each grid key is asked for, refused
   // up front when the grid's coordinates alone would not fit in memory.
   const auto chunk_count = static_cast<std::uint64_t>(grid_.num_chunks());
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
-      core::SaturatingProduct(chunk_count,
-                              sizeof(core::Coord) + metadata_.shape.size() * sizeof(core::Index)),
+      core::SaturatingProduct(chunk_count, sizeof(core::Coord) +
+                                               metadata_.shape.size() * sizeof(core::Index) +
+                                               sizeof(ArrayStorageStats)),
       DescribePrefix(*store_, prefix_) + ": walking its " + std::to_string(chunk_count) +
           " grid chunks"));
   std::vector<core::Coord> coords;
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
-  for (const core::Coord& coord : coords) {
-    CHUNKWISE_RETURN_IF_ERROR(CountStored(coord, inner_per_shard, stats));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      CountInParallel(*pool_, coords.size(), stats, [&](std::size_t i, ArrayStorageStats& one) {
+        return CountStored(coords[i], inner_per_shard, one);
+      }));
   return stats;
 }
 

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -206,6 +209,47 @@ TEST(ZarrListingWalk, InfoOfASparseHugeGridCountsItsStoredChunksFromTheListing) 
   EXPECT_EQ(store->lists, 1);
   EXPECT_EQ(store->sizes, 3);
   EXPECT_EQ(store->Calls(), 4);
+}
+
+// Holds each Size call until two have been in flight at once (or 5 s have
+// passed, so that a serial walk fails instead of hanging), and records the
+// most seen.
+class OverlapStore final : public test::ForwardingStore {
+ public:
+  Result<std::optional<std::uint64_t>> Size(std::string_view key) const override {
+    {
+      std::unique_lock lock(mutex_);
+      max_in_flight = std::max(max_in_flight, ++in_flight_);
+      overlapped_.notify_all();
+      overlapped_.wait_for(lock, std::chrono::seconds(5), [&] { return max_in_flight >= 2; });
+    }
+    Result<std::optional<std::uint64_t>> size = ForwardingStore::Size(key);
+    std::lock_guard lock(mutex_);
+    --in_flight_;
+    return size;
+  }
+
+  mutable int max_in_flight = 0;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable overlapped_;
+  mutable int in_flight_ = 0;
+};
+
+TEST(ZarrListingWalk, InfoAsksForTheStoredChunksInParallel) {
+  // On object storage each size is a round trip: two threads keep two in flight.
+  auto store = std::make_shared<OverlapStore>();
+  ArrayOptions options;
+  options.pool = std::make_shared<core::ThreadPool>(2);
+  Array array = ValueOrDie(
+      Array::Create(store, "", ValueOrDie(BuildArrayMetadata(HugeLayout())), false, options));
+  for (std::size_t b = 0; b < kStoredBoxes.size(); ++b) {
+    ASSERT_TRUE(array.Write(kStoredBoxes[b], BoxValues(b)).ok());
+  }
+  const ArrayStorageStats stats = ValueOrDie(array.Stats());
+  EXPECT_EQ(stats.stored_keys, 3u);
+  EXPECT_GE(store->max_in_flight, 2);
 }
 
 TEST(ZarrListingWalk, InfoOfASparseShardedHugeGridReadsOnlyStoredShards) {
