@@ -1,5 +1,9 @@
 #include "chunkwise/pipelines/zarr_conversion.h"
 
+#include <algorithm>
+#include <unordered_set>
+#include <vector>
+
 #include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 
@@ -30,6 +34,30 @@ Result<zarr::Array> OpenDestination(core::Communicator& ranks,
                                                          array_options)
                         : zarr::Array::JoinUnpublished(std::move(destination), prefix, metadata,
                                                        array_options);
+}
+
+// The bytes of this rank's objects that a resumed job finds stored: they are
+// kept, not copied, so its progress total leaves them out. 0 where the
+// destination cannot list (nothing is kept there either).
+std::uint64_t KeptBytes(const zarr::Array& destination, const zarr::ArrayCopyPlan& plan) {
+  const Result<std::optional<std::vector<core::Index>>> listed = destination.ListStoredObjects();
+  if (!listed.ok() || !listed->has_value()) return 0;
+  const std::vector<core::Index>& stored = **listed;
+  const std::unordered_set<core::Index> mine =
+      plan.objects ? std::unordered_set<core::Index>(plan.objects->begin(), plan.objects->end())
+                   : std::unordered_set<core::Index>();
+  const core::RegularChunkGrid& grid = destination.grid();
+  std::uint64_t bytes = 0;
+  for (const core::Index i : stored) {
+    const bool owned =
+        plan.objects ? mine.contains(i)
+                     : core::OwnerRank(static_cast<std::uint64_t>(i), plan.ranks) == plan.rank;
+    if (!owned) continue;
+    const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
+    bytes +=
+        static_cast<std::uint64_t>(region.num_elements()) * destination.metadata().data_type.size();
+  }
+  return std::min(bytes, plan.bytes);
 }
 
 }  // namespace
@@ -72,13 +100,17 @@ Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
   // plan fails the job below, with the others waiting.
   const Result<zarr::ArrayCopyPlan> plan =
       zarr::PlanArrayCopy(source, metadata, ranks.rank(), ranks.size());
-  core::ProgressOptions progress_options = options.progress;
-  progress_options.total_units = plan.ok() ? plan->bytes : 0;
-  if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
-  core::ProgressReporter progress(progress_options);
-  array_options.progress = &progress;
+  array_options.progress = nullptr;  // The job's reporter, once its total is known.
   Result<zarr::Array> array =
       OpenDestination(ranks, std::move(destination), prefix, metadata, options, array_options);
+  core::ProgressOptions progress_options = options.progress;
+  progress_options.total_units = plan.ok() ? plan->bytes : 0;
+  if (plan.ok() && array.ok() && options.resume) {
+    progress_options.total_units -= KeptBytes(*array, *plan);
+  }
+  if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
+  core::ProgressReporter progress(progress_options);
+  if (array.ok()) array->set_progress(&progress);
   Status copied = array.status();
   if (copied.ok()) copied = plan.status();
   if (copied.ok()) {

@@ -1,0 +1,89 @@
+// pipelines::ConvertZarrArray in one process: a job stopped part-way and
+// resumed reports, as its total, only the bytes it still copies.
+#include "chunkwise/pipelines/zarr_conversion.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "chunkwise/formats/zarr/array_layout.h"
+#include "chunkwise/store/memory_store.h"
+
+namespace chunkwise::pipelines {
+namespace {
+
+namespace zarr = formats::zarr;
+
+template <typename T>
+T ValueOrDie(Result<T> result) {
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  if (!result.ok()) std::abort();
+  return std::move(*result);
+}
+
+class Totals final : public core::ProgressObserver {
+ public:
+  void OnStart(std::string_view, std::uint64_t total_units, std::string_view) override {
+    total = total_units;
+  }
+  void OnFinish(std::string_view, std::uint64_t done_units) override { done = done_units; }
+
+  std::uint64_t total = 0;
+  std::uint64_t done = 0;
+};
+
+// uint16 [12, 40] in 4 × 10 chunks: 12 chunks of 80 bytes, 960 bytes in all.
+zarr::Array Source() {
+  zarr::ArrayLayout layout;
+  layout.shape = {12, 40};
+  layout.data_type = core::DataType(core::DataTypeId::kUInt16);
+  layout.chunk_shape = {4, 10};
+  zarr::Array source = ValueOrDie(zarr::Array::Create(
+      store::MemoryStore::Create(), "", ValueOrDie(zarr::BuildArrayMetadata(layout)), false));
+  Bytes values(12 * 40 * 2);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  EXPECT_TRUE(source.Write(core::Region::Full(source.metadata().shape), values).ok());
+  return source;
+}
+
+TEST(ZarrConversion, AResumedJobCountsOnlyWhatItStillCopies) {
+  const zarr::Array source = Source();
+  ZarrConversionLayout layout;
+  layout.codecs = "zstd:1";
+  const zarr::ArrayMetadata metadata = ValueOrDie(ConvertedMetadata(source.metadata(), layout));
+  auto destination = store::MemoryStore::Create();
+
+  ZarrConversionOptions first;
+  std::atomic<int> objects{0};
+  first.before_object = [&](const std::string& key) {
+    return ++objects > 5 ? Status::IOError(key + ": stopped for the test") : Status::Ok();
+  };
+  ASSERT_EQ(ConvertZarrArray(source, destination, "", metadata, first).status().code(),
+            StatusCode::kIOError);
+  std::uint64_t kept = 0;
+  for (const std::string& key : ValueOrDie(destination->List("c/"))) {
+    kept += 80;
+    EXPECT_TRUE(key.starts_with("c/")) << key;
+  }
+  ASSERT_GT(kept, 0u);
+  ASSERT_LT(kept, 960u);
+
+  Totals totals;
+  ZarrConversionOptions resumed;
+  resumed.resume = true;
+  resumed.progress.observer = &totals;
+  const zarr::Array copy = ValueOrDie(ConvertZarrArray(source, destination, "", metadata, resumed));
+  EXPECT_EQ(totals.total, 960u - kept);
+  EXPECT_EQ(totals.done, totals.total);
+  const Bytes all = ValueOrDie(copy.Read(core::Region::Full(copy.metadata().shape)));
+  const Bytes expected = ValueOrDie(source.Read(core::Region::Full(source.metadata().shape)));
+  EXPECT_EQ(all, expected);
+}
+
+}  // namespace
+}  // namespace chunkwise::pipelines
