@@ -111,7 +111,7 @@ const std::vector<Region> kStoredBoxes = {
 };
 
 Bytes BoxValues(std::size_t box) {
-  Bytes data(16 * 2);
+  Bytes data(std::size_t{16} * 2);
   for (std::size_t i = 0; i < 16; ++i) {
     StoreLittleEndian(static_cast<std::uint16_t>(100 * (box + 1) + i), data.data() + 2 * i);
   }
@@ -355,7 +355,7 @@ TEST(ZarrListingWalk, ConvertByListingWritesWhatTheGridWalkWrites) {
       ArrayLayout layout = Layout({23, 31}, DataTypeId::kInt32, {4, 6});
       Array source = ValueOrDie(
           Array::Create(source_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
-      Bytes values(12 * 4);
+      Bytes values(std::size_t{12} * 4);
       for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i + 1);
       ASSERT_TRUE(source.Write(Region({1, 2}, {4, 6}), values).ok());
       ASSERT_TRUE(source.Write(Region({17, 25}, {20, 29}), values).ok());

@@ -45,7 +45,7 @@ zarr::Array Source() {
   layout.chunk_shape = {4, 10};
   zarr::Array source = ValueOrDie(zarr::Array::Create(
       store::MemoryStore::Create(), "", ValueOrDie(zarr::BuildArrayMetadata(layout)), false));
-  Bytes values(12 * 40 * 2);
+  Bytes values(std::size_t{12} * 40 * 2);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i * 7 + 1);
   EXPECT_TRUE(source.Write(core::Region::Full(source.metadata().shape), values).ok());
   return source;
