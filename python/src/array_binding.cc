@@ -56,7 +56,7 @@ class PyArray {
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
     // The library names keys relative to the array ("zarr.json"); the URL says where.
-    Result<zarr::Array> array = zarr::Array::Open(store, "", Options());
+    Result<zarr::Array> array = zarr::Array::Open(store, "", Options(*store));
     if (!array.ok()) throw StatusError(array.status().WithContext(url));
     return PyArray(url, *std::move(array));
   }
@@ -82,7 +82,7 @@ class PyArray {
                                                                     metadata.data_type.size()))
                     .build;
       }
-      zarr::ArrayOptions options = Options();
+      zarr::ArrayOptions options = Options(*store);
       options.codec_build = build;
       array = std::make_shared<zarr::Array>(ValueOrThrow(
           data || !publish ? zarr::Array::CreateUnpublished(store, "", std::move(metadata),
@@ -113,13 +113,13 @@ class PyArray {
     nb::gil_scoped_release release;
     zarr::ArrayMetadata metadata =
         ValueOrThrow(zarr::ParseV3ArrayMetadata(metadata_json, zarr::kZarrJsonKey));
-    zarr::ArrayOptions options = Options();
+    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
+    zarr::ArrayOptions options = Options(*store);
     if (codec) {
       options.codec_build =
           ValueOrThrow(codec::ParseCodecShorthandWithEncoders(*codec, metadata.data_type.size()))
               .build;
     }
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
     Result<zarr::Array> array =
         zarr::Array::JoinUnpublished(store, "", std::move(metadata), std::move(options));
     if (!array.ok()) throw StatusError(array.status().WithContext(url));
@@ -208,9 +208,10 @@ class PyArray {
   PyArray(std::string url, std::shared_ptr<zarr::Array> array)
       : url_(std::move(url)), array_(std::move(array)) {}
 
-  static zarr::ArrayOptions Options() {
+  // As the facade's arrays: the pool for the store (a larger one for remote stores).
+  static zarr::ArrayOptions Options(const store::Store& store) {
     zarr::ArrayOptions options;
-    options.pool = ValueOrThrow(ModuleContext().pool());
+    options.pool = ValueOrThrow(ModuleContext().pool_for(store));
     options.buffers = ModuleContext().buffers();
     return options;
   }

@@ -95,8 +95,8 @@ class PyChunkBatchArray {
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = store::MemoryStore::Create();
     if (url) store = ValueOrThrow(OpenStoreForUrl(*url, false));
-    array_ = std::make_shared<zarr::Array>(
-        ValueOrThrow(zarr::Array::FromMetadata(store, prefix, std::move(metadata), Options())));
+    array_ = std::make_shared<zarr::Array>(ValueOrThrow(
+        zarr::Array::FromMetadata(store, prefix, std::move(metadata), Options(*store))));
   }
 
   // The numpy type string of the elements, e.g. "<u2".
@@ -176,9 +176,10 @@ class PyChunkBatchArray {
     return shape;
   }
 
-  static zarr::ArrayOptions Options() {
+  // As the facade's arrays: the pool for the store (a larger one for remote stores).
+  static zarr::ArrayOptions Options(const store::Store& store) {
     zarr::ArrayOptions options;
-    options.pool = ValueOrThrow(ModuleContext().pool());
+    options.pool = ValueOrThrow(ModuleContext().pool_for(store));
     options.buffers = ModuleContext().buffers();
     return options;
   }
@@ -207,8 +208,9 @@ class PyChunkBatchArray {
   Result<ValuesArray> OverValues(std::span<const zarr::ChunkTransfer> transfers,
                                  const std::vector<std::optional<ByteView>>& values) const {
     auto store = store::MemoryStore::Create();
-    CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
-                               zarr::Array::FromMetadata(store, "", array_->metadata(), Options()));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        zarr::Array array,
+        zarr::Array::FromMetadata(store, "", array_->metadata(), Options(*store)));
     for (std::size_t i = 0; i < transfers.size(); ++i) {
       if (values[i])
         CHUNKWISE_RETURN_IF_ERROR(store->Set(array.ChunkKey(transfers[i].chunk), *values[i]));

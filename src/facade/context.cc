@@ -6,19 +6,38 @@ namespace chunkwise {
 
 Context::Context(ContextOptions options) : options_(std::move(options)) {}
 
+void Context::ForgetPoolsOfAnotherProcess() const {
+  const int process = static_cast<int>(getpid());
+  if (pool_process_ == process) return;
+  // A forked child: the pools' threads stayed in the parent. Leaked on
+  // purpose, as freeing them would wait for threads that are gone.
+  for (std::shared_ptr<core::ThreadPool>* inherited : {&pool_, &remote_pool_}) {
+    if (*inherited != nullptr) new std::shared_ptr<core::ThreadPool>(std::move(*inherited));
+    *inherited = nullptr;
+  }
+  pool_process_ = process;
+}
+
 Result<std::shared_ptr<core::ThreadPool>> Context::pool() const {
   std::lock_guard lock(pool_mutex_);
-  const int process = static_cast<int>(getpid());
-  if (pool_ != nullptr && pool_process_ != process) {
-    // A forked child: the pool's threads stayed in the parent. Leaked on purpose.
-    new std::shared_ptr<core::ThreadPool>(std::move(pool_));
-    pool_ = nullptr;
-  }
+  ForgetPoolsOfAnotherProcess();
   if (pool_ == nullptr) {
     CHUNKWISE_ASSIGN_OR_RETURN(pool_, core::ThreadPool::Create(options_.threads));
-    pool_process_ = process;
   }
   return pool_;
+}
+
+Result<std::shared_ptr<core::ThreadPool>> Context::pool_for(const store::Store& store) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<core::ThreadPool> shared, pool());
+  if (store.capabilities().local || options_.remote_threads <= shared->num_threads()) {
+    return shared;
+  }
+  std::lock_guard lock(pool_mutex_);
+  ForgetPoolsOfAnotherProcess();
+  if (remote_pool_ == nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(remote_pool_, core::ThreadPool::Create(options_.remote_threads));
+  }
+  return remote_pool_;
 }
 
 StoreOptions Context::store_options(bool create) const {

@@ -9,9 +9,10 @@ namespace {
 
 namespace zarr = formats::zarr;
 
-Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, std::string_view codecs) {
+Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::Store& store,
+                                          std::string_view codecs) {
   zarr::ArrayOptions options;
-  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool());
+  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store));
   options.buffers = context.buffers();
   if (!codecs.empty()) {
     // The encoder a shorthand picks (e.g. deterministic blosc-lz4) writes the chunks.
@@ -44,10 +45,10 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
   layout.zarr_format = spec.zarr_format;
   layout.attributes = spec.attributes;
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
-                             ArrayOptionsOf(context, layout.codec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
+                             ArrayOptionsOf(context, *store, layout.codec));
   if (!options.publish) {
     return ZarrArray::CreateUnpublished(std::move(store), "", std::move(metadata),
                                         options.overwrite, std::move(array_options));
@@ -60,9 +61,10 @@ Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_v
                                            std::string_view zarr_json, std::string_view codecs) {
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
                              zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, codecs));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
+                             ArrayOptionsOf(context, *store, codecs));
   return ZarrArray::JoinUnpublished(std::move(store), "", std::move(metadata),
                                     std::move(array_options));
 }
@@ -76,7 +78,7 @@ std::string ZarrMetadataJson(const ZarrArray& array) {
 Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, *store, ""));
   return ZarrArray::Open(std::move(store), "", std::move(array_options));
 }
 
@@ -87,10 +89,10 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
                              pipelines::ConvertedMetadata(source.metadata(), layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
-                             ArrayOptionsOf(context, layout.codecs.value_or("")));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, destination_url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
+                             ArrayOptionsOf(context, *destination, layout.codecs.value_or("")));
   return pipelines::ConvertZarrArray(source, std::move(destination), "", metadata,
                                      {.ranks = options.ranks,
                                       .overwrite = options.overwrite,

@@ -22,6 +22,30 @@ TEST(ContextApi, OneProcessSharesOnePool) {
   EXPECT_EQ(context.pool()->get(), first->get());
 }
 
+// Arrays on a remote store run on a pool sized for requests in flight, not
+// for cores; local stores keep the shared pool.
+TEST(ContextApi, ARemoteStoreGetsAPoolSizedForRequestsInFlight) {
+  const Context context(ContextOptions{.threads = 2, .remote_threads = 12});
+  const auto local = OpenStore(context, "memory://here", context.store_options(true));
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  // Opening an http:// store sends no request: nothing listens on port 9.
+  const auto remote = OpenStore(context, "http://127.0.0.1:9/data");
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  const auto shared = context.pool();
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  EXPECT_EQ(context.pool_for(**local)->get(), shared->get());
+  const auto for_remote = context.pool_for(**remote);
+  ASSERT_TRUE(for_remote.ok()) << for_remote.status().ToString();
+  EXPECT_EQ((*for_remote)->num_threads(), 12u);
+  EXPECT_EQ(context.pool_for(**remote)->get(), for_remote->get());  // Started once.
+
+  // remote_threads 0, or no more than the shared pool has: the shared pool.
+  const Context unchanged(ContextOptions{.threads = 2, .remote_threads = 0});
+  EXPECT_EQ(unchanged.pool_for(**remote)->get(), unchanged.pool()->get());
+  const Context enough(ContextOptions{.threads = 4, .remote_threads = 3});
+  EXPECT_EQ(enough.pool_for(**remote)->get(), enough.pool()->get());
+}
+
 // multiprocessing and dask fork a Python process whose module Context's pool
 // runs: the child has none of its threads, so a task queued there would wait
 // forever. The child's Context starts a pool of its own.

@@ -30,6 +30,11 @@ using core::ProgressObserver;
 struct ContextOptions {
   // Worker threads of the pool every operation shares; 0: one per core.
   std::size_t threads = 0;
+  // Arrays on stores that are not local (s3://, gs://, http(s)://) run on a
+  // pool of at least this many threads: each thread spends most of its time
+  // waiting on a request, so one per core would leave the network idle.
+  // 0: the shared pool, whatever the store.
+  std::size_t remote_threads = 16;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
   // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.
   core::ProgressMode progress_mode = core::ProgressMode::kQuiet;
@@ -53,6 +58,10 @@ class Context {
   // copy of the pool has no threads, a new pool is started: the parent's copy
   // is left unfreed there, as freeing it would wait for threads that are gone.
   Result<std::shared_ptr<core::ThreadPool>> pool() const;
+  // The pool for work on `store`: pool(), or for a store that is not local a
+  // second pool of `remote_threads` threads where that is more (started on
+  // first use, and again in a forked child, as pool()).
+  Result<std::shared_ptr<core::ThreadPool>> pool_for(const store::Store& store) const;
   // The shard-sized buffers every array opened through this context borrows
   // (core/buffer_pool.h), so that a new array starts from memory already touched.
   const std::shared_ptr<core::BufferPool>& buffers() const { return buffers_; }
@@ -89,9 +98,14 @@ class Context {
   core::Cancellation cancellation_;
   const std::shared_ptr<core::BufferPool> buffers_ =
       std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
+  // Drops the pools a forked child inherited (their threads stayed in the
+  // parent); pool_mutex_ held.
+  void ForgetPoolsOfAnotherProcess() const;
+
   mutable std::mutex pool_mutex_;
-  mutable std::shared_ptr<core::ThreadPool> pool_;  // Guarded by pool_mutex_.
-  mutable int pool_process_ = 0;                    // The pid that started pool_; guarded.
+  mutable std::shared_ptr<core::ThreadPool> pool_;         // Guarded by pool_mutex_.
+  mutable std::shared_ptr<core::ThreadPool> remote_pool_;  // Guarded by pool_mutex_.
+  mutable int pool_process_ = 0;  // The pid that started the pools; guarded.
 };
 
 // The store `url` names, through the context's registry (store_registry.h),
