@@ -54,9 +54,19 @@ struct ZarrOptions {
   bool json = false;
 };
 
+// The pool an array on `store` runs on: --threads where given, else the run's
+// library context's pool for the store (one thread per core, more for a
+// remote store, as the facade's arrays get).
+Result<std::shared_ptr<core::ThreadPool>> PoolFor(const CommandContext& context,
+                                                  const store::Store& store, std::size_t threads) {
+  if (threads != 0) return core::ThreadPool::Create(threads);
+  return context.library().pool_for(store);
+}
+
 Result<zarr::Array> OpenArray(const CommandContext& context, const std::string& path,
-                              zarr::ArrayOptions options = {}) {
+                              std::size_t threads, zarr::ArrayOptions options = {}) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreFor(context, path));
+  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, PoolFor(context, *store, threads));
   return zarr::Array::Open(std::move(store), "", std::move(options));
 }
 
@@ -123,9 +133,8 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
     CHUNKWISE_ASSIGN_OR_RETURN(offset, core::ParseShape(options.offset));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
-  Result<zarr::Array> opened = OpenArray(
-      context, options.path,
-      {.pool = std::make_shared<core::ThreadPool>(options.threads), .codec_build = build});
+  Result<zarr::Array> opened =
+      OpenArray(context, options.path, options.threads, {.codec_build = build});
   if (!opened.ok()) return opened.status().WithContext(options.path);
   zarr::Array array = *std::move(opened);
   if (!hint.dtype) {
@@ -145,9 +154,7 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
 
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::Array array, OpenArray(context, options.path,
-                                   {.pool = std::make_shared<core::ThreadPool>(options.threads)}));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(context, options.path, options.threads));
   CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
                              core::ParseRegion(options.region, array.metadata().shape));
   const auto total =
@@ -240,7 +247,9 @@ Status Info(const CommandContext& context, const ZarrOptions& options) {
                              OpenStoreFor(context, options.path));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
   if (group) return GroupInfo(options, *store);
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                             PoolFor(context, *store, options.threads));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, "", {.pool = pool}));
   const zarr::ArrayMetadata& metadata = array.metadata();
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayStorageStats stats, array.Stats());
   if (options.json) {
@@ -291,6 +300,8 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStoreFor(context, options.destination, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                             PoolFor(context, *store, options.threads));
   std::error_code error;  // An unreadable input is reported by the import itself.
   std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
   if (error) input_bytes = 0;
@@ -303,9 +314,7 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       zarr::Array array,
       io::ImportNpyAsNewArray(options.input, layout, store, "", options.overwrite,
-                              {.pool = std::make_shared<core::ThreadPool>(options.threads),
-                               .progress = &progress,
-                               .codec_build = build},
+                              {.pool = pool, .progress = &progress, .codec_build = build},
                               {.ranks = ranks.get(),
                                .resume = options.resume,
                                .before_box = parallel::ShardFaultFromEnvironment(ranks->rank())}));
@@ -348,8 +357,7 @@ Result<pipelines::ZarrConversionLayout> ConversionLayout(const ZarrOptions& opti
 // is pipelines::ConvertZarrArray.
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
-  auto pool = std::make_shared<core::ThreadPool>(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(context, options.path, {.pool = pool}));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(context, options.path, options.threads));
   CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::ZarrConversionLayout layout,
                              ConversionLayout(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
@@ -358,6 +366,8 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
                              BuildOptions(options, metadata.data_type.size()));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStoreFor(context, options.destination, true));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                             PoolFor(context, *store, options.threads));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const zarr::Array destination,
       pipelines::ConvertZarrArray(
