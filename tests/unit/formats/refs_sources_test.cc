@@ -15,6 +15,7 @@
 #include "chunkwise/store/memory_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "unit/scratch_directory.h"
+#include "unit/value_or_die.h"
 
 namespace chunkwise::formats::refs {
 namespace {
@@ -22,12 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using store::Reference;
 
-template <typename T>
-T ValueOrDie(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  if (!result.ok()) std::abort();
-  return std::move(*result);
-}
+using test::ValueOrDie;
 
 dvid::ExportBlock Block(std::int32_t x, std::int32_t y, std::int32_t z) {
   dvid::ExportBlock block;

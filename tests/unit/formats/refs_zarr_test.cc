@@ -9,6 +9,7 @@
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "unit/scratch_directory.h"
+#include "unit/value_or_die.h"
 
 namespace chunkwise::formats::refs {
 namespace {
@@ -22,12 +23,7 @@ using nlohmann::json;
 using zarr::Array;
 using zarr::ArrayMetadata;
 
-template <typename T>
-T ValueOrDie(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  if (!result.ok()) std::abort();
-  return std::move(*result);
-}
+using test::ValueOrDie;
 
 const json kBytesLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
 const json kBytesBig = {{"name", "bytes"}, {"configuration", {{"endian", "big"}}}};

@@ -23,6 +23,7 @@
 #include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "unit/forwarding_store.h"
+#include "unit/value_or_die.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -33,12 +34,7 @@ using core::Index;
 using core::Region;
 using core::Shape;
 
-template <typename T>
-T ValueOrDie(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  if (!result.ok()) std::abort();
-  return std::move(*result);
-}
+using test::ValueOrDie;
 
 // Counts the calls a walk makes; `lists_every_key` as told, so that a test
 // can see the grid walk a store without a full listing gets.

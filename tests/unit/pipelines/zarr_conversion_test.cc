@@ -13,18 +13,14 @@
 
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/value_or_die.h"
 
 namespace chunkwise::pipelines {
 namespace {
 
 namespace zarr = formats::zarr;
 
-template <typename T>
-T ValueOrDie(Result<T> result) {
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  if (!result.ok()) std::abort();
-  return std::move(*result);
-}
+using test::ValueOrDie;
 
 class Totals final : public core::ProgressObserver {
  public:
