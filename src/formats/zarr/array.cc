@@ -597,19 +597,19 @@ Result<ArrayStorageStats> Array::Stats() const {
 
 Status Array::CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
                           ArrayStorageStats& stats) const {
-  const std::string key = ChunkKey(coord);
   if (sharding_ == nullptr) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(ChunkKey(coord)));
     stats.stored_keys += size.has_value();
     stats.stored_bytes += size.value_or(0);
     return Status::Ok();
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
-  if (!size) return Status::Ok();  // Removed since it was listed.
+  // One request per shard: its reader gives the size and the index.
+  std::uint64_t shard_bytes = 0;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> stored,
+                             Shard(coord).ReadIndex(&shard_bytes));
+  if (!stored) return Status::Ok();  // Removed since it was listed.
   ++stats.stored_keys;
-  stats.stored_bytes += *size;
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> stored, Shard(coord).ReadIndex());
-  if (!stored) return Status::Ok();
+  stats.stored_bytes += shard_bytes;
   const ShardIndex& index = *stored;
   for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
   return Status::Ok();

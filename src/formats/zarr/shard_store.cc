@@ -72,9 +72,10 @@ ShardStore::ShardStore(store::Store& parent, std::string key, const ShardingCode
       spec_(shard_spec),
       n_(static_cast<std::size_t>(codec.InnerGrid(shard_spec.shape).num_chunks())) {}
 
-Result<std::optional<ShardIndex>> ShardStore::ReadIndex() const {
+Result<std::optional<ShardIndex>> ShardStore::ReadIndex(std::uint64_t* shard_bytes) const {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, parent_.OpenReader(key_));
   if (reader == nullptr) return std::optional<ShardIndex>();
+  if (shard_bytes != nullptr) *shard_bytes = reader->size();
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
                              codec_.ReadIndex(RangeReader(*reader), reader->size(), n_, where_));
   return std::optional<ShardIndex>(std::move(index));

@@ -260,7 +260,10 @@ TEST(ZarrListingWalk, InfoOfASparseShardedHugeGridReadsOnlyStoredShards) {
   EXPECT_EQ(stats.stored_keys, 3u);
   EXPECT_EQ(stats.stored_inner_chunks, 3u);
   EXPECT_EQ(store->lists, 1);
-  EXPECT_EQ(store->readers, 3);  // One per stored shard, for its index.
+  EXPECT_EQ(store->readers, 3);  // One per stored shard, for its index and its size.
+  // Only the readers' own size requests (Store's default OpenReader asks for
+  // the size it reads within): none beside them for the shards' sizes.
+  EXPECT_EQ(store->sizes, 3);
 }
 
 TEST(ZarrListingWalk, ConvertOfASparseHugeGridCopiesOnlyWhatIsStored) {

@@ -17,6 +17,7 @@
 #define CHUNKWISE_FORMATS_ZARR_SHARD_STORE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,8 +46,10 @@ class ShardStore {
   std::size_t num_inner_chunks() const { return n_; }
 
   // The shard's index, or nullopt when no shard is stored. Corruption, naming
-  // the key, for a shard shorter than its index or an index that fails its checks.
-  Result<std::optional<ShardIndex>> ReadIndex() const;
+  // the key, for a shard shorter than its index or an index that fails its
+  // checks. `shard_bytes` (may be null) gets the stored shard's size, known
+  // from the same request.
+  Result<std::optional<ShardIndex>> ReadIndex(std::uint64_t* shard_bytes = nullptr) const;
 
   // The encoded bytes of inner chunk `k` (row-major position in the shard),
   // or nullopt when it is empty or no shard is stored. InvalidArgument for k >= n.
