@@ -36,21 +36,24 @@ Result<zarr::Array> OpenDestination(core::Communicator& ranks,
                                                        array_options);
 }
 
-// The bytes of this rank's objects that a resumed job finds stored: they are
-// kept, not copied, so its progress total leaves them out. 0 where the
-// destination cannot list (nothing is kept there either).
-std::uint64_t KeptBytes(const zarr::Array& destination, const zarr::ArrayCopyPlan& plan) {
-  const Result<std::optional<std::vector<core::Index>>> listed = destination.ListStoredObjects();
-  if (!listed.ok() || !listed->has_value()) return 0;
-  const std::vector<core::Index>& stored = **listed;
-  const std::unordered_set<core::Index> mine =
-      plan.objects ? std::unordered_set<core::Index>(plan.objects->begin(), plan.objects->end())
-                   : std::unordered_set<core::Index>();
+// The objects a resumed job finds stored, to keep as they are; none where the
+// destination cannot list every key.
+Result<std::unordered_set<core::Index>> StoredObjects(const zarr::Array& destination) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                             destination.ListStoredObjects());
+  if (!listed) return std::unordered_set<core::Index>();
+  return std::unordered_set<core::Index>(listed->begin(), listed->end());
+}
+
+// The bytes of this rank's objects among `kept`: they are not copied, so the
+// progress total leaves them out.
+std::uint64_t KeptBytes(const zarr::Array& destination, const zarr::ArrayCopyPlan& plan,
+                        const std::unordered_set<core::Index>& kept) {
   const core::RegularChunkGrid& grid = destination.grid();
   std::uint64_t bytes = 0;
-  for (const core::Index i : stored) {
+  for (const core::Index i : kept) {
     const bool owned =
-        plan.objects ? mine.contains(i)
+        plan.objects ? std::binary_search(plan.objects->begin(), plan.objects->end(), i)
                      : core::OwnerRank(static_cast<std::uint64_t>(i), plan.ranks) == plan.rank;
     if (!owned) continue;
     const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
@@ -103,20 +106,21 @@ Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
   array_options.progress = nullptr;  // The job's reporter, once its total is known.
   Result<zarr::Array> array =
       OpenDestination(ranks, std::move(destination), prefix, metadata, options, array_options);
-  core::ProgressOptions progress_options = options.progress;
-  progress_options.total_units = plan.ok() ? plan->bytes : 0;
-  if (plan.ok() && array.ok() && options.resume) {
-    progress_options.total_units -= KeptBytes(*array, *plan);
-  }
-  if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
-  core::ProgressReporter progress(progress_options);
-  if (array.ok()) array->set_progress(&progress);
   Status copied = array.status();
   if (copied.ok()) copied = plan.status();
+  Result<std::unordered_set<core::Index>> kept = std::unordered_set<core::Index>();
+  if (copied.ok() && options.resume) {
+    kept = StoredObjects(*array);
+    copied = kept.status();
+  }
+  core::ProgressOptions progress_options = options.progress;
+  progress_options.total_units = copied.ok() ? plan->bytes - KeptBytes(*array, *plan, *kept) : 0;
+  if (ranks.rank() != 0) progress_options.mode = core::ProgressMode::kQuiet;
+  core::ProgressReporter progress(progress_options);
   if (copied.ok()) {
-    copied = zarr::CopyArrayPlan(
-        source, *array, *plan, *array_options.pool,
-        {.keep_stored = options.resume, .before_object = options.before_object});
+    array->set_progress(&progress);
+    copied = zarr::CopyArrayPlan(source, *array, *plan, *array_options.pool,
+                                 {.keep = &*kept, .before_object = options.before_object});
   }
   CHUNKWISE_RETURN_IF_ERROR(
       core::GatherOutcomes(ranks, copied.ok() ? Result<std::string>("") : copied).status());

@@ -112,14 +112,8 @@ Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPla
                      core::ThreadPool& pool, const ArrayCopyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(CheckSameArray(source.metadata(), destination.metadata()));
   const core::RegularChunkGrid& grid = destination.grid();
-  std::unordered_set<core::Index> stored;
-  if (options.keep_stored) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
-                               destination.ListStoredObjects());
-    if (listed) stored.insert(listed->begin(), listed->end());
-  }
   const auto copy = [&](core::Index i) -> Status {
-    if (stored.contains(i)) return Status::Ok();
+    if (options.keep != nullptr && options.keep->contains(i)) return Status::Ok();
     const core::Coord coord = core::Unravel(i, grid.grid_shape());
     if (options.before_object) {
       CHUNKWISE_RETURN_IF_ERROR(options.before_object(destination.ChunkKey(coord)));

@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "chunkwise/core/communicator.h"
@@ -46,11 +47,11 @@ Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& de
 
 // How CopyArrayPlan runs after an earlier, unfinished copy, and a test seam.
 struct ArrayCopyOptions {
-  // Keep the objects the destination stores already (a resumed copy into an
-  // array begun by Array::CreateUnpublished, found by ResumeUnpublished):
-  // each object is written whole, atomically, so one that is there is
-  // complete. From a store that cannot list every key, nothing is kept.
-  bool keep_stored = false;
+  // Destination objects (C-order indices) to leave as they are, or null: in
+  // a resumed copy into an array begun by Array::CreateUnpublished (found by
+  // ResumeUnpublished), the objects it stores already (ListStoredObjects).
+  // Each object is written whole, atomically, so one that is there is complete.
+  const std::unordered_set<core::Index>* keep = nullptr;
   // Called with an object's key before it is written; its error fails the
   // copy (tests inject faults here, parallel::ShardFaultFromEnvironment).
   std::function<Status(const std::string& key)> before_object;
