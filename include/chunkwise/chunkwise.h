@@ -2,6 +2,8 @@
 //
 // One include gives a program what the CLI and the Python module use:
 //   Context, OpenStore(url)           facade/context.h, facade/store_registry.h
+//   CallOptions (one call's threads,
+//     progress, cancellation)         facade/call_options.h
 //   DetectFormat(store, prefix)       facade/format_detection.h
 //   ParseCodecs, ParseDataType        facade/options.h
 //   CreateZarrArray, OpenZarrArray,
@@ -24,6 +26,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/facade/bcolz_datasets.h"
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "chunkwise/facade/dvid_export.h"

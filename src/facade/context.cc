@@ -40,6 +40,17 @@ Result<std::shared_ptr<core::ThreadPool>> Context::pool_for(const store::Store& 
   return remote_pool_;
 }
 
+Result<std::shared_ptr<core::ThreadPool>> Context::pool(const CallOptions& call) const {
+  if (call.threads == 0) return pool();
+  return core::ThreadPool::Create(call.threads);
+}
+
+Result<std::shared_ptr<core::ThreadPool>> Context::pool_for(const store::Store& store,
+                                                            const CallOptions& call) const {
+  if (call.threads == 0) return pool_for(store);
+  return core::ThreadPool::Create(call.threads);
+}
+
 StoreOptions Context::store_options(bool create) const {
   StoreOptions options = options_.stores;
   options.create = create;
@@ -49,12 +60,19 @@ StoreOptions Context::store_options(bool create) const {
 std::unique_ptr<core::ProgressReporter> Context::StartProgress(std::string label,
                                                                std::uint64_t total_units,
                                                                std::string unit) const {
+  return StartProgress(CallOptions{}, std::move(label), total_units, std::move(unit));
+}
+
+std::unique_ptr<core::ProgressReporter> Context::StartProgress(const CallOptions& call,
+                                                               std::string label,
+                                                               std::uint64_t total_units,
+                                                               std::string unit) const {
   core::ProgressOptions progress;
   progress.label = std::move(label);
   progress.total_units = total_units;
   progress.unit = std::move(unit);
-  progress.mode = options_.progress_mode;
-  progress.observer = options_.observer.get();
+  progress.mode = call.progress_mode.value_or(options_.progress_mode);
+  progress.observer = call.observer != nullptr ? call.observer : options_.observer.get();
   return std::make_unique<core::ProgressReporter>(std::move(progress));
 }
 

@@ -21,6 +21,7 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/store_registry.h"
 
 namespace chunkwise {
@@ -62,6 +63,12 @@ class Context {
   // second pool of `remote_threads` threads where that is more (started on
   // first use, and again in a forked child, as pool()).
   Result<std::shared_ptr<core::ThreadPool>> pool_for(const store::Store& store) const;
+  // The pool one call runs on: a pool of its own of `call.threads` threads
+  // when it asks for a count (started for the call, gone with it), else
+  // pool() or pool_for(store).
+  Result<std::shared_ptr<core::ThreadPool>> pool(const CallOptions& call) const;
+  Result<std::shared_ptr<core::ThreadPool>> pool_for(const store::Store& store,
+                                                     const CallOptions& call) const;
   // The shard-sized buffers every array opened through this context borrows
   // (core/buffer_pool.h), so that a new array starts from memory already touched.
   const std::shared_ptr<core::BufferPool>& buffers() const { return buffers_; }
@@ -75,6 +82,10 @@ class Context {
 
   // A reporter for one operation: printed as options say, and told to the observer.
   std::unique_ptr<core::ProgressReporter> StartProgress(std::string label,
+                                                        std::uint64_t total_units,
+                                                        std::string unit) const;
+  // The same for one call: its mode and observer where it gives them.
+  std::unique_ptr<core::ProgressReporter> StartProgress(const CallOptions& call, std::string label,
                                                         std::uint64_t total_units,
                                                         std::string unit) const;
   core::ProgressMode progress_mode() const { return options_.progress_mode; }
@@ -91,6 +102,13 @@ class Context {
   const core::Cancellation& cancellation() const { return cancellation_; }
   // OK, or Cancelled naming `what`.
   Status CheckCancelled(std::string_view what) const { return cancellation_.Check(what); }
+  // The flag one call checks: its own where it gives one, else the context's.
+  const core::Cancellation& cancellation(const CallOptions& call) const {
+    return call.cancellation != nullptr ? *call.cancellation : cancellation_;
+  }
+  Status CheckCancelled(const CallOptions& call, std::string_view what) const {
+    return cancellation(call).Check(what);
+  }
 
  private:
   const ContextOptions options_;
