@@ -16,8 +16,21 @@ def test_version_matches_the_project_and_the_wheel() -> None:
     cmake = (ROOT / "CMakeLists.txt").read_text()
     project_version = re.search(r"project\(chunkwise VERSION ([0-9.]+)", cmake).group(1)
     assert chunkwise.__version__ == project_version
+    # The wheel's version is read from CMakeLists.txt by the pattern pyproject.toml gives.
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert pyproject["project"]["version"] == project_version
+    assert "version" not in pyproject["project"]
+    assert pyproject["project"]["dynamic"] == ["version"]
+    (reader,) = pyproject["tool"]["dynamic-metadata"]
+    assert (reader["field"], reader["input"]) == ("version", "CMakeLists.txt")
+    assert re.search(reader["regex"], cmake).group("value") == project_version
+
+
+def test_the_license_is_declared_and_shipped() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["project"]["license"] == "MIT"
+    assert pyproject["project"]["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    assert pyproject["project"]["requires-python"] == ">=3.12"
 
 
 def test_stubs_and_marker_sit_next_to_the_module() -> None:
