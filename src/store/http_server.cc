@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "chunkwise/store/file_store.h"
@@ -134,8 +135,26 @@ std::string KeyOfPath(std::string_view path) {
   return key;
 }
 
-// Puts `fd` in non-blocking mode... accept4 and socket do it; the options
-// every connection gets.
+// `text` for a log line: "-" when empty, control bytes as \xNN, so that a
+// client cannot write lines of its own into the log ("%0a" in a path).
+std::string Printable(std::string_view text) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Answers go out as soon as they are written: small ones must not wait for
+// more (Nagle).
 void SetNoDelay(int fd) {
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -604,11 +623,11 @@ void HttpServer::Answer(Connection* connection) {
       return plain(404, not_found, "");
     }
     // The store's message names paths on this machine: for the log only.
-    if (options_.log != nullptr) {
-      std::fprintf(options_.log, "%s %s: %s\n", request.method.c_str(), request.path.c_str(),
-                   reader.status().ToString().c_str());
-    }
-    return plain(500, "cannot read " + QuoteKey(key) + "\n", "");
+    const std::string body = "cannot read " + QuoteKey(key) + "\n";
+    Log(*connection, 500, body.size(), reader.status().ToString());
+    Append(out, Head(500, "text/plain; charset=utf-8", body.size(), "", connection->keep_alive));
+    if (!head_only) Append(out, body);
+    return;
   }
   if (*reader == nullptr) return plain(404, not_found, "");
   const std::uint64_t total = (*reader)->size();
@@ -661,15 +680,16 @@ void HttpServer::ReadPiece(Connection* connection) {
   if (connection->next >= connection->end) connection->reader.reset();
 }
 
-void HttpServer::Log(const Connection& connection, int status, std::uint64_t bytes) const {
+void HttpServer::Log(const Connection& connection, int status, std::uint64_t bytes,
+                     std::string_view detail) const {
   if (options_.log == nullptr) return;
+  const HttpRequest& request = connection.request;
+  std::string line = Printable(request.method) + " " + Printable(request.path) + " " +
+                     std::to_string(status) + " " + std::to_string(bytes);
+  if (!detail.empty()) line += " " + Printable(detail);
   static std::mutex log_mutex;
   std::lock_guard lock(log_mutex);
-  const HttpRequest& request = connection.request;
-  std::fprintf(options_.log, "%s %s %d %llu\n",
-               request.method.empty() ? "-" : request.method.c_str(),
-               request.path.empty() ? "-" : request.path.c_str(), status,
-               static_cast<unsigned long long>(bytes));
+  std::fprintf(options_.log, "%s\n", line.c_str());
   std::fflush(options_.log);
 }
 

@@ -120,7 +120,10 @@ class HttpServer {
   void Work(Connection* connection);
   void Answer(Connection* connection);
   void ReadPiece(Connection* connection);
-  void Log(const Connection& connection, int status, std::uint64_t bytes) const;
+  // One line per answer on options_.log: method, path, status, bytes, and
+  // `detail` (a store's error) when given.
+  void Log(const Connection& connection, int status, std::uint64_t bytes,
+           std::string_view detail = {}) const;
 
   std::shared_ptr<const Store> store_;
   HttpServerOptions options_;

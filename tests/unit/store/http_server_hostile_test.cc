@@ -11,7 +11,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -193,6 +195,26 @@ TEST_F(HostileFilesTest, ErrorBodiesNameTheKeyNeverAServerPath) {
                                     std::string("/vol/leak"), std::string("/%zz")}) {
     EXPECT_THAT(Get(port(), target), Not(HasSubstr(base_.string()))) << target;
   }
+}
+
+// The operator's log has the store's message; a client cannot add lines to it.
+TEST_F(HostileFilesTest, TheLogHasTheDetailAndOneLinePerRequest) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  Start({.log = log});
+  fs::create_directories(root_ / "vol" / "dir");
+  EXPECT_THAT(Get(port(), "/vol/dir"), StartsWith("HTTP/1.1 500"));
+  EXPECT_THAT(Get(port(), "/x%0aGET%20/forged%20200%200"), StartsWith("HTTP/1.1 404"));
+  server_.reset();  // Joins the threads: every line is written.
+  std::rewind(log);
+  std::string text;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), log) != nullptr) text += buffer;
+  std::fclose(log);
+  EXPECT_THAT(text, HasSubstr("GET /vol/dir 500 "));
+  EXPECT_THAT(text, HasSubstr((root_ / "vol" / "dir").string()));
+  EXPECT_THAT(text, HasSubstr("GET /x\\x0aGET /forged 200 0 404 "));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
 }
 
 // A store whose values are big enough that a client that stops reading
