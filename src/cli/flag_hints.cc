@@ -47,6 +47,7 @@ constexpr std::array kFlagHints = {
     FlagHint{"is not a unit OME-NGFF", "see --unit"},
     FlagHint{"axes go time, channel, then space", "see --dimension-names"},
     FlagHint{"an OME-Zarr image has", "see --shape and --dimension-names"},
+    FlagHint{"http server: threads", "see --threads"},
 };
 
 }  // namespace

@@ -49,10 +49,11 @@ Status ServeCommand(const CommandContext& context, const ServeOptions& options) 
                                        .port = options.port,
                                        .threads = options.threads,
                                        .log = options.log ? stderr : nullptr});
-  if (!server.ok()) {
+  if (!server.ok() && server.status().message().find("cannot listen") != std::string_view::npos) {
     return Status(server.status().code(),
                   std::string(server.status().message()) + " (--port picks another port)");
   }
+  if (!server.ok()) return server.status();  // The CLI's flag hints name the flag at fault.
   const std::string base = (*server)->url();
   // The first line names the URL even with --quiet: scripts read the port from it.
   std::printf("serving %s at %s\n", options.path.c_str(), base.c_str());
@@ -98,7 +99,8 @@ void AddServeCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--host", options->host, "Address to listen on (default 127.0.0.1)");
   command->add_option("--client", options->client,
                       "The neuroglancer client the link opens (default: the public demo)");
-  AddThreadsOption(command, options->threads, "Connections served at once (default 16)");
+  AddThreadsOption(command, options->threads,
+                   "Threads reading the store for answers (default 16, at most 1024)");
   command->add_flag("--log", options->log, "Print one line per request on stderr");
   SetAction(command, context, [&context, options] { return ServeCommand(context, *options); });
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <ctime>
 #include <limits>
@@ -310,12 +311,48 @@ Status DirectoryWhereValueExpected(const fs::path& path) {
   return Status::Corruption(path.string() + " is a directory where a value was expected");
 }
 
-// The regular file at `path`, opened; nullopt if absent; Corruption for a directory.
-Result<std::optional<posix::OpenedFile>> OpenValue(const fs::path& path) {
+// True if `resolved` (an absolute path without links) lies under `real_root`.
+bool UnderRoot(std::string_view resolved, const std::string& real_root) {
+  if (real_root == "/") return resolved.starts_with('/');
+  return resolved.size() > real_root.size() + 1 && resolved.starts_with(real_root) &&
+         resolved[real_root.size()] == '/';
+}
+
+// False if the store is confined (`real_root` not empty) and `path`, links
+// followed, does not lie under it, or cannot be resolved.
+bool PathInsideRoot(const fs::path& path, const std::string& real_root) {
+  if (real_root.empty()) return true;
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr && UnderRoot(resolved, real_root);
+}
+
+// As PathInsideRoot, for the file `fd` is open on: the kernel's name for it
+// (/proc/self/fd), so a link swapped in after a check by name is caught.
+// Without /proc, the name `path` resolves to now.
+bool OpenedInsideRoot(int fd, const fs::path& path, const std::string& real_root) {
+  if (real_root.empty()) return true;
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  char target[PATH_MAX];
+  const ssize_t length = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (length <= 0) return PathInsideRoot(path, real_root);
+  return UnderRoot(std::string_view(target, static_cast<std::size_t>(length)), real_root);
+}
+
+// The regular file at `path`, opened; nullopt if absent, or if the store is
+// confined to `real_root` and the file lies outside it (a client learns
+// nothing of what is there); Corruption for a directory.
+Result<std::optional<posix::OpenedFile>> OpenValue(const fs::path& path,
+                                                   const std::string& real_root) {
+  // Checked by name first, so that a link to an outside directory is absent
+  // rather than a Corruption that says a directory is there.
+  if (!PathInsideRoot(path, real_root)) return std::optional<posix::OpenedFile>();
   bool is_directory = false;
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file,
                              posix::OpenForRead(path, &is_directory));
   if (is_directory) return DirectoryWhereValueExpected(path);
+  if (file.has_value() && !OpenedInsideRoot(file->fd.get(), path, real_root)) {
+    return std::optional<posix::OpenedFile>();
+  }
   return file;
 }
 
@@ -450,7 +487,15 @@ Status SweepDirectory(const fs::path& dir, std::size_t* removed) {
 }  // namespace
 
 FileStore::FileStore(std::filesystem::path root, FileStoreOptions options)
-    : root_(std::move(root)), options_(options) {}
+    : root_(std::move(root)), options_(options) {
+  if (options_.confine_to_root) {
+    // The opened files' names are compared with the root's, links resolved
+    // ("/data" may be a link to "/mnt/data").
+    char resolved[PATH_MAX];
+    real_root_ =
+        ::realpath(root_.c_str(), resolved) != nullptr ? std::string(resolved) : root_.string();
+  }
+}
 
 Result<std::shared_ptr<FileStore>> FileStore::Open(const std::filesystem::path& root,
                                                    FileStoreOptions options) {
@@ -504,7 +549,7 @@ Result<std::filesystem::path> FileStore::PathForKey(const std::filesystem::path&
 
 Result<std::optional<Bytes>> FileStore::Get(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path, real_root_));
   if (!file.has_value()) {
     return std::optional<Bytes>();
   }
@@ -515,7 +560,7 @@ Result<std::optional<Bytes>> FileStore::Get(std::string_view key) const {
 
 Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange range) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path, real_root_));
   if (!file.has_value()) {
     return std::optional<Bytes>();
   }
@@ -532,7 +577,7 @@ Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const Byte
 
 Result<std::unique_ptr<ValueReader>> FileStore::OpenReader(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path, real_root_));
   if (!file.has_value()) return std::unique_ptr<ValueReader>();
   return std::unique_ptr<ValueReader>(std::make_unique<FileValueReader>(
       std::move(file->fd), file->size, GenerationOf(file->info), std::move(path)));
@@ -630,6 +675,11 @@ Result<std::size_t> FileStore::RemoveDeadTemporaries(std::string_view prefix) co
 
 Result<std::optional<std::uint64_t>> FileStore::Size(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  if (!real_root_.empty()) {  // Confined: the opened file is what is checked.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<posix::OpenedFile> file, OpenValue(path, real_root_));
+    if (!file.has_value()) return std::optional<std::uint64_t>();
+    return std::optional<std::uint64_t>(file->size);
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<struct stat> info, posix::Stat(path));
   if (!info.has_value()) return std::optional<std::uint64_t>();
   if (S_ISDIR(info->st_mode)) return DirectoryWhereValueExpected(path);
@@ -641,6 +691,7 @@ Result<std::optional<std::uint64_t>> FileStore::Size(std::string_view key) const
 
 Result<Generation> FileStore::GetGeneration(std::string_view key) const {
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path path, Path(key));
+  if (!PathInsideRoot(path, real_root_)) return Generation::Absent();
   return CurrentGeneration(path, nullptr);
 }
 

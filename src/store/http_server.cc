@@ -3,30 +3,51 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <mutex>
 
-#include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/http_request.h"
+#include "chunkwise/store/file_store.h"
 #include "chunkwise/store/key.h"
+#include "chunkwise/store/value_reader.h"
 
 namespace chunkwise::store {
 namespace {
 
 constexpr std::size_t kMaxHeadBytes = 64 * 1024;
-constexpr std::uint64_t kSendPieceBytes = 4 << 20;
+// An answer is read from the store and sent a piece at a time: a connection
+// holds at most one piece, whatever it asks for and however slowly it reads.
+constexpr std::uint64_t kPieceBytes = 1 << 20;
+constexpr int kTickMs = 200;         // How often deadlines are looked at.
+constexpr int kAcceptsPerWake = 64;  // Then the other connections get their turn.
+constexpr int kAcceptPauseMs = 100;  // Out of descriptors: the backlog waits this long.
+constexpr std::size_t kKeptBufferBytes = 64 * 1024;  // An idle connection keeps no more.
+constexpr int kDrainMs = 2000;  // How long a closing connection's input is dropped.
 
-// Headers every answer carries: the viewer reads from another origin.
-constexpr std::string_view kCorsHeaders =
+// The event loop's tags for its two own descriptors; connections are tagged
+// with their Connection's address.
+void* const kListenTag = nullptr;
+
+// Headers every answer carries: the viewer reads from another origin. nosniff
+// keeps a browser from running an error body (which repeats the key) as HTML.
+constexpr std::string_view kCommonHeaders =
     "Access-Control-Allow-Origin: *\r\n"
     "Access-Control-Expose-Headers: Content-Range, Content-Length, Accept-Ranges, "
-    "Content-Type\r\n";
+    "Content-Type\r\n"
+    "X-Content-Type-Options: nosniff\r\n";
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
@@ -46,6 +67,8 @@ std::string_view ReasonPhrase(int status) {
       return "Range Not Satisfiable";
     case 431:
       return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
     default:
       return "Internal Server Error";
   }
@@ -55,7 +78,7 @@ std::string_view ContentType(std::string_view key) {
   const std::string_view name = key.substr(key.rfind('/') + 1);
   const auto ends = [&](std::string_view suffix) { return name.ends_with(suffix); };
   if (name == "info" || name == "zarr.json" || name == ".zarray" || name == ".zattrs" ||
-      name == ".zgroup" || name == "attributes.json" || ends(".json")) {
+      name == ".zgroup" || name == ".zmetadata" || name == "attributes.json" || ends(".json")) {
     return "application/json";
   }
   if (ends(".html")) return "text/html; charset=utf-8";
@@ -68,28 +91,11 @@ std::string_view ContentType(std::string_view key) {
   return "application/octet-stream";
 }
 
-// Writes all of `data`; false if the peer went away.
-bool SendAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t sent = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) return false;
-    data.remove_prefix(static_cast<std::size_t>(sent));
-  }
-  return true;
-}
-
-struct Answer {
-  int status = 200;
-  std::string extra_headers;
-  std::string body;  // For short answers (errors); values are sent from the store.
-};
-
 std::string Head(int status, std::string_view content_type, std::uint64_t length,
-                 const std::string& extra, bool keep_alive) {
+                 std::string_view extra, bool keep_alive) {
   std::string head =
       "HTTP/1.1 " + std::to_string(status) + " " + std::string(ReasonPhrase(status)) + "\r\n";
-  head += kCorsHeaders;
+  head += kCommonHeaders;
   head += "Accept-Ranges: bytes\r\nCache-Control: no-cache\r\n";
   head += "Content-Type: " + std::string(content_type) + "\r\n";
   head += "Content-Length: " + std::to_string(length) + "\r\n";
@@ -99,7 +105,92 @@ std::string Head(int status, std::string_view content_type, std::uint64_t length
   return head;
 }
 
+void Append(Bytes& out, std::string_view text) { out.insert(out.end(), text.begin(), text.end()); }
+
+// zarr v2's metadata: the only names starting with "." that a viewer asks for.
+bool IsZarrV2MetadataName(std::string_view name) {
+  return name == ".zarray" || name == ".zattrs" || name == ".zgroup" || name == ".zmetadata";
+}
+
+// True if a segment of `key` starts with "." (a dot-file or dot-directory),
+// other than zarr v2 metadata as the last segment.
+bool HasHiddenSegment(std::string_view key) {
+  for (std::size_t start = 0;;) {
+    const std::size_t slash = key.find('/', start);
+    const std::string_view segment = key.substr(start, slash - start);
+    const bool last = slash == std::string_view::npos;
+    if (segment.starts_with('.') && !(last && IsZarrV2MetadataName(segment))) return true;
+    if (last) return false;
+    start = slash + 1;
+  }
+}
+
+// The key a request path names. "a//b" names "a/b": clients that join URLs
+// loosely send doubled slashes.
+std::string KeyOfPath(std::string_view path) {
+  std::string key;
+  for (const char c : path.substr(path.empty() ? 0 : 1)) {
+    if (c != '/' || (!key.empty() && key.back() != '/')) key += c;
+  }
+  return key;
+}
+
+// `text` for a log line: "-" when empty, control bytes as \xNN, so that a
+// client cannot write lines of its own into the log ("%0a" in a path).
+std::string Printable(std::string_view text) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Answers go out as soon as they are written: small ones must not wait for
+// more (Nagle).
+void SetNoDelay(int fd) {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
 }  // namespace
+
+struct HttpServer::Connection {
+  enum class Phase {
+    kHead,   // Receiving a request head; the loop watches for input.
+    kWork,   // A worker has it (reading the store); the loop leaves it alone.
+    kSend,   // Sending `out`; the loop watches for room to write.
+    kDrain,  // Answered and closing: what the client still sends is read
+             // and dropped until it closes (or a deadline), because closing
+             // with unread input resets the connection and can lose the answer.
+  };
+  int fd = -1;
+  Phase phase = Phase::kHead;
+  bool watched = false;  // Registered with epoll, for `events`.
+  std::uint32_t events = 0;
+  std::int64_t deadline_ms = 0;  // kHead, kSend: closed when passed.
+  bool peer_closed = false;      // The client sent all it will send.
+  std::string in;                // Received and not yet parsed.
+  std::size_t scanned = 0;       // Bytes of `in` known to hold no end of a head.
+  Bytes out;                     // To send; out_sent of it are sent.
+  std::size_t out_sent = 0;
+  // The request being answered.
+  HttpRequest request;
+  bool started = false;  // Its head is built; a worker reads the next piece.
+  bool keep_alive = false;
+  bool close_after = false;  // Close once `out` is sent.
+  // The value being sent, [next, end) of it still to read; null when all is read.
+  std::unique_ptr<ValueReader> reader;
+  std::uint64_t next = 0;
+  std::uint64_t end = 0;
+};
 
 HttpServer::HttpServer(std::shared_ptr<const Store> store, HttpServerOptions options, int listen_fd,
                        int port)
@@ -107,6 +198,31 @@ HttpServer::HttpServer(std::shared_ptr<const Store> store, HttpServerOptions opt
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Store> store,
                                                       HttpServerOptions options) {
+  if (options.threads > kMaxHttpServerThreads) {
+    return Status::InvalidArgument(
+        "http server: threads " + std::to_string(options.threads) + " is over the limit of " +
+        std::to_string(kMaxHttpServerThreads) +
+        " (the threads only read the store; no client waits on one while it sends or reads)");
+  }
+  if (options.max_connections == 0 || options.max_connections > kMaxHttpServerConnections) {
+    return Status::InvalidArgument("http server: max_connections " +
+                                   std::to_string(options.max_connections) + " is not in 1.." +
+                                   std::to_string(kMaxHttpServerConnections));
+  }
+  if (options.idle_timeout_s < 1 || options.send_timeout_s < 1) {
+    return Status::InvalidArgument("http server: idle_timeout_s and send_timeout_s must be >= 1");
+  }
+  // A file store is served confined to its root: a link inside it must not
+  // hand out a file from elsewhere on the machine.
+  if (const auto* files = dynamic_cast<const FileStore*>(store.get());
+      files != nullptr && !files->options().confine_to_root) {
+    FileStoreOptions confined = files->options();
+    confined.create_root = false;
+    confined.confine_to_root = true;
+    CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<FileStore> reopened,
+                               FileStore::Open(files->root(), confined));
+    store = std::move(reopened);
+  }
   const std::string where = options.host + ":" + std::to_string(options.port);
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -115,12 +231,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Stor
       ::inet_pton(AF_INET, options.host.c_str(), &address.sin_addr) != 1) {
     return Status::InvalidArgument("http server: " + where + " is not an IPv4 address and port");
   }
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Status::IOError("http server: socket: " + std::string(std::strerror(errno)));
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::listen(fd, 128) != 0) {
+      ::listen(fd, SOMAXCONN) != 0) {
     const std::string error = std::strerror(errno);
     ::close(fd);
     return Status::IOError("http server: cannot listen on " + where + ": " + error);
@@ -130,20 +246,39 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Stor
   const int port = ntohs(address.sin_port);
   std::unique_ptr<HttpServer> server(
       new HttpServer(std::move(store), std::move(options), fd, port));
-  const std::size_t threads = std::max<std::size_t>(1, server->options_.threads);
-  for (std::size_t i = 0; i < threads; ++i) {
-    // A refused thread is an error; the destructor stops and joins the others.
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        std::thread worker,
-        core::StartThread([raw = server.get()] { raw->WorkerLoop(); }, "the HTTP server"));
-    server->workers_.push_back(std::move(worker));
-  }
+  // On failure the destructor stops and joins what did start.
+  CHUNKWISE_RETURN_IF_ERROR(server->StartThreads());
   return server;
+}
+
+Status HttpServer::StartThreads() {
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) {
+    return Status::IOError("http server: epoll/eventfd: " + std::string(std::strerror(errno)));
+  }
+  epoll_event listen_event{.events = EPOLLIN, .data = {.ptr = kListenTag}};
+  epoll_event wake_event{.events = EPOLLIN, .data = {.ptr = this}};
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &listen_event) != 0 ||
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &wake_event) != 0) {
+    return Status::IOError("http server: epoll_ctl: " + std::string(std::strerror(errno)));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(workers_, core::ThreadPool::Create(options_.threads));
+  CHUNKWISE_ASSIGN_OR_RETURN(loop_, core::StartThread([this] { Loop(); }, "the HTTP server"));
+  return Status::Ok();
 }
 
 HttpServer::~HttpServer() {
   Stop();
-  for (std::thread& worker : workers_) worker.join();
+  if (loop_.joinable()) loop_.join();
+  // Runs what was queued (each returns at once: stopping_ is set), then joins.
+  workers_.reset();
+  for (auto& [raw, connection] : connections_) {
+    if (connection->fd >= 0) ::close(connection->fd);
+  }
+  connections_.clear();
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
   ::close(listen_fd_);
 }
 
@@ -153,118 +288,349 @@ std::string HttpServer::url() const {
 
 void HttpServer::Stop() {
   if (stopping_.exchange(true)) return;
-  // Wakes the workers blocked in accept, and those waiting on kept-alive
-  // connections (a client may hold one open for long).
-  ::shutdown(listen_fd_, SHUT_RDWR);
-  {
-    std::lock_guard lock(connections_mutex_);
-    for (const int connection : connections_) ::shutdown(connection, SHUT_RDWR);
+  ::shutdown(listen_fd_, SHUT_RDWR);  // New clients are refused from now on.
+  if (wake_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof(one));
   }
   stopping_.notify_all();
 }
 
 void HttpServer::Wait() { stopping_.wait(false); }
 
-void HttpServer::WorkerLoop() {
+void HttpServer::Loop() {
+  epoll_event events[64];
+  std::int64_t next_check_ms = NowMs() + kTickMs;
   while (!stopping_.load()) {
-    const int connection = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) {
+    const int count = ::epoll_wait(epoll_fd_, events, 64, kTickMs);
+    for (int i = 0; i < count && !stopping_.load(); ++i) {
+      void* const tag = events[i].data.ptr;
+      if (tag == kListenTag) {
+        AcceptAll();
+      } else if (tag == this) {
+        std::uint64_t value;
+        [[maybe_unused]] const ssize_t got = ::read(wake_fd_, &value, sizeof(value));
+      } else {
+        // One event per descriptor and wait, and only a connection's own
+        // event closes it here, so `connection` is alive.
+        Connection* const connection = static_cast<Connection*>(tag);
+        if (connection->phase == Connection::Phase::kHead)
+          Receive(connection);
+        else if (connection->phase == Connection::Phase::kSend)
+          Send(connection);
+        else if (connection->phase == Connection::Phase::kDrain)
+          Drain(connection);
+      }
+    }
+    if (stopping_.load()) break;
+    TakeFinishedWork();
+    const std::int64_t now = NowMs();
+    if (now >= next_check_ms) {
+      next_check_ms = now + kTickMs;
+      CloseExpired();
+      if (!accepting_ && now >= resume_accept_ms_) {
+        epoll_event listen_event{.events = EPOLLIN, .data = {.ptr = kListenTag}};
+        accepting_ = ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &listen_event) == 0;
+        if (!accepting_) resume_accept_ms_ = now + kAcceptPauseMs;
+      }
+    }
+  }
+  // Ends every connection. One a worker holds keeps its object until the
+  // workers are joined; the worker touches no descriptor.
+  for (auto& [raw, connection] : connections_) {
+    if (connection->fd >= 0) ::close(connection->fd);
+    connection->fd = -1;
+  }
+}
+
+void HttpServer::AcceptAll() {
+  for (int i = 0; i < kAcceptsPerWake; ++i) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (stopping_.load()) return;
-      ::usleep(10000);  // EMFILE and the like: back off instead of spinning.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: the backlog waits until some are given back,
+        // instead of the loop spinning on a listener that stays readable.
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+        accepting_ = false;
+        resume_accept_ms_ = NowMs() + kAcceptPauseMs;
+      }
+      return;  // EAGAIN: no more waiting.
+    }
+    if (connections_.size() >= options_.max_connections) {
+      static const std::string kBusy =
+          Head(503, "text/plain; charset=utf-8", 13, "Retry-After: 1\r\n", false) +
+          "server busy\r\n";
+      [[maybe_unused]] const ssize_t sent =
+          ::send(fd, kBusy.data(), kBusy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      // What the client sent already is dropped, so that the close is not a
+      // reset (which could lose the answer); more may come: best effort.
+      ::shutdown(fd, SHUT_WR);
+      char discard[4096];
+      while (::recv(fd, discard, sizeof(discard), MSG_DONTWAIT) > 0) {
+      }
+      ::close(fd);
       continue;
     }
-    timeval timeout{options_.idle_timeout_s, 0};
-    ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    timeval send_timeout{60, 0};
-    ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
-    const int one = 1;
-    ::setsockopt(connection, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    {
-      std::lock_guard lock(connections_mutex_);
-      connections_.insert(connection);
-    }
-    if (!stopping_.load()) Serve(connection);
-    {
-      std::lock_guard lock(connections_mutex_);
-      connections_.erase(connection);
-    }
-    ::close(connection);
+    SetNoDelay(fd);
+    auto connection = std::make_unique<Connection>();
+    connection->fd = fd;
+    connection->deadline_ms = NowMs() + options_.idle_timeout_s * 1000LL;
+    Connection* const raw = connection.get();
+    connections_.emplace(raw, std::move(connection));
+    Watch(raw, EPOLLIN);
   }
 }
 
-void HttpServer::Serve(int connection) {
-  std::string buffer;
+void HttpServer::Receive(Connection* connection) {
   char chunk[16 * 1024];
-  while (!stopping_.load()) {
-    std::size_t head_length = HttpHeadLength(buffer);
-    while (head_length == 0) {
-      if (buffer.size() > kMaxHeadBytes) {
-        SendAll(connection, Head(431, "text/plain", 0, "", false));
-        return;
-      }
-      const ssize_t got = ::recv(connection, chunk, sizeof(chunk), 0);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return;  // Closed, idle too long, or failed.
-      buffer.append(chunk, static_cast<std::size_t>(got));
-      head_length = HttpHeadLength(buffer);
+  while (connection->in.size() <= kMaxHeadBytes) {
+    const ssize_t got = ::recv(connection->fd, chunk, sizeof(chunk), 0);
+    if (got > 0) {
+      connection->in.append(chunk, static_cast<std::size_t>(got));
+      continue;
     }
-    Result<HttpRequest> request =
-        ParseHttpRequestHead(std::string_view(buffer).substr(0, head_length));
-    buffer.erase(0, head_length);
-    if (!request.ok()) {
-      const std::string body = std::string(request.status().message()) + "\n";
-      SendAll(connection, Head(400, "text/plain; charset=utf-8", body.size(), "", false) + body);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (got < 0) {  // Reset or failed.
+      Close(connection);
       return;
     }
-    const bool keep_alive = request->KeepAlive();
-    const std::optional<std::string_view> length = request->Header("content-length");
-    if ((length.has_value() && *length != "0") || request->Header("transfer-encoding")) {
-      SendAll(connection, Head(400, "text/plain", 0, "", false));  // No bodies are read.
-      return;
+    // The client will send no more (it may still read the answer); a
+    // readable end would wake the loop forever, so it is no longer watched.
+    connection->peer_closed = true;
+    Unwatch(connection);
+    break;
+  }
+  StartRequest(connection);
+}
+
+void HttpServer::StartRequest(Connection* connection) {
+  std::string& in = connection->in;
+  // Only the bytes after the last look can end the head (a client sending
+  // one byte at a time must not cost the loop quadratic time).
+  const std::size_t from = connection->scanned >= 2 ? connection->scanned - 2 : 0;
+  std::size_t head_length = HttpHeadLength(std::string_view(in).substr(from));
+  if (head_length == 0) {
+    connection->scanned = in.size();
+    if (in.size() > kMaxHeadBytes) {
+      QueueError(connection, 431, "request head over 64 KiB\n");
+    } else if (connection->peer_closed) {
+      Close(connection);
     }
-    if (!Respond(connection, *request, keep_alive) || !keep_alive) return;
+    return;
+  }
+  head_length += from;
+  if (head_length > kMaxHeadBytes) {  // Whole, but larger than any client needs.
+    QueueError(connection, 431, "request head over 64 KiB\n");
+    return;
+  }
+  Result<HttpRequest> request = ParseHttpRequestHead(std::string_view(in).substr(0, head_length));
+  in.erase(0, head_length);
+  connection->scanned = 0;
+  if (!request.ok()) {
+    connection->request = HttpRequest();
+    QueueError(connection, 400, std::string(request.status().message()) + "\n");
+    return;
+  }
+  const std::optional<std::string_view> length = request->Header("content-length");
+  if ((length.has_value() && *length != "0") || request->Header("transfer-encoding")) {
+    connection->request = std::move(*request);
+    QueueError(connection, 400, "requests with a body are not accepted\n");
+    return;
+  }
+  connection->request = std::move(*request);
+  connection->keep_alive = connection->request.KeepAlive() && !connection->peer_closed;
+  connection->started = false;
+  connection->close_after = false;
+  Dispatch(connection);
+}
+
+void HttpServer::QueueError(Connection* connection, int status, std::string body) {
+  Log(*connection, status, body.size());
+  connection->out.clear();
+  connection->out_sent = 0;
+  Append(connection->out, Head(status, "text/plain; charset=utf-8", body.size(), "", false));
+  Append(connection->out, body);
+  connection->close_after = true;
+  connection->reader.reset();
+  connection->phase = Connection::Phase::kSend;
+  connection->deadline_ms = NowMs() + options_.send_timeout_s * 1000LL;
+  Send(connection);
+}
+
+void HttpServer::Dispatch(Connection* connection) {
+  Unwatch(connection);
+  connection->phase = Connection::Phase::kWork;
+  workers_->Submit([this, connection] { Work(connection); });
+}
+
+void HttpServer::TakeFinishedWork() {
+  std::vector<Connection*> finished;
+  {
+    std::lock_guard lock(finished_mutex_);
+    finished.swap(finished_);
+  }
+  for (Connection* connection : finished) {
+    connection->phase = Connection::Phase::kSend;
+    connection->deadline_ms = NowMs() + options_.send_timeout_s * 1000LL;
+    Send(connection);
   }
 }
 
-bool HttpServer::Respond(int connection, const HttpRequest& request, bool keep_alive) {
-  const auto log = [&](int status, std::uint64_t bytes) {
-    if (options_.log == nullptr) return;
-    static std::mutex log_mutex;
-    std::lock_guard lock(log_mutex);
-    std::fprintf(options_.log, "%s %s %d %llu\n", request.method.c_str(), request.path.c_str(),
-                 status, static_cast<unsigned long long>(bytes));
-    std::fflush(options_.log);
-  };
-  const auto plain = [&](int status, const std::string& body, const std::string& extra) {
-    log(status, body.size());
-    return SendAll(
-        connection,
-        Head(status, "text/plain; charset=utf-8", body.size(), extra, keep_alive) + body);
+void HttpServer::Send(Connection* connection) {
+  Bytes& out = connection->out;
+  while (connection->out_sent < out.size()) {
+    const ssize_t sent = ::send(connection->fd, out.data() + connection->out_sent,
+                                out.size() - connection->out_sent, MSG_NOSIGNAL);
+    if (sent > 0) {
+      connection->out_sent += static_cast<std::size_t>(sent);
+      connection->deadline_ms = NowMs() + options_.send_timeout_s * 1000LL;
+      continue;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Watch(connection, EPOLLOUT);
+      return;
+    }
+    Close(connection);  // The client went away.
+    return;
+  }
+  out.clear();
+  connection->out_sent = 0;
+  if (connection->reader != nullptr && !connection->close_after) {
+    Dispatch(connection);  // The next piece of the value.
+    return;
+  }
+  connection->reader.reset();
+  if (connection->close_after || !connection->keep_alive) {
+    // The answer is all sent: the client gets the end, and what it may
+    // still send is dropped until it closes.
+    ::shutdown(connection->fd, SHUT_WR);
+    connection->phase = Connection::Phase::kDrain;
+    connection->deadline_ms = NowMs() + kDrainMs;
+    connection->in.clear();
+    if (connection->peer_closed) {
+      Close(connection);
+    } else {
+      Watch(connection, EPOLLIN);
+    }
+    return;
+  }
+  if (out.capacity() > kKeptBufferBytes) Bytes().swap(out);
+  connection->phase = Connection::Phase::kHead;
+  connection->deadline_ms = NowMs() + options_.idle_timeout_s * 1000LL;
+  if (!connection->peer_closed) Watch(connection, EPOLLIN);
+  StartRequest(connection);  // A pipelined request may be waiting already.
+}
+
+void HttpServer::Drain(Connection* connection) {
+  char discard[16 * 1024];
+  for (int i = 0; i < 16; ++i) {
+    const ssize_t got = ::recv(connection->fd, discard, sizeof(discard), 0);
+    if (got > 0) continue;
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    break;  // The client closed (or reset): done.
+  }
+  Close(connection);  // Closed, or sending without end: the deadline is not waited for.
+}
+
+void HttpServer::CloseExpired() {
+  const std::int64_t now = NowMs();
+  std::vector<Connection*> expired;
+  for (const auto& [raw, connection] : connections_) {
+    if (connection->phase != Connection::Phase::kWork && now >= connection->deadline_ms) {
+      expired.push_back(raw);
+    }
+  }
+  for (Connection* connection : expired) Close(connection);
+}
+
+void HttpServer::Close(Connection* connection) {
+  Unwatch(connection);
+  ::close(connection->fd);
+  connections_.erase(connection);
+}
+
+void HttpServer::Watch(Connection* connection, std::uint32_t events) {
+  if (connection->watched && connection->events == events) return;
+  epoll_event event{.events = events, .data = {.ptr = connection}};
+  ::epoll_ctl(epoll_fd_, connection->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, connection->fd,
+              &event);
+  connection->watched = true;
+  connection->events = events;
+}
+
+void HttpServer::Unwatch(Connection* connection) {
+  if (!connection->watched) return;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection->fd, nullptr);
+  connection->watched = false;
+}
+
+void HttpServer::Work(Connection* connection) {
+  if (!stopping_.load()) {
+    if (!connection->started) {
+      connection->started = true;
+      Answer(connection);
+    } else {
+      ReadPiece(connection);
+    }
+  }
+  {
+    std::lock_guard lock(finished_mutex_);
+    finished_.push_back(connection);
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = ::write(wake_fd_, &one, sizeof(one));
+}
+
+void HttpServer::Answer(Connection* connection) {
+  const HttpRequest& request = connection->request;
+  const bool head_only = request.method == "HEAD";
+  Bytes& out = connection->out;
+  out.clear();
+  connection->out_sent = 0;
+  const auto plain = [&](int status, const std::string& body, std::string_view extra) {
+    Log(*connection, status, body.size());
+    Append(out,
+           Head(status, "text/plain; charset=utf-8", body.size(), extra, connection->keep_alive));
+    if (!head_only) Append(out, body);  // A HEAD answer has no body, errors' neither.
   };
   if (request.method == "OPTIONS") {
-    log(204, 0);
-    return SendAll(connection,
-                   Head(204, "text/plain", 0,
-                        "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
-                        "Access-Control-Allow-Headers: Range, Content-Type, Cache-Control\r\n"
-                        "Access-Control-Max-Age: 86400\r\n",
-                        keep_alive));
+    Log(*connection, 204, 0);
+    Append(out, Head(204, "text/plain", 0,
+                     "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
+                     "Access-Control-Allow-Headers: Range, Content-Type, Cache-Control\r\n"
+                     "Access-Control-Max-Age: 86400\r\n",
+                     connection->keep_alive));
+    return;
   }
-  const bool head_only = request.method == "HEAD";
   if (request.method != "GET" && !head_only) {
     return plain(405, "GET, HEAD and OPTIONS only\n", "Allow: GET, HEAD, OPTIONS\r\n");
   }
-  // "a//b" names "a/b": clients that join URLs loosely send doubled slashes.
-  std::string key;
-  for (const char c : std::string_view(request.path).substr(1)) {
-    if (c != '/' || (!key.empty() && key.back() != '/')) key += c;
+  // Every refusal reads as an absent key, and names only what was asked.
+  const std::string key = KeyOfPath(request.path);
+  const std::string not_found = "not found: " + QuoteKey(key) + "\n";
+  if (key.empty() || !ValidateKey(key).ok() ||
+      (!options_.serve_dot_files && HasHiddenSegment(key))) {
+    return plain(404, not_found, "");
   }
-  if (key.empty() || !ValidateKey(key).ok()) return plain(404, "not found\n", "");
-  Result<std::optional<std::uint64_t>> size = store_->Size(key);
-  if (!size.ok()) return plain(500, std::string(size.status().message()) + "\n", "");
-  if (!size->has_value()) return plain(404, "not found\n", "");
-  const std::uint64_t total = **size;
+  Result<std::unique_ptr<ValueReader>> reader = store_->OpenReader(key);
+  if (!reader.ok()) {
+    const StatusCode code = reader.status().code();
+    if (code == StatusCode::kNotFound || code == StatusCode::kInvalidArgument) {
+      return plain(404, not_found, "");
+    }
+    // The store's message names paths on this machine: for the log only.
+    const std::string body = "cannot read " + QuoteKey(key) + "\n";
+    Log(*connection, 500, body.size(), reader.status().ToString());
+    Append(out, Head(500, "text/plain; charset=utf-8", body.size(), "", connection->keep_alive));
+    if (!head_only) Append(out, body);
+    return;
+  }
+  if (*reader == nullptr) return plain(404, not_found, "");
+  const std::uint64_t total = (*reader)->size();
   HttpByteRange range{0, total == 0 ? 0 : total - 1};
   int status = 200;
   std::string extra;
@@ -284,19 +650,47 @@ bool HttpServer::Respond(int connection, const HttpRequest& request, bool keep_a
     }
   }
   const std::uint64_t length = total == 0 ? 0 : range.last - range.first + 1;
-  log(status, length);
-  if (!SendAll(connection, Head(status, ContentType(key), length, extra, keep_alive))) return false;
-  if (head_only) return true;
-  for (std::uint64_t offset = range.first; offset < range.first + length;) {
-    const std::uint64_t piece = std::min(kSendPieceBytes, range.first + length - offset);
-    Result<std::optional<Bytes>> bytes = store_->GetRange(key, ByteRange::Span(offset, piece));
+  Log(*connection, status, length);
+  Append(out, Head(status, ContentType(key), length, extra, connection->keep_alive));
+  if (head_only || length == 0) return;
+  connection->reader = std::move(*reader);
+  connection->next = range.first;
+  connection->end = range.first + length;
+  ReadPiece(connection);
+}
+
+void HttpServer::ReadPiece(Connection* connection) {
+  if (connection->reader == nullptr) return;
+  const std::uint64_t piece = std::min(kPieceBytes, connection->end - connection->next);
+  Bytes& out = connection->out;
+  const std::size_t at = out.size();
+  out.resize(at + piece);
+  const ByteRange range = ByteRange::Span(connection->next, piece);
+  const Status status = connection->reader->ReadInto(std::span<const ByteRange>(&range, 1),
+                                                     MutableByteView(out.data() + at, piece));
+  if (!status.ok()) {
     // The value changed or vanished mid-answer: the length sent cannot be
-    // kept, so the connection is dropped.
-    if (!bytes.ok() || !bytes->has_value() || (*bytes)->size() != piece) return false;
-    if (!SendAll(connection, AsChars(**bytes))) return false;
-    offset += piece;
+    // kept, so what was read goes out and the connection closes.
+    out.resize(at);
+    connection->close_after = true;
+    connection->reader.reset();
+    return;
   }
-  return true;
+  connection->next += piece;
+  if (connection->next >= connection->end) connection->reader.reset();
+}
+
+void HttpServer::Log(const Connection& connection, int status, std::uint64_t bytes,
+                     std::string_view detail) const {
+  if (options_.log == nullptr) return;
+  const HttpRequest& request = connection.request;
+  std::string line = Printable(request.method) + " " + Printable(request.path) + " " +
+                     std::to_string(status) + " " + std::to_string(bytes);
+  if (!detail.empty()) line += " " + Printable(detail);
+  static std::mutex log_mutex;
+  std::lock_guard lock(log_mutex);
+  std::fprintf(options_.log, "%s\n", line.c_str());
+  std::fflush(options_.log);
 }
 
 }  // namespace chunkwise::store

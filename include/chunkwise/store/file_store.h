@@ -7,9 +7,10 @@
 // crash is ignored. Keys are validated (store/key.h), so no key can name a
 // path outside the root. Symbolic links inside the root are followed when
 // reading and writing (a link that points outside the root is the owner's
-// choice); List does not descend into linked directories, which keeps it
-// from looping. Every method is thread-safe and safe against other processes
-// writing the same directory.
+// choice, unless FileStoreOptions::confine_to_root: then reads take a value
+// whose file lies outside the root, links followed, for absent); List does
+// not descend into linked directories, which keeps it from looping. Every method is thread-safe and
+// safe against other processes writing the same directory.
 #ifndef CHUNKWISE_STORE_FILE_STORE_H_
 #define CHUNKWISE_STORE_FILE_STORE_H_
 
@@ -32,6 +33,13 @@ enum class FsyncPolicy {
 struct FileStoreOptions {
   bool create_root = true;  // Create the root (and its parents) if missing; else NotFound.
   FsyncPolicy fsync = FsyncPolicy::kNone;
+  // Reads (Get, GetRange(s), OpenReader, Size, GetGeneration) answer absent
+  // for a key whose file, symbolic links followed, is not under the root's
+  // real path: what a server needs, whose clients may reach only what lies
+  // under the root. The opened file itself is checked, so a link swapped in
+  // between the check and the open cannot escape. Writes and List are not
+  // confined. Hard links cannot be told apart and are served.
+  bool confine_to_root = false;
 };
 
 class FileStore final : public Store {
@@ -110,6 +118,7 @@ class FileStore final : public Store {
 
   std::filesystem::path root_;
   FileStoreOptions options_;
+  std::string real_root_;  // The root, links resolved; set only when confined.
   // Set holds it shared from creating directories until its temporary file
   // exists (a directory holding a file cannot be pruned); Erase holds it
   // exclusively while pruning. So, within this process, a Set never loses its

@@ -47,6 +47,12 @@ INSTANTIATE_TEST_SUITE_P(
                                      return std::shared_ptr<Store>(
                                          OpenStore(test::FreshScratchDirectory("store"),
                                                    {.fsync = FsyncPolicy::kFileAndDirectory}));
+                                   }},
+                      StoreFactory{"file_confined",
+                                   [] {
+                                     return std::shared_ptr<Store>(
+                                         OpenStore(test::FreshScratchDirectory("store"),
+                                                   {.confine_to_root = true}));
                                    }}),
     suite::StoreFactoryName);
 
@@ -290,6 +296,47 @@ TEST_F(FileStoreTest, SymlinkToFileInsideRootIsFollowed) {
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(*value, B("v"));
   EXPECT_THAT(List(), ElementsAre("link", "target"));  // No descent into loop/back.
+}
+
+// What a server needs (#44): a link that leads out of the root reads as
+// absent, by every read; links that stay inside are still followed.
+TEST(FileStoreConfined, LinksOutOfTheRootReadAsAbsent) {
+  const fs::path base = test::FreshScratchDirectory("confined");
+  const fs::path root = base / "root";
+  WriteFile(base / "outside" / "secret", "secret");
+  WriteFile(root / "vol" / "info", "{}");
+  fs::create_symlink(base / "outside" / "secret", root / "vol" / "leak");
+  fs::create_symlink("../../outside/secret", root / "vol" / "relative_leak");
+  fs::create_directory_symlink(base / "outside", root / "outdir");
+  fs::create_symlink(root / "vol" / "info", root / "vol" / "alias");
+  // The root itself reached through a link: its files are still inside.
+  fs::create_directory_symlink(root, base / "root_link");
+  std::shared_ptr<FileStore> confined = OpenStore(base / "root_link", {.confine_to_root = true});
+  std::shared_ptr<FileStore> plain = OpenStore(root);
+  ASSERT_NE(confined, nullptr);
+  for (const char* key : {"vol/leak", "vol/relative_leak", "outdir/secret", "outdir"}) {
+    SCOPED_TRACE(key);
+    Result<std::optional<Bytes>> value = confined->Get(key);
+    ASSERT_TRUE(value.ok()) << value.status().ToString();
+    EXPECT_FALSE(value->has_value());
+    Result<std::optional<Bytes>> range = confined->GetRange(key, ByteRange::Span(0, 2));
+    ASSERT_TRUE(range.ok()) << range.status().ToString();
+    EXPECT_FALSE(range->has_value());
+    Result<std::optional<std::uint64_t>> size = confined->Size(key);
+    ASSERT_TRUE(size.ok()) << size.status().ToString();
+    EXPECT_FALSE(size->has_value());
+    Result<std::unique_ptr<ValueReader>> reader = confined->OpenReader(key);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ(*reader, nullptr);
+    Result<Generation> generation = confined->GetGeneration(key);
+    ASSERT_TRUE(generation.ok()) << generation.status().ToString();
+    EXPECT_EQ(*generation, Generation::Absent());
+  }
+  EXPECT_EQ(*confined->Get("vol/alias"), B("{}"));
+  EXPECT_EQ(*confined->Get("vol/info"), B("{}"));
+  EXPECT_EQ(*confined->Size("vol/info"), std::optional<std::uint64_t>(2));
+  // Unconfined, the owner's links are followed wherever they lead.
+  EXPECT_EQ(*plain->Get("vol/leak"), B("secret"));
 }
 
 TEST(FileStorePath, KeysStayUnderRoot) {
