@@ -10,13 +10,26 @@
 //     ReadRegion, WriteRegion         facade/zarr_arrays.h
 //   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
-//     ExportShards                    facade/dvid_export.h
+//     ExportShards, OpenExportShard,
+//     OpenExportedVolume,
+//     ReadExportedRegion              facade/dvid_export.h
+//   IngestLabels, SetLabelMappings,
+//     PutLabelBlock, LabelmapRegionBox facade/dvid_labelmaps.h
 //   ExportToPrecomputed (and its job
 //     of tasks: Prepare/Part/Publish)  facade/precomputed_conversion.h
+//   OpenPrecomputed, ReadPrecomputed-
+//     Region, ZarrToPrecomputed       facade/precomputed_volumes.h
 //   BuildReferences, WriteReferences,
-//     OpenReferenceStore              facade/references.h
+//     OpenReferenceStore, Combine-
+//     References, DescribeReferences  facade/references.h
 //   CreateBcolz, AppendBcolz,
-//     OpenBcolz                       facade/bcolz_datasets.h
+//     OpenBcolz, DescribeBcolz        facade/bcolz_datasets.h
+//   WriteVectors, BuildVectorsPyramid,
+//     ReadVectors, DescribeVectors,
+//     ValidateVectors                 facade/vectors.h
+//   JoinJobRanks (the job's ranks;
+//     defined in chunkwise_parallel)  facade/job_ranks.h
+//   NoGpuReason, DescribeGpus         facade/cuda_support.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
@@ -30,13 +43,17 @@
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "chunkwise/facade/dvid_export.h"
+#include "chunkwise/facade/dvid_labelmaps.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
+#include "chunkwise/facade/job_ranks.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"
+#include "chunkwise/facade/precomputed_volumes.h"
 #include "chunkwise/facade/references.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/url_value.h"
+#include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 
 #endif  // CHUNKWISE_CHUNKWISE_H_

@@ -2,9 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/index.h"
-#include "chunkwise/facade/bcolz_datasets.h"
-#include "chunkwise/formats/bcolz/dataset.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/bcolz_files.h"
 #include "chunkwise/io/file.h"
 #include "cli/command.h"
@@ -12,8 +10,6 @@
 
 namespace chunkwise::cli {
 namespace {
-
-namespace bcolz = formats::bcolz;
 
 struct BcolzOptions {
   std::string root;
@@ -80,14 +76,14 @@ Status Read(const CommandContext& context, const BcolzOptions& options) {
 }
 
 Status Info(const CommandContext& context, const BcolzOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, chunkwise::OpenBcolz(context.library(), options.root));
   if (options.json) {
-    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json root, bcolz::DescribeDatasetJson(store, ""));
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json root,
+                               DescribeBcolzJson(context.library(), options.root));
     root["path"] = options.root;
     std::printf("%s\n", root.dump().c_str());
     return Status::Ok();
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::string text, bcolz::DescribeDataset(store, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::string text, DescribeBcolz(context.library(), options.root));
   std::printf("%s: %s", options.root.c_str(), text.c_str());
   return Status::Ok();
 }

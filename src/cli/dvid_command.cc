@@ -3,14 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/index.h"
-#include "chunkwise/core/npy.h"
-#include "chunkwise/core/region_text.h"
-#include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/dvid/labelmap.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/mapping_file.h"
 #include "chunkwise/io/npy_file.h"
@@ -19,8 +12,6 @@
 
 namespace chunkwise::cli {
 namespace {
-
-namespace dvid = formats::dvid;
 
 struct DvidOptions {
   std::string db;
@@ -64,16 +55,14 @@ Status Ingest(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyArray array, io::ReadNpy(options.input));
   std::array<std::int64_t, 3> shape{};
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> volume,
-                             dvid::LabelVolumeFromNpy(array, shape, options.input));
+                             LabelVolumeFromNpy(array, shape, options.input));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, true, false));
-  core::ThreadPool pool(options.threads);
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::IngestSummary summary,
-                             dvid::IngestVolume(*labelmap, volume, shape,
-                                                {.version = options.version,
-                                                 .offset = offset,
-                                                 .downsample_scales = options.scales,
-                                                 .pool = &pool,
-                                                 .progress = context.progress_mode()}));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const LabelmapIngestSummary summary,
+      IngestLabels(
+          context.library(), *labelmap, volume, shape,
+          {.version = options.version, .offset = offset, .downsample_scales = options.scales},
+          {.threads = options.threads}));
   std::string line = "ingested " + options.input + " into " + options.db + " version " +
                      std::to_string(summary.version) + ":";
   for (std::size_t s = 0; s < summary.blocks_written.size(); ++s) {
@@ -92,27 +81,25 @@ Status Map(const CommandContext& context, const DvidOptions& options) {
   io::MappingFileFormat format = io::MappingFileFormat::kAuto;
   if (options.format == "binary") format = io::MappingFileFormat::kBinary;
   if (options.format == "csv") format = io::MappingFileFormat::kCsv;
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<dvid::LabelPair> pairs,
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<LabelPair> pairs,
                              io::ReadMappingFile(options.input, format));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, false));
-  const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap->versions().newest_open();
-  CHUNKWISE_RETURN_IF_ERROR(labelmap->SetMappings(version, pairs));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t version,
+                             SetLabelMappings(*labelmap, pairs, options.version));
   Say(context, "mapped " + std::to_string(pairs.size()) + " supervoxels from " + options.input +
                    " at version " + std::to_string(version));
   return Status::Ok();
 }
 
-Status InfoJson(const DvidOptions& options, const dvid::Labelmap& labelmap,
-                const dvid::LabelmapStats& stats) {
+Status InfoJson(const DvidOptions& options, const Labelmap& labelmap, const LabelmapStats& stats) {
   nlohmann::ordered_json root;
   root["path"] = options.db;
-  root["block_shape"] = {dvid::kBlockEdge, dvid::kBlockEdge, dvid::kBlockEdge};
+  root["block_shape"] = {kBlockEdge, kBlockEdge, kBlockEdge};
   root["num_scales"] = labelmap.num_scales();
   root["mapping_entries"] = stats.mapping_entries;
   nlohmann::ordered_json versions = nlohmann::ordered_json::array();
-  const dvid::VersionDag dag = labelmap.versions();  // A snapshot; nodes() points into it.
-  for (const dvid::VersionNode& node : dag.nodes()) {
+  const LabelmapVersions dag = labelmap.versions();  // A snapshot; nodes() points into it.
+  for (const LabelmapVersion& node : dag.nodes()) {
     nlohmann::ordered_json version;
     version["id"] = node.id;
     version["parent"] =
@@ -124,7 +111,7 @@ Status InfoJson(const DvidOptions& options, const dvid::Labelmap& labelmap,
   root["versions"] = std::move(versions);
   nlohmann::ordered_json scales = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < stats.scales.size(); ++s) {
-    const dvid::ScaleStats& scale = stats.scales[s];
+    const LabelmapScaleStats& scale = stats.scales[s];
     nlohmann::ordered_json entry;
     entry["scale"] = s;
     entry["block_entries"] = scale.data_entries;
@@ -143,20 +130,20 @@ Status InfoJson(const DvidOptions& options, const dvid::Labelmap& labelmap,
 
 Status Info(const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::LabelmapStats stats, labelmap->Stats());
+  CHUNKWISE_ASSIGN_OR_RETURN(const LabelmapStats stats, labelmap->Stats());
   if (options.json) return InfoJson(options, *labelmap, stats);
   std::printf("%s: DVID labelmap, 64x64x64 blocks, %d scale(s), %llu mapping entries\n",
               options.db.c_str(), labelmap->num_scales(),
               static_cast<unsigned long long>(stats.mapping_entries));
-  const dvid::VersionDag versions = labelmap->versions();
-  for (const dvid::VersionNode& node : versions.nodes()) {
+  const LabelmapVersions versions = labelmap->versions();
+  for (const LabelmapVersion& node : versions.nodes()) {
     std::printf("version %u%s %s%s%s\n", node.id,
                 node.parent == 0 ? "" : (" (parent " + std::to_string(node.parent) + ")").c_str(),
                 node.committed ? "committed" : "open", node.note.empty() ? "" : ": ",
                 node.note.c_str());
   }
   for (std::size_t s = 0; s < stats.scales.size(); ++s) {
-    const dvid::ScaleStats& scale = stats.scales[s];
+    const LabelmapScaleStats& scale = stats.scales[s];
     std::string visible;
     for (const auto& [version, count] : scale.visible_blocks) {
       visible += " v" + std::to_string(version) + "=" + std::to_string(count);
@@ -189,8 +176,8 @@ Status Commit(const CommandContext& context, const DvidOptions& options) {
 
 // The box to read: --region (z0:z1,y0:y1,x0:x1, open ends from the stored
 // extent), or the deprecated --offset/--shape; the stored extent by default.
-Result<dvid::VoxelBox> ReadBox(const dvid::Labelmap& labelmap, std::uint32_t version,
-                               const DvidOptions& options) {
+Result<VoxelBox> ReadBox(const Labelmap& labelmap, std::uint32_t version,
+                         const DvidOptions& options) {
   if (!options.offset.empty() || !options.shape.empty()) {
     if (!options.region.empty()) {
       return Status::InvalidArgument(
@@ -201,29 +188,16 @@ Result<dvid::VoxelBox> ReadBox(const dvid::Labelmap& labelmap, std::uint32_t ver
     CHUNKWISE_ASSIGN_OR_RETURN(
         const auto offset, ParseZyx(options.offset.empty() ? "0,0,0" : options.offset, "--offset"));
     CHUNKWISE_ASSIGN_OR_RETURN(const auto shape, ParseZyx(options.shape, "--shape"));
-    return dvid::VoxelBox{offset, shape};
+    return VoxelBox{offset, shape};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::VoxelBox> extent,
-                             labelmap.StoredExtent(version, options.scale));
-  core::Region defaults =
-      core::Region::FromOriginAndShape(core::Coord{0, 0, 0}, core::Coord{0, 0, 0});
-  if (extent) {
-    defaults =
-        core::Region::FromOriginAndShape(core::Coord(extent->offset.begin(), extent->offset.end()),
-                                         core::Coord(extent->shape.begin(), extent->shape.end()));
-  } else if (options.region.empty()) {
-    return Status::NotFound(options.db + ": no blocks stored at scale " +
-                            std::to_string(options.scale) + " version " + std::to_string(version) +
-                            " (give --region to read zeros)");
+  Result<VoxelBox> box = LabelmapRegionBox(labelmap, options.region, version, options.scale);
+  if (box.ok()) return box;
+  const Status& status = box.status();
+  if (status.code() == StatusCode::kNotFound && options.region.empty()) {
+    return Status::NotFound(std::string(status.message()) + " (give --region to read zeros)");
   }
-  Result<core::Region> region = core::ParseBox(options.region, defaults);
-  if (!region.ok()) return region.status().WithContext("--region");
-  dvid::VoxelBox box;
-  for (int d = 0; d < 3; ++d) {
-    box.offset[d] = region->start()[d];
-    box.shape[d] = region->stop()[d] - region->start()[d];
-  }
-  return box;
+  if (status.code() == StatusCode::kInvalidArgument) return status.WithContext("--region");
+  return status;
 }
 
 Status Read(const CommandContext& context, const DvidOptions& options) {
@@ -231,16 +205,14 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest();
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::VoxelBox box, ReadBox(*labelmap, version, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const VoxelBox box, ReadBox(*labelmap, version, options));
   const std::array<std::int64_t, 3>& shape = box.shape;
-  chunkwise::ContextOptions library_options;
-  library_options.threads = options.threads;  // --threads, not the CLI context's default.
-  const chunkwise::Context library(std::move(library_options));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const std::vector<std::uint64_t> labels,
       chunkwise::ReadLabelmapRegion(
-          library, *labelmap, box,
-          {.version = version, .scale = options.scale, .mapped = options.mapped}));
+          context.library(), *labelmap, box,
+          {.version = version, .scale = options.scale, .mapped = options.mapped},
+          {.threads = options.threads}));
   core::NpyArray array;
   CHUNKWISE_ASSIGN_OR_RETURN(array.dtype, core::NpyDtype::FromTypestr("<u8"));
   array.shape = {shape[0], shape[1], shape[2]};
@@ -258,20 +230,20 @@ Status Read(const CommandContext& context, const DvidOptions& options) {
   return Status::Ok();
 }
 
-Result<dvid::BlockCoord> ParseBlock(const std::string& text) {
+Result<LabelBlockCoord> ParseBlock(const std::string& text) {
   CHUNKWISE_ASSIGN_OR_RETURN(const auto zyx, ParseZyx(text, "--block"));
   for (const std::int64_t v : zyx) {
     if (v < INT32_MIN || v > INT32_MAX) {
       return Status::InvalidArgument("--block coordinates must fit in 32 bits");
     }
   }
-  return dvid::BlockCoord{static_cast<std::int32_t>(zyx[2]), static_cast<std::int32_t>(zyx[1]),
-                          static_cast<std::int32_t>(zyx[0])};
+  return LabelBlockCoord{static_cast<std::int32_t>(zyx[2]), static_cast<std::int32_t>(zyx[1]),
+                         static_cast<std::int32_t>(zyx[0])};
 }
 
 Status GetBlock(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
+  CHUNKWISE_ASSIGN_OR_RETURN(const LabelBlockCoord coord, ParseBlock(options.block));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap->versions().newest();
@@ -293,14 +265,12 @@ Status GetBlock(const CommandContext& context, const DvidOptions& options) {
 }
 
 Status PutBlock(const CommandContext& context, const DvidOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::BlockCoord coord, ParseBlock(options.block));
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, core::ReadFile(options.input));
-  CHUNKWISE_ASSIGN_OR_RETURN(bytes, dvid::GunzipIfGzip(bytes, options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(const LabelBlockCoord coord, ParseBlock(options.block));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes bytes, ReadUrl(context.library(), options.input));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, true, false));
-  const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap->versions().newest_open();
-  CHUNKWISE_RETURN_IF_ERROR(
-      labelmap->PutEncodedBlock(version, options.scale, coord, bytes).WithContext(options.input));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint32_t version,
+                             PutLabelBlock(*labelmap, options.scale, coord, std::move(bytes),
+                                           options.input, options.version));
   Say(context, "stored " + options.input + " as block z,y,x " + options.block + " scale " +
                    std::to_string(options.scale) + " version " + std::to_string(version));
   return Status::Ok();

@@ -6,22 +6,14 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/npy.h"
-#include "chunkwise/core/region.h"
-#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
-#include "chunkwise/parallel/job.h"
-#include "chunkwise/pipelines/export_shards.h"
-#include "chunkwise/pipelines/exported_volume_reader.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace dvid = formats::dvid;
 
 struct ExportOptions {
   std::string db;
@@ -56,27 +48,27 @@ void RaiseOpenFileLimit() {
 
 Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
   chunkwise::Context& library = context.library();
-  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::ExportSpec spec,
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec,
                              chunkwise::ReadExportSpec(library, options.spec));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
                              chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
   RaiseOpenFileLimit();
-  pipelines::ExportShardsOptions export_options;
+  ExportShardsOptions export_options;
   export_options.num_scales = options.scales;
   export_options.workers = options.workers;
   export_options.version = options.version;
-  export_options.format = options.arrow_format == "stream" ? formats::arrow::IpcFormat::kStream
-                                                           : formats::arrow::IpcFormat::kFile;
+  export_options.format =
+      options.arrow_format == "stream" ? ArrowIpcFormat::kStream : ArrowIpcFormat::kFile;
   export_options.index_form =
-      options.index == "offsets" ? dvid::ChunkIndexForm::kOffsets : dvid::ChunkIndexForm::kRecord;
+      options.index == "offsets" ? ExportChunkIndexForm::kOffsets : ExportChunkIndexForm::kRecord;
   export_options.overwrite = options.overwrite;
   export_options.resume = options.resume;
   // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
   export_options.ranks = ranks.get();
-  export_options.before_shard_publish = parallel::ShardFaultFromEnvironment(ranks->rank());
+  export_options.before_shard_publish = RankFaultFromEnvironment(ranks->rank());
   CHUNKWISE_ASSIGN_OR_RETURN(
-      const pipelines::ExportSummary summary,
+      const ExportSummary summary,
       chunkwise::ExportShards(library, *labelmap, spec, options.dest, export_options));
   if (ranks->rank() == 0) {
     Say(context,
@@ -117,18 +109,18 @@ Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
 
 // Prints the shard's summary and, with `list`, a line per chunk. A chunk
 // that cannot be read is listed with its error and fails the command.
-Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, bool list) {
+Status PrintShard(const ExportShardReader& shard, const std::string& file, bool list) {
   std::printf("%s: Arrow IPC %s format, %zu record batches, %zu chunks, index %s\n", file.c_str(),
               shard.is_file_format() ? "file" : "stream", shard.num_record_batches(),
               shard.index().rows.size(),
-              shard.index().form == dvid::ChunkIndexForm::kRecord ? "x,y,z,rec"
+              shard.index().form == ExportChunkIndexForm::kRecord ? "x,y,z,rec"
                                                                   : "x,y,z,offset,size,batch_idx");
   if (!list) return Status::Ok();
   std::printf("x,y,z,supervoxels,compressed_bytes,uncompressed_size\n");
   Status first_error;
   std::size_t errors = 0;
   for (const auto& xyz : shard.ListChunks()) {
-    Result<std::optional<dvid::ExportBlock>> record = shard.Get(xyz[0], xyz[1], xyz[2]);
+    Result<std::optional<ExportBlock>> record = shard.Get(xyz[0], xyz[1], xyz[2]);
     if (!record.ok() || !record->has_value()) {
       const Status error =
           record.ok() ? Status::Corruption(file + ": chunk " + std::to_string(xyz[0]) + "," +
@@ -139,7 +131,7 @@ Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, 
       if (errors++ == 0) first_error = error;
       continue;
     }
-    const dvid::ExportBlock& block = **record;
+    const ExportBlock& block = **record;
     std::printf("%d,%d,%d,%zu,%zu,%u\n", xyz[0], xyz[1], xyz[2], block.supervoxels.size(),
                 block.dvid_compressed_block.size(), block.uncompressed_size);
   }
@@ -148,24 +140,22 @@ Status PrintShard(const dvid::ArrowShardReader& shard, const std::string& file, 
 }
 
 Status ShardCommand(const CommandContext& context, const ExportOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::UrlValue file,
-                             chunkwise::LocateUrlValue(context.library(), options.file, false));
-  CHUNKWISE_ASSIGN_OR_RETURN(const dvid::ArrowShardReader shard,
-                             dvid::ArrowShardReader::Open(file.store, file.key));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportShardReader shard,
+                             OpenExportShard(context.library(), options.file));
   if (options.chunk.empty()) {
     return PrintShard(shard, options.file, options.list);
   }
   if (options.output.empty()) return Status::InvalidArgument("--chunk needs --output");
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const auto chunk, ParseChunk(options.chunk));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<dvid::ExportBlock> record,
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ExportBlock> record,
                              shard.Get(chunk[0], chunk[1], chunk[2]));
   if (!record.has_value()) {
     return Status::NotFound(options.file + ": no chunk x,y,z " + options.chunk);
   }
-  std::vector<std::uint64_t> voxels(64 * 64 * 64);
-  CHUNKWISE_RETURN_IF_ERROR(pipelines::DecodeExportBlock(
-      *record, !options.mapped, voxels, options.file + ": chunk " + options.chunk));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::vector<std::uint64_t> voxels,
+      DecodeExportBlock(*record, !options.mapped, options.file + ": chunk " + options.chunk));
   CHUNKWISE_RETURN_IF_ERROR(WriteLabels(options.output, {64, 64, 64}, voxels));
   Say(context, "wrote " + options.output + ": chunk x,y,z " + options.chunk + " (64,64,64) " +
                    (options.mapped ? "mapped labels" : "supervoxels"));
@@ -174,21 +164,21 @@ Status ShardCommand(const CommandContext& context, const ExportOptions& options)
 
 Status ReadShardsCommand(const CommandContext& context, const ExportOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto dest, OpenStoreFor(context, options.dest));
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader, pipelines::ExportedVolumeReader::Open(dest, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto reader,
+                             OpenExportedVolume(context.library(), options.dest));
   if (options.scale < 0 || options.scale >= reader->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
                                    options.dest + " has scales 0.." +
                                    std::to_string(reader->num_scales() - 1));
   }
-  const core::GridCoord3& size = reader->scale(options.scale).size;
+  const auto& size = reader->scale(options.scale).size;
   const std::vector<core::Index> shape{size[2], size[1], size[0]};
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, core::ParseRegion(options.region, shape));
-  const dvid::VoxelBox box{{region.start()[0], region.start()[1], region.start()[2]},
-                           {region.shape()[0], region.shape()[1], region.shape()[2]}};
-  core::ThreadPool pool(options.workers);
+  const VoxelBox box{{region.start()[0], region.start()[1], region.start()[2]},
+                     {region.shape()[0], region.shape()[1], region.shape()[2]}};
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> labels,
-                             reader->Read(options.scale, box, options.supervoxels, &pool));
+                             ReadExportedRegion(context.library(), *reader, options.scale, box,
+                                                options.supervoxels, {.threads = options.workers}));
   CHUNKWISE_RETURN_IF_ERROR(
       WriteLabels(options.output, {box.shape[0], box.shape[1], box.shape[2]}, labels));
   Say(context, "wrote " + options.output + ": scale " + std::to_string(options.scale) + " region " +

@@ -4,23 +4,14 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/json.h"
-#include "chunkwise/core/npy.h"
-#include "chunkwise/core/region.h"
-#include "chunkwise/formats/precomputed/volume.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
-#include "chunkwise/parallel/job.h"
-#include "chunkwise/pipelines/export_to_precomputed.h"
-#include "chunkwise/pipelines/zarr_to_precomputed.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace pc = formats::precomputed;
 
 struct PrecomputedOptions {
   std::string source;
@@ -97,49 +88,36 @@ Result<std::vector<int>> ParseScaleList(const std::string& text) {
   return scales;
 }
 
-std::string Describe(const pc::ScaleInfo& scale) {
-  const pc::GridCoord3 grid = scale.grid();
+std::string Describe(const PrecomputedScaleInfo& scale) {
+  const auto grid = scale.grid();
   std::string text = "  " + scale.key + ": size " + std::to_string(scale.size[0]) + "x" +
                      std::to_string(scale.size[1]) + "x" + std::to_string(scale.size[2]) +
                      ", chunks " + std::to_string(scale.chunk_size[0]) + "x" +
                      std::to_string(scale.chunk_size[1]) + "x" +
                      std::to_string(scale.chunk_size[2]) + " (grid " + std::to_string(grid[0]) +
                      "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + "), " +
-                     std::string(pc::ChunkEncodingName(scale.encoding));
+                     std::string(ChunkEncodingName(scale.encoding));
   if (scale.sharding.has_value()) {
-    const pc::ShardingSpec& s = *scale.sharding;
+    const PrecomputedShardingSpec& s = *scale.sharding;
     text += ", sharded (preshift " + std::to_string(s.preshift_bits) + ", minishard " +
             std::to_string(s.minishard_bits) + ", shard " + std::to_string(s.shard_bits) + ", " +
-            (s.hash == pc::ShardHash::kIdentity ? "identity" : "murmurhash3_x86_128") + ")";
+            (s.hash == PrecomputedShardHash::kIdentity ? "identity" : "murmurhash3_x86_128") + ")";
   } else {
     text += ", unsharded";
   }
   return text;
 }
 
-// Objects (chunks or shards) stored under a scale and their bytes.
-Result<std::pair<std::size_t, std::uint64_t>> StoredUnder(const store::Store& store,
-                                                          const std::string& key) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(key + "/"));
-  std::uint64_t bytes = 0;
-  for (const std::string& stored : keys) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store.Size(stored));
-    bytes += size.value_or(0);
-  }
-  return std::pair{keys.size(), bytes};
-}
-
 // The volume's `info` as stored, and what each scale holds.
-Status InfoJson(const PrecomputedOptions& options, const store::Store& store,
-                const pc::VolumeInfo& info) {
+Status InfoJson(const PrecomputedOptions& options, const PrecomputedVolume& volume,
+                const std::vector<PrecomputedStoredScale>& stored) {
   nlohmann::ordered_json root;
   root["path"] = options.source;
-  root["info"] = pc::VolumeInfoToJson(info);
+  root["info"] = VolumeInfoToJson(volume.info());
   nlohmann::ordered_json scales = nlohmann::ordered_json::array();
-  for (const pc::ScaleInfo& scale : info.scales) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const auto stored, StoredUnder(store, scale.key));
+  for (const PrecomputedStoredScale& scale : stored) {
     scales.push_back(
-        {{"key", scale.key}, {"stored_objects", stored.first}, {"stored_bytes", stored.second}});
+        {{"key", scale.key}, {"stored_objects", scale.objects}, {"stored_bytes", scale.bytes}});
   }
   root["stored"] = std::move(scales);
   std::printf("%s\n", root.dump().c_str());
@@ -147,46 +125,42 @@ Status InfoJson(const PrecomputedOptions& options, const store::Store& store,
 }
 
 Status InfoCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
-  const pc::VolumeInfo& info = volume->info();
-  if (options.json) return InfoJson(options, *store, info);
+  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, OpenPrecomputed(context.library(), options.source));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<PrecomputedStoredScale> stored,
+                             DescribePrecomputedStorage(*volume));
+  if (options.json) return InfoJson(options, *volume, stored);
+  const PrecomputedVolumeInfo& info = volume->info();
   std::printf("%s: neuroglancer precomputed %s, %s, %d channel(s), %d scale(s)\n",
-              options.source.c_str(), std::string(pc::VolumeTypeName(info.type)).c_str(),
+              options.source.c_str(), std::string(VolumeTypeName(info.type)).c_str(),
               std::string(info.data_type.zarr_name()).c_str(), info.num_channels,
               volume->num_scales());
-  for (const pc::ScaleInfo& scale : info.scales) {
+  for (std::size_t s = 0; s < info.scales.size(); ++s) {
+    const PrecomputedScaleInfo& scale = info.scales[s];
     std::printf("%s\n", Describe(scale).c_str());
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store->List(scale.key + "/"));
-    std::uint64_t bytes = 0;
-    for (const std::string& key : keys) {
-      CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store->Size(key));
-      bytes += size.value_or(0);
-    }
-    std::printf("    %zu %s stored, %s\n", keys.size(),
+    std::printf("    %llu %s stored, %s\n", static_cast<unsigned long long>(stored[s].objects),
                 scale.sharding.has_value() ? "shards" : "chunks",
-                FormatBytes(static_cast<double>(bytes)).c_str());
+                FormatBytes(static_cast<double>(stored[s].bytes)).c_str());
   }
   return Status::Ok();
 }
 
 Status ReadCommand(const CommandContext& context, const PrecomputedOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, pc::Volume::Open(store, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto volume, OpenPrecomputed(context.library(), options.source));
   if (options.scale < 0 || options.scale >= volume->num_scales()) {
     return Status::InvalidArgument("--scale " + std::to_string(options.scale) + ": " +
                                    options.source + " has scales 0.." +
                                    std::to_string(volume->num_scales() - 1));
   }
-  const pc::GridCoord3& size = volume->scale(options.scale).size;
+  const auto& size = volume->scale(options.scale).size;
   const std::vector<core::Index> shape{size[2], size[1], size[0]};
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, core::ParseRegion(options.region, shape));
   core::NpyArray array;
   array.dtype = core::NpyDtype::FromDataType(volume->info().data_type, core::Endian::kLittle);
   if (volume->info().num_channels > 1) array.shape.push_back(volume->info().num_channels);
   for (const core::Index extent : region.shape()) array.shape.push_back(extent);
-  CHUNKWISE_ASSIGN_OR_RETURN(array.data, volume->Read(options.scale, region));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      array.data, ReadPrecomputedRegion(context.library(), *volume, options.scale, region));
   CHUNKWISE_RETURN_IF_ERROR(io::WriteNpy(options.output, array));
   Say(context, "wrote " + options.output + ": scale " + volume->scale(options.scale).key +
                    " region " + region.ToString() + " (z,y,x)");
@@ -204,29 +178,22 @@ Status WithDestinationHint(Status status) {
 }
 
 Status DvidToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStoreFor(context, options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStoreFor(context, options.dest, true));
-  std::optional<pipelines::ExportSpec> spec;
-  if (!options.spec.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes text, core::ReadFile(options.spec));
-    CHUNKWISE_ASSIGN_OR_RETURN(spec, pipelines::ParseExportSpec(AsChars(text), options.spec));
-  }
-  pipelines::ExportToPrecomputedOptions convert;
+  ExportToPrecomputedOptions convert;
   CHUNKWISE_ASSIGN_OR_RETURN(convert.scales, ParseScaleList(options.scales));
-  convert.threads = options.threads;
   convert.supervoxels = options.supervoxels;
-  convert.data_encoding =
-      options.data_encoding == "raw" ? pc::ShardEncoding::kRaw : pc::ShardEncoding::kGzip;
+  convert.data_encoding = options.data_encoding == "raw" ? PrecomputedShardEncoding::kRaw
+                                                         : PrecomputedShardEncoding::kGzip;
   convert.gzip_level = options.gzip_level;
   convert.overwrite = options.overwrite;
   convert.resume = options.resume;
-  convert.progress = context.progress_mode();
   // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
   convert.ranks = ranks.get();
-  convert.before_shard = parallel::ShardFaultFromEnvironment(ranks->rank());
-  Result<pipelines::ExportToPrecomputedSummary> summary =
-      pipelines::ExportToPrecomputed(source, "", std::move(spec), dest, "", convert);
+  convert.before_shard = RankFaultFromEnvironment(ranks->rank());
+  Result<ExportToPrecomputedSummary> summary = ExportToPrecomputed(
+      context.library(),
+      {.export_url = options.source, .dest_url = options.dest, .spec_url = options.spec}, convert,
+      {.threads = options.threads});
   if (!summary.ok()) return WithDestinationHint(summary.status());
   if (ranks->rank() != 0) return Status::Ok();
   Say(context, "converted " + options.source + " to " + options.dest +
@@ -236,22 +203,16 @@ Status DvidToPrecomputedCommand(const CommandContext& context, const Precomputed
   return Status::Ok();
 }
 
-Result<pc::ShardingSpec> ParseShardingFlag(const std::string& text) {
-  Result<nlohmann::json> json = core::ParseJson(text, "--sharding");
-  if (!json.ok()) return Status::InvalidArgument("--sharding is not JSON: " + text);
-  return pc::ParseShardingSpec(*json, "--sharding");
-}
-
 Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto source, OpenStoreFor(context, options.source));
-  CHUNKWISE_ASSIGN_OR_RETURN(auto dest, OpenStoreFor(context, options.dest, true));
-  pipelines::ZarrToPrecomputedOptions convert;
+  ZarrToPrecomputedOptions convert;
   if (!options.type.empty()) {
-    convert.type = options.type == "image" ? pc::VolumeType::kImage : pc::VolumeType::kSegmentation;
+    convert.type = options.type == "image" ? PrecomputedVolumeType::kImage
+                                           : PrecomputedVolumeType::kSegmentation;
   }
   if (!options.encoding.empty()) {
-    convert.encoding = options.encoding == "raw" ? pc::ChunkEncoding::kRaw
-                                                 : pc::ChunkEncoding::kCompressedSegmentation;
+    convert.encoding = options.encoding == "raw"
+                           ? PrecomputedChunkEncoding::kRaw
+                           : PrecomputedChunkEncoding::kCompressedSegmentation;
   }
   CHUNKWISE_ASSIGN_OR_RETURN(convert.chunk_size,
                              ParseTriple<core::Index>(options.chunk, "--chunk"));
@@ -265,15 +226,14 @@ Status ZarrToPrecomputedCommand(const CommandContext& context, const Precomputed
   }
   convert.num_scales = options.num_scales;
   if (!options.sharding.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(convert.sharding, ParseShardingFlag(options.sharding));
+    CHUNKWISE_ASSIGN_OR_RETURN(convert.sharding,
+                               ParsePrecomputedSharding(options.sharding, "--sharding"));
   }
   convert.auto_sharding = options.sharded;
   convert.gzip_level = options.gzip_level;
-  convert.threads = options.threads;
   convert.overwrite = options.overwrite;
-  convert.progress = context.progress_mode();
-  Result<pipelines::ZarrToPrecomputedSummary> summary =
-      pipelines::ZarrToPrecomputed(source, "", dest, "", convert);
+  Result<ZarrToPrecomputedSummary> summary = ZarrToPrecomputed(
+      context.library(), options.source, options.dest, convert, {.threads = options.threads});
   if (!summary.ok()) {
     const Status& status = summary.status();
     if (status.code() == StatusCode::kInvalidArgument &&

@@ -6,10 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/refs/reference_combine.h"
-#include "chunkwise/formats/refs/reference_summary.h"
-#include "chunkwise/parallel/job.h"
-#include "chunkwise/store/reference_store.h"
+#include "chunkwise/chunkwise.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 
@@ -17,7 +14,6 @@ namespace chunkwise::cli {
 namespace {
 
 namespace fs = std::filesystem;
-namespace refs = formats::refs;
 
 struct RefsOptions {
   std::string source;
@@ -37,8 +33,8 @@ struct RefsOptions {
 };
 
 void SaySummary(const CommandContext& context, const std::string& verb, const std::string& output,
-                const refs::ReferenceSet& set) {
-  Result<refs::ReferenceSummary> summary = refs::SummarizeReferences(set, nullptr);
+                const ReferenceSet& set) {
+  Result<ReferenceSummary> summary = SummarizeReferences(set);
   if (!summary.ok()) return;
   Say(context, verb + " " + output + ": " + std::to_string(summary->total_references()) +
                    " references (" + std::to_string(summary->inline_count) + " inline, " +
@@ -47,9 +43,9 @@ void SaySummary(const CommandContext& context, const std::string& verb, const st
                    std::to_string(summary->arrays.size()) + " arrays");
 }
 
-Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
-  refs::ReferenceWriteOptions write;
-  CHUNKWISE_ASSIGN_OR_RETURN(write.format, refs::ParseReferenceFormat(options.format));
+Result<ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
+  ReferenceWriteOptions write;
+  CHUNKWISE_ASSIGN_OR_RETURN(write.format, ParseReferenceFormat(options.format));
   write.templates = !options.no_templates;
   write.record_size = options.record_size;
   write.overwrite = options.overwrite;
@@ -61,22 +57,22 @@ Result<refs::ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
 // the chunks it owns and saves its part next to the output, rank 0 joins the
 // parts and writes the set; --resume keeps the parts a stopped job saved.
 Status Build(const CommandContext& context, const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceWriteOptions write, WriteOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(ReferenceWriteOptions write, WriteOptions(options));
   std::string name = options.source;
   while (name.size() > 1 && name.ends_with('/')) name.pop_back();
   write.root_array_name = fs::path(name).filename().stem().string();
   if (write.root_array_name.empty()) write.root_array_name = "data";
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
   CHUNKWISE_ASSIGN_OR_RETURN(
       const chunkwise::ReferenceJobSummary job,
       chunkwise::BuildReferencesInto(
           context.library(), options.source, options.output,
           {.url_base = options.target_prefix,
            .ranks = ranks.get(),
-           .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet},
+           .zarr_chunk_keys_only = write.format == ReferenceFormat::kParquet},
           write,
           {.resume = options.resume,
-           .before_part_saved = parallel::ShardFaultFromEnvironment(ranks->rank())}));
+           .before_part_saved = RankFaultFromEnvironment(ranks->rank())}));
   if (ranks->rank() == 0) {
     std::string verb = "wrote";
     if (ranks->size() > 1) {
@@ -93,37 +89,27 @@ Status Build(const CommandContext& context, const RefsOptions& options) {
 }
 
 Status Combine(const CommandContext& context, const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceWriteOptions write, WriteOptions(options));
-  std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
-  std::vector<const refs::ReferenceSet*> inputs;
-  for (const std::string& input : options.inputs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(auto index, chunkwise::ReadReferenceIndex(context.library(), input));
-    const auto* set = dynamic_cast<const refs::ReferenceSet*>(index.get());
-    if (set == nullptr) {
-      return Status::Unsupported(input + ": combine reads JSON reference sets only");
-    }
-    inputs.push_back(set);
-    loaded.push_back(std::move(index));
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet combined,
-                             refs::CombineReferenceSets(inputs, {options.concat_dim}));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ReferenceWriteOptions write, WriteOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const ReferenceSet combined,
+      CombineReferences(context.library(), options.inputs, options.concat_dim));
   CHUNKWISE_RETURN_IF_ERROR(
       chunkwise::WriteReferences(context.library(), combined, options.output, write));
-  SaySummary(context, "combined " + std::to_string(inputs.size()) + " sets into", options.output,
-             combined);
+  SaySummary(context, "combined " + std::to_string(options.inputs.size()) + " sets into",
+             options.output, combined);
   return Status::Ok();
 }
 
-Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(const CommandContext& context,
-                                                                  const RefsOptions& options) {
-  chunkwise::ReadReferencesOptions read;
+ReadReferencesOptions ReadOptionsOf(const RefsOptions& options) {
+  ReadReferencesOptions read;
   for (const std::string& root : options.allow_roots) read.allowed_roots.emplace_back(root);
   read.allow_remote = options.allow_remote;
-  return chunkwise::OpenReferenceStore(context.library(), options.source, read);
+  return read;
 }
 
 Status Cat(const CommandContext& context, const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(context, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      auto store, OpenReferenceStore(context.library(), options.source, ReadOptionsOf(options)));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> value, store->Get(options.key));
   if (!value) return Status::NotFound(store->Describe(options.key) + ": no such key");
   if (!value->empty() && std::fwrite(value->data(), 1, value->size(), stdout) != value->size()) {
@@ -133,9 +119,9 @@ Status Cat(const CommandContext& context, const RefsOptions& options) {
 }
 
 Status Info(const CommandContext& context, const RefsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenReferenceStore(context, options));
-  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSummary summary,
-                             refs::SummarizeReferences(store->index(), store.get()));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const ReferenceSummary summary,
+      DescribeReferences(context.library(), options.source, ReadOptionsOf(options)));
   if (options.json) {
     nlohmann::ordered_json root;
     root["path"] = options.source;

@@ -3,21 +3,13 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/pyramid.h"
-#include "chunkwise/formats/vectors/store_info.h"
-#include "chunkwise/formats/vectors/validator.h"
-#include "chunkwise/formats/vectors/writer.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/geometry_files.h"
-#include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace vectors = formats::vectors;
 
 struct VectorsOptions {
   std::string store;
@@ -36,11 +28,6 @@ struct VectorsOptions {
   int validation_level = 3;
   bool overwrite = false;
 };
-
-Result<vectors::VectorStore> OpenVectors(const CommandContext& context, const std::string& path) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreFor(context, path));
-  return vectors::VectorStore::Open(std::move(store), "");
-}
 
 // "a,b,c" → numbers; InvalidArgument naming the option unless exactly `count`.
 Result<std::vector<double>> ParseNumbers(const std::string& text, std::size_t count,
@@ -64,47 +51,32 @@ Result<std::vector<double>> ParseNumbers(const std::string& text, std::size_t co
 }
 
 Status Write(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::GeometryType type, vectors::ParseGeometryType(options.type));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorGeometryType type, ParseGeometryType(options.type));
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> shape,
                              ParseNumbers(options.chunk_shape, 3, "--chunk-shape"));
   std::optional<std::filesystem::path> edges;
   if (!options.edges.empty()) edges = options.edges;
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::Geometry geometry,
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorGeometry geometry,
                              io::ImportGeometry(type, options.input, edges));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.store, true));
-  core::ProgressReporter progress({.label = "vectors write",
-                                   .total_units = geometry.positions.size(),
-                                   .unit = "vertices",
-                                   .mode = context.progress_mode()});
-  vectors::WriteOptions write;
-  write.chunk_shape = {shape[0], shape[1], shape[2]};
-  write.overwrite = options.overwrite;
-  write.progress = &progress;
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::WriteSummary summary,
-                             vectors::WriteGeometry(std::move(store), "", geometry, write));
-  progress.Finish();
-  Say(context, "wrote " + std::string(vectors::GeometryTypeName(type)) + " " + options.input +
-                   " into " + options.store + ": " + std::to_string(summary.vertices) +
-                   " vertices in " + std::to_string(summary.chunks) + " chunks, " +
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsWriteSummary summary,
+                             WriteVectors(context.library(), options.store, geometry,
+                                          {.chunk_shape = {shape[0], shape[1], shape[2]},
+                                           .overwrite = options.overwrite}));
+  Say(context, "wrote " + std::string(GeometryTypeName(type)) + " " + options.input + " into " +
+                   options.store + ": " + std::to_string(summary.vertices) + " vertices in " +
+                   std::to_string(summary.chunks) + " chunks, " +
                    std::to_string(summary.links.chunk_links) + " chunk-local links, " +
                    std::to_string(summary.links.cross_chunk_links) + " cross-chunk links");
   return Status::Ok();
 }
 
 Status Pyramid(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::CrossLevelStorage storage,
-                             vectors::ParseCrossLevelStorage(options.storage));
-  core::ProgressReporter progress(
-      {.label = "vectors pyramid",
-       .total_units = static_cast<std::uint64_t>(std::max(0, options.levels - 1)),
-       .unit = "levels",
-       .mode = context.progress_mode()});
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::PyramidLevelSummary> levels,
-                             vectors::BuildPyramid(store, {options.levels, storage, &progress}));
-  progress.Finish();
-  for (const vectors::PyramidLevelSummary& level : levels) {
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsCrossLevelStorage storage,
+                             ParseCrossLevelStorage(options.storage));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<VectorsPyramidLevel> levels,
+      BuildVectorsPyramid(context.library(), options.store, {options.levels, storage}));
+  for (const VectorsPyramidLevel& level : levels) {
     Say(context, "level " + std::to_string(level.level) + ": " + std::to_string(level.vertices) +
                      " vertices, " + std::to_string(level.links) +
                      " links; parent links from level " + std::to_string(level.level - 1) + ": " +
@@ -115,25 +87,25 @@ Status Pyramid(const CommandContext& context, const VectorsOptions& options) {
 }
 
 Status Read(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
-  vectors::ReadQuery query;
+  VectorsReadOptions query;
   query.level = options.level;
   query.object_id = options.object_id;
   if (!options.region.empty() && !options.bbox.empty()) {
     return Status::InvalidArgument("--region replaces --bbox; give one or the other");
   }
   if (!options.region.empty()) {
-    Result<vectors::BoundingBox> box = vectors::ParseRegionBox(options.region);
+    Result<VectorsBox> box = ParseRegionBox(options.region);
     if (!box.ok()) return box.status().WithContext("--region");
-    query.bbox = *box;
+    query.box = *box;
   }
   if (!options.bbox.empty()) {
     WarnDeprecated("--bbox x0,y0,z0,x1,y1,z1 (inclusive)",
                    "--region x0:x1,y0:y1,z0:z1 (exclusive)");
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> box, ParseNumbers(options.bbox, 6, "--bbox"));
-    query.bbox = vectors::BoundingBox{{box[0], box[1], box[2]}, {box[3], box[4], box[5]}};
+    query.box = VectorsBox{{box[0], box[1], box[2]}, {box[3], box[4], box[5]}};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::LevelGeometry read, vectors::ReadGeometry(store, query));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsLevelGeometry read,
+                             ReadVectors(context.library(), options.store, query));
   CHUNKWISE_RETURN_IF_ERROR(io::ExportGeometry(options.output, read.geometry, options.overwrite));
   Say(context, "read " + std::to_string(read.geometry.positions.size()) + " vertices and " +
                    std::to_string(read.geometry.num_links()) + " links from level " +
@@ -141,30 +113,28 @@ Status Read(const CommandContext& context, const VectorsOptions& options) {
   return Status::Ok();
 }
 
-Status InfoJson(const VectorsOptions& options, const vectors::RootMetadata& root,
-                const std::vector<vectors::LevelInfo>& levels) {
+Status InfoJson(const VectorsOptions& options, const VectorsInfo& info) {
+  const VectorsRootMetadata& root = info.root;
   nlohmann::ordered_json out;
   out["path"] = options.store;
   out["zv_version"] = root.version;
-  out["geometry_type"] = std::string(vectors::GeometryTypeName(root.geometry_type));
+  out["geometry_type"] = std::string(GeometryTypeName(root.geometry_type));
   out["chunk_shape"] = root.chunk_shape;
   out["bounds_min"] = root.bounds_min;
   out["bounds_max"] = root.bounds_max;
   out["num_levels"] = root.num_levels;
-  out["cross_level_storage"] =
-      std::string(vectors::CrossLevelStorageName(root.cross_level_storage));
+  out["cross_level_storage"] = std::string(CrossLevelStorageName(root.cross_level_storage));
   nlohmann::ordered_json listed = nlohmann::ordered_json::array();
-  for (const vectors::LevelInfo& level : levels) {
+  for (const VectorsLevelInfo& level : info.levels) {
     nlohmann::ordered_json entry;
     entry["level"] = level.metadata.level;
     entry["vertices"] = level.metadata.vertex_count;
     entry["chunks"] = level.chunks;
     nlohmann::ordered_json deltas = nlohmann::ordered_json::array();
-    for (const int delta : level.link_deltas) deltas.push_back(vectors::FormatDelta(delta));
+    for (const int delta : level.link_deltas) deltas.push_back(FormatDelta(delta));
     entry["link_deltas"] = std::move(deltas);
     nlohmann::ordered_json cross = nlohmann::ordered_json::object();
-    for (const auto& [delta, count] : level.cross_deltas)
-      cross[vectors::FormatDelta(delta)] = count;
+    for (const auto& [delta, count] : level.cross_deltas) cross[FormatDelta(delta)] = count;
     entry["cross_chunk_links"] = std::move(cross);
     listed.push_back(std::move(entry));
   }
@@ -174,31 +144,25 @@ Status InfoJson(const VectorsOptions& options, const vectors::RootMetadata& root
 }
 
 Status Info(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectors(context, options.store));
-  const vectors::RootMetadata& root = store.metadata();
-  if (options.json) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
-                               vectors::DescribeLevels(store));
-    return InfoJson(options, root, levels);
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsInfo info,
+                             DescribeVectors(context.library(), options.store));
+  if (options.json) return InfoJson(options, info);
+  const VectorsRootMetadata& root = info.root;
   std::printf(
       "%s: zarr-vectors %s, %s, chunk_shape [%g, %g, %g], bounds [%g, %g, %g]..[%g, %g, %g], %d "
       "level(s), "
       "cross_level_storage %s\n",
       options.store.c_str(), root.version.c_str(),
-      std::string(vectors::GeometryTypeName(root.geometry_type)).c_str(), root.chunk_shape[0],
+      std::string(GeometryTypeName(root.geometry_type)).c_str(), root.chunk_shape[0],
       root.chunk_shape[1], root.chunk_shape[2], root.bounds_min[0], root.bounds_min[1],
       root.bounds_min[2], root.bounds_max[0], root.bounds_max[1], root.bounds_max[2],
-      root.num_levels,
-      std::string(vectors::CrossLevelStorageName(root.cross_level_storage)).c_str());
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
-                             vectors::DescribeLevels(store));
-  for (const vectors::LevelInfo& level : levels) {
+      root.num_levels, std::string(CrossLevelStorageName(root.cross_level_storage)).c_str());
+  for (const VectorsLevelInfo& level : info.levels) {
     std::string deltas;
-    for (const int delta : level.link_deltas) deltas += " " + vectors::FormatDelta(delta);
+    for (const int delta : level.link_deltas) deltas += " " + FormatDelta(delta);
     std::string cross;
     for (const auto& [delta, count] : level.cross_deltas)
-      cross += " " + vectors::FormatDelta(delta) + ":" + std::to_string(count);
+      cross += " " + FormatDelta(delta) + ":" + std::to_string(count);
     std::printf(
         "  level %d: %llu vertices in %llu chunks; links deltas [%s ]; cross-chunk links [%s ]\n",
         level.metadata.level, static_cast<unsigned long long>(level.metadata.vertex_count),
@@ -208,15 +172,13 @@ Status Info(const CommandContext& context, const VectorsOptions& options) {
 }
 
 Status Validate(const CommandContext& context, const VectorsOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.store));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      std::vector<vectors::Violation> violations,
-      vectors::ValidateStore(std::move(store), "", options.validation_level));
-  for (const vectors::Violation& violation : violations) {
+      std::vector<VectorsViolation> violations,
+      ValidateVectors(context.library(), options.store, options.validation_level));
+  for (const VectorsViolation& violation : violations) {
     std::printf("L%d %s %s: %s\n", violation.level,
-                std::string(vectors::ViolationKindName(violation.kind)).c_str(),
-                violation.path.c_str(), violation.message.c_str());
+                std::string(ViolationKindName(violation.kind)).c_str(), violation.path.c_str(),
+                violation.message.c_str());
   }
   if (!violations.empty()) {
     return Status::Corruption(options.store + ": " + std::to_string(violations.size()) +

@@ -105,4 +105,14 @@ Result<std::shared_ptr<store::Store>> OpenBcolz(const Context& context, std::str
   return OpenExisting(context, url, /*write=*/false);
 }
 
+Result<std::string> DescribeBcolz(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenBcolz(context, url));
+  return formats::bcolz::DescribeDataset(std::move(store), "");
+}
+
+Result<nlohmann::ordered_json> DescribeBcolzJson(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenBcolz(context, url));
+  return formats::bcolz::DescribeDatasetJson(std::move(store), "");
+}
+
 }  // namespace chunkwise

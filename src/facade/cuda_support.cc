@@ -23,4 +23,34 @@ pipelines::stream::StreamBackendFactory CudaStreamBackendFactory() {
 #endif
 }
 
+GpuReport DescribeGpus() {
+  GpuReport report;
+#if CHUNKWISE_HAVE_CUDA
+  report.cuda_built = true;
+  report.no_device_reason = cuda::NoDeviceReason();
+  if (!report.no_device_reason.empty()) return report;
+  for (const cuda::DeviceInfo& device : cuda::ListDevices()) {
+    report.devices.push_back({device.ordinal, device.name, device.total_memory_bytes,
+                              device.free_memory_bytes, device.compute_capability_major,
+                              device.compute_capability_minor, device.multiprocessor_count});
+  }
+  Result<std::vector<std::uint32_t>> values = cuda::RunAffineKernel(1 << 20, 5);
+  report.self_test = values.status();
+  for (std::uint32_t i = 0; values.ok() && i < values->size(); ++i) {
+    if ((*values)[i] != 3 * i + 5) {
+      report.self_test = Status::Internal("GPU self-test kernel returned a wrong value");
+      break;
+    }
+  }
+  if (!report.self_test.ok()) return report;
+  if (Result<double> rate = cuda::MeasureHostToDeviceRate(std::uint64_t{256} << 20, 5); rate.ok()) {
+    report.host_to_device_gb_per_s = *rate;
+  }
+  report.stream_backend = pipelines::stream::ProbeCudaBackend();
+#else
+  report.no_device_reason = NoGpuReason();
+#endif
+  return report;
+}
+
 }  // namespace chunkwise

@@ -22,7 +22,8 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
 
 Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
                                                       const Labelmap& labelmap, const VoxelBox& box,
-                                                      const LabelmapReadOptions& options) {
+                                                      const LabelmapReadOptions& options,
+                                                      const CallOptions& call) {
   const std::string name = labelmap.db().path().string();
   if (options.scale < 0 || options.scale >= labelmap.num_scales()) {
     return Status::InvalidArgument(name + ": scale " + std::to_string(options.scale) +
@@ -32,13 +33,13 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap.versions().newest();
   CHUNKWISE_RETURN_IF_ERROR(labelmap.versions().Find(version).status().WithContext(name));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + name));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool(call));
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading " + name));
   const std::unique_ptr<core::ProgressReporter> progress = context.StartProgress(
-      "dvid read", static_cast<std::uint64_t>(box.num_voxels()) * sizeof(std::uint64_t), "B");
+      call, "dvid read", static_cast<std::uint64_t>(box.num_voxels()) * sizeof(std::uint64_t), "B");
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
                              labelmap.ReadRegion(version, options.scale, box, pool.get(),
-                                                 {progress.get(), &context.cancellation()}));
+                                                 {progress.get(), &context.cancellation(call)}));
   if (options.mapped) {
     CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(version));
     formats::dvid::ApplyMapping(mapping, labels);
@@ -128,6 +129,45 @@ Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap
   CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
                              LocateExportDestination(context, dest_url));
   return pipelines::PublishExportShards(labelmap, spec, dest.store, dest.prefix, parts, options);
+}
+
+Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue file, LocateUrlValue(context, url, false));
+  return ExportShardReader::Open(file.store, file.key);
+}
+
+Result<std::vector<std::uint64_t>> DecodeExportBlock(const ExportBlock& block, bool supervoxels,
+                                                     std::string_view name) {
+  std::vector<std::uint64_t> voxels(formats::dvid::kBlockVoxels);
+  CHUNKWISE_RETURN_IF_ERROR(pipelines::DecodeExportBlock(block, supervoxels, voxels, name));
+  return voxels;
+}
+
+Result<std::unique_ptr<ExportedVolumeReader>> OpenExportedVolume(const Context& context,
+                                                                 std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  return ExportedVolumeReader::Open(std::move(store), "");
+}
+
+Result<std::vector<std::uint64_t>> ReadExportedRegion(const Context& context,
+                                                      const ExportedVolumeReader& volume, int scale,
+                                                      const VoxelBox& box, bool supervoxels,
+                                                      const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool(call));
+  const formats::dvid::BlockBox covered = formats::dvid::BlocksCovering(box);
+  const std::uint64_t blocks =
+      covered.empty() ? 0
+                      : static_cast<std::uint64_t>(covered.end.x - covered.begin.x) *
+                            static_cast<std::uint64_t>(covered.end.y - covered.begin.y) *
+                            static_cast<std::uint64_t>(covered.end.z - covered.begin.z);
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "dvid read-shards", blocks, "blocks");
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
+                             volume.Read(scale, box, supervoxels, pool.get(),
+                                         &context.cancellation(call), progress.get()));
+  progress->Finish();
+  return labels;
 }
 
 }  // namespace chunkwise

@@ -31,8 +31,10 @@ Result<Conversion> Open(const Context& context, const PrecomputedConversionUrls&
   return conversion;
 }
 
-ExportToPrecomputedOptions WithContext(const Context& context, ExportToPrecomputedOptions options) {
-  options.progress = context.progress_mode();
+ExportToPrecomputedOptions WithContext(const Context& context, ExportToPrecomputedOptions options,
+                                       const CallOptions& call = {}) {
+  options.progress = call.progress_mode.value_or(context.progress_mode());
+  if (call.threads != 0) options.threads = call.threads;
   if (options.threads == 0) options.threads = context.threads();
   return options;
 }
@@ -41,10 +43,11 @@ ExportToPrecomputedOptions WithContext(const Context& context, ExportToPrecomput
 
 Result<ExportToPrecomputedSummary> ExportToPrecomputed(const Context& context,
                                                        const PrecomputedConversionUrls& urls,
-                                                       ExportToPrecomputedOptions options) {
+                                                       ExportToPrecomputedOptions options,
+                                                       const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(Conversion conversion, Open(context, urls));
   return pipelines::ExportToPrecomputed(conversion.source, "", std::move(conversion.spec),
-                                        conversion.dest, "", WithContext(context, options));
+                                        conversion.dest, "", WithContext(context, options, call));
 }
 
 Result<std::uint64_t> CountExportToPrecomputedShards(const Context& context,

@@ -11,6 +11,7 @@
 #include "chunkwise/formats/refs/arrow_shard_references.h"
 #include "chunkwise/formats/refs/bcolz_references.h"
 #include "chunkwise/formats/refs/parquet_references.h"
+#include "chunkwise/formats/refs/reference_combine.h"
 #include "chunkwise/formats/refs/reference_parts.h"
 #include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/store/file_store.h"
@@ -336,6 +337,33 @@ Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(
   store_options.open_target = ObjectStorageTargetOpener(context.store_options(false));
   store_options.name = std::string(url);
   return store::ReferenceStore::Open(std::move(index), std::move(store_options));
+}
+
+Result<ReferenceSummary> SummarizeReferences(const ReferenceSet& set) {
+  return formats::refs::SummarizeReferences(set, nullptr);
+}
+
+Result<ReferenceSummary> DescribeReferences(const Context& context, std::string_view url,
+                                            const ReadReferencesOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<store::ReferenceStore> store,
+                             OpenReferenceStore(context, url, options));
+  return formats::refs::SummarizeReferences(store->index(), store.get());
+}
+
+Result<ReferenceSet> CombineReferences(const Context& context,
+                                       const std::vector<std::string>& input_urls, int concat_dim) {
+  std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
+  std::vector<const ReferenceSet*> inputs;
+  for (const std::string& input : input_urls) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto index, ReadReferenceIndex(context, input));
+    const auto* set = dynamic_cast<const ReferenceSet*>(index.get());
+    if (set == nullptr) {
+      return Status::Unsupported(input + ": combine reads JSON reference sets only");
+    }
+    inputs.push_back(set);
+    loaded.push_back(std::move(index));
+  }
+  return formats::refs::CombineReferenceSets(inputs, {concat_dim});
 }
 
 }  // namespace chunkwise

@@ -14,6 +14,7 @@
 #include "chunkwise/store/reference_store.h"
 #include "chunkwise/store/remote_store_url.h"
 #include "chunkwise/store/rocksdb_store.h"
+#include "facade/subtree_store.h"
 
 namespace chunkwise {
 
@@ -49,13 +50,10 @@ bool IsParquetReferenceDirectory(const fs::path& directory) {
   return json.ok() && json->is_object() && json->contains("record_size");
 }
 
-Result<StorePtr> OpenReferenceSet(const StoreUrl& url, const StoreOptions& options) {
-  if (options.create) {
-    return Status::InvalidArgument(url.text +
-                                   ": a reference set is read-only; it cannot be opened "
-                                   "to be written");
-  }
-  const fs::path path = url.location;
+// The reference set itself at `path` (a file, or a Parquet directory);
+// messages name it `name`.
+Result<StorePtr> OpenReferenceSetAt(const std::string& name, const fs::path& path,
+                                    const StoreOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const io::FileKey file, io::LocateFile(path));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const store::ReferenceIndex> index,
                              formats::refs::OpenReferences(file.store, file.key));
@@ -67,11 +65,59 @@ Result<StorePtr> OpenReferenceSet(const StoreUrl& url, const StoreOptions& optio
   }
   reference_options.allow_remote = options.allow_remote_references;
   reference_options.open_target = ObjectStorageTargetOpener(options);
-  reference_options.name = url.text;
+  reference_options.name = name;
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::shared_ptr<store::ReferenceStore> store,
       store::ReferenceStore::Open(std::move(index), std::move(reference_options)));
   return StorePtr(std::move(store));
+}
+
+// Where a local path lies in a reference set: "g.json/v" is the set g.json
+// and the folder "v" of its keys, as a directory path is a folder of its
+// tree. `set` is empty when no ancestor of `path` (nor itself) is a set.
+struct PathInReferenceSet {
+  fs::path set;
+  std::string folder;  // "" for the set itself.
+};
+
+// Walks up from `path` to the first regular file (a set when it is JSON or
+// when `any_file`, e.g. refs://) or Parquet reference directory.
+PathInReferenceSet FindReferenceSet(const fs::path& path, bool any_file) {
+  std::error_code error;
+  fs::path at = path.lexically_normal();
+  while (!at.empty() && at.filename().empty()) at = at.parent_path();  // "a/" is "a".
+  fs::path inside;
+  for (; !at.empty(); at = at.parent_path()) {
+    if (fs::is_regular_file(at, error)) {
+      if (!any_file && at.extension() != ".json") return {};
+      return {at, inside.generic_string()};
+    }
+    if (IsParquetReferenceDirectory(at)) return {at, inside.generic_string()};
+    inside = inside.empty() ? at.filename() : at.filename() / inside;
+    if (at == at.parent_path()) break;  // The root.
+  }
+  return {};
+}
+
+Result<StorePtr> OpenFolderOfReferenceSet(const StoreUrl& url, const PathInReferenceSet& found,
+                                          const StoreOptions& options) {
+  if (found.folder.empty()) return OpenReferenceSetAt(url.text, found.set, options);
+  CHUNKWISE_ASSIGN_OR_RETURN(StorePtr set,
+                             OpenReferenceSetAt(found.set.string(), found.set, options));
+  return MakeSubtreeStore(std::move(set), found.folder);
+}
+
+// A reference set, or the folder of one the path names (see above).
+Result<StorePtr> OpenReferenceSet(const StoreUrl& url, const StoreOptions& options) {
+  if (options.create) {
+    return Status::InvalidArgument(url.text +
+                                   ": a reference set is read-only; it cannot be opened "
+                                   "to be written");
+  }
+  const fs::path path = url.location;
+  const PathInReferenceSet found = FindReferenceSet(path, /*any_file=*/true);
+  if (found.set.empty()) return OpenReferenceSetAt(url.text, path, options);  // Its NotFound.
+  return OpenFolderOfReferenceSet(url, found, options);
 }
 
 Result<StorePtr> OpenFile(const StoreUrl& url, const StoreOptions& options) {
@@ -79,13 +125,14 @@ Result<StorePtr> OpenFile(const StoreUrl& url, const StoreOptions& options) {
   const fs::path path = url.location;
   std::error_code error;
   if (!options.create) {
-    // A reference set names its store by the set's file (or directory).
-    if (fs::is_regular_file(path, error)) {
-      if (path.extension() == ".json") return OpenReferenceSet(url, options);
+    // A reference set names its store by the set's file (or directory), and
+    // a folder inside it by the path under that.
+    if (fs::is_regular_file(path, error) && path.extension() != ".json") {
       return Status::InvalidArgument(url.text +
                                      " is a file, not a directory of keys or a reference set");
     }
-    if (IsParquetReferenceDirectory(path)) return OpenReferenceSet(url, options);
+    const PathInReferenceSet found = FindReferenceSet(path, /*any_file=*/false);
+    if (!found.set.empty()) return OpenFolderOfReferenceSet(url, found, options);
   }
   Result<std::shared_ptr<store::FileStore>> store =
       store::FileStore::Open(path, {.create_root = options.create});

@@ -125,6 +125,53 @@ TEST_F(ExportApi, ReadsALabelmapRegionAsSupervoxelsOrMapped) {
   EXPECT_THAT(Message(unknown.status()), HasSubstr("version 5"));
 }
 
+// A URL may name an array inside a group's reference set, as a path names an
+// array inside a group's directory: "g.json/v", "g.parq/v", "refs://g.json/v".
+TEST(ReferencesApi, AnArrayInsideAGroupReferenceSetOpensByItsPath) {
+  Context context;
+  const auto root = api_test::FreshDirectory("group_refs");
+  const std::string group_url = (root / "g.zarr").string();
+  auto group = OpenStore(context, group_url, {.create = true});
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  ASSERT_TRUE(
+      (*group)->Set("zarr.json", AsBytes(R"({"zarr_format": 3, "node_type": "group"})")).ok());
+  ZarrArraySpec spec{.shape = {6, 4}, .data_type = *ParseDataType("uint16"), .chunks = {3, 2}};
+  auto array = CreateZarrArray(context, group_url + "/v", spec);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region({0, 0}, {6, 4}), Ramp16(24, 100)).ok());
+  auto set = BuildReferences(context, group_url);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  const std::string json = (root / "g.json").string();
+  ASSERT_TRUE(WriteReferences(context, *set, json, {}).ok());
+  ReferenceWriteOptions parquet;
+  parquet.format = ReferenceFormat::kParquet;
+  const std::string parq = (root / "g.parq").string();
+  ASSERT_TRUE(WriteReferences(context, *set, parq, parquet).ok());
+
+  for (const std::string& url :
+       {json + "/v", "file://" + json + "/v", "refs://" + json + "/v", parq + "/v", json + "/v/"}) {
+    SCOPED_TRACE(url);
+    auto through = OpenZarrArray(context, url);
+    ASSERT_TRUE(through.ok()) << through.status().ToString();
+    auto values = ReadRegion(context, *through, core::Region({1, 1}, {6, 4}));
+    ASSERT_TRUE(values.ok()) << values.status().ToString();
+    ASSERT_EQ(values->size(), 2u * 15);
+    EXPECT_EQ(At16(*values, 0), 105);   // (1, 1)
+    EXPECT_EQ(At16(*values, 14), 123);  // (5, 3)
+  }
+  // The set itself is still the group (references are zarr v2), and a path
+  // to nothing in it is an empty folder of the set: NotFound naming it.
+  auto whole = OpenStore(context, json);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(DetectFormat(**whole)->kind, FormatKind::kZarrV2Group);
+  auto absent = OpenZarrArray(context, json + "/w");
+  EXPECT_EQ(absent.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(Message(absent.status()), HasSubstr("g.json:w"));
+  // Read-only, as the set is.
+  auto written = OpenStore(context, json + "/v", {.create = true});
+  EXPECT_FALSE(written.ok());
+}
+
 TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {
   Context context;
   const auto root = api_test::FreshDirectory("refs");

@@ -153,3 +153,20 @@ def test_a_set_is_opened_by_url_and_its_targets_follow_the_remote_rule(
     with pytest.raises(chunkwise.NotFoundError, match="missing.json"):
         chunkwise.refs.open(f"{http_base}/missing.json")  # http cannot list: still not found
 
+
+
+@pytest.mark.parametrize("name", ["g.json", "g.parq"])
+def test_an_array_inside_a_group_reference_set_opens_by_its_path(
+    tmp_path: pathlib.Path, name: str
+) -> None:
+    group = tmp_path / "g.zarr"
+    group.mkdir()
+    (group / "zarr.json").write_text('{"zarr_format": 3, "node_type": "group", "attributes": {}}')
+    data = np.arange(24, dtype="uint16").reshape(4, 6)
+    chunkwise.create(str(group / "v"), data=data, chunks=[2, 3])
+    dest = tmp_path / name
+    chunkwise.refs.build(str(group), str(dest), format="parquet" if name == "g.parq" else "json-v1")
+    # The path names the array v inside the set, as g.zarr/v names it in the directory.
+    np.testing.assert_array_equal(chunkwise.open(f"{dest}/v")[1:3, 2:5], data[1:3, 2:5])
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.open(f"{dest}/absent")

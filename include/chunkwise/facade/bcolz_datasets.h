@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "chunkwise/facade/context.h"
@@ -38,6 +40,12 @@ Result<BcolzImportSummary> AppendBcolz(const Context& context, std::string_view 
 // The store of the dataset at `url`, to be read. NotFound naming the URL
 // when no carray or ctable is there.
 Result<std::shared_ptr<store::Store>> OpenBcolz(const Context& context, std::string_view url);
+
+// The dataset at `url` described: several lines of text (kind, shape, dtype,
+// chunklen, cparams, chunks, sizes, each column of a ctable), or the same as
+// one JSON object. OpenBcolz's errors.
+Result<std::string> DescribeBcolz(const Context& context, std::string_view url);
+Result<nlohmann::ordered_json> DescribeBcolzJson(const Context& context, std::string_view url);
 
 }  // namespace chunkwise
 

@@ -20,7 +20,7 @@ struct CallOptions {
   // Worker threads for this call; 0: the context's pools.
   std::size_t threads = 0;
   // How progress is printed on stderr; absent: as the context says.
-  std::optional<core::ProgressMode> progress_mode;
+  std::optional<core::ProgressMode> progress_mode = std::nullopt;
   // Told of this call's counts, in place of the context's observer; may be null.
   core::ProgressObserver* observer = nullptr;
   // Checked as the call goes, in place of the context's flag; may be null.

@@ -6,11 +6,16 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
+#include "chunkwise/formats/arrow/ipc_format.h"
+#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "chunkwise/formats/dvid/export_chunk_index.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/export_spec.h"
+#include "chunkwise/pipelines/exported_volume_reader.h"
 
 namespace chunkwise {
 
@@ -19,6 +24,13 @@ using ExportSpec = pipelines::ExportSpec;
 using ExportShardsOptions = pipelines::ExportShardsOptions;
 using ExportSummary = pipelines::ExportSummary;
 using VoxelBox = formats::dvid::VoxelBox;
+// An export's parts: one Arrow IPC shard and its CSV index, a block of it,
+// the forms they take, and a reader of any box of the whole export.
+using ExportShardReader = formats::dvid::ArrowShardReader;
+using ExportBlock = formats::dvid::ExportBlock;
+using ExportChunkIndexForm = formats::dvid::ChunkIndexForm;
+using ArrowIpcFormat = formats::arrow::IpcFormat;
+using ExportedVolumeReader = pipelines::ExportedVolumeReader;
 
 // What ReadLabelmapRegion reads.
 struct LabelmapReadOptions {
@@ -38,14 +50,15 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
                                                bool read_only = false);
 
 // The labels of `box` (voxels z, y, x at the scale), C order; blocks not
-// stored read as 0. Decoded on the context's pool. NotFound naming the
-// database for an unknown version; InvalidArgument for a scale the database
-// has not built or a box too large to address; Corruption naming the block
-// for a stored value that does not decode. Progress counts the labels'
-// bytes; Cancelled, when the context is, between rows of blocks.
+// stored read as 0. Decoded on the call's pool (or the context's). NotFound
+// naming the database for an unknown version; InvalidArgument for a scale
+// the database has not built or a box too large to address; Corruption
+// naming the block for a stored value that does not decode. Progress counts
+// the labels' bytes; Cancelled, when the call is, between rows of blocks.
 Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
                                                       const Labelmap& labelmap, const VoxelBox& box,
-                                                      const LabelmapReadOptions& options = {});
+                                                      const LabelmapReadOptions& options = {},
+                                                      const CallOptions& call = {});
 
 // The export spec (a neuroglancer info with sharded scales) at `url`.
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
@@ -73,6 +86,31 @@ Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap
                                           const ExportSpec& spec, std::string_view dest_url,
                                           const std::vector<ExportSummary>& parts,
                                           const ExportShardsOptions& options = {});
+
+// The export shard at `url` (an .arrow value; its .csv index beside it).
+// NotFound if either is missing; Corruption naming the key if the .arrow is
+// not an export shard or the index is malformed.
+Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url);
+
+// The 64³ voxels (z, y, x, C order) of `block`: mapped labels, or the
+// supervoxels with `supervoxels`. Corruption naming `name` for a block that
+// does not decode or disagrees with its record.
+Result<std::vector<std::uint64_t>> DecodeExportBlock(const ExportBlock& block, bool supervoxels,
+                                                     std::string_view name);
+
+// The export (export-shards' output, with its info) at `url`. NotFound naming
+// the info key when absent.
+Result<std::unique_ptr<ExportedVolumeReader>> OpenExportedVolume(const Context& context,
+                                                                 std::string_view url);
+
+// The labels of `box` (z, y, x at `scale`, C order) of the export, on the
+// call's pool (or the context's): mapped labels, or the supervoxels with
+// `supervoxels`. InvalidArgument for an unknown scale or a box outside the
+// volume; Cancelled, when the call is, between blocks; progress counts blocks.
+Result<std::vector<std::uint64_t>> ReadExportedRegion(const Context& context,
+                                                      const ExportedVolumeReader& volume, int scale,
+                                                      const VoxelBox& box, bool supervoxels,
+                                                      const CallOptions& call = {});
 
 }  // namespace chunkwise
 

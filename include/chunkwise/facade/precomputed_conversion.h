@@ -26,12 +26,14 @@ struct PrecomputedConversionUrls {
 };
 
 // Converts the export into a precomputed volume as
-// pipelines::ExportToPrecomputed says; options.progress is the context's,
-// options.threads 0 takes the context's threads. options.ranks makes it one
-// rank of an MPI job (every rank calls).
+// pipelines::ExportToPrecomputed says; options.progress is the call's (or the
+// context's); threads are the call's, else options.threads, else the
+// context's. options.ranks makes it one rank of an MPI job (every rank
+// calls; JoinJobRanks, job_ranks.h).
 Result<ExportToPrecomputedSummary> ExportToPrecomputed(const Context& context,
                                                        const PrecomputedConversionUrls& urls,
-                                                       ExportToPrecomputedOptions options = {});
+                                                       ExportToPrecomputedOptions options = {},
+                                                       const CallOptions& call = {});
 
 // The conversion as a job of independent tasks: the driver prepares the
 // destination, each task converts its part (`part` of `parts`: the Arrow

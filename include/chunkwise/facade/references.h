@@ -15,6 +15,7 @@
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/formats/refs/reference_summary.h"
 #include "chunkwise/store/reference_store.h"
 
 namespace chunkwise {
@@ -22,6 +23,9 @@ namespace chunkwise {
 using ReferenceSet = formats::refs::ReferenceSet;
 using ReferenceWriteOptions = formats::refs::ReferenceWriteOptions;
 using ReferenceFormat = formats::refs::ReferenceFormat;
+using ReferenceSummary = formats::refs::ReferenceSummary;
+// "json" (v0), "json-v1" or "parquet"; InvalidArgument naming the text otherwise.
+using formats::refs::ParseReferenceFormat;
 
 struct BuildReferencesOptions {
   // What each reference's URL starts with; empty: the source's absolute
@@ -114,6 +118,23 @@ Result<std::shared_ptr<const store::ReferenceIndex>> ReadReferenceIndex(const Co
 // settings; http(s)://) need options.allow_remote.
 Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(
     const Context& context, std::string_view url, const ReadReferencesOptions& options = {});
+
+// What `set` holds: inline values, ranges, whole files (unsized: their
+// sizes are not looked up), the arrays and the targets.
+Result<ReferenceSummary> SummarizeReferences(const ReferenceSet& set);
+
+// The same for the set at `url`, whole files sized through the targets
+// (`options` says which may be read; one that cannot be sized is counted
+// unsized, not an error). OpenReferenceStore's errors.
+Result<ReferenceSummary> DescribeReferences(const Context& context, std::string_view url,
+                                            const ReadReferencesOptions& options = {});
+
+// The JSON reference sets at `input_urls`, in order, concatenated along
+// dimension `concat_dim` of their arrays (formats/refs/reference_combine.h).
+// Unsupported naming an input that is a Parquet set; InvalidArgument for
+// arrays that do not line up.
+Result<ReferenceSet> CombineReferences(const Context& context,
+                                       const std::vector<std::string>& input_urls, int concat_dim);
 
 }  // namespace chunkwise
 
