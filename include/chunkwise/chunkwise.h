@@ -8,9 +8,14 @@
 //   ParseCodecs, ParseDataType        facade/options.h
 //   CreateZarrArray, OpenZarrArray,
 //     ReadRegion, WriteRegion         facade/zarr_arrays.h
+//   ParseZarrMetadata,
+//     ZarrArrayFromMetadata           facade/zarr_chunk_batches.h
 //   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards                    facade/dvid_export.h
+//   OpenExportShard, OpenExportedVolume,
+//     ReadExportedVolume              facade/dvid_export_reading.h
+//   PutLabelmapBlockBytes             facade/labelmap_block_bytes.h
 //   ExportToPrecomputed (and its job
 //     of tasks: Prepare/Part/Publish)  facade/precomputed_conversion.h
 //   BuildReferences, WriteReferences,
@@ -18,6 +23,7 @@
 //   CreateBcolz, AppendBcolz,
 //     OpenBcolz                       facade/bcolz_datasets.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
+//   WriteGeometryAt, ReadGeometryAt   facade/geometry_arrays.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
 #ifndef CHUNKWISE_CHUNKWISE_H_
@@ -30,13 +36,17 @@
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "chunkwise/facade/dvid_export.h"
+#include "chunkwise/facade/dvid_export_reading.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
+#include "chunkwise/facade/geometry_arrays.h"
+#include "chunkwise/facade/labelmap_block_bytes.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"
 #include "chunkwise/facade/references.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/zarr_arrays.h"
+#include "chunkwise/facade/zarr_chunk_batches.h"
 
 #endif  // CHUNKWISE_CHUNKWISE_H_

@@ -22,7 +22,8 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
 
 Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
                                                       const Labelmap& labelmap, const VoxelBox& box,
-                                                      const LabelmapReadOptions& options) {
+                                                      const LabelmapReadOptions& options,
+                                                      const CallOptions& call) {
   const std::string name = labelmap.db().path().string();
   if (options.scale < 0 || options.scale >= labelmap.num_scales()) {
     return Status::InvalidArgument(name + ": scale " + std::to_string(options.scale) +
@@ -32,13 +33,13 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
   const std::uint32_t version =
       options.version != 0 ? options.version : labelmap.versions().newest();
   CHUNKWISE_RETURN_IF_ERROR(labelmap.versions().Find(version).status().WithContext(name));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading " + name));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool(call));
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading " + name));
   const std::unique_ptr<core::ProgressReporter> progress = context.StartProgress(
-      "dvid read", static_cast<std::uint64_t>(box.num_voxels()) * sizeof(std::uint64_t), "B");
+      call, "dvid read", static_cast<std::uint64_t>(box.num_voxels()) * sizeof(std::uint64_t), "B");
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels,
                              labelmap.ReadRegion(version, options.scale, box, pool.get(),
-                                                 {progress.get(), &context.cancellation()}));
+                                                 {progress.get(), &context.cancellation(call)}));
   if (options.mapped) {
     CHUNKWISE_ASSIGN_OR_RETURN(const auto mapping, labelmap.MappingAt(version));
     formats::dvid::ApplyMapping(mapping, labels);
@@ -74,11 +75,12 @@ Result<ExportDestinationUrl> LocateExportDestination(const Context& context,
   return ExportDestinationUrl{std::move(store), ""};
 }
 
-ExportShardsOptions WithContext(const Context& context, ExportShardsOptions options) {
-  options.progress = context.progress_mode();
-  options.observer = context.observer();
-  options.cancellation = &context.cancellation();
-  if (options.workers == 0) options.workers = context.threads();
+ExportShardsOptions WithContext(const Context& context, const CallOptions& call,
+                                ExportShardsOptions options) {
+  options.progress = call.progress_mode.value_or(context.progress_mode());
+  options.observer = call.observer != nullptr ? call.observer : context.observer();
+  options.cancellation = &context.cancellation(call);
+  if (options.workers == 0) options.workers = call.threads != 0 ? call.threads : context.threads();
   return options;
 }
 
@@ -86,10 +88,10 @@ ExportShardsOptions WithContext(const Context& context, ExportShardsOptions opti
 
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,
-                                   ExportShardsOptions options) {
+                                   ExportShardsOptions options, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
-  options = WithContext(context, std::move(options));
+      context.CheckCancelled(call, std::string("exporting to ") + std::string(dest_url)));
+  options = WithContext(context, call, std::move(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
   // A killed export's temporaries; under ranks only rank 0, which prepares
   // the prefix before any rank writes (the others' files are not yet there).
@@ -112,10 +114,11 @@ Status PrepareExportShards(const Context& context, std::string_view dest_url,
 
 Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
                                        const ExportSpec& spec, std::string_view dest_url, int part,
-                                       int parts, ExportShardsOptions options) {
+                                       int parts, ExportShardsOptions options,
+                                       const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
-  options = WithContext(context, std::move(options));
+      context.CheckCancelled(call, std::string("exporting to ") + std::string(dest_url)));
+  options = WithContext(context, call, std::move(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
                              LocateExportDestination(context, dest_url));
   return pipelines::ExportShardsPart(labelmap, spec, dest.store, dest.prefix, part, parts, options);

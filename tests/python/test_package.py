@@ -138,3 +138,16 @@ def test_a_missing_dependency_names_the_extra_to_install(submodule: str, depende
         assert f"pip install 'chunkwise[{submodule}]'" in message
         assert message.startswith(f"chunkwise.{submodule} needs ")
 
+
+def test_the_bindings_include_only_the_facade_and_io() -> None:
+    # The module is a thin translator of the facade (docs/architecture.md):
+    # python/src reaches the library through chunkwise.h and io/ alone.
+    sources = sorted((ROOT / "python" / "src").glob("*.[ch]*"))
+    assert sources
+    reaching_past = [
+        f"{source.name}: {name}"
+        for source in sources
+        for name in re.findall(r'^#include "(chunkwise/[^"]+)"', source.read_text(), re.MULTILINE)
+        if name != "chunkwise/chunkwise.h" and not name.startswith("chunkwise/io/")
+    ]
+    assert reaching_past == []

@@ -42,21 +42,24 @@ Result<std::unique_ptr<Labelmap>> OpenLabelmap(std::string_view path, bool creat
 // database for an unknown version; InvalidArgument for a scale the database
 // has not built or a box too large to address; Corruption naming the block
 // for a stored value that does not decode. Progress counts the labels'
-// bytes; Cancelled, when the context is, between rows of blocks.
+// bytes; Cancelled, when the call is, between rows of blocks. Decoded on the
+// call's pool (the context's unless call.threads).
 Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
                                                       const Labelmap& labelmap, const VoxelBox& box,
-                                                      const LabelmapReadOptions& options = {});
+                                                      const LabelmapReadOptions& options = {},
+                                                      const CallOptions& call = {});
 
 // The export spec (a neuroglancer info with sharded scales) at `url`.
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
 
 // Exports `labelmap` to `dest_url` as export_shards.h says; options.progress,
-// observer and cancellation are the context's (a cancelled export publishes
-// nothing), options.workers 0 takes the context's threads. A local
-// destination directory is created only by a successful export.
+// observer and cancellation are the call's (else the context's; a cancelled
+// export publishes nothing), options.workers 0 takes the call's threads (else
+// the context's). A local destination directory is created only by a
+// successful export; "memory://NAME" is the context's memory store NAME.
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,
-                                   ExportShardsOptions options = {});
+                                   ExportShardsOptions options = {}, const CallOptions& call = {});
 
 // Export-shards as a job of independent tasks (a dask graph; pipelines/
 // export_shards.h, "a job of independent tasks"): the driver prepares
@@ -68,7 +71,8 @@ Status PrepareExportShards(const Context& context, std::string_view dest_url,
                            const ExportShardsOptions& options = {});
 Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
                                        const ExportSpec& spec, std::string_view dest_url, int part,
-                                       int parts, ExportShardsOptions options = {});
+                                       int parts, ExportShardsOptions options = {},
+                                       const CallOptions& call = {});
 Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap& labelmap,
                                           const ExportSpec& spec, std::string_view dest_url,
                                           const std::vector<ExportSummary>& parts,

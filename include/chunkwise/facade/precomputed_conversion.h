@@ -26,12 +26,14 @@ struct PrecomputedConversionUrls {
 };
 
 // Converts the export into a precomputed volume as
-// pipelines::ExportToPrecomputed says; options.progress is the context's,
-// options.threads 0 takes the context's threads. options.ranks makes it one
-// rank of an MPI job (every rank calls).
+// pipelines::ExportToPrecomputed says; options.progress is the call's (else
+// the context's), options.threads 0 takes the call's threads (else the
+// context's); a call cancelled before it starts is Cancelled. options.ranks
+// makes it one rank of an MPI job (every rank calls).
 Result<ExportToPrecomputedSummary> ExportToPrecomputed(const Context& context,
                                                        const PrecomputedConversionUrls& urls,
-                                                       ExportToPrecomputedOptions options = {});
+                                                       ExportToPrecomputedOptions options = {},
+                                                       const CallOptions& call = {});
 
 // The conversion as a job of independent tasks: the driver prepares the
 // destination, each task converts its part (`part` of `parts`: the Arrow
@@ -48,7 +50,8 @@ Status PrepareExportToPrecomputed(const Context& context, const PrecomputedConve
 Result<ExportToPrecomputedSummary> ExportToPrecomputedPart(const Context& context,
                                                            const PrecomputedConversionUrls& urls,
                                                            int part, int parts,
-                                                           ExportToPrecomputedOptions options = {});
+                                                           ExportToPrecomputedOptions options = {},
+                                                           const CallOptions& call = {});
 Result<ExportToPrecomputedSummary> PublishExportToPrecomputed(
     const Context& context, const PrecomputedConversionUrls& urls,
     const std::vector<ExportToPrecomputedSummary>& parts,

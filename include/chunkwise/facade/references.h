@@ -15,6 +15,7 @@
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/refs/reference_set.h"
+#include "chunkwise/formats/refs/reference_summary.h"
 #include "chunkwise/store/reference_store.h"
 
 namespace chunkwise {
@@ -22,6 +23,9 @@ namespace chunkwise {
 using ReferenceSet = formats::refs::ReferenceSet;
 using ReferenceWriteOptions = formats::refs::ReferenceWriteOptions;
 using ReferenceFormat = formats::refs::ReferenceFormat;
+using ReferenceSummary = formats::refs::ReferenceSummary;
+// "json" (v0), "json-v1" or "parquet"; InvalidArgument naming the text otherwise.
+using formats::refs::ParseReferenceFormat;
 
 struct BuildReferencesOptions {
   // What each reference's URL starts with; empty: the source's absolute
@@ -47,14 +51,21 @@ struct BuildReferencesOptions {
 // array or group, a bcolz carray, DVID export shards, or one .arrow shard.
 // Unsupported naming the format for other sources, and for export shards
 // with options.zarr_chunk_keys_only; DetectFormat's errors when there is none.
+// Progress (chunks or shards referenced) and cancellation are the call's,
+// else the context's.
 Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
-                                     const BuildReferencesOptions& options = {});
+                                     const BuildReferencesOptions& options = {},
+                                     const CallOptions& call = {});
 
 // Writes `set` to `output_url`: a JSON value, or a Parquet set (a directory
 // of values) as options.format says. An existing output is refused unless
 // options.overwrite.
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
                        const ReferenceWriteOptions& options);
+
+// What `set` holds: references by kind, the zarr arrays it describes, the
+// bytes (whole files counted as unsized: no target is looked at).
+Result<ReferenceSummary> SummarizeReferenceSet(const ReferenceSet& set);
 
 // How BuildReferencesInto runs after an earlier run that stopped.
 struct ReferenceJobOptions {
@@ -94,7 +105,8 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
                                                 std::string_view output_url,
                                                 const BuildReferencesOptions& build,
                                                 const ReferenceWriteOptions& write,
-                                                const ReferenceJobOptions& job = {});
+                                                const ReferenceJobOptions& job = {},
+                                                const CallOptions& call = {});
 
 struct ReadReferencesOptions {
   // Local directories targets may lie in besides a local set's own directory.
