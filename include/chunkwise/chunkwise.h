@@ -8,6 +8,8 @@
 //   ParseCodecs, ParseDataType        facade/options.h
 //   CreateZarrArray, OpenZarrArray,
 //     ReadRegion, WriteRegion         facade/zarr_arrays.h
+//   ParseZarrMetadata,
+//     ZarrArrayFromMetadata           facade/zarr_chunk_batches.h
 //   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards, OpenExportShard,
@@ -31,6 +33,7 @@
 //     defined in chunkwise_parallel)  facade/job_ranks.h
 //   NoGpuReason, DescribeGpus         facade/cuda_support.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
+//   WriteGeometryAt, ReadGeometryAt   facade/geometry_arrays.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
 #ifndef CHUNKWISE_CHUNKWISE_H_
@@ -46,6 +49,7 @@
 #include "chunkwise/facade/dvid_labelmaps.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
+#include "chunkwise/facade/geometry_arrays.h"
 #include "chunkwise/facade/job_ranks.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"
@@ -55,5 +59,6 @@
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
+#include "chunkwise/facade/zarr_chunk_batches.h"
 
 #endif  // CHUNKWISE_CHUNKWISE_H_

@@ -30,6 +30,7 @@ from ._stream import StreamWriter
 if TYPE_CHECKING:
     from . import bcolz as bcolz
     from . import dask as dask
+    from . import dvid as dvid
     from . import refs as refs
     from . import vectors as vectors
     from . import zarr as zarr
@@ -37,13 +38,17 @@ if TYPE_CHECKING:
 __version__: str = _core.__version__
 
 
+# The submodules docs/python.md lists ("The package"). chunkwise.zarr needs
+# zarr-python and chunkwise.dask needs dask (_extras.py), so each is imported
+# only when first asked for, as an attribute or by `import chunkwise.NAME`.
+_SUBMODULES = ("bcolz", "dask", "dvid", "refs", "vectors", "zarr")
+
+
 def __getattr__(name: str) -> Any:
-    # chunkwise.zarr needs zarr-python, chunkwise.dask needs dask: import
-    # each (and the other format modules) only when asked for.
-    if name in ("zarr", "dask", "refs", "bcolz", "vectors"):
+    if name in _SUBMODULES:
         import importlib
 
-        return importlib.import_module(".zarr", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'chunkwise' has no attribute {name!r}")
 
 

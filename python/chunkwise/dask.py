@@ -17,11 +17,16 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import dask
-import dask.array as da
 import numpy as np
 
-from . import _core, _progress
+from . import _core, _extras, _progress
+
+try:
+    import dask
+    import dask.array as da
+except ModuleNotFoundError as _missing:
+    _extras.explain_missing(_missing, "dask", "dask")
+    raise
 from ._array import Array, _create_request
 from ._array import open as _open
 from ._cancel import CancelToken

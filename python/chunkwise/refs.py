@@ -66,7 +66,7 @@ class References(Mapping[str, bytes]):
     bytes, a byte range of a target, or a whole target file).
     """
 
-    def __init__(self, core: _core.References) -> None:
+    def __init__(self, core: _core.Store) -> None:
         self._core = core
         self._keys: list[str] | None = None
 
@@ -88,7 +88,8 @@ class References(Mapping[str, bytes]):
 
     def get_range(self, key: str, start: int = 0, stop: int | None = None) -> bytes:
         """Bytes [start, stop) of `key`'s value, cut at its end."""
-        value = self._core.get_range(key, start, stop)
+        length = None if stop is None else max(stop - start, 0)
+        value = self._core.get_range(key, start, length, False)
         if value is None:
             raise KeyError(key)
         return value.tobytes()
@@ -140,7 +141,7 @@ def open(  # noqa: A001 - the module's entry point, like chunkwise.open
     files. Local targets must lie in the set's own directory or one of
     `roots`; remote targets (http(s), s3, gs) are read only with `allow_remote`.
     """
-    return References(_core.References.open(str(refs), [str(r) for r in roots], allow_remote))
+    return References(_core.Store.open_references(str(refs), [str(r) for r in roots], allow_remote))
 
 
 __all__ = ["References", "build", "open"]

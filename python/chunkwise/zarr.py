@@ -15,6 +15,15 @@ import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 import numpy as np
+
+from . import _extras
+
+try:
+    import zarr as _zarr  # noqa: F401  (zarr-python, whose parts are imported below)
+except ModuleNotFoundError as _missing:
+    _extras.explain_missing(_missing, "zarr", "zarr")
+    raise
+
 from zarr.abc.codec import Codec, GetResult
 from zarr.abc.codec import CodecPipeline as _ZarrCodecPipeline
 from zarr.abc.store import (

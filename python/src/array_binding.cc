@@ -1,5 +1,6 @@
-// chunkwise._core.Array: a zarr array (formats/zarr/array.h) read and written
-// by box. The Python Array (chunkwise/_array.py) turns numpy indexing into
+// chunkwise._core.Array: a zarr array (the facade's ZarrArray, facade/
+// zarr_arrays.h) created, opened, read and written by box through the
+// facade. The Python Array (chunkwise/_array.py) turns numpy indexing into
 // boxes and allocates the numpy arrays that reads fill in place.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -17,11 +18,7 @@
 
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "numpy_bytes.h"
-#include "open_store.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -30,12 +27,10 @@ namespace nb = nanobind;
 namespace chunkwise::python {
 namespace {
 
-namespace zarr = formats::zarr;
-
 using OutArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 
-// What chunkwise.create passes down: ArrayLayout's fields, as Python gives them.
+// What chunkwise.create passes down: ZarrArraySpec's fields, as Python gives them.
 struct CreateRequest {
   std::vector<core::Index> shape;
   std::string dtype;  // A zarr v3 data_type name.
@@ -54,52 +49,37 @@ class PyArray {
  public:
   static PyArray Open(const std::string& url) {
     nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
-    // The library names keys relative to the array ("zarr.json"); the URL says where.
-    Result<zarr::Array> array = zarr::Array::Open(store, "", Options(*store));
-    if (!array.ok()) throw StatusError(array.status().WithContext(url));
-    return PyArray(url, *std::move(array));
+    return PyArray(url, ValueOrThrow(OpenZarrArray(ModuleContext(), url)));
   }
 
   // The array at `url`, made with `data` in it (C-contiguous, the request's
   // dtype and shape) when given: its metadata is written only after every
   // chunk, so a failed or cancelled write leaves no array at `url`.
-  // publish=false: the metadata is written only by Publish (formats/zarr's
-  // CreateUnpublished), so the array appears whole or not at all.
+  // publish=false: the metadata is written only by Publish (the facade's
+  // ZarrCreateOptions::publish), so the array appears whole or not at all.
   static PyArray Create(const std::string& url, const CreateRequest& request, bool overwrite,
                         bool publish, std::optional<InArray> data, nb::object progress,
                         std::shared_ptr<CancelToken> cancel) {
-    zarr::ArrayMetadata metadata = ValueOrThrow(BuildMetadata(request));
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(request));
     std::optional<Operation> operation;
     if (data) operation.emplace(std::move(progress), std::move(cancel));
-    std::shared_ptr<zarr::Array> array;
+    std::shared_ptr<ZarrArray> array;
     {
       nb::gil_scoped_release release;
-      std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-      codec::CodecBuildOptions build;
-      if (request.codec) {
-        build = ValueOrThrow(codec::ParseCodecShorthandWithEncoders(*request.codec,
-                                                                    metadata.data_type.size()))
-                    .build;
-      }
-      zarr::ArrayOptions options = Options(*store);
-      options.codec_build = build;
-      array = std::make_shared<zarr::Array>(ValueOrThrow(
-          data || !publish ? zarr::Array::CreateUnpublished(store, "", std::move(metadata),
-                                                            overwrite, std::move(options))
-                           : zarr::Array::Create(store, "", std::move(metadata), overwrite,
-                                                 std::move(options))));
+      array = std::make_shared<ZarrArray>(ValueOrThrow(CreateZarrArray(
+          ModuleContext(), url, spec, {.overwrite = overwrite, .publish = publish && !data})));
     }
     PyArray created(url, std::move(array));
     if (data) {
       const core::Region region = created.CheckedRegion(core::Coord(request.shape.size(), 0),
                                                         request.shape, data->nbytes(), "data");
       const ByteView bytes(static_cast<const std::uint8_t*>(data->data()), data->nbytes());
-      zarr::Array& target = *created.array_;
+      ZarrArray& target = *created.array_;
       operation->Run(
           [&] {
-            CHUNKWISE_RETURN_IF_ERROR(WriteRegion(operation->context(), target, region, bytes));
-            return publish ? target.Publish() : Status::Ok();
+            CHUNKWISE_RETURN_IF_ERROR(
+                WriteRegion(operation->context(), target, region, bytes, operation->call()));
+            return publish ? PublishZarrArray(target) : Status::Ok();
           },
           bytes.size());
     }
@@ -111,36 +91,30 @@ class PyArray {
   static PyArray JoinUnpublished(const std::string& url, const std::string& metadata_json,
                                  const std::optional<std::string>& codec) {
     nb::gil_scoped_release release;
-    zarr::ArrayMetadata metadata =
-        ValueOrThrow(zarr::ParseV3ArrayMetadata(metadata_json, zarr::kZarrJsonKey));
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
-    zarr::ArrayOptions options = Options(*store);
-    if (codec) {
-      options.codec_build =
-          ValueOrThrow(codec::ParseCodecShorthandWithEncoders(*codec, metadata.data_type.size()))
-              .build;
-    }
-    Result<zarr::Array> array =
-        zarr::Array::JoinUnpublished(store, "", std::move(metadata), std::move(options));
-    if (!array.ok()) throw StatusError(array.status().WithContext(url));
-    return PyArray(url, *std::move(array));
+    return PyArray(url, ValueOrThrow(JoinUnpublishedZarrArray(ModuleContext(), url, metadata_json,
+                                                              codec.value_or(""))));
   }
 
   // Writes the metadata of an array created with publish=false.
   void Publish() {
     nb::gil_scoped_release release;
-    ThrowIfError(array_->Publish());
+    ThrowIfError(PublishZarrArray(*array_));
   }
 
   const std::string& url() const { return url_; }
-  const zarr::ArrayMetadata& metadata() const { return array_->metadata(); }
+  const ZarrArrayMetadata& metadata() const { return array_->metadata(); }
   std::vector<core::Index> shape() const { return metadata().shape; }
   std::string dtype() const { return metadata().data_type.numpy_typestr(core::Endian::kLittle); }
-  std::vector<core::Index> chunks() const { return zarr::DescribeLayout(metadata()).chunk_shape; }
-  std::optional<std::vector<core::Index>> shards() const {
-    return zarr::DescribeLayout(metadata()).shard_shape;
+  // The (inner) chunk; the shard when the array's codec is sharding_indexed.
+  std::vector<core::Index> chunks() const {
+    return array_->sharding() != nullptr ? array_->sharding()->chunk_shape()
+                                         : metadata().chunk_shape;
   }
-  std::string metadata_json() const { return zarr::FormatV3ArrayMetadata(metadata()); }
+  std::optional<std::vector<core::Index>> shards() const {
+    if (array_->sharding() == nullptr) return std::nullopt;
+    return metadata().chunk_shape;
+  }
+  std::string metadata_json() const { return ZarrMetadataJson(*array_); }
   std::string attributes_json() const { return metadata().attributes.dump(); }
 
   // Fills `out` (C-contiguous, the array's dtype) with the box [start, stop).
@@ -148,10 +122,11 @@ class PyArray {
                 nb::object progress, std::shared_ptr<CancelToken> cancel) const {
     const core::Region region = CheckedRegion(start, stop, out.nbytes(), "out");
     void* data = out.data();
-    Operation operation(std::move(progress), std::move(cancel), true);
-    const zarr::Array& array = *array_;
-    operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); },
-                  out.nbytes());
+    Operation operation(std::move(progress), std::move(cancel));
+    const ZarrArray& array = *array_;
+    operation.Run(
+        [&] { return ReadRegionInto(operation.context(), array, region, data, operation.call()); },
+        out.nbytes());
   }
 
   // The box [start, stop) in a buffer of the module's own, as a 1-d uint8
@@ -169,9 +144,11 @@ class PyArray {
     const core::Region region = CheckedRegion(start, stop, nbytes, "out");
     Bytes buffer(static_cast<std::size_t>(nbytes));
     std::uint8_t* data = buffer.data();
-    Operation operation(std::move(progress), std::move(cancel), true);
-    const zarr::Array& array = *array_;
-    operation.Run([&] { return ReadRegionInto(operation.context(), array, region, data); }, nbytes);
+    Operation operation(std::move(progress), std::move(cancel));
+    const ZarrArray& array = *array_;
+    operation.Run(
+        [&] { return ReadRegionInto(operation.context(), array, region, data, operation.call()); },
+        nbytes);
     return BytesToNumpy(std::move(buffer));
   }
 
@@ -180,14 +157,15 @@ class PyArray {
              std::shared_ptr<CancelToken> cancel) {
     const core::Region region = CheckedRegion(start, stop, data.nbytes(), "value");
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
-    Operation operation(std::move(progress), std::move(cancel), true);
-    zarr::Array& array = *array_;
-    operation.Run([&] { return WriteRegion(operation.context(), array, region, bytes); },
-                  bytes.size());
+    Operation operation(std::move(progress), std::move(cancel));
+    ZarrArray& array = *array_;
+    operation.Run(
+        [&] { return WriteRegion(operation.context(), array, region, bytes, operation.call()); },
+        bytes.size());
   }
 
   nb::dict Stats() const {
-    zarr::ArrayStorageStats stats;
+    ZarrArrayStorageStats stats;
     {
       nb::gil_scoped_release release;
       stats = ValueOrThrow(array_->Stats());
@@ -203,43 +181,35 @@ class PyArray {
   }
 
  private:
-  PyArray(std::string url, zarr::Array array)
-      : url_(std::move(url)), array_(std::make_shared<zarr::Array>(std::move(array))) {}
-  PyArray(std::string url, std::shared_ptr<zarr::Array> array)
+  PyArray(std::string url, ZarrArray array)
+      : url_(std::move(url)), array_(std::make_shared<ZarrArray>(std::move(array))) {}
+  PyArray(std::string url, std::shared_ptr<ZarrArray> array)
       : url_(std::move(url)), array_(std::move(array)) {}
 
-  // As the facade's arrays: the pool for the store (a larger one for remote stores).
-  static zarr::ArrayOptions Options(const store::Store& store) {
-    zarr::ArrayOptions options;
-    options.pool = ValueOrThrow(ModuleContext().pool_for(store));
-    options.buffers = ModuleContext().buffers();
-    return options;
-  }
-
-  static Result<zarr::ArrayMetadata> BuildMetadata(const CreateRequest& request) {
-    zarr::ArrayLayout layout;
-    layout.shape = request.shape;
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::DataType::FromZarrName(request.dtype));
-    layout.chunk_shape = request.chunks;
-    layout.shard_shape = request.shards;
-    layout.fill_value = request.fill_value;
-    layout.dimension_names = request.dimension_names;
-    layout.zarr_format = request.zarr_format;
+  static Result<ZarrArraySpec> SpecOf(const CreateRequest& request) {
+    ZarrArraySpec spec;
+    spec.shape = request.shape;
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    spec.chunks = request.chunks;
+    spec.shards = request.shards;
+    if (request.codecs_json) {
+      CHUNKWISE_ASSIGN_OR_RETURN(spec.codec_documents,
+                                 ParseJsonOption(*request.codecs_json, "codecs"));
+    } else if (request.codec) {
+      CHUNKWISE_ASSIGN_OR_RETURN(spec.codecs, ParseCodecs(*request.codec));
+    }
+    spec.fill_value = request.fill_value;
+    spec.dimension_names = request.dimension_names;
+    spec.zarr_format = request.zarr_format;
     if (request.index_location == "start") {
-      layout.index_location = zarr::IndexLocation::kStart;
+      spec.index_location = ZarrIndexLocation::kStart;
     } else if (request.index_location != "end") {
       return Status::InvalidArgument("index_location must be \"start\" or \"end\", not \"" +
                                      request.index_location + "\"");
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.attributes,
-                               zarr::ParseJsonDocument(request.attributes_json, "attributes"));
-    if (request.codecs_json) {
-      CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json codecs,
-                                 zarr::ParseJsonDocument(*request.codecs_json, "codecs"));
-      return zarr::BuildArrayMetadataWithCodecs(layout, codecs);
-    }
-    if (request.codec) layout.codec = *request.codec;
-    return zarr::BuildArrayMetadata(layout);
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.attributes,
+                               ParseJsonOption(request.attributes_json, "attributes"));
+    return spec;
   }
 
   // The region [start, stop), checked to hold exactly `nbytes` of elements;
@@ -270,7 +240,7 @@ class PyArray {
 
   std::string url_;
   // Shared so that copies of the Python object's value stay cheap.
-  std::shared_ptr<zarr::Array> array_;
+  std::shared_ptr<ZarrArray> array_;
 };
 
 }  // namespace

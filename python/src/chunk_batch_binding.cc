@@ -1,6 +1,6 @@
 // chunkwise._core.ChunkBatchArray: a zarr array that zarr-python already
 // opened, read and written a batch of chunks at a time
-// (formats/zarr/array.h, Array::ReadChunks and WriteChunks), for
+// (facade/zarr_chunk_batches.h: ZarrArray::ReadChunks and WriteChunks), for
 // chunkwise.zarr.CodecPipeline. zarr-python's metadata document comes in
 // as text; each batch as an int64 array of (chunk, box start, box stop,
 // buffer origin) rows and the numpy buffer the boxes are read into or
@@ -20,9 +20,7 @@
 #include <vector>
 
 #include "bindings.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/store/memory_store.h"
+#include "chunkwise/chunkwise.h"
 #include "numpy_bytes.h"
 #include "open_store.h"
 #include "operation.h"
@@ -32,8 +30,6 @@ namespace nb = nanobind;
 
 namespace chunkwise::python {
 namespace {
-
-namespace zarr = formats::zarr;
 
 // Rows of (chunk[rank], box start[rank], box stop[rank], buffer origin[rank]).
 using TransferRows =
@@ -45,27 +41,29 @@ using ValueBytes =
 
 // The metadata zarr-python would write for the array: zarr.json's text, or
 // .zarray's and .zattrs' for zarr_format 2.
-zarr::ArrayMetadata ParseMetadata(const std::string& text, const std::optional<std::string>& zattrs,
-                                  int zarr_format) {
-  if (zarr_format == 3) return ValueOrThrow(zarr::ParseV3ArrayMetadata(text, "zarr.json"));
-  if (zarr_format != 2) {
-    throw StatusError(
-        Status::InvalidArgument("zarr_format must be 2 or 3, not " + std::to_string(zarr_format)));
-  }
+ZarrArrayMetadata ParseMetadata(const std::string& text, const std::optional<std::string>& zattrs,
+                                int zarr_format) {
   std::optional<std::string_view> attributes;
   if (zattrs) attributes = *zattrs;
-  return ValueOrThrow(zarr::ParseV2ArrayMetadata(text, attributes, ".zarray"));
+  return ValueOrThrow(ParseZarrMetadata(text, attributes, zarr_format));
 }
 
-std::vector<zarr::ChunkTransfer> ToTransfers(const TransferRows& rows, std::size_t rank) {
+// A memory store of its own, shared with no one (not one of the module's memory://NAME).
+Result<std::shared_ptr<store::Store>> PrivateMemoryStore() {
+  StoreOptions options;
+  options.create = true;
+  return OpenStore("memory://private", options);
+}
+
+std::vector<ZarrChunkTransfer> ToTransfers(const TransferRows& rows, std::size_t rank) {
   if (rows.shape(1) != 4 || rows.shape(2) != rank) {
     throw StatusError(Status::InvalidArgument(
         "chunk transfers must be rows of 4 × " + std::to_string(rank) + " integers, not " +
         std::to_string(rows.shape(1)) + " × " + std::to_string(rows.shape(2))));
   }
-  std::vector<zarr::ChunkTransfer> transfers(rows.shape(0));
+  std::vector<ZarrChunkTransfer> transfers(rows.shape(0));
   const std::int64_t* at = rows.data();
-  for (zarr::ChunkTransfer& transfer : transfers) {
+  for (ZarrChunkTransfer& transfer : transfers) {
     const auto take = [&] {
       core::Coord coord(at, at + rank);
       at += rank;
@@ -91,12 +89,12 @@ class PyChunkBatchArray {
   PyChunkBatchArray(const std::optional<std::string>& url, const std::string& prefix,
                     const std::string& text, const std::optional<std::string>& zattrs,
                     int zarr_format) {
-    zarr::ArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
+    ZarrArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
     nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = store::MemoryStore::Create();
-    if (url) store = ValueOrThrow(OpenStoreForUrl(*url, false));
-    array_ = std::make_shared<zarr::Array>(ValueOrThrow(
-        zarr::Array::FromMetadata(store, prefix, std::move(metadata), Options(*store))));
+    std::shared_ptr<store::Store> store =
+        ValueOrThrow(url ? OpenStoreForUrl(*url, false) : PrivateMemoryStore());
+    array_ = std::make_shared<ZarrArray>(ValueOrThrow(
+        ZarrArrayFromMetadata(ModuleContext(), std::move(store), prefix, std::move(metadata))));
   }
 
   // The numpy type string of the elements, e.g. "<u2".
@@ -108,7 +106,7 @@ class PyChunkBatchArray {
 
   std::vector<bool> Read(const TransferRows& rows, const OutArray& out) const {
     const core::Shape shape = BufferShape(out.ndim(), out.shape_ptr(), out.nbytes(), "out");
-    const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
+    const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     void* data = out.data();
     nb::gil_scoped_release release;
     return ValueOrThrow(array_->ReadChunks(transfers, data, shape));
@@ -116,7 +114,7 @@ class PyChunkBatchArray {
 
   void Write(const TransferRows& rows, const InArray& data) {
     const core::Shape shape = BufferShape(data.ndim(), data.shape_ptr(), data.nbytes(), "value");
-    const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
+    const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
     nb::gil_scoped_release release;
     ThrowIfError(array_->WriteChunks(transfers, bytes, shape));
@@ -126,7 +124,7 @@ class PyChunkBatchArray {
   std::vector<bool> ReadValues(const TransferRows& rows, const OutArray& out,
                                const std::vector<std::optional<ValueBytes>>& values) const {
     const core::Shape shape = BufferShape(out.ndim(), out.shape_ptr(), out.nbytes(), "out");
-    const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
+    const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     void* data = out.data();
     const std::vector<std::optional<ByteView>> views = Views(values, transfers.size());
     nb::gil_scoped_release release;
@@ -140,7 +138,7 @@ class PyChunkBatchArray {
   std::vector<nb::object> WriteValues(const TransferRows& rows, const InArray& data,
                                       const std::vector<std::optional<ValueBytes>>& old_values) {
     const core::Shape shape = BufferShape(data.ndim(), data.shape_ptr(), data.nbytes(), "value");
-    const std::vector<zarr::ChunkTransfer> transfers = ToTransfers(rows, shape.size());
+    const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
     const std::vector<std::optional<ByteView>> views = Views(old_values, transfers.size());
     std::vector<std::optional<Bytes>> written(transfers.size());
@@ -176,14 +174,6 @@ class PyChunkBatchArray {
     return shape;
   }
 
-  // As the facade's arrays: the pool for the store (a larger one for remote stores).
-  static zarr::ArrayOptions Options(const store::Store& store) {
-    zarr::ArrayOptions options;
-    options.pool = ValueOrThrow(ModuleContext().pool_for(store));
-    options.buffers = ModuleContext().buffers();
-    return options;
-  }
-
   static std::vector<std::optional<ByteView>> Views(
       const std::vector<std::optional<ValueBytes>>& values, std::size_t rows) {
     if (values.size() != rows) {
@@ -199,18 +189,17 @@ class PyChunkBatchArray {
   }
 
   struct ValuesArray {
-    std::shared_ptr<store::MemoryStore> store;
-    zarr::Array array;
+    std::shared_ptr<store::Store> store;
+    ZarrArray array;
   };
 
   // This array over a memory store of the call's own holding `values` at the
   // keys of the transfers' chunks (copied in: the store owns what it holds).
-  Result<ValuesArray> OverValues(std::span<const zarr::ChunkTransfer> transfers,
+  Result<ValuesArray> OverValues(std::span<const ZarrChunkTransfer> transfers,
                                  const std::vector<std::optional<ByteView>>& values) const {
-    auto store = store::MemoryStore::Create();
+    CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, PrivateMemoryStore());
     CHUNKWISE_ASSIGN_OR_RETURN(
-        zarr::Array array,
-        zarr::Array::FromMetadata(store, "", array_->metadata(), Options(*store)));
+        ZarrArray array, ZarrArrayFromMetadata(ModuleContext(), store, "", array_->metadata()));
     for (std::size_t i = 0; i < transfers.size(); ++i) {
       if (values[i])
         CHUNKWISE_RETURN_IF_ERROR(store->Set(array.ChunkKey(transfers[i].chunk), *values[i]));
@@ -218,7 +207,7 @@ class PyChunkBatchArray {
     return ValuesArray{std::move(store), std::move(array)};
   }
 
-  std::shared_ptr<zarr::Array> array_;
+  std::shared_ptr<ZarrArray> array_;
 };
 
 }  // namespace
@@ -228,12 +217,9 @@ void BindChunkBatch(nb::module_& module) {
       "check_zarr_metadata",
       [](const std::string& text, const std::optional<std::string>& zattrs, int zarr_format) {
         // An array over an empty memory store: its codecs and grid checked as Open checks them.
-        zarr::ArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
-        zarr::ArrayOptions options;
-        options.pool = ValueOrThrow(ModuleContext().pool());
-        options.buffers = ModuleContext().buffers();
-        ValueOrThrow(zarr::Array::FromMetadata(store::MemoryStore::Create(), "",
-                                               std::move(metadata), std::move(options)));
+        ZarrArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
+        ValueOrThrow(ZarrArrayFromMetadata(ModuleContext(), ValueOrThrow(PrivateMemoryStore()), "",
+                                           std::move(metadata)));
       },
       nb::arg("text"), nb::arg("zattrs").none(), nb::arg("zarr_format"));
   nb::class_<PyChunkBatchArray>(module, "ChunkBatchArray")

@@ -1,7 +1,7 @@
-// chunkwise._core's DVID part: the labelmap (facade/dvid_export.h),
-// export-shards, one export shard read by chunk (formats/dvid/
-// arrow_shard_reader.h) and an export read by box (pipelines/
-// exported_volume_reader.h). chunkwise/dvid.py gives them their Python shape.
+// chunkwise._core's DVID part: the labelmap and export-shards
+// (facade/dvid_export.h), one export shard read by chunk and an export read
+// by box (facade/dvid_export.h). chunkwise/dvid.py gives them their
+// Python shape.
 //
 // Every array crosses as uint64 in C order (z, y, x), the library's order.
 #include <nanobind/nanobind.h>
@@ -24,10 +24,6 @@
 
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
-#include "chunkwise/pipelines/exported_volume_reader.h"
-#include "open_store.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -42,8 +38,6 @@ using Zyx = std::array<std::int64_t, 3>;
 using LabelArray = nb::ndarray<nb::numpy, std::uint64_t>;
 using InLabels = nb::ndarray<nb::ro, std::uint64_t, nb::device::cpu, nb::c_contig>;
 using OutLabels = nb::ndarray<std::uint64_t, nb::device::cpu, nb::c_contig>;
-
-constexpr std::string_view kMemoryScheme = "memory://";
 
 // A numpy array of `shape` that takes over `values`, freed when the array is.
 nb::object ToNumpy(std::vector<std::uint64_t> values, std::vector<std::size_t> shape) {
@@ -65,22 +59,6 @@ std::span<const std::uint64_t> Span(const InLabels& values) {
 }
 
 dvid::VoxelBox Box(const Zyx& offset, const Zyx& shape) { return dvid::VoxelBox{offset, shape}; }
-
-// The store and key of one value named by `url`: "memory://NAME/KEY" is
-// KEY in the module's memory store NAME (as chunkwise.open sees it).
-UrlValue LocateValue(const std::string& url) {
-  if (std::string_view(url).starts_with(kMemoryScheme)) {
-    const std::string_view rest = std::string_view(url).substr(kMemoryScheme.size());
-    const std::size_t slash = rest.find('/');
-    if (slash == std::string_view::npos || slash + 1 == rest.size()) {
-      throw StatusError(
-          Status::InvalidArgument(url + ": names a store, not a value (memory://NAME/KEY)"));
-    }
-    return {ValueOrThrow(OpenStoreForUrl(url.substr(0, kMemoryScheme.size() + slash), false)),
-            std::string(rest.substr(slash + 1))};
-  }
-  return ValueOrThrow(LocateUrlValue(ModuleContext(), url, false));
-}
 
 class PyLabelmap {
  public:
@@ -139,16 +117,18 @@ class PyLabelmap {
     operation.Run(
         [&]() -> Status {
           const Context& context = operation.context();
-          CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("ingesting into " + path_));
-          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
+          const CallOptions& call = operation.call();
+          CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "ingesting into " + path_));
+          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                                     context.pool(call));
           Result<dvid::IngestSummary> ingested =
               dvid::IngestVolume(*labelmap, Span(volume), shape,
                                  {.version = version,
                                   .offset = offset,
                                   .downsample_scales = scales,
                                   .pool = pool.get(),
-                                  .observer = context.observer(),
-                                  .cancellation = &context.cancellation()});
+                                  .observer = call.observer,
+                                  .cancellation = &context.cancellation(call)});
           if (!ingested.ok()) return ingested.status().WithContext(path_);
           summary = *std::move(ingested);
           return Status::Ok();
@@ -247,7 +227,8 @@ class PyLabelmap {
         [&]() -> Status {
           CHUNKWISE_ASSIGN_OR_RETURN(
               labels, ReadLabelmapRegion(operation.context(), *labelmap, Box(offset, shape),
-                                         {.version = version, .scale = scale, .mapped = mapped}));
+                                         {.version = version, .scale = scale, .mapped = mapped},
+                                         operation.call()));
           return Status::Ok();
         },
         static_cast<std::uint64_t>(Box(offset, shape).num_voxels()) * sizeof(std::uint64_t));
@@ -309,9 +290,9 @@ class PyLabelmap {
         static_cast<const std::uint8_t*>(static_cast<const void*>(data.c_str())) + data.size());
     std::shared_ptr<Labelmap> labelmap = Get();
     nb::gil_scoped_release release;
-    bytes = ValueOrThrow(dvid::GunzipIfGzip(std::move(bytes), path_));
-    ThrowIfError(labelmap->PutEncodedBlock(Writable(*labelmap, version), scale, coord, bytes)
-                     .WithContext(path_));
+    ThrowIfError(PutLabelBlock(*labelmap, scale, coord, std::move(bytes), path_,
+                               Writable(*labelmap, version))
+                     .status());
   }
 
  private:
@@ -406,20 +387,9 @@ nb::dict Export(const PyLabelmap& source, const PyExportSpec& spec, const std::s
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
-        const Context& context = operation.context();
-        if (!std::string_view(dest).starts_with(kMemoryScheme)) {
-          CHUNKWISE_ASSIGN_OR_RETURN(summary,
-                                     ExportShards(context, *labelmap, spec.spec, dest, options));
-          return Status::Ok();
-        }
-        // The module's memory store of that name, as chunkwise.open sees it.
-        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("exporting to " + dest));
-        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                                   OpenStoreForUrl(dest, true));
-        options.observer = context.observer();
-        options.cancellation = &context.cancellation();
-        CHUNKWISE_ASSIGN_OR_RETURN(
-            summary, pipelines::ExportShards(*labelmap, spec.spec, std::move(store), "", options));
+        // memory://NAME is the module Context's store NAME, as chunkwise.open sees it.
+        CHUNKWISE_ASSIGN_OR_RETURN(summary, ExportShards(operation.context(), *labelmap, spec.spec,
+                                                         dest, options, operation.call()));
         return Status::Ok();
       },
       // Always watched: an export is long.
@@ -431,22 +401,21 @@ class PyShardReader {
  public:
   PyShardReader(const std::string& url, bool read_whole) : url_(url) {
     nb::gil_scoped_release release;
-    const UrlValue value = LocateValue(url);
-    reader_ = std::make_shared<dvid::ArrowShardReader>(
-        ValueOrThrow(dvid::ArrowShardReader::Open(value.store, value.key, {read_whole})));
+    reader_ = std::make_shared<ExportShardReader>(
+        ValueOrThrow(OpenExportShard(ModuleContext(), url, read_whole)));
   }
 
   const std::string& url() const { return url_; }
   bool is_file_format() const { return reader_->is_file_format(); }
   std::size_t num_record_batches() const { return reader_->num_record_batches(); }
   std::string index_form() const {
-    return reader_->index().form == dvid::ChunkIndexForm::kRecord ? "rec" : "offsets";
+    return reader_->index().form == ExportChunkIndexForm::kRecord ? "rec" : "offsets";
   }
   std::vector<std::array<std::int32_t, 3>> ListChunks() const { return reader_->ListChunks(); }
 
   // The record as a dict of the schema's columns, or None if the index does not list it.
   nb::object GetChunk(std::int32_t x, std::int32_t y, std::int32_t z) const {
-    std::optional<dvid::ExportBlock> record = Record(x, y, z);
+    std::optional<ExportBlock> record = Record(x, y, z);
     if (!record) return nb::none();
     nb::dict result;
     result["chunk_x"] = record->chunk_x;
@@ -468,38 +437,33 @@ class PyShardReader {
     std::vector<std::uint64_t> voxels(dvid::kBlockVoxels);
     {
       nb::gil_scoped_release release;
-      const std::optional<dvid::ExportBlock> record = FetchRecord(x, y, z);
+      const std::optional<ExportBlock> record = FetchRecord(x, y, z);
       if (!record) throw StatusError(Status::NotFound(name + " is not in the index"));
-      ThrowIfError(pipelines::DecodeExportBlock(*record, supervoxels, voxels, name));
+      ThrowIfError(DecodeExportBlock(*record, supervoxels, voxels, name));
     }
     return ToNumpy(std::move(voxels), {64, 64, 64});
   }
 
  private:
-  std::optional<dvid::ExportBlock> Record(std::int32_t x, std::int32_t y, std::int32_t z) const {
+  std::optional<ExportBlock> Record(std::int32_t x, std::int32_t y, std::int32_t z) const {
     nb::gil_scoped_release release;
     return FetchRecord(x, y, z);
   }
-  std::optional<dvid::ExportBlock> FetchRecord(std::int32_t x, std::int32_t y,
-                                               std::int32_t z) const {
-    Result<std::optional<dvid::ExportBlock>> record = reader_->Get(x, y, z);
+  std::optional<ExportBlock> FetchRecord(std::int32_t x, std::int32_t y, std::int32_t z) const {
+    Result<std::optional<ExportBlock>> record = reader_->Get(x, y, z);
     if (!record.ok()) throw StatusError(record.status().WithContext(url_));
     return *std::move(record);
   }
 
   std::string url_;
-  std::shared_ptr<const dvid::ArrowShardReader> reader_;
+  std::shared_ptr<const ExportShardReader> reader_;
 };
 
 class PyExportedVolume {
  public:
   explicit PyExportedVolume(const std::string& url) : url_(url) {
     nb::gil_scoped_release release;
-    std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, false));
-    Result<std::unique_ptr<pipelines::ExportedVolumeReader>> reader =
-        pipelines::ExportedVolumeReader::Open(std::move(store), "");
-    if (!reader.ok()) throw StatusError(reader.status().WithContext(url));
-    reader_ = std::move(*reader);
+    reader_ = ValueOrThrow(OpenExportedVolume(ModuleContext(), url));
   }
 
   const std::string& url() const { return url_; }
@@ -558,22 +522,17 @@ class PyExportedVolume {
                                         bool run_inline = false) const {
     CheckScale(scale);
     std::vector<std::uint64_t> labels;
-    Operation operation(std::move(progress), std::move(cancel), true);
+    Operation operation(std::move(progress), std::move(cancel));
     const std::uint64_t bytes = run_inline ? 0
                                            : static_cast<std::uint64_t>(shape[0]) *
                                                  static_cast<std::uint64_t>(shape[1]) *
                                                  static_cast<std::uint64_t>(shape[2]) * 8;
     operation.Run(
         [&]() -> Status {
-          const Context& context = operation.context();
-          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool, context.pool());
-          const std::unique_ptr<core::ProgressReporter> reporter =
-              context.StartProgress("export read", 0, "blocks");
           Result<std::vector<std::uint64_t>> read =
-              reader_->Read(scale, Box(offset, shape), supervoxels, pool.get(),
-                            &context.cancellation(), reporter.get());
+              ReadExportedRegion(operation.context(), *reader_, scale, Box(offset, shape),
+                                 supervoxels, operation.call());
           if (!read.ok()) return read.status().WithContext(url_);
-          reporter->Finish();
           labels = *std::move(read);
           return Status::Ok();
         },
@@ -582,7 +541,7 @@ class PyExportedVolume {
   }
 
   std::string url_;
-  std::shared_ptr<const pipelines::ExportedVolumeReader> reader_;
+  std::shared_ptr<const ExportedVolumeReader> reader_;
 };
 
 }  // namespace

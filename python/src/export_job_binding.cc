@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bindings.h"
-#include "chunkwise/facade/dvid_export.h"
+#include "chunkwise/chunkwise.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -40,8 +40,7 @@ ExportShardsOptions Options(std::size_t workers, std::uint32_t version, int num_
 // One task per output shard of scale 0 (there are at most this many).
 std::uint64_t ExportShardCount(const std::string& spec_url) {
   nb::gil_scoped_release release;
-  const Context context;
-  const ExportSpec spec = ValueOrThrow(ReadExportSpec(context, spec_url));
+  const ExportSpec spec = ValueOrThrow(ReadExportSpec(ModuleContext(), spec_url));
   if (spec.scales.empty()) return 1;
   const auto& scale = spec.scales.front();
   const std::uint64_t chunks = static_cast<std::uint64_t>(scale.bits.grid[0]) *
@@ -53,8 +52,7 @@ std::uint64_t ExportShardCount(const std::string& spec_url) {
 
 void Prepare(const std::string& dest_url, bool overwrite, bool resume) {
   nb::gil_scoped_release release;
-  const Context context;
-  ThrowIfError(PrepareExportShards(context, dest_url, Options(0, 0, 0, overwrite, resume)));
+  ThrowIfError(PrepareExportShards(ModuleContext(), dest_url, Options(0, 0, 0, overwrite, resume)));
 }
 
 // Part `part` of `parts`: its summary as JSON. The labelmap is opened
@@ -64,7 +62,7 @@ std::string Part(const std::string& labelmap_path, const std::string& spec_url,
                  std::uint32_t version, int num_scales, bool resume,
                  std::shared_ptr<CancelToken> cancel) {
   // Watched: Ctrl-C or the token stops the task between blocks.
-  Operation operation(nb::none(), std::move(cancel), false, workers);
+  Operation operation(nb::none(), std::move(cancel), workers);
   std::string summary;
   operation.Run(
       [&]() -> Status {
@@ -75,7 +73,8 @@ std::string Part(const std::string& labelmap_path, const std::string& spec_url,
         CHUNKWISE_ASSIGN_OR_RETURN(
             const ExportSummary done,
             ExportShardsPart(context, *labelmap, spec, dest_url, part, parts,
-                             Options(workers, version, num_scales, false, resume)));
+                             Options(workers, version, num_scales, false, resume),
+                             operation.call()));
         summary = done.ToJson();
         return Status::Ok();
       },
@@ -90,7 +89,7 @@ std::tuple<std::string, std::string> Publish(const std::string& labelmap_path,
                                              const std::vector<std::string>& parts_json,
                                              std::uint32_t version, int num_scales) {
   nb::gil_scoped_release release;
-  const Context context;
+  const Context& context = ModuleContext();
   std::vector<ExportSummary> parts;
   for (const std::string& text : parts_json) {
     parts.push_back(ValueOrThrow(ExportSummary::FromJson(text)));

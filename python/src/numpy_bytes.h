@@ -4,7 +4,7 @@
 
 #include <nanobind/nanobind.h>
 
-#include "chunkwise/core/bytes.h"
+#include "chunkwise/chunkwise.h"
 
 namespace chunkwise::python {
 

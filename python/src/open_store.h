@@ -7,8 +7,7 @@
 #include <memory>
 #include <string_view>
 
-#include "chunkwise/core/result.h"
-#include "chunkwise/store/store.h"
+#include "chunkwise/chunkwise.h"
 
 namespace chunkwise::python {
 

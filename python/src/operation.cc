@@ -59,38 +59,26 @@ void ProgressCounter::OnProgress(std::string_view, std::uint64_t done) {
 
 void ProgressCounter::OnFinish(std::string_view, std::uint64_t done) { RaiseAtLeast(done_, done); }
 
-Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, bool one_call,
-                     std::size_t threads)
-    : progress_(std::move(progress)), token_(std::move(token)), threads_(threads) {
-  if (one_call && progress_.is_none() && token_ == nullptr) {
-    context_ = &ModuleContext();
-    return;
-  }
-  OwnContext();
+Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, std::size_t threads)
+    : progress_(std::move(progress)), token_(std::move(token)) {
+  call_.threads = threads;
+  // Without a callback no one reads the counts: the call reports to no one.
+  if (!progress_.is_none()) call_.observer = &counter_;
+  call_.cancellation = &cancellation_;
 }
 
 Operation::~Operation() = default;
 
-void Operation::OwnContext() {
-  if (owned_ != nullptr) return;
-  counter_ = std::make_shared<ProgressCounter>();
-  ContextOptions options;
-  options.observer = counter_;
-  options.threads = threads_;
-  owned_ = std::make_unique<Context>(std::move(options));
-  context_ = owned_.get();
-}
-
 void Operation::SyncToken() {
-  if (token_ != nullptr && token_->cancelled()) context_->Cancel();
+  if (token_ != nullptr && token_->cancelled()) cancellation_.Cancel();
 }
 
 void Operation::Report() {
   if (progress_.is_none()) return;
-  const std::uint64_t done = counter_->done();
+  const std::uint64_t done = counter_.done();
   if (done == reported_) return;
   reported_ = done;
-  const std::uint64_t total = counter_->total();
+  const std::uint64_t total = counter_.total();
   progress_(done, total == 0 ? nb::object(nb::none()) : nb::object(nb::int_(total)));
 }
 
@@ -105,7 +93,6 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
     ThrowIfError(status);
     return;
   }
-  OwnContext();  // Watched: Ctrl-C cancels this call's Context, never the module's.
   auto outcome = std::make_shared<Outcome>();
   std::thread worker([&work, outcome] {
     Status status = RunGuarded(work);
@@ -130,7 +117,7 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
       Report();
     } catch (nb::python_error& error) {
       raised.emplace(std::move(error));
-      context_->Cancel();
+      cancellation_.Cancel();  // This call's flag alone, never the module Context's.
     }
   }
   {

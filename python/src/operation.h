@@ -1,27 +1,22 @@
-// Operation: one long library call made from Python. It runs with the GIL
-// released, on the facade Context (chunkwise.h) this object owns; Ctrl-C or
-// a CancelToken cancels it through the Context's cancellation, and its
-// progress goes to a Python callback.
+// Operation: one library call made from Python, on the module's one facade
+// Context (chunkwise.h), with the call's own CallOptions: its progress goes
+// to a Python callback, Ctrl-C or a CancelToken cancels it through a flag of
+// its own, and `threads` sizes a pool of its own.
 //
 // A watched call runs on a thread of its own while the calling thread waits
 // with the GIL released and wakes every kWatchInterval to run Python's signal
 // handlers (PyErr_CheckSignals: only the main thread can) and the callback.
-// When a handler raises (KeyboardInterrupt), the Context is cancelled, the
+// When a handler raises (KeyboardInterrupt), the call's flag is set, the
 // call is waited for (it stops at its next chunk or frame), and the handler's
 // exception is raised. A call that is short and has no callback runs inline.
 //
-// Two kinds of Context, and why each exists:
-// - The module Context (ModuleContext(), made when chunkwise._core is
-//   imported and owned by the module object, freed with it): the one the
-//   many small calls share (a 64^3 read, a chunk get). It holds the thread
-//   pool they reuse, so a read of a few microseconds does not start threads
-//   or build a store registry. It is never cancelled and has no observer: a
-//   Ctrl-C on one thread's call must not stop another thread's.
-// - A per-call Context (owned by the Operation): every call that can be
-//   cancelled or reports progress gets its own, so its cancellation flag and
-//   its counts belong to that call alone. A call that starts on the module
-//   Context but turns out to be watched (large: Ctrl-C is checked) moves to a
-//   per-call Context before its work starts.
+// The module Context (ModuleContext(), made when chunkwise._core is imported
+// and owned by the module object, freed with it) holds what lives as long as
+// the module: the thread pools every call reuses (a read of a few
+// microseconds starts no threads), the buffers arrays borrow, and the store
+// registry, whose memory://NAME stores every call sees. It is never
+// cancelled and has no observer: a Ctrl-C on one thread's call stops that
+// call alone.
 #ifndef CHUNKWISE_PYTHON_OPERATION_H_
 #define CHUNKWISE_PYTHON_OPERATION_H_
 
@@ -68,21 +63,20 @@ Context& ModuleContext();
 class Operation {
  public:
   // `progress`: None, or a callable (done, total) with total None when
-  // unknown. `token` may be null. `one_call`: the operation is one Run;
-  // without progress or token it then borrows the module Context instead of
-  // making one (small reads are a few microseconds, a Context's registry
-  // about as many), unless Run finds it large enough to be watched.
-  // `threads`: the pool size of a Context of its own (0: one per core).
-  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token, bool one_call = false,
-            std::size_t threads = 0);
+  // unknown. `token` may be null. `threads`: the size of a pool of the
+  // call's own (0: the module Context's pools).
+  Operation(nanobind::object progress, std::shared_ptr<CancelToken> token, std::size_t threads = 0);
   ~Operation();
   Operation(const Operation&) = delete;
   Operation& operator=(const Operation&) = delete;
 
-  const Context& context() const { return *context_; }
+  // The module's Context, which every call shares.
+  const Context& context() const { return ModuleContext(); }
+  // This call's progress observer, cancellation flag and threads: pass it
+  // to the facade with context().
+  const CallOptions& call() const { return call_; }
 
-  // Runs `work` (which must not touch Python; it must read context() when it
-  // runs, not before, as Run may replace a borrowed one) as the header says; `bytes` is
+  // Runs `work` (which must not touch Python) as the header says; `bytes` is
   // its size, which decides whether it is watched. Throws StatusError for its
   // error (Cancelled → chunkwise.CancelledError), nanobind::python_error for
   // a signal handler's or the callback's exception.
@@ -91,18 +85,15 @@ class Operation {
  private:
   // Calls the callback if the count moved since the last call.
   void Report();
-  // Gives the operation a Context of its own if it borrows the module's.
-  void OwnContext();
-  // Cancels the Context if the token says so.
+  // Sets the call's flag if the token says so.
   void SyncToken();
 
   nanobind::object progress_;
   std::shared_ptr<CancelToken> token_;
-  std::shared_ptr<ProgressCounter> counter_;
-  std::unique_ptr<Context> owned_;
-  Context* context_ = nullptr;  // owned_, or the module's (never cancelled).
+  ProgressCounter counter_;
+  core::Cancellation cancellation_;
+  CallOptions call_;
   std::uint64_t reported_ = UINT64_MAX;
-  std::size_t threads_ = 0;
 };
 
 }  // namespace chunkwise::python

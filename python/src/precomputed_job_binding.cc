@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "bindings.h"
-#include "chunkwise/facade/precomputed_conversion.h"
+#include "chunkwise/chunkwise.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -60,17 +61,16 @@ std::uint64_t Count(const std::string& export_url, const std::string& spec_url,
                     const Request& request) {
   const ExportToPrecomputedOptions options = Options(request);
   nb::gil_scoped_release release;
-  const Context context;
   return ValueOrThrow(
-      CountExportToPrecomputedShards(context, Urls(export_url, "", spec_url), options));
+      CountExportToPrecomputedShards(ModuleContext(), Urls(export_url, "", spec_url), options));
 }
 
 void Prepare(const std::string& export_url, const std::string& dest_url,
              const std::string& spec_url, const Request& request) {
   const ExportToPrecomputedOptions options = Options(request);
   nb::gil_scoped_release release;
-  const Context context;
-  ThrowIfError(PrepareExportToPrecomputed(context, Urls(export_url, dest_url, spec_url), options));
+  ThrowIfError(
+      PrepareExportToPrecomputed(ModuleContext(), Urls(export_url, dest_url, spec_url), options));
 }
 
 // Part `part` of `parts`, on `request.threads` threads: its summary as JSON.
@@ -78,11 +78,10 @@ std::string Part(const std::string& export_url, const std::string& dest_url,
                  const std::string& spec_url, int part, int parts, const Request& request) {
   const ExportToPrecomputedOptions options = Options(request);
   nb::gil_scoped_release release;
-  ContextOptions context_options;
-  context_options.threads = request.threads;
-  const Context context(context_options);
-  return ValueOrThrow(ExportToPrecomputedPart(context, Urls(export_url, dest_url, spec_url), part,
-                                              parts, options))
+  CallOptions call;
+  call.threads = request.threads;
+  return ValueOrThrow(ExportToPrecomputedPart(ModuleContext(), Urls(export_url, dest_url, spec_url),
+                                              part, parts, options, call))
       .ToJson();
 }
 
@@ -94,7 +93,7 @@ std::tuple<std::string, std::string> Publish(const std::string& export_url,
                                              const Request& request) {
   const ExportToPrecomputedOptions options = Options(request);
   nb::gil_scoped_release release;
-  const Context context;
+  const Context& context = ModuleContext();
   std::vector<ExportToPrecomputedSummary> parts;
   for (const std::string& text : parts_json) {
     parts.push_back(ValueOrThrow(ExportToPrecomputedSummary::FromJson(text)));

@@ -1,22 +1,18 @@
 // chunkwise._core's reference sets: build_references (the facade's
-// BuildReferences then WriteReferences) and References, a read-only store
-// over a set's keys (the facade's reference store), for chunkwise/refs.py.
+// BuildReferences then WriteReferences), for chunkwise/refs.py. A set is
+// read through Store.open_references (store_binding.cc): the facade's
+// reference store, read as any other store.
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
-#include "chunkwise/formats/refs/reference_summary.h"
-#include "numpy_bytes.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -24,8 +20,6 @@ namespace nb = nanobind;
 
 namespace chunkwise::python {
 namespace {
-
-namespace refs = formats::refs;
 
 // What chunkwise.refs.build passes down.
 struct BuildRequest {
@@ -37,7 +31,7 @@ struct BuildRequest {
   bool overwrite = false;
 };
 
-nb::dict SummaryDict(const refs::ReferenceSummary& summary) {
+nb::dict SummaryDict(const ReferenceSummary& summary) {
   nb::dict result;
   result["references"] = summary.total_references();
   result["inline"] = summary.inline_count;
@@ -52,7 +46,7 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
                            const BuildRequest& request, nb::object progress,
                            std::shared_ptr<CancelToken> cancel) {
   ReferenceWriteOptions write;
-  write.format = ValueOrThrow(refs::ParseReferenceFormat(request.format));
+  write.format = ValueOrThrow(ParseReferenceFormat(request.format));
   write.templates = request.templates;
   write.record_size = request.record_size;
   write.root_array_name = request.root_array_name;
@@ -61,93 +55,26 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
     throw StatusError(Status::InvalidArgument("record_size must be positive"));
   }
   Operation operation(std::move(progress), std::move(cancel));
-  refs::ReferenceSummary summary;
+  ReferenceSummary summary;
   operation.Run(
       [&]() -> Status {
         const Context& context = operation.context();
+        const CallOptions& call = operation.call();
         CHUNKWISE_ASSIGN_OR_RETURN(
             const ReferenceSet set,
-            BuildReferences(
-                context, source,
-                {.url_base = request.url_base,
-                 .zarr_chunk_keys_only = write.format == refs::ReferenceFormat::kParquet}));
-        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing references to " + output));
+            BuildReferences(context, source,
+                            {.url_base = request.url_base,
+                             .zarr_chunk_keys_only = write.format == ReferenceFormat::kParquet},
+                            call));
+        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing references to " + output));
         CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, set, output, write));
-        CHUNKWISE_ASSIGN_OR_RETURN(summary, refs::SummarizeReferences(set, nullptr));
+        CHUNKWISE_ASSIGN_OR_RETURN(summary, SummarizeReferences(set));
         return Status::Ok();
       },
       // Always watched: the chunk count of the source is not known here.
       UINT64_MAX);
   return SummaryDict(summary);
 }
-
-// A reference set's keys, read through the facade's reference store: inline
-// values, and byte ranges or whole files of the targets the set names.
-class PyReferences {
- public:
-  // The set at `url`: a path or file:// (its relative targets resolve
-  // against its directory), or a set in object storage, s3://, gs:// or
-  // http(s):// (facade/references.h, OpenReferenceStore).
-  static PyReferences Open(const std::string& url, const std::vector<std::string>& roots,
-                           bool allow_remote) {
-    ReadReferencesOptions options;
-    for (const std::string& root : roots) options.allowed_roots.emplace_back(root);
-    options.allow_remote = allow_remote;
-    nb::gil_scoped_release release;
-    return PyReferences(url, ValueOrThrow(OpenReferenceStore(ModuleContext(), url, options)));
-  }
-
-  const std::string& url() const { return url_; }
-
-  nb::object Get(const std::string& key) const {
-    std::optional<Bytes> value;
-    {
-      nb::gil_scoped_release release;
-      value = ValueOrThrow(store_->Get(key));
-    }
-    if (!value) return nb::none();
-    return BytesToNumpy(*std::move(value));
-  }
-
-  // Bytes [start, stop) of `key`'s value, cut at its end; None without the key.
-  nb::object GetRange(const std::string& key, std::uint64_t start,
-                      std::optional<std::uint64_t> stop) const {
-    std::optional<Bytes> value;
-    {
-      nb::gil_scoped_release release;
-      const std::optional<std::uint64_t> size = ValueOrThrow(store_->Size(key));
-      if (size) {
-        const std::uint64_t end = std::min(stop.value_or(*size), *size);
-        if (start >= end) {
-          value.emplace();
-        } else {
-          value = ValueOrThrow(store_->GetRange(key, store::ByteRange::Span(start, end - start)));
-        }
-      }
-    }
-    if (!value) return nb::none();
-    return BytesToNumpy(*std::move(value));
-  }
-
-  std::optional<std::uint64_t> Size(const std::string& key) const {
-    nb::gil_scoped_release release;
-    return ValueOrThrow(store_->Size(key));
-  }
-
-  std::vector<std::string> List(const std::string& prefix) const {
-    nb::gil_scoped_release release;
-    return ValueOrThrow(store_->List(prefix));
-  }
-
-  std::string Describe(const std::string& key) const { return store_->Describe(key); }
-
- private:
-  PyReferences(std::string url, std::shared_ptr<store::Store> store)
-      : url_(std::move(url)), store_(std::move(store)) {}
-
-  std::string url_;
-  std::shared_ptr<store::Store> store_;
-};
 
 }  // namespace
 
@@ -164,17 +91,6 @@ void BindReferences(nb::module_& module) {
   module.def("build_references", &BuildReferencesAt, nb::arg("source"), nb::arg("output"),
              nb::arg("request"), nb::arg("progress") = nb::none(),
              nb::arg("cancel").none() = nb::none());
-
-  nb::class_<PyReferences>(module, "References")
-      .def_static("open", &PyReferences::Open, nb::arg("url"), nb::arg("roots"),
-                  nb::arg("allow_remote"))
-      .def_prop_ro("url", &PyReferences::url)
-      .def("get", &PyReferences::Get, nb::arg("key"))
-      .def("get_range", &PyReferences::GetRange, nb::arg("key"), nb::arg("start"),
-           nb::arg("stop").none())
-      .def("size", &PyReferences::Size, nb::arg("key"))
-      .def("list", &PyReferences::List, nb::arg("prefix"))
-      .def("describe", &PyReferences::Describe, nb::arg("key"));
 }
 
 }  // namespace chunkwise::python

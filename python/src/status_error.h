@@ -10,8 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "chunkwise/core/result.h"
-#include "chunkwise/core/status.h"
+#include "chunkwise/chunkwise.h"
 
 namespace chunkwise::python {
 

@@ -1,6 +1,7 @@
-// chunkwise._core.Store: any chunkwise store (store/store.h) as bytes by key,
-// for chunkwise.zarr.Store. Values come back as numpy uint8 arrays that own
-// the library's buffer: no copy on the way out.
+// chunkwise._core.Store: any chunkwise store as bytes by key, for
+// chunkwise.zarr.Store and, over a reference set (the facade's
+// OpenReferenceStore), chunkwise.refs.References. Values come back as numpy
+// uint8 arrays that own the library's buffer: no copy on the way out.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -13,8 +14,10 @@
 #include <vector>
 
 #include "bindings.h"
+#include "chunkwise/chunkwise.h"
 #include "numpy_bytes.h"
 #include "open_store.h"
+#include "operation.h"
 #include "status_error.h"
 
 namespace nb = nanobind;
@@ -29,6 +32,18 @@ class PyStore {
   static PyStore Open(const std::string& url, bool create) {
     nb::gil_scoped_release release;
     return PyStore(url, ValueOrThrow(OpenStoreForUrl(url, create)));
+  }
+
+  // The read-only store over the reference set at `url`: a path or file://
+  // (its relative targets resolve against its directory), or a set in
+  // object storage, s3://, gs:// or http(s):// (facade/references.h).
+  static PyStore OpenReferences(const std::string& url, const std::vector<std::string>& roots,
+                                bool allow_remote) {
+    ReadReferencesOptions options;
+    for (const std::string& root : roots) options.allowed_roots.emplace_back(root);
+    options.allow_remote = allow_remote;
+    nb::gil_scoped_release release;
+    return PyStore(url, ValueOrThrow(OpenReferenceStore(ModuleContext(), url, options)));
   }
 
   const std::string& url() const { return url_; }
@@ -120,6 +135,8 @@ class PyStore {
 void BindStore(nb::module_& module) {
   nb::class_<PyStore>(module, "Store")
       .def_static("open", &PyStore::Open, nb::arg("url"), nb::arg("create"))
+      .def_static("open_references", &PyStore::OpenReferences, nb::arg("url"), nb::arg("roots"),
+                  nb::arg("allow_remote"))
       .def_prop_ro("url", &PyStore::url)
       .def("get", &PyStore::Get, nb::arg("key"))
       .def("get_range", &PyStore::GetRange, nb::arg("key"), nb::arg("offset"),

@@ -1,5 +1,5 @@
 // chunkwise._core.StreamWriter: frames in, a sharded zarr v3 array out,
-// through the streaming shard writer (pipelines/stream/stream_writer.h).
+// through the facade's FrameStreamWriter (facade/frame_stream.h).
 // chunkwise/_stream.py gives it its keyword arguments and context manager.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -15,8 +15,6 @@
 
 #include "bindings.h"
 #include "chunkwise/chunkwise.h"
-#include "chunkwise/pipelines/stream/backend_choice.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
 #include "open_store.h"
 #include "operation.h"
 #include "status_error.h"
@@ -103,8 +101,9 @@ class PyStreamWriter {
     options.backend = ValueOrThrow(stream::ParseBackendRequest(request.backend));
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
-    writer_ = ValueOrThrow(FrameStreamWriter::Create(operation_->context(), std::move(store), url,
-                                                     std::move(config), options));
+    writer_ =
+        ValueOrThrow(FrameStreamWriter::Create(operation_->context(), std::move(store), url,
+                                               std::move(config), options, operation_->call()));
   }
 
   void Append(InBytes data) {
@@ -164,7 +163,7 @@ class PyStreamWriter {
   }
 
   std::string url_;
-  std::unique_ptr<Operation> operation_;  // Its Context outlives writer_.
+  std::unique_ptr<Operation> operation_;  // Its CallOptions outlive writer_.
   std::unique_ptr<FrameStreamWriter> writer_;
   stream::StreamStats stats_;  // Kept at close.
 };

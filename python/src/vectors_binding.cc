@@ -1,6 +1,7 @@
 // chunkwise._core's zarr-vectors: geometry (points, graphs, polylines,
-// skeletons, meshes) in and out as numpy arrays (formats/vectors), for
-// chunkwise/vectors.py, which gives it its keyword arguments.
+// skeletons, meshes) in and out as numpy arrays through the facade
+// (facade/geometry_arrays.h), for chunkwise/vectors.py, which gives it its
+// keyword arguments.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -16,9 +17,7 @@
 #include <vector>
 
 #include "bindings.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/writer.h"
-#include "open_store.h"
+#include "chunkwise/chunkwise.h"
 #include "operation.h"
 #include "status_error.h"
 
@@ -26,8 +25,6 @@ namespace nb = nanobind;
 
 namespace chunkwise::python {
 namespace {
-
-namespace vectors = formats::vectors;
 
 using Positions = nb::ndarray<const float, nb::shape<-1, 3>, nb::c_contig, nb::device::cpu>;
 using Int64s = nb::ndarray<const std::int64_t, nb::c_contig, nb::device::cpu>;
@@ -62,8 +59,8 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
                       const std::vector<Floats>& vertex_attributes,
                       const std::vector<Floats>& link_attributes, nb::object progress,
                       std::shared_ptr<CancelToken> cancel) {
-  vectors::Geometry geometry;
-  geometry.type = ValueOrThrow(vectors::ParseGeometryType(request.type));
+  Geometry geometry;
+  geometry.type = ValueOrThrow(ParseGeometryType(request.type));
   geometry.positions.resize(positions.shape(0));
   std::memcpy(geometry.positions.data(), positions.data(), positions.nbytes());
   if (links) geometry.links = CopyOf(links->data(), links->size());
@@ -86,26 +83,15 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
   if (request.chunk_shape.size() != 3) {
     throw StatusError(Status::InvalidArgument("chunk_shape must have 3 extents (x, y, z)"));
   }
-  vectors::WriteOptions options;
+  GeometryWriteOptions options;
   options.chunk_shape = {request.chunk_shape[0], request.chunk_shape[1], request.chunk_shape[2]};
   options.overwrite = request.overwrite;
-  vectors::WriteSummary summary;
+  GeometryWriteSummary summary;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
-        const Context& context = operation.context();
-        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing " + url));
-        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreForUrl(url, true));
-        CHUNKWISE_ASSIGN_OR_RETURN(options.store_options.pool, context.pool());
-        const std::unique_ptr<core::ProgressReporter> reporter =
-            context.StartProgress("vectors write", geometry.positions.size(), "vertices");
-        options.progress = reporter.get();
-        options.cancellation = &context.cancellation();
-        Result<vectors::WriteSummary> written =
-            vectors::WriteGeometry(store, "", geometry, options);
-        if (!written.ok()) return written.status().WithContext(url);
-        reporter->Finish();
-        summary = *written;
+        CHUNKWISE_ASSIGN_OR_RETURN(summary, WriteGeometryAt(operation.context(), url, geometry,
+                                                            options, operation.call()));
         return Status::Ok();
       },
       positions.nbytes());
@@ -118,40 +104,25 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
 nb::dict ReadVectors(const std::string& url, int level, const std::string& region,
                      std::optional<std::int64_t> object_id, nb::object progress,
                      std::shared_ptr<CancelToken> cancel) {
-  vectors::ReadQuery query;
-  query.level = level;
-  if (!region.empty()) query.bbox = ValueOrThrow(vectors::ParseRegionBox(region));
-  query.object_id = object_id;
-  vectors::LevelGeometry read;
+  GeometryReadOptions options;
+  options.level = level;
+  if (!region.empty()) options.region = ValueOrThrow(ParseRegionBox(region));
+  options.object_id = object_id;
+  Geometry geometry;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
-        const Context& context = operation.context();
-        CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                                   OpenStoreForUrl(url, false));
-        vectors::VectorStoreOptions options;
-        CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool());
-        Result<vectors::VectorStore> opened = vectors::VectorStore::Open(store, "", options);
-        if (!opened.ok()) return opened.status().WithContext(url);
-        // The chunks a query visits are known only inside the read: no total.
-        const std::unique_ptr<core::ProgressReporter> reporter =
-            context.StartProgress("vectors read", 0, "chunks");
-        query.progress = reporter.get();
-        query.cancellation = &context.cancellation();
-        Result<vectors::LevelGeometry> geometry = vectors::ReadGeometry(*opened, query);
-        if (!geometry.ok()) return geometry.status().WithContext(url);
-        reporter->Finish();
-        read = std::move(geometry).value();
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            geometry, ReadGeometryAt(operation.context(), url, options, operation.call()));
         return Status::Ok();
       },
       // Watched (Ctrl-C and the token are checked) whatever its size.
       UINT64_MAX);
-  vectors::Geometry& geometry = read.geometry;
   const std::size_t n = geometry.positions.size();
   std::vector<float> positions(n * 3);
   std::memcpy(positions.data(), geometry.positions.data(), positions.size() * sizeof(float));
   nb::dict result;
-  const std::string_view type = vectors::GeometryTypeName(geometry.type);
+  const std::string_view type = GeometryTypeName(geometry.type);
   result["type"] = nb::str(type.data(), type.size());
   result["positions"] = ToNumpy(std::move(positions), {n, 3});
   const auto width = static_cast<std::size_t>(geometry.link_width());
@@ -161,14 +132,14 @@ nb::dict ReadVectors(const std::string& url, int level, const std::string& regio
                                                      : ToNumpy(std::move(geometry.object_ids),
                                                                {geometry.object_ids.size()});
   nb::dict vertex_attributes;
-  for (vectors::VertexAttribute& attribute : geometry.vertex_attributes) {
+  for (GeometryVertexAttribute& attribute : geometry.vertex_attributes) {
     const std::size_t count = attribute.values.size();
     vertex_attributes[nb::str(attribute.name.c_str())] =
         ToNumpy(std::move(attribute.values), {count});
   }
   result["vertex_attributes"] = vertex_attributes;
   nb::dict link_attributes;
-  for (vectors::LinkAttribute& attribute : geometry.link_attributes) {
+  for (GeometryLinkAttribute& attribute : geometry.link_attributes) {
     const auto channels = static_cast<std::size_t>(attribute.channels);
     const std::size_t count = attribute.values.size() / channels;
     link_attributes[nb::str(attribute.name.c_str())] =

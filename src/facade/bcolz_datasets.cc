@@ -4,10 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/index.h"
+#include "chunkwise/formats/bcolz/carray.h"
+#include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/store/file_store.h"
 
 namespace chunkwise {
 namespace {
+
+namespace bcolz = formats::bcolz;
 
 bool IsBcolzKey(const std::string& key) {
   if (key == "__rootdirs__" || key == "meta/storage") return true;
@@ -74,35 +79,157 @@ Result<std::shared_ptr<store::Store>> OpenExisting(const Context& context, std::
   return store;
 }
 
+// `options` with the call's observer, cancellation and threads where it leaves them unset.
+BcolzImportOptions WithCall(const Context& context, const CallOptions& call,
+                            BcolzImportOptions options) {
+  if (options.observer == nullptr) {
+    options.observer = call.observer != nullptr ? call.observer : context.observer();
+  }
+  if (options.cancellation == nullptr) options.cancellation = &context.cancellation(call);
+  if (options.threads == 0) options.threads = static_cast<int>(call.threads);
+  return options;
+}
+
+Status CreateRows(const std::shared_ptr<store::Store>& store, const BcolzRows& rows,
+                  const BcolzImportOptions& options, const bcolz::CallHooks& hooks) {
+  bcolz::CarrayOptions carray_options;
+  carray_options.cparams = options.cparams;
+  carray_options.expectedlen = rows.shape[0];
+  carray_options.chunklen = options.chunklen;
+  carray_options.threads = options.threads;
+  if (rows.dtype.is_structured()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto columns, bcolz::Ctable::ColumnsFor(rows.dtype, carray_options));
+    CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Create(store, "", columns));
+    table->set_hooks(hooks);
+    CHUNKWISE_RETURN_IF_ERROR(table->Append(rows.dtype, rows.bytes));
+    return table->Flush();
+  }
+  carray_options.dtype = rows.dtype;
+  carray_options.atom_shape.assign(rows.shape.begin() + 1, rows.shape.end());
+  CHUNKWISE_ASSIGN_OR_RETURN(auto carray, bcolz::Carray::Create(store, "", carray_options));
+  carray->set_hooks(hooks);
+  CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows.bytes));
+  return carray->Flush();
+}
+
+Status AppendRows(const std::shared_ptr<store::Store>& store, const BcolzRows& rows,
+                  std::string_view url, const bcolz::CallHooks& hooks) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool ctable, bcolz::Ctable::IsCtable(*store, ""));
+  if (ctable) {
+    CHUNKWISE_ASSIGN_OR_RETURN(auto table, bcolz::Ctable::Open(store, "", bcolz::Mode::kAppend));
+    table->set_hooks(hooks);
+    CHUNKWISE_RETURN_IF_ERROR(table->Append(rows.dtype, rows.bytes));
+    return table->Flush();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(auto carray, bcolz::Carray::Open(store, "", bcolz::Mode::kAppend));
+  const std::vector<std::int64_t> row_shape(rows.shape.begin() + 1, rows.shape.end());
+  if (rows.dtype.is_structured() || !(carray->dtype() == rows.dtype) ||
+      carray->atom_shape() != row_shape) {
+    return Status::InvalidArgument(std::string(url) + ": the carray holds rows of " +
+                                   carray->dtype().ToDescr() + " and shape " +
+                                   core::FormatShape(carray->atom_shape()) + "; the data's are " +
+                                   rows.dtype.ToDescr() + " and " + core::FormatShape(row_shape));
+  }
+  carray->set_hooks(hooks);
+  CHUNKWISE_RETURN_IF_ERROR(carray->Append(rows.bytes));
+  return carray->Flush();
+}
+
+Status CheckRows(const BcolzRows& rows, std::string_view url) {
+  if (rows.shape.empty()) {
+    return Status::InvalidArgument(std::string(url) + ": bcolz holds rows; a 0-d array has none");
+  }
+  return Status::Ok();
+}
+
+// The dataset's length once written, with its data/ directories when local.
+Result<std::int64_t> Finish(const std::shared_ptr<store::Store>& store, std::string_view url,
+                            core::ProgressReporter& progress) {
+  CHUNKWISE_RETURN_IF_ERROR(AddLocalDirectories(*store));
+  Result<nlohmann::ordered_json> described = bcolz::DescribeDatasetJson(store, "");
+  if (!described.ok()) return described.status().WithContext(url);
+  progress.Finish();
+  return (*described)["length"].get<std::int64_t>();
+}
+
 }  // namespace
 
 Result<BcolzImportSummary> CreateBcolz(const Context& context, std::string_view url,
                                        const std::filesystem::path& input,
-                                       const BcolzImportOptions& options, bool overwrite) {
+                                       const BcolzImportOptions& options, bool overwrite,
+                                       const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing into " + std::string(url)));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
   CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(*store, url, overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(BcolzImportSummary summary,
-                             io::CreateBcolzFromFile(input, store, "", options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      BcolzImportSummary summary,
+      io::CreateBcolzFromFile(input, store, "", WithCall(context, call, options)));
   CHUNKWISE_RETURN_IF_ERROR(AddLocalDirectories(*store));
   return summary;
 }
 
 Result<BcolzImportSummary> AppendBcolz(const Context& context, std::string_view url,
                                        const std::filesystem::path& input,
-                                       const BcolzImportOptions& options) {
+                                       const BcolzImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "appending to " + std::string(url)));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenExisting(context, url, /*write=*/true));
   CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
-  CHUNKWISE_ASSIGN_OR_RETURN(BcolzImportSummary summary,
-                             io::AppendBcolzFromFile(input, store, "", options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      BcolzImportSummary summary,
+      io::AppendBcolzFromFile(input, store, "", WithCall(context, call, options)));
   CHUNKWISE_RETURN_IF_ERROR(AddLocalDirectories(*store));
   return summary;
 }
 
 Result<std::shared_ptr<store::Store>> OpenBcolz(const Context& context, std::string_view url) {
   return OpenExisting(context, url, /*write=*/false);
+}
+
+Result<std::int64_t> WriteBcolzRows(const Context& context, std::string_view url,
+                                    const BcolzRows& rows, const BcolzImportOptions& options,
+                                    bool overwrite, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRows(rows, url));
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
+  CHUNKWISE_RETURN_IF_ERROR(CheckReplaceable(*store, url, overwrite));
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "bcolz write", rows.bytes.size(), "B");
+  const bcolz::CallHooks hooks{progress.get(), &context.cancellation(call)};
+  CHUNKWISE_RETURN_IF_ERROR(CreateRows(store, rows, options, hooks).WithContext(url));
+  return Finish(store, url, *progress);
+}
+
+Result<std::int64_t> AppendBcolzRows(const Context& context, std::string_view url,
+                                     const BcolzRows& rows, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckRows(rows, url));
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "appending to " + std::string(url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenExisting(context, url, /*write=*/true));
+  CHUNKWISE_RETURN_IF_ERROR(CheckWritable(*store, url));
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "bcolz write", rows.bytes.size(), "B");
+  const bcolz::CallHooks hooks{progress.get(), &context.cancellation(call)};
+  CHUNKWISE_RETURN_IF_ERROR(AppendRows(store, rows, url, hooks));
+  return Finish(store, url, *progress);
+}
+
+Result<core::NpyArray> ReadBcolz(const Context& context, std::string_view url,
+                                 const BcolzReadOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading " + std::string(url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenBcolz(context, url));
+  bcolz::ReadRequest request{options.slice, options.columns, options.where};
+  request.progress = [&context, &call](std::uint64_t total) {
+    return context.StartProgress(call, "bcolz read", total, "B");
+  };
+  request.cancellation = &context.cancellation(call);
+  Result<core::NpyArray> read = bcolz::ReadSelection(store, "", request);
+  if (!read.ok()) return read.status().WithContext(url);
+  return read;
 }
 
 Result<std::string> DescribeBcolz(const Context& context, std::string_view url) {

@@ -55,6 +55,25 @@ Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url) 
 
 namespace {
 
+constexpr std::string_view kMemoryScheme = "memory://";
+
+// The store and key of the value `url` names. A memory store's name is the
+// URL's first segment (memory://NAME/s0/0_0_0.arrow is s0/0_0_0.arrow in
+// NAME); every other URL's store is its parent (LocateUrlValue).
+Result<UrlValue> LocateExportValue(const Context& context, std::string_view url) {
+  if (!url.starts_with(kMemoryScheme)) return LocateUrlValue(context, url, false);
+  const std::string_view rest = url.substr(kMemoryScheme.size());
+  const std::size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash + 1 == rest.size()) {
+    return Status::InvalidArgument(std::string(url) +
+                                   ": names a store, not a value (memory://NAME/KEY)");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url.substr(0, kMemoryScheme.size() + slash),
+                                       context.store_options(false)));
+  return UrlValue{std::move(store), std::string(rest.substr(slash + 1))};
+}
+
 // Where an export to `dest_url` goes: a local directory as the prefix
 // "<name>/" of the store over its parent, so that a failed export, whose keys
 // are erased, leaves no directory behind; any other URL as its store's root.
@@ -75,11 +94,12 @@ Result<ExportDestinationUrl> LocateExportDestination(const Context& context,
   return ExportDestinationUrl{std::move(store), ""};
 }
 
-ExportShardsOptions WithContext(const Context& context, ExportShardsOptions options) {
-  options.progress = context.progress_mode();
-  options.observer = context.observer();
-  options.cancellation = &context.cancellation();
-  if (options.workers == 0) options.workers = context.threads();
+ExportShardsOptions WithContext(const Context& context, const CallOptions& call,
+                                ExportShardsOptions options) {
+  options.progress = call.progress_mode.value_or(context.progress_mode());
+  options.observer = call.observer != nullptr ? call.observer : context.observer();
+  options.cancellation = &context.cancellation(call);
+  if (options.workers == 0) options.workers = call.threads != 0 ? call.threads : context.threads();
   return options;
 }
 
@@ -87,10 +107,10 @@ ExportShardsOptions WithContext(const Context& context, ExportShardsOptions opti
 
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,
-                                   ExportShardsOptions options) {
+                                   ExportShardsOptions options, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
-  options = WithContext(context, std::move(options));
+      context.CheckCancelled(call, std::string("exporting to ") + std::string(dest_url)));
+  options = WithContext(context, call, std::move(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl parsed, ParseStoreUrl(dest_url));
   // A killed export's temporaries; under ranks only rank 0, which prepares
   // the prefix before any rank writes (the others' files are not yet there).
@@ -113,10 +133,11 @@ Status PrepareExportShards(const Context& context, std::string_view dest_url,
 
 Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
                                        const ExportSpec& spec, std::string_view dest_url, int part,
-                                       int parts, ExportShardsOptions options) {
+                                       int parts, ExportShardsOptions options,
+                                       const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled(std::string("exporting to ") + std::string(dest_url)));
-  options = WithContext(context, std::move(options));
+      context.CheckCancelled(call, std::string("exporting to ") + std::string(dest_url)));
+  options = WithContext(context, call, std::move(options));
   CHUNKWISE_ASSIGN_OR_RETURN(const ExportDestinationUrl dest,
                              LocateExportDestination(context, dest_url));
   return pipelines::ExportShardsPart(labelmap, spec, dest.store, dest.prefix, part, parts, options);
@@ -131,9 +152,10 @@ Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap
   return pipelines::PublishExportShards(labelmap, spec, dest.store, dest.prefix, parts, options);
 }
 
-Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue file, LocateUrlValue(context, url, false));
-  return ExportShardReader::Open(file.store, file.key);
+Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url,
+                                          bool read_whole) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue file, LocateExportValue(context, url));
+  return ExportShardReader::Open(file.store, file.key, {read_whole});
 }
 
 Result<std::vector<std::uint64_t>> DecodeExportBlock(const ExportBlock& block, bool supervoxels,
@@ -147,7 +169,10 @@ Result<std::unique_ptr<ExportedVolumeReader>> OpenExportedVolume(const Context& 
                                                                  std::string_view url) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
-  return ExportedVolumeReader::Open(std::move(store), "");
+  Result<std::unique_ptr<ExportedVolumeReader>> reader =
+      ExportedVolumeReader::Open(std::move(store), "");
+  if (!reader.ok()) return reader.status().WithContext(url);
+  return reader;
 }
 
 Result<std::vector<std::uint64_t>> ReadExportedRegion(const Context& context,

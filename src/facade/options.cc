@@ -1,6 +1,7 @@
 #include "chunkwise/facade/options.h"
 
 #include "chunkwise/codec/codec_shorthand.h"
+#include "chunkwise/core/json.h"
 
 namespace chunkwise {
 namespace {
@@ -70,6 +71,10 @@ Result<core::DataType> ParseDataType(std::string_view text) {
   return Status::InvalidArgument("\"" + std::string(text) +
                                  "\" is not a data type: give a zarr name such as uint16 or "
                                  "float32, or a little-endian numpy typestr such as <u2");
+}
+
+Result<nlohmann::json> ParseJsonOption(std::string_view text, std::string_view what) {
+  return core::ParseJson(text, what);
 }
 
 }  // namespace chunkwise

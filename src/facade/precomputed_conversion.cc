@@ -16,9 +16,10 @@ struct Conversion {
   std::shared_ptr<store::Store> dest;
 };
 
-Result<Conversion> Open(const Context& context, const PrecomputedConversionUrls& urls) {
-  CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled("converting " + std::string(urls.export_url) + " to precomputed"));
+Result<Conversion> Open(const Context& context, const PrecomputedConversionUrls& urls,
+                        const CallOptions& call = {}) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(
+      call, "converting " + std::string(urls.export_url) + " to precomputed"));
   Conversion conversion;
   CHUNKWISE_ASSIGN_OR_RETURN(conversion.source,
                              OpenStore(context, urls.export_url, context.store_options(false)));
@@ -31,8 +32,8 @@ Result<Conversion> Open(const Context& context, const PrecomputedConversionUrls&
   return conversion;
 }
 
-ExportToPrecomputedOptions WithContext(const Context& context, ExportToPrecomputedOptions options,
-                                       const CallOptions& call = {}) {
+ExportToPrecomputedOptions WithContext(const Context& context, const CallOptions& call,
+                                       ExportToPrecomputedOptions options) {
   options.progress = call.progress_mode.value_or(context.progress_mode());
   if (call.threads != 0) options.threads = call.threads;
   if (options.threads == 0) options.threads = context.threads();
@@ -45,9 +46,9 @@ Result<ExportToPrecomputedSummary> ExportToPrecomputed(const Context& context,
                                                        const PrecomputedConversionUrls& urls,
                                                        ExportToPrecomputedOptions options,
                                                        const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(Conversion conversion, Open(context, urls));
+  CHUNKWISE_ASSIGN_OR_RETURN(Conversion conversion, Open(context, urls, call));
   return pipelines::ExportToPrecomputed(conversion.source, "", std::move(conversion.spec),
-                                        conversion.dest, "", WithContext(context, options, call));
+                                        conversion.dest, "", WithContext(context, call, options));
 }
 
 Result<std::uint64_t> CountExportToPrecomputedShards(const Context& context,
@@ -67,10 +68,11 @@ Status PrepareExportToPrecomputed(const Context& context, const PrecomputedConve
 Result<ExportToPrecomputedSummary> ExportToPrecomputedPart(const Context& context,
                                                            const PrecomputedConversionUrls& urls,
                                                            int part, int parts,
-                                                           ExportToPrecomputedOptions options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const Conversion conversion, Open(context, urls));
+                                                           ExportToPrecomputedOptions options,
+                                                           const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const Conversion conversion, Open(context, urls, call));
   return pipelines::ExportToPrecomputedPart(conversion.source, "", conversion.spec, conversion.dest,
-                                            "", {part, parts}, WithContext(context, options));
+                                            "", {part, parts}, WithContext(context, call, options));
 }
 
 Result<ExportToPrecomputedSummary> PublishExportToPrecomputed(

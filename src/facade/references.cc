@@ -59,9 +59,9 @@ Result<Source> OpenSource(const Context& context, const StoreUrl& url) {
 // Progress shows on rank 0 only.
 Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view source_url,
                                         const BuildReferencesOptions& options,
-                                        const core::JobPart& part) {
-  CHUNKWISE_RETURN_IF_ERROR(
-      context.CheckCancelled(std::string("building references to ") + std::string(source_url)));
+                                        const core::JobPart& part, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(
+      call, std::string("building references to ") + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
   CHUNKWISE_ASSIGN_OR_RETURN(Source source, OpenSource(context, url));
   if (!options.url_base.empty()) {
@@ -71,7 +71,7 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
   CHUNKWISE_ASSIGN_OR_RETURN(const DetectedFormat format,
                              DetectFormat(*source.store, source.prefix));
   const auto progress_for = [&](const char* unit) {
-    return part.rank == 0 ? context.StartProgress("refs build", 0, unit) : nullptr;
+    return part.rank == 0 ? context.StartProgress(call, "refs build", 0, unit) : nullptr;
   };
   switch (format.kind) {
     case FormatKind::kZarrV3Array:
@@ -79,18 +79,19 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
     case FormatKind::kZarrV2Array:
     case FormatKind::kZarrV2Group: {
       auto progress = progress_for("chunks");
-      CHUNKWISE_ASSIGN_OR_RETURN(
-          ReferenceSet set, refs::BuildZarrReferences(
-                                source.store, source.prefix,
-                                {source.url_base, progress.get(), &context.cancellation(), part}));
+      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
+                                 refs::BuildZarrReferences(source.store, source.prefix,
+                                                           {source.url_base, progress.get(),
+                                                            &context.cancellation(call), part}));
       if (progress != nullptr) progress->Finish();
       return set;
     }
     case FormatKind::kBcolzCarray: {
-      refs::BcolzReferenceOptions bcolz{source.url_base, part, nullptr, &context.cancellation()};
+      refs::BcolzReferenceOptions bcolz{source.url_base, part, nullptr,
+                                        &context.cancellation(call)};
       if (part.rank == 0) {
-        bcolz.start_progress = [&context](std::uint64_t chunks) {
-          return context.StartProgress("refs build", chunks, "chunks");
+        bcolz.start_progress = [&context, &call](std::uint64_t chunks) {
+          return context.StartProgress(call, "refs build", chunks, "chunks");
         };
       }
       return refs::BuildBcolzReferences(source.store, source.prefix, bcolz);
@@ -105,9 +106,9 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
       }
       auto progress = progress_for("shards");
       CHUNKWISE_ASSIGN_OR_RETURN(
-          ReferenceSet set, refs::BuildArrowShardReferences(
-                                source.store, source.prefix,
-                                {source.url_base, progress.get(), &context.cancellation(), part}));
+          ReferenceSet set, refs::BuildArrowShardReferences(source.store, source.prefix,
+                                                            {source.url_base, progress.get(),
+                                                             &context.cancellation(call), part}));
       if (progress != nullptr) progress->Finish();
       return set;
     }
@@ -209,14 +210,15 @@ Status RemoveWork(const JobPlace& place, std::string_view output_url) {
 // earlier run when resuming ("kept").
 Result<std::string> SavePart(const Context& context, std::string_view source_url,
                              const BuildReferencesOptions& build, const ReferenceJobOptions& job,
-                             const JobPlace& place, const core::JobPart& part) {
+                             const JobPlace& place, const core::JobPart& part,
+                             const CallOptions& call) {
   const std::string key = place.PartKey(part.rank, part.size);
   if (job.resume) {
     CHUNKWISE_ASSIGN_OR_RETURN(const bool saved, place.store->Exists(key));
     if (saved) return std::string("kept");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const ReferenceSet set,
-                             BuildReferencePart(context, source_url, build, part));
+                             BuildReferencePart(context, source_url, build, part, call));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, refs::EncodeReferencePart(set));
   if (job.before_part_saved) CHUNKWISE_RETURN_IF_ERROR(job.before_part_saved(key));
   CHUNKWISE_RETURN_IF_ERROR(place.store->Set(key, AsBytes(text)));
@@ -251,7 +253,8 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
                                                 std::string_view output_url,
                                                 const BuildReferencesOptions& build,
                                                 const ReferenceWriteOptions& write,
-                                                const ReferenceJobOptions& job) {
+                                                const ReferenceJobOptions& job,
+                                                const CallOptions& call) {
   core::SingleProcess alone;
   core::Communicator& ranks = build.ranks != nullptr ? *build.ranks : alone;
   const bool root = ranks.rank() == 0;
@@ -267,14 +270,15 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
   summary.parts = ranks.size();
   if (ranks.size() == 1) {
     // One process: no parts to save; the set is written as it is built.
-    CHUNKWISE_ASSIGN_OR_RETURN(summary.set, BuildReferencePart(context, source_url, build, {}));
+    CHUNKWISE_ASSIGN_OR_RETURN(summary.set,
+                               BuildReferencePart(context, source_url, build, {}, call));
     CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, summary.set, output_url, write));
     CHUNKWISE_RETURN_IF_ERROR(RemoveWork(*place, output_url));
     return summary;
   }
-  const Result<std::string> saved =
-      place.ok() ? SavePart(context, source_url, build, job, *place, {ranks.rank(), ranks.size()})
-                 : Result<std::string>(place.status());
+  const Result<std::string> saved = place.ok() ? SavePart(context, source_url, build, job, *place,
+                                                          {ranks.rank(), ranks.size()}, call)
+                                               : Result<std::string>(place.status());
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> outcomes,
                              core::GatherOutcomes(ranks, saved));
   Result<ReferenceSet> joined =
@@ -286,15 +290,16 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
 }
 
 Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
-                                     const BuildReferencesOptions& options) {
+                                     const BuildReferencesOptions& options,
+                                     const CallOptions& call) {
   if (options.ranks == nullptr || options.ranks->size() == 1) {
-    return BuildReferencePart(context, source_url, options, {});
+    return BuildReferencePart(context, source_url, options, {}, call);
   }
   core::Communicator& ranks = *options.ranks;
   // Every rank reaches the gather, its error included: a rank that returned
   // early would leave the others waiting in it.
   const Result<ReferenceSet> part =
-      BuildReferencePart(context, source_url, options, {ranks.rank(), ranks.size()});
+      BuildReferencePart(context, source_url, options, {ranks.rank(), ranks.size()}, call);
   const Result<std::string> encoded =
       part.ok() ? refs::EncodeReferencePart(*part) : Result<std::string>(part.status());
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> parts,

@@ -10,9 +10,9 @@ namespace {
 namespace zarr = formats::zarr;
 
 Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::Store& store,
-                                          std::string_view codecs) {
+                                          std::string_view codecs, const CallOptions& call = {}) {
   zarr::ArrayOptions options;
-  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store));
+  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store, call));
   options.buffers = context.buffers();
   if (!codecs.empty()) {
     // The encoder a shorthand picks (e.g. deterministic blosc-lz4) writes the chunks.
@@ -44,7 +44,11 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
   layout.dimension_names = spec.dimension_names;
   layout.zarr_format = spec.zarr_format;
   layout.attributes = spec.attributes;
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
+  if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()
+                                                               ? zarr::BuildArrayMetadata(layout)
+                                                               : zarr::BuildArrayMetadataWithCodecs(
+                                                                     layout, spec.codec_documents));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
@@ -85,51 +89,55 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
                                    std::string_view destination_url,
                                    const pipelines::ZarrConversionLayout& layout,
-                                   const ZarrConvertOptions& options) {
+                                   const ZarrConvertOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "converting " + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
                              pipelines::ConvertedMetadata(source.metadata(), layout));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, destination_url, context.store_options(true)));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
-                             ArrayOptionsOf(context, *destination, layout.codecs.value_or("")));
-  return pipelines::ConvertZarrArray(source, std::move(destination), "", metadata,
-                                     {.ranks = options.ranks,
-                                      .overwrite = options.overwrite,
-                                      .resume = options.resume,
-                                      .destination = std::move(array_options),
-                                      .progress = {.label = "convert",
-                                                   .mode = context.progress_mode(),
-                                                   .observer = context.observer()},
-                                      .before_object = [&context](const std::string& key) {
-                                        return context.CheckCancelled("converting, before " + key);
-                                      }});
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::ArrayOptions array_options,
+      ArrayOptionsOf(context, *destination, layout.codecs.value_or(""), call));
+  return pipelines::ConvertZarrArray(
+      source, std::move(destination), "", metadata,
+      {.ranks = options.ranks,
+       .overwrite = options.overwrite,
+       .resume = options.resume,
+       .destination = std::move(array_options),
+       .progress = {.label = "convert",
+                    .mode = call.progress_mode.value_or(context.progress_mode()),
+                    .observer = call.observer != nullptr ? call.observer : context.observer()},
+       .before_object = [&context, &call](const std::string& key) {
+         return context.CheckCancelled(call, "converting, before " + key);
+       }});
 }
 
-Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region) {
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
+Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region,
+                         const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading a zarr array"));
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(RegionBytes(array, region), "reading a region"));
   Bytes data(static_cast<std::size_t>(RegionBytes(array, region)));
-  CHUNKWISE_RETURN_IF_ERROR(ReadRegionInto(context, array, region, data.data()));
+  CHUNKWISE_RETURN_IF_ERROR(ReadRegionInto(context, array, region, data.data(), call));
   return data;
 }
 
 Status ReadRegionInto(const Context& context, const ZarrArray& array, const core::Region& region,
-                      void* out) {
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("reading a zarr array"));
+                      void* out, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading a zarr array"));
   std::unique_ptr<core::ProgressReporter> progress =
-      context.StartProgress("read", RegionBytes(array, region), "B");
-  const Status status = array.ReadInto(region, out, {progress.get(), &context.cancellation()});
+      context.StartProgress(call, "read", RegionBytes(array, region), "B");
+  const Status status = array.ReadInto(region, out, {progress.get(), &context.cancellation(call)});
   if (status.ok()) progress->Finish();
   return status;
 }
 
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
-                   ByteView data) {
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled("writing a zarr array"));
+                   ByteView data, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing a zarr array"));
   std::unique_ptr<core::ProgressReporter> progress =
-      context.StartProgress("write", data.size(), "B");
-  const Status status = array.Write(region, data, {progress.get(), &context.cancellation()});
+      context.StartProgress(call, "write", data.size(), "B");
+  const Status status = array.Write(region, data, {progress.get(), &context.cancellation(call)});
   if (status.ok()) progress->Finish();
   return status;
 }

@@ -193,6 +193,32 @@ TEST(ContextApi, ObserversSeeProgressAndCancelStopsWork) {
   EXPECT_EQ(At16(*first, 0), 0);  // The cancelled write wrote nothing.
 }
 
+// One context serves calls watched apart: each call's observer and
+// cancellation flag (CallOptions) are its own, the context's untouched.
+TEST(ContextApi, ACallsOwnObserverAndCancellationLeaveTheContextsAlone) {
+  auto context_observer = std::make_shared<CountingObserver>();
+  Context context({.threads = 2, .observer = context_observer});
+  auto array = CreateZarrArray(context, "memory://per-call", Sharded16());
+  ASSERT_TRUE(array.ok());
+  CountingObserver call_observer;
+  core::Cancellation flag;
+  CallOptions call;
+  call.observer = &call_observer;
+  call.cancellation = &flag;
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region({0, 0}, {8, 12}), Ramp16(96), call).ok());
+  EXPECT_EQ(call_observer.finished_with, 192u);
+  EXPECT_EQ(context_observer->starts, 0);  // Told nothing of the call's counts.
+
+  flag.Cancel();  // This call's flag: it stops, another call on the context runs.
+  EXPECT_EQ(ReadRegion(context, *array, core::Region({0, 0}, {1, 1}), call).status().code(),
+            StatusCode::kCancelled);
+  EXPECT_FALSE(context.cancelled());
+  auto read = ReadRegion(context, *array, core::Region({0, 0}, {1, 1}));
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(At16(*read, 0), 0);
+  EXPECT_EQ(context_observer->starts, 1);
+}
+
 // Cancels its context at the first progress report: the operation is then
 // running, and stops at its next chunk.
 class CancelOnFirstProgress : public ProgressObserver {

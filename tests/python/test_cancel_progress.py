@@ -526,3 +526,22 @@ def test_a_cancelled_export_read_stops_before_its_first_block(tmp_path: pathlib.
     back = volume.read(progress=seen, cancel=token)
     np.testing.assert_array_equal(back, labels)
     assert seen.calls[-1] == (8, None)  # the 8 blocks, counted as read
+
+
+def test_a_watched_call_runs_on_the_module_context_and_sees_its_memory_stores(
+    tmp_path: pathlib.Path, memory_url: str
+) -> None:
+    # memory:// stores belong to the module's one Context. A call watched by a
+    # callback and a token runs on that Context with its own CallOptions, so
+    # it sees the store the module wrote before it (a Context of its own
+    # would see an empty memory://NAME and fail, NotFound).
+    data = np.arange(24 * 24, dtype="uint16").reshape(24, 24)
+    chunkwise.create(memory_url, data=data, chunks=[8, 8], zarr_format=2)
+    seen = Recorder()
+    token = chunkwise.CancelToken()
+    built = chunkwise.refs.build(memory_url, str(tmp_path / "m.json"), progress=seen, cancel=token)
+    assert built["references"] == 9 + 2  # 9 chunks, .zarray and .zattrs
+    assert seen.calls and seen.calls[-1][0] == 9  # chunks referenced
+    # The token is the call's alone: cancelling it after the call stops no other.
+    token.cancel()
+    np.testing.assert_array_equal(chunkwise.open(memory_url).read(progress=Recorder()), data)

@@ -330,3 +330,21 @@ def test_to_precomputed_failed_task_publishes_nothing_and_resume_completes(
     assert {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
         p.name: p.read_bytes() for p in reference.rglob("*") if p.is_file()
     }
+
+
+def test_export_shards_and_to_precomputed_as_tasks_into_memory_stores(tmp_path: Path) -> None:
+    # The driver's calls and the tasks (run in this process by the
+    # synchronous scheduler) share the module's one Context, so the
+    # memory:// export that the driver prepares is the one the tasks write
+    # and the driver publishes, and the conversion reads it.
+    labels, db, spec = ingested_labelmap(tmp_path, zyx=(64, 128, 256), group=777, scales=0)
+    export, volume = "memory://dask-export", "memory://dask-precomputed"
+    with dask.config.set(scheduler="synchronous"):
+        exported = cwd.export_shards(db, spec, export, tasks=2)
+        converted = cwd.to_precomputed(export, volume, tasks=2)
+    assert exported["scales"][0]["blocks_written"] == 8
+    assert converted["scales"][0]["shards_written"] == 4
+    np.testing.assert_array_equal(chunkwise.dvid.open_export(export).read(), labels)
+    from chunkwise import _core
+
+    assert _core.Store.open(volume, False).exists("info")  # published

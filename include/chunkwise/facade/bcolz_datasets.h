@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chunkwise/facade/context.h"
 #include "chunkwise/formats/bcolz/dataset.h"
@@ -26,16 +27,19 @@ using BcolzImportSummary = io::BcolzImportSummary;
 // Creates a carray or ctable at `url` from the array file `input`. Something
 // already at `url` is refused (InvalidArgument naming it, "overwrite not
 // requested") unless `overwrite`; even then only a bcolz dataset is replaced,
-// never other keys.
+// never other keys. Where `options` leave them unset, the observer (row
+// bytes), cancellation and threads are the call's, else the context's.
 Result<BcolzImportSummary> CreateBcolz(const Context& context, std::string_view url,
                                        const std::filesystem::path& input,
-                                       const BcolzImportOptions& options, bool overwrite);
+                                       const BcolzImportOptions& options, bool overwrite,
+                                       const CallOptions& call = {});
 
 // Appends the rows of `input` to the dataset at `url` (io::AppendBcolzFromFile).
-// NotFound naming the URL when no dataset is there.
+// NotFound naming the URL when no dataset is there. The call as CreateBcolz's.
 Result<BcolzImportSummary> AppendBcolz(const Context& context, std::string_view url,
                                        const std::filesystem::path& input,
-                                       const BcolzImportOptions& options);
+                                       const BcolzImportOptions& options,
+                                       const CallOptions& call = {});
 
 // The store of the dataset at `url`, to be read. NotFound naming the URL
 // when no carray or ctable is there.
@@ -46,6 +50,41 @@ Result<std::shared_ptr<store::Store>> OpenBcolz(const Context& context, std::str
 // one JSON object. OpenBcolz's errors.
 Result<std::string> DescribeBcolz(const Context& context, std::string_view url);
 Result<nlohmann::ordered_json> DescribeBcolzJson(const Context& context, std::string_view url);
+
+// Rows held in memory (a numpy array's bytes, C order): a structured dtype
+// makes a ctable, one column per field; any other a carray of that dtype.
+struct BcolzRows {
+  core::NpyDtype dtype;
+  std::vector<std::int64_t> shape;  // {rows, row shape...}.
+  ByteView bytes;
+};
+
+// Creates a carray or ctable at `url` holding `rows`, refused as CreateBcolz
+// refuses (something there, unless `overwrite`, and then only a bcolz
+// dataset is replaced). options.cparams, chunklen and threads as for an
+// import; progress counts the rows' bytes, and a cancelled write keeps the
+// batches of chunks it finished. The dataset's length after it.
+Result<std::int64_t> WriteBcolzRows(const Context& context, std::string_view url,
+                                    const BcolzRows& rows, const BcolzImportOptions& options,
+                                    bool overwrite, const CallOptions& call = {});
+// Appends `rows` to the dataset at `url`: InvalidArgument naming the URL when
+// their dtype or row shape is not the carray's (or a ctable's columns).
+Result<std::int64_t> AppendBcolzRows(const Context& context, std::string_view url,
+                                     const BcolzRows& rows, const CallOptions& call = {});
+
+// What ReadBcolz selects (formats/bcolz/dataset.h, ReadRequest).
+struct BcolzReadOptions {
+  std::string slice;                 // "a:b" over rows; "" is all.
+  std::vector<std::string> columns;  // A ctable's columns to keep; empty is all.
+  std::string where;                 // A ctable's predicate ("x > 3 & id == 1").
+};
+
+// The selected rows of the dataset at `url`: the carray's shape and dtype,
+// or a structured array of the columns. Progress counts the bytes read (the
+// rows scanned for `where`); Cancelled between chunks.
+Result<core::NpyArray> ReadBcolz(const Context& context, std::string_view url,
+                                 const BcolzReadOptions& options, const CallOptions& call = {});
+
 
 }  // namespace chunkwise
 

@@ -31,6 +31,8 @@ using ExportBlock = formats::dvid::ExportBlock;
 using ExportChunkIndexForm = formats::dvid::ChunkIndexForm;
 using ArrowIpcFormat = formats::arrow::IpcFormat;
 using ExportedVolumeReader = pipelines::ExportedVolumeReader;
+// The same decoding into a caller's 64³ buffer (a numpy array's).
+using pipelines::DecodeExportBlock;
 
 // What ReadLabelmapRegion reads.
 struct LabelmapReadOptions {
@@ -64,12 +66,13 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
 
 // Exports `labelmap` to `dest_url` as export_shards.h says; options.progress,
-// observer and cancellation are the context's (a cancelled export publishes
-// nothing), options.workers 0 takes the context's threads. A local
-// destination directory is created only by a successful export.
+// observer and cancellation are the call's (else the context's; a cancelled
+// export publishes nothing), options.workers 0 takes the call's threads (else
+// the context's). A local destination directory is created only by a
+// successful export; "memory://NAME" is the context's memory store NAME.
 Result<ExportSummary> ExportShards(const Context& context, const Labelmap& labelmap,
                                    const ExportSpec& spec, std::string_view dest_url,
-                                   ExportShardsOptions options = {});
+                                   ExportShardsOptions options = {}, const CallOptions& call = {});
 
 // Export-shards as a job of independent tasks (a dask graph; pipelines/
 // export_shards.h, "a job of independent tasks"): the driver prepares
@@ -81,16 +84,20 @@ Status PrepareExportShards(const Context& context, std::string_view dest_url,
                            const ExportShardsOptions& options = {});
 Result<ExportSummary> ExportShardsPart(const Context& context, const Labelmap& labelmap,
                                        const ExportSpec& spec, std::string_view dest_url, int part,
-                                       int parts, ExportShardsOptions options = {});
+                                       int parts, ExportShardsOptions options = {},
+                                       const CallOptions& call = {});
 Result<ExportSummary> PublishExportShards(const Context& context, const Labelmap& labelmap,
                                           const ExportSpec& spec, std::string_view dest_url,
                                           const std::vector<ExportSummary>& parts,
                                           const ExportShardsOptions& options = {});
 
 // The export shard at `url` (an .arrow value; its .csv index beside it).
-// NotFound if either is missing; Corruption naming the key if the .arrow is
-// not an export shard or the index is malformed.
-Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url);
+// "memory://NAME/KEY" is KEY in the context's memory store NAME (the store an
+// export to memory://NAME wrote). `read_whole`: the value is read at once
+// rather than by ranges. NotFound if either is missing; Corruption naming
+// the key if the .arrow is not an export shard or the index is malformed.
+Result<ExportShardReader> OpenExportShard(const Context& context, std::string_view url,
+                                          bool read_whole = false);
 
 // The 64³ voxels (z, y, x, C order) of `block`: mapped labels, or the
 // supervoxels with `supervoxels`. Corruption naming `name` for a block that

@@ -35,22 +35,23 @@ Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest req
 
 class FrameStreamWriter {
  public:
-  // Plans `config` (config.threads 0 takes the context's), creates the array
-  // at `url` and starts the pipeline. The context must outlive the writer.
+  // Plans `config` (config.threads 0 takes the call's threads, else the
+  // context's), creates the array at `url` and starts the pipeline. The
+  // writer's progress and cancellation are the call's (else the context's)
+  // for its whole life: the context and what `call` points to must outlive it.
   static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
                                                            std::string_view url,
                                                            StreamConfig config,
-                                                           const FrameStreamOptions& options = {});
+                                                           const FrameStreamOptions& options = {},
+                                                           const CallOptions& call = {});
   // As Create, into `store` (opened by the caller) at its root; `url` names
   // it in messages.
-  static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
-                                                           std::shared_ptr<store::Store> store,
-                                                           std::string_view url,
-                                                           StreamConfig config,
-                                                           const FrameStreamOptions& options = {});
+  static Result<std::unique_ptr<FrameStreamWriter>> Create(
+      const Context& context, std::shared_ptr<store::Store> store, std::string_view url,
+      StreamConfig config, const FrameStreamOptions& options = {}, const CallOptions& call = {});
   ~FrameStreamWriter();
 
-  // The next bytes of the array, split anywhere. The context's cancellation
+  // The next bytes of the array, split anywhere. The call's cancellation
   // is checked before each piece of about a frame: Cancelled then, with the
   // bytes before taken and the rest not (the writer is then to be dropped:
   // finished shards stay, open ones are discarded, and no array is published
@@ -72,6 +73,7 @@ class FrameStreamWriter {
   FrameStreamWriter() = default;
 
   const Context* context_ = nullptr;
+  CallOptions call_;  // Borrowed pointers, the creator's to keep alive.
   std::string url_;
   std::string backend_note_;
   std::unique_ptr<core::ProgressReporter> progress_;  // Outlives writer_, which counts on it.

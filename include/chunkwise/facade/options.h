@@ -6,6 +6,7 @@
 #ifndef CHUNKWISE_FACADE_OPTIONS_H_
 #define CHUNKWISE_FACADE_OPTIONS_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,10 @@ Result<CodecChainSpec> ParseCodecs(std::string_view shorthand);
 // ("<u2", "|u1", "<f4"; little-endian or single-byte only). InvalidArgument
 // naming the text otherwise.
 Result<core::DataType> ParseDataType(std::string_view text);
+
+// An option given as JSON text (attributes, codec documents), parsed with the
+// library's limits (core/json.h). InvalidArgument naming `what` when it is not JSON.
+Result<nlohmann::json> ParseJsonOption(std::string_view text, std::string_view what);
 
 }  // namespace chunkwise
 

@@ -50,7 +50,8 @@ Status PrepareExportToPrecomputed(const Context& context, const PrecomputedConve
 Result<ExportToPrecomputedSummary> ExportToPrecomputedPart(const Context& context,
                                                            const PrecomputedConversionUrls& urls,
                                                            int part, int parts,
-                                                           ExportToPrecomputedOptions options = {});
+                                                           ExportToPrecomputedOptions options = {},
+                                                           const CallOptions& call = {});
 Result<ExportToPrecomputedSummary> PublishExportToPrecomputed(
     const Context& context, const PrecomputedConversionUrls& urls,
     const std::vector<ExportToPrecomputedSummary>& parts,

@@ -51,8 +51,11 @@ struct BuildReferencesOptions {
 // array or group, a bcolz carray, DVID export shards, or one .arrow shard.
 // Unsupported naming the format for other sources, and for export shards
 // with options.zarr_chunk_keys_only; DetectFormat's errors when there is none.
+// Progress (chunks or shards referenced) and cancellation are the call's,
+// else the context's.
 Result<ReferenceSet> BuildReferences(const Context& context, std::string_view source_url,
-                                     const BuildReferencesOptions& options = {});
+                                     const BuildReferencesOptions& options = {},
+                                     const CallOptions& call = {});
 
 // Writes `set` to `output_url`: a JSON value, or a Parquet set (a directory
 // of values) as options.format says. An existing output is refused unless
@@ -98,7 +101,8 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
                                                 std::string_view output_url,
                                                 const BuildReferencesOptions& build,
                                                 const ReferenceWriteOptions& write,
-                                                const ReferenceJobOptions& job = {});
+                                                const ReferenceJobOptions& job = {},
+                                                const CallOptions& call = {});
 
 struct ReadReferencesOptions {
   // Local directories targets may lie in besides a local set's own directory.

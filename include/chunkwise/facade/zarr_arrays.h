@@ -23,6 +23,9 @@
 namespace chunkwise {
 
 using ZarrArray = formats::zarr::Array;
+using ZarrArrayMetadata = formats::zarr::ArrayMetadata;
+using ZarrArrayStorageStats = formats::zarr::ArrayStorageStats;
+using ZarrIndexLocation = formats::zarr::IndexLocation;
 
 // What a new array is: the choices a person makes, the rest by convention
 // (formats/zarr/array_layout.h).
@@ -32,11 +35,14 @@ struct ZarrArraySpec {
   core::Shape chunks;                 // The (inner) chunk.
   std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
   CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
-  formats::zarr::IndexLocation index_location = formats::zarr::IndexLocation::kEnd;
+  ZarrIndexLocation index_location = ZarrIndexLocation::kEnd;
   std::optional<std::string> fill_value;     // As text ("0", "nan", "-1"); absent: 0.
   std::vector<std::string> dimension_names;  // Empty, or one per dimension.
   int zarr_format = 3;
   nlohmann::json attributes = nlohmann::json::object();
+  // Not null: the (inner) chunks' bytes→bytes codecs as a JSON array of
+  // zarr v3 codec documents ([{"name": "zstd", ...}]), in place of `codecs`.
+  nlohmann::json codec_documents = nullptr;
 };
 
 struct ZarrCreateOptions {
@@ -73,16 +79,19 @@ std::string ZarrMetadataJson(const ZarrArray& array);
 Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url);
 
 // The elements of `region` in C order (little-endian). InvalidArgument if
-// the region is not inside the array; Cancelled if the context was.
-Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region);
+// the region is not inside the array; Cancelled if the call (or the context,
+// when the call has no flag of its own) was. Progress goes to the call's
+// observer, else the context's. The array runs on the pool it was opened with.
+Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region,
+                         const CallOptions& call = {});
 // As ReadRegion, into `out` (region.num_elements() elements): a caller's
 // buffer, e.g. a numpy array. Cancelled mid-way leaves `out` partly filled.
 Status ReadRegionInto(const Context& context, const ZarrArray& array, const core::Region& region,
-                      void* out);
+                      void* out, const CallOptions& call = {});
 // Writes `data` (C order, little-endian) over `region`. Cancelled mid-way:
 // the chunks written are whole, the rest untouched.
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
-                   ByteView data);
+                   ByteView data, const CallOptions& call = {});
 
 // How ConvertZarrArray runs; the layout is pipelines::ZarrConversionLayout.
 struct ZarrConvertOptions {
@@ -93,15 +102,16 @@ struct ZarrConvertOptions {
 };
 
 // Copies the array at `source_url` into a new array at `destination_url` in
-// `layout` (what it leaves unset is the source's), on the context's pool,
-// reporting to its progress, the metadata written last
-// (pipelines/zarr_conversion.h). InvalidArgument naming the field for a
-// layout that does not fit, or naming the URL when something is there and
-// neither overwrite nor resume was asked for.
+// `layout` (what it leaves unset is the source's), on the call's pool (the
+// context's unless call.threads), reporting to its progress, the metadata
+// written last (pipelines/zarr_conversion.h). InvalidArgument naming the
+// field for a layout that does not fit, or naming the URL when something is
+// there and neither overwrite nor resume was asked for.
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
                                    std::string_view destination_url,
                                    const pipelines::ZarrConversionLayout& layout,
-                                   const ZarrConvertOptions& options = {});
+                                   const ZarrConvertOptions& options = {},
+                                   const CallOptions& call = {});
 
 // "0:10,5:7" in the array's own axis order, stop exclusive (core/region.h).
 Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array);
