@@ -8,6 +8,19 @@ namespace chunkwise {
 
 namespace stream = pipelines::stream;
 
+Result<StreamBackendRequest> ParseStreamBackend(std::string_view text) {
+  return stream::ParseBackendRequest(text);
+}
+
+Result<core::DownsampleMethod> ParseDownsample(std::string_view text) {
+  return core::ParseDownsampleMethod(text);
+}
+
+Result<std::string> DescribeFrameStream(const StreamConfig& config) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const stream::StreamPlan plan, stream::PlanStream(config));
+  return stream::DescribePlan(plan);
+}
+
 Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest request,
                                    std::string* note) {
   CHUNKWISE_ASSIGN_OR_RETURN(const stream::BackendChoice choice,
@@ -19,19 +32,20 @@ Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest req
 
 Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
     const Context& context, std::string_view url, StreamConfig config,
-    const FrameStreamOptions& options) {
+    const FrameStreamOptions& options, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
-  return Create(context, std::move(store), url, std::move(config), options);
+  return Create(context, std::move(store), url, std::move(config), options, call);
 }
 
 Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
     const Context& context, std::shared_ptr<store::Store> store, std::string_view url,
-    StreamConfig config, const FrameStreamOptions& options) {
+    StreamConfig config, const FrameStreamOptions& options, const CallOptions& call) {
   std::unique_ptr<FrameStreamWriter> writer(new FrameStreamWriter());
   writer->context_ = &context;
+  writer->call_ = call;
   writer->url_ = std::string(url);
-  if (config.threads == 0) config.threads = context.threads();
+  if (config.threads == 0) config.threads = call.threads != 0 ? call.threads : context.threads();
   CHUNKWISE_ASSIGN_OR_RETURN(
       config, ChooseBackend(std::move(config), options.backend, &writer->backend_note_));
   CHUNKWISE_ASSIGN_OR_RETURN(const stream::StreamPlan plan, stream::PlanStream(config));
@@ -39,7 +53,7 @@ Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
       plan.layout.unbounded()
           ? 0
           : plan.frame_bytes * static_cast<std::uint64_t>(plan.layout.dims()[0].size);
-  writer->progress_ = context.StartProgress("zarr stream", total, "B");
+  writer->progress_ = context.StartProgress(call, "zarr stream", total, "B");
   stream::StreamWriterOptions writer_options{options.overwrite, nullptr, writer->progress_.get(),
                                              CudaStreamBackendFactory()};
   Result<std::unique_ptr<stream::StreamWriter>> created =
@@ -58,7 +72,7 @@ Status FrameStreamWriter::Append(ByteView bytes) {
   const std::size_t frame = std::max<std::size_t>(writer_->plan().frame_bytes, 1);
   const std::size_t piece = std::max<std::size_t>(kMinPieceBytes / frame, 1) * frame;
   do {
-    CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled("streaming into " + url_));
+    CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled(call_, "streaming into " + url_));
     const std::size_t n = std::min(piece, bytes.size());
     CHUNKWISE_RETURN_IF_ERROR(writer_->Append(bytes.subspan(0, n)));
     bytes = bytes.subspan(n);
@@ -67,12 +81,12 @@ Status FrameStreamWriter::Append(ByteView bytes) {
 }
 
 Status FrameStreamWriter::Flush() {
-  CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled("streaming into " + url_));
+  CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled(call_, "streaming into " + url_));
   return writer_->Flush();
 }
 
 Status FrameStreamWriter::Close() {
-  CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled("streaming into " + url_));
+  CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled(call_, "streaming into " + url_));
   CHUNKWISE_RETURN_IF_ERROR(writer_->Close());
   progress_->Finish();
   return Status::Ok();

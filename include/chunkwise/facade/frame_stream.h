@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "chunkwise/core/downsample.h"
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
@@ -21,11 +23,22 @@ namespace chunkwise {
 using StreamConfig = pipelines::stream::StreamConfig;
 using StreamDimension = pipelines::stream::StreamDimension;
 using StreamBackendRequest = pipelines::stream::BackendRequest;
+using StreamMultiscale = pipelines::stream::MultiscaleConfig;
+using StreamStats = pipelines::stream::StreamStats;
 
 struct FrameStreamOptions {
   bool overwrite = false;  // Replace an array already at the URL.
   StreamBackendRequest backend = StreamBackendRequest::kCpu;
 };
+
+// "cpu", "cuda" or "auto"; InvalidArgument naming the text otherwise.
+Result<StreamBackendRequest> ParseStreamBackend(std::string_view text);
+// How a level of a multiscale stream is made from the one above: "mean",
+// "mode", "min" or "max"; InvalidArgument otherwise.
+Result<core::DownsampleMethod> ParseDownsample(std::string_view text);
+// The layout `config` plans and the memory it needs, as text for a person
+// (`zarr stream --dry-run`): nothing is created. The planner's errors.
+Result<std::string> DescribeFrameStream(const StreamConfig& config);
 
 // `config` with its backend resolved for this build and machine, and the
 // reason in *note when the choice differs from the request (may be null).
@@ -35,19 +48,20 @@ Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest req
 
 class FrameStreamWriter {
  public:
-  // Plans `config` (config.threads 0 takes the context's), creates the array
-  // at `url` and starts the pipeline. The context must outlive the writer.
+  // Plans `config` (config.threads 0 takes the call's threads, else the
+  // context's), creates the array at `url` and starts the pipeline. The
+  // writer reports to the call's progress and checks its cancellation on
+  // every Append: the context and what `call` points to must outlive it.
   static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
                                                            std::string_view url,
                                                            StreamConfig config,
-                                                           const FrameStreamOptions& options = {});
+                                                           const FrameStreamOptions& options = {},
+                                                           const CallOptions& call = {});
   // As Create, into `store` (opened by the caller) at its root; `url` names
   // it in messages.
-  static Result<std::unique_ptr<FrameStreamWriter>> Create(const Context& context,
-                                                           std::shared_ptr<store::Store> store,
-                                                           std::string_view url,
-                                                           StreamConfig config,
-                                                           const FrameStreamOptions& options = {});
+  static Result<std::unique_ptr<FrameStreamWriter>> Create(
+      const Context& context, std::shared_ptr<store::Store> store, std::string_view url,
+      StreamConfig config, const FrameStreamOptions& options = {}, const CallOptions& call = {});
   ~FrameStreamWriter();
 
   // The next bytes of the array, split anywhere. The context's cancellation
@@ -72,6 +86,7 @@ class FrameStreamWriter {
   FrameStreamWriter() = default;
 
   const Context* context_ = nullptr;
+  CallOptions call_;
   std::string url_;
   std::string backend_note_;
   std::unique_ptr<core::ProgressReporter> progress_;  // Outlives writer_, which counts on it.
