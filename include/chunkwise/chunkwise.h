@@ -5,12 +5,18 @@
 //   CallOptions (one call's threads,
 //     progress, cancellation)         facade/call_options.h
 //   DetectFormat(store, prefix)       facade/format_detection.h
-//   ParseCodecs, ParseDataType        facade/options.h
+//   ParseCodecs, ParseDataType,
+//     ParseArrayShape,
+//     ParseDimensionNames             facade/options.h
 //   CreateZarrArray, OpenZarrArray,
-//     ReadRegion, WriteRegion         facade/zarr_arrays.h
+//     ReadRegion, WriteRegion,
+//     ConvertZarrArray                facade/zarr_arrays.h
+//   ZarrInfo, ZarrArrayInfo           facade/zarr_info.h
+//   ImportNpyAsZarrArray              facade/zarr_import.h
+//   FrameStreamWriter,
+//     DescribeFrameStream             facade/frame_stream.h
 //   ParseZarrMetadata,
 //     ZarrArrayFromMetadata           facade/zarr_chunk_batches.h
-//   FrameStreamWriter                 facade/frame_stream.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards, OpenExportShard,
 //     OpenExportedVolume,
@@ -34,6 +40,14 @@
 //   NoGpuReason, DescribeGpus         facade/cuda_support.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
 //   WriteGeometryAt, ReadGeometryAt   facade/geometry_arrays.h
+//   GenerateDemoVolume                facade/synthetic_data.h
+//   StoreServer                       facade/store_server.h
+//   ParseByteRange, PutFileAsKey,
+//     ReadLocalFile                   facade/store_keys.h
+//   EncodeBytes, DecodeBytes,
+//     MeasureCodecs, CodecNames       facade/codec_bytes.h
+//   DescribeChunkGrid,
+//     CompressedMortonCode            facade/chunk_grid_report.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
 #ifndef CHUNKWISE_CHUNKWISE_H_
@@ -43,6 +57,8 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/facade/bcolz_datasets.h"
 #include "chunkwise/facade/call_options.h"
+#include "chunkwise/facade/chunk_grid_report.h"
+#include "chunkwise/facade/codec_bytes.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "chunkwise/facade/dvid_export.h"
@@ -55,10 +71,15 @@
 #include "chunkwise/facade/precomputed_conversion.h"
 #include "chunkwise/facade/precomputed_volumes.h"
 #include "chunkwise/facade/references.h"
+#include "chunkwise/facade/store_keys.h"
 #include "chunkwise/facade/store_registry.h"
+#include "chunkwise/facade/store_server.h"
+#include "chunkwise/facade/synthetic_data.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "chunkwise/facade/zarr_chunk_batches.h"
+#include "chunkwise/facade/zarr_import.h"
+#include "chunkwise/facade/zarr_info.h"
 
 #endif  // CHUNKWISE_CHUNKWISE_H_

@@ -151,21 +151,15 @@ class Array:
 
     @property
     def info(self) -> dict[str, Any]:
-        """What the array is: shape, dtype, chunking, codecs, fill value, attributes."""
-        metadata = self.metadata
-        return {
-            "url": self.url,
-            "zarr_format": self.zarr_format,
-            "shape": self.shape,
-            "dtype": str(self.dtype),
-            "chunks": self.chunks,
-            "shards": self.shards,
-            "codecs": metadata["codecs"],
-            "fill_value": metadata["fill_value"],
-            "dimension_names": metadata.get("dimension_names"),
-            "attributes": metadata.get("attributes", {}),
-            "nbytes": self.nbytes,
-        }
+        """What the array is and stores, as `chunkwise zarr info --json` prints it.
+
+        The same keys and values from both (docs/python.md): path (the URL),
+        node_type, zarr_format, shape, dtype, chunks, shards, fill_value,
+        codecs, dimension_names, attributes, nbytes, nbytes_stored, nchunks,
+        nchunks_initialized, ninner_chunks, ninner_chunks_initialized. Counting
+        what is stored lists the store (one request per shard when sharded).
+        """
+        return json.loads(self._core.info_json())
 
     def storage_info(self) -> dict[str, int]:
         """What is stored: keys and bytes present against the grid (lists the store)."""
@@ -307,7 +301,7 @@ def create(
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
     fill_value: Any = None,
-    dimension_names: Sequence[str] | None = None,
+    dimension_names: Sequence[str | None] | None = None,
     attributes: dict[str, Any] | None = None,
     zarr_format: int = 3,
     index_location: str = "end",
@@ -322,7 +316,9 @@ def create(
     such as ``"zstd:3"``, ``"blosc:lz4:5:shuffle"`` or ``"gzip:6+crc32c"``, a
     list of zarr v3 codec documents, or None for no compression. `shards`,
     a multiple of `chunks`, stores the chunks in shards (zarr v3 sharding).
-    An existing array or group at `url` is refused unless `overwrite`.
+    `dimension_names` has one entry per dimension; None leaves a dimension
+    unnamed (null in zarr.json). An existing array or group at `url` is
+    refused unless `overwrite`.
 
     With `data` (array-like; `shape` and `dtype` default to its own) the
     array is written in one call and its metadata last: if the write fails
@@ -360,7 +356,7 @@ def _create_request(
     shards: Sequence[int] | None,
     codecs: str | Sequence[dict[str, Any]] | None,
     fill_value: Any,
-    dimension_names: Sequence[str] | None,
+    dimension_names: Sequence[str | None] | None,
     attributes: dict[str, Any] | None,
     zarr_format: int,
     index_location: str,

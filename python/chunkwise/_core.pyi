@@ -26,7 +26,7 @@ class CreateRequest:
     codec: str | None
     codecs_json: str | None
     fill_value: str | None
-    dimension_names: list[str]
+    dimension_names: list[str | None]
     attributes_json: str
     zarr_format: int
     index_location: str
@@ -87,6 +87,7 @@ class Array:
         cancel: CancelToken | None = None,
     ) -> None: ...
     def publish(self) -> None: ...
+    def info_json(self) -> str: ...
     def stats(self) -> dict[str, int]: ...
 
 class Store:

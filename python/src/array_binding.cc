@@ -39,7 +39,7 @@ struct CreateRequest {
   std::optional<std::string> codec;        // A shorthand (codec/codec_shorthand.h) ...
   std::optional<std::string> codecs_json;  // ... or the bytes→bytes codecs as JSON.
   std::optional<std::string> fill_value;
-  std::vector<std::string> dimension_names;
+  std::vector<std::optional<std::string>> dimension_names;  // None: a dimension without a name.
   std::string attributes_json = "{}";
   int zarr_format = 3;
   std::string index_location = "end";
@@ -164,6 +164,13 @@ class PyArray {
         bytes.size());
   }
 
+  // The facade's info (facade/zarr_info.h) as JSON text: the object
+  // `chunkwise zarr info --json` prints for the same array.
+  std::string InfoJson() const {
+    nb::gil_scoped_release release;
+    return ValueOrThrow(ZarrArrayInfo(ModuleContext(), *array_, url_)).dump();
+  }
+
   nb::dict Stats() const {
     ZarrArrayStorageStats stats;
     {
@@ -284,6 +291,7 @@ void BindArray(nb::module_& module) {
       .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert(),
            nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
       .def("publish", &PyArray::Publish)
+      .def("info_json", &PyArray::InfoJson)
       .def("stats", &PyArray::Stats);
 }
 

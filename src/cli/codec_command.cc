@@ -1,13 +1,7 @@
 // chunkwise codec / crc32c: encode, decode and measure with the codec registry.
 #include <cstdio>
 
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_measurement.h"
-#include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/codec/crc32c.h"
-#include "chunkwise/core/dtype_text.h"
-#include "chunkwise/core/file_io.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/file.h"
 #include "cli/command.h"
@@ -33,39 +27,28 @@ struct CodecOptions {
   std::vector<std::string> files;
 };
 
-Result<codec::CodecChain> ChainFromShorthand(const std::string& spec, std::size_t typesize) {
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecShorthand shorthand,
-                             codec::ParseCodecShorthandWithEncoders(spec, typesize));
-  return codec::CodecChain::BytesOnly(shorthand.codecs,
-                                      codec::CodecRegistry::WithBuiltins(shorthand.build));
-}
-
 Status ListCodecs() {
-  for (const std::string& name : codec::CodecRegistry::WithBuiltins().names())
-    std::printf("%s\n", name.c_str());
+  for (const std::string& name : CodecNames()) std::printf("%s\n", name.c_str());
   return Status::Ok();
 }
 
 Status Encode(const CommandContext& context, const CodecOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
-                             ChainFromShorthand(options.codec, options.typesize));
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
-  Result<Bytes> encoded = chain.EncodeBytes(input);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string chain, CodecsJson(options.codec, options.typesize));
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, ReadLocalFile(options.input));
+  Result<Bytes> encoded = EncodeBytes(options.codec, options.typesize, input);
   if (!encoded.ok()) return encoded.status().WithContext("encoding " + options.input);
   CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *encoded));
   Say(context, "wrote " + options.output + ": " + FormatBytes(static_cast<double>(input.size())) +
-                   " -> " + FormatBytes(static_cast<double>(encoded->size())) + " with " +
-                   chain.ToJson().dump());
+                   " -> " + FormatBytes(static_cast<double>(encoded->size())) + " with " + chain);
   return Status::Ok();
 }
 
 Status Decode(const CommandContext& context, const CodecOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
-                             ChainFromShorthand(options.codec, options.typesize));
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, core::ReadFile(options.input));
-  Result<Bytes> decoded = chain.DecodeBytes(input, options.max_bytes);
+  CHUNKWISE_RETURN_IF_ERROR(CodecsJson(options.codec, options.typesize).status());
+  CHUNKWISE_ASSIGN_OR_RETURN(Bytes input, ReadLocalFile(options.input));
+  Result<Bytes> decoded = DecodeBytes(options.codec, options.typesize, input, options.max_bytes);
   if (!decoded.ok()) return decoded.status().WithContext("decoding " + options.input);
   CHUNKWISE_RETURN_IF_ERROR(io::WriteFile(options.output, *decoded));
   Say(context,
@@ -76,28 +59,26 @@ Status Decode(const CommandContext& context, const CodecOptions& options) {
 Status Measure(const CodecOptions& options) {
   io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::ParseNpyDtype(options.dtype));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, ParseFileDtype(options.dtype));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray array, io::ReadArrayFile(options.input, hint));
   std::printf("%-26s %8s %12s %12s %12s\n", "codec", "ratio", "encoded", "encode MB/s",
               "decode MB/s");
   for (const std::string& spec : options.codecs) {
-    CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecChain chain,
-                               ChainFromShorthand(spec, array.dtype.itemsize()));
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        codec::CodecFigures figures,
-        codec::MeasureCodecChain(chain, array.data, options.chunk_bytes, options.repetitions));
-    std::printf("%-26s %8.2f %12s %12.0f %12.0f\n", spec.c_str(), figures.ratio(),
+    CHUNKWISE_ASSIGN_OR_RETURN(const CodecMeasurement figures,
+                               MeasureCodecs(spec, array.dtype.itemsize(), array.data,
+                                             options.chunk_bytes, options.repetitions));
+    std::printf("%-26s %8.2f %12s %12.0f %12.0f\n", spec.c_str(), figures.ratio,
                 FormatBytes(static_cast<double>(figures.encoded_bytes)).c_str(),
-                figures.encode_bytes_per_second() / 1e6, figures.decode_bytes_per_second() / 1e6);
+                figures.encode_bytes_per_second / 1e6, figures.decode_bytes_per_second / 1e6);
   }
   return Status::Ok();
 }
 
 Status PrintCrc32c(const CodecOptions& options) {
   for (const std::string& file : options.files) {
-    CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, core::ReadFile(file));
-    std::printf("%08x  %s\n", codec::Crc32c(data), file.c_str());
+    CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, ReadLocalFile(file));
+    std::printf("%08x  %s\n", Crc32cOf(data), file.c_str());
   }
   return Status::Ok();
 }

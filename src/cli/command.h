@@ -14,9 +14,6 @@
 #include <vector>
 
 #include "chunkwise/chunkwise.h"
-#include "chunkwise/core/progress.h"
-#include "chunkwise/core/result.h"
-#include "chunkwise/store/store.h"
 
 namespace chunkwise::cli {
 

@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <exception>
 
-#include "chunkwise/core/bytes.h"
 #include "cli/command.h"
 #include "cli/flag_hints.h"
 #include "cli/url_footers.h"

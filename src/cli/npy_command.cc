@@ -2,10 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/dtype_text.h"
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/index.h"
-#include "chunkwise/core/npy.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
@@ -55,7 +52,7 @@ Status Convert(const CommandContext& context, const NpyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   io::ArrayFileHint hint;
   if (!options.dtype.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::ParseNpyDtype(options.dtype));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, ParseFileDtype(options.dtype));
   }
   if (!options.shape.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));

@@ -3,15 +3,12 @@
 #include <csignal>
 #include <cstdio>
 
-#include "chunkwise/formats/neuroglancer/sources.h"
-#include "chunkwise/store/http_server.h"
+#include "chunkwise/chunkwise.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace ng = formats::neuroglancer;
 
 struct ServeOptions {
   std::string path;
@@ -22,58 +19,41 @@ struct ServeOptions {
   bool log = false;
 };
 
-std::string KindName(ng::SourceKind kind) {
-  switch (kind) {
-    case ng::SourceKind::kPrecomputed:
-      return "precomputed";
-    case ng::SourceKind::kZarr3:
-      return "zarr v3";
-    case ng::SourceKind::kZarr2:
-      return "zarr v2";
-    default:
-      return "Arrow IPC shards";
-  }
-}
-
 Status ServeCommand(const CommandContext& context, const ServeOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.path));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ng::Source> sources, ng::FindSources(*store, ""));
   // The workers inherit this mask, so SIGINT and SIGTERM reach sigwait below.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  Result<std::unique_ptr<store::HttpServer>> server =
-      store::HttpServer::Start(store, {.host = options.host,
-                                       .port = options.port,
-                                       .threads = options.threads,
-                                       .log = options.log ? stderr : nullptr});
-  if (!server.ok() && server.status().message().find("cannot listen") != std::string_view::npos) {
+  Result<std::unique_ptr<StoreServer>> server =
+      StoreServer::Start(context.library(), options.path,
+                         {.host = options.host,
+                          .port = options.port,
+                          .threads = options.threads,
+                          .log = options.log ? stderr : nullptr});
+  if (!server.ok()) {
+    if (server.status().code() != StatusCode::kIOError) return server.status();
     return Status(server.status().code(),
                   std::string(server.status().message()) + " (--port picks another port)");
   }
-  if (!server.ok()) return server.status();  // The CLI's flag hints name the flag at fault.
-  const std::string base = (*server)->url();
   // The first line names the URL even with --quiet: scripts read the port from it.
-  std::printf("serving %s at %s\n", options.path.c_str(), base.c_str());
-  for (const ng::Source& source : sources) {
-    if (source.openable()) {
-      std::printf("  %s (%s, %s)\n", ng::SourceUrl(source, base).c_str(),
-                  KindName(source.kind).c_str(), source.layer_type.c_str());
+  std::printf("serving %s at %s\n", options.path.c_str(), (*server)->url().c_str());
+  for (const ServedSource& source : (*server)->sources()) {
+    if (source.openable) {
+      std::printf("  %s (%s, %s)\n", source.url.c_str(), source.kind.c_str(),
+                  source.layer_type.c_str());
     } else {
       std::printf(
-          "  %s%s: %s; neuroglancer does not open these (chunkwise dvid to-precomputed "
+          "  %s: %s; neuroglancer does not open these (chunkwise dvid to-precomputed "
           "converts them)\n",
-          base.c_str(), source.prefix.c_str(), KindName(source.kind).c_str());
+          source.url.c_str(), source.kind.c_str());
     }
   }
-  const bool any =
-      std::any_of(sources.begin(), sources.end(), [](const ng::Source& s) { return s.openable(); });
-  if (any && !context.quiet) {
-    std::printf("neuroglancer: %s\n",
-                ng::ViewerLink(options.client, ng::ViewerState(sources, base)).c_str());
-  } else if (!any) {
+  const std::string link = (*server)->ViewerLink(options.client);
+  if (!link.empty() && !context.quiet) {
+    std::printf("neuroglancer: %s\n", link.c_str());
+  } else if (link.empty()) {
     std::printf("(nothing here that neuroglancer opens: precomputed volumes and zarr arrays)\n");
   }
   std::printf("Ctrl-C stops the server.\n");

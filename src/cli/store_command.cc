@@ -1,10 +1,8 @@
 // chunkwise store: look into and edit a directory store key by key.
 #include <cstdio>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/region.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
-#include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 
 namespace chunkwise::cli {
@@ -21,39 +19,8 @@ struct StoreOptions {
   bool overwrite = false;
 };
 
-// The store at `root` (a directory or a URL); --fsync is the directory store's.
-Result<std::shared_ptr<store::Store>> OpenRoot(const CommandContext& context,
-                                               const std::string& root, bool create, bool fsync) {
-  if (!fsync) return OpenStoreFor(context, root, create);
-  store::FileStoreOptions options;
-  options.create_root = create;
-  options.fsync = store::FsyncPolicy::kFileAndDirectory;
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::FileStore> store,
-                             store::FileStore::Open(root, options));
-  return std::shared_ptr<store::Store>(std::move(store));
-}
-
-Result<store::ByteRange> ParseByteRange(const std::string& text) {
-  if (text.starts_with('-')) {
-    const std::optional<core::Index> length = core::ParseIndex(text.substr(1));
-    if (!length || *length < 0)
-      return Status::InvalidArgument("--range \"" + text + "\": expected -N");
-    return store::ByteRange::Suffix(static_cast<std::uint64_t>(*length));
-  }
-  const std::size_t colon = text.find(':');
-  const std::optional<core::Index> start = core::ParseIndex(text.substr(0, colon));
-  const std::optional<core::Index> stop =
-      colon == std::string::npos ? std::nullopt : core::ParseIndex(text.substr(colon + 1));
-  if (!start || !stop || *start < 0 || *stop < *start) {
-    return Status::InvalidArgument("--range \"" + text +
-                                   "\": expected START:STOP with START <= STOP, or -N");
-  }
-  return store::ByteRange::Span(static_cast<std::uint64_t>(*start),
-                                static_cast<std::uint64_t>(*stop - *start));
-}
-
 Status List(const CommandContext& context, const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.root));
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store->List(options.prefix));
   for (const std::string& key : keys) {
     if (!options.long_listing) {
@@ -67,13 +34,14 @@ Status List(const CommandContext& context, const StoreOptions& options) {
 }
 
 Status Get(const CommandContext& context, const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.root));
   std::optional<Bytes> value;
   if (options.range.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(value, store->Get(options.key));
   } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(store::ByteRange range, ParseByteRange(options.range));
-    CHUNKWISE_ASSIGN_OR_RETURN(value, store->GetRange(options.key, range));
+    Result<store::ByteRange> range = ParseByteRange(options.range);
+    if (!range.ok()) return range.status().WithContext("--range");
+    CHUNKWISE_ASSIGN_OR_RETURN(value, store->GetRange(options.key, *range));
   }
   if (!value) return Status::NotFound(store->Describe(options.key) + ": no such key");
   if (options.file.empty()) {
@@ -85,18 +53,12 @@ Status Get(const CommandContext& context, const StoreOptions& options) {
 }
 
 Status Put(const CommandContext& context, const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, true, options.fsync));
-  CHUNKWISE_ASSIGN_OR_RETURN(bool exists, store->Exists(options.key));
-  if (exists && !options.overwrite) {
-    return Status::InvalidArgument(store->Describe(options.key) +
-                                   " already exists (pass --overwrite)");
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(Bytes value, core::ReadFile(options.file));
-  return store->Set(options.key, value);
+  return PutFileAsKey(context.library(), options.root, options.key, options.file,
+                      {.overwrite = options.overwrite, .fsync = options.fsync});
 }
 
 Status Remove(const CommandContext& context, const StoreOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenRoot(context, options.root, false, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto store, OpenStoreFor(context, options.root));
   return store->Erase(options.key);
 }
 

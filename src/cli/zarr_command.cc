@@ -1,31 +1,21 @@
-// chunkwise zarr: create, write, read, inspect and convert zarr v3/v2 arrays.
+// chunkwise zarr: create, write, read, inspect and convert zarr v3/v2 arrays,
+// each a call of the facade (chunkwise.h).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/core/dtype_text.h"
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_copy.h"
-#include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/group.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/parallel/job.h"
-#include "chunkwise/pipelines/zarr_conversion.h"
-#include "chunkwise/store/file_store.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace zarr = formats::zarr;
 
 struct ZarrOptions {
   std::string path;
@@ -54,291 +44,214 @@ struct ZarrOptions {
   bool json = false;
 };
 
-// The pool an array on `store` runs on: --threads where given, else the run's
-// library context's pool for the store (one thread per core, more for a
-// remote store, as the facade's arrays get).
-Result<std::shared_ptr<core::ThreadPool>> PoolFor(const CommandContext& context,
-                                                  const store::Store& store, std::size_t threads) {
-  if (threads != 0) return core::ThreadPool::Create(threads);
-  return context.library().pool_for(store);
+// A shape from a --flag: "" is a 0-d array's only where `empty_ok`.
+Result<core::Shape> ShapeOption(const std::string& text, const char* flag, bool empty_ok = true) {
+  Result<core::Shape> shape =
+      empty_ok ? ParseArrayShape(text) : Result<core::Shape>(core::ParseShape(text));
+  if (!shape.ok()) return shape.status().WithContext(flag);
+  return shape;
 }
 
-Result<zarr::Array> OpenArray(const CommandContext& context, const std::string& path,
-                              std::size_t threads, zarr::ArrayOptions options = {}) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, OpenStoreFor(context, path));
-  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, PoolFor(context, *store, threads));
-  return zarr::Array::Open(std::move(store), "", std::move(options));
-}
-
-Result<zarr::ArrayLayout> LayoutFromOptions(const ZarrOptions& options) {
-  zarr::ArrayLayout layout;
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.shape, core::ParseShape(options.shape));
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.data_type, core::ParseDataType(options.dtype));
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
-  if (!options.shard.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
+// The spec of a new array from the layout flags; `shape` and `dtype` where given.
+Result<ZarrArraySpec> SpecFromOptions(const ZarrOptions& options) {
+  ZarrArraySpec spec;
+  if (!options.dtype.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(options.dtype));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
-                             CodecWithChecksum(options.codec, layout.codec, options.checksum));
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
-  if (!options.fill.empty()) layout.fill_value = options.fill;
-  layout.dimension_names = SplitNames(options.dimension_names);
-  layout.zarr_format = options.format;
-  return layout;
+  CHUNKWISE_ASSIGN_OR_RETURN(spec.chunks, ShapeOption(options.chunk, "--chunk"));
+  if (!options.shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.shards, ShapeOption(options.shard, "--shard", false));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string codecs,
+                             CodecWithChecksum(options.codec, "zstd:3", options.checksum));
+  Result<CodecChainSpec> chain = ParseCodecs(codecs);
+  if (!chain.ok()) return chain.status().WithContext("--codec");
+  spec.codecs = *std::move(chain);
+  CHUNKWISE_ASSIGN_OR_RETURN(spec.index_location, IndexLocationOption(options.index_location));
+  if (!options.fill.empty()) spec.fill_value = options.fill;
+  spec.dimension_names = ParseDimensionNames(options.dimension_names);
+  spec.zarr_format = options.format;
+  return spec;
 }
 
-// The encoders chunks are written with: --blosc-encoder, or deterministic
-// blosc-lz4 when --codec says "blosc:lz4det…".
-Result<codec::CodecBuildOptions> BuildOptions(const ZarrOptions& options, std::size_t typesize) {
-  codec::CodecBuildOptions build;
-  CHUNKWISE_ASSIGN_OR_RETURN(build.blosc_encoder, codec::ParseBloscEncoder(options.blosc_encoder));
-  if (options.codec.empty()) return build;
-  Result<codec::CodecShorthand> shorthand =
-      codec::ParseCodecShorthandWithEncoders(options.codec, typesize);
-  if (!shorthand.ok()) return shorthand.status().WithContext("--codec");
-  if (shorthand->build.blosc_encoder != codec::BloscEncoder::kCBlosc) build = shorthand->build;
-  return build;
-}
-
-std::string DescribeChunks(const zarr::Array& array) {
-  const zarr::ExistingLayout layout = zarr::DescribeLayout(array.metadata());
-  std::string text = "chunks [" + core::FormatShape(layout.chunk_shape) + "]";
-  if (layout.shard_shape) text += " in shards [" + core::FormatShape(*layout.shard_shape) + "]";
+// "chunks [a,b] in shards [c,d]" from an info object's chunks and shards (zarr_info.h).
+std::string DescribeChunks(const nlohmann::ordered_json& info) {
+  std::string text = "chunks [" + ShapeText(info["chunks"]) + "]";
+  if (!info["shards"].is_null()) text += " in shards [" + ShapeText(info["shards"]) + "]";
   return text;
 }
 
+Result<nlohmann::ordered_json> InfoOf(const CommandContext& context, const ZarrArray& array,
+                                      const std::string& url) {
+  // The layout only: a summary line need not list the store.
+  return ZarrArrayInfo(context.library(), array, url, {.count_stored = false});
+}
+
 Status Create(const CommandContext& context, const ZarrOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, LayoutFromOptions(options));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, zarr::BuildArrayMetadata(layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.path, true));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array,
-                             zarr::Array::Create(store, "", metadata, options.overwrite));
-  Say(context, "created zarr v" + std::to_string(metadata.zarr_format) + " array " + options.path +
-                   ": " + std::string(metadata.data_type.zarr_name()) + " [" +
-                   core::FormatShape(metadata.shape) + "], " + DescribeChunks(array));
+  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArraySpec spec, SpecFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(spec.shape, ShapeOption(options.shape, "--shape"));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const ZarrArray array,
+      CreateZarrArray(context.library(), options.path, spec, {.overwrite = options.overwrite}));
+  const std::string shards =
+      spec.shards ? " in shards [" + core::FormatShape(*spec.shards) + "]" : "";
+  Say(context, "created zarr v" + std::to_string(spec.zarr_format) + " array " + options.path +
+                   ": " + std::string(spec.data_type.zarr_name()) + " [" +
+                   core::FormatShape(spec.shape) + "], chunks [" + core::FormatShape(spec.chunks) +
+                   "]" + shards);
   return Status::Ok();
 }
 
 Status Write(const CommandContext& context, const ZarrOptions& options) {
   io::ArrayFileHint hint;
   if (!options.input_dtype.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, core::ParseNpyDtype(options.input_dtype));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.dtype, ParseFileDtype(options.input_dtype));
   }
   if (!options.input_shape.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(hint.shape, core::ParseShape(options.input_shape));
+    CHUNKWISE_ASSIGN_OR_RETURN(hint.shape, ShapeOption(options.input_shape, "--shape", false));
   }
   core::Coord offset;
   if (!options.offset.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(offset, core::ParseShape(options.offset));
+    CHUNKWISE_ASSIGN_OR_RETURN(offset, ShapeOption(options.offset, "--offset", false));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
-  Result<zarr::Array> opened =
-      OpenArray(context, options.path, options.threads, {.codec_build = build});
+  const CallOptions call{.threads = options.threads};
+  Result<ZarrArray> opened = OpenZarrArray(context.library(), options.path,
+                                           {.blosc_encoder = options.blosc_encoder}, call);
   if (!opened.ok()) return opened.status().WithContext(options.path);
-  zarr::Array array = *std::move(opened);
+  ZarrArray array = *std::move(opened);
   if (!hint.dtype) {
     hint.dtype = core::NpyDtype::FromDataType(array.metadata().data_type, core::Endian::kLittle);
   }
   std::error_code error;  // An unreadable input is reported by the import itself.
   std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
   if (error) input_bytes = 0;
-  core::ProgressReporter progress(
-      {.label = "zarr write", .total_units = input_bytes, .mode = context.progress_mode()});
-  array.set_progress(&progress);
-  CHUNKWISE_RETURN_IF_ERROR(io::ImportArrayFile(options.input, hint, array, offset));
-  progress.Finish();
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.library().StartProgress(call, "zarr write", input_bytes, "B");
+  array.set_progress(progress.get());
+  const Status written = io::ImportArrayFile(options.input, hint, array, offset);
+  array.set_progress(nullptr);
+  CHUNKWISE_RETURN_IF_ERROR(written);
+  progress->Finish();
   Say(context, "wrote " + options.input + " into " + options.path);
   return Status::Ok();
 }
 
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, OpenArray(context, options.path, options.threads));
-  CHUNKWISE_ASSIGN_OR_RETURN(core::Region region,
-                             core::ParseRegion(options.region, array.metadata().shape));
+  const CallOptions call{.threads = options.threads};
+  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array,
+                             OpenZarrArray(context.library(), options.path, {}, call));
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, ParseRegion(options.region, array));
   const auto total =
       static_cast<std::uint64_t>(region.num_elements()) * array.metadata().data_type.size();
-  core::ProgressReporter progress(
-      {.label = "zarr read", .total_units = total, .mode = context.progress_mode()});
-  array.set_progress(&progress);
+  const std::unique_ptr<core::ProgressReporter> progress =
+      context.library().StartProgress(call, "zarr read", total, "B");
+  array.set_progress(progress.get());
   const bool raw = WritesRaw(options.raw, options.output);
-  CHUNKWISE_RETURN_IF_ERROR(io::ExportRegion(array, region, options.output, raw));
-  progress.Finish();
+  const Status exported = io::ExportRegion(array, region, options.output, raw);
+  array.set_progress(nullptr);
+  CHUNKWISE_RETURN_IF_ERROR(exported);
+  progress->Finish();
   Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
                    options.path + (raw ? " (raw little-endian)" : " (.npy)"));
   return Status::Ok();
 }
 
-// `zarr info` of a group: its members, one line (or one JSON object) each.
-Status GroupInfo(const ZarrOptions& options, const store::Store& store) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<zarr::GroupMember> members,
-                             zarr::ListGroupMembers(store, ""));
-  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
-  if (!options.json)
-    std::printf("%s: zarr group, %zu members\n", options.path.c_str(), members.size());
-  for (const zarr::GroupMember& member : members) {
-    nlohmann::ordered_json entry;
-    entry["path"] = member.path;
-    entry["node_type"] = member.is_group ? "group" : "array";
-    entry["zarr_format"] = member.zarr_format;
-    if (!member.is_group) {
-      entry["shape"] = member.shape;
-      entry["dtype"] = std::string(member.data_type->zarr_name());
-      entry["chunk_shape"] = member.chunk_shape;
-      entry["shard_shape"] =
-          member.shard_shape ? nlohmann::json(*member.shard_shape) : nlohmann::json();
-    }
-    if (!options.json) {
-      std::printf(
-          "  %-24s %s\n", member.path.c_str(),
-          member.is_group
-              ? "group"
-              : ("array [" + core::FormatShape(member.shape) + "] " +
-                 std::string(member.data_type->zarr_name()) + ", chunks [" +
-                 core::FormatShape(member.chunk_shape) + "]" +
-                 (member.shard_shape ? " in shards [" + core::FormatShape(*member.shard_shape) + "]"
-                                     : ""))
-                    .c_str());
-    }
-    listed.push_back(std::move(entry));
+// `zarr info` of a group as text: its members, one line each.
+void PrintGroupInfo(const nlohmann::ordered_json& info) {
+  const nlohmann::ordered_json& members = info["members"];
+  std::printf("%s: zarr group, %zu members\n", info["path"].get<std::string>().c_str(),
+              members.size());
+  for (const nlohmann::ordered_json& member : members) {
+    const bool group = member["node_type"] == "group";
+    const std::string what = group ? "group"
+                                   : "array [" + ShapeText(member["shape"]) + "] " +
+                                         member["dtype"].get<std::string>() + ", " +
+                                         DescribeChunks(member);
+    std::printf("  %-24s %s\n", member["path"].get<std::string>().c_str(), what.c_str());
   }
-  if (options.json) {
-    nlohmann::ordered_json root;
-    root["path"] = options.path;
-    root["node_type"] = "group";
-    root["members"] = std::move(listed);
-    std::printf("%s\n", root.dump().c_str());
-  }
-  return Status::Ok();
 }
 
-nlohmann::ordered_json ArrayInfoJson(const ZarrOptions& options, const zarr::Array& array,
-                                     const zarr::ArrayStorageStats& stats) {
-  const zarr::ArrayMetadata& metadata = array.metadata();
-  const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
-  nlohmann::ordered_json root;
-  root["path"] = options.path;
-  root["node_type"] = "array";
-  root["zarr_format"] = metadata.zarr_format;
-  root["shape"] = metadata.shape;
-  root["dtype"] = std::string(metadata.data_type.zarr_name());
-  root["fill_value"] = metadata.fill_value_null
-                           ? nlohmann::json()
-                           : zarr::FillValueToJson(metadata.fill_value, metadata.data_type);
-  root["chunk_shape"] = layout.chunk_shape;
-  root["shard_shape"] = layout.shard_shape ? nlohmann::json(*layout.shard_shape) : nlohmann::json();
-  root["codecs"] = metadata.codecs;
-  root["dimension_names"] =
-      metadata.dimension_names ? nlohmann::json(*metadata.dimension_names) : nlohmann::json();
-  root["stored_objects"] = stats.stored_keys;
-  root["grid_objects"] = stats.grid_chunks;
-  root["stored_bytes"] = stats.stored_bytes;
-  if (array.sharding() != nullptr) {
-    root["stored_inner_chunks"] = stats.stored_inner_chunks;
-    root["grid_inner_chunks"] = stats.grid_inner_chunks;
+// `zarr info` of an array as text: the same facts as --json.
+void PrintArrayInfo(const nlohmann::ordered_json& info) {
+  std::printf("%s: zarr v%d array\n", info["path"].get<std::string>().c_str(),
+              info["zarr_format"].get<int>());
+  std::printf("  shape        [%s] %s, fill value %s\n", ShapeText(info["shape"]).c_str(),
+              info["dtype"].get<std::string>().c_str(), info["fill_value"].dump().c_str());
+  std::printf("  layout       %s\n", DescribeChunks(info).c_str());
+  std::printf("  codecs       %s\n", info["codecs"].dump().c_str());
+  if (!info["dimension_names"].is_null()) {
+    std::printf("  dimensions   %s\n", info["dimension_names"].dump().c_str());
   }
-  root["logical_bytes"] = stats.logical_bytes;
-  return root;
+  const bool sharded = !info["shards"].is_null();
+  const auto count = [&info](const char* key) { return info[key].get<unsigned long long>(); };
+  std::printf("  stored       %llu of %llu %s, %s\n", count("nchunks_initialized"),
+              count("nchunks"), sharded ? "shards" : "chunks",
+              FormatBytes(static_cast<double>(count("nbytes_stored"))).c_str());
+  if (sharded) {
+    std::printf("  inner chunks %llu of %llu stored\n", count("ninner_chunks_initialized"),
+                count("ninner_chunks"));
+  }
+  const double stored = static_cast<double>(count("nbytes_stored"));
+  const double ratio = stored == 0 ? 0.0 : static_cast<double>(count("nbytes")) / stored;
+  std::printf("  data         %s uncompressed, compression ratio %.2f\n",
+              FormatBytes(static_cast<double>(count("nbytes"))).c_str(), ratio);
 }
 
 Status Info(const CommandContext& context, const ZarrOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.path));
-  CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
-  if (group) return GroupInfo(options, *store);
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
-                             PoolFor(context, *store, options.threads));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, "", {.pool = pool}));
-  const zarr::ArrayMetadata& metadata = array.metadata();
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayStorageStats stats, array.Stats());
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const nlohmann::ordered_json info,
+      ZarrInfo(context.library(), options.path, {.threads = options.threads}));
   if (options.json) {
-    std::printf("%s\n", ArrayInfoJson(options, array, stats).dump().c_str());
-    return Status::Ok();
+    std::printf("%s\n", info.dump().c_str());
+  } else if (info["node_type"] == "group") {
+    PrintGroupInfo(info);
+  } else {
+    PrintArrayInfo(info);
   }
-  std::printf("%s: zarr v%d array\n", options.path.c_str(), metadata.zarr_format);
-  std::printf("  shape        [%s] %s, fill value %s\n", core::FormatShape(metadata.shape).c_str(),
-              std::string(metadata.data_type.zarr_name()).c_str(),
-              metadata.fill_value_null
-                  ? "null"
-                  : zarr::FillValueToJson(metadata.fill_value, metadata.data_type).dump().c_str());
-  std::printf("  layout       %s\n", DescribeChunks(array).c_str());
-  std::printf("  codecs       %s\n", metadata.codecs.dump().c_str());
-  if (metadata.dimension_names) {
-    std::printf("  dimensions   %s\n", metadata.dimension_names->dump().c_str());
-  }
-  const char* object = array.sharding() != nullptr ? "shards" : "chunks";
-  std::printf("  stored       %llu of %llu %s, %s\n",
-              static_cast<unsigned long long>(stats.stored_keys),
-              static_cast<unsigned long long>(stats.grid_chunks), object,
-              FormatBytes(static_cast<double>(stats.stored_bytes)).c_str());
-  if (array.sharding() != nullptr) {
-    std::printf("  inner chunks %llu of %llu stored\n",
-                static_cast<unsigned long long>(stats.stored_inner_chunks),
-                static_cast<unsigned long long>(stats.grid_inner_chunks));
-  }
-  const double ratio = stats.stored_bytes == 0 ? 0.0
-                                               : static_cast<double>(stats.logical_bytes) /
-                                                     static_cast<double>(stats.stored_bytes);
-  std::printf("  data         %s uncompressed, compression ratio %.2f\n",
-              FormatBytes(static_cast<double>(stats.logical_bytes)).c_str(), ratio);
   return Status::Ok();
 }
 
+// Under mpirun or srun every rank runs this (docs/scale.md); the job itself
+// is the facade's ImportNpyAsZarrArray.
 Status Import(const CommandContext& context, const ZarrOptions& options) {
-  zarr::ArrayLayout layout;
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.chunk_shape, core::ParseShape(options.chunk));
-  if (!options.shard.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.shard_shape, core::ParseShape(options.shard));
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.codec,
-                             CodecWithChecksum(options.codec, layout.codec, options.checksum));
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
-  if (!options.fill.empty()) layout.fill_value = options.fill;
-  layout.dimension_names = SplitNames(options.dimension_names);
-  layout.zarr_format = options.format;
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build, BuildOptions(options, 1));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.destination, true));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
-                             PoolFor(context, *store, options.threads));
-  std::error_code error;  // An unreadable input is reported by the import itself.
-  std::uint64_t input_bytes = std::filesystem::file_size(options.input, error);
-  if (error) input_bytes = 0;
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec spec, SpecFromOptions(options));
   // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
-  core::ProgressReporter progress(
-      {.label = "zarr import",
-       .total_units = input_bytes / static_cast<std::uint64_t>(ranks->size()),
-       .mode = ranks->rank() == 0 ? context.progress_mode() : core::ProgressMode::kQuiet});
   CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::Array array,
-      io::ImportNpyAsNewArray(options.input, layout, store, "", options.overwrite,
-                              {.pool = pool, .progress = &progress, .codec_build = build},
-                              {.ranks = ranks.get(),
-                               .resume = options.resume,
-                               .before_box = parallel::ShardFaultFromEnvironment(ranks->rank())}));
-  progress.Finish();
+      const ZarrArray array,
+      ImportNpyAsZarrArray(context.library(), options.input, options.destination, spec,
+                           {.overwrite = options.overwrite,
+                            .resume = options.resume,
+                            .ranks = ranks.get(),
+                            .encoders = {.blosc_encoder = options.blosc_encoder},
+                            .before_box = parallel::ShardFaultFromEnvironment(ranks->rank())},
+                           {.threads = options.threads}));
   if (ranks->rank() != 0) return Status::Ok();
-  const zarr::ArrayMetadata& metadata = array.metadata();
-  Say(context, "imported " + options.input + " as zarr v" + std::to_string(metadata.zarr_format) +
-                   " array " + options.destination +
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
+                             InfoOf(context, array, options.destination));
+  Say(context, "imported " + options.input + " as zarr v" +
+                   std::to_string(info["zarr_format"].get<int>()) + " array " +
+                   options.destination +
                    (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") +
-                   ": " + std::string(metadata.data_type.zarr_name()) + " [" +
-                   core::FormatShape(metadata.shape) + "], " + DescribeChunks(array));
+                   ": " + info["dtype"].get<std::string>() + " [" + ShapeText(info["shape"]) +
+                   "], " + DescribeChunks(info));
   return Status::Ok();
 }
 
-// The destination layout: the source's, with the options given on the command line.
-Result<pipelines::ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
-  pipelines::ZarrConversionLayout layout;
+// The destination layout: the source's, with the options given on the
+// command line (`--shard none` drops the source's sharding).
+Result<ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
+  ZarrConversionLayout layout;
   if (!options.chunk.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.chunks, core::ParseShape(options.chunk));
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.chunks, ShapeOption(options.chunk, "--chunk", false));
   }
-  if (!options.shard.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.shards, core::ParseShape(options.shard));
+  if (options.shard == "none") {
+    layout.unsharded = true;
+  } else if (!options.shard.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.shards, ShapeOption(options.shard, "--shard", false));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(options.index_location));
+  CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, IndexLocationOption(options.index_location));
   layout.zarr_format = options.format;
   if (options.codec.empty()) {
     // The source's codecs are kept as they are, checksum or not.
@@ -354,42 +267,38 @@ Result<pipelines::ZarrConversionLayout> ConversionLayout(const ZarrOptions& opti
 }
 
 // Under mpirun or srun every rank runs this (docs/scale.md); the job itself
-// is pipelines::ConvertZarrArray.
+// is the facade's ConvertZarrArray.
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array source, OpenArray(context, options.path, options.threads));
-  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::ZarrConversionLayout layout,
-                             ConversionLayout(options));
-  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
-                             pipelines::ConvertedMetadata(source.metadata(), layout));
-  CHUNKWISE_ASSIGN_OR_RETURN(codec::CodecBuildOptions build,
-                             BuildOptions(options, metadata.data_type.size()));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStoreFor(context, options.destination, true));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
-                             PoolFor(context, *store, options.threads));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrConversionLayout layout, ConversionLayout(options));
   CHUNKWISE_ASSIGN_OR_RETURN(
-      const zarr::Array destination,
-      pipelines::ConvertZarrArray(
-          source, std::move(store), "", metadata,
-          {.ranks = ranks.get(),
-           .overwrite = options.overwrite,
-           .resume = options.resume,
-           .destination = {.pool = pool, .codec_build = build},
-           .progress = {.label = "zarr convert", .mode = context.progress_mode()},
-           .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())}));
+      const ZarrArray destination,
+      ConvertZarrArray(context.library(), options.path, options.destination, layout,
+                       {.overwrite = options.overwrite,
+                        .resume = options.resume,
+                        .ranks = ranks.get(),
+                        .encoders = {.blosc_encoder = options.blosc_encoder},
+                        .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())},
+                       {.threads = options.threads}));
   if (ranks->rank() == 0) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
+                               InfoOf(context, destination, options.destination));
     Say(context,
-        "converted " + options.path + " to zarr v" + std::to_string(metadata.zarr_format) + " " +
-            options.destination +
+        "converted " + options.path + " to zarr v" +
+            std::to_string(info["zarr_format"].get<int>()) + " " + options.destination +
             (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + ": " +
-            DescribeChunks(destination));
+            DescribeChunks(info));
   }
   return Status::Ok();
 }
 
+constexpr const char* kDimensionNamesHelp =
+    "Names, e.g. z,y,x; an empty item is a dimension without a name (null): y,";
+
 void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
-  command->add_option("--shard", options.shard, "Shard shape (v3), a multiple of the chunk");
+  command->add_option("--shard", options.shard,
+                      "Shard shape (v3), a multiple of the chunk; convert keeps the source's "
+                      "unless given, and --shard none writes no shards");
   command->add_option("--codec", options.codec,
                       "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +); "
                       "blosc:lz4det:5:shuffle writes blosc lz4 with the deterministic encoder");
@@ -417,7 +326,10 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* create = group->add_subcommand("create", "Create an empty zarr array");
   create->add_option("PATH", options->path, StoreHelp("Array"))->required();
-  create->add_option("--shape", options->shape, "Array shape, e.g. 512,512,512")->required();
+  create
+      ->add_option("--shape", options->shape,
+                   "Array shape, e.g. 512,512,512; \"\" is a 0-d array (with --chunk \"\")")
+      ->required();
   create
       ->add_option("--dtype", options->dtype,
                    "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1")
@@ -425,7 +337,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
       ->required();
   create->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
-  create->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
+  create->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   AddLayoutOptions(create, *options);
   SetAction(create, context, [&context, options] { return Create(context, *options); });
 
@@ -482,7 +394,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   import->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
       ->required();
   import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
-  import->add_option("--dimension-names", options->dimension_names, "Names, e.g. z,y,x");
+  import->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   AddLayoutOptions(import, *options);
   import
       ->add_flag("--resume", options->resume,

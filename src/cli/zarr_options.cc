@@ -1,11 +1,6 @@
 #include "cli/zarr_options.h"
 
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/core/index.h"
-
 namespace chunkwise::cli {
-
-namespace zarr = formats::zarr;
 
 std::vector<std::string> SplitNames(const std::string& text) {
   std::vector<std::string> names;
@@ -22,20 +17,24 @@ std::vector<std::string> SplitNames(const std::string& text) {
   return names;
 }
 
-Result<zarr::IndexLocation> ParseIndexLocation(const std::string& text) {
-  if (text == "end") return zarr::IndexLocation::kEnd;
-  if (text == "start") return zarr::IndexLocation::kStart;
-  return Status::InvalidArgument("--index-location must be \"end\" or \"start\", got \"" + text +
-                                 "\"");
+Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text) {
+  Result<formats::zarr::IndexLocation> location = ParseIndexLocation(text);
+  if (!location.ok()) return location.status().WithContext("--index-location");
+  return location;
 }
 
 Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
                                       const std::string& checksum) {
-  Result<codec::Checksum> choice = codec::ParseChecksum(checksum);
-  if (!choice.ok()) return choice.status().WithContext("--checksum");
-  if (*choice == codec::Checksum::kNone) return codec.empty() ? default_codec : codec;
-  Result<std::string> text = codec::WithChecksum(codec.empty() ? default_codec : codec, *choice);
+  Result<std::string> text = CodecsWithChecksum(codec.empty() ? default_codec : codec, checksum);
   if (!text.ok()) return text.status().WithContext("--checksum");
+  return text;
+}
+
+std::string ShapeText(const nlohmann::ordered_json& shape) {
+  std::string text;
+  for (const nlohmann::ordered_json& extent : shape) {
+    text += (text.empty() ? "" : ",") + std::to_string(extent.get<long long>());
+  }
   return text;
 }
 

@@ -1,13 +1,13 @@
 // Option parsing shared by the zarr subcommands (zarr_command.cc and
-// zarr_stream_command.cc).
+// zarr_stream_command.cc), over the facade's parsers.
 #ifndef CHUNKWISE_CLI_ZARR_OPTIONS_H_
 #define CHUNKWISE_CLI_ZARR_OPTIONS_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "chunkwise/chunkwise.h"
 
 namespace chunkwise::cli {
 
@@ -15,7 +15,7 @@ namespace chunkwise::cli {
 std::vector<std::string> SplitNames(const std::string& text);
 
 // --index-location: "end" or "start".
-Result<formats::zarr::IndexLocation> ParseIndexLocation(const std::string& text);
+Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text);
 
 // --checksum: "none" (the default), "crc32c" or "zstd" (docs/reliability.md).
 // zarr-python 3 and TensorStore verify both; zarr v2 readers (zarr 2.13,
@@ -27,6 +27,9 @@ constexpr const char* kChecksumHelp =
 // `codec` (a shorthand; "" means `default_codec`) with the checksum asked for.
 Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
                                       const std::string& checksum);
+
+// A JSON list of extents as "a,b,c" ("" for a 0-d shape).
+std::string ShapeText(const nlohmann::ordered_json& shape);
 
 }  // namespace chunkwise::cli
 

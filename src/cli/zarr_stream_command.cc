@@ -10,21 +10,14 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/core/dtype_text.h"
-#include "chunkwise/core/npy.h"
+#include "chunkwise/chunkwise.h"
 #include "chunkwise/io/npy_file.h"
-#include "chunkwise/pipelines/stream/backend_choice.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
-#include "chunkwise/store/file_store.h"
-#include "chunkwise/store/remote_store_url.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
 
 namespace chunkwise::cli {
 namespace {
-
-namespace stream = pipelines::stream;
 
 // Input is read in blocks of this size; Append takes any split.
 constexpr std::size_t kReadBlockBytes = std::size_t{16} << 20;
@@ -56,23 +49,22 @@ struct StreamOptions {
 };
 
 // The --levels options as the writer's MultiscaleConfig; none without --levels.
-Result<std::optional<stream::MultiscaleConfig>> MultiscaleFromOptions(
-    const StreamOptions& options) {
+Result<std::optional<StreamMultiscale>> MultiscaleFromOptions(const StreamOptions& options) {
   if (options.levels == 0) {
     if (!options.voxel_size.empty() || !options.unit.empty() ||
         !options.downsample_factors.empty()) {
       return Status::InvalidArgument(
           "--voxel-size, --unit and --downsample-factors describe levels; add --levels N");
     }
-    return std::optional<stream::MultiscaleConfig>();
+    return std::optional<StreamMultiscale>();
   }
-  stream::MultiscaleConfig multiscale;
+  StreamMultiscale multiscale;
   multiscale.levels = options.levels;
-  Result<core::DownsampleMethod> method = core::ParseDownsampleMethod(options.downsample);
+  Result<core::DownsampleMethod> method = ParseDownsample(options.downsample);
   if (!method.ok()) return method.status().WithContext("--downsample");
   multiscale.method = *method;
   if (!options.downsample_factors.empty()) {
-    Result<core::Shape> factors = core::ParseShape(options.downsample_factors);
+    Result<core::Shape> factors = ParseArrayShape(options.downsample_factors);
     if (!factors.ok()) return factors.status().WithContext("--downsample-factors");
     multiscale.factors = *factors;
   }
@@ -87,22 +79,17 @@ Result<std::optional<stream::MultiscaleConfig>> MultiscaleFromOptions(
   return multiscale;
 }
 
-// A local directory, or an object-storage URL (s3://bucket/prefix, ...).
-// (Through the facade: a killed writer's temporary files go first.)
-Result<std::shared_ptr<store::Store>> OpenOutput(const CommandContext& context,
-                                                 const std::string& output) {
-  return OpenStoreFor(context, output, true);
-}
-
-Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
-                                               const StreamOptions& options) {
-  stream::StreamConfig config;
-  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, core::ParseShape(options.shape));
-  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk, core::ParseShape(options.chunk));
+// The writer's configuration from the flags; its backend is chosen by the
+// facade when the writer is made (FrameStreamOptions::backend).
+Result<StreamConfig> ConfigFromOptions(const StreamOptions& options) {
+  StreamConfig config;
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape shape, ParseArrayShape(options.shape));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Shape chunk, ParseArrayShape(options.chunk));
   core::Shape tiles(shape.size(), 1);
   if (!options.tiles_per_shard.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(tiles, core::ParseShape(options.tiles_per_shard));
+    CHUNKWISE_ASSIGN_OR_RETURN(tiles, ParseArrayShape(options.tiles_per_shard));
   }
+  // An empty item is an unnamed dimension (null in zarr.json), as in zarr create.
   const std::vector<std::string> names = SplitNames(options.dimension_names);
   if (chunk.size() != shape.size() || tiles.size() != shape.size() ||
       (!names.empty() && names.size() != shape.size())) {
@@ -113,23 +100,15 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
   for (std::size_t d = 0; d < shape.size(); ++d) {
     config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::ParseDataType(options.dtype));
+  CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, ParseDataType(options.dtype));
   // A checksum keeps the GPU writer out (it writes codecs none and blosc:lz4det only).
   CHUNKWISE_ASSIGN_OR_RETURN(config.codec,
                              CodecWithChecksum(options.codec, options.codec, options.checksum));
-  CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, ParseIndexLocation(options.index_location));
+  CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, IndexLocationOption(options.index_location));
   if (!options.fill.empty()) config.fill_value = options.fill;
-  config.threads = options.threads;
   config.epochs_per_batch = options.epochs_per_batch;
   config.max_memory = static_cast<std::uint64_t>(options.max_memory_mib * (1 << 20));
   CHUNKWISE_ASSIGN_OR_RETURN(config.multiscale, MultiscaleFromOptions(options));
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
-                             stream::ParseBackendRequest(options.backend));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      stream::BackendChoice choice,
-      stream::ChooseStreamBackend(request, config, chunkwise::NoGpuReason()));
-  config.backend = choice.kind;
-  if (!choice.note.empty()) Say(context, choice.note);
   return config;
 }
 
@@ -137,13 +116,13 @@ Result<stream::StreamConfig> ConfigFromOptions(const CommandContext& context,
 // first byte (after the header of a .npy file, which must match the array).
 class Input {
  public:
-  static Result<Input> Open(const std::string& path, const stream::StreamPlan& plan) {
+  static Result<Input> Open(const std::string& path, const StreamConfig& config) {
     if (path == "-") return Input(STDIN_FILENO, false, path);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::IOError(path + ": cannot open: " + std::strerror(errno));
     Input input(fd, true, path);
     if (path.size() > 4 && path.ends_with(".npy")) {
-      CHUNKWISE_RETURN_IF_ERROR(input.SkipNpyHeader(plan));
+      CHUNKWISE_RETURN_IF_ERROR(input.SkipNpyHeader(config));
     }
     return input;
   }
@@ -166,19 +145,19 @@ class Input {
  private:
   Input(int fd, bool owned, std::string path) : fd_(fd), owned_(owned), path_(std::move(path)) {}
 
-  Status SkipNpyHeader(const stream::StreamPlan& plan) {
+  Status SkipNpyHeader(const StreamConfig& config) {
     CHUNKWISE_ASSIGN_OR_RETURN(core::NpyHeader header, io::ReadNpyHeader(path_));
     core::Endian endian = core::Endian::kLittle;
     const std::optional<core::DataType> type = header.dtype.AsDataType(&endian);
-    const auto& dims = plan.layout.dims();
+    const std::vector<StreamDimension>& dims = config.dimensions;
     bool frame_matches = header.shape.size() == dims.size();
     for (std::size_t d = 1; frame_matches && d < dims.size(); ++d) {
       frame_matches = header.shape[d] == dims[d].size;
     }
-    if (!type || *type != plan.metadata.data_type || endian != core::Endian::kLittle ||
+    if (!type || *type != config.data_type || endian != core::Endian::kLittle ||
         header.fortran_order || !frame_matches) {
       return Status::InvalidArgument(path_ + ": a C-order little-endian " +
-                                     std::string(plan.metadata.data_type.zarr_name()) +
+                                     std::string(config.data_type.zarr_name()) +
                                      " array with frames of the array's shape is needed");
     }
     if (::lseek(fd_, static_cast<off_t>(header.data_offset), SEEK_SET) < 0) {
@@ -192,7 +171,7 @@ class Input {
   std::string path_;
 };
 
-Status Pump(Input& input, stream::StreamWriter& writer) {
+Status Pump(Input& input, FrameStreamWriter& writer) {
   Bytes block(kReadBlockBytes);
   for (;;) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::size_t n, input.Read(block));
@@ -203,9 +182,9 @@ Status Pump(Input& input, stream::StreamWriter& writer) {
 
 // Each stage's rate over the input, e.g. the GPU's H2D, scatter, compress,
 // aggregate and D2H (stages overlap, so each may exceed the overall rate).
-void SayStageRates(const CommandContext& context, const stream::StreamStats& stats) {
+void SayStageRates(const CommandContext& context, const StreamStats& stats) {
   std::string line = "stages (input rate):";
-  for (const stream::StageTime& stage : stats.stages) {
+  for (const auto& stage : stats.stages) {
     if (stage.seconds <= 0) continue;
     line += " " + stage.name + " " +
             FormatBytes(static_cast<double>(stats.bytes_in) / stage.seconds) + "/s";
@@ -214,31 +193,28 @@ void SayStageRates(const CommandContext& context, const stream::StreamStats& sta
 }
 
 Status Stream(const CommandContext& context, const StreamOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamConfig config, ConfigFromOptions(context, options));
-  CHUNKWISE_ASSIGN_OR_RETURN(stream::StreamPlan plan, stream::PlanStream(config));
+  CHUNKWISE_ASSIGN_OR_RETURN(StreamConfig config, ConfigFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const StreamBackendRequest backend,
+                             ParseStreamBackend(options.backend));
+  const CallOptions call{.threads = options.threads};
   if (options.dry_run) {
-    std::printf("%s\n", stream::DescribePlan(plan).c_str());
+    std::string note;
+    CHUNKWISE_ASSIGN_OR_RETURN(config, ChooseBackend(std::move(config), backend, &note));
+    if (!note.empty()) Say(context, note);
+    if (config.threads == 0) config.threads = options.threads;
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::string plan, DescribeFrameStream(config));
+    std::printf("%s\n", plan.c_str());
     return Status::Ok();
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, plan));
-  Result<std::shared_ptr<store::Store>> store = OpenOutput(context, options.output);
-  if (!store.ok()) return store.status().WithContext(options.output);
-  const std::uint64_t total =
-      plan.layout.unbounded()
-          ? 0
-          : plan.frame_bytes * static_cast<std::uint64_t>(plan.layout.dims()[0].size);
-  core::ProgressReporter progress(
-      {.label = "zarr stream", .total_units = total, .mode = context.progress_mode()});
-  stream::StreamWriterOptions writer_options{options.overwrite, nullptr, &progress,
-                                             chunkwise::CudaStreamBackendFactory()};
-  Result<std::unique_ptr<stream::StreamWriter>> created =
-      stream::StreamWriter::Create(config, *store, "", writer_options);
-  if (!created.ok()) return created.status().WithContext(options.output);
-  std::unique_ptr<stream::StreamWriter> writer = std::move(*created);
+  CHUNKWISE_ASSIGN_OR_RETURN(Input input, Input::Open(options.input, config));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::unique_ptr<FrameStreamWriter> writer,
+      FrameStreamWriter::Create(context.library(), options.output, std::move(config),
+                                {.overwrite = options.overwrite, .backend = backend}, call));
+  if (!writer->backend_note().empty()) Say(context, writer->backend_note());
   CHUNKWISE_RETURN_IF_ERROR(Pump(input, *writer).WithContext(options.input));
   CHUNKWISE_RETURN_IF_ERROR(writer->Close().WithContext(options.input));
-  progress.Finish();
-  const stream::StreamStats stats = writer->stats();
+  const StreamStats stats = writer->stats();
   Say(context, "wrote " + options.output + ": " + std::to_string(stats.frames) + " frames, " +
                    FormatBytes(static_cast<double>(stats.bytes_in)) + " in, " +
                    FormatBytes(static_cast<double>(stats.bytes_out)) + " out in " +
@@ -286,7 +262,8 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
   command->add_option("--index-location", options->index_location, "end (default) or start");
   command->add_option("--checksum", options->checksum, kChecksumHelp)->capture_default_str();
   command->add_option("--fill", options->fill, "Fill value (default 0)");
-  command->add_option("--dimension-names", options->dimension_names, "Names, e.g. t,y,x");
+  command->add_option("--dimension-names", options->dimension_names,
+                      "Names, e.g. t,y,x; an empty item is a dimension without a name (null)");
   command->add_option("--input", options->input, "Raw little-endian C-order frames, .npy, or -")
       ->required();
   command->add_option("--backend", options->backend,

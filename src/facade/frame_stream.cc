@@ -8,6 +8,19 @@ namespace chunkwise {
 
 namespace stream = pipelines::stream;
 
+Result<StreamBackendRequest> ParseStreamBackend(std::string_view text) {
+  return stream::ParseBackendRequest(text);
+}
+
+Result<core::DownsampleMethod> ParseDownsample(std::string_view text) {
+  return core::ParseDownsampleMethod(text);
+}
+
+Result<std::string> DescribeFrameStream(const StreamConfig& config) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const stream::StreamPlan plan, stream::PlanStream(config));
+  return stream::DescribePlan(plan);
+}
+
 Result<StreamConfig> ChooseBackend(StreamConfig config, StreamBackendRequest request,
                                    std::string* note) {
   CHUNKWISE_ASSIGN_OR_RETURN(const stream::BackendChoice choice,

@@ -2,6 +2,8 @@
 
 #include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/json.h"
+#include "chunkwise/core/dtype_text.h"
+#include "chunkwise/core/index.h"
 
 namespace chunkwise {
 namespace {
@@ -62,19 +64,39 @@ Result<CodecChainSpec> ParseCodecs(std::string_view shorthand) {
   return chain;
 }
 
-Result<core::DataType> ParseDataType(std::string_view text) {
-  Result<core::DataType> named = core::DataType::FromZarrName(text);
-  if (named.ok()) return named;
-  core::Endian endian = core::Endian::kLittle;
-  Result<core::DataType> typestr = core::DataType::FromNumpyTypestr(text, &endian);
-  if (typestr.ok() && endian == core::Endian::kLittle) return typestr;
-  return Status::InvalidArgument("\"" + std::string(text) +
-                                 "\" is not a data type: give a zarr name such as uint16 or "
-                                 "float32, or a little-endian numpy typestr such as <u2");
+Result<std::string> CodecsWithChecksum(std::string_view shorthand, std::string_view checksum) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const codec::Checksum choice, codec::ParseChecksum(checksum));
+  if (choice == codec::Checksum::kNone) return std::string(shorthand);
+  return codec::WithChecksum(shorthand, choice);
 }
 
 Result<nlohmann::json> ParseJsonOption(std::string_view text, std::string_view what) {
   return core::ParseJson(text, what);
 }
+
+Result<core::Shape> ParseArrayShape(std::string_view text) {
+  if (core::TrimSpaces(text).empty()) return core::Shape{};
+  return core::ParseShape(text);
+}
+
+std::vector<std::optional<std::string>> ParseDimensionNames(std::string_view text) {
+  std::vector<std::optional<std::string>> names;
+  if (text.empty()) return names;
+  for (;;) {
+    const std::size_t comma = text.find(',');
+    const std::string_view name = core::TrimSpaces(text.substr(0, comma));
+    names.push_back(name.empty() ? std::nullopt : std::optional<std::string>(name));
+    if (comma == std::string_view::npos) return names;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+Result<core::DataType> ParseDataType(std::string_view text) {
+  // One parser for every door (core/dtype_text.h): names, typestrs with or
+  // without a byte order, big-endian refused.
+  return core::ParseDataType(text);
+}
+
+Result<core::NpyDtype> ParseFileDtype(std::string_view text) { return core::ParseNpyDtype(text); }
 
 }  // namespace chunkwise

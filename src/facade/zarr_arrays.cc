@@ -1,27 +1,12 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
-#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/memory_limit.h"
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "facade/zarr_array_options.h"
 
 namespace chunkwise {
 namespace {
 
 namespace zarr = formats::zarr;
-
-Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::Store& store,
-                                          std::string_view codecs, const CallOptions& call = {}) {
-  zarr::ArrayOptions options;
-  CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store, call));
-  options.buffers = context.buffers();
-  if (!codecs.empty()) {
-    // The encoder a shorthand picks (e.g. deterministic blosc-lz4) writes the chunks.
-    CHUNKWISE_ASSIGN_OR_RETURN(const codec::CodecShorthand shorthand,
-                               codec::ParseCodecShorthandWithEncoders(codecs, 1));
-    options.codec_build = shorthand.build;
-  }
-  return options;
-}
 
 // The bytes of `region`'s elements (saturating: a region too large to hold fails its allocation).
 std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
@@ -32,18 +17,9 @@ std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
 }  // namespace
 
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
-                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options) {
-  zarr::ArrayLayout layout;
-  layout.shape = spec.shape;
-  layout.data_type = spec.data_type;
-  layout.chunk_shape = spec.chunks;
-  layout.shard_shape = spec.shards;
-  layout.codec = spec.codecs.ToShorthand();
-  layout.index_location = spec.index_location;
-  layout.fill_value = spec.fill_value;
-  layout.dimension_names = spec.dimension_names;
-  layout.zarr_format = spec.zarr_format;
-  layout.attributes = spec.attributes;
+                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options,
+                                  const CallOptions& call) {
+  zarr::ArrayLayout layout = internal::LayoutOf(spec);
   if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()
                                                                ? zarr::BuildArrayMetadata(layout)
@@ -51,8 +27,9 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                                                      layout, spec.codec_documents));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
-                             ArrayOptionsOf(context, *store, layout.codec));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::ArrayOptions array_options,
+      internal::ArrayOptionsOf(context, *store, layout.codec, ZarrWriteEncoders{}, call));
   if (!options.publish) {
     return ZarrArray::CreateUnpublished(std::move(store), "", std::move(metadata),
                                         options.overwrite, std::move(array_options));
@@ -68,7 +45,7 @@ Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_v
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
-                             ArrayOptionsOf(context, *store, codecs));
+                             internal::ArrayOptionsOf(context, *store, codecs, {}, {}));
   return ZarrArray::JoinUnpublished(std::move(store), "", std::move(metadata),
                                     std::move(array_options));
 }
@@ -79,37 +56,40 @@ std::string ZarrMetadataJson(const ZarrArray& array) {
   return zarr::FormatV3ArrayMetadata(array.metadata());
 }
 
-Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url) {
+Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,
+                                const ZarrWriteEncoders& encoders, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options, ArrayOptionsOf(context, *store, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
+                             internal::ArrayOptionsOf(context, *store, "", encoders, call));
   return ZarrArray::Open(std::move(store), "", std::move(array_options));
 }
 
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
                                    std::string_view destination_url,
-                                   const pipelines::ZarrConversionLayout& layout,
+                                   const ZarrConversionLayout& layout,
                                    const ZarrConvertOptions& options, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "converting " + std::string(source_url)));
-  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url, {}, call));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
                              pipelines::ConvertedMetadata(source.metadata(), layout));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, destination_url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(
       zarr::ArrayOptions array_options,
-      ArrayOptionsOf(context, *destination, layout.codecs.value_or(""), call));
+      internal::ArrayOptionsOf(context, *destination, layout.codecs.value_or(""), options.encoders,
+                               call));
+  const core::Cancellation& cancellation = context.cancellation(call);
   return pipelines::ConvertZarrArray(
       source, std::move(destination), "", metadata,
       {.ranks = options.ranks,
        .overwrite = options.overwrite,
        .resume = options.resume,
        .destination = std::move(array_options),
-       .progress = {.label = "convert",
-                    .mode = call.progress_mode.value_or(context.progress_mode()),
-                    .observer = call.observer != nullptr ? call.observer : context.observer()},
-       .before_object = [&context, &call](const std::string& key) {
-         return context.CheckCancelled(call, "converting, before " + key);
+       .progress = internal::ProgressOptionsOf(context, call, "convert"),
+       .before_object = [&cancellation, &options](const std::string& key) {
+         CHUNKWISE_RETURN_IF_ERROR(cancellation.Check("converting, before " + key));
+         return options.before_object ? options.before_object(key) : Status::Ok();
        }});
 }
 
@@ -140,6 +120,13 @@ Status WriteRegion(const Context& context, ZarrArray& array, const core::Region&
   const Status status = array.Write(region, data, {progress.get(), &context.cancellation(call)});
   if (status.ok()) progress->Finish();
   return status;
+}
+
+Result<zarr::IndexLocation> ParseIndexLocation(std::string_view text) {
+  if (text == "end") return zarr::IndexLocation::kEnd;
+  if (text == "start") return zarr::IndexLocation::kStart;
+  return Status::InvalidArgument("the shard index location must be \"end\" or \"start\", not \"" +
+                                 std::string(text) + "\"");
 }
 
 Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array) {

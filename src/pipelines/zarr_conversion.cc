@@ -72,18 +72,28 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
   destination.shape = source.shape;
   destination.data_type = source.data_type;
   destination.chunk_shape = layout.chunks.value_or(existing.chunk_shape);
-  destination.shard_shape = layout.shards;
+  if (layout.unsharded && layout.shards) {
+    return Status::InvalidArgument("the shards: both a shard shape [" +
+                                   core::FormatShape(*layout.shards) + "] and unsharded");
+  }
+  // The source's shards are kept unless the layout says otherwise (zarr v2 has none).
+  const bool keep_shards = !layout.shards && !layout.unsharded && layout.zarr_format == 3;
+  destination.shard_shape = keep_shards ? existing.shard_shape : layout.shards;
   destination.index_location = layout.index_location;
   destination.zarr_format = layout.zarr_format;
   destination.attributes = source.attributes;
   zarr::ArrayMetadata metadata;
-  if (layout.codecs) {
-    destination.codec = *layout.codecs;
-    CHUNKWISE_ASSIGN_OR_RETURN(metadata, zarr::BuildArrayMetadata(destination));
-  } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        metadata, zarr::BuildArrayMetadataWithCodecs(destination, existing.bytes_codecs));
+  if (layout.codecs) destination.codec = *layout.codecs;
+  Result<zarr::ArrayMetadata> built =
+      layout.codecs ? zarr::BuildArrayMetadata(destination)
+                    : zarr::BuildArrayMetadataWithCodecs(destination, existing.bytes_codecs);
+  if (!built.ok() && keep_shards && existing.shard_shape) {
+    // The shards were not asked for: say where they came from and how to choose.
+    return built.status().WithContext("keeping the source's shards [" +
+                                      core::FormatShape(*existing.shard_shape) +
+                                      "] (give a shard shape, or unsharded, for another layout)");
   }
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata, std::move(built));
   metadata.fill_value = source.fill_value;
   metadata.fill_value_null = source.fill_value_null && layout.zarr_format == 2;
   metadata.dimension_names = source.dimension_names;

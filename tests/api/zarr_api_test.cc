@@ -308,6 +308,77 @@ TEST(ZarrApi, ConvertsAnArrayIntoANewLayout) {
   EXPECT_EQ(unpublished.status().code(), StatusCode::kNotFound);
 }
 
+// A convert that names no layout keeps the source's: its shards (4 shards
+// stay 4 objects, not 16 chunk files), chunks and codecs. Unsharded drops
+// them; new chunks that do not divide the kept shards are refused naming them.
+TEST(ZarrApi, ConvertKeepsTheSourcesShardsUnlessToldOtherwise) {
+  Context context({.threads = 2});
+  ZarrArraySpec spec = Sharded16();  // 8x12 in shards of 4x6: 4 shards of 8 chunks.
+  auto created = CreateZarrArray(context, "memory://sharded", spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  ASSERT_TRUE(WriteRegion(context, *created, core::Region({0, 0}, {8, 12}), Ramp16(96)).ok());
+
+  ASSERT_TRUE(ConvertZarrArray(context, "memory://sharded", "memory://kept", {}).ok());
+  auto kept = ZarrInfo(context, "memory://kept");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ((*kept)["shards"], nlohmann::ordered_json({4, 6}));
+  EXPECT_EQ((*kept)["chunks"], nlohmann::ordered_json({2, 3}));
+  EXPECT_EQ((*kept)["nchunks_initialized"], 4);
+  EXPECT_EQ((*kept)["ninner_chunks_initialized"], 16);
+
+  ASSERT_TRUE(
+      ConvertZarrArray(context, "memory://sharded", "memory://flat", {.unsharded = true}).ok());
+  auto flat = ZarrInfo(context, "memory://flat");
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  EXPECT_TRUE((*flat)["shards"].is_null());
+  EXPECT_EQ((*flat)["nchunks_initialized"], 16);
+
+  const Status misfit = ConvertZarrArray(context, "memory://sharded", "memory://misfit",
+                                         {.chunks = core::Shape{3, 3}})
+                            .status();
+  EXPECT_EQ(misfit.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(misfit), HasSubstr("the source's shards [4,6]"));
+}
+
+// Null dimension names (zarr v3 allows them) are written as null; the
+// shorthand parser reads an empty item as one.
+TEST(ZarrApi, DimensionNamesMayBeNull) {
+  EXPECT_EQ(ParseDimensionNames("y, "),
+            (std::vector<std::optional<std::string>>{"y", std::nullopt}));
+  EXPECT_EQ(ParseDimensionNames(",x"),
+            (std::vector<std::optional<std::string>>{std::nullopt, "x"}));
+  EXPECT_TRUE(ParseDimensionNames("").empty());
+  Context context;
+  ZarrArraySpec spec = Sharded16();
+  spec.dimension_names = ParseDimensionNames("y,");
+  auto created = CreateZarrArray(context, "memory://named", spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const nlohmann::json written = nlohmann::json::parse(ZarrMetadataJson(*created));
+  EXPECT_EQ(written["dimension_names"], nlohmann::json::parse(R"(["y", null])"));
+}
+
+// A 0-d array: the empty shape text, created, written and read as one element.
+TEST(ZarrApi, ZeroDimensionalArrayFromTheEmptyShape) {
+  auto shape = ParseArrayShape("");
+  ASSERT_TRUE(shape.ok());
+  EXPECT_TRUE(shape->empty());
+  EXPECT_EQ(ParseArrayShape("4, 5").value(), (core::Shape{4, 5}));
+  EXPECT_EQ(ParseArrayShape("4,x").status().code(), StatusCode::kInvalidArgument);
+  Context context;
+  ZarrArraySpec spec{.shape = {}, .data_type = *ParseDataType("uint16"), .chunks = {}};
+  auto created = CreateZarrArray(context, "memory://scalar", spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const core::Region whole = core::Region::Full(core::Shape{});
+  ASSERT_TRUE(WriteRegion(context, *created, whole, Ramp16(1, 42)).ok());
+  auto read = ReadRegion(context, *created, whole);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(At16(*read, 0), 42);
+  auto info = ZarrInfo(context, "memory://scalar");
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ((*info)["shape"], nlohmann::ordered_json::array());
+  EXPECT_EQ((*info)["nbytes"], 2);
+}
+
 // The arrays a Context opens borrow its shard buffers: after a sharded
 // write and read the buffers wait in the context's pool, and another
 // Context's pool has none of them (nothing is process-wide).

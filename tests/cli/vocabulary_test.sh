@@ -86,7 +86,7 @@ contains out "uint64 [64,64,64]"
 ok "$cw" -q zarr read imported --output imported.npy
 cmp -s imported.npy labels.npy || fail "zarr import: the array does not read back as the .npy"
 ok "$cw" zarr info imported --json
-[ "$(json_value 'j["dtype"], j["shape"], j["chunk_shape"], j["shard_shape"]' <out)" = \
+[ "$(json_value 'j["dtype"], j["shape"], j["chunks"], j["shards"]' <out)" = \
   "uint64 [64, 64, 64] [16, 16, 16] [32, 32, 32]" ] || fail "zarr info imported: $(cat out)"
 fails_with 1 "$cw" zarr import labels.npy imported --chunk 16,16,16
 contains err "imported"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import subprocess
 
 import numpy as np
 import pytest
@@ -166,6 +168,41 @@ def test_properties_describe_the_array(tmp_path: pathlib.Path) -> None:
     assert storage["stored_inner_chunks"] == 12 and storage["grid_inner_chunks"] == 40
     np.testing.assert_array_equal(np.asarray(opened)[29:31, 0], [1, 3])
     assert "shards=(20, 64)" in repr(opened)
+
+
+def test_info_is_what_the_cli_prints(tmp_path: pathlib.Path) -> None:
+    # One facade function gives both doors their info (#38): the same keys,
+    # in the same order, with the same values, for the same array.
+    path = str(tmp_path / "a.zarr")
+    array = chunkwise.create(
+        path, shape=[100, 64], dtype="uint16", chunks=[10, 16], shards=[20, 64],
+        fill_value=3, dimension_names=["y", None], attributes={"unit": "nm"},
+    )
+    array[:30] = 1
+    cli = os.environ["CHUNKWISE_CLI"]
+    printed = subprocess.run([cli, "zarr", "info", path, "--json"], check=True,
+                             capture_output=True, text=True).stdout
+    info = chunkwise.open(path).info
+    assert list(info) == list(json.loads(printed))
+    assert info == json.loads(printed)
+    assert (info["path"], info["shape"], info["dtype"]) == (path, [100, 64], "uint16")
+    assert (info["chunks"], info["shards"], info["fill_value"]) == ([10, 16], [20, 64], 3)
+    assert (info["nchunks"], info["nchunks_initialized"]) == (5, 2)
+    assert (info["ninner_chunks"], info["ninner_chunks_initialized"]) == (40, 12)
+    assert (info["nbytes"], info["attributes"]) == (100 * 64 * 2, {"unit": "nm"})
+
+
+def test_a_dimension_name_may_be_none(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "named.zarr"
+    array = chunkwise.create(str(path), shape=[4, 6], dtype="uint8", chunks=[2, 3],
+                             dimension_names=["y", None])
+    written = json.loads((path / "zarr.json").read_text())
+    assert written["dimension_names"] == ["y", None]
+    assert array.info["dimension_names"] == ["y", None]
+    v2 = tmp_path / "named2.zarr"
+    chunkwise.create(str(v2), shape=[4, 6], dtype="uint8", chunks=[2, 3],
+                     dimension_names=[None, "x"], zarr_format=2)
+    assert json.loads((v2 / ".zattrs").read_text())["_ARRAY_DIMENSIONS"] == [None, "x"]
 
 
 def test_codecs_may_be_given_as_zarr_documents(memory_url: str) -> None:

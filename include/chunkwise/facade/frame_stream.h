@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "chunkwise/core/downsample.h"
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
@@ -21,11 +23,22 @@ namespace chunkwise {
 using StreamConfig = pipelines::stream::StreamConfig;
 using StreamDimension = pipelines::stream::StreamDimension;
 using StreamBackendRequest = pipelines::stream::BackendRequest;
+using StreamMultiscale = pipelines::stream::MultiscaleConfig;
+using StreamStats = pipelines::stream::StreamStats;
 
 struct FrameStreamOptions {
   bool overwrite = false;  // Replace an array already at the URL.
   StreamBackendRequest backend = StreamBackendRequest::kCpu;
 };
+
+// "cpu", "cuda" or "auto"; InvalidArgument naming the text otherwise.
+Result<StreamBackendRequest> ParseStreamBackend(std::string_view text);
+// How a level of a multiscale stream is made from the one above: "mean",
+// "mode", "min" or "max"; InvalidArgument otherwise.
+Result<core::DownsampleMethod> ParseDownsample(std::string_view text);
+// The layout `config` plans and the memory it needs, as text for a person
+// (`zarr stream --dry-run`): nothing is created. The planner's errors.
+Result<std::string> DescribeFrameStream(const StreamConfig& config);
 
 // `config` with its backend resolved for this build and machine, and the
 // reason in *note when the choice differs from the request (may be null).

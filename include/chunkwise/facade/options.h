@@ -7,11 +7,14 @@
 #define CHUNKWISE_FACADE_OPTIONS_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "chunkwise/core/data_type.h"
+#include "chunkwise/core/index.h"
+#include "chunkwise/core/npy_dtype.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise {
@@ -38,14 +41,33 @@ struct CodecChainSpec {
 // InvalidArgument, listing the accepted forms, when it spells none.
 Result<CodecChainSpec> ParseCodecs(std::string_view shorthand);
 
+// The chain `shorthand` spells with an end-to-end `checksum` added: "none"
+// (as it is), "crc32c" (a crc32c codec last) or "zstd" (zstd's frame
+// checksum; the chain needs a zstd codec). InvalidArgument naming the fault.
+Result<std::string> CodecsWithChecksum(std::string_view shorthand, std::string_view checksum);
+
+// An array shape as extents joined by commas ("512,512"); the empty text is
+// the shape of a 0-d array (one element, no dimensions).
+Result<core::Shape> ParseArrayShape(std::string_view text);
+
+// Dimension names joined by commas, spaces around each trimmed: "z,y,x". An
+// empty item is a dimension without a name (null in zarr.json): "t,,x" names
+// the first and last. The empty text is no names at all.
+std::vector<std::optional<std::string>> ParseDimensionNames(std::string_view text);
+
 // A data type by its zarr v3 name ("uint16", "float32") or numpy typestr
-// ("<u2", "|u1", "<f4"; little-endian or single-byte only). InvalidArgument
+// ("<u2", "|u1", "<f4", "u2"; little-endian or single-byte only). InvalidArgument
 // naming the text otherwise.
 Result<core::DataType> ParseDataType(std::string_view text);
 
 // An option given as JSON text (attributes, codec documents), parsed with the
 // library's limits (core/json.h). InvalidArgument naming `what` when it is not JSON.
 Result<nlohmann::json> ParseJsonOption(std::string_view text, std::string_view what);
+
+// The element type of an array file (.npy or raw) as numpy spells it: a
+// name ("uint16") or any typestr, big-endian ones too (">u2"). InvalidArgument
+// naming the text otherwise.
+Result<core::NpyDtype> ParseFileDtype(std::string_view text);
 
 }  // namespace chunkwise
 

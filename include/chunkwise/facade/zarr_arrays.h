@@ -6,6 +6,7 @@
 #ifndef CHUNKWISE_FACADE_ZARR_ARRAYS_H_
 #define CHUNKWISE_FACADE_ZARR_ARRAYS_H_
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
+#include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -36,8 +38,10 @@ struct ZarrArraySpec {
   std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
   CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
   ZarrIndexLocation index_location = ZarrIndexLocation::kEnd;
-  std::optional<std::string> fill_value;     // As text ("0", "nan", "-1"); absent: 0.
-  std::vector<std::string> dimension_names;  // Empty, or one per dimension.
+  std::optional<std::string> fill_value;  // As text ("0", "nan", "-1"); absent: 0.
+  // Empty, or one per dimension; an absent entry is written as null (zarr v3
+  // allows a dimension without a name; v2's _ARRAY_DIMENSIONS gets null too).
+  std::vector<std::optional<std::string>> dimension_names;
   int zarr_format = 3;
   nlohmann::json attributes = nlohmann::json::object();
   // Not null: the (inner) chunks' bytes→bytes codecs as a JSON array of
@@ -53,12 +57,22 @@ struct ZarrCreateOptions {
   bool publish = true;
 };
 
+// How chunks are written beside the codecs' own description: "c-blosc" (or
+// empty) or "deterministic" (blosc lz4 chunks with the deterministic encoder,
+// the same bytes on any machine and the GPU). A codec shorthand that names
+// lz4det picks the deterministic encoder by itself.
+struct ZarrWriteEncoders {
+  std::string blosc_encoder;
+};
+
 // Creates the array at `url` (its store created if missing). InvalidArgument
 // naming the field for a spec that is not an array (ranks differ, shards not
 // a multiple of chunks, a v2 array with shards, a bad fill value), or naming
 // the URL when something is there and !overwrite.
+// `call.threads` sets the array's pool for as long as it lives.
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
-                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options = {});
+                                  const ZarrArraySpec& spec, const ZarrCreateOptions& options = {},
+                                  const CallOptions& call = {});
 
 // The array a creator made with `publish = false`, for another writer of it
 // (a task or rank elsewhere): `zarr_json` is the creator's metadata as
@@ -75,8 +89,12 @@ Status PublishZarrArray(ZarrArray& array);
 std::string ZarrMetadataJson(const ZarrArray& array);
 
 // Opens the zarr v3 or v2 array at `url`. NotFound naming the metadata key
-// when there is no array there.
-Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url);
+// when there is no array there. The array runs on `call.threads` threads for
+// as long as it lives where that is given, else on the context's pool for
+// its store; `encoders` say how its chunks are written.
+Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,
+                                const ZarrWriteEncoders& encoders = {},
+                                const CallOptions& call = {});
 
 // The elements of `region` in C order (little-endian). InvalidArgument if
 // the region is not inside the array; Cancelled if the call (or the context,
@@ -93,25 +111,38 @@ Status ReadRegionInto(const Context& context, const ZarrArray& array, const core
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
                    ByteView data, const CallOptions& call = {});
 
-// How ConvertZarrArray runs; the layout is pipelines::ZarrConversionLayout.
+// The destination's layout: what it leaves unset is the source's (its chunks,
+// its shards unless `unsharded` or zarr v2, its codecs).
+using ZarrConversionLayout = pipelines::ZarrConversionLayout;
+
+// How ConvertZarrArray runs.
 struct ZarrConvertOptions {
   bool overwrite = false;  // Replace an array or group already at the destination.
   bool resume = false;     // Finish an unpublished convert of the same source and layout.
   // The job's ranks (an MPI launch, docs/scale.md); null: this process alone.
   core::Communicator* ranks = nullptr;
+  ZarrWriteEncoders encoders;
+  // Called with a destination object's key before it is written; an error
+  // fails the job there (a test seam for jobs stopped part-way). May be empty.
+  std::function<Status(const std::string& object_key)> before_object;
 };
 
 // Copies the array at `source_url` into a new array at `destination_url` in
-// `layout` (what it leaves unset is the source's), on the call's pool (the
-// context's unless call.threads), reporting to its progress, the metadata
-// written last (pipelines/zarr_conversion.h). InvalidArgument naming the
-// field for a layout that does not fit, or naming the URL when something is
-// there and neither overwrite nor resume was asked for.
+// `layout` (what it leaves unset is the source's: `zarr convert SRC DST`
+// keeps the chunks, shards and codecs), on the call's threads or the
+// context's pool, reporting to the call's progress and checking its
+// cancellation before each object, the metadata written last
+// (pipelines/zarr_conversion.h). InvalidArgument naming the field for a
+// layout that does not fit, or naming the URL when something is there and
+// neither overwrite nor resume was asked for.
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
                                    std::string_view destination_url,
-                                   const pipelines::ZarrConversionLayout& layout,
+                                   const ZarrConversionLayout& layout,
                                    const ZarrConvertOptions& options = {},
                                    const CallOptions& call = {});
+
+// Where a shard's index lies: "end" or "start"; InvalidArgument otherwise.
+Result<formats::zarr::IndexLocation> ParseIndexLocation(std::string_view text);
 
 // "0:10,5:7" in the array's own axis order, stop exclusive (core/region.h).
 Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array);

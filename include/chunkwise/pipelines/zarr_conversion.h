@@ -27,7 +27,11 @@ namespace chunkwise::pipelines {
 // The destination's layout; what is left unset is the source's.
 struct ZarrConversionLayout {
   std::optional<core::Shape> chunks;  // The (inner) chunk; absent: the source's.
-  std::optional<core::Shape> shards;  // zarr v3 only; absent: not sharded.
+  // zarr v3 only. Absent: the source's shards (none when the source is not
+  // sharded or the destination is zarr v2), so that a copy with no choices
+  // keeps the source's objects; `unsharded` drops them.
+  std::optional<core::Shape> shards;
+  bool unsharded = false;  // Not sharded, whatever the source; excludes `shards`.
   // Shorthand ("zstd:1", "blosc:lz4:5:shuffle+crc32c"); absent: the source's
   // bytes codecs, kept exactly as they are.
   std::optional<std::string> codecs;

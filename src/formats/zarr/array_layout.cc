@@ -81,7 +81,13 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
   }
   metadata.attributes =
       layout.attributes.is_object() ? layout.attributes : nlohmann::json::object();
-  if (!layout.dimension_names.empty()) metadata.dimension_names = layout.dimension_names;
+  if (!layout.dimension_names.empty()) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const std::optional<std::string>& name : layout.dimension_names) {
+      names.push_back(name ? nlohmann::json(*name) : nlohmann::json());
+    }
+    metadata.dimension_names = std::move(names);
+  }
   CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
   if (metadata.zarr_format == 2) CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(metadata).status());
   return metadata;

@@ -59,7 +59,9 @@ formats::zarr::ArrayLayout ZarrLayout(const StreamConfig& config) {
     layout.shape.push_back(dim.size);
     layout.chunk_shape.push_back(dim.tile_size);
     shard_shape.push_back(dim.tile_size * dim.tiles_per_shard);
-    layout.dimension_names.push_back(dim.name);
+    // An unnamed dimension among named ones is null, as zarr v3 spells it.
+    layout.dimension_names.push_back(dim.name.empty() ? std::nullopt
+                                                      : std::optional<std::string>(dim.name));
     named = named || !dim.name.empty();
   }
   layout.shape[0] = 0;  // Published as it grows.

@@ -29,8 +29,10 @@ struct ArrayLayout {
   std::optional<core::Shape> shard_shape;  // v3 only; a multiple of chunk_shape.
   std::string codec = "zstd:3";            // Shorthand of the bytes→bytes codecs.
   IndexLocation index_location = IndexLocation::kEnd;
-  std::optional<std::string> fill_value;     // --fill text; absent means 0.
-  std::vector<std::string> dimension_names;  // Empty, or one per dimension.
+  std::optional<std::string> fill_value;  // --fill text; absent means 0.
+  // Empty, or one per dimension; an absent entry is written as null (zarr v3
+  // allows a dimension without a name).
+  std::vector<std::optional<std::string>> dimension_names;
   int zarr_format = 3;
   nlohmann::json attributes = nlohmann::json::object();
 };

@@ -1,0 +1,37 @@
+// What the facade's zarr entry points share, private to the facade: a spec
+// as formats/zarr's layout, the options an array runs with, and a call's
+// progress as a pipeline takes it.
+#ifndef CHUNKWISE_FACADE_ZARR_ARRAY_OPTIONS_H_
+#define CHUNKWISE_FACADE_ZARR_ARRAY_OPTIONS_H_
+
+#include <string>
+#include <string_view>
+
+#include "chunkwise/core/progress.h"
+#include "chunkwise/facade/call_options.h"
+#include "chunkwise/facade/context.h"
+#include "chunkwise/facade/zarr_arrays.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/array_layout.h"
+
+namespace chunkwise::internal {
+
+// The layout `zarr create` builds metadata from (formats/zarr/array_layout.h).
+formats::zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec);
+
+// An array's pool (the call's threads, else the context's for `store`),
+// buffers, and the encoders for `codecs` (a shorthand; "" for none) and
+// `encoders`.
+Result<formats::zarr::ArrayOptions> ArrayOptionsOf(const Context& context,
+                                                   const store::Store& store,
+                                                   std::string_view codecs,
+                                                   const ZarrWriteEncoders& encoders,
+                                                   const CallOptions& call);
+
+// A pipeline's progress options for one call: its mode and observer, else the context's.
+core::ProgressOptions ProgressOptionsOf(const Context& context, const CallOptions& call,
+                                        std::string label);
+
+}  // namespace chunkwise::internal
+
+#endif  // CHUNKWISE_FACADE_ZARR_ARRAY_OPTIONS_H_

@@ -1,0 +1,47 @@
+#include "chunkwise/facade/zarr_import.h"
+
+#include <filesystem>
+
+#include "chunkwise/io/zarr_array_files.h"
+#include "facade/zarr_array_options.h"
+
+namespace chunkwise {
+
+Result<ZarrArray> ImportNpyAsZarrArray(const Context& context, std::string_view npy_path,
+                                       std::string_view url, const ZarrArraySpec& spec,
+                                       const ZarrImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(npy_path)));
+  const formats::zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      formats::zarr::ArrayOptions array_options,
+      internal::ArrayOptionsOf(context, *store, layout.codec, options.encoders, call));
+  const std::filesystem::path input(npy_path);
+  std::error_code error;  // An unreadable input is reported by the import itself.
+  std::uint64_t input_bytes = std::filesystem::file_size(input, error);
+  if (error) input_bytes = 0;
+  const bool first_rank = options.ranks == nullptr || options.ranks->rank() == 0;
+  const std::uint64_t ranks = options.ranks == nullptr ? 1 : options.ranks->size();
+  CallOptions watched = call;
+  if (!first_rank) watched.progress_mode = core::ProgressMode::kQuiet;
+  if (!first_rank) watched.observer = nullptr;
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(watched, "zarr import", input_bytes / ranks, "B");
+  array_options.progress = progress.get();
+  const core::Cancellation& cancellation = context.cancellation(call);
+  Result<ZarrArray> array = io::ImportNpyAsNewArray(
+      input, layout, std::move(store), "", options.overwrite, std::move(array_options),
+      {.ranks = options.ranks,
+       .resume = options.resume,
+       .before_box = [&cancellation, &options](const std::string& key) {
+         CHUNKWISE_RETURN_IF_ERROR(cancellation.Check("importing, before " + key));
+         return options.before_box ? options.before_box(key) : Status::Ok();
+       }});
+  if (!array.ok()) return array;
+  progress->Finish();
+  array->set_progress(nullptr);  // The reporter ends here; the array lives on.
+  return array;
+}
+
+}  // namespace chunkwise

@@ -1,0 +1,80 @@
+#!/bin/sh
+# zarr create/convert/info through the CLI, each case a defect users met
+# (#38): `zarr convert SRC DST` keeps the source's shards; an empty item of
+# --dimension-names is null in zarr.json; --shape "" makes a 0-d array;
+# zarr info --json names the facts as Python's Array.info does.
+#   zarr_test.sh CHUNKWISE WORKDIR
+set -u
+cw=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() {
+  "$@" >out 2>err
+  status=$?
+  if [ "$status" -ne 0 ]; then fail "exit $status: $*"; cat err; fi
+}
+fails_with() {
+  want=$1
+  shift
+  "$@" >out 2>err
+  status=$?
+  [ "$status" -eq "$want" ] || { fail "exit $status (want $want): $*"; cat err; }
+}
+contains() {  # FILE TEXT
+  grep -qF -- "$2" "$1" || { fail "$1 lacks \"$2\""; cat "$1"; }
+}
+# The value of a Python expression over the JSON `j` read from file $1.
+json_of() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# Chunk or shard objects stored under an array directory.
+objects() { find "$1/c" -type f | wc -l | tr -d ' '; }
+
+# --- convert keeps the source's sharding ----------------------------------------
+# 64x64 in shards of 32x32 (4 shards) of 8x8 chunks (64 chunks).
+python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 16)" >ramp.bin
+ok "$cw" -q zarr create src --shape 64,64 --dtype uint8 --chunk 8,8 --shard 32,32
+ok "$cw" -q zarr write src --input ramp.bin --dtype uint8 --shape 64,64
+ok "$cw" -q zarr convert src kept
+[ "$(objects kept)" = 4 ] || fail "zarr convert with no flags stored $(objects kept) objects, want 4 shards"
+[ "$(json_of kept/zarr.json 'j["codecs"][0]["name"], j["chunk_grid"]["configuration"]["chunk_shape"]')" = \
+  "sharding_indexed [32, 32]" ] || fail "zarr convert with no flags: $(cat kept/zarr.json)"
+ok "$cw" -q zarr convert src flat --shard none
+[ "$(objects flat)" = 64 ] || fail "zarr convert --shard none stored $(objects flat) objects, want 64 chunks"
+ok "$cw" -q zarr convert src reshard --shard 64,64
+[ "$(objects reshard)" = 1 ] || fail "zarr convert --shard 64,64 stored $(objects reshard) objects"
+fails_with 1 "$cw" zarr convert src misfit --chunk 24,24
+contains err "keeping the source's shards [32,32]"
+ok "$cw" -q zarr read kept --output kept.raw --raw
+cmp -s kept.raw ramp.bin || fail "zarr convert: the kept copy does not read back as the source"
+
+# --- an empty item of --dimension-names is null -----------------------------------
+ok "$cw" -q zarr create named --shape 4,6 --dtype uint8 --chunk 2,3 --dimension-names "y,"
+[ "$(json_of named/zarr.json 'j["dimension_names"]')" = "['y', None]" ] ||
+  fail "--dimension-names y,: $(cat named/zarr.json)"
+ok "$cw" -q zarr create unnamed --shape 4,6 --dtype uint8 --chunk 2,3 --dimension-names ","
+[ "$(json_of unnamed/zarr.json 'j["dimension_names"]')" = "[None, None]" ] ||
+  fail "--dimension-names ,: $(cat unnamed/zarr.json)"
+ok "$cw" zarr info named
+contains out '["y",null]'
+
+# --- --shape "" is a 0-d array -----------------------------------------------------
+ok "$cw" -q zarr create scalar --shape "" --chunk "" --dtype float64 --fill 2.5
+[ "$(json_of scalar/zarr.json 'j["shape"], j["chunk_grid"]["configuration"]["chunk_shape"]')" = "[] []" ] ||
+  fail "--shape \"\": $(cat scalar/zarr.json)"
+ok "$cw" zarr info scalar --json
+[ "$(json_of out 'j["shape"], j["nbytes"], j["fill_value"]')" = "[] 8 2.5" ] || fail "zarr info scalar: $(cat out)"
+fails_with 1 "$cw" zarr create bad --shape "" --chunk 2 --dtype uint8
+contains err "different rank"
+
+# --- zarr info --json: the keys Python's Array.info has too ------------------------
+ok "$cw" zarr info kept --json
+[ "$(json_of out 'list(j)')" = "['path', 'node_type', 'zarr_format', 'shape', 'dtype', 'chunks', 'shards', 'fill_value', 'codecs', 'dimension_names', 'attributes', 'nbytes', 'nbytes_stored', 'nchunks', 'nchunks_initialized', 'ninner_chunks', 'ninner_chunks_initialized']" ] ||
+  fail "zarr info --json keys: $(cat out)"
+[ "$(json_of out 'j["nchunks"], j["nchunks_initialized"], j["ninner_chunks"], j["ninner_chunks_initialized"], j["nbytes"]')" = \
+  "4 4 64 64 4096" ] || fail "zarr info --json counts: $(cat out)"
+
+[ "$failures" -eq 0 ] && echo "zarr: all cases passed"
+exit "$failures"
