@@ -41,7 +41,8 @@ expect 1 "README.md:6: unresolved merge-conflict marker: >>>>>>> topic" \
   "$python" "$markers" --root "$repo"
 printf 'x\r\n=======\r\n' >"$repo/dos.txt" && git -C "$repo" add dos.txt
 expect 1 "dos.txt:2: unresolved merge-conflict marker" "$python" "$markers" --root "$repo"
-expect 77 "not a git checkout" "$python" "$markers" --root "$work"
+mkdir -p "$work/plain"  # Not a checkout: git may not look above $work (the build tree is in one).
+expect 77 "not a git checkout" env GIT_CEILING_DIRECTORIES="$work" "$python" "$markers" --root "$work/plain"
 
 # The seam: an include past the facade fails unless listed; a listed one that
 # is gone fails too; the facade and io/ are always allowed.
