@@ -6,6 +6,7 @@
 set -u
 chunkwise=$1
 work=$2
+test_faults=$3
 rm -rf "$work" && mkdir -p "$work" || exit 1
 failures=0
 
@@ -40,7 +41,7 @@ expect_error "the fill value" "see --fill" \
 # unfinished array: a plain import onto it is refused as unfinished, and the CLI
 # names --resume, which finishes it. `zarr create` has no --resume: no hint of it.
 "$chunkwise" --quiet zarr read "$work/a" --output "$work/a.npy" || exit 1
-CHUNKWISE_TEST_RANK_FAULT=0:1:fail "$chunkwise" --quiet zarr import "$work/a.npy" "$work/u" \
+CHUNKWISE_TEST_RANK_FAULT=0:1:fail "$test_faults" --quiet zarr import "$work/a.npy" "$work/u" \
   --chunk 2,8 2>/dev/null && { echo "FAIL: the faulted import succeeded"; failures=$((failures + 1)); }
 expect_error "of an unfinished array ($work/u/.chunkwise-incomplete)" "pass --resume to finish it" \
   "$chunkwise" zarr import "$work/a.npy" "$work/u" --chunk 2,8
