@@ -27,7 +27,8 @@ void Store(std::uint8_t* at, T value) {
 }
 
 // Integer mean: sums in a type that cannot overflow for kMaxDownsampleWindow
-// elements; the quotient rounded to nearest, ties to even.
+// elements; the quotient rounded to nearest, ties to even (downsample.h says
+// why). The one integer mean rule of the library.
 template <typename T>
 class IntegerMean {
  public:
