@@ -22,8 +22,6 @@ int LaunchedProcesses() {
 
 }  // namespace
 
-bool HaveMpi() { return detail::kMpiBuilt; }
-
 Result<std::unique_ptr<core::Communicator>> JoinJob() {
   const int launched = LaunchedProcesses();
   if (launched <= 1) return std::unique_ptr<core::Communicator>(new core::SingleProcess());

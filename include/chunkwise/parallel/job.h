@@ -18,9 +18,6 @@
 
 namespace chunkwise::parallel {
 
-// True when this build can run as several MPI ranks.
-bool HaveMpi();
-
 // The job's ranks, for the life of the returned object (MPI is finalized
 // when it is destroyed; make one per process). InvalidArgument when launched
 // as several processes by a build without MPI; Internal when MPI fails to start.
