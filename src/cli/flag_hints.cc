@@ -8,46 +8,47 @@ namespace chunkwise::cli {
 namespace {
 
 struct FlagHint {
-  std::string_view library_words;  // As the library's messages say them.
-  std::string_view hint;           // What the CLI user passes.
-  // The flag the hint names, when only some commands have it: the hint is
-  // left out for a command without it. Empty: every command it reaches has it.
-  std::string_view only_with_flag = {};
+  StatusCode code;         // The error's code...
+  std::string_view field;  // ...and the option it names (Status::field()).
+  std::string_view flag;   // The flag that sets it: the hint needs the command to have it.
+  std::string_view hint;   // What the CLI user is told.
 };
 
-// One row per phrase of the library's messages that a flag controls.
+constexpr StatusCode kInvalid = StatusCode::kInvalidArgument;
+constexpr StatusCode kUnsupported = StatusCode::kUnsupported;
+
+// One row per (code, field) that a flag controls; a field may have several
+// (an unfinished output is resumed or replaced), each given where its flag is.
 constexpr std::array kFlagHints = {
-    FlagHint{"overwrite not requested", "pass --overwrite to replace it"},
-    FlagHint{"resume not requested", "pass --resume to finish it", "--resume"},
-    FlagHint{"can be written only as JSON references", "pass --format json-v1"},
-    FlagHint{"outside the allowed roots", "pass --allow-root DIR to read it"},
-    FlagHint{"remote references are not allowed", "pass --allow-remote to read it"},
-    FlagHint{"a pyramid has 2..30 levels", "see --levels"},
-    FlagHint{"has a different rank from the array shape", "see --chunk and --shape"},
-    FlagHint{"the chunk shape's extents", "see --chunk"},
-    FlagHint{"the dimension names are", "see --dimension-names"},
-    FlagHint{"sharding needs zarr format 3", "--shard needs --format 3"},
-    FlagHint{"the shard shape", "see --shard and --chunk"},
-    FlagHint{"the zarr format must be", "see --format"},
-    FlagHint{"the codecs:", "see --codec"},
-    FlagHint{"the fill value", "see --fill"},
-    FlagHint{"a column selection or a where predicate", "see --columns and --where"},
-    FlagHint{"the stream backend is", "see --backend"},
-    FlagHint{"the CUDA backend:", "pass --backend cpu or auto"},
-    FlagHint{"the array needs at least one dimension", "see --shape"},
-    FlagHint{"the tile (chunk) size", "see --chunk"},
-    FlagHint{"tiles per shard must be", "see --tiles-per-shard"},
-    FlagHint{"over the memory limit", "see --max-memory"},
-    FlagHint{"an edge table", "see --edges"},
-    FlagHint{"a multiscale stream has at most", "see --levels"},
-    FlagHint{"downsampling factors", "see --downsample-factors"},
-    FlagHint{"downsampling of", "see --downsample"},
-    FlagHint{"the voxel size needs", "see --voxel-size"},
-    FlagHint{"voxel sizes must be", "see --voxel-size"},
-    FlagHint{"is not a unit OME-NGFF", "see --unit"},
-    FlagHint{"axes go time, channel, then space", "see --dimension-names"},
-    FlagHint{"an OME-Zarr image has", "see --shape and --dimension-names"},
-    FlagHint{"http server: threads", "see --threads"},
+    FlagHint{kInvalid, "overwrite", "--overwrite", "pass --overwrite to replace it"},
+    FlagHint{kInvalid, "resume", "--resume", "pass --resume to finish it"},
+    FlagHint{kInvalid, "resume", "--overwrite", "pass --overwrite to replace it"},
+    FlagHint{kUnsupported, "reference_format", "--format", "pass --format json-v1"},
+    FlagHint{kInvalid, "allowed_roots", "--allow-root", "pass --allow-root DIR to read it"},
+    FlagHint{kInvalid, "allow_remote", "--allow-remote", "pass --allow-remote to read it"},
+    FlagHint{kInvalid, "levels", "--levels", "see --levels"},
+    FlagHint{kInvalid, "shape", "--shape", "see --shape"},
+    FlagHint{kInvalid, "chunk_shape", "--chunk", "see --chunk"},
+    FlagHint{kInvalid, "tile_size", "--chunk", "see --chunk"},
+    FlagHint{kInvalid, "shard_shape", "--shard", "see --shard and --chunk"},
+    FlagHint{kInvalid, "tiles_per_shard", "--tiles-per-shard", "see --tiles-per-shard"},
+    FlagHint{kInvalid, "dimension_names", "--dimension-names", "see --dimension-names"},
+    FlagHint{kInvalid, "zarr_format", "--format", "see --format"},
+    FlagHint{kInvalid, "codecs", "--codec", "see --codec"},
+    FlagHint{kUnsupported, "codecs", "--codec", "see --codec"},
+    FlagHint{kInvalid, "fill_value", "--fill", "see --fill"},
+    FlagHint{kInvalid, "columns", "--columns", "see --columns and --where"},
+    FlagHint{kInvalid, "backend", "--backend", "see --backend"},
+    FlagHint{kUnsupported, "backend", "--backend", "pass --backend cpu or auto"},
+    FlagHint{kInvalid, "max_memory", "--max-memory", "see --max-memory"},
+    FlagHint{kInvalid, "edges", "--edges", "see --edges"},
+    FlagHint{kInvalid, "downsample_method", "--downsample", "see --downsample"},
+    FlagHint{kUnsupported, "downsample_method", "--downsample", "see --downsample"},
+    FlagHint{kInvalid, "downsample_factors", "--downsample-factors", "see --downsample-factors"},
+    FlagHint{kInvalid, "voxel_size", "--voxel-size", "see --voxel-size"},
+    FlagHint{kInvalid, "unit", "--unit", "see --unit"},
+    FlagHint{kInvalid, "axes", "--shape", "see --shape and --dimension-names"},
+    FlagHint{kInvalid, "threads", "--threads", "see --threads"},
 };
 
 }  // namespace
@@ -55,12 +56,12 @@ constexpr std::array kFlagHints = {
 std::string DescribeWithFlagHints(const Status& error,
                                   const std::function<bool(std::string_view)>& has_flag) {
   std::string text = error.ToString();
+  if (error.field().empty()) return text;
   for (const FlagHint& row : kFlagHints) {
-    if (!row.only_with_flag.empty() && has_flag && !has_flag(row.only_with_flag)) continue;
-    if (text.find(row.library_words) != std::string::npos) {
-      text += "; ";
-      text += row.hint;
-    }
+    if (row.code != error.code() || row.field != error.field()) continue;
+    if (has_flag && !has_flag(row.flag)) continue;
+    text += "; ";
+    text += row.hint;
   }
   return text;
 }

@@ -1,5 +1,6 @@
-// Flag hints: the library says what is wrong in its own words ("overwrite not
-// requested", "the chunk shape"); the CLI names the flag that changes it.
+// Flag hints: the library names the option an error is about in the error
+// itself (Status::field(), e.g. "shard_shape", with its code); the CLI says
+// which flag sets that option. The message's wording plays no part.
 #ifndef CHUNKWISE_CLI_FLAG_HINTS_H_
 #define CHUNKWISE_CLI_FLAG_HINTS_H_
 
@@ -7,14 +8,14 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/core/status.h"
+#include "chunkwise/chunkwise.h"
 
 namespace chunkwise::cli {
 
-// `error`'s text, followed by a hint naming the flags its words point to
-// ("; pass --overwrite to replace it"), if any. `has_flag` (when given) says
-// whether the command that ran has a flag, so that a hint never names a flag
-// the command lacks ("pass --resume" after `zarr create`).
+// `error`'s text, followed by the hints for its code and field ("; pass
+// --overwrite to replace it"), if any. `has_flag` (when given) says whether
+// the command that ran has a flag: a hint is given only by a command that has
+// the flag it names, so `zarr read` is never told "see --shard".
 std::string DescribeWithFlagHints(const Status& error,
                                   const std::function<bool(std::string_view)>& has_flag = {});
 

@@ -9,7 +9,6 @@
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
-#include "chunkwise/parallel/job.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
@@ -217,7 +216,7 @@ Status Info(const CommandContext& context, const ZarrOptions& options) {
 Status Import(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec spec, SpecFromOptions(options));
   // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, JoinJobRanks());
   CHUNKWISE_ASSIGN_OR_RETURN(
       const ZarrArray array,
       ImportNpyAsZarrArray(context.library(), options.input, options.destination, spec,
@@ -225,7 +224,7 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
                             .resume = options.resume,
                             .ranks = ranks.get(),
                             .encoders = {.blosc_encoder = options.blosc_encoder},
-                            .before_box = parallel::ShardFaultFromEnvironment(ranks->rank())},
+                            .before_box = RankFaultFromEnvironment(ranks->rank())},
                            {.threads = options.threads}));
   if (ranks->rank() != 0) return Status::Ok();
   CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
@@ -269,7 +268,7 @@ Result<ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
 // Under mpirun or srun every rank runs this (docs/scale.md); the job itself
 // is the facade's ConvertZarrArray.
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, parallel::JoinJob());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, JoinJobRanks());
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrConversionLayout layout, ConversionLayout(options));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const ZarrArray destination,
@@ -278,7 +277,7 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
                         .resume = options.resume,
                         .ranks = ranks.get(),
                         .encoders = {.blosc_encoder = options.blosc_encoder},
-                        .before_object = parallel::ShardFaultFromEnvironment(ranks->rank())},
+                        .before_object = RankFaultFromEnvironment(ranks->rank())},
                        {.threads = options.threads}));
   if (ranks->rank() == 0) {
     CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,

@@ -1,5 +1,6 @@
 #include "chunkwise/core/communicator.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace chunkwise::core {
@@ -10,22 +11,28 @@ Result<std::vector<std::string>> SingleProcess::Gather(std::string_view value) {
 
 Result<std::string> SingleProcess::Broadcast(std::string_view value) { return std::string(value); }
 
-// "" for OK, else "<code number> <message>".
+// "" for OK, else "<code number> <message>", or "<code number>:<field> <message>"
+// when the status names a field (a field is a name, without spaces).
 std::string EncodeStatus(const Status& status) {
   if (status.ok()) return "";
-  return std::to_string(static_cast<int>(status.code())) + " " + std::string(status.message());
+  std::string text = std::to_string(static_cast<int>(status.code()));
+  if (!status.field().empty()) text += ":" + std::string(status.field());
+  return text + " " + std::string(status.message());
 }
 
 Status DecodeStatus(std::string_view text) {
   if (text.empty()) return Status::Ok();
   int code = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), code);
-  if (error != std::errc() || end == text.data() + text.size() || *end != ' ' ||
+  const char* const stop = text.data() + text.size();
+  const auto [end, error] = std::from_chars(text.data(), stop, code);
+  const char* const space = std::find(end, stop, ' ');
+  if (error != std::errc() || space == stop || (end != space && *end != ':') ||
       code < static_cast<int>(StatusCode::kInvalidArgument) ||
       code > static_cast<int>(StatusCode::kCancelled)) {
     return Status::Internal("a rank sent a status that does not decode: " + std::string(text));
   }
-  return Status(static_cast<StatusCode>(code), std::string(end + 1, text.data() + text.size()));
+  const Status status(static_cast<StatusCode>(code), std::string(space + 1, stop));
+  return end == space ? status : status.WithField(std::string_view(end + 1, space));
 }
 
 Status ShareRootStatus(Communicator& ranks, const Status& status) {
@@ -50,7 +57,8 @@ Status FirstFailure(const std::vector<std::string>& outcomes, int size) {
   }
   if (failed > 1) {
     first = Status(first.code(),
-                   std::string(first.message()) + " (" + std::to_string(failed) + " ranks failed)");
+                   std::string(first.message()) + " (" + std::to_string(failed) + " ranks failed)")
+                .WithField(first.field());
   }
   return first;
 }

@@ -27,7 +27,8 @@ void Store(std::uint8_t* at, T value) {
 }
 
 // Integer mean: sums in a type that cannot overflow for kMaxDownsampleWindow
-// elements; the quotient rounded to nearest, ties to even.
+// elements; the quotient rounded to nearest, ties to even (downsample.h says
+// why). The one integer mean rule of the library.
 template <typename T>
 class IntegerMean {
  public:
@@ -200,13 +201,16 @@ Status CheckMethodFits(DownsampleMethod method, DataType type) {
   if (type.is_complex() || type.id() == DataTypeId::kFloat16) {
     return Status::Unsupported(what +
                                " is not implemented (integers, bool, float32 and "
-                               "float64 are)");
+                               "float64 are)")
+        .WithField("downsample_method");
   }
   if (method == DownsampleMethod::kMean && type.id() == DataTypeId::kBool) {
-    return Status::InvalidArgument(what + " has no meaning: use mode, min or max for bool");
+    return Status::InvalidArgument(what + " has no meaning: use mode, min or max for bool")
+        .WithField("downsample_method");
   }
   if (method == DownsampleMethod::kMode && type.is_float()) {
-    return Status::InvalidArgument(what + " has no meaning: mode is for labels (integers or bool)");
+    return Status::InvalidArgument(what + " has no meaning: mode is for labels (integers or bool)")
+        .WithField("downsample_method");
   }
   return Status::Ok();
 }
@@ -219,7 +223,8 @@ Result<DownsampleMethod> ParseDownsampleMethod(std::string_view name) {
     if (DownsampleMethodName(method) == name) return method;
   }
   return Status::InvalidArgument("unknown downsampling method \"" + std::string(name) +
-                                 "\" (expected mean, mode, min or max)");
+                                 "\" (expected mean, mode, min or max)")
+      .WithField("downsample_method");
 }
 
 std::string_view DownsampleMethodName(DownsampleMethod method) {
@@ -243,13 +248,15 @@ Result<Downsampler> Downsampler::Create(DownsampleMethod method, DataType type, 
   for (Index factor : factors) {
     if (factor < 1) {
       return Status::InvalidArgument("downsampling factors must be at least 1, not " +
-                                     std::to_string(factor));
+                                     std::to_string(factor))
+          .WithField("downsample_factors");
     }
     window *= std::min(factor, kMaxDownsampleWindow + 1);
     if (window > kMaxDownsampleWindow) {
       return Status::InvalidArgument("downsampling windows of [" + FormatShape(factors) +
                                      "] hold more than " + std::to_string(kMaxDownsampleWindow) +
-                                     " elements");
+                                     " elements")
+          .WithField("downsample_factors");
     }
   }
   KernelFunction kernel = nullptr;

@@ -35,7 +35,7 @@ std::string_view StatusCodeName(StatusCode code) {
 
 Status::Status(StatusCode code, std::string message) {
   CHUNKWISE_CHECK(code != StatusCode::kOk);
-  state_ = std::make_unique<State>(State{code, std::move(message)});
+  state_ = std::make_unique<State>(State{code, std::move(message), {}});
 }
 
 Status::Status(const Status& other)
@@ -96,7 +96,19 @@ Status Status::WithContext(std::string_view context) const {
   std::string message(context);
   message += ": ";
   message += state_->message;
-  return Status(state_->code, std::move(message));
+  Status result(state_->code, std::move(message));
+  result.state_->field = state_->field;
+  return result;
+}
+
+std::string_view Status::field() const {
+  return state_ ? std::string_view(state_->field) : std::string_view();
+}
+
+Status Status::WithField(std::string_view field) const {
+  Status result(*this);
+  if (result.state_) result.state_->field = field;
+  return result;
 }
 
 bool Status::operator==(const Status& other) const {

@@ -28,7 +28,8 @@ Status CheckReplaceable(const store::Store& store, std::string_view url, bool ov
   if (keys.empty()) return Status::Ok();
   if (!overwrite) {
     return Status::InvalidArgument(std::string(url) + " already holds " +
-                                   std::to_string(keys.size()) + " keys (overwrite not requested)");
+                                   std::to_string(keys.size()) + " keys (overwrite not requested)")
+        .WithField("overwrite");
   }
   if (std::any_of(keys.begin(), keys.end(), IsBcolzKey)) return Status::Ok();
   return Status::InvalidArgument(std::string(url) +

@@ -102,7 +102,8 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
         return Status::Unsupported(url.text + " (" + std::string(FormatName(format.kind)) +
                                    "): its blocks are keyed x_y_z outside any zarr chunk grid, "
                                    "which Parquet references cannot hold; " +
-                                   std::string(refs::kParquetNeedsZarrKeys));
+                                   std::string(refs::kParquetNeedsZarrKeys))
+            .WithField("reference_format");
       }
       auto progress = progress_for("shards");
       CHUNKWISE_ASSIGN_OR_RETURN(
@@ -168,7 +169,8 @@ Status BeginReferenceJob(const JobPlace& place, const std::string& manifest_text
     CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, OutputExists(store, place.key, write.format));
     if (exists) {
       return Status::InvalidArgument(store.Describe(place.key) +
-                                     " already exists (overwrite not requested)");
+                                     " already exists (overwrite not requested)")
+          .WithField("overwrite");
     }
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(place.work));
@@ -183,10 +185,12 @@ Status BeginReferenceJob(const JobPlace& place, const std::string& manifest_text
   }
   if (!keys.empty() && !write.overwrite) {
     return Status::InvalidArgument(
-        store.Describe(place.work) + " holds " + std::to_string(keys.size()) +
-        " keys of an unfinished reference build (a run that stopped before it wrote the set): "
-        "resume it with the same source and options (resume not requested) or replace it "
-        "(overwrite not requested)");
+               store.Describe(place.work) + " holds " + std::to_string(keys.size()) +
+               " keys of an unfinished reference build (a run that stopped before it wrote the "
+               "set): "
+               "resume it with the same source and options (resume not requested) or replace it "
+               "(overwrite not requested)")
+        .WithField("resume");
   }
   if (ranks == 1) return Status::Ok();  // Erased once the set is written.
   for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));

@@ -106,7 +106,7 @@ Status CheckOutputPath(const fs::path& path, bool overwrite) {
   std::error_code error;
   if (!overwrite && !IsStandardOutput(path) && fs::exists(path, error)) {
     return Status::InvalidArgument(path.string() +
-                                   " already exists (overwrite not requested)");
+                                   " already exists (overwrite not requested)").WithField("overwrite");
   }
   return Status::Ok();
 }

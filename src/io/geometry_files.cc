@@ -48,7 +48,9 @@ Result<Geometry> ImportGeometry(GeometryType type, const std::filesystem::path& 
       break;
     case GeometryType::kGraph:
       if (!edges)
-        return Status::InvalidArgument("a graph needs an edge table (a .csv or .npy of source, target)");
+        return Status::InvalidArgument(
+                   "a graph needs an edge table (a .csv or .npy of source, target)")
+            .WithField("edges");
       if (table) return ReadGraphTables(input, *edges);
       break;
     case GeometryType::kSkeleton:

@@ -1,7 +1,5 @@
 #include "chunkwise/parallel/job.h"
 
-#include <atomic>
-#include <csignal>
 #include <cstdlib>
 #include <memory>
 
@@ -24,8 +22,6 @@ int LaunchedProcesses() {
 
 }  // namespace
 
-bool HaveMpi() { return detail::kMpiBuilt; }
-
 Result<std::unique_ptr<core::Communicator>> JoinJob() {
   const int launched = LaunchedProcesses();
   if (launched <= 1) return std::unique_ptr<core::Communicator>(new core::SingleProcess());
@@ -36,27 +32,6 @@ Result<std::unique_ptr<core::Communicator>> JoinJob() {
         "would write the whole output; rebuild with MPI (libopenmpi-dev) or run one process");
   }
   return detail::StartMpiWorld();
-}
-
-ShardFault ShardFaultFromEnvironment(int rank) {
-  const char* spec = std::getenv("CHUNKWISE_TEST_RANK_FAULT");
-  if (spec == nullptr) return {};
-  const std::string text = spec;
-  const std::size_t first = text.find(':');
-  const std::size_t second = text.find(':', first == std::string::npos ? first : first + 1);
-  if (first == std::string::npos || second == std::string::npos) return {};
-  const std::optional<core::Index> fault_rank = core::ParseIndex(text.substr(0, first));
-  const std::optional<core::Index> shards =
-      core::ParseIndex(text.substr(first + 1, second - first - 1));
-  const bool kill = text.substr(second + 1) == "kill";
-  if (!fault_rank.has_value() || !shards.has_value() || *fault_rank != rank) return {};
-  auto finished = std::make_shared<std::atomic<core::Index>>(0);
-  return [finished, limit = *shards, kill, rank](const std::string& shard_key) -> Status {
-    if (finished->fetch_add(1) < limit) return Status::Ok();
-    if (kill) std::raise(SIGKILL);
-    return Status::Internal(shard_key + ": rank " + std::to_string(rank) +
-                            " fails here on purpose (CHUNKWISE_TEST_RANK_FAULT)");
-  };
 }
 
 }  // namespace chunkwise::parallel

@@ -77,7 +77,8 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveLocal(std::string_view key
   for (const fs::path& root : roots_) allowed = allowed || IsUnder(canonical, root);
   if (!allowed) {
     return Status::InvalidArgument(Describe(key) + ": " + url + " resolves to " +
-                                   canonical.string() + ", outside the allowed roots");
+                                   canonical.string() + ", outside the allowed roots")
+        .WithField("allowed_roots");
   }
   const std::uint64_t size = fs::file_size(canonical, error);
   if (error) {
@@ -113,7 +114,8 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
   } else if (scheme == "http" || scheme == "https") {
     if (!options_.allow_remote) {
       return Status::InvalidArgument(Describe(key) + ": " + url +
-                                     " is remote, and remote references are not allowed");
+                                     " is remote, and remote references are not allowed")
+          .WithField("allow_remote");
     }
     target.remote_url = url;
     Result<std::uint64_t> size = HttpSize(url);
@@ -122,7 +124,8 @@ Result<ReferenceStore::Target> ReferenceStore::ResolveTarget(std::string_view ke
   } else if (options_.open_target && !scheme.empty()) {
     if (!options_.allow_remote) {
       return Status::InvalidArgument(Describe(key) + ": " + url +
-                                     " is remote, and remote references are not allowed");
+                                     " is remote, and remote references are not allowed")
+          .WithField("allow_remote");
     }
     Result<TargetLocation> location = options_.open_target(url);
     if (!location.ok()) return location.status().WithContext(Describe(key));

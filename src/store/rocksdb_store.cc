@@ -253,12 +253,6 @@ Status RocksDbStore::SetBinary(std::string_view key, ByteView value) {
                    "rocksdb:" + path_.string());
 }
 
-Status RocksDbStore::EraseBinary(std::string_view key) {
-  return FromRocks(
-      handles_->db->Delete(handles_->write_options, handles_->binary_family, ToSlice(key)),
-      "rocksdb:" + path_.string());
-}
-
 Status RocksDbStore::WriteBinary(const std::vector<BinaryWrite>& writes) {
   rocksdb::WriteBatch batch;
   for (const BinaryWrite& write : writes) {

@@ -7,7 +7,12 @@
 // so no edge is dropped: the output has ceil(shape / factor) elements per
 // dimension. Each window becomes one element (docs/pipelines/stream-writer.md, "Multiscale"):
 // - mean: integers: the exact sum divided by the count, rounded to the
-//   nearest integer, ties to the even one. Floats: the elements converted to
+//   nearest integer, ties to the even one (2.5 -> 2, 3.5 -> 4, -2.5 -> -2).
+//   Halves to even because that is what a zarr or neuroglancer user checks a
+//   pyramid against: numpy's rint/round and TensorStore's downsample driver
+//   ("mean") round so, and it has no bias up or down over many ties. Every
+//   mean downsample in chunkwise is this class: the stream writer's pyramids
+//   and `zarr to-precomputed`'s scales give the same voxels. Floats: the elements converted to
 //   double and added one by one, in row-major order of the window, starting
 //   from +0.0, divided by the count and rounded once to the type.
 // - mode: the most frequent value; among equally frequent values, the least.

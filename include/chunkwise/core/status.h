@@ -58,8 +58,17 @@ class [[nodiscard]] Status {
   std::string ToString() const;
 
   // Returns this status with "context: " put before its message; OK stays OK.
-  // Callers use it to add the file, key or step on the way up.
+  // Callers use it to add the file, key or step on the way up. The field is kept.
   Status WithContext(std::string_view context) const;
+
+  // The option the error is about, as the library's option structs name it
+  // ("chunk_shape", "overwrite"), or empty. The library sets it where it
+  // checks a caller's option, never on stored bytes, so that a translator can
+  // say how its user sets that option (the CLI's flag hints, src/cli/flag_hints.cc)
+  // without reading the message. Not part of ToString() or operator==.
+  std::string_view field() const;
+  // This status naming `field`; OK stays OK.
+  Status WithField(std::string_view field) const;
 
   bool operator==(const Status& other) const;
 
@@ -67,6 +76,7 @@ class [[nodiscard]] Status {
   struct State {
     StatusCode code;
     std::string message;
+    std::string field;
   };
   std::unique_ptr<State> state_;
 };

@@ -18,20 +18,20 @@
 
 namespace chunkwise::parallel {
 
-// True when this build can run as several MPI ranks.
-bool HaveMpi();
-
 // The job's ranks, for the life of the returned object (MPI is finalized
 // when it is destroyed; make one per process). InvalidArgument when launched
 // as several processes by a build without MPI; Internal when MPI fails to start.
 Result<std::unique_ptr<core::Communicator>> JoinJob();
 
-// A test seam for failure handling, read from the environment:
+// A test seam for failure handling. In test builds only (the binary
+// chunkwise-test-faults and the unit tests, which link
+// src/parallel/faults/shard_faults_from_environment.cc),
 // CHUNKWISE_TEST_RANK_FAULT="<rank>:<shards>:<kill|fail>" makes rank <rank>
 // finish <shards> output shards, then on the next one either SIGKILL itself
 // (a lost node) or fail with Internal naming the shard's key. Returns a
 // callback taking the key of the shard about to be finished, or an empty
-// function when the variable is unset or names another rank.
+// function when the variable is unset or names another rank. The shipped
+// chunkwise links src/parallel/faults/shard_faults_off.cc: always empty.
 using ShardFault = std::function<Status(const std::string& shard_key)>;
 ShardFault ShardFaultFromEnvironment(int rank);
 

@@ -5,7 +5,9 @@
 // written once). Each further scale halves every axis (rounding up) and is
 // built from the scale before it as written: labels by the most frequent of
 // the 2×2×2 voxels (ties to the smaller label), images by their mean
-// (rounded to nearest for integers). Segmentations (uint32, uint64) default
+// (integers rounded to nearest, halves to even), both by core::Downsampler,
+// as the stream writer's pyramids; a segmentation of floats is refused, for
+// floats have no mode. Segmentations (uint32, uint64) default
 // to compressed_segmentation in 8³ blocks, images to raw. Chunks run in
 // parallel on one pool; the info is written last.
 #ifndef CHUNKWISE_PIPELINES_ZARR_TO_PRECOMPUTED_H_

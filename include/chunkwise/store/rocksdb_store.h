@@ -86,8 +86,8 @@ class RocksDbStore final : public Store {
   // Binary-key methods: any bytes form a key (the empty key included).
   Result<std::optional<Bytes>> GetBinary(std::string_view key) const;
   Status SetBinary(std::string_view key, ByteView value);
-  Status EraseBinary(std::string_view key);
-  // Applies all writes atomically: a reader sees none or all of them.
+  // Applies all writes atomically (a write with `erase` erases its key): a
+  // reader sees none or all of them.
   Status WriteBinary(const std::vector<BinaryWrite>& writes);
   // Visits binary keys in [begin, end) in bytewise order; empty `end` = no bound.
   Status ScanBinary(std::string_view begin, std::string_view end, const ScanVisitor& visit) const;

@@ -78,13 +78,6 @@ Field Field::List(std::string name, Field item, bool nullable, Metadata metadata
   return field;
 }
 
-int Schema::FieldIndex(std::string_view name) const {
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 std::string TypeName(const Field& field) {
   switch (field.type) {
     case TypeId::kInt8:

@@ -215,12 +215,6 @@ Status Carray::SetAttr(const std::string& name, nlohmann::json value) {
   return WriteAttrs();
 }
 
-Status Carray::EraseAttr(const std::string& name) {
-  CHUNKWISE_RETURN_IF_ERROR(CheckWritable());
-  attrs_.erase(name);
-  return WriteAttrs();
-}
-
 Status Carray::WriteChunk(std::int64_t index, ByteView rows) {
   if (index == cached_index_) cached_index_ = -1;
   return CompressChunk(index, rows, threads_).status();

@@ -114,7 +114,8 @@ Result<core::NpyArray> ReadSelection(std::shared_ptr<store::Store> store, const 
   }
   if (!request.columns.empty() || !request.where.empty()) {
     return Status::InvalidArgument(
-        "a column selection or a where predicate needs a ctable; this is a carray");
+               "a column selection or a where predicate needs a ctable; this is a carray")
+        .WithField("columns");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,
                              Carray::Open(std::move(store), prefix, Mode::kRead));

@@ -26,7 +26,8 @@ int TypeRank(std::string_view type) { return type == "time" ? 0 : type == "chann
 Status CheckAxes(const std::vector<Axis>& axes) {
   if (axes.size() < 2 || axes.size() > 5) {
     return Status::InvalidArgument("an OME-Zarr image has 2 to 5 axes, not " +
-                                   std::to_string(axes.size()));
+                                   std::to_string(axes.size()))
+        .WithField("axes");
   }
   std::set<std::string> names;
   int space = 0;
@@ -36,32 +37,39 @@ Status CheckAxes(const std::vector<Axis>& axes) {
     const Axis& axis = axes[i];
     const std::string where = "axis " + std::to_string(i) + " (\"" + axis.name + "\")";
     if (axis.name.empty())
-      return Status::InvalidArgument("axis " + std::to_string(i) + " has no name");
+      return Status::InvalidArgument("axis " + std::to_string(i) + " has no name")
+          .WithField("dimension_names");
     if (!names.insert(axis.name).second) {
-      return Status::InvalidArgument(where + ": axis names must be unique");
+      return Status::InvalidArgument(where + ": axis names must be unique")
+          .WithField("dimension_names");
     }
     if (axis.type != "space" && axis.type != "time" && axis.type != "channel") {
       return Status::InvalidArgument(where + ": type \"" + axis.type +
-                                     "\" is not space, time or channel");
+                                     "\" is not space, time or channel")
+          .WithField("dimension_names");
     }
     space += axis.type == "space";
     time += axis.type == "time";
     channel += axis.type == "channel";
     if (i > 0 && TypeRank(axes[i - 1].type) > TypeRank(axis.type)) {
-      return Status::InvalidArgument(where + ": axes go time, channel, then space");
+      return Status::InvalidArgument(where + ": axes go time, channel, then space")
+          .WithField("dimension_names");
     }
     if (!axis.unit.empty() && (axis.type == "channel" || !IsKnownUnit(axis.type, axis.unit))) {
       return Status::InvalidArgument(where + ": \"" + axis.unit + "\" is not a unit OME-NGFF " +
                                      "lists for " + axis.type + " axes (e.g. " +
-                                     (axis.type == "time" ? "second" : "micrometer") + ")");
+                                     (axis.type == "time" ? "second" : "micrometer") + ")")
+          .WithField("unit");
     }
   }
   if (space < 2 || space > 3) {
     return Status::InvalidArgument("an OME-Zarr image has 2 or 3 space axes, not " +
-                                   std::to_string(space));
+                                   std::to_string(space))
+        .WithField("axes");
   }
   if (time > 1 || channel > 1) {
-    return Status::InvalidArgument("an OME-Zarr image has at most one time and one channel axis");
+    return Status::InvalidArgument("an OME-Zarr image has at most one time and one channel axis")
+        .WithField("axes");
   }
   return Status::Ok();
 }
@@ -102,11 +110,13 @@ Result<std::vector<Axis>> AxesFromNames(std::span<const std::string> names, std:
       {"y", "x"}, {"z", "y", "x"}, {"t", "z", "y", "x"}, {"t", "c", "z", "y", "x"}};
   if (rank < 2 || rank > 5) {
     return Status::InvalidArgument("an OME-Zarr image has 2 to 5 dimensions, not " +
-                                   std::to_string(rank));
+                                   std::to_string(rank))
+        .WithField("axes");
   }
   if (!names.empty() && names.size() != rank) {
     return Status::InvalidArgument(std::to_string(names.size()) + " dimension names for " +
-                                   std::to_string(rank) + " dimensions");
+                                   std::to_string(rank) + " dimensions")
+        .WithField("dimension_names");
   }
   const std::vector<std::string>& chosen = kDefaults[rank - 2];
   std::vector<Axis> axes;

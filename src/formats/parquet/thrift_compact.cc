@@ -42,11 +42,6 @@ void ThriftWriter::I64Field(std::int16_t id, std::int64_t value) {
   Varint(ZigZag(value));
 }
 
-void ThriftWriter::I16Field(std::int16_t id, std::int16_t value) {
-  FieldHeader(id, ThriftType::kI16);
-  Varint(ZigZag(value));
-}
-
 void ThriftWriter::BoolField(std::int16_t id, bool value) {
   FieldHeader(id, value ? ThriftType::kBoolTrue : ThriftType::kBoolFalse);
 }

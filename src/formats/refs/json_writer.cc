@@ -210,7 +210,7 @@ Status WriteReferenceJson(store::Store& store, std::string_view key, const Refer
     CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
     if (exists) {
       return Status::InvalidArgument(store.Describe(key) +
-                                     " already exists (overwrite not requested)");
+                                     " already exists (overwrite not requested)").WithField("overwrite");
     }
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, FormatReferenceJson(set, options));

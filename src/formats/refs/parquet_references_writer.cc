@@ -63,7 +63,8 @@ Result<std::map<std::string, ArrayChunks>> GroupChunks(const ReferenceSet& set) 
         return Status::Unsupported("reference set key '" + std::string(key) +
                                    "': Parquet references place every key in the chunk grid of "
                                    "its array's .zarray, and there is no '" +
-                                   field + "/.zarray'; " + std::string(kParquetNeedsZarrKeys));
+                                   field + "/.zarray'; " + std::string(kParquetNeedsZarrKeys))
+            .WithField("reference_format");
       }
       if (zarray->kind != Reference::Kind::kInline) {
         return Status::InvalidArgument("reference set key '" + std::string(key) + "': '" + field +
@@ -184,7 +185,8 @@ Status WriteParquetReferences(const ReferenceSet& set, store::Store& store,
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> existing, store.List(prefix));
   if (!existing.empty() && !options.overwrite) {
     return Status::InvalidArgument(store.Describe(existing.front()) +
-                                   " already exists (overwrite not requested)");
+                                   " already exists (overwrite not requested)")
+        .WithField("overwrite");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json metadata, MetadataJson(set));
   CHUNKWISE_ASSIGN_OR_RETURN(auto arrays, GroupChunks(set));

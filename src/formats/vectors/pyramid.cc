@@ -134,7 +134,8 @@ Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
                                                       const PyramidOptions& options) {
   if (options.levels < 2 || options.levels > 30) {
     return Status::InvalidArgument("a pyramid has 2..30 levels (level 0 included), not " +
-                                   std::to_string(options.levels));
+                                   std::to_string(options.levels))
+        .WithField("levels");
   }
   // The root lists only whole levels at every moment: first level 0 alone,
   // then each new level once its vertices and links are all stored. A build

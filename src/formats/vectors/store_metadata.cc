@@ -95,10 +95,6 @@ int LinkWidthOf(GeometryType type) {
   return type == GeometryType::kMesh ? 3 : 2;
 }
 
-bool IsDirected(GeometryType type) {
-  return type == GeometryType::kSkeleton || type == GeometryType::kPolyline;
-}
-
 std::string_view CrossLevelStorageName(CrossLevelStorage storage) {
   return storage == CrossLevelStorage::kExplicit ? "explicit" : "implicit";
 }

@@ -14,19 +14,24 @@ Status CheckShapes(const ArrayLayout& layout) {
   if (layout.chunk_shape.size() != rank) {
     return Status::InvalidArgument("the chunk shape [" + core::FormatShape(layout.chunk_shape) +
                                    "] has a different rank from the array shape [" +
-                                   core::FormatShape(layout.shape) + "]");
+                                   core::FormatShape(layout.shape) + "]")
+        .WithField("chunk_shape");
   }
   for (core::Index extent : layout.chunk_shape) {
-    if (extent <= 0) return Status::InvalidArgument("the chunk shape's extents must be positive");
+    if (extent <= 0)
+      return Status::InvalidArgument("the chunk shape's extents must be positive")
+          .WithField("chunk_shape");
   }
   if (!layout.dimension_names.empty() && layout.dimension_names.size() != rank) {
     return Status::InvalidArgument("the dimension names are " +
                                    std::to_string(layout.dimension_names.size()) + " names for " +
-                                   std::to_string(rank) + " dimensions");
+                                   std::to_string(rank) + " dimensions")
+        .WithField("dimension_names");
   }
   if (!layout.shard_shape) return Status::Ok();
   if (layout.zarr_format != 3) {
-    return Status::InvalidArgument("sharding needs zarr format 3 (zarr v2 has no sharding)");
+    return Status::InvalidArgument("sharding needs zarr format 3 (zarr v2 has no sharding)")
+        .WithField("zarr_format");
   }
   bool multiple = layout.shard_shape->size() == rank;
   for (std::size_t d = 0; multiple && d < rank; ++d) {
@@ -36,7 +41,8 @@ Status CheckShapes(const ArrayLayout& layout) {
   if (!multiple) {
     return Status::InvalidArgument("the shard shape [" + core::FormatShape(*layout.shard_shape) +
                                    "] is not a multiple of the chunk shape [" +
-                                   core::FormatShape(layout.chunk_shape) + "]");
+                                   core::FormatShape(layout.chunk_shape) + "]")
+        .WithField("shard_shape");
   }
   return Status::Ok();
 }
@@ -61,8 +67,9 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
       layout.zarr_format == 3 ? ChunkKeyEncoding::Default('/') : ChunkKeyEncoding::V2('.');
   metadata.fill_value.assign(layout.data_type.size(), 0);
   if (layout.fill_value) {
-    CHUNKWISE_ASSIGN_OR_RETURN(metadata.fill_value,
-                               ParseFillValueText(*layout.fill_value, layout.data_type));
+    Result<FillValue> fill = ParseFillValueText(*layout.fill_value, layout.data_type);
+    if (!fill.ok()) return fill.status().WithField("fill_value");
+    metadata.fill_value = std::move(*fill);
   }
   const nlohmann::json chunk_codecs = ChunkCodecs(layout.data_type, bytes_codecs);
   if (layout.shard_shape) {
@@ -95,11 +102,12 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
 
 Result<ArrayMetadata> BuildArrayMetadata(const ArrayLayout& layout) {
   if (layout.zarr_format != 2 && layout.zarr_format != 3) {
-    return Status::InvalidArgument("the zarr format must be 2 or 3");
+    return Status::InvalidArgument("the zarr format must be 2 or 3").WithField("zarr_format");
   }
   Result<nlohmann::json> bytes_codecs =
       codec::ParseCodecShorthand(layout.codec, layout.data_type.size());
-  if (!bytes_codecs.ok()) return bytes_codecs.status().WithContext("the codecs");
+  if (!bytes_codecs.ok())
+    return bytes_codecs.status().WithContext("the codecs").WithField("codecs");
   return BuildArrayMetadataWithCodecs(layout, *bytes_codecs);
 }
 

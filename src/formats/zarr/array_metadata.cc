@@ -167,13 +167,16 @@ Status ClearForOverwrite(store::Store& store, std::string_view prefix, bool over
     CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> begun, store.Get(marker));
     if (begun.has_value() && !begun->empty()) {
       return Status::InvalidArgument(
-          std::string(where) + " already holds " + count + " of an unfinished array (" +
-          store.Describe(marker) +
-          "): a write that stopped before it published the metadata; resume it with the same "
-          "input and layout (resume not requested) or replace it (overwrite not requested)");
+                 std::string(where) + " already holds " + count + " of an unfinished array (" +
+                 store.Describe(marker) +
+                 "): a write that stopped before it published the metadata; resume it with the "
+                 "same "
+                 "input and layout (resume not requested) or replace it (overwrite not requested)")
+          .WithField("resume");
     }
     return Status::InvalidArgument(std::string(where) + " already holds " + count +
-                                   " (overwrite not requested)");
+                                   " (overwrite not requested)")
+        .WithField("overwrite");
   }
   // The incomplete marker says the keys are ours though no metadata is there:
   // an array not yet published (CreateUnpublished), or a replacement killed

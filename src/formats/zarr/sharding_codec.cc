@@ -390,11 +390,6 @@ codec::CodecRegistry ZarrCodecRegistryAtDepth(const codec::CodecBuildOptions& bu
 
 }  // namespace
 
-Status RegisterShardingCodec(codec::CodecRegistry& registry,
-                             const codec::CodecBuildOptions& build) {
-  return RegisterShardingCodecAtDepth(registry, build, 0);
-}
-
 codec::CodecRegistry ZarrCodecRegistry(const codec::CodecBuildOptions& build) {
   return ZarrCodecRegistryAtDepth(build, 0);
 }

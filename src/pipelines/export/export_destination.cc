@@ -41,10 +41,12 @@ Result<ExportDestination> ExportDestination::Begin(std::shared_ptr<store::Store>
     if (unfinished) {
       return Status::InvalidArgument(store->Describe(marker) +
                                      ": an unfinished export is there (overwrite not requested, "
-                                     "resume not requested)");
+                                     "resume not requested)")
+          .WithField("resume");
     }
     return Status::InvalidArgument(store->Describe(is_export ? info : keys.front()) +
-                                   ": exists (overwrite not requested)");
+                                   ": exists (overwrite not requested)")
+        .WithField("overwrite");
   }
   if (!is_export && !unfinished) {
     return Status::InvalidArgument(store->Describe(keys.front()) +

@@ -5,11 +5,11 @@
 #include <map>
 #include <mutex>
 
+#include "chunkwise/core/downsample.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "pipelines/precomputed/destination.h"
-#include "pipelines/precomputed/downsample.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -88,9 +88,15 @@ Result<pc::VolumeInfo> InfoFor(const formats::zarr::ArrayMetadata& metadata,
 
 class ScaleWriter {
  public:
+  // `halve` makes a chunk of scale s > 0 from the 2×2×2 voxels below it in
+  // scale s - 1, with the rule every chunkwise downsample follows (core/downsample.h).
   ScaleWriter(pc::Volume& volume, const formats::zarr::Array* source, core::ThreadPool& pool,
-              core::ProgressReporter& progress)
-      : volume_(volume), source_(source), pool_(pool), progress_(progress) {}
+              core::ProgressReporter& progress, core::Downsampler halve)
+      : volume_(volume),
+        source_(source),
+        pool_(pool),
+        progress_(progress),
+        halve_(std::move(halve)) {}
 
   Status Write(int scale, std::uint64_t& chunks) {
     const pc::ScaleInfo& info = volume_.scale(scale);
@@ -159,18 +165,23 @@ class ScaleWriter {
     }
     const core::Region region(fine_start, fine_stop);
     CHUNKWISE_ASSIGN_OR_RETURN(const Bytes fine_voxels, volume_.Read(scale - 1, region));
-    const core::Shape shape = region.shape();
-    const detail::DownsampleRule rule = volume_.info().type == pc::VolumeType::kSegmentation
-                                            ? detail::DownsampleRule::kMode
-                                            : detail::DownsampleRule::kMean;
-    return detail::Downsample2x(fine_voxels, {shape[0], shape[1], shape[2]},
-                                volume_.info().num_channels, volume_.info().data_type, rule);
+    // The voxels are [channel][z][y][x]; channels are kept apart (factor 1).
+    const core::Shape fine_shape = region.shape();
+    const core::Shape shape{volume_.info().num_channels, fine_shape[0], fine_shape[1],
+                            fine_shape[2]};
+    std::size_t elements = 1;
+    for (const Index extent : halve_.OutputShape(shape))
+      elements *= static_cast<std::size_t>(extent);
+    Bytes voxels(elements * volume_.info().data_type.size());
+    halve_.Reduce(fine_voxels, shape, voxels);
+    return voxels;
   }
 
   pc::Volume& volume_;
   const formats::zarr::Array* source_;
   core::ThreadPool& pool_;
   core::ProgressReporter& progress_;
+  const core::Downsampler halve_;
   std::mutex mutex_;
   std::uint64_t bytes_read_ = 0;
 };
@@ -188,6 +199,13 @@ Result<ZarrToPrecomputedSummary> ZarrToPrecomputed(std::shared_ptr<store::Store>
       const formats::zarr::Array array,
       formats::zarr::Array::Open(std::move(source), source_prefix, {.pool = pool}));
   CHUNKWISE_ASSIGN_OR_RETURN(pc::VolumeInfo info, InfoFor(array.metadata(), options));
+  // Labels (segmentation) are halved by mode, images by mean: refused here,
+  // before anything is written, where the type has no such reduction.
+  CHUNKWISE_ASSIGN_OR_RETURN(core::Downsampler halve,
+                             core::Downsampler::Create(info.type == pc::VolumeType::kSegmentation
+                                                           ? core::DownsampleMethod::kMode
+                                                           : core::DownsampleMethod::kMean,
+                                                       info.data_type, {1, 2, 2, 2}));
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<pc::Volume> volume,
                              pc::Volume::Stage(dest, dest_prefix, std::move(info),
                                                {.pool = pool, .gzip_level = options.gzip_level}));
@@ -201,7 +219,7 @@ Result<ZarrToPrecomputedSummary> ZarrToPrecomputed(std::shared_ptr<store::Store>
                                    .total_units = total,
                                    .unit = "chunks",
                                    .mode = options.progress});
-  ScaleWriter writer(*volume, &array, *pool, progress);
+  ScaleWriter writer(*volume, &array, *pool, progress, std::move(halve));
   ZarrToPrecomputedSummary summary;
   for (int s = 0; s < volume->num_scales(); ++s) {
     std::uint64_t chunks = 0;

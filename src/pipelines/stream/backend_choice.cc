@@ -34,7 +34,8 @@ Result<BackendRequest> ParseBackendRequest(std::string_view text) {
   if (text == "cuda") return BackendRequest::kCuda;
   if (text == "auto") return BackendRequest::kAuto;
   return Status::InvalidArgument("the stream backend is cpu, cuda or auto, not \"" +
-                                 std::string(text) + "\"");
+                                 std::string(text) + "\"")
+      .WithField("backend");
 }
 
 Result<BackendChoice> ChooseStreamBackend(BackendRequest request, const StreamConfig& config,
@@ -42,7 +43,8 @@ Result<BackendChoice> ChooseStreamBackend(BackendRequest request, const StreamCo
   if (request == BackendRequest::kCpu) return BackendChoice{};
   if (!no_gpu_reason.empty()) {
     if (request == BackendRequest::kCuda) {
-      return Status::Unsupported("the CUDA backend: " + std::string(no_gpu_reason));
+      return Status::Unsupported("the CUDA backend: " + std::string(no_gpu_reason))
+          .WithField("backend");
     }
     return BackendChoice{StreamBackendKind::kCpu,
                          "backend auto: the CPU (" + std::string(no_gpu_reason) + ")"};

@@ -37,11 +37,13 @@ Result<core::Shape> ChooseFactors(const MultiscaleConfig& multiscale,
   }
   if (factors.size() != axes.size()) {
     return Status::InvalidArgument("downsampling factors: " + std::to_string(factors.size()) +
-                                   " for " + std::to_string(axes.size()) + " dimensions");
+                                   " for " + std::to_string(axes.size()) + " dimensions")
+        .WithField("downsample_factors");
   }
   if (std::all_of(factors.begin(), factors.end(), [](Index f) { return f == 1; })) {
     return Status::InvalidArgument("downsampling factors [" + core::FormatShape(factors) +
-                                   "] reduce nothing");
+                                   "] reduce nothing")
+        .WithField("downsample_factors");
   }
   return factors;
 }
@@ -54,15 +56,16 @@ Result<std::vector<double>> BaseScale(const MultiscaleConfig& multiscale,
   const std::vector<double>& voxel = multiscale.voxel_size;
   if (!voxel.empty() && voxel.size() != space) {
     return Status::InvalidArgument("the voxel size needs one value per space axis (" +
-                                   std::to_string(space) + "), not " +
-                                   std::to_string(voxel.size()));
+                                   std::to_string(space) + "), not " + std::to_string(voxel.size()))
+        .WithField("voxel_size");
   }
   std::vector<double> scale;
   std::size_t next = 0;
   for (const formats::ome::Axis& axis : axes) {
     const double value = axis.type == "space" && !voxel.empty() ? voxel[next++] : 1.0;
     if (!std::isfinite(value) || value <= 0) {
-      return Status::InvalidArgument("voxel sizes must be positive and finite");
+      return Status::InvalidArgument("voxel sizes must be positive and finite")
+          .WithField("voxel_size");
     }
     scale.push_back(value);
   }
@@ -104,14 +107,16 @@ Result<PyramidPlan> PlanPyramid(const StreamConfig& config) {
   const MultiscaleConfig& multiscale = *config.multiscale;
   if (multiscale.levels > kMaxLevels) {
     return Status::InvalidArgument("a multiscale stream has at most " + std::to_string(kMaxLevels) +
-                                   " levels, not " + std::to_string(multiscale.levels));
+                                   " levels, not " + std::to_string(multiscale.levels))
+        .WithField("levels");
   }
   std::vector<std::string> names;
   for (const StreamDimension& dim : config.dimensions) {
     if (!dim.name.empty()) names.push_back(dim.name);
   }
   if (!names.empty() && names.size() != config.dimensions.size()) {
-    return Status::InvalidArgument("an OME-Zarr image names every dimension or none");
+    return Status::InvalidArgument("an OME-Zarr image names every dimension or none")
+        .WithField("dimension_names");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::vector<formats::ome::Axis> axes,

@@ -29,19 +29,23 @@ constexpr std::uint64_t kBatchBytesTarget = std::uint64_t{256} << 20;
 constexpr std::size_t kGpuBatchThreads = 256;
 
 Status CheckDimensions(const std::vector<StreamDimension>& dims) {
-  if (dims.empty()) return Status::InvalidArgument("the array needs at least one dimension");
+  if (dims.empty())
+    return Status::InvalidArgument("the array needs at least one dimension").WithField("shape");
   for (std::size_t d = 0; d < dims.size(); ++d) {
     const std::string where = "dimension " + std::to_string(d);
     if (dims[d].size < 0 || (dims[d].size == 0 && d != 0)) {
       return Status::InvalidArgument(where +
                                      ": size must be positive (only dimension 0 may be 0, "
-                                     "meaning unbounded)");
+                                     "meaning unbounded)")
+          .WithField("shape");
     }
     if (dims[d].tile_size <= 0) {
-      return Status::InvalidArgument(where + ": the tile (chunk) size must be positive");
+      return Status::InvalidArgument(where + ": the tile (chunk) size must be positive")
+          .WithField("tile_size");
     }
     if (dims[d].tiles_per_shard <= 0) {
-      return Status::InvalidArgument(where + ": tiles per shard must be positive");
+      return Status::InvalidArgument(where + ": tiles per shard must be positive")
+          .WithField("tiles_per_shard");
     }
   }
   return Status::Ok();
@@ -119,9 +123,10 @@ MemoryEstimate Estimate(const StreamPlan& plan) {
 Status CheckMemory(const StreamConfig& config, const StreamPlan& plan) {
   if (config.max_memory == 0 || plan.memory.total() <= config.max_memory) return Status::Ok();
   return Status::InvalidArgument(
-      "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
-      ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
-      "; use smaller tiles or fewer tiles per shard in dimensions > 0");
+             "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
+             ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
+             "; use smaller tiles or fewer tiles per shard in dimensions > 0")
+      .WithField("max_memory");
 }
 
 // One array: `config` without levels.

@@ -40,7 +40,8 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     does a rank killed (or failing, named) after its first shard, and the
     resume does not rewrite the shards kept.
 
-usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun --workdir DIR
+usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun
+    --chunkwise-test-faults build/tests/chunkwise-test-faults --workdir DIR
        [--peer-python .venv/bin/python]
 """
 import argparse
@@ -100,17 +101,22 @@ def total_blocks(log_path):
 class Job:
     def __init__(self, args):
         self.chunkwise = pathlib.Path(args.chunkwise).resolve()
+        # The same CLI with the test fault hook; the shipped one ignores CHUNKWISE_TEST_RANK_FAULT.
+        self.test_faults = pathlib.Path(args.chunkwise_test_faults).resolve()
         self.peer_python = args.peer_python
         self.mpirun = [args.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(RANKS)]
         # Containers often forbid the cross-memory attach of the shared-memory transport.
         self.env = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none", "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
+    def binary(self, env):
+        return self.test_faults if "CHUNKWISE_TEST_RANK_FAULT" in (env or {}) else self.chunkwise
+
     def one(self, args, env=None, expect_success=True, timeout=None):
-        return run([self.chunkwise, "-q", *args], {**self.env, **(env or {})}, expect_success,
+        return run([self.binary(env), "-q", *args], {**self.env, **(env or {})}, expect_success,
                    timeout)
 
     def ranks(self, args, env=None, expect_success=True, timeout=None):
-        return run([*self.mpirun, self.chunkwise, "-q", *args], {**self.env, **(env or {})},
+        return run([*self.mpirun, self.binary(env), "-q", *args], {**self.env, **(env or {})},
                    expect_success, timeout)
 
 
@@ -583,6 +589,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
     parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--chunkwise-test-faults", required=True,
+                        help="the CLI built with the test fault hook (tests/CMakeLists.txt)")
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--peer-python", default="",
                         help="the pinned .venv's python: zarr-python 3, TensorStore, fsspec, kerchunk")

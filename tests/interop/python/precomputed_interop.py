@@ -68,7 +68,8 @@ def image(shape):
 
 
 def halve(a, mode):
-    """numpy's 2x downsampling: mode (ties to the smaller) or mean (rounded), cut edges kept."""
+    """numpy's 2x downsampling: mode (ties to the smaller) or mean (halves to even, as
+    chunkwise rounds), cut edges kept."""
     shape = tuple(-(-n // 2) for n in a.shape)
     out = np.zeros(shape, a.dtype)
     for z in range(shape[0]):

@@ -27,6 +27,18 @@ TEST(CommunicatorTest, EveryStatusCodeRoundTrips) {
   }
 }
 
+// The option a status names travels too, so that rank 0 of a job gives the
+// same flag hint as one process.
+TEST(CommunicatorTest, FieldRoundTrips) {
+  const Status refused = Status::InvalidArgument("out: exists (overwrite not requested)");
+  const Status decoded = DecodeStatus(EncodeStatus(refused.WithField("overwrite")));
+  EXPECT_EQ(decoded.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(decoded.field(), "overwrite");
+  EXPECT_EQ(decoded.message(), "out: exists (overwrite not requested)");
+  EXPECT_EQ(DecodeStatus(EncodeStatus(refused)).field(), "");
+  EXPECT_EQ(DecodeStatus("1:overwrite").code(), StatusCode::kInternal);
+}
+
 TEST(CommunicatorTest, GarbledStatusIsInternal) {
   const Status decoded = DecodeStatus("99 nonsense");
   EXPECT_EQ(decoded.code(), StatusCode::kInternal);

@@ -247,6 +247,7 @@ TEST(DownsampleTest, MethodsThatDoNotFitTheTypeAreRefused) {
   Status status = create(DownsampleMethod::kMean, DataTypeId::kBool);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("mean downsampling of bool"), std::string::npos);
+  EXPECT_EQ(status.field(), "downsample_method");  // The option at fault, for flag hints.
   status = create(DownsampleMethod::kMode, DataTypeId::kFloat32);
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("mode is for labels"), std::string::npos);
@@ -256,6 +257,7 @@ TEST(DownsampleTest, MethodsThatDoNotFitTheTypeAreRefused) {
   status = create(DownsampleMethod::kMin, DataTypeId::kUInt8, {2, 0});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("at least 1, not 0"), std::string::npos);
+  EXPECT_EQ(status.field(), "downsample_factors");
   EXPECT_EQ(create(DownsampleMethod::kMin, DataTypeId::kUInt8, {1024, 1024}).code(),
             StatusCode::kInvalidArgument);
   EXPECT_TRUE(create(DownsampleMethod::kMode, DataTypeId::kBool).ok());

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "chunkwise/core/downsample.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/memory_store.h"
@@ -94,6 +95,49 @@ TEST(ZarrToPrecomputed, ImageMeanUnsharded) {
   auto keys = dest->List("s0/");
   ASSERT_TRUE(keys.ok());
   EXPECT_THAT(*keys, ::testing::Contains("s0/0-45_0-30_0-21"));
+}
+
+// A 1×1×4 (z, y, x) array of `values`, its scale 1 read back: two voxels,
+// each the mean of two.
+template <typename T>
+std::vector<T> HalvedByToPrecomputed(core::DataTypeId type, const std::vector<T>& values) {
+  auto source = store::MemoryStore::Create();
+  formats::zarr::ArrayMetadata metadata;
+  metadata.shape = {1, 1, 4};
+  metadata.chunk_shape = {1, 1, 4};
+  metadata.data_type = core::DataType(type);
+  metadata.fill_value = std::vector<std::uint8_t>(sizeof(T), 0);
+  metadata.codecs = json::array({{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}});
+  auto array = formats::zarr::Array::Create(source, "", metadata, false);
+  EXPECT_TRUE(array.ok()) << array.status().ToString();
+  const ByteView bytes(reinterpret_cast<const std::uint8_t*>(values.data()),
+                       values.size() * sizeof(T));
+  EXPECT_TRUE(array->Write(core::Region::Full(metadata.shape), bytes).ok());
+  auto dest = store::MemoryStore::Create();
+  auto summary = ZarrToPrecomputed(source, "", dest, "", {.num_scales = 2});
+  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+  auto volume = pc::Volume::Open(dest, "");
+  EXPECT_TRUE(volume.ok()) << volume.status().ToString();
+  return volume.ok() ? ReadScale<T>(**volume, 1) : std::vector<T>{};
+}
+
+// One rounding rule for every mean downsample (core/downsample.h): halves go
+// to the even integer, in to-precomputed as in the stream writer's pyramids.
+// Rounding away from zero (what to-precomputed did) gives 3 and -3 here.
+TEST(ZarrToPrecomputed, MeanRoundsHalvesToEvenAsEveryDownsampleDoes) {
+  EXPECT_EQ(HalvedByToPrecomputed<std::uint8_t>(core::DataTypeId::kUInt8, {2, 3, 1, 2}),
+            (std::vector<std::uint8_t>{2, 2}));  // 2.5 -> 2, 1.5 -> 2.
+  EXPECT_EQ(HalvedByToPrecomputed<std::int8_t>(core::DataTypeId::kInt8, {-2, -3, -1, -2}),
+            (std::vector<std::int8_t>{-2, -2}));  // -2.5 -> -2, -1.5 -> -2.
+  // The same voxels through the stream writer's downsampler give the same values.
+  auto stream = core::Downsampler::Create(core::DownsampleMethod::kMean,
+                                          core::DataType(core::DataTypeId::kUInt8), {2, 2, 2});
+  ASSERT_TRUE(stream.ok());
+  const std::vector<std::uint8_t> in{2, 3, 1, 2};
+  std::vector<std::uint8_t> out(2);
+  stream->Reduce(ByteView(in.data(), in.size()), std::vector<core::Index>{1, 1, 4},
+                 MutableByteView(out.data(), out.size()));
+  EXPECT_EQ(out, (std::vector<std::uint8_t>{2, 2}));
 }
 
 TEST(ZarrToPrecomputed, RefusesWhatPrecomputedCannotHold) {

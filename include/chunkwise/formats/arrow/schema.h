@@ -66,8 +66,6 @@ struct Schema {
   std::vector<Field> fields;
   Metadata metadata;
 
-  // The index of the top-level field called `name`, or -1.
-  int FieldIndex(std::string_view name) const;
   bool operator==(const Schema&) const = default;
 };
 

@@ -148,7 +148,6 @@ class Carray {
   const nlohmann::json& attrs() const { return attrs_; }
   // Sets one attribute and rewrites __attrs__ at once.
   Status SetAttr(const std::string& name, nlohmann::json value);
-  Status EraseAttr(const std::string& name);
 
   // The key of a file of this carray, e.g. Key("meta/sizes").
   std::string Key(std::string_view name) const { return prefix_ + std::string(name); }

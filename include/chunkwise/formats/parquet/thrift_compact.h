@@ -52,7 +52,6 @@ class ThriftWriter {
 
   void I32Field(std::int16_t id, std::int32_t value);
   void I64Field(std::int16_t id, std::int64_t value);
-  void I16Field(std::int16_t id, std::int16_t value);
   void BoolField(std::int16_t id, bool value);
   void BinaryField(std::int16_t id, std::string_view value);
   // A struct-valued field: writes its header and opens the struct.

@@ -28,8 +28,6 @@ std::string_view GeometryTypeName(GeometryType type);
 Result<GeometryType> ParseGeometryType(std::string_view name);
 // Endpoints per link: 0 for points, 3 for (triangle) meshes, else 2.
 int LinkWidthOf(GeometryType type);
-// Whether link order matters: skeleton edges run child → parent, polylines walk in order.
-bool IsDirected(GeometryType type);
 
 // How the −delta mirror of cross-level links is kept (docs/formats/vectors.md,
 // "Pyramid").

@@ -156,12 +156,10 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   IndexLocation index_location_;
 };
 
-// Adds `sharding_indexed` to `registry`; its inner chains resolve through a
-// registry of the builtins (with the encoders `build` chooses) plus sharding
-// again, so shards nest (deeper than 8: InvalidArgument).
-Status RegisterShardingCodec(codec::CodecRegistry& registry,
-                             const codec::CodecBuildOptions& build = {});
 // The builtin codecs plus `sharding_indexed`: the registry zarr arrays use.
+// The sharding codec's inner chains resolve through a registry of the
+// builtins (with the encoders `build` chooses) plus sharding again, so shards
+// nest (deeper than 8: InvalidArgument).
 codec::CodecRegistry ZarrCodecRegistry(const codec::CodecBuildOptions& build = {});
 
 }  // namespace chunkwise::formats::zarr

@@ -370,7 +370,7 @@ Result<std::unique_ptr<StreamBackend>> MakeCudaBackend(const StreamPlan& plan,
     return Status::InvalidArgument("the CUDA backend needs a plan made for it (backend cuda)");
   }
   if (std::string reason = cuda::NoDeviceReason(); !reason.empty()) {
-    return Status::Unsupported("the CUDA backend: " + reason);
+    return Status::Unsupported("the CUDA backend: " + reason).WithField("backend");
   }
   auto backend = std::make_unique<CudaBackend>(plan);
   CHUNKWISE_RETURN_IF_ERROR(backend->Init());

@@ -1,0 +1,79 @@
+#!/bin/sh
+# The repository checks can fail: scripts/check-conflict-markers on a tracked
+# file with markers, scripts/check-seam on an include past the facade and on an
+# exception that no longer occurs. Each runs on a small tree made here.
+#   repository_checks_test.sh PYTHON SOURCE_DIR WORKDIR
+set -u
+python=$1
+source=$2
+work=$3
+rm -rf "$work" && mkdir -p "$work" || exit 1
+failures=0
+
+expect() {  # STATUS WORDS COMMAND...
+  want=$1 words=$2
+  shift 2
+  "$@" >"$work/out" 2>&1
+  status=$?
+  if [ "$status" -ne "$want" ]; then
+    echo "FAIL: exit $status (want $want): $*"; cat "$work/out"; failures=$((failures + 1))
+  elif ! grep -qF -- "$words" "$work/out"; then
+    echo "FAIL: output lacks \"$words\": $*"; cat "$work/out"; failures=$((failures + 1))
+  fi
+}
+
+# Conflict markers: each kind of marker line in a tracked file fails the check;
+# the same lines untracked, in a binary file, or indented do not.
+markers="$source/scripts/check-conflict-markers"
+repo="$work/markers"
+mkdir -p "$repo" && git -C "$repo" init -q || exit 1
+printf 'a\n  =======\nb\n' >"$repo/clean.md"
+printf '\000<<<<<<< HEAD\n' >"$repo/blob.bin"
+git -C "$repo" add clean.md blob.bin
+expect 0 "no conflict markers" "$python" "$markers" --root "$repo"
+printf 'a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> topic (a message)\n' >"$repo/README.md"
+expect 0 "no conflict markers" "$python" "$markers" --root "$repo"
+git -C "$repo" add README.md
+expect 1 "README.md:2: unresolved merge-conflict marker: <<<<<<< HEAD" \
+  "$python" "$markers" --root "$repo"
+expect 1 "README.md:4: unresolved merge-conflict marker: =======" "$python" "$markers" --root "$repo"
+expect 1 "README.md:6: unresolved merge-conflict marker: >>>>>>> topic" \
+  "$python" "$markers" --root "$repo"
+printf 'x\r\n=======\r\n' >"$repo/dos.txt" && git -C "$repo" add dos.txt
+expect 1 "dos.txt:2: unresolved merge-conflict marker" "$python" "$markers" --root "$repo"
+mkdir -p "$work/plain"  # Not a checkout: git may not look above $work (the build tree is in one).
+expect 77 "not a git checkout" env GIT_CEILING_DIRECTORIES="$work" "$python" "$markers" --root "$work/plain"
+
+# The seam: an include past the facade fails unless listed; a listed one that
+# is gone fails too; the facade and io/ are always allowed.
+seam="$source/scripts/check-seam"
+tree="$work/seam"
+mkdir -p "$tree/src/cli" "$tree/python/src" "$tree/scripts" || exit 1
+printf '#include "chunkwise/chunkwise.h"\n#include "chunkwise/io/npy_file.h"\n#include "cli/command.h"\n' \
+  >"$tree/src/cli/a_command.cc"
+printf '#include <chunkwise/chunkwise.h>\n' >"$tree/python/src/module.cc"
+: >"$tree/scripts/seam-exceptions.txt"
+expect 0 "0 listed exception(s) remain" "$python" "$seam" --root "$tree"
+printf '#include "chunkwise/formats/zarr/array.h"\n' >>"$tree/src/cli/a_command.cc"
+expect 1 "src/cli/a_command.cc:chunkwise/formats/zarr/array.h: includes a library header past the facade" \
+  "$python" "$seam" --root "$tree"
+printf '# allowed for now\nsrc/cli/a_command.cc:chunkwise/formats/zarr/array.h\n' \
+  >"$tree/scripts/seam-exceptions.txt"
+expect 0 "1 listed exception(s) remain" "$python" "$seam" --root "$tree"
+printf '  #  include <chunkwise/core/status.h>\n' >>"$tree/python/src/module.cc"
+expect 1 "python/src/module.cc:chunkwise/core/status.h: includes" "$python" "$seam" --root "$tree"
+printf '#include <chunkwise/chunkwise.h>\n' >"$tree/python/src/module.cc"
+printf '#include "chunkwise/chunkwise.h"\n' >"$tree/src/cli/a_command.cc"
+expect 1 "src/cli/a_command.cc:chunkwise/formats/zarr/array.h: listed in scripts/seam-exceptions.txt but no longer included" \
+  "$python" "$seam" --root "$tree"
+expect 0 "removed 1 line(s)" "$python" "$seam" --root "$tree" --prune
+grep -q "formats/zarr/array.h" "$tree/scripts/seam-exceptions.txt" && {
+  echo "FAIL: --prune kept the stale line"; failures=$((failures + 1)); }
+grep -q "# allowed for now" "$tree/scripts/seam-exceptions.txt" || {
+  echo "FAIL: --prune dropped a comment"; failures=$((failures + 1)); }
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "repository checks fail where they should"
