@@ -44,6 +44,7 @@ Result<std::unique_ptr<ValueReader>> Store::OpenReader(std::string_view key) con
 }
 
 Status Store::SetParts(std::string_view key, std::span<const ByteView> parts) {
+  if (parts.size() == 1) return Set(key, parts[0]);  // Nothing to join: no copy.
   return Set(key, JoinBytes(parts));
 }
 

@@ -2,40 +2,58 @@
 // concurrent writer's change.
 //
 // It reads the value with its Generation, lets the caller merge its write
-// into it and write the result conditionally (SetIf, SetPartsIf or EraseIf at
-// that generation), and when another writer got there first (kConflict)
-// reads again and merges again. A zarr chunk written in part and a shard are
-// both updated through this one loop (formats/zarr/array.cc, shard_store.cc).
+// into it and writes the result conditionally (SetPartsIf, or EraseIf when
+// the result is no value, at that generation), and when another writer got
+// there first (kConflict) reads again and merges again. Every read-merge-
+// write of the library goes through this one loop: a zarr chunk written in
+// part, and a shard (formats/zarr, ShardStore), whether written by region or
+// by a batch of inner chunks.
 #ifndef CHUNKWISE_STORE_UPDATE_OBJECT_H_
 #define CHUNKWISE_STORE_UPDATE_OBJECT_H_
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/store/generation.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::store {
 
-// Merges a write into the stored value `old` (nullopt: none stored), read at
-// `read_at`, and writes the result only if the key is still at `read_at`,
-// returning the store's kConflict if it is not.
-using ConditionalMerge =
-    std::function<Status(const std::optional<Bytes>& old, const Generation& read_at)>;
+// Writes the merged value, given as parts written one after another, or
+// removes the key when `parts` is nullopt. A merge calls it at most once.
+using WriteMerged = std::function<Status(std::optional<std::span<const ByteView>> parts)>;
+
+// Merges a write into the stored value `old` (nullopt: none stored) and
+// hands the result to `write`, returning what `write` returns (a merge that
+// returns without calling it leaves the value as it is).
+using MergeWrite = std::function<Status(const std::optional<Bytes>& old, const WriteMerged& write)>;
 
 // How many times UpdateObject merges before it gives up.
 inline constexpr int kUpdateAttempts = 200;
 
-// Reads `key` with its generation and calls `merge_and_write`; on kConflict
-// waits a random pause that grows with the attempts (so that writers that
-// collided once do not collide again in step), reads again and retries, at
-// most kUpdateAttempts times, then returns kConflict naming the key. Any
-// other status of `merge_and_write` is returned as it is.
-// REQUIRES: store.capabilities().conditional_writes.
-Status UpdateObject(Store& store, const std::string& key, const ConditionalMerge& merge_and_write);
+// How UpdateObject reads the value before the merge.
+enum class UpdateMode {
+  // The write covers the whole value: it is merged over nothing, without a
+  // read, and replaces what is stored.
+  kReplace,
+  // The write covers part of the value: it is merged over the stored one.
+  kMerge,
+};
+
+// Writes `key` through `merge`. kReplace: merge(nullopt), written with
+// SetParts or Erase. kMerge on a store with conditional writes: reads `key`
+// with its generation and merges; the result is written only if the key is
+// still at that generation, and on kConflict UpdateObject waits a random
+// pause that grows with the attempts (so that writers that collided once do
+// not collide again in step), reads again and retries, at most
+// kUpdateAttempts times, then returns kConflict naming the key. kMerge on a
+// store without them: one plain read, merge and write, which a concurrent
+// writer of the same key can overwrite. Any other status of `merge` is
+// returned as it is.
+Status UpdateObject(Store& store, const std::string& key, UpdateMode mode, const MergeWrite& merge);
 
 }  // namespace chunkwise::store
 

@@ -10,7 +10,7 @@
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/ravel.h"
-#include "chunkwise/store/update_object.h"
+#include "grid_objects.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -111,23 +111,24 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));
   array.chunk_spec_ = {array.metadata_.data_type, array.metadata_.chunk_shape,
                        array.metadata_.fill_value};
-  // Codecs exactly [sharding_indexed]: shards are read and written through
-  // ShardStore, inner chunk by inner chunk, so the codec is built as itself.
-  if (array.metadata_.codecs.size() == 1 && array.metadata_.codecs[0].is_object() &&
-      array.metadata_.codecs[0].value("name", std::string()) == kShardingCodecName) {
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        std::shared_ptr<const ShardingCodec> sharding,
-        ShardingCodec::FromJson(array.metadata_.codecs[0].value("configuration", nlohmann::json()),
-                                registry));
-    CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
-    // Every read or write of a shard holds its whole index.
-    const auto inner =
-        static_cast<std::uint64_t>(sharding->InnerGrid(array.metadata_.chunk_shape).num_chunks());
-    CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
-        core::SaturatingProduct(inner, sizeof(ChunkLocation)),
-        "the index of a shard of " + std::to_string(inner) + " inner chunks"));
-    array.sharding_ = std::move(sharding);
+  // Codecs exactly [sharding_indexed]: the grid's objects are shards, read
+  // and written through ShardStore inner chunk by inner chunk, with the
+  // codec the chain already built (it shares the chain's lifetime).
+  const auto* sharding = dynamic_cast<const ShardingCodec*>(array.chain_->array_to_bytes());
+  if (array.metadata_.codecs.size() != 1 || sharding == nullptr) {
+    array.objects_ =
+        PlainChunks(array.store_, array.chain_, array.chunk_spec_, array.metadata_.fill_value_null);
+    return array;
   }
+  CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
+  // Every read or write of a shard holds its whole index.
+  const auto inner =
+      static_cast<std::uint64_t>(sharding->InnerGrid(array.metadata_.chunk_shape).num_chunks());
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::CheckAllocation(core::SaturatingProduct(inner, sizeof(ChunkLocation)),
+                            "the index of a shard of " + std::to_string(inner) + " inner chunks"));
+  array.sharding_ = std::shared_ptr<const ShardingCodec>(array.chain_, sharding);
+  array.objects_ = Shards(array.store_, array.sharding_, array.chunk_spec_);
   return array;
 }
 
@@ -266,8 +267,7 @@ Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& ho
       return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
     }
     const core::StridedDestination target{out, shape, overlap.region_local.start(), streaming};
-    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? ReadShard(overlap, target)
-                                                   : ReadChunk(overlap, target));
+    CHUNKWISE_RETURN_IF_ERROR(ReadObject(overlap, target).status());
     if (hooks.progress != nullptr) {
       hooks.progress->Add(overlap.array.num_elements() * metadata_.data_type.size());
     }
@@ -275,30 +275,16 @@ Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& ho
   });
 }
 
-Status Array::ReadChunk(const ChunkOverlap& overlap, const core::StridedDestination& target,
-                        bool* stored) const {
-  const std::string key = ChunkKey(overlap.chunk);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
-  if (stored != nullptr) *stored = encoded.has_value();
-  const core::Shape extent = overlap.array.shape();
-  if (!encoded) {
-    core::FillStridedRegion(target, extent, metadata_.fill_value);
-    return Status::Ok();
-  }
-  Bytes decoded;
-  const Status status =
-      chain_->DecodeRegion(chunk_spec_, *encoded, overlap.chunk_local, target, decoded);
-  if (!status.ok()) return status.WithContext(store_->Describe(key));
-  return Status::Ok();
+Result<bool> Array::ReadObject(const ChunkOverlap& overlap,
+                               const core::StridedDestination& target) const {
+  return objects_->Read(ChunkKey(overlap.chunk), overlap.chunk_local, target, ShardContext());
 }
 
-Status Array::ReadShard(const ChunkOverlap& overlap, const core::StridedDestination& target,
-                        bool* stored) const {
-  const ShardStore shard = Shard(overlap.chunk);
-  CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
-                             shard.ReadRegion(overlap.chunk_local, target, ShardContext()));
-  if (stored != nullptr) *stored = present;
-  return Status::Ok();
+Status Array::WriteObject(const ChunkOverlap& overlap, const core::StridedSource& source) {
+  // A box covering the object's part of the array replaces it unread.
+  const bool replaces = overlap.array == grid_.ChunkRegion(overlap.chunk);
+  return objects_->Write(ChunkKey(overlap.chunk), {source, overlap.chunk_local}, replaces,
+                         ShardContext());
 }
 
 ShardStore Array::Shard(std::span<const core::Index> coord) const {
@@ -327,8 +313,7 @@ Status Array::Write(const Region& region, ByteView data, const ArrayCallHooks& h
       return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
     }
     const core::StridedSource source{data.data(), shape, overlap.region_local.start()};
-    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
-                                                   : WriteChunk(overlap, source));
+    CHUNKWISE_RETURN_IF_ERROR(WriteObject(overlap, source));
     if (hooks.progress != nullptr) {
       hooks.progress->Add(overlap.array.num_elements() * metadata_.data_type.size());
     }
@@ -410,9 +395,7 @@ Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> trans
     const ChunkOverlap& overlap = overlaps[i];
     if (overlap.array.IsEmpty()) return Status::Ok();
     const core::StridedDestination target{out, out_shape, overlap.region_local.start(), streaming};
-    bool present = false;
-    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? ReadShard(overlap, target, &present)
-                                                   : ReadChunk(overlap, target, &present));
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool present, ReadObject(overlap, target));
     stored[i] = present;
     if (progress_ != nullptr) {
       progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
@@ -448,77 +431,12 @@ Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView dat
     const ChunkOverlap& overlap = overlaps[i];
     if (overlap.array.IsEmpty()) return Status::Ok();
     const core::StridedSource source{data.data(), data_shape, overlap.region_local.start()};
-    CHUNKWISE_RETURN_IF_ERROR(sharding_ != nullptr ? WriteShard(overlap, source)
-                                                   : WriteChunk(overlap, source));
+    CHUNKWISE_RETURN_IF_ERROR(WriteObject(overlap, source));
     if (progress_ != nullptr) {
       progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
     }
     return Status::Ok();
   });
-}
-
-Status Array::WriteChunk(const ChunkOverlap& overlap, const core::StridedSource& source) {
-  const std::string key = ChunkKey(overlap.chunk);
-  const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
-  if (whole) {  // A whole chunk replaces what is there, without reading it.
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded,
-                               MergeChunk(overlap, source, std::nullopt));
-    return StoreChunk(key, std::move(encoded), true);
-  }
-  // A partial write merges into the stored chunk: conditionally where the
-  // store can, so that writers of different parts of one chunk lose nothing.
-  if (store_->capabilities().conditional_writes) {
-    return store::UpdateObject(
-        *store_, key,
-        [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
-          CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded,
-                                     MergeChunk(overlap, source, old));
-          if (encoded) return store_->SetIf(key, *encoded, read_at).status();
-          if (!read_at.absent()) return store_->EraseIf(key, read_at);  // All fill now: no chunk.
-          return Status::Ok();
-        });
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> old, store_->Get(key));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, MergeChunk(overlap, source, old));
-  return StoreChunk(key, std::move(encoded), old.has_value());
-}
-
-Result<std::optional<Bytes>> Array::MergeChunk(const ChunkOverlap& overlap,
-                                               const core::StridedSource& source,
-                                               const std::optional<Bytes>& old) const {
-  const std::string key = ChunkKey(overlap.chunk);
-  Bytes chunk;
-  if (old) {
-    Result<Bytes> decoded = chain_->Decode(chunk_spec_, *old);
-    if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
-    chunk = std::move(decoded).value();
-  } else {
-    chunk.resize(chunk_spec_.num_bytes());
-    if (overlap.array != grid_.UnclippedChunkRegion(overlap.chunk)) {
-      const core::Coord zero(chunk_spec_.shape.size(), 0);
-      core::FillStridedRegion({chunk.data(), chunk_spec_.shape, zero}, chunk_spec_.shape,
-                              metadata_.fill_value);
-    }
-  }
-  core::CopyStridedRegion(source, {chunk.data(), chunk_spec_.shape, overlap.chunk_local.start()},
-                          overlap.array.shape(), metadata_.data_type.size());
-  if (!metadata_.fill_value_null && IsFilledWith(chunk, metadata_.fill_value)) {
-    return std::optional<Bytes>();
-  }
-  Result<Bytes> encoded = chain_->Encode(chunk_spec_, chunk);
-  if (!encoded.ok()) return encoded.status().WithContext(store_->Describe(key));
-  return std::optional<Bytes>(std::move(encoded).value());
-}
-
-Status Array::WriteShard(const ChunkOverlap& overlap, const core::StridedSource& source) {
-  const bool whole = overlap.array == grid_.ChunkRegion(overlap.chunk);
-  return Shard(overlap.chunk).Write({source, overlap.chunk_local}, whole, ShardContext());
-}
-
-Status Array::StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist) {
-  if (encoded) return store_->Set(key, *encoded);
-  if (may_exist) return store_->Erase(key);
-  return Status::Ok();
 }
 
 namespace {
@@ -562,18 +480,13 @@ Result<ArrayStorageStats> Array::Stats() const {
   stats.grid_chunks = static_cast<std::uint64_t>(grid_.num_chunks());
   stats.logical_bytes = static_cast<std::uint64_t>(Region::Full(metadata_.shape).num_elements()) *
                         metadata_.data_type.size();
-  std::uint64_t inner_per_shard = 0;
-  if (sharding_ != nullptr) {
-    inner_per_shard =
-        static_cast<std::uint64_t>(sharding_->InnerGrid(chunk_spec_.shape).num_chunks());
-    stats.grid_inner_chunks = stats.grid_chunks * inner_per_shard;
-  }
+  stats.grid_inner_chunks = stats.grid_chunks * objects_->inner_chunks_per_object();
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
                              ListStoredObjects());
   if (listed) {
     CHUNKWISE_RETURN_IF_ERROR(
         CountInParallel(*pool_, listed->size(), stats, [&](std::size_t i, ArrayStorageStats& one) {
-          return CountStored(core::Unravel((*listed)[i], grid_.grid_shape()), inner_per_shard, one);
+          return CountStored(core::Unravel((*listed)[i], grid_.grid_shape()), one);
         }));
     return stats;
   }
@@ -588,31 +501,14 @@ Result<ArrayStorageStats> Array::Stats() const {
           " grid chunks"));
   std::vector<core::Coord> coords;
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
-  CHUNKWISE_RETURN_IF_ERROR(
-      CountInParallel(*pool_, coords.size(), stats, [&](std::size_t i, ArrayStorageStats& one) {
-        return CountStored(coords[i], inner_per_shard, one);
-      }));
+  CHUNKWISE_RETURN_IF_ERROR(CountInParallel(
+      *pool_, coords.size(), stats,
+      [&](std::size_t i, ArrayStorageStats& one) { return CountStored(coords[i], one); }));
   return stats;
 }
 
-Status Array::CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
-                          ArrayStorageStats& stats) const {
-  if (sharding_ == nullptr) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(ChunkKey(coord)));
-    stats.stored_keys += size.has_value();
-    stats.stored_bytes += size.value_or(0);
-    return Status::Ok();
-  }
-  // One request per shard: its reader gives the size and the index.
-  std::uint64_t shard_bytes = 0;
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> stored,
-                             Shard(coord).ReadIndex(&shard_bytes));
-  if (!stored) return Status::Ok();  // Removed since it was listed.
-  ++stats.stored_keys;
-  stats.stored_bytes += shard_bytes;
-  const ShardIndex& index = *stored;
-  for (std::size_t k = 0; k < index.size(); ++k) stats.stored_inner_chunks += !index.at(k).empty();
-  return Status::Ok();
+Status Array::CountStored(const core::Coord& coord, ArrayStorageStats& stats) const {
+  return objects_->Count(ChunkKey(coord), stats);
 }
 
 Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,

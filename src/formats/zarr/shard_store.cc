@@ -1,6 +1,7 @@
 #include "chunkwise/formats/zarr/shard_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <utility>
 
@@ -70,7 +71,99 @@ ShardStore::ShardStore(store::Store& parent, std::string key, const ShardingCode
       where_(parent.Describe(key_)),
       codec_(codec),
       spec_(shard_spec),
-      n_(static_cast<std::size_t>(codec.InnerGrid(shard_spec.shape).num_chunks())) {}
+      inner_grid_(codec.InnerGrid(shard_spec.shape)),
+      n_(static_cast<std::size_t>(inner_grid_.num_chunks())) {}
+
+std::string ShardStore::InnerKey(std::size_t k) const {
+  const core::Coord coord = core::Unravel(static_cast<core::Index>(k), inner_grid_.grid_shape());
+  std::string key;
+  for (std::size_t d = 0; d < coord.size(); ++d) {
+    if (d > 0) key += '/';
+    key += std::to_string(coord[d]);
+  }
+  return key;
+}
+
+Result<std::size_t> ShardStore::InnerPosition(std::string_view inner_key) const {
+  const core::Shape& grid = inner_grid_.grid_shape();
+  core::Coord coord;
+  bool ok = true;
+  std::size_t from = 0;
+  while (ok && from <= inner_key.size()) {
+    const std::size_t slash = std::min(inner_key.find('/', from), inner_key.size());
+    const std::string_view part = inner_key.substr(from, slash - from);
+    core::Index value = -1;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    ok = !part.empty() && error == std::errc() && end == part.data() + part.size() &&
+         coord.size() < grid.size() && value >= 0 && value < grid[coord.size()];
+    coord.push_back(value);
+    from = slash + 1;
+  }
+  if (!ok || coord.size() != grid.size()) {
+    return Status::InvalidArgument(where_ + ": \"" + std::string(inner_key) +
+                                   "\" names no inner chunk of a shard of [" +
+                                   core::FormatShape(grid) + "] inner chunks");
+  }
+  return static_cast<std::size_t>(core::Ravel(coord, grid));
+}
+
+Result<std::optional<Bytes>> ShardStore::Get(std::string_view inner_key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t k, InnerPosition(inner_key));
+  return GetInner(k);
+}
+
+Result<std::optional<Bytes>> ShardStore::GetRange(std::string_view inner_key,
+                                                  store::ByteRange range) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> value, Get(inner_key));
+  if (!value) return value;
+  CHUNKWISE_ASSIGN_OR_RETURN(const store::ByteRange span,
+                             range.Resolve(value->size(), Describe(inner_key)));
+  return std::optional<Bytes>(CopyToBytes(ByteView(*value).subspan(span.offset, span.length)));
+}
+
+Status ShardStore::Set(std::string_view inner_key, ByteView value) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t k, InnerPosition(inner_key));
+  const InnerValue one{k, value};
+  return SetInners(std::span<const InnerValue>(&one, 1));
+}
+
+Status ShardStore::Erase(std::string_view inner_key) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t k, InnerPosition(inner_key));
+  const InnerValue one{k, std::nullopt};
+  return SetInners(std::span<const InnerValue>(&one, 1));
+}
+
+Result<std::vector<std::string>> ShardStore::List(std::string_view prefix) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> index, ReadIndex());
+  std::vector<std::string> keys;
+  if (!index) return keys;
+  for (std::size_t k = 0; k < n_; ++k) {
+    if (index->at(k).empty()) continue;
+    std::string key = InnerKey(k);
+    if (key.starts_with(prefix)) keys.push_back(std::move(key));
+  }
+  std::sort(keys.begin(), keys.end());  // Text order: "10/0" before "9/0".
+  return keys;
+}
+
+Result<std::optional<std::uint64_t>> ShardStore::Size(std::string_view inner_key) const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::size_t k, InnerPosition(inner_key));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> index, ReadIndex());
+  if (!index || index->at(k).empty()) return std::optional<std::uint64_t>();
+  return std::optional<std::uint64_t>(index->at(k).nbytes);
+}
+
+store::StoreCapabilities ShardStore::capabilities() const {
+  store::StoreCapabilities capabilities = parent_.capabilities();
+  capabilities.listable = true;  // The index names every stored inner chunk.
+  capabilities.lists_every_key = true;
+  capabilities.conditional_writes = false;
+  return capabilities;
+}
+
+std::string ShardStore::Describe(std::string_view inner_key) const {
+  return where_ + " inner chunk " + std::string(inner_key);
+}
 
 Result<std::optional<ShardIndex>> ShardStore::ReadIndex(std::uint64_t* shard_bytes) const {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, parent_.OpenReader(key_));
@@ -165,46 +258,62 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
   return true;
 }
 
+Result<std::optional<ShardIndex>> ShardStore::IndexOf(const std::optional<Bytes>& old,
+                                                      ShardByteReader& read) const {
+  if (!old) return std::optional<ShardIndex>();
+  read = MemoryShardReader(*old);
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index, codec_.ReadIndex(read, old->size(), n_, where_));
+  return std::optional<ShardIndex>(std::move(index));
+}
+
+Status ShardStore::SetInners(std::span<const InnerValue> values) {
+  std::vector<bool> named(n_, false);
+  for (const InnerValue& value : values) {
+    if (value.k >= n_ || named[value.k] || (value.value && value.value->empty())) {
+      return Status::InvalidArgument(where_ + ": inner chunk " + std::to_string(value.k) +
+                                     " of a shard of " + std::to_string(n_) +
+                                     (value.k >= n_    ? " does not exist"
+                                      : named[value.k] ? " is named twice in one batch"
+                                                       : " cannot be stored empty"));
+    }
+    named[value.k] = true;
+  }
+  return store::UpdateObject(
+      parent_, key_, store::UpdateMode::kMerge,
+      [&](const std::optional<Bytes>& old, const store::WriteMerged& write) -> Status {
+        ShardByteReader read_old;
+        CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> old_index,
+                                   IndexOf(old, read_old));
+        std::vector<ByteView> chunks(n_);
+        Bytes scratch;  // Unused: a memory reader returns views of the shard.
+        for (std::size_t k = 0; old_index && k < n_; ++k) {
+          const ChunkLocation& location = old_index->at(k);
+          if (location.empty() || named[k]) continue;
+          CHUNKWISE_ASSIGN_OR_RETURN(chunks[k],
+                                     read_old(location.offset, location.nbytes, scratch));
+        }
+        for (const InnerValue& value : values) chunks[value.k] = value.value.value_or(ByteView());
+        const std::optional<EncodedShard> shard = codec_.Pack(chunks);
+        if (!shard) return write(std::nullopt);  // No inner chunk left: no shard.
+        return write(std::span<const ByteView>(shard->parts));
+      });
+}
+
 Status ShardStore::Write(const ShardWriteSource& write, bool replaces,
                          const ShardCallContext& context) {
-  const bool whole = replaces;
-  // A whole shard replaces what is there; only a partial write merges.
-  if (!whole && parent_.capabilities().conditional_writes) {
-    return WriteConditionally(write, context);
-  }
-  std::optional<Bytes> old;
-  if (!whole) {  // Only a partial write reads: the untouched inner chunks are kept.
-    CHUNKWISE_ASSIGN_OR_RETURN(old, parent_.Get(key_));
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard, Merge(write, old, context));
-  if (shard) return Put(*shard);
-  if (whole || old.has_value()) return parent_.Erase(key_);
-  return Status::Ok();
-}
-
-Status ShardStore::Put(const EncodedShard& shard) { return parent_.SetParts(key_, shard.parts); }
-
-Result<std::optional<EncodedShard>> ShardStore::Merge(const ShardWriteSource& write,
-                                                      const std::optional<Bytes>& old,
-                                                      const ShardCallContext& context) const {
-  std::optional<ShardIndex> old_index;
-  ShardByteReader read_old;
-  if (old) {  // The inner chunks the write does not touch are kept.
-    read_old = MemoryShardReader(*old);
-    CHUNKWISE_ASSIGN_OR_RETURN(old_index, codec_.ReadIndex(read_old, old->size(), n_, where_));
-  }
-  return codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context);
-}
-
-Status ShardStore::WriteConditionally(const ShardWriteSource& write,
-                                      const ShardCallContext& context) {
+  // A whole shard replaces what is there, unread; only a partial write
+  // merges, keeping the inner chunks it does not touch.
   return store::UpdateObject(
-      parent_, key_,
-      [&](const std::optional<Bytes>& old, const store::Generation& read_at) -> Status {
-        CHUNKWISE_ASSIGN_OR_RETURN(std::optional<EncodedShard> shard, Merge(write, old, context));
-        if (shard) return parent_.SetPartsIf(key_, shard->parts, read_at).status();
-        if (!read_at.absent()) return parent_.EraseIf(key_, read_at);  // All fill now: no shard.
-        return Status::Ok();
+      parent_, key_, replaces ? store::UpdateMode::kReplace : store::UpdateMode::kMerge,
+      [&](const std::optional<Bytes>& old, const store::WriteMerged& put) -> Status {
+        ShardByteReader read_old;
+        CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> old_index,
+                                   IndexOf(old, read_old));
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            const std::optional<EncodedShard> shard,
+            codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context));
+        if (!shard) return put(std::nullopt);  // All fill now: no shard.
+        return put(std::span<const ByteView>(shard->parts));
       });
 }
 

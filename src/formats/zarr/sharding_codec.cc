@@ -293,17 +293,26 @@ Result<std::optional<EncodedShard>> ShardingCodec::EncodeMerged(
 
 void ShardingCodec::Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
                              std::size_t slot_size) const {
-  ShardIndex index = ShardIndex::Empty(sizes.size());
-  const std::uint64_t shift = DataOffsetShift(index_location_, sizes.size());
-  std::uint64_t data_size = 0;
-  shard.parts.clear();
+  std::vector<ByteView> chunks(sizes.size());
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     if (sizes[k] == 0) continue;
-    index.Set(k, {shift + data_size, sizes[k]});
-    data_size += sizes[k];
-    shard.parts.push_back(!shard.owned.empty() && !shard.owned[k].empty()
-                              ? ByteView(shard.owned[k])
-                              : ByteView(shard.slots.data() + k * slot_size, sizes[k]));
+    chunks[k] = !shard.owned.empty() && !shard.owned[k].empty()
+                    ? ByteView(shard.owned[k])
+                    : ByteView(shard.slots.data() + k * slot_size, sizes[k]);
+  }
+  LayOut(shard, chunks);
+}
+
+void ShardingCodec::LayOut(EncodedShard& shard, std::span<const ByteView> chunks) const {
+  ShardIndex index = ShardIndex::Empty(chunks.size());
+  const std::uint64_t shift = DataOffsetShift(index_location_, chunks.size());
+  std::uint64_t data_size = 0;
+  shard.parts.clear();
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    if (chunks[k].empty()) continue;
+    index.Set(k, {shift + data_size, chunks[k].size()});
+    data_size += chunks[k].size();
+    shard.parts.push_back(chunks[k]);
   }
   shard.index = index.Encode();
   if (index_location_ == IndexLocation::kStart) {
@@ -311,6 +320,15 @@ void ShardingCodec::Assemble(EncodedShard& shard, std::span<const std::size_t> s
   } else {
     shard.parts.emplace_back(shard.index);
   }
+}
+
+std::optional<EncodedShard> ShardingCodec::Pack(std::span<const ByteView> chunks) const {
+  if (std::all_of(chunks.begin(), chunks.end(), [](ByteView chunk) { return chunk.empty(); })) {
+    return std::nullopt;
+  }
+  EncodedShard shard;
+  LayOut(shard, chunks);
+  return shard;
 }
 
 Bytes EncodedShard::Join() const { return JoinBytes(parts); }

@@ -5,11 +5,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/memory_store.h"
+#include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::zarr {
@@ -210,12 +212,133 @@ TEST_P(ShardStoreTest, BadChecksumIsCorruptionNamingTheKey) {
   EXPECT_NE(std::string(status.message()).find(store_->Describe("a/c/0/0")), std::string::npos);
 }
 
+TEST_P(ShardStoreTest, IsAStoreOfInnerChunksByCoordinates) {
+  WriteCounting();
+  const ShardStore shard = Shard();
+  const std::vector<std::string> keys = {"0/0", "0/1", "1/0", "1/1"};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(shard.InnerKey(k), keys[k]);
+    EXPECT_EQ(*shard.InnerPosition(keys[k]), k);
+    const store::Store& as_store = shard;
+    const std::optional<Bytes> value = *as_store.Get(keys[k]);
+    ASSERT_TRUE(value.has_value()) << keys[k];
+    EXPECT_EQ(*value, InnerOfCounting(k)) << keys[k];
+    EXPECT_EQ(*as_store.Size(keys[k]), std::optional<std::uint64_t>(12));
+  }
+  EXPECT_EQ(*shard.List(""), keys);
+  EXPECT_EQ(*shard.List("1/"), (std::vector<std::string>{"1/0", "1/1"}));
+  const std::optional<Bytes> range = *shard.GetRange("1/1", store::ByteRange::Span(2, 4));
+  ASSERT_TRUE(range.has_value());
+  const Bytes last = InnerOfCounting(3);
+  EXPECT_EQ(*range, Bytes(last.begin() + 2, last.begin() + 6));
+  EXPECT_TRUE(shard.capabilities().lists_every_key);
+  EXPECT_FALSE(shard.capabilities().conditional_writes);
+  EXPECT_NE(shard.Describe("1/0").find(store_->Describe("a/c/0/0")), std::string::npos);
+}
+
+TEST_P(ShardStoreTest, KeysThatNameNoInnerChunkAreInvalidArgument) {
+  const ShardStore shard = Shard();
+  for (const char* key :
+       {"", "0", "0/", "/0", "2/0", "0/2", "0/0/0", "a/0", "-1/0", "+1/0", "0/1x"}) {
+    EXPECT_EQ(shard.Get(key).status().code(), StatusCode::kInvalidArgument) << key;
+  }
+}
+
+TEST_P(ShardStoreTest, SetAndEraseOfOneInnerChunkKeepTheOthers) {
+  WriteCounting();
+  ShardStore shard = Shard();
+  const Bytes ones(12, 1);
+  ASSERT_TRUE(shard.Set("1/0", ones).ok());
+  ASSERT_TRUE(shard.Erase("0/1").ok());
+  EXPECT_EQ(*shard.List(""), (std::vector<std::string>{"0/0", "1/0", "1/1"}));
+  EXPECT_EQ(**shard.Get("1/0"), ones);
+  EXPECT_EQ(**shard.Get("0/0"), InnerOfCounting(0));
+  EXPECT_EQ(**shard.Get("1/1"), InnerOfCounting(3));
+  // The last inner chunk gone, the shard is gone.
+  for (const char* key : {"0/0", "1/0", "1/1"}) ASSERT_TRUE(shard.Erase(key).ok());
+  EXPECT_FALSE(store_->Get("a/c/0/0")->has_value());
+}
+
+TEST_P(ShardStoreTest, ThreadsSettingInnerChunksOfOneShardLoseNothing) {
+  for (int trial = 0; trial < 5; ++trial) {
+    ASSERT_TRUE(store_->Erase("a/c/0/0").ok());
+    std::vector<std::thread> writers;
+    std::vector<Status> statuses(4);
+    for (std::size_t k = 0; k < 4; ++k) {
+      writers.emplace_back([&, k] {
+        ShardStore shard = Shard();
+        statuses[k] = shard.Set(shard.InnerKey(k), Bytes(12, static_cast<std::uint8_t>(k + 1)));
+      });
+    }
+    for (std::thread& writer : writers) writer.join();
+    const ShardStore shard = Shard();
+    for (std::size_t k = 0; k < 4; ++k) {
+      ASSERT_TRUE(statuses[k].ok()) << statuses[k].ToString();
+      const std::optional<Bytes> value = *shard.GetInner(k);
+      ASSERT_TRUE(value.has_value()) << "trial " << trial << ", inner chunk " << k;
+      EXPECT_EQ(*value, Bytes(12, static_cast<std::uint8_t>(k + 1)));
+    }
+  }
+}
+
+TEST_P(ShardStoreTest, SetInnersOfEveryChunkWritesTheCodecsBytes) {
+  ShardStore shard = Shard();
+  std::vector<Bytes> chunks;
+  for (std::size_t k = 0; k < 4; ++k) chunks.push_back(InnerOfCounting(k));
+  // Out of order: the shard lays them out by position, as the codec does.
+  const std::vector<InnerValue> batch = {
+      {2, chunks[2]}, {0, chunks[0]}, {3, chunks[3]}, {1, chunks[1]}};
+  ASSERT_TRUE(shard.SetInners(batch).ok());
+  EXPECT_EQ(**store_->Get("a/c/0/0"), *codec_->Encode(kSpec, Counting()));
+}
+
+TEST_P(ShardStoreTest, SetInnersRefusesABadBatchAndWritesNothing) {
+  WriteCounting();
+  const Bytes before = **store_->Get("a/c/0/0");
+  ShardStore shard = Shard();
+  const Bytes ones(12, 1);
+  const std::vector<std::vector<InnerValue>> bad = {
+      {{4, ByteView(ones)}}, {{1, ByteView(ones)}, {1, std::nullopt}}, {{0, ByteView()}}};
+  for (const std::vector<InnerValue>& batch : bad) {
+    EXPECT_EQ(shard.SetInners(batch).code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_EQ(**store_->Get("a/c/0/0"), before);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, ShardStoreTest,
                          ::testing::Values(Backend{"MemoryIndexEnd", false, "end"},
                                            Backend{"MemoryIndexStart", false, "start"},
                                            Backend{"FileIndexEnd", true, "end"},
                                            Backend{"FileIndexStart", true, "start"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// Counts the writes of whole values (plain and conditional).
+class CountingStore : public test::ForwardingStore {
+ public:
+  Status Set(std::string_view key, ByteView value) override {
+    ++writes;
+    return ForwardingStore::Set(key, value);
+  }
+  Result<store::Generation> SetPartsIf(std::string_view key, std::span<const ByteView> parts,
+                                       const store::Generation& expected) override {
+    ++writes;
+    return ForwardingStore::SetPartsIf(key, parts, expected);
+  }
+  int writes = 0;
+};
+
+TEST(ShardStoreBatch, ABatchOfInnerChunksWritesTheShardOnce) {
+  const std::shared_ptr<const ShardingCodec> codec = MakeCodec("end");
+  ASSERT_NE(codec, nullptr);
+  CountingStore parent;
+  ShardStore shard(parent, "s", *codec, kSpec);
+  const Bytes ones(12, 1), twos(12, 2), threes(12, 3);
+  const std::vector<InnerValue> batch = {{0, ones}, {1, twos}, {3, threes}};
+  ASSERT_TRUE(shard.SetInners(batch).ok());
+  EXPECT_EQ(parent.writes, 1);
+  EXPECT_EQ(*shard.List(""), (std::vector<std::string>{"0/0", "0/1", "1/1"}));
+  EXPECT_EQ(**shard.Get("0/1"), twos);
+}
 
 }  // namespace
 }  // namespace chunkwise::formats::zarr

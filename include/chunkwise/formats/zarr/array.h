@@ -39,6 +39,8 @@
 
 namespace chunkwise::formats::zarr {
 
+class GridObjects;  // src/formats/zarr/grid_objects.h
+
 // One chunk (or shard) of a batch read or write (Array::ReadChunks,
 // Array::WriteChunks): the grid chunk `chunk`, the box `box` of it in the
 // chunk's own coordinates, and where the box's first element lies in the
@@ -196,11 +198,12 @@ class Array {
                             ArrayMetadata metadata, ArrayOptions options);
 
   Status CheckRegion(const core::Region& region) const;
-  // `stored` (may be null) is set to whether the chunk (shard) is stored.
-  Status ReadChunk(const core::ChunkOverlap& overlap, const core::StridedDestination& target,
-                   bool* stored = nullptr) const;
-  Status ReadShard(const core::ChunkOverlap& overlap, const core::StridedDestination& target,
-                   bool* stored = nullptr) const;
+  // Reads the overlap's box of its grid object into `target`; returns
+  // whether the object is stored.
+  Result<bool> ReadObject(const core::ChunkOverlap& overlap,
+                          const core::StridedDestination& target) const;
+  // Writes the overlap's box of its grid object from `source`.
+  Status WriteObject(const core::ChunkOverlap& overlap, const core::StridedSource& source);
   // InvalidArgument unless `shape` (a chunk batch's buffer) has the array's
   // rank and no negative extent.
   Status CheckBufferShape(const core::Shape& shape) const;
@@ -208,19 +211,10 @@ class Array {
   // buffer of `buffer_shape`; InvalidArgument naming transfer `i` otherwise.
   Result<core::ChunkOverlap> TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
                                              const core::Shape& buffer_shape) const;
-  Status WriteChunk(const core::ChunkOverlap& overlap, const core::StridedSource& source);
-  Status WriteShard(const core::ChunkOverlap& overlap, const core::StridedSource& source);
-  // The chunk `old` (nullopt: none stored) with the write merged into it,
-  // encoded; nullopt if the result is all fill.
-  Result<std::optional<Bytes>> MergeChunk(const core::ChunkOverlap& overlap,
-                                          const core::StridedSource& source,
-                                          const std::optional<Bytes>& old) const;
   // Where shard calls run: the array's pool and scratch buffers.
   ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get(), buffers_.get()}; }
-  Status StoreChunk(const std::string& key, std::optional<Bytes> encoded, bool may_exist);
   // Adds the stored object `coord` (if stored) to `stats`.
-  Status CountStored(const core::Coord& coord, std::uint64_t inner_per_shard,
-                     ArrayStorageStats& stats) const;
+  Status CountStored(const core::Coord& coord, ArrayStorageStats& stats) const;
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;
@@ -229,7 +223,10 @@ class Array {
   std::shared_ptr<core::BufferPool> buffers_;
   core::ProgressReporter* progress_;
   std::shared_ptr<const codec::CodecChain> chain_;
-  std::shared_ptr<const ShardingCodec> sharding_;  // Codecs exactly [sharding_indexed].
+  // The chain's codec when the codecs are exactly [sharding_indexed].
+  std::shared_ptr<const ShardingCodec> sharding_;
+  // Plain chunks or shards: the one choice Make makes between the two.
+  std::shared_ptr<const GridObjects> objects_;
   // The buffers that shard calls borrow, kept for the array's life (copies
   // of the array share them).
   std::shared_ptr<ShardScratch> scratch_ = std::make_shared<ShardScratch>();

@@ -1,18 +1,25 @@
 // ShardStore: one shard of a sharded zarr array as a store of inner chunks.
 //
 // Spec: docs/formats/zarr.md, "Sharding codec"; the byte layout is in
-// shard_index.h. A ShardStore is a view over one key of its parent Store: it
-// reads the shard's index, gets one inner chunk or many (the ranges of many
-// are read as one coalesced batch), decodes a box of the shard, and writes a
-// whole shard or merges a partial write into the stored one. The sharding
-// codec (sharding_codec.h) encodes and decodes; this class does the I/O.
-// Array, and through it the reference builder, reach shards only this way.
+// shard_index.h. A ShardStore is a store::Store over one key of its parent
+// store (TensorStore's sharding key-value adapter is the model): its keys are
+// the inner chunks' coordinates in the shard ("i/j/k", InnerKey), its values
+// their encoded bytes, which it finds through the shard's index. Writes come
+// in batches, so that a shard is written once however many inner chunks
+// change: SetInners (encoded inner chunks) and Write (a box of elements,
+// encoded through the sharding codec, only the touched inner chunks
+// re-encoded) read the stored shard, merge and write it back through
+// store::UpdateObject, the one read-merge-conditional-write loop; Set and
+// Erase are batches of one. The sharding codec (sharding_codec.h) encodes
+// and decodes; this class does the I/O. Array, and through it the reference
+// builder, reach shards only this way.
 //
 // The execution context (thread pool, scratch buffers) is given per call
 // (ShardCallContext, sharding_codec.h), not kept in the codec or the store.
 // A ShardStore is cheap to build, holds references only (the parent store,
 // codec and spec must outlive it) and is as thread-safe as its parent
-// store: concurrent reads are safe.
+// store: concurrent reads are safe, and concurrent writes lose nothing
+// where the parent has conditional writes.
 #ifndef CHUNKWISE_FORMATS_ZARR_SHARD_STORE_H_
 #define CHUNKWISE_FORMATS_ZARR_SHARD_STORE_H_
 
@@ -21,20 +28,31 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
+#include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
+#include "chunkwise/store/update_object.h"
 
 namespace chunkwise::formats::zarr {
 
-class ShardStore {
+// One inner chunk of a batch written with ShardStore::SetInners: its
+// row-major position in the shard and its new encoded bytes (nullopt: it
+// becomes empty). The bytes must outlive the call.
+struct InnerValue {
+  std::size_t k = 0;
+  std::optional<ByteView> value;
+};
+
+class ShardStore final : public store::Store {
  public:
   // The shard of `shard_spec` (its shape is the shard shape) stored under
   // `key` of `parent`. REQUIRES: codec.CheckShardShape(shard_spec.shape) passed.
@@ -44,6 +62,27 @@ class ShardStore {
   const std::string& key() const { return key_; }
   // The number of inner chunks, n: the size of the index.
   std::size_t num_inner_chunks() const { return n_; }
+  // The key of inner chunk `k` (row-major position, k < n): its coordinates
+  // in the shard's grid of inner chunks joined by "/", e.g. "0/1/2".
+  std::string InnerKey(std::size_t k) const;
+  // The position of the inner chunk `inner_key` names; InvalidArgument,
+  // naming the shard, for a key that names none.
+  Result<std::size_t> InnerPosition(std::string_view inner_key) const;
+
+  // store::Store over the inner-chunk keys. Set and Erase write the shard
+  // (SetInners with one chunk); List reads the index and gives the keys of
+  // the stored inner chunks. No conditional writes of inner chunks: the
+  // shard's own are what SetInners and Write use.
+  Result<std::optional<Bytes>> Get(std::string_view inner_key) const override;
+  Result<std::optional<Bytes>> GetRange(std::string_view inner_key,
+                                        store::ByteRange range) const override;
+  Status Set(std::string_view inner_key, ByteView value) override;
+  Status Erase(std::string_view inner_key) override;
+  Result<std::vector<std::string>> List(std::string_view prefix) const override;
+  Result<std::optional<std::uint64_t>> Size(std::string_view inner_key) const override;
+  store::StoreCapabilities capabilities() const override;
+  // "<the shard's description> inner chunk <inner_key>".
+  std::string Describe(std::string_view inner_key) const override;
 
   // The shard's index, or nullopt when no shard is stored. Corruption, naming
   // the key, for a shard shorter than its index or an index that fails its
@@ -58,35 +97,38 @@ class ShardStore {
   // of byte ranges, adjacent ranges joined into one.
   Result<std::vector<std::optional<Bytes>>> GetInners(std::span<const std::size_t> ks) const;
 
+  // Writes a batch of encoded inner chunks as one write of the shard: the
+  // inner chunks it does not name keep their bytes. InvalidArgument for a
+  // position past n, a position named twice or an empty value (an inner
+  // chunk is stored as at least one byte). A shard left with no inner
+  // chunks is erased.
+  Status SetInners(std::span<const InnerValue> values);
+
   // Decodes the shard-local box `box` into `destination` (the element at
   // box.start goes to destination.origin); empty chunks, or a missing shard,
   // give the fill value. Returns whether a shard is stored.
   Result<bool> ReadRegion(const core::Region& box, const core::StridedDestination& destination,
                           const ShardCallContext& context) const;
 
-  // Writes the shard-local box `write.box` from `write.source`. `replaces`
-  // says the box covers every element of the shard inside the array (at the
+  // Writes the shard-local box `write.box` from `write.source` as one write
+  // of the shard, only the inner chunks it touches encoded. `replaces` says
+  // the box covers every element of the shard inside the array (at the
   // array's edge, less than the shard shape): the shard is then encoded
-  // without reading the stored one. A partial write merges over the
-  // stored shard (through store::UpdateObject where the parent has
-  // conditional writes, so concurrent writers of one shard lose nothing). A
-  // shard left all fill value is erased.
+  // without reading the stored one. A partial write merges over the stored
+  // shard. A shard left all fill value is erased.
   Status Write(const ShardWriteSource& write, bool replaces, const ShardCallContext& context);
 
-  // Writes an already encoded whole shard as the pieces of its object.
-  Status Put(const EncodedShard& shard);
-
  private:
-  Result<std::optional<EncodedShard>> Merge(const ShardWriteSource& write,
-                                            const std::optional<Bytes>& old,
-                                            const ShardCallContext& context) const;
-  Status WriteConditionally(const ShardWriteSource& write, const ShardCallContext& context);
+  // The stored shard `old` (nullopt: none) as its index and a reader of its bytes.
+  Result<std::optional<ShardIndex>> IndexOf(const std::optional<Bytes>& old,
+                                            ShardByteReader& read) const;
 
   store::Store& parent_;
   std::string key_;
   std::string where_;  // The key as messages name it.
   const ShardingCodec& codec_;
   codec::ChunkSpec spec_;
+  core::RegularChunkGrid inner_grid_;
   std::size_t n_;
 };
 

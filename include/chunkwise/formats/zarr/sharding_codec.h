@@ -3,9 +3,9 @@
 //
 // Spec: docs/formats/zarr.md, "Sharding codec". The index layout is in
 // shard_index.h; this file is the codec around it. As an ordinary array→bytes
-// codec it encodes and decodes whole shards, so shards nest. The array code
-// (array.h) also uses the pieces below to read only the inner chunks a region
-// touches and to rewrite only those of a shard that a write changes. Inner
+// codec it encodes and decodes whole shards, so shards nest. ShardStore
+// (shard_store.h) also uses the pieces below to read only the inner chunks a
+// region touches and to rewrite only those of a shard that a write changes. Inner
 // chunks equal to the fill value are left out (empty index entries).
 //
 // The codec holds no execution state: the thread pool and the scratch
@@ -139,6 +139,12 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
                                                    std::string_view key,
                                                    const ShardCallContext& context = {}) const;
 
+  // A shard of already encoded inner chunks (`chunks[k]` for row-major
+  // position k; an empty view: not stored), laid out in order with its
+  // index, as EncodeMerged lays them out. The parts point into `chunks`'
+  // memory, which must outlive the result. Nullopt when every chunk is empty.
+  std::optional<EncodedShard> Pack(std::span<const ByteView> chunks) const;
+
  private:
   ShardingCodec(core::Shape chunk_shape, codec::CodecChain inner_codecs,
                 nlohmann::json index_codecs, IndexLocation index_location);
@@ -149,6 +155,8 @@ class ShardingCodec final : public codec::ArrayToBytesCodec {
   // else slot k) and the index.
   void Assemble(EncodedShard& shard, std::span<const std::size_t> sizes,
                 std::size_t slot_size) const;
+  // Lays out `chunks` (empty: not stored) and their index as shard.parts.
+  void LayOut(EncodedShard& shard, std::span<const ByteView> chunks) const;
 
   core::Shape chunk_shape_;
   codec::CodecChain inner_codecs_;

@@ -1,0 +1,61 @@
+// GridObjects: how an Array reads, writes and counts the objects of its grid
+// (private to formats/zarr).
+//
+// An array stores one object per cell of its grid: a plain chunk (one value
+// of the store, coded whole by the array's codec chain) or, when the codecs
+// are exactly [sharding_indexed], a shard (a ShardStore of inner chunks,
+// read and written inner chunk by inner chunk). Array::Make chooses which
+// once; the rest of Array has one path for both. Boxes are in the object's
+// own coordinates; `replaces` says a write covers every element of the
+// object inside the array, so it is encoded without reading the stored one.
+// Partial writes merge through store::UpdateObject. Immutable and
+// thread-safe; the execution context comes per call.
+#ifndef CHUNKWISE_SRC_FORMATS_ZARR_GRID_OBJECTS_H_
+#define CHUNKWISE_SRC_FORMATS_ZARR_GRID_OBJECTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/region.h"
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::formats::zarr {
+
+class GridObjects {
+ public:
+  virtual ~GridObjects() = default;
+
+  // Decodes `box` of the object under `key` into `target` (the element at
+  // box.start goes to target.origin); the fill value where nothing is
+  // stored. Returns whether the object is stored.
+  virtual Result<bool> Read(const std::string& key, const core::Region& box,
+                            const core::StridedDestination& target,
+                            const ShardCallContext& context) const = 0;
+  // Writes `write.box` of the object under `key` from `write.source`; an
+  // object left all fill value is removed.
+  virtual Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,
+                       const ShardCallContext& context) const = 0;
+  // Adds the object under `key`, if stored, to `stats`: one request.
+  virtual Status Count(const std::string& key, ArrayStorageStats& stats) const = 0;
+  // The inner chunks each object holds (0: objects are plain chunks).
+  virtual std::uint64_t inner_chunks_per_object() const = 0;
+};
+
+// Plain chunks of `store`, each coded by `chain` as `spec` says.
+// `fill_value_null`: the metadata's fill value is null, so a chunk of zeros
+// is stored rather than left out.
+std::shared_ptr<const GridObjects> PlainChunks(std::shared_ptr<store::Store> store,
+                                               std::shared_ptr<const codec::CodecChain> chain,
+                                               const codec::ChunkSpec& spec, bool fill_value_null);
+// Shards of `store` (ShardStore), coded by `sharding`; `spec` is the shard's.
+std::shared_ptr<const GridObjects> Shards(std::shared_ptr<store::Store> store,
+                                          std::shared_ptr<const ShardingCodec> sharding,
+                                          const codec::ChunkSpec& spec);
+
+}  // namespace chunkwise::formats::zarr
+
+#endif  // CHUNKWISE_SRC_FORMATS_ZARR_GRID_OBJECTS_H_
