@@ -184,7 +184,7 @@ Status GroupInfo(const ZarrOptions& options, const store::Store& store) {
     entry["zarr_format"] = member.zarr_format;
     if (!member.is_group) {
       entry["shape"] = member.shape;
-      entry["dtype"] = std::string(member.data_type->zarr_name());
+      entry["dtype"] = member.data_type_name;
       entry["chunk_shape"] = member.chunk_shape;
       entry["shard_shape"] =
           member.shard_shape ? nlohmann::json(*member.shard_shape) : nlohmann::json();
@@ -194,9 +194,8 @@ Status GroupInfo(const ZarrOptions& options, const store::Store& store) {
           "  %-24s %s\n", member.path.c_str(),
           member.is_group
               ? "group"
-              : ("array [" + core::FormatShape(member.shape) + "] " +
-                 std::string(member.data_type->zarr_name()) + ", chunks [" +
-                 core::FormatShape(member.chunk_shape) + "]" +
+              : ("array [" + core::FormatShape(member.shape) + "] " + member.data_type_name +
+                 ", chunks [" + core::FormatShape(member.chunk_shape) + "]" +
                  (member.shard_shape ? " in shards [" + core::FormatShape(*member.shard_shape) + "]"
                                      : ""))
                     .c_str());
@@ -242,6 +241,47 @@ nlohmann::ordered_json ArrayInfoJson(const ZarrOptions& options, const zarr::Arr
   return root;
 }
 
+// `zarr info` of an array whose codecs or data type this library cannot
+// read: what its metadata says, and why it cannot be read.
+Status UnreadableArrayInfo(const ZarrOptions& options, const store::Store& store,
+                           const Status& why) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
+                             zarr::ReadArrayMetadata(store, ""));
+  const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
+  if (options.json) {
+    nlohmann::ordered_json root;
+    root["path"] = options.path;
+    root["node_type"] = "array";
+    root["zarr_format"] = metadata.zarr_format;
+    root["shape"] = metadata.shape;
+    root["dtype"] = metadata.data_type_name();
+    root["chunk_shape"] = layout.chunk_shape;
+    root["shard_shape"] =
+        layout.shard_shape ? nlohmann::json(*layout.shard_shape) : nlohmann::json();
+    root["codecs"] = metadata.codecs;
+    root["dimension_names"] =
+        metadata.dimension_names ? nlohmann::json(*metadata.dimension_names) : nlohmann::json();
+    root["readable"] = false;
+    root["unsupported"] = std::string(why.message());
+    std::printf("%s\n", root.dump().c_str());
+    return Status::Ok();
+  }
+  std::printf("%s: zarr v%d array (not readable here)\n", options.path.c_str(),
+              metadata.zarr_format);
+  std::printf("  shape        [%s] %s\n", core::FormatShape(metadata.shape).c_str(),
+              metadata.data_type_name().c_str());
+  std::printf("  layout       chunks [%s]%s\n", core::FormatShape(layout.chunk_shape).c_str(),
+              layout.shard_shape
+                  ? (" in shards [" + core::FormatShape(*layout.shard_shape) + "]").c_str()
+                  : "");
+  std::printf("  codecs       %s\n", metadata.codecs.dump().c_str());
+  if (metadata.dimension_names) {
+    std::printf("  dimensions   %s\n", metadata.dimension_names->dump().c_str());
+  }
+  std::printf("  unsupported  %s\n", std::string(why.message()).c_str());
+  return Status::Ok();
+}
+
 Status Info(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStoreFor(context, options.path));
@@ -249,7 +289,11 @@ Status Info(const CommandContext& context, const ZarrOptions& options) {
   if (group) return GroupInfo(options, *store);
   CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
                              PoolFor(context, *store, options.threads));
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, zarr::Array::Open(store, "", {.pool = pool}));
+  Result<zarr::Array> opened = zarr::Array::Open(store, "", {.pool = pool});
+  if (!opened.ok() && opened.status().code() == StatusCode::kUnsupported) {
+    return UnreadableArrayInfo(options, *store, opened.status());
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::Array array, std::move(opened));
   const zarr::ArrayMetadata& metadata = array.metadata();
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayStorageStats stats, array.Stats());
   if (options.json) {
