@@ -197,6 +197,17 @@ void PrintArrayInfo(const nlohmann::ordered_json& info) {
               FormatBytes(static_cast<double>(count("nbytes"))).c_str(), ratio);
 }
 
+// `zarr info` of an array this library cannot read: what its metadata says, and why.
+void PrintUnreadableArrayInfo(const nlohmann::ordered_json& info) {
+  std::printf("%s: zarr v%d array (not readable here)\n", info["path"].get<std::string>().c_str(),
+              info["zarr_format"].get<int>());
+  std::printf("  shape        [%s] %s\n", ShapeText(info["shape"]).c_str(),
+              info["dtype"].get<std::string>().c_str());
+  std::printf("  layout       %s\n", DescribeChunks(info).c_str());
+  std::printf("  codecs       %s\n", info["codecs"].dump().c_str());
+  std::printf("  unsupported  %s\n", info["unsupported"].get<std::string>().c_str());
+}
+
 Status Info(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(
       const nlohmann::ordered_json info,
@@ -205,6 +216,8 @@ Status Info(const CommandContext& context, const ZarrOptions& options) {
     std::printf("%s\n", info.dump().c_str());
   } else if (info["node_type"] == "group") {
     PrintGroupInfo(info);
+  } else if (info.contains("readable")) {
+    PrintUnreadableArrayInfo(info);
   } else {
     PrintArrayInfo(info);
   }

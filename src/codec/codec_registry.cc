@@ -6,6 +6,8 @@
 #include "chunkwise/codec/bytes_codec.h"
 #include "chunkwise/codec/crc32c_codec.h"
 #include "chunkwise/codec/gzip_codec.h"
+#include "chunkwise/codec/numcodecs_compressors.h"
+#include "chunkwise/codec/numcodecs_filters.h"
 #include "chunkwise/codec/transpose_codec.h"
 #include "chunkwise/codec/zstd_codec.h"
 #include "config_json.h"
@@ -79,6 +81,19 @@ CodecRegistry CodecRegistry::WithBuiltins(const CodecBuildOptions& build) {
   CHUNKWISE_CHECK(registry.Register("zstd", FactoryOf<ZstdCodec>()).ok());
   CHUNKWISE_CHECK(registry.Register("gzip", FactoryOf<GzipCodec>()).ok());
   CHUNKWISE_CHECK(registry.Register("crc32c", FactoryOf<Crc32cCodec>()).ok());
+  // numcodecs' codecs under zarr-python 3's names: what zarr v2 compressors
+  // and filters translate to (formats/zarr/v2_metadata.cc).
+  CHUNKWISE_CHECK(registry.Register("numcodecs.zlib", FactoryOf<ZlibCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.lz4", FactoryOf<Lz4Codec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.bz2", FactoryOf<Bz2Codec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.lzma", FactoryOf<LzmaCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.shuffle", FactoryOf<ShuffleCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.delta", FactoryOf<DeltaCodec>()).ok());
+  CHUNKWISE_CHECK(
+      registry.Register("numcodecs.fixedscaleoffset", FactoryOf<FixedScaleOffsetCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.quantize", FactoryOf<QuantizeCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.packbits", FactoryOf<PackBitsCodec>()).ok());
+  CHUNKWISE_CHECK(registry.Register("numcodecs.astype", FactoryOf<AsTypeCodec>()).ok());
   return registry;
 }
 

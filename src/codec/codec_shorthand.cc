@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::string_view kAcceptedForms =
     "accepted: none, zstd[:LEVEL], gzip[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]] (CNAME lz4det: "
-    "lz4 by the deterministic encoder), crc32c, "
+    "lz4 by the deterministic encoder), crc32c, zlib[:LEVEL], lz4[:ACCELERATION], bz2[:LEVEL], "
+    "lzma[:PRESET], "
     "joined with '+' (e.g. \"blosc:zstd:3:bitshuffle+crc32c\")";
 
 std::vector<std::string_view> Split(std::string_view text, char separator) {
@@ -80,6 +81,19 @@ Result<nlohmann::json> ParseElement(std::string_view element, std::size_t typesi
                             {"blocksize", 0}}}};
   }
   if (name == "crc32c" && arguments == 0) return nlohmann::json{{"name", "crc32c"}};
+  // numcodecs' compressors, for zarr v2 arrays that older readers take.
+  if ((name == "zlib" || name == "lz4" || name == "bz2" || name == "lzma") && arguments <= 1) {
+    const std::string_view field = name == "lz4"    ? "acceleration"
+                                   : name == "lzma" ? "preset"
+                                                    : "level";
+    nlohmann::json configuration = nlohmann::json::object();
+    if (arguments == 1) {
+      CHUNKWISE_ASSIGN_OR_RETURN(configuration[std::string(field)],
+                                 ParseInteger(element, tokens[1]));
+    }
+    return nlohmann::json{{"name", "numcodecs." + std::string(name)},
+                          {"configuration", configuration}};
+  }
   return Malformed(element, "unrecognized codec");
 }
 

@@ -2,6 +2,7 @@
 
 #include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/region.h"
+#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/fill_value.h"
 #include "chunkwise/formats/zarr/group.h"
@@ -27,7 +28,7 @@ Result<nlohmann::ordered_json> GroupInfo(const store::Store& store, std::string_
     entry["zarr_format"] = member.zarr_format;
     if (!member.is_group) {
       entry["shape"] = member.shape;
-      entry["dtype"] = member.data_type ? std::string(member.data_type->zarr_name()) : "";
+      entry["dtype"] = member.data_type_name;
       entry["chunks"] = member.chunk_shape;
       entry["shards"] = ShapeOrNull(member.shard_shape);
     }
@@ -37,6 +38,28 @@ Result<nlohmann::ordered_json> GroupInfo(const store::Store& store, std::string_
   root["path"] = std::string(url);
   root["node_type"] = "group";
   root["members"] = std::move(listed);
+  return root;
+}
+
+// What the metadata of an array this library cannot read says (a codec or
+// data type it lacks), and why it cannot be read: `info` still shows it.
+Result<nlohmann::ordered_json> UnreadableArrayInfo(const store::Store& store, std::string_view url,
+                                                   const Status& why) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata, zarr::ReadArrayMetadata(store, ""));
+  const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
+  nlohmann::ordered_json root;
+  root["path"] = std::string(url);
+  root["node_type"] = "array";
+  root["zarr_format"] = metadata.zarr_format;
+  root["shape"] = metadata.shape;
+  root["dtype"] = metadata.data_type_name();
+  root["chunks"] = layout.chunk_shape;
+  root["shards"] = ShapeOrNull(layout.shard_shape);
+  root["codecs"] = metadata.codecs;
+  root["dimension_names"] = metadata.dimension_names.value_or(nlohmann::json());
+  root["attributes"] = metadata.attributes;
+  root["readable"] = false;
+  root["unsupported"] = std::string(why.message());
   return root;
 }
 
@@ -83,8 +106,12 @@ Result<nlohmann::ordered_json> ZarrInfo(const Context& context, std::string_view
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(const bool group, zarr::IsGroup(*store, ""));
   if (group) return GroupInfo(*store, url);
-  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray array, OpenZarrArray(context, url, {}, call));
-  return ZarrArrayInfo(context, array, url, {}, call);
+  Result<ZarrArray> array = OpenZarrArray(context, url, {}, call);
+  if (!array.ok() && array.status().code() == StatusCode::kUnsupported) {
+    return UnreadableArrayInfo(*store, url, array.status());
+  }
+  CHUNKWISE_RETURN_IF_ERROR(array.status());
+  return ZarrArrayInfo(context, *array, url, {}, call);
 }
 
 }  // namespace chunkwise

@@ -140,7 +140,15 @@ TEST(OptionsApi, CodecShorthandsParseIntoTypedChains) {
   auto bad = ParseCodecs("zstd:99");
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(bad.status()), HasSubstr("zstd:99"));
-  EXPECT_EQ(ParseCodecs("lzma").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCodecs("brotli").status().code(), StatusCode::kInvalidArgument);
+  // numcodecs' compressors keep their kind and level (lzma was once unknown;
+  // it must not come back as another codec).
+  auto numcodecs = ParseCodecs("zlib:5+lz4+bz2:9+lzma:1");
+  ASSERT_TRUE(numcodecs.ok()) << numcodecs.status().ToString();
+  ASSERT_EQ(numcodecs->codecs.size(), 4u);
+  EXPECT_EQ(numcodecs->codecs[0].kind, CodecSpec::Kind::kZlib);
+  EXPECT_EQ(numcodecs->codecs[3].kind, CodecSpec::Kind::kLzma);
+  EXPECT_EQ(numcodecs->ToShorthand(), "zlib:5+lz4+bz2:9+lzma:1");
 }
 
 TEST(OptionsApi, DataTypesByZarrNameOrTypestr) {

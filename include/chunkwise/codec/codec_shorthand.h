@@ -9,6 +9,9 @@
 //                                      CNAME "lz4det": cname "lz4" written by the
 //                                      deterministic encoder (shuffle or noshuffle)
 //   crc32c
+//   zlib[:LEVEL] lz4[:ACCELERATION] bz2[:LEVEL] lzma[:PRESET]
+//                                      numcodecs' compressors ("numcodecs.zlib", ...),
+//                                      numcodecs' defaults (1, 1, 1, 6)
 // e.g. "blosc:zstd:3:bitshuffle+crc32c". The result is the zarr v3 JSON list of
 // those codecs, validated as CodecRegistry::WithBuiltins() would.
 #ifndef CHUNKWISE_CODEC_CODEC_SHORTHAND_H_

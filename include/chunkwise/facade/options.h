@@ -21,9 +21,13 @@ namespace chunkwise {
 
 // One bytes→bytes codec of a chunk's chain.
 struct CodecSpec {
-  enum class Kind { kZstd, kGzip, kBlosc, kCrc32c };
+  // kZlib, kLz4, kBz2, kLzma: numcodecs' compressors ("numcodecs.zlib", …), for
+  // zarr v2 arrays older readers take.
+  enum class Kind { kZstd, kGzip, kBlosc, kCrc32c, kZlib, kLz4, kBz2, kLzma };
   Kind kind = Kind::kZstd;
-  // zstd, gzip and blosc's clevel; -1: the codec's default (zstd 3, gzip 6, blosc 5).
+  // zstd, gzip, zlib and bz2's level, blosc's clevel, lz4's acceleration,
+  // lzma's preset; -1: the codec's default (zstd 3, gzip 6, blosc 5, and
+  // numcodecs' zlib 1, bz2 1, lz4 1, lzma 6).
   int level = -1;
   bool zstd_checksum = false;             // zstd: XXH64 content checksum in every frame.
   std::string blosc_compressor = "lz4";   // lz4, lz4det (deterministic lz4), lz4hc, zstd, zlib, …

@@ -95,6 +95,10 @@ Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetad
 
 Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefix,
                           ArrayMetadata metadata, ArrayOptions options) {
+  if (!metadata.unsupported_data_type.empty()) {
+    return Status::Unsupported("data type " + metadata.unsupported_data_type +
+                               " is not supported (numeric types and bool only)");
+  }
   CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
   CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
                              core::RegularChunkGrid::Create(metadata.shape, metadata.chunk_shape));
@@ -130,6 +134,10 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   array.sharding_ = std::shared_ptr<const ShardingCodec>(array.chain_, sharding);
   array.objects_ = Shards(array.store_, array.sharding_, array.chunk_spec_);
   return array;
+}
+
+Result<ArrayMetadata> ReadArrayMetadata(const store::Store& store, std::string prefix) {
+  return ReadMetadata(store, NormalizePrefix(std::move(prefix)));
 }
 
 Result<Array> Array::Open(std::shared_ptr<store::Store> store, std::string prefix,

@@ -80,16 +80,29 @@ Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
   }
   ArrayMetadata metadata;
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.shape, GetShape(root, "shape"));
-  if (!root["data_type"].is_string()) {
-    return Status::Unsupported("data_type " + root["data_type"].dump());
+  const nlohmann::json& data_type = root["data_type"];
+  if (!data_type.is_string() && !data_type.is_object()) {
+    return Status::InvalidArgument("\"data_type\" must be a name or an object, got " +
+                                   data_type.dump());
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(metadata.data_type,
-                             core::DataType::FromZarrName(root["data_type"].get<std::string>()));
+  Result<core::DataType> type =
+      data_type.is_string() ? core::DataType::FromZarrName(data_type.get<std::string>())
+                            : Result<core::DataType>(Status::Unsupported("extension data type"));
+  if (type.ok()) {
+    metadata.data_type = *type;
+  } else {  // "string", "bytes", extensions: described, never read.
+    metadata.unsupported_data_type =
+        data_type.is_string() ? data_type.get<std::string>() : data_type.dump();
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.chunk_shape, ParseChunkGrid(root["chunk_grid"]));
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.chunk_key_encoding,
                              ChunkKeyEncoding::FromJson(root["chunk_key_encoding"]));
-  CHUNKWISE_ASSIGN_OR_RETURN(metadata.fill_value,
-                             ParseFillValue(root["fill_value"], metadata.data_type));
+  if (metadata.unsupported_data_type.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(metadata.fill_value,
+                               ParseFillValue(root["fill_value"], metadata.data_type));
+  } else {
+    metadata.fill_value.assign(metadata.data_type.size(), 0);
+  }
   if (!root["codecs"].is_array() || root["codecs"].empty()) {
     return Status::InvalidArgument("\"codecs\" must be a non-empty list");
   }
@@ -100,6 +113,10 @@ Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
 }
 
 }  // namespace
+
+std::string ArrayMetadata::data_type_name() const {
+  return unsupported_data_type.empty() ? std::string(data_type.zarr_name()) : unsupported_data_type;
+}
 
 Status ArrayMetadata::Validate() const {
   if (chunk_shape.size() != shape.size()) {

@@ -54,7 +54,8 @@ Result<GroupMember> DescribeMember(const store::Store& store, const std::string&
   }
   if (metadata) {
     member.shape = metadata->shape;
-    member.data_type = metadata->data_type;
+    if (metadata->unsupported_data_type.empty()) member.data_type = metadata->data_type;
+    member.data_type_name = metadata->data_type_name();
     const ExistingLayout layout = DescribeLayout(*metadata);
     member.chunk_shape = layout.chunk_shape;
     member.shard_shape = layout.shard_shape;

@@ -28,6 +28,19 @@ TEST(CodecShorthand, ZstdGzipCrc32c) {
   EXPECT_EQ(Parse("crc32c"), nlohmann::json::parse(R"([{"name":"crc32c"}])"));
 }
 
+TEST(CodecShorthand, NumcodecsCompressors) {
+  EXPECT_EQ(Parse("zlib:5"),
+            nlohmann::json::parse(R"([{"name":"numcodecs.zlib","configuration":{"level":5}}])"));
+  EXPECT_EQ(Parse("lz4"),
+            nlohmann::json::parse(R"([{"name":"numcodecs.lz4","configuration":{}}])"));
+  EXPECT_EQ(Parse("bz2:9"),
+            nlohmann::json::parse(R"([{"name":"numcodecs.bz2","configuration":{"level":9}}])"));
+  EXPECT_EQ(Parse("lzma:1"),
+            nlohmann::json::parse(R"([{"name":"numcodecs.lzma","configuration":{"preset":1}}])"));
+  EXPECT_FALSE(ParseCodecShorthand("bz2:0", 2).ok());  // The codec's own range check.
+  EXPECT_FALSE(ParseCodecShorthand("zlib:1:2", 2).ok());
+}
+
 TEST(CodecShorthand, BloscDefaultsAndTypesize) {
   EXPECT_EQ(Parse("blosc:lz4:5:shuffle", 2), Parse("blosc:lz4", 2));
   EXPECT_EQ(Parse("blosc", 2), Parse("blosc:lz4:5", 2));
@@ -45,7 +58,7 @@ TEST(CodecShorthand, ChainsJoinWithPlus) {
 
 TEST(CodecShorthand, RejectsBadFormsListingAcceptedOnes) {
   for (const char* bad :
-       {"lz4", "zstd:", "zstd:x", "zstd:3:4", "zstd:99", "gzip:10", "blosc:lz5", "blosc:lz4:12",
+       {"lz5", "zstd:", "zstd:x", "zstd:3:4", "zstd:99", "gzip:10", "blosc:lz5", "blosc:lz4:12",
         "blosc:lz4:5:byte", "blosc:lz4:5:shuffle:0", "crc32c:1", "zstd+", "+crc32c", "None"}) {
     const Status status = ParseCodecShorthand(bad, 2).status();
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad;

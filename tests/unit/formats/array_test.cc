@@ -1277,5 +1277,60 @@ TEST(Array, OverwriteErasesTheMetadataBeforeTheChunks) {
   }
 }
 
+// zarr v2 arrays with numcodecs filters and compressors read and write
+// through the codec chain their .zarray translates to.
+TEST(ArrayV2, NumcodecsFiltersAndCompressorsRoundTrip) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"<u2",
+       R"("filters": [{"id": "delta", "dtype": "<u2"}], "compressor": {"id": "zlib", "level": 1})"},
+      {">u2", R"("filters": null, "compressor": {"id": "lz4", "acceleration": 1})"},
+      {"<u2",
+       R"("filters": [{"id": "shuffle", "elementsize": 2}], "compressor": {"id": "bz2", "level": 9})"},
+      {"<u2",
+       R"("filters": [{"id": "astype", "encode_dtype": "<u4", "decode_dtype": "<u2"}], "compressor": {"id": "lzma", "format": 1, "check": -1, "preset": null, "filters": null})"},
+  };
+  for (const auto& [dtype, codecs] : cases) {
+    auto store = store::MemoryStore::Create();
+    const std::string zarray =
+        R"({"zarr_format": 2, "shape": [20, 30], "chunks": [8, 16], "dtype": ")" + dtype +
+        R"(", "fill_value": 0, "order": "F", )" + codecs + "}";
+    ASSERT_TRUE(store->Set("a/.zarray", AsBytes(zarray)).ok());
+    Result<Array> array = Array::Open(store, "a");
+    ASSERT_TRUE(array.ok()) << codecs << ": " << array.status().ToString();
+    const Bytes data = Iota16(600);
+    ASSERT_TRUE(array->Write(Region({0, 0}, {20, 30}), data).ok()) << codecs;
+    EXPECT_EQ(ValueOrDie(array->Read(Region({0, 0}, {20, 30}))), data) << codecs;
+    EXPECT_EQ(ValueOrDie(array->Read(Region({3, 5}, {4, 6}))).size(), 2u) << codecs;
+  }
+}
+
+// A string array (zarr-python writes "|O" with a vlen-utf8 filter) and an
+// array with a compressor this library lacks: the metadata is still read,
+// and opening the array is Unsupported, naming what is missing.
+TEST(ArrayV2, UnsupportedTypesAndCodecsAreNamed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("dtype": "|O", "filters": [{"id": "vlen-utf8"}], "compressor": null, "fill_value": "")",
+       "|O"},
+      {R"("dtype": "<f4", "filters": null, "compressor": {"id": "zfpy", "mode": 4}, "fill_value": 0)",
+       "numcodecs.zfpy"},
+      {R"("dtype": "<f4", "filters": [{"id": "bitround", "keepbits": 3}], "compressor": null, "fill_value": 0)",
+       "numcodecs.bitround"},
+  };
+  for (const auto& [fields, named] : cases) {
+    auto store = store::MemoryStore::Create();
+    const std::string zarray =
+        R"({"zarr_format": 2, "shape": [5, 6], "chunks": [5, 3], "order": "C", )" + fields + "}";
+    ASSERT_TRUE(store->Set(".zarray", AsBytes(zarray)).ok());
+    const Result<Array> array = Array::Open(store, "");
+    ASSERT_FALSE(array.ok()) << fields;
+    EXPECT_EQ(array.status().code(), StatusCode::kUnsupported) << array.status().ToString();
+    EXPECT_THAT(std::string(array.status().message()), HasSubstr(named));
+    const Result<ArrayMetadata> metadata = ReadArrayMetadata(*store, "");
+    ASSERT_TRUE(metadata.ok()) << metadata.status().ToString();
+    EXPECT_EQ(metadata->shape, (Shape{5, 6}));
+    EXPECT_EQ(metadata->chunk_shape, (Shape{5, 3}));
+  }
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr

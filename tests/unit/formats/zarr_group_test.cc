@@ -53,6 +53,29 @@ TEST(ZarrGroup, ListsArraysAndGroupsAtAnyDepthSortedByPath) {
   EXPECT_FALSE((*members)[3].shard_shape.has_value());
 }
 
+// A group holding a string array (zarr-python writes "|O") used to fail to
+// list at all (InvalidArgument on the member's dtype); the member is now
+// listed, its dtype named as written.
+TEST(ZarrGroup, AMemberOfATypeThisLibraryLacksIsListed) {
+  std::shared_ptr<store::Store> store = store::MemoryStore::Create();
+  ASSERT_TRUE(CreateGroup(*store, "", 2, nlohmann::json::object()).ok());
+  ASSERT_TRUE(store
+                  ->Set("words/.zarray",
+                        AsBytes(R"({"zarr_format": 2, "shape": [3], "chunks": [2], "dtype": "|O",
+                                    "fill_value": "", "order": "C", "compressor": null,
+                                    "filters": [{"id": "vlen-utf8"}]})"))
+                  .ok());
+  AddArray(store, "nums/", {4}, "uint16", 2);
+  Result<std::vector<GroupMember>> members = ListGroupMembers(*store, "");
+  ASSERT_TRUE(members.ok()) << members.status().ToString();
+  ASSERT_EQ(members->size(), 2u);
+  EXPECT_EQ((*members)[0].data_type_name, "uint16");
+  EXPECT_EQ((*members)[1].path, "words");
+  EXPECT_EQ((*members)[1].data_type_name, "|O");
+  EXPECT_FALSE((*members)[1].data_type.has_value());
+  EXPECT_EQ((*members)[1].shape, (core::Shape{3}));
+}
+
 TEST(ZarrGroup, ABrokenMemberIsCorruptionNamingItsKey) {
   std::shared_ptr<store::Store> store = store::MemoryStore::Create();
   ASSERT_TRUE(CreateGroup(*store, "", 3, nlohmann::json::object()).ok());

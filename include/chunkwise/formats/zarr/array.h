@@ -85,6 +85,11 @@ struct ArrayStorageStats {
   std::uint64_t logical_bytes = 0;        // Elements × element size.
 };
 
+// The metadata of the array at `prefix` as Array::Open reads it, without
+// building its codecs: what `zarr info` shows of an array whose codecs or
+// data type this library cannot read. NotFound as Open.
+Result<ArrayMetadata> ReadArrayMetadata(const store::Store& store, std::string prefix);
+
 class Array {
  public:
   // Opens the array at `prefix` ("" or ending in "/"): NotFound if neither

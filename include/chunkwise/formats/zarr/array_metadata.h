@@ -44,6 +44,15 @@ struct ArrayMetadata {
   nlohmann::json attributes = nlohmann::json::object();
   // One string or null per dimension; absent when the metadata has none.
   std::optional<nlohmann::json> dimension_names;
+  // The data type as the metadata spells it ("|O", "<U8", "string", a
+  // structured dtype's JSON) when this library has no such type; empty
+  // otherwise. The rest of the metadata is parsed all the same, so that
+  // `zarr info` can show it, with data_type a placeholder (uint8) and the
+  // fill value zero; Array refuses to open it (Unsupported, naming the type).
+  std::string unsupported_data_type;
+
+  // unsupported_data_type when set, else data_type's zarr name.
+  std::string data_type_name() const;
 
   // Checks ranks, extents and the fill value's size; InvalidArgument naming
   // the field. (The codecs are checked when a chain is built for the chunks.)
@@ -59,12 +68,19 @@ Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_vi
 std::string FormatV3ArrayMetadata(const ArrayMetadata& metadata);
 
 // Parses a v2 `.zarray` and, when present, its `.zattrs`. `_ARRAY_DIMENSIONS`
-// in the attributes becomes dimension_names. Unsupported for dtypes, filters
-// and compressors outside the numeric set and blosc/zstd/gzip.
+// in the attributes becomes dimension_names. The compressor and filters
+// become v3 codecs: blosc, zstd and gzip as themselves, any other numcodecs
+// id as "numcodecs.<id>" (an id the registry lacks is refused when the codecs
+// are built, so the metadata still parses). A dtype outside the numeric set
+// is kept in unsupported_data_type. Unsupported for filters that cannot be
+// put in v3 order (an array filter after a byte filter) or that reinterpret
+// the array's byte order.
 Result<ArrayMetadata> ParseV2ArrayMetadata(std::string_view zarray_text,
                                            std::optional<std::string_view> zattrs_text,
                                            std::string_view key);
-// The `.zarray` text; InvalidArgument when the codecs have no v2 form.
+// The `.zarray` text; InvalidArgument when the codecs have no v2 form. Codecs
+// before `bytes` become filters, and after it every codec but the last (the
+// compressor).
 Result<std::string> FormatV2Zarray(const ArrayMetadata& metadata);
 // The `.zattrs` text: the attributes, plus `_ARRAY_DIMENSIONS` from dimension_names.
 std::string FormatV2Zattrs(const ArrayMetadata& metadata);

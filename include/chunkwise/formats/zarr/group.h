@@ -21,9 +21,10 @@ struct GroupMember {
   int zarr_format = 3;
   // Arrays only.
   core::Shape shape;
-  std::optional<core::DataType> data_type;
-  core::Shape chunk_shape;                 // The inner chunk when sharded.
-  std::optional<core::Shape> shard_shape;  // Set when sharded.
+  std::optional<core::DataType> data_type;  // Absent for a type this library lacks.
+  std::string data_type_name;               // ArrayMetadata::data_type_name().
+  core::Shape chunk_shape;                  // The inner chunk when sharded.
+  std::optional<core::Shape> shard_shape;   // Set when sharded.
 };
 
 // True when `prefix` ("" or ending in "/") holds a group: a zarr.json whose
