@@ -57,8 +57,12 @@ int Run(int argc, char** argv) {
     // The command that ran: the deepest subcommand parsed.
     const CLI::App* command = &app;
     while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    // Its own flags and those of the commands above it (--allow-remote is global).
     const auto has_flag = [command](std::string_view flag) {
-      return command->get_option_no_throw(std::string(flag)) != nullptr;
+      for (const CLI::App* level = command; level != nullptr; level = level->get_parent()) {
+        if (level->get_option_no_throw(std::string(flag)) != nullptr) return true;
+      }
+      return false;
     };
     std::fprintf(stderr, "chunkwise: error: %s\n",
                  DescribeWithFlagHints(context.outcome, has_flag).c_str());

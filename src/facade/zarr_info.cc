@@ -45,7 +45,8 @@ Result<nlohmann::ordered_json> GroupInfo(const store::Store& store, std::string_
 // data type it lacks), and why it cannot be read: `info` still shows it.
 Result<nlohmann::ordered_json> UnreadableArrayInfo(const store::Store& store, std::string_view url,
                                                    const Status& why) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata, zarr::ReadArrayMetadata(store, ""));
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
+                             zarr::ReadArrayMetadata(store, ""));
   const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
   nlohmann::ordered_json root;
   root["path"] = std::string(url);

@@ -200,9 +200,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(std::shared_ptr<const Stor
                                                       HttpServerOptions options) {
   if (options.threads > kMaxHttpServerThreads) {
     return Status::InvalidArgument(
-        "http server: threads " + std::to_string(options.threads) + " is over the limit of " +
-        std::to_string(kMaxHttpServerThreads) +
-        " (the threads only read the store; no client waits on one while it sends or reads)")
+               "http server: threads " + std::to_string(options.threads) +
+               " is over the limit of " + std::to_string(kMaxHttpServerThreads) +
+               " (the threads only read the store; no client waits on one while it sends or reads)")
         .WithField("threads");
   }
   if (options.max_connections == 0 || options.max_connections > kMaxHttpServerConnections) {

@@ -525,7 +525,7 @@ def test_a_cancelled_export_read_stops_before_its_first_block(tmp_path: pathlib.
     token.reset()
     back = volume.read(progress=seen, cancel=token)
     np.testing.assert_array_equal(back, labels)
-    assert seen.calls[-1] == (8, None)  # the 8 blocks, counted as read
+    assert seen.calls[-1] == (8, 8)  # the 8 blocks of the box, counted as read, of 8
 
 
 def test_a_watched_call_runs_on_the_module_context_and_sees_its_memory_stores(

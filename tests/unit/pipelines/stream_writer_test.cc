@@ -157,7 +157,7 @@ TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
   config.dimensions[1].tile_size = 0;
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("tile"));
   config = ConfigOf(c);
-  config.codec = "lzma";
+  config.codec = "brotli";  // A codec the library lacks.
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("the codecs: codec shorthand"));
   config = ConfigOf(c);
   config.max_memory = 1000;
