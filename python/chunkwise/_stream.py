@@ -31,7 +31,7 @@ def _request(
     tiles_per_shard: Sequence[int] | None,
     codecs: str | None,
     fill_value: Any,
-    dimension_names: Sequence[str] | None,
+    dimension_names: Sequence[str | None] | None,
     index_location: str,
     backend: str,
     threads: int,
@@ -45,7 +45,8 @@ def _request(
         request.tiles_per_shard = [operator.index(n) for n in tiles_per_shard]
     request.codec = "none" if codecs is None else codecs
     request.fill_value = None if fill_value is None else _fill_text(fill_value)
-    request.dimension_names = list(dimension_names or [])
+    # None is a dimension without a name; the writer spells it "" (written as null).
+    request.dimension_names = ["" if name is None else name for name in dimension_names or []]
     request.index_location = index_location
     request.backend = backend
     request.threads = threads
@@ -81,7 +82,7 @@ class StreamWriter:
         tiles_per_shard: Sequence[int] | None = None,
         codecs: str | None = "zstd:1",
         fill_value: Any = None,
-        dimension_names: Sequence[str] | None = None,
+        dimension_names: Sequence[str | None] | None = None,
         index_location: str = "end",
         backend: str = "cpu",
         threads: int = 0,

@@ -597,10 +597,6 @@ def bcolz_read_error(cli: str, tmp: Path) -> tuple[str, str]:
 # Not a difference of the doors but a regression both share, marked so that the
 # table runs green until it is fixed (the row then XPASSes: remove the mark).
 # The same rows passed byte for byte on a build before the wt-shard-store merge.
-STREAM_ABORTS = ("REGRESSION at 72dc7783: every `zarr stream` and StreamWriter aborts "
-                 "('internal check failed: !status_.ok() at core/result.h:24' under "
-                 "pipelines::stream::StreamWriter::Create): a Result made from an OK Status")
-
 JOBS = [
     Job("zarr-create", create_output, create_error),
     Job("zarr-create-attributes", create_attributes_output, None,
@@ -628,9 +624,8 @@ JOBS = [
     Job("zarr-import-as-create", import_as_create_output, import_error,
         error_defect="the module has no .npy import: a bad .npy raises numpy's ValueError "
                      "from np.load, not the library's code"),
-    Job("zarr-stream", stream_output, stream_error, output_defect=STREAM_ABORTS),
-    Job("zarr-stream-dimension-names", stream_names_output, None,
-        output_defect=STREAM_ABORTS),
+    Job("zarr-stream", stream_output, stream_error),
+    Job("zarr-stream-dimension-names", stream_names_output, None),
     Job("zarr-stream-levels", stream_levels_output, stream_levels_error,
         output_defect="StreamWriter has no levels= (the CLI's --levels/--downsample "
                       "multiscale OME-Zarr group)",
