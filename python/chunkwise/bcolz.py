@@ -134,7 +134,7 @@ def import_file(
     """Creates a carray (or a ctable) at `url` from an array file: a .npy,
     or a .csv with a header (a ctable, one column per field).
 
-    The CLI's ``bcolz import``: `url` is a path or any store URL (s3://,
+    The CLI's ``bcolz create``: `url` is a path or any store URL (s3://,
     gs://). Something already at `url` is refused unless `overwrite`, and
     even then only a bcolz dataset is replaced. `progress` counts the row
     bytes imported; `cancel` stops the import between batches of chunks.
