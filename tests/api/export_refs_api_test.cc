@@ -167,9 +167,10 @@ TEST(ReferencesApi, AnArrayInsideAGroupReferenceSetOpensByItsPath) {
   auto absent = OpenZarrArray(context, json + "/w");
   EXPECT_EQ(absent.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(Message(absent.status()), HasSubstr("g.json:w"));
-  // Read-only, as the set is.
+  // Not writable: the set is a file, so no folder can be made inside it.
   auto written = OpenStore(context, json + "/v", {.create = true});
-  EXPECT_FALSE(written.ok());
+  EXPECT_EQ(written.status().code(), StatusCode::kIOError) << written.status().ToString();
+  EXPECT_THAT(Message(written.status()), HasSubstr("g.json/v"));
 }
 
 TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {

@@ -37,8 +37,11 @@ TEST(CodecShorthand, NumcodecsCompressors) {
             nlohmann::json::parse(R"([{"name":"numcodecs.bz2","configuration":{"level":9}}])"));
   EXPECT_EQ(Parse("lzma:1"),
             nlohmann::json::parse(R"([{"name":"numcodecs.lzma","configuration":{"preset":1}}])"));
-  EXPECT_FALSE(ParseCodecShorthand("bz2:0", 2).ok());  // The codec's own range check.
-  EXPECT_FALSE(ParseCodecShorthand("zlib:1:2", 2).ok());
+  // The codec's own range check.
+  EXPECT_EQ(ParseCodecShorthand("bz2:0", 2).status().code(), StatusCode::kInvalidArgument)
+      << ParseCodecShorthand("bz2:0", 2).status().ToString();
+  EXPECT_EQ(ParseCodecShorthand("zlib:1:2", 2).status().code(), StatusCode::kInvalidArgument)
+      << ParseCodecShorthand("zlib:1:2", 2).status().ToString();
 }
 
 TEST(CodecShorthand, BloscDefaultsAndTypesize) {

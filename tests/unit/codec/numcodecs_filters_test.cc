@@ -79,7 +79,9 @@ TEST(NumcodecsDelta, WrapsAndRoundTrips) {
       ValuesOf<float>(*floats->Decode(float_spec, *floats->Encode(float_spec, BytesOf(samples)))),
       samples);
   // The chunk must be of the codec's type; a short encoding is corrupt.
-  EXPECT_FALSE(delta->EncodedSpec(Spec(DataTypeId::kInt32, 4)).ok());
+  EXPECT_EQ(delta->EncodedSpec(Spec(DataTypeId::kInt32, 4)).status().code(),
+            StatusCode::kInvalidArgument)
+      << delta->EncodedSpec(Spec(DataTypeId::kInt32, 4)).status().ToString();
   EXPECT_EQ(delta->Decode(spec, Bytes(31)).status().code(), StatusCode::kCorruption);
   EXPECT_EQ(CodecRegistry::WithBuiltins()
                 .Create({{"name", "numcodecs.delta"},
