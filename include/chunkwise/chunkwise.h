@@ -39,7 +39,6 @@
 //     defined in chunkwise_parallel)  facade/job_ranks.h
 //   NoGpuReason, DescribeGpus         facade/cuda_support.h
 //   ReadUrl, LocateUrlValue           facade/url_value.h
-//   WriteGeometryAt, ReadGeometryAt   facade/geometry_arrays.h
 //   GenerateDemoVolume                facade/synthetic_data.h
 //   StoreServer                       facade/store_server.h
 //   ParseByteRange, PutFileAsKey,
@@ -65,7 +64,6 @@
 #include "chunkwise/facade/dvid_labelmaps.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
-#include "chunkwise/facade/geometry_arrays.h"
 #include "chunkwise/facade/job_ranks.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"

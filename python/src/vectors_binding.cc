@@ -1,6 +1,6 @@
 // chunkwise._core's zarr-vectors: geometry (points, graphs, polylines,
 // skeletons, meshes) in and out as numpy arrays through the facade
-// (facade/geometry_arrays.h), for chunkwise/vectors.py, which gives it its
+// (facade/vectors.h), for chunkwise/vectors.py, which gives it its
 // keyword arguments.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -59,7 +59,7 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
                       const std::vector<Floats>& vertex_attributes,
                       const std::vector<Floats>& link_attributes, nb::object progress,
                       std::shared_ptr<CancelToken> cancel) {
-  Geometry geometry;
+  VectorGeometry geometry;
   geometry.type = ValueOrThrow(ParseGeometryType(request.type));
   geometry.positions.resize(positions.shape(0));
   std::memcpy(geometry.positions.data(), positions.data(), positions.nbytes());
@@ -83,15 +83,16 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
   if (request.chunk_shape.size() != 3) {
     throw StatusError(Status::InvalidArgument("chunk_shape must have 3 extents (x, y, z)"));
   }
-  GeometryWriteOptions options;
+  VectorsWriteOptions options;
   options.chunk_shape = {request.chunk_shape[0], request.chunk_shape[1], request.chunk_shape[2]};
   options.overwrite = request.overwrite;
-  GeometryWriteSummary summary;
+  VectorsWriteSummary summary;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
-        CHUNKWISE_ASSIGN_OR_RETURN(summary, WriteGeometryAt(operation.context(), url, geometry,
-                                                            options, operation.call()));
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            summary, ::chunkwise::WriteVectors(operation.context(), url, geometry, options,
+                                               operation.call()));
         return Status::Ok();
       },
       positions.nbytes());
@@ -104,16 +105,18 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
 nb::dict ReadVectors(const std::string& url, int level, const std::string& region,
                      std::optional<std::int64_t> object_id, nb::object progress,
                      std::shared_ptr<CancelToken> cancel) {
-  GeometryReadOptions options;
+  VectorsReadOptions options;
   options.level = level;
-  if (!region.empty()) options.region = ValueOrThrow(ParseRegionBox(region));
+  if (!region.empty()) options.box = ValueOrThrow(ParseRegionBox(region));
   options.object_id = object_id;
-  Geometry geometry;
+  VectorGeometry geometry;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
       [&]() -> Status {
         CHUNKWISE_ASSIGN_OR_RETURN(
-            geometry, ReadGeometryAt(operation.context(), url, options, operation.call()));
+            VectorsLevelGeometry read,
+            ::chunkwise::ReadVectors(operation.context(), url, options, operation.call()));
+        geometry = std::move(read.geometry);
         return Status::Ok();
       },
       // Watched (Ctrl-C and the token are checked) whatever its size.
@@ -132,14 +135,14 @@ nb::dict ReadVectors(const std::string& url, int level, const std::string& regio
                                                      : ToNumpy(std::move(geometry.object_ids),
                                                                {geometry.object_ids.size()});
   nb::dict vertex_attributes;
-  for (GeometryVertexAttribute& attribute : geometry.vertex_attributes) {
+  for (VectorsVertexAttribute& attribute : geometry.vertex_attributes) {
     const std::size_t count = attribute.values.size();
     vertex_attributes[nb::str(attribute.name.c_str())] =
         ToNumpy(std::move(attribute.values), {count});
   }
   result["vertex_attributes"] = vertex_attributes;
   nb::dict link_attributes;
-  for (GeometryLinkAttribute& attribute : geometry.link_attributes) {
+  for (VectorsLinkAttribute& attribute : geometry.link_attributes) {
     const auto channels = static_cast<std::size_t>(attribute.channels);
     const std::size_t count = attribute.values.size() / channels;
     link_attributes[nb::str(attribute.name.c_str())] =

@@ -12,6 +12,12 @@ namespace vectors = formats::vectors;
 
 namespace {
 
+// `status` naming `url`, unless its message already does.
+Status NamingUrl(const Status& status, std::string_view url) {
+  if (status.ok() || status.message().find(url) != std::string_view::npos) return status;
+  return status.WithContext(url);
+}
+
 // The store at `url`, its per-chunk work on the call's pool; errors name the URL.
 Result<vectors::VectorStore> OpenVectorStore(const Context& context, std::string_view url,
                                              const CallOptions& call) {
@@ -20,9 +26,7 @@ Result<vectors::VectorStore> OpenVectorStore(const Context& context, std::string
   vectors::VectorStoreOptions options;
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(*store, call));
   Result<vectors::VectorStore> opened = vectors::VectorStore::Open(std::move(store), "", options);
-  if (!opened.ok() && opened.status().message().find(url) == std::string_view::npos) {
-    return opened.status().WithContext(url);
-  }
+  if (!opened.ok()) return NamingUrl(opened.status(), url);
   return opened;
 }
 
@@ -32,6 +36,7 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
                                          const VectorGeometry& geometry,
                                          const VectorsWriteOptions& options,
                                          const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(url)));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   vectors::WriteOptions write;
@@ -42,10 +47,11 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
       context.StartProgress(call, "vectors write", geometry.positions.size(), "vertices");
   write.progress = progress.get();
   write.cancellation = &context.cancellation(call);
-  CHUNKWISE_ASSIGN_OR_RETURN(VectorsWriteSummary summary,
-                             vectors::WriteGeometry(std::move(store), "", geometry, write));
+  Result<VectorsWriteSummary> written =
+      vectors::WriteGeometry(std::move(store), "", geometry, write);
+  if (!written.ok()) return NamingUrl(written.status(), url);
   progress->Finish();
-  return summary;
+  return written;
 }
 
 Result<std::vector<VectorsPyramidLevel>> BuildVectorsPyramid(const Context& context,
@@ -77,7 +83,8 @@ Result<VectorsLevelGeometry> ReadVectors(const Context& context, std::string_vie
   query.object_id = options.object_id;
   query.progress = progress.get();
   query.cancellation = &context.cancellation(call);
-  CHUNKWISE_ASSIGN_OR_RETURN(VectorsLevelGeometry read, vectors::ReadGeometry(store, query));
+  Result<VectorsLevelGeometry> read = vectors::ReadGeometry(store, query);
+  if (!read.ok()) return NamingUrl(read.status(), url);
   progress->Finish();
   return read;
 }

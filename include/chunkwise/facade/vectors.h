@@ -26,6 +26,8 @@ namespace chunkwise {
 
 using VectorGeometry = formats::vectors::Geometry;
 using VectorGeometryType = formats::vectors::GeometryType;
+using VectorsVertexAttribute = formats::vectors::VertexAttribute;
+using VectorsLinkAttribute = formats::vectors::LinkAttribute;
 using VectorsBox = formats::vectors::BoundingBox;
 using VectorsCrossLevelStorage = formats::vectors::CrossLevelStorage;
 using VectorsWriteSummary = formats::vectors::WriteSummary;
