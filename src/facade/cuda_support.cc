@@ -29,11 +29,7 @@ GpuReport DescribeGpus() {
   report.cuda_built = true;
   report.no_device_reason = cuda::NoDeviceReason();
   if (!report.no_device_reason.empty()) return report;
-  for (const cuda::DeviceInfo& device : cuda::ListDevices()) {
-    report.devices.push_back({device.ordinal, device.name, device.total_memory_bytes,
-                              device.free_memory_bytes, device.compute_capability_major,
-                              device.compute_capability_minor, device.multiprocessor_count});
-  }
+  report.devices = cuda::ListDevices();
   Result<std::vector<std::uint32_t>> values = cuda::RunAffineKernel(1 << 20, 5);
   report.self_test = values.status();
   for (std::uint32_t i = 0; values.ok() && i < values->size(); ++i) {

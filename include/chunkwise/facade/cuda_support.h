@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "chunkwise/core/status.h"
+#include "chunkwise/cuda/device.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
 
 namespace chunkwise {
@@ -20,16 +21,8 @@ std::string NoGpuReason();
 // The stream writer's CUDA backend, or an empty factory without CUDA.
 pipelines::stream::StreamBackendFactory CudaStreamBackendFactory();
 
-// One visible CUDA device.
-struct GpuDevice {
-  int ordinal = 0;
-  std::string name;
-  std::uint64_t total_memory_bytes = 0;
-  std::uint64_t free_memory_bytes = 0;
-  int compute_capability_major = 0;
-  int compute_capability_minor = 0;
-  int multiprocessor_count = 0;
-};
+// One visible CUDA device (declared with the CUDA archive; plain data).
+using GpuDevice = cuda::DeviceInfo;
 
 // What the CUDA build sees (`chunkwise gpu-info`). Each check runs only when
 // the one before it passed.
