@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
-DEMO_DIR   ?= demo-output
+DEMO_DIR   ?= demo/out
 
 MAKEFLAGS += --no-print-directory
 
@@ -24,7 +24,7 @@ CMAKE_FLAGS += $(LAUNCHER_FLAGS)
 all: build
 
 help:
-	@echo "make demo    set up, build, and run the walk-through on generated data"
+	@echo "make demo    set up, build, and run the story on generated data (demo/out/report.html)"
 	@echo "make test    set up, build, and run unit, interop and fuzz smoke tests"
 	@echo "make bench   run the benchmarks (ours next to every peer and the physical limit)"
 	@echo "make tsan    the unit tests built with ThreadSanitizer (slow; not part of make test)"
