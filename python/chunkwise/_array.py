@@ -96,7 +96,10 @@ class Array:
 
     def __init__(self, core: _core.Array) -> None:
         self._core = core
+        # In the chunks' byte order (">u2" for a big-endian array), as numpy
+        # keeps it; the library reads and writes elements in host order.
         self._dtype = np.dtype(core.dtype)
+        self._native = self._dtype.newbyteorder("=")
         self._shape = tuple(core.shape)
 
     # --- what the array is -------------------------------------------------
@@ -208,11 +211,12 @@ class Array:
         if box.empty:
             return np.empty(box.shape, self._dtype) if out is None else out
         if not box.strided and out is not None:
-            self._core.read_into(box.start, box.stop, out, **hooks)
-            return out
+            self._core.read_into(box.start, box.stop, out.view(self._native), **hooks)
+            return self._in_byte_order(out)
         # Decoded straight into a buffer the module allocates (not numpy's:
         # see read_new), viewed here as the dtype and shape without a copy.
-        fresh = self._core.read_new(box.start, box.stop, **hooks).view(self._dtype)
+        fresh = self._in_byte_order(
+            self._core.read_new(box.start, box.stop, **hooks).view(self._native))
         if not box.strided:
             return fresh.reshape(box.shape)
         covering = fresh.reshape(box.box_shape)
@@ -227,6 +231,12 @@ class Array:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         data = self.read()
         return data if dtype is None else data.astype(dtype, copy=False)
+
+    def _in_byte_order(self, data: np.ndarray) -> np.ndarray:
+        """`data`, whose memory holds host-order elements, as the array's dtype (in place)."""
+        if self._dtype == self._native:
+            return data
+        return data.byteswap(inplace=True).view(self._dtype)
 
     def _check_out(self, out: Any, shape: tuple[int, ...]) -> None:
         if not isinstance(out, np.ndarray):
@@ -262,9 +272,9 @@ class Array:
         if box.empty:
             return
         if box.strided:
-            covering = np.empty(box.box_shape, self._dtype)
+            covering = np.empty(box.box_shape, self._native)
             self._core.read_into(box.start, box.stop, covering, cancel=hooks["cancel"])
-            covering[box.view] = value
+            covering[box.view] = self._converted(value)
             self._core.write(box.start, box.stop, covering, **hooks)
             return
         self._core.write(box.start, box.stop, self._as_elements(value, box.shape), **hooks)
@@ -273,18 +283,31 @@ class Array:
         self.write(value, selection)
 
     def _as_elements(self, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+        """`value` as C-contiguous host-order elements of `shape`, for the library."""
         if isinstance(value, (bytes, bytearray, memoryview)):
-            flat = np.frombuffer(value, dtype=self._dtype)
+            flat = np.frombuffer(value, dtype=self._dtype)  # Bytes in the array's dtype.
             if flat.size != math.prod(shape):
                 raise ValueError(
                     f"a buffer of {flat.nbytes} bytes for a selection of shape {shape} "
                     f"({math.prod(shape) * self._dtype.itemsize} bytes)"
                 )
-            return flat.reshape(shape)
+            data = flat.reshape(shape)
+        else:
+            data = np.broadcast_to(self._converted(value), shape)
+        return np.ascontiguousarray(data, dtype=self._native)
+
+    def _converted(self, value: Any) -> np.ndarray:
+        """`value` as the array's dtype, converted as zarr-python 3 converts an assignment.
+
+        A scalar or a sequence goes through numpy with the dtype, so a Python
+        int the dtype cannot hold raises OverflowError (-1 into uint16) and a
+        float is truncated (7.9 into an integer array is 7); a numpy array is
+        cast as ``astype`` casts it (an int64 -1 wraps). docs/python.md.
+        """
+        if np.isscalar(value) or not hasattr(value, "shape"):
+            return np.asarray(value, dtype=self._dtype)
         data = np.asarray(value)
-        if data.dtype != self._dtype:
-            data = data.astype(self._dtype)
-        return np.ascontiguousarray(np.broadcast_to(data, shape))
+        return data if data.dtype == self._dtype else data.astype(self._dtype)
 
 
 def open(url: str) -> Array:  # noqa: A001 - the package's entry point, like zarr.open
@@ -330,7 +353,8 @@ def create(
         data = np.asarray(data)
         shape = data.shape if shape is None else shape
         dtype = data.dtype if dtype is None else dtype
-        data = np.ascontiguousarray(data, dtype=np.dtype(dtype))
+        # The library takes elements in host order, whatever the array's byte order.
+        data = np.ascontiguousarray(data, dtype=np.dtype(dtype).newbyteorder("="))
         if tuple(data.shape) != tuple(shape):
             data = np.ascontiguousarray(np.broadcast_to(data, tuple(shape)))
     if shape is None or dtype is None:
@@ -364,7 +388,10 @@ def _create_request(
     """What `create` asks the library for (chunkwise.dask creates through it too)."""
     request = _core.CreateRequest()
     request.shape = [operator.index(n) for n in shape]
-    request.dtype = np.dtype(dtype).name
+    dtype = np.dtype(dtype)
+    request.dtype = dtype.name
+    # Kept, as the bytes codec's endian (docs/python.md); str spells it even when native.
+    request.byte_order = "big" if dtype.str[0] == ">" else "little"
     request.chunks = [operator.index(n) for n in chunks]
     request.shards = None if shards is None else [operator.index(n) for n in shards]
     if codecs is None:
