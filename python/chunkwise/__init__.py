@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._array import Array, create, open
+from ._attributes import Attributes
 from ._cancel import CancelToken
 from ._errors import (
     CancelledError,
@@ -54,6 +55,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Array",
+    "Attributes",
     "CancelToken",
     "CancelledError",
     "ChunkwiseError",

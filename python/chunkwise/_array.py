@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _core, _progress
+from ._attributes import Attributes
 from ._cancel import CancelToken
 from ._progress import Progress
 
@@ -94,8 +95,9 @@ def _as_index(item: Any, axis: int) -> int:
 class Array:
     """A zarr v3 or v2 array in a chunkwise store (a path or a URL)."""
 
-    def __init__(self, core: _core.Array) -> None:
+    def __init__(self, core: _core.Array, *, read_only: bool = False) -> None:
         self._core = core
+        self._read_only = read_only
         # In the chunks' byte order (">u2" for a big-endian array), as numpy
         # keeps it; the library reads and writes elements in host order.
         self._dtype = np.dtype(core.dtype)
@@ -143,9 +145,24 @@ class Array:
         return self._core.zarr_format
 
     @property
-    def attrs(self) -> dict[str, Any]:
-        """The array's attributes (a copy)."""
-        return json.loads(self._core.attributes_json)
+    def read_only(self) -> bool:
+        """True when opened with mode="r": writes raise ValueError, as in zarr-python."""
+        return self._read_only
+
+    @property
+    def attrs(self) -> Attributes:
+        """The array's attributes: a MutableMapping whose changes are written at once."""
+        return Attributes(lambda: self._core.attributes_json, self._set_attributes)
+
+    def _set_attributes(self, attributes_json: str) -> None:
+        self._check_writable()
+        self._core.set_attributes(attributes_json)
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            # zarr-python's type and words for a write to a read-only array.
+            raise ValueError(f"{self.url}: opened in read-only mode (mode='r'); "
+                             "the store does not support writing")
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -266,6 +283,7 @@ class Array:
         Cancelled (Ctrl-C, `cancel`), the chunks written are whole and the
         others untouched.
         """
+        self._check_writable()
         hooks = {"progress": _progress.callback(progress, "write"),
                  "cancel": _progress.token(cancel)}
         box = _Box(selection, self._shape)
@@ -281,6 +299,44 @@ class Array:
 
     def __setitem__(self, selection: Selection, value: Any) -> None:
         self.write(value, selection)
+
+    # --- changing the shape ------------------------------------------------
+    def resize(self, new_shape: int | Sequence[int]) -> None:
+        """Gives the array `new_shape` (as zarr-python's resize).
+
+        Chunks wholly outside it are erased; chunks the new edge cuts keep
+        their elements, so that growing again shows them, as in zarr-python.
+        """
+        self._check_writable()
+        shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+        self._core.resize([operator.index(n) for n in shape])
+        self._shape = tuple(self._core.shape)
+
+    def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
+        """Grows the array along `axis` by `data` and writes it there; the new shape.
+
+        Every other dimension of `data` must match the array's (ValueError), as
+        in zarr-python.
+        """
+        self._check_writable()
+        if not hasattr(data, "shape"):
+            data = np.asanyarray(data)
+        axis = operator.index(axis)
+        if not -self.ndim <= axis < self.ndim:
+            raise IndexError(f"axis {axis} is out of bounds for an array of rank {self.ndim}")
+        axis %= self.ndim
+        kept = tuple(n for i, n in enumerate(self._shape) if i != axis)
+        given = tuple(n for i, n in enumerate(data.shape) if i != axis)
+        if len(data.shape) != self.ndim or kept != given:
+            raise ValueError(
+                f"shape of data to append {tuple(data.shape)} is not compatible with the "
+                f"array's {self._shape}: every dimension but {axis} must match"
+            )
+        old = self._shape
+        self.resize([n + data.shape[i] if i == axis else n for i, n in enumerate(old)])
+        where = tuple(slice(old[i], None) if i == axis else slice(None) for i in range(self.ndim))
+        self[where] = data
+        return self._shape
 
     def _as_elements(self, value: Any, shape: tuple[int, ...]) -> np.ndarray:
         """`value` as C-contiguous host-order elements of `shape`, for the library."""
@@ -310,9 +366,45 @@ class Array:
         return data if data.dtype == self._dtype else data.astype(self._dtype)
 
 
-def open(url: str) -> Array:  # noqa: A001 - the package's entry point, like zarr.open
-    """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://."""
-    return Array(_core.Array.open(str(url)))
+_MODES = ("r", "r+", "a", "w", "w-")
+
+
+def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A001
+    """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://.
+
+    `mode` as zarr-python's: "r" read-only (writes raise ValueError), "r+"
+    read and write, both of an existing array (FileNotFoundError otherwise);
+    "a" (the default) the existing array, else one created from
+    `create_options` (``create``'s keywords); "w" a new array, replacing what
+    is there; "w-" a new array, FileExistsError when one is there.
+    """
+    if mode not in _MODES:
+        raise ValueError(f"Invalid mode: {mode}, expected one of {_MODES}")
+    url = str(url)
+    if mode == "w-" and _exists_node(url):
+        raise FileExistsError(f"{url}: an array or group is already there (mode 'w-'); "
+                              "mode 'w' replaces it, 'a' opens it")
+    if mode in ("w", "w-"):
+        return create(url, overwrite=mode == "w", **create_options)
+    try:
+        return Array(_core.Array.open(url), read_only=mode == "r")
+    except FileNotFoundError:
+        if mode != "a" or not create_options:
+            raise
+    return create(url, **create_options)
+
+
+def _exists_node(url: str) -> bool:
+    """True when an array or a group is at `url` (what mode "w-" refuses to replace)."""
+    for opener in (_core.Array.open, _core.Group.open):
+        try:
+            opener(url)
+        except FileNotFoundError:
+            continue
+        except Exception:  # noqa: BLE001 - something is there, if not this kind
+            return True
+        return True
+    return False
 
 
 def create(

@@ -133,3 +133,132 @@ def test_refusals_are_zarr_pythons(tmp_path: pathlib.Path) -> None:
     for value in (1e300, np.int64(2**40), 5):
         assert _outcome(lambda: floats.__setitem__(Ellipsis, value) or floats[...]) == \
             _outcome(lambda: theirs.__setitem__(Ellipsis, value) or theirs[...])
+
+
+# --- 3. attributes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+def test_attrs_are_written_and_kept(tmp_path: pathlib.Path, zarr_format: int) -> None:
+    ours = chunkwise.create(tmp_path / "ours.zarr", shape=[4], dtype="uint8", chunks=[2],
+                            attributes={"unit": "nm"}, zarr_format=zarr_format)
+    theirs = zarr.create_array(tmp_path / "theirs.zarr", shape=(4,), dtype="uint8",
+                               chunks=(2,), attributes={"unit": "nm"}, zarr_format=zarr_format)
+    for array in (ours, theirs):
+        array.attrs["x"] = 1
+        array.attrs.update({"y": [1, 2], "z": {"deep": None}})
+        del array.attrs["unit"]
+    assert ours.attrs.asdict() == theirs.attrs.asdict() == {"x": 1, "y": [1, 2],
+                                                            "z": {"deep": None}}
+    assert _outcome(lambda: ours.attrs["unit"]) == _outcome(lambda: theirs.attrs["unit"])
+    assert _outcome(lambda: ours.attrs.__delitem__("no")) == \
+        _outcome(lambda: theirs.attrs.__delitem__("no")) == KeyError
+    # Kept in the store: each reads the other's, opened again.
+    for path in ("ours.zarr", "theirs.zarr"):
+        assert chunkwise.open(tmp_path / path).attrs.asdict() == \
+            dict(zarr.open_array(tmp_path / path, mode="r").attrs) == ours.attrs.asdict()
+    assert len(ours.attrs) == 3 and sorted(ours.attrs) == ["x", "y", "z"]
+
+
+# --- 4. modes, and a store only read ----------------------------------------------
+
+def _both(tmp_path: pathlib.Path, name: str, **options: Any) -> tuple[Any, Any]:
+    ours = chunkwise.create(tmp_path / f"ours-{name}", shape=[4], dtype="uint8", chunks=[2],
+                            **options)
+    theirs = zarr.create_array(tmp_path / f"theirs-{name}", shape=(4,), dtype="uint8",
+                               chunks=(2,))
+    return ours, theirs
+
+
+def test_read_only_mode_refuses_writes(tmp_path: pathlib.Path) -> None:
+    _both(tmp_path, "a.zarr")
+    ours = chunkwise.open(tmp_path / "ours-a.zarr", mode="r")
+    theirs = zarr.open_array(tmp_path / "theirs-a.zarr", mode="r")
+    writes = [
+        lambda a: a.__setitem__(Ellipsis, 1),
+        lambda a: a.__setitem__(slice(None, None, 2), 1),
+        lambda a: a.attrs.__setitem__("x", 1),
+        lambda a: a.attrs.update({"x": 1}),
+        lambda a: a.resize((8,)),
+        lambda a: a.append(np.zeros(2, "uint8")),
+    ]
+    for write in writes:
+        assert _outcome(lambda: write(ours)) == _outcome(lambda: write(theirs)) == ValueError
+    # Nothing was written (zarr-python's array in hand may have taken the
+    # attributes in memory: it is opened again).
+    theirs = zarr.open_array(tmp_path / "theirs-a.zarr", mode="r")
+    assert ours[...].tolist() == theirs[...].tolist() == [0] * 4
+    assert ours.shape == theirs.shape == (4,)
+    assert ours.attrs.asdict() == theirs.attrs.asdict() == {}
+    assert chunkwise.open(tmp_path / "ours-a.zarr").attrs.asdict() == {}
+
+
+def test_modes(tmp_path: pathlib.Path) -> None:
+    ours, theirs = _both(tmp_path, "a.zarr")
+    ours[...] = 5
+    theirs[...] = 5
+    create = {"shape": [3], "dtype": "int16", "chunks": [3]}
+    zcreate = {"shape": (3,), "dtype": "int16", "chunks": (3,)}
+
+    def opened(opener: Any, name: str, mode: str, **options: Any) -> Any:
+        return _outcome(lambda: opener(tmp_path / name, mode=mode, **options)[...])
+
+    for mode in ("r", "r+", "a"):  # An existing array, as it is.
+        assert opened(chunkwise.open, "ours-a.zarr", mode) == \
+            opened(zarr.open_array, "theirs-a.zarr", mode) == [5] * 4
+    for mode in ("r", "r+"):  # Nothing there.
+        assert opened(chunkwise.open, "ours-none.zarr", mode) == \
+            opened(zarr.open_array, "theirs-none.zarr", mode) == FileNotFoundError
+    assert opened(chunkwise.open, "ours-a.zarr", "w-", **create) == \
+        opened(zarr.open_array, "theirs-a.zarr", "w-", **zcreate) == FileExistsError
+    assert opened(chunkwise.open, "ours-a.zarr", "w", **create) == \
+        opened(zarr.open_array, "theirs-a.zarr", "w", **zcreate) == [0] * 3
+    assert opened(chunkwise.open, "ours-new.zarr", "a", **create) == \
+        opened(zarr.open_array, "theirs-new.zarr", "a", **zcreate) == [0] * 3
+    assert opened(chunkwise.open, "ours-a.zarr", "x") == \
+        opened(zarr.open_array, "theirs-a.zarr", "x") == ValueError
+    assert not (tmp_path / "ours-none.zarr").exists()
+
+
+def test_store_only_read_creates_nothing(tmp_path: pathlib.Path) -> None:
+    import chunkwise.zarr
+
+    ours = tmp_path / "typo.zarr"
+    theirs = tmp_path / "their-typo.zarr"
+    outcome = _outcome(lambda: zarr.open_array(chunkwise.zarr.Store(str(ours)), mode="r"))
+    assert outcome == _outcome(lambda: zarr.open_array(zarr.storage.LocalStore(theirs),
+                                                       mode="r")) == FileNotFoundError
+    assert not ours.exists() and not theirs.exists()
+    with pytest.raises(FileNotFoundError, match="typo.zarr"):
+        chunkwise.zarr.Store(str(ours), read_only=True)
+    assert not ours.exists()
+    # The first write creates it.
+    zarr.create_array(chunkwise.zarr.Store(str(ours)), shape=(2,), dtype="uint8", chunks=(2,))
+    assert (ours / "zarr.json").exists()
+
+
+# --- 5. resize and append ----------------------------------------------------------
+
+def test_resize_and_append_as_zarr_python(tmp_path: pathlib.Path) -> None:
+    data = np.arange(30, dtype="int32").reshape(5, 6)
+    ours = chunkwise.create(tmp_path / "ours.zarr", data=data, chunks=[2, 4])
+    theirs = zarr.create_array(tmp_path / "theirs.zarr", data=data, chunks=(2, 4))
+    steps = [
+        lambda a: a.resize((3, 5)),
+        lambda a: a.resize((7, 9)),       # The cut chunks' elements come back.
+        lambda a: a.append(np.full((2, 9), -1, "int32")),
+        lambda a: a.append(np.full((9, 1), -2, "int32"), axis=1),
+        lambda a: a.append(np.zeros((2, 3), "int32")),   # ValueError: shapes differ.
+        lambda a: a.resize(4, 4),         # TypeError: one shape.
+        lambda a: a.resize((4, 4)),
+        lambda a: a.resize(3),            # Another rank: refused.
+    ]
+    for step in steps:
+        assert _outcome(lambda: step(ours)) == _outcome(lambda: step(theirs))
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours[...], theirs[...])
+    assert chunkwise.open(tmp_path / "ours.zarr").shape == (4, 4)
+    np.testing.assert_array_equal(zarr.open_array(tmp_path / "ours.zarr", mode="r")[...],
+                                  ours[...])
+    # Chunks wholly outside the shape are gone.
+    assert sorted(p.name for p in (tmp_path / "ours.zarr" / "c").iterdir()) == ["0", "1"]
