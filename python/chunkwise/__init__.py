@@ -1,7 +1,7 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
+reads and writes, ``open_group`` groups of them, with zarr-python 3's modes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
 through any chunkwise store; ``chunkwise.dask`` writes and reads dask
 arrays, never two tasks to one shard. See docs/python.md.
 """
@@ -26,6 +26,7 @@ from ._errors import (
     StoreIOError,
     UnsupportedError,
 )
+from ._group import Group, open_group
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ __all__ = [
     "ChunkwiseError",
     "ConflictError",
     "CorruptionError",
+    "Group",
     "InternalError",
     "InvalidArgumentError",
     "NotFoundError",
@@ -71,4 +73,5 @@ __all__ = [
     "__version__",
     "create",
     "open",
+    "open_group",
 ]

@@ -262,3 +262,64 @@ def test_resize_and_append_as_zarr_python(tmp_path: pathlib.Path) -> None:
                                   ours[...])
     # Chunks wholly outside the shape are gone.
     assert sorted(p.name for p in (tmp_path / "ours.zarr" / "c").iterdir()) == ["0", "1"]
+
+
+# --- 6. groups -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+def test_groups_as_zarr_python(tmp_path: pathlib.Path, zarr_format: int) -> None:
+    ours = chunkwise.open_group(tmp_path / "ours.zarr", mode="w", attributes={"a": 1},
+                                zarr_format=zarr_format)
+    theirs = zarr.open_group(tmp_path / "theirs.zarr", mode="w", attributes={"a": 1},
+                             zarr_format=zarr_format)
+    for group in (ours, theirs):
+        group.create_group("sub").attrs["depth"] = 1
+        group.attrs["b"] = 2
+    ours.create_array("raw", shape=[4], dtype="uint8", chunks=[2])[...] = 3
+    theirs.create_array("raw", shape=(4,), dtype="uint8", chunks=(2,))[...] = 3
+
+    assert ours.zarr_format == theirs.metadata.zarr_format == zarr_format
+    assert sorted(ours) == sorted(theirs) == sorted(ours.keys()) == ["raw", "sub"]
+    assert list(ours.array_keys()) == list(theirs.array_keys()) == ["raw"]
+    assert list(ours.group_keys()) == list(theirs.group_keys()) == ["sub"]
+    assert len(ours) == len(theirs) == 2
+    assert [name for name, _ in ours.members()] == sorted(name for name, _ in theirs.members())
+    assert isinstance(ours["sub"], chunkwise.Group) and isinstance(ours["raw"], chunkwise.Array)
+    assert ours["raw"][...].tolist() == theirs["raw"][...].tolist() == [3] * 4
+    assert ours["sub"].attrs.asdict() == theirs["sub"].attrs.asdict() == {"depth": 1}
+    assert _outcome(lambda: ours["nope"]) == _outcome(lambda: theirs["nope"]) == KeyError
+    assert ("raw" in ours, "nope" in ours) == ("raw" in theirs, "nope" in theirs) == (True, False)
+
+    # Each reads the other's group, attributes and members, opened again read-only.
+    for path in ("ours.zarr", "theirs.zarr"):
+        mine = chunkwise.open_group(tmp_path / path, mode="r")
+        zarrs = zarr.open_group(tmp_path / path, mode="r")
+        assert mine.attrs.asdict() == dict(zarrs.attrs) == {"a": 1, "b": 2}
+        assert sorted(mine) == sorted(zarrs) == ["raw", "sub"]
+        assert _outcome(lambda: mine.attrs.__setitem__("c", 3)) == \
+            _outcome(lambda: zarrs.attrs.__setitem__("c", 3)) == ValueError
+        assert _outcome(lambda: mine["raw"].__setitem__(0, 1)) == \
+            _outcome(lambda: zarrs["raw"].__setitem__(0, 1)) == ValueError
+    del ours.attrs["a"]
+    assert dict(zarr.open_group(tmp_path / "ours.zarr", mode="r").attrs) == {"b": 2}
+
+
+def test_group_modes(tmp_path: pathlib.Path) -> None:
+    def outcome(opener: Any, name: str, mode: str) -> Any:
+        return _outcome(lambda: sorted(opener(tmp_path / name, mode=mode).attrs))
+
+    for opener, name in ((chunkwise.open_group, "ours.zarr"), (zarr.open_group, "theirs.zarr")):
+        opener(tmp_path / name, mode="w", attributes={"kept": True})
+    for mode in ("r", "r+", "a"):
+        assert outcome(chunkwise.open_group, "ours.zarr", mode) == \
+            outcome(zarr.open_group, "theirs.zarr", mode) == ["kept"]
+    for mode in ("r", "r+"):
+        assert outcome(chunkwise.open_group, "ours-none.zarr", mode) == \
+            outcome(zarr.open_group, "theirs-none.zarr", mode) == FileNotFoundError
+    assert outcome(chunkwise.open_group, "ours.zarr", "w-") == \
+        outcome(zarr.open_group, "theirs.zarr", "w-") == FileExistsError
+    assert outcome(chunkwise.open_group, "ours.zarr", "w") == \
+        outcome(zarr.open_group, "theirs.zarr", "w") == []
+    assert outcome(chunkwise.open_group, "ours-new.zarr", "a") == \
+        outcome(zarr.open_group, "theirs-new.zarr", "a") == []
+    assert not (tmp_path / "ours-none.zarr").exists()
