@@ -11,7 +11,12 @@
 //   CreateZarrArray, OpenZarrArray,
 //     ReadRegion, WriteRegion,
 //     ConvertZarrArray                facade/zarr_arrays.h
+//   SetZarrAttributes,
+//     ResizeZarrArray                 facade/zarr_array_updates.h
 //   ZarrInfo, ZarrArrayInfo           facade/zarr_info.h
+//   OpenZarrGroup, CreateZarrGroup,
+//     SetZarrGroupAttributes,
+//     ListZarrGroupMembers            facade/zarr_groups.h
 //   ImportNpyAsZarrArray              facade/zarr_import.h
 //   FrameStreamWriter,
 //     DescribeFrameStream             facade/frame_stream.h
@@ -75,8 +80,10 @@
 #include "chunkwise/facade/synthetic_data.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
+#include "chunkwise/facade/zarr_array_updates.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "chunkwise/facade/zarr_chunk_batches.h"
+#include "chunkwise/facade/zarr_groups.h"
 #include "chunkwise/facade/zarr_import.h"
 #include "chunkwise/facade/zarr_info.h"
 

@@ -1,7 +1,7 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
+reads and writes, ``open_group`` groups of them, with zarr-python 3's modes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
 through any chunkwise store; ``chunkwise.dask`` writes and reads dask
 arrays, never two tasks to one shard. See docs/python.md.
 """
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._array import Array, create, open
+from ._attributes import Attributes
 from ._cancel import CancelToken
 from ._errors import (
     CancelledError,
@@ -25,6 +26,7 @@ from ._errors import (
     StoreIOError,
     UnsupportedError,
 )
+from ._group import Group, open_group
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
@@ -54,11 +56,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Array",
+    "Attributes",
     "CancelToken",
     "CancelledError",
     "ChunkwiseError",
     "ConflictError",
     "CorruptionError",
+    "Group",
     "InternalError",
     "InvalidArgumentError",
     "NotFoundError",
@@ -69,4 +73,5 @@ __all__ = [
     "__version__",
     "create",
     "open",
+    "open_group",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _core, _progress
+from ._attributes import Attributes
 from ._cancel import CancelToken
 from ._progress import Progress
 
@@ -94,9 +95,13 @@ def _as_index(item: Any, axis: int) -> int:
 class Array:
     """A zarr v3 or v2 array in a chunkwise store (a path or a URL)."""
 
-    def __init__(self, core: _core.Array) -> None:
+    def __init__(self, core: _core.Array, *, read_only: bool = False) -> None:
         self._core = core
+        self._read_only = read_only
+        # In the chunks' byte order (">u2" for a big-endian array), as numpy
+        # keeps it; the library reads and writes elements in host order.
         self._dtype = np.dtype(core.dtype)
+        self._native = self._dtype.newbyteorder("=")
         self._shape = tuple(core.shape)
 
     # --- what the array is -------------------------------------------------
@@ -140,9 +145,24 @@ class Array:
         return self._core.zarr_format
 
     @property
-    def attrs(self) -> dict[str, Any]:
-        """The array's attributes (a copy)."""
-        return json.loads(self._core.attributes_json)
+    def read_only(self) -> bool:
+        """True when opened with mode="r": writes raise ValueError, as in zarr-python."""
+        return self._read_only
+
+    @property
+    def attrs(self) -> Attributes:
+        """The array's attributes: a MutableMapping whose changes are written at once."""
+        return Attributes(lambda: self._core.attributes_json, self._set_attributes)
+
+    def _set_attributes(self, attributes_json: str) -> None:
+        self._check_writable()
+        self._core.set_attributes(attributes_json)
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            # zarr-python's type and words for a write to a read-only array.
+            raise ValueError(f"{self.url}: opened in read-only mode (mode='r'); "
+                             "the store does not support writing")
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -208,11 +228,12 @@ class Array:
         if box.empty:
             return np.empty(box.shape, self._dtype) if out is None else out
         if not box.strided and out is not None:
-            self._core.read_into(box.start, box.stop, out, **hooks)
-            return out
+            self._core.read_into(box.start, box.stop, out.view(self._native), **hooks)
+            return self._in_byte_order(out)
         # Decoded straight into a buffer the module allocates (not numpy's:
         # see read_new), viewed here as the dtype and shape without a copy.
-        fresh = self._core.read_new(box.start, box.stop, **hooks).view(self._dtype)
+        fresh = self._in_byte_order(
+            self._core.read_new(box.start, box.stop, **hooks).view(self._native))
         if not box.strided:
             return fresh.reshape(box.shape)
         covering = fresh.reshape(box.box_shape)
@@ -227,6 +248,12 @@ class Array:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         data = self.read()
         return data if dtype is None else data.astype(dtype, copy=False)
+
+    def _in_byte_order(self, data: np.ndarray) -> np.ndarray:
+        """`data`, whose memory holds host-order elements, as the array's dtype (in place)."""
+        if self._dtype == self._native:
+            return data
+        return data.byteswap(inplace=True).view(self._dtype)
 
     def _check_out(self, out: Any, shape: tuple[int, ...]) -> None:
         if not isinstance(out, np.ndarray):
@@ -256,15 +283,16 @@ class Array:
         Cancelled (Ctrl-C, `cancel`), the chunks written are whole and the
         others untouched.
         """
+        self._check_writable()
         hooks = {"progress": _progress.callback(progress, "write"),
                  "cancel": _progress.token(cancel)}
         box = _Box(selection, self._shape)
         if box.empty:
             return
         if box.strided:
-            covering = np.empty(box.box_shape, self._dtype)
+            covering = np.empty(box.box_shape, self._native)
             self._core.read_into(box.start, box.stop, covering, cancel=hooks["cancel"])
-            covering[box.view] = value
+            covering[box.view] = self._converted(value)
             self._core.write(box.start, box.stop, covering, **hooks)
             return
         self._core.write(box.start, box.stop, self._as_elements(value, box.shape), **hooks)
@@ -272,24 +300,111 @@ class Array:
     def __setitem__(self, selection: Selection, value: Any) -> None:
         self.write(value, selection)
 
+    # --- changing the shape ------------------------------------------------
+    def resize(self, new_shape: int | Sequence[int]) -> None:
+        """Gives the array `new_shape` (as zarr-python's resize).
+
+        Chunks wholly outside it are erased; chunks the new edge cuts keep
+        their elements, so that growing again shows them, as in zarr-python.
+        """
+        self._check_writable()
+        shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+        self._core.resize([operator.index(n) for n in shape])
+        self._shape = tuple(self._core.shape)
+
+    def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
+        """Grows the array along `axis` by `data` and writes it there; the new shape.
+
+        Every other dimension of `data` must match the array's (ValueError), as
+        in zarr-python.
+        """
+        self._check_writable()
+        if not hasattr(data, "shape"):
+            data = np.asanyarray(data)
+        axis = operator.index(axis)
+        if not -self.ndim <= axis < self.ndim:
+            raise IndexError(f"axis {axis} is out of bounds for an array of rank {self.ndim}")
+        axis %= self.ndim
+        kept = tuple(n for i, n in enumerate(self._shape) if i != axis)
+        given = tuple(n for i, n in enumerate(data.shape) if i != axis)
+        if len(data.shape) != self.ndim or kept != given:
+            raise ValueError(
+                f"shape of data to append {tuple(data.shape)} is not compatible with the "
+                f"array's {self._shape}: every dimension but {axis} must match"
+            )
+        old = self._shape
+        self.resize([n + data.shape[i] if i == axis else n for i, n in enumerate(old)])
+        where = tuple(slice(old[i], None) if i == axis else slice(None) for i in range(self.ndim))
+        self[where] = data
+        return self._shape
+
     def _as_elements(self, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+        """`value` as C-contiguous host-order elements of `shape`, for the library."""
         if isinstance(value, (bytes, bytearray, memoryview)):
-            flat = np.frombuffer(value, dtype=self._dtype)
+            flat = np.frombuffer(value, dtype=self._dtype)  # Bytes in the array's dtype.
             if flat.size != math.prod(shape):
                 raise ValueError(
                     f"a buffer of {flat.nbytes} bytes for a selection of shape {shape} "
                     f"({math.prod(shape) * self._dtype.itemsize} bytes)"
                 )
-            return flat.reshape(shape)
+            data = flat.reshape(shape)
+        else:
+            data = np.broadcast_to(self._converted(value), shape)
+        return np.ascontiguousarray(data, dtype=self._native)
+
+    def _converted(self, value: Any) -> np.ndarray:
+        """`value` as the array's dtype, converted as zarr-python 3 converts an assignment.
+
+        A scalar or a sequence goes through numpy with the dtype, so a Python
+        int the dtype cannot hold raises OverflowError (-1 into uint16) and a
+        float is truncated (7.9 into an integer array is 7); a numpy array is
+        cast as ``astype`` casts it (an int64 -1 wraps). docs/python.md.
+        """
+        if np.isscalar(value) or not hasattr(value, "shape"):
+            return np.asarray(value, dtype=self._dtype)
         data = np.asarray(value)
-        if data.dtype != self._dtype:
-            data = data.astype(self._dtype)
-        return np.ascontiguousarray(np.broadcast_to(data, shape))
+        return data if data.dtype == self._dtype else data.astype(self._dtype)
 
 
-def open(url: str) -> Array:  # noqa: A001 - the package's entry point, like zarr.open
-    """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://."""
-    return Array(_core.Array.open(str(url)))
+_MODES = ("r", "r+", "a", "w", "w-")
+
+
+def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A001
+    """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://.
+
+    `mode` as zarr-python's: "r" read-only (writes raise ValueError), "r+"
+    read and write, both of an existing array (FileNotFoundError otherwise);
+    "a" (the default) the existing array, else one created from
+    `create_options` (``create``'s keywords); "w" a new array, replacing what
+    is there; "w-" a new array, FileExistsError when one is there.
+    """
+    if mode not in _MODES:
+        raise ValueError(f"Invalid mode: {mode}, expected one of {_MODES}")
+    url = str(url)
+    if mode == "w-" and _exists_node(url):
+        raise FileExistsError(f"{url}: an array or group is already there (mode 'w-'); "
+                              "mode 'w' replaces it, 'a' opens it")
+    if mode in ("w", "w-"):
+        return create(url, overwrite=mode == "w", **create_options)
+    try:
+        return Array(_core.Array.open(url), read_only=mode == "r")
+    except FileNotFoundError:
+        if mode != "a" or not create_options:
+            raise
+    return create(url, **create_options)
+
+
+def _exists_node(url: str) -> bool:
+    """True when an array or a group is at `url` (what mode "w-" refuses to replace)."""
+    for opener in (_core.Array.open, _core.Group.open):
+        try:
+            opener(url)
+        except FileNotFoundError:
+            continue
+        except Exception:  # noqa: BLE001 - something is there, if not this kind
+            return True
+        return True
+    return False
 
 
 def create(
@@ -330,7 +445,8 @@ def create(
         data = np.asarray(data)
         shape = data.shape if shape is None else shape
         dtype = data.dtype if dtype is None else dtype
-        data = np.ascontiguousarray(data, dtype=np.dtype(dtype))
+        # The library takes elements in host order, whatever the array's byte order.
+        data = np.ascontiguousarray(data, dtype=np.dtype(dtype).newbyteorder("="))
         if tuple(data.shape) != tuple(shape):
             data = np.ascontiguousarray(np.broadcast_to(data, tuple(shape)))
     if shape is None or dtype is None:
@@ -364,7 +480,10 @@ def _create_request(
     """What `create` asks the library for (chunkwise.dask creates through it too)."""
     request = _core.CreateRequest()
     request.shape = [operator.index(n) for n in shape]
-    request.dtype = np.dtype(dtype).name
+    dtype = np.dtype(dtype)
+    request.dtype = dtype.name
+    # Kept, as the bytes codec's endian (docs/python.md); str spells it even when native.
+    request.byte_order = "big" if dtype.str[0] == ">" else "little"
     request.chunks = [operator.index(n) for n in chunks]
     request.shards = None if shards is None else [operator.index(n) for n in shards]
     if codecs is None:

@@ -276,7 +276,8 @@ def _write_block(block: np.ndarray, url: str, metadata_json: str, codec: str | N
                  start: list[int], stop: list[int]) -> int:
     """One task: joins the unpublished array and writes its block (whole shards)."""
     array = _core.Array.join_unpublished(url, metadata_json, codec)
-    data = np.ascontiguousarray(block, dtype=np.dtype(array.dtype))
+    # Host order for the library, whatever the array's byte order.
+    data = np.ascontiguousarray(block, dtype=np.dtype(array.dtype).newbyteorder("="))
     array.write(start, stop, data)
     return data.size
 

@@ -57,7 +57,9 @@ class Store(_ZarrStore):
     """A zarr.abc.store.Store over the chunkwise store at `url`.
 
     `url` is a path, file://, memory://NAME, s3://, gs:// or http(s)://.
-    A missing directory is created unless `read_only`.
+    A missing directory is created by the first write, never by a read (as
+    zarr-python's LocalStore); read_only, a missing one is NotFoundError (a
+    FileNotFoundError) naming it.
     """
 
     supports_writes = True
@@ -68,7 +70,21 @@ class Store(_ZarrStore):
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         super().__init__(read_only=read_only)
         self.url = str(url)
-        self._store = _core.Store.open(self.url, not read_only)
+        self._store: _core.Store | None = None
+        try:
+            self._store = _core.Store.open(self.url, False)
+        except FileNotFoundError:
+            if read_only:
+                raise
+
+    def _reader(self) -> _core.Store | None:
+        """The store, or None while a missing directory has not been written to."""
+        return self._store
+
+    def _writer(self) -> _core.Store:
+        if self._store is None:
+            self._store = _core.Store.open(self.url, True)
+        return self._store
 
     def with_read_only(self, read_only: bool = False) -> Store:
         return type(self)(self.url, read_only=read_only)
@@ -91,6 +107,8 @@ class Store(_ZarrStore):
 
     # --- reading -----------------------------------------------------------
     def _get(self, key: str, byte_range: ByteRequest | None) -> np.ndarray | None:
+        if self._store is None:
+            return None
         if byte_range is None:
             return self._store.get(key)
         if isinstance(byte_range, RangeByteRequest):
@@ -126,12 +144,14 @@ class Store(_ZarrStore):
         )
 
     async def exists(self, key: str) -> bool:
-        return await asyncio.to_thread(self._store.exists, key)
+        store = self._reader()
+        return store is not None and await asyncio.to_thread(store.exists, key)
 
     async def getsize(self, key: str) -> int:
-        size = await asyncio.to_thread(self._store.size, key)
+        store = self._reader()
+        size = None if store is None else await asyncio.to_thread(store.size, key)
         if size is None:
-            raise FileNotFoundError(self._store.describe(key))
+            raise FileNotFoundError(f"{self.url}: {key}" if store is None else store.describe(key))
         return size
 
     # --- writing -----------------------------------------------------------
@@ -143,7 +163,7 @@ class Store(_ZarrStore):
                 f"chunkwise.zarr.Store.set(): value must be a Buffer, not {type(value).__name__}"
             )
         data = np.ascontiguousarray(value.as_numpy_array()).view(np.uint8).reshape(-1)
-        await asyncio.to_thread(self._store.set, key, data)
+        await asyncio.to_thread(self._writer().set, key, data)
 
     async def set_if_not_exists(self, key: str, value: Buffer) -> None:
         if not await self.exists(key):
@@ -151,22 +171,27 @@ class Store(_ZarrStore):
 
     async def delete(self, key: str) -> None:
         self._check_writable()
-        await asyncio.to_thread(self._store.erase, key)
+        if self._store is not None:
+            await asyncio.to_thread(self._store.erase, key)
 
     # --- listing -----------------------------------------------------------
+    async def _list(self, prefix: str) -> list[str]:
+        store = self._reader()
+        return [] if store is None else await asyncio.to_thread(store.list, prefix)
+
     async def list(self) -> AsyncIterator[str]:
-        for key in await asyncio.to_thread(self._store.list, ""):
+        for key in await self._list(""):
             yield key
 
     async def list_prefix(self, prefix: str) -> AsyncIterator[str]:
-        for key in await asyncio.to_thread(self._store.list, prefix):
+        for key in await self._list(prefix):
             yield key
 
     async def list_dir(self, prefix: str) -> AsyncIterator[str]:
         if prefix and not prefix.endswith("/"):
             prefix += "/"
         seen: set[str] = set()
-        for key in await asyncio.to_thread(self._store.list, prefix):
+        for key in await self._list(prefix):
             name = key[len(prefix) :].split("/", 1)[0]
             if name not in seen:
                 seen.add(name)

@@ -33,7 +33,8 @@ using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 // What chunkwise.create passes down: ZarrArraySpec's fields, as Python gives them.
 struct CreateRequest {
   std::vector<core::Index> shape;
-  std::string dtype;  // A zarr v3 data_type name.
+  std::string dtype;                  // A zarr v3 data_type name.
+  std::string byte_order = "little";  // Of the chunks: "little" or "big" (numpy's ">").
   std::vector<core::Index> chunks;
   std::optional<std::vector<core::Index>> shards;
   std::optional<std::string> codec;        // A shorthand (codec/codec_shorthand.h) ...
@@ -104,7 +105,8 @@ class PyArray {
   const std::string& url() const { return url_; }
   const ZarrArrayMetadata& metadata() const { return array_->metadata(); }
   std::vector<core::Index> shape() const { return metadata().shape; }
-  std::string dtype() const { return metadata().data_type.numpy_typestr(core::Endian::kLittle); }
+  // In the chunks' byte order (">u2" for a big-endian array), as numpy keeps it.
+  std::string dtype() const { return metadata().data_type.numpy_typestr(ZarrByteOrder(*array_)); }
   // The (inner) chunk; the shard when the array's codec is sharding_indexed.
   std::vector<core::Index> chunks() const {
     return array_->sharding() != nullptr ? array_->sharding()->chunk_shape()
@@ -164,6 +166,19 @@ class PyArray {
         bytes.size());
   }
 
+  // Replaces the attributes (JSON text of an object) and writes the metadata.
+  void SetAttributes(const std::string& attributes_json) {
+    const nlohmann::json attributes = ValueOrThrow(ParseJsonOption(attributes_json, "attributes"));
+    nb::gil_scoped_release release;
+    ThrowIfError(SetZarrAttributes(*array_, attributes));
+  }
+
+  // Gives the array `shape`, erasing the chunks wholly outside it.
+  void Resize(const std::vector<core::Index>& shape) {
+    nb::gil_scoped_release release;
+    ThrowIfError(ResizeZarrArray(*array_, shape));
+  }
+
   // The facade's info (facade/zarr_info.h) as JSON text: the object
   // `chunkwise zarr info --json` prints for the same array.
   std::string InfoJson() const {
@@ -197,6 +212,12 @@ class PyArray {
     ZarrArraySpec spec;
     spec.shape = request.shape;
     CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    if (request.byte_order == "big") {
+      spec.endian = core::Endian::kBig;
+    } else if (request.byte_order != "little") {
+      return Status::InvalidArgument("byte_order must be \"little\" or \"big\", not \"" +
+                                     request.byte_order + "\"");
+    }
     spec.chunks = request.chunks;
     spec.shards = request.shards;
     if (request.codecs_json) {
@@ -257,6 +278,7 @@ void BindArray(nb::module_& module) {
       .def(nb::init<>())
       .def_rw("shape", &CreateRequest::shape)
       .def_rw("dtype", &CreateRequest::dtype)
+      .def_rw("byte_order", &CreateRequest::byte_order)
       .def_rw("chunks", &CreateRequest::chunks)
       .def_rw("shards", &CreateRequest::shards)
       .def_rw("codec", &CreateRequest::codec)
@@ -291,6 +313,8 @@ void BindArray(nb::module_& module) {
       .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert(),
            nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
       .def("publish", &PyArray::Publish)
+      .def("set_attributes", &PyArray::SetAttributes, nb::arg("attributes_json"))
+      .def("resize", &PyArray::Resize, nb::arg("shape"))
       .def("info_json", &PyArray::InfoJson)
       .def("stats", &PyArray::Stats);
 }

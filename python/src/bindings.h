@@ -9,6 +9,7 @@ namespace chunkwise::python {
 void BindArray(nanobind::module_& module);           // array_binding.cc
 void BindChunkBatch(nanobind::module_& module);      // chunk_batch_binding.cc
 void BindDvid(nanobind::module_& module);            // dvid_binding.cc
+void BindGroup(nanobind::module_& module);           // group_binding.cc
 void BindStore(nanobind::module_& module);           // store_binding.cc
 void BindStream(nanobind::module_& module);          // stream_binding.cc
 void BindExportJob(nanobind::module_& module);       // export_job_binding.cc

@@ -12,6 +12,7 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindCancelToken(module);
   chunkwise::python::BindStore(module);
   chunkwise::python::BindArray(module);
+  chunkwise::python::BindGroup(module);
   chunkwise::python::BindStream(module);
   chunkwise::python::BindChunkBatch(module);
   chunkwise::python::BindDvid(module);

@@ -14,6 +14,7 @@ zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec) {
   layout.chunk_shape = spec.chunks;
   layout.shard_shape = spec.shards;
   layout.codec = spec.codecs.ToShorthand();
+  layout.endian = spec.endian;
   layout.index_location = spec.index_location;
   layout.fill_value = spec.fill_value;
   layout.dimension_names = spec.dimension_names;

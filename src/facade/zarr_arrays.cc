@@ -1,6 +1,7 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
 #include "chunkwise/core/memory_limit.h"
+#include "chunkwise/formats/zarr/array_layout.h"
 #include "facade/zarr_array_options.h"
 
 namespace chunkwise {
@@ -54,6 +55,11 @@ Status PublishZarrArray(ZarrArray& array) { return array.Publish(); }
 
 std::string ZarrMetadataJson(const ZarrArray& array) {
   return zarr::FormatV3ArrayMetadata(array.metadata());
+}
+
+core::Endian ZarrByteOrder(const ZarrArray& array) {
+  // One-byte types have no byte order: DescribeLayout says little for them.
+  return zarr::DescribeLayout(array.metadata()).endian;
 }
 
 Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,

@@ -37,6 +37,9 @@ struct ZarrArraySpec {
   core::Shape chunks;                 // The (inner) chunk.
   std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
   CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
+  // The chunks' byte order: the bytes codec's "endian" (v2: the dtype's, ">u2").
+  // Reads and writes take elements in host order whatever it is.
+  core::Endian endian = core::Endian::kLittle;
   ZarrIndexLocation index_location = ZarrIndexLocation::kEnd;
   std::optional<std::string> fill_value;  // As text ("0", "nan", "-1"); absent: 0.
   // Empty, or one per dimension; an absent entry is written as null (zarr v3
@@ -87,6 +90,10 @@ Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_v
 Status PublishZarrArray(ZarrArray& array);
 // The array's metadata as zarr v3 zarr.json text (a v2 array's translated).
 std::string ZarrMetadataJson(const ZarrArray& array);
+// The byte order its chunks store elements in (the bytes codec's, the inner
+// chunks' when sharded): what a reader that keeps byte order (numpy's ">u2")
+// calls the array's dtype. Reads and writes are in host order regardless.
+core::Endian ZarrByteOrder(const ZarrArray& array);
 
 // Opens the zarr v3 or v2 array at `url`. NotFound naming the metadata key
 // when there is no array there. The array runs on `call.threads` threads for

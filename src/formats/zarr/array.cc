@@ -233,6 +233,59 @@ Status Array::Publish() {
   return store_->Erase(prefix_ + std::string(kIncompleteMarkerKey));
 }
 
+Status Array::SetAttributes(nlohmann::json attributes) {
+  if (!attributes.is_object()) {
+    return Status::InvalidArgument(Describe() + ": attributes must be a JSON object, not " +
+                                   std::string(attributes.type_name()));
+  }
+  ArrayMetadata changed = metadata_;
+  changed.attributes = std::move(attributes);
+  if (changed.zarr_format == 2) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        SetText(*store_, prefix_ + std::string(kZattrsKey), FormatV2Zattrs(changed)));
+  } else {
+    CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store_, prefix_, changed));
+  }
+  metadata_ = std::move(changed);
+  return Status::Ok();
+}
+
+Status Array::Resize(const core::Shape& shape) {
+  const std::string shape_text = "[" + core::FormatShape(shape) + "]";
+  if (shape.size() != metadata_.shape.size()) {
+    return Status::InvalidArgument(Describe() + ": the new shape " + shape_text +
+                                   " has another rank than the array's [" +
+                                   core::FormatShape(metadata_.shape) + "]")
+        .WithField("shape");
+  }
+  for (core::Index extent : shape) {
+    if (extent < 0) {
+      return Status::InvalidArgument(Describe() + ": the new shape " + shape_text +
+                                     " has a negative extent")
+          .WithField("shape");
+    }
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,
+                             core::RegularChunkGrid::Create(shape, metadata_.chunk_shape));
+  // The objects of the old grid that the new one lacks: listed when the store
+  // lists every key, else every old grid position.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
+                             ListStoredObjects());
+  const core::Index count = listed ? static_cast<core::Index>(listed->size()) : grid_.num_chunks();
+  for (core::Index i = 0; i < count; ++i) {
+    const core::Coord coord =
+        core::Unravel(listed ? (*listed)[static_cast<std::size_t>(i)] : i, grid_.grid_shape());
+    if (grid.ContainsChunk(coord)) continue;
+    CHUNKWISE_RETURN_IF_ERROR(store_->Erase(ChunkKey(coord)));
+  }
+  ArrayMetadata changed = metadata_;
+  changed.shape = shape;
+  CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*store_, prefix_, changed));
+  metadata_ = std::move(changed);
+  grid_ = std::move(grid);
+  return Status::Ok();
+}
+
 std::string Array::ChunkKey(std::span<const core::Index> coord) const {
   return prefix_ + metadata_.chunk_key_encoding.Key(coord);
 }

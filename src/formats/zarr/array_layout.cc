@@ -47,9 +47,9 @@ Status CheckShapes(const ArrayLayout& layout) {
   return Status::Ok();
 }
 
-nlohmann::json ChunkCodecs(core::DataType data_type, const nlohmann::json& bytes_codecs) {
-  nlohmann::json codecs =
-      nlohmann::json::array({internal::BytesCodecJson(data_type, core::Endian::kLittle)});
+nlohmann::json ChunkCodecs(core::DataType data_type, core::Endian endian,
+                           const nlohmann::json& bytes_codecs) {
+  nlohmann::json codecs = nlohmann::json::array({internal::BytesCodecJson(data_type, endian)});
   for (const auto& codec : bytes_codecs) codecs.push_back(codec);
   return codecs;
 }
@@ -71,7 +71,7 @@ Result<ArrayMetadata> BuildArrayMetadataWithCodecs(const ArrayLayout& layout,
     if (!fill.ok()) return fill.status().WithField("fill_value");
     metadata.fill_value = std::move(*fill);
   }
-  const nlohmann::json chunk_codecs = ChunkCodecs(layout.data_type, bytes_codecs);
+  const nlohmann::json chunk_codecs = ChunkCodecs(layout.data_type, layout.endian, bytes_codecs);
   if (layout.shard_shape) {
     metadata.chunk_shape = *layout.shard_shape;
     nlohmann::json sharding = {
@@ -125,7 +125,13 @@ ExistingLayout DescribeLayout(const ArrayMetadata& metadata) {
   bool after_bytes = false;
   for (const auto& codec : codecs) {
     if (after_bytes) layout.bytes_codecs.push_back(codec);
-    if (codec.is_object() && codec.value("name", std::string()) == "bytes") after_bytes = true;
+    if (codec.is_object() && codec.value("name", std::string()) == "bytes") {
+      after_bytes = true;
+      const nlohmann::json configuration = codec.value("configuration", nlohmann::json::object());
+      if (configuration.is_object() && configuration.value("endian", std::string()) == "big") {
+        layout.endian = core::Endian::kBig;
+      }
+    }
   }
   return layout;
 }

@@ -132,6 +132,14 @@ class Array {
   // Writes the metadata of an array made by CreateUnpublished, then removes
   // its marker. Call it once every chunk is written.
   Status Publish();
+  // Replaces the attributes with `attributes` (a JSON object) and writes the
+  // metadata again (v2: its .zattrs). InvalidArgument when not an object.
+  Status SetAttributes(nlohmann::json attributes);
+  // Gives the array `shape` (same rank) and writes the metadata again, after
+  // erasing the chunks (shards) wholly outside it; chunks it cuts keep their
+  // elements, so growing again shows them, as in zarr-python. InvalidArgument
+  // naming the shape for another rank or a negative extent.
+  Status Resize(const core::Shape& shape);
 
   const ArrayMetadata& metadata() const { return metadata_; }
   // The grid of stored objects: shards when sharded, else chunks.

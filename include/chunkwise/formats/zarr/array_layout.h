@@ -28,6 +28,9 @@ struct ArrayLayout {
   core::Shape chunk_shape;                 // The (inner) chunk.
   std::optional<core::Shape> shard_shape;  // v3 only; a multiple of chunk_shape.
   std::string codec = "zstd:3";            // Shorthand of the bytes→bytes codecs.
+  // The chunks' byte order (the bytes codec's "endian"; v2: the dtype's).
+  // One-byte types have none.
+  core::Endian endian = core::Endian::kLittle;
   IndexLocation index_location = IndexLocation::kEnd;
   std::optional<std::string> fill_value;  // --fill text; absent means 0.
   // Empty, or one per dimension; an absent entry is written as null (zarr v3
@@ -45,9 +48,10 @@ Result<ArrayMetadata> BuildArrayMetadata(const ArrayLayout& layout);
 // The layout an existing array has: its inner chunk, shard and compressor
 // (as JSON codecs in `codecs_json`), for `zarr convert` to start from.
 struct ExistingLayout {
-  core::Shape chunk_shape;                 // Inner chunk when sharded.
-  std::optional<core::Shape> shard_shape;  // Set when the codecs are [sharding_indexed].
-  nlohmann::json bytes_codecs;             // The bytes→bytes codecs of the (inner) chunks.
+  core::Shape chunk_shape;                      // Inner chunk when sharded.
+  std::optional<core::Shape> shard_shape;       // Set when the codecs are [sharding_indexed].
+  nlohmann::json bytes_codecs;                  // The bytes→bytes codecs of the (inner) chunks.
+  core::Endian endian = core::Endian::kLittle;  // The bytes codec's (little when unstated).
 };
 ExistingLayout DescribeLayout(const ArrayMetadata& metadata);
 
