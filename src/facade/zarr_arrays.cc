@@ -1,6 +1,6 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
-#include "chunkwise/core/memory_limit.h"
+#include "core/memory_limit.h"
 #include "facade/zarr_array_options.h"
 
 namespace chunkwise {
