@@ -55,10 +55,10 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
 #include "discard_store.h"
+#include "formats/bcolz/carray.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

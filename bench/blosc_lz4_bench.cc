@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
+#include "codec/deterministic_blosc_lz4.h"
 
 namespace chunkwise::bench {
 namespace {

@@ -27,10 +27,10 @@
 
 #include "bench_common.h"
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/codec/crc32c.h"
-#include "chunkwise/codec/crc32c_codec.h"
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/crc32c.h"
+#include "codec/crc32c_codec.h"
+#include "codec/gzip_codec.h"
+#include "codec/zstd_codec.h"
 
 namespace chunkwise::codec {
 namespace {

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/formats/dvid/label_block.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "codec/gzip_codec.h"
+#include "core/file_io.h"
+#include "formats/dvid/value_envelope.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

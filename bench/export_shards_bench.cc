@@ -27,14 +27,14 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/zstd_codec.h"
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/core/synthetic_volume.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/store/file_store.h"
+#include "codec/zstd_codec.h"
+#include "core/synthetic_volume.h"
+#include "formats/dvid/value_envelope.h"
 
 namespace chunkwise {
 namespace {

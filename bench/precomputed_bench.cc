@@ -31,9 +31,6 @@
 #include <thread>
 
 #include "bench_common.h"
-#include "chunkwise/codec/compressed_segmentation.h"
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/core/synthetic_volume.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/ingest.h"
@@ -41,6 +38,9 @@
 #include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
+#include "codec/compressed_segmentation.h"
+#include "codec/gzip_codec.h"
+#include "core/synthetic_volume.h"
 
 namespace chunkwise {
 namespace {

@@ -35,10 +35,10 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
+#include "core/file_io.h"
+#include "formats/refs/parquet_references.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -40,9 +40,7 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/core/synthetic_volume.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/ingest.h"
@@ -51,7 +49,9 @@
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/rocksdb_store.h"
-#include "chunkwise/store/s3_store.h"
+#include "core/file_io.h"
+#include "core/synthetic_volume.h"
+#include "store/s3_store.h"
 
 namespace chunkwise {
 namespace {

@@ -45,13 +45,13 @@
 #include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/io/npy_file.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/io/npy_file.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "stream_bench_common.h"
 
 namespace chunkwise {
@@ -272,9 +272,9 @@ void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads
   const fs::path frames_npy = options.dir / "frames.npy";
   const core::Shape shape = {kDistinctFrames, kFrameSide, kFrameSide};
   Check(io::WriteNpy(frames_npy,
-                       {core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
-                                                     core::Endian::kLittle),
-                        shape, false, distinct}),
+                     {core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                   core::Endian::kLittle),
+                      shape, false, distinct}),
         "write frames.npy");
   for (const StreamPeer& peer : kPeers) {
     if (("," + options.peers + ",").find(std::string(",") + peer.name + ",") == std::string::npos)

@@ -73,8 +73,6 @@
 #include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
@@ -83,9 +81,11 @@
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "codec/codec_shorthand.h"
+#include "core/file_io.h"
 #include "core/posix_file.h"
 #include "discard_store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise {
 namespace {

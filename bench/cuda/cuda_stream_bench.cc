@@ -32,9 +32,9 @@
 #include "chunkwise/core/npy.h"
 #include "chunkwise/cuda/device.h"
 #include "chunkwise/io/npy_file.h"
-#include "chunkwise/pipelines/stream/cuda_backend.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "pipelines/stream/cuda_backend.h"
+#include "store/memory_store.h"
 #include "stream_bench_common.h"
 
 namespace chunkwise {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "blosc_region_decoder.h"
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
+#include "codec/deterministic_blosc_lz4.h"
 #include "config_json.h"
 #include "encode_buffer.h"
 

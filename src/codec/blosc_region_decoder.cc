@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/blosc_lz4_layout.h"
 #include "chunkwise/core/check.h"
-#include "chunkwise/core/streamed_copy.h"
+#include "codec/blosc_lz4_layout.h"
+#include "core/streamed_copy.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

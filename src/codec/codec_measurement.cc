@@ -1,4 +1,4 @@
-#include "chunkwise/codec/codec_measurement.h"
+#include "codec/codec_measurement.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,13 +3,13 @@
 #include <exception>
 
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/codec/bytes_codec.h"
-#include "chunkwise/codec/crc32c_codec.h"
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/codec/numcodecs_compressors.h"
-#include "chunkwise/codec/numcodecs_filters.h"
-#include "chunkwise/codec/transpose_codec.h"
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/bytes_codec.h"
+#include "codec/crc32c_codec.h"
+#include "codec/gzip_codec.h"
+#include "codec/numcodecs_compressors.h"
+#include "codec/numcodecs_filters.h"
+#include "codec/transpose_codec.h"
+#include "codec/zstd_codec.h"
 #include "config_json.h"
 
 namespace chunkwise::codec {

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/codec_shorthand.h"
+#include "codec/codec_shorthand.h"
 
 #include <charconv>
 #include <string>

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/compressed_segmentation.h"
+#include "codec/compressed_segmentation.h"
 
 #include <algorithm>
 #include <bit>

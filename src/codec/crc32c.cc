@@ -1,4 +1,4 @@
-#include "chunkwise/codec/crc32c.h"
+#include "codec/crc32c.h"
 
 #include <array>
 #include <cstddef>

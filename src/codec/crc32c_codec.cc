@@ -1,10 +1,10 @@
-#include "chunkwise/codec/crc32c_codec.h"
+#include "codec/crc32c_codec.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-#include "chunkwise/codec/crc32c.h"
+#include "codec/crc32c.h"
 #include "config_json.h"
 
 namespace chunkwise::codec {

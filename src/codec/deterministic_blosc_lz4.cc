@@ -1,11 +1,11 @@
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
+#include "codec/deterministic_blosc_lz4.h"
 
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/blosc_lz4_layout.h"
+#include "codec/blosc_lz4_layout.h"
 
 namespace chunkwise::codec {
 namespace {

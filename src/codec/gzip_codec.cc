@@ -1,4 +1,4 @@
-#include "chunkwise/codec/gzip_codec.h"
+#include "codec/gzip_codec.h"
 
 #include <libdeflate.h>
 #include <zlib.h>

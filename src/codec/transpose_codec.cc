@@ -1,4 +1,4 @@
-#include "chunkwise/codec/transpose_codec.h"
+#include "codec/transpose_codec.h"
 
 #include <algorithm>
 #include <cstring>

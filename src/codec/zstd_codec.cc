@@ -1,4 +1,4 @@
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/zstd_codec.h"
 
 #include <zstd.h>
 #include <zstd_errors.h>

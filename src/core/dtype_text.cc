@@ -1,4 +1,4 @@
-#include "chunkwise/core/dtype_text.h"
+#include "core/dtype_text.h"
 
 #include <string>
 

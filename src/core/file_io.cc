@@ -1,4 +1,4 @@
-#include "chunkwise/core/file_io.h"
+#include "core/file_io.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 #include <string>
 

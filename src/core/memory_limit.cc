@@ -1,4 +1,4 @@
-#include "chunkwise/core/memory_limit.h"
+#include "core/memory_limit.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/core/streamed_copy.h"
+#include "core/streamed_copy.h"
 
 namespace chunkwise::core {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/core/streamed_copy.h"
+#include "core/streamed_copy.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "chunkwise/core/synthetic_volume.h"
+#include "core/synthetic_volume.h"
 
 #include <algorithm>
 #include <cmath>

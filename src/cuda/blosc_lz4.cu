@@ -1,16 +1,16 @@
 // The deterministic blosc-lz4 encoder's kernels: the same functions as the
 // CPU encoder (codec/blosc_lz4_layout.h). One CUDA block per (block, stream)
 // gathers (shuffles) the stream, one thread per stream encodes it, then one
-// CUDA block per chunk assembles the chunk. See include/chunkwise/cuda/blosc_lz4.h.
+// CUDA block per chunk assembles the chunk. See src/cuda/blosc_lz4.h.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <string>
 
-#include "chunkwise/codec/blosc_lz4_layout.h"
-#include "chunkwise/cuda/blosc_lz4.h"
-#include "chunkwise/cuda/blosc_lz4_scratch.h"
 #include "chunkwise/cuda/device.h"
+#include "codec/blosc_lz4_layout.h"
+#include "cuda/blosc_lz4.h"
+#include "cuda/blosc_lz4_scratch.h"
 #include "cuda_resources.h"
 
 namespace chunkwise::cuda {

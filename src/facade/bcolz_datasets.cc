@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/bcolz/carray.h"
+#include "formats/bcolz/ctable.h"
 
 namespace chunkwise {
 namespace {

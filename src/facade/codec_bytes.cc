@@ -1,10 +1,10 @@
 #include "chunkwise/facade/codec_bytes.h"
 
 #include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_measurement.h"
 #include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/codec/crc32c.h"
+#include "codec/codec_measurement.h"
+#include "codec/codec_shorthand.h"
+#include "codec/crc32c.h"
 
 namespace chunkwise {
 namespace {

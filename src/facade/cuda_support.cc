@@ -2,7 +2,7 @@
 
 #if CHUNKWISE_HAVE_CUDA
 #include "chunkwise/cuda/device.h"
-#include "chunkwise/pipelines/stream/cuda_backend.h"
+#include "pipelines/stream/cuda_backend.h"
 #endif
 
 namespace chunkwise {

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "chunkwise/core/region_text.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "core/region_text.h"
+#include "formats/dvid/value_envelope.h"
 
 namespace chunkwise {
 

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise {
 namespace {

@@ -1,9 +1,9 @@
 #include "chunkwise/facade/options.h"
 
-#include "chunkwise/codec/codec_shorthand.h"
-#include "chunkwise/core/dtype_text.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/core/json.h"
+#include "codec/codec_shorthand.h"
+#include "core/dtype_text.h"
+#include "core/json.h"
 
 namespace chunkwise {
 namespace {

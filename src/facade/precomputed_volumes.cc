@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/facade/reference_targets.h"
+#include "facade/reference_targets.h"
 
 #include <map>
 #include <memory>

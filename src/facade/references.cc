@@ -6,15 +6,15 @@
 #include <optional>
 
 #include "chunkwise/facade/format_detection.h"
-#include "chunkwise/facade/reference_targets.h"
 #include "chunkwise/facade/url_value.h"
-#include "chunkwise/formats/refs/arrow_shard_references.h"
-#include "chunkwise/formats/refs/bcolz_references.h"
-#include "chunkwise/formats/refs/parquet_references.h"
-#include "chunkwise/formats/refs/reference_combine.h"
-#include "chunkwise/formats/refs/reference_parts.h"
-#include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/store/file_store.h"
+#include "facade/reference_targets.h"
+#include "formats/refs/arrow_shard_references.h"
+#include "formats/refs/bcolz_references.h"
+#include "formats/refs/parquet_references.h"
+#include "formats/refs/reference_combine.h"
+#include "formats/refs/reference_parts.h"
+#include "formats/refs/zarr_references.h"
 
 namespace chunkwise {
 namespace {

@@ -3,9 +3,9 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/store/file_store.h"
+#include "core/file_io.h"
 
 namespace chunkwise {
 namespace {

@@ -5,16 +5,16 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "chunkwise/core/json.h"
-#include "chunkwise/facade/reference_targets.h"
 #include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
 #include "chunkwise/store/reference_store.h"
-#include "chunkwise/store/remote_store_url.h"
 #include "chunkwise/store/rocksdb_store.h"
+#include "core/json.h"
+#include "facade/reference_targets.h"
 #include "facade/subtree_store.h"
+#include "store/memory_store.h"
+#include "store/remote_store_url.h"
 
 namespace chunkwise {
 

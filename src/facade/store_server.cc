@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "chunkwise/formats/neuroglancer/sources.h"
-#include "chunkwise/store/http_server.h"
+#include "formats/neuroglancer/sources.h"
+#include "store/http_server.h"
 
 namespace chunkwise {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "chunkwise/core/synthetic_volume.h"
+#include "core/synthetic_volume.h"
 
 namespace chunkwise {
 namespace {

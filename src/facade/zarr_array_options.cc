@@ -1,7 +1,7 @@
 #include "facade/zarr_array_options.h"
 
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/codec/codec_shorthand.h"
+#include "codec/codec_shorthand.h"
 
 namespace chunkwise::internal {
 

@@ -1,7 +1,7 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
-#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "core/memory_limit.h"
 #include "facade/zarr_array_options.h"
 
 namespace chunkwise {

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/group.h"
+#include "formats/zarr/group.h"
 #include "formats/zarr/group_node.h"
 
 namespace chunkwise {

@@ -1,11 +1,11 @@
 #include "chunkwise/facade/zarr_info.h"
 
-#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/fill_value.h"
-#include "chunkwise/formats/zarr/group.h"
+#include "core/memory_limit.h"
+#include "formats/zarr/group.h"
 
 namespace chunkwise {
 namespace {

@@ -9,9 +9,9 @@
 #include <system_error>
 #include <utility>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "core/file_io.h"
 #include "core/posix_file.h"
 
 namespace chunkwise::io {

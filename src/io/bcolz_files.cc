@@ -6,14 +6,14 @@
 #include <functional>
 #include <system_error>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/bcolz/ctable.h"
 #include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/csv_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "core/file_io.h"
+#include "formats/bcolz/ctable.h"
 
 namespace chunkwise::io {
 

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <string>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/file.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

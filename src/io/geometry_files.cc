@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/geometry_tables.h"
 #include "chunkwise/io/obj.h"
 #include "chunkwise/io/ply.h"
 #include "chunkwise/io/swc.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

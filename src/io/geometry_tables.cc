@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/csv_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "core/file_io.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::io {
 
@@ -165,8 +165,8 @@ void LinkPolylines(Geometry& geometry) {
 Result<Geometry> GeometryFromVertexTable(const core::NpyArray& table, GeometryType type,
                                          std::string_view name) {
   if (type != GeometryType::kPoints && type != GeometryType::kPolyline) {
-    return Status::InvalidArgument(std::string(name) +
-                                   ": tables hold points or polylines (a graph needs an edge table)");
+    return Status::InvalidArgument(
+        std::string(name) + ": tables hold points or polylines (a graph needs an edge table)");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Table parsed, ToTable(table, name));
   CHUNKWISE_ASSIGN_OR_RETURN(Geometry geometry, VerticesOf(parsed, type, name));

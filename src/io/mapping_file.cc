@@ -4,7 +4,7 @@
 #include <charconv>
 #include <string>
 
-#include "chunkwise/core/file_io.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

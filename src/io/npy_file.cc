@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/file.h"
+#include "core/file_io.h"
 #include "core/posix_file.h"
 
 namespace chunkwise::io {

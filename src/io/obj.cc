@@ -3,8 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/text_words.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "chunkwise/core/file_io.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/text_words.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 

@@ -2,7 +2,7 @@
 // so that only programs linking chunkwise_parallel (and MPI) can call it.
 #include "chunkwise/facade/job_ranks.h"
 
-#include "chunkwise/parallel/job.h"
+#include "parallel/job.h"
 
 namespace chunkwise {
 

@@ -4,8 +4,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/zarr/array_copy.h"
 
 namespace chunkwise::pipelines {
 namespace {

@@ -1,10 +1,10 @@
-#include "chunkwise/store/aws_config.h"
+#include "store/aws_config.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
 
-#include "chunkwise/core/file_io.h"
+#include "core/file_io.h"
 #include "store/aws_ini.h"
 
 namespace chunkwise::store {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 

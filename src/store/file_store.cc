@@ -21,8 +21,8 @@
 #include <string>
 #include <system_error>
 
-#include "chunkwise/store/key.h"
 #include "core/posix_file.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 namespace {

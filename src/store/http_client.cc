@@ -1,4 +1,4 @@
-#include "chunkwise/store/http_client.h"
+#include "store/http_client.h"
 
 #include <curl/curl.h>
 

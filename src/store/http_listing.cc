@@ -1,8 +1,8 @@
-#include "chunkwise/store/http_listing.h"
+#include "store/http_listing.h"
 
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 namespace {

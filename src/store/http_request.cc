@@ -1,4 +1,4 @@
-#include "chunkwise/store/http_request.h"
+#include "store/http_request.h"
 
 #include <algorithm>
 #include <charconv>

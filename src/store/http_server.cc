@@ -1,4 +1,4 @@
-#include "chunkwise/store/http_server.h"
+#include "store/http_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,8 +15,8 @@
 #include <cstring>
 
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/key.h"
 #include "chunkwise/store/value_reader.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 namespace {

@@ -1,9 +1,9 @@
-#include "chunkwise/store/http_store.h"
+#include "store/http_store.h"
 
 #include <algorithm>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 #include "store/percent_encoding.h"
 #include "store/ranged_reads.h"
 

@@ -1,4 +1,4 @@
-#include "chunkwise/store/http_transport.h"
+#include "store/http_transport.h"
 
 #include <curl/curl.h>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 #include <cstddef>
 #include <cstdio>

@@ -1,10 +1,10 @@
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 #include <cstring>
 #include <mutex>
 #include <string>
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 

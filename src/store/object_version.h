@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "chunkwise/store/http_transport.h"
+#include "store/http_transport.h"
 
 namespace chunkwise::store {
 

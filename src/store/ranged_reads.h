@@ -16,9 +16,9 @@
 #include <string>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/range_read_options.h"
 #include "chunkwise/store/value_reader.h"
 #include "store/object_version.h"
+#include "store/range_read_options.h"
 
 namespace chunkwise::store {
 

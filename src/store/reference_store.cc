@@ -2,9 +2,9 @@
 
 #include <system_error>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/store/http_client.h"
-#include "chunkwise/store/key.h"
+#include "core/file_io.h"
+#include "store/http_client.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/store/remote_store_url.h"
+#include "store/remote_store_url.h"
 
 namespace chunkwise::store {
 

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <system_error>
 
-#include "chunkwise/core/murmurhash3.h"
-#include "chunkwise/store/key.h"
+#include "core/murmurhash3.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 

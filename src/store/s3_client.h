@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/s3_store.h"
 #include "store/object_version.h"
+#include "store/s3_store.h"
 
 namespace chunkwise::store {
 

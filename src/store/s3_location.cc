@@ -1,6 +1,6 @@
-#include "chunkwise/store/s3_location.h"
+#include "store/s3_location.h"
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 namespace {

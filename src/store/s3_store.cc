@@ -1,8 +1,8 @@
-#include "chunkwise/store/s3_store.h"
+#include "store/s3_store.h"
 
 #include <algorithm>
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 #include "store/ranged_reads.h"
 #include "store/s3_client.h"
 #include "store/s3_writer.h"

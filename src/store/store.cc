@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "chunkwise/store/key.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "chunkwise/store/key.h"
 #include "chunkwise/store/store.h"
+#include "store/key.h"
 
 namespace chunkwise::store {
 

@@ -2,7 +2,7 @@
 // arbitrary bytes or on patches of a valid file (see arrow_fuzz_input.h). Open and
 // ReadRecordBatch must return a value or an error and never read out of bounds.
 #include "arrow_fuzz_input.h"
-#include "chunkwise/formats/arrow/ipc_reader.h"
+#include "formats/arrow/ipc_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise::formats::arrow;

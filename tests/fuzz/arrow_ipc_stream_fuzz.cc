@@ -2,7 +2,7 @@
 // record batches, the header scan) on arbitrary bytes or on patches of a valid
 // stream (see arrow_fuzz_input.h). Nothing may crash or read out of bounds.
 #include "arrow_fuzz_input.h"
-#include "chunkwise/formats/arrow/ipc_reader.h"
+#include "formats/arrow/ipc_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise::formats::arrow;

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/store/memory_store.h"
+#include "formats/bcolz/carray.h"
+#include "store/memory_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise;

@@ -9,7 +9,7 @@
 
 #include "chunkwise/core/csv.h"
 #include "chunkwise/formats/bcolz/meta.h"
-#include "chunkwise/formats/bcolz/predicate.h"
+#include "formats/bcolz/predicate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise;

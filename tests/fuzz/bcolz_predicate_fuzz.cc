@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/formats/bcolz/predicate.h"
+#include "formats/bcolz/predicate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise;

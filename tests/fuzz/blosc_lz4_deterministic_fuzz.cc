@@ -12,8 +12,8 @@
 #include <cstring>
 #include <vector>
 
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
-#include "chunkwise/codec/lz4_block_encoder.h"
+#include "codec/deterministic_blosc_lz4.h"
+#include "codec/lz4_block_encoder.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/check.h"
+#include "codec/codec_shorthand.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const chunkwise::codec::CodecRegistry registry =

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "chunkwise/codec/compressed_segmentation.h"
+#include "codec/compressed_segmentation.h"
 
 namespace {
 

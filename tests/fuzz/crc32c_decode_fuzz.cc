@@ -5,7 +5,7 @@
 // produce more than its limit. As a second check the input is encoded and
 // decoded back, which must reproduce it exactly.
 #include "bytes_codec_fuzz.h"
-#include "chunkwise/codec/crc32c_codec.h"
+#include "codec/crc32c_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const auto codec = chunkwise::codec::Crc32cCodec::Create();

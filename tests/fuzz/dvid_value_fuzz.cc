@@ -6,8 +6,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/formats/dvid/block_key.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
 #include "chunkwise/io/mapping_file.h"
+#include "formats/dvid/value_envelope.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace dvid = chunkwise::formats::dvid;

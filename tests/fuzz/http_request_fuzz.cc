@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/store/http_request.h"
+#include "store/http_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace store = chunkwise::store;

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "chunkwise/formats/parquet/table.h"
+#include "formats/parquet/table.h"
 #include "formats/refs/record_file.h"
 
 namespace {

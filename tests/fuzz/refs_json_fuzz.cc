@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/formats/refs/json_reader.h"
-#include "chunkwise/formats/refs/json_writer.h"
-#include "chunkwise/formats/refs/reference_template.h"
+#include "formats/refs/json_reader.h"
+#include "formats/refs/json_writer.h"
+#include "formats/refs/reference_template.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/key.h"
 #include "chunkwise/store/store.h"
+#include "store/key.h"
 
 namespace {
 

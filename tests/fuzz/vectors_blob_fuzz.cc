@@ -10,8 +10,8 @@
 #include <cstdlib>
 
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/fragment_index.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "formats/vectors/fragment_index.h"
+#include "formats/vectors/ragged_blob.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace vectors = chunkwise::formats::vectors;

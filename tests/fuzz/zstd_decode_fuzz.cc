@@ -4,7 +4,7 @@
 // produce more than its limit. As a second check the input is encoded and
 // decoded back, which must reproduce it exactly.
 #include "bytes_codec_fuzz.h"
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/zstd_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const auto codec = *chunkwise::codec::ZstdCodec::Create({1, false});

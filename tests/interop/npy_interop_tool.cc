@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
+#include "core/file_io.h"
 
 namespace chunkwise::core {
 namespace {

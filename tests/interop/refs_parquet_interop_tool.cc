@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "chunkwise/formats/parquet/table.h"
-#include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/parquet/table.h"
+#include "formats/refs/parquet_references.h"
 
 namespace {
 

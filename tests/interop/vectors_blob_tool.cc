@@ -14,10 +14,10 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/vectors/fragment_index.h"
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "core/file_io.h"
+#include "formats/vectors/fragment_index.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace {
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The repository checks can fail: scripts/check-conflict-markers on a tracked
 # file with markers, scripts/check-seam on an include past the facade and on an
-# exception that no longer occurs. Each runs on a small tree made here.
+# exception that no longer occurs, scripts/check-public-headers on a private
+# header left in include/ and on a public header that needs a private one.
+# Each runs on a small tree made here.
 #   repository_checks_test.sh PYTHON SOURCE_DIR WORKDIR
 set -u
 python=$1
@@ -67,10 +69,33 @@ printf '#include "chunkwise/chunkwise.h"\n' >"$tree/src/cli/a_command.cc"
 expect 1 "src/cli/a_command.cc:chunkwise/formats/zarr/array.h: listed in scripts/seam-exceptions.txt but no longer included" \
   "$python" "$seam" --root "$tree"
 expect 0 "removed 1 line(s)" "$python" "$seam" --root "$tree" --prune
+mkdir -p "$tree/src/formats/zarr" "$tree/src/cli" && : >"$tree/src/formats/zarr/grid_objects.h"
+: >"$tree/src/cli/command.h"
+printf '#include "cli/command.h"\n#include "formats/zarr/grid_objects.h"\n' >>"$tree/src/cli/a_command.cc"
+expect 1 "src/cli/a_command.cc:formats/zarr/grid_objects.h: includes a library header past the facade" \
+  "$python" "$seam" --root "$tree"
+printf '#include "chunkwise/chunkwise.h"\n#include "cli/command.h"\n' >"$tree/src/cli/a_command.cc"
 grep -q "formats/zarr/array.h" "$tree/scripts/seam-exceptions.txt" && {
   echo "FAIL: --prune kept the stale line"; failures=$((failures + 1)); }
 grep -q "# allowed for now" "$tree/scripts/seam-exceptions.txt" || {
   echo "FAIL: --prune dropped a comment"; failures=$((failures + 1)); }
+
+# The public surface: every header in include/ is reached from chunkwise.h or
+# io/, and reaches only headers in include/.
+public="$source/scripts/check-public-headers"
+tree="$work/public"
+mkdir -p "$tree/include/chunkwise/io" "$tree/include/chunkwise/core" "$tree/scripts" || exit 1
+printf '#include "chunkwise/core/status.h"\n#include <vector>\n' >"$tree/include/chunkwise/chunkwise.h"
+printf '#pragma once\n' >"$tree/include/chunkwise/core/status.h"
+printf '#include "chunkwise/core/status.h"\n' >"$tree/include/chunkwise/io/npy_file.h"
+expect 0 "3 public headers, all reached from the facade" "$python" "$public" --root "$tree"
+printf '#pragma once\n' >"$tree/include/chunkwise/core/thread_pool.h"
+expect 1 "include/chunkwise/core/thread_pool.h: not reached from chunkwise/chunkwise.h or chunkwise/io/; a private header belongs under src/ (src/core/thread_pool.h)" \
+  "$python" "$public" --root "$tree"
+rm "$tree/include/chunkwise/core/thread_pool.h"
+printf '#include "core/thread_pool.h"\n' >>"$tree/include/chunkwise/core/status.h"
+expect 1 "include/chunkwise/core/status.h: includes \"core/thread_pool.h\", which is not a public header" \
+  "$python" "$public" --root "$tree"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

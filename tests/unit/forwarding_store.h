@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/store/memory_store.h"
 #include "chunkwise/store/store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::test {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/byte_sink.h"
+#include "formats/arrow/byte_sink.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/ipc_reader.h"
+#include "formats/arrow/ipc_reader.h"
 
 #include <cstring>
 #include <string>

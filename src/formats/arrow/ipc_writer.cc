@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/ipc_writer.h"
+#include "formats/arrow/ipc_writer.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/blp_format.h"
+#include "formats/bcolz/blp_format.h"
 
 #include <climits>
 #include <cstring>

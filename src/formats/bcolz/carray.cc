@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/carray.h"
+#include "formats/bcolz/carray.h"
 
 #include <blosc.h>
 

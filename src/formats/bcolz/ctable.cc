@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/ctable.h"
+#include "formats/bcolz/ctable.h"
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
 
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/bcolz/ctable.h"
+#include "formats/bcolz/ctable.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

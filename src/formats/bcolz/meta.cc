@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/predicate.h"
+#include "formats/bcolz/predicate.h"
 
 #include <algorithm>
 #include <cctype>

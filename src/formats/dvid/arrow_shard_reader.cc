@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "chunkwise/formats/arrow/ipc_reader.h"
+#include "formats/arrow/ipc_reader.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/arrow_shard_writer.h"
+#include "formats/dvid/arrow_shard_writer.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/downsample.h"
+#include "formats/dvid/downsample.h"
 
 #include <algorithm>
 #include <atomic>

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/downsample.h"
+#include "formats/dvid/downsample.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/json.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "core/json.h"
+#include "formats/dvid/value_envelope.h"
 #include "formats/dvid/visible_scan.h"
 
 namespace chunkwise::formats::dvid {

@@ -5,7 +5,7 @@
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/labelmap.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "formats/dvid/value_envelope.h"
 #include "formats/dvid/visible_scan.h"
 
 namespace chunkwise::formats::dvid {

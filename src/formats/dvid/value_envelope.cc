@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "formats/dvid/value_envelope.h"
 
 #include <lz4.h>
 #include <snappy.h>
@@ -8,7 +8,7 @@
 #include <climits>
 #include <string>
 
-#include "chunkwise/codec/gzip_codec.h"
+#include "codec/gzip_codec.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

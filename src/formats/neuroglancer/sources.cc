@@ -1,4 +1,4 @@
-#include "chunkwise/formats/neuroglancer/sources.h"
+#include "formats/neuroglancer/sources.h"
 
 #include <algorithm>
 #include <set>

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/ome/multiscales.h"
+#include "formats/ome/multiscales.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/parquet/encodings.h"
+#include "formats/parquet/encodings.h"
 
 #include <algorithm>
 #include <bit>

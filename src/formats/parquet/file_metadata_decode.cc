@@ -2,8 +2,8 @@
 // checked, unknown ones skipped.
 #include <string>
 
-#include "chunkwise/formats/parquet/file_metadata.h"
-#include "chunkwise/formats/parquet/thrift_compact.h"
+#include "formats/parquet/file_metadata.h"
+#include "formats/parquet/thrift_compact.h"
 
 namespace chunkwise::formats::parquet {
 

@@ -1,6 +1,6 @@
 // Compact-protocol encoding of the footer and page headers.
-#include "chunkwise/formats/parquet/file_metadata.h"
-#include "chunkwise/formats/parquet/thrift_compact.h"
+#include "formats/parquet/file_metadata.h"
+#include "formats/parquet/thrift_compact.h"
 
 namespace chunkwise::formats::parquet {
 namespace {

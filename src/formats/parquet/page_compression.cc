@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/gzip_codec.h"
+#include "codec/zstd_codec.h"
 
 namespace chunkwise::formats::parquet {
 namespace {

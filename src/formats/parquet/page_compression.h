@@ -7,7 +7,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/parquet/file_metadata.h"
+#include "formats/parquet/file_metadata.h"
 
 namespace chunkwise::formats::parquet {
 

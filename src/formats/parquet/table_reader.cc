@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <string>
 
-#include "chunkwise/formats/parquet/encodings.h"
-#include "chunkwise/formats/parquet/table.h"
+#include "formats/parquet/encodings.h"
+#include "formats/parquet/table.h"
 #include "page_compression.h"
 
 namespace chunkwise::formats::parquet {

@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "chunkwise/formats/parquet/encodings.h"
-#include "chunkwise/formats/parquet/table.h"
+#include "formats/parquet/encodings.h"
+#include "formats/parquet/table.h"
 #include "page_compression.h"
 
 namespace chunkwise::formats::parquet {

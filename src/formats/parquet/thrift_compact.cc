@@ -1,4 +1,4 @@
-#include "chunkwise/formats/parquet/thrift_compact.h"
+#include "formats/parquet/thrift_compact.h"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

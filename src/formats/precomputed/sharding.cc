@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <map>
 
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/core/murmurhash3.h"
+#include "codec/gzip_codec.h"
+#include "core/murmurhash3.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "chunkwise/codec/compressed_segmentation.h"
-#include "chunkwise/codec/gzip_codec.h"
 #include "chunkwise/core/ravel.h"
+#include "codec/compressed_segmentation.h"
+#include "codec/gzip_codec.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

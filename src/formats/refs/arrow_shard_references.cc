@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/arrow_shard_references.h"
+#include "formats/refs/arrow_shard_references.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/base64.h"
+#include "formats/refs/base64.h"
 
 #include <array>
 #include <cstdint>

@@ -1,11 +1,11 @@
-#include "chunkwise/formats/refs/bcolz_references.h"
+#include "formats/refs/bcolz_references.h"
 
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/formats/bcolz/blp_format.h"
-#include "chunkwise/formats/bcolz/carray.h"
 #include "chunkwise/formats/bcolz/meta.h"
+#include "formats/bcolz/blp_format.h"
+#include "formats/bcolz/carray.h"
 
 namespace chunkwise::formats::refs {
 namespace {

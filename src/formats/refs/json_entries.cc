@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/refs/base64.h"
-#include "chunkwise/formats/refs/reference_template.h"
+#include "formats/refs/base64.h"
+#include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs::internal {
 namespace {

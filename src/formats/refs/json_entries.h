@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "chunkwise/formats/refs/reference_set.h"
-#include "chunkwise/formats/refs/reference_template.h"
 #include "formats/refs/json_cursor.h"
+#include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs::internal {
 

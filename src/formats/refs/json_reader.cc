@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/json_reader.h"
+#include "formats/refs/json_reader.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -6,12 +6,12 @@
 #include <thread>
 #include <vector>
 
-#include "chunkwise/core/json.h"
-#include "chunkwise/core/memory_limit.h"
-#include "chunkwise/formats/refs/base64.h"
-#include "chunkwise/formats/refs/reference_template.h"
+#include "core/json.h"
+#include "core/memory_limit.h"
+#include "formats/refs/base64.h"
 #include "formats/refs/json_cursor.h"
 #include "formats/refs/json_entries.h"
+#include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -1,12 +1,12 @@
-#include "chunkwise/formats/refs/json_writer.h"
+#include "formats/refs/json_writer.h"
 
 #include <algorithm>
 #include <charconv>
 #include <unordered_map>
 #include <vector>
 
-#include "chunkwise/formats/refs/base64.h"
-#include "chunkwise/formats/refs/reference_template.h"
+#include "formats/refs/base64.h"
+#include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs {
 namespace {
@@ -210,7 +210,8 @@ Status WriteReferenceJson(store::Store& store, std::string_view key, const Refer
     CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
     if (exists) {
       return Status::InvalidArgument(store.Describe(key) +
-                                     " already exists (overwrite not requested)").WithField("overwrite");
+                                     " already exists (overwrite not requested)")
+          .WithField("overwrite");
     }
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, FormatReferenceJson(set, options));

@@ -10,8 +10,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "chunkwise/core/json.h"
-#include "chunkwise/formats/refs/parquet_references.h"
+#include "core/json.h"
+#include "formats/refs/parquet_references.h"
 #include "record_file.h"
 #include "reference_grid.h"
 

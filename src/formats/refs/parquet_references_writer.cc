@@ -6,9 +6,9 @@
 #include <span>
 #include <string>
 
-#include "chunkwise/core/json.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/refs/parquet_references.h"
+#include "core/json.h"
+#include "formats/refs/parquet_references.h"
 #include "record_file.h"
 #include "reference_grid.h"
 

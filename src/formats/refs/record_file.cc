@@ -3,7 +3,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "chunkwise/formats/parquet/table.h"
+#include "formats/parquet/table.h"
 
 namespace chunkwise::formats::refs {
 namespace {

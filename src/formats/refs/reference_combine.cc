@@ -1,11 +1,11 @@
-#include "chunkwise/formats/refs/reference_combine.h"
+#include "formats/refs/reference_combine.h"
 
 #include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -1,8 +1,8 @@
 #include "chunkwise/formats/refs/reference_file.h"
 
-#include "chunkwise/formats/refs/json_reader.h"
-#include "chunkwise/formats/refs/json_writer.h"
-#include "chunkwise/formats/refs/parquet_references.h"
+#include "formats/refs/json_reader.h"
+#include "formats/refs/json_writer.h"
+#include "formats/refs/parquet_references.h"
 
 namespace chunkwise::formats::refs {
 namespace {

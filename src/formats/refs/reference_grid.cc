@@ -3,7 +3,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::refs {
 namespace {

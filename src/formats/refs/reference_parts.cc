@@ -1,10 +1,10 @@
-#include "chunkwise/formats/refs/reference_parts.h"
+#include "formats/refs/reference_parts.h"
 
 #include <algorithm>
 #include <queue>
 
-#include "chunkwise/formats/refs/json_reader.h"
-#include "chunkwise/formats/refs/json_writer.h"
+#include "formats/refs/json_reader.h"
+#include "formats/refs/json_writer.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/reference_template.h"
+#include "formats/refs/reference_template.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/zarr_references.h"
+#include "formats/refs/zarr_references.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/fragment_index.h"
+#include "formats/vectors/fragment_index.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "chunkwise/formats/vectors/layout.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

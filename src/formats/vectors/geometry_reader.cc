@@ -8,8 +8,8 @@
 #include <string>
 
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/level_reader.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/level_reader.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

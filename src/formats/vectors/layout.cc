@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/layout.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::formats::vectors::v0_8 {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/lehmer_permutation.h"
 
 #include <algorithm>
 #include <string>

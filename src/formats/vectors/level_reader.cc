@@ -1,13 +1,13 @@
-#include "chunkwise/formats/vectors/level_reader.h"
+#include "formats/vectors/level_reader.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

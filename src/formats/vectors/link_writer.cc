@@ -4,10 +4,10 @@
 #include <bit>
 #include <map>
 
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -7,10 +7,10 @@
 
 #include "chunkwise/formats/vectors/chunk_placement.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/link_writer.h"
 #include "chunkwise/formats/vectors/writer.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/level_reader.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "formats/vectors/ragged_blob.h"
 
 #include <string>
 

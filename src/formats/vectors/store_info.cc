@@ -1,7 +1,7 @@
 #include "chunkwise/formats/vectors/store_info.h"
 
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/level_reader.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/level_reader.h"
 
 namespace chunkwise::formats::vectors {
 

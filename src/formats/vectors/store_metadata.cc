@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "chunkwise/formats/vectors/layout.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

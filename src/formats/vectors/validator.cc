@@ -5,11 +5,11 @@
 #include <set>
 
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/fragment_index.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/level_reader.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
+#include "formats/vectors/fragment_index.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/level_reader.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

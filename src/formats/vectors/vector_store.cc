@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "chunkwise/formats/vectors/blob_array.h"
-#include "chunkwise/formats/vectors/layout.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <unordered_map>
 
-#include "chunkwise/formats/vectors/fragment_index.h"
-#include "chunkwise/formats/vectors/layout.h"
+#include "formats/vectors/fragment_index.h"
+#include "formats/vectors/layout.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/ravel.h"
+#include "core/memory_limit.h"
 #include "grid_objects.h"
 
 namespace chunkwise::formats::zarr {

@@ -1,12 +1,12 @@
-#include "chunkwise/formats/zarr/array_copy.h"
+#include "formats/zarr/array_copy.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <utility>
 
-#include "chunkwise/core/memory_limit.h"
 #include "chunkwise/core/ravel.h"
+#include "core/memory_limit.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

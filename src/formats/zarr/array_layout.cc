@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
+#include "codec/codec_shorthand.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {

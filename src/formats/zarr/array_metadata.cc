@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {

@@ -8,7 +8,7 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -1,11 +1,11 @@
-#include "chunkwise/formats/zarr/group.h"
+#include "formats/zarr/group.h"
 
 #include <algorithm>
 #include <set>
 
-#include "chunkwise/core/json.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/core/json.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "chunkwise/codec/bytes_codec.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
+#include "codec/bytes_codec.h"
 
 namespace chunkwise::formats::zarr::internal {
 

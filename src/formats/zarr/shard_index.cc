@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "chunkwise/codec/crc32c.h"
 #include "chunkwise/core/check.h"
+#include "codec/crc32c.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/shard_stream_writer.h"
+#include "formats/zarr/shard_stream_writer.h"
 
 #include <utility>
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "chunkwise/core/index.h"
-#include "chunkwise/parallel/job.h"
+#include "parallel/job.h"
 
 namespace chunkwise::parallel {
 

@@ -3,7 +3,7 @@
 // only into the test builds (tests/CMakeLists.txt: chunkwise-test-faults and
 // the unit tests of src/parallel), so a stray CHUNKWISE_TEST_RANK_FAULT cannot
 // kill or fail a user's job.
-#include "chunkwise/parallel/job.h"
+#include "parallel/job.h"
 
 namespace chunkwise::parallel {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_listing.h"
+#include "pipelines/export_listing.h"
 
 #include <cstdio>
 #include <mutex>

@@ -12,11 +12,11 @@
 #include <unordered_set>
 #include <utility>
 
-#include "chunkwise/codec/zstd_codec.h"
-#include "chunkwise/core/bounded_queue.h"
 #include "chunkwise/formats/dvid/export_chunk_index.h"
 #include "chunkwise/formats/dvid/label_block.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "codec/zstd_codec.h"
+#include "core/bounded_queue.h"
+#include "formats/dvid/value_envelope.h"
 #include "pipelines/export/export_destination.h"
 #include "pipelines/export/shard_writer_stage.h"
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/json.h"
-#include "chunkwise/core/murmurhash3.h"
+#include "core/json.h"
+#include "core/murmurhash3.h"
 
 namespace chunkwise::pipelines {
 namespace {

@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "chunkwise/core/json.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/pipelines/export_shards.h"
+#include "core/json.h"
 #include "pipelines/export/export_destination.h"
 
 namespace chunkwise::pipelines {

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <system_error>
 
-#include "chunkwise/codec/zstd_codec.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/label_block.h"
+#include "codec/zstd_codec.h"
 #include "pipelines/export/export_destination.h"
 
 namespace chunkwise::pipelines {

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "chunkwise/core/bounded_queue.h"
-#include "chunkwise/formats/dvid/arrow_shard_writer.h"
+#include "core/bounded_queue.h"
+#include "formats/dvid/arrow_shard_writer.h"
 
 namespace chunkwise::pipelines::detail {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 namespace chunkwise::pipelines::detail {
 

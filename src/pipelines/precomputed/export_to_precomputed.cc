@@ -7,13 +7,13 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/core/json.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
-#include "chunkwise/store/memory_store.h"
+#include "core/json.h"
 #include "pipelines/precomputed/destination.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::pipelines {
 namespace {

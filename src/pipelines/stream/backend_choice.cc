@@ -1,6 +1,6 @@
 #include "chunkwise/pipelines/stream/backend_choice.h"
 
-#include "chunkwise/codec/codec_shorthand.h"
+#include "codec/codec_shorthand.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/frame_major_batch.h"
+#include "pipelines/stream/frame_major_batch.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
+#include "pipelines/stream/pyramid_accumulator.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,10 +1,10 @@
-#include "chunkwise/pipelines/stream/pyramid_plan.h"
+#include "pipelines/stream/pyramid_plan.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "chunkwise/formats/ome/multiscales.h"
-#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
+#include "formats/ome/multiscales.h"
+#include "pipelines/stream/pyramid_accumulator.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/scatter_geometry.h"
+#include "pipelines/stream/scatter_geometry.h"
 
 #include <numeric>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/shard_accumulator.h"
+#include "pipelines/stream/shard_accumulator.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "chunkwise/formats/zarr/shard_stream_writer.h"
+#include "formats/zarr/shard_stream_writer.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

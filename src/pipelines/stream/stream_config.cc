@@ -5,13 +5,13 @@
 #include <thread>
 
 #include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_shorthand.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/cuda/blosc_lz4_scratch.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
-#include "chunkwise/pipelines/stream/pyramid_plan.h"
+#include "codec/codec_shorthand.h"
+#include "cuda/blosc_lz4_scratch.h"
+#include "pipelines/stream/pyramid_plan.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

@@ -8,14 +8,14 @@
 #include <mutex>
 #include <thread>
 
-#include "chunkwise/core/bounded_queue.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
-#include "chunkwise/pipelines/stream/pyramid_plan.h"
-#include "chunkwise/pipelines/stream/shard_accumulator.h"
 #include "chunkwise/pipelines/stream/stream_backend.h"
+#include "core/bounded_queue.h"
+#include "pipelines/stream/pyramid_accumulator.h"
+#include "pipelines/stream/pyramid_plan.h"
+#include "pipelines/stream/shard_accumulator.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

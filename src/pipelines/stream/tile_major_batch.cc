@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/tile_major_batch.h"
+#include "pipelines/stream/tile_major_batch.h"
 
 #include <algorithm>
 #include <cstring>

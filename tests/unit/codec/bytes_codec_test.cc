@@ -1,4 +1,4 @@
-#include "chunkwise/codec/bytes_codec.h"
+#include "codec/bytes_codec.h"
 
 #include <gtest/gtest.h>
 

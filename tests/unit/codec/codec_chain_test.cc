@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/codec/codec_shorthand.h"
+#include "codec/codec_shorthand.h"
 
 namespace chunkwise::codec {
 namespace {

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/zstd_codec.h"
 #include "unit/codec/codec_test_data.h"
 
 namespace chunkwise::codec {

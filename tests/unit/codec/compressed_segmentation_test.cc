@@ -1,4 +1,4 @@
-#include "chunkwise/codec/compressed_segmentation.h"
+#include "codec/compressed_segmentation.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-#include "chunkwise/codec/crc32c.h"
+#include "codec/crc32c.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-#include "chunkwise/codec/crc32c_codec.h"
+#include "codec/crc32c_codec.h"
 #include "unit/codec/codec_test_data.h"
 
 namespace chunkwise::codec {

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
+#include "codec/deterministic_blosc_lz4.h"
 
 #include <blosc.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/blosc_lz4_layout.h"
-#include "chunkwise/codec/crc32c.h"
+#include "codec/blosc_lz4_layout.h"
+#include "codec/crc32c.h"
 #include "unit/codec/codec_test_data.h"
 
 namespace chunkwise::codec {

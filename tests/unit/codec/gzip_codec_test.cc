@@ -1,4 +1,4 @@
-#include "chunkwise/codec/gzip_codec.h"
+#include "codec/gzip_codec.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/lz4_block_encoder.h"
+#include "codec/lz4_block_encoder.h"
 
 #include <gtest/gtest.h>
 #include <lz4.h>

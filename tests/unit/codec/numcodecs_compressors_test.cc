@@ -1,4 +1,4 @@
-#include "chunkwise/codec/numcodecs_compressors.h"
+#include "codec/numcodecs_compressors.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/numcodecs_filters.h"
+#include "codec/numcodecs_filters.h"
 
 #include <gtest/gtest.h>
 

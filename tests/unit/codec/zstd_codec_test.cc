@@ -1,4 +1,4 @@
-#include "chunkwise/codec/zstd_codec.h"
+#include "codec/zstd_codec.h"
 
 #include <gtest/gtest.h>
 #include <zstd.h>

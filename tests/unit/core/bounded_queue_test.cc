@@ -1,4 +1,4 @@
-#include "chunkwise/core/bounded_queue.h"
+#include "core/bounded_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // ParseJson: the nesting limit every JSON reader goes through.
-#include "chunkwise/core/json.h"
+#include "core/json.h"
 
 #include <gtest/gtest.h>
 

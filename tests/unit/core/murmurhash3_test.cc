@@ -1,4 +1,4 @@
-#include "chunkwise/core/murmurhash3.h"
+#include "core/murmurhash3.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/core/region_text.h"
+#include "core/region_text.h"
 
 #include <gtest/gtest.h>
 

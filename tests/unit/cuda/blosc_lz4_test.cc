@@ -1,4 +1,4 @@
-#include "chunkwise/cuda/blosc_lz4.h"
+#include "cuda/blosc_lz4.h"
 
 #include <blosc.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
 #include "chunkwise/cuda/device.h"
+#include "codec/deterministic_blosc_lz4.h"
 #include "unit/codec/codec_test_data.h"
 #include "unit/cuda/skip_without_gpu.h"
 

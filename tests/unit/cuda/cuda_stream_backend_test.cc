@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/pipelines/stream/cuda_backend.h"
-#include "chunkwise/store/memory_store.h"
+#include "pipelines/stream/cuda_backend.h"
+#include "store/memory_store.h"
 #include "unit/cuda/skip_without_gpu.h"
 #include "unit/pipelines/stream_test_cases.h"
 

@@ -11,7 +11,7 @@
 
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

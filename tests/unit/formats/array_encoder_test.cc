@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "chunkwise/codec/deterministic_blosc_lz4.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/store/memory_store.h"
+#include "codec/deterministic_blosc_lz4.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

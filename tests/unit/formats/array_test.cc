@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"
 

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "arrow_test_data.h"
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/arrow/ipc_reader.h"
-#include "chunkwise/formats/arrow/ipc_writer.h"
 #include "chunkwise/store/file_store.h"
+#include "core/file_io.h"
 #include "formats/arrow/ipc_metadata.h"
+#include "formats/arrow/ipc_reader.h"
+#include "formats/arrow/ipc_writer.h"
 
 namespace chunkwise::formats::arrow {
 namespace {

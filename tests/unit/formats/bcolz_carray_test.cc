@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/store/memory_store.h"
+#include "formats/bcolz/carray.h"
+#include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 
 namespace chunkwise::formats::bcolz {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "chunkwise/formats/bcolz/ctable.h"
-#include "chunkwise/store/memory_store.h"
+#include "formats/bcolz/ctable.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

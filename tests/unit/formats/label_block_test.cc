@@ -7,8 +7,8 @@
 #include <random>
 #include <string>
 
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/core/file_io.h"
+#include "codec/gzip_codec.h"
+#include "core/file_io.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "chunkwise/codec/gzip_codec.h"
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/downsample.h"
 #include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/dvid/value_envelope.h"
+#include "codec/gzip_codec.h"
+#include "core/file_io.h"
+#include "formats/dvid/downsample.h"
+#include "formats/dvid/value_envelope.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::dvid {

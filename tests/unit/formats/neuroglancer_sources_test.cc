@@ -1,9 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/neuroglancer/sources.h"
 #include "chunkwise/formats/precomputed/volume.h"
-#include "chunkwise/store/memory_store.h"
+#include "formats/neuroglancer/sources.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::neuroglancer {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/ome/multiscales.h"
+#include "formats/ome/multiscales.h"
 
 namespace chunkwise::formats::ome {
 namespace {

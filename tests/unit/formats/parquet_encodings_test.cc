@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "chunkwise/formats/parquet/encodings.h"
+#include "formats/parquet/encodings.h"
 
 namespace chunkwise::formats::parquet {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "chunkwise/formats/parquet/table.h"
+#include "formats/parquet/table.h"
 
 namespace chunkwise::formats::parquet {
 namespace {

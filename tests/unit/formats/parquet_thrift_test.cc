@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/parquet/file_metadata.h"
-#include "chunkwise/formats/parquet/thrift_compact.h"
+#include "formats/parquet/file_metadata.h"
+#include "formats/parquet/thrift_compact.h"
 
 namespace chunkwise::formats::parquet {
 namespace {

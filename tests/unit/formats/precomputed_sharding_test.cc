@@ -1,8 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/codec/gzip_codec.h"
 #include "chunkwise/formats/precomputed/sharding.h"
+#include "codec/gzip_codec.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

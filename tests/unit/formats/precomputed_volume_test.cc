@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "chunkwise/formats/precomputed/volume.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

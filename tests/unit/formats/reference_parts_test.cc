@@ -1,11 +1,11 @@
-#include "chunkwise/formats/refs/reference_parts.h"
+#include "formats/refs/reference_parts.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/refs/json_writer.h"
+#include "formats/refs/json_writer.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -2,12 +2,12 @@
 
 #include <string>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/refs/base64.h"
-#include "chunkwise/formats/refs/json_reader.h"
-#include "chunkwise/formats/refs/json_writer.h"
-#include "chunkwise/formats/refs/reference_template.h"
 #include "chunkwise/store/file_store.h"
+#include "core/file_io.h"
+#include "formats/refs/base64.h"
+#include "formats/refs/json_reader.h"
+#include "formats/refs/json_writer.h"
+#include "formats/refs/reference_template.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::refs {

@@ -5,12 +5,12 @@
 #include <random>
 #include <thread>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/formats/parquet/table.h"
-#include "chunkwise/formats/parquet/thrift_compact.h"
-#include "chunkwise/formats/refs/parquet_references.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
+#include "core/file_io.h"
+#include "formats/parquet/table.h"
+#include "formats/parquet/thrift_compact.h"
+#include "formats/refs/parquet_references.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::refs {

@@ -6,14 +6,14 @@
 #include <string>
 
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/formats/dvid/arrow_shard_writer.h"
-#include "chunkwise/formats/refs/arrow_shard_references.h"
-#include "chunkwise/formats/refs/bcolz_references.h"
-#include "chunkwise/formats/refs/reference_combine.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
 #include "chunkwise/store/reference_store.h"
+#include "formats/bcolz/carray.h"
+#include "formats/dvid/arrow_shard_writer.h"
+#include "formats/refs/arrow_shard_references.h"
+#include "formats/refs/bcolz_references.h"
+#include "formats/refs/reference_combine.h"
+#include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/value_or_die.h"
 

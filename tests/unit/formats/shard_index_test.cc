@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "chunkwise/codec/crc32c.h"
+#include "codec/crc32c.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -2,7 +2,7 @@
 // sharding codec's shard byte for byte, with its index at the start or the
 // end; a writer dropped before Finish leaves no key; an index of the wrong
 // size is refused naming the key.
-#include "chunkwise/formats/zarr/shard_stream_writer.h"
+#include "formats/zarr/shard_stream_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::formats::zarr {

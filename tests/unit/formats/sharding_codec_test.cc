@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/crc32c.h"
+#include "codec/crc32c.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

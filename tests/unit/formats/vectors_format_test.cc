@@ -4,12 +4,12 @@
 
 #include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/fragment_index.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/lehmer_permutation.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/vectors/store_metadata.h"
+#include "formats/vectors/fragment_index.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

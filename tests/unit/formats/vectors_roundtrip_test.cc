@@ -6,11 +6,11 @@
 
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/pyramid.h"
 #include "chunkwise/formats/vectors/validator.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/level_reader.h"
 #include "unit/formats/vectors_test_data.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"

@@ -9,7 +9,7 @@
 
 #include "chunkwise/formats/vectors/geometry.h"
 #include "chunkwise/formats/vectors/writer.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::vectors::test {
 

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/layout.h"
-#include "chunkwise/formats/vectors/level_reader.h"
 #include "chunkwise/formats/vectors/pyramid.h"
-#include "chunkwise/formats/vectors/ragged_blob.h"
 #include "chunkwise/formats/vectors/validator.h"
+#include "formats/vectors/layout.h"
+#include "formats/vectors/level_reader.h"
+#include "formats/vectors/ragged_blob.h"
 #include "unit/formats/vectors_test_data.h"
 
 namespace chunkwise::formats::vectors {

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/core/dtype_text.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/group.h"
-#include "chunkwise/store/memory_store.h"
+#include "core/dtype_text.h"
+#include "formats/zarr/group.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "chunkwise/core/ravel.h"
-#include "chunkwise/formats/refs/zarr_references.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_copy.h"
 #include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/refs/zarr_references.h"
+#include "formats/zarr/array_copy.h"
 #include "unit/forwarding_store.h"
 #include "unit/value_or_die.h"
 

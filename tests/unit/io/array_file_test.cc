@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/core/file_io.h"
 #include "chunkwise/io/file.h"
+#include "core/file_io.h"
 
 namespace chunkwise::io {
 namespace {

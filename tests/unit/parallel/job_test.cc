@@ -1,4 +1,4 @@
-#include "chunkwise/parallel/job.h"
+#include "parallel/job.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 
 namespace chunkwise::pipelines::stream {

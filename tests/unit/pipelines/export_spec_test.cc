@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "chunkwise/core/file_io.h"
-#include "chunkwise/core/murmurhash3.h"
+#include "core/file_io.h"
+#include "core/murmurhash3.h"
 
 namespace chunkwise::pipelines {
 namespace {

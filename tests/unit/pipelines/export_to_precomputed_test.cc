@@ -12,7 +12,7 @@
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::pipelines {

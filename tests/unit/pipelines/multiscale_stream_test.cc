@@ -13,10 +13,10 @@
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
-#include "chunkwise/pipelines/stream/pyramid_plan.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
-#include "chunkwise/store/memory_store.h"
+#include "pipelines/stream/pyramid_accumulator.h"
+#include "pipelines/stream/pyramid_plan.h"
+#include "store/memory_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 
 namespace chunkwise::pipelines::stream {

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/pyramid_accumulator.h"
+#include "pipelines/stream/pyramid_accumulator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // The CUDA scatter kernel's arithmetic (scatter_geometry.h), run on the host:
 // frame-major staging scattered unit by unit must equal the CPU backend's
 // tile-major staging, over every shape of the stream writer's tests.
-#include "chunkwise/pipelines/stream/scatter_geometry.h"
+#include "pipelines/stream/scatter_geometry.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "chunkwise/pipelines/stream/frame_major_batch.h"
-#include "chunkwise/pipelines/stream/tile_major_batch.h"
+#include "pipelines/stream/frame_major_batch.h"
+#include "pipelines/stream/tile_major_batch.h"
 #include "unit/pipelines/stream_test_cases.h"
 
 namespace chunkwise::pipelines::stream {

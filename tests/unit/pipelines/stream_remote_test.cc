@@ -7,8 +7,8 @@
 #include <mutex>
 
 #include "chunkwise/pipelines/stream/stream_writer.h"
-#include "chunkwise/store/memory_store.h"
-#include "chunkwise/store/s3_store.h"
+#include "store/memory_store.h"
+#include "store/s3_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 #include "unit/store/s3_test_server.h"
 

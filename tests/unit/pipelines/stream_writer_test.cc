@@ -10,7 +10,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 #include "unit/scratch_directory.h"

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/value_or_die.h"
 
 namespace chunkwise::pipelines {

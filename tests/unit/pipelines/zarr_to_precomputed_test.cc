@@ -8,7 +8,7 @@
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::pipelines {
 namespace {

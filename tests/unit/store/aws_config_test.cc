@@ -1,6 +1,6 @@
 // Where the S3 store finds credentials, region and endpoint: the environment
 // and the shared files, in the AWS tools' order.
-#include "chunkwise/store/aws_config.h"
+#include "store/aws_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

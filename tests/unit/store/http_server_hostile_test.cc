@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/http_server.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/http_server.h"
+#include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::store {

@@ -1,4 +1,4 @@
-#include "chunkwise/store/http_server.h"
+#include "store/http_server.h"
 
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
@@ -7,8 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "chunkwise/store/http_request.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/http_request.h"
+#include "store/memory_store.h"
 
 namespace chunkwise::store {
 namespace {

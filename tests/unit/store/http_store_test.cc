@@ -1,7 +1,7 @@
 // HttpStore against a plain HTTP/1.1 file server with Range support
 // (tests/support/s3_test_server.py): values, ranges and readers, the zarr
 // metadata lister, and a sharded zarr array read through the store.
-#include "chunkwise/store/http_store.h"
+#include "store/http_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/http_listing.h"
+#include "store/http_listing.h"
 #include "unit/store/s3_test_server.h"
 
 namespace chunkwise::store {

@@ -1,4 +1,4 @@
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 
 #include <gtest/gtest.h>
 

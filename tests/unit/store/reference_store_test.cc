@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "chunkwise/formats/refs/reference_set.h"
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/store/store_suite.h"
 

@@ -12,7 +12,7 @@
 
 #include <random>
 
-#include "chunkwise/store/s3_store.h"
+#include "store/s3_store.h"
 #include "unit/store/s3_test_server.h"
 
 namespace chunkwise::store {

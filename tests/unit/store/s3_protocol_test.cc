@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/store/http_transport.h"
+#include "store/http_transport.h"
 #include "store/md5.h"
 #include "store/percent_encoding.h"
 #include "store/range_coalescing.h"

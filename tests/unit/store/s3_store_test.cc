@@ -2,7 +2,7 @@
 // addressing styles and on a versioned bucket, then what only object storage
 // has (multipart uploads, coalesced reads, conditional creation, listing
 // pages, batched deletes) and signatures checked by a second server.
-#include "chunkwise/store/s3_store.h"
+#include "store/s3_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/remote_store_url.h"
+#include "store/remote_store_url.h"
 #include "unit/store/s3_test_server.h"
 #include "unit/store/store_suite.h"
 

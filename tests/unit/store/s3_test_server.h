@@ -21,8 +21,8 @@
 #include <sstream>
 #include <string>
 
-#include "chunkwise/store/http_transport.h"
-#include "chunkwise/store/s3_store.h"
+#include "store/http_transport.h"
+#include "store/s3_store.h"
 
 namespace chunkwise::test {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/store/memory_store.h"
+#include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 
 namespace chunkwise::store {

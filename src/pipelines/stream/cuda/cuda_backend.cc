@@ -1,6 +1,6 @@
 // The stream writer's CUDA backend; the design is in
-// include/chunkwise/pipelines/stream/cuda_backend.h.
-#include "chunkwise/pipelines/stream/cuda_backend.h"
+// src/pipelines/stream/cuda_backend.h.
+#include "pipelines/stream/cuda_backend.h"
 
 #include <cuda_runtime.h>
 
@@ -8,12 +8,12 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/cuda/blosc_lz4.h"
 #include "chunkwise/cuda/device.h"
-#include "chunkwise/pipelines/stream/frame_major_batch.h"
-#include "chunkwise/pipelines/stream/scatter_geometry.h"
+#include "cuda/blosc_lz4.h"
 #include "cuda/cuda_resources.h"
 #include "pipelines/stream/cuda/stream_kernels.h"
+#include "pipelines/stream/frame_major_batch.h"
+#include "pipelines/stream/scatter_geometry.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

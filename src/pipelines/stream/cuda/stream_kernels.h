@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "chunkwise/pipelines/stream/scatter_geometry.h"
+#include "pipelines/stream/scatter_geometry.h"
 
 namespace chunkwise::pipelines::stream::cuda_kernels {
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/pipelines/stream/scatter_geometry.h"
 #include "chunkwise/pipelines/stream/staging_batch.h"
 #include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/scatter_geometry.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -43,8 +43,8 @@
 
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/store/http_request.h"
 #include "chunkwise/store/store.h"
+#include "store/http_request.h"
 
 namespace chunkwise::store {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/store/aws_config.h"
-#include "chunkwise/store/http_store.h"
-#include "chunkwise/store/s3_store.h"
+#include "store/aws_config.h"
+#include "store/http_store.h"
+#include "store/s3_store.h"
 
 namespace chunkwise::store {
 

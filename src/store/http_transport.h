@@ -24,7 +24,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/store/aws_config.h"
+#include "store/aws_config.h"
 
 namespace chunkwise::store {
 

@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "chunkwise/codec/lz4_block_encoder.h"
-#include "chunkwise/core/host_device.h"
+#include "codec/lz4_block_encoder.h"
+#include "core/host_device.h"
 
 namespace chunkwise::codec::blosc_lz4 {
 

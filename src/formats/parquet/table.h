@@ -19,8 +19,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/parquet/column.h"
-#include "chunkwise/formats/parquet/file_metadata.h"
+#include "formats/parquet/column.h"
+#include "formats/parquet/file_metadata.h"
 
 namespace chunkwise::formats::parquet {
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "chunkwise/core/host_device.h"
+#include "core/host_device.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -13,7 +13,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/parquet/column.h"
+#include "formats/parquet/column.h"
 
 namespace chunkwise::formats::parquet {
 

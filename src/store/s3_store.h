@@ -41,11 +41,11 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/store/aws_config.h"
-#include "chunkwise/store/http_transport.h"
-#include "chunkwise/store/range_read_options.h"
-#include "chunkwise/store/s3_location.h"
 #include "chunkwise/store/store.h"
+#include "store/aws_config.h"
+#include "store/http_transport.h"
+#include "store/range_read_options.h"
+#include "store/s3_location.h"
 
 namespace chunkwise::store {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "chunkwise/core/npy.h"
-#include "chunkwise/formats/bcolz/carray.h"
-#include "chunkwise/formats/bcolz/predicate.h"
+#include "formats/bcolz/carray.h"
+#include "formats/bcolz/predicate.h"
 
 namespace chunkwise::formats::bcolz {
 

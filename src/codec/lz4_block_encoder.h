@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "chunkwise/core/host_device.h"
+#include "core/host_device.h"
 
 namespace chunkwise::codec::lz4 {
 

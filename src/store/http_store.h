@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/store/http_transport.h"
-#include "chunkwise/store/range_read_options.h"
 #include "chunkwise/store/store.h"
+#include "store/http_transport.h"
+#include "store/range_read_options.h"
 
 namespace chunkwise::core {
 class ThreadPool;

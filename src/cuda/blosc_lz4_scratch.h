@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "chunkwise/codec/blosc_lz4_layout.h"
+#include "codec/blosc_lz4_layout.h"
 
 namespace chunkwise::cuda {
 

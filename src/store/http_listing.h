@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/store/http_store.h"
+#include "store/http_store.h"
 
 namespace chunkwise::store {
 

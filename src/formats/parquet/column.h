@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/parquet/file_metadata.h"
+#include "formats/parquet/file_metadata.h"
 
 namespace chunkwise::formats::parquet {
 
