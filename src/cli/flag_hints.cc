@@ -37,6 +37,7 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "codecs", "--codec", "see --codec"},
     FlagHint{kUnsupported, "codecs", "--codec", "see --codec"},
     FlagHint{kInvalid, "fill_value", "--fill", "see --fill"},
+    FlagHint{kInvalid, "attributes", "--attributes", "see --attributes"},
     FlagHint{kInvalid, "columns", "--columns", "see --columns and --where"},
     FlagHint{kInvalid, "backend", "--backend", "see --backend"},
     FlagHint{kUnsupported, "backend", "--backend", "pass --backend cpu or auto"},

@@ -19,6 +19,14 @@ std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                   const ZarrArraySpec& spec, const ZarrCreateOptions& options,
                                   const CallOptions& call) {
+  // Checked here, not replaced by {} below: both doors (the CLI's
+  // --attributes, the module's attributes=) get the same refusal.
+  if (!spec.attributes.is_object()) {
+    return Status::InvalidArgument("the attributes must be a JSON object, not " +
+                                   std::string(spec.attributes.type_name()) + " (" +
+                                   std::string(url) + ")")
+        .WithField("attributes");
+  }
   zarr::ArrayLayout layout = internal::LayoutOf(spec);
   if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()

@@ -599,9 +599,7 @@ def bcolz_read_error(cli: str, tmp: Path) -> tuple[str, str]:
 # The same rows passed byte for byte on a build before the wt-shard-store merge.
 JOBS = [
     Job("zarr-create", create_output, create_error),
-    Job("zarr-create-attributes", create_attributes_output, None,
-        output_defect="`zarr create` has no --attributes; chunkwise.create(attributes=) "
-                      "writes them"),
+    Job("zarr-create-attributes", create_attributes_output, None),
     Job("zarr-create-0d", create_0d_output, create_0d_error),
     Job("zarr-write", write_output, write_error),
     Job("zarr-read", read_output, read_error),
