@@ -14,6 +14,14 @@ std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
                                  array.metadata().data_type.size());
 }
 
+// Metadata text a caller hands over is the caller's to fix: its syntax
+// errors are InvalidArgument, not the Corruption of stored metadata
+// (formats/zarr's ParseJsonDocument).
+Status AsCallersText(const Status& status) {
+  if (status.code() != StatusCode::kCorruption) return status;
+  return Status::InvalidArgument(std::string(status.message()));
+}
+
 }  // namespace
 
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
@@ -48,8 +56,9 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
 
 Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_view url,
                                            std::string_view zarr_json, std::string_view codecs) {
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
-                             zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey));
+  Result<zarr::ArrayMetadata> parsed = zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey);
+  if (!parsed.ok()) return AsCallersText(parsed.status());
+  zarr::ArrayMetadata metadata = *std::move(parsed);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,

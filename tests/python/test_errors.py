@@ -86,7 +86,10 @@ def test_unreadable_metadata_is_an_error_naming_the_key(tmp_path: pathlib.Path) 
     with pytest.raises(chunkwise.ChunkwiseError) as caught:
         chunkwise.open(str(path))
     assert "zarr.json" in str(caught.value)
-    assert isinstance(caught.value, ValueError)
+    # Stored bytes that are not JSON are damage: Corruption, as `zarr info`
+    # says (#38; InvalidArgument, a ValueError, before).
+    assert isinstance(caught.value, chunkwise.CorruptionError)
+    assert caught.value.code == "Corruption"
 
 
 def test_index_errors_are_numpys(memory_url: str) -> None:
