@@ -1,9 +1,10 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
-through any chunkwise store; ``chunkwise.dask`` writes and reads dask
-arrays, never two tasks to one shard. See docs/python.md.
+reads and writes; ``info`` is the CLI's whole-array zarr jobs;
+``chunkwise.zarr.Store`` lets zarr-python 3 read and write through any
+chunkwise store; ``chunkwise.dask`` writes and reads dask arrays, never two
+tasks to one shard. See docs/python.md.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._stream import StreamWriter
+from ._zarr_jobs import info
 
 if TYPE_CHECKING:
     from . import bcolz as bcolz
@@ -68,5 +70,6 @@ __all__ = [
     "UnsupportedError",
     "__version__",
     "create",
+    "info",
     "open",
 ]
