@@ -32,11 +32,33 @@ class CreateRequest:
     index_location: str
     def __init__(self) -> None: ...
 
+class ConvertRequest:
+    chunks: list[int] | None
+    shards: list[int] | None
+    unsharded: bool
+    codecs: str | None
+    checksum: str
+    index_location: str
+    zarr_format: int
+    overwrite: bool
+    resume: bool
+    blosc_encoder: str
+    threads: int
+    def __init__(self) -> None: ...
+
 def zarr_info_json(url: str) -> str: ...
 
 class Array:
     @staticmethod
     def open(url: str) -> Array: ...
+    @staticmethod
+    def convert(
+        source: str,
+        destination: str,
+        request: ConvertRequest,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> Array: ...
     @staticmethod
     def create(
         url: str,

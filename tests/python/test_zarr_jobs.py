@@ -53,3 +53,40 @@ def test_info_of_metadata_that_is_not_json_is_corruption(tmp_path: Path) -> None
             call()
         assert caught.value.code == "Corruption"
         assert "zarr.json" in str(caught.value)
+
+
+# --- convert -------------------------------------------------------------------
+
+
+def test_convert_keeps_the_values_and_what_it_is_not_told(tmp_path: Path) -> None:
+    src = chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16],
+                           shards=[16, 32], attributes={"unit": "nm"})
+    dest = chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "dest.zarr"),
+                             chunks=[4, 16])
+    assert (dest.chunks, dest.shards, dest.attrs) == ((4, 16), (16, 32), {"unit": "nm"})
+    np.testing.assert_array_equal(dest[...], src[...])
+    unsharded = chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "flat.zarr"),
+                                  shards="none", codecs="gzip:6")
+    assert unsharded.shards is None
+    assert unsharded.metadata["codecs"][-1]["name"] == "gzip"
+    np.testing.assert_array_equal(unsharded[...], src[...])
+
+
+def test_convert_refuses_chunks_that_do_not_divide_the_shards(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16], shards=[16, 32])
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "dest.zarr"), chunks=[5, 16])
+    assert caught.value.code == "InvalidArgument"
+    assert not (tmp_path / "dest.zarr" / "zarr.json").exists()
+
+
+def test_convert_refuses_a_checksum_without_codecs_and_a_taken_destination(
+        tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16])
+    with pytest.raises(chunkwise.InvalidArgumentError, match="needs codecs"):
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"), checksum="crc32c")
+    chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"))
+    with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite not requested"):
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"))
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.convert(str(tmp_path / "missing.zarr"), str(tmp_path / "e.zarr"))
