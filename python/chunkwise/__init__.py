@@ -1,7 +1,7 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes; ``info`` and ``convert`` are the CLI's whole-array zarr jobs;
+reads and writes; ``info``, ``convert`` and ``import_npy`` are the CLI's whole-array zarr jobs;
 ``chunkwise.zarr.Store`` lets zarr-python 3 read and write through any
 chunkwise store; ``chunkwise.dask`` writes and reads dask arrays, never two
 tasks to one shard. See docs/python.md.
@@ -27,7 +27,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._stream import StreamWriter
-from ._zarr_jobs import convert, info
+from ._zarr_jobs import convert, import_npy, info
 
 if TYPE_CHECKING:
     from . import bcolz as bcolz
@@ -71,6 +71,7 @@ __all__ = [
     "__version__",
     "convert",
     "create",
+    "import_npy",
     "info",
     "open",
 ]

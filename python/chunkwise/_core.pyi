@@ -46,11 +46,28 @@ class ConvertRequest:
     threads: int
     def __init__(self) -> None: ...
 
+class ImportRequest:
+    checksum: str
+    overwrite: bool
+    resume: bool
+    blosc_encoder: str
+    threads: int
+    def __init__(self) -> None: ...
+
 def zarr_info_json(url: str) -> str: ...
 
 class Array:
     @staticmethod
     def open(url: str) -> Array: ...
+    @staticmethod
+    def import_npy(
+        path: str,
+        url: str,
+        layout: CreateRequest,
+        request: ImportRequest,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> Array: ...
     @staticmethod
     def convert(
         source: str,

@@ -1,4 +1,5 @@
-"""The CLI's whole-array zarr jobs, from Python: `zarr info` and `convert`,
+"""The CLI's whole-array zarr jobs, from Python: `zarr info`, `convert` and
+`import`,
 each one call of the same facade function
 with the same options and defaults (docs/python.md, "Whole-array jobs").
 """
@@ -7,11 +8,12 @@ from __future__ import annotations
 
 import json
 import operator
+import os
 from collections.abc import Sequence
 from typing import Any
 
 from . import _core, _progress
-from ._array import Array
+from ._array import Array, _create_request
 from ._cancel import CancelToken
 from ._progress import Progress
 
@@ -78,5 +80,54 @@ def convert(
         _core.Array.convert(
             str(source), str(dest), request,
             progress=_progress.callback(progress, "convert"), cancel=_progress.token(cancel),
+        )
+    )
+
+
+def import_npy(
+    path: str | os.PathLike[str],
+    url: str,
+    *,
+    chunks: Sequence[int],
+    shards: Sequence[int] | None = None,
+    codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    checksum: str = "none",
+    fill_value: Any = None,
+    dimension_names: Sequence[str | None] | None = None,
+    attributes: dict[str, Any] | None = None,
+    zarr_format: int = 3,
+    index_location: str = "end",
+    overwrite: bool = False,
+    resume: bool = False,
+    blosc_encoder: str = "c-blosc",
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> Array:
+    """Imports the .npy file at `path` as a new array at `url`: `chunkwise
+    zarr import FILE DEST`, with its flags as keywords and its defaults.
+
+    The shape and dtype are the file's (its header); the layout options are
+    `create`'s. The file is streamed one slab of shards at a time, never
+    loaded whole, and the metadata is written last: a failed or cancelled
+    import leaves no array, and `resume` finishes one of the same file and
+    layout. A damaged .npy raises the library's error naming the file
+    (CorruptionError or InvalidArgumentError), not numpy's. Returns the array.
+    """
+    layout = _create_request(
+        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location,
+    )
+    layout.dtype = ""  # The file's, as is the shape.
+    request = _core.ImportRequest()
+    request.checksum = checksum
+    request.overwrite = overwrite
+    request.resume = resume
+    request.blosc_encoder = blosc_encoder
+    request.threads = threads or 0
+    return Array(
+        _core.Array.import_npy(
+            os.fspath(path), str(url), layout, request,
+            progress=_progress.callback(progress, "import"), cancel=_progress.token(cancel),
         )
     )

@@ -60,6 +60,16 @@ struct ConvertRequest {
   std::size_t threads = 0;
 };
 
+// What chunkwise.import_npy passes down beside the CreateRequest (whose shape
+// and dtype are the file's): `zarr import`'s other flags.
+struct ImportRequest {
+  std::string checksum = "none";
+  bool overwrite = false;
+  bool resume = false;
+  std::string blosc_encoder = "c-blosc";
+  std::size_t threads = 0;
+};
+
 class PyArray {
  public:
   static PyArray Open(const std::string& url) {
@@ -108,6 +118,31 @@ class PyArray {
     nb::gil_scoped_release release;
     return PyArray(url, ValueOrThrow(JoinUnpublishedZarrArray(ModuleContext(), url, metadata_json,
                                                               codec.value_or(""))));
+  }
+
+  // The facade's ImportNpyAsZarrArray (`zarr import`): the .npy at `path`
+  // streamed into a new array at `url` with the request's layout.
+  static PyArray ImportNpy(const std::string& path, const std::string& url,
+                           const CreateRequest& layout, const ImportRequest& request,
+                           nb::object progress, std::shared_ptr<CancelToken> cancel) {
+    CreateRequest checked = layout;
+    checked.codec =
+        ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));
+    Operation operation(std::move(progress), std::move(cancel), request.threads);
+    std::optional<ZarrArray> imported;
+    operation.Run(
+        [&]() -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              imported, ImportNpyAsZarrArray(operation.context(), path, url, spec,
+                                             {.overwrite = request.overwrite,
+                                              .resume = request.resume,
+                                              .encoders = {.blosc_encoder = request.blosc_encoder}},
+                                             operation.call()));
+          return Status::Ok();
+        },
+        kAlwaysWatched);
+    return PyArray(url, *std::move(imported));
   }
 
   // The facade's ConvertZarrArray (`zarr convert`): `source` copied into a
@@ -258,7 +293,10 @@ class PyArray {
   static Result<ZarrArraySpec> SpecOf(const CreateRequest& request) {
     ZarrArraySpec spec;
     spec.shape = request.shape;
-    CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    // An import's dtype is its file's: the request leaves it empty.
+    if (!request.dtype.empty()) {
+      CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    }
     spec.chunks = request.chunks;
     spec.shards = request.shards;
     if (request.codecs_json) {
@@ -343,11 +381,22 @@ void BindArray(nb::module_& module) {
       .def_rw("blosc_encoder", &ConvertRequest::blosc_encoder)
       .def_rw("threads", &ConvertRequest::threads);
 
+  nb::class_<ImportRequest>(module, "ImportRequest")
+      .def(nb::init<>())
+      .def_rw("checksum", &ImportRequest::checksum)
+      .def_rw("overwrite", &ImportRequest::overwrite)
+      .def_rw("resume", &ImportRequest::resume)
+      .def_rw("blosc_encoder", &ImportRequest::blosc_encoder)
+      .def_rw("threads", &ImportRequest::threads);
+
   nb::class_<PyArray>(module, "Array")
       .def_static("open", &PyArray::Open, nb::arg("url"))
       .def_static("create", &PyArray::Create, nb::arg("url"), nb::arg("request"),
                   nb::arg("overwrite"), nb::arg("publish") = true,
                   nb::arg("data").noconvert() = nb::none(), nb::arg("progress") = nb::none(),
+                  nb::arg("cancel").none() = nb::none())
+      .def_static("import_npy", &PyArray::ImportNpy, nb::arg("path"), nb::arg("url"),
+                  nb::arg("layout"), nb::arg("request"), nb::arg("progress") = nb::none(),
                   nb::arg("cancel").none() = nb::none())
       .def_static("convert", &PyArray::Convert, nb::arg("source"), nb::arg("destination"),
                   nb::arg("request"), nb::arg("progress") = nb::none(),

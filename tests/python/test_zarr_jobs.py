@@ -90,3 +90,38 @@ def test_convert_refuses_a_checksum_without_codecs_and_a_taken_destination(
         chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"))
     with pytest.raises(chunkwise.NotFoundError):
         chunkwise.convert(str(tmp_path / "missing.zarr"), str(tmp_path / "e.zarr"))
+
+
+# --- import_npy ----------------------------------------------------------------
+
+
+def test_import_npy_takes_the_files_shape_and_dtype(tmp_path: Path) -> None:
+    data = volume((20, 17), "int32")
+    np.save(tmp_path / "data.npy", data)
+    array = chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8, 8],
+                                 shards=[16, 16], attributes={"unit": "nm"},
+                                 dimension_names=["y", None])
+    assert (array.shape, array.dtype, array.chunks, array.shards) == \
+        ((20, 17), np.dtype("int32"), (8, 8), (16, 16))
+    assert array.attrs == {"unit": "nm"}
+    assert array.metadata["dimension_names"] == ["y", None]
+    np.testing.assert_array_equal(array[...], data)
+
+
+def test_import_npy_of_a_damaged_file_is_the_librarys_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00\x76\x00{'descr': '<u2'")
+    with pytest.raises(chunkwise.ChunkwiseError) as caught:
+        chunkwise.import_npy(tmp_path / "bad.npy", str(tmp_path / "a.zarr"), chunks=[8])
+    assert caught.value.code == "Corruption"
+    assert isinstance(caught.value, chunkwise.CorruptionError)
+    assert "bad.npy" in str(caught.value)
+    assert not (tmp_path / "a.zarr" / "zarr.json").exists()
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.import_npy(tmp_path / "none.npy", str(tmp_path / "b.zarr"), chunks=[8])
+
+
+def test_import_npy_refuses_chunks_of_the_wrong_rank(tmp_path: Path) -> None:
+    np.save(tmp_path / "data.npy", volume())
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8])
+    assert caught.value.code == "InvalidArgument"
