@@ -1,7 +1,8 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes; ``info``, ``convert`` and ``import_npy`` are the CLI's whole-array zarr jobs;
+reads and writes; ``info``, ``convert``, ``import_npy`` and
+``to_precomputed`` are the CLI's whole-array zarr jobs;
 ``chunkwise.zarr.Store`` lets zarr-python 3 read and write through any
 chunkwise store; ``chunkwise.dask`` writes and reads dask arrays, never two
 tasks to one shard. See docs/python.md.
@@ -27,7 +28,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._stream import StreamWriter
-from ._zarr_jobs import convert, import_npy, info
+from ._zarr_jobs import convert, import_npy, info, to_precomputed
 
 if TYPE_CHECKING:
     from . import bcolz as bcolz
@@ -74,4 +75,5 @@ __all__ = [
     "import_npy",
     "info",
     "open",
+    "to_precomputed",
 ]

@@ -54,7 +54,27 @@ class ImportRequest:
     threads: int
     def __init__(self) -> None: ...
 
+class ZarrToPrecomputedRequest:
+    type: str | None
+    encoding: str | None
+    chunk: list[int]
+    resolution: list[float]
+    num_scales: int
+    sharded: bool
+    sharding_json: str | None
+    gzip_level: int
+    overwrite: bool
+    threads: int
+    def __init__(self) -> None: ...
+
 def zarr_info_json(url: str) -> str: ...
+def zarr_to_precomputed(
+    source: str,
+    dest: str,
+    request: ZarrToPrecomputedRequest,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
 
 class Array:
     @staticmethod

@@ -1,6 +1,5 @@
-"""The CLI's whole-array zarr jobs, from Python: `zarr info`, `convert` and
-`import`,
-each one call of the same facade function
+"""The CLI's whole-array zarr jobs, from Python: `zarr info`, `convert`,
+`import` and `to-precomputed`, each one call of the same facade function
 with the same options and defaults (docs/python.md, "Whole-array jobs").
 """
 
@@ -130,4 +129,51 @@ def import_npy(
             os.fspath(path), str(url), layout, request,
             progress=_progress.callback(progress, "import"), cancel=_progress.token(cancel),
         )
+    )
+
+
+def to_precomputed(
+    source: str,
+    dest: str,
+    *,
+    type: str | None = None,  # noqa: A002 - the CLI's flag
+    encoding: str | None = None,
+    chunk: Sequence[int] = (64, 64, 64),
+    resolution: Sequence[float] = (1, 1, 1),
+    scales: int = 1,
+    sharded: bool = False,
+    sharding: dict[str, Any] | str | None = None,
+    gzip_level: int = 6,
+    overwrite: bool = False,
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Converts the 3-d zarr array (z, y, x) at `source` into a neuroglancer
+    precomputed volume at `dest`: `chunkwise zarr to-precomputed SRC DEST`,
+    with its flags as keywords and its defaults.
+
+    `type` is ``"segmentation"`` (the default for uint32/uint64) or
+    ``"image"``; `encoding` ``"raw"`` or ``"compressed_segmentation"`` (by
+    default by type). `chunk` and `resolution` are x, y, z; `scales` halves
+    each scale from the last (1..32). `sharded` picks sharding bits per
+    scale; `sharding` (a neuroglancer_uint64_sharded_v1 spec, dict or JSON
+    text) gives one for every scale. A volume at `dest` is refused unless
+    `overwrite`. Returns ``chunks_per_scale``, ``bytes_read`` and ``seconds``.
+    """
+    request = _core.ZarrToPrecomputedRequest()
+    request.type = type
+    request.encoding = encoding
+    request.chunk = [operator.index(n) for n in chunk]
+    request.resolution = [float(r) for r in resolution]
+    request.num_scales = scales
+    request.sharded = sharded
+    if sharding is not None:
+        request.sharding_json = sharding if isinstance(sharding, str) else json.dumps(sharding)
+    request.gzip_level = gzip_level
+    request.overwrite = overwrite
+    request.threads = threads or 0
+    return _core.zarr_to_precomputed(
+        str(source), str(dest), request,
+        progress=_progress.callback(progress, "to-precomputed"), cancel=_progress.token(cancel),
     )

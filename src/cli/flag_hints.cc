@@ -50,6 +50,9 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "unit", "--unit", "see --unit"},
     FlagHint{kInvalid, "axes", "--shape", "see --shape and --dimension-names"},
     FlagHint{kInvalid, "threads", "--threads", "see --threads"},
+    FlagHint{kInvalid, "chunk_size", "--chunk", "see --chunk"},
+    FlagHint{kInvalid, "num_scales", "--scales", "see --scales"},
+    FlagHint{kInvalid, "gzip_level", "--gzip-level", "see --gzip-level"},
 };
 
 }  // namespace

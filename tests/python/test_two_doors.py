@@ -456,15 +456,14 @@ def zarr_precomputed_output(cli: str, tmp: Path) -> None:
     src = tmp / "src.zarr"
     chunkwise.create(str(src), data=volume((32, 32, 32), "uint8"), chunks=[16, 16, 16])
     cli_ok(cli, "zarr", "to-precomputed", src, tmp / "cli-volume", "--chunk", "16,16,16")
-    chunkwise.to_precomputed(str(src), str(tmp / "py-volume"),  # type: ignore[attr-defined]
-                             chunk=[16, 16, 16])
+    chunkwise.to_precomputed(str(src), str(tmp / "py-volume"), chunk=[16, 16, 16])
     assert_same_store(tmp / "cli-volume", tmp / "py-volume")
 
 
 def zarr_precomputed_error(cli: str, tmp: Path) -> tuple[str, str]:
     return (cli_code(cli, "zarr", "to-precomputed", tmp / "missing.zarr", tmp / "cli-volume"),
-            py_code(lambda: chunkwise.to_precomputed(  # type: ignore[attr-defined]
-                str(tmp / "missing.zarr"), str(tmp / "py-volume"))))
+            py_code(lambda: chunkwise.to_precomputed(str(tmp / "missing.zarr"),
+                                                     str(tmp / "py-volume"))))
 
 
 # refs build ------------------------------------------------------------------
@@ -619,9 +618,7 @@ JOBS = [
         error_defect="StreamWriter has no levels=/downsample= (TypeError, not a code)"),
     Job("dvid-export-shards", export_output, export_error),
     Job("dvid-to-precomputed", dvid_precomputed_output, dvid_precomputed_error),
-    Job("zarr-to-precomputed", zarr_precomputed_output, zarr_precomputed_error,
-        output_defect="the module has no zarr → precomputed (`zarr to-precomputed`)",
-        error_defect="the module has no zarr → precomputed"),
+    Job("zarr-to-precomputed", zarr_precomputed_output, zarr_precomputed_error),
     Job("refs-build", refs_output, refs_error),
     Job("refs-build-parquet", refs_parquet_output, refs_error,
         output_defect="the root array's name in a set of one array differs: the CLI names "

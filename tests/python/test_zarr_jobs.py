@@ -4,6 +4,7 @@ jobs against the CLI, byte for byte, are tests/python/test_two_doors.py's."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import numpy as np
@@ -125,3 +126,30 @@ def test_import_npy_refuses_chunks_of_the_wrong_rank(tmp_path: Path) -> None:
     with pytest.raises(chunkwise.InvalidArgumentError) as caught:
         chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8])
     assert caught.value.code == "InvalidArgument"
+
+
+# --- to_precomputed ------------------------------------------------------------
+
+
+def test_to_precomputed_writes_a_volume_of_the_same_voxels(tmp_path: Path) -> None:
+    data = volume((32, 32, 32), "uint32")
+    chunkwise.create(str(tmp_path / "src.zarr"), data=data, chunks=[16, 16, 16])
+    summary = chunkwise.to_precomputed(str(tmp_path / "src.zarr"), str(tmp_path / "vol"),
+                                       chunk=[16, 16, 16], resolution=[4, 4, 40], scales=2)
+    assert summary["chunks_per_scale"] == [8, 1]
+    info = json.loads((tmp_path / "vol" / "info").read_text())
+    assert (info["type"], info["data_type"]) == ("segmentation", "uint32")
+    assert info["scales"][0]["resolution"] == [4, 4, 40]
+    assert info["scales"][0]["encoding"] == "compressed_segmentation"
+
+
+def test_to_precomputed_refuses_bad_options_as_the_cli_does(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume((8, 8, 8), "uint8"), chunks=[8, 8, 8])
+    for options in ({"chunk": [0, 16, 16]}, {"chunk": [8192, 16, 16]}, {"scales": 0},
+                    {"gzip_level": 10}, {"type": "mesh"}, {"encoding": "jpeg"}):
+        with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+            chunkwise.to_precomputed(str(tmp_path / "src.zarr"), str(tmp_path / "vol"),
+                                     **options)  # type: ignore[arg-type]
+        assert caught.value.code == "InvalidArgument", options
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.to_precomputed(str(tmp_path / "missing.zarr"), str(tmp_path / "vol"))
