@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import chunkwise
+import chunkwise.refs
 
 Path = pathlib.Path
 
@@ -153,3 +154,17 @@ def test_to_precomputed_refuses_bad_options_as_the_cli_does(tmp_path: Path) -> N
         assert caught.value.code == "InvalidArgument", options
     with pytest.raises(chunkwise.NotFoundError):
         chunkwise.to_precomputed(str(tmp_path / "missing.zarr"), str(tmp_path / "vol"))
+
+
+# --- refs.build's root array name ----------------------------------------------
+
+
+def test_a_parquet_set_names_its_one_array_after_the_source(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "plane.zarr"), data=volume(), chunks=[8, 16], zarr_format=2)
+    chunkwise.refs.build(str(tmp_path / "plane.zarr"), str(tmp_path / "a.parquet"),
+                         format="parquet")
+    assert "plane/.zarray" in chunkwise.refs.open(str(tmp_path / "a.parquet"))
+    assert (tmp_path / "a.parquet" / "plane" / "refs.0.parq").exists()
+    chunkwise.refs.build(str(tmp_path / "plane.zarr"), str(tmp_path / "b.parquet"),
+                         format="parquet", root_array_name="data")
+    assert "data/.zarray" in chunkwise.refs.open(str(tmp_path / "b.parquet"))
