@@ -1,9 +1,12 @@
 """chunkwise: chunked, sharded, compressed n-d arrays, from Python.
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
-reads and writes, ``open_group`` groups of them, with zarr-python 3's modes; ``chunkwise.zarr.Store`` lets zarr-python 3 read and write
-through any chunkwise store; ``chunkwise.dask`` writes and reads dask
-arrays, never two tasks to one shard. See docs/python.md.
+reads and writes, ``open_group`` groups of them, with zarr-python 3's
+modes; ``info``, ``convert``, ``import_npy`` and
+``to_precomputed`` are the CLI's whole-array zarr jobs;
+``chunkwise.zarr.Store`` lets zarr-python 3 read and write through any
+chunkwise store; ``chunkwise.dask`` writes and reads dask arrays, never two
+tasks to one shard. See docs/python.md.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ._errors import (
 )
 from ._group import Group, open_group
 from ._stream import StreamWriter
+from ._zarr_jobs import convert, import_npy, info, to_precomputed
 
 if TYPE_CHECKING:
     from . import bcolz as bcolz
@@ -71,7 +75,11 @@ __all__ = [
     "StreamWriter",
     "UnsupportedError",
     "__version__",
+    "convert",
     "create",
+    "import_npy",
+    "info",
     "open",
     "open_group",
+    "to_precomputed",
 ]

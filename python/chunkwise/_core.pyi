@@ -33,9 +33,70 @@ class CreateRequest:
     index_location: str
     def __init__(self) -> None: ...
 
+class ConvertRequest:
+    chunks: list[int] | None
+    shards: list[int] | None
+    unsharded: bool
+    codecs: str | None
+    checksum: str
+    index_location: str
+    zarr_format: int
+    overwrite: bool
+    resume: bool
+    blosc_encoder: str
+    threads: int
+    def __init__(self) -> None: ...
+
+class ImportRequest:
+    checksum: str
+    overwrite: bool
+    resume: bool
+    blosc_encoder: str
+    threads: int
+    def __init__(self) -> None: ...
+
+class ZarrToPrecomputedRequest:
+    type: str | None
+    encoding: str | None
+    chunk: list[int]
+    resolution: list[float]
+    num_scales: int
+    sharded: bool
+    sharding_json: str | None
+    gzip_level: int
+    overwrite: bool
+    threads: int
+    def __init__(self) -> None: ...
+
+def zarr_info_json(url: str) -> str: ...
+def zarr_to_precomputed(
+    source: str,
+    dest: str,
+    request: ZarrToPrecomputedRequest,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
+
 class Array:
     @staticmethod
     def open(url: str) -> Array: ...
+    @staticmethod
+    def import_npy(
+        path: str,
+        url: str,
+        layout: CreateRequest,
+        request: ImportRequest,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> Array: ...
+    @staticmethod
+    def convert(
+        source: str,
+        destination: str,
+        request: ConvertRequest,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> Array: ...
     @staticmethod
     def create(
         url: str,

@@ -30,7 +30,7 @@ def build(
     url_base: str | None = None,
     templates: bool = True,
     record_size: int = 100000,
-    root_array_name: str = "data",
+    root_array_name: str | None = None,
     overwrite: bool = False,
     progress: Progress = None,
     cancel: CancelToken | None = None,
@@ -39,7 +39,9 @@ def build(
 
     `format` is ``"json"`` (v0), ``"json-v1"`` (templates shorten shared
     URLs) or ``"parquet"`` (a directory; a root array is nested as
-    `root_array_name`). Each reference's URL starts with `url_base`, or the
+    `root_array_name`, by default the stem of `source`'s last segment,
+    ``src.zarr`` → ``src``, as `chunkwise refs build` names it; ``"data"``
+    when it has none). Each reference's URL starts with `url_base`, or the
     source's absolute path (or URL). An existing `dest` is refused unless
     `overwrite`. `progress` counts chunks referenced (total None, except for a
 bcolz carray, whose chunk count is known); `cancel` as elsewhere.
@@ -51,7 +53,7 @@ bcolz carray, whose chunk count is known); `cancel` as elsewhere.
     request.url_base = url_base or ""
     request.templates = templates
     request.record_size = record_size
-    request.root_array_name = root_array_name
+    request.root_array_name = root_array_name or ""
     request.overwrite = overwrite
     return _core.build_references(
         str(source), str(dest), request,

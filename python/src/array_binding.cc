@@ -46,6 +46,31 @@ struct CreateRequest {
   std::string index_location = "end";
 };
 
+// What chunkwise.convert passes down: `zarr convert`'s flags, as Python gives them.
+struct ConvertRequest {
+  std::optional<std::vector<core::Index>> chunks;  // None: the source's.
+  std::optional<std::vector<core::Index>> shards;  // None: the source's (unless unsharded).
+  bool unsharded = false;                          // shards="none".
+  std::optional<std::string> codecs;               // A shorthand; None: the source's.
+  std::string checksum = "none";
+  std::string index_location = "end";
+  int zarr_format = 3;
+  bool overwrite = false;
+  bool resume = false;
+  std::string blosc_encoder = "c-blosc";
+  std::size_t threads = 0;
+};
+
+// What chunkwise.import_npy passes down beside the CreateRequest (whose shape
+// and dtype are the file's): `zarr import`'s other flags.
+struct ImportRequest {
+  std::string checksum = "none";
+  bool overwrite = false;
+  bool resume = false;
+  std::string blosc_encoder = "c-blosc";
+  std::size_t threads = 0;
+};
+
 class PyArray {
  public:
   static PyArray Open(const std::string& url) {
@@ -94,6 +119,53 @@ class PyArray {
     nb::gil_scoped_release release;
     return PyArray(url, ValueOrThrow(JoinUnpublishedZarrArray(ModuleContext(), url, metadata_json,
                                                               codec.value_or(""))));
+  }
+
+  // The facade's ImportNpyAsZarrArray (`zarr import`): the .npy at `path`
+  // streamed into a new array at `url` with the request's layout.
+  static PyArray ImportNpy(const std::string& path, const std::string& url,
+                           const CreateRequest& layout, const ImportRequest& request,
+                           nb::object progress, std::shared_ptr<CancelToken> cancel) {
+    CreateRequest checked = layout;
+    checked.codec =
+        ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));
+    Operation operation(std::move(progress), std::move(cancel), request.threads);
+    std::optional<ZarrArray> imported;
+    operation.Run(
+        [&]() -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              imported, ImportNpyAsZarrArray(operation.context(), path, url, spec,
+                                             {.overwrite = request.overwrite,
+                                              .resume = request.resume,
+                                              .encoders = {.blosc_encoder = request.blosc_encoder}},
+                                             operation.call()));
+          return Status::Ok();
+        },
+        kAlwaysWatched);
+    return PyArray(url, *std::move(imported));
+  }
+
+  // The facade's ConvertZarrArray (`zarr convert`): `source` copied into a
+  // new array at `destination` in the request's layout.
+  static PyArray Convert(const std::string& source, const std::string& destination,
+                         const ConvertRequest& request, nb::object progress,
+                         std::shared_ptr<CancelToken> cancel) {
+    const ZarrConversionLayout layout = ValueOrThrow(LayoutOf(request));
+    Operation operation(std::move(progress), std::move(cancel), request.threads);
+    std::optional<ZarrArray> converted;
+    operation.Run(
+        [&]() -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              converted, ConvertZarrArray(operation.context(), source, destination, layout,
+                                          {.overwrite = request.overwrite,
+                                           .resume = request.resume,
+                                           .encoders = {.blosc_encoder = request.blosc_encoder}},
+                                          operation.call()));
+          return Status::Ok();
+        },
+        kAlwaysWatched);
+    return PyArray(destination, *std::move(converted));
   }
 
   // Writes the metadata of an array created with publish=false.
@@ -208,10 +280,38 @@ class PyArray {
   PyArray(std::string url, std::shared_ptr<ZarrArray> array)
       : url_(std::move(url)), array_(std::move(array)) {}
 
+  // Jobs whose size is not known here are watched (Ctrl-C, progress).
+  static constexpr std::uint64_t kAlwaysWatched = UINT64_MAX;
+
+  // The layout `zarr convert` builds from its flags (src/cli/zarr_command.cc).
+  static Result<ZarrConversionLayout> LayoutOf(const ConvertRequest& request) {
+    ZarrConversionLayout layout;
+    layout.chunks = request.chunks;
+    layout.shards = request.shards;
+    layout.unsharded = request.unsharded;
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(request.index_location));
+    layout.zarr_format = request.zarr_format;
+    if (!request.codecs) {
+      // The source's codecs are kept as they are, checksum or not.
+      if (request.checksum != "none") {
+        return Status::InvalidArgument("checksum=\"" + request.checksum +
+                                       "\" needs codecs (without them the source's are kept)")
+            .WithField("codecs");
+      }
+      return layout;
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(layout.codecs,
+                               CodecsWithChecksum(*request.codecs, request.checksum));
+    return layout;
+  }
+
   static Result<ZarrArraySpec> SpecOf(const CreateRequest& request) {
     ZarrArraySpec spec;
     spec.shape = request.shape;
-    CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    // An import's dtype is its file's: the request leaves it empty.
+    if (!request.dtype.empty()) {
+      CHUNKWISE_ASSIGN_OR_RETURN(spec.data_type, ParseDataType(request.dtype));
+    }
     if (request.byte_order == "big") {
       spec.endian = core::Endian::kBig;
     } else if (request.byte_order != "little") {
@@ -289,11 +389,39 @@ void BindArray(nb::module_& module) {
       .def_rw("zarr_format", &CreateRequest::zarr_format)
       .def_rw("index_location", &CreateRequest::index_location);
 
+  nb::class_<ConvertRequest>(module, "ConvertRequest")
+      .def(nb::init<>())
+      .def_rw("chunks", &ConvertRequest::chunks)
+      .def_rw("shards", &ConvertRequest::shards)
+      .def_rw("unsharded", &ConvertRequest::unsharded)
+      .def_rw("codecs", &ConvertRequest::codecs)
+      .def_rw("checksum", &ConvertRequest::checksum)
+      .def_rw("index_location", &ConvertRequest::index_location)
+      .def_rw("zarr_format", &ConvertRequest::zarr_format)
+      .def_rw("overwrite", &ConvertRequest::overwrite)
+      .def_rw("resume", &ConvertRequest::resume)
+      .def_rw("blosc_encoder", &ConvertRequest::blosc_encoder)
+      .def_rw("threads", &ConvertRequest::threads);
+
+  nb::class_<ImportRequest>(module, "ImportRequest")
+      .def(nb::init<>())
+      .def_rw("checksum", &ImportRequest::checksum)
+      .def_rw("overwrite", &ImportRequest::overwrite)
+      .def_rw("resume", &ImportRequest::resume)
+      .def_rw("blosc_encoder", &ImportRequest::blosc_encoder)
+      .def_rw("threads", &ImportRequest::threads);
+
   nb::class_<PyArray>(module, "Array")
       .def_static("open", &PyArray::Open, nb::arg("url"))
       .def_static("create", &PyArray::Create, nb::arg("url"), nb::arg("request"),
                   nb::arg("overwrite"), nb::arg("publish") = true,
                   nb::arg("data").noconvert() = nb::none(), nb::arg("progress") = nb::none(),
+                  nb::arg("cancel").none() = nb::none())
+      .def_static("import_npy", &PyArray::ImportNpy, nb::arg("path"), nb::arg("url"),
+                  nb::arg("layout"), nb::arg("request"), nb::arg("progress") = nb::none(),
+                  nb::arg("cancel").none() = nb::none())
+      .def_static("convert", &PyArray::Convert, nb::arg("source"), nb::arg("destination"),
+                  nb::arg("request"), nb::arg("progress") = nb::none(),
                   nb::arg("cancel").none() = nb::none())
       .def_static("join_unpublished", &PyArray::JoinUnpublished, nb::arg("url"),
                   nb::arg("metadata_json"), nb::arg("codec") = nb::none())

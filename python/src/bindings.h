@@ -18,6 +18,7 @@ void BindCancelToken(nanobind::module_& module);     // operation.cc
 void BindReferences(nanobind::module_& module);      // refs_binding.cc
 void BindBcolz(nanobind::module_& module);           // bcolz_binding.cc
 void BindVectors(nanobind::module_& module);         // vectors_binding.cc
+void BindZarrJobs(nanobind::module_& module);        // zarr_job_binding.cc
 
 }  // namespace chunkwise::python
 

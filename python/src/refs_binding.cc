@@ -27,7 +27,7 @@ struct BuildRequest {
   std::string url_base;            // Empty: the source's absolute path or URL.
   bool templates = true;
   std::uint64_t record_size = 100000;
-  std::string root_array_name = "data";
+  std::string root_array_name;  // Empty: the facade's, after the source (ReferenceRootArrayName).
   bool overwrite = false;
 };
 
@@ -60,15 +60,15 @@ nb::dict BuildReferencesAt(const std::string& source, const std::string& output,
       [&]() -> Status {
         const Context& context = operation.context();
         const CallOptions& call = operation.call();
+        // The CLI's `refs build` job (one process): the same refusals before
+        // any work and the same names (an empty root_array_name is the source's).
         CHUNKWISE_ASSIGN_OR_RETURN(
-            const ReferenceSet set,
-            BuildReferences(context, source,
-                            {.url_base = request.url_base,
-                             .zarr_chunk_keys_only = write.format == ReferenceFormat::kParquet},
-                            call));
-        CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing references to " + output));
-        CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, set, output, write));
-        CHUNKWISE_ASSIGN_OR_RETURN(summary, SummarizeReferences(set));
+            const ReferenceJobSummary job,
+            BuildReferencesInto(context, source, output,
+                                {.url_base = request.url_base,
+                                 .zarr_chunk_keys_only = write.format == ReferenceFormat::kParquet},
+                                write, {}, call));
+        CHUNKWISE_ASSIGN_OR_RETURN(summary, SummarizeReferences(job.set));
         return Status::Ok();
       },
       // Always watched: the chunk count of the source is not known here.

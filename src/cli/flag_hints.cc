@@ -37,6 +37,7 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "codecs", "--codec", "see --codec"},
     FlagHint{kUnsupported, "codecs", "--codec", "see --codec"},
     FlagHint{kInvalid, "fill_value", "--fill", "see --fill"},
+    FlagHint{kInvalid, "attributes", "--attributes", "see --attributes"},
     FlagHint{kInvalid, "columns", "--columns", "see --columns and --where"},
     FlagHint{kInvalid, "backend", "--backend", "see --backend"},
     FlagHint{kUnsupported, "backend", "--backend", "pass --backend cpu or auto"},
@@ -49,6 +50,9 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "unit", "--unit", "see --unit"},
     FlagHint{kInvalid, "axes", "--shape", "see --shape and --dimension-names"},
     FlagHint{kInvalid, "threads", "--threads", "see --threads"},
+    FlagHint{kInvalid, "chunk_size", "--chunk", "see --chunk"},
+    FlagHint{kInvalid, "num_scales", "--scales", "see --scales"},
+    FlagHint{kInvalid, "gzip_level", "--gzip-level", "see --gzip-level"},
 };
 
 }  // namespace

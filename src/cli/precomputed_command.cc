@@ -206,24 +206,16 @@ Status DvidToPrecomputedCommand(const CommandContext& context, const Precomputed
 Status ZarrToPrecomputedCommand(const CommandContext& context, const PrecomputedOptions& options) {
   ZarrToPrecomputedOptions convert;
   if (!options.type.empty()) {
-    convert.type = options.type == "image" ? PrecomputedVolumeType::kImage
-                                           : PrecomputedVolumeType::kSegmentation;
+    CHUNKWISE_ASSIGN_OR_RETURN(convert.type, ParsePrecomputedVolumeType(options.type));
   }
   if (!options.encoding.empty()) {
-    convert.encoding = options.encoding == "raw"
-                           ? PrecomputedChunkEncoding::kRaw
-                           : PrecomputedChunkEncoding::kCompressedSegmentation;
+    CHUNKWISE_ASSIGN_OR_RETURN(convert.encoding, ParsePrecomputedChunkEncoding(options.encoding));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(convert.chunk_size,
                              ParseTriple<core::Index>(options.chunk, "--chunk"));
-  for (const core::Index edge : convert.chunk_size) {
-    if (edge < 1 || edge > 4096) return Status::InvalidArgument("--chunk edges must be 1..4096");
-  }
   CHUNKWISE_ASSIGN_OR_RETURN(convert.resolution,
                              ParseTriple<double>(options.resolution, "--resolution"));
-  if (options.num_scales < 1 || options.num_scales > 32) {
-    return Status::InvalidArgument("--scales must be 1..32");
-  }
+  // The ranges are the facade's to check (ZarrToPrecomputed), for both doors.
   convert.num_scales = options.num_scales;
   if (!options.sharding.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(convert.sharding,

@@ -1,6 +1,5 @@
 // chunkwise refs: build, combine, inspect and read fsspec/kerchunk reference sets.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,8 +11,6 @@
 
 namespace chunkwise::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct RefsOptions {
   std::string source;
@@ -58,10 +55,7 @@ Result<ReferenceWriteOptions> WriteOptions(const RefsOptions& options) {
 // parts and writes the set; --resume keeps the parts a stopped job saved.
 Status Build(const CommandContext& context, const RefsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(ReferenceWriteOptions write, WriteOptions(options));
-  std::string name = options.source;
-  while (name.size() > 1 && name.ends_with('/')) name.pop_back();
-  write.root_array_name = fs::path(name).filename().stem().string();
-  if (write.root_array_name.empty()) write.root_array_name = "data";
+  // write.root_array_name is left empty: the facade names it after SRC.
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
   CHUNKWISE_ASSIGN_OR_RETURN(
       const chunkwise::ReferenceJobSummary job,

@@ -28,6 +28,7 @@ struct ZarrOptions {
   std::string checksum = "none";
   std::string fill;
   std::string dimension_names;
+  std::string attributes;
   int format = 3;
   std::string input;
   std::string input_dtype;
@@ -69,6 +70,9 @@ Result<ZarrArraySpec> SpecFromOptions(const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(spec.index_location, IndexLocationOption(options.index_location));
   if (!options.fill.empty()) spec.fill_value = options.fill;
   spec.dimension_names = ParseDimensionNames(options.dimension_names);
+  if (!options.attributes.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.attributes, AttributesOption(options.attributes));
+  }
   spec.zarr_format = options.format;
   return spec;
 }
@@ -306,6 +310,9 @@ Status Convert(const CommandContext& context, const ZarrOptions& options) {
 
 constexpr const char* kDimensionNamesHelp =
     "Names, e.g. z,y,x; an empty item is a dimension without a name (null): y,";
+constexpr const char* kAttributesHelp =
+    "The array's attributes: a JSON object, e.g. '{\"unit\": \"nm\"}', or @FILE to read it "
+    "from a file";
 
 void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
   command->add_option("--shard", options.shard,
@@ -350,6 +357,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
       ->required();
   create->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   create->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
+  create->add_option("--attributes", options->attributes, kAttributesHelp);
   AddLayoutOptions(create, *options);
   SetAction(create, context, [&context, options] { return Create(context, *options); });
 
@@ -407,6 +415,7 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
       ->required();
   import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   import->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
+  import->add_option("--attributes", options->attributes, kAttributesHelp);
   AddLayoutOptions(import, *options);
   import
       ->add_flag("--resume", options->resume,

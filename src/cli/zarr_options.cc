@@ -30,6 +30,17 @@ Result<std::string> CodecWithChecksum(const std::string& codec, const std::strin
   return text;
 }
 
+Result<nlohmann::json> AttributesOption(const std::string& text) {
+  std::string json = text;
+  if (text.starts_with('@')) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, ReadLocalFile(text.substr(1)));
+    json.assign(bytes.begin(), bytes.end());
+  }
+  Result<nlohmann::json> attributes = ParseJsonOption(json, "--attributes");
+  if (!attributes.ok()) return attributes.status().WithField("attributes");
+  return attributes;
+}
+
 std::string ShapeText(const nlohmann::ordered_json& shape) {
   std::string text;
   for (const nlohmann::ordered_json& extent : shape) {

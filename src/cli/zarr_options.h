@@ -28,6 +28,11 @@ constexpr const char* kChecksumHelp =
 Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
                                       const std::string& checksum);
 
+// --attributes: a JSON object given inline, or @FILE for a file's text. Not
+// JSON: InvalidArgument naming the flag; not an object: CreateZarrArray's
+// refusal (field "attributes").
+Result<nlohmann::json> AttributesOption(const std::string& text);
+
 // A JSON list of extents as "a,b,c" ("" for a 0-d shape).
 std::string ShapeText(const nlohmann::ordered_json& shape);
 

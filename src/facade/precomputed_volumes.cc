@@ -53,11 +53,59 @@ Result<PrecomputedShardingSpec> ParsePrecomputedSharding(std::string_view json_t
   return pc::ParseShardingSpec(*json, where);
 }
 
+Result<PrecomputedVolumeType> ParsePrecomputedVolumeType(std::string_view text) {
+  for (const PrecomputedVolumeType type :
+       {PrecomputedVolumeType::kSegmentation, PrecomputedVolumeType::kImage}) {
+    if (text == VolumeTypeName(type)) return type;
+  }
+  return Status::InvalidArgument("the volume type must be segmentation or image, not \"" +
+                                 std::string(text) + "\"")
+      .WithField("type");
+}
+
+Result<PrecomputedChunkEncoding> ParsePrecomputedChunkEncoding(std::string_view text) {
+  for (const PrecomputedChunkEncoding encoding :
+       {PrecomputedChunkEncoding::kRaw, PrecomputedChunkEncoding::kCompressedSegmentation}) {
+    if (text == ChunkEncodingName(encoding)) return encoding;
+  }
+  return Status::InvalidArgument(
+             "the chunk encoding must be raw or compressed_segmentation, not \"" +
+             std::string(text) + "\"")
+      .WithField("encoding");
+}
+
+namespace {
+
+// The options' ranges, checked here so that every door (`zarr to-precomputed`,
+// chunkwise.to_precomputed) refuses the same values with the same words.
+Status CheckZarrToPrecomputedOptions(const ZarrToPrecomputedOptions& options) {
+  for (const core::Index edge : options.chunk_size) {
+    if (edge < 1 || edge > 4096) {
+      return Status::InvalidArgument("the chunk edges must be 1..4096, not " + std::to_string(edge))
+          .WithField("chunk_size");
+    }
+  }
+  if (options.num_scales < 1 || options.num_scales > 32) {
+    return Status::InvalidArgument("the scales must be 1..32, not " +
+                                   std::to_string(options.num_scales))
+        .WithField("num_scales");
+  }
+  if (options.gzip_level < 1 || options.gzip_level > 9) {
+    return Status::InvalidArgument("the gzip level must be 1..9, not " +
+                                   std::to_string(options.gzip_level))
+        .WithField("gzip_level");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ZarrToPrecomputedSummary> ZarrToPrecomputed(const Context& context,
                                                    std::string_view source_url,
                                                    std::string_view dest_url,
                                                    ZarrToPrecomputedOptions options,
                                                    const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckZarrToPrecomputedOptions(options));
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(call, "converting " + std::string(source_url) + " to precomputed"));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> source,

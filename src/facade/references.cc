@@ -253,12 +253,21 @@ Result<ReferenceSet> JoinParts(const Context& context, const JobPlace& place,
 
 }  // namespace
 
+std::string ReferenceRootArrayName(std::string_view source_url) {
+  std::string name(source_url);
+  while (name.size() > 1 && name.ends_with('/')) name.pop_back();
+  name = fs::path(name).filename().stem().string();
+  return name.empty() ? "data" : name;
+}
+
 Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::string_view source_url,
                                                 std::string_view output_url,
                                                 const BuildReferencesOptions& build,
-                                                const ReferenceWriteOptions& write,
+                                                const ReferenceWriteOptions& given_write,
                                                 const ReferenceJobOptions& job,
                                                 const CallOptions& call) {
+  ReferenceWriteOptions write = given_write;
+  if (write.root_array_name.empty()) write.root_array_name = ReferenceRootArrayName(source_url);
   core::SingleProcess alone;
   core::Communicator& ranks = build.ranks != nullptr ? *build.ranks : alone;
   const bool root = ranks.rank() == 0;

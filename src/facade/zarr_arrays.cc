@@ -15,11 +15,27 @@ std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
                                  array.metadata().data_type.size());
 }
 
+// Metadata text a caller hands over is the caller's to fix: its syntax
+// errors are InvalidArgument, not the Corruption of stored metadata
+// (formats/zarr's ParseJsonDocument).
+Status AsCallersText(const Status& status) {
+  if (status.code() != StatusCode::kCorruption) return status;
+  return Status::InvalidArgument(std::string(status.message()));
+}
+
 }  // namespace
 
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                   const ZarrArraySpec& spec, const ZarrCreateOptions& options,
                                   const CallOptions& call) {
+  // Checked here, not replaced by {} below: both doors (the CLI's
+  // --attributes, the module's attributes=) get the same refusal.
+  if (!spec.attributes.is_object()) {
+    return Status::InvalidArgument("the attributes must be a JSON object, not " +
+                                   std::string(spec.attributes.type_name()) + " (" +
+                                   std::string(url) + ")")
+        .WithField("attributes");
+  }
   zarr::ArrayLayout layout = internal::LayoutOf(spec);
   if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()
@@ -41,8 +57,9 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
 
 Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_view url,
                                            std::string_view zarr_json, std::string_view codecs) {
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata,
-                             zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey));
+  Result<zarr::ArrayMetadata> parsed = zarr::ParseV3ArrayMetadata(zarr_json, zarr::kZarrJsonKey);
+  if (!parsed.ok()) return AsCallersText(parsed.status());
+  zarr::ArrayMetadata metadata = *std::move(parsed);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,

@@ -173,6 +173,30 @@ TEST(ReferencesApi, AnArrayInsideAGroupReferenceSetOpensByItsPath) {
   EXPECT_THAT(Message(written.status()), HasSubstr("g.json/v"));
 }
 
+// A Parquet set of one array names it after the source unless told (#38):
+// `refs build` and Python's refs.build both leave the name to the facade.
+TEST(ReferencesApi, TheRootArrayIsNamedAfterTheSource) {
+  EXPECT_EQ(ReferenceRootArrayName("/data/src.zarr"), "src");
+  EXPECT_EQ(ReferenceRootArrayName("s3://bucket/volume.zarr/"), "volume");
+  EXPECT_EQ(ReferenceRootArrayName("memory://plane"), "plane");
+  EXPECT_EQ(ReferenceRootArrayName("/"), "data");
+  Context context;
+  const auto root = api_test::FreshDirectory("refs-root-name");
+  const std::string array_url = (root / "plane.zarr").string();
+  ZarrArraySpec spec{.shape = {6, 4}, .data_type = *ParseDataType("uint16"), .chunks = {3, 2}};
+  spec.zarr_format = 2;
+  ASSERT_TRUE(CreateZarrArray(context, array_url, spec).ok());
+  ReferenceWriteOptions parquet;
+  parquet.format = ReferenceFormat::kParquet;
+  auto job = BuildReferencesInto(context, array_url, (root / "a.parq").string(), {}, parquet);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  auto parquet_store = OpenStore(context, (root / "a.parq").string());
+  ASSERT_TRUE(parquet_store.ok()) << parquet_store.status().ToString();
+  auto array = DetectFormat(**parquet_store, "plane");
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  EXPECT_EQ(array->kind, FormatKind::kZarrV2Array);
+}
+
 TEST(ReferencesApi, ZarrArrayThroughJsonAndParquetReferences) {
   Context context;
   const auto root = api_test::FreshDirectory("refs");

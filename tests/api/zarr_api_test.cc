@@ -79,6 +79,37 @@ TEST(ZarrApi, ErrorsNameTheUrlOrTheField) {
   EXPECT_THAT(Message(bad.status()), HasSubstr("[3,6]"));
 }
 
+// Attributes that are not a JSON object are refused by the facade (field
+// "attributes"), for the CLI's --attributes and the module's attributes=
+// alike; before #38 they were stored as {} without a word.
+TEST(ZarrApi, AttributesMustBeAnObject) {
+  Context context;
+  ZarrArraySpec spec = Sharded16();
+  spec.attributes = nlohmann::json::array({1});
+  auto bad = CreateZarrArray(context, "memory://bad-attributes", spec);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().field(), "attributes");
+  EXPECT_THAT(Message(bad.status()), HasSubstr("not array"));
+  EXPECT_EQ(OpenZarrArray(context, "memory://bad-attributes").status().code(),
+            StatusCode::kNotFound);
+}
+
+// A stored zarr.json that is not JSON is damage: opening the array and
+// ZarrInfo both say Corruption naming the key (#38: the open said
+// InvalidArgument, the info Corruption).
+TEST(ZarrApi, MetadataThatIsNotJsonIsCorruptionFromEveryDoor) {
+  Context context;
+  auto store = OpenStore(context, "memory://not-json", {.create = true});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->Set("zarr.json", AsBytes(std::string_view("{ not json"))).ok());
+  const Status opened = OpenZarrArray(context, "memory://not-json").status();
+  const Status described = ZarrInfo(context, "memory://not-json").status();
+  for (const Status& status : {opened, described}) {
+    EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+    EXPECT_THAT(Message(status), HasSubstr("zarr.json"));
+  }
+}
+
 // Unpublished creation for many writers: the creator makes the array, a
 // second writer joins it by its metadata, and only Publish makes it visible.
 TEST(ZarrApi, UnpublishedArrayIsJoinedByMetadataAndAppearsOnlyOnPublish) {

@@ -52,6 +52,12 @@ expect_error "the chunk shape [4] has a different rank from the array shape [8,8
   "$chunkwise" zarr create "$work/e" --shape 8,8 --dtype uint8 --chunk 4
 expect_error "the fill value" "see --fill" \
   "$chunkwise" zarr create "$work/d" --shape 8,8 --dtype uint8 --chunk 4,4 --fill pear
+# --attributes (#38): JSON that is not an object is the library's refusal, text
+# that is not JSON the flag's own; both name --attributes.
+expect_error "the attributes must be a JSON object, not array" "see --attributes" \
+  "$chunkwise" zarr create "$work/f" --shape 8,8 --dtype uint8 --chunk 4,4 --attributes '[1]'
+expect_error "--attributes: not valid JSON" "see --attributes" \
+  "$chunkwise" zarr create "$work/f" --shape 8,8 --dtype uint8 --chunk 4,4 --attributes '{"unit"'
 
 # An import that stopped part-way (a test fault fails its second box) leaves an
 # unfinished array: a plain import onto it is refused as unfinished, and the CLI

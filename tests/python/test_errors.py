@@ -42,6 +42,16 @@ def test_an_unknown_codec_is_a_value_error(memory_url: str) -> None:
         chunkwise.create(memory_url, shape=[4], dtype="uint8", chunks=[2], codecs="brotli")
 
 
+def test_attributes_that_are_not_an_object_are_refused(memory_url: str) -> None:
+    # Before #38 a list was silently stored as {}; now both doors refuse it
+    # (the CLI's `zarr create --attributes '[1]'` too, tests/cli/flag_hints_test.sh).
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.create(memory_url, shape=[4], dtype="uint8", chunks=[2],
+                         attributes=["nm"])  # type: ignore[arg-type]
+    assert caught.value.code == "InvalidArgument"
+    assert "the attributes must be a JSON object, not array" in str(caught.value)
+
+
 def test_an_unknown_url_scheme_is_a_value_error_naming_it() -> None:
     with pytest.raises(ValueError, match="ftp://host/a: unknown URL scheme"):
         chunkwise.open("ftp://host/a")
@@ -76,7 +86,10 @@ def test_unreadable_metadata_is_an_error_naming_the_key(tmp_path: pathlib.Path) 
     with pytest.raises(chunkwise.ChunkwiseError) as caught:
         chunkwise.open(str(path))
     assert "zarr.json" in str(caught.value)
-    assert isinstance(caught.value, ValueError)
+    # Stored bytes that are not JSON are damage: Corruption, as `zarr info`
+    # says (#38; InvalidArgument, a ValueError, before).
+    assert isinstance(caught.value, chunkwise.CorruptionError)
+    assert caught.value.code == "Corruption"
 
 
 def test_index_errors_are_numpys(memory_url: str) -> None:

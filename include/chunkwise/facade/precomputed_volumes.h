@@ -64,11 +64,19 @@ Result<Bytes> ReadPrecomputedRegion(const Context& context, const PrecomputedVol
 Result<PrecomputedShardingSpec> ParsePrecomputedSharding(std::string_view json_text,
                                                          std::string_view where);
 
+// A volume type ("segmentation", "image") and a chunk encoding ("raw",
+// "compressed_segmentation") by the format's names, as both doors take them;
+// InvalidArgument naming the field (type, encoding) and the names otherwise.
+Result<PrecomputedVolumeType> ParsePrecomputedVolumeType(std::string_view text);
+Result<PrecomputedChunkEncoding> ParsePrecomputedChunkEncoding(std::string_view text);
+
 // The zarr array at `source_url` as a volume at `dest_url` (created when
 // missing), as pipelines::ZarrToPrecomputed says. Progress is the call's
 // (or the context's); threads are the call's, else options.threads, else the
 // context's. InvalidArgument naming the destination when a volume is there
-// and !options.overwrite.
+// and !options.overwrite, or naming the field (chunk_size, num_scales,
+// gzip_level) for a chunk edge outside 1..4096, scales outside 1..32 or a
+// gzip level outside 1..9.
 Result<ZarrToPrecomputedSummary> ZarrToPrecomputed(const Context& context,
                                                    std::string_view source_url,
                                                    std::string_view dest_url,

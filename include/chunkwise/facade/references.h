@@ -85,6 +85,13 @@ struct ReferenceJobSummary {
 // unfinished build ("refs.json" has its parts under "refs.json.chunkwise-parts/").
 inline constexpr std::string_view kReferencePartsSuffix = ".chunkwise-parts/";
 
+// The name a Parquet set gives the array when the source is one array (its
+// root): the stem of the URL's last segment ("s3://b/src.zarr/" → "src"),
+// "data" when it has none. BuildReferencesInto uses it when
+// write.root_array_name is empty, so that `refs build` and Python's
+// refs.build name it alike.
+std::string ReferenceRootArrayName(std::string_view source_url);
+
 // BuildReferences, then WriteReferences to `output_url`, as one job that a
 // killed or failed run can resume. With several ranks each rank saves its
 // part, as it finishes, under the work prefix next to the output (its key
@@ -96,7 +103,8 @@ inline constexpr std::string_view kReferencePartsSuffix = ".chunkwise-parts/";
 // job.resume or write.overwrite (InvalidArgument naming it); job.resume
 // with a work prefix begun from another source or options is
 // InvalidArgument naming its manifest. Rank 0 holds the parts and the whole
-// set in memory while it joins and writes them (docs/scale.md).
+// set in memory while it joins and writes them (docs/scale.md). An empty
+// write.root_array_name is ReferenceRootArrayName(source_url).
 Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::string_view source_url,
                                                 std::string_view output_url,
                                                 const BuildReferencesOptions& build,

@@ -46,6 +46,7 @@ struct ZarrArraySpec {
   // allows a dimension without a name; v2's _ARRAY_DIMENSIONS gets null too).
   std::vector<std::optional<std::string>> dimension_names;
   int zarr_format = 3;
+  // A JSON object (CreateZarrArray refuses anything else, field "attributes").
   nlohmann::json attributes = nlohmann::json::object();
   // Not null: the (inner) chunks' bytes→bytes codecs as a JSON array of
   // zarr v3 codec documents ([{"name": "zstd", ...}]), in place of `codecs`.
@@ -70,7 +71,8 @@ struct ZarrWriteEncoders {
 
 // Creates the array at `url` (its store created if missing). InvalidArgument
 // naming the field for a spec that is not an array (ranks differ, shards not
-// a multiple of chunks, a v2 array with shards, a bad fill value), or naming
+// a multiple of chunks, a v2 array with shards, a bad fill value, attributes
+// that are not a JSON object), or naming
 // the URL when something is there and !overwrite.
 // `call.threads` sets the array's pool for as long as it lives.
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,

@@ -16,8 +16,8 @@ Status WriteParquet(store::Store& store, const std::string& key, const Reference
   parquet.record_size = options.record_size;
   parquet.overwrite = options.overwrite;
   if (set.Find(".zarray").value().has_value()) {
-    return WriteParquetReferences(NestRootArray(set, options.root_array_name), store,
-                                  ParquetPrefix(key), parquet);
+    const std::string name = options.root_array_name.empty() ? "data" : options.root_array_name;
+    return WriteParquetReferences(NestRootArray(set, name), store, ParquetPrefix(key), parquet);
   }
   return WriteParquetReferences(set, store, ParquetPrefix(key), parquet);
 }

@@ -153,7 +153,9 @@ Status ArrayMetadata::Validate() const {
 }
 
 Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key) {
-  return core::ParseJson(text, key);
+  // Stored bytes that are not JSON are damage, as group.cc and `zarr info`
+  // have always said: one code for the same fault from every door (#38).
+  return core::ParseJson(text, key, StatusCode::kCorruption);
 }
 
 Result<bool> HoldsZarrNode(const store::Store& store, std::string_view prefix) {

@@ -224,9 +224,13 @@ TEST(ArrayMetadata, GroupNodeIsRefused) {
   EXPECT_EQ(parsed["attributes"], json({{"title", "x"}}));
 }
 
+// Stored metadata that does not parse is damaged (Corruption, naming the
+// key), as `zarr info` already said; opening an array said InvalidArgument
+// before #38. JSON that parses but is no array's is the caller's to fix.
 TEST(ArrayMetadata, BadJsonIsRefused) {
   for (std::string_view text : {"", "{", "[1, 2", "{\"zarr_format\": 3,}", "nul", "\xff\xfe"}) {
-    ExpectError(ParseV3ArrayMetadata(text, kKey), StatusCode::kInvalidArgument, kKey);
+    ExpectError(ParseV3ArrayMetadata(text, kKey), StatusCode::kCorruption, kKey);
+    ExpectError(ParseV2ArrayMetadata(text, std::nullopt, kKey), StatusCode::kCorruption, kKey);
   }
   ExpectError(ParseV3ArrayMetadata("[]", kKey), StatusCode::kInvalidArgument, "object");
   ExpectError(ParseV3ArrayMetadata("3", kKey), StatusCode::kInvalidArgument, "object");

@@ -26,8 +26,10 @@ struct ReferenceWriteOptions {
   bool templates = true;               // JSON v1: shorten shared URL directories.
   std::uint64_t record_size = 100000;  // Parquet: references per file.
   // Parquet: the layout keeps chunks under an array path, so a set whose
-  // root is an array is written as this array inside a root group.
-  std::string root_array_name = "data";
+  // root is an array is written as this array inside a root group. Empty:
+  // "data" here; the facade's BuildReferencesInto names it after the source
+  // (ReferenceRootArrayName).
+  std::string root_array_name;
   bool overwrite = false;
 };
 

@@ -60,7 +60,8 @@ struct ArrayMetadata {
 };
 
 // Parses the text of a v3 `zarr.json` read from `key` (named in messages).
-// InvalidArgument for malformed or inconsistent fields, Unsupported for a
+// Corruption for text that is not JSON (ParseJsonDocument), InvalidArgument
+// for malformed or inconsistent fields, Unsupported for a
 // node that is not an array, an extension this library does not know (unless
 // it says "must_understand": false) or storage transformers.
 Result<ArrayMetadata> ParseV3ArrayMetadata(std::string_view text, std::string_view key);
@@ -89,8 +90,9 @@ std::string FormatV2Zattrs(const ArrayMetadata& metadata);
 std::string FormatV3Group(const nlohmann::json& attributes);
 std::string FormatV2Group();
 
-// Parses JSON text without throwing; InvalidArgument naming `key` on a syntax
-// error or nesting deeper than core::kMaxJsonDepth.
+// Parses a stored JSON document without throwing; Corruption naming `key`
+// on a syntax error or nesting deeper than core::kMaxJsonDepth (stored bytes
+// that do not parse are damaged, whatever reads them).
 Result<nlohmann::json> ParseJsonDocument(std::string_view text, std::string_view key);
 
 // True when `prefix` ("" or ending in "/") holds a zarr node: zarr.json,

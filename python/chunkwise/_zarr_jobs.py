@@ -1,0 +1,179 @@
+"""The CLI's whole-array zarr jobs, from Python: `zarr info`, `convert`,
+`import` and `to-precomputed`, each one call of the same facade function
+with the same options and defaults (docs/python.md, "Whole-array jobs").
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from . import _core, _progress
+from ._array import Array, _create_request
+from ._cancel import CancelToken
+from ._progress import Progress
+
+
+def info(url: str) -> dict[str, Any]:
+    """What the zarr array or group at `url` is: the dict `chunkwise zarr info
+    URL --json` prints, made by the same library function.
+
+    For an array, the keys of `Array.info`; for a group, ``path``,
+    ``node_type`` (``"group"``) and ``members`` (each with ``path``,
+    ``node_type``, ``zarr_format``, and for arrays ``shape``, ``dtype``,
+    ``chunks``, ``shards``). NotFoundError when neither is there;
+    CorruptionError for metadata that is not JSON.
+    """
+    return json.loads(_core.zarr_info_json(str(url)))
+
+
+def convert(
+    source: str,
+    dest: str,
+    *,
+    chunks: Sequence[int] | None = None,
+    shards: Sequence[int] | str | None = None,
+    codecs: str | None = None,
+    checksum: str = "none",
+    index_location: str = "end",
+    zarr_format: int = 3,
+    overwrite: bool = False,
+    resume: bool = False,
+    blosc_encoder: str = "c-blosc",
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> Array:
+    """Copies the array at `source` into a new array at `dest`: `chunkwise
+    zarr convert SRC DST`, with its flags as keywords and its defaults.
+
+    What is not given is the source's: its `chunks`, its `shards` (``"none"``
+    writes none; zarr v2 has none), its `codecs` (a shorthand such as
+    ``"gzip:6"``; `checksum` ``"crc32c"`` or ``"zstd"`` needs them). The
+    destination is zarr v3 unless `zarr_format=2`. An array at `dest` is
+    refused unless `overwrite`; `resume` finishes an unpublished convert of
+    the same source and layout. The metadata is written last. Returns the
+    new array. InvalidArgumentError naming the field for a layout that does
+    not fit (chunks that do not divide the source's shards).
+    """
+    request = _core.ConvertRequest()
+    request.chunks = None if chunks is None else [operator.index(n) for n in chunks]
+    if isinstance(shards, str):
+        if shards != "none":
+            raise ValueError(f'shards must be a shape, None or "none", not {shards!r}')
+        request.unsharded = True
+    elif shards is not None:
+        request.shards = [operator.index(n) for n in shards]
+    request.codecs = codecs
+    request.checksum = checksum
+    request.index_location = index_location
+    request.zarr_format = zarr_format
+    request.overwrite = overwrite
+    request.resume = resume
+    request.blosc_encoder = blosc_encoder
+    request.threads = threads or 0
+    return Array(
+        _core.Array.convert(
+            str(source), str(dest), request,
+            progress=_progress.callback(progress, "convert"), cancel=_progress.token(cancel),
+        )
+    )
+
+
+def import_npy(
+    path: str | os.PathLike[str],
+    url: str,
+    *,
+    chunks: Sequence[int],
+    shards: Sequence[int] | None = None,
+    codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    checksum: str = "none",
+    fill_value: Any = None,
+    dimension_names: Sequence[str | None] | None = None,
+    attributes: dict[str, Any] | None = None,
+    zarr_format: int = 3,
+    index_location: str = "end",
+    overwrite: bool = False,
+    resume: bool = False,
+    blosc_encoder: str = "c-blosc",
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> Array:
+    """Imports the .npy file at `path` as a new array at `url`: `chunkwise
+    zarr import FILE DEST`, with its flags as keywords and its defaults.
+
+    The shape and dtype are the file's (its header); the layout options are
+    `create`'s. The file is streamed one slab of shards at a time, never
+    loaded whole, and the metadata is written last: a failed or cancelled
+    import leaves no array, and `resume` finishes one of the same file and
+    layout. A damaged .npy raises the library's error naming the file
+    (CorruptionError or InvalidArgumentError), not numpy's. Returns the array.
+    """
+    layout = _create_request(
+        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location,
+    )
+    layout.dtype = ""  # The file's, as is the shape.
+    request = _core.ImportRequest()
+    request.checksum = checksum
+    request.overwrite = overwrite
+    request.resume = resume
+    request.blosc_encoder = blosc_encoder
+    request.threads = threads or 0
+    return Array(
+        _core.Array.import_npy(
+            os.fspath(path), str(url), layout, request,
+            progress=_progress.callback(progress, "import"), cancel=_progress.token(cancel),
+        )
+    )
+
+
+def to_precomputed(
+    source: str,
+    dest: str,
+    *,
+    type: str | None = None,  # noqa: A002 - the CLI's flag
+    encoding: str | None = None,
+    chunk: Sequence[int] = (64, 64, 64),
+    resolution: Sequence[float] = (1, 1, 1),
+    scales: int = 1,
+    sharded: bool = False,
+    sharding: dict[str, Any] | str | None = None,
+    gzip_level: int = 6,
+    overwrite: bool = False,
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Converts the 3-d zarr array (z, y, x) at `source` into a neuroglancer
+    precomputed volume at `dest`: `chunkwise zarr to-precomputed SRC DEST`,
+    with its flags as keywords and its defaults.
+
+    `type` is ``"segmentation"`` (the default for uint32/uint64) or
+    ``"image"``; `encoding` ``"raw"`` or ``"compressed_segmentation"`` (by
+    default by type). `chunk` and `resolution` are x, y, z; `scales` halves
+    each scale from the last (1..32). `sharded` picks sharding bits per
+    scale; `sharding` (a neuroglancer_uint64_sharded_v1 spec, dict or JSON
+    text) gives one for every scale. A volume at `dest` is refused unless
+    `overwrite`. Returns ``chunks_per_scale``, ``bytes_read`` and ``seconds``.
+    """
+    request = _core.ZarrToPrecomputedRequest()
+    request.type = type
+    request.encoding = encoding
+    request.chunk = [operator.index(n) for n in chunk]
+    request.resolution = [float(r) for r in resolution]
+    request.num_scales = scales
+    request.sharded = sharded
+    if sharding is not None:
+        request.sharding_json = sharding if isinstance(sharding, str) else json.dumps(sharding)
+    request.gzip_level = gzip_level
+    request.overwrite = overwrite
+    request.threads = threads or 0
+    return _core.zarr_to_precomputed(
+        str(source), str(dest), request,
+        progress=_progress.callback(progress, "to-precomputed"), cancel=_progress.token(cancel),
+    )

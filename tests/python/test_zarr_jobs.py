@@ -1,0 +1,170 @@
+"""The CLI's whole-array zarr jobs from Python (#38): chunkwise.info, convert,
+import_npy and to_precomputed, and refs.build's root array name. The same
+jobs against the CLI, byte for byte, are tests/python/test_two_doors.py's."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import chunkwise
+import chunkwise.refs
+
+Path = pathlib.Path
+
+
+def volume(shape: tuple[int, ...] = (40, 30), dtype: str = "uint16") -> np.ndarray:
+    return (np.arange(int(np.prod(shape)), dtype="uint64") * 7 % 1000).astype(dtype).reshape(shape)
+
+
+# --- info ----------------------------------------------------------------------
+
+
+def test_info_of_a_group_lists_its_members(tmp_path: Path) -> None:
+    group = tmp_path / "group.zarr"
+    group.mkdir()
+    (group / "zarr.json").write_text('{"zarr_format": 3, "node_type": "group", "attributes": {}}')
+    chunkwise.create(str(group / "a"), shape=[4, 6], dtype="uint8", chunks=[2, 3])
+    info = chunkwise.info(str(group))
+    assert (info["node_type"], info["path"]) == ("group", str(group))
+    assert [(m["path"], m["node_type"], m["shape"], m["dtype"], m["chunks"])
+            for m in info["members"]] == [("a", "array", [4, 6], "uint8", [2, 3])]
+
+
+def test_info_of_an_array_is_arrays_info(tmp_path: Path) -> None:
+    array = chunkwise.create(str(tmp_path / "a.zarr"), data=volume(), chunks=[8, 16])
+    assert chunkwise.info(str(tmp_path / "a.zarr")) == array.info
+
+
+def test_info_of_nothing_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(chunkwise.NotFoundError) as caught:
+        chunkwise.info(str(tmp_path / "missing.zarr"))
+    assert caught.value.code == "NotFound"
+    assert "missing.zarr" in str(caught.value)
+
+
+def test_info_of_metadata_that_is_not_json_is_corruption(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "a.zarr"), shape=[4], dtype="uint8", chunks=[2])
+    (tmp_path / "a.zarr" / "zarr.json").write_text("{ not json")
+    for call in (lambda: chunkwise.info(str(tmp_path / "a.zarr")),
+                 lambda: chunkwise.open(str(tmp_path / "a.zarr"))):
+        with pytest.raises(chunkwise.CorruptionError) as caught:
+            call()
+        assert caught.value.code == "Corruption"
+        assert "zarr.json" in str(caught.value)
+
+
+# --- convert -------------------------------------------------------------------
+
+
+def test_convert_keeps_the_values_and_what_it_is_not_told(tmp_path: Path) -> None:
+    src = chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16],
+                           shards=[16, 32], attributes={"unit": "nm"})
+    dest = chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "dest.zarr"),
+                             chunks=[4, 16])
+    assert (dest.chunks, dest.shards, dest.attrs) == ((4, 16), (16, 32), {"unit": "nm"})
+    np.testing.assert_array_equal(dest[...], src[...])
+    unsharded = chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "flat.zarr"),
+                                  shards="none", codecs="gzip:6")
+    assert unsharded.shards is None
+    assert unsharded.metadata["codecs"][-1]["name"] == "gzip"
+    np.testing.assert_array_equal(unsharded[...], src[...])
+
+
+def test_convert_refuses_chunks_that_do_not_divide_the_shards(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16], shards=[16, 32])
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "dest.zarr"), chunks=[5, 16])
+    assert caught.value.code == "InvalidArgument"
+    assert not (tmp_path / "dest.zarr" / "zarr.json").exists()
+
+
+def test_convert_refuses_a_checksum_without_codecs_and_a_taken_destination(
+        tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16])
+    with pytest.raises(chunkwise.InvalidArgumentError, match="needs codecs"):
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"), checksum="crc32c")
+    chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"))
+    with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite not requested"):
+        chunkwise.convert(str(tmp_path / "src.zarr"), str(tmp_path / "d.zarr"))
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.convert(str(tmp_path / "missing.zarr"), str(tmp_path / "e.zarr"))
+
+
+# --- import_npy ----------------------------------------------------------------
+
+
+def test_import_npy_takes_the_files_shape_and_dtype(tmp_path: Path) -> None:
+    data = volume((20, 17), "int32")
+    np.save(tmp_path / "data.npy", data)
+    array = chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8, 8],
+                                 shards=[16, 16], attributes={"unit": "nm"},
+                                 dimension_names=["y", None])
+    assert (array.shape, array.dtype, array.chunks, array.shards) == \
+        ((20, 17), np.dtype("int32"), (8, 8), (16, 16))
+    assert array.attrs == {"unit": "nm"}
+    assert array.metadata["dimension_names"] == ["y", None]
+    np.testing.assert_array_equal(array[...], data)
+
+
+def test_import_npy_of_a_damaged_file_is_the_librarys_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00\x76\x00{'descr': '<u2'")
+    with pytest.raises(chunkwise.ChunkwiseError) as caught:
+        chunkwise.import_npy(tmp_path / "bad.npy", str(tmp_path / "a.zarr"), chunks=[8])
+    assert caught.value.code == "Corruption"
+    assert isinstance(caught.value, chunkwise.CorruptionError)
+    assert "bad.npy" in str(caught.value)
+    assert not (tmp_path / "a.zarr" / "zarr.json").exists()
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.import_npy(tmp_path / "none.npy", str(tmp_path / "b.zarr"), chunks=[8])
+
+
+def test_import_npy_refuses_chunks_of_the_wrong_rank(tmp_path: Path) -> None:
+    np.save(tmp_path / "data.npy", volume())
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8])
+    assert caught.value.code == "InvalidArgument"
+
+
+# --- to_precomputed ------------------------------------------------------------
+
+
+def test_to_precomputed_writes_a_volume_of_the_same_voxels(tmp_path: Path) -> None:
+    data = volume((32, 32, 32), "uint32")
+    chunkwise.create(str(tmp_path / "src.zarr"), data=data, chunks=[16, 16, 16])
+    summary = chunkwise.to_precomputed(str(tmp_path / "src.zarr"), str(tmp_path / "vol"),
+                                       chunk=[16, 16, 16], resolution=[4, 4, 40], scales=2)
+    assert summary["chunks_per_scale"] == [8, 1]
+    info = json.loads((tmp_path / "vol" / "info").read_text())
+    assert (info["type"], info["data_type"]) == ("segmentation", "uint32")
+    assert info["scales"][0]["resolution"] == [4, 4, 40]
+    assert info["scales"][0]["encoding"] == "compressed_segmentation"
+
+
+def test_to_precomputed_refuses_bad_options_as_the_cli_does(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "src.zarr"), data=volume((8, 8, 8), "uint8"), chunks=[8, 8, 8])
+    for options in ({"chunk": [0, 16, 16]}, {"chunk": [8192, 16, 16]}, {"scales": 0},
+                    {"gzip_level": 10}, {"type": "mesh"}, {"encoding": "jpeg"}):
+        with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+            chunkwise.to_precomputed(str(tmp_path / "src.zarr"), str(tmp_path / "vol"),
+                                     **options)  # type: ignore[arg-type]
+        assert caught.value.code == "InvalidArgument", options
+    with pytest.raises(chunkwise.NotFoundError):
+        chunkwise.to_precomputed(str(tmp_path / "missing.zarr"), str(tmp_path / "vol"))
+
+
+# --- refs.build's root array name ----------------------------------------------
+
+
+def test_a_parquet_set_names_its_one_array_after_the_source(tmp_path: Path) -> None:
+    chunkwise.create(str(tmp_path / "plane.zarr"), data=volume(), chunks=[8, 16], zarr_format=2)
+    chunkwise.refs.build(str(tmp_path / "plane.zarr"), str(tmp_path / "a.parquet"),
+                         format="parquet")
+    assert "plane/.zarray" in chunkwise.refs.open(str(tmp_path / "a.parquet"))
+    assert (tmp_path / "a.parquet" / "plane" / "refs.0.parq").exists()
+    chunkwise.refs.build(str(tmp_path / "plane.zarr"), str(tmp_path / "b.parquet"),
+                         format="parquet", root_array_name="data")
+    assert "data/.zarray" in chunkwise.refs.open(str(tmp_path / "b.parquet"))
