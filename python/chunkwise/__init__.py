@@ -25,6 +25,7 @@ from ._errors import (
     StoreIOError,
     UnsupportedError,
 )
+from ._mesh import mesh
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
@@ -68,5 +69,6 @@ __all__ = [
     "UnsupportedError",
     "__version__",
     "create",
+    "mesh",
     "open",
 ]

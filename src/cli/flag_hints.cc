@@ -49,6 +49,8 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "unit", "--unit", "see --unit"},
     FlagHint{kInvalid, "axes", "--shape", "see --shape and --dimension-names"},
     FlagHint{kInvalid, "threads", "--threads", "see --threads"},
+    FlagHint{kInvalid, "labels", "--labels", "see --labels"},
+    FlagHint{kUnsupported, "format", "--format", "pass --format legacy"},
 };
 
 }  // namespace
