@@ -140,8 +140,8 @@ Result<pc::ScaleInfo> CheckDestination(const Context& context, std::string_view 
   }
   for (const char* member : {"mesh", "segment_properties"}) {
     if (info.extra.contains(member) && !options.overwrite) {
-      return Status::InvalidArgument(std::string(url) + " already has " + member + " (\"" +
-                                     info.extra[member].dump() + "\"); overwrite to replace it")
+      return Status::InvalidArgument(std::string(url) + " already has " + member + " (" +
+                                     info.extra[member].dump() + "); overwrite to replace it")
           .WithField("overwrite");
     }
   }

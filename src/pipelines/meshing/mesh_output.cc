@@ -58,8 +58,8 @@ Status ClearOrRefuse(store::Store& store, const std::string& prefix,
   for (const char* member : {"mesh", "segment_properties"}) {
     if (info.contains(member) && !options.overwrite) {
       return Status::InvalidArgument(store.Describe(prefix + "info") + " already names its " +
-                                     member + " (\"" + info[member].dump() +
-                                     "\"); overwrite to replace it")
+                                     member + " (" + info[member].dump() +
+                                     "); overwrite to replace it")
           .WithField("overwrite");
     }
   }
