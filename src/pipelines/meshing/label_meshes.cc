@@ -64,7 +64,7 @@ struct PaddedBlock {
   std::array<std::int64_t, 3> shape{};
   std::vector<std::uint64_t> labels;
 
-  std::uint64_t at(std::int64_t z, std::int64_t y, std::int64_t x) const {
+  const std::uint64_t& at(std::int64_t z, std::int64_t y, std::int64_t x) const {
     return labels[static_cast<std::size_t>(
         ((z - origin[0]) * shape[1] + (y - origin[1])) * shape[2] + (x - origin[2]))];
   }
@@ -146,13 +146,32 @@ Result<ChunkMeshes> MeshChunk(const Job& job, const std::array<std::int64_t, 3>&
   ChunkMeshes out;
   std::array<std::int64_t, 3> first{};
   for (int d = 0; d < 3; ++d) first[d] = lo[d] == 0 ? -1 : lo[d];
+  // Voxels are counted a run of one label at a time, and a label's mesh is
+  // looked up once for a run of cubes of that label: most neighbours agree.
+  std::uint64_t run_label = 0, run_length = 0;
+  auto flush_run = [&] {
+    if (run_length != 0 && job.Wants(run_label)) out.counts[run_label] += run_length;
+    run_length = 0;
+  };
+  std::uint64_t cached_label = 0;
+  PartMesh* cached_mesh = nullptr;
   std::array<std::uint64_t, 8> v{};
   for (std::int64_t z = first[0]; z < hi[0]; ++z) {
     for (std::int64_t y = first[1]; y < hi[1]; ++y) {
+      // The four rows of voxels the cubes of this (z, y) touch, from x = first.
+      const std::uint64_t* rows[4];
+      for (int r = 0; r < 4; ++r) rows[r] = &block.at(z + (r >> 1), y + (r & 1), first[2]);
+      const bool counted_row = z >= lo[0] && y >= lo[1];
       for (std::int64_t x = first[2]; x < hi[2]; ++x) {
-        for (int c = 0; c < 8; ++c)
-          v[c] = block.at(z + (c >> 2 & 1), y + (c >> 1 & 1), x + (c & 1));
-        if (z >= lo[0] && y >= lo[1] && x >= lo[2] && job.Wants(v[0])) ++out.counts[v[0]];
+        const std::int64_t i = x - first[2];
+        for (int c = 0; c < 8; ++c) v[c] = rows[(c >> 2 & 1) * 2 + (c >> 1 & 1)][i + (c & 1)];
+        if (counted_row && x >= lo[2]) {
+          if (v[0] != run_label) {
+            flush_run();
+            run_label = v[0];
+          }
+          ++run_length;
+        }
         if (std::all_of(v.begin() + 1, v.end(), [&](std::uint64_t l) { return l == v[0]; })) {
           continue;
         }
@@ -162,11 +181,16 @@ Result<ChunkMeshes> MeshChunk(const Job& job, const std::array<std::int64_t, 3>&
           if (std::find(v.begin(), v.begin() + c, label) != v.begin() + c) continue;  // Done.
           int mask = 0;
           for (int k = c; k < 8; ++k) mask |= (v[k] == label ? 1 : 0) << k;
-          AddCube(job, z, y, x, mask, out.meshes[label]);
+          if (cached_mesh == nullptr || cached_label != label) {
+            cached_mesh = &out.meshes[label];  // unordered_map keeps its values in place.
+            cached_label = label;
+          }
+          AddCube(job, z, y, x, mask, *cached_mesh);
         }
       }
     }
   }
+  flush_run();
   return out;
 }
 
