@@ -185,6 +185,15 @@ TEST_F(MeshesApi, BadInputIsNamed) {
   EXPECT_FALSE(nlohmann::json::parse(Text(context_, volume_, "info")).contains("mesh"));
 }
 
+TEST_F(MeshesApi, AnyStoreTakesTheMeshes) {
+  ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://meshes/seg").ok());
+  auto summary = GenerateMeshes(context_, zarr_, "memory://meshes/seg");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  EXPECT_EQ(nlohmann::json::parse(Text(context_, "memory://meshes/seg", "info"))["mesh"], "mesh");
+  EXPECT_EQ(Text(context_, "memory://meshes/seg", "mesh/9:0:all").size(), 4u + 6 * 12 + 8 * 12);
+}
+
 TEST_F(MeshesApi, ACancelledCallWritesNothing) {
   core::Cancellation cancelled;
   cancelled.Cancel();
