@@ -30,6 +30,7 @@ from ._errors import (
     UnsupportedError,
 )
 from ._group import Group, open_group
+from ._mesh import mesh
 from ._stream import StreamWriter
 from ._zarr_jobs import convert, import_npy, info, to_precomputed
 
@@ -79,6 +80,7 @@ __all__ = [
     "create",
     "import_npy",
     "info",
+    "mesh",
     "open",
     "open_group",
     "to_precomputed",

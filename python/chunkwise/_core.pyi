@@ -512,3 +512,14 @@ def vectors_read(
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+def mesh(
+    source: str,
+    dest: str,
+    format: str,
+    labels: list[int] | None,
+    names: str | None,
+    overwrite: bool,
+    threads: int,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...

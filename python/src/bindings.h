@@ -19,6 +19,7 @@ void BindReferences(nanobind::module_& module);      // refs_binding.cc
 void BindBcolz(nanobind::module_& module);           // bcolz_binding.cc
 void BindVectors(nanobind::module_& module);         // vectors_binding.cc
 void BindZarrJobs(nanobind::module_& module);        // zarr_job_binding.cc
+void BindMesh(nanobind::module_& module);            // mesh_binding.cc
 
 }  // namespace chunkwise::python
 

@@ -22,4 +22,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindBcolz(module);
   chunkwise::python::BindVectors(module);
   chunkwise::python::BindZarrJobs(module);
+  chunkwise::python::BindMesh(module);
 }

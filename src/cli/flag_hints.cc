@@ -53,6 +53,8 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "chunk_size", "--chunk", "see --chunk"},
     FlagHint{kInvalid, "num_scales", "--scales", "see --scales"},
     FlagHint{kInvalid, "gzip_level", "--gzip-level", "see --gzip-level"},
+    FlagHint{kInvalid, "labels", "--labels", "see --labels"},
+    FlagHint{kUnsupported, "format", "--format", "pass --format legacy"},
 };
 
 }  // namespace

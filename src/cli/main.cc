@@ -45,6 +45,7 @@ int Run(int argc, char** argv) {
   AddRefsCommands(app, context);
   AddPrecomputedCommands(app, context);
   AddServeCommand(app, context);
+  AddMeshCommand(app, context);
   AddUrlFooters(app);
 
   try {

@@ -1,0 +1,69 @@
+// Surface meshes and segment properties of a label volume, written into a
+// neuroglancer precomputed segmentation so that neuroglancer (`chunkwise
+// serve`) draws the segments in 3-D and lists them with their sizes and names
+// (docs/formats/precomputed-meshes.md).
+#ifndef CHUNKWISE_FACADE_MESHES_H_
+#define CHUNKWISE_FACADE_MESHES_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunkwise/core/result.h"
+#include "chunkwise/facade/call_options.h"
+#include "chunkwise/facade/context.h"
+
+namespace chunkwise {
+
+struct MeshOptions {
+  // "legacy" (neuroglancer's single-resolution meshes) or "multires"
+  // (neuroglancer_multilod_draco; not written yet: Unsupported).
+  std::string format = "legacy";
+  // Only these labels; empty: every label but 0.
+  std::vector<std::uint64_t> labels;
+  // A CSV file of "id,name[,tags]" rows naming segments; empty: none.
+  std::string names_csv;
+  // Voxels meshed at a time, (z, y, x).
+  std::array<std::int64_t, 3> chunk{128, 128, 128};
+  // Replace meshes and segment properties the destination already has.
+  bool overwrite = false;
+};
+
+struct MeshSummary {
+  std::uint64_t voxels = 0;    // Of the source.
+  std::uint64_t segments = 0;  // Meshed.
+  std::uint64_t vertices = 0;
+  std::uint64_t triangles = 0;
+  std::uint64_t bytes = 0;  // Of the mesh fragments.
+  std::string mesh_dir;     // Relative to the destination, as its info names it.
+  std::string properties_dir;
+};
+
+// Meshes every label of the label volume at `source_url` (a 3-d zarr array,
+// (z, y, x), or a precomputed segmentation's finest scale; unsigned integer
+// labels) and writes them, with segment properties (voxel counts, and names
+// and tags from options.names_csv), into the precomputed segmentation at
+// `dest_url`, whose info then names both. The source may be the destination.
+// Positions are physical: the destination's finest scale gives the
+// resolution and voxel offset. A source with no labels gives an empty result
+// (no meshes), not an error.
+//
+// Errors: NotFound naming the URL when either has no volume; InvalidArgument
+// for a source that is not 3-d or not of unsigned integer labels, a
+// destination that is not a segmentation or whose size differs from the
+// source's, an options.labels list that names 0, a bad CSV (naming its line),
+// or (field "overwrite") meshes or properties already there; Unsupported for
+// the "multires" format; Cancelled. Progress counts the source's voxels.
+Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
+                                   std::string_view dest_url, const MeshOptions& options = {},
+                                   const CallOptions& call = {});
+
+// "1,2,30" as labels. InvalidArgument (field "labels") for a value that is
+// not a uint64, or 0.
+Result<std::vector<std::uint64_t>> ParseLabelList(std::string_view text);
+
+}  // namespace chunkwise
+
+#endif  // CHUNKWISE_FACADE_MESHES_H_

@@ -1,0 +1,46 @@
+"""chunkwise.mesh: surface meshes and segment properties of labels, as `chunkwise mesh`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import _core, _progress
+from ._cancel import CancelToken
+
+
+def mesh(
+    source: str,
+    dest: str,
+    *,
+    format: str = "legacy",
+    labels: Iterable[int] | None = None,
+    names: str | None = None,
+    overwrite: bool = False,
+    threads: int = 0,
+    progress: _progress.Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Meshes every label of ``source`` into the precomputed segmentation ``dest``.
+
+    ``source`` is a 3-d zarr array (z, y, x) or a precomputed segmentation of
+    unsigned integer labels (it may be ``dest`` itself). ``dest`` gets
+    neuroglancer's legacy meshes in ``mesh/`` and segment properties (voxel
+    counts; names and tags from the CSV file ``names``, rows ``id,name[,tags]``)
+    in ``segment_properties/``, and its ``info`` names both. ``labels`` limits
+    the labels meshed; ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
+    Returns the counts: segments, vertices, triangles, bytes, voxels, and the
+    two folders. Errors are those of the CLI's ``chunkwise mesh``.
+    """
+    wanted = None if labels is None else [int(label) for label in labels]
+    return _core.mesh(
+        str(source),
+        str(dest),
+        format,
+        wanted,
+        names,
+        overwrite,
+        threads,
+        progress=_progress.callback(progress, "mesh"),
+        cancel=_progress.token(cancel),
+    )

@@ -1,0 +1,85 @@
+// chunkwise mesh: surface meshes and segment properties of a label volume,
+// written into a precomputed segmentation (facade/meshes.h).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "chunkwise/chunkwise.h"
+#include "cli/command.h"
+#include "cli/vocabulary.h"
+
+namespace chunkwise::cli {
+namespace {
+
+struct MeshCommandOptions {
+  std::string source;
+  std::string dest;
+  std::string format = "legacy";
+  std::string labels;
+  std::string names;
+  std::size_t threads = 0;
+  bool overwrite = false;
+  bool json = false;
+};
+
+Status MeshCommand(const CommandContext& context, const MeshCommandOptions& options) {
+  MeshOptions mesh;
+  mesh.format = options.format;
+  mesh.names_csv = options.names;
+  mesh.overwrite = options.overwrite;
+  if (!options.labels.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(mesh.labels, ParseLabelList(options.labels));
+  }
+  const CallOptions call{.threads = options.threads, .progress_mode = context.progress_mode()};
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const MeshSummary summary,
+      GenerateMeshes(context.library(), options.source, options.dest, mesh, call));
+  if (options.json) {
+    const nlohmann::ordered_json out = {{"segments", summary.segments},
+                                        {"vertices", summary.vertices},
+                                        {"triangles", summary.triangles},
+                                        {"bytes", summary.bytes},
+                                        {"voxels", summary.voxels},
+                                        {"mesh", summary.mesh_dir},
+                                        {"segment_properties", summary.properties_dir}};
+    std::printf("%s\n", out.dump().c_str());
+    return Status::Ok();
+  }
+  Say(context, "meshed " + std::to_string(summary.segments) + " segments of " + options.source +
+                   ": " + std::to_string(summary.triangles) + " triangles, " +
+                   FormatBytes(static_cast<double>(summary.bytes)) + " in " + options.dest + "/" +
+                   summary.mesh_dir + ", segment properties in " + options.dest + "/" +
+                   summary.properties_dir);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddMeshCommand(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<MeshCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "mesh", "Surface meshes and segment properties of labels, into a precomputed segmentation");
+  command
+      ->add_option("SRC", options->source,
+                   StoreHelp("Labels: a 3-d zarr array (z,y,x) or a precomputed segmentation",
+                             "s3://bucket/labels.zarr"))
+      ->required();
+  command
+      ->add_option("DEST", options->dest,
+                   StoreHelp("The precomputed segmentation that gets the meshes (may be SRC)",
+                             "s3://bucket/volume"))
+      ->required();
+  command
+      ->add_option("--format", options->format,
+                   "legacy (single-resolution) or multires (default legacy)")
+      ->check(CLI::IsMember({"legacy", "multires"}));
+  command->add_option("--labels", options->labels, "Only these labels, e.g. 3,17,40");
+  command->add_option("--names", options->names,
+                      "CSV of id,name[,tags] rows: segment names and tags (tags split by ';')");
+  AddThreadsOption(command, options->threads, "Worker threads (default: one per core)");
+  command->add_flag("--overwrite", options->overwrite,
+                    "Replace meshes and segment properties DEST already has");
+  AddJsonFlag(command, options->json);
+  SetAction(command, context, [&context, options] { return MeshCommand(context, *options); });
+}
+
+}  // namespace chunkwise::cli

@@ -1,0 +1,239 @@
+#include "chunkwise/facade/meshes.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <functional>
+#include <utility>
+
+#include "core/file_io.h"
+#include "chunkwise/facade/format_detection.h"
+#include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/zarr_arrays.h"
+#include "formats/precomputed/segment_properties.h"
+#include "pipelines/meshing/label_meshes.h"
+#include "pipelines/meshing/mesh_output.h"
+
+namespace chunkwise {
+namespace {
+
+namespace pc = formats::precomputed;
+
+// The labels of a box, any unsigned type, as 64-bit values.
+std::vector<std::uint64_t> Widen(const Bytes& bytes, core::DataType type) {
+  const std::size_t n = bytes.size() / type.size();
+  std::vector<std::uint64_t> out(n);
+  auto widen = [&](auto zero) {
+    using T = decltype(zero);
+    for (std::size_t i = 0; i < n; ++i) {
+      T value;
+      std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+      out[i] = value;
+    }
+  };
+  switch (type.id()) {
+    case core::DataTypeId::kUInt8:
+      widen(std::uint8_t{});
+      break;
+    case core::DataTypeId::kUInt16:
+      widen(std::uint16_t{});
+      break;
+    case core::DataTypeId::kUInt32:
+      widen(std::uint32_t{});
+      break;
+    default:
+      widen(std::uint64_t{});
+      break;
+  }
+  return out;
+}
+
+Status CheckLabelType(core::DataType type, std::string_view url) {
+  if (type.is_integer() && !type.is_signed() && type.id() != core::DataTypeId::kBool) {
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(std::string(url) + ": labels must be unsigned integers, not " +
+                                 std::string(type.zarr_name()));
+}
+
+// A source of labels (z, y, x) that keeps what it reads from open.
+struct OpenedSource {
+  pipelines::LabelSource source;
+  std::shared_ptr<void> keep;
+};
+
+Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
+                                const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  Result<DetectedFormat> format = DetectFormat(*store, "");
+  if (!format.ok()) return format.status().WithContext("label volume " + std::string(url));
+  OpenedSource opened;
+  const std::string name(url);
+  if (format->kind == FormatKind::kPrecomputed) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<PrecomputedVolume> opened_volume,
+                               OpenPrecomputed(context, url));
+    std::shared_ptr<PrecomputedVolume> volume = std::move(opened_volume);
+    CHUNKWISE_RETURN_IF_ERROR(CheckLabelType(volume->info().data_type, url));
+    if (volume->info().num_channels != 1) {
+      return Status::InvalidArgument(name + ": labels have one channel, not " +
+                                     std::to_string(volume->info().num_channels));
+    }
+    const pc::ScaleInfo& scale = volume->scale(0);
+    opened.source.shape = {scale.size[2], scale.size[1], scale.size[0]};
+    const core::DataType type = volume->info().data_type;
+    opened.source.read = [volume,
+                          type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
+      CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, volume->Read(0, region));
+      return Widen(bytes, type);
+    };
+    opened.keep = volume;
+    return opened;
+  }
+  if (format->kind != FormatKind::kZarrV3Array && format->kind != FormatKind::kZarrV2Array) {
+    return Status::InvalidArgument(name + " holds a " + std::string(FormatName(format->kind)) +
+                                   "; labels are read from a zarr array or a precomputed volume");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray opened_array, OpenZarrArray(context, url, {}, call));
+  auto array = std::make_shared<ZarrArray>(std::move(opened_array));
+  const core::DataType type = array->metadata().data_type;
+  CHUNKWISE_RETURN_IF_ERROR(CheckLabelType(type, url));
+  const core::Shape& shape = array->metadata().shape;
+  if (shape.size() != 3) {
+    return Status::InvalidArgument(name + ": labels are a 3-d array (z, y, x), not " +
+                                   std::to_string(shape.size()) + "-d");
+  }
+  opened.source.shape = {shape[0], shape[1], shape[2]};
+  opened.source.read = [array,
+                        type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
+    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, array->Read(region));
+    return Widen(bytes, type);
+  };
+  opened.keep = array;
+  return opened;
+}
+
+// The destination's finest scale, checked before any meshing.
+Result<pc::ScaleInfo> CheckDestination(const Context& context, std::string_view url,
+                                       const std::array<std::int64_t, 3>& shape,
+                                       const MeshOptions& options) {
+  Result<std::unique_ptr<PrecomputedVolume>> volume = OpenPrecomputed(context, url);
+  if (!volume.ok()) {
+    if (volume.status().code() != StatusCode::kNotFound) return volume.status();
+    return Status::NotFound("no precomputed segmentation at " + std::string(url) +
+                            " to hold the meshes (make one with `zarr to-precomputed`): " +
+                            std::string(volume.status().message()));
+  }
+  const pc::VolumeInfo& info = (*volume)->info();
+  if (info.type != pc::VolumeType::kSegmentation) {
+    return Status::InvalidArgument(std::string(url) + " is a precomputed " +
+                                   std::string(pc::VolumeTypeName(info.type)) +
+                                   " volume; meshes go into a segmentation");
+  }
+  const pc::ScaleInfo& scale = info.scales.at(0);
+  if (scale.size[0] != shape[2] || scale.size[1] != shape[1] || scale.size[2] != shape[0]) {
+    return Status::InvalidArgument(
+        std::string(url) + "'s finest scale is " + std::to_string(scale.size[0]) + "," +
+        std::to_string(scale.size[1]) + "," + std::to_string(scale.size[2]) +
+        " voxels (x,y,z) and the labels " + std::to_string(shape[2]) + "," +
+        std::to_string(shape[1]) + "," + std::to_string(shape[0]));
+  }
+  for (const char* member : {"mesh", "segment_properties"}) {
+    if (info.extra.contains(member) && !options.overwrite) {
+      return Status::InvalidArgument(std::string(url) + " already has " + member + " (" +
+                                     info.extra[member].dump() + "); overwrite to replace it")
+          .WithField("overwrite");
+    }
+  }
+  return scale;
+}
+
+Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& path) {
+  if (path.empty()) return std::map<std::uint64_t, pc::SegmentName>{};
+  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, core::ReadFile(path));
+  return pc::ParseSegmentNamesCsv(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+}
+
+}  // namespace
+
+Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
+                                   std::string_view dest_url, const MeshOptions& options,
+                                   const CallOptions& call) {
+  if (options.format == "multires") {
+    return Status::Unsupported(
+               "multi-resolution meshes (neuroglancer_multilod_draco) are not written yet; "
+               "use the legacy format")
+        .WithField("format");
+  }
+  if (options.format != "legacy") {
+    return Status::InvalidArgument("mesh format \"" + options.format + "\": legacy or multires")
+        .WithField("format");
+  }
+  if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
+    return Status::InvalidArgument("label 0 is background and has no mesh").WithField("labels");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(auto names, ReadNames(options.names_csv));
+  CHUNKWISE_ASSIGN_OR_RETURN(OpenedSource opened, OpenLabels(context, source_url, call));
+  CHUNKWISE_ASSIGN_OR_RETURN(const pc::ScaleInfo scale,
+                             CheckDestination(context, dest_url, opened.source.shape, options));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
+                             OpenStore(context, dest_url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<core::ThreadPool> pool, context.pool(call));
+
+  MeshSummary summary;
+  summary.voxels = static_cast<std::uint64_t>(opened.source.shape[0] * opened.source.shape[1] *
+                                              opened.source.shape[2]);
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "mesh", summary.voxels, "voxels");
+  pipelines::MeshingOptions meshing;
+  meshing.chunk = options.chunk;
+  meshing.resolution = scale.resolution;
+  meshing.voxel_offset = {scale.voxel_offset[0], scale.voxel_offset[1], scale.voxel_offset[2]};
+  if (!options.labels.empty()) meshing.labels = options.labels;
+  meshing.pool = pool.get();
+  meshing.progress = progress.get();
+  meshing.cancellation = &context.cancellation(call);
+  Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
+  if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+
+  pipelines::MeshOutputOptions output;
+  output.overwrite = options.overwrite;
+  output.names = std::move(names);
+  output.pool = pool.get();
+  output.cancellation = &context.cancellation(call);
+  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::MeshOutputSummary written,
+                             pipelines::WriteLegacyMeshes(*dest, "", *meshed, output));
+  progress->Finish();
+  summary.segments = written.segments;
+  summary.vertices = written.vertices;
+  summary.triangles = written.triangles;
+  summary.bytes = written.bytes;
+  summary.mesh_dir = output.mesh_dir;
+  summary.properties_dir = output.properties_dir;
+  return summary;
+}
+
+Result<std::vector<std::uint64_t>> ParseLabelList(std::string_view text) {
+  std::vector<std::uint64_t> labels;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view field = text.substr(start, comma - start);
+    std::uint64_t label = 0;
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), label);
+    if (error != std::errc() || end != field.data() + field.size() || field.empty() || label == 0) {
+      return Status::InvalidArgument(
+                 "labels are nonzero unsigned integers separated by commas, "
+                 "not \"" +
+                 std::string(text) + "\"")
+          .WithField("labels");
+    }
+    labels.push_back(label);
+    start = comma + 1;
+  }
+  return labels;
+}
+
+}  // namespace chunkwise

@@ -1,0 +1,209 @@
+// GenerateMeshes through the facade alone: a zarr label array and a
+// precomputed segmentation made from it, meshes written into the
+// segmentation, its info pointing at them, and the errors of bad input.
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "api_test_support.h"
+
+namespace chunkwise {
+namespace {
+
+using api_test::FreshDirectory;
+using api_test::Message;
+
+std::string Text(const Context& context, const std::string& url, const std::string& key) {
+  auto store = OpenStore(context, url);
+  if (!store.ok()) return "";
+  auto bytes = (*store)->Get(key);
+  if (!bytes.ok() || !*bytes) return "";
+  return std::string((*bytes)->begin(), (*bytes)->end());
+}
+
+class MeshesApi : public ::testing::Test {
+ protected:
+  // A 10 x 12 x 14 (z, y, x) uint32 array with a box of label 5 and one voxel of label 9,
+  // and a precomputed segmentation of it at resolution 4, 4, 40.
+  void SetUp() override {
+    root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    zarr_ = (root_ / "labels.zarr").string();
+    volume_ = (root_ / "seg").string();
+    ZarrArraySpec spec{
+        .shape = {10, 12, 14}, .data_type = *ParseDataType("uint32"), .chunks = {4, 5, 6}};
+    auto array = CreateZarrArray(context_, zarr_, spec);
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    std::vector<std::uint32_t> labels(10 * 12 * 14, 0);
+    for (int z = 2; z < 6; ++z)
+      for (int y = 3; y < 9; ++y)
+        for (int x = 1; x < 13; ++x) labels[(z * 12 + y) * 14 + x] = 5;
+    labels[(8 * 12 + 10) * 14 + 2] = 9;
+    Bytes bytes(labels.size() * 4);
+    std::memcpy(bytes.data(), labels.data(), bytes.size());
+    ASSERT_TRUE(WriteRegion(context_, *array, core::Region({0, 0, 0}, {10, 12, 14}), bytes).ok());
+    ZarrToPrecomputedOptions options;
+    options.resolution = {4, 4, 40};
+    auto converted = ZarrToPrecomputed(context_, zarr_, volume_, options);
+    ASSERT_TRUE(converted.ok()) << converted.status().ToString();
+  }
+
+  Context context_;
+  std::filesystem::path root_;
+  std::string zarr_;
+  std::string volume_;
+};
+
+TEST_F(MeshesApi, MeshesAndPropertiesGoIntoTheSegmentationAndItsInfoNamesThem) {
+  MeshOptions options;
+  options.chunk = {3, 4, 5};
+  auto summary = GenerateMeshes(context_, zarr_, volume_, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  EXPECT_EQ(summary->voxels, 10u * 12 * 14);
+  const auto info = nlohmann::json::parse(Text(context_, volume_, "info"));
+  EXPECT_EQ(info["mesh"], "mesh");
+  EXPECT_EQ(info["segment_properties"], "segment_properties");
+  EXPECT_EQ(info["scales"][0]["resolution"], nlohmann::json({4, 4, 40}));  // Kept.
+  EXPECT_EQ(nlohmann::json::parse(Text(context_, volume_, "mesh/info"))["@type"],
+            "neuroglancer_legacy_mesh");
+  EXPECT_EQ(nlohmann::json::parse(Text(context_, volume_, "mesh/5:0"))["fragments"],
+            nlohmann::json({"5:0:all"}));
+  // Label 9's one voxel (z 8, y 10, x 2): an octahedron at its face centres, in nm.
+  const std::string fragment = Text(context_, volume_, "mesh/9:0:all");
+  ASSERT_EQ(fragment.size(), 4u + 6 * 12 + 8 * 12);
+  std::uint32_t count = 0;
+  std::memcpy(&count, fragment.data(), 4);
+  EXPECT_EQ(count, 6u);
+  float first[3];
+  std::memcpy(first, fragment.data() + 4, 12);
+  float lowest_x = 1e9f;
+  for (int v = 0; v < 6; ++v) {
+    float p[3];
+    std::memcpy(p, fragment.data() + 4 + 12 * v, 12);
+    lowest_x = std::min(lowest_x, p[0]);
+    EXPECT_TRUE(p[2] == 340.0f || p[2] == 320.0f || p[2] == 360.0f) << p[2];
+  }
+  EXPECT_EQ(lowest_x, 8.0f);  // x 2 * 4 nm.
+  const auto properties = nlohmann::json::parse(Text(context_, volume_, "segment_properties/info"));
+  EXPECT_EQ(properties["@type"], "neuroglancer_segment_properties");
+  EXPECT_EQ(properties["inline"]["ids"], nlohmann::json({"5", "9"}));
+  EXPECT_EQ(properties["inline"]["properties"][0]["id"], "voxels");
+  EXPECT_EQ(properties["inline"]["properties"][0]["values"], nlohmann::json({4 * 6 * 12, 1}));
+}
+
+TEST_F(MeshesApi, ThePrecomputedVolumeIsItsOwnSourceAndNamesComeFromACsv) {
+  const std::string csv = (root_ / "names.csv").string();
+  std::ofstream(csv) << "id,name,tags\n5,\"slab, big\",wide flat\n";
+  MeshOptions options;
+  options.names_csv = csv;
+  options.labels = {5};
+  auto summary = GenerateMeshes(context_, volume_, volume_, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 1u);
+  EXPECT_EQ(Text(context_, volume_, "mesh/9:0"), "");
+  const auto properties =
+      nlohmann::json::parse(Text(context_, volume_, "segment_properties/info"))["inline"];
+  EXPECT_EQ(properties["ids"], nlohmann::json({"5"}));
+  EXPECT_EQ(properties["properties"][0],
+            nlohmann::json({{"id", "name"}, {"type", "label"}, {"values", {"slab, big"}}}));
+  EXPECT_EQ(properties["properties"][2]["tags"], nlohmann::json({"flat", "wide"}));
+  EXPECT_EQ(properties["properties"][2]["values"], nlohmann::json({{0, 1}}));
+}
+
+TEST_F(MeshesApi, ExistingMeshesAreRefusedUnlessOverwrite) {
+  ASSERT_TRUE(GenerateMeshes(context_, zarr_, volume_).ok());
+  const std::string before = Text(context_, volume_, "mesh/5:0:all");
+  auto again = GenerateMeshes(context_, zarr_, volume_);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(again.status().field(), "overwrite");
+  EXPECT_NE(Message(again.status()).find("mesh"), std::string::npos);
+  MeshOptions options;
+  options.overwrite = true;
+  options.labels = {9};
+  ASSERT_TRUE(GenerateMeshes(context_, zarr_, volume_, options).ok());
+  EXPECT_EQ(Text(context_, volume_, "mesh/5:0:all"), "");  // The old folder was emptied.
+  EXPECT_FALSE(before.empty());
+}
+
+TEST_F(MeshesApi, NoLabelsIsAnEmptyResult) {
+  const std::string empty = (root_ / "empty.zarr").string();
+  ZarrArraySpec spec{
+      .shape = {10, 12, 14}, .data_type = *ParseDataType("uint64"), .chunks = {5, 6, 7}};
+  ASSERT_TRUE(CreateZarrArray(context_, empty, spec).ok());
+  auto summary = GenerateMeshes(context_, empty, volume_);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 0u);
+  const auto properties =
+      nlohmann::json::parse(Text(context_, volume_, "segment_properties/info"))["inline"];
+  EXPECT_EQ(properties["ids"], nlohmann::json::array());
+}
+
+TEST_F(MeshesApi, BadInputIsNamed) {
+  auto missing = GenerateMeshes(context_, (root_ / "nothing").string(), volume_);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(Message(missing.status()).find("nothing"), std::string::npos);
+
+  auto no_destination = GenerateMeshes(context_, zarr_, (root_ / "elsewhere").string());
+  ASSERT_FALSE(no_destination.ok());
+  EXPECT_EQ(no_destination.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(Message(no_destination.status()).find("elsewhere"), std::string::npos);
+
+  const std::string floats = (root_ / "floats.zarr").string();
+  ZarrArraySpec spec{
+      .shape = {10, 12, 14}, .data_type = *ParseDataType("float32"), .chunks = {5, 6, 7}};
+  ASSERT_TRUE(CreateZarrArray(context_, floats, spec).ok());
+  auto wrong_type = GenerateMeshes(context_, floats, volume_);
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_EQ(wrong_type.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(Message(wrong_type.status()).find("float32"), std::string::npos);
+
+  const std::string other = (root_ / "other.zarr").string();
+  spec = {.shape = {10, 12, 15}, .data_type = *ParseDataType("uint8"), .chunks = {5, 6, 7}};
+  ASSERT_TRUE(CreateZarrArray(context_, other, spec).ok());
+  auto wrong_size = GenerateMeshes(context_, other, volume_);
+  ASSERT_FALSE(wrong_size.ok());
+  EXPECT_EQ(wrong_size.status().code(), StatusCode::kInvalidArgument);
+
+  const std::string csv = (root_ / "bad.csv").string();
+  std::ofstream(csv) << "5,a\nfive,b\n";
+  MeshOptions options;
+  options.names_csv = csv;
+  auto bad_csv = GenerateMeshes(context_, zarr_, volume_, options);
+  ASSERT_FALSE(bad_csv.ok());
+  EXPECT_EQ(bad_csv.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(Message(bad_csv.status()).find("bad.csv line 2"), std::string::npos)
+      << Message(bad_csv.status());
+
+  options = {};
+  options.format = "multires";
+  EXPECT_EQ(GenerateMeshes(context_, zarr_, volume_, options).status().code(),
+            StatusCode::kUnsupported);
+  // Nothing was written by any of these.
+  EXPECT_EQ(Text(context_, volume_, "mesh/info"), "");
+  EXPECT_FALSE(nlohmann::json::parse(Text(context_, volume_, "info")).contains("mesh"));
+}
+
+TEST_F(MeshesApi, AnyStoreTakesTheMeshes) {
+  ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://meshes/seg").ok());
+  auto summary = GenerateMeshes(context_, zarr_, "memory://meshes/seg");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  EXPECT_EQ(nlohmann::json::parse(Text(context_, "memory://meshes/seg", "info"))["mesh"], "mesh");
+  EXPECT_EQ(Text(context_, "memory://meshes/seg", "mesh/9:0:all").size(), 4u + 6 * 12 + 8 * 12);
+}
+
+TEST_F(MeshesApi, ACancelledCallWritesNothing) {
+  core::Cancellation cancelled;
+  cancelled.Cancel();
+  CallOptions call;
+  call.cancellation = &cancelled;
+  auto result = GenerateMeshes(context_, zarr_, volume_, {}, call);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(Text(context_, volume_, "mesh/info"), "");
+}
+
+}  // namespace
+}  // namespace chunkwise

@@ -1,0 +1,76 @@
+#!/bin/sh
+# chunkwise mesh as a user meets it (#41): meshes into the segmentation with
+# --json counts, a second run refused with the --overwrite hint, --labels,
+# and bad input exiting 1 with the library's code and what is at fault.
+#   mesh_test.sh CHUNKWISE WORKDIR
+set -u
+cw=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() {
+  "$@" >out 2>err
+  status=$?
+  if [ "$status" -ne 0 ]; then fail "exit $status: $*"; cat err; fi
+}
+fails_with() {
+  want=$1
+  shift
+  "$@" >out 2>err
+  status=$?
+  [ "$status" -eq "$want" ] || { fail "exit $status (want $want): $*"; cat err; }
+}
+contains() {  # FILE TEXT
+  grep -qF -- "$2" "$1" || { fail "$1 lacks \"$2\""; cat "$1"; }
+}
+json_of() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# 8x10x12 uint32 labels (z,y,x): a box of 3 and one voxel of 200, as raw bytes.
+python3 - <<'PY'
+import sys
+v = bytearray(8 * 10 * 12)
+for z in range(2, 5):
+    for y in range(1, 6):
+        for x in range(3, 9):
+            v[(z * 10 + y) * 12 + x] = 3
+v[(7 * 10 + 9) * 12 + 11] = 200
+open("labels.bin", "wb").write(b"".join(b.to_bytes(4, "little") for b in v))
+PY
+ok "$cw" -q zarr create labels.zarr --shape 8,10,12 --dtype uint32 --chunk 4,5,6
+ok "$cw" -q zarr write labels.zarr --input labels.bin --dtype uint32 --shape 8,10,12
+ok "$cw" -q zarr to-precomputed labels.zarr seg --resolution 8,8,30
+
+ok "$cw" mesh labels.zarr seg --json --threads 2
+[ "$(json_of out 'j["segments"], j["voxels"], j["mesh"]')" = "2 960 mesh" ] || fail "mesh --json: $(cat out)"
+[ "$(json_of seg/info 'j["mesh"], j["segment_properties"]')" = "mesh segment_properties" ] ||
+  fail "the info does not name the meshes: $(cat seg/info)"
+[ -f "seg/mesh/200:0:all" ] || fail "no fragment for label 200"
+
+fails_with 1 "$cw" mesh labels.zarr seg
+contains err "InvalidArgument"
+contains err "pass --overwrite to replace it"
+
+ok "$cw" -q mesh labels.zarr seg --overwrite --labels 200
+[ -f "seg/mesh/3:0" ] && fail "--labels 200 kept label 3's manifest"
+[ "$(json_of seg/segment_properties/info 'j["inline"]["ids"]')" = "['200']" ] ||
+  fail "--labels 200: $(cat seg/segment_properties/info)"
+
+fails_with 1 "$cw" mesh labels.zarr seg --overwrite --labels 3,x
+contains err "InvalidArgument"
+contains err "see --labels"
+fails_with 1 "$cw" mesh nowhere.zarr seg
+contains err "NotFound"
+contains err "nowhere.zarr"
+fails_with 1 "$cw" mesh labels.zarr nowhere-seg
+contains err "NotFound"
+contains err "nowhere-seg"
+fails_with 1 "$cw" mesh labels.zarr seg --overwrite --format multires
+contains err "Unsupported"
+contains err "pass --format legacy"
+fails_with 2 "$cw" mesh labels.zarr seg --format draco
+
+[ "$failures" -eq 0 ] && echo "mesh: all cases passed"
+exit "$failures"

@@ -1,0 +1,96 @@
+"""chunkwise.mesh: the module's door to GenerateMeshes (facade/meshes.h).
+
+The interop test (tests/interop/python/mesh_interop.py) checks the meshes
+against CloudVolume and zmesh; this checks the door: what it writes, its
+counts, progress, cancellation, and its errors as the library's codes.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import chunkwise
+
+
+def _segmentation(path: pathlib.Path, shape_zyx: tuple[int, int, int]) -> str:
+    """An empty precomputed segmentation (only its info) of the given size."""
+    path.mkdir()
+    info = {
+        "@type": "neuroglancer_multiscale_volume",
+        "type": "segmentation",
+        "data_type": "uint64",
+        "num_channels": 1,
+        "scales": [
+            {
+                "key": "s0",
+                "size": list(reversed(shape_zyx)),
+                "resolution": [8, 8, 8],
+                "voxel_offset": [0, 0, 0],
+                "chunk_sizes": [[8, 8, 8]],
+                "encoding": "raw",
+            }
+        ],
+    }
+    (path / "info").write_text(json.dumps(info))
+    return str(path)
+
+
+@pytest.fixture
+def volume(tmp_path: pathlib.Path) -> tuple[str, str]:
+    labels = np.zeros((6, 7, 8), dtype=np.uint32)
+    labels[1:4, 2:5, 3:7] = 4
+    labels[5, 6, 7] = 11
+    array = chunkwise.create(str(tmp_path / "l.zarr"), shape=labels.shape, dtype="uint32", chunks=[3, 3, 3])
+    array[...] = labels
+    return str(tmp_path / "l.zarr"), _segmentation(tmp_path / "seg", labels.shape)
+
+
+def test_meshes_go_into_the_segmentation(volume: tuple[str, str]) -> None:
+    source, dest = volume
+    seen: list[tuple[int, int | None]] = []
+    summary = chunkwise.mesh(source, dest, threads=2, progress=lambda d, t: seen.append((d, t)))
+    assert summary["segments"] == 2
+    assert summary["voxels"] == 6 * 7 * 8
+    assert (summary["mesh"], summary["segment_properties"]) == ("mesh", "segment_properties")
+    info = json.loads((pathlib.Path(dest) / "info").read_text())
+    assert info["mesh"] == "mesh"
+    fragment = (pathlib.Path(dest) / "mesh" / "11:0:all").read_bytes()
+    count = int(np.frombuffer(fragment, "<u4", 1)[0])
+    vertices = np.frombuffer(fragment, "<f4", 3 * count, 4).reshape(-1, 3)
+    # Voxel (z 5, y 6, x 7) at 8 nm: the centres of its faces.
+    assert sorted(map(tuple, vertices.tolist())) == sorted(
+        [(56, 52, 44), (64, 52, 44), (60, 48, 44), (60, 56, 44), (60, 52, 40), (60, 52, 48)]
+    )
+    props = json.loads((pathlib.Path(dest) / "segment_properties" / "info").read_text())
+    assert props["inline"]["ids"] == ["4", "11"]
+    assert props["inline"]["properties"][0]["values"] == [36, 1]
+    assert seen and seen[-1][1] == 6 * 7 * 8
+
+
+def test_labels_limit_the_meshes(volume: tuple[str, str]) -> None:
+    source, dest = volume
+    assert chunkwise.mesh(source, dest, labels=[11])["segments"] == 1
+    assert not (pathlib.Path(dest) / "mesh" / "4:0").exists()
+
+
+def test_errors_are_the_librarys(volume: tuple[str, str], tmp_path: pathlib.Path) -> None:
+    source, dest = volume
+    with pytest.raises(chunkwise.NotFoundError, match="nothing"):
+        chunkwise.mesh(str(tmp_path / "nothing"), dest)
+    with pytest.raises(chunkwise.UnsupportedError):
+        chunkwise.mesh(source, dest, format="multires")
+    with pytest.raises(chunkwise.InvalidArgumentError, match="label 0"):
+        chunkwise.mesh(source, dest, labels=[0, 4])
+    token = chunkwise.CancelToken()
+    token.cancel()
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.mesh(source, dest, cancel=token)
+    assert not (pathlib.Path(dest) / "mesh").exists()
+    chunkwise.mesh(source, dest)
+    with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite"):
+        chunkwise.mesh(source, dest)
+    assert chunkwise.mesh(source, dest, overwrite=True)["segments"] == 2

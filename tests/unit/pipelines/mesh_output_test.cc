@@ -1,0 +1,175 @@
+#include "pipelines/meshing/mesh_output.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/precomputed/legacy_mesh.h"
+#include "formats/precomputed/segment_properties.h"
+#include "unit/forwarding_store.h"
+
+namespace chunkwise::pipelines {
+namespace {
+
+namespace pc = formats::precomputed;
+
+constexpr std::string_view kInfo =
+    R"({"@type":"neuroglancer_multiscale_volume","type":"segmentation","data_type":"uint64",)"
+    R"("num_channels":1,"scales":[{"key":"s0","size":[4,4,4],"resolution":[1,1,1],)"
+    R"("voxel_offset":[0,0,0],"chunk_sizes":[[4,4,4]],"encoding":"raw"}]})";
+
+ByteView View(std::string_view text) {
+  return ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+}
+
+std::string Text(const store::Store& store, const std::string& key) {
+  auto value = store.Get(key);
+  if (!value.ok() || !*value) return "";
+  return std::string((*value)->begin(), (*value)->end());
+}
+
+MeshedLabels Two() {
+  MeshedLabels meshed;
+  meshed.meshes[3] = {{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}};
+  meshed.meshes[12] = {{0, 0, 0, 2, 0, 0, 0, 2, 0}, {0, 1, 2}};
+  meshed.voxel_counts = {{3, 10}, {12, 5'000'000'000}};
+  return meshed;
+}
+
+// Fails every write of a key containing `poison` once armed.
+class FailingStore : public test::ForwardingStore {
+ public:
+  std::string poison;
+  Status Set(std::string_view key, ByteView value) override {
+    if (!poison.empty() && key.find(poison) != std::string_view::npos) {
+      return Status::IOError("disk full writing " + std::string(key));
+    }
+    return ForwardingStore::Set(key, value);
+  }
+};
+
+TEST(MeshOutput, WritesFragmentsManifestsPropertiesAndNamesThemInTheInfo) {
+  FailingStore store;
+  ASSERT_TRUE(store.Set("v/info", View(kInfo)).ok());
+  MeshOutputOptions options;
+  options.names[12] = {"twelve", {"b", "a"}};
+  auto summary = WriteLegacyMeshes(store, "v/", Two(), options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  EXPECT_EQ(summary->vertices, 7u);
+  EXPECT_EQ(summary->triangles, 5u);
+  const auto info = nlohmann::json::parse(Text(store, "v/info"));
+  EXPECT_EQ(info["mesh"], "mesh");
+  EXPECT_EQ(info["segment_properties"], "segment_properties");
+  EXPECT_EQ(info["scales"][0]["key"], "s0");
+  EXPECT_EQ(nlohmann::json::parse(Text(store, "v/mesh/info")),
+            nlohmann::json({{"@type", "neuroglancer_legacy_mesh"}}));
+  auto fragments = pc::ParseLegacyManifest(Text(store, "v/mesh/12:0"), "12:0");
+  ASSERT_TRUE(fragments.ok());
+  ASSERT_EQ(*fragments, std::vector<std::string>{"12:0:all"});
+  const std::string bytes = Text(store, "v/mesh/12:0:all");
+  auto mesh = pc::DecodeLegacyFragment(View(bytes), "12:0:all");
+  ASSERT_TRUE(mesh.ok()) << mesh.status().ToString();
+  EXPECT_EQ(mesh->vertices, Two().meshes[12].vertices);
+  EXPECT_EQ(mesh->triangles, Two().meshes[12].triangles);
+  const auto properties = nlohmann::json::parse(Text(store, "v/segment_properties/info"));
+  EXPECT_EQ(properties["inline"]["ids"], nlohmann::json({"3", "12"}));
+  const auto& list = properties["inline"]["properties"];
+  EXPECT_EQ(list[0]["values"], nlohmann::json({"", "twelve"}));
+  // A count past uint32 makes the property float32.
+  EXPECT_EQ(list[1]["data_type"], "float32");
+  EXPECT_EQ(list[2]["tags"], nlohmann::json({"a", "b"}));
+  EXPECT_EQ(list[2]["values"], nlohmann::json({nlohmann::json::array(), {0, 1}}));
+}
+
+TEST(MeshOutput, AFailedWriteLeavesTheSegmentationAsItWas) {
+  for (const std::string poison : {"12:0:all", "segment_properties/info", "v/info"}) {
+    SCOPED_TRACE(poison);
+    FailingStore store;
+    ASSERT_TRUE(store.Set("v/info", View(kInfo)).ok());
+    store.poison = poison;
+    auto summary = WriteLegacyMeshes(store, "v/", Two(), {});
+    ASSERT_FALSE(summary.ok());
+    EXPECT_EQ(summary.status().code(), StatusCode::kIOError);
+    EXPECT_NE(summary.status().message().find(poison), std::string::npos);
+    EXPECT_EQ(Text(store, "v/info"), kInfo);
+    auto keys = store.List("v/");
+    ASSERT_TRUE(keys.ok());
+    EXPECT_EQ(*keys, std::vector<std::string>{"v/info"});
+  }
+}
+
+TEST(MeshOutput, ExistingMeshesAreRefusedWithoutOverwrite) {
+  FailingStore store;
+  ASSERT_TRUE(store.Set("info", View(kInfo)).ok());
+  ASSERT_TRUE(store.Set("mesh/old:0", View("{}")).ok());
+  auto refused = WriteLegacyMeshes(store, "", Two(), {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().field(), "overwrite");
+  EXPECT_EQ(Text(store, "info"), kInfo);
+  MeshOutputOptions options;
+  options.overwrite = true;
+  ASSERT_TRUE(WriteLegacyMeshes(store, "", Two(), options).ok());
+  EXPECT_EQ(Text(store, "mesh/old:0"), "");
+}
+
+TEST(MeshOutput, OnlyASegmentationTakesMeshes) {
+  FailingStore store;
+  auto missing = WriteLegacyMeshes(store, "", Two(), {});
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  std::string image(kInfo);
+  image.replace(image.find("segmentation"), 12, "image");
+  ASSERT_TRUE(store.Set("info", View(image)).ok());
+  auto refused = WriteLegacyMeshes(store, "", Two(), {});
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(LegacyMeshFormat, BadFragmentsAreCorruptionNamingThem) {
+  const Bytes good = pc::EncodeLegacyFragment(Two().meshes[12]);
+  EXPECT_EQ(good.size(), 4u + 3 * 12 + 12);
+  struct Case {
+    Bytes bytes;
+    std::string says;
+  };
+  Bytes short_count(good.begin(), good.begin() + 3);
+  Bytes cut(good.begin(), good.begin() + 20);
+  Bytes ragged(good.begin(), good.end() - 4);
+  Bytes past = good;
+  past[good.size() - 4] = 7;  // The last index names vertex 7 of 3.
+  for (const Case& c : {Case{short_count, "no vertex count"}, Case{cut, "vertices need"},
+                        Case{ragged, "whole triangles"}, Case{past, "names vertex 7"}}) {
+    auto decoded = pc::DecodeLegacyFragment(c.bytes, "mesh/12:0:all");
+    ASSERT_FALSE(decoded.ok());
+    EXPECT_EQ(decoded.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(decoded.status().message().find("mesh/12:0:all"), std::string::npos);
+    EXPECT_NE(decoded.status().message().find(c.says), std::string::npos)
+        << decoded.status().message();
+  }
+  EXPECT_EQ(pc::ParseLegacyManifest("{\"fragments\": 3}", "m").status().code(),
+            StatusCode::kCorruption);
+}
+
+TEST(SegmentNamesCsv, RowsHeadersQuotesAndErrors) {
+  auto names =
+      pc::ParseSegmentNamesCsv("id,name,tags\n\n7,\"a, \"\"b\"\"\",x;y z\n9\n10,ten\r\n", "n.csv");
+  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  ASSERT_EQ(names->size(), 3u);
+  EXPECT_EQ(names->at(7).name, "a, \"b\"");
+  EXPECT_EQ(names->at(7).tags, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(names->at(9).name, "");
+  EXPECT_EQ(names->at(10).name, "ten");
+  for (const auto& [text, says] :
+       std::vector<std::pair<std::string, std::string>>{{"1,a\n-2,b\n", "line 2"},
+                                                        {"1,a,b,c\n", "4 fields"},
+                                                        {"1,a\n1,b\n", "twice"},
+                                                        {"1,\"a\n", "quote"}}) {
+    auto bad = pc::ParseSegmentNamesCsv(text, "n.csv");
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(bad.status().message().find(says), std::string::npos) << bad.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace chunkwise::pipelines
