@@ -6,10 +6,10 @@
 #include <functional>
 #include <utility>
 
-#include "core/file_io.h"
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/precomputed_volumes.h"
 #include "chunkwise/facade/zarr_arrays.h"
+#include "core/file_io.h"
 #include "formats/precomputed/segment_properties.h"
 #include "pipelines/meshing/label_meshes.h"
 #include "pipelines/meshing/mesh_output.h"
