@@ -8,6 +8,10 @@
 //                 memory, on the same thread pool size: the ceiling (goal:
 //                 stream ≥ 0.85× of it);
 //   stream        StreamWriter into the discard sink and into a FileStore;
+//   levels        with --levels N, the stream writer into the discard sink
+//                 writing N coarser levels (mean of 2×2×2) beside level 0, as
+//                 `zarr stream --levels N` does (goal: at most 1.25× the CPU
+//                 seconds of level 0 alone);
 //   region writer formats/zarr Array::Write of the same data, shard slab by
 //                 shard slab, into a FileStore (goal: stream faster); its time
 //                 includes collecting the frames into the slab, since they
@@ -24,12 +28,12 @@
 //                 (bench/tensorstore_stream_peer.py) and acquire-zarr
 //                 (bench/acquire_zarr_stream_peer.py; blosc codecs only), next
 //                 to the stream writer's file sink; --runs runs each.
-// Figures are GB/s of uncompressed input, medians over --runs rounds; ratios
-// are medians of the per-round ratios, and ours/fastest is our median over the
-// fastest peer's.
+// Figures are GB/s of uncompressed input and CPU seconds (all threads, user
+// and system) per GB, medians over --runs rounds; ratios are medians of the
+// per-round ratios, and ours/fastest is our median over the fastest peer's.
 //
 // usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
-//                     [--peers ts,acquire-zarr|none] [--venv-python PATH]
+//                     [--levels N] [--peers ts,acquire-zarr|none] [--venv-python PATH]
 #include <sys/resource.h>
 
 #include <climits>
@@ -71,7 +75,8 @@ struct Options {
   std::size_t threads = 0;
   std::string codec = "zstd:1";
   fs::path dir = fs::temp_directory_path() / "chunkwise-stream-bench";
-  std::string only;  // One path alone (raw, discard, file or region), for profiling.
+  std::string only;        // One path alone (raw, discard, file, levels or region), for profiling.
+  std::size_t levels = 0;  // > 0: also the discard sink with this many coarser levels.
   std::string peers = "ts,acquire-zarr";
   std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
 };
@@ -192,11 +197,26 @@ std::uint64_t PeakGrowth(const stream::StreamConfig& config, const Bytes& distin
 
 using Path = std::function<double(Index)>;  // Writes n frames; returns its seconds.
 
-// The four measured paths by name, on the same data.
+// `config` writing `levels` coarser levels, each the mean of 2×2×2 of the one above.
+stream::StreamConfig WithLevels(stream::StreamConfig config, std::size_t levels) {
+  stream::MultiscaleConfig multiscale;
+  multiscale.levels = levels;
+  multiscale.factors = {2, 2, 2};
+  config.multiscale = multiscale;
+  return config;
+}
+
+// The measured paths by name, on the same data.
 std::map<std::string, Path> Paths(const Options& options, const stream::StreamConfig& config,
+                                  const stream::StreamConfig& levels_config,
                                   const stream::StreamPlan& plan, const Bytes& distinct,
                                   const std::vector<Bytes>& tiles, core::ThreadPool& pool) {
   return {
+      {"levels",
+       [&](Index n) {
+         stream::DiscardShardSink sink;
+         return StreamOnce(levels_config, distinct, n, store::MemoryStore::Create(), &sink);
+       }},
       {"raw", [&](Index n) { return RawCodecOnce(plan, tiles, n / 32, pool); }},
       {"discard",
        [&](Index n) {
@@ -219,7 +239,7 @@ int RunOnly(const Options& options, const std::map<std::string, Path>& paths, do
             Index frames) {
   const auto path = paths.find(options.only);
   if (path == paths.end()) {
-    std::fprintf(stderr, "stream_bench: --only takes raw, discard, file or region\n");
+    std::fprintf(stderr, "stream_bench: --only takes raw, discard, file, levels or region\n");
     return 2;
   }
   fs::remove_all(options.dir);
@@ -312,7 +332,8 @@ void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads
 Options Parse(int argc, char** argv) {
   constexpr const char* kUsage =
       "stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
-      "[--only raw|discard|file|region] [--peers ts,acquire-zarr|none] [--venv-python PATH]";
+      "[--only raw|discard|file|levels|region] [--levels N] [--peers ts,acquire-zarr|none] "
+      "[--venv-python PATH]";
   Options options;
   bench::RequireFlagPairs(argc, kUsage);
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -330,6 +351,8 @@ Options Parse(int argc, char** argv) {
       options.dir = argv[i + 1];
     else if (flag == "--only")
       options.only = argv[i + 1];
+    else if (flag == "--levels")
+      options.levels = static_cast<std::size_t>(bench::IntegerArg("--levels", argv[i + 1], 0, 8));
     else if (flag == "--peers")
       options.peers = argv[i + 1];
     else if (flag == "--venv-python")
@@ -366,44 +389,76 @@ int Main(int argc, char** argv) {
               static_cast<long long>(kFrameSide), gb, options.codec.c_str(), plan->threads);
   std::printf("%s\n", stream::DescribePlan(*plan).c_str());
 
-  const std::map<std::string, Path> paths = Paths(options, config, *plan, distinct, tiles, pool);
+  const stream::StreamConfig levels_config =
+      WithLevels(config, std::max<std::size_t>(1, options.levels));
+  const std::map<std::string, Path> paths =
+      Paths(options, config, levels_config, *plan, distinct, tiles, pool);
   if (!options.only.empty()) return RunOnly(options, paths, gb, frames);
-  std::vector<double> raw, discard, file, region, discard_ratio, file_ratio, region_ratio;
-  std::vector<double> raw_cpu, discard_cpu, file_cpu, region_cpu;
+  std::vector<double> raw, discard, file, levels, region, discard_ratio, file_ratio, region_ratio;
+  std::vector<double> raw_cpu, discard_cpu, file_cpu, levels_cpu, region_cpu;
+  std::vector<double> discard_cpu_ratio, levels_cpu_ratio;
   const auto remove_output = [&] { fs::remove_all(options.dir); };
   for (int run = 0; run < options.runs; ++run) {
     raw.push_back(gb / Measure(paths.at("raw"), frames, raw_cpu));
     discard.push_back(gb / Measure(paths.at("discard"), frames, discard_cpu));
     file.push_back(gb / Measure(paths.at("file"), frames, file_cpu, remove_output));
+    if (options.levels > 0) {
+      levels.push_back(gb / Measure(paths.at("levels"), frames, levels_cpu));
+      levels_cpu_ratio.push_back(levels_cpu.back() / discard_cpu.back());
+    }
     region.push_back(gb / Measure(paths.at("region"), frames, region_cpu, remove_output));
     remove_output();
     discard_ratio.push_back(discard.back() / raw.back());
+    discard_cpu_ratio.push_back(discard_cpu.back() / raw_cpu.back());
     file_ratio.push_back(file.back() / raw.back());
     region_ratio.push_back(file.back() / region.back());
     std::printf(
-        "round %d: raw %.3f  stream discard %.3f  stream file %.3f  region writer %.3f GB/s\n",
-        run + 1, raw.back(), discard.back(), file.back(), region.back());
+        "round %d: raw %.3f  stream discard %.3f  stream file %.3f  levels %.3f  region writer "
+        "%.3f GB/s\n",
+        run + 1, raw.back(), discard.back(), file.back(), levels.empty() ? 0.0 : levels.back(),
+        region.back());
   }
-  std::printf("\n%-34s %8s\n", "median over rounds", "GB/s");
-  std::printf("%-34s %8.3f\n", "raw codec, same tiles and threads", Median(raw));
-  std::printf("%-34s %8.3f   %.2fx raw (goal >= 0.85)\n", "stream writer, discard sink",
-              Median(discard), Median(discard_ratio));
-  std::printf("%-34s %8.3f   %.2fx raw\n", "stream writer, file sink", Median(file),
-              Median(file_ratio));
-  std::printf("%-34s %8.3f   stream file sink is %.2fx it (goal > 1)\n", "zarr region writer, file",
-              Median(region), Median(region_ratio));
-  std::printf(
-      "CPU seconds per GB: raw %.2f, stream discard %.2f (%.2fx), stream file %.2f, region %.2f\n",
-      Median(raw_cpu) / gb, Median(discard_cpu) / gb, Median(discard_cpu) / Median(raw_cpu),
-      Median(file_cpu) / gb, Median(region_cpu) / gb);
-  const std::uint64_t short_peak = PeakGrowth(config, distinct, std::max<Index>(32, frames / 4));
-  const std::uint64_t long_peak = PeakGrowth(config, distinct, frames);
-  std::printf(
-      "peak RSS growth: %.1f MiB at %lld frames, %.1f MiB at %lld frames; estimate %.1f MiB\n",
-      static_cast<double>(short_peak) / (1 << 20),
-      static_cast<long long>(std::max<Index>(32, frames / 4)),
-      static_cast<double>(long_peak) / (1 << 20), static_cast<long long>(frames),
-      static_cast<double>(plan->memory.total()) / (1 << 20));
+  std::printf("\n%-36s %8s %9s\n", "median over rounds", "GB/s", "CPU s/GB");
+  const auto row = [&](const char* name, const std::vector<double>& rate,
+                       const std::vector<double>& cpu, const std::string& note) {
+    std::printf("%-36s %8.3f %9.2f   %s\n", name, Median(rate), Median(cpu) / gb, note.c_str());
+  };
+  char note[160];
+  row("raw codec, same tiles and threads", raw, raw_cpu, "");
+  std::snprintf(note, sizeof(note), "%.2fx raw GB/s (goal >= 0.85), %.2fx raw CPU (goal <= 1.2)",
+                Median(discard_ratio), Median(discard_cpu_ratio));
+  row("stream writer, discard sink", discard, discard_cpu, note);
+  std::snprintf(note, sizeof(note), "%.2fx raw GB/s", Median(file_ratio));
+  row("stream writer, file sink", file, file_cpu, note);
+  if (options.levels > 0) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "stream writer, %zu levels, discard", options.levels);
+    std::snprintf(note, sizeof(note), "%.2fx level 0 alone's CPU (goal <= 1.25)",
+                  Median(levels_cpu_ratio));
+    row(name, levels, levels_cpu, note);
+  }
+  std::snprintf(note, sizeof(note), "stream file sink is %.2fx it (goal > 1)",
+                Median(region_ratio));
+  row("zarr region writer, file", region, region_cpu, note);
+  const Index short_frames = std::max<Index>(32, frames / 4);
+  const auto peak_line = [&](const char* what, const stream::StreamConfig& measured,
+                             std::uint64_t estimate) {
+    const std::uint64_t short_peak = PeakGrowth(measured, distinct, short_frames);
+    const std::uint64_t long_peak = PeakGrowth(measured, distinct, frames);
+    std::printf(
+        "peak RSS growth%s: %.1f MiB at %lld frames, %.1f MiB at %lld frames; estimate %.1f MiB "
+        "(%.2fx)\n",
+        what, static_cast<double>(short_peak) / (1 << 20), static_cast<long long>(short_frames),
+        static_cast<double>(long_peak) / (1 << 20), static_cast<long long>(frames),
+        static_cast<double>(estimate) / (1 << 20),
+        static_cast<double>(std::max(short_peak, long_peak)) / static_cast<double>(estimate));
+  };
+  peak_line("", config, plan->memory.total());
+  if (options.levels > 0) {
+    auto levels_plan = stream::PlanStream(levels_config);
+    Check(levels_plan.status(), "plan with levels");
+    peak_line(", with levels", levels_config, levels_plan->memory.total());
+  }
   std::fflush(stdout);
   if (options.peers != "none") RunPeers(options, distinct, plan->threads, Median(file));
   return 0;

@@ -36,6 +36,11 @@ def _request(
     backend: str,
     threads: int,
     max_memory: int,
+    levels: int = 0,
+    downsample: str = "mean",
+    downsample_factors: Sequence[int] | None = None,
+    voxel_size: Sequence[float] | None = None,
+    unit: str | None = None,
 ) -> _core.StreamRequest:
     request = _core.StreamRequest()
     request.shape = [operator.index(n) for n in shape]
@@ -51,6 +56,11 @@ def _request(
     request.backend = backend
     request.threads = threads
     request.max_memory = max_memory
+    request.levels = operator.index(levels)
+    request.downsample = downsample
+    request.downsample_factors = [operator.index(n) for n in downsample_factors or []]
+    request.voxel_size = [float(v) for v in voxel_size or []]
+    request.unit = unit or ""
     return request
 
 
@@ -62,7 +72,15 @@ class StreamWriter:
     `tiles_per_shard` tiles per dimension. `codecs` is a shorthand
     (``"zstd:1"``, ``"blosc:lz4:5:shuffle"``, ``None``). `max_memory` (bytes)
     refuses a plan whose estimate exceeds it. `backend` is ``"cpu"`` or
-    ``"auto"`` (the CPU here). Closing on leaving a ``with`` block finishes the
+    ``"auto"`` (the CPU here).
+
+    `levels` > 0 writes an OME-Zarr image group instead, as the CLI's
+    ``zarr stream --levels``: arrays "0" (the frames) to "<levels>", each
+    reduced from the one above while the frames stream, by `downsample`
+    (``"mean"``, ``"mode"``, ``"min"`` or ``"max"``) over a window of
+    `downsample_factors` (default 2 along space axes, 1 along time and
+    channel); `voxel_size` (level 0's, space axes, slowest first) and `unit`
+    (an OME-NGFF unit name) go into its multiscales metadata. Closing on leaving a ``with`` block finishes the
     array and then writes its zarr.json; an exception inside it discards the
     shards still open and publishes nothing (no array appears at `url`).
 
@@ -87,6 +105,11 @@ class StreamWriter:
         backend: str = "cpu",
         threads: int = 0,
         max_memory: int = 0,
+        levels: int = 0,
+        downsample: str = "mean",
+        downsample_factors: Sequence[int] | None = None,
+        voxel_size: Sequence[float] | None = None,
+        unit: str | None = None,
         overwrite: bool = False,
         progress: Progress = None,
         cancel: CancelToken | None = None,
@@ -94,7 +117,8 @@ class StreamWriter:
         self.url = str(url)
         self.dtype = np.dtype(dtype)
         request = _request(shape, dtype, chunks, tiles_per_shard, codecs, fill_value,
-                           dimension_names, index_location, backend, threads, max_memory)
+                           dimension_names, index_location, backend, threads, max_memory,
+                           levels, downsample, downsample_factors, voxel_size, unit)
         self._writer = _core.StreamWriter(
             self.url, request, overwrite,
             progress=_progress.callback(progress, "stream"), cancel=_progress.token(cancel),
@@ -110,10 +134,13 @@ class StreamWriter:
         codecs: str | None = "zstd:1",
         threads: int = 0,
         backend: str = "cpu",
+        levels: int = 0,
+        downsample: str = "mean",
+        downsample_factors: Sequence[int] | None = None,
     ) -> dict[str, int]:
         """The bytes a writer of this configuration will use at most, by buffer."""
         request = _request(shape, dtype, chunks, tiles_per_shard, codecs, None, None, "end",
-                           backend, threads, 0)
+                           backend, threads, 0, levels, downsample, downsample_factors)
         return _core.stream_memory_estimate(request)
 
     @property

@@ -44,6 +44,12 @@ struct StreamRequest {
   std::string backend = "cpu";
   std::size_t threads = 0;
   std::uint64_t max_memory = 0;
+  // A multiscale stream (the CLI's --levels, --downsample, ...).
+  std::size_t levels = 0;
+  std::string downsample = "mean";
+  std::vector<core::Index> downsample_factors;
+  std::vector<double> voxel_size;
+  std::string unit;
 
   Result<stream::StreamConfig> ToConfig() const {
     const std::size_t rank = shape.size();
@@ -69,6 +75,9 @@ struct StreamRequest {
     }
     config.threads = threads;
     config.max_memory = max_memory;
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        config.multiscale,
+        MakeStreamMultiscale({levels, downsample, downsample_factors, voxel_size, unit}));
     CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
                                stream::ParseBackendRequest(backend));
     CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
@@ -86,6 +95,8 @@ nb::dict MemoryDict(const stream::MemoryEstimate& memory) {
   result["shard_indexes"] = memory.shard_indexes;
   result["pinned"] = memory.pinned;
   result["device"] = memory.device;
+  result["level_slabs"] = memory.level_slabs;
+  result["levels"] = memory.levels;
   result["total"] = memory.total();
   return result;
 }
@@ -183,7 +194,12 @@ void BindStream(nb::module_& module) {
       .def_rw("index_location", &StreamRequest::index_location)
       .def_rw("backend", &StreamRequest::backend)
       .def_rw("threads", &StreamRequest::threads)
-      .def_rw("max_memory", &StreamRequest::max_memory);
+      .def_rw("max_memory", &StreamRequest::max_memory)
+      .def_rw("levels", &StreamRequest::levels)
+      .def_rw("downsample", &StreamRequest::downsample)
+      .def_rw("downsample_factors", &StreamRequest::downsample_factors)
+      .def_rw("voxel_size", &StreamRequest::voxel_size)
+      .def_rw("unit", &StreamRequest::unit);
 
   module.def(
       "stream_memory_estimate",

@@ -48,35 +48,27 @@ struct StreamOptions {
   std::string unit;
 };
 
-// The --levels options as the writer's MultiscaleConfig; none without --levels.
+// The --levels options as the writer's MultiscaleConfig (the facade's
+// MakeStreamMultiscale, as the Python module's levels= keywords); none
+// without --levels.
 Result<std::optional<StreamMultiscale>> MultiscaleFromOptions(const StreamOptions& options) {
-  if (options.levels == 0) {
-    if (!options.voxel_size.empty() || !options.unit.empty() ||
-        !options.downsample_factors.empty()) {
-      return Status::InvalidArgument(
-          "--voxel-size, --unit and --downsample-factors describe levels; add --levels N");
-    }
-    return std::optional<StreamMultiscale>();
-  }
-  StreamMultiscale multiscale;
-  multiscale.levels = options.levels;
-  Result<core::DownsampleMethod> method = ParseDownsample(options.downsample);
-  if (!method.ok()) return method.status().WithContext("--downsample");
-  multiscale.method = *method;
+  StreamLevelsOptions levels;
+  levels.levels = options.levels;
+  levels.downsample = options.downsample;
   if (!options.downsample_factors.empty()) {
     Result<core::Shape> factors = ParseArrayShape(options.downsample_factors);
     if (!factors.ok()) return factors.status().WithContext("--downsample-factors");
-    multiscale.factors = *factors;
+    levels.downsample_factors = *factors;
   }
   for (const std::string& value : SplitNames(options.voxel_size)) {
     char* end = nullptr;
-    multiscale.voxel_size.push_back(std::strtod(value.c_str(), &end));
+    levels.voxel_size.push_back(std::strtod(value.c_str(), &end));
     if (value.empty() || *end != '\0') {
       return Status::InvalidArgument("--voxel-size: '" + value + "' is not a number");
     }
   }
-  multiscale.unit = options.unit;
-  return multiscale;
+  levels.unit = options.unit;
+  return MakeStreamMultiscale(levels);
 }
 
 // The writer's configuration from the flags; its backend is chosen by the

@@ -16,6 +16,26 @@ Result<core::DownsampleMethod> ParseDownsample(std::string_view text) {
   return core::ParseDownsampleMethod(text);
 }
 
+Result<std::optional<StreamMultiscale>> MakeStreamMultiscale(const StreamLevelsOptions& options) {
+  if (options.levels == 0) {
+    if (!options.downsample_factors.empty() || !options.voxel_size.empty() ||
+        !options.unit.empty()) {
+      return Status::InvalidArgument(
+                 "downsample factors, a voxel size and a unit describe coarser levels, and "
+                 "none was asked for (levels is 0)")
+          .WithField("levels");
+    }
+    return std::optional<StreamMultiscale>();
+  }
+  StreamMultiscale multiscale;
+  multiscale.levels = options.levels;
+  CHUNKWISE_ASSIGN_OR_RETURN(multiscale.method, ParseDownsample(options.downsample));
+  multiscale.factors = options.downsample_factors;
+  multiscale.voxel_size = options.voxel_size;
+  multiscale.unit = options.unit;
+  return multiscale;
+}
+
 Result<std::string> DescribeFrameStream(const StreamConfig& config) {
   CHUNKWISE_ASSIGN_OR_RETURN(const stream::StreamPlan plan, stream::PlanStream(config));
   return stream::DescribePlan(plan);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import numpy as np
@@ -79,3 +80,34 @@ def test_the_gpu_backend_is_refused_with_the_reason(memory_url: str) -> None:
     with pytest.raises(chunkwise.ChunkwiseError, match="without the CUDA backend"):
         chunkwise.StreamWriter(memory_url, shape=[0, 8], dtype="uint8", chunks=[2, 8],
                                backend="cuda", codecs="blosc:lz4det")
+
+
+def test_levels_make_a_multiscale_group_reduced_while_streaming(tmp_path: pathlib.Path) -> None:
+    data = frames(8)
+    path = tmp_path / "s.zarr"
+    with chunkwise.StreamWriter(str(path), shape=[0, 24, 20], dtype="uint16", chunks=[4, 8, 10],
+                                dimension_names=["z", "y", "x"], levels=1, downsample="max",
+                                downsample_factors=[2, 2, 2], voxel_size=[3.0, 0.5, 0.5],
+                                unit="micrometer") as writer:
+        assert writer.memory["levels"] > 0
+        writer.append(data)
+    np.testing.assert_array_equal(chunkwise.open(str(path / "0"))[:], data)
+    expected = data.reshape(4, 2, 12, 2, 10, 2).max(axis=(1, 3, 5))
+    np.testing.assert_array_equal(chunkwise.open(str(path / "1"))[:], expected)
+    ome = json.loads((path / "zarr.json").read_text())["attributes"]["ome"]["multiscales"][0]
+    assert [axis.get("unit") for axis in ome["axes"]] == ["micrometer"] * 3
+    assert ome["datasets"][1]["coordinateTransformations"][0]["scale"] == [6.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("bad", [
+    {"levels": 1, "downsample": "median"},           # no such method
+    {"levels": 1, "downsample_factors": [2, 2]},     # one factor short
+    {"levels": 1, "voxel_size": [1.0, 1.0, 1.0, 1.0]},  # one voxel size too many
+    {"levels": 0, "downsample_factors": [1, 2, 2]},  # factors without levels
+    {"levels": 0, "unit": "micrometer"},             # a unit without levels
+])
+def test_bad_levels_options_are_invalid_arguments(memory_url: str, bad: dict[str, object]) -> None:
+    with pytest.raises(chunkwise.InvalidArgumentError) as raised:
+        chunkwise.StreamWriter(memory_url, shape=[0, 24, 20], dtype="uint16", chunks=[4, 8, 10],
+                               **bad)  # type: ignore[arg-type]
+    assert raised.value.code == "InvalidArgument"

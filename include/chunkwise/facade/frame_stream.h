@@ -9,8 +9,10 @@
 #define CHUNKWISE_FACADE_FRAME_STREAM_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/facade/call_options.h"
@@ -36,6 +38,22 @@ Result<StreamBackendRequest> ParseStreamBackend(std::string_view text);
 // How a level of a multiscale stream is made from the one above: "mean",
 // "mode", "min" or "max"; InvalidArgument otherwise.
 Result<core::DownsampleMethod> ParseDownsample(std::string_view text);
+// A multiscale stream as a caller names it (`zarr stream --levels N
+// --downsample M ...`, StreamWriter(levels=N, downsample=M, ...)), before it
+// is checked: both doors give these to MakeStreamMultiscale.
+struct StreamLevelsOptions {
+  std::size_t levels = 0;           // Coarser levels; 0: one array, no group.
+  std::string downsample = "mean";  // ParseDownsample's names.
+  core::Shape downsample_factors;   // The window per dimension; empty: the default.
+  std::vector<double> voxel_size;   // Level 0's, along the space axes; empty: 1s.
+  std::string unit;                 // The space axes' unit; empty: none.
+};
+// StreamConfig::multiscale for `options`: none when levels is 0.
+// InvalidArgument naming the field (downsample_method) for an unknown
+// method, or (levels) for factors, a voxel size or a unit given without
+// levels. The factors, voxel size and unit are checked against the array
+// when the stream is planned.
+Result<std::optional<StreamMultiscale>> MakeStreamMultiscale(const StreamLevelsOptions& options);
 // The layout `config` plans and the memory it needs, as text for a person
 // (`zarr stream --dry-run`): nothing is created. The planner's errors.
 Result<std::string> DescribeFrameStream(const StreamConfig& config);

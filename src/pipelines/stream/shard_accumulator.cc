@@ -52,9 +52,15 @@ Status ShardAccumulator::AddRun(const AggregatedBatch& batch, std::size_t e, cor
     CHUNKWISE_ASSIGN_OR_RETURN(
         open.output, sink_.Begin(plan_.layout.ShardCoord(epoch, static_cast<core::Index>(shard))));
   }
-  CHUNKWISE_RETURN_IF_ERROR(open.output->Append(ByteView(batch.data.data() + begin, end - begin)));
+  if (batch.sources.empty()) {  // One dense run: one piece.
+    CHUNKWISE_RETURN_IF_ERROR(
+        open.output->Append(ByteView(batch.data.data() + begin, end - begin)));
+  }
   for (std::size_t j = first; j < first + tpsi; ++j) {
     if (!batch.Present(e, j)) continue;
+    if (!batch.sources.empty()) {  // Each tile from where it was compressed, in position order.
+      CHUNKWISE_RETURN_IF_ERROR(open.output->Append(batch.Tile(e, j)));
+    }
     const std::uint64_t at = batch.Begin(e, j);
     const auto slot =
         static_cast<std::size_t>(plan_.layout.IndexSlot(epoch, static_cast<core::Index>(j)));

@@ -3,8 +3,10 @@
 // Design: docs/pipelines/stream-writer.md, "Layout arithmetic" (open shards,
 // over the padded position space). The S_inner shards sharing s0 = epoch /
 // tps[0] are open at once. Each epoch's aggregated tiles arrive in shard-major
-// order, so a shard's tiles of one epoch are one contiguous run: it is appended
-// to the shard in one piece and its index entries are set from the offsets.
+// order, so a shard's tiles of one epoch are one run of its data: appended to
+// the shard in one piece when the batch holds them densely, else tile by tile
+// from where the backend compressed them, and its index entries are set from
+// the offsets.
 // After tps[0] epochs (or the array's last epoch, or at close) the open shards
 // are finished: the index, shifted for index_location "start", goes last and
 // the shard is published. A shard whose tiles were all fill value is never

@@ -115,8 +115,11 @@ MemoryEstimate Estimate(const StreamPlan& plan) {
   // Two batches of tiles (one filling, one compressing) and the fill tile.
   memory.staging =
       (kStreamBatchesPerStage * batch_tiles + 1) * static_cast<std::uint64_t>(plan.tile_bytes);
-  memory.compressed = batch_tiles * plan.max_encoded_tile_bytes;
-  memory.aggregated += kStreamBatchesPerStage * batch_tiles * plan.max_encoded_tile_bytes;
+  // Two buffers of compressed slots at the codec's bound, one compressing and
+  // one being written: the sink sends each tile from its slot (cpu_backend.cc),
+  // so the batch in `aggregated` is only its offsets, flags and the slots'
+  // places (fewer bytes than the second batch of offsets counted above).
+  memory.compressed = kStreamBatchesPerStage * batch_tiles * plan.max_encoded_tile_bytes;
   return memory;
 }
 

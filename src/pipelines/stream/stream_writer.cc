@@ -79,6 +79,10 @@ class StreamWriter::Pipeline {
     for (std::size_t i = 0; i < kStreamBatchesPerStage; ++i) {
       CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<StagingBatch> batch, backend_->NewBatch());
       free_batches_.Push(std::move(batch));
+    }
+    const std::size_t outputs =
+        std::clamp<std::size_t>(backend_->output_batches(), 1, kStreamBatchesPerStage);
+    for (std::size_t i = 0; i < outputs; ++i) {
       free_aggregated_.Push(std::make_unique<AggregatedBatch>());
     }
     CHUNKWISE_ASSIGN_OR_RETURN(compress_thread_,

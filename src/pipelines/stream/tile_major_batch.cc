@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "chunkwise/core/ravel.h"
+
 namespace chunkwise::pipelines::stream {
 
 TileMajorBatch::TileMajorBatch(const StreamPlan& plan)
@@ -11,8 +13,36 @@ TileMajorBatch::TileMajorBatch(const StreamPlan& plan)
       row_offsets_(FrameRowOffsets(plan)) {
   fill_row_.resize(g_.row_bytes);
   FillWithValue(fill_row_, plan.tile_spec);
-  tiles_.resize(plan.epochs_per_batch * g_.epoch_bytes);
-  FillWithValue(tiles_, plan.tile_spec);
+  tiles_.resize(plan.epochs_per_batch * g_.epoch_bytes);  // Uninitialised (core/bytes.h).
+  const std::vector<bool> edge = EdgeTiles(plan);
+  for (std::size_t e = 0; e < plan.epochs_per_batch; ++e) {
+    for (std::size_t t = 0; t < edge.size(); ++t) {
+      if (edge[t]) {
+        FillWithValue(
+            MutableByteView(tiles_.data() + e * g_.epoch_bytes + t * g_.tile_bytes, g_.tile_bytes),
+            plan.tile_spec);
+      }
+    }
+  }
+}
+
+// Which tiles of an epoch reach past the array's edge along dimensions 1..:
+// only those have parts that staging never writes. Every other byte of the
+// pool is written by Stage or FillFrames before its batch is compressed, so
+// filling the whole pool first would only touch it twice.
+std::vector<bool> TileMajorBatch::EdgeTiles(const StreamPlan& plan) {
+  const core::ShardLayout& layout = plan.layout;
+  core::Shape grid(layout.tile_count().begin() + 1, layout.tile_count().end());
+  std::vector<bool> edge(static_cast<std::size_t>(layout.epoch_tile_count()), false);
+  for (std::size_t t = 0; t < edge.size(); ++t) {
+    const core::Coord c = core::Unravel(static_cast<core::Index>(t), grid);
+    for (std::size_t d = 0; d < grid.size(); ++d) {
+      const core::Index size = layout.dims()[d + 1].size;
+      const core::Index tile = layout.tile_shape()[d + 1];
+      if (size % tile != 0 && c[d] == grid[d] - 1) edge[t] = true;
+    }
+  }
+  return edge;
 }
 
 void TileMajorBatch::Stage(std::size_t offset, ByteView bytes) {

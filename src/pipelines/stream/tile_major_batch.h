@@ -8,8 +8,10 @@
 // whole input.)
 //
 // Parts of a tile outside the array hold the fill value from construction on,
-// since staging never writes there; frames a last partial batch lacks are set
-// to the fill value by FillFrames.
+// since staging never writes there (only those edge tiles are filled; the pool
+// is otherwise left uninitialised, as every other byte is staged before it is
+// compressed); frames a last partial batch lacks are set to the fill value by
+// FillFrames.
 #ifndef CHUNKWISE_PIPELINES_STREAM_TILE_MAJOR_BATCH_H_
 #define CHUNKWISE_PIPELINES_STREAM_TILE_MAJOR_BATCH_H_
 
@@ -41,6 +43,7 @@ class TileMajorBatch final : public StagingBatch {
   ByteView tiles() const { return tiles_; }
 
  private:
+  static std::vector<bool> EdgeTiles(const StreamPlan& plan);
   std::size_t StageRowPart(std::size_t frame, std::size_t row, std::size_t in_row, ByteView bytes);
 
   ScatterGeometry g_;

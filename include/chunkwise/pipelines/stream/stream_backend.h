@@ -45,6 +45,13 @@ struct AggregatedBatch {
   std::vector<std::uint64_t> offsets;
   // Per epoch, M' flags: 1 where a tile is stored.
   std::vector<std::uint8_t> present;
+  // Empty when the tiles lie in `data` as `offsets` say, one dense run in
+  // position order (the CUDA backend gathers them so, for one copy to the
+  // host). Else, per epoch, M' offsets into `data` where each stored tile
+  // lies: the CPU backend hands over the buffer it compressed into, and the
+  // sink sends each tile from there, so no tile is copied to be aggregated.
+  // `offsets` still give the tiles' places in the shard either way.
+  std::vector<std::uint64_t> sources;
 
   // Buffers the backend reuses from one batch to the next: host memory, or
   // memory of its own (the CUDA backend's page-locked memory, which must be
@@ -58,6 +65,13 @@ struct AggregatedBatch {
   }
   bool Present(std::size_t epoch, std::size_t position) const {
     return present[epoch * positions + position] != 0;
+  }
+  // The stored bytes of position `position` of epoch `epoch`.
+  ByteView Tile(std::size_t epoch, std::size_t position) const {
+    const std::uint64_t size = Begin(epoch, position + 1) - Begin(epoch, position);
+    const std::uint64_t at =
+        sources.empty() ? Begin(epoch, position) : sources[epoch * positions + position];
+    return data.subspan(at, size);
   }
 };
 
@@ -77,6 +91,12 @@ class StreamBackend {
   virtual Result<std::unique_ptr<StagingBatch>> NewBatch() = 0;
   // How many batches may be submitted and not yet completed, at least 1.
   virtual std::size_t depth() const = 0;
+  // How many completed batches the writer keeps for its emit stage, at
+  // least 1. A backend that copies its output out double-buffers it (one
+  // being written while the next is filled); one that hands over the buffer
+  // it compressed into and takes back the one written (the CPU backend) is
+  // already double-buffered by that exchange, and needs only one.
+  virtual std::size_t output_batches() const { return kStreamBatchesPerStage; }
   // Starts scattering, compressing and aggregating the first frames.epochs
   // tile epochs of `frames` (made by this backend's NewBatch). `frames` may
   // be refilled once Submit returns.

@@ -1,8 +1,16 @@
 // The CPU backend: the input arrives already scattered into the batch's
 // tiles (tile_major_batch.h), so Submit has the thread pool compress them in
-// place; Complete runs the three aggregation passes on the host.
+// place, in runs of consecutive tiles, each run packed densely from its
+// first slot of a buffer at the codec's bound (so that the pages touched are
+// about the compressed bytes, not the bound); Complete
+// permutes the sizes and scans them on the host, and hands that buffer over
+// as it is, with where each tile lies (AggregatedBatch::sources): the sink
+// sends every tile from the slot it was compressed into. The buffer handed
+// back with the batch (written out by then) takes the next batch, so the
+// writer's two slot buffers are touched once and reused for its whole run.
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/check.h"
@@ -26,8 +34,8 @@ class CpuBackend final : public StreamBackend {
         permutation_(plan.layout.ShardMajorPermutation()),
         positions_(static_cast<std::size_t>(plan.layout.padded_epoch_tile_count())),
         slot_bytes_(plan.max_encoded_tile_bytes),
-        slots_(BatchTiles(plan) * slot_bytes_),
         sizes_(BatchTiles(plan)),
+        sources_(BatchTiles(plan)),
         tiles_per_epoch_(static_cast<std::size_t>(plan.layout.epoch_tile_count())),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);
@@ -35,6 +43,7 @@ class CpuBackend final : public StreamBackend {
 
   std::string_view name() const override { return "cpu"; }
   std::size_t depth() const override { return 1; }
+  std::size_t output_batches() const override { return 1; }
 
   Result<std::unique_ptr<StagingBatch>> NewBatch() override {
     return std::unique_ptr<StagingBatch>(std::make_unique<TileMajorBatch>(plan_));
@@ -46,8 +55,14 @@ class CpuBackend final : public StreamBackend {
     const Clock::time_point start = Clock::now();
     first_epoch_ = frames.first_epoch;
     epochs_ = frames.epochs;
-    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(
-        epochs_ * tiles_per_epoch_, [&](std::size_t k) -> Status { return Compress(frames, k); }));
+    // Empty until the first batch, and after the first Complete, which takes
+    // it away before any buffer comes back; never grown after that.
+    if (slots_.size() < sizes_.size() * slot_bytes_) slots_.resize(sizes_.size() * slot_bytes_);
+    const std::size_t tiles = epochs_ * tiles_per_epoch_;
+    const std::size_t runs = std::min(tiles, kRunsPerThread * pool_.num_threads());
+    CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(runs, [&](std::size_t r) -> Status {
+      return CompressRun(frames, r * tiles / runs, (r + 1) * tiles / runs);
+    }));
     compress_seconds_ += SecondsSince(start);
     pending_ = true;
     return Status::Ok();
@@ -62,20 +77,16 @@ class CpuBackend final : public StreamBackend {
     out.epochs = epochs_;
     out.positions = positions_;
     PermuteAndScan(m, out);
-    // Pass 3, gather: each stored tile to its shard-major place. The buffer
-    // is reserved at its bound once, so that it is never reallocated (a
-    // reallocation copies into fresh pages, which the kernel must zero).
-    if (out.storage.capacity() < slots_.size()) out.storage.reserve(slots_.size());
-    out.storage.resize(out.offsets.back());
+    // Where each stored tile lies: its slot, in batch order.
+    out.sources.assign(out.epochs * positions_, 0);
+    for (std::size_t k = 0; k < epochs_ * m; ++k) {
+      const auto j = static_cast<std::size_t>(permutation_[k % m]);
+      out.sources[(k / m) * positions_ + j] = sources_[k];
+    }
+    std::swap(out.storage, slots_);  // The emitted batch's buffer takes the next.
     out.data = out.storage;
-    Status gathered = pool_.ParallelFor(epochs_ * m, [&](std::size_t k) -> Status {
-      const std::size_t e = k / m;
-      const std::size_t j = static_cast<std::size_t>(permutation_[k % m]);
-      if (sizes_[k] != 0) std::memcpy(out.storage.data() + out.Begin(e, j), Slot(k), sizes_[k]);
-      return Status::Ok();
-    });
     aggregate_seconds_ += SecondsSince(start);
-    return gathered;
+    return Status::Ok();
   }
 
   std::vector<StageTime> stage_times() const override {
@@ -83,17 +94,32 @@ class CpuBackend final : public StreamBackend {
   }
 
  private:
-  std::uint8_t* Slot(std::size_t k) { return slots_.data() + k * slot_bytes_; }
+  // Runs of tiles per thread: more than one, so that a slow tile does not
+  // leave the other threads idle at the end of a batch.
+  static constexpr std::size_t kRunsPerThread = 4;
 
-  // Encodes tile k of the batch into its slot, or records size 0 when it is
-  // all fill value.
-  Status Compress(const TileMajorBatch& frames, std::size_t k) {
+  // Encodes tiles [first, last) one after another from slot `first` on: each
+  // starts where the one before ended, with at least the codec's bound of
+  // room, since the tiles before it took no more than theirs.
+  Status CompressRun(const TileMajorBatch& frames, std::size_t first, std::size_t last) {
+    std::size_t at = first * slot_bytes_;
+    for (std::size_t k = first; k < last; ++k) {
+      sources_[k] = at;
+      CHUNKWISE_RETURN_IF_ERROR(
+          Compress(frames, k, MutableByteView(slots_.data() + at, slot_bytes_)));
+      at += sizes_[k];
+    }
+    return Status::Ok();
+  }
+
+  // Encodes tile k of the batch into `out`, or records size 0 when it is all
+  // fill value.
+  Status Compress(const TileMajorBatch& frames, std::size_t k, MutableByteView out) {
     const ByteView tile = frames.Tile(k / tiles_per_epoch_, k % tiles_per_epoch_);
     sizes_[k] = 0;
     if (std::memcmp(tile.data(), fill_tile_.data(), fill_tile_.size()) == 0) return Status::Ok();
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        sizes_[k], plan_.tile_codecs->EncodeInto(plan_.tile_spec, tile,
-                                                 MutableByteView(Slot(k), slot_bytes_)));
+    CHUNKWISE_ASSIGN_OR_RETURN(sizes_[k],
+                               plan_.tile_codecs->EncodeInto(plan_.tile_spec, tile, out));
     // A stored tile is never empty: zarr reads a zero-length entry as data.
     if (sizes_[k] == 0) return Status::Internal("a codec encoded a tile to zero bytes");
     return Status::Ok();
@@ -127,9 +153,10 @@ class CpuBackend final : public StreamBackend {
   core::ThreadPool& pool_;
   std::vector<core::Index> permutation_;
   std::size_t positions_;
-  std::size_t slot_bytes_;          // The codec chain's bound for one tile.
-  Bytes slots_;                     // Tile k compresses into [k·slot_bytes_, +slot_bytes_).
-  std::vector<std::size_t> sizes_;  // Tile k's compressed size; 0 for fill tiles.
+  std::size_t slot_bytes_;  // The codec chain's bound for one tile.
+  Bytes slots_;  // Tile k compresses into [k·slot_bytes_, +slot_bytes_); handed over by Complete.
+  std::vector<std::size_t> sizes_;      // Tile k's compressed size; 0 for fill tiles.
+  std::vector<std::uint64_t> sources_;  // Where tile k lies in slots_.
   std::size_t tiles_per_epoch_;
   Bytes fill_tile_;
   // The submitted batch, compressed and waiting for Complete.
