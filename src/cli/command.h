@@ -81,6 +81,8 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context);
 void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context);
 void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context);
 void AddServeCommand(CLI::App& app, CommandContext& context);
+// `skeletonize` (skeleton_command.cc).
+void AddSkeletonCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 
