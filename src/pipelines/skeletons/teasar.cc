@@ -30,6 +30,13 @@ struct Crop {
 struct Neighbour {
   std::int64_t offset;
   float length;  // physical length of the step
+  int dz, dy, dx;
+};
+
+// A voxel reached by an invalidation ball, with its offset from the centre.
+struct BallVoxel {
+  std::int64_t index;
+  int z, y, x;
 };
 
 std::vector<Neighbour> Neighbours(const Crop& crop, const std::array<double, 3>& voxel_size) {
@@ -39,8 +46,8 @@ std::vector<Neighbour> Neighbours(const Crop& crop, const std::array<double, 3>&
       for (int dx = -1; dx <= 1; ++dx) {
         if (dz == 0 && dy == 0 && dx == 0) continue;
         const double ex = dx * voxel_size[0], ey = dy * voxel_size[1], ez = dz * voxel_size[2];
-        out.push_back(
-            {crop.Index(dz, dy, dx), static_cast<float>(std::sqrt(ex * ex + ey * ey + ez * ez))});
+        out.push_back({crop.Index(dz, dy, dx),
+                       static_cast<float>(std::sqrt(ex * ex + ey * ey + ez * ez)), dz, dy, dx});
       }
     }
   }
@@ -124,7 +131,7 @@ std::vector<float> DistanceToBoundary(const Crop& crop, const std::vector<std::u
 }
 
 // Shortest paths inside the mask from `source`; the cost of a step into v is
-// its length times cost[v] (or its length where cost is empty). Fills
+// cost[v] (or the step's length where cost is empty). Fills
 // dist (infinity where unreached) and, when given, parent.
 void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neighbour>& steps,
                    std::int64_t source, const std::vector<float>& cost, std::vector<float>& dist,
@@ -142,7 +149,7 @@ void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neig
     for (const Neighbour& step : steps) {
       const std::int64_t w = u + step.offset;
       if (!mask[w]) continue;
-      const float candidate = d + step.length * (cost.empty() ? 1.0f : cost[w]);
+      const float candidate = cost.empty() ? d + step.length : d + cost[w];
       if (candidate < dist[w]) {
         dist[w] = candidate;
         if (parent != nullptr) (*parent)[w] = u;
@@ -201,19 +208,25 @@ class ComponentTracer {
     std::vector<std::int64_t> targets = component;
     std::stable_sort(targets.begin(), targets.end(),
                      [&](auto a, auto b) { return dist[a] > dist[b]; });
-    // The tree of paths that keep to the middle.
+    // The tree of paths that keep to the middle: entering a voxel costs the
+    // steep penalty near the boundary plus a trickle of its distance from the
+    // root (so that wide open spaces still have a gradient).
     std::vector<float> cost(mask_.size(), 0.0f);
     float dbf_max = 0;
     for (std::int64_t i : component) dbf_max = std::max(dbf_max, dbf_[i]);
-    const double m = 1.01 * dbf_max;
+    const double m = std::pow(double(dbf_max), 1.01);
+    float daf_max = 0;
+    for (std::int64_t i : component) daf_max = std::max(daf_max, dist[i]);
     for (std::int64_t i : component) {
-      cost[i] = static_cast<float>(1.0 + params_.pdrf_scale *
-                                             std::pow(1.0 - dbf_[i] / m, params_.pdrf_exponent));
+      cost[i] = static_cast<float>(params_.pdrf_scale *
+                                       std::pow(1.0 - dbf_[i] / m, params_.pdrf_exponent) +
+                                   (daf_max > 0 ? dist[i] / daf_max : 0));
     }
     parent_.assign(mask_.size(), -1);
     ShortestPaths(mask_, steps_, root, cost, dist, &parent_);
 
     uncovered_.assign(mask_.size(), 0);
+    if (seen_.size() != mask_.size()) seen_.assign(mask_.size(), 0u);
     for (std::int64_t i : component) uncovered_[i] = 1;
     vertex_of_.assign(mask_.size(), -1);
     VertexOf(root);
@@ -260,30 +273,33 @@ class ComponentTracer {
     return static_cast<std::uint32_t>(vertex_of_[i]);
   }
 
-  // Marks every voxel within scale * DBF + const of voxel i as covered.
+  // Marks as covered every voxel within scale * DBF + const of voxel i that
+  // is reached from i without leaving the ball: a neighbouring branch that
+  // passes close by but joins far away keeps its own path (as kimimaro's
+  // ball does).
   void Cover(std::int64_t i) {
     uncovered_[i] = 0;
     const double r = params_.scale * dbf_[i] + params_.constant;
-    const auto c = crop_.Coord(i);
-    std::array<std::int64_t, 3> lo{}, hi{};
-    for (int a = 0; a < 3; ++a) {  // a: z, y, x
-      const auto reach = static_cast<std::int64_t>(std::floor(r / volume_.voxel_size[2 - a]));
-      lo[a] = std::max<std::int64_t>(0, c[a] - reach);
-      hi[a] = std::min<std::int64_t>(crop_.dims[a] - 1, c[a] + reach);
-    }
     const double r2 = r * r;
     const auto& vs = volume_.voxel_size;
-    for (std::int64_t z = lo[0]; z <= hi[0]; ++z) {
-      const double ez = (z - c[0]) * vs[2];
-      for (std::int64_t y = lo[1]; y <= hi[1]; ++y) {
-        const double ey = (y - c[1]) * vs[1];
-        const double rest = r2 - ez * ez - ey * ey;
-        if (rest < 0) continue;
-        const auto reach_x = static_cast<std::int64_t>(std::floor(std::sqrt(rest) / vs[0]));
-        const std::int64_t x0 = std::max(lo[2], c[2] - reach_x),
-                           x1 = std::min(hi[2], c[2] + reach_x);
-        std::uint8_t* row = uncovered_.data() + crop_.Index(z, y, 0);
-        std::fill(row + x0, row + x1 + 1, std::uint8_t{0});
+    if (++stamp_ == 0) {  // wrapped: forget every earlier ball
+      std::fill(seen_.begin(), seen_.end(), 0u);
+      stamp_ = 1;
+    }
+    stack_.assign(1, BallVoxel{i, 0, 0, 0});
+    seen_[i] = stamp_;
+    while (!stack_.empty()) {
+      const BallVoxel at = stack_.back();
+      stack_.pop_back();
+      uncovered_[at.index] = 0;
+      for (const Neighbour& step : steps_) {
+        const std::int64_t w = at.index + step.offset;
+        if (!mask_[w] || seen_[w] == stamp_) continue;
+        const int z = at.z + step.dz, y = at.y + step.dy, x = at.x + step.dx;
+        const double ex = x * vs[0], ey = y * vs[1], ez = z * vs[2];
+        if (ex * ex + ey * ey + ez * ez > r2) continue;
+        seen_[w] = stamp_;
+        stack_.push_back({w, z, y, x});
       }
     }
   }
@@ -298,6 +314,9 @@ class ComponentTracer {
   std::vector<std::int64_t> parent_;
   std::vector<std::uint8_t> uncovered_;
   std::vector<std::int64_t> vertex_of_;
+  std::vector<std::uint32_t> seen_;  // == stamp_ where the current ball reached
+  std::uint32_t stamp_ = 0;
+  std::vector<BallVoxel> stack_;
 };
 
 }  // namespace

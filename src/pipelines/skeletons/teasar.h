@@ -5,13 +5,15 @@
 //     the nearest voxel of another label, in physical units (anisotropic);
 //  2. per 26-connected component, a root: the voxel farthest (along paths
 //     inside the component) from its first voxel in scan order;
-//  3. one Dijkstra from the root whose step cost grows steeply near the
-//     boundary (the penalty pdrf_scale * (1 - DBF / M)^pdrf_exponent), so the
-//     tree of shortest paths runs along the middle of the shape;
+//  3. one Dijkstra from the root in which entering a voxel costs
+//     pdrf_scale * (1 - DBF / M)^pdrf_exponent (M just above the largest DBF)
+//     plus its distance from the root over the largest, so the tree of
+//     shortest paths runs along the middle of the shape;
 //  4. paths: the still-uncovered voxel farthest from the root is a target; its
 //     path follows the tree back to the skeleton drawn so far (or the root),
-//     and every voxel within scale * DBF + const of a path voxel is covered
-//     (the invalidation ball); repeated until every voxel is covered.
+//     and every voxel within scale * DBF + const of a path voxel, and reached
+//     from it inside that ball, is covered (the invalidation ball); repeated
+//     until every voxel is covered.
 // Vertices are voxel centres in physical units, each with its DBF as radius.
 #ifndef CHUNKWISE_PIPELINES_SKELETONS_TEASAR_H_
 #define CHUNKWISE_PIPELINES_SKELETONS_TEASAR_H_
