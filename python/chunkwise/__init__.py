@@ -25,6 +25,7 @@ from ._errors import (
     StoreIOError,
     UnsupportedError,
 )
+from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
 
 if TYPE_CHECKING:
@@ -69,4 +70,6 @@ __all__ = [
     "__version__",
     "create",
     "open",
+    "read_skeleton",
+    "skeletonize",
 ]

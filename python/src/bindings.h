@@ -17,6 +17,7 @@ void BindCancelToken(nanobind::module_& module);     // operation.cc
 void BindReferences(nanobind::module_& module);      // refs_binding.cc
 void BindBcolz(nanobind::module_& module);           // bcolz_binding.cc
 void BindVectors(nanobind::module_& module);         // vectors_binding.cc
+void BindSkeletons(nanobind::module_& module);       // skeleton_binding.cc
 
 }  // namespace chunkwise::python
 

@@ -20,4 +20,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindReferences(module);
   chunkwise::python::BindBcolz(module);
   chunkwise::python::BindVectors(module);
+  chunkwise::python::BindSkeletons(module);
 }

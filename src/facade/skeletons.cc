@@ -145,7 +145,13 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
   CHUNKWISE_RETURN_IF_ERROR(CheckOptions(options));
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(call, "skeletonizing " + std::string(source_url)));
-  CHUNKWISE_ASSIGN_OR_RETURN(LoadedLabels loaded, LoadLabels(context, source_url, call));
+  // The read counts bytes and the skeletons voxels: the call's observer is
+  // told of the skeletons alone, so that its counts keep one unit.
+  core::ProgressObserver silent;
+  CallOptions read_call = call;
+  read_call.observer = &silent;
+  read_call.progress_mode = core::ProgressMode::kQuiet;
+  CHUNKWISE_ASSIGN_OR_RETURN(LoadedLabels loaded, LoadLabels(context, source_url, read_call));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
                              OpenStore(context, dest_url, context.store_options(true)));
   if (options.voxel_size) {

@@ -140,14 +140,18 @@ TEST(SkeletonsApi, ThreadsGiveTheSameSkeletonsAndProgressCountsVoxels) {
   const auto root = api_test::FreshDirectory("skeletons_threads");
   const std::string zarr = MakeZarr(context, root, Labels());
   struct Counter : ProgressObserver {
-    std::uint64_t total = 0, done = 0;
-    void OnStart(std::string_view, std::uint64_t t, std::string_view) override { total = t; }
+    std::uint64_t total = 0, done = 0, starts = 0;
+    void OnStart(std::string_view, std::uint64_t t, std::string_view) override {
+      total = t;
+      ++starts;
+    }
     void OnFinish(std::string_view, std::uint64_t d) override { done = d; }
   } counter;
   auto one = Skeletonize(context, zarr, (root / "one").string(), Options(), {.threads = 1});
   auto four = Skeletonize(context, zarr, (root / "four").string(), Options(),
                           {.threads = 4, .observer = &counter});
   ASSERT_TRUE(one.ok() && four.ok());
+  EXPECT_EQ(counter.starts, 1u);  // the skeletons' voxels, not the read's bytes too
   EXPECT_EQ(counter.total, one->voxels);
   EXPECT_EQ(counter.done, one->voxels);
   for (std::uint64_t label : {1, 2, 3}) {
