@@ -117,12 +117,20 @@ std::vector<float> DistanceToBoundary(const Crop& crop, const std::vector<std::u
     const double spacing = voxel_size[2 - axis];
     f.resize(n);
     d.resize(n);
-    for (std::int64_t start = 0; start < crop.size(); ++start) {
-      // A line starts at each index whose coordinate on `axis` is 0.
-      if ((start / stride) % n != 0) continue;
-      for (std::int64_t p = 0; p < n; ++p) f[p] = squared[start + p * stride];
-      DistanceAlongLine(f, spacing, d, v, z);
-      for (std::int64_t p = 0; p < n; ++p) squared[start + p * stride] = d[p];
+    // A line starts at each index whose coordinate on `axis` is 0.
+    const std::int64_t span = n * stride;
+    for (std::int64_t outer = 0; outer < crop.size(); outer += span) {
+      for (std::int64_t start = outer; start < outer + stride; ++start) {
+        bool inside = false;
+        for (std::int64_t p = 0; p < n; ++p) {
+          f[p] = squared[start + p * stride];
+          inside |= f[p] != 0;
+        }
+        // All background (most lines of a sparse label's box): stays 0.
+        if (!inside) continue;
+        DistanceAlongLine(f, spacing, d, v, z);
+        for (std::int64_t p = 0; p < n; ++p) squared[start + p * stride] = d[p];
+      }
     }
   }
   std::vector<float> out(mask.size());
