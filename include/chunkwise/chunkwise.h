@@ -32,6 +32,7 @@
 //     of tasks: Prepare/Part/Publish)  facade/precomputed_conversion.h
 //   OpenPrecomputed, ReadPrecomputed-
 //     Region, ZarrToPrecomputed       facade/precomputed_volumes.h
+//   Skeletonize, ReadSkeleton         facade/skeletons.h
 //   BuildReferences, WriteReferences,
 //     OpenReferenceStore, Combine-
 //     References, DescribeReferences  facade/references.h
@@ -77,6 +78,7 @@
 #include "chunkwise/facade/precomputed_conversion.h"
 #include "chunkwise/facade/precomputed_volumes.h"
 #include "chunkwise/facade/references.h"
+#include "chunkwise/facade/skeletons.h"
 #include "chunkwise/facade/store_keys.h"
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/store_server.h"

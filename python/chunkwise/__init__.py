@@ -31,6 +31,7 @@ from ._errors import (
 )
 from ._group import Group, open_group
 from ._mesh import mesh
+from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
 from ._zarr_jobs import convert, import_npy, info, to_precomputed
 
@@ -84,4 +85,6 @@ __all__ = [
     "open",
     "open_group",
     "to_precomputed",
+    "read_skeleton",
+    "skeletonize",
 ]

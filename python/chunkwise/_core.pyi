@@ -523,3 +523,18 @@ def mesh(
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+def skeletonize(
+    source: str,
+    dest: str,
+    format: str,
+    labels: list[int],
+    scale: float,
+    constant: float,
+    voxel_size: list[float] | None,
+    overwrite: bool,
+    directory: str,
+    threads: int,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]: ...
+def read_skeleton(url: str, label: int) -> dict[str, Any]: ...

@@ -23,4 +23,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindVectors(module);
   chunkwise::python::BindZarrJobs(module);
   chunkwise::python::BindMesh(module);
+  chunkwise::python::BindSkeletons(module);
 }

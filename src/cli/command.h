@@ -83,6 +83,8 @@ void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context);
 void AddServeCommand(CLI::App& app, CommandContext& context);
 // `mesh`: surface meshes and segment properties of labels (mesh_command.cc).
 void AddMeshCommand(CLI::App& app, CommandContext& context);
+// `skeletonize` (skeleton_command.cc).
+void AddSkeletonCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace chunkwise::cli
 

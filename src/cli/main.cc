@@ -44,6 +44,7 @@ int Run(int argc, char** argv) {
   AddVectorsCommands(app, context);
   AddRefsCommands(app, context);
   AddPrecomputedCommands(app, context);
+  AddSkeletonCommands(app, context);
   AddServeCommand(app, context);
   AddMeshCommand(app, context);
   AddUrlFooters(app);

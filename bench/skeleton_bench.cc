@@ -1,0 +1,126 @@
+// Skeletonizing throughput: voxels per second per core of chunkwise's
+// TEASAR skeletonizer next to kimimaro (the pinned .venv) on the same labels,
+// the same invalidation ball and the same threads, with the quality figures
+// beside the speed.
+//
+// A synthetic neuron segmentation (core/synthetic_volume.h; 128×256×256 by
+// default, a first argument "z,y,x" changes it; 8×8×40 nm voxels) is
+// skeletonized, medians of a few runs with W threads (a second argument; by
+// default 1):
+//   ours:     pipelines::skeletons::SkeletonizeVolume on a ThreadPool of W,
+//             the volume in memory (what `chunkwise skeletonize` runs after
+//             reading it);
+//   kimimaro: bench/skeleton_kimimaro_peer.py runs kimimaro.skeletonize on
+//             the same array (x, y, z Fortran order, its own layout) with
+//             parallel=W, dust_threshold 0, the same scale and const.
+// Figures: voxels of labels per second per thread, the ratio, total cable
+// length of each (nm), and the core-hours that the male CNS's labelled
+// voxels (about 0.1 of 2.9e14 voxels at 8 nm: ~3e13) would take at each rate.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "bench_common.h"
+#include "chunkwise/core/thread_pool.h"
+#include "core/synthetic_volume.h"
+#include "pipelines/skeletons/skeletonize.h"
+
+namespace chunkwise {
+namespace {
+
+namespace fs = std::filesystem;
+namespace sk = pipelines::skeletons;
+constexpr int kRuns = 3;
+constexpr double kMaleCnsLabelledVoxels = 3e13;
+constexpr std::array<double, 3> kVoxel{8, 8, 40};
+constexpr double kScale = 1.5, kConst = 300;
+
+int Main(int argc, char** argv) {
+  const char* usage = "usage: skeleton_bench [Z,Y,X] [THREADS]";
+  core::NeuronVolumeOptions generate;
+  if (argc > 1) {
+    if (std::sscanf(argv[1], "%ld,%ld,%ld", &generate.shape[0], &generate.shape[1],
+                    &generate.shape[2]) != 3) {
+      bench::ExitWithUsage(usage);
+    }
+  }
+  const auto threads =
+      static_cast<std::size_t>(argc > 2 ? bench::IntegerArg("THREADS", argv[2], 1, 1024) : 1);
+  generate.neuron_count =
+      static_cast<int>(std::max<std::int64_t>(8, generate.shape[1] * generate.shape[2] / 2048));
+  Result<std::vector<std::uint64_t>> labels = core::GenerateNeuronLabels(generate);
+  if (!labels.ok()) {
+    std::fprintf(stderr, "%s\n", labels.status().ToString().c_str());
+    return 1;
+  }
+  const sk::LabelVolume volume{*labels, generate.shape, kVoxel, {0, 0, 0}};
+  const std::uint64_t voxels = sk::CountLabelVoxels(volume, {});
+  auto pool = std::make_shared<core::ThreadPool>(threads);
+  sk::SkeletonizeVolumeOptions options;
+  options.params.scale = kScale;
+  options.params.constant = kConst;
+  options.pool = pool.get();
+  std::vector<double> rates;
+  double cable = 0;
+  std::size_t skeleton_count = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    std::vector<sk::Skeleton> skeletons;
+    const double seconds = bench::Seconds([&] {
+      Result<std::vector<sk::Skeleton>> done = sk::SkeletonizeVolume(volume, options, "bench");
+      if (done.ok()) skeletons = std::move(*done);
+    });
+    rates.push_back(static_cast<double>(voxels) / seconds / static_cast<double>(threads));
+    cable = 0;
+    for (const sk::Skeleton& s : skeletons) cable += sk::CableLength(s);
+    skeleton_count = skeletons.size();
+  }
+
+  // The same volume for the peer, as raw z, y, x uint64.
+  const fs::path raw =
+      fs::temp_directory_path() / ("skeleton_bench_" + std::to_string(::getpid()) + ".raw");
+  {
+    std::ofstream out(raw, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(labels->data()),
+              static_cast<std::streamsize>(labels->size() * sizeof(std::uint64_t)));
+  }
+  const std::string shape = std::to_string(generate.shape[0]) + "," +
+                            std::to_string(generate.shape[1]) + "," +
+                            std::to_string(generate.shape[2]);
+  const std::string command = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python " +
+                              CHUNKWISE_SOURCE_DIR + "/bench/skeleton_kimimaro_peer.py " +
+                              raw.string() + " " + shape + " 8,8,40 " + std::to_string(kScale) +
+                              " " + std::to_string(kConst) + " " + std::to_string(threads) + " 2";
+  double peer_rate = 0, peer_cable = 0;
+  if (const std::optional<nlohmann::json> peer = bench::RunJsonPeer(command, "skeleton_bench")) {
+    std::vector<double> peer_rates;
+    for (const double s : (*peer)["seconds"]) {
+      peer_rates.push_back(static_cast<double>(voxels) / s / static_cast<double>(threads));
+    }
+    peer_rate = bench::Median(peer_rates);
+    peer_cable = (*peer)["cable_length"].get<double>();
+  }
+  fs::remove(raw);
+
+  const double ours = bench::Median(rates);
+  std::printf(
+      "skeleton_bench: %s voxels (%llu labelled, %zu labels), %zu threads, 8x8x40 nm, "
+      "scale %.1f const %.0f nm\n",
+      shape.c_str(), static_cast<unsigned long long>(voxels), skeleton_count, threads, kScale,
+      kConst);
+  std::printf("%-26s %-26s %-8s %-18s %-18s\n", "ours voxels/s/thread", "kimimaro voxels/s/thread",
+              "ratio", "ours cable (mm)", "kimimaro cable (mm)");
+  std::printf("%-26.0f %-26.0f %-8.2f %-18.3f %-18.3f\n", ours, peer_rate,
+              peer_rate > 0 ? ours / peer_rate : 0.0, cable * 1e-6, peer_cable * 1e-6);
+  std::printf("male CNS (~%.0e labelled voxels): ours %.0f core-hours, kimimaro %.0f core-hours\n",
+              kMaleCnsLabelledVoxels, kMaleCnsLabelledVoxels / ours / 3600,
+              peer_rate > 0 ? kMaleCnsLabelledVoxels / peer_rate / 3600 : 0.0);
+  return 0;
+}
+
+}  // namespace
+}  // namespace chunkwise
+
+int main(int argc, char** argv) { return chunkwise::Main(argc, argv); }

@@ -1,0 +1,98 @@
+// chunkwise.skeletonize and chunkwise.read_skeleton (facade/skeletons.h).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "chunkwise/chunkwise.h"
+#include "operation.h"
+#include "status_error.h"
+
+namespace chunkwise::python {
+namespace nb = nanobind;
+namespace {
+
+nb::dict Skeletonize(const std::string& source, const std::string& dest, const std::string& format,
+                     const std::vector<std::uint64_t>& labels, double scale, double constant,
+                     std::optional<std::vector<double>> voxel_size, bool overwrite,
+                     const std::string& directory, std::size_t threads, nb::object progress,
+                     std::shared_ptr<CancelToken> cancel) {
+  SkeletonizeOptions options;
+  options.format = ValueOrThrow(ParseSkeletonFormat(format));
+  options.labels = labels;
+  options.scale = scale;
+  options.constant = constant;
+  if (voxel_size) {
+    if (voxel_size->size() != 3) {
+      throw StatusError(Status::InvalidArgument("voxel_size must have 3 sizes (x, y, z)"));
+    }
+    options.voxel_size =
+        std::array<double, 3>{(*voxel_size)[0], (*voxel_size)[1], (*voxel_size)[2]};
+  }
+  options.overwrite = overwrite;
+  options.directory = directory;
+  SkeletonizeSummary summary;
+  Operation operation(std::move(progress), std::move(cancel), threads);
+  operation.Run(
+      [&]() -> Status {
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            summary,
+            ::chunkwise::Skeletonize(operation.context(), source, dest, options, operation.call()));
+        return Status::Ok();
+      },
+      // Always watched: skeletons take long for their size.
+      UINT64_MAX);
+  nb::dict result;
+  result["labels"] = summary.labels;
+  result["voxels"] = summary.voxels;
+  result["vertices"] = summary.vertices;
+  result["edges"] = summary.edges;
+  result["cable_length"] = summary.cable_length;
+  result["files"] = summary.files;
+  result["bytes"] = summary.bytes;
+  result["prefix"] = summary.prefix;
+  return result;
+}
+
+template <typename T, std::size_t N>
+nb::ndarray<nb::numpy, T> ToNumpy(const std::vector<std::array<T, N>>& rows, std::size_t columns) {
+  auto* data = new T[rows.size() * columns + 1];
+  if (!rows.empty()) std::memcpy(data, rows.data(), rows.size() * columns * sizeof(T));
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T>(data, {rows.size(), columns}, owner);
+}
+
+nb::dict ReadSkeleton(const std::string& url, std::uint64_t label) {
+  const SkeletonData skeleton =
+      ValueOrThrow(::chunkwise::ReadSkeleton(ModuleContext(), url, label));
+  nb::dict result;
+  result["vertices"] = ToNumpy(skeleton.vertices, 3);
+  result["edges"] = ToNumpy(skeleton.edges, 2);
+  auto* radii = new float[skeleton.radii.size() + 1];
+  if (!skeleton.radii.empty()) std::memcpy(radii, skeleton.radii.data(), skeleton.radii.size() * 4);
+  nb::capsule owner(radii, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+  result["radii"] = nb::ndarray<nb::numpy, float>(radii, {skeleton.radii.size()}, owner);
+  return result;
+}
+
+}  // namespace
+
+void BindSkeletons(nb::module_& module) {
+  module.def("skeletonize", &Skeletonize, nb::arg("source"), nb::arg("dest"), nb::arg("format"),
+             nb::arg("labels"), nb::arg("scale"), nb::arg("constant"), nb::arg("voxel_size").none(),
+             nb::arg("overwrite"), nb::arg("directory"), nb::arg("threads"),
+             nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
+  module.def("read_skeleton", &ReadSkeleton, nb::arg("url"), nb::arg("label"));
+}
+
+}  // namespace chunkwise::python

@@ -1,0 +1,184 @@
+#include "pipelines/skeletons/skeletonize.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "core/json.h"
+
+namespace chunkwise::pipelines::skeletons {
+namespace pc = formats::precomputed;
+
+std::uint64_t CountLabelVoxels(const LabelVolume& volume,
+                               const std::vector<std::uint64_t>& labels) {
+  const std::map<std::uint64_t, LabelExtent> found = FindLabels(volume);
+  std::uint64_t total = 0;
+  for (const auto& [label, extent] : found) {
+    if (labels.empty() || std::find(labels.begin(), labels.end(), label) != labels.end()) {
+      total += extent.voxels;
+    }
+  }
+  return total;
+}
+
+Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
+                                                const SkeletonizeVolumeOptions& options,
+                                                const std::string& where) {
+  const std::map<std::uint64_t, LabelExtent> found = FindLabels(volume);
+  std::vector<std::pair<std::uint64_t, LabelExtent>> work;
+  if (options.labels.empty()) {
+    work.assign(found.begin(), found.end());
+  } else {
+    const std::set<std::uint64_t> asked(options.labels.begin(), options.labels.end());
+    for (std::uint64_t label : asked) {
+      const auto it = found.find(label);
+      if (it == found.end()) {
+        return Status::NotFound(where + ": label " + std::to_string(label) +
+                                " is not in the volume");
+      }
+      work.emplace_back(*it);
+    }
+  }
+  std::vector<Skeleton> out(work.size());
+  auto one = [&](std::size_t i) -> Status {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
+    }
+    out[i] = SkeletonizeLabel(volume, work[i].first, work[i].second.box, options.params);
+    if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
+    return Status();
+  };
+  if (options.pool != nullptr && work.size() > 1) {
+    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(work.size(), one));
+  } else {
+    for (std::size_t i = 0; i < work.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(one(i));
+  }
+  return out;
+}
+
+namespace {
+
+bool IsLabelName(std::string_view name) {
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The keys a failed write leaves; erased on the way out unless kept.
+class WrittenKeys {
+ public:
+  explicit WrittenKeys(store::Store& store) : store_(store) {}
+  ~WrittenKeys() {
+    if (keep_) return;
+    for (const std::string& key : keys_) (void)store_.Erase(key);
+  }
+  Status Set(const std::string& key, ByteView value, WrittenSkeletons& written) {
+    keys_.push_back(key);
+    CHUNKWISE_RETURN_IF_ERROR(store_.Set(key, value));
+    ++written.files;
+    written.bytes += value.size();
+    return Status();
+  }
+  void Keep() { keep_ = true; }
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  store::Store& store_;
+  std::vector<std::string> keys_;
+  bool keep_ = false;
+};
+
+ByteView View(const std::string& text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+// Erases the label files under `prefix` that an overwrite did not rewrite.
+Status EraseStale(store::Store& store, const std::string& prefix,
+                  const std::vector<std::string>& kept, const std::string& suffix) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(prefix));
+  const std::set<std::string> keep(kept.begin(), kept.end());
+  for (const std::string& key : keys) {
+    std::string_view name = std::string_view(key).substr(prefix.size());
+    if (!name.ends_with(suffix)) continue;
+    name.remove_suffix(suffix.size());
+    if (IsLabelName(name) && !keep.contains(key)) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  }
+  return Status();
+}
+
+Result<WrittenSkeletons> WriteSwc(store::Store& store, const std::vector<Skeleton>& skeletons,
+                                  const WriteSkeletonsOptions& options) {
+  if (!options.overwrite) {
+    for (const Skeleton& s : skeletons) {
+      const std::string key = std::to_string(s.label) + ".swc";
+      CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
+      if (exists) {
+        return Status::InvalidArgument(store.Describe(key) + " exists; overwrite to replace it");
+      }
+    }
+  }
+  WrittenSkeletons written;
+  WrittenKeys keys(store);
+  for (const Skeleton& s : skeletons) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        keys.Set(std::to_string(s.label) + ".swc", View(pc::SkeletonToSwc(s)), written));
+  }
+  if (options.overwrite) CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, "", keys.keys(), ".swc"));
+  keys.Keep();
+  return written;
+}
+
+}  // namespace
+
+Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<Skeleton>& skeletons,
+                                        const WriteSkeletonsOptions& options) {
+  if (options.output == SkeletonOutput::kSwc) return WriteSwc(store, skeletons, options);
+  if (options.directory.empty() || options.directory.find('/') != std::string::npos ||
+      options.directory == "." || options.directory == "..") {
+    return Status::InvalidArgument("skeleton directory \"" + options.directory +
+                                   "\" is not one plain folder name");
+  }
+  // What is at the root: a segmentation (skeletons go into a folder of it),
+  // a skeleton directory already, or nothing (the root becomes one).
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> root_info, store.Get("info"));
+  std::optional<nlohmann::json> volume_info;
+  bool root_has_skeletons = false;
+  if (root_info.has_value()) {
+    const std::string text(root_info->begin(), root_info->end());
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::json json, core::ParseJson(text, store.Describe("info")));
+    if (json.is_object() && json.value("@type", "") == "neuroglancer_skeletons") {
+      root_has_skeletons = true;
+    } else if (json.is_object() && json.contains("scales")) {
+      volume_info = std::move(json);
+    } else {
+      return Status::InvalidArgument(store.Describe("info") +
+                                     " is neither a precomputed volume nor a skeleton directory");
+    }
+  }
+  const std::string prefix = volume_info ? options.directory + "/" : "";
+  if (!options.overwrite) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(prefix + "info"));
+    if (root_has_skeletons || exists || (volume_info && volume_info->contains("skeletons"))) {
+      return Status::InvalidArgument(store.Describe(prefix.empty() ? "info" : prefix) +
+                                     " already holds skeletons; overwrite to replace them");
+    }
+  }
+  WrittenSkeletons written;
+  written.prefix = prefix;
+  WrittenKeys keys(store);
+  for (const Skeleton& s : skeletons) {
+    const Bytes bytes = pc::EncodeSkeleton(s);
+    CHUNKWISE_RETURN_IF_ERROR(keys.Set(prefix + std::to_string(s.label), bytes, written));
+  }
+  std::vector<std::string> label_keys = keys.keys();
+  CHUNKWISE_RETURN_IF_ERROR(
+      keys.Set(prefix + "info", View(pc::SkeletonInfoJson(pc::IdentityTransform())), written));
+  if (volume_info) {
+    (*volume_info)["skeletons"] = options.directory;
+    CHUNKWISE_RETURN_IF_ERROR(store.Set("info", View(volume_info->dump(2) + "\n")));
+  }
+  keys.Keep();
+  if (options.overwrite) CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, prefix, label_keys, ""));
+  return written;
+}
+
+}  // namespace chunkwise::pipelines::skeletons

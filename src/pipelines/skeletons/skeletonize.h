@@ -1,0 +1,65 @@
+// Skeletons of many labels of one volume, on a thread pool, and their
+// outputs through a Store: neuroglancer precomputed skeletons or SWC files
+// (docs/formats/precomputed-skeletons.md).
+#ifndef CHUNKWISE_PIPELINES_SKELETONS_SKELETONIZE_H_
+#define CHUNKWISE_PIPELINES_SKELETONS_SKELETONIZE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/core/progress.h"
+#include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/store.h"
+#include "pipelines/skeletons/teasar.h"
+
+namespace chunkwise::pipelines::skeletons {
+
+struct SkeletonizeVolumeOptions {
+  TeasarParams params;
+  // The labels to skeletonize; empty: every nonzero label. A label asked for
+  // and absent from the volume is NotFound.
+  std::vector<std::uint64_t> labels;
+  core::ThreadPool* pool = nullptr;            // null: on the caller's thread
+  core::ProgressReporter* progress = nullptr;  // told of each label's voxels
+  const core::Cancellation* cancellation = nullptr;
+};
+
+// The skeletons in label order, one per label (empty vertex lists where a
+// label has none). `where` names the volume in errors.
+Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
+                                                const SkeletonizeVolumeOptions& options,
+                                                const std::string& where);
+// The voxels the labels cover, for a progress total.
+std::uint64_t CountLabelVoxels(const LabelVolume& volume, const std::vector<std::uint64_t>& labels);
+
+enum class SkeletonOutput { kPrecomputed, kSwc };
+
+struct WriteSkeletonsOptions {
+  SkeletonOutput output = SkeletonOutput::kPrecomputed;
+  // Replace skeletons already there; without it they are InvalidArgument.
+  bool overwrite = false;
+  // Where precomputed skeletons go inside a segmentation (its info's "skeletons").
+  std::string directory = "skeletons";
+};
+
+struct WrittenSkeletons {
+  std::string prefix;  // where the files went: "skeletons/", or "" at the store's root
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Precomputed: into the segmentation at the store's root (info with scales):
+// files under `directory`/, its info, then the segmentation's info gains
+// "skeletons"; where the root has no info, the root itself becomes the
+// skeleton directory. SWC: "<label>.swc" at the root. Label files first and
+// the info last; a failure erases what was written, so the result is whole
+// or absent.
+Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<Skeleton>& skeletons,
+                                        const WriteSkeletonsOptions& options);
+
+}  // namespace chunkwise::pipelines::skeletons
+
+#endif  // CHUNKWISE_PIPELINES_SKELETONS_SKELETONIZE_H_

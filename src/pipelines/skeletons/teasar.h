@@ -1,0 +1,73 @@
+// TEASAR-style skeletons of the labels of a 3-d label volume held in memory.
+//
+// For each label, inside its bounding box (padded by one background voxel):
+//  1. the distance-to-boundary field (DBF): each voxel's Euclidean distance to
+//     the nearest voxel of another label, in physical units (anisotropic);
+//  2. per 26-connected component, a root: the voxel farthest (along paths
+//     inside the component) from its first voxel in scan order;
+//  3. one Dijkstra from the root in which entering a voxel costs
+//     pdrf_scale * (1 - DBF / M)^pdrf_exponent (M just above the largest DBF)
+//     plus its distance from the root over the largest, so the tree of
+//     shortest paths runs along the middle of the shape;
+//  4. paths: the still-uncovered voxel farthest from the root is a target; its
+//     path follows the tree back to the skeleton drawn so far (or the root),
+//     and every voxel within scale * DBF + const of a path voxel, and reached
+//     from it inside that ball, is covered (the invalidation ball); repeated
+//     until every voxel is covered.
+// Vertices are voxel centres in physical units, each with its DBF as radius.
+#ifndef CHUNKWISE_PIPELINES_SKELETONS_TEASAR_H_
+#define CHUNKWISE_PIPELINES_SKELETONS_TEASAR_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "formats/precomputed/skeleton_file.h"
+
+namespace chunkwise::pipelines::skeletons {
+
+// kimimaro's defaults (scale, const in physical units, pdrf_*).
+struct TeasarParams {
+  double scale = 1.5;
+  double constant = 300;
+  double pdrf_scale = 100000;
+  double pdrf_exponent = 4;
+};
+
+// One label's skeleton; vertices are x, y, z in physical units.
+using Skeleton = formats::precomputed::Skeleton;
+
+// The sum of the edges' lengths, in the vertices' units.
+double CableLength(const Skeleton& skeleton);
+
+// A label volume in C order z, y, x; voxel_size and origin are x, y, z.
+// origin is the physical position of voxel (0, 0, 0)'s lower corner.
+struct LabelVolume {
+  std::span<const std::uint64_t> labels;
+  std::array<std::int64_t, 3> shape{};  // z, y, x
+  std::array<double, 3> voxel_size{1, 1, 1};
+  std::array<double, 3> origin{0, 0, 0};
+};
+
+// A box of voxels, z, y, x; stop exclusive.
+struct VoxelBox {
+  std::array<std::int64_t, 3> start{};
+  std::array<std::int64_t, 3> stop{};
+};
+
+// Every nonzero label with its bounding box and voxel count.
+struct LabelExtent {
+  VoxelBox box;
+  std::uint64_t voxels = 0;
+};
+std::map<std::uint64_t, LabelExtent> FindLabels(const LabelVolume& volume);
+
+// The skeleton of `label` inside `box` (its bounding box, from FindLabels).
+Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
+                          const TeasarParams& params);
+
+}  // namespace chunkwise::pipelines::skeletons
+
+#endif  // CHUNKWISE_PIPELINES_SKELETONS_TEASAR_H_

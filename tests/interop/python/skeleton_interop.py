@@ -1,0 +1,180 @@
+"""Skeleton interop: CloudVolume reads the neuroglancer precomputed skeletons
+`chunkwise skeletonize` writes, and they hold what kimimaro 5.8.5 draws on the
+same labels (the pinned .venv).
+
+- Synthetic labels (uint64, z, y, x): a straight tube, a Y of three arms, an
+  L-shaped bend and a thick trunk with a thin side branch, at an anisotropic
+  voxel size, made a zarr array and a precomputed segmentation by the CLI.
+- `chunkwise skeletonize SEG SEG`: the segmentation's info names the
+  skeletons; CloudVolume('file://SEG').skeleton.get(label) gives our
+  vertices, edges and radii exactly (decoded here from the file's bytes too).
+- Quality against kimimaro.skeletonize on the same labels, voxel size and
+  invalidation ball: every vertex of ours lies inside its label, and our
+  cable length is within 10 % of kimimaro's for each label.
+- SWC output (one file per label, parents before children), a zarr source,
+  and the CLI's refusals: skeletons already there (exit 1, --overwrite
+  replaces them), a missing source named in the error.
+
+usage: .venv/bin/python skeleton_interop.py --chunkwise build/chunkwise --workdir DIR
+"""
+import argparse
+import json
+import pathlib
+import shutil
+import struct
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from interop_check import Checks, run  # noqa: E402
+
+SHAPE = (24, 100, 120)  # z, y, x
+VOXEL = (8.0, 8.0, 20.0)  # x, y, z nm
+SCALE, CONST = 1.5, 120.0
+
+
+def tube(labels, label, a, b, radius):
+    """Voxels within `radius` (voxels, in the x-y voxel scale) of segment a-b (z, y, x)."""
+    z, y, x = np.meshgrid(*[np.arange(n) for n in labels.shape], indexing="ij")
+    # Distances in physical units, so the tube is round whatever the voxel size.
+    p = np.stack([z * VOXEL[2], y * VOXEL[1], x * VOXEL[0]], axis=-1).astype(np.float64)
+    a = np.array(a, dtype=np.float64) * [VOXEL[2], VOXEL[1], VOXEL[0]]
+    b = np.array(b, dtype=np.float64) * [VOXEL[2], VOXEL[1], VOXEL[0]]
+    ab = b - a
+    t = np.clip(((p - a) @ ab) / (ab @ ab), 0, 1)
+    d = np.linalg.norm(p - (a + t[..., None] * ab), axis=-1)
+    labels[d <= radius * VOXEL[0]] = label
+
+
+def make_labels():
+    # Every label keeps off the volume's faces: kimimaro roots a label that
+    # touches one at the face (its fix_borders, for joining chunks), which
+    # would make the comparison one of roots rather than of skeletons.
+    labels = np.zeros(SHAPE, dtype=np.uint64)
+    tube(labels, 11, (12, 8, 6), (12, 8, 112), 4)  # straight
+    centre = (12, 45, 40)
+    for end in [(12, 45, 7), (12, 25, 75), (12, 70, 78)]:  # Y
+        tube(labels, 2**40 + 5, centre, end, 4)
+    tube(labels, 7, (12, 90, 10), (12, 90, 60), 3.5)  # L
+    tube(labels, 7, (12, 90, 60), (12, 60, 100), 3.5)
+    tube(labels, 9, (12, 40, 92), (12, 93, 110), 5)  # trunk with a thin side branch
+    tube(labels, 9, (12, 66, 101), (12, 84, 75), 2.5)
+    return labels
+
+
+def decode(path):
+    data = path.read_bytes()
+    nv, ne = struct.unpack_from("<II", data, 0)
+    vertices = np.frombuffer(data, "<f4", nv * 3, 8).reshape(nv, 3)
+    edges = np.frombuffer(data, "<u4", ne * 2, 8 + nv * 12).reshape(ne, 2)
+    radii = np.frombuffer(data, "<f4", nv, 8 + nv * 12 + ne * 8)
+    checks_size = len(data) == 8 + nv * 16 + ne * 8
+    return vertices, edges, radii, checks_size
+
+
+def cable(vertices, edges):
+    return float(np.linalg.norm(vertices[edges[:, 0]] - vertices[edges[:, 1]], axis=1).sum())
+
+
+def inside(labels, label, vertices):
+    voxel = np.floor(vertices / np.array(VOXEL)).astype(np.int64)  # x, y, z
+    if (voxel < 0).any() or (voxel >= np.array(SHAPE[::-1])).any():
+        return False
+    return bool((labels[voxel[:, 2], voxel[:, 1], voxel[:, 0]] == label).all())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunkwise", required=True)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    work = pathlib.Path(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    checks = Checks()
+    cw = args.chunkwise
+
+    def cli(*cli_args, ok=True):
+        return run([cw, "--quiet", *cli_args], expect_success=ok)
+
+    labels = make_labels()
+    ids = [int(v) for v in np.unique(labels) if v != 0]
+    np.save(work / "labels.npy", labels)
+    zarr = work / "labels.zarr"
+    seg = work / "seg"
+    cli("zarr", "create", zarr, "--shape", ",".join(map(str, SHAPE)), "--dtype", "uint64",
+        "--chunk", "16,32,32")
+    cli("zarr", "write", zarr, "--input", work / "labels.npy")
+    cli("zarr", "to-precomputed", zarr, seg, "--chunk", "32,32,16",
+        "--resolution", ",".join(str(v) for v in VOXEL))
+    cli("skeletonize", seg, seg, "--scale", str(SCALE), "--const", str(CONST), "--threads", "2")
+
+    info = json.loads((seg / "info").read_text())
+    checks.expect(info.get("skeletons") == "skeletons", "the segmentation's info names its skeletons")
+    skel_info = json.loads((seg / "skeletons" / "info").read_text())
+    checks.expect(skel_info["@type"] == "neuroglancer_skeletons"
+                  and skel_info["vertex_attributes"][0]["id"] == "radius",
+                  "the skeleton info declares the radius attribute")
+
+    from cloudvolume import CloudVolume  # noqa: E402
+    import kimimaro  # noqa: E402
+
+    cv = CloudVolume(f"file://{seg}", progress=False)
+    anisotropy = VOXEL
+    kimi = kimimaro.skeletonize(
+        np.asfortranarray(labels.transpose(2, 1, 0)),  # x, y, z
+        teasar_params={"scale": SCALE, "const": CONST, "pdrf_scale": 100000, "pdrf_exponent": 4},
+        anisotropy=anisotropy, dust_threshold=0, progress=False, parallel=1, fix_branching=True)
+    for label in ids:
+        vertices, edges, radii, sized = decode(seg / "skeletons" / str(label))
+        checks.expect(sized, f"label {label}: the file's size is its counts' (one radius each)")
+        skel = cv.skeleton.get(label)
+        checks.expect(np.array_equal(np.asarray(skel.vertices, dtype=np.float32), vertices)
+                      and np.array_equal(np.asarray(skel.edges), edges.astype(skel.edges.dtype))
+                      and np.array_equal(np.asarray(skel.radius, dtype=np.float32), radii),
+                      f"label {label}: CloudVolume reads our vertices, edges and radii")
+        checks.expect(len(vertices) > 10 and inside(labels, label, vertices),
+                      f"label {label}: {len(vertices)} vertices, every one inside the label")
+        ours = cable(vertices, edges)
+        theirs = kimi[label].cable_length()
+        checks.expect(abs(ours - theirs) <= 0.10 * theirs,
+                      f"label {label}: cable {ours:.0f} nm, kimimaro {theirs:.0f} nm "
+                      f"({100 * (ours - theirs) / theirs:+.1f} %)")
+    for label, what in [(2**40 + 5, "the Y"), (9, "the trunk with its side branch")]:
+        degree = np.bincount(decode(seg / "skeletons" / str(label))[1].ravel())
+        checks.expect(int((degree == 1).sum()) == 3 and int((degree >= 3).sum()) == 1,
+                      f"{what} has three ends and one branch point")
+
+    again = cli("skeletonize", seg, seg, ok=False)
+    checks.expect(again.returncode == 1 and "already holds skeletons" in again.stderr,
+                  "skeletons already there are refused (exit 1)")
+    cli("skeletonize", seg, seg, "--overwrite", "--labels", "11", "--scale", str(SCALE),
+        "--const", str(CONST))
+    checks.expect(sorted(p.name for p in (seg / "skeletons").iterdir()) == ["11", "info"],
+                  "--overwrite replaces them (label 11 alone)")
+
+    swc = work / "swc"
+    cli("skeletonize", zarr, swc, "--format", "swc", "--voxel-size", ",".join(str(v) for v in VOXEL),
+        "--const", str(CONST))
+    names = sorted(p.name for p in swc.iterdir())
+    checks.expect(names == sorted(f"{label}.swc" for label in ids), f"one SWC per label: {names}")
+    rows = [line.split() for line in (swc / "7.swc").read_text().splitlines()
+            if line and not line.startswith("#")]
+    seen = set()
+    ordered = True
+    for row in rows:
+        ordered &= int(row[6]) == -1 or int(row[6]) in seen
+        seen.add(int(row[0]))
+    checks.expect(len(rows) > 10 and ordered, "SWC: parents come before children")
+    swc_xyz = np.array([[float(v) for v in row[2:5]] for row in rows], dtype=np.float32)
+    checks.expect(inside(labels, 7, swc_xyz), "SWC: every vertex inside the label")
+
+    missing = cli("skeletonize", work / "absent.zarr", work / "out", ok=False)
+    checks.expect(missing.returncode == 1 and "absent.zarr" in missing.stderr,
+                  f"a missing source is an error naming it: {missing.stderr.strip()}")
+    checks.finish()
+
+
+if __name__ == "__main__":
+    main()
