@@ -199,6 +199,11 @@ class StreamRequest:
     backend: str
     threads: int
     max_memory: int
+    levels: int
+    downsample: str
+    downsample_factors: list[int]
+    voxel_size: list[float]
+    unit: str
     def __init__(self) -> None: ...
 
 def stream_memory_estimate(request: StreamRequest) -> dict[str, int]: ...
