@@ -9,6 +9,10 @@ pixels.
   to-precomputed`, opened as precomputed://. The xy slice must show four
   distinct, non-black colours, each uniform inside its quadrant, changing at
   the quadrant edges where the data does, and black where the label is 0.
+- Meshes: `chunkwise mesh` writes the segmentation's meshes into it; in
+  neuroglancer's 3-D view (no slices drawn) the four labels must cover the
+  panel's centre in several distinct colours, and the same view with no
+  segment selected must stay black, so the pixels are the meshes'.
 - Image: a uint16 sharded zarr v3 array (dimension names z, y, x) whose value
   grows with x (500 per voxel), opened as zarr3://. Along a row the
   screenshot's brightness must rise with x from dark to bright, and be the
@@ -77,6 +81,11 @@ def make_segmentation(binary, work):
     cli(binary, "dvid", "to-precomputed", work / "export", work / "serve" / "segmentation")
 
 
+def make_meshes(binary, work):
+    volume = work / "serve" / "segmentation"
+    cli(binary, "mesh", volume, volume)
+
+
 def make_image(binary, work):
     np.save(work / "image.npy", image())
     path = work / "serve" / "image.zarr"
@@ -95,6 +104,14 @@ def segmentation_state(base):
     viewer_state = state({"type": "segmentation", "name": "segmentation", "source": f"precomputed://{base}segmentation",
                   "segments": [str(v) for v in LABELS.values()], "selectedAlpha": 1, "notSelectedAlpha": 0})
     viewer_state["dimensions"] = {"x": [8e-9, "m"], "y": [8e-9, "m"], "z": [8e-9, "m"]}
+    return viewer_state
+
+
+def meshes_state(base, segments):
+    viewer_state = segmentation_state(base)
+    viewer_state["layers"][0]["segments"] = segments
+    viewer_state.update({"layout": "3d", "showSlices": False, "projectionScale": 320,
+                         "projectionBackgroundColor": "#000000"})
     return viewer_state
 
 
@@ -142,6 +159,28 @@ def check_segmentation(checks, png):
                   "segmentation: label 44 ends at x = 96")
 
 
+def coloured(png):
+    """The 3-D panel's pixels inside its frame and axis labels, and which are lit."""
+    a = np.asarray(Image.open(png).convert("RGB")).astype(int)[40:-40, 40:-40]
+    lit = a.sum(axis=2) > 60
+    return a, lit
+
+
+def check_meshes(checks, png):
+    a, lit = coloured(png)
+    fraction = lit.mean()
+    checks.expect(fraction > 0.05, f"meshes: the 3-D view draws the labels' surfaces ({fraction:.1%} of pixels lit)")
+    centre = a[HEIGHT // 2 - 60:HEIGHT // 2 - 20, WIDTH // 2 - 60:WIDTH // 2 - 20]
+    checks.expect((centre.sum(axis=2) > 60).mean() > 0.9, "meshes: the block of labels covers the 3-D view's centre")
+    hues = {tuple(pixel // 64) for pixel in a[lit] if pixel.max() - pixel.min() > 40}
+    checks.expect(len(hues) >= 3, f"meshes: the surfaces come in several colours ({len(hues)} coarse hues)")
+
+
+def check_no_meshes(checks, png):
+    _, lit = coloured(png)
+    checks.expect(lit.mean() < 0.005, f"meshes: with no segment selected the 3-D view is black ({lit.mean():.2%} lit)")
+
+
 def check_image(checks, png):
     a = np.asarray(Image.open(png).convert("L")).astype(int)
     xs = [4, 20, 40, 60, 80, 100, 124]
@@ -166,6 +205,7 @@ def main():
     (args.workdir / "serve").mkdir(parents=True)
     checks = Checks()
     make_segmentation(args.chunkwise, args.workdir)
+    make_meshes(args.chunkwise, args.workdir)
     make_image(args.chunkwise, args.workdir)
     log = open(args.workdir / "serve.log", "w")
     server = subprocess.Popen([str(args.chunkwise), "serve", str(args.workdir / "serve"), "--port", "0", "--log"],
@@ -174,7 +214,9 @@ def main():
         base = re.search(r"(http://127\.0\.0\.1:\d+/)", server.stdout.readline()).group(1)
         neuroglancer.set_server_bind_address("127.0.0.1")
         viewers = {}
-        for name, viewer_state in (("segmentation", segmentation_state(base)), ("image", image_state(base))):
+        segments = [str(v) for v in LABELS.values()]
+        for name, viewer_state in (("segmentation", segmentation_state(base)), ("image", image_state(base)),
+                                   ("meshes", meshes_state(base, segments)), ("no-meshes", meshes_state(base, []))):
             viewers[name] = neuroglancer.Viewer()
             viewers[name].set_state(neuroglancer.ViewerState(viewer_state))
             (args.workdir / f"{name}-state.json").write_text(json.dumps(viewer_state, indent=1))
@@ -183,13 +225,14 @@ def main():
             command += ["--url", viewer.get_viewer_url(), "--out", str(args.workdir / f"neuroglancer-{name}.png")]
         result = subprocess.run(command, capture_output=True, text=True, timeout=600)
         print("\n".join(line for line in result.stdout.splitlines() if "GPU stall" not in line and "performance warning" not in line)[-6000:], result.stderr[-2000:])
-        checks.expect(result.returncode == 0, "neuroglancer loads both layers in Chromium without errors")
+        checks.expect(result.returncode == 0, "neuroglancer loads every view in Chromium without errors")
     finally:
         server.terminate()
         server.wait(timeout=10)
         log.close()
         neuroglancer.stop()
-    for name, check in (("segmentation", check_segmentation), ("image", check_image)):
+    for name, check in (("segmentation", check_segmentation), ("image", check_image), ("meshes", check_meshes),
+                        ("no-meshes", check_no_meshes)):
         png = args.workdir / f"neuroglancer-{name}.png"
         checks.expect(png.exists(), f"screenshot {png}")
         if png.exists():
