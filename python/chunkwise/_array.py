@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _core, _progress
-from ._attributes import Attributes
+from ._attributes import Node
 from ._cancel import CancelToken
 from ._progress import Progress
 
@@ -92,7 +92,7 @@ def _as_index(item: Any, axis: int) -> int:
         ) from None
 
 
-class Array:
+class Array(Node):
     """A zarr v3 or v2 array in a chunkwise store (a path or a URL)."""
 
     def __init__(self, core: _core.Array, *, read_only: bool = False) -> None:
@@ -139,30 +139,6 @@ class Array:
         """The shard shape, or None when the array is not sharded."""
         shards = self._core.shards
         return None if shards is None else tuple(shards)
-
-    @property
-    def zarr_format(self) -> int:
-        return self._core.zarr_format
-
-    @property
-    def read_only(self) -> bool:
-        """True when opened with mode="r": writes raise ValueError, as in zarr-python."""
-        return self._read_only
-
-    @property
-    def attrs(self) -> Attributes:
-        """The array's attributes: a MutableMapping whose changes are written at once."""
-        return Attributes(lambda: self._core.attributes_json, self._set_attributes)
-
-    def _set_attributes(self, attributes_json: str) -> None:
-        self._check_writable()
-        self._core.set_attributes(attributes_json)
-
-    def _check_writable(self) -> None:
-        if self._read_only:
-            # zarr-python's type and words for a write to a read-only array.
-            raise ValueError(f"{self.url}: opened in read-only mode (mode='r'); "
-                             "the store does not support writing")
 
     @property
     def metadata(self) -> dict[str, Any]:

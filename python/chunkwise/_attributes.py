@@ -52,3 +52,38 @@ class Attributes(MutableMapping[str, Any]):
 
     def __repr__(self) -> str:
         return repr(self.asdict())
+
+
+class Node:
+    """What an array and a group share: the zarr format, read-only opening
+    (mode="r") and attributes written at once. A subclass sets ``_core`` (the
+    binding's node, with ``zarr_format``, ``attributes_json`` and
+    ``set_attributes``), ``_read_only`` and ``url``."""
+
+    _core: Any
+    _read_only: bool
+    url: str
+
+    @property
+    def zarr_format(self) -> int:
+        return self._core.zarr_format
+
+    @property
+    def read_only(self) -> bool:
+        """True when opened with mode="r": writes raise ValueError, as in zarr-python."""
+        return self._read_only
+
+    @property
+    def attrs(self) -> Attributes:
+        """The attributes: a MutableMapping whose changes are written at once."""
+        return Attributes(lambda: self._core.attributes_json, self._set_attributes)
+
+    def _set_attributes(self, attributes_json: str) -> None:
+        self._check_writable()
+        self._core.set_attributes(attributes_json)
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            # zarr-python's type and words for a write to a read-only node.
+            raise ValueError(f"{self.url}: opened in read-only mode (mode='r'); "
+                             "the store does not support writing")

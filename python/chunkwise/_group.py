@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _array, _core
-from ._attributes import Attributes
+from ._attributes import Node
 
 
-class Group:
+class Group(Node):
     """A zarr v3 or v2 group at a path or URL."""
 
     def __init__(self, core: _core.Group, *, read_only: bool = False) -> None:
@@ -26,28 +26,6 @@ class Group:
     @property
     def url(self) -> str:
         return self._core.url
-
-    @property
-    def zarr_format(self) -> int:
-        return self._core.zarr_format
-
-    @property
-    def read_only(self) -> bool:
-        return self._read_only
-
-    @property
-    def attrs(self) -> Attributes:
-        """The group's attributes: a MutableMapping whose changes are written at once."""
-        return Attributes(lambda: self._core.attributes_json, self._set_attributes)
-
-    def _set_attributes(self, attributes_json: str) -> None:
-        self._check_writable()
-        self._core.set_attributes(attributes_json)
-
-    def _check_writable(self) -> None:
-        if self._read_only:
-            raise ValueError(f"{self.url}: opened in read-only mode (mode='r'); "
-                             "the store does not support writing")
 
     def _child(self, name: str) -> str:
         if not name or name.startswith("/") or ".." in name.split("/"):
