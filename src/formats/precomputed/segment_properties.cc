@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "core/utf8.h"
+
 namespace chunkwise::formats::precomputed {
 namespace {
 
@@ -146,6 +148,8 @@ Result<std::map<std::uint64_t, SegmentName>> ParseSegmentNamesCsv(std::string_vi
     start = end + 1;
     ++line;
     if (Trim(std::string(row)).empty()) continue;
+    // Names and tags go into a JSON document, which holds only UTF-8 text.
+    if (!core::IsUtf8(row)) return BadLine(where, line, "the row is not UTF-8 text");
     const std::optional<std::vector<std::string>> fields = SplitRow(row);
     if (!fields) return BadLine(where, line, "a quote is not closed");
     if (fields->size() > 3) {

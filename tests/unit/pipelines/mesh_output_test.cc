@@ -163,7 +163,8 @@ TEST(SegmentNamesCsv, RowsHeadersQuotesAndErrors) {
        std::vector<std::pair<std::string, std::string>>{{"1,a\n-2,b\n", "line 2"},
                                                         {"1,a,b,c\n", "4 fields"},
                                                         {"1,a\n1,b\n", "twice"},
-                                                        {"1,\"a\n", "quote"}}) {
+                                                        {"1,\"a\n", "quote"},
+                                                        {"1,a\n7,bad\xff\xfename\n", "line 2: the row is not UTF-8"}}) {
     auto bad = pc::ParseSegmentNamesCsv(text, "n.csv");
     ASSERT_FALSE(bad.ok()) << text;
     EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
