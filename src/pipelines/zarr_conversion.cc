@@ -71,6 +71,7 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
   zarr::ArrayLayout destination;
   destination.shape = source.shape;
   destination.data_type = source.data_type;
+  destination.endian = existing.endian;  // A big-endian source stays big-endian.
   destination.chunk_shape = layout.chunks.value_or(existing.chunk_shape);
   if (layout.unsharded && layout.shards) {
     return Status::InvalidArgument("the shards: both a shard shape [" +

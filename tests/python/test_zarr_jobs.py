@@ -74,6 +74,18 @@ def test_convert_keeps_the_values_and_what_it_is_not_told(tmp_path: Path) -> Non
     np.testing.assert_array_equal(unsharded[...], src[...])
 
 
+@pytest.mark.parametrize("shards", [[16, 32], "none"])
+def test_convert_keeps_a_big_endian_sources_byte_order(tmp_path: Path, shards) -> None:
+    data = volume().astype(">u2")
+    chunkwise.create(str(tmp_path / "big.zarr"), data=data, chunks=[8, 16], shards=[16, 32])
+    dest = chunkwise.convert(str(tmp_path / "big.zarr"), str(tmp_path / "dest.zarr"),
+                             chunks=[8, 16], shards=shards, codecs="gzip:6")
+    assert dest.dtype == np.dtype(">u2")
+    np.testing.assert_array_equal(dest[...], data)
+    text = json.dumps(json.loads((tmp_path / "dest.zarr" / "zarr.json").read_text()))
+    assert '"endian": "big"' in text
+
+
 def test_convert_refuses_chunks_that_do_not_divide_the_shards(tmp_path: Path) -> None:
     chunkwise.create(str(tmp_path / "src.zarr"), data=volume(), chunks=[8, 16], shards=[16, 32])
     with pytest.raises(chunkwise.InvalidArgumentError) as caught:
