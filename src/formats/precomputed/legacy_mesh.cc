@@ -22,9 +22,14 @@ Bytes EncodeLegacyFragment(const TriangleMesh& mesh) {
   const std::uint32_t count = static_cast<std::uint32_t>(mesh.num_vertices());
   Bytes out(4 + mesh.vertices.size() * 4 + mesh.triangles.size() * 4);
   std::memcpy(out.data(), &count, 4);
-  std::memcpy(out.data() + 4, mesh.vertices.data(), mesh.vertices.size() * 4);
-  std::memcpy(out.data() + 4 + mesh.vertices.size() * 4, mesh.triangles.data(),
-              mesh.triangles.size() * 4);
+  // memcpy from an empty vector's null data() is undefined, even of 0 bytes.
+  if (!mesh.vertices.empty()) {
+    std::memcpy(out.data() + 4, mesh.vertices.data(), mesh.vertices.size() * 4);
+  }
+  if (!mesh.triangles.empty()) {
+    std::memcpy(out.data() + 4 + mesh.vertices.size() * 4, mesh.triangles.data(),
+                mesh.triangles.size() * 4);
+  }
   return out;
 }
 
@@ -44,8 +49,11 @@ Result<TriangleMesh> DecodeLegacyFragment(ByteView bytes, std::string_view name)
   TriangleMesh mesh;
   mesh.vertices.resize(std::size_t{count} * 3);
   mesh.triangles.resize(index_bytes / 4);
-  std::memcpy(mesh.vertices.data(), bytes.data() + 4, vertex_bytes);
-  std::memcpy(mesh.triangles.data(), bytes.data() + 4 + vertex_bytes, index_bytes);
+  // memcpy into an empty vector's null data() is undefined, even of 0 bytes.
+  if (vertex_bytes != 0) std::memcpy(mesh.vertices.data(), bytes.data() + 4, vertex_bytes);
+  if (index_bytes != 0) {
+    std::memcpy(mesh.triangles.data(), bytes.data() + 4 + vertex_bytes, index_bytes);
+  }
   for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
     if (mesh.triangles[i] >= count) {
       return Bad(name, "triangle " + std::to_string(i / 3) + " names vertex " +

@@ -26,8 +26,11 @@ Bytes EncodeSkeleton(const Skeleton& skeleton) {
                                    static_cast<std::uint32_t>(skeleton.edges.size())};
   out.reserve(8 + skeleton.vertices.size() * 16 + skeleton.edges.size() * 8);
   Append(out, counts, 2);
-  Append(out, skeleton.vertices.data()->data(), skeleton.vertices.size() * 3);
-  Append(out, skeleton.edges.data()->data(), skeleton.edges.size() * 2);
+  // An empty skeleton's vectors have no element to call data() on.
+  Append(out, reinterpret_cast<const float*>(skeleton.vertices.data()),
+         skeleton.vertices.size() * 3);
+  Append(out, reinterpret_cast<const std::uint32_t*>(skeleton.edges.data()),
+         skeleton.edges.size() * 2);
   Append(out, skeleton.radii.data(), skeleton.radii.size());
   return out;
 }
