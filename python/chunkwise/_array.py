@@ -470,7 +470,8 @@ def _create_request(
         request.codecs_json = json.dumps(list(codecs))
     request.fill_value = None if fill_value is None else _fill_text(fill_value)
     request.dimension_names = list(dimension_names or [])
-    request.attributes_json = json.dumps(attributes or {})
+    # Only None means none: an empty list is refused as any list is.
+    request.attributes_json = json.dumps({} if attributes is None else attributes)
     request.zarr_format = zarr_format
     request.index_location = index_location
     return request

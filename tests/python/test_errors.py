@@ -42,14 +42,16 @@ def test_an_unknown_codec_is_a_value_error(memory_url: str) -> None:
         chunkwise.create(memory_url, shape=[4], dtype="uint8", chunks=[2], codecs="brotli")
 
 
-def test_attributes_that_are_not_an_object_are_refused(memory_url: str) -> None:
+@pytest.mark.parametrize("attributes", [["nm"], [], ""])
+def test_attributes_that_are_not_an_object_are_refused(memory_url: str, attributes) -> None:
     # Before #38 a list was silently stored as {}; now both doors refuse it
-    # (the CLI's `zarr create --attributes '[1]'` too, tests/cli/flag_hints_test.sh).
+    # (the CLI's `zarr create --attributes '[1]'` too, tests/cli/flag_hints_test.sh),
+    # an empty one too.
     with pytest.raises(chunkwise.InvalidArgumentError) as caught:
         chunkwise.create(memory_url, shape=[4], dtype="uint8", chunks=[2],
-                         attributes=["nm"])  # type: ignore[arg-type]
+                         attributes=attributes)
     assert caught.value.code == "InvalidArgument"
-    assert "the attributes must be a JSON object, not array" in str(caught.value)
+    assert "the attributes must be a JSON object, not" in str(caught.value)
 
 
 def test_an_unknown_url_scheme_is_a_value_error_naming_it() -> None:
