@@ -127,6 +127,13 @@ class PyArray {
                            const CreateRequest& layout, const ImportRequest& request,
                            nb::object progress, std::shared_ptr<CancelToken> cancel) {
     CreateRequest checked = layout;
+    if (layout.codecs_json && request.checksum != "none") {
+      // Codec documents are the whole chain as given: a checksum would be dropped.
+      ThrowIfError(Status::InvalidArgument("checksum=\"" + request.checksum +
+                                           "\" applies to a codec shorthand; with codec "
+                                           "documents, put the checksum codec among them")
+                       .WithField("checksum"));
+    }
     checked.codec =
         ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
     const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));

@@ -134,6 +134,17 @@ def test_import_npy_of_a_damaged_file_is_the_librarys_error(tmp_path: Path) -> N
         chunkwise.import_npy(tmp_path / "none.npy", str(tmp_path / "b.zarr"), chunks=[8])
 
 
+def test_import_npy_refuses_a_checksum_it_would_drop(tmp_path: Path) -> None:
+    np.save(tmp_path / "v.npy", volume())
+    documents = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.import_npy(str(tmp_path / "v.npy"), str(tmp_path / "v.zarr"), chunks=[8, 16],
+                             codecs=documents, checksum="crc32c")
+    assert caught.value.code == "InvalidArgument"
+    assert 'checksum="crc32c" applies to a codec shorthand' in str(caught.value)
+    assert not (tmp_path / "v.zarr").exists()
+
+
 def test_import_npy_refuses_chunks_of_the_wrong_rank(tmp_path: Path) -> None:
     np.save(tmp_path / "data.npy", volume())
     with pytest.raises(chunkwise.InvalidArgumentError) as caught:
