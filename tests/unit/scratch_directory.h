@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -15,10 +16,16 @@
 
 namespace chunkwise::test {
 
-// The per-process folder; not created until a test creates something in it.
+// The per-process folder, new and empty (mkdtemp), made on first use. Named by
+// the pid alone, a folder left by a killed program whose pid this one reuses
+// was taken for this program's own, and its files for a test's outputs.
 inline const std::filesystem::path& ScratchRoot() {
-  static const std::filesystem::path root =
-      std::filesystem::temp_directory_path() / ("chunkwise_test." + std::to_string(::getpid()));
+  static const std::filesystem::path root = [] {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "chunkwise_test.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    return std::filesystem::path(pattern);
+  }();
   return root;
 }
 
