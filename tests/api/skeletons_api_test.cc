@@ -174,7 +174,8 @@ TEST(SkeletonsApi, EmptyVolumesBadUrlsAndMissingLabels) {
 
   const std::string missing = (root / "nothing.zarr").string();
   auto bad = Skeletonize(context, missing, (root / "out").string(), Options());
-  EXPECT_FALSE(bad.ok());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(api_test::Message(bad.status()), HasSubstr("nothing.zarr"));
 
   SkeletonizeOptions options = Options();

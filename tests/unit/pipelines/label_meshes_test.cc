@@ -282,6 +282,7 @@ TEST(LabelMeshes, BadOptionsAreInvalidArgumentNamingTheField) {
   options.resolution = {1, 0, 1};
   meshed = MeshLabels(v.Source(), options);
   ASSERT_FALSE(meshed.ok());
+  EXPECT_EQ(meshed.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(meshed.status().field(), "resolution");
 }
 
