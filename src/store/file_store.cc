@@ -120,19 +120,61 @@ Status SyncEntries(const fs::path& target, const std::vector<fs::path>& created)
   return Status::Ok();
 }
 
+}  // namespace
+
+// Set holds the mutex shared from creating directories until its temporary
+// file exists (a directory holding a file cannot be pruned); pruning holds it
+// exclusively. So, within this process, a Set never loses its directory to a
+// concurrent Erase or abandoned writer. Other processes fall back on Set's retry.
+class ValueDirectories {
+ public:
+  explicit ValueDirectories(fs::path root) : root_(std::move(root)) {}
+
+  std::shared_lock<std::shared_mutex> KeepWhileCreating() { return std::shared_lock(mutex_); }
+
+  // Removes the empty directories above `removed`, a file just unlinked, up
+  // to the root. Best effort: rmdir fails harmlessly on a directory that
+  // still holds entries (or a concurrent Set's temporary file), which ends
+  // the walk.
+  void PruneAbove(const fs::path& removed) {
+    std::unique_lock no_set_between_mkdir_and_create(mutex_);
+    const std::size_t root_length = root_.native().size();
+    for (fs::path dir = removed.parent_path(); dir.native().size() > root_length;
+         dir = dir.parent_path()) {
+      if (::rmdir(dir.c_str()) != 0) return;
+    }
+  }
+
+  // Drops a temporary file that will never be renamed, and the directories
+  // made for it that are now empty: a failed output leaves nothing behind.
+  void Discard(const fs::path& temporary) {
+    if (::unlink(temporary.c_str()) == 0) PruneAbove(temporary);
+  }
+
+ private:
+  fs::path root_;
+  std::shared_mutex mutex_;
+};
+
+namespace {
+
 // A value streamed into a temporary file; Commit renames it into place and
 // dropping the writer first removes it.
 class FileValueWriter final : public ValueWriter {
  public:
   FileValueWriter(posix::Fd fd, fs::path temporary, fs::path target, std::vector<fs::path> created,
-                  FsyncPolicy fsync)
-      : fd_(std::move(fd)),
+                  FsyncPolicy fsync, std::shared_ptr<ValueDirectories> directories)
+      : directories_(std::move(directories)),
+        fd_(std::move(fd)),
         temporary_(std::move(temporary)),
         target_(std::move(target)),
         created_(std::move(created)),
         fsync_(fsync) {}
   ~FileValueWriter() override {
-    if (!committed_) ::unlink(temporary_.c_str());
+    if (!committed_) {
+      fd_ = posix::Fd();
+      directories_->Discard(temporary_);
+    }
   }
 
   Status Append(ByteView data) override {
@@ -163,6 +205,7 @@ class FileValueWriter final : public ValueWriter {
     return Status::Ok();
   }
 
+  std::shared_ptr<ValueDirectories> directories_;
   posix::Fd fd_;
   fs::path temporary_;
   fs::path target_;
@@ -487,7 +530,9 @@ Status SweepDirectory(const fs::path& dir, std::size_t* removed) {
 }  // namespace
 
 FileStore::FileStore(std::filesystem::path root, FileStoreOptions options)
-    : root_(std::move(root)), options_(options) {
+    : root_(std::move(root)),
+      options_(options),
+      directories_(std::make_shared<ValueDirectories>(root_)) {
   if (options_.confine_to_root) {
     // The opened files' names are compared with the root's, links resolved
     // ("/data" may be a link to "/mnt/data").
@@ -591,12 +636,12 @@ Status FileStore::SetParts(std::string_view key, std::span<const ByteView> parts
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
   fs::path temporary;
   std::vector<fs::path> created;
-  std::shared_lock directories_stay(directory_mutex_);
+  std::shared_lock directories_stay = directories_->KeepWhileCreating();
   CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
   directories_stay.unlock();
   if (Status status = Commit(std::move(fd), parts, temporary, target, options_.fsync);
       !status.ok()) {
-    ::unlink(temporary.c_str());  // Best effort: the Set's own error is the one to report.
+    directories_->Discard(temporary);  // Best effort: the Set's own error is the one to report.
     return status;
   }
   if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
@@ -609,10 +654,11 @@ Result<std::unique_ptr<ValueWriter>> FileStore::OpenWriter(std::string_view key)
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
   fs::path temporary;
   std::vector<fs::path> created;
-  std::shared_lock directories_stay(directory_mutex_);
+  std::shared_lock directories_stay = directories_->KeepWhileCreating();
   CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
-  return std::unique_ptr<ValueWriter>(std::make_unique<FileValueWriter>(
-      std::move(fd), std::move(temporary), std::move(target), std::move(created), options_.fsync));
+  return std::unique_ptr<ValueWriter>(
+      std::make_unique<FileValueWriter>(std::move(fd), std::move(temporary), std::move(target),
+                                        std::move(created), options_.fsync, directories_));
 }
 
 Status FileStore::Erase(std::string_view key) {
@@ -635,21 +681,8 @@ Status FileStore::Erase(std::string_view key) {
   if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
     CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(path.parent_path()));
   }
-  std::unique_lock no_set_between_mkdir_and_create(directory_mutex_);
-  PruneEmptyParents(path);
+  directories_->PruneAbove(path);
   return Status::Ok();
-}
-
-void FileStore::PruneEmptyParents(const std::filesystem::path& path) const {
-  // Best effort: rmdir fails harmlessly on a directory that still holds
-  // entries (or a concurrent Set's temporary file), which ends the walk.
-  const std::size_t root_length = root_.native().size();
-  for (fs::path dir = path.parent_path(); dir.native().size() > root_length;
-       dir = dir.parent_path()) {
-    if (::rmdir(dir.c_str()) != 0) {
-      return;
-    }
-  }
 }
 
 Result<std::vector<std::string>> FileStore::List(std::string_view prefix) const {
@@ -700,13 +733,13 @@ Result<Generation> FileStore::SetPartsIf(std::string_view key, std::span<const B
   CHUNKWISE_ASSIGN_OR_RETURN(fs::path target, Path(key));
   fs::path temporary;
   std::vector<fs::path> created;
-  std::shared_lock directories_stay(directory_mutex_);
+  std::shared_lock directories_stay = directories_->KeepWhileCreating();
   CHUNKWISE_ASSIGN_OR_RETURN(posix::Fd fd, CreateTemporary(root_, target, &temporary, &created));
   directories_stay.unlock();  // The temporary file keeps its directory from being pruned.
   Result<Generation> written =
       WriteIf(std::move(fd), parts, temporary, target, expected, options_.fsync);
   if (!written.ok()) {
-    ::unlink(temporary.c_str());  // Best effort: the write's own error is the one to report.
+    directories_->Discard(temporary);  // Best effort: the write's own error is the one to report.
     return written;
   }
   if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
@@ -734,8 +767,7 @@ Status FileStore::EraseIf(std::string_view key, const Generation& expected) {
   if (options_.fsync == FsyncPolicy::kFileAndDirectory) {
     CHUNKWISE_RETURN_IF_ERROR(posix::SyncDirectory(path.parent_path()));
   }
-  std::unique_lock no_set_between_mkdir_and_create(directory_mutex_);
-  PruneEmptyParents(path);
+  directories_->PruneAbove(path);
   return Status::Ok();
 }
 

@@ -42,6 +42,8 @@ struct FileStoreOptions {
   bool confine_to_root = false;
 };
 
+class ValueDirectories;  // Private to file_store.cc.
+
 class FileStore final : public Store {
  public:
   // Opens the directory `root`. NotFound if it is missing and
@@ -114,16 +116,13 @@ class FileStore final : public Store {
 
  private:
   Result<std::filesystem::path> Path(std::string_view key) const { return PathForKey(root_, key); }
-  void PruneEmptyParents(const std::filesystem::path& path) const;
 
   std::filesystem::path root_;
   FileStoreOptions options_;
   std::string real_root_;  // The root, links resolved; set only when confined.
-  // Set holds it shared from creating directories until its temporary file
-  // exists (a directory holding a file cannot be pruned); Erase holds it
-  // exclusively while pruning. So, within this process, a Set never loses its
-  // directory to a concurrent Erase. Other processes fall back on Set's retry.
-  mutable std::shared_mutex directory_mutex_;
+  // The directories under the root that values need: shared with the store's
+  // open writers, which prune them when they are abandoned.
+  std::shared_ptr<ValueDirectories> directories_;
 };
 
 }  // namespace chunkwise::store

@@ -147,6 +147,26 @@ TEST_F(FileStoreTest, EraseRemovesEmptyParentsButNotRoot) {
   EXPECT_TRUE(fs::is_directory(root_));
 }
 
+// A writer dropped before Commit (a failed or cancelled output) takes its
+// temporary file and the directories made for it: a failed export must leave
+// no empty folder where its output would have been.
+TEST_F(FileStoreTest, AbandonedWriterLeavesNoDirectoryItMade) {
+  ASSERT_TRUE(store_->Set("keep/x", AsBytes("1")).ok());
+  {
+    Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("out/s0/shard.arrow");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->Append(AsBytes("partial")).ok());
+    EXPECT_TRUE(fs::is_directory(root_ / "out" / "s0"));
+  }
+  EXPECT_FALSE(fs::exists(root_ / "out"));
+  {
+    Result<std::unique_ptr<ValueWriter>> writer = store_->OpenWriter("keep/y");
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  }
+  EXPECT_TRUE(fs::exists(root_ / "keep" / "x"));
+  EXPECT_THAT(List(), ElementsAre("keep/x"));
+}
+
 TEST_F(FileStoreTest, TemporaryFilesAreNotListed) {
   ASSERT_TRUE(store_->Set("c/0", AsBytes("v")).ok());
   WriteFile(root_ / "c" / ".0.tmp.123.4", "partial");
