@@ -19,7 +19,7 @@ LAUNCHER_FLAGS = -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_CXX_COMPILER_LAUN
 endif
 CMAKE_FLAGS += $(LAUNCHER_FLAGS)
 
-.PHONY: all deps build fuzz-build fuzz-long test unit-test tsan demo bench format tidy clean help
+.PHONY: all deps build wheel fuzz-build fuzz-long test unit-test tsan demo bench format tidy clean help
 
 all: build
 
@@ -49,7 +49,12 @@ FUZZ_MINUTES ?= 10
 fuzz-long: fuzz-build
 	@scripts/fuzz-long $(FUZZ_BUILD) $(FUZZ_MINUTES)
 
-test: build fuzz-build
+# The wheel is built from the tree `build` compiled (nothing compiled twice);
+# ctest's python.wheel_install installs it into a fresh venv.
+wheel: build
+	@scripts/build-wheel $(BUILD)
+
+test: build fuzz-build wheel
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 # The library's own tests: the unit label and the facade's (ctest -L api).
