@@ -119,8 +119,10 @@ Status MeetStoredObject(const Array& source, core::Index index, const core::Regu
   const std::size_t rank_of_array = per_shard.size();
   // The inner grid box of the stored entries, walking the index in C order.
   core::Coord low(rank_of_array, INT64_MAX), high(rank_of_array, -1), at(rank_of_array, 0);
+  bool any = false;
   for (std::size_t k = 0; k < shard_index->size(); ++k) {
     if (!shard_index->at(k).empty()) {
+      any = true;
       for (std::size_t d = 0; d < rank_of_array; ++d) {
         low[d] = std::min(low[d], at[d]);
         high[d] = std::max(high[d], at[d]);
@@ -128,7 +130,7 @@ Status MeetStoredObject(const Array& source, core::Index index, const core::Regu
     }
     for (std::size_t d = rank_of_array; d-- > 0 && ++at[d] == per_shard[d];) at[d] = 0;
   }
-  if (high[0] < 0) return Status::Ok();  // An index of empty entries: nothing stored.
+  if (!any) return Status::Ok();  // An index of empty entries: nothing stored.
   const Region box = InnerBox(low, high, inner_shape, object);
   if (box.IsEmpty()) return Status::Ok();  // Entries past the array's edge only.
   if (grid.ChunkRangeFor(box).num_elements() == 1) {
