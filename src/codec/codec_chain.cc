@@ -6,6 +6,17 @@
 namespace chunkwise::codec {
 namespace {
 
+// A chain applies each of its codecs to every chunk, so its length multiplies
+// the work of every read; real chains have a handful. A list longer than this
+// in metadata is refused before a codec of it is built.
+constexpr std::size_t kMaxCodecs = 64;
+
+Status CheckCodecCount(const nlohmann::json& codecs) {
+  if (codecs.size() <= kMaxCodecs) return Status::Ok();
+  return Status::Corruption("\"codecs\" lists " + std::to_string(codecs.size()) +
+                            " codecs (at most " + std::to_string(kMaxCodecs) + ")");
+}
+
 // The most any intermediate bytes→bytes step may produce while decoding a chunk
 // whose array→bytes form is `bound` bytes: the encoded forms of the outer
 // codecs add headers and checksums, and incompressible data grows a little.
@@ -44,6 +55,7 @@ Status AddCodec(const std::shared_ptr<const Codec>& codec, std::size_t position,
 Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
                                         const CodecRegistry& registry) {
   if (!codecs.is_array()) return Status::InvalidArgument("\"codecs\" must be a JSON array");
+  CHUNKWISE_RETURN_IF_ERROR(CheckCodecCount(codecs));
   CodecChain chain;
   for (std::size_t i = 0; i < codecs.size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, registry.Create(codecs[i]));
@@ -60,6 +72,7 @@ Result<CodecChain> CodecChain::FromJson(const nlohmann::json& codecs,
 Result<CodecChain> CodecChain::BytesOnly(const nlohmann::json& codecs,
                                          const CodecRegistry& registry) {
   if (!codecs.is_array()) return Status::InvalidArgument("a codec list must be a JSON array");
+  CHUNKWISE_RETURN_IF_ERROR(CheckCodecCount(codecs));
   CodecChain chain;
   for (std::size_t i = 0; i < codecs.size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<const Codec> codec, registry.Create(codecs[i]));

@@ -46,17 +46,20 @@ Result<std::unordered_set<core::Index>> StoredObjects(const zarr::Array& destina
 }
 
 // The bytes of this rank's objects among `kept`: they are not copied, so the
-// progress total leaves them out.
+// progress total leaves them out (for a planned object, the bytes of its box).
 std::uint64_t KeptBytes(const zarr::Array& destination, const zarr::ArrayCopyPlan& plan,
                         const std::unordered_set<core::Index>& kept) {
   const core::RegularChunkGrid& grid = destination.grid();
   std::uint64_t bytes = 0;
   for (const core::Index i : kept) {
-    const bool owned =
-        plan.objects ? std::binary_search(plan.objects->begin(), plan.objects->end(), i)
-                     : core::OwnerRank(static_cast<std::uint64_t>(i), plan.ranks) == plan.rank;
-    if (!owned) continue;
-    const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
+    core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
+    if (plan.objects) {
+      const auto at = std::lower_bound(plan.objects->begin(), plan.objects->end(), i);
+      if (at == plan.objects->end() || *at != i) continue;  // Not this rank's to copy.
+      if (plan.boxes) region = (*plan.boxes)[static_cast<std::size_t>(at - plan.objects->begin())];
+    } else if (core::OwnerRank(static_cast<std::uint64_t>(i), plan.ranks) != plan.rank) {
+      continue;
+    }
     bytes +=
         static_cast<std::uint64_t>(region.num_elements()) * destination.metadata().data_type.size();
   }
@@ -113,7 +116,7 @@ Result<zarr::Array> ConvertZarrArray(const zarr::Array& source,
   // by their C-order index, the same on every rank. A rank that fails to
   // plan fails the job below, with the others waiting.
   const Result<zarr::ArrayCopyPlan> plan =
-      zarr::PlanArrayCopy(source, metadata, ranks.rank(), ranks.size());
+      zarr::PlanArrayCopy(source, metadata, ranks.rank(), ranks.size(), array_options.pool.get());
   array_options.progress = nullptr;  // The job's reporter, once its total is known.
   Result<zarr::Array> array =
       OpenDestination(ranks, std::move(destination), prefix, metadata, options, array_options);

@@ -97,6 +97,15 @@ def zarr_cases(binary, work):
     write_json_text(info.case("huge-shard-index.zarr", "OutOfRange",
                               "a shard of 2^36 inner chunks: its index would need 1 TB")
                     / "zarr.json", json.dumps(sharded([1 << 12] * 3, [1 << 12] * 3, [1] * 3)))
+    # Lists whose length multiplies later work are refused before they are walked.
+    bytes_codec = {"name": "bytes", "configuration": {"endian": "little"}}
+    write_json_text(info.case("many-codecs.zarr", "Corruption",
+                              "100 codecs, each of which every chunk would pass through")
+                    / "zarr.json",
+                    json.dumps(v3_array([8, 8], [4, 4], codecs=[bytes_codec] + [{"name": "crc32c"}] * 99)))
+    write_json_text(info.case("rank-1000.zarr", "Corruption",
+                              "a shape of 1000 dimensions (of extent 1)")
+                    / "zarr.json", json.dumps(v3_array([1] * 1000, [1] * 1000)))
     info.finish()
 
     read = Reader("zarr-read", "zarr read {input} --output {out}")

@@ -11,6 +11,10 @@ using nlohmann::json;
 
 constexpr std::string_view kVolumeType = "neuroglancer_multiscale_volume";
 constexpr core::Index kMaxExtent = core::Index{1} << 40;
+// Each scale costs a listing and a walk of its own wherever scales are
+// visited (info, export, conversion); real volumes have a few dozen. A list
+// longer than this is refused before a scale of it is parsed.
+constexpr std::size_t kMaxScales = 1024;
 
 struct Context {
   std::string_view name;
@@ -219,6 +223,10 @@ Result<VolumeInfo> ParseVolumeInfo(std::string_view text, std::string_view name)
   const auto scales = root.find("scales");
   if (scales == root.end() || !scales->is_array() || scales->empty()) {
     return context.Error("scales", "missing or empty");
+  }
+  if (scales->size() > kMaxScales) {
+    return Status::Corruption(std::string(name) + ": scales: " + std::to_string(scales->size()) +
+                              " scales (at most " + std::to_string(kMaxScales) + ")");
   }
   for (std::size_t i = 0; i < scales->size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(ScaleInfo scale, ParseScale((*scales)[i], info, i, context));

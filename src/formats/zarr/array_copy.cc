@@ -1,6 +1,9 @@
 #include "formats/zarr/array_copy.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -10,6 +13,8 @@
 
 namespace chunkwise::formats::zarr {
 namespace {
+
+using core::Region;
 
 Status CheckSameArray(const ArrayMetadata& source, const ArrayMetadata& destination) {
   if (source.shape == destination.shape && source.data_type == destination.data_type) {
@@ -40,43 +45,146 @@ Status CheckPlanFits(const Array& source, const std::vector<core::Index>& stored
                                    std::to_string(stored.size()) + " stored ones)");
 }
 
-// The C-order indices in `grid` of the objects that meet a stored source
-// object (`stored`, indices in the source's grid) and that `rank` owns,
-// ascending and each once.
-std::vector<core::Index> ObjectsMeetingStored(const Array& source,
-                                              const std::vector<core::Index>& stored,
-                                              const core::RegularChunkGrid& grid, int rank,
-                                              int ranks) {
-  std::vector<core::Index> objects;
-  for (const core::Index index : stored) {
-    const core::Coord chunk = core::Unravel(index, source.grid().grid_shape());
-    const core::Region range = grid.ChunkRangeFor(source.grid().ChunkRegion(chunk));
-    core::Coord object = range.start();
-    if (range.IsEmpty()) continue;
-    // Every coordinate of the box `range`, in C order.
-    for (bool more = true; more;) {
-      const core::Index i = core::Ravel(object, grid.grid_shape());
-      if (core::OwnerRank(static_cast<std::uint64_t>(i), ranks) == rank) objects.push_back(i);
-      more = false;
-      for (std::size_t d = object.size(); d-- > 0;) {
-        if (++object[d] < range.stop()[d]) {
-          more = true;
-          break;
-        }
-        object[d] = range.start()[d];
+// The smallest box holding both `a` and `b`.
+Region BoundingBox(const Region& a, const Region& b) {
+  core::Coord start = a.start(), stop = a.stop();
+  for (std::size_t d = 0; d < start.size(); ++d) {
+    start[d] = std::min(start[d], b.start()[d]);
+    stop[d] = std::max(stop[d], b.stop()[d]);
+  }
+  return Region(std::move(start), std::move(stop));
+}
+
+// The destination objects (their C-order indices) `rank` owns, each with the
+// bounding box of the stored pieces of the source met so far inside it.
+using ObjectBoxes = std::map<core::Index, Region>;
+
+// Adds `piece` (a stored part of the source, in array coordinates) to the
+// box of each object of `grid` it meets that `rank` owns.
+void Meet(const Region& piece, const core::RegularChunkGrid& grid, int rank, int ranks,
+          ObjectBoxes& boxes) {
+  const Region range = grid.ChunkRangeFor(piece);
+  if (range.IsEmpty()) return;
+  core::Coord object = range.start();
+  // Every coordinate of the box `range`, in C order.
+  for (bool more = true; more;) {
+    const core::Index i = core::Ravel(object, grid.grid_shape());
+    if (core::OwnerRank(static_cast<std::uint64_t>(i), ranks) == rank) {
+      const Region part = *piece.Intersect(grid.ChunkRegion(object));
+      const auto [at, added] = boxes.try_emplace(i, part);
+      if (!added) at->second = BoundingBox(at->second, part);
+    }
+    more = false;
+    for (std::size_t d = object.size(); d-- > 0;) {
+      if (++object[d] < range.stop()[d]) {
+        more = true;
+        break;
       }
+      object[d] = range.start()[d];
     }
   }
-  // A destination object wider than a source chunk meets several of them.
-  std::sort(objects.begin(), objects.end());
-  objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
-  return objects;
+}
+
+// The region in the array (clipped to the shard `object`) of inner chunks
+// [low, high] (inner grid coordinates, inclusive) of that shard.
+Region InnerBox(const core::Coord& low, const core::Coord& high, const core::Shape& inner_shape,
+                const Region& object) {
+  core::Coord start(low.size()), stop(low.size());
+  for (std::size_t d = 0; d < low.size(); ++d) {
+    start[d] = std::min(object.start()[d] + low[d] * inner_shape[d], object.stop()[d]);
+    stop[d] = std::min(object.start()[d] + (high[d] + 1) * inner_shape[d], object.stop()[d]);
+  }
+  return Region(std::move(start), std::move(stop));
+}
+
+// Meets the stored pieces of the source's stored object `index` with the
+// objects of `grid`: a plain chunk is one piece; a shard's pieces are the
+// inner chunks its index names, read once, never its declared inner grid
+// beyond that index. When the box of all of them lies in one destination
+// object (a layout kept or coarser), that box is the one piece.
+Status MeetStoredObject(const Array& source, core::Index index, const core::RegularChunkGrid& grid,
+                        int rank, int ranks, ObjectBoxes& boxes) {
+  const core::Coord coord = core::Unravel(index, source.grid().grid_shape());
+  const Region object = source.grid().ChunkRegion(coord);
+  if (source.sharding() == nullptr) {
+    Meet(object, grid, rank, ranks, boxes);
+    return Status::Ok();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> shard_index,
+                             source.Shard(coord).ReadIndex());
+  if (!shard_index) return Status::Ok();  // Removed since it was listed.
+  const core::RegularChunkGrid inner = source.sharding()->InnerGrid(source.metadata().chunk_shape);
+  const core::Shape& inner_shape = source.sharding()->chunk_shape();
+  const core::Shape& per_shard = inner.grid_shape();
+  const std::size_t rank_of_array = per_shard.size();
+  // The inner grid box of the stored entries, walking the index in C order.
+  core::Coord low(rank_of_array, INT64_MAX), high(rank_of_array, -1), at(rank_of_array, 0);
+  bool any = false;
+  for (std::size_t k = 0; k < shard_index->size(); ++k) {
+    if (!shard_index->at(k).empty()) {
+      any = true;
+      for (std::size_t d = 0; d < rank_of_array; ++d) {
+        low[d] = std::min(low[d], at[d]);
+        high[d] = std::max(high[d], at[d]);
+      }
+    }
+    for (std::size_t d = rank_of_array; d-- > 0 && ++at[d] == per_shard[d];) at[d] = 0;
+  }
+  if (!any) return Status::Ok();  // An index of empty entries: nothing stored.
+  const Region box = InnerBox(low, high, inner_shape, object);
+  if (box.IsEmpty()) return Status::Ok();  // Entries past the array's edge only.
+  if (grid.ChunkRangeFor(box).num_elements() == 1) {
+    Meet(box, grid, rank, ranks, boxes);
+    return Status::Ok();
+  }
+  // A finer destination: each stored inner chunk meets its own objects.
+  for (std::size_t k = 0; k < shard_index->size(); ++k) {
+    if (shard_index->at(k).empty()) continue;
+    const core::Coord inner_chunk = core::Unravel(static_cast<core::Index>(k), per_shard);
+    const Region piece = InnerBox(inner_chunk, inner_chunk, inner_shape, object);
+    if (!piece.IsEmpty()) Meet(piece, grid, rank, ranks, boxes);
+  }
+  return Status::Ok();
+}
+
+// The objects of `grid` that meet a stored piece of the source (`stored`:
+// indices of the source's stored objects) and that `rank` owns, ascending,
+// each with the bounding box of the stored pieces it meets (clipped to it).
+// A shard's index is a request: the stored objects are met in parallel on
+// `pool` (null: one after another), each into boxes of its own, merged after.
+Status ObjectsMeetingStored(const Array& source, const std::vector<core::Index>& stored,
+                            const core::RegularChunkGrid& grid, int rank, int ranks,
+                            core::ThreadPool* pool, ArrayCopyPlan& plan) {
+  ObjectBoxes boxes;
+  std::mutex merging;
+  const auto meet_one = [&](std::size_t s) -> Status {
+    ObjectBoxes own;
+    CHUNKWISE_RETURN_IF_ERROR(MeetStoredObject(source, stored[s], grid, rank, ranks, own));
+    const std::lock_guard<std::mutex> lock(merging);
+    for (auto& [i, box] : own) {
+      const auto [at, added] = boxes.try_emplace(i, box);
+      if (!added) at->second = BoundingBox(at->second, box);
+    }
+    return Status::Ok();
+  };
+  if (pool != nullptr) {
+    CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(stored.size(), meet_one));
+  } else {
+    for (std::size_t s = 0; s < stored.size(); ++s) CHUNKWISE_RETURN_IF_ERROR(meet_one(s));
+  }
+  plan.objects.emplace();
+  plan.boxes.emplace();
+  for (auto& [i, box] : boxes) {
+    plan.objects->push_back(i);
+    plan.boxes->push_back(std::move(box));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
 Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& destination, int rank,
-                                    int ranks) {
+                                    int ranks, core::ThreadPool* pool) {
   CHUNKWISE_RETURN_IF_ERROR(CheckSameArray(source.metadata(), destination));
   ArrayCopyPlan plan;
   plan.rank = rank;
@@ -100,10 +208,9 @@ Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& de
       const core::RegularChunkGrid grid,
       core::RegularChunkGrid::Create(destination.shape, destination.chunk_shape));
   CHUNKWISE_RETURN_IF_ERROR(CheckPlanFits(source, *stored, grid, ranks));
-  plan.objects = ObjectsMeetingStored(source, *stored, grid, rank, ranks);
-  for (const core::Index i : *plan.objects) {
-    const core::Region region = grid.ChunkRegion(core::Unravel(i, grid.grid_shape()));
-    plan.bytes += static_cast<std::uint64_t>(region.num_elements()) * element_size;
+  CHUNKWISE_RETURN_IF_ERROR(ObjectsMeetingStored(source, *stored, grid, rank, ranks, pool, plan));
+  for (const Region& box : *plan.boxes) {
+    plan.bytes += static_cast<std::uint64_t>(box.num_elements()) * element_size;
   }
   return plan;
 }
@@ -112,19 +219,22 @@ Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPla
                      core::ThreadPool& pool, const ArrayCopyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(CheckSameArray(source.metadata(), destination.metadata()));
   const core::RegularChunkGrid& grid = destination.grid();
-  const auto copy = [&](core::Index i) -> Status {
+  // `box`: the part of object i the source stores anything in (null: all of
+  // it). The rest reads as fill value, which a write leaves out anyway.
+  const auto copy = [&](core::Index i, const Region* box) -> Status {
     if (options.keep != nullptr && options.keep->contains(i)) return Status::Ok();
     const core::Coord coord = core::Unravel(i, grid.grid_shape());
     if (options.before_object) {
       CHUNKWISE_RETURN_IF_ERROR(options.before_object(destination.ChunkKey(coord)));
     }
-    const core::Region region = grid.ChunkRegion(coord);
+    const Region region = box != nullptr ? *box : grid.ChunkRegion(coord);
     CHUNKWISE_ASSIGN_OR_RETURN(Bytes data, source.Read(region));
     return destination.Write(region, data);
   };
   if (plan.objects) {
-    return pool.ParallelFor(plan.objects->size(),
-                            [&](std::size_t k) { return copy((*plan.objects)[k]); });
+    return pool.ParallelFor(plan.objects->size(), [&](std::size_t k) {
+      return copy((*plan.objects)[k], plan.boxes ? &(*plan.boxes)[k] : nullptr);
+    });
   }
   // The rank's objects of the whole grid: every ranks-th index from its own.
   const auto total = static_cast<std::size_t>(grid.num_chunks());
@@ -132,7 +242,8 @@ Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPla
   const auto stride = static_cast<std::size_t>(plan.ranks);
   const std::size_t mine = total > first ? (total - first + stride - 1) / stride : 0;
   return pool.ParallelFor(mine, [&](std::size_t k) {
-    return copy(static_cast<core::Index>(first + k * stride));  // OwnerRank(i, ranks) == rank.
+    return copy(static_cast<core::Index>(first + k * stride),
+                nullptr);  // OwnerRank(i, ranks) == rank.
   });
 }
 
@@ -143,7 +254,7 @@ Status CopyArray(const Array& source, Array& destination, core::ThreadPool& pool
 Status CopyArrayPart(const Array& source, Array& destination, core::ThreadPool& pool, int rank,
                      int ranks) {
   CHUNKWISE_ASSIGN_OR_RETURN(const ArrayCopyPlan plan,
-                             PlanArrayCopy(source, destination.metadata(), rank, ranks));
+                             PlanArrayCopy(source, destination.metadata(), rank, ranks, &pool));
   return CopyArrayPlan(source, destination, plan, pool);
 }
 

@@ -5,8 +5,12 @@
 // that lists every key, only the destination objects that meet a stored
 // source chunk are read and written (a sparse array with a grid of 2^40
 // chunks and three stored ones costs three chunks' work); the others would be
-// all fill value and are not stored anyway. A store that cannot list them
-// all (http) gets the walk of the whole grid.
+// all fill value and are not stored anyway. A sharded source is looked at
+// through each stored shard's index: only the inner chunks it names count as
+// stored, and each destination object is read and written only over the box
+// that holds them (one small box stored in a shard of 32^3 inner chunks costs
+// that box, not the shard). A store that cannot list them all (http) gets the
+// walk of the whole grid.
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_COPY_H_
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_COPY_H_
 
@@ -28,6 +32,11 @@ struct ArrayCopyPlan {
   // Their C-order indices in the destination's grid, ascending. Nullopt: the
   // whole grid is walked, every ranks-th index from the rank's own.
   std::optional<std::vector<core::Index>> objects;
+  // With `objects`, one box per object (in array coordinates, inside the
+  // object): the bounding box of the stored source chunks (inner chunks of
+  // a sharded source) that meet it. Only the box is read and written; the
+  // rest of the object reads as fill value either way.
+  std::optional<std::vector<core::Region>> boxes;
   int rank = 0;
   int ranks = 1;
   std::uint64_t bytes = 0;  // Elements × element size the rank writes (for progress).
@@ -42,8 +51,10 @@ struct ArrayCopyPlan {
 // cannot list every key, or when a chunk the source does not store would
 // not read as the destination's fill value (a fill value that differs, or
 // v2's null fill value, which stores every chunk).
+// A sharded source's stored shards have their indexes read, in parallel on
+// `pool` when given.
 Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& destination, int rank,
-                                    int ranks);
+                                    int ranks, core::ThreadPool* pool = nullptr);
 
 // How CopyArrayPlan runs after an earlier, unfinished copy, and a test seam.
 struct ArrayCopyOptions {

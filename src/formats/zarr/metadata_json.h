@@ -14,9 +14,18 @@
 namespace chunkwise::formats::zarr::internal {
 
 // `object[name]` as a list of non-negative integers; InvalidArgument naming `name`.
+// Every region, key and chunk visit costs a step per dimension: a shape
+// listing more than this many is refused before it is walked.
+inline constexpr std::size_t kMaxDimensions = 64;
+
 inline Result<core::Shape> GetShape(const nlohmann::json& object, const char* name) {
   if (!object.contains(name) || !object[name].is_array()) {
     return Status::InvalidArgument(std::string("\"") + name + "\" must be a list of integers");
+  }
+  if (object[name].size() > kMaxDimensions) {
+    return Status::Corruption(std::string("\"") + name + "\" lists " +
+                              std::to_string(object[name].size()) + " dimensions (at most " +
+                              std::to_string(kMaxDimensions) + ")");
   }
   core::Shape shape;
   for (const auto& extent : object[name]) {

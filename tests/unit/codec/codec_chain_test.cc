@@ -114,5 +114,28 @@ TEST(CodecChainTest, MaxEncodedSizeBoundsIncompressibleData) {
   EXPECT_TRUE(chain.EncodeInto(spec, noise, out).ok());
 }
 
+TEST(CodecChainTest, AListOfMoreThan64CodecsIsCorruptionNamingItsCount) {
+  // Each codec would run on every chunk: such a list is refused before a
+  // codec of it is built (an unknown name among them is never looked at).
+  nlohmann::json codecs = {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}};
+  for (int i = 0; i < 64; ++i) codecs.push_back({{"name", "crc32c"}});
+  for (const bool bytes_only : {false, true}) {
+    nlohmann::json list = codecs;
+    if (bytes_only) list.erase(list.begin());
+    list.push_back({{"name", "no-such-codec"}});
+    const Result<CodecChain> chain =
+        bytes_only ? CodecChain::BytesOnly(list, CodecRegistry::WithBuiltins())
+                   : CodecChain::FromJson(list, CodecRegistry::WithBuiltins());
+    ASSERT_FALSE(chain.ok());
+    EXPECT_EQ(chain.status().code(), StatusCode::kCorruption) << chain.status().ToString();
+    EXPECT_NE(chain.status().message().find("\"codecs\" lists " + std::to_string(list.size())),
+              std::string::npos)
+        << chain.status().ToString();
+  }
+  // 64 are read.
+  codecs.erase(codecs.end() - 1);
+  EXPECT_TRUE(CodecChain::FromJson(codecs, CodecRegistry::WithBuiltins()).ok());
+}
+
 }  // namespace
 }  // namespace chunkwise::codec

@@ -196,6 +196,21 @@ TEST(ArrayMetadata, BadShapesAreRefused) {
   EXPECT_FALSE(ParseV3(root).ok());
 }
 
+TEST(ArrayMetadata, AShapeOfMoreThan64DimensionsIsCorruptionNamingItsCount) {
+  // Extents of 1 keep the element count small: only the rank is absurd.
+  json root = MinimalV3();
+  root["shape"] = json(std::vector<int>(65, 1));
+  ExpectError(ParseV3(root), StatusCode::kCorruption, "\"shape\" lists 65 dimensions (at most 64)");
+  json zarray = json::parse(kV2Example);
+  zarray["shape"] = json(std::vector<int>(1000000, 1));
+  ExpectError(ParseV2ArrayMetadata(zarray.dump(), std::nullopt, ".zarray"), StatusCode::kCorruption,
+              "\"shape\" lists 1000000 dimensions");
+  root = MinimalV3();
+  root["shape"] = json(std::vector<int>(64, 1));
+  root["chunk_grid"]["configuration"]["chunk_shape"] = json(std::vector<int>(65, 1));
+  ExpectError(ParseV3(root), StatusCode::kCorruption, "\"chunk_shape\" lists 65 dimensions");
+}
+
 TEST(ArrayMetadata, NonRegularChunkGridIsRefused) {
   json root = MinimalV3();
   root["chunk_grid"]["name"] = "rectilinear";

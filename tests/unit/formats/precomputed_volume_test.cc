@@ -121,6 +121,17 @@ TEST(PrecomputedInfo, RoundTripsAndKeepsUnknownMembers) {
   EXPECT_EQ(parsed->scales[0].ShardKey(3), "s0/3.shard");
 }
 
+TEST(PrecomputedInfo, AListOfMoreThan1024ScalesIsCorruptionNamingItsCount) {
+  nlohmann::json json = VolumeInfoToJson(Info(ChunkEncoding::kRaw, std::nullopt));
+  const nlohmann::json scale = json["scales"][0];
+  // Refused before any scale is parsed: the last one is malformed.
+  while (json["scales"].size() < 1025) json["scales"].push_back(scale);
+  json["scales"].push_back(nlohmann::json::object());
+  Result<VolumeInfo> info = ParseVolumeInfo(json.dump(), "vol/info");
+  EXPECT_EQ(info.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(info.status().message(), HasSubstr("vol/info: scales: 1026 scales (at most 1024)"));
+}
+
 TEST(PrecomputedInfo, ReportsBadFieldsByName) {
   nlohmann::json json = VolumeInfoToJson(Info(ChunkEncoding::kRaw, std::nullopt));
   json["scales"][0]["size"] = {1, 2};

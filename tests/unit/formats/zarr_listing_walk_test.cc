@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
@@ -49,7 +50,9 @@ class CountingStore final : public test::ForwardingStore {
   Result<std::optional<Bytes>> GetRange(std::string_view key,
                                         store::ByteRange range) const override {
     ++range_gets;
-    return ForwardingStore::GetRange(key, range);
+    Result<std::optional<Bytes>> value = ForwardingStore::GetRange(key, range);
+    if (value.ok() && value->has_value()) range_bytes += (*value)->size();
+    return value;
   }
   Result<std::unique_ptr<store::ValueReader>> OpenReader(std::string_view key) const override {
     ++readers;
@@ -69,11 +72,12 @@ class CountingStore final : public test::ForwardingStore {
     return capabilities;
   }
 
-  void ResetCounts() { gets = range_gets = readers = lists = sizes = 0; }
+  void ResetCounts() { gets = range_gets = range_bytes = readers = lists = sizes = 0; }
   int Calls() const { return gets + range_gets + readers + lists + sizes; }
 
   mutable std::atomic<int> gets{0};
   mutable std::atomic<int> range_gets{0};
+  mutable std::atomic<std::uint64_t> range_bytes{0};  // What the range reads returned.
   mutable std::atomic<int> readers{0};
   mutable std::atomic<int> lists{0};
   mutable std::atomic<int> sizes{0};
@@ -287,12 +291,14 @@ TEST(ZarrListingWalk, ConvertOfASparseHugeGridCopiesOnlyWhatIsStored) {
     expected.push_back(core::Ravel(shard, shards));
   }
   EXPECT_EQ(*plan.objects, expected);
-  EXPECT_EQ(plan.bytes, 3u * 16 * 16 * 2);
+  // Each shard is written over the one 4 × 4 chunk stored in it, not whole.
+  EXPECT_EQ(plan.bytes, 3u * 4 * 4 * 2);
   ASSERT_TRUE(
       CopyArrayPlan(source, destination, plan, *std::make_shared<core::ThreadPool>(2)).ok());
-  // One listing, then each shard's 16 source chunks (4 × 4 of them) read once.
+  // One listing, then each stored source chunk read once (not the 4 × 4
+  // chunks of each destination shard).
   EXPECT_EQ(source_store->lists, 1);
-  EXPECT_EQ(source_store->gets, 3 * 16);
+  EXPECT_EQ(source_store->gets, 3);
   EXPECT_EQ(source_store->sizes, 0);
 
   const Array written = ValueOrDie(Array::Open(destination_store, ""));
@@ -301,6 +307,120 @@ TEST(ZarrListingWalk, ConvertOfASparseHugeGridCopiesOnlyWhatIsStored) {
   }
   EXPECT_EQ(ValueOrDie(written.Read(Region({4, 4}, {8, 8}))), Bytes(32, 0));
   EXPECT_EQ(ValueOrDie(destination_store->inner().List("c/")).size(), 3u);
+}
+
+// uint16, 256^3 in shards of 64^3 made of 2^3 inner chunks: 32^3 inner
+// chunks per shard, 64 shards declared. One 3^3 box is stored, across the
+// 2^3 inner chunks [4, 8)^3 of shard 0.
+const Region kSmallBox({5, 5, 5}, {8, 8, 8});
+
+Bytes SmallBoxValues() {
+  Bytes data(std::size_t{27} * 2);
+  for (std::size_t i = 0; i < 27; ++i) {
+    StoreLittleEndian(static_cast<std::uint16_t>(1000 + i), data.data() + 2 * i);
+  }
+  return data;
+}
+
+// kSmallBox's values inside the box [4, 8)^3, zeros (fill) around them.
+Bytes SmallBoxInItsInnerChunks() {
+  Bytes expected(std::size_t{64} * 2, 0);
+  const Bytes values = SmallBoxValues();
+  std::size_t at = 0;
+  for (Index z = 5; z < 8; ++z) {
+    for (Index y = 5; y < 8; ++y) {
+      for (Index x = 5; x < 8; ++x, at += 2) {
+        const std::size_t i = static_cast<std::size_t>(((z - 4) * 4 + (y - 4)) * 4 + (x - 4));
+        expected[2 * i] = values[at];
+        expected[2 * i + 1] = values[at + 1];
+      }
+    }
+  }
+  return expected;
+}
+
+TEST(ZarrListingWalk, ConvertOfOneSmallBoxInABigShardCostsTheBoxNotTheShard) {
+  auto source_store = std::make_shared<CountingStore>();
+  ArrayLayout layout = Layout({256, 256, 256}, DataTypeId::kUInt16, {2, 2, 2});
+  layout.shard_shape = Shape{64, 64, 64};
+  Array source =
+      ValueOrDie(Array::Create(source_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
+  ASSERT_TRUE(source.Write(kSmallBox, SmallBoxValues()).ok());
+  const Region around({0, 0, 0}, {12, 12, 12});
+  const Bytes expected_around = ValueOrDie(source.Read(around));
+  const std::uint64_t index_bytes = ShardIndex::EncodedSize(32 * 32 * 32);
+  // The shard holds its index and the 8 inner chunks.
+  const std::uint64_t chunk_bytes =
+      ValueOrDie(source_store->inner().Size("c/0/0/0")).value() - index_bytes;
+
+  // The same layout, and unsharded chunks of the inner chunks' shape.
+  for (const bool sharded : {true, false}) {
+    ArrayLayout to = layout;
+    if (!sharded) to.shard_shape = std::nullopt;
+    const ArrayMetadata metadata = ValueOrDie(BuildArrayMetadata(to));
+    auto destination_store = std::make_shared<CountingStore>();
+    Array destination = ValueOrDie(Array::Create(destination_store, "", metadata, false));
+    core::ProgressOptions quiet;
+    quiet.mode = core::ProgressMode::kQuiet;
+    core::ProgressReporter progress(quiet);
+    destination.set_progress(&progress);
+    source_store->ResetCounts();
+
+    const ArrayCopyPlan plan = ValueOrDie(PlanArrayCopy(source, metadata, 0, 1));
+    ASSERT_TRUE(plan.objects.has_value());
+    std::vector<Index> expected_objects = {0};  // Shard 0.
+    if (!sharded) {                             // The 2^3 chunks [2, 4)^3 of a grid of 128^3.
+      expected_objects.clear();
+      for (Index z = 2; z < 4; ++z) {
+        for (Index y = 2; y < 4; ++y) {
+          for (Index x = 2; x < 4; ++x) expected_objects.push_back((z * 128 + y) * 128 + x);
+        }
+      }
+    }
+    EXPECT_EQ(*plan.objects, expected_objects) << sharded;
+    // The 4^3 elements of the stored inner chunks, not the shard's 64^3.
+    EXPECT_EQ(plan.bytes, 64u * 2) << sharded;
+    ASSERT_TRUE(
+        CopyArrayPlan(source, destination, plan, *std::make_shared<core::ThreadPool>(2)).ok());
+    EXPECT_EQ(progress.done(), 64u * 2) << sharded;
+    // Planning: one listing, the stored shard's index (one reader, one range).
+    // Copying: per destination object, the shard's index again and the
+    // stored inner chunks it meets, each once.
+    const int objects = sharded ? 1 : 8;
+    EXPECT_EQ(source_store->lists, 1) << sharded;
+    EXPECT_EQ(source_store->gets, 0) << sharded;
+    EXPECT_EQ(source_store->readers, 1 + objects) << sharded;
+    EXPECT_EQ(source_store->range_gets, 1 + objects + 8) << sharded;
+    EXPECT_EQ(source_store->range_bytes, (1u + objects) * index_bytes + chunk_bytes) << sharded;
+
+    const Array written = ValueOrDie(Array::Open(destination_store, ""));
+    EXPECT_EQ(ValueOrDie(written.Read(around)), expected_around) << sharded;
+    EXPECT_EQ(ValueOrDie(written.Read(Region({4, 4, 4}, {8, 8, 8}))), SmallBoxInItsInnerChunks())
+        << sharded;
+    const ArrayStorageStats stats = ValueOrDie(written.Stats());
+    EXPECT_EQ(stats.stored_keys, sharded ? 1u : 8u);
+    EXPECT_EQ(stats.stored_inner_chunks, sharded ? 8u : 0u);
+  }
+}
+
+TEST(ZarrListingWalk, ConvertIntoFinerChunksMeetsEachStoredInnerChunkNotTheirBox) {
+  // Two inner chunks in opposite corners of a shard of 32 × 32 of them: into
+  // unsharded chunks of their shape, the two chunks, not the 1024 of the
+  // box that spans them.
+  auto store = std::make_shared<CountingStore>();
+  ArrayLayout layout = Layout({128, 128}, DataTypeId::kUInt8, {2, 2});
+  layout.shard_shape = Shape{64, 64};
+  Array source =
+      ValueOrDie(Array::Create(store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
+  ASSERT_TRUE(source.Write(Region({0, 0}, {1, 1}), Bytes{5}).ok());
+  ASSERT_TRUE(source.Write(Region({63, 63}, {64, 64}), Bytes{9}).ok());
+  layout.shard_shape = std::nullopt;
+  const ArrayCopyPlan plan =
+      ValueOrDie(PlanArrayCopy(source, ValueOrDie(BuildArrayMetadata(layout)), 0, 1));
+  EXPECT_EQ(plan.objects, (std::vector<Index>{0, 31 * 64 + 31}));
+  ASSERT_TRUE(plan.boxes.has_value());
+  EXPECT_EQ(*plan.boxes, (std::vector<Region>{Region({0, 0}, {2, 2}), Region({62, 62}, {64, 64})}));
+  EXPECT_EQ(plan.bytes, 8u);
 }
 
 TEST(ZarrListingWalk, RanksDealTheListedObjectsDisjointlyAndCompletely) {
@@ -342,36 +462,46 @@ std::map<std::string, Bytes> Contents(const store::Store& store) {
 }
 
 TEST(ZarrListingWalk, ConvertByListingWritesWhatTheGridWalkWrites) {
-  // Layouts whose objects meet several source chunks, and chunks that meet several.
-  for (const std::pair<Shape, std::optional<Shape>>& to :
-       {std::pair<Shape, std::optional<Shape>>{{5, 5}, std::nullopt},
-        {{2, 3}, std::nullopt},
-        {{4, 4}, Shape{8, 12}},
-        {{3, 3}, Shape{3, 3}}}) {
-    std::map<std::string, Bytes> outputs[2];
-    for (const bool listing : {true, false}) {
-      auto source_store = std::make_shared<CountingStore>(listing);
-      ArrayLayout layout = Layout({23, 31}, DataTypeId::kInt32, {4, 6});
-      Array source = ValueOrDie(
-          Array::Create(source_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
-      Bytes values(std::size_t{12} * 4);
-      for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i + 1);
-      ASSERT_TRUE(source.Write(Region({1, 2}, {4, 6}), values).ok());
-      ASSERT_TRUE(source.Write(Region({17, 25}, {20, 29}), values).ok());
-      ASSERT_TRUE(source.Write(Region({20, 0}, {23, 4}), values).ok());
-      layout.chunk_shape = to.first;
-      layout.shard_shape = to.second;
-      auto destination_store = std::make_shared<CountingStore>();
-      Array destination = ValueOrDie(
-          Array::Create(destination_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
-      const ArrayCopyPlan plan = ValueOrDie(PlanArrayCopy(source, destination.metadata(), 0, 1));
-      EXPECT_EQ(plan.objects.has_value(), listing);
-      ASSERT_TRUE(CopyArray(source, destination, *std::make_shared<core::ThreadPool>(2)).ok());
-      outputs[listing ? 0 : 1] = Contents(destination_store->inner());
+  // Layouts whose objects meet several source chunks, and chunks that meet
+  // several; from plain chunks and from shards (whose stored inner chunks
+  // give each destination object the box it is written over).
+  for (const std::optional<Shape>& source_shards :
+       {std::optional<Shape>(), std::optional<Shape>(Shape{8, 12})})
+    for (const std::pair<Shape, std::optional<Shape>>& to :
+         {std::pair<Shape, std::optional<Shape>>{{5, 5}, std::nullopt},
+          {{2, 3}, std::nullopt},
+          {{4, 4}, Shape{8, 12}},
+          {{2, 2}, Shape{16, 16}},
+          {{3, 3}, Shape{3, 3}}}) {
+      std::map<std::string, Bytes> outputs[2];
+      for (const bool listing : {true, false}) {
+        auto source_store = std::make_shared<CountingStore>(listing);
+        ArrayLayout layout = Layout({23, 31}, DataTypeId::kInt32, {4, 6});
+        layout.shard_shape = source_shards;
+        Array source = ValueOrDie(
+            Array::Create(source_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
+        Bytes values(std::size_t{12} * 4);
+        for (std::size_t i = 0; i < values.size(); ++i)
+          values[i] = static_cast<std::uint8_t>(i + 1);
+        ASSERT_TRUE(source.Write(Region({1, 2}, {4, 6}), values).ok());
+        ASSERT_TRUE(source.Write(Region({17, 25}, {20, 29}), values).ok());
+        ASSERT_TRUE(source.Write(Region({20, 0}, {23, 4}), values).ok());
+        // With the first box, in opposite corners of the source's first shard.
+        ASSERT_TRUE(source.Write(Region({6, 10}, {8, 12}), Bytes(16, 7)).ok());
+        layout.chunk_shape = to.first;
+        layout.shard_shape = to.second;
+        auto destination_store = std::make_shared<CountingStore>();
+        Array destination = ValueOrDie(
+            Array::Create(destination_store, "", ValueOrDie(BuildArrayMetadata(layout)), false));
+        const ArrayCopyPlan plan = ValueOrDie(PlanArrayCopy(source, destination.metadata(), 0, 1));
+        EXPECT_EQ(plan.objects.has_value(), listing);
+        ASSERT_TRUE(CopyArray(source, destination, *std::make_shared<core::ThreadPool>(2)).ok());
+        outputs[listing ? 0 : 1] = Contents(destination_store->inner());
+      }
+      EXPECT_EQ(outputs[0], outputs[1])
+          << core::FormatShape(to.first) << (source_shards ? " from shards" : "");
+      EXPECT_GT(outputs[0].size(), 2u);
     }
-    EXPECT_EQ(outputs[0], outputs[1]) << core::FormatShape(to.first);
-    EXPECT_GT(outputs[0].size(), 2u);
-  }
 }
 
 TEST(ZarrListingWalk, AFillValueThatDiffersWalksTheGrid) {
