@@ -315,6 +315,9 @@ class ExportSpec:
     @property
     def num_scales(self) -> int: ...
 
+def default_export_spec(
+    labelmap: Labelmap, version: int, resolution: tuple[float, float, float]
+) -> ExportSpec: ...
 def export_shards(
     labelmap: Labelmap,
     spec: ExportSpec,

@@ -246,9 +246,37 @@ def _spec(spec: Any) -> _core.ExportSpec:
     return _core.ExportSpec.read(text)
 
 
+def _labelmap_core(labelmap: Labelmap | str | os.PathLike[str]) -> _core.Labelmap:
+    if isinstance(labelmap, Labelmap):
+        return labelmap._core
+    return _core.Labelmap(os.fspath(labelmap), False, True)
+
+
+def default_spec(
+    labelmap: Labelmap | str | os.PathLike[str],
+    *,
+    version: int | None = None,
+    resolution: tuple[float, float, float] = (8.0, 8.0, 8.0),
+) -> dict[str, Any]:
+    """The export spec `export_shards` uses when given none, as a dict to edit.
+
+    It covers voxel 0 to the far corner of the blocks stored at scale 0 of
+    `version` (default: the newest), with as many scales as the labelmap has
+    built, 64³ chunks and `resolution` nm per voxel (x, y, z) at scale 0.
+    Every scale is sharded with the identity hash, 9 preshift and 6
+    minishard bits, and the rest of its Morton bits as shard bits: shards of
+    at most 32³ chunks (2048³ voxels), as FlyEM's exports are sized. Raises
+    chunkwise.NotFoundError naming the database when the version stores no block.
+    Same as `chunkwise dvid spec DB`.
+    """
+    spec = _core.default_export_spec(_labelmap_core(labelmap), version or 0,
+                                     tuple(float(v) for v in resolution))
+    return json.loads(spec.info_json)
+
+
 def export_shards(
     labelmap: Labelmap | str | os.PathLike[str],
-    spec: Mapping[str, Any] | str | os.PathLike[str],
+    spec: Mapping[str, Any] | str | os.PathLike[str] | None,
     dest_url: str | os.PathLike[str],
     *,
     scales: int = 0,
@@ -264,7 +292,7 @@ def export_shards(
 
     `labelmap` is a Labelmap or the path of one (opened read-only). `spec` is
     the neuroglancer info with sharded scales: a dict, JSON text, or a path
-    or URL. `dest_url` is a directory or any store URL; it appears whole or
+    or URL; None takes `default_spec(labelmap, version=version)`. `dest_url` is a directory or any store URL; it appears whole or
     not at all, and an existing export is refused unless `overwrite`.
     `scales` exports at most that many (0: all), `format` is the Arrow IPC
     "file" or "stream" format, `index` the CSV form "rec" (x,y,z,rec) or
@@ -273,9 +301,10 @@ def export_shards(
     counts the blocks each scale has scanned (total None); `cancel` (or
     Ctrl-C) stops the export, which then publishes nothing.
     """
-    source = labelmap._core if isinstance(labelmap, Labelmap) else _core.Labelmap(
-        os.fspath(labelmap), False, True)
-    return _core.export_shards(source, _spec(spec), os.fspath(dest_url), scales, version or 0,
+    source = _labelmap_core(labelmap)
+    parsed = (_core.default_export_spec(source, version or 0, (8.0, 8.0, 8.0)) if spec is None
+              else _spec(spec))
+    return _core.export_shards(source, parsed, os.fspath(dest_url), scales, version or 0,
                                threads, format, index, overwrite,
                                progress=_progress.callback(progress, "dvid export"),
                                cancel=_progress.token(cancel))
@@ -466,6 +495,7 @@ __all__ = [
     "ChunkLabels",
     "ExportedVolume",
     "Labelmap",
+    "default_spec",
     "export_shards",
     "open_export",
     "tensorstore_view",

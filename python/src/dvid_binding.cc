@@ -338,6 +338,17 @@ PyExportSpec ReadSpec(const std::string& url) {
   return {ValueOrThrow(ReadExportSpec(ModuleContext(), url))};
 }
 
+// The spec export_shards uses when given none, named by the database in errors.
+PyExportSpec DefaultSpec(const PyLabelmap& source, std::uint32_t version,
+                         const std::array<double, 3>& resolution) {
+  std::shared_ptr<Labelmap> labelmap = source.Get();
+  nb::gil_scoped_release release;
+  Result<ExportSpec> spec =
+      DefaultExportSpec(*labelmap, {.version = version, .resolution = resolution});
+  if (!spec.ok()) throw StatusError(spec.status().WithContext(source.path()));
+  return {std::move(*spec)};
+}
+
 nb::dict SummaryDict(const ExportSummary& summary) {
   nb::dict result;
   result["version"] = summary.version;
@@ -583,6 +594,8 @@ void BindDvid(nb::module_& module) {
       .def_static("read", &ReadSpec, nb::arg("url"))
       .def_prop_ro("info_json", [](const PyExportSpec& spec) { return spec.spec.info_json; })
       .def_prop_ro("num_scales", [](const PyExportSpec& spec) { return spec.spec.scales.size(); });
+  module.def("default_export_spec", &DefaultSpec, nb::arg("labelmap"), nb::arg("version"),
+             nb::arg("resolution"));
 
   module.def("export_shards", &Export, nb::arg("labelmap"), nb::arg("spec"), nb::arg("dest"),
              nb::arg("scales"), nb::arg("version"), nb::arg("threads"), nb::arg("format"),

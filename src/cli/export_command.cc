@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
@@ -17,8 +18,10 @@ namespace {
 
 struct ExportOptions {
   std::string db;
+  std::vector<std::string> spec_and_dest;  // [SPEC] DEST.
   std::string spec;
   std::string dest;
+  std::string resolution = "8,8,8";
   std::string file;
   std::string chunk;
   std::string region;
@@ -46,12 +49,35 @@ void RaiseOpenFileLimit() {
   }
 }
 
-Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
-  chunkwise::Context& library = context.library();
-  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec,
-                             chunkwise::ReadExportSpec(library, options.spec));
+// The spec sized from the database's extent (DefaultExportSpec), naming the
+// database in its errors.
+Result<ExportSpec> DefaultSpecFor(const Labelmap& labelmap, const ExportOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto resolution,
+                             ParseTriple<double>(options.resolution, "--resolution"));
+  Result<ExportSpec> spec = chunkwise::DefaultExportSpec(
+      labelmap, {.version = options.version, .resolution = resolution});
+  if (!spec.ok()) return spec.status().WithContext(options.db);
+  return spec;
+}
+
+Status SpecCommand(const ExportOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
                              chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec, DefaultSpecFor(*labelmap, options));
+  // Indented: it is printed to be edited.
+  std::fputs((nlohmann::json::parse(spec.info_json).dump(2) + "\n").c_str(), stdout);
+  return Status::Ok();
+}
+
+Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
+  chunkwise::Context& library = context.library();
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
+                             chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
+  const bool has_spec = options.spec_and_dest.size() == 2;
+  const std::string& dest = options.spec_and_dest.back();
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec,
+                             has_spec ? chunkwise::ReadExportSpec(library, options.spec_and_dest[0])
+                                      : DefaultSpecFor(*labelmap, options));
   RaiseOpenFileLimit();
   ExportShardsOptions export_options;
   export_options.num_scales = options.scales;
@@ -69,10 +95,10 @@ Status ExportShardsCommand(const CommandContext& context, const ExportOptions& o
   export_options.before_shard_publish = RankFaultFromEnvironment(ranks->rank());
   CHUNKWISE_ASSIGN_OR_RETURN(
       const ExportSummary summary,
-      chunkwise::ExportShards(library, *labelmap, spec, options.dest, export_options));
+      chunkwise::ExportShards(library, *labelmap, spec, dest, export_options));
   if (ranks->rank() == 0) {
     Say(context,
-        "exported " + options.db + " to " + options.dest +
+        "exported " + options.db + " to " + dest +
             (ranks->size() > 1 ? " with " + std::to_string(ranks->size()) + " ranks" : "") + "\n" +
             summary.Format());
   }
@@ -194,11 +220,14 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
   CLI::App* exp = group.add_subcommand(
       "export-shards", "Export as neuroglancer-sharded Arrow IPC files with CSV chunk indexes");
   exp->add_option("DB", options->db, "Database directory")->required();
-  exp->add_option("SPEC", options->spec, "neuroglancer multiscale info JSON with sharding")
-      ->required();
-  exp->add_option("DEST", options->dest,
-                  StoreHelp("Output (s<scale>/<shard>.arrow + .csv)", "s3://bucket/export"))
-      ->required();
+  exp->add_option("SPEC_AND_DEST", options->spec_and_dest,
+                  "[SPEC] DEST: the neuroglancer multiscale info JSON with sharding (default: "
+                  "`chunkwise dvid spec DB`'s, sized from the stored blocks), and the output "
+                  "(s<scale>/<shard>.arrow + .csv), a directory or URL, e.g. s3://bucket/export")
+      ->required()
+      ->expected(1, 2);
+  exp->add_option("--resolution", options->resolution,
+                  "Voxel size x,y,z in nm for the default spec (default 8,8,8)");
   exp->add_option("--scales", options->scales, "Export at most N scales (default: all)");
   AddThreadsOption(exp, options->workers, "Chunk handlers (default: hardware threads)");
   exp->add_option("--version", options->version, "Version to export (default: newest)");
@@ -211,6 +240,13 @@ void AddDvidExportCommands(CLI::App& group, CommandContext& context) {
                 "Finish an unpublished export in DEST, keeping its complete shards")
       ->excludes("--overwrite");
   SetAction(exp, context, [&context, options] { return ExportShardsCommand(context, *options); });
+
+  CLI::App* spec = group.add_subcommand(
+      "spec", "Print the export spec export-shards uses when given none, to edit and pass back");
+  spec->add_option("DB", options->db, "Database directory")->required();
+  spec->add_option("--version", options->version, "Version to size it for (default: newest)");
+  spec->add_option("--resolution", options->resolution, "Voxel size x,y,z in nm (default 8,8,8)");
+  SetAction(spec, context, [options] { return SpecCommand(*options); });
 
   CLI::App* shard = group.add_subcommand("shard", "Describe an export shard or write one chunk");
   shard

@@ -37,41 +37,6 @@ struct PrecomputedOptions {
   bool sharded = false;
 };
 
-Status NotATriple(const std::string& flag, const std::string& text) {
-  std::string message = flag;
-  message += " must be three numbers x,y,z, not \"";
-  message += text;
-  message += '"';
-  return Status::InvalidArgument(message);
-}
-
-// "a,b,c" as three numbers of type T.
-template <typename T>
-Result<std::array<T, 3>> ParseTriple(const std::string& text, const std::string& flag) {
-  std::array<T, 3> out{};
-  std::size_t start = 0;
-  for (int d = 0; d < 3; ++d) {
-    const std::size_t comma = text.find(',', start);
-    if ((d < 2) == (comma == std::string::npos)) {
-      return NotATriple(flag, text);
-    }
-    const std::string field = text.substr(start, comma - start);
-    try {
-      std::size_t used = 0;
-      if constexpr (std::is_floating_point_v<T>) {
-        out[d] = std::stod(field, &used);
-      } else {
-        out[d] = std::stoll(field, &used);
-      }
-      if (used != field.size()) throw std::invalid_argument(field);
-    } catch (const std::exception&) {
-      return NotATriple(flag, text);
-    }
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<std::vector<int>> ParseScaleList(const std::string& text) {
   std::vector<int> scales;
   std::size_t start = 0;

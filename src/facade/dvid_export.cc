@@ -1,5 +1,8 @@
 #include "chunkwise/facade/dvid_export.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/store/rocksdb_store.h"
 
@@ -46,6 +49,29 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
   }
   progress->Finish();
   return labels;
+}
+
+Result<ExportSpec> DefaultExportSpec(const Labelmap& labelmap,
+                                     const DefaultExportSpecOptions& options) {
+  const std::uint32_t version =
+      options.version != 0 ? options.version : labelmap.versions().newest();
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<VoxelBox> extent,
+                             labelmap.StoredExtent(version, 0));
+  if (!extent.has_value()) {
+    return Status::NotFound("version " + std::to_string(version) +
+                            " stores no block at scale 0: nothing to size an export spec from");
+  }
+  if (*std::min_element(extent->offset.begin(), extent->offset.end()) < 0) {
+    return Status::InvalidArgument(
+        "version " + std::to_string(version) +
+        " stores blocks at negative coordinates; an export spec starts at voxel 0");
+  }
+  // The box is z, y, x; the spec's sizes are x, y, z and start at voxel 0.
+  const core::GridCoord3 size{extent->offset[2] + extent->shape[2],
+                              extent->offset[1] + extent->shape[1],
+                              extent->offset[0] + extent->shape[0]};
+  return pipelines::ExportSpecForVolume(size, std::max(1, labelmap.num_scales()),
+                                        options.resolution);
 }
 
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url) {

@@ -101,6 +101,28 @@ TEST_F(ExportApi, ExportsToADirectory) {
   EXPECT_NE(labels.status().code(), StatusCode::kOk);
 }
 
+// The spec export-shards takes when given none covers the stored blocks
+// (1 x 1 x 2 of them: 128 x 64 x 64 voxels, x y z) and exports them all.
+TEST_F(ExportApi, TheDefaultSpecCoversTheStoredBlocks) {
+  Result<ExportSpec> spec = DefaultExportSpec(*labelmap_, {.resolution = {4, 4, 40}});
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->scales.size(), static_cast<std::size_t>(labelmap_->num_scales()));
+  EXPECT_EQ(spec->scales[0].size, (core::GridCoord3{128, 64, 64}));
+  EXPECT_EQ(spec->scales[0].sharding.preshift_bits, 1);  // 2 x 1 x 1 chunks: 1 bit.
+  EXPECT_NE(spec->info_json.find("40"), std::string::npos);
+  auto summary = ExportShards(context_, *labelmap_, *spec, "memory://default-spec");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->scales[0].blocks_written, 2u);
+}
+
+TEST(LabelmapApi, ADefaultSpecOfAnEmptyLabelmapIsNotFound) {
+  auto labelmap = OpenLabelmap((api_test::FreshDirectory("empty") / "db").string(), true);
+  ASSERT_TRUE(labelmap.ok()) << labelmap.status().ToString();
+  const Status status = DefaultExportSpec(**labelmap).status();
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("stores no block at scale 0"));
+}
+
 TEST_F(ExportApi, ReadsALabelmapRegionAsSupervoxelsOrMapped) {
   const VoxelBox box{{0, 5, 60}, {2, 3, 8}};  // x 60..67 crosses the 1 | 2 boundary.
   std::vector<std::uint64_t> expected(2 * 3 * 8);

@@ -339,3 +339,35 @@ def test_a_forked_child_reads_after_the_parent_did(labelmap: dvid.Labelmap,
         labels, exported = pool.apply_async(
             _read_in_child, (labelmap.path, str(tmp_path / "export"))).get(timeout=120)
     assert labels == expected.tobytes() and exported == expected.tobytes()
+
+
+def test_without_a_spec_the_export_covers_the_stored_blocks(labelmap: dvid.Labelmap,
+                                                            tmp_path: pathlib.Path) -> None:
+    made = dvid.default_spec(labelmap, resolution=(4, 4, 40))
+    assert [s["size"] for s in made["scales"]] == [[192, 128, 64], [96, 64, 32]]
+    assert made["scales"][1]["resolution"] == [8.0, 8.0, 80.0]
+    # 3 x 2 x 1 chunks: 3 Morton bits, all preshift (one minishard, one shard).
+    assert made["scales"][0]["sharding"]["preshift_bits"] == 3
+    assert made["scales"][0]["sharding"]["shard_bits"] == 0
+    summary = dvid.export_shards(labelmap, None, tmp_path / "export")
+    assert [s["blocks_written"] for s in summary["scales"]] == [6, 2]
+    np.testing.assert_array_equal(dvid.open_export(tmp_path / "export").read(supervoxels=True),
+                                  padded(segmentation()))
+
+
+def test_the_default_spec_is_the_clis(labelmap: dvid.Labelmap) -> None:
+    import os
+    import subprocess
+
+    cli = os.environ["CHUNKWISE_CLI"]
+    labelmap.close()
+    path = str(labelmap.path)
+    printed = subprocess.run([cli, "dvid", "spec", path, "--resolution", "4,4,40"],
+                             capture_output=True, text=True, check=True).stdout
+    assert json.loads(printed) == dvid.default_spec(path, resolution=(4, 4, 40))
+
+
+def test_a_default_spec_of_an_empty_labelmap_names_the_database(tmp_path: pathlib.Path) -> None:
+    empty = dvid.Labelmap(tmp_path / "empty.db", create=True)
+    with pytest.raises(chunkwise.NotFoundError, match="empty.db.*stores no block at scale 0"):
+        dvid.default_spec(empty)

@@ -2,6 +2,7 @@
 #ifndef CHUNKWISE_FACADE_DVID_EXPORT_H_
 #define CHUNKWISE_FACADE_DVID_EXPORT_H_
 
+#include <array>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,20 @@ Result<std::vector<std::uint64_t>> ReadLabelmapRegion(const Context& context,
 
 // The export spec (a neuroglancer info with sharded scales) at `url`.
 Result<ExportSpec> ReadExportSpec(const Context& context, std::string_view url);
+
+// What DefaultExportSpec sizes a spec for.
+struct DefaultExportSpecOptions {
+  std::uint32_t version = 0;                  // 0: the newest version.
+  std::array<double, 3> resolution{8, 8, 8};  // Nanometres per voxel at scale 0, x y z.
+};
+
+// The spec export-shards uses when none is given (`chunkwise dvid spec`
+// prints it to edit): the volume from voxel 0 to the far corner of the blocks
+// stored at scale 0 of the version, as many scales as the labelmap has built,
+// sharded as pipelines::ExportSpecForVolume says. NotFound naming the
+// database when the version stores no block (nothing to size it from).
+Result<ExportSpec> DefaultExportSpec(const Labelmap& labelmap,
+                                     const DefaultExportSpecOptions& options = {});
 
 // Exports `labelmap` to `dest_url` as export_shards.h says; options.progress,
 // observer and cancellation are the call's (else the context's; a cancelled

@@ -16,6 +16,7 @@
 #ifndef CHUNKWISE_PIPELINES_EXPORT_SPEC_H_
 #define CHUNKWISE_PIPELINES_EXPORT_SPEC_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -70,6 +71,19 @@ struct ExportSpec {
 // counts outside 0..64 or summing past 64, a data_type other than uint64, a
 // nonzero voxel_offset; Unsupported for another sharding @type or hash.
 Result<ExportSpec> ParseExportSpec(std::string_view text, std::string_view name);
+
+// The spec export-shards uses when none is given: a volume of `size` voxels
+// (x, y, z) at scale 0 and `num_scales` scales, each half the last (sizes
+// rounded up), `resolution` nanometres per voxel at scale 0 (doubling per
+// scale), 64³ chunks. Every scale is sharded as FlyEM's exports are: the
+// identity hash, 9 preshift bits (8³ chunks per minishard), 6 minishard bits
+// (64 minishards per shard), and the rest of the scale's Morton bits as shard
+// bits, so that each shard is a box of at most 32³ chunks (2048³ voxels),
+// fewer bits going first to the shard and then to the minishard where a
+// scale's grid is small. InvalidArgument for a size below 1 or past 2^27 (the chunk ids' 64 bits),
+// or num_scales outside 1..32.
+Result<ExportSpec> ExportSpecForVolume(const core::GridCoord3& size, int num_scales,
+                                       const std::array<double, 3>& resolution);
 
 // `info_json` with its scales cut to the first `num_scales`, pretty-printed:
 // what export-shards writes to DEST/info. InvalidArgument if it does not parse.

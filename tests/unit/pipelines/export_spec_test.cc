@@ -186,5 +186,54 @@ TEST(ExportSpec, InfoForScalesCutsScales) {
   EXPECT_TRUE(ParseExportSpec(*info, "info").ok());
 }
 
+// A FlyEM-sized volume (about 34k x 40k x 41k voxels: 10 Morton bits per
+// axis) gets 9 preshift, 6 minishard and 15 shard bits at scale 0: shards of
+// 32³ chunks; each halving takes 3 bits from the shard bits first.
+TEST(ExportSpecForVolume, ShardsAreBoxesOfAtMost32CubedChunks) {
+  Result<ExportSpec> spec = ExportSpecForVolume({34427, 39725, 41394}, 8, {8, 8, 8});
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->scales.size(), 8u);
+  const ExportScaleSpec& s0 = spec->scales[0];
+  EXPECT_EQ(s0.sharding.preshift_bits, 9);
+  EXPECT_EQ(s0.sharding.minishard_bits, 6);
+  EXPECT_EQ(s0.sharding.shard_bits, 15);
+  EXPECT_TRUE(s0.shards_are_boxes);
+  EXPECT_EQ(s0.shard_chunks, (core::GridCoord3{32, 32, 32}));
+  EXPECT_EQ(spec->scales[1].size, (core::GridCoord3{17214, 19863, 20697}));
+  EXPECT_EQ(spec->scales[1].sharding.shard_bits, 12);
+  // Scale 5: 1076 x 1242 x 1294 voxels, 17 x 20 x 21 chunks: 15 bits, one shard.
+  EXPECT_EQ(spec->scales[5].sharding.preshift_bits, 9);
+  EXPECT_EQ(spec->scales[5].sharding.minishard_bits, 6);
+  EXPECT_EQ(spec->scales[5].sharding.shard_bits, 0);
+  // Scale 7: 269 x 311 x 324 voxels, 5 x 5 x 6 chunks: 9 bits, all preshift.
+  EXPECT_EQ(spec->scales[7].sharding.preshift_bits, 9);
+  EXPECT_EQ(spec->scales[7].sharding.minishard_bits, 0);
+  EXPECT_EQ(spec->scales[7].sharding.shard_bits, 0);
+  const json info = json::parse(spec->info_json);
+  EXPECT_EQ(info["scales"][2]["resolution"], json({32.0, 32.0, 32.0}));
+  EXPECT_EQ(info["scales"][2]["key"], "s2");
+  EXPECT_EQ(info["type"], "segmentation");
+}
+
+TEST(ExportSpecForVolume, ASmallVolumeIsOneShardOfPreshiftBitsOnly) {
+  Result<ExportSpec> spec = ExportSpecForVolume({100, 100, 1}, 1, {4, 4, 40});
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->scales[0].sharding.preshift_bits, 2);  // 2 x 2 x 1 chunks.
+  EXPECT_EQ(spec->scales[0].sharding.minishard_bits, 0);
+  EXPECT_EQ(spec->scales[0].sharding.shard_bits, 0);
+  EXPECT_EQ(json::parse(spec->info_json)["scales"][0]["resolution"], json({4.0, 4.0, 40.0}));
+}
+
+TEST(ExportSpecForVolume, SizesAndScaleCountsOutOfRangeAreInvalid) {
+  const Status empty = ExportSpecForVolume({0, 10, 10}, 1, {8, 8, 8}).status();
+  EXPECT_EQ(empty.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(empty.message()), HasSubstr("a volume size of 0 voxels"));
+  const Status huge = ExportSpecForVolume({std::int64_t{1} << 28, 10, 10}, 1, {8, 8, 8}).status();
+  EXPECT_EQ(huge.code(), StatusCode::kInvalidArgument);
+  const Status scales = ExportSpecForVolume({10, 10, 10}, 0, {8, 8, 8}).status();
+  EXPECT_EQ(scales.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(scales.message()), HasSubstr("0 scales"));
+}
+
 }  // namespace
 }  // namespace chunkwise::pipelines
