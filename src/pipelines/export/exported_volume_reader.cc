@@ -54,6 +54,22 @@ Status CheckBox(const ExportScaleSpec& spec, int scale, const dvid::VoxelBox& bo
   return Status::Ok();
 }
 
+// Every chunk a shard's index lists must belong to that shard: a row naming a
+// chunk of another shard is never looked up here, so its record would be lost
+// and the chunk it displaced would read as zeros.
+Status CheckShardMembers(const ExportScaleSpec& spec, const dvid::ArrowShardReader& shard,
+                         const std::string& stem, const std::string& stem_name) {
+  for (const std::array<std::int32_t, 3>& chunk : shard.ListChunks()) {
+    const core::GridCoord3 xyz{chunk[0], chunk[1], chunk[2]};
+    if (spec.ShardStem(xyz) != stem) {
+      return Status::Corruption(stem_name + ".csv: chunk (" + std::to_string(chunk[0]) + ", " +
+                                std::to_string(chunk[1]) + ", " + std::to_string(chunk[2]) +
+                                ") belongs to shard " + spec.ShardStem(xyz) + ", not " + stem);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeExportBlock(const dvid::ExportBlock& record, bool supervoxels,
@@ -119,8 +135,12 @@ Result<const dvid::ArrowShardReader*> ExportedVolumeReader::Shard(
   std::unique_ptr<dvid::ArrowShardReader> reader;
   if (has_arrow || has_csv) {
     // One of the pair missing is an error the shard reader reports.
+    const ExportScaleSpec& spec = spec_.scales[scale];
+    dvid::ArrowShardOpenOptions options;
+    options.grid = {spec.bits.grid[0], spec.bits.grid[1], spec.bits.grid[2]};
     CHUNKWISE_ASSIGN_OR_RETURN(dvid::ArrowShardReader opened,
-                               dvid::ArrowShardReader::Open(store_, stem_key + ".arrow"));
+                               dvid::ArrowShardReader::Open(store_, stem_key + ".arrow", options));
+    CHUNKWISE_RETURN_IF_ERROR(CheckShardMembers(spec, opened, stem, store_->Describe(stem_key)));
     reader = std::make_unique<dvid::ArrowShardReader>(std::move(opened));
   }
   const dvid::ArrowShardReader* out = reader.get();
