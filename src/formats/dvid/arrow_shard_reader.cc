@@ -42,13 +42,12 @@ Result<ArrowShardReader> ArrowShardReader::Open(std::shared_ptr<const store::Sto
     CHUNKWISE_ASSIGN_OR_RETURN(source,
                                arrow::OpenStoreSource(std::move(store), std::string(arrow_key)));
   }
-  return OpenFrom(std::move(source), AsChars(*csv), csv_name, options);
+  return OpenFrom(std::move(source), AsChars(*csv), csv_name);
 }
 
 Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteSource> source,
                                                     std::string_view csv_text,
-                                                    const std::string& csv_name,
-                                                    const ArrowShardOpenOptions& options) {
+                                                    const std::string& csv_name) {
   // Parsed once for its form; parsed again below with the shard's limits.
   CHUNKWISE_ASSIGN_OR_RETURN(const ChunkIndex probe, ParseChunkIndex(csv_text, csv_name));
   const bool by_record = probe.form == ChunkIndexForm::kRecord;
@@ -78,7 +77,6 @@ Result<ArrowShardReader> ArrowShardReader::OpenFrom(std::shared_ptr<arrow::ByteS
   CHUNKWISE_RETURN_IF_ERROR(CheckExportShardSchema(reader.schema_, reader.source_->name()));
   ChunkIndexLimits limits;
   limits.data_size = reader.source_->size();
-  limits.grid = options.grid;
   if (by_record) {
     std::int64_t max_rec = -1;
     for (const ChunkIndexRow& row : probe.rows) max_rec = std::max(max_rec, row.rec);

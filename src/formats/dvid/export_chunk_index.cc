@@ -109,25 +109,8 @@ class Parser {
   std::string_view file_name_;
 };
 
-Status CheckRowGrid(const ChunkIndexRow& row, std::size_t line, const Parser& parser,
-                    const std::array<std::int64_t, 3>& grid) {
-  for (int d = 0; d < 3; ++d) {
-    if (row.chunk[d] < 0 || row.chunk[d] >= grid[d]) {
-      return parser.Fault(
-          line, "chunk (" + std::to_string(row.chunk[0]) + ", " + std::to_string(row.chunk[1]) +
-                    ", " + std::to_string(row.chunk[2]) + ") lies outside the volume's grid of " +
-                    std::to_string(grid[0]) + " x " + std::to_string(grid[1]) + " x " +
-                    std::to_string(grid[2]) + " chunks");
-    }
-  }
-  return Status::Ok();
-}
-
 Status CheckRowLimits(const ChunkIndex& index, const ChunkIndexRow& row, std::size_t line,
                       const Parser& parser, const ChunkIndexLimits& limits) {
-  if (limits.grid.has_value()) {
-    CHUNKWISE_RETURN_IF_ERROR(CheckRowGrid(row, line, parser, *limits.grid));
-  }
   if (index.form == ChunkIndexForm::kRecord) {
     if (limits.record_count.has_value() && row.rec >= *limits.record_count) {
       return parser.Fault(line, "rec " + std::to_string(row.rec) + " points past the " +

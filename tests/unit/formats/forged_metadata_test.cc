@@ -2,14 +2,14 @@
 // a reader would otherwise believe (an index row, a chunk shape, bounds, a
 // count) and asserts the code and that the message names the key and the
 // value at fault. Write-time checks of the same values come last. (Precomputed
-// shard indexes: precomputed_volume_test and precomputed_sharding_test.)
+// shard indexes: precomputed_volume_test and precomputed_sharding_test; export
+// shard indexes: export_shards_test.)
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "chunkwise/formats/dvid/export_chunk_index.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/store_metadata.h"
 #include "chunkwise/formats/vectors/validator.h"
@@ -30,29 +30,6 @@ void ExpectNames(const Status& status, StatusCode code, std::initializer_list<st
     EXPECT_NE(status.message().find(part), std::string::npos)
         << "\"" << part << "\" not in: " << status.ToString();
   }
-}
-
-// --- DVID export chunk index ---------------------------------------------------
-
-dvid::ChunkIndexLimits GridLimits() {
-  dvid::ChunkIndexLimits limits;
-  limits.grid = std::array<std::int64_t, 3>{2, 1, 1};
-  return limits;
-}
-
-TEST(ForgedExportIndex, RowOutsideTheVolumeIsCorruption) {
-  // Record form and offsets form, past the grid's end and below its start.
-  const char* forged[] = {"x,y,z,rec\n0,0,0,0\n7,0,0,1\n", "x,y,z,rec\n0,0,-1,0\n",
-                          "x,y,z,offset,size,batch_idx\n1,3,0,0,16,0\n"};
-  const char* chunk[] = {"chunk (7, 0, 0)", "chunk (0, 0, -1)", "chunk (1, 3, 0)"};
-  for (int i = 0; i < 3; ++i) {
-    const Result<dvid::ChunkIndex> parsed =
-        dvid::ParseChunkIndex(forged[i], "s0/0.csv", GridLimits());
-    ASSERT_FALSE(parsed.ok()) << forged[i];
-    ExpectNames(parsed.status(), StatusCode::kCorruption,
-                {"s0/0.csv:", chunk[i], "outside the volume's grid of 2 x 1 x 1 chunks"});
-  }
-  EXPECT_TRUE(dvid::ParseChunkIndex("x,y,z,rec\n1,0,0,0\n", "s0/0.csv", GridLimits()).ok());
 }
 
 // --- zarr-vectors root metadata -----------------------------------------------

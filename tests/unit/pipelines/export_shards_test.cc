@@ -363,7 +363,7 @@ TEST(ExportedVolumeReader, RefusesBoxesOutsideTheVolume) {
 
 // A shard's CSV index with the chunk of its first row replaced by `chunk`
 // ("x,y,z"), the record count unchanged: the chunk the row named would read as
-// zeros, the forged one is never asked of this shard (#44).
+// zeros, the forged one is never asked of this shard (#44). Returns the old "x,y,z".
 std::string ForgeFirstRow(const fs::path& csv, const std::string& chunk) {
   std::ifstream in(csv);
   std::string text, line, first;
@@ -404,7 +404,28 @@ TEST(ExportedVolumeReader, IndexRowOutsideTheVolumeIsCorruption) {
   EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
   EXPECT_THAT(std::string(status.message()), HasSubstr(csv.filename().string()));
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr("chunk (9, 0, 0) lies outside the volume's grid of 4 x 3 x 3 chunks"));
+              HasSubstr("chunk (9, 0, 0), which lies outside the volume's grid of 4 x 3 x 3 "
+                        "chunks, is not that chunk's"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("points to a record of chunk"));
+}
+
+TEST(ExportedVolumeReader, BlocksOutsideTheGridThatAreTheirOwnAreLeftUnread) {
+  // DVID exports blocks past the spec's size (x one past the grid, y and z
+  // unclipped): rows outside the grid that carry their own records are not errors.
+  const Fixture f = MakeLabelmap({});
+  const Destination dest = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, ParsedSpec(Spec(0, 0, 0)), dest, {.num_scales = 1}).ok());
+  json info = json::parse(std::ifstream(dest.path / "info"));
+  info["scales"][0]["size"] = {128, 140, 150};  // x: 2 chunks of the 4 exported.
+  std::ofstream(dest.path / "info", std::ios::trunc) << info.dump();
+  auto reader = OpenExport(dest);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const dvid::VoxelBox box{{0, 0, 0}, {150, 140, 128}};
+  auto got = (*reader)->Read(0, box, /*supervoxels=*/true);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  auto expected = f.labelmap->ReadRegion(1, 0, box);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(*got, *expected);
 }
 
 TEST(ExportedVolumeReader, IndexRowOfAnotherShardIsCorruption) {
@@ -423,6 +444,7 @@ TEST(ExportedVolumeReader, IndexRowOfAnotherShardIsCorruption) {
   EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
   EXPECT_THAT(std::string(status.message()), HasSubstr(csvs[0].filename().string()));
   EXPECT_THAT(std::string(status.message()), HasSubstr("belongs to shard"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("is not that chunk's"));
 }
 
 }  // namespace

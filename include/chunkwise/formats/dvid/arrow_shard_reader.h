@@ -43,9 +43,6 @@ struct ArrowShardOpenOptions {
   // memory: for callers that read most of a shard's blocks from an object
   // store, where one request per block costs more than the bytes.
   bool read_whole = false;
-  // The volume's chunk grid (x, y, z), when the caller knows it: an index row
-  // outside it is Corruption at open (ChunkIndexLimits::grid).
-  std::optional<std::array<std::int64_t, 3>> grid;
 };
 
 class ArrowShardReader {
@@ -80,8 +77,7 @@ class ArrowShardReader {
 
  private:
   static Result<ArrowShardReader> OpenFrom(std::shared_ptr<arrow::ByteSource> source,
-                                           std::string_view csv_text, const std::string& csv_name,
-                                           const ArrowShardOpenOptions& options);
+                                           std::string_view csv_text, const std::string& csv_name);
   // The message holding `row` and the row's position within that batch.
   std::pair<arrow::MessageBlock, std::int64_t> Locate(const ChunkIndexRow& row) const;
   Status CountRows();

@@ -50,9 +50,6 @@ struct ChunkIndex {
 struct ChunkIndexLimits {
   std::optional<std::int64_t> record_count;  // Record form: rec must be below it.
   std::optional<std::uint64_t> data_size;    // Offsets form: offset + size must not pass it.
-  // The volume's chunk grid (x, y, z): every row's chunk must lie in [0, grid[d]).
-  // A row outside it names a chunk no reader asks for, so its record would be lost.
-  std::optional<std::array<std::int64_t, 3>> grid;
 };
 
 // The CSV text: the comment line (offsets form with schema_size), the header,
@@ -65,8 +62,7 @@ void SortChunkIndexRows(ChunkIndex& index);
 // Parses either form. Corruption "<file_name>:<line>: ..." for an unknown
 // header, a row with the wrong number of fields or a field that is not a
 // decimal integer in range, a duplicate chunk coordinate, or a row outside
-// `limits` (rec past the record count, a byte range past the data, a chunk
-// outside the volume's grid).
+// `limits` (rec past the record count, a byte range past the data).
 // Accepts "\r\n" line ends and a missing final newline.
 Result<ChunkIndex> ParseChunkIndex(std::string_view text, std::string_view file_name,
                                    const ChunkIndexLimits& limits = {});
