@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/write_checks.h"
 
 namespace chunkwise {
 
@@ -37,6 +38,10 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
                                          const VectorsWriteOptions& options,
                                          const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(url)));
+  // Before the store is opened for writing, which makes its directory.
+  const Status shape = vectors::CheckChunkShape(
+      {options.chunk_shape[0], options.chunk_shape[1], options.chunk_shape[2]});
+  if (!shape.ok()) return NamingUrl(shape, url);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   vectors::WriteOptions write;

@@ -3,7 +3,7 @@ its layout). Valid bases are written with the chunkwise CLI and then damaged
 in one named way each; the cases.tsv files are written alongside. Run it only
 to add or change cases, then commit the result.
 
-usage: .venv/bin/python tests/corpus/make_corpus.py --chunkwise build/chunkwise
+usage: .venv/bin/python tests/corpus/make_corpus.py --chunkwise build/chunkwise [GROUP...]
 """
 import argparse
 import json
@@ -153,6 +153,16 @@ def bcolz_cases(binary, work):
     case = info.case("deep-rootdirs.bcolz", "Corruption", "__rootdirs__ nested 50000 deep")
     shutil.copytree(good, case)
     (case / "__rootdirs__").write_text(deep_json())
+    # Columns of different lengths are what an append cut short leaves (docs/formats/bcolz.md,
+    # crash safety): the rows every column holds are read.
+    longer = work / "longer.bcolz"
+    np.save(work / "table30.npy", np.zeros(30, dtype=[("a", "<i4"), ("b", "<f8")]))
+    run(binary, "bcolz", "create", longer, "--input", work / "table30.npy")
+    case = info.case("interrupted-append.bcolz", "OK",
+                     "a holds 30 rows, b 10: an append cut short reads the 10 rows both hold")
+    shutil.copytree(good, case)
+    shutil.rmtree(case / "a")
+    shutil.copytree(longer / "a", case / "a")
     info.finish()
 
 
@@ -195,6 +205,14 @@ def export_cases(binary, work):
     csv = case / "s0" / arrow.with_suffix(".csv").name
     with open(csv, "a") as f:
         f.write(f"9,9,9,{len(rows)}\n")
+    case = read.case("index-row-outside-the-volume", "Corruption",
+                     "a CSV row's chunk renamed to 9,9,9, past the 2 x 1 x 1 grid: the chunk it "
+                     "named would read as zeros")
+    shutil.copytree(export, case)
+    csv = case / "s0" / arrow.with_suffix(".csv").name
+    lines = csv.read_text().splitlines()
+    lines[rows[-1]] = "9,9,9," + lines[rows[-1]].split(",", 3)[3]
+    csv.write_text("\n".join(lines) + "\n")
     read.finish()
 
     shard = Reader("dvid-shard", "dvid shard {input}/shard.arrow --list")
@@ -229,6 +247,45 @@ def vectors_cases(binary, work):
     root["attributes"]["deep"] = "@DEEP@"
     (case / "zarr.json").write_text(json.dumps(root).replace('"@DEEP@"', deep_json()))
     info.finish()
+
+    def forged_root(reader, name, why, field, text, base=good):
+        """A copy of `base` whose root zarr_vectors[field] is the JSON text `text`."""
+        case = reader.case(name, "Corruption", why)
+        shutil.copytree(base, case)
+        root = json.loads((case / "zarr.json").read_text())
+        root["attributes"]["zarr_vectors"][field] = "@FORGED@"
+        (case / "zarr.json").write_text(json.dumps(root).replace('"@FORGED@"', text))
+
+    # Read back with a region, so the reader probes the chunk keys chunk_shape gives.
+    region = Reader("vectors-region", "vectors read {input} --region 0:10,0:10,0:10 --output {out}.csv")
+    forged_root(region, "chunk-shape-inf.zarr", "chunk_shape [1e999, 5, 5]: infinity, which would put "
+                "every vertex in chunk 0", "chunk_shape", "[1e999, 5, 5]")
+    forged_root(region, "chunk-shape-zero.zarr", "chunk_shape [5, 0, 5]", "chunk_shape", "[5, 0, 5]")
+    forged_root(region, "chunk-shape-negative.zarr", "chunk_shape [5, 5, -5]", "chunk_shape",
+                "[5, 5, -5]")
+    forged_root(region, "chunk-shape-halved.zarr", "chunk_shape [2.5, 2.5, 2.5] where the chunks "
+                "are of 5: the vertices lie outside the cells it gives", "chunk_shape", "[2.5, 2.5, 2.5]")
+    forged_root(region, "bounds-inverted.zarr", "bounds min 10 above max 0 on x", "bounds",
+                "[[10, 0, 0], [0, 10, 10]]")
+    forged_root(region, "bounds-not-finite.zarr", "bounds max 1e999 on y", "bounds",
+                "[[0, 0, 0], [10, 1e999, 10]]")
+    forged_root(region, "bounds-exclude-vertices.zarr", "bounds [0, 1] on every axis, the vertices "
+                "reach 10", "bounds", "[[0, 0, 0], [1, 1, 1]]")
+    region.finish()
+
+    validate = Reader("vectors-validate", "vectors validate {input}")
+    forged_root(validate, "chunk-shape-doubled.zarr", "chunk_shape [10, 10, 10] where the chunks are "
+                "of 5: chunks off the origin hold vertices outside their cells", "chunk_shape",
+                "[10, 10, 10]")
+    forged_root(validate, "chunk-shape-inf.zarr", "chunk_shape [5, 1e999, 5]", "chunk_shape",
+                "[5, 1e999, 5]")
+    case = validate.case("vertex-count-forged.zarr", "Corruption",
+                         "level 0's vertex_count says 500, the chunks hold 50")
+    shutil.copytree(good, case)
+    level = json.loads((case / "0" / "zarr.json").read_text())
+    level["attributes"]["zarr_vectors_level"]["vertex_count"] = 500
+    (case / "0" / "zarr.json").write_text(json.dumps(level))
+    validate.finish()
 
     read = Reader("vectors-read", "vectors read {input} --output {out}.csv")
     n = 24
@@ -288,15 +345,16 @@ def refs_cases(binary, work):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
+    parser.add_argument("groups", nargs="*", help="zarr bcolz export vectors refs (default: all)")
     args = parser.parse_args()
     binary = args.chunkwise.resolve()
+    groups = {"zarr": zarr_cases, "bcolz": bcolz_cases, "export": export_cases,
+              "vectors": vectors_cases, "refs": refs_cases}
     with tempfile.TemporaryDirectory() as scratch:
         work = pathlib.Path(scratch)
-        zarr_cases(binary, work)
-        bcolz_cases(binary, work)
-        export_cases(binary, work)
-        vectors_cases(binary, work)
-        refs_cases(binary, work)
+        for name, make in groups.items():
+            if not args.groups or name in args.groups:
+                make(binary, work)
     print(f"wrote {CORPUS}")
 
 

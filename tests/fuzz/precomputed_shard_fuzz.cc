@@ -3,7 +3,8 @@
 //
 // The first byte picks minishard_bits (0..3) and the minishard index
 // encoding; the rest is a whole shard. Every parser must return a value or
-// Corruption, and every range it returns must lie inside the shard.
+// Corruption, every range it returns must lie inside the shard, and every
+// entry it returns must hash to the minishard it was filed under (#44).
 #include <cstdlib>
 
 #include "chunkwise/formats/precomputed/sharding.h"
@@ -34,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     for (const pc::MinishardEntry& entry : *entries) {
       if (entry.offset > shard.size() || entry.size > shard.size() - entry.offset) std::abort();
+      if (pc::LocateChunk(spec, entry.chunk_id).minishard != m) std::abort();
     }
   }
   return 0;

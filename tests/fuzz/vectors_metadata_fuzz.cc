@@ -1,9 +1,12 @@
 // libFuzzer target: zarr-vectors metadata and names as they arrive from a
 // store — root and level attributes (JSON), delta segments, chunk and cell keys.
 //
-// Nothing may throw or crash. Root metadata that parses must format and parse
-// back to the same fields; a delta that parses must format back to the same
-// text, and a cell key's chunks must survive formatting and parsing again.
+// Nothing may throw or crash. Root metadata that parses must hold what readers
+// divide by and compare with (chunk and bin shapes finite and positive, bounds
+// finite with min <= max; #44) and format and parse back to the same fields; a delta that parses
+// must format back to the same text, and a cell key's chunks must survive formatting and parsing
+// again.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -29,6 +32,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)vectors::ParseLevelAttributes(*json, "fuzz");
   const auto root = vectors::ParseRootAttributes(*json, "fuzz");
   if (!root.ok()) return 0;
+  for (int d = 0; d < 3; ++d) {
+    const bool shapes = std::isfinite(root->chunk_shape[d]) && root->chunk_shape[d] > 0 &&
+                        std::isfinite(root->base_bin_shape[d]) && root->base_bin_shape[d] > 0;
+    const bool bounds = std::isfinite(root->bounds_min[d]) && std::isfinite(root->bounds_max[d]) &&
+                        root->bounds_min[d] <= root->bounds_max[d];
+    if (!shapes || !bounds) std::abort();
+  }
   const auto again = vectors::ParseRootAttributes(vectors::FormatRootAttributes(*root), "fuzz");
   if (!again.ok() || again->chunk_shape != root->chunk_shape ||
       again->geometry_type != root->geometry_type || again->capabilities != root->capabilities) {

@@ -180,6 +180,12 @@ Result<std::vector<MinishardEntry>> ParseMinishardIndex(ByteView decoded, const 
                                 " bytes, lies past the end of the " + std::to_string(shard_size) +
                                 "-byte shard");
     }
+    // A reader looks a chunk up in the minishard its id hashes to: an entry
+    // filed under another is never found, and the chunk it stands for reads as fill.
+    if (const std::uint64_t home = LocateChunk(spec, id).minishard; home != minishard) {
+      return Status::Corruption(where + ": chunk " + std::to_string(id) + " belongs to minishard " +
+                                std::to_string(home));
+    }
     const std::uint64_t start = end + offset_delta;
     entries[i] = {id, start, size};
     end = start + size;

@@ -41,6 +41,34 @@ std::uint64_t MaxSegmentationBytes(const codec::SegmentationLayout& layout,
   return static_cast<std::uint64_t>(layout.channels) * (4 + blocks * per_block);
 }
 
+// Every entry must name a chunk of the grid that lives in this shard: one that
+// does not is never looked up, so the chunk it displaced would read as fill.
+Status CheckMinishardEntries(const ScaleInfo& s, std::uint64_t shard, std::uint64_t minishard,
+                             const std::vector<MinishardEntry>& entries, const std::string& name) {
+  const core::MortonBits bits = s.morton_bits();
+  const GridCoord3 grid = s.grid();
+  for (const MinishardEntry& entry : entries) {
+    const std::string where = name + ": minishard " + std::to_string(minishard) + ": chunk id " +
+                              std::to_string(entry.chunk_id);
+    if (bits.total_bits() < 64 && entry.chunk_id >> bits.total_bits() != 0) {
+      return Status::Corruption(where + " lies outside the grid " + FormatCell(grid) +
+                                " of scale " + s.key + " (its code has more than " +
+                                std::to_string(bits.total_bits()) + " bits)");
+    }
+    const GridCoord3 cell = core::DecodeCompressedMorton(entry.chunk_id, bits);
+    for (int d = 0; d < 3; ++d) {
+      if (cell[d] >= grid[d]) {
+        return Status::Corruption(where + " is chunk " + FormatCell(cell) + ", outside the grid " +
+                                  FormatCell(grid) + " of scale " + s.key);
+      }
+    }
+    if (const std::uint64_t home = LocateChunk(*s.sharding, entry.chunk_id).shard; home != shard) {
+      return Status::Corruption(where + " belongs to shard " + std::to_string(home));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Volume::Volume(std::shared_ptr<store::Store> store, std::string prefix, VolumeInfo info,
@@ -177,6 +205,8 @@ Result<const std::vector<MinishardEntry>*> Volume::LoadMinishard(int scale, std:
     }
     CHUNKWISE_ASSIGN_OR_RETURN(entries, DecodeMinishardIndex(*stored, *s.sharding, state.size,
                                                              minishard, store_->Describe(key)));
+    CHUNKWISE_RETURN_IF_ERROR(
+        CheckMinishardEntries(s, shard, minishard, entries, store_->Describe(key)));
   }
   std::lock_guard lock(mutex_);
   return &state.minishards.try_emplace(minishard, std::move(entries)).first->second;

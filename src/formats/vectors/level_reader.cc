@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "chunkwise/formats/zarr/array.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"
+#include "formats/vectors/number_text.h"
 #include "formats/vectors/ragged_blob.h"
 
 namespace chunkwise::formats::vectors {
@@ -52,6 +54,46 @@ Result<int> IntAttribute(const VectorStore& store, const std::string& path,
   return attributes[name].get<int>();
 }
 
+std::string PointText(const Vec3f& p) {
+  return "(" + NumberText(p[0]) + ", " + NumberText(p[1]) + ", " + NumberText(p[2]) + ")";
+}
+
+// The root's chunk_shape and bounds are believed by every read (a bbox read
+// probes only the chunk keys chunk_shape gives), so each chunk's vertices are
+// held to them: finite, inside the chunk's cell (with a float32-sized slack at
+// the edges, so a writer that divides in float32 and rounds a vertex on a
+// boundary into the next chunk still reads) and, at level 0 where
+// they are the written positions, inside the bounds.
+Status CheckChunkVertices(const VectorStore& store, int level, const ChunkCoord& chunk,
+                          const std::vector<Vec3f>& vertices) {
+  const RootMetadata& root = store.metadata();
+  const std::string path = layout::ChunkBlobPath(level, layout::kVerticesDir, chunk);
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    for (int d = 0; d < 3; ++d) {
+      const double p = vertices[v][d];
+      const double low = static_cast<double>(chunk[d]) * root.chunk_shape[d];
+      const double high = static_cast<double>(chunk[d] + 1) * root.chunk_shape[d];
+      const double slack = 1e-6 * (std::abs(low) + std::abs(high));
+      std::string fault;
+      if (!std::isfinite(p)) {
+        fault = " is not finite";
+      } else if (p < low - slack || p > high + slack) {
+        fault = " lies outside its chunk under the root's chunk_shape [" +
+                NumberText(root.chunk_shape[0]) + ", " + NumberText(root.chunk_shape[1]) + ", " +
+                NumberText(root.chunk_shape[2]) + "] (" + store.Describe("zarr.json") + ")";
+      } else if (level == 0 && (p < root.bounds_min[d] || p > root.bounds_max[d])) {
+        fault = " lies outside the root's bounds on axis " + std::to_string(d) + " (" +
+                store.Describe("zarr.json") + ")";
+      }
+      if (!fault.empty()) {
+        return Status::Corruption(store.Describe(path) + ": vertex " + std::to_string(v) + " " +
+                                  PointText(vertices[v]) + fault);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level,
@@ -79,6 +121,7 @@ Result<std::vector<Vec3f>> ReadChunkVertices(const VectorStore& store, int level
   std::vector<Vec3f> vertices(values.size() / 3);
   for (std::size_t v = 0; v < vertices.size(); ++v)
     vertices[v] = {values[3 * v], values[3 * v + 1], values[3 * v + 2]};
+  CHUNKWISE_RETURN_IF_ERROR(CheckChunkVertices(store, level, chunk, vertices));
   return vertices;
 }
 

@@ -1,14 +1,43 @@
 #include "chunkwise/formats/vectors/store_metadata.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "formats/vectors/layout.h"
+#include "formats/vectors/number_text.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
 
+// Stored metadata that does not hold together: Corruption naming the key.
 Status Bad(std::string_view key, const std::string& what) {
-  return Status::InvalidArgument(std::string(key) + ": " + what);
+  return Status::Corruption(std::string(key) + ": " + what);
+}
+
+// Extents the reader divides by to place vertices: finite and positive.
+Status CheckExtents(const Vec3& extents, std::string_view key, const std::string& field) {
+  for (int d = 0; d < 3; ++d) {
+    if (!std::isfinite(extents[d]) || !(extents[d] > 0)) {
+      return Bad(key, field + "[" + std::to_string(d) + "] is " + NumberText(extents[d]) +
+                          ", not a finite positive number");
+    }
+  }
+  return Status::Ok();
+}
+
+// The bounds the writer recorded from the vertices: finite, min <= max.
+Status CheckBounds(const Vec3& low, const Vec3& high, std::string_view key) {
+  for (int d = 0; d < 3; ++d) {
+    if (!std::isfinite(low[d]) || !std::isfinite(high[d])) {
+      return Bad(key, "bounds on axis " + std::to_string(d) + " are [" + NumberText(low[d]) + ", " +
+                          NumberText(high[d]) + "], not finite");
+    }
+    if (low[d] > high[d]) {
+      return Bad(key, "bounds on axis " + std::to_string(d) + ": min " + NumberText(low[d]) +
+                          " is above max " + NumberText(high[d]));
+    }
+  }
+  return Status::Ok();
 }
 
 Result<Vec3> ParseVec3(const nlohmann::json& json, std::string_view key, const std::string& field) {
@@ -131,7 +160,8 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   const std::string block_name(layout::kRootAttributesKey);
   if (!attributes.is_object() || !attributes.contains(block_name) ||
       !attributes[block_name].is_object()) {
-    return Bad(key, "no \"" + block_name + "\" attributes: not a zarr-vectors store");
+    return Status::InvalidArgument(std::string(key) + ": no \"" + block_name +
+                                   "\" attributes: not a zarr-vectors store");
   }
   const nlohmann::json& block = attributes[block_name];
   RootMetadata metadata;
@@ -146,13 +176,12 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   CHUNKWISE_ASSIGN_OR_RETURN(
       metadata.chunk_shape,
       ParseVec3(block.value("chunk_shape", nlohmann::json()), key, "chunk_shape"));
-  for (double extent : metadata.chunk_shape) {
-    if (!(extent > 0)) return Bad(key, "chunk_shape extents must be positive");
-  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckExtents(metadata.chunk_shape, key, "chunk_shape"));
   const nlohmann::json bounds = block.value("bounds", nlohmann::json());
   if (!bounds.is_array() || bounds.size() != 2) return Bad(key, "bounds must be [min, max]");
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.bounds_min, ParseVec3(bounds[0], key, "bounds[0]"));
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.bounds_max, ParseVec3(bounds[1], key, "bounds[1]"));
+  CHUNKWISE_RETURN_IF_ERROR(CheckBounds(metadata.bounds_min, metadata.bounds_max, key));
   const nlohmann::json types = block.value("geometry_types", nlohmann::json());
   if (!types.is_array() || types.size() != 1 || !types[0].is_string()) {
     return Bad(key, "geometry_types must list exactly one geometry type");
@@ -167,9 +196,7 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   if (block.contains("base_bin_shape")) {
     CHUNKWISE_ASSIGN_OR_RETURN(metadata.base_bin_shape,
                                ParseVec3(block["base_bin_shape"], key, "base_bin_shape"));
-    for (double extent : metadata.base_bin_shape) {
-      if (!(extent > 0)) return Bad(key, "base_bin_shape extents must be positive");
-    }
+    CHUNKWISE_RETURN_IF_ERROR(CheckExtents(metadata.base_bin_shape, key, "base_bin_shape"));
   }
   const nlohmann::json capabilities = block.value("format_capabilities", nlohmann::json::array());
   if (!capabilities.is_array()) return Bad(key, "format_capabilities is not a list");

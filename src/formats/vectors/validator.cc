@@ -85,6 +85,21 @@ class Validator {
       chunks_[level].fragment_chunks.insert(chunk);
       CheckFragments(level, chunk);
     }
+    if (metadata.ok()) CheckVertexCount(level, metadata->vertex_count);
+  }
+
+  // The level's vertex_count (what `vectors info` reports) against the chunks.
+  // 0 is what a level without the attribute reads as, so it is not held to it.
+  void CheckVertexCount(int level, std::uint64_t declared) {
+    std::uint64_t held = 0;
+    for (const auto& [chunk, count] : chunks_[level].vertex_count) {
+      held += static_cast<std::uint64_t>(count);
+    }
+    if (declared != 0 && declared != held) {
+      Add(1, ViolationKind::kBadMetadata, layout::LevelPath(level) + "zarr.json",
+          "vertex_count " + std::to_string(declared) + ", but the level's chunks hold " +
+              std::to_string(held) + " vertices");
+    }
   }
 
   void CheckFragments(int level, const ChunkCoord& chunk) {

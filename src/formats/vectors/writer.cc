@@ -7,6 +7,8 @@
 
 #include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
+#include "formats/vectors/number_text.h"
+#include "formats/vectors/write_checks.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -140,11 +142,20 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
   return summary;
 }
 
+Status CheckChunkShape(const Vec3& chunk_shape) {
+  for (int d = 0; d < 3; ++d) {
+    if (!std::isfinite(chunk_shape[d]) || !(chunk_shape[d] > 0)) {
+      return Status::InvalidArgument("chunk_shape[" + std::to_string(d) + "] is " +
+                                     NumberText(chunk_shape[d]) +
+                                     ": chunk shape extents must be finite and positive");
+    }
+  }
+  return Status::Ok();
+}
+
 Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
                                    const Geometry& geometry, const WriteOptions& options) {
-  for (double extent : options.chunk_shape) {
-    if (!(extent > 0)) return Status::InvalidArgument("chunk shape extents must be positive");
-  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckChunkShape(options.chunk_shape));
   CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
   for (const Vec3f& position : geometry.positions) {
     for (int d = 0; d < 3; ++d) {

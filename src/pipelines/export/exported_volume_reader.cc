@@ -54,6 +54,42 @@ Status CheckBox(const ExportScaleSpec& spec, int scale, const dvid::VoxelBox& bo
   return Status::Ok();
 }
 
+std::string ChunkText(const std::array<std::int32_t, 3>& chunk) {
+  return "(" + std::to_string(chunk[0]) + ", " + std::to_string(chunk[1]) + ", " +
+         std::to_string(chunk[2]) + ")";
+}
+
+// A row this reader never looks up in this shard (a chunk outside the volume's
+// grid, or one whose shard is another) must at least carry its own record: a
+// row renamed away from its chunk would leave that chunk reading as zeros.
+// Rows that do carry their own record are DVID's (it exports x one past the
+// grid and y, z unclipped, docs/formats/dvid.md) and are left unread, as
+// before. Rows that are looked up are held to their record by Get.
+Status CheckRowsNotLookedUp(const ExportScaleSpec& spec, const dvid::ArrowShardReader& shard,
+                            const std::string& stem, const std::string& csv_name) {
+  for (const std::array<std::int32_t, 3>& chunk : shard.ListChunks()) {
+    const core::GridCoord3 xyz{chunk[0], chunk[1], chunk[2]};
+    std::string where;
+    if (!spec.InGrid(xyz)) {
+      where = "lies outside the volume's grid of " + std::to_string(spec.bits.grid[0]) + " x " +
+              std::to_string(spec.bits.grid[1]) + " x " + std::to_string(spec.bits.grid[2]) +
+              " chunks";
+    } else if (const std::string home = spec.ShardStem(xyz); home != stem) {
+      where = "belongs to shard " + home + ", not " + stem;
+    } else {
+      continue;
+    }
+    Result<std::optional<dvid::ExportBlock>> record = shard.Get(chunk[0], chunk[1], chunk[2]);
+    if (!record.ok()) {
+      if (record.status().code() != StatusCode::kCorruption) return record.status();
+      return Status::Corruption(csv_name + ": the row of chunk " + ChunkText(chunk) + ", which " +
+                                where +
+                                ", is not that chunk's: " + std::string(record.status().message()));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeExportBlock(const dvid::ExportBlock& record, bool supervoxels,
@@ -121,6 +157,8 @@ Result<const dvid::ArrowShardReader*> ExportedVolumeReader::Shard(
     // One of the pair missing is an error the shard reader reports.
     CHUNKWISE_ASSIGN_OR_RETURN(dvid::ArrowShardReader opened,
                                dvid::ArrowShardReader::Open(store_, stem_key + ".arrow"));
+    CHUNKWISE_RETURN_IF_ERROR(CheckRowsNotLookedUp(spec_.scales[scale], opened, stem,
+                                                   store_->Describe(stem_key + ".csv")));
     reader = std::make_unique<dvid::ArrowShardReader>(std::move(opened));
   }
   const dvid::ArrowShardReader* out = reader.get();

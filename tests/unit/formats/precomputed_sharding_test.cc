@@ -183,5 +183,18 @@ TEST(MinishardIndex, ReportsChunksPastTheEndAndBadLengths) {
             StatusCode::kCorruption);
 }
 
+TEST(MinishardIndex, EntryHashingToAnotherMinishardIsCorruption) {
+  // Identity hash, no preshift, 1 minishard bit: chunk 7 lives in minishard 1.
+  const ShardingSpec spec = Spec(0, 1, 0);
+  Bytes index(24);
+  StoreLittleEndian<std::uint64_t>(7, &index[0]);
+  StoreLittleEndian<std::uint64_t>(20, &index[16]);
+  ASSERT_TRUE(ParseMinishardIndex(index, spec, 100, 1, "z.shard").ok());
+  Result<std::vector<MinishardEntry>> entries = ParseMinishardIndex(index, spec, 100, 0, "z.shard");
+  EXPECT_EQ(entries.status().code(), StatusCode::kCorruption);
+  EXPECT_THAT(entries.status().message(),
+              HasSubstr("z.shard: minishard 0: chunk 7 belongs to minishard 1"));
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::precomputed

@@ -265,5 +265,39 @@ TEST_F(DamagedShard, CompressedSegmentationTableOffsetOutOfRange) {
   EXPECT_THAT(status.message(), HasSubstr("lookup table"));
 }
 
+// Forged index rows (#44): an entry naming a chunk that is not this shard's, or
+// not the grid's, is never looked up, so the chunk it displaced would read as
+// zeros; both are Corruption naming the shard and the chunk id.
+TEST_F(DamagedShard, MinishardEntryOfAnotherShard) {
+  ASSERT_TRUE(store_->Set(key_, **store_->Get("s0/1.shard")).ok());
+  const Status status = ReadFirstChunk();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+  EXPECT_THAT(status.message(), HasSubstr("s0/0.shard: minishard 0: chunk id 4"));
+  EXPECT_THAT(status.message(), HasSubstr("belongs to shard 1"));
+}
+
+TEST(ForgedShardIndex, MinishardEntryOutsideTheGrid) {
+  auto store = store::MemoryStore::Create();
+  ShardingSpec sharding = Sharding(ShardHash::kIdentity);
+  sharding.minishard_index_encoding = ShardEncoding::kRaw;
+  auto volume =
+      Volume::Create(store, "", Info(ChunkEncoding::kCompressedSegmentation, sharding), false);
+  ASSERT_TRUE(volume.ok());
+  WriteAll(**volume, Volume64());
+  Bytes shard = **store->Get("s0/0.shard");
+  // Minishard 0's index starts where the 32-byte shard index says; its first
+  // word is the first id. 2^40 more keeps every id's shard and minishard bits.
+  const std::uint64_t start = 32 + LoadLittleEndian<std::uint64_t>(&shard[0]);
+  StoreLittleEndian<std::uint64_t>(LoadLittleEndian<std::uint64_t>(&shard[start]) + (1ULL << 40),
+                                   &shard[start]);
+  ASSERT_TRUE(store->Set("s0/0.shard", shard).ok());
+  auto reopened = Volume::Open(store, "");
+  ASSERT_TRUE(reopened.ok());
+  const Status status = (*reopened)->Read(0, core::Region({0, 0, 0}, {1, 1, 1})).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+  EXPECT_THAT(status.message(), HasSubstr("s0/0.shard: minishard 0: chunk id 1099511627776"));
+  EXPECT_THAT(status.message(), HasSubstr("outside the grid (3, 2, 2)"));
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::precomputed

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -357,6 +359,92 @@ TEST(ExportedVolumeReader, RefusesBoxesOutsideTheVolume) {
   EXPECT_FALSE((*reader)->Read(0, {{0, 0, 0}, {151, 10, 10}}, false).ok());
   EXPECT_FALSE((*reader)->Read(1, {{0, 0, 0}, {1, 1, 1}}, false).ok());
   EXPECT_EQ(OpenExport(FreshDestination("missing")).status().code(), StatusCode::kNotFound);
+}
+
+// A shard's CSV index with the chunk of its first row replaced by `chunk`
+// ("x,y,z"), the record count unchanged: the chunk the row named would read as
+// zeros, the forged one is never asked of this shard (#44). Returns the old "x,y,z".
+std::string ForgeFirstRow(const fs::path& csv, const std::string& chunk) {
+  std::ifstream in(csv);
+  std::string text, line, first;
+  bool done = false;
+  while (std::getline(in, line)) {
+    if (!done && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]))) {
+      std::size_t third = 0;
+      for (int i = 0; i < 3; ++i) third = line.find(',', third) + 1;
+      first = line.substr(0, third - 1);
+      line = chunk + line.substr(third - 1);
+      done = true;
+    }
+    text += line + "\n";
+  }
+  in.close();
+  std::ofstream(csv, std::ios::trunc) << text;
+  return first;
+}
+
+std::vector<fs::path> CsvFiles(const fs::path& scale) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(scale)) {
+    if (entry.path().extension() == ".csv") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ExportedVolumeReader, IndexRowOutsideTheVolumeIsCorruption) {
+  const Fixture f = MakeLabelmap({});
+  const Destination dest = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, ParsedSpec(Spec(0, 1, 1)), dest, {.num_scales = 1}).ok());
+  const fs::path csv = CsvFiles(dest.path / "s0").front();
+  ForgeFirstRow(csv, "9,0,0");  // The grid is 4 x 3 x 3 chunks.
+  auto reader = OpenExport(dest);
+  ASSERT_TRUE(reader.ok());
+  const Status status = (*reader)->Read(0, {{0, 0, 0}, {150, 140, 200}}, false).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+  EXPECT_THAT(std::string(status.message()), HasSubstr(csv.filename().string()));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("chunk (9, 0, 0), which lies outside the volume's grid of 4 x 3 x 3 "
+                        "chunks, is not that chunk's"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("points to a record of chunk"));
+}
+
+TEST(ExportedVolumeReader, BlocksOutsideTheGridThatAreTheirOwnAreLeftUnread) {
+  // DVID exports blocks past the spec's size (x one past the grid, y and z
+  // unclipped): rows outside the grid that carry their own records are not errors.
+  const Fixture f = MakeLabelmap({});
+  const Destination dest = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, ParsedSpec(Spec(0, 0, 0)), dest, {.num_scales = 1}).ok());
+  json info = json::parse(std::ifstream(dest.path / "info"));
+  info["scales"][0]["size"] = {128, 140, 150};  // x: 2 chunks of the 4 exported.
+  std::ofstream(dest.path / "info", std::ios::trunc) << info.dump();
+  auto reader = OpenExport(dest);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const dvid::VoxelBox box{{0, 0, 0}, {150, 140, 128}};
+  auto got = (*reader)->Read(0, box, /*supervoxels=*/true);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  auto expected = f.labelmap->ReadRegion(1, 0, box);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(*got, *expected);
+}
+
+TEST(ExportedVolumeReader, IndexRowOfAnotherShardIsCorruption) {
+  const Fixture f = MakeLabelmap({});
+  const Destination dest = FreshDestination("out");
+  ASSERT_TRUE(Export(*f.labelmap, ParsedSpec(Spec(0, 1, 1)), dest, {.num_scales = 1}).ok());
+  const std::vector<fs::path> csvs = CsvFiles(dest.path / "s0");
+  ASSERT_EQ(csvs.size(), 2u);
+  // Shard 0's first row renamed to shard 1's first chunk: in the grid, but not shard 0's.
+  const std::string other = ForgeFirstRow(csvs[1], "0,0,0");
+  ForgeFirstRow(csvs[1], other);  // Put back: the forgery was only to read it.
+  ForgeFirstRow(csvs[0], other);
+  auto reader = OpenExport(dest);
+  ASSERT_TRUE(reader.ok());
+  const Status status = (*reader)->Read(0, {{0, 0, 0}, {150, 140, 200}}, false).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+  EXPECT_THAT(std::string(status.message()), HasSubstr(csvs[0].filename().string()));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("belongs to shard"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("is not that chunk's"));
 }
 
 }  // namespace

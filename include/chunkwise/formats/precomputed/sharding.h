@@ -91,8 +91,8 @@ struct MinishardEntry {
 
 // Parses a decoded minishard index (24·n bytes). Corruption naming `name`
 // and the minishard if its length is not a multiple of 24, an id or offset
-// overflows, or a chunk's range passes the end of the `shard_size`-byte
-// shard.
+// overflows, a chunk's range passes the end of the `shard_size`-byte shard,
+// or a chunk id hashes to another minishard.
 Result<std::vector<MinishardEntry>> ParseMinishardIndex(ByteView decoded, const ShardingSpec& spec,
                                                         std::uint64_t shard_size,
                                                         std::uint64_t minishard,
