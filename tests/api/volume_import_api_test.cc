@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <fstream>
 
@@ -35,9 +36,10 @@ std::uint16_t ValueAt(std::size_t z, std::size_t y, std::size_t x) {
   return static_cast<std::uint16_t>(1000 * z + 10 * y + x + 1);
 }
 
-// A little-endian baseline TIFF of `pages` uint16 pages of height x width.
+// A little-endian baseline TIFF of `pages` uint16 pages of height x width;
+// `description` (the first page's ImageDescription) where not empty.
 void WriteTiff(const std::filesystem::path& path, std::size_t pages, std::uint16_t height,
-               std::uint16_t width, std::size_t first_z = 0) {
+               std::uint16_t width, std::size_t first_z = 0, const std::string& description = "") {
   Bytes out = {'I', 'I', 42, 0};
   std::size_t next_pointer = out.size();
   Put32(out, 0);
@@ -46,17 +48,29 @@ void WriteTiff(const std::filesystem::path& path, std::size_t pages, std::uint16
     for (std::size_t y = 0; y < height; ++y) {
       for (std::size_t x = 0; x < width; ++x) Put16(out, ValueAt(first_z + z, y, x));
     }
+    const auto text = static_cast<std::uint32_t>(out.size());
+    const bool described = z == 0 && !description.empty();
+    if (described) {
+      out.insert(out.end(), description.begin(), description.end());
+      out.push_back(0);
+      if (out.size() % 2 != 0) out.push_back(0);
+    }
     Patch32(out, next_pointer, static_cast<std::uint32_t>(out.size()));
     const std::uint32_t bytes = 2u * height * width;
-    // tag, type (3 SHORT, 4 LONG), value
-    const std::uint32_t entries[][3] = {
-        {256, 3, width}, {257, 3, height}, {258, 3, 16},     {259, 3, 1},     {262, 3, 1},
-        {273, 4, strip}, {277, 3, 1},      {278, 3, height}, {279, 4, bytes}, {339, 3, 1}};
-    Put16(out, static_cast<std::uint16_t>(std::size(entries)));
-    for (const auto& [tag, type, value] : entries) {
+    // tag, type (2 ASCII, 3 SHORT, 4 LONG), count, value (an ASCII's offset)
+    std::vector<std::array<std::uint32_t, 4>> entries = {
+        {256, 3, 1, width}, {257, 3, 1, height}, {258, 3, 1, 16}, {259, 3, 1, 1},
+        {262, 3, 1, 1},     {273, 4, 1, strip},  {277, 3, 1, 1},  {278, 3, 1, height},
+        {279, 4, 1, bytes}, {339, 3, 1, 1}};
+    if (described) {  // Tags in ascending order: 270 after 262.
+      entries.insert(entries.begin() + 5,
+                     {270, 2, static_cast<std::uint32_t>(description.size() + 1), text});
+    }
+    Put16(out, static_cast<std::uint16_t>(entries.size()));
+    for (const auto& [tag, type, count, value] : entries) {
       Put16(out, static_cast<std::uint16_t>(tag));
       Put16(out, static_cast<std::uint16_t>(type));
-      Put32(out, 1);
+      Put32(out, count);
       if (type == 3) {
         Put16(out, static_cast<std::uint16_t>(value));
         Put16(out, 0);
@@ -194,6 +208,46 @@ TEST(VolumeImportApi, AnExistingOutputIsReplacedOnlyWithOverwrite) {
   Result<Bytes> corner = ReadRegion(context, replaced->array, core::Region({0, 0, 0}, {1, 1, 1}));
   ASSERT_TRUE(corner.ok());
   EXPECT_EQ(At16(*corner, 0), ValueAt(7, 0, 0));
+}
+
+constexpr const char* kOmeXml =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><OME><Image ID=\"Image:0\"><Pixels "
+    "ID=\"Pixels:0\" SizeZ=\"3\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.25\" "
+    "PhysicalSizeY=\"0.25\" PhysicalSizeZ=\"1.5\" PhysicalSizeZUnit=\"nm\"/></Image></OME>";
+
+TEST(VolumeImportApi, AnOmeTiffBecomesAnOmeZarrImageWithItsScale) {
+  const std::filesystem::path dir = FreshDirectory("volume_ome");
+  WriteTiff(dir / "a.ome.tif", 3, 4, 5, 0, kOmeXml);
+  Context context;
+  const std::string out = (dir / "out.zarr").string();
+  Result<VolumeImport> imported =
+      ImportVolumeAsZarrArray(context, (dir / "a.ome.tif").string(), out, Spec({1, 4, 5}));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_TRUE(imported->ome);
+  EXPECT_EQ(imported->array_url, out + "/0");
+  std::ifstream group_file(dir / "out.zarr" / "zarr.json");
+  const nlohmann::json group = nlohmann::json::parse(group_file);
+  EXPECT_EQ(group["node_type"], "group");
+  const nlohmann::json& image = group["attributes"]["ome"]["multiscales"][0];
+  EXPECT_EQ(image["datasets"][0]["path"], "0");
+  EXPECT_EQ(image["datasets"][0]["coordinateTransformations"][0]["scale"],
+            nlohmann::json::array({1.5, 0.25, 0.25}));
+  EXPECT_EQ(image["axes"][0]["unit"], "nanometer");
+  EXPECT_EQ(image["axes"][2]["unit"], "micrometer");  // OME's default unit.
+  Result<ZarrArray> level = OpenZarrArray(context, out + "/0");
+  ASSERT_TRUE(level.ok()) << level.status().ToString();
+  Result<Bytes> last = ReadRegion(context, *level, core::Region({2, 3, 4}, {3, 4, 5}));
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(At16(*last, 0), ValueAt(2, 3, 4));
+  // OME-Zarr 0.5 is zarr v3: v2 is refused before anything is written.
+  ZarrArraySpec v2 = Spec({1, 4, 5});
+  v2.zarr_format = 2;
+  const std::filesystem::path out2 = dir / "v2.zarr";
+  const Status refused =
+      ImportVolumeAsZarrArray(context, (dir / "a.ome.tif").string(), out2.string(), v2).status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(refused), HasSubstr("a.ome.tif"));
+  EXPECT_TRUE(HoldsNoFiles(out2));
 }
 
 TEST(VolumeImportApi, NpyGoesThroughTheNpyImport) {
