@@ -63,8 +63,10 @@ Result<core::DataType> DataTypeOf(std::uint16_t format, std::uint16_t bits) {
     type = pick(DataTypeId::kUInt8, DataTypeId::kUInt16, DataTypeId::kUInt32, DataTypeId::kUInt64);
   } else if (format == SAMPLEFORMAT_INT) {
     type = pick(DataTypeId::kInt8, DataTypeId::kInt16, DataTypeId::kInt32, DataTypeId::kInt64);
-  } else if (format == SAMPLEFORMAT_IEEEFP && (bits == 32 || bits == 64)) {
-    type = core::DataType(bits == 32 ? DataTypeId::kFloat32 : DataTypeId::kFloat64);
+  } else if (format == SAMPLEFORMAT_IEEEFP && (bits == 16 || bits == 32 || bits == 64)) {
+    type = core::DataType(bits == 16   ? DataTypeId::kFloat16
+                          : bits == 32 ? DataTypeId::kFloat32
+                                       : DataTypeId::kFloat64);
   }
   if (!type) {
     const char* kind = format == SAMPLEFORMAT_UINT     ? "unsigned"
@@ -72,7 +74,7 @@ Result<core::DataType> DataTypeOf(std::uint16_t format, std::uint16_t bits) {
                        : format == SAMPLEFORMAT_IEEEFP ? "float"
                                                        : "complex or undefined";
     return Status::Unsupported(std::to_string(bits) + "-bit " + kind +
-                               " samples (8, 16, 32 or 64-bit integers and 32 or 64-bit "
+                               " samples (8, 16, 32 or 64-bit integers and 16, 32 or 64-bit "
                                "floats are supported)");
   }
   return *type;
@@ -456,6 +458,15 @@ Status TiffStack::ReadPlane(core::Index z, std::span<std::uint8_t> out) {
     std::uint32_t tile_height = 0;
     TIFFGetField(tiff, TIFFTAG_TILEWIDTH, &tile_width);
     TIFFGetField(tiff, TIFFTAG_TILELENGTH, &tile_height);
+    // Tiles may overhang the image (writers keep one tile size for every
+    // image), but one far larger than the image is only a way to make us
+    // allocate: refused before the buffer is made.
+    const std::uint64_t padded = ((width + 15) / 16 * 16) * ((height + 15) / 16 * 16);
+    if (std::uint64_t{tile_width} * tile_height > std::max<std::uint64_t>(padded, 1u << 20)) {
+      return Status::Corruption(Where(z) + ": tiles of " + std::to_string(tile_width) + "x" +
+                                std::to_string(tile_height) + " for an image of " +
+                                std::to_string(width) + "x" + std::to_string(height));
+    }
     const tmsize_t tile_size = TIFFTileSize(tiff);
     if (tile_width == 0 || tile_height == 0 || tile_size <= 0 ||
         static_cast<std::uint64_t>(tile_size) < std::uint64_t{tile_width} * tile_height * element) {

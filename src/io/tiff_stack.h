@@ -4,10 +4,10 @@
 // whatever their compression; this file checks the stack is one volume and
 // hands it out plane by plane, so memory stays at one plane.
 //
-// Only one sample per pixel of 8, 16, 32 or 64 bits (unsigned, signed or
-// IEEE float) is a volume here; anything else is Unsupported naming the file
-// and what it holds. OME-TIFF: when the first page's ImageDescription is
-// OME-XML, its Pixels' PhysicalSizeX/Y/Z and their units are reported.
+// Only one sample per pixel of 8, 16, 32 or 64 bits (unsigned or signed
+// integers; IEEE floats of 16, 32 or 64 bits) is a volume here; anything
+// else is Unsupported naming the file and what it holds. OME-TIFF: when the first page's
+// ImageDescription is OME-XML, its Pixels' PhysicalSizeX/Y/Z and their units are reported.
 #ifndef CHUNKWISE_IO_TIFF_STACK_H_
 #define CHUNKWISE_IO_TIFF_STACK_H_
 

@@ -41,6 +41,8 @@ FILE_CASES = [
      {"compression": "deflate", "tile": (16, 16)}, "2,8,8", None),
     ("lzma_int32", (3, 9, 11), "int32", {"compression": "lzma"}, "2,4,4", None),
     ("int8", (4, 5, 6), "int8", {}, "4,5,6", None),
+    ("float16", (3, 6, 7), "float16", {}, "3,6,7", None),
+    ("uint64", (2, 5, 9), "uint64", {"compression": "zlib"}, "1,5,9", "2,5,9"),
     ("float64_bigtiff_tiled", (3, 17, 19), "float64",
      {"bigtiff": True, "tile": (16, 16), "compression": "zlib"}, "1,8,8", "2,16,16"),
 ]

@@ -150,7 +150,10 @@ TEST_F(TiffStackTest, DataTypesFromBitsAndSampleFormat) {
       {{.bits = 16, .format = SAMPLEFORMAT_INT}, core::DataTypeId::kInt16},
       {{.bits = 32}, core::DataTypeId::kUInt32},
       {{.bits = 32, .format = SAMPLEFORMAT_INT}, core::DataTypeId::kInt32},
-      {{.bits = 64, .format = SAMPLEFORMAT_IEEEFP}, core::DataTypeId::kFloat64}};
+      {{.bits = 64, .format = SAMPLEFORMAT_IEEEFP}, core::DataTypeId::kFloat64},
+      {{.bits = 16, .format = SAMPLEFORMAT_IEEEFP}, core::DataTypeId::kFloat16},
+      {{.bits = 64}, core::DataTypeId::kUInt64},
+      {{.bits = 64, .format = SAMPLEFORMAT_INT}, core::DataTypeId::kInt64}};
   int n = 0;
   for (const auto& [layout, id] : cases) {
     const std::filesystem::path path = dir_ / ("t" + std::to_string(n++) + ".tif");
@@ -267,6 +270,33 @@ TEST_F(TiffStackTest, StripsPastTheEndAreTruncation) {
   ASSERT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
   EXPECT_NE(status.message().find("short.tif: page 0"), std::string::npos) << status.ToString();
   EXPECT_NE(status.message().find("truncated"), std::string::npos) << status.ToString();
+}
+
+TEST_F(TiffStackTest, TilesFarLargerThanTheImageAreRefusedBeforeTheirBuffer) {
+  // A 2048x2048 tile (4 Mi elements) for a 4x4 image: decoding it would
+  // allocate for the tile, not the image (found by tiff_stack_fuzz). A tile
+  // overhanging a small image, as writers with one tile size make, still reads.
+  const std::filesystem::path path = dir_ / "huge_tile.tif";
+  WriteTiff(path, 1, 4, 4, {.bits = 8, .tile = 2048, .compression = COMPRESSION_ADOBE_DEFLATE});
+  std::unique_ptr<TiffStack> stack = ValueOrDie(TiffStack::Open(path));
+  std::vector<std::uint8_t> plane(stack->plane_bytes());
+  const Status status = stack->ReadPlane(0, plane);
+  ASSERT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+  EXPECT_NE(status.message().find("huge_tile.tif: page 0 (plane 0): tiles of 2048x2048"),
+            std::string::npos)
+      << status.ToString();
+  WriteTiff(dir_ / "overhang.tif", 2, 5, 3, {.bits = 8, .tile = 256});
+  std::unique_ptr<TiffStack> overhang = ValueOrDie(TiffStack::Open(dir_ / "overhang.tif"));
+  ExpectPlanes(*overhang);
+}
+
+TEST_F(TiffStackTest, OtherBitDepthsAreUnsupportedNamingThem) {
+  const std::filesystem::path path = dir_ / "twelve.tif";
+  WriteTiff(path, 1, 4, 4, {.bits = 24});
+  const Status status = TiffStack::Open(path).status();
+  ASSERT_EQ(status.code(), StatusCode::kUnsupported) << status.ToString();
+  EXPECT_NE(status.message().find("twelve.tif: page 0: 24-bit unsigned"), std::string::npos)
+      << status.ToString();
 }
 
 TEST_F(TiffStackTest, RgbIsUnsupportedNamingFileAndSamples) {
