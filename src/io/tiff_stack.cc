@@ -325,6 +325,30 @@ Result<std::optional<PhysicalSizes>> ParseOmePhysicalSizes(std::string_view xml)
   return sizes;
 }
 
+Status CheckOmePlaneCount(std::string_view xml, std::size_t pages) {
+  const std::optional<std::string_view> tag = PixelsTag(xml);
+  if (!tag) return Status::Ok();
+  const std::optional<std::string> size_z = Attribute(*tag, "SizeZ");
+  if (!size_z || *size_z == std::to_string(pages)) return Status::Ok();
+  return Status::Unsupported("its OME-XML describes SizeZ=" + *size_z + " planes but it holds " +
+                             std::to_string(pages) +
+                             " pages (a multi-file OME-TIFF set is not read as one volume)");
+}
+
+namespace {
+
+// The current page's ImageDescription when it is OME-XML; empty otherwise.
+std::string OmeXml(TIFF* tiff) {
+  char* description = nullptr;
+  if (TIFFGetField(tiff, TIFFTAG_IMAGEDESCRIPTION, &description) != 1 || description == nullptr ||
+      std::strstr(description, "<OME") == nullptr) {
+    return "";
+  }
+  return description;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<TiffStack>> TiffStack::Open(const std::filesystem::path& path) {
   std::unique_ptr<TiffStack> stack(new TiffStack());
   std::error_code error;
@@ -347,6 +371,7 @@ Result<std::unique_ptr<TiffStack>> TiffStack::Open(const std::filesystem::path& 
     stack->files_.push_back(path);
   }
   std::optional<PageInfo> first;
+  std::string ome_xml;  // The first page's OME-XML, if it has one.
   for (std::size_t f = 0; f < stack->files_.size(); ++f) {
     const std::filesystem::path& file = stack->files_[f];
     const std::uint64_t file_size = std::filesystem::file_size(file, error);
@@ -362,13 +387,7 @@ Result<std::unique_ptr<TiffStack>> TiffStack::Open(const std::filesystem::path& 
       const core::Index z = static_cast<core::Index>(stack->planes_.size());
       if (!first) {
         first = *info;
-        char* description = nullptr;
-        if (TIFFGetField(opened.tiff, TIFFTAG_IMAGEDESCRIPTION, &description) == 1 &&
-            description != nullptr && std::strstr(description, "<OME") != nullptr) {
-          Result<std::optional<PhysicalSizes>> sizes = ParseOmePhysicalSizes(description);
-          if (!sizes.ok()) return sizes.status().WithContext(file.string());
-          stack->physical_sizes_ = *std::move(sizes);
-        }
+        ome_xml = OmeXml(opened.tiff);
       } else if (info->height != first->height || info->width != first->width) {
         return Status::InvalidArgument(where + " (plane " + std::to_string(z) + "): shape " +
                                        ShapeText(*info) + " differs from the first plane's " +
@@ -393,6 +412,17 @@ Result<std::unique_ptr<TiffStack>> TiffStack::Open(const std::filesystem::path& 
     }
   }
   if (!first) return Status::InvalidArgument(path.string() + ": no full-resolution pages");
+  if (!ome_xml.empty()) {
+    const std::string& described = stack->files_[0].string();
+    // A folder's files each describe themselves; a single file describes its pages.
+    if (!folder) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          CheckOmePlaneCount(ome_xml, stack->planes_.size()).WithContext(described));
+    }
+    Result<std::optional<PhysicalSizes>> sizes = ParseOmePhysicalSizes(ome_xml);
+    if (!sizes.ok()) return sizes.status().WithContext(described);
+    stack->physical_sizes_ = *std::move(sizes);
+  }
   stack->shape_ = {static_cast<core::Index>(stack->planes_.size()), first->height, first->width};
   stack->data_type_ = first->data_type;
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(

@@ -90,6 +90,11 @@ bool NaturalLess(std::string_view a, std::string_view b);
 // channel or time point (only z stacks are volumes here).
 Result<std::optional<PhysicalSizes>> ParseOmePhysicalSizes(std::string_view xml);
 
+// Unsupported when the OME-XML's first Pixels element states a SizeZ other
+// than `pages`: one file of a multi-file OME-TIFF set, whose other planes
+// are elsewhere. OK when it states none.
+Status CheckOmePlaneCount(std::string_view xml, std::size_t pages);
+
 // True for a path that names a TIFF file by its extension (.tif, .tiff, any case).
 bool HasTiffExtension(const std::filesystem::path& path);
 

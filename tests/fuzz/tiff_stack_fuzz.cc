@@ -3,7 +3,7 @@
 // checked, then every plane decoded when a plane is small. libtiff parses
 // the bytes; ours are the page checks (strips inside the file, one sample,
 // the data type) and the copy of strips and tiles into a plane, which must
-// never write outside it. ParseOmePhysicalSizes gets the same bytes as XML.
+// never write outside it. The OME-XML parsers get the same bytes as XML.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,7 +18,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise;
-  (void)io::ParseOmePhysicalSizes(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)io::ParseOmePhysicalSizes(text);
+  (void)io::CheckOmePlaneCount(text, size);
   const int fd = memfd_create("tiff_stack_fuzz", 0);
   CHUNKWISE_CHECK(fd >= 0);
   CHUNKWISE_CHECK(write(fd, data, size) == static_cast<ssize_t>(size));

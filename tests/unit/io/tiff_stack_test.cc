@@ -325,6 +325,21 @@ TEST_F(TiffStackTest, OmeDescriptionGivesPhysicalSizes) {
   ExpectPlanes(*stack);
 }
 
+TEST_F(TiffStackTest, OmeFileOfAMultiFileSetIsRefused) {
+  // SizeZ=4 in the XML, two pages in the file: the other planes are in other files.
+  const std::filesystem::path path = dir_ / "part.ome.tif";
+  WriteTiff(path, 2, 3, 3,
+            {.description = "<OME><Image><Pixels SizeZ=\"4\" PhysicalSizeX=\"1\"/></Image></OME>"});
+  const Status status = TiffStack::Open(path).status();
+  ASSERT_EQ(status.code(), StatusCode::kUnsupported) << status.ToString();
+  EXPECT_NE(status.message().find("part.ome.tif: its OME-XML describes SizeZ=4 planes but it "
+                                  "holds 2 pages"),
+            std::string::npos)
+      << status.ToString();
+  EXPECT_TRUE(CheckOmePlaneCount("<OME><Pixels SizeZ=\"2\"/>", 2).ok());
+  EXPECT_TRUE(CheckOmePlaneCount("<OME><Pixels SizeX=\"2\"/>", 7).ok());
+}
+
 TEST(OmePhysicalSizesTest, PrefixedTagsMissingSizesAndChannels) {
   const auto sizes = ValueOrDie(ParseOmePhysicalSizes(
       "<ome:OME><ome:Pixels PhysicalSizeX=\"3\" PhysicalSizeXUnit=\"\xC2\xB5m\">"));
