@@ -34,12 +34,8 @@ int KeepError(TIFF*, void* user_data, const char* module, const char* format, va
 // Warnings (unknown private tags, which tifffile and OME writers add) are not faults.
 int IgnoreWarning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
 
-// What one page holds, as far as a volume cares.
-struct PageInfo {
-  core::Index height = 0;
-  core::Index width = 0;
-  core::DataType data_type;
-};
+// What one page holds, as far as a volume cares (tiff_stack.h).
+using PageInfo = TiffPageInfo;
 
 Result<core::DataType> DataTypeOf(std::uint16_t format, std::uint16_t bits) {
   using core::DataTypeId;
@@ -349,86 +345,120 @@ std::string OmeXml(TIFF* tiff) {
 
 }  // namespace
 
+namespace {
+
+// The .tif/.tiff files of `folder`, in natural order of their names.
+Result<std::vector<std::filesystem::path>> TiffFilesIn(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    if (entry.is_regular_file(error) && HasTiffExtension(entry.path())) {
+      files.push_back(entry.path());
+    }
+  }
+  if (error) return Status::IOError(folder.string() + ": cannot list: " + error.message());
+  if (files.empty()) {
+    return Status::NotFound(folder.string() + ": no .tif or .tiff files in this folder");
+  }
+  std::sort(files.begin(), files.end(),
+            [](const std::filesystem::path& a, const std::filesystem::path& b) {
+              return NaturalLess(a.filename().string(), b.filename().string());
+            });
+  return files;
+}
+
+// InvalidArgument naming `where` (plane z) when `page` is not shaped and
+// typed as `first`, the first plane (of `first_file`).
+Status CheckSameAsFirst(const PageInfo& page, const PageInfo& first, const std::string& where,
+                        std::size_t z, const std::filesystem::path& first_file) {
+  const std::string plane = where + " (plane " + std::to_string(z) + "): ";
+  const std::string whose = " (" + first_file.string() + ")";
+  if (page.height != first.height || page.width != first.width) {
+    return Status::InvalidArgument(plane + "shape " + ShapeText(page) +
+                                   " differs from the first plane's " + ShapeText(first) + whose);
+  }
+  if (page.data_type != first.data_type) {
+    return Status::InvalidArgument(plane + "data type " + std::string(page.data_type.zarr_name()) +
+                                   " differs from the first plane's " +
+                                   std::string(first.data_type.zarr_name()) + whose);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// Checks every page of file `f` and adds its planes; the first page of all
+// sets `first_` and the OME-XML. A file of a folder must hold one plane.
+Status TiffStack::AddPlanesOf(std::size_t f, bool folder) {
+  const std::filesystem::path& file = files_[f];
+  std::error_code error;
+  std::uint64_t file_size = std::filesystem::file_size(file, error);
+  if (error) file_size = UINT64_MAX;  // Unknown: libtiff's own reads will fail instead.
+  OpenFile opened;
+  CHUNKWISE_ASSIGN_OR_RETURN(opened.tiff, OpenTiff(file, *opened.sink));
+  std::uint32_t page = 0;
+  std::size_t pages_here = 0;
+  do {
+    if (IsReducedImage(opened.tiff)) continue;  // A thumbnail, not a plane.
+    const std::string where = file.string() + ": page " + std::to_string(page);
+    Result<PageInfo> info = InspectPage(opened.tiff, file_size);
+    if (!info.ok()) return info.status().WithContext(where);
+    if (!first_) {
+      first_ = *info;
+      ome_xml_ = OmeXml(opened.tiff);
+    } else {
+      CHUNKWISE_RETURN_IF_ERROR(CheckSameAsFirst(*info, *first_, where, planes_.size(), files_[0]));
+    }
+    planes_.push_back({f, page});
+    ++pages_here;
+  } while (++page, TIFFReadDirectory(opened.tiff) == 1);
+  if (!opened.sink->message.empty()) {
+    // The next directory is unreadable: most often a file cut short.
+    return Status::Corruption(file.string() + ": page " + std::to_string(page) + ": " +
+                              opened.sink->message + " (truncated?)");
+  }
+  if (folder && pages_here != 1) {
+    return Status::Unsupported(file.string() + ": " + std::to_string(pages_here) +
+                               " pages; each file of a folder must hold one plane");
+  }
+  return Status::Ok();
+}
+
+// The physical sizes of the first page's OME-XML, checked against the pages
+// of a single file (a folder's files each describe only themselves).
+Status TiffStack::ReadOmeDescription(bool folder) {
+  if (ome_xml_.empty()) return Status::Ok();
+  const std::string& described = files_[0].string();
+  if (!folder) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckOmePlaneCount(ome_xml_, planes_.size()).WithContext(described));
+  }
+  Result<std::optional<PhysicalSizes>> sizes = ParseOmePhysicalSizes(ome_xml_);
+  if (!sizes.ok()) return sizes.status().WithContext(described);
+  physical_sizes_ = *std::move(sizes);
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<TiffStack>> TiffStack::Open(const std::filesystem::path& path) {
   std::unique_ptr<TiffStack> stack(new TiffStack());
   std::error_code error;
   const bool folder = std::filesystem::is_directory(path, error);
   if (folder) {
-    for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-      if (entry.is_regular_file(error) && HasTiffExtension(entry.path())) {
-        stack->files_.push_back(entry.path());
-      }
-    }
-    if (error) return Status::IOError(path.string() + ": cannot list: " + error.message());
-    if (stack->files_.empty()) {
-      return Status::NotFound(path.string() + ": no .tif or .tiff files in this folder");
-    }
-    std::sort(stack->files_.begin(), stack->files_.end(),
-              [](const std::filesystem::path& a, const std::filesystem::path& b) {
-                return NaturalLess(a.filename().string(), b.filename().string());
-              });
+    CHUNKWISE_ASSIGN_OR_RETURN(stack->files_, TiffFilesIn(path));
   } else {
     stack->files_.push_back(path);
   }
-  std::optional<PageInfo> first;
-  std::string ome_xml;  // The first page's OME-XML, if it has one.
   for (std::size_t f = 0; f < stack->files_.size(); ++f) {
-    const std::filesystem::path& file = stack->files_[f];
-    const std::uint64_t file_size = std::filesystem::file_size(file, error);
-    OpenFile opened;
-    CHUNKWISE_ASSIGN_OR_RETURN(opened.tiff, OpenTiff(file, *opened.sink));
-    std::uint32_t page = 0;
-    std::size_t pages_here = 0;
-    do {
-      if (IsReducedImage(opened.tiff)) continue;  // A thumbnail, not a plane.
-      const std::string where = file.string() + ": page " + std::to_string(page);
-      Result<PageInfo> info = InspectPage(opened.tiff, error ? UINT64_MAX : file_size);
-      if (!info.ok()) return info.status().WithContext(where);
-      const core::Index z = static_cast<core::Index>(stack->planes_.size());
-      if (!first) {
-        first = *info;
-        ome_xml = OmeXml(opened.tiff);
-      } else if (info->height != first->height || info->width != first->width) {
-        return Status::InvalidArgument(where + " (plane " + std::to_string(z) + "): shape " +
-                                       ShapeText(*info) + " differs from the first plane's " +
-                                       ShapeText(*first) + " (" + stack->files_[0].string() + ")");
-      } else if (info->data_type != first->data_type) {
-        return Status::InvalidArgument(
-            where + " (plane " + std::to_string(z) + "): data type " +
-            std::string(info->data_type.zarr_name()) + " differs from the first plane's " +
-            std::string(first->data_type.zarr_name()) + " (" + stack->files_[0].string() + ")");
-      }
-      stack->planes_.push_back({f, page});
-      ++pages_here;
-    } while (++page, TIFFReadDirectory(opened.tiff) == 1);
-    if (!opened.sink->message.empty()) {
-      // The next directory is unreadable: most often a file cut short.
-      return Status::Corruption(file.string() + ": page " + std::to_string(page) + ": " +
-                                opened.sink->message + " (truncated?)");
-    }
-    if (folder && pages_here != 1) {
-      return Status::Unsupported(file.string() + ": " + std::to_string(pages_here) +
-                                 " pages; each file of a folder must hold one plane");
-    }
+    CHUNKWISE_RETURN_IF_ERROR(stack->AddPlanesOf(f, folder));
   }
-  if (!first) return Status::InvalidArgument(path.string() + ": no full-resolution pages");
-  if (!ome_xml.empty()) {
-    const std::string& described = stack->files_[0].string();
-    // A folder's files each describe themselves; a single file describes its pages.
-    if (!folder) {
-      CHUNKWISE_RETURN_IF_ERROR(
-          CheckOmePlaneCount(ome_xml, stack->planes_.size()).WithContext(described));
-    }
-    Result<std::optional<PhysicalSizes>> sizes = ParseOmePhysicalSizes(ome_xml);
-    if (!sizes.ok()) return sizes.status().WithContext(described);
-    stack->physical_sizes_ = *std::move(sizes);
-  }
-  stack->shape_ = {static_cast<core::Index>(stack->planes_.size()), first->height, first->width};
-  stack->data_type_ = first->data_type;
+  if (!stack->first_) return Status::InvalidArgument(path.string() + ": no full-resolution pages");
+  CHUNKWISE_RETURN_IF_ERROR(stack->ReadOmeDescription(folder));
+  const PageInfo& first = *stack->first_;
+  stack->shape_ = {static_cast<core::Index>(stack->planes_.size()), first.height, first.width};
+  stack->data_type_ = first.data_type;
   CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(
-      core::SaturatingProduct(core::SaturatingProduct(static_cast<std::uint64_t>(first->height),
-                                                      static_cast<std::uint64_t>(first->width)),
-                              first->data_type.size()),
+      core::SaturatingProduct(core::SaturatingProduct(static_cast<std::uint64_t>(first.height),
+                                                      static_cast<std::uint64_t>(first.width)),
+                              first.data_type.size()),
       path.string() + ": one plane"));
   return stack;
 }

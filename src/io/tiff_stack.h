@@ -33,6 +33,13 @@ struct PhysicalSizes {
   std::vector<std::string> units;
 };
 
+// One page's shape and data type: what every plane of a stack must share.
+struct TiffPageInfo {
+  core::Index height = 0;
+  core::Index width = 0;
+  core::DataType data_type;
+};
+
 class TiffStack {
  public:
   // Opens `path`: a .tif/.tiff file (every page a plane) or a folder of
@@ -68,8 +75,9 @@ class TiffStack {
     std::uint32_t page = 0;  // The TIFF directory in that file.
   };
   struct OpenFile;
-
   TiffStack() = default;
+  Status AddPlanesOf(std::size_t file, bool folder);
+  Status ReadOmeDescription(bool folder);
   Status Select(const Plane& plane);
   std::string Where(core::Index z) const;
 
@@ -78,6 +86,9 @@ class TiffStack {
   core::Shape shape_;
   core::DataType data_type_;
   std::optional<PhysicalSizes> physical_sizes_;
+  // Set while opening: the first plane, and its OME-XML (empty if none).
+  std::optional<TiffPageInfo> first_;
+  std::string ome_xml_;
   std::unique_ptr<OpenFile> open_;
 };
 
