@@ -502,60 +502,70 @@ Status TiffStack::ReadPlane(core::Index z, std::span<std::uint8_t> out) {
   }
   Status selected = Select(planes_[static_cast<std::size_t>(z)]);
   if (!selected.ok()) return selected.WithContext(Where(z));
-  TIFF* tiff = open_->tiff;
   open_->sink->message.clear();
+  return TIFFIsTiled(open_->tiff) != 0 ? ReadTiles(z, out) : ReadStrips(z, out);
+}
+
+Status TiffStack::DecodeFailed(core::Index z, const std::string& what) const {
+  return Status::Corruption(
+      Where(z) + ": cannot decode " + what + ": " +
+      (open_->sink->message.empty() ? "libtiff gave no reason" : open_->sink->message));
+}
+
+Status TiffStack::ReadTiles(core::Index z, std::span<std::uint8_t> out) {
+  TIFF* tiff = open_->tiff;
   const std::size_t element = data_type_.size();
-  const std::size_t width = static_cast<std::size_t>(shape_[2]);
-  const std::size_t height = static_cast<std::size_t>(shape_[1]);
-  const std::size_t row_bytes = width * element;
-  const auto failed = [&](const std::string& what) {
-    return Status::Corruption(
-        Where(z) + ": cannot decode " + what + ": " +
-        (open_->sink->message.empty() ? "libtiff gave no reason" : open_->sink->message));
-  };
-  if (TIFFIsTiled(tiff) != 0) {
-    std::uint32_t tile_width = 0;
-    std::uint32_t tile_height = 0;
-    TIFFGetField(tiff, TIFFTAG_TILEWIDTH, &tile_width);
-    TIFFGetField(tiff, TIFFTAG_TILELENGTH, &tile_height);
-    // Tiles may overhang the image (writers keep one tile size for every
-    // image), but one far larger than the image is only a way to make us
-    // allocate: refused before the buffer is made.
-    const std::uint64_t padded = ((width + 15) / 16 * 16) * ((height + 15) / 16 * 16);
-    if (std::uint64_t{tile_width} * tile_height > std::max<std::uint64_t>(padded, 1u << 20)) {
-      return Status::Corruption(Where(z) + ": tiles of " + std::to_string(tile_width) + "x" +
-                                std::to_string(tile_height) + " for an image of " +
-                                std::to_string(width) + "x" + std::to_string(height));
-    }
-    const tmsize_t tile_size = TIFFTileSize(tiff);
-    if (tile_width == 0 || tile_height == 0 || tile_size <= 0 ||
-        static_cast<std::uint64_t>(tile_size) < std::uint64_t{tile_width} * tile_height * element) {
-      return failed("its tile layout");
-    }
-    CHUNKWISE_RETURN_IF_ERROR(
-        core::CheckAllocation(static_cast<std::uint64_t>(tile_size), Where(z) + ": one tile"));
-    std::vector<std::uint8_t> tile(static_cast<std::size_t>(tile_size));
-    for (std::size_t y0 = 0; y0 < height; y0 += tile_height) {
-      for (std::size_t x0 = 0; x0 < width; x0 += tile_width) {
-        const std::uint32_t index = TIFFComputeTile(tiff, static_cast<std::uint32_t>(x0),
-                                                    static_cast<std::uint32_t>(y0), 0, 0);
-        if (TIFFReadEncodedTile(tiff, index, tile.data(), tile_size) < 0) {
-          return failed("tile " + std::to_string(index));
-        }
-        const std::size_t rows = std::min<std::size_t>(tile_height, height - y0);
-        const std::size_t run = std::min<std::size_t>(tile_width, width - x0) * element;
-        for (std::size_t r = 0; r < rows; ++r) {
-          std::memcpy(out.data() + (y0 + r) * row_bytes + x0 * element,
-                      tile.data() + r * tile_width * element, run);
-        }
+  const auto width = static_cast<std::size_t>(shape_[2]);
+  const auto height = static_cast<std::size_t>(shape_[1]);
+  std::uint32_t tile_width = 0;
+  std::uint32_t tile_height = 0;
+  TIFFGetField(tiff, TIFFTAG_TILEWIDTH, &tile_width);
+  TIFFGetField(tiff, TIFFTAG_TILELENGTH, &tile_height);
+  // Tiles may overhang the image (writers keep one tile size for every
+  // image), but one far larger than the image is only a way to make us
+  // allocate: refused before the buffer is made.
+  const std::uint64_t padded = ((width + 15) / 16 * 16) * ((height + 15) / 16 * 16);
+  if (std::uint64_t{tile_width} * tile_height > std::max<std::uint64_t>(padded, 1u << 20)) {
+    return Status::Corruption(Where(z) + ": tiles of " + std::to_string(tile_width) + "x" +
+                              std::to_string(tile_height) + " for an image of " +
+                              std::to_string(width) + "x" + std::to_string(height));
+  }
+  const tmsize_t tile_size = TIFFTileSize(tiff);
+  if (tile_width == 0 || tile_height == 0 || tile_size <= 0 ||
+      static_cast<std::uint64_t>(tile_size) < std::uint64_t{tile_width} * tile_height * element) {
+    return DecodeFailed(z, "its tile layout");
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::CheckAllocation(static_cast<std::uint64_t>(tile_size), Where(z) + ": one tile"));
+  std::vector<std::uint8_t> tile(static_cast<std::size_t>(tile_size));
+  for (std::size_t y0 = 0; y0 < height; y0 += tile_height) {
+    for (std::size_t x0 = 0; x0 < width; x0 += tile_width) {
+      const std::uint32_t index = TIFFComputeTile(tiff, static_cast<std::uint32_t>(x0),
+                                                  static_cast<std::uint32_t>(y0), 0, 0);
+      if (TIFFReadEncodedTile(tiff, index, tile.data(), tile_size) < 0) {
+        return DecodeFailed(z, "tile " + std::to_string(index));
+      }
+      // The part of the tile inside the image, row by row.
+      const std::size_t rows = std::min<std::size_t>(tile_height, height - y0);
+      const std::size_t run = std::min<std::size_t>(tile_width, width - x0) * element;
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::memcpy(out.data() + ((y0 + r) * width + x0) * element,
+                    tile.data() + r * tile_width * element, run);
       }
     }
-    return Status::Ok();
   }
+  return Status::Ok();
+}
+
+Status TiffStack::ReadStrips(core::Index z, std::span<std::uint8_t> out) {
+  TIFF* tiff = open_->tiff;
+  const auto height = static_cast<std::size_t>(shape_[1]);
+  const std::size_t row_bytes = static_cast<std::size_t>(shape_[2]) * data_type_.size();
   std::uint32_t rows_per_strip = 0;
   TIFFGetFieldDefaulted(tiff, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
   rows_per_strip = std::clamp<std::uint32_t>(rows_per_strip, 1, static_cast<std::uint32_t>(height));
   const std::uint32_t strips = TIFFNumberOfStrips(tiff);
+  // Strips decode straight into the plane: each is whole rows.
   for (std::uint32_t s = 0; s < strips; ++s) {
     const std::size_t y0 = std::size_t{s} * rows_per_strip;
     if (y0 >= height) break;
@@ -563,10 +573,10 @@ Status TiffStack::ReadPlane(core::Index z, std::span<std::uint8_t> out) {
     const tmsize_t got =
         TIFFReadEncodedStrip(tiff, s, out.data() + y0 * row_bytes, static_cast<tmsize_t>(expected));
     if (got < 0 || static_cast<std::size_t>(got) != expected) {
-      return failed(
-          "strip " + std::to_string(s) +
-          (got >= 0 ? " (" + std::to_string(got) + " of " + std::to_string(expected) + " bytes)"
-                    : std::string()));
+      return DecodeFailed(z, "strip " + std::to_string(s) +
+                                 (got >= 0 ? " (" + std::to_string(got) + " of " +
+                                                 std::to_string(expected) + " bytes)"
+                                           : std::string()));
     }
   }
   return Status::Ok();

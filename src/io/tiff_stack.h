@@ -79,6 +79,11 @@ class TiffStack {
   Status AddPlanesOf(std::size_t file, bool folder);
   Status ReadOmeDescription(bool folder);
   Status Select(const Plane& plane);
+  // Plane z of the selected page into `out`, from tiles or strips.
+  Status ReadTiles(core::Index z, std::span<std::uint8_t> out);
+  Status ReadStrips(core::Index z, std::span<std::uint8_t> out);
+  // Corruption naming plane z and `what`, with libtiff's reason.
+  Status DecodeFailed(core::Index z, const std::string& what) const;
   std::string Where(core::Index z) const;
 
   std::vector<std::filesystem::path> files_;
