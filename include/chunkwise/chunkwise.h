@@ -18,6 +18,9 @@
 //     SetZarrGroupAttributes,
 //     ListZarrGroupMembers            facade/zarr_groups.h
 //   ImportNpyAsZarrArray              facade/zarr_import.h
+//   ImportVolumeAsZarrArray (.npy,
+//     TIFF stacks, OME-TIFF),
+//     DetectVolumeSource              facade/volume_import.h
 //   FrameStreamWriter,
 //     DescribeFrameStream             facade/frame_stream.h
 //   ParseZarrMetadata,
@@ -85,6 +88,7 @@
 #include "chunkwise/facade/synthetic_data.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
+#include "chunkwise/facade/volume_import.h"
 #include "chunkwise/facade/zarr_array_updates.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "chunkwise/facade/zarr_chunk_batches.h"

@@ -2,7 +2,7 @@
 
 ``open`` and ``create`` give zarr v3 (and v2) arrays that numpy indexing
 reads and writes, ``open_group`` groups of them, with zarr-python 3's
-modes; ``info``, ``convert``, ``import_npy`` and
+modes; ``info``, ``convert``, ``import_npy``, ``import_`` (TIFF stacks too) and
 ``to_precomputed`` are the CLI's whole-array zarr jobs;
 ``chunkwise.zarr.Store`` lets zarr-python 3 read and write through any
 chunkwise store; ``chunkwise.dask`` writes and reads dask arrays, never two
@@ -33,7 +33,7 @@ from ._group import Group, open_group
 from ._mesh import mesh
 from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
-from ._zarr_jobs import convert, import_npy, info, to_precomputed
+from ._zarr_jobs import convert, import_, import_npy, info, to_precomputed
 
 if TYPE_CHECKING:
     from . import bcolz as bcolz
@@ -79,6 +79,7 @@ __all__ = [
     "__version__",
     "convert",
     "create",
+    "import_",
     "import_npy",
     "info",
     "mesh",

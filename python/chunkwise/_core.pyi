@@ -90,6 +90,15 @@ class Array:
         cancel: CancelToken | None = None,
     ) -> Array: ...
     @staticmethod
+    def import_volume(
+        path: str,
+        url: str,
+        layout: CreateRequest,
+        request: ImportRequest,
+        progress: _Progress = None,
+        cancel: CancelToken | None = None,
+    ) -> Array: ...
+    @staticmethod
     def convert(
         source: str,
         destination: str,

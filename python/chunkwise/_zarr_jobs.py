@@ -1,5 +1,5 @@
 """The CLI's whole-array zarr jobs, from Python: `zarr info`, `convert`,
-`import` and `to-precomputed`, each one call of the same facade function
+`zarr import`, `import` and `to-precomputed`, each one call of the same facade function
 with the same options and defaults (docs/python.md, "Whole-array jobs").
 """
 
@@ -127,6 +127,57 @@ def import_npy(
     return Array(
         _core.Array.import_npy(
             os.fspath(path), str(url), layout, request,
+            progress=_progress.callback(progress, "import"), cancel=_progress.token(cancel),
+        )
+    )
+
+
+def import_(
+    src: str | os.PathLike[str],
+    dest: str,
+    *,
+    chunks: Sequence[int],
+    shards: Sequence[int] | None = None,
+    codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    checksum: str = "none",
+    fill_value: Any = None,
+    dimension_names: Sequence[str | None] | None = None,
+    attributes: dict[str, Any] | None = None,
+    zarr_format: int = 3,
+    index_location: str = "end",
+    overwrite: bool = False,
+    blosc_encoder: str = "c-blosc",
+    threads: int | None = None,
+    progress: Progress = None,
+    cancel: CancelToken | None = None,
+) -> Array:
+    """Imports the volume at `src` as a new array at `dest`: `chunkwise
+    import SRC DEST`, with its flags as keywords and its defaults.
+
+    `src` is a .npy file, a TIFF or BigTIFF file whose pages are the z
+    planes, or a folder of single-plane .tif/.tiff files taken in natural
+    order (plane2 before plane10); the shape and dtype are the source's
+    ((z, y, x) for TIFF), the layout options `create`'s. The source is
+    streamed one slab of shards at a time and the metadata written last; a
+    TIFF import that fails leaves nothing at `dest`. An OME-TIFF stating
+    PhysicalSizeX/Y/Z makes `dest` an OME-Zarr image whose level ``0`` is the
+    returned array, with the sizes as its scale. Errors name the file and
+    plane (InvalidArgumentError for planes of another shape or dtype,
+    CorruptionError for a truncated file, UnsupportedError for RGB).
+    """
+    layout = _create_request(
+        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location,
+    )
+    layout.dtype = ""  # The source's, as is the shape.
+    request = _core.ImportRequest()
+    request.checksum = checksum
+    request.overwrite = overwrite
+    request.blosc_encoder = blosc_encoder
+    request.threads = threads or 0
+    return Array(
+        _core.Array.import_volume(
+            os.fspath(src), str(dest), layout, request,
             progress=_progress.callback(progress, "import"), cancel=_progress.token(cancel),
         )
     )

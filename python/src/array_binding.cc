@@ -153,6 +153,38 @@ class PyArray {
     return PyArray(url, *std::move(imported));
   }
 
+  // The facade's ImportVolumeAsZarrArray (`chunkwise import`): a .npy file,
+  // TIFF stack or folder of TIFF planes streamed into a new array at `url`
+  // (at `url`/0 inside an OME-Zarr image for an OME-TIFF with voxel sizes).
+  static PyArray ImportVolume(const std::string& path, const std::string& url,
+                              const CreateRequest& layout, const ImportRequest& request,
+                              nb::object progress, std::shared_ptr<CancelToken> cancel) {
+    CreateRequest checked = layout;
+    if (layout.codecs_json && request.checksum != "none") {
+      ThrowIfError(Status::InvalidArgument("checksum=\"" + request.checksum +
+                                           "\" applies to a codec shorthand; with codec "
+                                           "documents, put the checksum codec among them")
+                       .WithField("checksum"));
+    }
+    checked.codec =
+        ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));
+    Operation operation(std::move(progress), std::move(cancel), request.threads);
+    std::optional<VolumeImport> imported;
+    operation.Run(
+        [&]() -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              imported,
+              ImportVolumeAsZarrArray(operation.context(), path, url, spec,
+                                      {.overwrite = request.overwrite,
+                                       .encoders = {.blosc_encoder = request.blosc_encoder}},
+                                      operation.call()));
+          return Status::Ok();
+        },
+        kAlwaysWatched);
+    return PyArray(imported->array_url, std::move(imported->array));
+  }
+
   // The facade's ConvertZarrArray (`zarr convert`): `source` copied into a
   // new array at `destination` in the request's layout.
   static PyArray Convert(const std::string& source, const std::string& destination,
@@ -425,6 +457,9 @@ void BindArray(nb::module_& module) {
                   nb::arg("data").noconvert() = nb::none(), nb::arg("progress") = nb::none(),
                   nb::arg("cancel").none() = nb::none())
       .def_static("import_npy", &PyArray::ImportNpy, nb::arg("path"), nb::arg("url"),
+                  nb::arg("layout"), nb::arg("request"), nb::arg("progress") = nb::none(),
+                  nb::arg("cancel").none() = nb::none())
+      .def_static("import_volume", &PyArray::ImportVolume, nb::arg("path"), nb::arg("url"),
                   nb::arg("layout"), nb::arg("request"), nb::arg("progress") = nb::none(),
                   nb::arg("cancel").none() = nb::none())
       .def_static("convert", &PyArray::Convert, nb::arg("source"), nb::arg("destination"),

@@ -67,6 +67,8 @@ void AddGridCommands(CLI::App& app, CommandContext& context);
 void AddGenerateCommands(CLI::App& app, CommandContext& context);
 void AddGpuCommands(CLI::App& app, CommandContext& context);
 void AddZarrCommands(CLI::App& app, CommandContext& context);
+// `import`, any volume as a new zarr array (zarr_command.cc, for it takes `zarr import`'s flags).
+void AddImportCommand(CLI::App& app, CommandContext& context);
 // `zarr stream`, the streaming shard writer (zarr_stream_command.cc).
 void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context);
 void AddBcolzCommands(CLI::App& app, CommandContext& context);

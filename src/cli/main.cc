@@ -38,6 +38,7 @@ int Run(int argc, char** argv) {
   AddGridCommands(app, context);
   AddGenerateCommands(app, context);
   AddZarrCommands(app, context);
+  AddImportCommand(app, context);
   AddGpuCommands(app, context);
   AddBcolzCommands(app, context);
   AddDvidCommands(app, context);

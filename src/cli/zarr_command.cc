@@ -255,6 +255,26 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
   return Status::Ok();
 }
 
+// `chunkwise import`: any volume the facade's ImportVolumeAsZarrArray reads
+// (.npy, a TIFF stack, a folder of TIFF planes) as a new array.
+Status ImportVolume(const CommandContext& context, const ZarrOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec spec, SpecFromOptions(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const VolumeImport imported,
+      ImportVolumeAsZarrArray(
+          context.library(), options.input, options.destination, spec,
+          {.overwrite = options.overwrite, .encoders = {.blosc_encoder = options.blosc_encoder}},
+          {.threads = options.threads}));
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
+                             InfoOf(context, imported.array, imported.array_url));
+  Say(context, "imported " + options.input + " as zarr v" +
+                   std::to_string(info["zarr_format"].get<int>()) + " array " + imported.array_url +
+                   ": " + info["dtype"].get<std::string>() + " [" + ShapeText(info["shape"]) +
+                   "], " + DescribeChunks(info) +
+                   (imported.ome ? ", in the OME-Zarr image " + options.destination : ""));
+  return Status::Ok();
+}
+
 // The destination layout: the source's, with the options given on the
 // command line (`--shard none` drops the source's sharding).
 Result<ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
@@ -428,6 +448,26 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
 
   AddZarrStreamCommand(*group, context);
   AddZarrPrecomputedCommand(*group, context);
+}
+
+void AddImportCommand(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<ZarrOptions>();
+  CLI::App* import = app.add_subcommand(
+      "import",
+      "A new zarr array from a volume: a .npy file, a TIFF/BigTIFF stack (pages are z planes) "
+      "or a folder of single-plane TIFF files; an OME-TIFF's voxel size becomes OME-Zarr");
+  import->add_option("SRC", options->input, ".npy file, .tif/.tiff file, or folder of .tif files")
+      ->required();
+  import->add_option("DEST", options->destination, StoreHelp("Array to create"))->required();
+  import->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
+      ->required();
+  import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
+  import->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
+  import->add_option("--attributes", options->attributes, kAttributesHelp);
+  AddLayoutOptions(import, *options);
+  AddBloscEncoderOption(import, *options);
+  AddThreadsOption(import, options->threads, "Compressing threads (default: one per core)");
+  SetAction(import, context, [&context, options] { return ImportVolume(context, *options); });
 }
 
 }  // namespace chunkwise::cli

@@ -2,7 +2,8 @@
 # zarr create/convert/info through the CLI, each case a defect users met
 # (#38): `zarr convert SRC DST` keeps the source's shards; an empty item of
 # --dimension-names is null in zarr.json; --shape "" makes a 0-d array;
-# zarr info --json names the facts as Python's Array.info does.
+# zarr info --json names the facts as Python's Array.info does; `chunkwise
+# import` of a .npy and of sources it cannot read (#43).
 #   zarr_test.sh CHUNKWISE WORKDIR
 set -u
 cw=$1
@@ -75,6 +76,26 @@ ok "$cw" zarr info kept --json
   fail "zarr info --json keys: $(cat out)"
 [ "$(json_of out 'j["nchunks"], j["nchunks_initialized"], j["ninner_chunks"], j["ninner_chunks_initialized"], j["nbytes"]')" = \
   "4 4 64 64 4096" ] || fail "zarr info --json counts: $(cat out)"
+
+# --- import: the .npy door of `chunkwise import`, and sources it cannot read (#43) ----
+python3 -c "
+import struct, sys
+header = \"{'descr': '<u2', 'fortran_order': False, 'shape': (3, 4), }\".ljust(117) + '\\n'
+sys.stdout.buffer.write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(header)) + header.encode()
+                        + struct.pack('<12H', *range(100, 112)))" >v.npy
+ok "$cw" import v.npy imported --chunk 1,4 --shard 2,4
+contains out "imported v.npy as zarr v3 array imported: uint16 [3,4], chunks [1,4] in shards [2,4]"
+ok "$cw" zarr read imported --region 2:3,3:4 --output corner.bin --raw
+[ "$(python3 -c "import struct; print(struct.unpack('<H', open('corner.bin','rb').read())[0])")" = 111 ] ||
+  fail "import v.npy: the last element is not 111"
+echo "not a volume" >notes.txt
+fails_with 1 "$cw" import notes.txt nothing --chunk 1,4
+contains err "notes.txt: not a volume this can import"
+[ ! -e nothing ] || fail "import notes.txt left nothing behind? $(find nothing)"
+mkdir empty_planes
+fails_with 1 "$cw" import empty_planes nothing --chunk 1,4
+contains err "NotFound"
+contains err "no .tif or .tiff files"
 
 [ "$failures" -eq 0 ] && echo "zarr: all cases passed"
 exit "$failures"

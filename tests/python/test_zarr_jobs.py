@@ -1,5 +1,5 @@
 """The CLI's whole-array zarr jobs from Python (#38): chunkwise.info, convert,
-import_npy and to_precomputed, and refs.build's root array name. The same
+import_npy, import_ (TIFF stacks, #43) and to_precomputed, and refs.build's root array name. The same
 jobs against the CLI, byte for byte, are tests/python/test_two_doors.py's."""
 
 from __future__ import annotations
@@ -150,6 +150,55 @@ def test_import_npy_refuses_chunks_of_the_wrong_rank(tmp_path: Path) -> None:
     with pytest.raises(chunkwise.InvalidArgumentError) as caught:
         chunkwise.import_npy(tmp_path / "data.npy", str(tmp_path / "a.zarr"), chunks=[8])
     assert caught.value.code == "InvalidArgument"
+
+
+# --- import_ (TIFF stacks) -----------------------------------------------------
+
+
+def test_import_reads_a_tiff_stack_and_reports_its_bytes(tmp_path: Path) -> None:
+    import tifffile
+
+    data = volume((6, 20, 30), "uint16")
+    tifffile.imwrite(tmp_path / "stack.tif", data, photometric="minisblack", tile=(16, 16))
+    seen: list[tuple[int, int | None]] = []
+    array = chunkwise.import_(tmp_path / "stack.tif", str(tmp_path / "a.zarr"), chunks=[2, 8, 8],
+                              shards=[4, 16, 16], progress=lambda d, t: seen.append((d, t)))
+    assert (array.shape, array.dtype, array.shards) == ((6, 20, 30), np.dtype("uint16"),
+                                                        (4, 16, 16))
+    np.testing.assert_array_equal(array[...], data)
+    assert seen and seen[-1] == (data.nbytes, data.nbytes)
+
+
+def test_import_cancelled_leaves_nothing(tmp_path: Path) -> None:
+    import tifffile
+
+    # 32 planes of 1 MiB of noise, each a slab of gzip:9: long enough for progress to be
+    # reported (and the token set) while slabs remain.
+    noise = np.random.default_rng(3).integers(0, 1000, (32, 512, 1024), dtype="uint16")
+    tifffile.imwrite(tmp_path / "stack.tif", noise, photometric="minisblack")
+    token = chunkwise.CancelToken()
+    seen: list[int] = []
+
+    def cancel(done: int, total: int | None) -> None:
+        seen.append(done)
+        token.cancel()
+
+    with pytest.raises(chunkwise.CancelledError):
+        chunkwise.import_(tmp_path / "stack.tif", str(tmp_path / "a.zarr"), chunks=[1, 512, 1024],
+                          codecs="gzip:9", threads=1, progress=cancel, cancel=token)
+    assert seen and seen[-1] < noise.nbytes  # It had begun, and stopped before the end.
+    out = tmp_path / "a.zarr"
+    assert not out.exists() or not [p for p in out.rglob("*") if p.is_file()]
+
+
+def test_import_of_an_rgb_tiff_is_unsupported_naming_it(tmp_path: Path) -> None:
+    import tifffile
+
+    tifffile.imwrite(tmp_path / "rgb.tif", np.zeros((8, 8, 3), "uint8"), photometric="rgb")
+    with pytest.raises(chunkwise.UnsupportedError) as caught:
+        chunkwise.import_(tmp_path / "rgb.tif", str(tmp_path / "a.zarr"), chunks=[1, 8, 8])
+    assert "rgb.tif: page 0: 3 samples per pixel" in str(caught.value)
+    assert not (tmp_path / "a.zarr").exists()
 
 
 # --- to_precomputed ------------------------------------------------------------
