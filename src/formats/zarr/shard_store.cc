@@ -338,7 +338,11 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
   const std::size_t element_size = spec_.dtype.size();
   const std::vector<std::uint8_t> fill =
       spec_.fill_value.empty() ? std::vector<std::uint8_t>(element_size, 0) : spec_.fill_value;
-  CHUNKWISE_RETURN_IF_ERROR(ForEach(context.pool, chunks.size(), [&](std::size_t i) -> Status {
+  // With every chunk in the cache only copies are left, done here: waking
+  // the pool's threads for them would cost more than they do, and a small
+  // read would wait on the slowest thread to be scheduled.
+  core::ThreadPool* pool = fetched_at.empty() ? nullptr : context.pool;
+  CHUNKWISE_RETURN_IF_ERROR(ForEach(pool, chunks.size(), [&](std::size_t i) -> Status {
     const core::ChunkOverlap overlap = *inner_grid_.Overlap(chunks[i], box);
     core::Coord origin(destination.origin.begin(), destination.origin.end());
     for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
