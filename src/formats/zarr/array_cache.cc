@@ -9,8 +9,12 @@ namespace {
 
 // The scope of a store's keys in the cache (see array_cache.h).
 std::string ScopeOf(core::ChunkCache& cache, const std::shared_ptr<store::Store>& store) {
+  // Only a store written through may be written through another handle: a
+  // read-only one (a reference set, http) keeps the instance, so that two of
+  // them that describe themselves alike (a reference set's name is as given)
+  // never share entries.
   const store::StoreCapabilities capabilities = store->capabilities();
-  if (capabilities.durable || !capabilities.local) {
+  if (capabilities.writable && (capabilities.durable || !capabilities.local)) {
     // The description of a key is the store's location followed by the key.
     constexpr std::string_view kProbe = "chunkwise-cache-probe";
     std::string where = store->Describe(kProbe);

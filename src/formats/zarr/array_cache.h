@@ -8,10 +8,11 @@
 // that two arrays reading one key with other metadata never share a decoding.
 //
 // A store's scope is where it keeps its values when it says so itself: a
-// durable or remote store is named by its description of a key (a path, a
-// URL), so two instances over one directory share entries and see each
-// other's writes. Any other store (memory, a test double) is named by the
-// instance, which two stores of the same description may not share.
+// writable durable or remote store is named by its description of a key (a
+// path, a URL), so two instances over one directory or bucket share entries
+// and see each other's writes. Any other store (memory, a test double, a
+// read-only reference set or http store) is named by the instance, which
+// two stores of the same description may not share.
 //
 // Thread-safe; cheap to copy (Arrays share one through a shared_ptr).
 #ifndef CHUNKWISE_SRC_FORMATS_ZARR_ARRAY_CACHE_H_

@@ -344,6 +344,37 @@ TEST(ArrayCacheScope, TwoMemoryStoresNeverShareEntries) {
   EXPECT_EQ(ValueOrDie(b.Read(all)), Iota16(192, 2));
 }
 
+// Says it is durable and read-only, and describes every key alike, as two
+// reference sets of one name do.
+class ReadOnlyDurableStore final : public test::ForwardingStore {
+ public:
+  store::StoreCapabilities capabilities() const override {
+    store::StoreCapabilities capabilities = ForwardingStore::capabilities();
+    capabilities.durable = true;
+    capabilities.writable = false;
+    return capabilities;
+  }
+  std::string Describe(std::string_view key) const override {
+    return "references:" + std::string(key);
+  }
+};
+
+TEST(ArrayCacheScope, ReadOnlyStoresOfOneDescriptionNeverShareEntries) {
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  auto first = std::make_shared<ReadOnlyDurableStore>();
+  auto second = std::make_shared<ReadOnlyDurableStore>();
+  const Region all({0, 0}, {16, 12});
+  // Written around the cache (the double is writable underneath), then read through it.
+  ASSERT_TRUE(
+      ValueOrDie(Array::Create(first, "a", Sharded(), false)).Write(all, Iota16(192, 1)).ok());
+  ASSERT_TRUE(
+      ValueOrDie(Array::Create(second, "a", Sharded(), false)).Write(all, Iota16(192, 2)).ok());
+  Array a = ValueOrDie(Array::Open(first, "a", WithCache(cache)));
+  Array b = ValueOrDie(Array::Open(second, "a", WithCache(cache)));
+  EXPECT_EQ(ValueOrDie(a.Read(all)), Iota16(192, 1));
+  EXPECT_EQ(ValueOrDie(b.Read(all)), Iota16(192, 2));
+}
+
 TEST(ArrayCacheScope, ArraysDecodingTheSameKeyDifferentlyDoNotShare) {
   auto store = std::make_shared<CountingStore>();
   auto cache = std::make_shared<core::ChunkCache>(1 << 20);
