@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._array import Array, create, open
 from ._attributes import Attributes
+from ._cache import cache_stats, reset_cache_stats, set_cache_bytes
 from ._cancel import CancelToken
 from ._errors import (
     CancelledError,
@@ -77,6 +78,7 @@ __all__ = [
     "StreamWriter",
     "UnsupportedError",
     "__version__",
+    "cache_stats",
     "convert",
     "create",
     "import_",
@@ -87,5 +89,7 @@ __all__ = [
     "open_group",
     "to_precomputed",
     "read_skeleton",
+    "reset_cache_stats",
+    "set_cache_bytes",
     "skeletonize",
 ]

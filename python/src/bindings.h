@@ -7,6 +7,7 @@
 namespace chunkwise::python {
 
 void BindArray(nanobind::module_& module);           // array_binding.cc
+void BindCache(nanobind::module_& module);           // cache_binding.cc
 void BindChunkBatch(nanobind::module_& module);      // chunk_batch_binding.cc
 void BindDvid(nanobind::module_& module);            // dvid_binding.cc
 void BindGroup(nanobind::module_& module);           // group_binding.cc

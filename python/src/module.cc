@@ -10,6 +10,7 @@ NB_MODULE(_core, module) {
   module.attr("__version__") = CHUNKWISE_VERSION;
   chunkwise::python::RegisterStatusTranslator();
   chunkwise::python::BindCancelToken(module);
+  chunkwise::python::BindCache(module);
   chunkwise::python::BindStore(module);
   chunkwise::python::BindArray(module);
   chunkwise::python::BindGroup(module);

@@ -38,6 +38,7 @@ struct ZarrOptions {
   std::string output;
   std::string blosc_encoder = "c-blosc";
   std::size_t threads = 0;
+  std::uint64_t cache_bytes = 0;  // zarr read: the context's chunk cache (0: off).
   bool raw = false;
   bool overwrite = false;
   bool resume = false;
@@ -142,6 +143,7 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   const CallOptions call{.threads = options.threads};
+  context.library().SetCacheBytes(options.cache_bytes);
   CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array,
                              OpenZarrArray(context.library(), options.path, {}, call));
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, ParseRegion(options.region, array));
@@ -157,6 +159,11 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
   progress->Finish();
   Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
                    options.path + (raw ? " (raw little-endian)" : " (.npy)"));
+  if (options.cache_bytes > 0) {
+    const CacheStats cache = context.library().cache_stats();
+    Say(context, "cache: " + std::to_string(cache.hits) + " hits, " + std::to_string(cache.misses) +
+                     " misses, " + FormatBytes(cache.bytes) + " held");
+  }
   return Status::Ok();
 }
 
@@ -400,6 +407,9 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
       ->required();
   read->add_flag("--raw", options->raw, "Write raw little-endian bytes");
   AddThreadsOption(read, options->threads, "Decompressing threads (default: one per core)");
+  read->add_option("--cache-bytes", options->cache_bytes,
+                   "Bytes of decoded chunks and shard indexes the run may keep, and print its "
+                   "hits and misses (default 0: no cache)");
   read->add_flag("--overwrite", options->overwrite, "Replace an existing output");
   SetAction(read, context, [&context, options] { return Read(context, *options); });
 

@@ -2,9 +2,32 @@
 
 #include <unistd.h>
 
+#include "core/chunk_cache.h"
+
 namespace chunkwise {
 
-Context::Context(ContextOptions options) : options_(std::move(options)) {}
+Context::Context(ContextOptions options)
+    : options_(std::move(options)),
+      chunk_cache_(std::make_shared<core::ChunkCache>(options_.cache_bytes)) {}
+
+void Context::SetCacheBytes(std::uint64_t bytes) {
+  chunk_cache_->SetLimit(bytes);  // 0 evicts everything.
+}
+
+CacheStats Context::cache_stats() const {
+  const core::ChunkCacheStats stats = chunk_cache_->stats();
+  return CacheStats{.hits = stats.hits,
+                    .misses = stats.misses,
+                    .insertions = stats.insertions,
+                    .evictions = stats.evictions,
+                    .invalidations = stats.invalidations,
+                    .rejected = stats.rejected,
+                    .entries = stats.entries,
+                    .bytes = stats.bytes,
+                    .limit_bytes = stats.limit_bytes};
+}
+
+void Context::ResetCacheStats() { chunk_cache_->ResetStats(); }
 
 void Context::ForgetPoolsOfAnotherProcess() const {
   const int process = static_cast<int>(getpid());

@@ -3,10 +3,20 @@
 #include <algorithm>
 
 #include "chunkwise/facade/cuda_support.h"
+#include "formats/zarr/array_cache.h"
 
 namespace chunkwise {
 
 namespace stream = pipelines::stream;
+
+namespace {
+
+// Drops what the context's cache holds of the arrays under `store`'s root.
+void DropCached(const Context& context, const std::shared_ptr<store::Store>& store) {
+  formats::zarr::ArrayCache(context.chunk_cache(), store, "").InvalidatePrefix("");
+}
+
+}  // namespace
 
 Result<StreamBackendRequest> ParseStreamBackend(std::string_view text) {
   return stream::ParseBackendRequest(text);
@@ -65,6 +75,7 @@ Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
   writer->context_ = &context;
   writer->call_ = call;
   writer->url_ = std::string(url);
+  writer->store_ = store;
   if (config.threads == 0) config.threads = call.threads != 0 ? call.threads : context.threads();
   CHUNKWISE_ASSIGN_OR_RETURN(
       config, ChooseBackend(std::move(config), options.backend, &writer->backend_note_));
@@ -80,6 +91,7 @@ Result<std::unique_ptr<FrameStreamWriter>> FrameStreamWriter::Create(
       stream::StreamWriter::Create(config, std::move(store), "", writer_options);
   if (!created.ok()) return created.status().WithContext(writer->url_);
   writer->writer_ = std::move(*created);
+  DropCached(context, writer->store_);
   return writer;
 }
 
@@ -107,7 +119,9 @@ Status FrameStreamWriter::Flush() {
 
 Status FrameStreamWriter::Close() {
   CHUNKWISE_RETURN_IF_ERROR(context_->CheckCancelled(call_, "streaming into " + url_));
-  CHUNKWISE_RETURN_IF_ERROR(writer_->Close());
+  const Status closed = writer_->Close();
+  DropCached(*context_, store_);
+  CHUNKWISE_RETURN_IF_ERROR(closed);
   progress_->Finish();
   return Status::Ok();
 }

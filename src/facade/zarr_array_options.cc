@@ -30,6 +30,7 @@ Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::S
   zarr::ArrayOptions options;
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store, call));
   options.buffers = context.buffers();
+  options.cache = context.chunk_cache();
   if (!encoders.blosc_encoder.empty()) {
     Result<codec::BloscEncoder> encoder = codec::ParseBloscEncoder(encoders.blosc_encoder);
     if (!encoder.ok()) return encoder.status().WithContext("the blosc encoder");

@@ -20,7 +20,7 @@ namespace chunkwise::internal {
 formats::zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec);
 
 // An array's pool (the call's threads, else the context's for `store`),
-// buffers, and the encoders for `codecs` (a shorthand; "" for none) and
+// buffers, chunk cache, and the encoders for `codecs` (a shorthand; "" for none) and
 // `encoders`.
 Result<formats::zarr::ArrayOptions> ArrayOptionsOf(const Context& context,
                                                    const store::Store& store,

@@ -24,6 +24,7 @@ Result<ZarrArray> ZarrArrayFromMetadata(const Context& context, std::shared_ptr<
   zarr::ArrayOptions options;
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(*store));
   options.buffers = context.buffers();
+  options.cache = context.chunk_cache();
   return ZarrArray::FromMetadata(std::move(store), std::string(prefix), std::move(metadata),
                                  std::move(options));
 }

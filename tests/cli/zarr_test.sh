@@ -50,6 +50,11 @@ fails_with 1 "$cw" zarr convert src misfit --chunk 24,24
 contains err "keeping the source's shards [32,32]"
 ok "$cw" -q zarr read kept --output kept.raw --raw
 cmp -s kept.raw ramp.bin || fail "zarr convert: the kept copy does not read back as the source"
+# --cache-bytes reads the same bytes, each of the 4 shard indexes and 64
+# inner chunks once (#42).
+ok "$cw" zarr read kept --output cached.raw --raw --cache-bytes 1000000
+cmp -s cached.raw ramp.bin || fail "zarr read --cache-bytes: not the bytes read without it"
+contains out "cache: 0 hits, 68 misses"
 
 # --- an empty item of --dimension-names is null -----------------------------------
 ok "$cw" -q zarr create named --shape 4,6 --dtype uint8 --chunk 2,3 --dimension-names "y,"

@@ -6,11 +6,13 @@
 // two Contexts share nothing, not even the named memory:// stores.
 //
 // Thread safety: the accessors and Cancel() may be called from any thread;
-// the store registry is safe for concurrent opens.
+// the store registry is safe for concurrent opens, the chunk cache for
+// concurrent reads and writes.
 #ifndef CHUNKWISE_FACADE_CONTEXT_H_
 #define CHUNKWISE_FACADE_CONTEXT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,9 +26,27 @@
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/store_registry.h"
 
+namespace chunkwise::core {
+class ChunkCache;  // src/core/chunk_cache.h
+}  // namespace chunkwise::core
+
 namespace chunkwise {
 
 using core::ProgressObserver;
+
+// What the context's chunk cache holds and has done since it was made (or
+// since ResetCacheStats).
+struct CacheStats {
+  std::uint64_t hits = 0;           // Reads of a decoded chunk or shard index found there.
+  std::uint64_t misses = 0;         // Looked for and not found: read from the store.
+  std::uint64_t insertions = 0;     // Values kept.
+  std::uint64_t evictions = 0;      // Dropped, least recently used first, to stay in the limit.
+  std::uint64_t invalidations = 0;  // Dropped because a write made them stale.
+  std::uint64_t rejected = 0;       // Not kept: larger than the limit, or raced by a write.
+  std::uint64_t entries = 0;        // Held now.
+  std::uint64_t bytes = 0;          // Held now; never above limit_bytes.
+  std::uint64_t limit_bytes = 0;
+};
 
 struct ContextOptions {
   // Worker threads of the pool every operation shares; 0: one per core.
@@ -44,6 +64,13 @@ struct ContextOptions {
   // How the facade's entry points open the stores their URLs name: remote
   // credentials and endpoints, reference-set roots (`create` is theirs to set).
   StoreOptions stores;
+  // Bytes of decoded chunks and shard indexes kept for the arrays this
+  // context opens, so that reading a chunk again reads neither the store
+  // nor the shard index and decodes nothing (small random reads: a viewer,
+  // patches for training). 0, the default, keeps nothing: a job reading
+  // each chunk once would only churn it. Writes through chunkwise drop what
+  // they make stale; writes by other processes are not seen (docs/api.md).
+  std::uint64_t cache_bytes = 0;
 };
 
 class Context {
@@ -72,6 +99,14 @@ class Context {
   // The shard-sized buffers every array opened through this context borrows
   // (core/buffer_pool.h), so that a new array starts from memory already touched.
   const std::shared_ptr<core::BufferPool>& buffers() const { return buffers_; }
+
+  // The decoded chunks and shard indexes every array opened through this
+  // context shares (ContextOptions::cache_bytes; core/chunk_cache.h).
+  const std::shared_ptr<core::ChunkCache>& chunk_cache() const { return chunk_cache_; }
+  // Changes the cache's limit (0: off, dropping everything it holds).
+  void SetCacheBytes(std::uint64_t bytes);
+  CacheStats cache_stats() const;
+  void ResetCacheStats();
 
   // The schemes OpenStore knows, this Context's memory:// stores among them.
   StoreRegistry& stores() { return stores_; }
@@ -116,6 +151,7 @@ class Context {
   core::Cancellation cancellation_;
   const std::shared_ptr<core::BufferPool> buffers_ =
       std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
+  const std::shared_ptr<core::ChunkCache> chunk_cache_;
   // Drops the pools a forked child inherited (their threads stayed in the
   // parent); pool_mutex_ held.
   void ForgetPoolsOfAnotherProcess() const;

@@ -107,6 +107,9 @@ class FrameStreamWriter {
   CallOptions call_;  // Borrowed pointers, the creator's to keep alive.
   std::string url_;
   std::string backend_note_;
+  // The store written, whose cached chunks (the context's cache) Create and
+  // Close drop: the writer writes shards without an array in between.
+  std::shared_ptr<store::Store> store_;
   std::unique_ptr<core::ProgressReporter> progress_;  // Outlives writer_, which counts on it.
   std::unique_ptr<pipelines::stream::StreamWriter> writer_;
 };

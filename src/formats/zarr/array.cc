@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "array_cache.h"
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/ravel.h"
 #include "core/memory_limit.h"
@@ -107,6 +108,7 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
     options.buffers = std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
   }
   const codec::CodecBuildOptions build = options.codec_build;
+  std::shared_ptr<core::ChunkCache> cache = std::move(options.cache);
   Array array(std::move(store), NormalizePrefix(std::move(prefix)), std::move(metadata),
               std::move(grid), std::move(options));
   const codec::CodecRegistry registry = ZarrCodecRegistry(build);
@@ -115,13 +117,17 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   array.chain_ = std::make_shared<const codec::CodecChain>(std::move(chain));
   array.chunk_spec_ = {array.metadata_.data_type, array.metadata_.chunk_shape,
                        array.metadata_.fill_value};
+  array.cache_ = std::make_shared<const ArrayCache>(
+      std::move(cache), array.store_,
+      CacheVariant(array.metadata_.codecs.dump(), array.chunk_spec_,
+                   array.metadata_.fill_value_null));
   // Codecs exactly [sharding_indexed]: the grid's objects are shards, read
   // and written through ShardStore inner chunk by inner chunk, with the
   // codec the chain already built (it shares the chain's lifetime).
   const auto* sharding = dynamic_cast<const ShardingCodec*>(array.chain_->array_to_bytes());
   if (array.metadata_.codecs.size() != 1 || sharding == nullptr) {
-    array.objects_ =
-        PlainChunks(array.store_, array.chain_, array.chunk_spec_, array.metadata_.fill_value_null);
+    array.objects_ = PlainChunks(array.store_, array.chain_, array.chunk_spec_,
+                                 array.metadata_.fill_value_null, array.cache_);
     return array;
   }
   CHUNKWISE_RETURN_IF_ERROR(sharding->CheckShardShape(array.metadata_.chunk_shape));
@@ -132,7 +138,7 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
       core::CheckAllocation(core::SaturatingProduct(inner, sizeof(ChunkLocation)),
                             "the index of a shard of " + std::to_string(inner) + " inner chunks"));
   array.sharding_ = std::shared_ptr<const ShardingCodec>(array.chain_, sharding);
-  array.objects_ = Shards(array.store_, array.sharding_, array.chunk_spec_);
+  array.objects_ = Shards(array.store_, array.sharding_, array.chunk_spec_, array.cache_);
   return array;
 }
 
@@ -165,8 +171,12 @@ Result<Array> Array::Create(std::shared_ptr<store::Store> store, std::string pre
   if (array.metadata_.zarr_format == 2) {
     CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
   }
+  // A new array: whatever was cached under its prefix (an array erased or
+  // overwritten here) is not its data.
+  array.cache_->InvalidatePrefix(prefix);
   CHUNKWISE_RETURN_IF_ERROR(
       ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
+  array.cache_->InvalidatePrefix(prefix);
   CHUNKWISE_RETURN_IF_ERROR(WriteMetadata(*array.store_, prefix, array.metadata_));
   return array;
 }
@@ -180,8 +190,10 @@ Result<Array> Array::CreateUnpublished(std::shared_ptr<store::Store> store, std:
   if (array.metadata_.zarr_format == 2) {
     CHUNKWISE_RETURN_IF_ERROR(FormatV2Zarray(array.metadata_).status());
   }
+  array.cache_->InvalidatePrefix(prefix);
   CHUNKWISE_RETURN_IF_ERROR(
       ClearForOverwrite(*array.store_, prefix, overwrite, DescribePrefix(*array.store_, prefix)));
+  array.cache_->InvalidatePrefix(prefix);
   // The marker holds the metadata text, so that a resumed writer can tell
   // that it finishes the same array (ResumeUnpublished).
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, MetadataText(array.metadata_));
@@ -276,7 +288,9 @@ Status Array::Resize(const core::Shape& shape) {
     const core::Coord coord =
         core::Unravel(listed ? (*listed)[static_cast<std::size_t>(i)] : i, grid_.grid_shape());
     if (grid.ContainsChunk(coord)) continue;
-    CHUNKWISE_RETURN_IF_ERROR(store_->Erase(ChunkKey(coord)));
+    const Status erased = store_->Erase(ChunkKey(coord));
+    cache_->Invalidate(ChunkKey(coord));
+    CHUNKWISE_RETURN_IF_ERROR(erased);
   }
   ArrayMetadata changed = metadata_;
   changed.shape = shape;
@@ -349,7 +363,7 @@ Status Array::WriteObject(const ChunkOverlap& overlap, const core::StridedSource
 }
 
 ShardStore Array::Shard(std::span<const core::Index> coord) const {
-  return ShardStore(*store_, ChunkKey(coord), *sharding_, chunk_spec_);
+  return ShardStore(*store_, ChunkKey(coord), *sharding_, chunk_spec_, cache_.get());
 }
 
 Status Array::Write(const Region& region, ByteView data) {

@@ -18,15 +18,21 @@ class PlainChunkObjects final : public GridObjects {
  public:
   PlainChunkObjects(std::shared_ptr<store::Store> store,
                     std::shared_ptr<const codec::CodecChain> chain, codec::ChunkSpec spec,
-                    bool fill_value_null)
+                    bool fill_value_null, std::shared_ptr<const ArrayCache> cache)
       : store_(std::move(store)),
         chain_(std::move(chain)),
         spec_(std::move(spec)),
-        fill_value_null_(fill_value_null) {}
+        fill_value_null_(fill_value_null),
+        cache_(std::move(cache)) {}
 
   Result<bool> Read(const std::string& key, const Region& box,
                     const core::StridedDestination& target,
                     const ShardCallContext&) const override {
+    // A chunk larger than the whole cache is read as without one: decoding
+    // only the box may be cheaper, and it would not be kept anyway.
+    if (cache_->enabled() && spec_.num_bytes() < cache_->cache().limit_bytes()) {
+      return ReadThroughCache(key, box, target);
+    }
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
     if (!encoded) {
       core::FillStridedRegion(target, box.shape(), spec_.fill_value);
@@ -42,7 +48,7 @@ class PlainChunkObjects final : public GridObjects {
                const ShardCallContext&) const override {
     // A partial write merges into the stored chunk: conditionally where the
     // store can, so that writers of different parts of one chunk lose nothing.
-    return store::UpdateObject(
+    const Status status = store::UpdateObject(
         *store_, key, replaces ? store::UpdateMode::kReplace : store::UpdateMode::kMerge,
         [&](const std::optional<Bytes>& old, const store::WriteMerged& put) -> Status {
           CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> encoded, Merge(key, write, old));
@@ -50,6 +56,8 @@ class PlainChunkObjects final : public GridObjects {
           const ByteView part(*encoded);
           return put(std::span<const ByteView>(&part, 1));
         });
+    cache_->Invalidate(key);  // Whether or not it failed, the chunk may have changed.
+    return status;
   }
 
   Status Count(const std::string& key, ArrayStorageStats& stats) const override {
@@ -62,6 +70,30 @@ class PlainChunkObjects final : public GridObjects {
   std::uint64_t inner_chunks_per_object() const override { return 0; }
 
  private:
+  // Read with the cache on: the decoded chunk kept there, else the stored
+  // one decoded whole and kept.
+  Result<bool> ReadThroughCache(const std::string& key, const Region& box,
+                                const core::StridedDestination& target) const {
+    core::ChunkCache& cache = cache_->cache();
+    const core::ChunkCacheKey cache_key = cache_->Key(key, core::ChunkCacheKey::kWhole);
+    std::shared_ptr<const Bytes> chunk = cache.FindAs<Bytes>(cache_key);
+    if (chunk == nullptr) {
+      const std::uint64_t ticket = cache.Ticket(cache_key.object);
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
+      if (!encoded) {  // Not kept: a writer outside the array may add it.
+        core::FillStridedRegion(target, box.shape(), spec_.fill_value);
+        return false;
+      }
+      Result<Bytes> decoded = chain_->Decode(spec_, *encoded);
+      if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
+      chunk = std::make_shared<const Bytes>(std::move(decoded).value());
+      cache.Insert(cache_key, chunk, chunk->size(), ticket);
+    }
+    core::CopyStridedRegion({chunk->data(), spec_.shape, box.start()}, target, box.shape(),
+                            spec_.dtype.size());
+    return true;
+  }
+
   // The chunk `old` (nullopt: none stored) with the write merged into it,
   // encoded; nullopt if the result is all fill.
   Result<std::optional<Bytes>> Merge(const std::string& key, const ShardWriteSource& write,
@@ -92,13 +124,17 @@ class PlainChunkObjects final : public GridObjects {
   std::shared_ptr<const codec::CodecChain> chain_;
   codec::ChunkSpec spec_;
   bool fill_value_null_;
+  std::shared_ptr<const ArrayCache> cache_;
 };
 
 class ShardObjects final : public GridObjects {
  public:
   ShardObjects(std::shared_ptr<store::Store> store, std::shared_ptr<const ShardingCodec> sharding,
-               codec::ChunkSpec spec)
-      : store_(std::move(store)), sharding_(std::move(sharding)), spec_(std::move(spec)) {}
+               codec::ChunkSpec spec, std::shared_ptr<const ArrayCache> cache)
+      : store_(std::move(store)),
+        sharding_(std::move(sharding)),
+        spec_(std::move(spec)),
+        cache_(std::move(cache)) {}
 
   Result<bool> Read(const std::string& key, const Region& box,
                     const core::StridedDestination& target,
@@ -130,27 +166,31 @@ class ShardObjects final : public GridObjects {
 
  private:
   ShardStore Shard(const std::string& key) const {
-    return ShardStore(*store_, key, *sharding_, spec_);
+    return ShardStore(*store_, key, *sharding_, spec_, cache_.get());
   }
 
   std::shared_ptr<store::Store> store_;
   std::shared_ptr<const ShardingCodec> sharding_;
   codec::ChunkSpec spec_;
+  std::shared_ptr<const ArrayCache> cache_;
 };
 
 }  // namespace
 
 std::shared_ptr<const GridObjects> PlainChunks(std::shared_ptr<store::Store> store,
                                                std::shared_ptr<const codec::CodecChain> chain,
-                                               const codec::ChunkSpec& spec, bool fill_value_null) {
+                                               const codec::ChunkSpec& spec, bool fill_value_null,
+                                               std::shared_ptr<const ArrayCache> cache) {
   return std::make_shared<const PlainChunkObjects>(std::move(store), std::move(chain), spec,
-                                                   fill_value_null);
+                                                   fill_value_null, std::move(cache));
 }
 
 std::shared_ptr<const GridObjects> Shards(std::shared_ptr<store::Store> store,
                                           std::shared_ptr<const ShardingCodec> sharding,
-                                          const codec::ChunkSpec& spec) {
-  return std::make_shared<const ShardObjects>(std::move(store), std::move(sharding), spec);
+                                          const codec::ChunkSpec& spec,
+                                          std::shared_ptr<const ArrayCache> cache) {
+  return std::make_shared<const ShardObjects>(std::move(store), std::move(sharding), spec,
+                                              std::move(cache));
 }
 
 }  // namespace chunkwise::formats::zarr

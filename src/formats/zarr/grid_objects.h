@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "array_cache.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -47,14 +48,18 @@ class GridObjects {
 
 // Plain chunks of `store`, each coded by `chain` as `spec` says.
 // `fill_value_null`: the metadata's fill value is null, so a chunk of zeros
-// is stored rather than left out.
+// is stored rather than left out. Reads keep decoded chunks in `cache` when
+// it is on (a chunk is then decoded whole); writes drop them.
 std::shared_ptr<const GridObjects> PlainChunks(std::shared_ptr<store::Store> store,
                                                std::shared_ptr<const codec::CodecChain> chain,
-                                               const codec::ChunkSpec& spec, bool fill_value_null);
+                                               const codec::ChunkSpec& spec, bool fill_value_null,
+                                               std::shared_ptr<const ArrayCache> cache);
 // Shards of `store` (ShardStore), coded by `sharding`; `spec` is the shard's.
+// Their indexes and decoded inner chunks go through `cache` (ShardStore).
 std::shared_ptr<const GridObjects> Shards(std::shared_ptr<store::Store> store,
                                           std::shared_ptr<const ShardingCodec> sharding,
-                                          const codec::ChunkSpec& spec);
+                                          const codec::ChunkSpec& spec,
+                                          std::shared_ptr<const ArrayCache> cache);
 
 }  // namespace chunkwise::formats::zarr
 

@@ -1,10 +1,13 @@
 #include "chunkwise/formats/zarr/shard_store.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <utility>
 
+#include "array_cache.h"
 #include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/store/update_object.h"
@@ -62,17 +65,51 @@ Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader, Fe
   return buffer;
 }
 
+// Runs body(i) for i < n on `pool`, or on this thread when it is null.
+Status ForEach(core::ThreadPool* pool, std::size_t n,
+               const std::function<Status(std::size_t)>& body) {
+  if (pool != nullptr) return pool->ParallelFor(n, body);
+  for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
+  return Status::Ok();
+}
+
+// A decoded inner chunk as the cache keeps it, with the reading of the
+// index it was found by (CachedIndex::serial).
+struct CachedInner {
+  Bytes elements;
+  std::uint64_t index_serial = 0;
+};
+
 }  // namespace
 
+struct ShardStore::CachedIndex {
+  ShardIndex index;
+  std::uint64_t shard_bytes = 0;
+  // Names this reading of the index among all others, so that an inner
+  // chunk kept in the cache is used only with the index it was read by: a
+  // read must not join chunks of the shard before and after a write.
+  std::uint64_t serial = 0;
+  // The version the index was read from, where the store's reader tells.
+  std::optional<store::Generation> generation;
+
+  // Whether `reader` reads the version this index describes, as far as it
+  // can tell: the same size, and the same generation where both are known.
+  bool Describes(const store::ValueReader& reader) const {
+    const std::optional<store::Generation> other = reader.generation();
+    return reader.size() == shard_bytes && (!generation || !other || *generation == *other);
+  }
+};
+
 ShardStore::ShardStore(store::Store& parent, std::string key, const ShardingCodec& codec,
-                       const codec::ChunkSpec& shard_spec)
+                       const codec::ChunkSpec& shard_spec, const ArrayCache* cache)
     : parent_(parent),
       key_(std::move(key)),
       where_(parent.Describe(key_)),
       codec_(codec),
       spec_(shard_spec),
       inner_grid_(codec.InnerGrid(shard_spec.shape)),
-      n_(static_cast<std::size_t>(inner_grid_.num_chunks())) {}
+      n_(static_cast<std::size_t>(inner_grid_.num_chunks())),
+      cache_(cache) {}
 
 std::string ShardStore::InnerKey(std::size_t k) const {
   const core::Coord coord = core::Unravel(static_cast<core::Index>(k), inner_grid_.grid_shape());
@@ -165,13 +202,41 @@ std::string ShardStore::Describe(std::string_view inner_key) const {
   return where_ + " inner chunk " + std::string(inner_key);
 }
 
-Result<std::optional<ShardIndex>> ShardStore::ReadIndex(std::uint64_t* shard_bytes) const {
+Result<std::shared_ptr<const ShardStore::CachedIndex>> ShardStore::LoadIndex() const {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, parent_.OpenReader(key_));
-  if (reader == nullptr) return std::optional<ShardIndex>();
-  if (shard_bytes != nullptr) *shard_bytes = reader->size();
+  if (reader == nullptr) return std::shared_ptr<const CachedIndex>();
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
                              codec_.ReadIndex(RangeReader(*reader), reader->size(), n_, where_));
-  return std::optional<ShardIndex>(std::move(index));
+  static std::atomic<std::uint64_t> serials{0};
+  return std::make_shared<const CachedIndex>(
+      CachedIndex{std::move(index), reader->size(), ++serials, reader->generation()});
+}
+
+Result<std::shared_ptr<const ShardStore::CachedIndex>> ShardStore::IndexThroughCache(
+    std::uint64_t ticket) const {
+  const core::ChunkCacheKey key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
+  std::shared_ptr<const CachedIndex> index = cache_->cache().FindAs<CachedIndex>(key);
+  if (index != nullptr) return index;
+  CHUNKWISE_ASSIGN_OR_RETURN(index, LoadIndex());
+  // An absent shard is not kept: a writer outside the array (a pipeline)
+  // may add it, and only the arrays' own writes drop entries.
+  if (index != nullptr) {
+    cache_->cache().Insert(key, index, ShardIndex::EncodedSize(n_) + sizeof(CachedIndex), ticket);
+  }
+  return index;
+}
+
+Result<std::optional<ShardIndex>> ShardStore::ReadIndex(std::uint64_t* shard_bytes) const {
+  std::shared_ptr<const CachedIndex> index;
+  if (cache_ != nullptr && cache_->enabled()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(index,
+                               IndexThroughCache(cache_->cache().Ticket(cache_->Object(key_))));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(index, LoadIndex());
+  }
+  if (index == nullptr) return std::optional<ShardIndex>();
+  if (shard_bytes != nullptr) *shard_bytes = index->shard_bytes;
+  return std::optional<ShardIndex>(index->index);
 }
 
 Result<std::optional<Bytes>> ShardStore::GetInner(std::size_t k) const {
@@ -211,6 +276,109 @@ Result<std::vector<std::optional<Bytes>>> ShardStore::GetInners(
 Result<bool> ShardStore::ReadRegion(const core::Region& box,
                                     const core::StridedDestination& destination,
                                     const ShardCallContext& context) const {
+  if (cache_ != nullptr && cache_->enabled())
+    return ReadRegionThroughCache(box, destination, context);
+  return ReadRegionFromStore(box, destination, context);
+}
+
+Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
+                                                const core::StridedDestination& destination,
+                                                const ShardCallContext& context) const {
+  core::ChunkCache& cache = cache_->cache();
+  // Taken before the index or any chunk is read: a write of the shard from
+  // now on keeps what this read decodes out of the cache.
+  const std::uint64_t ticket = cache.Ticket(cache_->Object(key_));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<const CachedIndex> indexed,
+                             IndexThroughCache(ticket));
+  if (indexed == nullptr) return ReadRegionFromStore(box, destination, context);
+  const ShardIndex& index = indexed->index;
+  const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
+  const std::vector<core::Coord> chunks = inner_grid_.ChunksIntersecting(box);
+  // The decoded inner chunks the cache holds; the others are fetched in one batch.
+  std::vector<std::shared_ptr<const CachedInner>> decoded(chunks.size());
+  FetchedRanges fetched_at;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const std::size_t k =
+        static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+    const ChunkLocation& location = index.at(k);
+    if (location.empty()) continue;
+    decoded[i] = cache.FindAs<CachedInner>(cache_->Key(key_, static_cast<std::int64_t>(k)));
+    // One kept under another reading of the index may be of another version.
+    if (decoded[i] != nullptr && decoded[i]->index_serial != indexed->serial) decoded[i] = nullptr;
+    if (decoded[i] == nullptr) fetched_at[{location.offset, location.nbytes}] = {};
+  }
+  std::optional<Bytes> whole;
+  core::BufferPool::Lease fetched;
+  if (!fetched_at.empty()) {
+    if (parent_.capabilities().efficient_ranges) {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader,
+                                 parent_.OpenReader(key_));
+      // Another version than the index's: a write raced this read (ours
+      // drops the index once done). Read it as without a cache, index and
+      // chunks from the one version the reader holds.
+      if (reader == nullptr || !indexed->Describes(*reader)) {
+        return ReadRegionFromStore(box, destination, context);
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(fetched, FetchRanges(*reader, fetched_at, context.buffers));
+    } else {  // One request for the whole shard, as without a cache.
+      CHUNKWISE_ASSIGN_OR_RETURN(whole, parent_.Get(key_));
+      if (!whole) return ReadRegionFromStore(box, destination, context);
+      for (auto& [range, view] : fetched_at) {
+        // The kept index is of the shard some write of ours left; one
+        // written since by another process may be shorter.
+        if (range.first > whole->size() || range.second > whole->size() - range.first) {
+          return Status::Corruption(where_ +
+                                    " changed since its index was cached: an inner "
+                                    "chunk lies past its end");
+        }
+        view = ByteView(*whole).subspan(range.first, range.second);
+      }
+    }
+  }
+  const std::size_t element_size = spec_.dtype.size();
+  const std::vector<std::uint8_t> fill =
+      spec_.fill_value.empty() ? std::vector<std::uint8_t>(element_size, 0) : spec_.fill_value;
+  // With every chunk in the cache only copies are left, done here: waking
+  // the pool's threads for them would cost more than they do, and a small
+  // read would wait on the slowest thread to be scheduled.
+  core::ThreadPool* pool = fetched_at.empty() ? nullptr : context.pool;
+  CHUNKWISE_RETURN_IF_ERROR(ForEach(pool, chunks.size(), [&](std::size_t i) -> Status {
+    const core::ChunkOverlap overlap = *inner_grid_.Overlap(chunks[i], box);
+    core::Coord origin(destination.origin.begin(), destination.origin.end());
+    for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
+    const core::StridedDestination target{destination.data, destination.shape, origin,
+                                          destination.streaming};
+    const std::size_t k =
+        static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+    const ChunkLocation& location = index.at(k);
+    if (location.empty()) {
+      core::FillStridedRegion(target, overlap.array.shape(), fill);
+      return Status::Ok();
+    }
+    if (decoded[i] == nullptr) {
+      Result<Bytes> chunk = codec_.inner_codecs().Decode(
+          inner_spec, fetched_at.at({location.offset, location.nbytes}));
+      if (!chunk.ok()) {
+        return chunk.status().WithContext(where_ + " inner chunk [" + core::FormatShape(chunks[i]) +
+                                          "]");
+      }
+      auto value = std::make_shared<const CachedInner>(
+          CachedInner{std::move(chunk).value(), indexed->serial});
+      cache.Insert(cache_->Key(key_, static_cast<std::int64_t>(k)), value,
+                   value->elements.size() + sizeof(CachedInner), ticket);
+      decoded[i] = std::move(value);
+    }
+    core::CopyStridedRegion(
+        {decoded[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
+        overlap.array.shape(), element_size);
+    return Status::Ok();
+  }));
+  return true;
+}
+
+Result<bool> ShardStore::ReadRegionFromStore(const core::Region& box,
+                                             const core::StridedDestination& destination,
+                                             const ShardCallContext& context) const {
   const auto fill = [&]() -> Result<bool> {  // No shard: all fill value.
     core::FillStridedRegion(destination, box.shape(), spec_.fill_value);
     return false;
@@ -278,7 +446,7 @@ Status ShardStore::SetInners(std::span<const InnerValue> values) {
     }
     named[value.k] = true;
   }
-  return store::UpdateObject(
+  const Status status = store::UpdateObject(
       parent_, key_, store::UpdateMode::kMerge,
       [&](const std::optional<Bytes>& old, const store::WriteMerged& write) -> Status {
         ShardByteReader read_old;
@@ -297,13 +465,19 @@ Status ShardStore::SetInners(std::span<const InnerValue> values) {
         if (!shard) return write(std::nullopt);  // No inner chunk left: no shard.
         return write(std::span<const ByteView>(shard->parts));
       });
+  Invalidate();  // Whether or not it failed, the shard may have changed.
+  return status;
+}
+
+void ShardStore::Invalidate() const {
+  if (cache_ != nullptr) cache_->Invalidate(key_);
 }
 
 Status ShardStore::Write(const ShardWriteSource& write, bool replaces,
                          const ShardCallContext& context) {
   // A whole shard replaces what is there, unread; only a partial write
   // merges, keeping the inner chunks it does not touch.
-  return store::UpdateObject(
+  const Status status = store::UpdateObject(
       parent_, key_, replaces ? store::UpdateMode::kReplace : store::UpdateMode::kMerge,
       [&](const std::optional<Bytes>& old, const store::WriteMerged& put) -> Status {
         ShardByteReader read_old;
@@ -315,6 +489,8 @@ Status ShardStore::Write(const ShardWriteSource& write, bool replaces,
         if (!shard) return put(std::nullopt);  // All fill now: no shard.
         return put(std::span<const ByteView>(shard->parts));
       });
+  Invalidate();
+  return status;
 }
 
 }  // namespace chunkwise::formats::zarr

@@ -37,9 +37,14 @@
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
 
+namespace chunkwise::core {
+class ChunkCache;  // src/core/chunk_cache.h
+}  // namespace chunkwise::core
+
 namespace chunkwise::formats::zarr {
 
 class GridObjects;  // src/formats/zarr/grid_objects.h
+class ArrayCache;   // src/formats/zarr/array_cache.h
 
 // One chunk (or shard) of a batch read or write (Array::ReadChunks,
 // Array::WriteChunks): the grid chunk `chunk`, the box `box` of it in the
@@ -60,6 +65,12 @@ struct ArrayOptions {
   // touched (core/buffer_pool.h); null: a pool of the array's own. The
   // facade's Context shares one among the arrays it opens.
   std::shared_ptr<core::BufferPool> buffers = nullptr;
+  // Keeps decoded chunks (inner chunks, when sharded) and shard indexes
+  // that reads found, for later reads of them; null, or a cache whose limit
+  // is 0, keeps nothing. Every write through the array (and its Shard
+  // stores), Resize and Create drop the entries they make stale. The
+  // facade's Context shares one among the arrays it opens.
+  std::shared_ptr<core::ChunkCache> cache = nullptr;
   // Counts bytes of array data read or written; may be null. Not owned.
   core::ProgressReporter* progress = nullptr;
   // How chunks are encoded (e.g. the deterministic blosc-lz4 encoder); the
@@ -234,6 +245,8 @@ class Array {
   ArrayMetadata metadata_;
   std::shared_ptr<core::ThreadPool> pool_;
   std::shared_ptr<core::BufferPool> buffers_;
+  // The array's view of the cache (never null; off when no cache was given).
+  std::shared_ptr<const ArrayCache> cache_;
   core::ProgressReporter* progress_;
   std::shared_ptr<const codec::CodecChain> chain_;
   // The chain's codec when the codecs are exactly [sharding_indexed].

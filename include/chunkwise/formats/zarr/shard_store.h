@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,6 +45,8 @@
 
 namespace chunkwise::formats::zarr {
 
+class ArrayCache;  // src/formats/zarr/array_cache.h
+
 // One inner chunk of a batch written with ShardStore::SetInners: its
 // row-major position in the shard and its new encoded bytes (nullopt: it
 // becomes empty). The bytes must outlive the call.
@@ -56,8 +59,11 @@ class ShardStore final : public store::Store {
  public:
   // The shard of `shard_spec` (its shape is the shard shape) stored under
   // `key` of `parent`. REQUIRES: codec.CheckShardShape(shard_spec.shape) passed.
+  // `cache` (may be null; not owned, and must outlive the ShardStore): the
+  // index and the decoded inner chunks that ReadIndex and ReadRegion look up
+  // and keep there, and whose entries every write of the shard drops.
   ShardStore(store::Store& parent, std::string key, const ShardingCodec& codec,
-             const codec::ChunkSpec& shard_spec);
+             const codec::ChunkSpec& shard_spec, const ArrayCache* cache = nullptr);
 
   const std::string& key() const { return key_; }
   // The number of inner chunks, n: the size of the index.
@@ -87,7 +93,7 @@ class ShardStore final : public store::Store {
   // The shard's index, or nullopt when no shard is stored. Corruption, naming
   // the key, for a shard shorter than its index or an index that fails its
   // checks. `shard_bytes` (may be null) gets the stored shard's size, known
-  // from the same request.
+  // from the same request. With a cache, an index kept there is not read again.
   Result<std::optional<ShardIndex>> ReadIndex(std::uint64_t* shard_bytes = nullptr) const;
 
   // The encoded bytes of inner chunk `k` (row-major position in the shard),
@@ -106,7 +112,9 @@ class ShardStore final : public store::Store {
 
   // Decodes the shard-local box `box` into `destination` (the element at
   // box.start goes to destination.origin); empty chunks, or a missing shard,
-  // give the fill value. Returns whether a shard is stored.
+  // give the fill value. Returns whether a shard is stored. With a cache,
+  // inner chunks kept there are copied out without a read or a decode, and
+  // the others are decoded whole and kept.
   Result<bool> ReadRegion(const core::Region& box, const core::StridedDestination& destination,
                           const ShardCallContext& context) const;
 
@@ -119,9 +127,26 @@ class ShardStore final : public store::Store {
   Status Write(const ShardWriteSource& write, bool replaces, const ShardCallContext& context);
 
  private:
+  struct CachedIndex;  // An index and its shard's size, as the cache keeps them.
+
   // The stored shard `old` (nullopt: none) as its index and a reader of its bytes.
   Result<std::optional<ShardIndex>> IndexOf(const std::optional<Bytes>& old,
                                             ShardByteReader& read) const;
+  // The index from the store, with the shard's size (null: no shard).
+  Result<std::shared_ptr<const CachedIndex>> LoadIndex() const;
+  // The index through the cache: kept there, or loaded and kept under
+  // `ticket` (taken before anything of the shard was read).
+  Result<std::shared_ptr<const CachedIndex>> IndexThroughCache(std::uint64_t ticket) const;
+  // ReadRegion with a cache.
+  Result<bool> ReadRegionThroughCache(const core::Region& box,
+                                      const core::StridedDestination& destination,
+                                      const ShardCallContext& context) const;
+  // ReadRegion without one.
+  Result<bool> ReadRegionFromStore(const core::Region& box,
+                                   const core::StridedDestination& destination,
+                                   const ShardCallContext& context) const;
+  // Drops the cached entries of the shard after a write of it.
+  void Invalidate() const;
 
   store::Store& parent_;
   std::string key_;
@@ -130,6 +155,7 @@ class ShardStore final : public store::Store {
   codec::ChunkSpec spec_;
   core::RegularChunkGrid inner_grid_;
   std::size_t n_;
+  const ArrayCache* cache_;
 };
 
 }  // namespace chunkwise::formats::zarr

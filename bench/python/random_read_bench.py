@@ -1,0 +1,189 @@
+"""Random 64³ reads of a sharded zstd uint16 array, with and without a chunk cache (#42).
+
+What a viewer or a training loop does: one 64³ box at a time at a random,
+unaligned place (so most boxes meet 8 inner chunks of one or more shards),
+each read waited for before the next. The same boxes are read twice:
+
+  cold  the first pass, in a fresh process: nothing in any peer's cache
+        (the files were just written, so the OS page cache holds them: this
+        is decode and index cost, not disk cost)
+  warm  the second pass over the same boxes, in the same process and order
+
+Peers, each in a process of its own, reading the files chunkwise wrote
+(shards 256³ of 64³ inner chunks, zstd level 1, index at the end with crc32c):
+
+  cw      chunkwise's module, chunkwise.set_cache_bytes(--cache-mib),
+          chunkwise.open(path, mode="r")[box]
+  cw-off  the same with the cache off (the default): what the cache saves
+  ts      TensorStore, zarr3 driver, file kvstore, a ts.Context with
+          cache_pool.total_bytes_limit = --cache-mib (as its users turn the
+          cache on) and recheck_cached_data "open"; array[box].read().result()
+  zp-3    zarr-python 3, zarr.open_array(LocalStore(path), mode="r")[box]
+          (it keeps no decoded chunks)
+
+Printed: per peer and pass, the median (p50) and 99th percentile (p99)
+latency of one read, reads per second, and the peer's p50 over cw's (above
+1: cw is ahead). docs/benchmarks.md ("random_read_bench") has the command
+and the latest table.
+
+usage: PYTHONPATH=build/python .venv/bin/python bench/python/random_read_bench.py \
+           [--size-mib 256] [--reads 200] [--cache-mib 1024] [--peers cw,cw-off,ts,zp-3]
+           [--dir DIR]
+(--size-mib 1024 for the 1 GiB volume; a multiple of 32, one shard, by a power of two.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+CHUNK = 64
+SHARD = 256
+PEERS = ["cw", "cw-off", "ts", "zp-3"]
+
+
+def shape_for(size_mib: int) -> tuple[int, int, int]:
+    """A near-cube of 256³ shards of uint16 holding size_mib MiB."""
+    shards = size_mib * (1 << 20) // (2 * SHARD**3)
+    if shards < 1 or shards & (shards - 1) or shards * 2 * SHARD**3 != size_mib * (1 << 20):
+        raise SystemExit("--size-mib must be 32 (one shard) times a power of two")
+    grid = [1, 1, 1]
+    for i in range(shards.bit_length() - 1):
+        grid[2 - i % 3] *= 2
+    return (grid[0] * SHARD, grid[1] * SHARD, grid[2] * SHARD)
+
+
+def write_volume(path: pathlib.Path, shape: tuple[int, int, int]) -> None:
+    """A compressible uint16 volume (smooth ramps plus a little noise), written a slab at a time."""
+    import chunkwise
+
+    array = chunkwise.create(str(path), shape=shape, dtype="uint16", chunks=[CHUNK] * 3,
+                             shards=[SHARD] * 3, codecs="zstd:1")
+    rng = np.random.default_rng(0)
+    y, x = np.ogrid[: shape[1], : shape[2]]
+    for z0 in range(0, shape[0], SHARD):
+        z = np.arange(z0, z0 + SHARD)[:, None, None]
+        slab = ((z // 8) * 37 + (y // 16) * 11 + x // 4).astype(np.uint16) % 4096
+        array[z0 : z0 + SHARD] = slab + rng.integers(0, 16, slab.shape, dtype=np.uint16)
+
+
+def boxes_of(shape: tuple[int, int, int], count: int) -> list[list[int]]:
+    """`count` random 64³ box origins, anywhere in the volume (not chunk-aligned)."""
+    rng = np.random.default_rng(42)
+    return [[int(rng.integers(0, extent - CHUNK + 1)) for extent in shape] for _ in range(count)]
+
+
+def reader(peer: str, path: pathlib.Path, cache_bytes: int):
+    """A function reading the box at an origin as a numpy array, for `peer`."""
+    if peer in ("cw", "cw-off"):
+        import chunkwise
+
+        chunkwise.set_cache_bytes(cache_bytes if peer == "cw" else 0)
+        array = chunkwise.open(str(path), mode="r")
+        return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
+    if peer == "ts":
+        import tensorstore as ts
+
+        context = ts.Context({"cache_pool": {"total_bytes_limit": cache_bytes}})
+        spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+                "recheck_cached_data": "open"}
+        array = ts.open(spec, context=context, open=True, read=True).result()
+        return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK,
+                               o[2] : o[2] + CHUNK].read().result()
+    import zarr
+    import zarr.storage
+
+    array = zarr.open_array(zarr.storage.LocalStore(path), mode="r")
+    return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
+
+
+def run_peer(peer: str, path: pathlib.Path, origins: list[list[int]], cache_bytes: int) -> dict:
+    """Both passes in this process: each read's seconds, and a checksum of what was read."""
+    read = reader(peer, path, cache_bytes)
+    passes, checksum = {}, 0
+    for name in ("cold", "warm"):
+        seconds = []
+        for origin in origins:
+            start = time.perf_counter()
+            box = read(origin)
+            seconds.append(time.perf_counter() - start)
+            checksum = (checksum + int(np.asarray(box, dtype=np.uint64).sum())) % (1 << 61)
+        passes[name] = seconds
+    return {"passes": passes, "checksum": checksum}
+
+
+def summary(seconds: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(seconds)
+    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+    return statistics.median(ordered) * 1e3, p99 * 1e3, len(ordered) / sum(ordered)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size-mib", type=int, default=256)
+    parser.add_argument("--reads", type=int, default=200)
+    parser.add_argument("--cache-mib", type=int, default=1024)
+    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--dir", type=pathlib.Path, default=None)
+    parser.add_argument("--peer", help=argparse.SUPPRESS)  # A child: run one peer, print JSON.
+    parser.add_argument("--path", type=pathlib.Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    shape = shape_for(args.size_mib)
+    origins = boxes_of(shape, args.reads)
+    cache_bytes = args.cache_mib << 20
+    if args.peer:
+        print(json.dumps(run_peer(args.peer, args.path, origins, cache_bytes)))
+        return 0
+
+    peers = args.peers.split(",")
+    for peer in peers:
+        if peer not in PEERS:
+            raise SystemExit(f"unknown peer {peer!r}; known: {', '.join(PEERS)}")
+    work = pathlib.Path(tempfile.mkdtemp(prefix="random_read_bench.", dir=args.dir))
+    try:
+        path = work / "volume.zarr"
+        started = time.perf_counter()
+        write_volume(path, shape)
+        print(f"wrote {path}: uint16 {shape[0]}x{shape[1]}x{shape[2]} ({args.size_mib} MiB), "
+              f"shards {SHARD}^3 of {CHUNK}^3 chunks, zstd 1, in "
+              f"{time.perf_counter() - started:.1f} s", flush=True)
+        results = {}
+        for peer in peers:
+            command = [sys.executable, __file__, "--peer", peer, "--path", str(path),
+                       "--size-mib", str(args.size_mib), "--reads", str(args.reads),
+                       "--cache-mib", str(args.cache_mib)]
+            child = subprocess.run(command, capture_output=True, text=True, env=os.environ)
+            if child.returncode != 0:
+                print(f"{peer}: failed\n{child.stderr}", file=sys.stderr)
+                return 1
+            results[peer] = json.loads(child.stdout.strip().splitlines()[-1])
+        checksums = {results[peer]["checksum"] for peer in results}
+        if len(checksums) != 1:
+            print(f"the peers read different values: {results}", file=sys.stderr)
+            return 1
+        print(f"random 64^3 reads, one at a time: {args.reads} boxes, read twice; "
+              f"cache {args.cache_mib} MiB where the peer has one")
+        print(f"{'peer':<8}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}")
+        for name in ("cold", "warm"):
+            base = summary(results["cw"]["passes"][name])[0] if "cw" in results else None
+            for peer in peers:
+                p50, p99, rate = summary(results[peer]["passes"][name])
+                ratio = f"{p50 / base:8.2f}" if base else f"{'':>8}"
+                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

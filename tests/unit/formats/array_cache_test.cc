@@ -1,0 +1,397 @@
+// Arrays reading through a shared chunk cache (ArrayOptions::cache): what a
+// cached read fetches, and that writes leave no stale value behind.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chunkwise/formats/zarr/array.h"
+#include "chunkwise/store/file_store.h"
+#include "core/chunk_cache.h"
+#include "store/memory_store.h"
+#include "unit/forwarding_store.h"
+#include "unit/scratch_directory.h"
+#include "unit/value_or_die.h"
+
+namespace chunkwise::formats::zarr {
+namespace {
+
+using core::DataType;
+using core::DataTypeId;
+using core::Index;
+using core::Region;
+using core::Shape;
+using nlohmann::json;
+using test::ValueOrDie;
+
+// Counts every call that reads a value (whole, ranged, or through a reader).
+class CountingStore final : public test::ForwardingStore {
+ public:
+  Result<std::optional<Bytes>> Get(std::string_view key) const override {
+    ++reads;
+    return ForwardingStore::Get(key);
+  }
+  Result<std::optional<Bytes>> GetRange(std::string_view key,
+                                        store::ByteRange range) const override {
+    ++reads;
+    return ForwardingStore::GetRange(key, range);
+  }
+  Result<std::unique_ptr<store::ValueReader>> OpenReader(std::string_view key) const override {
+    ++opens;
+    return Store::OpenReader(key);
+  }
+  mutable std::atomic<int> reads{0};
+  mutable std::atomic<int> opens{0};
+};
+
+const json kBytesLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+const json kZstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
+
+ArrayMetadata Uint16Metadata(Shape shape, Shape chunk_shape, json codecs) {
+  ArrayMetadata metadata;
+  metadata.shape = std::move(shape);
+  metadata.chunk_shape = std::move(chunk_shape);
+  metadata.data_type = DataType(DataTypeId::kUInt16);
+  metadata.fill_value = {0, 0};
+  metadata.codecs = std::move(codecs);
+  return metadata;
+}
+
+// uint16 16×12 in shards of 8×6 of inner chunks 2×3 (8 per shard), zstd.
+ArrayMetadata Sharded() {
+  return Uint16Metadata({16, 12}, {8, 6},
+                        json::array({{{"name", "sharding_indexed"},
+                                      {"configuration",
+                                       {{"chunk_shape", {2, 3}},
+                                        {"codecs", json::array({kBytesLittle, kZstd})},
+                                        {"index_location", "end"}}}}}));
+}
+
+// uint16 16×12 in plain chunks of 4×6, zstd.
+ArrayMetadata Plain() {
+  return Uint16Metadata({16, 12}, {4, 6}, json::array({kBytesLittle, kZstd}));
+}
+
+Bytes Iota16(std::size_t n, std::uint16_t first) {
+  Bytes data(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto value = static_cast<std::uint16_t>(first + i);
+    std::memcpy(data.data() + 2 * i, &value, 2);
+  }
+  return data;
+}
+
+ArrayOptions WithCache(std::shared_ptr<core::ChunkCache> cache) {
+  ArrayOptions options;
+  options.pool = std::make_shared<core::ThreadPool>(2);
+  options.cache = std::move(cache);
+  return options;
+}
+
+class ArrayCacheTest : public ::testing::TestWithParam<bool> {  // Sharded or not.
+ protected:
+  ArrayMetadata metadata() const { return GetParam() ? Sharded() : Plain(); }
+};
+
+TEST_P(ArrayCacheTest, ASecondReadOfTheSameChunksTouchesNoStore) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+  const Region box({1, 1}, {7, 5});
+  const Bytes first = ValueOrDie(array.Read(box));
+  ASSERT_GT(store->reads + store->opens, 0);
+  store->reads = 0;
+  store->opens = 0;
+  const std::uint64_t hits = cache->stats().hits;
+  const Bytes second = ValueOrDie(array.Read(box));
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(store->reads, 0);
+  EXPECT_EQ(store->opens, 0);
+  EXPECT_GT(cache->stats().hits, hits);
+  // And the values are the array's: element (1, 1) is 1 + 12 + 1.
+  std::uint16_t element = 0;
+  std::memcpy(&element, first.data(), 2);
+  EXPECT_EQ(element, 14);
+}
+
+TEST_P(ArrayCacheTest, AReadAfterAWriteSeesTheWrite) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+  const Region all({0, 0}, {16, 12});
+  ASSERT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 1));
+  // A partial write (merged into a chunk and a shard), then a whole one.
+  ASSERT_TRUE(array.Write(Region({1, 1}, {3, 4}), Iota16(6, 1000)).ok());
+  Bytes expected = Iota16(192, 1);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const auto value = static_cast<std::uint16_t>(1000 + i * 3 + j);
+      std::memcpy(expected.data() + 2 * ((1 + i) * 12 + 1 + j), &value, 2);
+    }
+  }
+  EXPECT_EQ(ValueOrDie(array.Read(all)), expected);
+  ASSERT_TRUE(array.Write(all, Iota16(192, 500)).ok());
+  EXPECT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 500));
+  // A write of all fill value removes the stored objects; reads give fill.
+  ASSERT_TRUE(array.Write(all, Bytes(384, 0)).ok());
+  EXPECT_EQ(ValueOrDie(array.Read(all)), Bytes(384, 0));
+}
+
+TEST_P(ArrayCacheTest, AWriteThroughAnotherArrayOfTheSameStoreIsSeen) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array reader = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  ASSERT_TRUE(reader.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+  const Region all({0, 0}, {16, 12});
+  ASSERT_EQ(ValueOrDie(reader.Read(all)), Iota16(192, 1));
+  Array writer = ValueOrDie(Array::Open(store, "a", WithCache(cache)));
+  ASSERT_TRUE(writer.Write(all, Iota16(192, 77)).ok());
+  EXPECT_EQ(ValueOrDie(reader.Read(all)), Iota16(192, 77));
+}
+
+TEST_P(ArrayCacheTest, OverwritingTheArrayDropsItsEntries) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  const Region all({0, 0}, {16, 12});
+  Array old = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  ASSERT_TRUE(old.Write(all, Iota16(192, 1)).ok());
+  ASSERT_EQ(ValueOrDie(old.Read(all)), Iota16(192, 1));
+  // The same metadata again, over it: its chunks are gone, so reads give fill.
+  Array fresh = ValueOrDie(Array::Create(store, "a", metadata(), true, WithCache(cache)));
+  EXPECT_EQ(ValueOrDie(fresh.Read(all)), Bytes(384, 0));
+}
+
+TEST_P(ArrayCacheTest, ResizeDropsTheChunksItErases) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  const Region all({0, 0}, {16, 12});
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(all, Iota16(192, 1)).ok());
+  ASSERT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 1));
+  ASSERT_TRUE(array.Resize({8, 6}).ok());
+  ASSERT_TRUE(array.Resize({16, 12}).ok());
+  // Chunks outside 8×6 were erased: fill there, the old values inside.
+  const Bytes back = ValueOrDie(array.Read(all));
+  std::uint16_t inside = 0, outside = 0;
+  std::memcpy(&inside, back.data() + 2 * (0 * 12 + 0), 2);
+  std::memcpy(&outside, back.data() + 2 * (12 * 12 + 11), 2);
+  EXPECT_EQ(inside, 1);
+  EXPECT_EQ(outside, 0);
+}
+
+TEST_P(ArrayCacheTest, CacheOffReadsAsBeforeAndKeepsNothing) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(0);
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  const Region all({0, 0}, {16, 12});
+  ASSERT_TRUE(array.Write(all, Iota16(192, 3)).ok());
+  store->reads = 0;
+  store->opens = 0;
+  EXPECT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 3));
+  const int once = store->reads + store->opens;
+  EXPECT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 3));
+  EXPECT_EQ(store->reads + store->opens, 2 * once);  // Read again from the store.
+  EXPECT_EQ(cache->stats().entries, 0u);
+  EXPECT_EQ(cache->stats().hits, 0u);
+}
+
+TEST_P(ArrayCacheTest, TheCacheStaysWithinItsLimit) {
+  auto store = std::make_shared<CountingStore>();
+  // Room for a few entries: each is charged its key's text (a few hundred
+  // bytes with the codecs) besides its 12 (inner) or 48 (plain) bytes.
+  auto cache = std::make_shared<core::ChunkCache>(1500);
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  const Region all({0, 0}, {16, 12});
+  ASSERT_TRUE(array.Write(all, Iota16(192, 1)).ok());
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(ValueOrDie(array.Read(all)), Iota16(192, 1));
+  const core::ChunkCacheStats stats = cache->stats();
+  EXPECT_LE(stats.bytes, stats.limit_bytes);
+  EXPECT_GT(stats.entries, 0u);
+  EXPECT_GT(stats.evictions, 0u);
+}
+
+TEST_P(ArrayCacheTest, ConcurrentReadersAndWritersAlwaysReadWholeWrites) {
+  // A memory store's readers hold one version of a value, so a read of an
+  // object being written sees it whole, before or after, with or without a cache.
+  std::shared_ptr<store::Store> store = store::MemoryStore::Create();
+  auto cache = std::make_shared<core::ChunkCache>(4096);  // Small: evictions too.
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+  // Each writer owns one object (a shard of 8×6, or a chunk of 4×6) and fills
+  // it with one value per round; a reader of the object must see one value
+  // throughout, never an older round than the last one finished before it
+  // began reading.
+  const int objects = 2;
+  const Index rows = GetParam() ? 8 : 4, columns = 6;
+  const auto box = [&](int object) {
+    return Region({0, object * columns}, {rows, (object + 1) * columns});
+  };
+  std::atomic<int> wrong{0};
+  std::vector<std::atomic<int>> latest(objects);
+  for (auto& value : latest) value = 0;
+  std::vector<std::thread> threads;
+  for (int object = 0; object < objects; ++object) {
+    threads.emplace_back([&, object] {
+      Array writer = ValueOrDie(Array::Open(store, "a", WithCache(cache)));
+      for (int round = 1; round <= 40; ++round) {
+        const auto value = static_cast<std::uint16_t>(object * 1000 + round);
+        Bytes data(static_cast<std::size_t>(2 * rows * columns));
+        for (std::size_t i = 0; i < data.size(); i += 2) std::memcpy(data.data() + i, &value, 2);
+        if (!writer.Write(box(object), data).ok()) ++wrong;
+        latest[object] = round;
+        if (ValueOrDie(writer.Read(box(object))) != data) ++wrong;  // Its own write.
+      }
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      Array reader = ValueOrDie(Array::Open(store, "a", WithCache(cache)));
+      std::mt19937 rng(t);
+      for (int i = 0; i < 300; ++i) {
+        const int object = static_cast<int>(rng() % objects);
+        const int before = latest[object];
+        const Result<Bytes> back = reader.Read(box(object));
+        if (!back.ok()) {
+          ++wrong;
+          continue;
+        }
+        std::uint16_t first = 0;
+        std::memcpy(&first, back->data(), 2);
+        for (std::size_t j = 0; j < back->size(); j += 2) {
+          std::uint16_t value = 0;
+          std::memcpy(&value, back->data() + j, 2);
+          if (value != first) ++wrong;
+        }
+        if (before > 0 && (first < object * 1000 + before || first > object * 1000 + 40)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_LE(cache->stats().bytes, 4096u);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndSharded, ArrayCacheTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Sharded" : "Plain"; });
+
+TEST(ArrayCacheSharded, TheShardIndexIsReadOnceWhileCached) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array array = ValueOrDie(Array::Create(store, "a", Sharded(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {8, 6}), Iota16(48, 1)).ok());
+  store->opens = 0;
+  // Two reads of different inner chunks of one shard: the index is read for the first only.
+  ASSERT_TRUE(array.Read(Region({0, 0}, {2, 3})).ok());
+  EXPECT_EQ(store->opens, 2);  // The index, then the chunk.
+  ASSERT_TRUE(array.Read(Region({2, 3}, {4, 6})).ok());
+  EXPECT_EQ(store->opens, 3);  // The chunk only.
+  // ReadIndex (zarr info's counts) finds it too.
+  const std::optional<ShardIndex> index = ValueOrDie(array.Shard(core::Coord{0, 0}).ReadIndex());
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(store->opens, 3);
+}
+
+TEST(ArrayCacheSharded, AWriteThroughTheShardStoreDropsTheShard) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array array = ValueOrDie(Array::Create(store, "a", Sharded(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {8, 6}), Iota16(48, 1)).ok());
+  const Region first_inner({0, 0}, {2, 3});
+  Bytes expected = Iota16(3, 1);  // Rows 0 and 1 of the 8×6 write: 1 2 3, 7 8 9.
+  const Bytes second_row = Iota16(3, 7);
+  expected.insert(expected.end(), second_row.begin(), second_row.end());
+  ASSERT_EQ(ValueOrDie(array.Read(first_inner)), expected);
+  // Inner chunk 0 erased through the shard's store: reads give fill.
+  ShardStore shard = array.Shard(core::Coord{0, 0});
+  ASSERT_TRUE(shard.Erase("0/0").ok());
+  EXPECT_EQ(ValueOrDie(array.Read(first_inner)), Bytes(12, 0));
+}
+
+TEST(ArrayCacheScope, TwoFileStoresOverOneDirectoryShareEntriesAndWrites) {
+  const std::filesystem::path directory = test::FreshScratchDirectory("array_cache");
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  std::shared_ptr<store::Store> first =
+      ValueOrDie(store::FileStore::Open(directory, {.create_root = true}));
+  std::shared_ptr<store::Store> second = ValueOrDie(store::FileStore::Open(directory));
+  const Region all({0, 0}, {16, 12});
+  Array a = ValueOrDie(Array::Create(first, "a", Sharded(), false, WithCache(cache)));
+  ASSERT_TRUE(a.Write(all, Iota16(192, 1)).ok());
+  ASSERT_EQ(ValueOrDie(a.Read(all)), Iota16(192, 1));
+  Array b = ValueOrDie(Array::Open(second, "a", WithCache(cache)));
+  const std::uint64_t hits = cache->stats().hits;
+  ASSERT_EQ(ValueOrDie(b.Read(all)), Iota16(192, 1));
+  EXPECT_GT(cache->stats().hits, hits);  // The other instance's entries.
+  ASSERT_TRUE(b.Write(all, Iota16(192, 9)).ok());
+  EXPECT_EQ(ValueOrDie(a.Read(all)), Iota16(192, 9));
+}
+
+TEST(ArrayCacheScope, TwoMemoryStoresNeverShareEntries) {
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  auto first = std::make_shared<CountingStore>();
+  auto second = std::make_shared<CountingStore>();
+  const Region all({0, 0}, {16, 12});
+  Array a = ValueOrDie(Array::Create(first, "a", Plain(), false, WithCache(cache)));
+  Array b = ValueOrDie(Array::Create(second, "a", Plain(), false, WithCache(cache)));
+  ASSERT_TRUE(a.Write(all, Iota16(192, 1)).ok());
+  ASSERT_TRUE(b.Write(all, Iota16(192, 2)).ok());
+  EXPECT_EQ(ValueOrDie(a.Read(all)), Iota16(192, 1));
+  EXPECT_EQ(ValueOrDie(b.Read(all)), Iota16(192, 2));
+}
+
+// Says it is durable and read-only, and describes every key alike, as two
+// reference sets of one name do.
+class ReadOnlyDurableStore final : public test::ForwardingStore {
+ public:
+  store::StoreCapabilities capabilities() const override {
+    store::StoreCapabilities capabilities = ForwardingStore::capabilities();
+    capabilities.durable = true;
+    capabilities.writable = false;
+    return capabilities;
+  }
+  std::string Describe(std::string_view key) const override {
+    return "references:" + std::string(key);
+  }
+};
+
+TEST(ArrayCacheScope, ReadOnlyStoresOfOneDescriptionNeverShareEntries) {
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  auto first = std::make_shared<ReadOnlyDurableStore>();
+  auto second = std::make_shared<ReadOnlyDurableStore>();
+  const Region all({0, 0}, {16, 12});
+  // Written around the cache (the double is writable underneath), then read through it.
+  ASSERT_TRUE(
+      ValueOrDie(Array::Create(first, "a", Sharded(), false)).Write(all, Iota16(192, 1)).ok());
+  ASSERT_TRUE(
+      ValueOrDie(Array::Create(second, "a", Sharded(), false)).Write(all, Iota16(192, 2)).ok());
+  Array a = ValueOrDie(Array::Open(first, "a", WithCache(cache)));
+  Array b = ValueOrDie(Array::Open(second, "a", WithCache(cache)));
+  EXPECT_EQ(ValueOrDie(a.Read(all)), Iota16(192, 1));
+  EXPECT_EQ(ValueOrDie(b.Read(all)), Iota16(192, 2));
+}
+
+TEST(ArrayCacheScope, ArraysDecodingTheSameKeyDifferentlyDoNotShare) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  const Region all({0, 0}, {16, 12});
+  Array little = ValueOrDie(Array::Create(store, "a", Plain(), false, WithCache(cache)));
+  ASSERT_TRUE(little.Write(all, Iota16(192, 1)).ok());
+  ASSERT_EQ(ValueOrDie(little.Read(all)), Iota16(192, 1));
+  // The same chunks read as big-endian: every element byte-swapped.
+  ArrayMetadata big_endian = Plain();
+  big_endian.codecs =
+      json::array({{{"name", "bytes"}, {"configuration", {{"endian", "big"}}}}, kZstd});
+  Array big = ValueOrDie(Array::FromMetadata(store, "a", big_endian, WithCache(cache)));
+  const Bytes swapped = ValueOrDie(big.Read(all));
+  ASSERT_EQ(swapped.size(), 384u);
+  EXPECT_EQ(swapped[0], 0);
+  EXPECT_EQ(swapped[1], 1);
+}
+
+}  // namespace
+}  // namespace chunkwise::formats::zarr
