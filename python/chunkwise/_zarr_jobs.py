@@ -83,6 +83,34 @@ def convert(
     )
 
 
+def _import_requests(
+    chunks: Sequence[int],
+    shards: Sequence[int] | None,
+    codecs: str | Sequence[dict[str, Any]] | None,
+    fill_value: Any,
+    dimension_names: Sequence[str | None] | None,
+    attributes: dict[str, Any] | None,
+    zarr_format: int,
+    index_location: str,
+    checksum: str,
+    overwrite: bool,
+    blosc_encoder: str,
+    threads: int | None,
+) -> tuple[Any, Any]:
+    """The layout and the request of an import: the shape and dtype are the source's."""
+    layout = _create_request(
+        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location,
+    )
+    layout.dtype = ""
+    request = _core.ImportRequest()
+    request.checksum = checksum
+    request.overwrite = overwrite
+    request.blosc_encoder = blosc_encoder
+    request.threads = threads or 0
+    return layout, request
+
+
 def import_npy(
     path: str | os.PathLike[str],
     url: str,
@@ -113,17 +141,11 @@ def import_npy(
     layout. A damaged .npy raises the library's error naming the file
     (CorruptionError or InvalidArgumentError), not numpy's. Returns the array.
     """
-    layout = _create_request(
-        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
-        zarr_format, index_location,
+    layout, request = _import_requests(
+        chunks, shards, codecs, fill_value, dimension_names, attributes, zarr_format,
+        index_location, checksum, overwrite, blosc_encoder, threads,
     )
-    layout.dtype = ""  # The file's, as is the shape.
-    request = _core.ImportRequest()
-    request.checksum = checksum
-    request.overwrite = overwrite
     request.resume = resume
-    request.blosc_encoder = blosc_encoder
-    request.threads = threads or 0
     return Array(
         _core.Array.import_npy(
             os.fspath(path), str(url), layout, request,
@@ -165,16 +187,10 @@ def import_(
     plane (InvalidArgumentError for planes of another shape or dtype,
     CorruptionError for a truncated file, UnsupportedError for RGB).
     """
-    layout = _create_request(
-        [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
-        zarr_format, index_location,
+    layout, request = _import_requests(
+        chunks, shards, codecs, fill_value, dimension_names, attributes, zarr_format,
+        index_location, checksum, overwrite, blosc_encoder, threads,
     )
-    layout.dtype = ""  # The source's, as is the shape.
-    request = _core.ImportRequest()
-    request.checksum = checksum
-    request.overwrite = overwrite
-    request.blosc_encoder = blosc_encoder
-    request.threads = threads or 0
     return Array(
         _core.Array.import_volume(
             os.fspath(src), str(dest), layout, request,

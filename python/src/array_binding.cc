@@ -121,22 +121,27 @@ class PyArray {
                                                               codec.value_or(""))));
   }
 
+  // An import's layout with `checksum` added to its codec shorthand. Codec
+  // documents are the whole chain as given: a checksum would be dropped, so
+  // it is refused with them.
+  static ZarrArraySpec ImportSpec(const CreateRequest& layout, const std::string& checksum) {
+    if (layout.codecs_json && checksum != "none") {
+      ThrowIfError(Status::InvalidArgument("checksum=\"" + checksum +
+                                           "\" applies to a codec shorthand; with codec "
+                                           "documents, put the checksum codec among them")
+                       .WithField("checksum"));
+    }
+    CreateRequest checked = layout;
+    checked.codec = ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), checksum));
+    return ValueOrThrow(SpecOf(checked));
+  }
+
   // The facade's ImportNpyAsZarrArray (`zarr import`): the .npy at `path`
   // streamed into a new array at `url` with the request's layout.
   static PyArray ImportNpy(const std::string& path, const std::string& url,
                            const CreateRequest& layout, const ImportRequest& request,
                            nb::object progress, std::shared_ptr<CancelToken> cancel) {
-    CreateRequest checked = layout;
-    if (layout.codecs_json && request.checksum != "none") {
-      // Codec documents are the whole chain as given: a checksum would be dropped.
-      ThrowIfError(Status::InvalidArgument("checksum=\"" + request.checksum +
-                                           "\" applies to a codec shorthand; with codec "
-                                           "documents, put the checksum codec among them")
-                       .WithField("checksum"));
-    }
-    checked.codec =
-        ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
-    const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));
+    const ZarrArraySpec spec = ImportSpec(layout, request.checksum);
     Operation operation(std::move(progress), std::move(cancel), request.threads);
     std::optional<ZarrArray> imported;
     operation.Run(
@@ -159,16 +164,7 @@ class PyArray {
   static PyArray ImportVolume(const std::string& path, const std::string& url,
                               const CreateRequest& layout, const ImportRequest& request,
                               nb::object progress, std::shared_ptr<CancelToken> cancel) {
-    CreateRequest checked = layout;
-    if (layout.codecs_json && request.checksum != "none") {
-      ThrowIfError(Status::InvalidArgument("checksum=\"" + request.checksum +
-                                           "\" applies to a codec shorthand; with codec "
-                                           "documents, put the checksum codec among them")
-                       .WithField("checksum"));
-    }
-    checked.codec =
-        ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), request.checksum));
-    const ZarrArraySpec spec = ValueOrThrow(SpecOf(checked));
+    const ZarrArraySpec spec = ImportSpec(layout, request.checksum);
     Operation operation(std::move(progress), std::move(cancel), request.threads);
     std::optional<VolumeImport> imported;
     operation.Run(

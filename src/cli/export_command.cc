@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
@@ -71,13 +72,18 @@ Status SpecCommand(const ExportOptions& options) {
 
 Status ExportShardsCommand(const CommandContext& context, const ExportOptions& options) {
   chunkwise::Context& library = context.library();
-  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
-                             chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
   const bool has_spec = options.spec_and_dest.size() == 2;
   const std::string& dest = options.spec_and_dest.back();
-  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec,
-                             has_spec ? chunkwise::ReadExportSpec(library, options.spec_and_dest[0])
-                                      : DefaultSpecFor(*labelmap, options));
+  // A given spec is checked before the database is opened, as it always was.
+  std::optional<ExportSpec> given;
+  if (has_spec) {
+    CHUNKWISE_ASSIGN_OR_RETURN(given, chunkwise::ReadExportSpec(library, options.spec_and_dest[0]));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap,
+                             chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec, given.has_value()
+                                                        ? Result<ExportSpec>(std::move(*given))
+                                                        : DefaultSpecFor(*labelmap, options));
   RaiseOpenFileLimit();
   ExportShardsOptions export_options;
   export_options.num_scales = options.scales;

@@ -23,7 +23,9 @@ class [[nodiscard]] Result {
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     CHUNKWISE_CHECK(!status_.ok());
   }
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  // In place: for T = std::optional<X>, `return std::nullopt;` is an OK
+  // Result holding an empty optional, not an empty Result with an OK status.
+  Result(T value) : value_(std::in_place, std::move(value)) {}  // NOLINT: implicit by design
   // The constraint excludes Result itself, so this never hides the copy and
   // move constructors (clang-tidy cannot see through `requires`).
   // NOLINTBEGIN(bugprone-forwarding-reference-overload)
@@ -31,7 +33,7 @@ class [[nodiscard]] Result {
   requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
            !std::is_same_v<std::decay_t<U>, Status> && !std::is_same_v<std::decay_t<U>, Result>)
       Result(U&& value)  // NOLINT(google-explicit-constructor): implicit by design
-      : value_(std::forward<U>(value)) {}
+      : value_(std::in_place, std::forward<U>(value)) {}
   // NOLINTEND(bugprone-forwarding-reference-overload)
 
   bool ok() const { return value_.has_value(); }
