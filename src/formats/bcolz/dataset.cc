@@ -1,5 +1,7 @@
 #include "chunkwise/formats/bcolz/dataset.h"
 
+#include <algorithm>
+
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
 #include "formats/bcolz/ctable.h"
@@ -36,6 +38,17 @@ Result<nlohmann::ordered_json> CarrayJson(Carray& carray) {
   return out;
 }
 
+// Rows some columns hold past the table's length: what an append cut short
+// between columns left (docs/formats/bcolz.md, "Crash safety"). Reads see
+// only the rows every column holds, so a describe says what they do not.
+std::int64_t RowsPastLength(Ctable& table) {
+  std::int64_t longest = table.length();
+  for (std::size_t i = 0; i < table.names().size(); ++i) {
+    longest = std::max(longest, table.column(i).length());
+  }
+  return longest - table.length();
+}
+
 }  // namespace
 
 Result<nlohmann::ordered_json> DescribeDatasetJson(std::shared_ptr<store::Store> store,
@@ -61,6 +74,7 @@ Result<nlohmann::ordered_json> DescribeDatasetJson(std::shared_ptr<store::Store>
     CHUNKWISE_ASSIGN_OR_RETURN(columns[table->names()[i]], CarrayJson(table->column(i)));
   }
   out["columns"] = std::move(columns);
+  out["rows_past_length"] = RowsPastLength(*table);
   out["attrs"] = table->attrs();
   return out;
 }
@@ -147,6 +161,12 @@ Result<std::string> DescribeDataset(std::shared_ptr<store::Store> store,
   for (std::size_t i = 0; i < table->names().size(); ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::string line, CarrayLine(table->column(i)));
     text += "  " + table->names()[i] + ": " + line + "\n";
+  }
+  if (const std::int64_t past = RowsPastLength(*table); past > 0) {
+    text += "note: some columns hold up to " + std::to_string(past) + " rows past the " +
+            std::to_string(table->length()) +
+            " all columns hold (an append cut short); reads see those " +
+            std::to_string(table->length()) + ", and the next append drops the rest\n";
   }
   return text + "attrs: " + table->attrs().dump() + "\n";
 }
