@@ -8,10 +8,12 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,32 @@ namespace nb = nanobind;
 
 namespace chunkwise::python {
 namespace {
+
+// Raises MemoryError with `message`: what the read needed and what there is,
+// where nanobind would say only "std::bad_alloc".
+[[noreturn]] void RaiseMemoryError(const std::string& message) {
+  PyErr_SetString(PyExc_MemoryError, message.c_str());
+  throw nb::python_error();
+}
+
+// The output of a read of `what`: refused before any allocation when it is
+// larger than this machine's memory, and named when the allocator refuses it.
+Bytes OutputBuffer(std::uint64_t nbytes, const std::string& what) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  const std::uint64_t memory =
+      pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * page_size : 0;
+  const std::string need = "reading " + what + " needs " + std::to_string(nbytes) + " bytes";
+  if (memory != 0 && nbytes > memory) {
+    RaiseMemoryError(need + ", more than this machine's " + std::to_string(memory) +
+                     " bytes of memory; read a smaller box");
+  }
+  try {
+    return Bytes(static_cast<std::size_t>(nbytes));
+  } catch (const std::bad_alloc&) {
+    RaiseMemoryError(need + ", which could not be allocated");
+  }
+}
 
 using OutArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
 using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
@@ -251,7 +279,7 @@ class PyArray {
       nbytes *= static_cast<std::uint64_t>(std::max<core::Index>(stop[d] - start[d], 0));
     }
     const core::Region region = CheckedRegion(start, stop, nbytes, "out");
-    Bytes buffer(static_cast<std::size_t>(nbytes));
+    Bytes buffer = OutputBuffer(nbytes, url_ + " [" + region.ToString() + "]");
     std::uint8_t* data = buffer.data();
     Operation operation(std::move(progress), std::move(cancel));
     const ZarrArray& array = *array_;

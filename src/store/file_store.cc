@@ -544,6 +544,11 @@ FileStore::FileStore(std::filesystem::path root, FileStoreOptions options)
 
 Result<std::shared_ptr<FileStore>> FileStore::Open(const std::filesystem::path& root,
                                                    FileStoreOptions options) {
+  // The system would read such a path only up to the NUL, and create that.
+  if (root.native().find('\0') != std::string::npos) {
+    return Status::InvalidArgument("directory " + QuoteKey(root.native()) +
+                                   ": a path with a NUL byte names no file");
+  }
   std::error_code error;
   fs::path absolute = fs::absolute(root, error).lexically_normal();
   if (error) {

@@ -102,3 +102,22 @@ def test_index_errors_are_numpys(memory_url: str) -> None:
         array[0, 0, 0]
     with pytest.raises(IndexError, match="integers, slices and"):
         array[[0, 1]]
+
+
+def test_a_read_larger_than_memory_is_a_memory_error_naming_it(tmp_path: pathlib.Path) -> None:
+    url = str(tmp_path / "big.zarr")
+    big = chunkwise.create(url, shape=(100000, 100000, 100000), dtype="uint16",
+                           chunks=(64, 64, 64))
+    with pytest.raises(MemoryError) as caught:
+        big[:]
+    message = str(caught.value)
+    assert "big.zarr [0:100000,0:100000,0:100000] needs 2000000000000000 bytes" in message
+    assert "more than this machine's" in message
+
+
+def test_a_path_with_a_nul_byte_is_refused_before_anything_is_made(
+        tmp_path: pathlib.Path) -> None:
+    with pytest.raises(chunkwise.InvalidArgumentError, match="NUL byte"):
+        chunkwise.create(str(tmp_path / "bad\x00name.zarr"), shape=(10,), dtype="uint8",
+                         chunks=(5,))
+    assert list(tmp_path.iterdir()) == []

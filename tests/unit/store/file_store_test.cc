@@ -102,6 +102,19 @@ TEST(FileStore, OpenCreatesNestedRoot) {
   EXPECT_TRUE(fs::is_directory(root));
 }
 
+// "bad\0name.zarr" once created "bad": the system reads a path up to its NUL.
+TEST(FileStore, ARootWithANulByteIsRefusedBeforeAnythingIsMade) {
+  const fs::path parent = test::FreshScratchDirectory("nul");
+  fs::create_directories(parent);
+  const std::string root = (parent / "bad").string() + std::string(1, '\0') + "name.zarr";
+  const auto store = FileStore::Open(root, {.create_root = true});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("bad\\x00name.zarr"));
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("NUL byte"));
+  EXPECT_TRUE(fs::is_empty(parent));
+}
+
 TEST(FileStore, OpenOnRegularFileIsIOError) {
   const fs::path file = test::FreshScratchDirectory("store") / "file";
   WriteFile(file, "x");
