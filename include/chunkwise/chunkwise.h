@@ -58,6 +58,7 @@
 //     CompressedMortonCode            facade/chunk_grid_report.h
 //   GenerateMeshes (meshes and
 //     segment properties of labels)   facade/meshes.h
+//   CheckOutputFits (memory limit)    facade/memory_limit.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
 #ifndef CHUNKWISE_CHUNKWISE_H_
@@ -76,6 +77,7 @@
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
 #include "chunkwise/facade/job_ranks.h"
+#include "chunkwise/facade/memory_limit.h"
 #include "chunkwise/facade/meshes.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"

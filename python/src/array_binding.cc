@@ -8,7 +8,6 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -37,21 +36,18 @@ namespace {
 }
 
 // The output of a read of `what`: refused before any allocation when it is
-// larger than this machine's memory, and named when the allocator refuses it.
+// more than this process may use (the library's limit and message), and
+// named when the allocator refuses it.
 Bytes OutputBuffer(std::uint64_t nbytes, const std::string& what) {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGE_SIZE);
-  const std::uint64_t memory =
-      pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * page_size : 0;
-  const std::string need = "reading " + what + " needs " + std::to_string(nbytes) + " bytes";
-  if (memory != 0 && nbytes > memory) {
-    RaiseMemoryError(need + ", more than this machine's " + std::to_string(memory) +
-                     " bytes of memory; read a smaller box");
+  const std::string reading = "reading " + what;
+  if (const Status fits = CheckOutputFits(nbytes, reading); !fits.ok()) {
+    RaiseMemoryError(std::string(fits.message()) + "; read a smaller box");
   }
   try {
     return Bytes(static_cast<std::size_t>(nbytes));
   } catch (const std::bad_alloc&) {
-    RaiseMemoryError(need + ", which could not be allocated");
+    RaiseMemoryError(reading + " needs " + std::to_string(nbytes) +
+                     " bytes, which could not be allocated");
   }
 }
 

@@ -111,8 +111,8 @@ def test_a_read_larger_than_memory_is_a_memory_error_naming_it(tmp_path: pathlib
     with pytest.raises(MemoryError) as caught:
         big[:]
     message = str(caught.value)
-    assert "big.zarr [0:100000,0:100000,0:100000] needs 2000000000000000 bytes" in message
-    assert "more than this machine's" in message
+    assert "reading " + url + " [0:100000,0:100000,0:100000] needs 2e+06 GB" in message
+    assert "this process may use" in message
 
 
 def test_a_path_with_a_nul_byte_is_refused_before_anything_is_made(
