@@ -115,15 +115,11 @@ Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::p
         .WithField("zarr_format");
   }
   zarr::ArrayLayout layout = internal::LayoutOf(spec);
-  if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
   layout.shape = stack->shape();
   layout.data_type = stack->data_type();
   std::vector<std::string> names = DimensionNames(spec);
   if (ome) layout.dimension_names.assign(names.begin(), names.end());
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()
-                                                               ? zarr::BuildArrayMetadata(layout)
-                                                               : zarr::BuildArrayMetadataWithCodecs(
-                                                                     layout, spec.codec_documents));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, internal::MetadataOf(layout, spec));
   nlohmann::json group_attributes;
   if (ome) {
     CHUNKWISE_ASSIGN_OR_RETURN(group_attributes, OmeAttributes(names, *stack->physical_sizes()));

@@ -23,6 +23,12 @@ zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec) {
   return layout;
 }
 
+Result<zarr::ArrayMetadata> MetadataOf(zarr::ArrayLayout& layout, const ZarrArraySpec& spec) {
+  if (spec.codec_documents.is_null()) return zarr::BuildArrayMetadata(layout);
+  layout.codec = "";
+  return zarr::BuildArrayMetadataWithCodecs(layout, spec.codec_documents);
+}
+
 Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::Store& store,
                                           std::string_view codecs,
                                           const ZarrWriteEncoders& encoders,

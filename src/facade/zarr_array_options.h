@@ -19,6 +19,12 @@ namespace chunkwise::internal {
 // The layout `zarr create` builds metadata from (formats/zarr/array_layout.h).
 formats::zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec);
 
+// The metadata of `layout` with the spec's codec documents when it has them
+// (the chain as given; `layout`'s codec shorthand is then cleared: no encoder
+// choice, default encoders), else with `layout`'s codec shorthand.
+Result<formats::zarr::ArrayMetadata> MetadataOf(formats::zarr::ArrayLayout& layout,
+                                                const ZarrArraySpec& spec);
+
 // An array's pool (the call's threads, else the context's for `store`),
 // buffers, chunk cache, and the encoders for `codecs` (a shorthand; "" for none) and
 // `encoders`.

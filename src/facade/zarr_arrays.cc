@@ -37,11 +37,7 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
         .WithField("attributes");
   }
   zarr::ArrayLayout layout = internal::LayoutOf(spec);
-  if (!spec.codec_documents.is_null()) layout.codec = "";  // No encoder choice: default encoders.
-  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, spec.codec_documents.is_null()
-                                                               ? zarr::BuildArrayMetadata(layout)
-                                                               : zarr::BuildArrayMetadataWithCodecs(
-                                                                     layout, spec.codec_documents));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, internal::MetadataOf(layout, spec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/core/morton.h"
 #include "chunkwise/pipelines/export_spec.h"
 
 namespace chunkwise::pipelines {
@@ -14,16 +15,8 @@ constexpr int kMinishardBits = 6;
 // 2^21 chunks of 64 per axis: 63 Morton bits, within the 64 of a chunk id.
 constexpr core::Index kMaxEdge = core::Index{1} << 27;
 
-// The bits of a compressed Morton code over a grid of `chunks` (x, y, z).
-int MortonBits(const core::GridCoord3& chunks) {
-  int bits = 0;
-  for (const core::Index extent : chunks) {
-    for (core::Index covered = 1; covered < extent; covered *= 2) ++bits;
-  }
-  return bits;
-}
-
-json ScaleJson(const core::GridCoord3& size, int scale, const std::array<double, 3>& resolution) {
+Result<json> ScaleJson(const core::GridCoord3& size, int scale,
+                       const std::array<double, 3>& resolution) {
   core::GridCoord3 chunks{};
   json voxels = json::array();
   json nanometres = json::array();
@@ -32,24 +25,25 @@ json ScaleJson(const core::GridCoord3& size, int scale, const std::array<double,
     voxels.push_back(size[d]);
     nanometres.push_back(resolution[d] * static_cast<double>(core::Index{1} << scale));
   }
-  const int bits = MortonBits(chunks);
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::MortonBits morton, core::MortonBits::FromGrid(chunks));
+  const int bits = morton.total_bits();
   const int preshift = std::min(kPreshiftBits, bits);
   const int minishard = std::min(kMinishardBits, bits - preshift);
-  return {{"key", "s" + std::to_string(scale)},
-          {"size", voxels},
-          {"resolution", nanometres},
-          {"voxel_offset", {0, 0, 0}},
-          {"chunk_sizes", {{kExportChunkEdge, kExportChunkEdge, kExportChunkEdge}}},
-          {"encoding", "compressed_segmentation"},
-          {"compressed_segmentation_block_size", {8, 8, 8}},
-          {"sharding",
-           {{"@type", "neuroglancer_uint64_sharded_v1"},
-            {"hash", "identity"},
-            {"preshift_bits", preshift},
-            {"minishard_bits", minishard},
-            {"shard_bits", bits - preshift - minishard},
-            {"minishard_index_encoding", "gzip"},
-            {"data_encoding", "gzip"}}}};
+  return json{{"key", "s" + std::to_string(scale)},
+              {"size", voxels},
+              {"resolution", nanometres},
+              {"voxel_offset", {0, 0, 0}},
+              {"chunk_sizes", {{kExportChunkEdge, kExportChunkEdge, kExportChunkEdge}}},
+              {"encoding", "compressed_segmentation"},
+              {"compressed_segmentation_block_size", {8, 8, 8}},
+              {"sharding",
+               {{"@type", "neuroglancer_uint64_sharded_v1"},
+                {"hash", "identity"},
+                {"preshift_bits", preshift},
+                {"minishard_bits", minishard},
+                {"shard_bits", bits - preshift - minishard},
+                {"minishard_index_encoding", "gzip"},
+                {"data_encoding", "gzip"}}}};
 }
 
 }  // namespace
@@ -70,7 +64,8 @@ Result<ExportSpec> ExportSpecForVolume(const core::GridCoord3& size, int num_sca
   for (int scale = 0; scale < num_scales; ++scale) {
     core::GridCoord3 scaled{};
     for (int d = 0; d < 3; ++d) scaled[d] = (size[d] + (core::Index{1} << scale) - 1) >> scale;
-    scales.push_back(ScaleJson(scaled, scale, resolution));
+    CHUNKWISE_ASSIGN_OR_RETURN(json entry, ScaleJson(scaled, scale, resolution));
+    scales.push_back(std::move(entry));
   }
   const json info = {{"@type", "neuroglancer_multiscale_volume"},
                      {"type", "segmentation"},
