@@ -55,9 +55,17 @@ void ProgressCounter::OnStart(std::string_view, std::uint64_t total, std::string
 
 void ProgressCounter::OnProgress(std::string_view, std::uint64_t done) {
   RaiseAtLeast(done_, done);
+  Moved();
 }
 
-void ProgressCounter::OnFinish(std::string_view, std::uint64_t done) { RaiseAtLeast(done_, done); }
+void ProgressCounter::OnFinish(std::string_view, std::uint64_t done) {
+  RaiseAtLeast(done_, done);
+  Moved();
+}
+
+void ProgressCounter::Moved() {
+  if (watcher_ != nullptr && !moved_.exchange(true)) watcher_->notify_all();
+}
 
 Operation::Operation(nb::object progress, std::shared_ptr<CancelToken> token, std::size_t threads)
     : progress_(std::move(progress)), token_(std::move(token)) {
@@ -94,6 +102,7 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
     return;
   }
   auto outcome = std::make_shared<Outcome>();
+  counter_.WakeOnFirstMove(&outcome->finished);
   std::thread worker([&work, outcome] {
     Status status = RunGuarded(work);
     const std::lock_guard lock(outcome->mutex);
@@ -107,14 +116,21 @@ void Operation::Run(const std::function<Status()>& work, std::uint64_t bytes) {
     {
       nb::gil_scoped_release release;
       std::unique_lock lock(outcome->mutex);
-      done = outcome->finished.wait_for(lock, kWatchInterval, [&] { return outcome->done; });
+      // The first count that moves is reported at once, so that a callback
+      // which cancels acts before the work is far along; later ones each interval.
+      outcome->finished.wait_for(lock, kWatchInterval, [&] {
+        return outcome->done || (counter_.moved() && !first_move_reported_);
+      });
+      done = outcome->done;
     }
     if (done) break;
     if (raised) continue;  // Cancelled already; waiting for the work to stop.
     try {
       if (PyErr_CheckSignals() != 0) throw nb::python_error();
       SyncToken();
+      first_move_reported_ = counter_.moved();
       Report();
+      SyncToken();  // The callback may have cancelled the token.
     } catch (nb::python_error& error) {
       raised.emplace(std::move(error));
       cancellation_.Cancel();  // This call's flag alone, never the module Context's.

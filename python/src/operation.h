@@ -23,6 +23,7 @@
 #include <nanobind/nanobind.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,15 +46,23 @@ class CancelToken {
 // The counts of the operations of one Context, for the watcher to read.
 class ProgressCounter : public core::ProgressObserver {
  public:
+  // The first count that moves wakes `watcher` (notified without its mutex:
+  // a wake that is missed costs one watch interval, no more).
+  void WakeOnFirstMove(std::condition_variable* watcher) { watcher_ = watcher; }
   void OnStart(std::string_view, std::uint64_t total, std::string_view) override;
   void OnProgress(std::string_view, std::uint64_t done) override;
   void OnFinish(std::string_view, std::uint64_t done) override;
   std::uint64_t total() const { return total_.load(); }
   std::uint64_t done() const { return done_.load(); }
+  bool moved() const { return moved_.load(); }
 
  private:
   std::atomic<std::uint64_t> total_{0};
   std::atomic<std::uint64_t> done_{0};
+  std::condition_variable* watcher_ = nullptr;
+  std::atomic<bool> moved_{false};
+
+  void Moved();
 };
 
 // The module's Context (see the top of this file). Valid from the module's
@@ -94,6 +103,7 @@ class Operation {
   core::Cancellation cancellation_;
   CallOptions call_;
   std::uint64_t reported_ = UINT64_MAX;
+  bool first_move_reported_ = false;
 };
 
 }  // namespace chunkwise::python
