@@ -2,9 +2,12 @@
 
 ``progress`` may be None or False (nothing), a callable taking
 ``(done, total)`` (bytes done so far; total None when unknown), or True: a
-tqdm bar on stderr when tqdm is installed and stderr is a terminal, else
-nothing. The library calls the callable from the calling thread, about 20
-times a second while the operation runs, and once more when it ends.
+tqdm bar when tqdm is installed: in a Jupyter kernel, tqdm's notebook bar
+(a widget, when ipywidgets is installed; else the text bar in the cell);
+elsewhere the text bar on stderr when stderr is a terminal, else nothing.
+The library calls the callable from the calling thread: as soon as the count
+first moves, then about 20 times a second while the operation runs, and
+once more when it ends.
 """
 
 from __future__ import annotations
@@ -19,13 +22,11 @@ Progress = Union[bool, ProgressCallback, None]
 
 class _TqdmBar:
     """A tqdm bar fed (done, total) counts; left on screen, as a summary,
-    once done reaches total."""
+    once done reaches total. `bar` is tqdm's text or notebook class."""
 
-    def __init__(self, description: str) -> None:
-        from tqdm import tqdm
-
-        self._bar = tqdm(desc=description, unit="B", unit_scale=True, unit_divisor=1024,
-                         file=sys.stderr, leave=True)
+    def __init__(self, bar: Any, description: str) -> None:
+        self._bar = bar(desc=description, unit="B", unit_scale=True, unit_divisor=1024,
+                        file=sys.stderr, leave=True)
 
     def __call__(self, done: int, total: int | None) -> None:
         if total is not None and self._bar.total != total:
@@ -39,13 +40,29 @@ class _TqdmBar:
         self._bar.close()
 
 
-def _tqdm_usable() -> bool:
+def _in_jupyter_kernel() -> bool:
+    # A kernel's shell has a `kernel`; a terminal IPython's has none. IPython
+    # is looked up, not imported: a program that never loaded it is no kernel.
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _tqdm_class() -> Any:
+    """The tqdm class that draws where this program shows its output, or None."""
     try:
-        import tqdm  # noqa: F401
+        from tqdm import tqdm
     except ImportError:
-        return False
+        return None
+    if _in_jupyter_kernel():
+        try:
+            import ipywidgets  # noqa: F401  (tqdm's notebook bar is one)
+            from tqdm.notebook import tqdm as notebook_tqdm
+        except ImportError:
+            return tqdm  # The cell shows stderr: the text bar still draws there.
+        return notebook_tqdm
     isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
+    return tqdm if isatty and isatty() else None
 
 
 def callback(progress: Progress, description: str) -> ProgressCallback | None:
@@ -53,7 +70,8 @@ def callback(progress: Progress, description: str) -> ProgressCallback | None:
     if progress is None or progress is False:
         return None
     if progress is True:
-        return _TqdmBar(description) if _tqdm_usable() else None
+        bar = _tqdm_class()
+        return _TqdmBar(bar, description) if bar is not None else None
     if not callable(progress):
         raise TypeError(
             f"progress must be None, a bool or a callable (done, total), "
