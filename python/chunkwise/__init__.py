@@ -27,6 +27,7 @@ from ._errors import (
     InvalidArgumentError,
     NotFoundError,
     OutOfRangeError,
+    ResourceExhaustedError,
     StoreIOError,
     UnsupportedError,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "OutOfRangeError",
+    "ResourceExhaustedError",
     "StoreIOError",
     "StreamWriter",
     "UnsupportedError",

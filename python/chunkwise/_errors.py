@@ -43,6 +43,12 @@ class OutOfRangeError(ChunkwiseError, IndexError):
     """An index, range or size lies outside what is allowed."""
 
 
+class ResourceExhaustedError(ChunkwiseError, MemoryError):
+    """More memory or threads than this process may have: the message names
+    what needed them, how much, and the limit (physical memory, ulimit,
+    cgroup, or the max_memory given)."""
+
+
 class ConflictError(ChunkwiseError, OSError):
     """A conditional write found the value changed since it was read."""
 
@@ -71,6 +77,7 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "OutOfRangeError",
+    "ResourceExhaustedError",
     "StoreIOError",
     "UnsupportedError",
 ]

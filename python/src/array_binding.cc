@@ -28,26 +28,21 @@ namespace nb = nanobind;
 namespace chunkwise::python {
 namespace {
 
-// Raises MemoryError with `message`: what the read needed and what there is,
-// where nanobind would say only "std::bad_alloc".
-[[noreturn]] void RaiseMemoryError(const std::string& message) {
-  PyErr_SetString(PyExc_MemoryError, message.c_str());
-  throw nb::python_error();
-}
-
 // The output of a read of `what`: refused before any allocation when it is
 // more than this process may use (the library's limit and message), and
-// named when the allocator refuses it.
+// named when the allocator refuses it: ResourceExhausted (a MemoryError in
+// Python) where nanobind would say only "std::bad_alloc".
 Bytes OutputBuffer(std::uint64_t nbytes, const std::string& what) {
   const std::string reading = "reading " + what;
   if (const Status fits = CheckOutputFits(nbytes, reading); !fits.ok()) {
-    RaiseMemoryError(std::string(fits.message()) + "; read a smaller box");
+    throw StatusError(
+        Status::ResourceExhausted(std::string(fits.message()) + "; read a smaller box"));
   }
   try {
     return Bytes(static_cast<std::size_t>(nbytes));
   } catch (const std::bad_alloc&) {
-    RaiseMemoryError(reading + " needs " + std::to_string(nbytes) +
-                     " bytes, which could not be allocated");
+    throw StatusError(Status::ResourceExhausted(reading + " needs " + std::to_string(nbytes) +
+                                                " bytes, which could not be allocated"));
   }
 }
 

@@ -26,6 +26,8 @@ const char* ExceptionClassName(StatusCode code) {
       return "ConflictError";
     case StatusCode::kCancelled:
       return "CancelledError";
+    case StatusCode::kResourceExhausted:
+      return "ResourceExhaustedError";
     case StatusCode::kInternal:
     case StatusCode::kOk:
       break;

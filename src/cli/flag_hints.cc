@@ -41,7 +41,7 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "columns", "--columns", "see --columns and --where"},
     FlagHint{kInvalid, "backend", "--backend", "see --backend"},
     FlagHint{kUnsupported, "backend", "--backend", "pass --backend cpu or auto"},
-    FlagHint{kInvalid, "max_memory", "--max-memory", "see --max-memory"},
+    FlagHint{StatusCode::kResourceExhausted, "max_memory", "--max-memory", "see --max-memory"},
     FlagHint{kInvalid, "edges", "--edges", "see --edges"},
     FlagHint{kInvalid, "downsample_method", "--downsample", "see --downsample"},
     FlagHint{kUnsupported, "downsample_method", "--downsample", "see --downsample"},

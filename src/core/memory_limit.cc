@@ -55,7 +55,7 @@ std::uint64_t ProcessMemoryLimit() {
 Status CheckAllocation(std::uint64_t bytes, std::string_view what) {
   const std::uint64_t limit = ProcessMemoryLimit();
   if (bytes <= limit) return Status::Ok();
-  return Status::OutOfRange(
+  return Status::ResourceExhausted(
       std::string(what) + " needs " +
       (bytes == UINT64_MAX ? std::string("more than 2^64 bytes") : Gigabytes(bytes)) +
       ", more than the " + Gigabytes(limit) + " this process may use");

@@ -29,6 +29,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Conflict";
     case StatusCode::kCancelled:
       return "Cancelled";
+    case StatusCode::kResourceExhausted:
+      return "ResourceExhausted";
   }
   return "Unknown";
 }
@@ -75,6 +77,10 @@ Status Status::Conflict(std::string message) {
 }
 Status Status::Cancelled(std::string message) {
   return Status(StatusCode::kCancelled, std::move(message));
+}
+
+Status Status::ResourceExhausted(std::string message) {
+  return Status(StatusCode::kResourceExhausted, std::move(message));
 }
 
 StatusCode Status::code() const { return state_ ? state_->code : StatusCode::kOk; }

@@ -55,8 +55,8 @@ Result<std::thread> StartThread(std::function<void()> body, std::string_view wha
   try {
     return std::thread(std::move(body));
   } catch (const std::system_error& error) {
-    return Status::IOError("cannot start a thread for " + std::string(what) + ": " +
-                           error.code().message() + " (a memory or process limit?)");
+    return Status::ResourceExhausted("cannot start a thread for " + std::string(what) + ": " +
+                                     error.code().message() + " (a memory or process limit?)");
   }
 }
 

@@ -94,7 +94,7 @@ def zarr_cases(binary, work):
     for key in ("c/5/6/7", "c/1048575/0/1048575", "c/1048576/0/0"):
         (sparse / key).parent.mkdir(parents=True, exist_ok=True)
         (sparse / key).write_bytes(b"\x01\x00")
-    write_json_text(info.case("huge-shard-index.zarr", "OutOfRange",
+    write_json_text(info.case("huge-shard-index.zarr", "ResourceExhausted",
                               "a shard of 2^36 inner chunks: its index would need 1 TB")
                     / "zarr.json", json.dumps(sharded([1 << 12] * 3, [1 << 12] * 3, [1] * 3)))
     # Lists whose length multiplies later work are refused before they are walked.
@@ -132,7 +132,7 @@ def zarr_cases(binary, work):
     data = bytearray(victim.read_bytes())
     data[-5] ^= 0xFF
     victim.write_bytes(bytes(data))
-    write_json_text(read.case("huge-region.zarr", "OutOfRange",
+    write_json_text(read.case("huge-region.zarr", "ResourceExhausted",
                               "reading 2^36 uint16 elements (128 GiB) under a 4 GiB limit")
                     / "zarr.json", json.dumps(v3_array([1 << 12] * 3, [256] * 3)))
     read.finish()
@@ -324,7 +324,7 @@ def refs_cases(binary, work):
     gen = {"version": 1, "refs": {".zgroup": '{"zarr_format": 2}'},
            "gen": [{"key": "data/{{i}}", "url": "file.bin", "offset": "{{i}}", "length": "1",
                     "dimensions": {"i": {"stop": (1 << 31) - 1}}}]}
-    write_json_text(cat.case("gen-2p31.json", "OutOfRange",
+    write_json_text(cat.case("gen-2p31.json", "ResourceExhausted",
                              "a gen dimension of 2^31 - 1 values: counted and refused before any is made"),
                     json.dumps(gen))
     write_json_text(cat.case("deep-templates.json", "Corruption", "templates nested 50000 deep"),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -108,8 +111,9 @@ def test_a_read_larger_than_memory_is_a_memory_error_naming_it(tmp_path: pathlib
     url = str(tmp_path / "big.zarr")
     big = chunkwise.create(url, shape=(100000, 100000, 100000), dtype="uint16",
                            chunks=(64, 64, 64))
-    with pytest.raises(MemoryError) as caught:
+    with pytest.raises(chunkwise.ResourceExhaustedError) as caught:
         big[:]
+    assert isinstance(caught.value, MemoryError) and caught.value.code == "ResourceExhausted"
     message = str(caught.value)
     assert "reading " + url + " [0:100000,0:100000,0:100000] needs 2e+06 GB" in message
     assert "this process may use" in message
@@ -121,3 +125,29 @@ def test_a_path_with_a_nul_byte_is_refused_before_anything_is_made(
         chunkwise.create(str(tmp_path / "bad\x00name.zarr"), shape=(10,), dtype="uint8",
                          chunks=(5,))
     assert list(tmp_path.iterdir()) == []
+
+
+_THREADS_UNDER_A_CAP = """
+import resource, sys
+import numpy as np, chunkwise
+source = chunkwise.create(sys.argv[1], data=np.zeros((64, 64, 64), "uint16"), chunks=(8, 32, 32))
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # each thread reserves its stack
+try:
+    chunkwise.convert(sys.argv[1], sys.argv[2], chunks=(8, 8, 8), threads=300)
+except chunkwise.ResourceExhaustedError as error:
+    print(error.code, isinstance(error, MemoryError), error)
+"""
+
+
+def test_threads_the_system_refuses_are_a_resource_error_naming_them(
+        tmp_path: pathlib.Path) -> None:
+    # In a child: the address-space cap would hold this interpreter too.
+    package_root = str(pathlib.Path(chunkwise.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package_root)
+    result = subprocess.run([sys.executable, "-c", _THREADS_UNDER_A_CAP, str(tmp_path / "a.zarr"),
+                             str(tmp_path / "b.zarr")], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ResourceExhausted True started "), result.stdout
+    assert "of 300 threads: cannot start a thread" in result.stdout, result.stdout
+    assert not (tmp_path / "b.zarr").exists()

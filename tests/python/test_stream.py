@@ -70,7 +70,7 @@ def test_the_memory_estimate_and_its_limit(memory_url: str) -> None:
     assert estimate["total"] == sum(
         estimate[k] for k in ("staging", "compressed", "aggregated", "shard_indexes", "pinned"))
     assert estimate["staging"] >= 2 * 16 * 512 * 512 * 2  # two batches of a tile's frames
-    with pytest.raises(chunkwise.InvalidArgumentError):
+    with pytest.raises(chunkwise.ResourceExhaustedError, match="over the memory limit"):
         chunkwise.StreamWriter(memory_url, shape=[0, 512, 512], dtype="uint16",
                                chunks=[16, 128, 128], tiles_per_shard=[4, 4, 4],
                                max_memory=estimate["total"] // 2)

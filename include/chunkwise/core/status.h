@@ -16,15 +16,16 @@ namespace chunkwise {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // The caller asked for something malformed or impossible.
-  kNotFound,         // A required file, key or entry does not exist.
-  kCorruption,       // Stored bytes violate their format.
-  kUnsupported,      // Valid, but a feature chunkwise does not implement.
-  kIOError,          // The operating system refused a read or a write.
-  kOutOfRange,       // An index, range or size lies outside what is allowed.
-  kInternal,         // A dependency failed in a way that is not the input's fault.
-  kConflict,         // A conditional write found the value changed: re-read, retry.
-  kCancelled,        // The caller cancelled the operation (core/cancellation.h).
+  kInvalidArgument,    // The caller asked for something malformed or impossible.
+  kNotFound,           // A required file, key or entry does not exist.
+  kCorruption,         // Stored bytes violate their format.
+  kUnsupported,        // Valid, but a feature chunkwise does not implement.
+  kIOError,            // The operating system refused a read or a write.
+  kOutOfRange,         // An index, range or size lies outside what is allowed.
+  kInternal,           // A dependency failed in a way that is not the input's fault.
+  kConflict,           // A conditional write found the value changed: re-read, retry.
+  kCancelled,          // The caller cancelled the operation (core/cancellation.h).
+  kResourceExhausted,  // More memory or threads than this process may have.
 };
 
 // The code's name as printed in messages, e.g. "Corruption".
@@ -49,6 +50,7 @@ class [[nodiscard]] Status {
   static Status Internal(std::string message);
   static Status Conflict(std::string message);
   static Status Cancelled(std::string message);
+  static Status ResourceExhausted(std::string message);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const;

@@ -125,7 +125,7 @@ MemoryEstimate Estimate(const StreamPlan& plan) {
 
 Status CheckMemory(const StreamConfig& config, const StreamPlan& plan) {
   if (config.max_memory == 0 || plan.memory.total() <= config.max_memory) return Status::Ok();
-  return Status::InvalidArgument(
+  return Status::ResourceExhausted(
              "the writer needs up to " + core::FormatMebibytes(plan.memory.total()) +
              ", over the memory limit of " + core::FormatMebibytes(config.max_memory) +
              "; use smaller tiles or fewer tiles per shard in dimensions > 0")

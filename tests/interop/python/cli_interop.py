@@ -151,7 +151,8 @@ def check_refused_threads(checks, binary, work):
                              "--overwrite"])]:
         result = subprocess.run([str(binary), "-q", *map(str, command)], capture_output=True, text=True,
                                 preexec_fn=cap)
-        checks.expect(result.returncode == 1 and "cannot start a thread" in result.stderr,
+        checks.expect(result.returncode == 1 and "error: ResourceExhausted: " in result.stderr
+                      and "cannot start a thread" in result.stderr,
                       f"{name} --threads 250+ under a memory cap: exit {result.returncode}, "
                       f"{result.stderr.strip()[:160]}")
 

@@ -28,5 +28,12 @@ TEST(StatusTest, FieldSurvivesContextAndCopies) {
   EXPECT_EQ(copy, Status::InvalidArgument("out.zarr: the chunk shape's extents must be positive"));
 }
 
+TEST(StatusTest, ResourceExhaustedIsItsOwnCodeByName) {
+  const Status refused = Status::ResourceExhausted("reading a.zarr needs 137 GB");
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(StatusCodeName(refused.code()), "ResourceExhausted");
+  EXPECT_EQ(refused.ToString(), "ResourceExhausted: reading a.zarr needs 137 GB");
+}
+
 }  // namespace
 }  // namespace chunkwise

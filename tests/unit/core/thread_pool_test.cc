@@ -177,16 +177,16 @@ TEST(ThreadPool, RefusedThreadsAreAnError) {
     const struct rlimit limit = {cap, cap};
     if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
     ThreadPool pool(300);
-    if (pool.start_status().code() != StatusCode::kIOError) ::_exit(11);
+    if (pool.start_status().code() != StatusCode::kResourceExhausted) ::_exit(11);
     if (pool.start_status().message().find("cannot start a thread") == std::string_view::npos) {
       ::_exit(12);
     }
     if (pool.num_threads() != 0) ::_exit(13);  // The started ones are given back.
     if (pool.ParallelFor(4, [](std::size_t) { return Status::Ok(); }).code() !=
-        StatusCode::kIOError) {
+        StatusCode::kResourceExhausted) {
       ::_exit(14);
     }
-    if (ThreadPool::Create(300).status().code() != StatusCode::kIOError) ::_exit(15);
+    if (ThreadPool::Create(300).status().code() != StatusCode::kResourceExhausted) ::_exit(15);
     ::_exit(0);
   }
   int status = 0;

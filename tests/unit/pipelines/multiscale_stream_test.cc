@@ -384,7 +384,7 @@ TEST(MultiscaleStream, TheEstimateCountsTheSlabsAndNotTheLengthOfDimensionZero) 
   StreamConfig limited = ConfigOf(c);
   limited.max_memory = m.total() - m.level_slabs;
   const Status refused = PlanStream(limited).status();
-  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.code(), StatusCode::kResourceExhausted);
   EXPECT_THAT(refused.message(), HasSubstr("needs up to"));
 }
 

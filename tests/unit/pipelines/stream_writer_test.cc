@@ -161,6 +161,7 @@ TEST(StreamWriterTest, ConfigsThatCannotWorkAreRefused) {
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("the codecs: codec shorthand"));
   config = ConfigOf(c);
   config.max_memory = 1000;
+  EXPECT_EQ(PlanStream(config).status().code(), StatusCode::kResourceExhausted);
   EXPECT_THAT(PlanStream(config).status().message(), HasSubstr("over the memory limit"));
   config = ConfigOf(c);
   config.epochs_per_batch = 3;
