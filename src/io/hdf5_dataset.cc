@@ -597,6 +597,10 @@ Status Hdf5Dataset::ReadRows(core::Index first, core::Index count, std::span<std
   if (out.empty()) return Status::Ok();
   QuietErrors quiet;
   const hid_t dataset = handles_->dataset.get();
+  // The selections live until the reason is taken: closing them would clear
+  // the error stack (every libhdf5 call starts with an empty one).
+  Handle file_space;
+  Handle memory_space;
   herr_t read = -1;
   if (shape_.empty()) {
     read = H5Dread(dataset, handles_->memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
@@ -605,9 +609,9 @@ Status Hdf5Dataset::ReadRows(core::Index first, core::Index count, std::span<std
     std::vector<hsize_t> extent(shape_.begin(), shape_.end());
     start[0] = static_cast<hsize_t>(first);
     extent[0] = static_cast<hsize_t>(count);
-    Handle file_space(H5Dget_space(dataset), H5Sclose);
-    Handle memory_space(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr),
-                        H5Sclose);
+    file_space = Handle(H5Dget_space(dataset), H5Sclose);
+    memory_space =
+        Handle(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), H5Sclose);
     if (file_space.valid() && memory_space.valid() &&
         H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(),
                             nullptr) >= 0) {

@@ -10,8 +10,9 @@ the array h5py was given, value for value (NaN where it put NaN). The
 default zarr chunks must be the dataset's own, and its numeric and string
 attributes must be the array's. Bad inputs (a missing file, a file that is
 not HDF5, a group, a missing path, a compound dtype, a filter Debian's
-libhdf5 lacks: h5py's LZF) must fail naming the file and dataset, with a
-non-zero exit and no DEST left.
+libhdf5 lacks: h5py's LZF, a truncated file) must fail naming the file and
+dataset, with a non-zero exit and no DEST left; a chunk damaged in place
+fails the import part-way, naming the rows, and leaves no file under DEST.
 
 usage: .venv/bin/python hdf5_import_interop.py --chunkwise build/chunkwise --workdir DIR
 """
@@ -181,6 +182,37 @@ def check_bad_inputs(checks, binary, work):
                    [f"{truncated}:/data: "], chunkwise.CorruptionError)
 
 
+def check_damaged_chunk(checks, binary, work):
+    """A chunk that no longer inflates fails the import part-way: Corruption naming the file,
+    dataset and rows, and what was written is erased (no file left under DEST)."""
+    import chunkwise
+
+    source = work / "damaged.h5"
+    with h5py.File(source, "w") as f:
+        f.create_dataset("data", data=volume((16, 64, 64), "uint16", 4), chunks=(4, 64, 64),
+                         compression="gzip")
+        info = f["data"].id.get_chunk_info(2)  # Rows 8..12.
+    with open(source, "r+b") as f:
+        f.seek(info.byte_offset)
+        f.write(b"\x5a" * info.size)
+    words = [f"{source}:/data: rows 8..", "libhdf5 cannot read them: inflate() failed"]
+    cli_dest, py_dest = work / "damaged.cli.zarr", work / "damaged.py.zarr"
+    result = subprocess.run([str(binary), "--quiet", "import", f"{source}:/data", str(cli_dest),
+                             "--shard", "4,64,64"], capture_output=True, text=True)
+    stderr = result.stderr.strip()
+    checks.expect(result.returncode == 1 and "Corruption: " in stderr and
+                  all(w in stderr for w in words),
+                  f"damaged: the CLI exits {result.returncode} with {stderr!r}")
+    try:
+        chunkwise.import_(f"{source}:/data", str(py_dest), shards=[4, 64, 64])
+        checks.expect(False, "damaged: Python imported it")
+    except chunkwise.CorruptionError as error:
+        checks.expect(all(w in str(error) for w in words), f"damaged: Python raises {error}")
+    for dest in (cli_dest, py_dest):
+        left = [p for p in dest.rglob("*") if p.is_file()] if dest.exists() else []
+        checks.expect(not left, f"damaged: no file left under {dest.name}: {left}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
@@ -193,6 +225,7 @@ def main():
     steps = [lambda c=case, s=seed: check_case(checks, args.chunkwise, args.workdir, c, s)
              for seed, case in enumerate(CASES)]
     steps.append(lambda: check_bad_inputs(checks, args.chunkwise, args.workdir))
+    steps.append(lambda: check_damaged_chunk(checks, args.chunkwise, args.workdir))
     for step in steps:
         try:
             step()

@@ -344,6 +344,38 @@ TEST_F(Hdf5DatasetTest, AFilterThisLibraryLacksIsUnsupportedBeforeAnyRead) {
       << status.message();
 }
 
+TEST_F(Hdf5DatasetTest, ADamagedChunkIsCorruptionNamingTheRows) {
+  std::vector<std::uint16_t> values(8 * 64);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint16_t>(i * i);
+  const hid_t written = Write("/d", H5T_STD_U16LE, H5T_NATIVE_UINT16, {8, 64}, values.data(),
+                              {.chunks = {4, 64}, .gzip = 6});
+  // Where the second chunk (rows 4..8) lies in the file, and how long it is.
+  hsize_t offset[2] = {0, 0};
+  unsigned mask = 0;
+  haddr_t address = 0;
+  hsize_t size = 0;
+  const hid_t space = H5Dget_space(written);
+  ASSERT_GE(H5Dget_chunk_info(written, space, 1, offset, &mask, &address, &size), 0);
+  H5Sclose(space);
+  ASSERT_EQ(offset[0], 4u);
+  H5Dclose(written);
+  Close();
+  {
+    std::fstream file(path_, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(address));
+    const std::string garbage(static_cast<std::size_t>(size), '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  std::unique_ptr<Hdf5Dataset> dataset = Open("/d");
+  std::vector<std::uint8_t> out(4 * dataset->row_bytes());
+  EXPECT_TRUE(dataset->ReadRows(0, 4, out).ok());  // The first chunk is whole.
+  const Status status = dataset->ReadRows(4, 4, out);
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
+  // libhdf5's own innermost reason, taken before anything else clears it.
+  EXPECT_EQ(status.message(),
+            path_.string() + ":/d: rows 4..8: libhdf5 cannot read them: inflate() failed");
+}
+
 TEST_F(Hdf5DatasetTest, ReadsOutsideTheRowsAreOutOfRange) {
   const std::vector<std::uint16_t> values = Ramp(6);
   H5Dclose(Write("d", H5T_STD_U16LE, H5T_NATIVE_UINT16, {3, 2}, values.data()));
