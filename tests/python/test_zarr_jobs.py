@@ -228,6 +228,24 @@ def test_import_reads_an_hdf5_dataset_with_its_chunks_and_attributes(tmp_path: P
     np.testing.assert_array_equal(again[...], data)
 
 
+def test_import_reads_hdf5_scalars_bools_float16_and_empty_datasets(tmp_path: Path) -> None:
+    import h5py
+
+    values = {
+        "scalar": np.float64(2.5),
+        "flags": np.array([True, False, True]),
+        "half": np.array([1.5, -2, np.inf, np.nan], dtype="float16"),
+        "empty": np.zeros((4, 0), dtype="int16"),
+    }
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        for name, value in values.items():
+            f.create_dataset(name, data=value)
+    for name, value in values.items():
+        array = chunkwise.import_(f"{tmp_path / 'in.h5'}:/{name}", str(tmp_path / f"{name}.zarr"))
+        assert (array.shape, array.dtype) == (value.shape, value.dtype), name
+        np.testing.assert_array_equal(array[...], value)
+
+
 def _bad_hdf5_inputs(tmp_path: Path) -> Path:
     import h5py
 
