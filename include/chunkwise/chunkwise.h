@@ -19,7 +19,7 @@
 //     ListZarrGroupMembers            facade/zarr_groups.h
 //   ImportNpyAsZarrArray              facade/zarr_import.h
 //   ImportVolumeAsZarrArray (.npy,
-//     TIFF stacks, OME-TIFF),
+//     TIFF stacks, OME-TIFF, HDF5),
 //     DetectVolumeSource              facade/volume_import.h
 //   FrameStreamWriter,
 //     DescribeFrameStream             facade/frame_stream.h

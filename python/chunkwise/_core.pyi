@@ -57,6 +57,7 @@ class ImportRequest:
     resume: bool
     blosc_encoder: str
     threads: int
+    dataset: str
     def __init__(self) -> None: ...
 
 class ZarrToPrecomputedRequest:

@@ -158,7 +158,7 @@ def import_(
     src: str | os.PathLike[str],
     dest: str,
     *,
-    chunks: Sequence[int],
+    chunks: Sequence[int] | None = None,
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
     checksum: str = "none",
@@ -170,6 +170,7 @@ def import_(
     overwrite: bool = False,
     blosc_encoder: str = "c-blosc",
     threads: int | None = None,
+    dataset: str | None = None,
     progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> Array:
@@ -177,20 +178,27 @@ def import_(
     import SRC DEST`, with its flags as keywords and its defaults.
 
     `src` is a .npy file, a TIFF or BigTIFF file whose pages are the z
-    planes, or a folder of single-plane .tif/.tiff files taken in natural
-    order (plane2 before plane10); the shape and dtype are the source's
-    ((z, y, x) for TIFF), the layout options `create`'s. The source is
-    streamed one slab of shards at a time and the metadata written last; a
-    TIFF import that fails leaves nothing at `dest`. An OME-TIFF stating
-    PhysicalSizeX/Y/Z makes `dest` an OME-Zarr image whose level ``0`` is the
-    returned array, with the sizes as its scale. Errors name the file and
-    plane (InvalidArgumentError for planes of another shape or dtype,
-    CorruptionError for a truncated file, UnsupportedError for RGB).
+    planes, a folder of single-plane .tif/.tiff files taken in natural
+    order (plane2 before plane10), or a dataset of an HDF5 file, named as
+    ``"FILE.h5:/path/to/dataset"`` or by `dataset` (``"/path/to/dataset"``);
+    the shape and dtype are the source's ((z, y, x) for TIFF), the layout
+    options `create`'s. `chunks` is needed but for an HDF5 dataset, whose own
+    chunks are the default (about 1 MiB of its shape if it has none); its
+    simple attributes (numbers, strings, arrays of them) become the array's,
+    under `attributes`. The source is streamed one slab of shards at a time
+    and the metadata written last; a TIFF or HDF5 import that fails leaves
+    nothing at `dest`. An OME-TIFF stating PhysicalSizeX/Y/Z makes `dest` an
+    OME-Zarr image whose level ``0`` is the returned array, with the sizes as
+    its scale. Errors name the file and plane or dataset (InvalidArgumentError
+    for planes of another shape or dtype, a file that is not HDF5 or a group;
+    NotFoundError for a missing file or dataset; CorruptionError for a
+    truncated file; UnsupportedError for RGB or a compound dtype).
     """
     layout, request = _import_requests(
-        chunks, shards, codecs, fill_value, dimension_names, attributes, zarr_format,
-        index_location, checksum, overwrite, blosc_encoder, threads,
+        [] if chunks is None else chunks, shards, codecs, fill_value, dimension_names, attributes,
+        zarr_format, index_location, checksum, overwrite, blosc_encoder, threads,
     )
+    request.dataset = dataset or ""
     return Array(
         _core.Array.import_volume(
             os.fspath(src), str(dest), layout, request,

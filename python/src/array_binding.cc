@@ -78,6 +78,7 @@ struct ConvertRequest {
   bool resume = false;
   std::string blosc_encoder = "c-blosc";
   std::size_t threads = 0;
+  std::string dataset;  // import_volume: the dataset inside an HDF5 file.
 };
 
 // What chunkwise.import_npy passes down beside the CreateRequest (whose shape
@@ -88,6 +89,7 @@ struct ImportRequest {
   bool resume = false;
   std::string blosc_encoder = "c-blosc";
   std::size_t threads = 0;
+  std::string dataset;  // import_volume: the dataset inside an HDF5 file.
 };
 
 class PyArray {
@@ -178,7 +180,7 @@ class PyArray {
   }
 
   // The facade's ImportVolumeAsZarrArray (`chunkwise import`): a .npy file,
-  // TIFF stack or folder of TIFF planes streamed into a new array at `url`
+  // TIFF stack, folder of TIFF planes or HDF5 dataset streamed into a new array at `url`
   // (at `url`/0 inside an OME-Zarr image for an OME-TIFF with voxel sizes).
   static PyArray ImportVolume(const std::string& path, const std::string& url,
                               const CreateRequest& layout, const ImportRequest& request,
@@ -192,6 +194,7 @@ class PyArray {
               imported,
               ImportVolumeAsZarrArray(operation.context(), path, url, spec,
                                       {.overwrite = request.overwrite,
+                                       .dataset = request.dataset,
                                        .encoders = {.blosc_encoder = request.blosc_encoder}},
                                       operation.call()));
           return Status::Ok();
@@ -463,7 +466,8 @@ void BindArray(nb::module_& module) {
       .def_rw("overwrite", &ImportRequest::overwrite)
       .def_rw("resume", &ImportRequest::resume)
       .def_rw("blosc_encoder", &ImportRequest::blosc_encoder)
-      .def_rw("threads", &ImportRequest::threads);
+      .def_rw("threads", &ImportRequest::threads)
+      .def_rw("dataset", &ImportRequest::dataset);
 
   nb::class_<PyArray>(module, "Array")
       .def_static("open", &PyArray::Open, nb::arg("url"))

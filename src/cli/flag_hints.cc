@@ -38,6 +38,7 @@ constexpr std::array kFlagHints = {
     FlagHint{kUnsupported, "codecs", "--codec", "see --codec"},
     FlagHint{kInvalid, "fill_value", "--fill", "see --fill"},
     FlagHint{kInvalid, "attributes", "--attributes", "see --attributes"},
+    FlagHint{kInvalid, "dataset", "--dataset", "see --dataset"},
     FlagHint{kInvalid, "columns", "--columns", "see --columns and --where"},
     FlagHint{kInvalid, "backend", "--backend", "see --backend"},
     FlagHint{kUnsupported, "backend", "--backend", "pass --backend cpu or auto"},

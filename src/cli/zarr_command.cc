@@ -31,6 +31,7 @@ struct ZarrOptions {
   std::string attributes;
   int format = 3;
   std::string input;
+  std::string dataset;  // import: the dataset inside an HDF5 SRC.
   std::string input_dtype;
   std::string input_shape;
   std::string offset;
@@ -263,18 +264,21 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
 }
 
 // `chunkwise import`: any volume the facade's ImportVolumeAsZarrArray reads
-// (.npy, a TIFF stack, a folder of TIFF planes) as a new array.
+// (.npy, a TIFF stack, a folder of TIFF planes, an HDF5 dataset) as a new array.
 Status ImportVolume(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec spec, SpecFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const VolumeImport imported,
-      ImportVolumeAsZarrArray(
-          context.library(), options.input, options.destination, spec,
-          {.overwrite = options.overwrite, .encoders = {.blosc_encoder = options.blosc_encoder}},
-          {.threads = options.threads}));
+      ImportVolumeAsZarrArray(context.library(), options.input, options.destination, spec,
+                              {.overwrite = options.overwrite,
+                               .dataset = options.dataset,
+                               .encoders = {.blosc_encoder = options.blosc_encoder}},
+                              {.threads = options.threads}));
   CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
                              InfoOf(context, imported.array, imported.array_url));
-  Say(context, "imported " + options.input + " as zarr v" +
+  const bool named = options.dataset.empty() || options.input.ends_with(":" + options.dataset);
+  const std::string source = named ? options.input : options.input + ":" + options.dataset;
+  Say(context, "imported " + source + " as zarr v" +
                    std::to_string(info["zarr_format"].get<int>()) + " array " + imported.array_url +
                    ": " + info["dtype"].get<std::string>() + " [" + ShapeText(info["shape"]) +
                    "], " + DescribeChunks(info) +
@@ -464,13 +468,20 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<ZarrOptions>();
   CLI::App* import = app.add_subcommand(
       "import",
-      "A new zarr array from a volume: a .npy file, a TIFF/BigTIFF stack (pages are z planes) "
-      "or a folder of single-plane TIFF files; an OME-TIFF's voxel size becomes OME-Zarr");
-  import->add_option("SRC", options->input, ".npy file, .tif/.tiff file, or folder of .tif files")
+      "A new zarr array from a volume: a .npy file, a TIFF/BigTIFF stack (pages are z planes), "
+      "a folder of single-plane TIFF files, or a dataset of an HDF5 file; an OME-TIFF's voxel "
+      "size becomes OME-Zarr");
+  import
+      ->add_option("SRC", options->input,
+                   ".npy file, .tif/.tiff file, folder of .tif files, or FILE.h5:/path/to/dataset")
       ->required();
   import->add_option("DEST", options->destination, StoreHelp("Array to create"))->required();
-  import->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
-      ->required();
+  import->add_option(
+      "--dataset", options->dataset,
+      "The dataset inside an HDF5 SRC, e.g. /volumes/raw (as SRC FILE.h5:/volumes/raw)");
+  import->add_option("--chunk", options->chunk,
+                     "Chunk shape (inner chunk when sharded); needed but for an HDF5 dataset, "
+                     "whose own chunks are the default");
   import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   import->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   import->add_option("--attributes", options->attributes, kAttributesHelp);

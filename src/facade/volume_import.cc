@@ -3,27 +3,64 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <utility>
 
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/zarr_import.h"
+#include "chunkwise/io/npy_file.h"
 #include "core/memory_limit.h"
 #include "facade/zarr_array_options.h"
 #include "formats/ome/multiscales.h"
+#include "io/hdf5_dataset.h"
 #include "io/tiff_stack.h"
 
 namespace chunkwise {
 
 namespace zarr = formats::zarr;
 
+namespace {
+
+bool IsFile(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error);
+}
+
+// The HDF5 file and dataset `source` names ("FILE.h5:/path", or an HDF5
+// file alone, its dataset then `dataset`); nullopt for another kind of source.
+Result<std::optional<io::Hdf5Source>> Hdf5SourceOf(std::string_view source,
+                                                   const std::string& dataset) {
+  std::optional<io::Hdf5Source> split;
+  if (!IsFile(std::filesystem::path(source))) split = io::SplitHdf5Source(source);
+  if (!dataset.empty()) {
+    if (split && split->dataset != dataset) {
+      return Status::InvalidArgument(std::string(source) + " names the dataset " + split->dataset +
+                                     ", and the dataset " + dataset + " was asked for too")
+          .WithField("dataset");
+    }
+    return std::optional(io::Hdf5Source{split ? split->file : std::string(source), dataset});
+  }
+  if (split) return split;
+  if (io::HasHdf5Extension(std::filesystem::path(source))) {
+    return std::optional(io::Hdf5Source{std::string(source), ""});
+  }
+  return std::optional<io::Hdf5Source>();
+}
+
+}  // namespace
+
 Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
-  const std::filesystem::path path(path_text);
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5, Hdf5SourceOf(path_text, ""));
+  const std::filesystem::path path(hdf5 ? hdf5->file : path_text);
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status)) {
-    return Status::NotFound(std::string(path_text) + ": no such file or folder");
+    return Status::NotFound(path.string() + ": no such file or folder");
   }
+  if (hdf5) return VolumeSourceKind::kHdf5;
   if (std::filesystem::is_directory(status)) return VolumeSourceKind::kTiff;
   if (io::HasTiffExtension(path)) return VolumeSourceKind::kTiff;
   std::string extension = path.extension().string();
@@ -32,7 +69,8 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
   if (extension == ".npy") return VolumeSourceKind::kNpy;
   return Status::InvalidArgument(std::string(path_text) +
                                  ": not a volume this can import (a .npy file, a .tif/.tiff "
-                                 "file, or a folder of .tif/.tiff planes)");
+                                 "file, a folder of .tif/.tiff planes, or a dataset of an HDF5 "
+                                 "file as FILE.h5:/path)");
 }
 
 namespace {
@@ -65,27 +103,37 @@ std::vector<std::string> DimensionNames(const ZarrArraySpec& spec) {
   return names;
 }
 
-// Copies the planes of `stack` into `array` one slab of grid chunks
-// (shards) deep at a time, so that each write covers whole shards.
-Status CopyPlanes(const Context& context, io::TiffStack& stack, zarr::Array& array,
-                  const CallOptions& call, core::ProgressReporter* progress) {
-  const core::Shape& shape = stack.shape();
-  const core::Index depth = array.grid().chunk_shape()[0];
-  const std::size_t plane_bytes = stack.plane_bytes();
-  for (core::Index z = 0; z < shape[0];) {
-    const core::Index rows = std::min(depth - z % depth, shape[0] - z);
+// A source read in runs of rows along its first dimension: its shape, the
+// bytes of one row, and the call that reads `count` rows from `first` into
+// a buffer of count × row_bytes. A 0-d source is one row.
+struct RowSource {
+  core::Shape shape;
+  std::uint64_t row_bytes = 0;
+  std::function<Status(core::Index first, core::Index count, std::span<std::uint8_t> out)> read;
+};
+
+// Copies `source` into `array` one slab of grid chunks (shards) deep at a
+// time, so that each write covers whole shards and memory stays at one slab.
+Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& array,
+                 const CallOptions& call, core::ProgressReporter* progress) {
+  const core::Shape& shape = source.shape;
+  const core::Index total = shape.empty() ? 1 : shape[0];
+  const core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
+  for (core::Index z = 0; z < total;) {
+    const core::Index rows = std::min(depth - z % depth, total - z);
     CHUNKWISE_RETURN_IF_ERROR(
-        context.CheckCancelled(call, "importing, before plane " + std::to_string(z)));
+        context.CheckCancelled(call, "importing, before row " + std::to_string(z)));
     const std::uint64_t slab_bytes =
-        core::SaturatingProduct(static_cast<std::uint64_t>(rows), plane_bytes);
+        core::SaturatingProduct(static_cast<std::uint64_t>(rows), source.row_bytes);
     CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(slab_bytes, "one slab of shards"));
     Bytes slab(static_cast<std::size_t>(slab_bytes));
-    for (core::Index r = 0; r < rows; ++r) {
-      CHUNKWISE_RETURN_IF_ERROR(stack.ReadPlane(
-          z + r, std::span(slab).subspan(static_cast<std::size_t>(r) * plane_bytes, plane_bytes)));
+    CHUNKWISE_RETURN_IF_ERROR(source.read(z, rows, slab));
+    core::Coord origin(shape.size(), 0);
+    core::Shape extent = shape;
+    if (!shape.empty()) {
+      origin[0] = z;
+      extent[0] = rows;
     }
-    const core::Coord origin{z, 0, 0};
-    const core::Shape extent{rows, shape[1], shape[2]};
     const core::Region region = core::Region::FromOriginAndShape(origin, extent);
     CHUNKWISE_RETURN_IF_ERROR(array.Write(
         region, slab, {.progress = progress, .cancellation = &context.cancellation(call)}));
@@ -102,9 +150,55 @@ void EraseOutput(store::Store& store) {
   for (const std::string& key : *keys) (void)store.Erase(key);
 }
 
+// Writes `source` as a new array with `metadata` at `url`, or at "0" in a
+// new OME-Zarr image group with `ome_attributes` when given: published
+// whole at the end, or erased on failure.
+Result<VolumeImport> WriteVolume(const Context& context, std::string_view url,
+                                 zarr::ArrayMetadata metadata, std::string_view codec,
+                                 const std::optional<nlohmann::json>& ome_attributes,
+                                 const RowSource& source, VolumeSourceKind kind,
+                                 const VolumeImportOptions& options, const CallOptions& call) {
+  const bool ome = ome_attributes.has_value();
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      zarr::ArrayOptions array_options,
+      internal::ArrayOptionsOf(context, *store, codec, options.encoders, call));
+  const std::string prefix = ome ? "0" : "";
+  if (ome) {
+    CHUNKWISE_RETURN_IF_ERROR(zarr::CreateUnpublishedGroup(*store, "", options.overwrite));
+  }
+  Result<zarr::Array> array = zarr::Array::CreateUnpublished(
+      store, prefix, std::move(metadata), options.overwrite || ome, std::move(array_options));
+  if (!array.ok()) {
+    if (ome) EraseOutput(*store);
+    return array.status();
+  }
+  const std::uint64_t rows = source.shape.empty() ? 1 : static_cast<std::uint64_t>(source.shape[0]);
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "import", core::SaturatingProduct(rows, source.row_bytes), "B");
+  Status written = CopySlabs(context, source, *array, call, progress.get());
+  if (written.ok()) written = array->Publish();
+  if (written.ok() && ome) written = zarr::PublishGroup(*store, "", 3, *ome_attributes);
+  if (!written.ok()) {
+    EraseOutput(*store);
+    return written;
+  }
+  progress->Finish();
+  std::string array_url(url);
+  if (ome) array_url += (array_url.ends_with('/') ? "0" : "/0");
+  return VolumeImport{*std::move(array), std::move(array_url), kind, ome};
+}
+
 Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::path& source,
                                 std::string_view url, const ZarrArraySpec& spec,
                                 const VolumeImportOptions& options, const CallOptions& call) {
+  if (spec.chunks.empty()) {
+    return Status::InvalidArgument(source.string() +
+                                   ": a TIFF stack's import needs a chunk shape (only an HDF5 "
+                                   "dataset brings chunks of its own)")
+        .WithField("chunk_shape");
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<io::TiffStack> stack, io::TiffStack::Open(source));
   const bool ome = stack->physical_sizes().has_value();
   if (ome && spec.zarr_format != 3) {
@@ -120,40 +214,87 @@ Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::p
   std::vector<std::string> names = DimensionNames(spec);
   if (ome) layout.dimension_names.assign(names.begin(), names.end());
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, internal::MetadataOf(layout, spec));
-  nlohmann::json group_attributes;
+  std::optional<nlohmann::json> group_attributes;
   if (ome) {
     CHUNKWISE_ASSIGN_OR_RETURN(group_attributes, OmeAttributes(names, *stack->physical_sizes()));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(context, url, context.store_options(true)));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      zarr::ArrayOptions array_options,
-      internal::ArrayOptionsOf(context, *store, layout.codec, options.encoders, call));
-  const std::string prefix = ome ? "0" : "";
-  if (ome) {
-    CHUNKWISE_RETURN_IF_ERROR(zarr::CreateUnpublishedGroup(*store, "", options.overwrite));
+  const std::size_t plane_bytes = stack->plane_bytes();
+  RowSource planes{
+      stack->shape(), plane_bytes,
+      [&stack, plane_bytes](core::Index first, core::Index count,
+                            std::span<std::uint8_t> out) -> Status {
+        for (core::Index r = 0; r < count; ++r) {
+          CHUNKWISE_RETURN_IF_ERROR(stack->ReadPlane(
+              first + r, out.subspan(static_cast<std::size_t>(r) * plane_bytes, plane_bytes)));
+        }
+        return Status::Ok();
+      }};
+  return WriteVolume(context, url, std::move(metadata), layout.codec, group_attributes, planes,
+                     VolumeSourceKind::kTiff, options, call);
+}
+
+// The chunk an HDF5 import writes when the spec names none: the dataset's
+// own (its writer chose them for how it is read), else about 1 MiB cut from
+// the whole shape by halving its longest dimension.
+core::Shape DefaultChunks(const io::Hdf5Dataset& dataset) {
+  if (dataset.chunks()) return *dataset.chunks();
+  constexpr std::uint64_t kTargetBytes = 1 << 20;
+  core::Shape chunk;
+  for (const core::Index extent : dataset.shape())
+    chunk.push_back(std::max<core::Index>(1, extent));
+  const auto bytes = [&chunk, &dataset] {
+    std::uint64_t product = dataset.data_type().size();
+    for (const core::Index extent : chunk) {
+      product = core::SaturatingProduct(product, static_cast<std::uint64_t>(extent));
+    }
+    return product;
+  };
+  while (bytes() > kTargetBytes) {
+    core::Index& longest = *std::max_element(chunk.begin(), chunk.end());
+    longest = (longest + 1) / 2;
   }
-  Result<zarr::Array> array = zarr::Array::CreateUnpublished(
-      store, prefix, std::move(metadata), options.overwrite || ome, std::move(array_options));
-  if (!array.ok()) {
-    if (ome) EraseOutput(*store);
-    return array.status();
-  }
-  const std::uint64_t total =
-      core::SaturatingProduct(static_cast<std::uint64_t>(stack->shape()[0]), stack->plane_bytes());
-  std::unique_ptr<core::ProgressReporter> progress =
-      context.StartProgress(call, "import", total, "B");
-  Status written = CopyPlanes(context, *stack, *array, call, progress.get());
-  if (written.ok()) written = array->Publish();
-  if (written.ok() && ome) written = zarr::PublishGroup(*store, "", 3, group_attributes);
-  if (!written.ok()) {
-    EraseOutput(*store);
-    return written;
-  }
-  progress->Finish();
-  std::string array_url(url);
-  if (ome) array_url += (array_url.ends_with('/') ? "0" : "/0");
-  return VolumeImport{*std::move(array), std::move(array_url), VolumeSourceKind::kTiff, ome};
+  return chunk;
+}
+
+// The dataset's attributes with the spec's over them (the caller's words win).
+nlohmann::json MergedAttributes(const io::Hdf5Dataset& dataset, const ZarrArraySpec& spec) {
+  if (!spec.attributes.is_object()) return spec.attributes;  // Refused by the metadata, naming it.
+  nlohmann::json merged = dataset.attributes();
+  for (const auto& [name, value] : spec.attributes.items()) merged[name] = value;
+  return merged;
+}
+
+Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& source,
+                                std::string_view url, const ZarrArraySpec& spec,
+                                const VolumeImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<io::Hdf5Dataset> dataset,
+                             io::Hdf5Dataset::Open(source.file, source.dataset));
+  zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  layout.shape = dataset->shape();
+  layout.data_type = dataset->data_type();
+  if (layout.chunk_shape.empty()) layout.chunk_shape = DefaultChunks(*dataset);
+  layout.attributes = MergedAttributes(*dataset, spec);
+  Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
+  if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
+  io::Hdf5Dataset& rows = *dataset;
+  RowSource source_rows{rows.shape(), rows.row_bytes(),
+                        [&rows](core::Index first, core::Index count, std::span<std::uint8_t> out) {
+                          return rows.ReadRows(first, count, out);
+                        }};
+  return WriteVolume(context, url, *std::move(metadata), layout.codec, std::nullopt, source_rows,
+                     VolumeSourceKind::kHdf5, options, call);
+}
+
+// InvalidArgument (field chunk_shape) for a .npy of one or more dimensions
+// with no chunk shape: only an HDF5 dataset brings chunks of its own.
+Status CheckNpyChunks(std::string_view path, const ZarrArraySpec& spec) {
+  if (!spec.chunks.empty()) return Status::Ok();
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, io::ReadNpyHeader(path));
+  if (header.shape.empty()) return Status::Ok();  // 0-d: the empty chunk is its chunk.
+  return Status::InvalidArgument(std::string(path) +
+                                 ": a .npy file's import needs a chunk shape (only an HDF5 "
+                                 "dataset brings chunks of its own)")
+      .WithField("chunk_shape");
 }
 
 ZarrImportOptions NpyOptions(const VolumeImportOptions& options) {
@@ -170,8 +311,12 @@ Result<VolumeImport> ImportVolumeAsZarrArray(const Context& context, std::string
                                              const VolumeImportOptions& options,
                                              const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(source_path)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5,
+                             Hdf5SourceOf(source_path, options.dataset));
+  if (hdf5) return ImportHdf5(context, *hdf5, url, spec, options, call);
   CHUNKWISE_ASSIGN_OR_RETURN(const VolumeSourceKind kind, DetectVolumeSource(source_path));
   if (kind == VolumeSourceKind::kNpy) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckNpyChunks(source_path, spec));
     CHUNKWISE_ASSIGN_OR_RETURN(
         ZarrArray array,
         ImportNpyAsZarrArray(context, source_path, url, spec, NpyOptions(options), call));

@@ -1,5 +1,5 @@
 """The CLI's whole-array zarr jobs from Python (#38): chunkwise.info, convert,
-import_npy, import_ (TIFF stacks, #43) and to_precomputed, and refs.build's root array name. The same
+import_npy, import_ (TIFF stacks and HDF5 datasets, #43) and to_precomputed, and refs.build's root array name. The same
 jobs against the CLI, byte for byte, are tests/python/test_two_doors.py's."""
 
 from __future__ import annotations
@@ -198,6 +198,94 @@ def test_import_of_an_rgb_tiff_is_unsupported_naming_it(tmp_path: Path) -> None:
     with pytest.raises(chunkwise.UnsupportedError) as caught:
         chunkwise.import_(tmp_path / "rgb.tif", str(tmp_path / "a.zarr"), chunks=[1, 8, 8])
     assert "rgb.tif: page 0: 3 samples per pixel" in str(caught.value)
+    assert not (tmp_path / "a.zarr").exists()
+
+
+# --- import_ (HDF5 datasets) ----------------------------------------------------
+
+
+def test_import_reads_an_hdf5_dataset_with_its_chunks_and_attributes(tmp_path: Path) -> None:
+    import h5py
+
+    data = volume((9, 20, 30), ">u2")  # Big-endian in the file; values in host order here.
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        raw = f.create_dataset("volumes/raw", data=data, chunks=(4, 8, 16), compression="gzip")
+        raw.attrs["resolution"] = [8.0, 4.0, 4.0]
+        raw.attrs["unit"] = "nm"
+    seen: list[tuple[int, int | None]] = []
+    array = chunkwise.import_(tmp_path / "in.h5", str(tmp_path / "a.zarr"),
+                              dataset="/volumes/raw", shards=[8, 16, 32],
+                              progress=lambda d, t: seen.append((d, t)))
+    assert (array.shape, array.chunks, array.shards) == ((9, 20, 30), (4, 8, 16), (8, 16, 32))
+    assert array.dtype == np.dtype("uint16")
+    np.testing.assert_array_equal(array[...], data)
+    assert array.attrs == {"resolution": [8.0, 4.0, 4.0], "unit": "nm"}
+    assert seen and seen[-1] == (data.nbytes, data.nbytes)
+    # The same dataset named after the file, with chunks of the caller's.
+    again = chunkwise.import_(f"{tmp_path / 'in.h5'}:/volumes/raw", str(tmp_path / "b.zarr"),
+                              chunks=[9, 20, 30])
+    assert again.chunks == (9, 20, 30)
+    np.testing.assert_array_equal(again[...], data)
+
+
+def test_import_reads_hdf5_scalars_bools_float16_and_empty_datasets(tmp_path: Path) -> None:
+    import h5py
+
+    values = {
+        "scalar": np.float64(2.5),
+        "flags": np.array([True, False, True]),
+        "half": np.array([1.5, -2, np.inf, np.nan], dtype="float16"),
+        "empty": np.zeros((4, 0), dtype="int16"),
+    }
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        for name, value in values.items():
+            f.create_dataset(name, data=value)
+    for name, value in values.items():
+        array = chunkwise.import_(f"{tmp_path / 'in.h5'}:/{name}", str(tmp_path / f"{name}.zarr"))
+        assert (array.shape, array.dtype) == (value.shape, value.dtype), name
+        np.testing.assert_array_equal(array[...], value)
+
+
+def _bad_hdf5_inputs(tmp_path: Path) -> Path:
+    import h5py
+
+    with h5py.File(tmp_path / "in.h5", "w") as f:
+        f.create_dataset("group/data", data=np.zeros((4, 4), "uint8"))
+        f.create_dataset("table", data=np.zeros(3, dtype=[("a", "i4"), ("b", "f8")]))
+    (tmp_path / "notes.h5").write_text("not HDF5")
+    return tmp_path / "in.h5"
+
+
+@pytest.mark.parametrize(
+    "source, error, words",
+    [
+        ("absent.h5:/group/data", chunkwise.NotFoundError, ["absent.h5:/group/data: no such file"]),
+        ("notes.h5:/group/data", chunkwise.InvalidArgumentError,
+         ["notes.h5:/group/data: ", "notes.h5 is not an HDF5 file"]),
+        ("in.h5:/group", chunkwise.InvalidArgumentError,
+         ["in.h5:/group: a group, not a dataset (datasets in it: /group/data)"]),
+        ("in.h5:/group/absent", chunkwise.NotFoundError,
+         ["in.h5:/group/absent: no such dataset (nothing named \"absent\" in /group)"]),
+        ("in.h5:/table", chunkwise.UnsupportedError, ["in.h5:/table: a dataset of compound values"]),
+    ],
+)
+def test_import_of_a_bad_hdf5_source_names_the_file_and_dataset(
+    tmp_path: Path, source: str, error: type[Exception], words: list[str]
+) -> None:
+    _bad_hdf5_inputs(tmp_path)
+    with pytest.raises(error) as caught:
+        chunkwise.import_(f"{tmp_path}/{source}", str(tmp_path / "out.zarr"))
+    assert all(word in str(caught.value) for word in words), str(caught.value)
+    assert not (tmp_path / "out.zarr").exists()
+
+
+def test_import_of_a_tiff_stack_still_needs_chunks(tmp_path: Path) -> None:
+    import tifffile
+
+    tifffile.imwrite(tmp_path / "stack.tif", np.zeros((2, 8, 8), "uint8"), photometric="minisblack")
+    with pytest.raises(chunkwise.InvalidArgumentError) as caught:
+        chunkwise.import_(tmp_path / "stack.tif", str(tmp_path / "a.zarr"))
+    assert "stack.tif: a TIFF stack's import needs a chunk shape" in str(caught.value)
     assert not (tmp_path / "a.zarr").exists()
 
 

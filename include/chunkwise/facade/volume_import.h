@@ -1,10 +1,10 @@
 // A volume on disk as a new zarr array at a URL (`chunkwise import`): a .npy
 // file (ImportNpyAsZarrArray), a TIFF or BigTIFF file whose pages are the z
-// planes, or a folder of single-plane TIFF files in natural order (plane2
-// before plane10). Streamed one slab of shards deep at a time, the metadata
-// written last. An OME-TIFF's physical voxel size becomes OME-Zarr 0.5
-// multiscales metadata: the output is then an image group whose one level,
-// "0", is the array.
+// planes, a folder of single-plane TIFF files in natural order (plane2
+// before plane10), or a dataset of an HDF5 file ("FILE.h5:/path/to/data").
+// Streamed one slab of shards deep at a time, the metadata written last. An OME-TIFF's physical
+// voxel size becomes OME-Zarr 0.5 multiscales metadata: the output is then an image group whose one
+// level, "0", is the array.
 #ifndef CHUNKWISE_FACADE_VOLUME_IMPORT_H_
 #define CHUNKWISE_FACADE_VOLUME_IMPORT_H_
 
@@ -17,10 +17,14 @@
 
 namespace chunkwise {
 
-enum class VolumeSourceKind { kNpy, kTiff };
+enum class VolumeSourceKind { kNpy, kTiff, kHdf5 };
 
 struct VolumeImportOptions {
   bool overwrite = false;  // Replace an array or group already at the URL.
+  // The dataset to import from an HDF5 file ("/group/data"), where the source
+  // path does not name it ("FILE.h5:/group/data"). Given, the source is read
+  // as an HDF5 file whatever its name.
+  std::string dataset;
   ZarrWriteEncoders encoders;
 };
 
@@ -32,8 +36,11 @@ struct VolumeImport {
   bool ome = false;  // The output is an OME-Zarr image group with physical scales.
 };
 
-// What `path` is by its name: a .npy file, a .tif/.tiff file, or a folder
-// (of TIFF files). InvalidArgument naming it otherwise; NotFound if absent.
+// What `path` is by its name: a .npy file, a .tif/.tiff file, a folder (of
+// TIFF files), or an HDF5 file (.h5, .hdf5, .hdf, .he5), alone or with a
+// dataset after a colon ("FILE.h5:/path"; the first ":/" after such a name
+// splits them, unless the whole path is a file). InvalidArgument naming it
+// otherwise; NotFound if the file is absent.
 Result<VolumeSourceKind> DetectVolumeSource(std::string_view path);
 
 // Imports the volume at `source_path` into a new array at `url` with `spec`'s
@@ -42,11 +49,21 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path);
 // page is checked before anything is written (io's TiffStack::Open errors
 // name the file and plane); something at `url` is refused unless
 // `options.overwrite`. Progress: the source's bytes, to the call's observer;
-// Cancelled between slabs if the call was. A TIFF import that fails erases
-// what it wrote, so the URL holds the whole output or none; a .npy import
-// keeps ImportNpyAsZarrArray's rules (an unpublished array it can resume).
-// An OME-TIFF with physical sizes needs zarr v3 (InvalidArgument, field
-// zarr_format, otherwise).
+// Cancelled between slabs if the call was. A TIFF or HDF5 import that fails
+// erases what it wrote, so the URL holds the whole output or none; a .npy
+// import keeps ImportNpyAsZarrArray's rules (an unpublished array it can
+// resume). An OME-TIFF with physical sizes needs zarr v3 (InvalidArgument,
+// field zarr_format, otherwise). A TIFF stack, and a .npy of one or more
+// dimensions, need `spec.chunks` (InvalidArgument, field chunk_shape).
+//
+// An HDF5 dataset (io's Hdf5Dataset: integers, IEEE floats, h5py's bools;
+// its filters undone by libhdf5) keeps its shape and data type, in host
+// byte order unless `spec.endian` asks otherwise; with no `spec.chunks` the
+// zarr chunks are the dataset's own (else about 1 MiB cut from its shape).
+// Its simple attributes (numbers, strings and arrays of them) become the
+// array's, under `spec.attributes`, which win where names meet. A missing
+// file or path, a file that is not HDF5, a group, or a data type it cannot
+// import fail naming the file and dataset before the URL is touched.
 Result<VolumeImport> ImportVolumeAsZarrArray(const Context& context, std::string_view source_path,
                                              std::string_view url, const ZarrArraySpec& spec,
                                              const VolumeImportOptions& options = {},
