@@ -54,6 +54,8 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "num_scales", "--scales", "see --scales"},
     FlagHint{kInvalid, "gzip_level", "--gzip-level", "see --gzip-level"},
     FlagHint{kInvalid, "labels", "--labels", "see --labels"},
+    FlagHint{kInvalid, "lods", "--lods", "see --lods"},
+    FlagHint{kInvalid, "chunk", "--chunk", "see --chunk"},
     FlagHint{kUnsupported, "format", "--format", "pass --format legacy"},
 };
 
