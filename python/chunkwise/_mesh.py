@@ -28,8 +28,8 @@ def mesh(
     ``source`` is a 3-d zarr array (z, y, x) or a precomputed segmentation of
     unsigned integer labels (it may be ``dest`` itself). ``dest`` gets
     neuroglancer's meshes in ``mesh/`` (``format``: ``"legacy"``, one
-    fragment per segment, or ``"multires"``, up to ``lods`` levels of detail
-    in Draco fragments) and segment properties (voxel
+    fragment per segment, ``"multires"``, up to ``lods`` levels of detail
+    in Draco fragments, or ``"multires-sharded"``, the same in shard files) and segment properties (voxel
     counts; names and tags from the CSV file ``names``, rows ``id,name[,tags]``)
     in ``segment_properties/``, and its ``info`` names both. ``labels`` limits
     the labels meshed; ``chunk`` (z, y, x) is the box meshed at a time and,

@@ -80,8 +80,9 @@ void AddMeshCommand(CLI::App& app, CommandContext& context) {
       ->required();
   command
       ->add_option("--format", options->format,
-                   "legacy (single-resolution) or multires (default legacy)")
-      ->check(CLI::IsMember({"legacy", "multires"}));
+                   "legacy (single-resolution), multires (levels of detail, Draco) or "
+                   "multires-sharded (the same in shard files); default legacy")
+      ->check(CLI::IsMember({"legacy", "multires", "multires-sharded"}));
   command->add_option("--lods", options->lods,
                       "multires: levels of detail at most, 1 to 16 (default 3)");
   command->add_option("--chunk", options->chunk,

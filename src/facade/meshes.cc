@@ -160,9 +160,11 @@ Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& pa
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options,
                                    const CallOptions& call) {
-  const bool multires = options.format == "multires";
+  const bool sharded = options.format == "multires-sharded";
+  const bool multires = sharded || options.format == "multires";
   if (!multires && options.format != "legacy") {
-    return Status::InvalidArgument("mesh format \"" + options.format + "\": legacy or multires")
+    return Status::InvalidArgument("mesh format \"" + options.format +
+                                   "\": legacy, multires or multires-sharded")
         .WithField("format");
   }
   if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
@@ -211,6 +213,7 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   lods.fragment = {options.chunk[2], options.chunk[1], options.chunk[0]};
   lods.resolution = scale.resolution;
   lods.voxel_offset = voxel_offset;
+  lods.sharded = sharded;
   const Result<pipelines::MeshOutputSummary> written =
       multires ? pipelines::WriteMultiresMeshes(*dest, "", *meshed, output, lods)
                : pipelines::WriteLegacyMeshes(*dest, "", *meshed, output);

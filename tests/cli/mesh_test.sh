@@ -85,6 +85,12 @@ lods_of() { python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(); prin
 [ "$(lods_of multi/mesh/200.index)" = "(2.0, 2.0, 2.0, -0.5, -0.5, -0.5, 2)" ] ||
   fail "label 200's manifest header: $(lods_of multi/mesh/200.index)"
 [ -s multi/mesh/3 ] && [ -s multi/mesh/200 ] || fail "no data files for labels 3 and 200"
+# multires-sharded: the same in one shard file (2 segments: no shard bits).
+ok "$cw" -q zarr to-precomputed labels.zarr sharded --resolution 8,8,30
+ok "$cw" -q mesh labels.zarr sharded --format multires-sharded --chunk 2,2,2
+[ "$(ls sharded/mesh | tr '\n' ' ')" = "0.shard info " ] || fail "sharded mesh folder: $(ls sharded/mesh)"
+[ "$(json_of sharded/mesh/info 'j["sharding"]["@type"], j["sharding"]["shard_bits"]')" = \
+  "neuroglancer_uint64_sharded_v1 0" ] || fail "sharded mesh info: $(cat sharded/mesh/info)"
 fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --lods 0
 contains err "InvalidArgument"
 contains err "see --lods"

@@ -137,3 +137,14 @@ def test_multires_meshes_hold_the_voxels_faces(volume: tuple[str, str]) -> None:
         found |= {tuple(p) for p in np.round(stored * 8, 2).tolist()}
         at += size
     assert found == {(56, 52, 44), (64, 52, 44), (60, 48, 44), (60, 56, 44), (60, 52, 40), (60, 52, 48)}
+
+
+def test_multires_sharded_meshes_go_into_one_shard(volume: tuple[str, str]) -> None:
+    source, dest = volume
+    summary = chunkwise.mesh(source, dest, format="multires-sharded", chunk=(4, 4, 4))
+    assert summary["segments"] == 2
+    mesh = pathlib.Path(dest) / "mesh"
+    assert sorted(p.name for p in mesh.iterdir()) == ["0.shard", "info"]
+    assert summary["bytes"] == (mesh / "0.shard").stat().st_size
+    sharding = json.loads((mesh / "info").read_text())["sharding"]
+    assert (sharding["hash"], sharding["data_encoding"], sharding["shard_bits"]) == ("murmurhash3_x86_128", "raw", 0)

@@ -18,8 +18,10 @@
 namespace chunkwise {
 
 struct MeshOptions {
-  // "legacy" (neuroglancer's single-resolution meshes) or "multires"
-  // (neuroglancer_multilod_draco: levels of detail in Draco fragments).
+  // "legacy" (neuroglancer's single-resolution meshes), "multires"
+  // (neuroglancer_multilod_draco: levels of detail in Draco fragments, two
+  // files per segment) or "multires-sharded" (the same in
+  // neuroglancer_uint64_sharded_v1 shard files).
   std::string format = "legacy";
   // multires: levels of detail at most (1 to 16); a label gets fewer where
   // one fragment of a level holds it whole. LOD k clusters vertices 2^k voxels apart.

@@ -287,12 +287,24 @@ std::string MultiresManifestKey(std::uint64_t id) { return std::to_string(id) + 
 std::string MultiresDataKey(std::uint64_t id) { return std::to_string(id); }
 
 std::string MultiresMeshInfoText(int bits, const std::array<double, 12>& transform,
-                                 double lod_scale_multiplier) {
+                                 double lod_scale_multiplier, const ShardingSpec* sharding) {
   nlohmann::ordered_json info{{"@type", kMultiresMeshType},
                               {"vertex_quantization_bits", bits},
                               {"transform", transform},
                               {"lod_scale_multiplier", lod_scale_multiplier}};
+  if (sharding != nullptr) info["sharding"] = ShardingSpecToJson(*sharding);
   return info.dump();
+}
+
+ShardingSpec MultiresMeshSharding(std::uint64_t segments) {
+  const int bits = segments <= 1 ? 0 : std::bit_width(segments - 1);  // ceil(log2(segments)).
+  ShardingSpec spec;
+  spec.hash = ShardHash::kMurmurHash3X86_128;
+  spec.shard_bits = std::max(0, bits - 12);
+  spec.minishard_bits = std::clamp(bits - spec.shard_bits - 3, 0, 10);
+  spec.minishard_index_encoding = ShardEncoding::kGzip;
+  spec.data_encoding = ShardEncoding::kRaw;
+  return spec;
 }
 
 }  // namespace chunkwise::formats::precomputed

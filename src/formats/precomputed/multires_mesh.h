@@ -18,6 +18,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/formats/precomputed/sharding.h"
 #include "formats/precomputed/legacy_mesh.h"
 
 namespace chunkwise::formats::precomputed {
@@ -86,9 +87,15 @@ std::string MultiresManifestKey(std::uint64_t id);
 std::string MultiresDataKey(std::uint64_t id);
 
 // The mesh folder's info. `transform` is the 3x4 row-major matrix from stored
-// model units to the volume's physical space.
+// model units to the volume's physical space; `sharding`, when given, is named.
 std::string MultiresMeshInfoText(int bits, const std::array<double, 12>& transform,
-                                 double lod_scale_multiplier);
+                                 double lod_scale_multiplier,
+                                 const ShardingSpec* sharding = nullptr);
+
+// Sharding for `segments` meshes: ids hashed (murmurhash3_x86_128), about
+// 4096 segments a shard and 8 a minishard, minishard indexes gzipped, data
+// raw (a reader takes fragments from the shard by byte range).
+ShardingSpec MultiresMeshSharding(std::uint64_t segments);
 
 }  // namespace chunkwise::formats::precomputed
 

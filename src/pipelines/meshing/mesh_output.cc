@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/json.h"
 #include "formats/precomputed/legacy_mesh.h"
 #include "formats/precomputed/multires_mesh.h"
+#include "formats/precomputed/shard_prefixes.h"
 #include "pipelines/meshing/mesh_lods.h"
 
 namespace chunkwise::pipelines {
@@ -72,10 +74,14 @@ Status ClearOrRefuse(store::Store& store, const std::string& prefix,
 
 // Writes one segment's mesh into the mesh folder; returns the bytes written.
 using LabelWriter = std::function<Result<std::uint64_t>(std::uint64_t id, const LabelMesh& mesh)>;
+// Runs once every segment is written, before the infos; returns the bytes it
+// wrote. May be empty.
+using AfterLabels = std::function<Result<std::uint64_t>()>;
 
 Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& prefix,
                                        const MeshedLabels& meshed, const MeshOutputOptions& options,
                                        const LabelWriter& write_label,
+                                       const AfterLabels& after_labels,
                                        const std::string& mesh_info) {
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   std::vector<const std::pair<const std::uint64_t, LabelMesh>*> entries;
@@ -94,6 +100,10 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
     CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(entries.size(), write));
   } else {
     for (std::size_t i = 0; i < entries.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(write(i));
+  }
+  if (after_labels) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written, after_labels());
+    bytes += written;
   }
   CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + "info", mesh_info));
   CHUNKWISE_RETURN_IF_ERROR(
@@ -115,12 +125,13 @@ Result<MeshOutputSummary> WriteMeshOutput(store::Store& store, const std::string
                                           const MeshedLabels& meshed,
                                           const MeshOutputOptions& options,
                                           const LabelWriter& write_label,
+                                          const AfterLabels& after_labels,
                                           const std::string& mesh_info) {
   const std::string info_key = prefix + "info";
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json info, ReadSegmentationInfo(store, info_key));
   CHUNKWISE_RETURN_IF_ERROR(ClearOrRefuse(store, prefix, info, options));
   Result<MeshOutputSummary> summary =
-      WriteFolders(store, prefix, meshed, options, write_label, mesh_info);
+      WriteFolders(store, prefix, meshed, options, write_label, after_labels, mesh_info);
   Status status = summary.status();
   if (status.ok()) {
     info["mesh"] = options.mesh_dir;
@@ -198,7 +209,7 @@ Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::stri
                                       pc::LegacyManifestText({pc::LegacyFragmentName(id)})));
     return std::uint64_t{fragment.size()};
   };
-  return WriteMeshOutput(store, prefix, meshed, options, write_label, pc::LegacyMeshInfoText());
+  return WriteMeshOutput(store, prefix, meshed, options, write_label, {}, pc::LegacyMeshInfoText());
 }
 
 Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::string& prefix,
@@ -207,16 +218,50 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
                                               const MultiresOutputOptions& multires) {
   CHUNKWISE_RETURN_IF_ERROR(CheckMultires(multires));
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
+  // Sharded: each segment's data and manifest wait here, in slots made before
+  // the parallel writes, until the shards are laid out.
+  struct Encoded {
+    Bytes data;
+    Bytes index;
+  };
+  std::map<std::uint64_t, Encoded> encoded;
+  if (multires.sharded) {
+    for (const auto& entry : meshed.meshes) encoded[entry.first];
+  }
   auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<std::uint64_t> {
     Bytes data;
     Result<pc::MultiresManifest> manifest = BuildLods(mesh, multires, data);
     if (!manifest.ok()) {
       return manifest.status().WithContext("segment " + std::to_string(id) + "'s mesh");
     }
+    Bytes index = pc::EncodeMultiresManifest(*manifest);
+    if (multires.sharded) {
+      encoded.at(id) = {std::move(data), std::move(index)};
+      return std::uint64_t{0};  // Counted with the shards.
+    }
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresDataKey(id), data));
-    const Bytes index = pc::EncodeMultiresManifest(*manifest);
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresManifestKey(id), index));
     return std::uint64_t{data.size() + index.size()};
+  };
+  const pc::ShardingSpec sharding = pc::MultiresMeshSharding(meshed.meshes.size());
+  auto write_shards = [&]() -> Result<std::uint64_t> {
+    // Each shard's segments: the manifest is the chunk, its fragments the bytes before it.
+    std::map<std::uint64_t, std::pair<std::vector<pc::ShardChunk>, std::vector<ByteView>>> shards;
+    for (const auto& [id, e] : encoded) {
+      auto& [chunks, prefixes] = shards[pc::LocateChunk(sharding, id).shard];
+      chunks.push_back({id, e.index});
+      prefixes.push_back(e.data);
+    }
+    std::uint64_t bytes = 0;
+    for (auto& [shard, parts] : shards) {
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          const pc::ShardImage image,
+          pc::BuildShardWithPrefixes(std::move(parts.first), parts.second, sharding));
+      CHUNKWISE_RETURN_IF_ERROR(
+          store.SetParts(mesh_folder + pc::ShardFileName(sharding, shard), image.parts));
+      bytes += image.size;
+    }
+    return bytes;
   };
   std::array<double, 12> transform{};
   for (int d = 0; d < 3; ++d) {
@@ -224,7 +269,9 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
     transform[4 * d + 3] = static_cast<double>(multires.voxel_offset[d]) * multires.resolution[d];
   }
   return WriteMeshOutput(store, prefix, meshed, options, write_label,
-                         pc::MultiresMeshInfoText(kVertexBits, transform, 1.0));
+                         multires.sharded ? AfterLabels(write_shards) : AfterLabels(),
+                         pc::MultiresMeshInfoText(kVertexBits, transform, 1.0,
+                                                  multires.sharded ? &sharding : nullptr));
 }
 
 }  // namespace chunkwise::pipelines

@@ -50,6 +50,9 @@ struct MultiresOutputOptions {
   // The volume's finest scale, (x, y, z): the info's transform takes voxels there.
   std::array<double, 3> resolution{1, 1, 1};
   std::array<std::int64_t, 3> voxel_offset{0, 0, 0};
+  // neuroglancer_uint64_sharded_v1 shard files (formats/precomputed/
+  // multires_mesh.h, MultiresMeshSharding) instead of two files per segment.
+  bool sharded = false;
 };
 
 struct MeshOutputSummary {
@@ -69,7 +72,7 @@ Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::stri
                                             const MeshOutputOptions& options);
 
 // As WriteLegacyMeshes, in the multi-resolution format: the folder's info,
-// and per segment "<id>.index" and "<id>". `summary.vertices` and
+// and per segment "<id>.index" and "<id>", or the shard files. `summary.vertices` and
 // `triangles` count LOD 0. Errors as WriteLegacyMeshes, and InvalidArgument
 // (field "lods") for fewer than 1 or more than 16 levels, (field "chunk")
 // for a fragment grid that is not positive.

@@ -16,6 +16,9 @@
   positions of each LOD are in Z-order, every fragment's parent is listed
   in the next LOD, and DracoPy decodes every non-empty fragment of every
   label to integer positions in [0, 65535] and at least one triangle.
+- `--format multires-sharded` writes the same meshes into one
+  neuroglancer_uint64_sharded_v1 shard (murmurhash3 ids, raw data), which
+  CloudVolume's sharded reader reads back LOD by LOD as the unsharded ones.
 - A manifest with bytes past its end and fragments overwritten with zeros
   are errors for CloudVolume (MeshDecodeError; DracoPy's "not draco
   encoded") rather than meshes.
@@ -203,6 +206,33 @@ def check_cloudvolume(checks, seg, legacy, volume, lods_of):
             previous = count
 
 
+def check_sharded(checks, sharded, seg, lods_of):
+    """The sharded copy: CloudVolume's sharded reader gets the unsharded meshes, LOD by LOD."""
+    from cloudvolume import CloudVolume
+
+    mesh_info = json.loads((sharded / "mesh" / "info").read_text())
+    sharding = mesh_info.get("sharding", {})
+    checks.expect(
+        sharding.get("@type") == "neuroglancer_uint64_sharded_v1"
+        and sharding.get("hash") == "murmurhash3_x86_128" and sharding.get("data_encoding") == "raw",
+        f"sharded: the info names its sharding {sharding}",
+    )
+    files = sorted(p.name for p in (sharded / "mesh").iterdir())
+    checks.expect(files == ["0.shard", "info"], f"sharded: one shard file for 4 segments ({files})")
+    cv_sharded = CloudVolume(f"file://{sharded}", progress=False)
+    cv = CloudVolume(f"file://{seg}", progress=False)
+    for label in LABELS:
+        same = True
+        for lod in range(lods_of.get(label, 0)):
+            a = cv_sharded.mesh.get(label, lod=lod)
+            b = cv.mesh.get(label, lod=lod)
+            a = a[label] if isinstance(a, dict) else a
+            b = b[label] if isinstance(b, dict) else b
+            same = same and np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces)
+        checks.expect(same and lods_of.get(label, 0) > 0,
+                      f"sharded: label {label}'s {lods_of.get(label, 0)} LODs read back as the unsharded ones")
+
+
 def check_corruption(checks, seg, work):
     from cloudvolume import CloudVolume
     from cloudvolume.exceptions import MeshDecodeError
@@ -250,13 +280,17 @@ def main():
     info_path.write_text(json.dumps(info))
     shutil.copytree(work / "base", work / "seg")
     shutil.copytree(work / "base", work / "legacy")
+    shutil.copytree(work / "base", work / "sharded")
     cli(args.chunkwise, "mesh", work / "labels.zarr", work / "seg", "--format", "multires",
         "--chunk", "16,16,16", "--lods", "3", "--threads", "2")
     cli(args.chunkwise, "mesh", work / "labels.zarr", work / "legacy", "--chunk", "16,16,16")
+    cli(args.chunkwise, "mesh", work / "labels.zarr", work / "sharded", "--format", "multires-sharded",
+        "--chunk", "16,16,16", "--lods", "3")
     checks = Checks()
     check_info(checks, work / "seg")
     lods_of = check_manifests(checks, work / "seg")
     check_cloudvolume(checks, work / "seg", work / "legacy", volume, lods_of)
+    check_sharded(checks, work / "sharded", work / "seg", lods_of)
     check_corruption(checks, work / "seg", work)
     checks.finish()
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "chunkwise/formats/precomputed/sharding.h"
 #include "formats/precomputed/legacy_mesh.h"
 #include "formats/precomputed/multires_mesh.h"
 #include "formats/precomputed/segment_properties.h"
@@ -208,6 +209,44 @@ TEST(MeshOutput, WritesMultiresManifestsAndFragmentsAndTheTransform) {
   auto refused = WriteMultiresMeshes(store, "w/", block, {}, multires);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().field(), "lods");
+}
+
+TEST(MeshOutput, ShardedMultiresPutsTheFragmentsRightBeforeTheManifest) {
+  FailingStore store;
+  ASSERT_TRUE(store.Set("u/info", View(kInfo)).ok());
+  ASSERT_TRUE(store.Set("s/info", View(kInfo)).ok());
+  MultiresOutputOptions multires;
+  multires.fragment = {2, 2, 2};
+  const MeshedLabels block = Block();
+  ASSERT_TRUE(WriteMultiresMeshes(store, "u/", block, {}, multires).ok());
+  multires.sharded = true;
+  auto summary = WriteMultiresMeshes(store, "s/", block, {}, multires);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  const auto info = nlohmann::json::parse(Text(store, "s/mesh/info"));
+  EXPECT_EQ(info["sharding"]["@type"], "neuroglancer_uint64_sharded_v1");
+  EXPECT_EQ(info["sharding"]["hash"], "murmurhash3_x86_128");
+  EXPECT_EQ(info["sharding"]["data_encoding"], "raw");
+  auto keys = store.List("s/mesh/");
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<std::string>{"s/mesh/0.shard", "s/mesh/info"}));
+  // One segment: no shard or minishard bits, so minishard 0 of shard 0 holds it.
+  const pc::ShardingSpec spec = pc::MultiresMeshSharding(1);
+  const std::string shard = Text(store, "s/mesh/0.shard");
+  EXPECT_EQ(summary->bytes, shard.size());
+  auto spans = pc::ParseShardIndex(View(shard).first(spec.shard_index_size()), spec, shard.size(),
+                                   "0.shard");
+  ASSERT_TRUE(spans.ok()) << spans.status().ToString();
+  const pc::MinishardSpan span = spans->at(0);
+  auto entries = pc::DecodeMinishardIndex(View(shard).subspan(span.start, span.end - span.start),
+                                          spec, shard.size(), 0, "0.shard");
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  ASSERT_EQ(entries->size(), 1u);
+  const pc::MinishardEntry& e = entries->front();
+  EXPECT_EQ(e.chunk_id, 5u);
+  EXPECT_EQ(shard.substr(e.offset, e.size), Text(store, "u/mesh/5.index"));
+  const std::string data = Text(store, "u/mesh/5");
+  ASSERT_GE(e.offset, data.size());
+  EXPECT_EQ(shard.substr(e.offset - data.size(), data.size()), data);
 }
 
 TEST(LegacyMeshFormat, BadFragmentsAreCorruptionNamingThem) {
