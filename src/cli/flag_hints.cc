@@ -56,7 +56,6 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "labels", "--labels", "see --labels"},
     FlagHint{kInvalid, "lods", "--lods", "see --lods"},
     FlagHint{kInvalid, "chunk", "--chunk", "see --chunk"},
-    FlagHint{kUnsupported, "format", "--format", "pass --format legacy"},
 };
 
 }  // namespace

@@ -94,6 +94,9 @@ ok "$cw" -q mesh labels.zarr sharded --format multires-sharded --chunk 2,2,2
 fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --lods 0
 contains err "InvalidArgument"
 contains err "see --lods"
+fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --chunk 0,4,4
+contains err "the chunk shape must be positive"
+contains err "see --chunk"
 
 [ "$failures" -eq 0 ] && echo "mesh: all cases passed"
 exit "$failures"
