@@ -542,6 +542,8 @@ def mesh(
     names: str | None,
     overwrite: bool,
     threads: int,
+    lods: int = 3,
+    chunk: list[int] | None = None,
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...

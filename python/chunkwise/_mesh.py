@@ -18,6 +18,8 @@ def mesh(
     names: str | None = None,
     overwrite: bool = False,
     threads: int = 0,
+    lods: int = 3,
+    chunk: Iterable[int] | None = None,
     progress: _progress.Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
@@ -25,10 +27,13 @@ def mesh(
 
     ``source`` is a 3-d zarr array (z, y, x) or a precomputed segmentation of
     unsigned integer labels (it may be ``dest`` itself). ``dest`` gets
-    neuroglancer's legacy meshes in ``mesh/`` and segment properties (voxel
+    neuroglancer's meshes in ``mesh/`` (``format``: ``"legacy"``, one
+    fragment per segment, ``"multires"``, up to ``lods`` levels of detail
+    in Draco fragments, or ``"multires-sharded"``, the same in shard files) and segment properties (voxel
     counts; names and tags from the CSV file ``names``, rows ``id,name[,tags]``)
     in ``segment_properties/``, and its ``info`` names both. ``labels`` limits
-    the labels meshed; ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
+    the labels meshed; ``chunk`` (z, y, x) is the box meshed at a time and,
+    for multires, the finest fragments (default 128 a side); ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
     Returns the counts: segments, vertices, triangles, bytes, voxels, and the
     two folders. Errors are those of the CLI's ``chunkwise mesh``.
     """
@@ -41,6 +46,8 @@ def mesh(
         names,
         overwrite,
         threads,
+        lods=int(lods),
+        chunk=None if chunk is None else [int(c) for c in chunk],
         progress=_progress.callback(progress, "mesh"),
         cancel=_progress.token(cancel),
     )

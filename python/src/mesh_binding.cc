@@ -24,9 +24,19 @@ namespace {
 nb::dict Mesh(const std::string& source, const std::string& dest, const std::string& format,
               const std::optional<std::vector<std::uint64_t>>& labels,
               const std::optional<std::string>& names, bool overwrite, std::size_t threads,
-              nb::object progress, std::shared_ptr<CancelToken> cancel) {
+              int lods, const std::optional<std::vector<std::int64_t>>& chunk, nb::object progress,
+              std::shared_ptr<CancelToken> cancel) {
   MeshOptions options;
   options.format = format;
+  options.lods = lods;
+  if (chunk) {
+    if (chunk->size() != 3) {
+      throw StatusError(Status::InvalidArgument("chunk is (z, y, x), not " +
+                                                std::to_string(chunk->size()) + " values")
+                            .WithField("chunk"));
+    }
+    options.chunk = {(*chunk)[0], (*chunk)[1], (*chunk)[2]};
+  }
   if (labels) {
     if (labels->empty()) {
       throw StatusError(Status::InvalidArgument("labels is an empty list: None meshes every label")
@@ -61,8 +71,8 @@ nb::dict Mesh(const std::string& source, const std::string& dest, const std::str
 void BindMesh(nb::module_& module) {
   module.def("mesh", &Mesh, nb::arg("source"), nb::arg("dest"), nb::arg("format"),
              nb::arg("labels").none(), nb::arg("names").none(), nb::arg("overwrite"),
-             nb::arg("threads"), nb::arg("progress") = nb::none(),
-             nb::arg("cancel").none() = nb::none());
+             nb::arg("threads"), nb::arg("lods") = 3, nb::arg("chunk").none() = nb::none(),
+             nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
 }
 
 }  // namespace chunkwise::python

@@ -55,7 +55,8 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "num_scales", "--scales", "see --scales"},
     FlagHint{kInvalid, "gzip_level", "--gzip-level", "see --gzip-level"},
     FlagHint{kInvalid, "labels", "--labels", "see --labels"},
-    FlagHint{kUnsupported, "format", "--format", "pass --format legacy"},
+    FlagHint{kInvalid, "lods", "--lods", "see --lods"},
+    FlagHint{kInvalid, "chunk", "--chunk", "see --chunk"},
 };
 
 }  // namespace

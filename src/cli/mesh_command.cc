@@ -16,6 +16,8 @@ struct MeshCommandOptions {
   std::string format = "legacy";
   std::string labels;
   std::string names;
+  std::string chunk;
+  int lods = 3;
   std::size_t threads = 0;
   bool overwrite = false;
   bool json = false;
@@ -26,6 +28,14 @@ Status MeshCommand(const CommandContext& context, const MeshCommandOptions& opti
   mesh.format = options.format;
   mesh.names_csv = options.names;
   mesh.overwrite = options.overwrite;
+  mesh.lods = options.lods;
+  if (!options.chunk.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const core::Shape chunk, ParseArrayShape(options.chunk));
+    if (chunk.size() != 3) {
+      return Status::InvalidArgument("--chunk takes z,y,x, not \"" + options.chunk + "\"");
+    }
+    mesh.chunk = {chunk[0], chunk[1], chunk[2]};
+  }
   if (!options.labels.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(mesh.labels, ParseLabelList(options.labels));
   }
@@ -70,8 +80,14 @@ void AddMeshCommand(CLI::App& app, CommandContext& context) {
       ->required();
   command
       ->add_option("--format", options->format,
-                   "legacy (single-resolution) or multires (default legacy)")
-      ->check(CLI::IsMember({"legacy", "multires"}));
+                   "legacy (single-resolution), multires (levels of detail, Draco) or "
+                   "multires-sharded (the same in shard files); default legacy")
+      ->check(CLI::IsMember({"legacy", "multires", "multires-sharded"}));
+  command->add_option("--lods", options->lods,
+                      "multires: levels of detail at most, 1 to 16 (default 3)");
+  command->add_option("--chunk", options->chunk,
+                      "Voxels meshed at a time, z,y,x (default 128,128,128); multires: the "
+                      "fragments of the finest level");
   command->add_option("--labels", options->labels, "Only these labels, e.g. 3,17,40");
   command->add_option("--names", options->names,
                       "CSV of id,name[,tags] rows: segment names and tags (tags split by ';')");

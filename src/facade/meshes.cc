@@ -160,18 +160,19 @@ Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& pa
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options,
                                    const CallOptions& call) {
-  if (options.format == "multires") {
-    return Status::Unsupported(
-               "multi-resolution meshes (neuroglancer_multilod_draco) are not written yet; "
-               "use the legacy format")
-        .WithField("format");
-  }
-  if (options.format != "legacy") {
-    return Status::InvalidArgument("mesh format \"" + options.format + "\": legacy or multires")
+  const bool sharded = options.format == "multires-sharded";
+  const bool multires = sharded || options.format == "multires";
+  if (!multires && options.format != "legacy") {
+    return Status::InvalidArgument("mesh format \"" + options.format +
+                                   "\": legacy, multires or multires-sharded")
         .WithField("format");
   }
   if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
     return Status::InvalidArgument("label 0 is background and has no mesh").WithField("labels");
+  }
+  if (multires && (options.lods < 1 || options.lods > 16)) {
+    return Status::InvalidArgument("levels of detail: 1 to 16, not " + std::to_string(options.lods))
+        .WithField("lods");
   }
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(auto names, ReadNames(options.names_csv));
@@ -189,8 +190,12 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
       context.StartProgress(call, "mesh", summary.voxels, "voxels");
   pipelines::MeshingOptions meshing;
   meshing.chunk = options.chunk;
-  meshing.resolution = scale.resolution;
-  meshing.voxel_offset = {scale.voxel_offset[0], scale.voxel_offset[1], scale.voxel_offset[2]};
+  const std::array<std::int64_t, 3> voxel_offset{scale.voxel_offset[0], scale.voxel_offset[1],
+                                                 scale.voxel_offset[2]};
+  if (!multires) {
+    meshing.resolution = scale.resolution;
+    meshing.voxel_offset = voxel_offset;
+  }  // Else voxels: the mesh info's transform scales them.
   if (!options.labels.empty()) meshing.labels = options.labels;
   meshing.pool = pool.get();
   meshing.progress = progress.get();
@@ -203,13 +208,21 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   output.names = std::move(names);
   output.pool = pool.get();
   output.cancellation = &context.cancellation(call);
-  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::MeshOutputSummary written,
-                             pipelines::WriteLegacyMeshes(*dest, "", *meshed, output));
+  pipelines::MultiresOutputOptions lods;
+  lods.lods = options.lods;
+  lods.fragment = {options.chunk[2], options.chunk[1], options.chunk[0]};
+  lods.resolution = scale.resolution;
+  lods.voxel_offset = voxel_offset;
+  lods.sharded = sharded;
+  const Result<pipelines::MeshOutputSummary> written =
+      multires ? pipelines::WriteMultiresMeshes(*dest, "", *meshed, output, lods)
+               : pipelines::WriteLegacyMeshes(*dest, "", *meshed, output);
+  CHUNKWISE_RETURN_IF_ERROR(written.status());
   progress->Finish();
-  summary.segments = written.segments;
-  summary.vertices = written.vertices;
-  summary.triangles = written.triangles;
-  summary.bytes = written.bytes;
+  summary.segments = written->segments;
+  summary.vertices = written->vertices;
+  summary.triangles = written->triangles;
+  summary.bytes = written->bytes;
   summary.mesh_dir = output.mesh_dir;
   summary.properties_dir = output.properties_dir;
   return summary;

@@ -178,8 +178,10 @@ TEST_F(MeshesApi, BadInputIsNamed) {
 
   options = {};
   options.format = "multires";
-  EXPECT_EQ(GenerateMeshes(context_, zarr_, volume_, options).status().code(),
-            StatusCode::kUnsupported);
+  options.lods = 17;
+  auto too_many = GenerateMeshes(context_, zarr_, volume_, options);
+  EXPECT_EQ(too_many.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(too_many.status().field(), "lods");
   // Nothing was written by any of these.
   EXPECT_EQ(Text(context_, volume_, "mesh/info"), "");
   EXPECT_FALSE(nlohmann::json::parse(Text(context_, volume_, "info")).contains("mesh"));
@@ -192,6 +194,28 @@ TEST_F(MeshesApi, AnyStoreTakesTheMeshes) {
   EXPECT_EQ(summary->segments, 2u);
   EXPECT_EQ(nlohmann::json::parse(Text(context_, "memory://meshes/seg", "info"))["mesh"], "mesh");
   EXPECT_EQ(Text(context_, "memory://meshes/seg", "mesh/9:0:all").size(), 4u + 6 * 12 + 8 * 12);
+}
+
+TEST_F(MeshesApi, MultiresMeshesGoIntoAnyStore) {
+  ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://multires/seg").ok());
+  MeshOptions options;
+  options.format = "multires";
+  options.chunk = {4, 4, 4};
+  auto summary = GenerateMeshes(context_, zarr_, "memory://multires/seg", options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  const auto info = nlohmann::json::parse(Text(context_, "memory://multires/seg", "mesh/info"));
+  EXPECT_EQ(info["@type"], "neuroglancer_multilod_draco");
+  const std::string index = Text(context_, "memory://multires/seg", "mesh/9.index");
+  ASSERT_GE(index.size(), 28u);
+  std::uint32_t lods = 0;
+  std::memcpy(&lods, index.data() + 24, 4);
+  EXPECT_GE(lods, 1u);
+  EXPECT_LE(lods, 3u);
+  ASSERT_GE(index.size(), 28u + 20 * lods);
+  EXPECT_EQ((index.size() - 28 - 20 * lods) % 16, 0u);  // 16 bytes per fragment.
+  EXPECT_FALSE(Text(context_, "memory://multires/seg", "mesh/9").empty());
+  EXPECT_EQ(Text(context_, "memory://multires/seg", "mesh/9:0"), "");
 }
 
 TEST_F(MeshesApi, ACancelledCallWritesNothing) {

@@ -67,10 +67,36 @@ contains err "nowhere.zarr"
 fails_with 1 "$cw" mesh labels.zarr nowhere-seg
 contains err "NotFound"
 contains err "nowhere-seg"
-fails_with 1 "$cw" mesh labels.zarr seg --overwrite --format multires
-contains err "Unsupported"
-contains err "pass --format legacy"
 fails_with 2 "$cw" mesh labels.zarr seg --format draco
+
+# --format multires: neuroglancer_multilod_draco, a manifest and a data file per
+# label, levels of detail up to --lods on the --chunk grid.
+ok "$cw" -q zarr to-precomputed labels.zarr multi --resolution 8,8,30
+ok "$cw" mesh labels.zarr multi --format multires --chunk 2,2,2 --lods 2 --json
+[ "$(json_of out 'j["segments"], j["voxels"], j["mesh"]')" = "2 960 mesh" ] ||
+  fail "mesh --format multires --json: $(cat out)"
+[ "$(json_of multi/mesh/info 'j["@type"], j["vertex_quantization_bits"], j["transform"]')" = \
+  "neuroglancer_multilod_draco 16 [8.0, 0.0, 0.0, 0.0, 0.0, 8.0, 0.0, 0.0, 0.0, 0.0, 30.0, 0.0]" ] ||
+  fail "multires mesh info: $(cat multi/mesh/info)"
+# Cells of 2 voxels from -0.5: both labels span several, so both get the two levels asked for.
+lods_of() { python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(); print(struct.unpack_from('<3f3fI', d)[:7])" "$1"; }
+[ "$(lods_of multi/mesh/3.index)" = "(2.0, 2.0, 2.0, -0.5, -0.5, -0.5, 2)" ] ||
+  fail "label 3's manifest header: $(lods_of multi/mesh/3.index)"
+[ "$(lods_of multi/mesh/200.index)" = "(2.0, 2.0, 2.0, -0.5, -0.5, -0.5, 2)" ] ||
+  fail "label 200's manifest header: $(lods_of multi/mesh/200.index)"
+[ -s multi/mesh/3 ] && [ -s multi/mesh/200 ] || fail "no data files for labels 3 and 200"
+# multires-sharded: the same in one shard file (2 segments: no shard bits).
+ok "$cw" -q zarr to-precomputed labels.zarr sharded --resolution 8,8,30
+ok "$cw" -q mesh labels.zarr sharded --format multires-sharded --chunk 2,2,2
+[ "$(ls sharded/mesh | tr '\n' ' ')" = "0.shard info " ] || fail "sharded mesh folder: $(ls sharded/mesh)"
+[ "$(json_of sharded/mesh/info 'j["sharding"]["@type"], j["sharding"]["shard_bits"]')" = \
+  "neuroglancer_uint64_sharded_v1 0" ] || fail "sharded mesh info: $(cat sharded/mesh/info)"
+fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --lods 0
+contains err "InvalidArgument"
+contains err "see --lods"
+fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --chunk 0,4,4
+contains err "the chunk shape must be positive"
+contains err "see --chunk"
 
 [ "$failures" -eq 0 ] && echo "mesh: all cases passed"
 exit "$failures"

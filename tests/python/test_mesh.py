@@ -81,8 +81,10 @@ def test_errors_are_the_librarys(volume: tuple[str, str], tmp_path: pathlib.Path
     source, dest = volume
     with pytest.raises(chunkwise.NotFoundError, match="nothing"):
         chunkwise.mesh(str(tmp_path / "nothing"), dest)
-    with pytest.raises(chunkwise.UnsupportedError):
-        chunkwise.mesh(source, dest, format="multires")
+    with pytest.raises(chunkwise.InvalidArgumentError, match="levels of detail: 1 to 16, not 0"):
+        chunkwise.mesh(source, dest, format="multires", lods=0)
+    with pytest.raises(chunkwise.InvalidArgumentError, match="chunk"):
+        chunkwise.mesh(source, dest, format="multires", chunk=(4, 4))
     with pytest.raises(chunkwise.InvalidArgumentError, match="label 0"):
         chunkwise.mesh(source, dest, labels=[0, 4])
     token = chunkwise.CancelToken()
@@ -94,3 +96,55 @@ def test_errors_are_the_librarys(volume: tuple[str, str], tmp_path: pathlib.Path
     with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite"):
         chunkwise.mesh(source, dest)
     assert chunkwise.mesh(source, dest, overwrite=True)["segments"] == 2
+
+
+def _manifest(data: bytes) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """chunk_shape, grid_origin, and per LOD the fragment positions and sizes."""
+    chunk_shape = np.frombuffer(data, "<f4", 3, 0)
+    grid_origin = np.frombuffer(data, "<f4", 3, 12)
+    lods = int(np.frombuffer(data, "<u4", 1, 24)[0])
+    counts = np.frombuffer(data, "<u4", lods, 28 + 16 * lods).tolist()
+    at = 28 + 20 * lods
+    positions, sizes = [], []
+    for n in counts:
+        positions.append(np.frombuffer(data, "<u4", 3 * n, at).reshape(3, n).T)
+        sizes.append(np.frombuffer(data, "<u4", n, at + 12 * n))
+        at += 16 * n
+    assert at == len(data)
+    return chunk_shape, grid_origin, positions, sizes
+
+
+def test_multires_meshes_hold_the_voxels_faces(volume: tuple[str, str]) -> None:
+    import DracoPy
+
+    source, dest = volume
+    summary = chunkwise.mesh(source, dest, format="multires", lods=2, chunk=(4, 4, 4))
+    assert summary["segments"] == 2
+    assert summary["vertices"] > 6  # LOD 0 of both labels.
+    info = json.loads((pathlib.Path(dest) / "mesh" / "info").read_text())
+    assert info["@type"] == "neuroglancer_multilod_draco"
+    assert info["transform"] == [8, 0, 0, 0, 0, 8, 0, 0, 0, 0, 8, 0]
+    chunk_shape, origin, positions, sizes = _manifest((pathlib.Path(dest) / "mesh" / "11.index").read_bytes())
+    assert chunk_shape.tolist() == [4, 4, 4] and origin.tolist() == [-0.5, -0.5, -0.5]
+    assert 1 <= len(positions) <= 2
+    data = (pathlib.Path(dest) / "mesh" / "11").read_bytes()
+    assert sum(int(s.sum()) for s in sizes) == len(data)
+    # LOD 0's fragments together: the six face centres of voxel (z 5, y 6, x 7), at 8 nm.
+    found, at = set(), 0
+    for position, size in zip(positions[0].tolist(), sizes[0].tolist()):
+        points = np.asarray(DracoPy.decode(data[at : at + size]).points).reshape(-1, 3)
+        stored = origin + chunk_shape * (np.array(position) + points / 65535.0)
+        found |= {tuple(p) for p in np.round(stored * 8, 2).tolist()}
+        at += size
+    assert found == {(56, 52, 44), (64, 52, 44), (60, 48, 44), (60, 56, 44), (60, 52, 40), (60, 52, 48)}
+
+
+def test_multires_sharded_meshes_go_into_one_shard(volume: tuple[str, str]) -> None:
+    source, dest = volume
+    summary = chunkwise.mesh(source, dest, format="multires-sharded", chunk=(4, 4, 4))
+    assert summary["segments"] == 2
+    mesh = pathlib.Path(dest) / "mesh"
+    assert sorted(p.name for p in mesh.iterdir()) == ["0.shard", "info"]
+    assert summary["bytes"] == (mesh / "0.shard").stat().st_size
+    sharding = json.loads((mesh / "info").read_text())["sharding"]
+    assert (sharding["hash"], sharding["data_encoding"], sharding["shard_bits"]) == ("murmurhash3_x86_128", "raw", 0)

@@ -18,14 +18,19 @@
 namespace chunkwise {
 
 struct MeshOptions {
-  // "legacy" (neuroglancer's single-resolution meshes) or "multires"
-  // (neuroglancer_multilod_draco; not written yet: Unsupported).
+  // "legacy" (neuroglancer's single-resolution meshes), "multires"
+  // (neuroglancer_multilod_draco: levels of detail in Draco fragments, two
+  // files per segment) or "multires-sharded" (the same in
+  // neuroglancer_uint64_sharded_v1 shard files).
   std::string format = "legacy";
+  // multires: levels of detail at most (1 to 16); a label gets fewer where
+  // one fragment of a level holds it whole. LOD k clusters vertices 2^k voxels apart.
+  int lods = 3;
   // Only these labels; empty: every label but 0.
   std::vector<std::uint64_t> labels;
   // A CSV file of "id,name[,tags]" rows naming segments; empty: none.
   std::string names_csv;
-  // Voxels meshed at a time, (z, y, x).
+  // Voxels meshed at a time, (z, y, x); multires: also the fragments of LOD 0.
   std::array<std::int64_t, 3> chunk{128, 128, 128};
   // Replace meshes and segment properties the destination already has.
   bool overwrite = false;
@@ -54,8 +59,9 @@ struct MeshSummary {
 // for a source that is not 3-d or not of unsigned integer labels, a
 // destination that is not a segmentation or whose size differs from the
 // source's, an options.labels list that names 0, a bad CSV (naming its line),
-// or (field "overwrite") meshes or properties already there; Unsupported for
-// the "multires" format; Cancelled. Progress counts the source's voxels.
+// (field "overwrite") meshes or properties already there, or (field "lods")
+// levels of detail out of range; Cancelled. Progress counts the source's
+// voxels. For "multires", vertices and triangles count LOD 0.
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options = {},
                                    const CallOptions& call = {});

@@ -6,6 +6,7 @@
 
 #include "codec/gzip_codec.h"
 #include "core/murmurhash3.h"
+#include "formats/precomputed/shard_prefixes.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {
@@ -214,6 +215,12 @@ Result<std::vector<MinishardEntry>> DecodeMinishardIndex(ByteView stored, const 
 }
 
 Result<ShardImage> BuildShard(std::vector<ShardChunk> chunks, const ShardingSpec& spec) {
+  return BuildShardWithPrefixes(std::move(chunks), {}, spec);
+}
+
+Result<ShardImage> BuildShardWithPrefixes(std::vector<ShardChunk> chunks,
+                                          const std::vector<ByteView>& prefixes,
+                                          const ShardingSpec& spec) {
   ShardImage image;
   if (chunks.empty()) return Status::InvalidArgument("precomputed: a shard needs a chunk");
   const std::uint64_t shard = LocateChunk(spec, chunks.front().chunk_id).shard;
@@ -251,10 +258,15 @@ Result<ShardImage> BuildShard(std::vector<ShardChunk> chunks, const ShardingSpec
     std::uint64_t previous_id = 0;
     std::uint64_t previous_end = index_end;
     for (std::uint64_t i = 0; i < n; ++i) {
-      const ShardChunk& chunk = chunks[order[begin + i].second];
+      const std::size_t at = order[begin + i].second;
+      const ShardChunk& chunk = chunks[at];
       if (i > 0 && chunk.chunk_id == previous_id) {
         return Status::InvalidArgument("precomputed: chunk " + std::to_string(chunk.chunk_id) +
                                        " is given twice for one shard");
+      }
+      if (at < prefixes.size() && !prefixes[at].empty()) {
+        image.parts.push_back(prefixes[at]);
+        image.size += prefixes[at].size();
       }
       StoreLittleEndian(chunk.chunk_id - previous_id, index.data() + 8 * i);
       StoreLittleEndian(image.size - previous_end, index.data() + 8 * (n + i));

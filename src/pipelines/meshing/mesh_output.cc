@@ -1,11 +1,16 @@
 #include "pipelines/meshing/mesh_output.h"
 
 #include <atomic>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/json.h"
 #include "formats/precomputed/legacy_mesh.h"
+#include "formats/precomputed/multires_mesh.h"
+#include "formats/precomputed/shard_prefixes.h"
+#include "pipelines/meshing/mesh_lods.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -67,9 +72,17 @@ Status ClearOrRefuse(store::Store& store, const std::string& prefix,
   return EraseFolder(store, prefix + options.properties_dir + "/");
 }
 
+// Writes one segment's mesh into the mesh folder; returns the bytes written.
+using LabelWriter = std::function<Result<std::uint64_t>(std::uint64_t id, const LabelMesh& mesh)>;
+// Runs once every segment is written, before the infos; returns the bytes it
+// wrote. May be empty.
+using AfterLabels = std::function<Result<std::uint64_t>()>;
+
 Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& prefix,
-                                       const MeshedLabels& meshed,
-                                       const MeshOutputOptions& options) {
+                                       const MeshedLabels& meshed, const MeshOutputOptions& options,
+                                       const LabelWriter& write_label,
+                                       const AfterLabels& after_labels,
+                                       const std::string& mesh_info) {
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   std::vector<const std::pair<const std::uint64_t, LabelMesh>*> entries;
   for (const auto& entry : meshed.meshes) entries.push_back(&entry);
@@ -79,18 +92,20 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
       CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("writing meshes"));
     }
     const auto& [id, mesh] = *entries[i];
-    const Bytes fragment = pc::EncodeLegacyFragment(mesh);
-    bytes += fragment.size();
-    CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::LegacyFragmentName(id), fragment));
-    return SetText(store, mesh_folder + pc::LegacyManifestKey(id),
-                   pc::LegacyManifestText({pc::LegacyFragmentName(id)}));
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written, write_label(id, mesh));
+    bytes += written;
+    return Status::Ok();
   };
   if (options.pool != nullptr) {
     CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(entries.size(), write));
   } else {
     for (std::size_t i = 0; i < entries.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(write(i));
   }
-  CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + "info", pc::LegacyMeshInfoText()));
+  if (after_labels) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written, after_labels());
+    bytes += written;
+  }
+  CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + "info", mesh_info));
   CHUNKWISE_RETURN_IF_ERROR(
       SetText(store, prefix + options.properties_dir + "/info",
               pc::SegmentPropertiesInfoText(meshed.voxel_counts, options.names)));
@@ -104,15 +119,19 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
   return summary;
 }
 
-}  // namespace
-
-Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
-                                            const MeshedLabels& meshed,
-                                            const MeshOutputOptions& options) {
+// Checks the segmentation, writes the folders, then names them in its info;
+// erases what was written when anything fails.
+Result<MeshOutputSummary> WriteMeshOutput(store::Store& store, const std::string& prefix,
+                                          const MeshedLabels& meshed,
+                                          const MeshOutputOptions& options,
+                                          const LabelWriter& write_label,
+                                          const AfterLabels& after_labels,
+                                          const std::string& mesh_info) {
   const std::string info_key = prefix + "info";
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json info, ReadSegmentationInfo(store, info_key));
   CHUNKWISE_RETURN_IF_ERROR(ClearOrRefuse(store, prefix, info, options));
-  Result<MeshOutputSummary> summary = WriteFolders(store, prefix, meshed, options);
+  Result<MeshOutputSummary> summary =
+      WriteFolders(store, prefix, meshed, options, write_label, after_labels, mesh_info);
   Status status = summary.status();
   if (status.ok()) {
     info["mesh"] = options.mesh_dir;
@@ -126,6 +145,133 @@ Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::stri
     return status;
   }
   return summary;
+}
+
+// Vertices per coordinate of a fragment: 16 bits keep a 128-voxel fragment's
+// half-voxel vertices within 1/500 of a voxel.
+constexpr int kVertexBits = 16;
+constexpr int kMaxLods = 16;
+
+Status CheckMultires(const MultiresOutputOptions& multires) {
+  if (multires.lods < 1 || multires.lods > kMaxLods) {
+    return Status::InvalidArgument("levels of detail: 1 to " + std::to_string(kMaxLods) + ", not " +
+                                   std::to_string(multires.lods))
+        .WithField("lods");
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (multires.fragment[d] <= 0) {
+      return Status::InvalidArgument("the fragment grid must be positive on every axis")
+          .WithField("chunk");
+    }
+  }
+  return Status::Ok();
+}
+
+// A segment's levels of detail, fragments appended to `data`.
+Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MultiresOutputOptions& multires,
+                                       Bytes& data) {
+  pc::MultiresManifest manifest;
+  LodGrid grid;
+  for (int d = 0; d < 3; ++d) {
+    // Voxel i's centre is i + 1/2, and a marching cube joins centres: cells
+    // starting half a voxel below the first voxel hold whole cubes.
+    grid.origin[d] = -0.5;
+    grid.cell[d] = static_cast<double>(multires.fragment[d]);
+    manifest.grid_origin[d] = static_cast<float>(grid.origin[d]);
+    manifest.chunk_shape[d] = static_cast<float>(grid.cell[d]);
+  }
+  for (int lod = 0; lod < multires.lods; ++lod) {
+    const pc::MultiresManifest::Lod* finer = lod == 0 ? nullptr : &manifest.lods.back();
+    if (finer != nullptr && finer->positions.size() <= 1) break;  // One cell holds the label.
+    LabelMesh simplified;
+    if (lod > 0) {
+      simplified = SimplifyForLod(mesh, grid, lod);
+      if (simplified.triangles.empty()) break;
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(pc::MultiresManifest::Lod level,
+                               pc::EncodeLodFragments(lod == 0 ? mesh : simplified, manifest, lod,
+                                                      kVertexBits, finer, data));
+    manifest.lods.push_back(std::move(level));
+  }
+  return manifest;
+}
+
+}  // namespace
+
+Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
+                                            const MeshedLabels& meshed,
+                                            const MeshOutputOptions& options) {
+  const std::string mesh_folder = prefix + options.mesh_dir + "/";
+  auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<std::uint64_t> {
+    const Bytes fragment = pc::EncodeLegacyFragment(mesh);
+    CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::LegacyFragmentName(id), fragment));
+    CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + pc::LegacyManifestKey(id),
+                                      pc::LegacyManifestText({pc::LegacyFragmentName(id)})));
+    return std::uint64_t{fragment.size()};
+  };
+  return WriteMeshOutput(store, prefix, meshed, options, write_label, {}, pc::LegacyMeshInfoText());
+}
+
+Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::string& prefix,
+                                              const MeshedLabels& meshed,
+                                              const MeshOutputOptions& options,
+                                              const MultiresOutputOptions& multires) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckMultires(multires));
+  const std::string mesh_folder = prefix + options.mesh_dir + "/";
+  // Sharded: each segment's data and manifest wait here, in slots made before
+  // the parallel writes, until the shards are laid out.
+  struct Encoded {
+    Bytes data;
+    Bytes index;
+  };
+  std::map<std::uint64_t, Encoded> encoded;
+  if (multires.sharded) {
+    for (const auto& entry : meshed.meshes) encoded[entry.first];
+  }
+  auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<std::uint64_t> {
+    Bytes data;
+    Result<pc::MultiresManifest> manifest = BuildLods(mesh, multires, data);
+    if (!manifest.ok()) {
+      return manifest.status().WithContext("segment " + std::to_string(id) + "'s mesh");
+    }
+    Bytes index = pc::EncodeMultiresManifest(*manifest);
+    if (multires.sharded) {
+      encoded.at(id) = {std::move(data), std::move(index)};
+      return std::uint64_t{0};  // Counted with the shards.
+    }
+    CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresDataKey(id), data));
+    CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresManifestKey(id), index));
+    return std::uint64_t{data.size() + index.size()};
+  };
+  const pc::ShardingSpec sharding = pc::MultiresMeshSharding(meshed.meshes.size());
+  auto write_shards = [&]() -> Result<std::uint64_t> {
+    // Each shard's segments: the manifest is the chunk, its fragments the bytes before it.
+    std::map<std::uint64_t, std::pair<std::vector<pc::ShardChunk>, std::vector<ByteView>>> shards;
+    for (const auto& [id, e] : encoded) {
+      auto& [chunks, prefixes] = shards[pc::LocateChunk(sharding, id).shard];
+      chunks.push_back({id, e.index});
+      prefixes.push_back(e.data);
+    }
+    std::uint64_t bytes = 0;
+    for (auto& [shard, parts] : shards) {
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          const pc::ShardImage image,
+          pc::BuildShardWithPrefixes(std::move(parts.first), parts.second, sharding));
+      CHUNKWISE_RETURN_IF_ERROR(
+          store.SetParts(mesh_folder + pc::ShardFileName(sharding, shard), image.parts));
+      bytes += image.size;
+    }
+    return bytes;
+  };
+  std::array<double, 12> transform{};
+  for (int d = 0; d < 3; ++d) {
+    transform[4 * d + d] = multires.resolution[d];
+    transform[4 * d + 3] = static_cast<double>(multires.voxel_offset[d]) * multires.resolution[d];
+  }
+  return WriteMeshOutput(store, prefix, meshed, options, write_label,
+                         multires.sharded ? AfterLabels(write_shards) : AfterLabels(),
+                         pc::MultiresMeshInfoText(kVertexBits, transform, 1.0,
+                                                  multires.sharded ? &sharding : nullptr));
 }
 
 }  // namespace chunkwise::pipelines

@@ -10,6 +10,7 @@
 #ifndef CHUNKWISE_PIPELINES_MESHING_MESH_OUTPUT_H_
 #define CHUNKWISE_PIPELINES_MESHING_MESH_OUTPUT_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,6 +37,24 @@ struct MeshOutputOptions {
   const core::Cancellation* cancellation = nullptr;
 };
 
+// What the multi-resolution format (neuroglancer_multilod_draco) needs
+// beyond MeshOutputOptions. The meshes given are in voxels, x, y, z, with
+// voxel i covering [i, i + 1) (pipelines/meshing/label_meshes.h with a
+// resolution of 1 and no offset).
+struct MultiresOutputOptions {
+  // Levels of detail at most: fewer for a label whose fragments of a level
+  // all fall in one cell, or whose mesh the next level would drop whole.
+  int lods = 3;
+  // The fragment grid of LOD 0, voxels (x, y, z).
+  std::array<std::int64_t, 3> fragment{128, 128, 128};
+  // The volume's finest scale, (x, y, z): the info's transform takes voxels there.
+  std::array<double, 3> resolution{1, 1, 1};
+  std::array<std::int64_t, 3> voxel_offset{0, 0, 0};
+  // neuroglancer_uint64_sharded_v1 shard files (formats/precomputed/
+  // multires_mesh.h, MultiresMeshSharding) instead of two files per segment.
+  bool sharded = false;
+};
+
 struct MeshOutputSummary {
   std::uint64_t segments = 0;
   std::uint64_t vertices = 0;
@@ -51,6 +70,16 @@ struct MeshOutputSummary {
 Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
                                             const MeshedLabels& meshed,
                                             const MeshOutputOptions& options);
+
+// As WriteLegacyMeshes, in the multi-resolution format: the folder's info,
+// and per segment "<id>.index" and "<id>", or the shard files. `summary.vertices` and
+// `triangles` count LOD 0. Errors as WriteLegacyMeshes, and InvalidArgument
+// (field "lods") for fewer than 1 or more than 16 levels, (field "chunk")
+// for a fragment grid that is not positive.
+Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::string& prefix,
+                                              const MeshedLabels& meshed,
+                                              const MeshOutputOptions& options,
+                                              const MultiresOutputOptions& multires);
 
 }  // namespace chunkwise::pipelines
 

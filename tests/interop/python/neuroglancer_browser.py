@@ -12,7 +12,10 @@ pixels.
 - Meshes: `chunkwise mesh` writes the segmentation's meshes into it; in
   neuroglancer's 3-D view (no slices drawn) the four labels must cover the
   panel's centre in several distinct colours, and the same view with no
-  segment selected must stay black, so the pixels are the meshes'.
+  segment selected must stay black, so the pixels are the meshes'. The same
+  holds for copies of the segmentation given multi-resolution meshes
+  (`--format multires` and `multires-sharded`, --chunk 32,32,32: Draco
+  fragments at several levels of detail, the second in shard files).
 - Image: a uint16 sharded zarr v3 array (dimension names z, y, x) whose value
   grows with x (500 per voxel), opened as zarr3://. Along a row the
   screenshot's brightness must rise with x from dark to bright, and be the
@@ -83,7 +86,14 @@ def make_segmentation(binary, work):
 
 def make_meshes(binary, work):
     volume = work / "serve" / "segmentation"
+    for form in MULTIRES:
+        shutil.copytree(volume, work / "serve" / form)
+        cli(binary, "mesh", volume, work / "serve" / form, "--format", form, "--chunk", "32,32,32")
     cli(binary, "mesh", volume, volume)
+
+
+# The copies of the segmentation with multi-resolution meshes, by --format.
+MULTIRES = ("multires", "multires-sharded")
 
 
 def make_image(binary, work):
@@ -100,15 +110,15 @@ def state(layer):
             "crossSectionBackgroundColor": "#000000"}
 
 
-def segmentation_state(base):
-    viewer_state = state({"type": "segmentation", "name": "segmentation", "source": f"precomputed://{base}segmentation",
+def segmentation_state(base, volume="segmentation"):
+    viewer_state = state({"type": "segmentation", "name": "segmentation", "source": f"precomputed://{base}{volume}",
                   "segments": [str(v) for v in LABELS.values()], "selectedAlpha": 1, "notSelectedAlpha": 0})
     viewer_state["dimensions"] = {"x": [8e-9, "m"], "y": [8e-9, "m"], "z": [8e-9, "m"]}
     return viewer_state
 
 
-def meshes_state(base, segments):
-    viewer_state = segmentation_state(base)
+def meshes_state(base, segments, volume="segmentation"):
+    viewer_state = segmentation_state(base, volume)
     viewer_state["layers"][0]["segments"] = segments
     viewer_state.update({"layout": "3d", "showSlices": False, "projectionScale": 320,
                          "projectionBackgroundColor": "#000000"})
@@ -169,11 +179,11 @@ def coloured(png):
 def check_meshes(checks, png):
     a, lit = coloured(png)
     fraction = lit.mean()
-    checks.expect(fraction > 0.05, f"meshes: the 3-D view draws the labels' surfaces ({fraction:.1%} of pixels lit)")
+    checks.expect(fraction > 0.05, f"{png.stem}: the 3-D view draws the labels' surfaces ({fraction:.1%} of pixels lit)")
     centre = a[HEIGHT // 2 - 60:HEIGHT // 2 - 20, WIDTH // 2 - 60:WIDTH // 2 - 20]
-    checks.expect((centre.sum(axis=2) > 60).mean() > 0.9, "meshes: the block of labels covers the 3-D view's centre")
+    checks.expect((centre.sum(axis=2) > 60).mean() > 0.9, f"{png.stem}: the block of labels covers the 3-D view's centre")
     hues = {tuple(pixel // 64) for pixel in a[lit] if pixel.max() - pixel.min() > 40}
-    checks.expect(len(hues) >= 3, f"meshes: the surfaces come in several colours ({len(hues)} coarse hues)")
+    checks.expect(len(hues) >= 3, f"{png.stem}: the surfaces come in several colours ({len(hues)} coarse hues)")
 
 
 def check_no_meshes(checks, png):
@@ -215,8 +225,10 @@ def main():
         neuroglancer.set_server_bind_address("127.0.0.1")
         viewers = {}
         segments = [str(v) for v in LABELS.values()]
-        for name, viewer_state in (("segmentation", segmentation_state(base)), ("image", image_state(base)),
-                                   ("meshes", meshes_state(base, segments)), ("no-meshes", meshes_state(base, []))):
+        views = [("segmentation", segmentation_state(base)), ("image", image_state(base)),
+                 ("meshes", meshes_state(base, segments)), ("no-meshes", meshes_state(base, []))]
+        views += [(f"{form}-meshes", meshes_state(base, segments, form)) for form in MULTIRES]
+        for name, viewer_state in views:
             viewers[name] = neuroglancer.Viewer()
             viewers[name].set_state(neuroglancer.ViewerState(viewer_state))
             (args.workdir / f"{name}-state.json").write_text(json.dumps(viewer_state, indent=1))
@@ -232,7 +244,8 @@ def main():
         log.close()
         neuroglancer.stop()
     for name, check in (("segmentation", check_segmentation), ("image", check_image), ("meshes", check_meshes),
-                        ("no-meshes", check_no_meshes)):
+                        ("no-meshes", check_no_meshes), ("multires-meshes", check_meshes),
+                        ("multires-sharded-meshes", check_meshes)):
         png = args.workdir / f"neuroglancer-{name}.png"
         checks.expect(png.exists(), f"screenshot {png}")
         if png.exists():

@@ -3,6 +3,7 @@
 
 #include "chunkwise/formats/precomputed/sharding.h"
 #include "codec/gzip_codec.h"
+#include "formats/precomputed/shard_prefixes.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {
@@ -137,6 +138,31 @@ TEST(BuildShard, ParsesBackWithEitherIndexEncoding) {
     }
     EXPECT_EQ(found, chunks.size());
   }
+}
+
+TEST(BuildShard, PrefixesLieJustBeforeTheirChunkOutsideItsRange) {
+  // As HasTheDocumentedLayout, with two bytes before 4 and one before 3.
+  const ShardingSpec spec = Spec(0, 1, 0);
+  const Bytes a{1, 2, 3}, b{4}, c{5, 6}, before_a{7, 7}, before_c{8};
+  Result<ShardImage> image =
+      BuildShardWithPrefixes({{6, b}, {3, c}, {4, a}}, {{}, before_c, before_a}, spec);
+  ASSERT_TRUE(image.ok()) << image.status().ToString();
+  const Bytes shard = Join(*image);
+  ASSERT_EQ(shard.size(), image->size);
+  const auto u64 = [&](std::size_t at) { return LoadLittleEndian<std::uint64_t>(&shard[at]); };
+  // Index (32), 7 7 a(3) b(1), minishard 0's index (48), 8 c(2), minishard 1's (24).
+  EXPECT_EQ(u64(0), 6u);
+  EXPECT_EQ(u64(8), 54u);
+  // Minishard 0: ids 4, +2; offsets 2 (past the prefix), +0; sizes 3, 1.
+  const std::vector<std::uint64_t> m0{4, 2, 2, 0, 3, 1};
+  for (std::size_t i = 0; i < m0.size(); ++i) EXPECT_EQ(u64(32 + 6 + 8 * i), m0[i]) << i;
+  EXPECT_EQ(shard[32], 7);
+  EXPECT_EQ(shard[34], 1);
+  // Minishard 1: id 3 at 55 (54 and the prefix byte 8), size 2.
+  EXPECT_EQ(shard[32 + 54], 8);
+  EXPECT_EQ(u64(32 + 57), 3u);
+  EXPECT_EQ(u64(32 + 57 + 8), 55u);
+  EXPECT_EQ(u64(32 + 57 + 16), 2u);
 }
 
 TEST(BuildShard, RefusesMixedShardsAndDuplicates) {
