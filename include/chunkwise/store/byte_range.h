@@ -52,6 +52,22 @@ struct RangeCoalescing {
   static RangeCoalescing Off() { return {0, 0.0, 0, 0}; }
 };
 
+// Which stores a reader of many ranges of one value (a sharded zarr read)
+// coalesces them on, and under which limits.
+struct ReadCoalescing {
+  // Stores whose requests cost a round trip (S3, HTTP: not
+  // StoreCapabilities::local).
+  bool remote = true;
+  // Local stores (files, memory) too. Off by default: there a request is a
+  // system call, and a chunk read by the thread that decodes it, just
+  // before, is still in that core's cache when it is decoded.
+  bool local = false;
+  RangeCoalescing limits = {};
+
+  // One request per range on every store.
+  static ReadCoalescing Off() { return {false, false, RangeCoalescing::Off()}; }
+};
+
 // OK when the lengths of `ranges` add up to `out_size`; else InvalidArgument
 // naming `where`. For GetRangesInto, ValueReader::ReadInto and their
 // overrides.
