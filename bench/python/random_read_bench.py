@@ -15,6 +15,12 @@ Peers, each in a process of its own, reading the files chunkwise wrote
   cw      chunkwise's module, chunkwise.set_cache_bytes(--cache-mib),
           chunkwise.open(path, mode="r")[box]
   cw-off  the same with the cache off (the default): what the cache saves
+  cw-co   cw-off with coalesced reads on the local store too
+          (chunkwise.set_read_coalescing(local=True)): the inner chunks of one
+          shard a box needs read in few requests, not one each
+  http    cw-off through `chunkwise serve` over HTTP on this machine, with
+          remote reads coalesced (the default)
+  http-1  the same with coalescing off: one request per inner chunk
   ts      TensorStore, zarr3 driver, file kvstore, a ts.Context with
           cache_pool.total_bytes_limit = --cache-mib (as its users turn the
           cache on) and recheck_cached_data "open"; array[box].read().result()
@@ -22,13 +28,15 @@ Peers, each in a process of its own, reading the files chunkwise wrote
           (it keeps no decoded chunks)
 
 Printed: per peer and pass, the median (p50) and 99th percentile (p99)
-latency of one read, reads per second, and the peer's p50 over cw's (above
-1: cw is ahead). docs/benchmarks.md ("random_read_bench") has the command
+latency of one read, reads per second, the peer's p50 over cw's (above
+1: cw is ahead), and requests per read (req/rd) where counted: read system
+calls of the process for cw-off and cw-co (/proc/self/io), requests the
+server logged for http and http-1 (the shard indexes' reads included). docs/benchmarks.md ("random_read_bench") has the command
 and the latest table.
 
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/random_read_bench.py \
            [--size-mib 256] [--reads 200] [--cache-mib 1024] [--peers cw,cw-off,ts,zp-3]
-           [--dir DIR]
+           [--dir DIR] [--chunkwise build/chunkwise]
 (--size-mib 1024 for the 1 GiB volume; a multiple of 32, one shard, by a power of two.)
 """
 
@@ -49,7 +57,8 @@ import numpy as np
 
 CHUNK = 64
 SHARD = 256
-PEERS = ["cw", "cw-off", "ts", "zp-3"]
+PEERS = ["cw", "cw-off", "cw-co", "http", "http-1", "ts", "zp-3"]
+DEFAULT_PEERS = ["cw", "cw-off", "ts", "zp-3"]
 
 
 def shape_for(size_mib: int) -> tuple[int, int, int]:
@@ -83,13 +92,15 @@ def boxes_of(shape: tuple[int, int, int], count: int) -> list[list[int]]:
     return [[int(rng.integers(0, extent - CHUNK + 1)) for extent in shape] for _ in range(count)]
 
 
-def reader(peer: str, path: pathlib.Path, cache_bytes: int):
+def reader(peer: str, path: pathlib.Path, cache_bytes: int, url: str | None):
     """A function reading the box at an origin as a numpy array, for `peer`."""
-    if peer in ("cw", "cw-off"):
+    if peer in ("cw", "cw-off", "cw-co", "http", "http-1"):
         import chunkwise
 
         chunkwise.set_cache_bytes(cache_bytes if peer == "cw" else 0)
-        array = chunkwise.open(str(path), mode="r")
+        chunkwise.set_read_coalescing(remote=peer != "http-1", local=peer == "cw-co")
+        where = f"{url}/{path.name}" if peer.startswith("http") else str(path)
+        array = chunkwise.open(where, mode="r")
         return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
     if peer == "ts":
         import tensorstore as ts
@@ -107,19 +118,36 @@ def reader(peer: str, path: pathlib.Path, cache_bytes: int):
     return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
 
 
-def run_peer(peer: str, path: pathlib.Path, origins: list[list[int]], cache_bytes: int) -> dict:
-    """Both passes in this process: each read's seconds, and a checksum of what was read."""
-    read = reader(peer, path, cache_bytes)
-    passes, checksum = {}, 0
+def request_counter(peer: str, log: pathlib.Path | None):
+    """A function giving the requests made so far, for the peers that count them."""
+    if peer.startswith("http") and log is not None:
+        return lambda: sum(1 for line in log.read_text().splitlines() if line.startswith("GET "))
+    if peer in ("cw-off", "cw-co") and os.path.exists("/proc/self/io"):
+        def read_calls() -> int:
+            with open("/proc/self/io") as io:
+                return next(int(line.split()[1]) for line in io if line.startswith("syscr:"))
+        return read_calls
+    return None
+
+
+def run_peer(peer: str, path: pathlib.Path, origins: list[list[int]], cache_bytes: int,
+             url: str | None = None, log: pathlib.Path | None = None) -> dict:
+    """Both passes in this process: each read's seconds, the requests of each
+    pass where counted, and a checksum of what was read."""
+    read = reader(peer, path, cache_bytes, url)
+    count = request_counter(peer, log)
+    passes, requests, checksum = {}, {}, 0
     for name in ("cold", "warm"):
         seconds = []
+        before = count() if count else 0
         for origin in origins:
             start = time.perf_counter()
             box = read(origin)
             seconds.append(time.perf_counter() - start)
             checksum = (checksum + int(np.asarray(box, dtype=np.uint64).sum())) % (1 << 61)
         passes[name] = seconds
-    return {"passes": passes, "checksum": checksum}
+        requests[name] = (count() - before) / len(origins) if count else None
+    return {"passes": passes, "requests": requests, "checksum": checksum}
 
 
 def summary(seconds: list[float]) -> tuple[float, float, float]:
@@ -133,16 +161,21 @@ def main() -> int:
     parser.add_argument("--size-mib", type=int, default=256)
     parser.add_argument("--reads", type=int, default=200)
     parser.add_argument("--cache-mib", type=int, default=1024)
-    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--peers", default=",".join(DEFAULT_PEERS))
     parser.add_argument("--dir", type=pathlib.Path, default=None)
+    parser.add_argument("--chunkwise", type=pathlib.Path, default=pathlib.Path("build/chunkwise"),
+                        help="the CLI that serves the volume to the http peers")
     parser.add_argument("--peer", help=argparse.SUPPRESS)  # A child: run one peer, print JSON.
     parser.add_argument("--path", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--log", type=pathlib.Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     shape = shape_for(args.size_mib)
     origins = boxes_of(shape, args.reads)
     cache_bytes = args.cache_mib << 20
     if args.peer:
-        print(json.dumps(run_peer(args.peer, args.path, origins, cache_bytes)))
+        print(json.dumps(run_peer(args.peer, args.path, origins, cache_bytes, args.url,
+                                  args.log)))
         return 0
 
     peers = args.peers.split(",")
@@ -150,6 +183,7 @@ def main() -> int:
         if peer not in PEERS:
             raise SystemExit(f"unknown peer {peer!r}; known: {', '.join(PEERS)}")
     work = pathlib.Path(tempfile.mkdtemp(prefix="random_read_bench.", dir=args.dir))
+    server = None
     try:
         path = work / "volume.zarr"
         started = time.perf_counter()
@@ -162,6 +196,12 @@ def main() -> int:
             command = [sys.executable, __file__, "--peer", peer, "--path", str(path),
                        "--size-mib", str(args.size_mib), "--reads", str(args.reads),
                        "--cache-mib", str(args.cache_mib)]
+            if peer.startswith("http"):
+                if server is not None:
+                    server.terminate()
+                    server.wait()
+                server, url, log = serve(args.chunkwise, work, peer)
+                command += ["--url", url, "--log", str(log)]
             child = subprocess.run(command, capture_output=True, text=True, env=os.environ)
             if child.returncode != 0:
                 print(f"{peer}: failed\n{child.stderr}", file=sys.stderr)
@@ -173,16 +213,35 @@ def main() -> int:
             return 1
         print(f"random 64^3 reads, one at a time: {args.reads} boxes, read twice; "
               f"cache {args.cache_mib} MiB where the peer has one")
-        print(f"{'peer':<8}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}")
+        print(f"{'peer':<8}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}"
+              f"{'req/rd':>8}")
         for name in ("cold", "warm"):
             base = summary(results["cw"]["passes"][name])[0] if "cw" in results else None
             for peer in peers:
                 p50, p99, rate = summary(results[peer]["passes"][name])
                 ratio = f"{p50 / base:8.2f}" if base else f"{'':>8}"
-                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}")
+                counted = results[peer].get("requests", {}).get(name)
+                requests = f"{counted:8.1f}" if counted is not None else f"{'-':>8}"
+                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}{requests}")
         return 0
     finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def serve(cli: pathlib.Path, work: pathlib.Path, peer: str):
+    """`chunkwise serve` of `work` on a free port, logging each request to a
+    file: the server, its URL and the log."""
+    log = work / f"{peer}.log"
+    server = subprocess.Popen([str(cli), "--quiet", "serve", str(work), "--port", "0", "--log"],
+                              stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
+    first = server.stdout.readline().split()
+    if len(first) < 4 or first[0] != "serving":
+        server.kill()
+        raise SystemExit(f"{cli} serve did not start: {first}")
+    return server, first[-1].rstrip("/"), log
 
 
 if __name__ == "__main__":

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._array import Array, create, open
 from ._attributes import Attributes
-from ._cache import cache_stats, reset_cache_stats, set_cache_bytes
+from ._cache import (
+    cache_stats,
+    read_coalescing,
+    reset_cache_stats,
+    set_cache_bytes,
+    set_read_coalescing,
+)
 from ._cancel import CancelToken
 from ._errors import (
     CancelledError,
@@ -93,5 +99,7 @@ __all__ = [
     "read_skeleton",
     "reset_cache_stats",
     "set_cache_bytes",
+    "set_read_coalescing",
+    "read_coalescing",
     "skeletonize",
 ]

@@ -8,7 +8,18 @@ namespace chunkwise {
 
 Context::Context(ContextOptions options)
     : options_(std::move(options)),
-      chunk_cache_(std::make_shared<core::ChunkCache>(options_.cache_bytes)) {}
+      chunk_cache_(std::make_shared<core::ChunkCache>(options_.cache_bytes)),
+      read_coalescing_(options_.read_coalescing) {}
+
+store::ReadCoalescing Context::read_coalescing() const {
+  std::lock_guard lock(coalescing_mutex_);
+  return read_coalescing_;
+}
+
+void Context::SetReadCoalescing(const store::ReadCoalescing& coalescing) {
+  std::lock_guard lock(coalescing_mutex_);
+  read_coalescing_ = coalescing;
+}
 
 void Context::SetCacheBytes(std::uint64_t bytes) {
   chunk_cache_->SetLimit(bytes);  // 0 evicts everything.

@@ -37,6 +37,7 @@ Result<zarr::ArrayOptions> ArrayOptionsOf(const Context& context, const store::S
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(store, call));
   options.buffers = context.buffers();
   options.cache = context.chunk_cache();
+  options.coalescing = context.read_coalescing();
   if (!encoders.blosc_encoder.empty()) {
     Result<codec::BloscEncoder> encoder = codec::ParseBloscEncoder(encoders.blosc_encoder);
     if (!encoder.ok()) return encoder.status().WithContext("the blosc encoder");

@@ -25,6 +25,7 @@ Result<ZarrArray> ZarrArrayFromMetadata(const Context& context, std::shared_ptr<
   CHUNKWISE_ASSIGN_OR_RETURN(options.pool, context.pool_for(*store));
   options.buffers = context.buffers();
   options.cache = context.chunk_cache();
+  options.coalescing = context.read_coalescing();
   return ZarrArray::FromMetadata(std::move(store), std::string(prefix), std::move(metadata),
                                  std::move(options));
 }

@@ -1,11 +1,7 @@
-// Coalescing byte ranges of one object into fewer, larger requests.
-//
-// A shard's chunks are read as many small ranges; each request to an object
-// store costs a round trip and a fee, so ranges close together are read as
-// one request that spans them, and the bytes between are thrown away. Two
-// limits bound the waste: ranges join only across a gap of at most
-// `max_gap` bytes, and a request grows to at most `max_length` bytes (a
-// single range longer than that stays a request of its own).
+// Coalescing byte ranges of one object into fewer, larger requests: the one
+// planner of the library (the remote stores' GetRangesInto and the sharded
+// zarr reads call it), under the limits of store::RangeCoalescing
+// (chunkwise/store/byte_range.h).
 #ifndef CHUNKWISE_SRC_STORE_RANGE_COALESCING_H_
 #define CHUNKWISE_SRC_STORE_RANGE_COALESCING_H_
 
@@ -23,10 +19,12 @@ struct CoalescedRange {
   std::vector<std::size_t> members;  // Indexes into the ranges given, by offset.
 };
 
-// Groups absolute `ranges` (no suffixes) into requests, ordered by offset.
-// Every range lies inside its group; overlapping and repeated ranges share one.
-std::vector<CoalescedRange> CoalesceRanges(std::span<const ByteRange> ranges, std::uint64_t max_gap,
-                                           std::uint64_t max_length);
+// Groups absolute `ranges` (no suffixes) into requests, ordered by offset,
+// greedily: each range, by offset, joins the request before it if `limits`
+// allow, else starts one. Every range lies inside its group; overlapping
+// and repeated ranges share one (unless limits.max_request is 0: Off).
+std::vector<CoalescedRange> CoalesceRanges(std::span<const ByteRange> ranges,
+                                           const RangeCoalescing& limits);
 
 }  // namespace chunkwise::store
 

@@ -167,8 +167,7 @@ Result<SpansOutcome> ReadTargetsOnce(const RangedObject& object,
   for (const SpanTarget& target : targets) {
     ranges.push_back(ByteRange::Span(target.offset, target.into.size()));
   }
-  const std::vector<CoalescedRange> groups =
-      CoalesceRanges(ranges, options.coalesce_gap, options.coalesce_limit);
+  const std::vector<CoalescedRange> groups = CoalesceRanges(ranges, options.coalescing);
   std::vector<Bytes> scratch(groups.size());
   std::vector<Piece> pieces;
   for (std::size_t g = 0; g < groups.size(); ++g) {

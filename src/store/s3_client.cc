@@ -65,8 +65,8 @@ Status CheckTransfer(const S3TransferOptions& transfer) {
   if (transfer.list_page_size < 1 || transfer.list_page_size > 1000) {
     return Status::InvalidArgument("S3 list pages hold 1 to 1,000 keys");
   }
-  if (transfer.reads.piece_size == 0 || transfer.reads.coalesce_limit == 0) {
-    return Status::InvalidArgument("S3 read piece size and coalescing limit must be positive");
+  if (transfer.reads.piece_size == 0) {
+    return Status::InvalidArgument("S3 read piece size must be positive");
   }
   return Status::Ok();
 }

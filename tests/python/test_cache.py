@@ -103,3 +103,23 @@ def test_threads_reading_and_writing_read_correct_values(tmp_path: pathlib.Path)
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_read_coalescing_settings_round_trip_and_reads_match(tmp_path: pathlib.Path) -> None:
+    defaults = chunkwise.read_coalescing()
+    assert defaults == {"remote": True, "local": False, "max_gap": 1 << 20, "max_waste": 0.5,
+                        "max_request": 32 << 20, "small_gap": 64 << 10}
+    data = np.arange(32 * 32 * 16, dtype=np.uint16).reshape(32, 32, 16)
+    _sharded(tmp_path / "a.zarr", data)
+    try:
+        for local in (False, True):
+            chunkwise.set_read_coalescing(local=local, max_gap=4096, small_gap=0)
+            assert chunkwise.read_coalescing()["local"] is local
+            assert chunkwise.read_coalescing()["max_gap"] == 4096
+            array = chunkwise.open(str(tmp_path / "a.zarr"), mode="r")
+            np.testing.assert_array_equal(array[1:30, 2:17, 3:11], data[1:30, 2:17, 3:11])
+        with pytest.raises(ValueError, match="max_waste"):
+            chunkwise.set_read_coalescing(max_waste=1.5)
+    finally:
+        chunkwise.set_read_coalescing()
+    assert chunkwise.read_coalescing() == defaults

@@ -25,6 +25,7 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/store_registry.h"
+#include "chunkwise/store/byte_range.h"
 
 namespace chunkwise::core {
 class ChunkCache;  // src/core/chunk_cache.h
@@ -71,6 +72,12 @@ struct ContextOptions {
   // each chunk once would only churn it. Writes through chunkwise drop what
   // they make stale; writes by other processes are not seen (docs/api.md).
   std::uint64_t cache_bytes = 0;
+  // How reads of a sharded zarr array fetch the inner chunks of one shard a
+  // box needs (docs/api.md; docs/formats/zarr.md, "Coalesced reads"): on
+  // remote stores their byte ranges joined into few requests (at most 1 MiB
+  // between two ranges, requests up to 32 MiB, past 64 KiB apart at most half
+  // of a request unneeded); on local ones one request per inner chunk.
+  store::ReadCoalescing read_coalescing = {};
 };
 
 class Context {
@@ -107,6 +114,10 @@ class Context {
   void SetCacheBytes(std::uint64_t bytes);
   CacheStats cache_stats() const;
   void ResetCacheStats();
+
+  // The coalescing of the arrays opened from now on (ContextOptions::read_coalescing).
+  store::ReadCoalescing read_coalescing() const;
+  void SetReadCoalescing(const store::ReadCoalescing& coalescing);
 
   // The schemes OpenStore knows, this Context's memory:// stores among them.
   StoreRegistry& stores() { return stores_; }
@@ -152,6 +163,8 @@ class Context {
   const std::shared_ptr<core::BufferPool> buffers_ =
       std::make_shared<core::BufferPool>(core::kDefaultPoolIdleBytes);
   const std::shared_ptr<core::ChunkCache> chunk_cache_;
+  mutable std::mutex coalescing_mutex_;
+  store::ReadCoalescing read_coalescing_;  // Guarded by coalescing_mutex_.
   // Drops the pools a forked child inherited (their threads stayed in the
   // parent); pool_mutex_ held.
   void ForgetPoolsOfAnotherProcess() const;

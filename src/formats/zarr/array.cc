@@ -92,6 +92,7 @@ Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetad
       pool_(std::move(options.pool)),
       buffers_(std::move(options.buffers)),
       progress_(options.progress),
+      coalescing_(options.coalescing),
       grid_(std::move(grid)) {}
 
 Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefix,

@@ -11,6 +11,7 @@
 #include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/store/update_object.h"
+#include "store/range_coalescing.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -32,37 +33,66 @@ ShardByteReader RangeReader(const store::ValueReader& reader) {
 using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
 
 // Reads the ranges of a shard (each inside the shard: its index was checked)
-// into one pooled buffer and points each range's view at them. Ranges with
-// no gaps between them are read as the one span they cover, which also
-// bounds the buffer by the shard size when a hostile index points many
-// entries at the same bytes.
+// into one pooled buffer and points each range's view at them: the ranges
+// joined into requests as `limits` allow (store/range_coalescing.h), all
+// asked of the reader in one batch. Should the requests add up to more than
+// the span the ranges cover (a hostile index pointing many entries at the
+// same bytes), that span is read instead, so the buffer never outgrows the
+// shard.
 Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader, FetchedRanges& ranges,
-                                            core::BufferPool* buffers) {
+                                            core::BufferPool* buffers,
+                                            const store::RangeCoalescing& limits) {
   if (ranges.empty()) return core::BufferPool::Lease();
-  std::uint64_t total = 0, low = UINT64_MAX, high = 0;
+  std::vector<store::ByteRange> needed;
+  needed.reserve(ranges.size());
+  std::uint64_t low = UINT64_MAX, high = 0;
   for (const auto& [range, view] : ranges) {
-    total += range.second;
+    needed.push_back(store::ByteRange::Span(range.first, range.second));
     low = std::min(low, range.first);
     high = std::max(high, range.first + range.second);
   }
-  const bool one_span = high - low <= total;
+  std::vector<store::CoalescedRange> groups = store::CoalesceRanges(needed, limits);
+  std::uint64_t total = 0;
+  for (const store::CoalescedRange& group : groups) total += group.length;
+  if (total > high - low) {
+    std::vector<std::size_t> all(needed.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    groups = {store::CoalescedRange{low, high - low, std::move(all)}};
+    total = high - low;
+  }
   std::vector<store::ByteRange> reads;
-  if (one_span) {
-    reads.push_back(store::ByteRange::Span(low, high - low));
-  } else {
-    for (const auto& [range, view] : ranges) {
-      reads.push_back(store::ByteRange::Span(range.first, range.second));
-    }
+  reads.reserve(groups.size());
+  for (const store::CoalescedRange& group : groups) {
+    reads.push_back(store::ByteRange::Span(group.offset, group.length));
   }
-  core::BufferPool::Lease buffer =
-      core::BufferPool::TakeFrom(buffers, one_span ? high - low : total);
+  core::BufferPool::Lease buffer = core::BufferPool::TakeFrom(buffers, total);
   CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
+  // The views, in the map's order, which is the order `needed` was built in.
+  std::vector<ByteView> views(needed.size());
   std::uint64_t at = 0;
-  for (auto& [range, view] : ranges) {
-    view = ByteView(buffer.data() + (one_span ? range.first - low : at), range.second);
-    at += range.second;
+  for (const store::CoalescedRange& group : groups) {
+    for (const std::size_t member : group.members) {
+      views[member] = ByteView(buffer.data() + at + (needed[member].offset - group.offset),
+                               needed[member].length);
+    }
+    at += group.length;
   }
+  std::size_t i = 0;
+  for (auto& [range, view] : ranges) view = views[i++];
   return buffer;
+}
+
+// Whether a read of several inner chunks from `store` joins their ranges
+// into few requests (store::ReadCoalescing).
+bool Coalesces(const store::Store& store, const store::ReadCoalescing& coalescing) {
+  return store.capabilities().local ? coalescing.local : coalescing.remote;
+}
+
+// The limits a read of `store` plans its requests under: Off where it does
+// not coalesce.
+store::RangeCoalescing LimitsFor(const store::Store& store,
+                                 const store::ReadCoalescing& coalescing) {
+  return Coalesces(store, coalescing) ? coalescing.limits : store::RangeCoalescing::Off();
 }
 
 // Runs body(i) for i < n on `pool`, or on this thread when it is null.
@@ -264,7 +294,7 @@ Result<std::vector<std::optional<Bytes>>> ShardStore::GetInners(
     if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
   CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
-                             FetchRanges(*reader, fetched_at, nullptr));
+                             FetchRanges(*reader, fetched_at, nullptr, store::RangeCoalescing{}));
   for (std::size_t i = 0; i < ks.size(); ++i) {
     const ChunkLocation& location = index.at(ks[i]);
     if (!location.empty())
@@ -319,7 +349,8 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
       if (reader == nullptr || !indexed->Describes(*reader)) {
         return ReadRegionFromStore(box, destination, context);
       }
-      CHUNKWISE_ASSIGN_OR_RETURN(fetched, FetchRanges(*reader, fetched_at, context.buffers));
+      CHUNKWISE_ASSIGN_OR_RETURN(fetched, FetchRanges(*reader, fetched_at, context.buffers,
+                                                      LimitsFor(parent_, context.coalescing)));
     } else {  // One request for the whole shard, as without a cache.
       CHUNKWISE_ASSIGN_OR_RETURN(whole, parent_.Get(key_));
       if (!whole) return ReadRegionFromStore(box, destination, context);
@@ -402,21 +433,25 @@ Result<bool> ShardStore::ReadRegionFromStore(const core::Region& box,
   if (reader == nullptr) return fill();
   CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
                              codec_.ReadIndex(RangeReader(*reader), reader->size(), n_, where_));
-  if (parent_.capabilities().local) {
+  // Uncoalesced: each inner chunk read by the thread that decodes it, just
+  // before it does (one request per chunk).
+  if (!Coalesces(parent_, context.coalescing)) {
     CHUNKWISE_RETURN_IF_ERROR(
         codec_.DecodeRegion(spec_, index, RangeReader(*reader), box, destination, where_, context));
     return true;
   }
   // The chunks the box needs, keyed by offset and size (nothing forbids two
-  // entries sharing bytes), fetched in one batch into one pooled buffer.
+  // entries sharing bytes), fetched in coalesced requests of one batch into
+  // one pooled buffer.
   const core::RegularChunkGrid inner = codec_.InnerGrid(spec_.shape);
   FetchedRanges fetched_at;
   for (const core::Coord& chunk : inner.ChunksIntersecting(box)) {
     const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
     if (!location.empty()) fetched_at[{location.offset, location.nbytes}] = {};
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(core::BufferPool::Lease fetched,
-                             FetchRanges(*reader, fetched_at, context.buffers));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      core::BufferPool::Lease fetched,
+      FetchRanges(*reader, fetched_at, context.buffers, context.coalescing.limits));
   const ShardByteReader read = [&](std::uint64_t offset, std::uint64_t nbytes,
                                    Bytes&) -> Result<ByteView> {
     return fetched_at.at({offset, nbytes});

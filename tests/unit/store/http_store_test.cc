@@ -87,18 +87,31 @@ TEST_F(HttpStoreTest, ReadsValuesRangesAndSizes) {
             StatusCode::kOutOfRange);
 }
 
-TEST_F(HttpStoreTest, NearbyRangesAreOneRequest) {
+TEST_F(HttpStoreTest, NearbyRangesAreOneRequestAndWastefulJoinsAreNot) {
   const Bytes value = Pattern(200000, 2);
   Put("v", value);
-  const ByteRange ranges[] = {ByteRange::Span(10, 5), ByteRange::Span(5000, 5),
+  // The first two join (990 bytes between 10,000 needed); the third would
+  // make a request mostly unneeded (RangeCoalescing::max_waste, 0.5).
+  const ByteRange ranges[] = {ByteRange::Span(10, 5000), ByteRange::Span(6000, 5000),
                               ByteRange::Span(150000, 5)};
-  Bytes out(15);
+  Bytes out(10005);
   const std::uint64_t before = store_->stats().requests;
   ASSERT_TRUE(*store_->GetRangesInto("v", ranges, out));
-  EXPECT_EQ(store_->stats().requests - before, 1u);
-  EXPECT_TRUE(std::equal(out.begin() + 10, out.end(), value.begin() + 150000));
-  Bytes missing(15);
+  EXPECT_EQ(store_->stats().requests - before, 2u);
+  EXPECT_TRUE(std::equal(out.begin(), out.begin() + 5000, value.begin() + 10));
+  EXPECT_TRUE(std::equal(out.begin() + 5000, out.begin() + 10000, value.begin() + 6000));
+  EXPECT_TRUE(std::equal(out.begin() + 10000, out.end(), value.begin() + 150000));
+  Bytes missing(10005);
   EXPECT_FALSE(*store_->GetRangesInto("nope", ranges, missing));
+  // With no bound on waste, all three are one request.
+  RangeReadOptions reads;
+  reads.coalescing.max_waste = 1.0;
+  Open(nullptr, reads);
+  Bytes again(10005);
+  const std::uint64_t then = store_->stats().requests;
+  ASSERT_TRUE(*store_->GetRangesInto("v", ranges, again));
+  EXPECT_EQ(store_->stats().requests - then, 1u);
+  EXPECT_EQ(again, out);
 }
 
 TEST_F(HttpStoreTest, ReaderBringsTheTailAndPinsByETag) {

@@ -1,19 +1,17 @@
-// The pieces of the S3 protocol that need no server: the XML replies, range
-// coalescing, percent-encoding, Content-MD5 and the retry backoff.
+// The pieces of the S3 protocol that need no server: the XML replies,
+// percent-encoding, Content-MD5 and the retry backoff.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "store/http_transport.h"
 #include "store/md5.h"
 #include "store/percent_encoding.h"
-#include "store/range_coalescing.h"
 #include "store/s3_writer.h"
 #include "store/xml_document.h"
 
 namespace chunkwise::store {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(XmlDocument, ReadsAListingReply) {
@@ -49,25 +47,6 @@ TEST(XmlDocument, RefusesMalformedOrHostileDocuments) {
 
 TEST(XmlDocument, EscapesWhatWeSend) {
   EXPECT_EQ(XmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
-}
-
-TEST(RangeCoalescing, JoinsAcrossSmallGapsUpToTheLimit) {
-  const ByteRange ranges[] = {ByteRange::Span(100, 10),  ByteRange::Span(0, 10),
-                              ByteRange::Span(30, 10),   ByteRange::Span(5, 2),
-                              ByteRange::Span(1000, 10), ByteRange::Span(1015, 100)};
-  const std::vector<CoalescedRange> groups = CoalesceRanges(ranges, 60, 110);
-  ASSERT_EQ(groups.size(), 3u);
-  EXPECT_EQ(groups[0].offset, 0u);
-  EXPECT_EQ(groups[0].length, 110u);
-  EXPECT_THAT(groups[0].members, ElementsAre(1, 3, 2, 0));
-  EXPECT_EQ(groups[1].offset, 1000u);  // Joining 1015+100 would make 115 > 110 bytes.
-  EXPECT_EQ(groups[1].length, 10u);
-  EXPECT_EQ(groups[2].offset, 1015u);
-  EXPECT_EQ(groups[2].length, 100u);
-  // No gap allowed: only touching or overlapping ranges join.
-  const std::vector<CoalescedRange> strict = CoalesceRanges(ranges, 0, 1 << 20);
-  EXPECT_EQ(strict.size(), 5u);
-  EXPECT_TRUE(CoalesceRanges({}, 10, 10).empty());
 }
 
 TEST(PercentEncoding, EncodesAllButUnreservedAndDecodesListings) {

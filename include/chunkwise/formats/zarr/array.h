@@ -77,6 +77,10 @@ struct ArrayOptions {
   // metadata is the same whichever. Open/Create fail, naming the codec field,
   // if a chosen encoder cannot write the array's codecs.
   codec::CodecBuildOptions codec_build = {};
+  // How reads of a sharded array fetch the inner chunks one shard holds of
+  // a box: joined into few requests on remote stores, one per inner chunk
+  // on local ones (store/byte_range.h; docs/formats/zarr.md, "Coalesced reads").
+  store::ReadCoalescing coalescing = {};
 };
 
 // What one read or write reports to and is stopped by; both may be null.
@@ -236,7 +240,9 @@ class Array {
   Result<core::ChunkOverlap> TransferOverlap(const ChunkTransfer& transfer, std::size_t i,
                                              const core::Shape& buffer_shape) const;
   // Where shard calls run: the array's pool and scratch buffers.
-  ShardCallContext ShardContext() const { return {pool_.get(), scratch_.get(), buffers_.get()}; }
+  ShardCallContext ShardContext() const {
+    return {pool_.get(), scratch_.get(), buffers_.get(), coalescing_};
+  }
   // Adds the stored object `coord` (if stored) to `stats`.
   Status CountStored(const core::Coord& coord, ArrayStorageStats& stats) const;
 
@@ -248,6 +254,7 @@ class Array {
   // The array's view of the cache (never null; off when no cache was given).
   std::shared_ptr<const ArrayCache> cache_;
   core::ProgressReporter* progress_;
+  store::ReadCoalescing coalescing_;
   std::shared_ptr<const codec::CodecChain> chain_;
   // The chain's codec when the codecs are exactly [sharding_indexed].
   std::shared_ptr<const ShardingCodec> sharding_;

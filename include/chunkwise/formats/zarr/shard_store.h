@@ -100,7 +100,7 @@ class ShardStore final : public store::Store {
   // or nullopt when it is empty or no shard is stored. InvalidArgument for k >= n.
   Result<std::optional<Bytes>> GetInner(std::size_t k) const;
   // GetInner for each of `ks`, in order; the stored ones are read in one batch
-  // of byte ranges, adjacent ranges joined into one.
+  // of byte ranges, coalesced under store::RangeCoalescing's defaults.
   Result<std::vector<std::optional<Bytes>>> GetInners(std::span<const std::size_t> ks) const;
 
   // Writes a batch of encoded inner chunks as one write of the shard: the

@@ -35,6 +35,7 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/formats/zarr/shard_scratch.h"
+#include "chunkwise/store/byte_range.h"
 
 namespace chunkwise::formats::zarr {
 
@@ -55,6 +56,12 @@ struct ShardCallContext {
   // Lends shard-sized buffers (fetched chunks, freshly encoded slots); null:
   // the call allocates its own.
   core::BufferPool* buffers = nullptr;
+  // How a read that needs several inner chunks of one shard asks the store
+  // for them: their byte ranges joined into as few requests as the limits
+  // allow, fetched in one batch and then decoded on the pool; or, where
+  // the store's kind is not coalesced, one request per inner chunk, made by
+  // the thread that decodes it just before it does.
+  store::ReadCoalescing coalescing = {};
 };
 
 // The index codecs chunkwise reads and writes: [bytes little, crc32c].
