@@ -52,9 +52,15 @@
 // chunk": read it one 256³ chunk (shard) after another, each into fresh
 // memory. Ours and the v3 peers read the same files; seconds, medians of --runs.
 //
+// A sixth table is the cost of the crc32c codec that chunkwise appends to the
+// chunks of the arrays it makes by default (#44): ours writing and reading
+// the same array (uint16 [256,256,256·k], k = size/32 MiB, shards 256³ of
+// chunks 64³) with each codec alone and with "+crc32c", in alternation;
+// GB/s and the median per-round ratio crc32c/none (1.00: free).
+//
 // usage: zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python]
 //                   [--python PATH] [--venv-python PATH] [--peers LIST] [--scripts DIR]
-//                   [--codec TEXT]... [--only throughput|zarrs-case] [--zarrs-edge N]
+//                   [--codec TEXT]... [--only throughput|zarrs-case|checksum] [--zarrs-edge N]
 //                   (default codecs: zstd:1, then blosc:lz4:5:shuffle; default peers:
 //                   zp-2.13,zp-3,zarrs,ts; --no-python runs no peer)
 #include <algorithm>
@@ -73,6 +79,7 @@
 #include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
+#include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
@@ -105,7 +112,7 @@ constexpr Index kPlaneInLayer = 21;  // Which plane of each layer of chunks the 
 constexpr const char* kUsage =
     "zarr_bench [--size-mib N] [--runs N] [--threads N] [--dir DIR] [--no-python] "
     "[--python PATH] [--venv-python PATH] [--peers LIST] [--scripts DIR] [--codec TEXT]... "
-    "[--only throughput|zarrs-case] [--zarrs-edge N]";
+    "[--only throughput|zarrs-case|checksum] [--zarrs-edge N]";
 
 // A peer: a Python script run in its own process, printing one JSON line.
 struct Peer {
@@ -136,7 +143,7 @@ struct BenchOptions {
   std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
   fs::path scripts = fs::path(CHUNKWISE_SOURCE_DIR) / "bench";  // Where the peers' scripts are.
   std::vector<std::string> codecs;  // Empty: both of the issue's codecs.
-  std::string only;                 // "throughput" or "zarrs-case"; empty: both.
+  std::string only;                 // "throughput", "zarrs-case" or "checksum"; empty: all.
   Index zarrs_edge = 1024;          // The zarrs case's cube edge (a multiple of 256).
 };
 
@@ -365,9 +372,17 @@ class RawCodec {
 // a FileStore, and, for the steps, a DiscardStore and a MemoryStore.
 class OursArray {
  public:
+  // `buffers` lends every array made here its shard buffers, as a facade
+  // Context does; null: each array has a pool of its own, whose buffers each
+  // write touches afresh.
   OursArray(const std::string& codec_text, const Bytes& volume, const Shape& shape,
-            std::shared_ptr<core::ThreadPool> pool, const BenchOptions& options)
-      : volume_(volume), shape_(shape), pool_(std::move(pool)), path_(options.dir / "ours") {
+            std::shared_ptr<core::ThreadPool> pool, const BenchOptions& options,
+            std::shared_ptr<core::BufferPool> buffers = nullptr)
+      : volume_(volume),
+        shape_(shape),
+        pool_(std::move(pool)),
+        buffers_(std::move(buffers)),
+        path_(options.dir / "ours") {
     formats::zarr::ArrayLayout layout;
     layout.shape = shape;
     layout.data_type = core::DataType(core::DataTypeId::kUInt16);
@@ -428,14 +443,13 @@ class OursArray {
 
  private:
   double WriteSeconds(std::shared_ptr<store::Store> store) {
-    auto array =
-        formats::zarr::Array::Create(std::move(store), "", metadata_, true, {.pool = pool_});
+    auto array = formats::zarr::Array::Create(std::move(store), "", metadata_, true, Options());
     Check(array.status(), "create");
     return Seconds([&] { Check(array->Write(core::Region::Full(shape_), volume_), "write"); });
   }
 
   double ReadSeconds(std::shared_ptr<store::Store> store) {
-    auto array = formats::zarr::Array::Open(std::move(store), "", {.pool = pool_});
+    auto array = formats::zarr::Array::Open(std::move(store), "", Options());
     Check(array.status(), "open");
     const double seconds =
         Seconds([&] { Check(array->ReadInto(core::Region::Full(shape_), back_.data()), "read"); });
@@ -443,9 +457,12 @@ class OursArray {
     return seconds;
   }
 
+  formats::zarr::ArrayOptions Options() const { return {.pool = pool_, .buffers = buffers_}; }
+
   const Bytes& volume_;
   const Shape shape_;
   std::shared_ptr<core::ThreadPool> pool_;
+  std::shared_ptr<core::BufferPool> buffers_;
   fs::path path_;
   std::shared_ptr<store::MemoryStore> memory_ = store::MemoryStore::Create();
   formats::zarr::ArrayMetadata metadata_;
@@ -680,7 +697,8 @@ BenchOptions ParseOptions(int argc, char** argv) {
       options.codecs.emplace_back(argv[++i]);
     } else if (arg == "--only" && has_value) {
       options.only = argv[++i];
-      if (options.only != "throughput" && options.only != "zarrs-case")
+      if (options.only != "throughput" && options.only != "zarrs-case" &&
+          options.only != "checksum")
         bench::ExitWithUsage(kUsage);
     } else if (arg == "--zarrs-edge" && has_value) {
       options.zarrs_edge = IntegerArg("--zarrs-edge", argv[++i], kShard, 1 << 14);
@@ -926,11 +944,70 @@ void RunZarrsCase(const BenchOptions& options) {
   fs::remove_all(dir);
 }
 
+// The cost of the default crc32c: see the comment at the top.
+void RunChecksumCost(const BenchOptions& options) {
+  const Index shards = std::max<Index>(1, options.size_mib / 32);
+  const Shape shape = {kShard, kShard, kShard * shards};
+  const Bytes volume = MicroscopyVolume(shape);
+  auto pool = std::make_shared<core::ThreadPool>(options.threads);
+  std::printf(
+      "\nthe cost of the default crc32c: ours, uint16 [%lld,%lld,%lld] (%.0f MiB), shards 256^3 "
+      "of chunks 64^3, %zu threads, medians of %d runs, GB/s; ratio: crc32c's throughput over "
+      "none's\n",
+      static_cast<long long>(shape[0]), static_cast<long long>(shape[1]),
+      static_cast<long long>(shape[2]), static_cast<double>(volume.size()) / (1 << 20),
+      pool->num_threads(), options.runs);
+  std::printf("%-22s %-6s %8s %8s %14s\n", "codec", "op", "none", "crc32c", "crc32c/none");
+  std::vector<std::string> codecs = options.codecs;
+  if (codecs.empty()) codecs = {"zstd:1", "blosc:lz4:5:shuffle"};
+  const auto bytes = static_cast<double>(volume.size());
+  for (const std::string& codec : codecs) {
+    // One pool of shard buffers for both, as the facade's Context lends:
+    // the figures are of the codecs, not of first touches of fresh memory.
+    auto buffers = std::make_shared<core::BufferPool>(std::size_t{1} << 30);
+    OursArray plain(codec, volume, shape, pool, options, buffers);
+    OursArray checked(codec + "+crc32c", volume, shape, pool, options, buffers);
+    std::vector<double> write_plain, write_checked, read_plain, read_checked;
+    std::vector<Throughput> ratios;  // Per round: the plain time over the checked one.
+    for (int run = 0; run < options.runs; ++run) {
+      // Both share one directory: each write replaces it, each read follows
+      // its write. Which goes first alternates, so that neither always meets
+      // the other's files still being written back.
+      const auto plain_round = [&] {
+        write_plain.push_back(plain.WriteSeconds());
+        read_plain.push_back(plain.ReadSeconds());
+      };
+      const auto checked_round = [&] {
+        write_checked.push_back(checked.WriteSeconds());
+        read_checked.push_back(checked.ReadSeconds());
+      };
+      if (run % 2 == 0) {
+        plain_round();
+        checked_round();
+      } else {
+        checked_round();
+        plain_round();
+      }
+      ratios.push_back(
+          {write_plain.back() / write_checked.back(), read_plain.back() / read_checked.back()});
+    }
+    const Throughput ratio = MedianRatios(ratios);
+    std::printf("%-22s %-6s %8.3f %8.3f %13.3fx\n", codec.c_str(), "write",
+                GigabytesPerSecond(bytes, write_plain), GigabytesPerSecond(bytes, write_checked),
+                ratio.write);
+    std::printf("%-22s %-6s %8.3f %8.3f %13.3fx\n", codec.c_str(), "read",
+                GigabytesPerSecond(bytes, read_plain), GigabytesPerSecond(bytes, read_checked),
+                ratio.read);
+    std::fflush(stdout);
+  }
+}
+
 int Main(int argc, char** argv) {
   const BenchOptions options = ParseOptions(argc, argv);
   fs::create_directories(options.dir);
-  if (options.only != "zarrs-case") RunThroughput(options);
-  if (options.only != "throughput") RunZarrsCase(options);
+  if (options.only.empty() || options.only == "throughput") RunThroughput(options);
+  if (options.only.empty() || options.only == "zarrs-case") RunZarrsCase(options);
+  if (options.only.empty() || options.only == "checksum") RunChecksumCost(options);
   return 0;
 }
 

@@ -391,6 +391,7 @@ def create(
     chunks: Sequence[int],
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    checksum: str | None = "default",
     fill_value: Any = None,
     dimension_names: Sequence[str | None] | None = None,
     attributes: dict[str, Any] | None = None,
@@ -405,7 +406,12 @@ def create(
 
     `codecs` are the bytes-to-bytes codecs of each (inner) chunk: a shorthand
     such as ``"zstd:3"``, ``"blosc:lz4:5:shuffle"`` or ``"gzip:6+crc32c"``, a
-    list of zarr v3 codec documents, or None for no compression. `shards`,
+    list of zarr v3 codec documents, or None for no compression. `checksum`
+    adds an end-to-end checksum to a shorthand's chain: ``"default"`` is
+    ``"crc32c"`` (a crc32c codec last) on zarr v3 and none on v2,
+    ``"zstd"`` is zstd's frame checksum, ``None`` or ``"none"`` opts out;
+    codec documents are taken as given. A flipped bit in a stored chunk is
+    then refused with CorruptionError naming its key. `shards`,
     a multiple of `chunks`, stores the chunks in shards (zarr v3 sharding).
     `dimension_names` has one entry per dimension; None leaves a dimension
     unnamed (null in zarr.json). An existing array or group at `url` is
@@ -429,7 +435,7 @@ def create(
         raise TypeError("create() needs shape and dtype, or data")
     request = _create_request(
         shape, dtype, chunks, shards, codecs, fill_value, dimension_names, attributes,
-        zarr_format, index_location,
+        zarr_format, index_location, checksum,
     )
     if data is None:
         return Array(_core.Array.create(str(url), request, overwrite))
@@ -452,6 +458,7 @@ def _create_request(
     attributes: dict[str, Any] | None,
     zarr_format: int,
     index_location: str,
+    checksum: str | None = "default",
 ) -> _core.CreateRequest:
     """What `create` asks the library for (chunkwise.dask creates through it too)."""
     request = _core.CreateRequest()
@@ -474,6 +481,7 @@ def _create_request(
     request.attributes_json = json.dumps({} if attributes is None else attributes)
     request.zarr_format = zarr_format
     request.index_location = index_location
+    request.checksum = "none" if checksum is None else checksum
     return request
 
 

@@ -39,6 +39,7 @@ class CreateRequest:
     attributes_json: str
     zarr_format: int
     index_location: str
+    checksum: str
     def __init__(self) -> None: ...
 
 class ConvertRequest:
@@ -56,7 +57,6 @@ class ConvertRequest:
     def __init__(self) -> None: ...
 
 class ImportRequest:
-    checksum: str
     overwrite: bool
     resume: bool
     blosc_encoder: str
@@ -211,6 +211,7 @@ class StreamRequest:
     chunks: list[int]
     tiles_per_shard: list[int] | None
     codec: str
+    checksum: str
     fill_value: str | None
     dimension_names: list[str]
     index_location: str

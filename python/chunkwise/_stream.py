@@ -41,6 +41,7 @@ def _request(
     downsample_factors: Sequence[int] | None = None,
     voxel_size: Sequence[float] | None = None,
     unit: str | None = None,
+    checksum: str | None = "default",
 ) -> _core.StreamRequest:
     request = _core.StreamRequest()
     request.shape = [operator.index(n) for n in shape]
@@ -49,6 +50,7 @@ def _request(
     if tiles_per_shard is not None:
         request.tiles_per_shard = [operator.index(n) for n in tiles_per_shard]
     request.codec = "none" if codecs is None else codecs
+    request.checksum = "none" if checksum is None else checksum
     request.fill_value = None if fill_value is None else _fill_text(fill_value)
     # None is a dimension without a name; the writer spells it "" (written as null).
     request.dimension_names = ["" if name is None else name for name in dimension_names or []]
@@ -70,7 +72,10 @@ class StreamWriter:
     `shape[0]` of 0 leaves dimension 0 unbounded: it ends at the frames
     appended. `chunks` is the tile (inner chunk); a shard holds
     `tiles_per_shard` tiles per dimension. `codecs` is a shorthand
-    (``"zstd:1"``, ``"blosc:lz4:5:shuffle"``, ``None``). `max_memory` (bytes)
+    (``"zstd:1"``, ``"blosc:lz4:5:shuffle"``, ``None``); `checksum`
+    ``"crc32c"`` or ``"zstd"`` adds an end-to-end checksum to every tile
+    (``"default"``: none for a stream, which keeps the GPU writer open to it;
+    ``None`` or ``"none"``: none). `max_memory` (bytes)
     refuses a plan whose estimate exceeds it. `backend` is ``"cpu"`` or
     ``"auto"`` (the CPU here).
 
@@ -99,6 +104,7 @@ class StreamWriter:
         chunks: Sequence[int],
         tiles_per_shard: Sequence[int] | None = None,
         codecs: str | None = "zstd:1",
+        checksum: str | None = "default",
         fill_value: Any = None,
         dimension_names: Sequence[str | None] | None = None,
         index_location: str = "end",
@@ -118,7 +124,7 @@ class StreamWriter:
         self.dtype = np.dtype(dtype)
         request = _request(shape, dtype, chunks, tiles_per_shard, codecs, fill_value,
                            dimension_names, index_location, backend, threads, max_memory,
-                           levels, downsample, downsample_factors, voxel_size, unit)
+                           levels, downsample, downsample_factors, voxel_size, unit, checksum)
         self._writer = _core.StreamWriter(
             self.url, request, overwrite,
             progress=_progress.callback(progress, "stream"), cancel=_progress.token(cancel),

@@ -37,7 +37,7 @@ def convert(
     chunks: Sequence[int] | None = None,
     shards: Sequence[int] | str | None = None,
     codecs: str | None = None,
-    checksum: str = "none",
+    checksum: str | None = "default",
     index_location: str = "end",
     zarr_format: int = 3,
     overwrite: bool = False,
@@ -52,7 +52,10 @@ def convert(
 
     What is not given is the source's: its `chunks`, its `shards` (``"none"``
     writes none; zarr v2 has none), its `codecs` (a shorthand such as
-    ``"gzip:6"``; `checksum` ``"crc32c"`` or ``"zstd"`` needs them). The
+    ``"gzip:6"``). `checksum` is added to the `codecs` given: ``"default"``
+    is crc32c on a zarr v3 destination, ``None`` opts out; without `codecs`
+    the source's are kept as they are (``"crc32c"`` or ``"zstd"`` needs
+    them). The
     destination is zarr v3 unless `zarr_format=2`. An array at `dest` is
     refused unless `overwrite`; `resume` finishes an unpublished convert of
     the same source and layout. The metadata is written last. Returns the
@@ -68,7 +71,7 @@ def convert(
     elif shards is not None:
         request.shards = [operator.index(n) for n in shards]
     request.codecs = codecs
-    request.checksum = checksum
+    request.checksum = "none" if checksum is None else checksum
     request.index_location = index_location
     request.zarr_format = zarr_format
     request.overwrite = overwrite
@@ -92,7 +95,7 @@ def _import_requests(
     attributes: dict[str, Any] | None,
     zarr_format: int,
     index_location: str,
-    checksum: str,
+    checksum: str | None,
     overwrite: bool,
     blosc_encoder: str,
     threads: int | None,
@@ -100,11 +103,10 @@ def _import_requests(
     """The layout and the request of an import: the shape and dtype are the source's."""
     layout = _create_request(
         [], "uint8", chunks, shards, codecs, fill_value, dimension_names, attributes,
-        zarr_format, index_location,
+        zarr_format, index_location, checksum,
     )
     layout.dtype = ""
     request = _core.ImportRequest()
-    request.checksum = checksum
     request.overwrite = overwrite
     request.blosc_encoder = blosc_encoder
     request.threads = threads or 0
@@ -118,7 +120,7 @@ def import_npy(
     chunks: Sequence[int],
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
-    checksum: str = "none",
+    checksum: str | None = "default",
     fill_value: Any = None,
     dimension_names: Sequence[str | None] | None = None,
     attributes: dict[str, Any] | None = None,
@@ -161,7 +163,7 @@ def import_(
     chunks: Sequence[int] | None = None,
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
-    checksum: str = "none",
+    checksum: str | None = "default",
     fill_value: Any = None,
     dimension_names: Sequence[str | None] | None = None,
     attributes: dict[str, Any] | None = None,

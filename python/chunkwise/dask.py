@@ -41,6 +41,7 @@ def to_zarr(
     chunks: Sequence[int] | None = None,
     shards: Sequence[int] | None = None,
     codecs: str | Sequence[dict[str, Any]] | None = "zstd:3",
+    checksum: str | None = "default",
     fill_value: Any = None,
     overwrite: bool = False,
     rechunk: bool = True,
@@ -57,6 +58,8 @@ def to_zarr(
     a ValueError naming the first misaligned axis. The array is published
     (its zarr.json written) only after every task has succeeded; a failed
     run leaves no array at `url` (``overwrite=True`` clears what it left).
+    `codecs` and `checksum` are `chunkwise.create`'s (crc32c last by
+    default; ``checksum=None`` opts out).
 
     Returns the written `chunkwise.Array`, or with ``compute=False`` a
     ``dask.delayed`` that writes, publishes and returns it.
@@ -84,7 +87,7 @@ def to_zarr(
 
     request = _create_request(
         shape, darr.dtype, chunk_shape, shards, codecs, fill_value, dimension_names,
-        attributes, 3, "end",
+        attributes, 3, "end", checksum,
     )
     created = _core.Array.create(str(url), request, overwrite, publish=False)
     metadata_json = created.metadata_json

@@ -63,6 +63,7 @@ struct CreateRequest {
   std::string attributes_json = "{}";
   int zarr_format = 3;
   std::string index_location = "end";
+  std::string checksum = "default";  // ParseChunkChecksum's words; None is "none".
 };
 
 // What chunkwise.convert passes down: `zarr convert`'s flags, as Python gives them.
@@ -71,7 +72,7 @@ struct ConvertRequest {
   std::optional<std::vector<core::Index>> shards;  // None: the source's (unless unsharded).
   bool unsharded = false;                          // shards="none".
   std::optional<std::string> codecs;               // A shorthand; None: the source's.
-  std::string checksum = "none";
+  std::string checksum = "default";
   std::string index_location = "end";
   int zarr_format = 3;
   bool overwrite = false;
@@ -84,7 +85,6 @@ struct ConvertRequest {
 // What chunkwise.import_npy passes down beside the CreateRequest (whose shape
 // and dtype are the file's): `zarr import`'s other flags.
 struct ImportRequest {
-  std::string checksum = "none";
   bool overwrite = false;
   bool resume = false;
   std::string blosc_encoder = "c-blosc";
@@ -142,27 +142,12 @@ class PyArray {
                                                               codec.value_or(""))));
   }
 
-  // An import's layout with `checksum` added to its codec shorthand. Codec
-  // documents are the whole chain as given: a checksum would be dropped, so
-  // it is refused with them.
-  static ZarrArraySpec ImportSpec(const CreateRequest& layout, const std::string& checksum) {
-    if (layout.codecs_json && checksum != "none") {
-      ThrowIfError(Status::InvalidArgument("checksum=\"" + checksum +
-                                           "\" applies to a codec shorthand; with codec "
-                                           "documents, put the checksum codec among them")
-                       .WithField("checksum"));
-    }
-    CreateRequest checked = layout;
-    checked.codec = ValueOrThrow(CodecsWithChecksum(layout.codec.value_or("zstd:3"), checksum));
-    return ValueOrThrow(SpecOf(checked));
-  }
-
   // The facade's ImportNpyAsZarrArray (`zarr import`): the .npy at `path`
   // streamed into a new array at `url` with the request's layout.
   static PyArray ImportNpy(const std::string& path, const std::string& url,
                            const CreateRequest& layout, const ImportRequest& request,
                            nb::object progress, std::shared_ptr<CancelToken> cancel) {
-    const ZarrArraySpec spec = ImportSpec(layout, request.checksum);
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(layout));
     Operation operation(std::move(progress), std::move(cancel), request.threads);
     std::optional<ZarrArray> imported;
     operation.Run(
@@ -185,7 +170,7 @@ class PyArray {
   static PyArray ImportVolume(const std::string& path, const std::string& url,
                               const CreateRequest& layout, const ImportRequest& request,
                               nb::object progress, std::shared_ptr<CancelToken> cancel) {
-    const ZarrArraySpec spec = ImportSpec(layout, request.checksum);
+    const ZarrArraySpec spec = ValueOrThrow(SpecOf(layout));
     Operation operation(std::move(progress), std::move(cancel), request.threads);
     std::optional<VolumeImport> imported;
     operation.Run(
@@ -209,13 +194,16 @@ class PyArray {
                          const ConvertRequest& request, nb::object progress,
                          std::shared_ptr<CancelToken> cancel) {
     const ZarrConversionLayout layout = ValueOrThrow(LayoutOf(request));
+    const std::optional<ChunkChecksum> checksum =
+        ValueOrThrow(ParseChunkChecksum(request.checksum));
     Operation operation(std::move(progress), std::move(cancel), request.threads);
     std::optional<ZarrArray> converted;
     operation.Run(
         [&]() -> Status {
           CHUNKWISE_ASSIGN_OR_RETURN(
               converted, ConvertZarrArray(operation.context(), source, destination, layout,
-                                          {.overwrite = request.overwrite,
+                                          {.checksum = checksum,
+                                           .overwrite = request.overwrite,
                                            .resume = request.resume,
                                            .encoders = {.blosc_encoder = request.blosc_encoder}},
                                           operation.call()));
@@ -348,17 +336,8 @@ class PyArray {
     layout.unsharded = request.unsharded;
     CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, ParseIndexLocation(request.index_location));
     layout.zarr_format = request.zarr_format;
-    if (!request.codecs) {
-      // The source's codecs are kept as they are, checksum or not.
-      if (request.checksum != "none") {
-        return Status::InvalidArgument("checksum=\"" + request.checksum +
-                                       "\" needs codecs (without them the source's are kept)")
-            .WithField("codecs");
-      }
-      return layout;
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(layout.codecs,
-                               CodecsWithChecksum(*request.codecs, request.checksum));
+    // The facade adds the checksum to the codecs given (ZarrConvertOptions::checksum).
+    layout.codecs = request.codecs;
     return layout;
   }
 
@@ -394,6 +373,7 @@ class PyArray {
     }
     CHUNKWISE_ASSIGN_OR_RETURN(spec.attributes,
                                ParseJsonOption(request.attributes_json, "attributes"));
+    CHUNKWISE_ASSIGN_OR_RETURN(spec.checksum, ParseChunkChecksum(request.checksum));
     return spec;
   }
 
@@ -444,7 +424,8 @@ void BindArray(nb::module_& module) {
       .def_rw("dimension_names", &CreateRequest::dimension_names)
       .def_rw("attributes_json", &CreateRequest::attributes_json)
       .def_rw("zarr_format", &CreateRequest::zarr_format)
-      .def_rw("index_location", &CreateRequest::index_location);
+      .def_rw("index_location", &CreateRequest::index_location)
+      .def_rw("checksum", &CreateRequest::checksum);
 
   nb::class_<ConvertRequest>(module, "ConvertRequest")
       .def(nb::init<>())
@@ -462,7 +443,6 @@ void BindArray(nb::module_& module) {
 
   nb::class_<ImportRequest>(module, "ImportRequest")
       .def(nb::init<>())
-      .def_rw("checksum", &ImportRequest::checksum)
       .def_rw("overwrite", &ImportRequest::overwrite)
       .def_rw("resume", &ImportRequest::resume)
       .def_rw("blosc_encoder", &ImportRequest::blosc_encoder)

@@ -38,6 +38,7 @@ struct StreamRequest {
   std::vector<core::Index> chunks;
   std::optional<std::vector<core::Index>> tiles_per_shard;
   std::string codec = "zstd:1";
+  std::string checksum = "default";  // ParseChunkChecksum's words: the stream's default is none.
   std::optional<std::string> fill_value;
   std::vector<std::string> dimension_names;
   std::string index_location = "end";
@@ -65,7 +66,9 @@ struct StreamRequest {
           {shape[d], chunks[d], tiles[d], dimension_names.empty() ? "" : dimension_names[d]});
     }
     CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, core::DataType::FromZarrName(dtype));
-    config.codec = codec;
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ChunkChecksum> chosen,
+                               ParseChunkChecksum(checksum));
+    CHUNKWISE_ASSIGN_OR_RETURN(config.codec, StreamCodecsWithChecksum(codec, chosen));
     config.fill_value = fill_value;
     if (index_location == "start") {
       config.index_location = formats::zarr::IndexLocation::kStart;
@@ -189,6 +192,7 @@ void BindStream(nb::module_& module) {
       .def_rw("chunks", &StreamRequest::chunks)
       .def_rw("tiles_per_shard", &StreamRequest::tiles_per_shard)
       .def_rw("codec", &StreamRequest::codec)
+      .def_rw("checksum", &StreamRequest::checksum)
       .def_rw("fill_value", &StreamRequest::fill_value)
       .def_rw("dimension_names", &StreamRequest::dimension_names)
       .def_rw("index_location", &StreamRequest::index_location)

@@ -35,6 +35,7 @@ constexpr std::array kFlagHints = {
     FlagHint{kInvalid, "dimension_names", "--dimension-names", "see --dimension-names"},
     FlagHint{kInvalid, "zarr_format", "--format", "see --format"},
     FlagHint{kInvalid, "codecs", "--codec", "see --codec"},
+    FlagHint{kInvalid, "checksum", "--checksum", "see --checksum"},
     FlagHint{kUnsupported, "codecs", "--codec", "see --codec"},
     FlagHint{kInvalid, "fill_value", "--fill", "see --fill"},
     FlagHint{kInvalid, "attributes", "--attributes", "see --attributes"},

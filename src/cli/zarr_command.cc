@@ -25,7 +25,7 @@ struct ZarrOptions {
   std::string shard;
   std::string codec;
   std::string index_location = "end";
-  std::string checksum = "none";
+  std::string checksum = "default";
   std::string fill;
   std::string dimension_names;
   std::string attributes;
@@ -64,11 +64,10 @@ Result<ZarrArraySpec> SpecFromOptions(const ZarrOptions& options) {
   if (!options.shard.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(spec.shards, ShapeOption(options.shard, "--shard", false));
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::string codecs,
-                             CodecWithChecksum(options.codec, "zstd:3", options.checksum));
-  Result<CodecChainSpec> chain = ParseCodecs(codecs);
+  Result<CodecChainSpec> chain = ParseCodecs(options.codec.empty() ? "zstd:3" : options.codec);
   if (!chain.ok()) return chain.status().WithContext("--codec");
   spec.codecs = *std::move(chain);
+  CHUNKWISE_ASSIGN_OR_RETURN(spec.checksum, ChecksumOption(options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(spec.index_location, IndexLocationOption(options.index_location));
   if (!options.fill.empty()) spec.fill_value = options.fill;
   spec.dimension_names = ParseDimensionNames(options.dimension_names);
@@ -300,16 +299,9 @@ Result<ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
   }
   CHUNKWISE_ASSIGN_OR_RETURN(layout.index_location, IndexLocationOption(options.index_location));
   layout.zarr_format = options.format;
-  if (options.codec.empty()) {
-    // The source's codecs are kept as they are, checksum or not.
-    if (options.checksum != "none") {
-      return Status::InvalidArgument("--checksum " + options.checksum +
-                                     " needs --codec (without it the source's codecs are kept)");
-    }
-    return layout;
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(layout.codecs,
-                             CodecWithChecksum(options.codec, options.codec, options.checksum));
+  // Without --codec the source's codecs are kept; the facade adds the
+  // checksum to the codecs given (ZarrConvertOptions::checksum).
+  if (!options.codec.empty()) layout.codecs = options.codec;
   return layout;
 }
 
@@ -318,10 +310,13 @@ Result<ZarrConversionLayout> ConversionLayout(const ZarrOptions& options) {
 Status Convert(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<core::Communicator> ranks, JoinJobRanks());
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrConversionLayout layout, ConversionLayout(options));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ChunkChecksum> checksum,
+                             ChecksumOption(options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(
       const ZarrArray destination,
       ConvertZarrArray(context.library(), options.path, options.destination, layout,
-                       {.overwrite = options.overwrite,
+                       {.checksum = checksum,
+                        .overwrite = options.overwrite,
                         .resume = options.resume,
                         .ranks = ranks.get(),
                         .encoders = {.blosc_encoder = options.blosc_encoder},
@@ -353,7 +348,9 @@ void AddLayoutOptions(CLI::App* command, ZarrOptions& options) {
                       "zstd:3 | blosc:lz4:5:shuffle | gzip:6 | none (joined with +); "
                       "blosc:lz4det:5:shuffle writes blosc lz4 with the deterministic encoder");
   command->add_option("--index-location", options.index_location, "Shard index: end or start");
-  command->add_option("--checksum", options.checksum, kChecksumHelp)->capture_default_str();
+  AddChecksumOption(command, options.checksum,
+                    "crc32c on a zarr v3 array, none on v2; convert without --codec keeps the "
+                    "source's codecs");
   command->add_option("--format", options.format, "Zarr format: 3 (default) or 2");
   command->add_flag("--overwrite", options.overwrite, "Replace an existing array");
 }

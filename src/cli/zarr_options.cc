@@ -23,11 +23,18 @@ Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text
   return location;
 }
 
-Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
-                                      const std::string& checksum) {
-  Result<std::string> text = CodecsWithChecksum(codec.empty() ? default_codec : codec, checksum);
-  if (!text.ok()) return text.status().WithContext("--checksum");
-  return text;
+void AddChecksumOption(CLI::App* command, std::string& checksum, const char* default_is) {
+  command->add_option("--checksum", checksum,
+                      std::string("End-to-end checksum on every chunk: crc32c (a crc32c codec "
+                                  "after the others), zstd (zstd's frame checksum; needs a zstd "
+                                  "codec) or none; default: ") +
+                          default_is);
+}
+
+Result<std::optional<ChunkChecksum>> ChecksumOption(const std::string& text) {
+  Result<std::optional<ChunkChecksum>> checksum = ParseChunkChecksum(text);
+  if (!checksum.ok()) return checksum.status().WithContext("--checksum");
+  return checksum;
 }
 
 Result<nlohmann::json> AttributesOption(const std::string& text) {

@@ -3,7 +3,9 @@
 #ifndef CHUNKWISE_CLI_ZARR_OPTIONS_H_
 #define CHUNKWISE_CLI_ZARR_OPTIONS_H_
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,16 +19,13 @@ std::vector<std::string> SplitNames(const std::string& text);
 // --index-location: "end" or "start".
 Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text);
 
-// --checksum: "none" (the default), "crc32c" or "zstd" (docs/reliability.md).
-// zarr-python 3 and TensorStore verify both; zarr v2 readers (zarr 2.13,
-// numcodecs) and the zarr v2 view a reference set gives of an array lack
-// crc32c, which is why it is not yet on by default.
-constexpr const char* kChecksumHelp =
-    "End-to-end checksum: none, crc32c (a crc32c codec after the others), or zstd "
-    "(zstd's frame checksum; needs a zstd codec)";
-// `codec` (a shorthand; "" means `default_codec`) with the checksum asked for.
-Result<std::string> CodecWithChecksum(const std::string& codec, const std::string& default_codec,
-                                      const std::string& checksum);
+// --checksum, the one definition every command that makes an array shares:
+// "default", "none", "crc32c" or "zstd" into `checksum`, for the facade's
+// ParseChunkChecksum (docs/reliability.md). `default_is` says in the help
+// what the command does without it.
+void AddChecksumOption(CLI::App* command, std::string& checksum, const char* default_is);
+// --checksum's value as the facade's field; InvalidArgument naming the flag.
+Result<std::optional<ChunkChecksum>> ChecksumOption(const std::string& text);
 
 // --attributes: a JSON object given inline, or @FILE for a file's text. Not
 // JSON: InvalidArgument naming the flag; not an object: CreateZarrArray's

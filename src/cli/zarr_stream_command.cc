@@ -30,7 +30,7 @@ struct StreamOptions {
   std::string tiles_per_shard;
   std::string codec = "zstd:1";
   std::string index_location = "end";
-  std::string checksum = "none";
+  std::string checksum = "default";
   std::string fill;
   std::string dimension_names;
   std::string input;
@@ -93,9 +93,13 @@ Result<StreamConfig> ConfigFromOptions(const StreamOptions& options) {
     config.dimensions.push_back({shape[d], chunk[d], tiles[d], names.empty() ? "" : names[d]});
   }
   CHUNKWISE_ASSIGN_OR_RETURN(config.data_type, ParseDataType(options.dtype));
-  // A checksum keeps the GPU writer out (it writes codecs none and blosc:lz4det only).
-  CHUNKWISE_ASSIGN_OR_RETURN(config.codec,
-                             CodecWithChecksum(options.codec, options.codec, options.checksum));
+  // A checksum keeps the GPU writer out (it writes codecs none and blosc:lz4det
+  // only), which is why the stream's default is none (docs/reliability.md).
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ChunkChecksum> checksum,
+                             ChecksumOption(options.checksum));
+  Result<std::string> codecs = StreamCodecsWithChecksum(options.codec, checksum);
+  if (!codecs.ok()) return codecs.status().WithContext("--checksum");
+  config.codec = *std::move(codecs);
   CHUNKWISE_ASSIGN_OR_RETURN(config.index_location, IndexLocationOption(options.index_location));
   if (!options.fill.empty()) config.fill_value = options.fill;
   config.epochs_per_batch = options.epochs_per_batch;
@@ -252,7 +256,8 @@ void AddZarrStreamCommand(CLI::App& zarr_group, CommandContext& context) {
       "--codec", options->codec,
       "none | zstd:L | gzip:L | blosc:lz4|zstd:L:shuffle|bitshuffle (default zstd:1)");
   command->add_option("--index-location", options->index_location, "end (default) or start");
-  command->add_option("--checksum", options->checksum, kChecksumHelp)->capture_default_str();
+  AddChecksumOption(command, options->checksum,
+                    "none (the GPU writer cannot add crc32c: docs/reliability.md)");
   command->add_option("--fill", options->fill, "Fill value (default 0)");
   command->add_option("--dimension-names", options->dimension_names,
                       "Names, e.g. t,y,x; an empty item is a dimension without a name (null)");

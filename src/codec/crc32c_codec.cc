@@ -28,16 +28,12 @@ Result<Bytes> Crc32cCodec::Encode(ByteView decoded) const {
   return encoded;
 }
 
-Result<Bytes> Crc32cCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {
+Result<ByteView> Crc32cCodec::Verify(ByteView encoded) {
   if (encoded.size() < kChecksumSize) {
     return Status::Corruption("crc32c: encoded data is " + std::to_string(encoded.size()) +
                               " bytes, shorter than its 4-byte checksum");
   }
   const ByteView payload = encoded.first(encoded.size() - kChecksumSize);
-  if (payload.size() > max_decoded_bytes) {
-    return Status::OutOfRange("crc32c: payload of " + std::to_string(payload.size()) +
-                              " bytes exceeds the limit of " + std::to_string(max_decoded_bytes));
-  }
   const std::uint32_t stored = LoadLittleEndian<std::uint32_t>(encoded.data() + payload.size());
   const std::uint32_t computed = Crc32c(payload);
   if (stored != computed) {
@@ -46,6 +42,20 @@ Result<Bytes> Crc32cCodec::Decode(ByteView encoded, std::size_t max_decoded_byte
                   "crc32c: checksum mismatch (stored %08x, computed %08x)", stored, computed);
     return Status::Corruption(message);
   }
+  return payload;
+}
+
+void Crc32cCodec::AppendTo(MutableByteView out, std::size_t size) {
+  StoreLittleEndian(Crc32c(ByteView(out.data(), size)), out.data() + size);
+}
+
+Result<Bytes> Crc32cCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {
+  if (encoded.size() >= kChecksumSize && encoded.size() - kChecksumSize > max_decoded_bytes) {
+    return Status::OutOfRange("crc32c: payload of " +
+                              std::to_string(encoded.size() - kChecksumSize) +
+                              " bytes exceeds the limit of " + std::to_string(max_decoded_bytes));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const ByteView payload, Verify(encoded));
   return CopyToBytes(payload);
 }
 

@@ -29,6 +29,14 @@ class Crc32cCodec final : public BytesToBytesCodec {
   // match; OutOfRange if the payload exceeds `max_decoded_bytes`.
   Result<Bytes> Decode(ByteView encoded, std::size_t max_decoded_bytes) const override;
 
+  // The payload of `encoded` (all but its checksum) once the checksum
+  // matches: Decode's checks without its copy, for chains that decode the
+  // payload in place. Corruption as Decode.
+  static Result<ByteView> Verify(ByteView encoded);
+  // Appends the checksum of out[0, size) at out[size, size + 4).
+  // REQUIRES: out.size() >= size + 4.
+  static void AppendTo(MutableByteView out, std::size_t size);
+
  private:
   Crc32cCodec() = default;
 };

@@ -26,6 +26,11 @@ Result<core::DownsampleMethod> ParseDownsample(std::string_view text) {
   return core::ParseDownsampleMethod(text);
 }
 
+Result<std::string> StreamCodecsWithChecksum(std::string_view codecs,
+                                             std::optional<ChunkChecksum> checksum) {
+  return CodecsWithChunkChecksum(codecs, checksum.value_or(ChunkChecksum::kNone), 3);
+}
+
 Result<std::optional<StreamMultiscale>> MakeStreamMultiscale(const StreamLevelsOptions& options) {
   if (options.levels == 0) {
     if (!options.downsample_factors.empty() || !options.voxel_size.empty() ||

@@ -89,6 +89,31 @@ Result<std::string> CodecsWithChecksum(std::string_view shorthand, std::string_v
   return codec::WithChecksum(shorthand, choice);
 }
 
+Result<std::optional<ChunkChecksum>> ParseChunkChecksum(std::string_view text) {
+  if (text.empty() || text == "default") return std::optional<ChunkChecksum>();
+  if (text == "none") return ChunkChecksum::kNone;
+  if (text == "crc32c") return ChunkChecksum::kCrc32c;
+  if (text == "zstd") return ChunkChecksum::kZstd;
+  return Status::InvalidArgument("checksum \"" + std::string(text) +
+                                 "\": accepted: default, none, crc32c, zstd")
+      .WithField("checksum");
+}
+
+Result<std::string> CodecsWithChunkChecksum(std::string_view codecs,
+                                            std::optional<ChunkChecksum> checksum,
+                                            int zarr_format) {
+  // The default is crc32c where the format has the codec: zarr v2 has none,
+  // and an array its readers cannot open would be a poor default.
+  const ChunkChecksum chosen =
+      checksum.value_or(zarr_format == 3 ? ChunkChecksum::kCrc32c : ChunkChecksum::kNone);
+  const codec::Checksum as_codec = chosen == ChunkChecksum::kCrc32c ? codec::Checksum::kCrc32c
+                                   : chosen == ChunkChecksum::kZstd ? codec::Checksum::kZstd
+                                                                    : codec::Checksum::kNone;
+  Result<std::string> text = codec::WithChecksum(codecs, as_codec);
+  if (!text.ok()) return text.status().WithField("checksum");
+  return text;
+}
+
 Result<nlohmann::json> ParseJsonOption(std::string_view text, std::string_view what) {
   return core::ParseJson(text, what);
 }

@@ -208,7 +208,7 @@ Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::p
                                    std::to_string(spec.zarr_format) + " was asked for")
         .WithField("zarr_format");
   }
-  zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
   layout.shape = stack->shape();
   layout.data_type = stack->data_type();
   std::vector<std::string> names = DimensionNames(spec);

@@ -7,13 +7,26 @@ namespace chunkwise::internal {
 
 namespace zarr = formats::zarr;
 
-zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec) {
+Result<zarr::ArrayLayout> LayoutOf(const ZarrArraySpec& spec) {
   zarr::ArrayLayout layout;
   layout.shape = spec.shape;
   layout.data_type = spec.data_type;
   layout.chunk_shape = spec.chunks;
   layout.shard_shape = spec.shards;
-  layout.codec = spec.codecs.ToShorthand();
+  if (spec.codec_documents.is_null()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        layout.codec,
+        CodecsWithChunkChecksum(spec.codecs.ToShorthand(), spec.checksum, spec.zarr_format));
+  } else if (spec.checksum.value_or(ChunkChecksum::kNone) != ChunkChecksum::kNone) {
+    // The documents are the whole chain as given: a checksum beside them
+    // would be dropped without a word.
+    return Status::InvalidArgument(
+               "a checksum is not added to codec documents given whole; put the crc32c "
+               "codec among them")
+        .WithField("checksum");
+  } else {
+    layout.codec = spec.codecs.ToShorthand();
+  }
   layout.endian = spec.endian;
   layout.index_location = spec.index_location;
   layout.fill_value = spec.fill_value;

@@ -16,8 +16,11 @@
 
 namespace chunkwise::internal {
 
-// The layout `zarr create` builds metadata from (formats/zarr/array_layout.h).
-formats::zarr::ArrayLayout LayoutOf(const ZarrArraySpec& spec);
+// The layout `zarr create` builds metadata from (formats/zarr/array_layout.h):
+// its codec shorthand is the spec's codecs with the spec's checksum added.
+// InvalidArgument (field "checksum") for a checksum the codecs cannot carry,
+// or one other than none beside codec documents.
+Result<formats::zarr::ArrayLayout> LayoutOf(const ZarrArraySpec& spec);
 
 // The metadata of `layout` with the spec's codec documents when it has them
 // (the chain as given; `layout`'s codec shorthand is then cleared: no encoder

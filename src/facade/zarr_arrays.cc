@@ -23,6 +23,23 @@ Status AsCallersText(const Status& status) {
   return Status::InvalidArgument(std::string(status.message()));
 }
 
+// A convert's layout with `checksum` added to the codecs it gives. Without
+// codecs the source's are kept exactly (a copy with no choices keeps its
+// objects), so only the default or none goes with them.
+Result<ZarrConversionLayout> WithChecksum(ZarrConversionLayout layout,
+                                          std::optional<ChunkChecksum> checksum) {
+  if (layout.codecs) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        layout.codecs, CodecsWithChunkChecksum(*layout.codecs, checksum, layout.zarr_format));
+  } else if (checksum.value_or(ChunkChecksum::kNone) != ChunkChecksum::kNone) {
+    return Status::InvalidArgument(
+               "a checksum needs the destination's codecs; without them the source's are "
+               "kept as they are")
+        .WithField("checksum");
+  }
+  return layout;
+}
+
 }  // namespace
 
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
@@ -36,7 +53,7 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                    std::string(url) + ")")
         .WithField("attributes");
   }
-  zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayMetadata metadata, internal::MetadataOf(layout, spec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
@@ -86,9 +103,11 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,
 
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
                                    std::string_view destination_url,
-                                   const ZarrConversionLayout& layout,
+                                   const ZarrConversionLayout& given_layout,
                                    const ZarrConvertOptions& options, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "converting " + std::string(source_url)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrConversionLayout layout,
+                             WithChecksum(given_layout, options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url, {}, call));
   CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
                              pipelines::ConvertedMetadata(source.metadata(), layout));

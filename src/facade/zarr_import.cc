@@ -11,7 +11,7 @@ Result<ZarrArray> ImportNpyAsZarrArray(const Context& context, std::string_view 
                                        std::string_view url, const ZarrArraySpec& spec,
                                        const ZarrImportOptions& options, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(npy_path)));
-  const formats::zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  CHUNKWISE_ASSIGN_OR_RETURN(const formats::zarr::ArrayLayout layout, internal::LayoutOf(spec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(

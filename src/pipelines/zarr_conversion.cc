@@ -88,9 +88,16 @@ Result<zarr::ArrayMetadata> ConvertedMetadata(const zarr::ArrayMetadata& source,
   destination.attributes = source.attributes;
   zarr::ArrayMetadata metadata;
   if (layout.codecs) destination.codec = *layout.codecs;
+  nlohmann::json bytes_codecs = existing.bytes_codecs;
+  if (layout.zarr_format == 2 && bytes_codecs.is_array() && !bytes_codecs.empty() &&
+      bytes_codecs.back().is_object() && bytes_codecs.back().value("name", "") == "crc32c") {
+    // A crc32c codec last (chunkwise's default on v3) has no v2 form: a v2
+    // copy leaves it out, each chunk checked as the copy reads it.
+    bytes_codecs.erase(bytes_codecs.size() - 1);
+  }
   Result<zarr::ArrayMetadata> built =
       layout.codecs ? zarr::BuildArrayMetadata(destination)
-                    : zarr::BuildArrayMetadataWithCodecs(destination, existing.bytes_codecs);
+                    : zarr::BuildArrayMetadataWithCodecs(destination, bytes_codecs);
   if (!built.ok() && keep_shards && existing.shard_shape) {
     // The shards were not asked for: say where they came from and how to choose.
     return built.status().WithContext("keeping the source's shards [" +

@@ -48,8 +48,8 @@ TEST(ZarrUpdatesApi, BigEndianChunksReadInHostOrder) {
       WriteRegion(context, *array, core::Region::Full(spec.shape), Ramp16(24, 0x0102)).ok());
   EXPECT_THAT(FileText(dir / "zarr.json"), HasSubstr("\"endian\": \"big\""));
   const std::string chunk = FileText(dir / "c" / "0" / "0");
-  ASSERT_EQ(chunk.size(), 12u);
-  EXPECT_EQ(chunk[0], '\x01');  // 0x0102, most significant byte first.
+  ASSERT_EQ(chunk.size(), 12u + 4);  // 6 elements, then the default crc32c (#44).
+  EXPECT_EQ(chunk[0], '\x01');       // 0x0102, most significant byte first.
   EXPECT_EQ(chunk[1], '\x02');
 
   auto opened = OpenZarrArray(context, dir.string());

@@ -160,7 +160,7 @@ def test_properties_describe_the_array(tmp_path: pathlib.Path) -> None:
     assert info["dimension_names"] == ["y", "x"]
     assert info["codecs"][0]["name"] == "sharding_indexed"
     inner = [codec["name"] for codec in info["codecs"][0]["configuration"]["codecs"]]
-    assert inner == ["bytes", "zstd"]
+    assert inner == ["bytes", "zstd", "crc32c"]  # crc32c last by default (#44).
     on_disk = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
     assert on_disk["codecs"] == info["codecs"]
     storage = opened.storage_info()

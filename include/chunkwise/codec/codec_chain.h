@@ -72,6 +72,12 @@ class CodecChain {
   // `bytes` in host order, then exactly one bytes→bytes codec: the chunk's
   // bytes are what that codec decodes to.
   bool OneCompressorOnly(const ChunkSpec& spec) const;
+  // `bytes` in host order, one bytes→bytes codec, then crc32c (the chain
+  // chunkwise gives the arrays it makes): encoded and decoded in the caller's
+  // buffer as one compressor is, the checksum appended or checked in place.
+  bool CompressorThenCrc32c(const ChunkSpec& spec) const;
+  // The first bytes→bytes codec decoding `encoded` into `out` (the whole chunk).
+  Status DecodeFirstInto(ByteView encoded, MutableByteView out) const;
 
   std::vector<std::shared_ptr<const ArrayToArrayCodec>> array_to_array_;
   std::shared_ptr<const ArrayToBytesCodec> array_to_bytes_;

@@ -17,6 +17,7 @@
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
+#include "chunkwise/facade/options.h"
 #include "chunkwise/pipelines/stream/backend_choice.h"
 #include "chunkwise/pipelines/stream/stream_writer.h"
 
@@ -54,6 +55,14 @@ struct StreamLevelsOptions {
 // levels. The factors, voxel size and unit are checked against the array
 // when the stream is planned.
 Result<std::optional<StreamMultiscale>> MakeStreamMultiscale(const StreamLevelsOptions& options);
+// StreamConfig::codec for the stream's `codecs` (a shorthand) with `checksum`
+// added (options.h). Absent: none, not crc32c as for the arrays `zarr create`
+// and the imports make: the CUDA backend compresses on the GPU only codecs it
+// writes byte-identical to the CPU's (none, blosc:lz4det), and a crc32c
+// default would send every stream to the CPU. InvalidArgument (field
+// "checksum") for a zstd checksum without zstd.
+Result<std::string> StreamCodecsWithChecksum(std::string_view codecs,
+                                             std::optional<ChunkChecksum> checksum);
 // The layout `config` plans and the memory it needs, as text for a person
 // (`zarr stream --dry-run`): nothing is created. The planner's errors.
 Result<std::string> DescribeFrameStream(const StreamConfig& config);

@@ -45,6 +45,23 @@ struct CodecChainSpec {
 // InvalidArgument, listing the accepted forms, when it spells none.
 Result<CodecChainSpec> ParseCodecs(std::string_view shorthand);
 
+// An end-to-end checksum on every chunk of a new array (docs/reliability.md):
+// a crc32c codec after the others (over the encoded chunk), or zstd's content
+// checksum inside each frame (needs a zstd codec). zarr-python 3 and
+// TensorStore verify both on read, as chunkwise does.
+enum class ChunkChecksum { kNone, kCrc32c, kZstd };
+
+// "none", "crc32c" or "zstd"; "default" or "" is nullopt: the default, crc32c
+// on a zarr v3 array and none on v2 (which has no crc32c codec).
+// InvalidArgument (field "checksum") listing the accepted words otherwise.
+Result<std::optional<ChunkChecksum>> ParseChunkChecksum(std::string_view text);
+
+// The shorthand `codecs` of a new zarr v`zarr_format` array with `checksum`
+// added (absent: the default above). InvalidArgument (field "checksum") for
+// a zstd checksum without zstd.
+Result<std::string> CodecsWithChunkChecksum(std::string_view codecs,
+                                            std::optional<ChunkChecksum> checksum, int zarr_format);
+
 // The chain `shorthand` spells with an end-to-end `checksum` added: "none"
 // (as it is), "crc32c" (a crc32c codec last) or "zstd" (zstd's frame
 // checksum; the chain needs a zstd codec). InvalidArgument naming the fault.

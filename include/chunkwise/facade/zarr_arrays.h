@@ -37,6 +37,10 @@ struct ZarrArraySpec {
   core::Shape chunks;                 // The (inner) chunk.
   std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
   CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
+  // The end-to-end checksum added to `codecs` (options.h). Absent: the
+  // default, a crc32c codec last on zarr v3 arrays (none on v2), so that a
+  // flipped bit in a stored chunk is refused as Corruption, not read as data.
+  std::optional<ChunkChecksum> checksum;
   // The chunks' byte order: the bytes codec's "endian" (v2: the dtype's, ">u2").
   // Reads and writes take elements in host order whatever it is.
   core::Endian endian = core::Endian::kLittle;
@@ -49,7 +53,9 @@ struct ZarrArraySpec {
   // A JSON object (CreateZarrArray refuses anything else, field "attributes").
   nlohmann::json attributes = nlohmann::json::object();
   // Not null: the (inner) chunks' bytes→bytes codecs as a JSON array of
-  // zarr v3 codec documents ([{"name": "zstd", ...}]), in place of `codecs`.
+  // zarr v3 codec documents ([{"name": "zstd", ...}]), in place of `codecs`,
+  // taken as given: no checksum is added (a `checksum` other than none is
+  // refused; put the crc32c codec among them).
   nlohmann::json codec_documents = nullptr;
 };
 
@@ -126,6 +132,10 @@ using ZarrConversionLayout = pipelines::ZarrConversionLayout;
 
 // How ConvertZarrArray runs.
 struct ZarrConvertOptions {
+  // The checksum added to `layout.codecs` (options.h; absent: crc32c on a
+  // zarr v3 destination). Without `layout.codecs` the source's codecs are
+  // kept exactly, and a checksum other than the default or none is refused.
+  std::optional<ChunkChecksum> checksum;
   bool overwrite = false;  // Replace an array or group already at the destination.
   bool resume = false;     // Finish an unpublished convert of the same source and layout.
   // The job's ranks (an MPI launch, docs/scale.md); null: this process alone.

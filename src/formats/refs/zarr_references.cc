@@ -35,6 +35,19 @@ Result<ArrayMetadata> V2View(ArrayMetadata metadata, core::Shape chunk_shape, nl
   return metadata;
 }
 
+// The bytes a crc32c codec last in `codecs` appends to each chunk (its
+// checksum, which a zarr v2 view has no codec for), and `codecs` without it.
+// The view references each chunk short of those bytes: it reads the same
+// data, unverified (docs/formats/refs.md).
+std::uint64_t DropTrailingCrc32c(nlohmann::json& codecs) {
+  if (!codecs.is_array() || codecs.empty()) return 0;
+  const nlohmann::json& last = codecs.back();
+  const bool crc32c = last == "crc32c" || (last.is_object() && last.value("name", "") == "crc32c");
+  if (!crc32c) return 0;
+  codecs.erase(codecs.size() - 1);
+  return 4;
+}
+
 class ArrayReferenceBuilder {
  public:
   ArrayReferenceBuilder(std::shared_ptr<store::Store> store, const ZarrReferenceOptions& options,
@@ -49,11 +62,13 @@ class ArrayReferenceBuilder {
         "array " + (options_.url_base.empty() ? store_->Describe(array_prefix)
                                               : options_.url_base + array_prefix);
     const zarr::ShardingCodec* sharding = array.sharding();
+    nlohmann::json codecs =
+        sharding != nullptr ? sharding->inner_codecs().ToJson() : nlohmann::json(metadata.codecs);
+    checksum_bytes_ = DropTrailingCrc32c(codecs);
     CHUNKWISE_ASSIGN_OR_RETURN(
         const ArrayMetadata view,
-        sharding != nullptr
-            ? V2View(metadata, sharding->chunk_shape(), sharding->inner_codecs().ToJson(), where)
-            : V2View(metadata, metadata.chunk_shape, metadata.codecs, where));
+        V2View(metadata, sharding != nullptr ? sharding->chunk_shape() : metadata.chunk_shape,
+               std::move(codecs), where));
     CHUNKWISE_ASSIGN_OR_RETURN(const std::string zarray, zarr::FormatV2Zarray(view));
     out_.Set(out_prefix + ".zarray", InlineText(zarray));
     out_.Set(out_prefix + ".zattrs", InlineText(zarr::FormatV2Zattrs(view)));
@@ -75,8 +90,13 @@ class ArrayReferenceBuilder {
       if (sharding == nullptr) {
         CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store_->Size(key));
         if (!size) return Status::Ok();
-        out_.Add(out_prefix + view.chunk_key_encoding.Key(coord),
-                 Reference::WholeFile(options_.url_base + key));
+        const std::string view_key = out_prefix + view.chunk_key_encoding.Key(coord);
+        if (checksum_bytes_ == 0) {
+          out_.Add(view_key, Reference::WholeFile(options_.url_base + key));
+        } else {
+          CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t length, WithoutChecksum(*size, key));
+          out_.Add(view_key, Reference::Range(options_.url_base + key, 0, length));
+        }
       } else {
         // The shard's reader finds whether it is there: no size request first.
         CHUNKWISE_RETURN_IF_ERROR(
@@ -114,16 +134,28 @@ class ArrayReferenceBuilder {
         global[d] = shard[d] * per_shard[d] + local[d];
       // Inner chunks of an edge shard that lie wholly outside the array hold nothing readable.
       if (!view_grid.ContainsChunk(global)) continue;
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t length, WithoutChecksum(location.nbytes, key));
       out_.Add(out_prefix + view.chunk_key_encoding.Key(global),
-               Reference::Range(options_.url_base + key, location.offset, location.nbytes));
+               Reference::Range(options_.url_base + key, location.offset, length));
     }
     return Status::Ok();
+  }
+
+  // A chunk's length short of its crc32c checksum; Corruption naming the
+  // object for one too short to hold it.
+  Result<std::uint64_t> WithoutChecksum(std::uint64_t nbytes, const std::string& key) const {
+    if (nbytes < checksum_bytes_) {
+      return Status::Corruption(store_->Describe(key) + ": a chunk of " + std::to_string(nbytes) +
+                                " bytes is too short to end with its crc32c checksum");
+    }
+    return nbytes - checksum_bytes_;
   }
 
   std::shared_ptr<store::Store> store_;
   const ZarrReferenceOptions& options_;
   ReferenceSet& out_;
-  std::uint64_t next_unit_ = 0;  // Chunks of every array, numbered in the order built.
+  std::uint64_t next_unit_ = 0;       // Chunks of every array, numbered in the order built.
+  std::uint64_t checksum_bytes_ = 0;  // The array's, cut from each reference (4 or 0).
 };
 
 // Adds `.zgroup` (and `.zattrs`) for the group whose metadata is at `key`.

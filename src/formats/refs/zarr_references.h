@@ -9,8 +9,11 @@
 // are whole files, and a sharded one becomes an array whose chunks are the
 // inner chunks, each a byte range of its shard found through the shard's index.
 // Empty inner chunks and absent chunks are absent keys, which zarr reads as
-// fill_value. Codecs v2 cannot express (crc32c, nested sharding, sharding
-// followed by other codecs) are refused.
+// fill_value. A crc32c codec last in the (inner) chain, which v2 has no codec
+// for, is left out: each reference stops short of the chunk's 4-byte
+// checksum, so the view reads the same data, unverified. Other codecs v2
+// cannot express (crc32c elsewhere, nested sharding, sharding followed by
+// other codecs) are refused.
 #ifndef CHUNKWISE_FORMATS_REFS_ZARR_REFERENCES_H_
 #define CHUNKWISE_FORMATS_REFS_ZARR_REFERENCES_H_
 

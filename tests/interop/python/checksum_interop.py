@@ -1,8 +1,9 @@
 """End-to-end checksums: arrays written with --checksum crc32c and --checksum
 zstd open in zarr-python 3 and TensorStore with the same values; a flipped
 byte in a stored chunk is then refused by all three readers instead of read
-as wrong data. Without --checksum nothing is added; zarr v2 output refuses
-crc32c (its readers lack the codec).
+as wrong data. Without --checksum a zarr v3 array gets crc32c (the default,
+#44) and a stream gets none; zarr v2 output refuses crc32c (its readers lack
+the codec).
 
 Needs zarr 3 and TensorStore: run it with the pinned .venv python.
 usage: .venv/bin/python checksum_interop.py --chunkwise build/chunkwise --workdir DIR
@@ -65,7 +66,9 @@ def main():
     data = (np.arange(48 * 64 * 40, dtype=np.uint16).reshape(48, 64, 40) * 7) % 1013
     np.save(work / "data.npy", data)
 
-    cases = [("--checksum crc32c", ["--checksum", "crc32c"], "crc32c"),
+    # No flag: crc32c by default (#44), which both readers verify too.
+    cases = [("the default", [], "crc32c"),
+             ("--checksum crc32c", ["--checksum", "crc32c"], "crc32c"),
              ("--checksum zstd", ["--checksum", "zstd"], "zstd")]
     for name, flag, kind in cases:
         for sharded in (False, True):

@@ -139,8 +139,14 @@ def check_bcolz(checks, binary, work):
 
 
 def check_refusals(checks, binary, work):
-    source = write_zarr(binary, work, "crc", sample("uint16", (8, 8), 1), "--chunk", "4,4", "--codec", "zstd:1+crc32c")
-    result = cli(binary, "refs", "build", source, "--output", work / "crc.json", ok=False)
+    # crc32c last (the default since #44) is left out of the v2 view, each
+    # reference short of the checksum; crc32c anywhere else has no v2 form.
+    data = sample("uint16", (8, 8), 1)
+    source = write_zarr(binary, work, "crc", data, "--chunk", "4,4", "--codec", "zstd:1+crc32c")
+    check_reads(checks, binary, work, "crc", source, data)
+    source = write_zarr(binary, work, "crc_first", data, "--chunk", "4,4", "--codec", "crc32c+zstd:1",
+                        "--checksum", "none")
+    result = cli(binary, "refs", "build", source, "--output", work / "crc_first.json", ok=False)
     checks.expect("crc32c" in result.stderr and "v2" in result.stderr, f"crc32c refused: {result.stderr.strip()}")
 
 

@@ -49,7 +49,8 @@ TEST_P(CodecChainEncodeInto, TooSmallAnOutputIsOutOfRange) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, CodecChainEncodeInto,
                          ::testing::Values("none", "zstd:1", "zstd:3+crc32c", "gzip:6",
-                                           "blosc:lz4:5:shuffle", "blosc:zstd:3:bitshuffle"),
+                                           "blosc:lz4:5:shuffle", "blosc:lz4:5:shuffle+crc32c",
+                                           "blosc:zstd:3:bitshuffle", "crc32c"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name) {
@@ -58,8 +59,9 @@ INSTANTIATE_TEST_SUITE_P(Codecs, CodecChainEncodeInto,
                            return name;
                          });
 
-// Every chain puts the box in its place; only `bytes` + blosc lz4 does so
-// straight from the encoded bytes, leaving the scratch buffer unused.
+// Every chain puts the box in its place; only `bytes` + blosc lz4 (with or
+// without crc32c after it) does so straight from the encoded bytes, leaving
+// the scratch buffer unused.
 TEST_P(CodecChainEncodeInto, DecodeRegionPlacesTheBoxInPlaceOnlyForBloscLz4) {
   const CodecChain chain = ChainFor(GetParam());
   const ChunkSpec spec{core::DataType(core::DataTypeId::kUInt16), {16, 32, 8}};
@@ -73,12 +75,37 @@ TEST_P(CodecChainEncodeInto, DecodeRegionPlacesTheBoxInPlaceOnlyForBloscLz4) {
     const Status status =
         chain.DecodeRegion(spec, encoded, box, {array.data(), shape, origin}, scratch);
     ASSERT_TRUE(status.ok()) << status.ToString();
-    EXPECT_EQ(scratch.empty(), GetParam() == "blosc:lz4:5:shuffle");
+    EXPECT_EQ(scratch.empty(), GetParam().starts_with("blosc:lz4:5:shuffle"));
     Bytes expected(array.size(), 0xCC);
     core::CopyStridedRegion({data.data(), spec.shape, box.start()},
                             {expected.data(), shape, origin}, box.shape(), 2);
     EXPECT_EQ(array, expected);
   }
+}
+
+// A compressor then crc32c (the default chain since #44) encodes into the
+// caller's buffer and checks the checksum before decoding in place: a flipped
+// byte is Corruption from DecodeInto and DecodeRegion alike, as from Decode.
+TEST(CodecChainTest, CompressorThenCrc32cRefusesAFlippedByteOnEveryPath) {
+  const CodecChain chain = ChainFor("zstd:1+crc32c");
+  const ChunkSpec spec{core::DataType(core::DataTypeId::kUInt16), {16, 32, 8}};
+  const Bytes data = Chunk(spec.num_bytes());
+  Bytes encoded = *chain.Encode(spec, data);
+  Bytes out(spec.num_bytes());
+  ASSERT_TRUE(chain.DecodeInto(spec, encoded, out).ok());
+  EXPECT_EQ(out, data);
+  encoded[encoded.size() / 2] ^= 1;
+  const Status into = chain.DecodeInto(spec, encoded, out);
+  Bytes scratch;
+  const Status region = chain.DecodeRegion(spec, encoded, core::Region::Full(spec.shape),
+                                           {out.data(), spec.shape, core::Coord{0, 0, 0}}, scratch);
+  for (const Status& status : {into, region, chain.Decode(spec, encoded).status()}) {
+    EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+    EXPECT_NE(status.message().find("crc32c: checksum mismatch"), std::string::npos)
+        << status.ToString();
+  }
+  EXPECT_EQ(chain.DecodeInto(spec, ByteView(encoded).first(3), out).code(),
+            StatusCode::kCorruption);
 }
 
 // A transpose rules the in-place decode out; the box still lands in place.

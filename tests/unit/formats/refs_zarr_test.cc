@@ -147,10 +147,32 @@ TEST_F(RefsZarrTest, UnshardedV3AndV2ArraysAndGroups) {
             std::string::npos);
 }
 
+// crc32c last is chunkwise's default for the arrays it makes (#44); before,
+// `refs build` refused every such array. The view leaves the codec out and
+// each reference stops short of the chunk's 4-byte checksum.
+TEST_F(RefsZarrTest, ChunksEndingWithCrc32cAreReferencedShortOfTheirChecksum) {
+  Array flat = ValueOrDie(Array::Create(
+      store_, "flat", Metadata(3, {9, 7}, {4, 4}, json::array({kBytesLittle, kZstd, kCrc})), true));
+  Array sharded = ValueOrDie(Array::Create(
+      store_, "sharded",
+      Metadata(3, {15, 13}, {8, 6}, Sharded({2, 3}, json::array({kBytesLittle, kCrc}))), true));
+  const Bytes flat_expected = Fill(flat), sharded_expected = Fill(sharded);
+  EXPECT_EQ(ReadThroughReferences("flat", JsonVersion::kV1), flat_expected);
+  EXPECT_EQ(ReadThroughReferences("sharded", JsonVersion::kV0), sharded_expected);
+  ReferenceSet set = ValueOrDie(BuildZarrReferences(store_, "", {}));
+  const store::Reference chunk = set.Find("flat/0.0")->value();
+  EXPECT_EQ(chunk.kind, store::Reference::Kind::kRange);
+  EXPECT_EQ(chunk.offset, 0u);
+  EXPECT_EQ(chunk.length + 4, fs::file_size(dir_ / "src.zarr" / "flat" / "c" / "0" / "0"));
+  EXPECT_EQ(set.Find("sharded/0.0")->value().length, 2u * 2 * 3);  // The raw inner chunk alone.
+  EXPECT_EQ(std::string(AsChars(set.Find("flat/.zarray")->value().data)).find("crc32c"),
+            std::string::npos);
+}
+
 TEST_F(RefsZarrTest, CodecsWithoutV2FormAreRefused) {
-  ASSERT_TRUE(
-      Array::Create(store_, "crc", Metadata(3, {8}, {4}, json::array({kBytesLittle, kCrc})), true)
-          .ok());
+  ASSERT_TRUE(Array::Create(store_, "crc",
+                            Metadata(3, {8}, {4}, json::array({kBytesLittle, kCrc, kZstd})), true)
+                  .ok());
   auto crc = BuildZarrReferences(store_, "crc/", {});
   EXPECT_EQ(crc.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(crc.status().message().find("crc32c"), std::string::npos) << crc.status().ToString();
