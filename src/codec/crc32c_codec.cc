@@ -28,9 +28,11 @@ Result<Bytes> Crc32cCodec::Encode(ByteView decoded) const {
   return encoded;
 }
 
+// The messages leave out the codec's name: the chain that calls this puts it
+// in front ("crc32c: checksum mismatch ...").
 Result<ByteView> Crc32cCodec::Verify(ByteView encoded) {
   if (encoded.size() < kChecksumSize) {
-    return Status::Corruption("crc32c: encoded data is " + std::to_string(encoded.size()) +
+    return Status::Corruption("encoded data is " + std::to_string(encoded.size()) +
                               " bytes, shorter than its 4-byte checksum");
   }
   const ByteView payload = encoded.first(encoded.size() - kChecksumSize);
@@ -38,8 +40,8 @@ Result<ByteView> Crc32cCodec::Verify(ByteView encoded) {
   const std::uint32_t computed = Crc32c(payload);
   if (stored != computed) {
     char message[96];
-    std::snprintf(message, sizeof(message),
-                  "crc32c: checksum mismatch (stored %08x, computed %08x)", stored, computed);
+    std::snprintf(message, sizeof(message), "checksum mismatch (stored %08x, computed %08x)",
+                  stored, computed);
     return Status::Corruption(message);
   }
   return payload;

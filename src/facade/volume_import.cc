@@ -269,7 +269,7 @@ Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& so
                                 const VolumeImportOptions& options, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<io::Hdf5Dataset> dataset,
                              io::Hdf5Dataset::Open(source.file, source.dataset));
-  zarr::ArrayLayout layout = internal::LayoutOf(spec);
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
   layout.shape = dataset->shape();
   layout.data_type = dataset->data_type();
   if (layout.chunk_shape.empty()) layout.chunk_shape = DefaultChunks(*dataset);
