@@ -8,6 +8,14 @@
 namespace chunkwise::codec {
 namespace {
 
+// The payload of a chunk whose chain ends in crc32c, its checksum checked;
+// an error is named for the codec, as the chain names each of its steps.
+Result<ByteView> VerifiedPayload(ByteView encoded) {
+  Result<ByteView> payload = Crc32cCodec::Verify(encoded);
+  if (!payload.ok()) return payload.status().WithContext("crc32c");
+  return payload;
+}
+
 // A chain applies each of its codecs to every chunk, so its length multiplies
 // the work of every read; real chains have a handful. A list longer than this
 // in metadata is refused before a codec of it is built.
@@ -195,9 +203,8 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr && out.size() == spec.num_bytes());
   if (OneCompressorOnly(spec)) return DecodeFirstInto(encoded, out);
   if (CompressorThenCrc32c(spec)) {
-    Result<ByteView> payload = Crc32cCodec::Verify(encoded);
-    if (!payload.ok()) return payload.status().WithContext("crc32c");
-    return DecodeFirstInto(*payload, out);
+    CHUNKWISE_ASSIGN_OR_RETURN(const ByteView payload, VerifiedPayload(encoded));
+    return DecodeFirstInto(payload, out);
   }
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes decoded, Decode(spec, encoded));
   std::memcpy(out.data(), decoded.data(), decoded.size());
@@ -207,11 +214,10 @@ Status CodecChain::DecodeInto(const ChunkSpec& spec, ByteView encoded, MutableBy
 Status CodecChain::DecodeRegion(const ChunkSpec& spec, ByteView encoded, const core::Region& box,
                                 const core::StridedDestination& target, Bytes& scratch) const {
   CHUNKWISE_CHECK(array_to_bytes_ != nullptr);
-  if (OneCompressorOnly(spec) || CompressorThenCrc32c(spec)) {
-    if (CompressorThenCrc32c(spec)) {
-      Result<ByteView> payload = Crc32cCodec::Verify(encoded);
-      if (!payload.ok()) return payload.status().WithContext("crc32c");
-      encoded = *payload;
+  const bool checksummed = CompressorThenCrc32c(spec);
+  if (checksummed || OneCompressorOnly(spec)) {
+    if (checksummed) {
+      CHUNKWISE_ASSIGN_OR_RETURN(encoded, VerifiedPayload(encoded));
     }
     Result<bool> in_place = bytes_to_bytes_[0]->DecodeIntoRegion(encoded, spec, box, target);
     if (!in_place.ok()) {
