@@ -13,6 +13,7 @@
 #include "chunkwise/facade/zarr_import.h"
 #include "chunkwise/io/npy_file.h"
 #include "core/memory_limit.h"
+#include "facade/new_output_directory.h"
 #include "facade/zarr_array_options.h"
 #include "formats/ome/multiscales.h"
 #include "io/hdf5_dataset.h"
@@ -153,11 +154,11 @@ void EraseOutput(store::Store& store) {
 // Writes `source` as a new array with `metadata` at `url`, or at "0" in a
 // new OME-Zarr image group with `ome_attributes` when given: published
 // whole at the end, or erased on failure.
-Result<VolumeImport> WriteVolume(const Context& context, std::string_view url,
-                                 zarr::ArrayMetadata metadata, std::string_view codec,
-                                 const std::optional<nlohmann::json>& ome_attributes,
-                                 const RowSource& source, VolumeSourceKind kind,
-                                 const VolumeImportOptions& options, const CallOptions& call) {
+Result<VolumeImport> WriteNewVolume(const Context& context, std::string_view url,
+                                    zarr::ArrayMetadata metadata, std::string_view codec,
+                                    const std::optional<nlohmann::json>& ome_attributes,
+                                    const RowSource& source, VolumeSourceKind kind,
+                                    const VolumeImportOptions& options, const CallOptions& call) {
   const bool ome = ome_attributes.has_value();
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
@@ -188,6 +189,20 @@ Result<VolumeImport> WriteVolume(const Context& context, std::string_view url,
   std::string array_url(url);
   if (ome) array_url += (array_url.ends_with('/') ? "0" : "/0");
   return VolumeImport{*std::move(array), std::move(array_url), kind, ome};
+}
+
+// WriteNewVolume, and the destination's directory removed when the import
+// made it and failed (its keys are erased already).
+Result<VolumeImport> WriteVolume(const Context& context, std::string_view url,
+                                 zarr::ArrayMetadata metadata, std::string_view codec,
+                                 const std::optional<nlohmann::json>& ome_attributes,
+                                 const RowSource& source, VolumeSourceKind kind,
+                                 const VolumeImportOptions& options, const CallOptions& call) {
+  const NewOutputDirectory new_directory(url);
+  Result<VolumeImport> written = WriteNewVolume(context, url, std::move(metadata), codec,
+                                                ome_attributes, source, kind, options, call);
+  if (!written.ok()) new_directory.RemoveIfEmpty();
+  return written;
 }
 
 Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::path& source,

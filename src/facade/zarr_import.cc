@@ -3,14 +3,15 @@
 #include <filesystem>
 
 #include "chunkwise/io/zarr_array_files.h"
+#include "facade/new_output_directory.h"
 #include "facade/zarr_array_options.h"
 
 namespace chunkwise {
+namespace {
 
-Result<ZarrArray> ImportNpyAsZarrArray(const Context& context, std::string_view npy_path,
-                                       std::string_view url, const ZarrArraySpec& spec,
-                                       const ZarrImportOptions& options, const CallOptions& call) {
-  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(npy_path)));
+Result<ZarrArray> ImportNpy(const Context& context, std::string_view npy_path, std::string_view url,
+                            const ZarrArraySpec& spec, const ZarrImportOptions& options,
+                            const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(const formats::zarr::ArrayLayout layout, internal::LayoutOf(spec));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
@@ -41,6 +42,20 @@ Result<ZarrArray> ImportNpyAsZarrArray(const Context& context, std::string_view 
   if (!array.ok()) return array;
   progress->Finish();
   array->set_progress(nullptr);  // The reporter ends here; the array lives on.
+  return array;
+}
+
+}  // namespace
+
+Result<ZarrArray> ImportNpyAsZarrArray(const Context& context, std::string_view npy_path,
+                                       std::string_view url, const ZarrArraySpec& spec,
+                                       const ZarrImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(npy_path)));
+  // A failed import keeps what it wrote (--resume goes on from it), but a
+  // destination it made and wrote nothing into goes.
+  const NewOutputDirectory new_directory(url);
+  Result<ZarrArray> array = ImportNpy(context, npy_path, url, spec, options, call);
+  if (!array.ok()) new_directory.RemoveIfEmpty();
   return array;
 }
 

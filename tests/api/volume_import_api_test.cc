@@ -85,6 +85,20 @@ void WriteTiff(const std::filesystem::path& path, std::size_t pages, std::uint16
       .write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
 }
 
+// A 2x3 uint16 .npy file holding 40, 41, ... 45.
+void WriteNpy16(const std::filesystem::path& path) {
+  std::string header = "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }";
+  header.resize(128 - 10 - 1, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(header.size());
+  file += '\0';
+  file += header;
+  const Bytes data = api_test::Ramp16(6, 40);
+  file.append(reinterpret_cast<const char*>(data.data()), data.size());
+  std::ofstream(path, std::ios::binary).write(file.data(), file.size());
+}
+
 bool HoldsNoFiles(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) return true;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(path)) {
@@ -168,7 +182,7 @@ TEST(VolumeImportApi, CancelledMidWayLeavesNothing) {
       ImportVolumeAsZarrArray(context, (dir / "stack.tif").string(), out.string(),
                               Spec({1, 4, 4}, core::Shape{2, 4, 4}), {}, {.observer = &observer});
   EXPECT_EQ(imported.status().code(), StatusCode::kCancelled) << imported.status().ToString();
-  EXPECT_TRUE(HoldsNoFiles(out)) << out;
+  EXPECT_FALSE(std::filesystem::exists(out)) << out << ": the import made it, so it goes too";
 }
 
 TEST(VolumeImportApi, PlanesOfAnotherShapeFailBeforeAnythingIsWritten) {
@@ -252,16 +266,7 @@ TEST(VolumeImportApi, AnOmeTiffBecomesAnOmeZarrImageWithItsScale) {
 
 TEST(VolumeImportApi, NpyGoesThroughTheNpyImport) {
   const std::filesystem::path dir = FreshDirectory("volume_npy");
-  std::string header = "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }";
-  header.resize(128 - 10 - 1, ' ');
-  header += '\n';
-  std::string file = std::string("\x93NUMPY\x01\x00", 8);
-  file += static_cast<char>(header.size());
-  file += '\0';
-  file += header;
-  const Bytes data = api_test::Ramp16(6, 40);
-  file.append(reinterpret_cast<const char*>(data.data()), data.size());
-  std::ofstream(dir / "a.npy", std::ios::binary).write(file.data(), file.size());
+  WriteNpy16(dir / "a.npy");
   Context context;
   Result<VolumeImport> imported = ImportVolumeAsZarrArray(
       context, (dir / "a.npy").string(), (dir / "out.zarr").string(), Spec({1, 3}));
@@ -270,6 +275,23 @@ TEST(VolumeImportApi, NpyGoesThroughTheNpyImport) {
   Result<Bytes> all = ReadRegion(context, imported->array, core::Region({0, 0}, {2, 3}));
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(At16(*all, 5), 45);
+}
+
+TEST(VolumeImportApi, AFailedNpyImportLeavesNoDirectoryItMade) {
+  const std::filesystem::path dir = FreshDirectory("volume_npy_rank");
+  WriteNpy16(dir / "a.npy");
+  Context context;
+  const std::filesystem::path out = dir / "out.zarr";
+  Result<VolumeImport> imported =
+      ImportVolumeAsZarrArray(context, (dir / "a.npy").string(), out.string(), Spec({1}));
+  EXPECT_EQ(imported.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(imported.status().field(), "chunk_shape");
+  EXPECT_FALSE(std::filesystem::exists(out)) << out;
+  // A directory that was there before stays, empty as it was.
+  std::filesystem::create_directories(out);
+  imported = ImportVolumeAsZarrArray(context, (dir / "a.npy").string(), out.string(), Spec({1}));
+  EXPECT_EQ(imported.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(std::filesystem::is_directory(out)) << out;
 }
 
 TEST(VolumeImportApi, SourcesAreKnownByName) {

@@ -101,6 +101,13 @@ mkdir empty_planes
 fails_with 1 "$cw" import empty_planes nothing --chunk 1,4
 contains err "NotFound"
 contains err "no .tif or .tiff files"
+# A chunk shape of the wrong rank is refused, and the destination the
+# import would have made is not left behind as an empty folder.
+fails_with 1 "$cw" import v.npy wrong_rank --chunk 1
+contains err "InvalidArgument: the chunk shape [1] has a different rank"
+[ ! -e wrong_rank ] || fail "import --chunk 1 left wrong_rank behind"
+fails_with 1 "$cw" zarr import v.npy wrong_rank --chunk 1
+[ ! -e wrong_rank ] || fail "zarr import --chunk 1 left wrong_rank behind"
 
 [ "$failures" -eq 0 ] && echo "zarr: all cases passed"
 exit "$failures"
