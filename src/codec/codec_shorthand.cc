@@ -124,14 +124,6 @@ Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text,
   return shorthand;
 }
 
-Result<Checksum> ParseChecksum(std::string_view text) {
-  if (text == "none") return Checksum::kNone;
-  if (text == "crc32c") return Checksum::kCrc32c;
-  if (text == "zstd") return Checksum::kZstd;
-  return Status::InvalidArgument("checksum \"" + std::string(text) +
-                                 "\": accepted: none, crc32c, zstd");
-}
-
 Result<std::string> WithChecksum(std::string_view text, Checksum checksum) {
   if (checksum == Checksum::kNone) return std::string(text);
   std::vector<std::string_view> elements;

@@ -49,9 +49,6 @@ Result<CodecShorthand> ParseCodecShorthandWithEncoders(std::string_view text, st
 // decoded bytes).
 enum class Checksum { kNone, kCrc32c, kZstd };
 
-// "none", "crc32c" or "zstd"; InvalidArgument otherwise.
-Result<Checksum> ParseChecksum(std::string_view text);
-
 // The shorthand `text` with `checksum` added: "+crc32c" at the end (unless
 // it ends with crc32c already), or ":checksum" on every zstd element
 // (InvalidArgument when there is none). kNone returns `text` unchanged.

@@ -83,12 +83,6 @@ Result<CodecChainSpec> ParseCodecs(std::string_view shorthand) {
   return chain;
 }
 
-Result<std::string> CodecsWithChecksum(std::string_view shorthand, std::string_view checksum) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const codec::Checksum choice, codec::ParseChecksum(checksum));
-  if (choice == codec::Checksum::kNone) return std::string(shorthand);
-  return codec::WithChecksum(shorthand, choice);
-}
-
 Result<std::optional<ChunkChecksum>> ParseChunkChecksum(std::string_view text) {
   if (text.empty() || text == "default") return std::optional<ChunkChecksum>();
   if (text == "none") return ChunkChecksum::kNone;

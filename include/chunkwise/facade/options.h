@@ -62,11 +62,6 @@ Result<std::optional<ChunkChecksum>> ParseChunkChecksum(std::string_view text);
 Result<std::string> CodecsWithChunkChecksum(std::string_view codecs,
                                             std::optional<ChunkChecksum> checksum, int zarr_format);
 
-// The chain `shorthand` spells with an end-to-end `checksum` added: "none"
-// (as it is), "crc32c" (a crc32c codec last) or "zstd" (zstd's frame
-// checksum; the chain needs a zstd codec). InvalidArgument naming the fault.
-Result<std::string> CodecsWithChecksum(std::string_view shorthand, std::string_view checksum);
-
 // An array shape as extents joined by commas ("512,512"); the empty text is
 // the shape of a 0-d array (one element, no dimensions).
 Result<core::Shape> ParseArrayShape(std::string_view text);
