@@ -9,8 +9,10 @@ same labels (the pinned .venv).
   skeletons; CloudVolume('file://SEG').skeleton.get(label) gives our
   vertices, edges and radii exactly (decoded here from the file's bytes too).
 - Quality against kimimaro.skeletonize on the same labels, voxel size and
-  invalidation ball: every vertex of ours lies inside its label, and our
-  cable length is within 10 % of kimimaro's for each label.
+  invalidation ball: every vertex of ours lies inside its label, our
+  cable length is within 10 % of kimimaro's for each label, and our
+  vertices' balls (each of its radius) cover at least the fraction of the
+  label's voxels that kimimaro's cover.
 - SWC output (one file per label, parents before children), a zarr source,
   and the CLI's refusals: skeletons already there (exit 1, --overwrite
   replaces them), a missing source named in the error.
@@ -77,6 +79,17 @@ def cable(vertices, edges):
     return float(np.linalg.norm(vertices[edges[:, 0]] - vertices[edges[:, 1]], axis=1).sum())
 
 
+def coverage(labels, label, vertices, radii):
+    """The fraction of the label's voxels (their centres, nm, x, y, z) within
+    some vertex's radius of that vertex."""
+    z, y, x = np.nonzero(labels == label)
+    centres = (np.stack([x, y, z], axis=1) + 0.5) * np.array(VOXEL)
+    covered = np.zeros(len(centres), dtype=bool)
+    for vertex, radius in zip(np.asarray(vertices, dtype=np.float64), radii):
+        covered |= ((centres - vertex) ** 2).sum(axis=1) <= float(radius) ** 2
+    return float(covered.mean())
+
+
 def inside(labels, label, vertices):
     voxel = np.floor(vertices / np.array(VOXEL)).astype(np.int64)  # x, y, z
     if (voxel < 0).any() or (voxel >= np.array(SHAPE[::-1])).any():
@@ -141,6 +154,15 @@ def main():
         checks.expect(abs(ours - theirs) <= 0.10 * theirs,
                       f"label {label}: cable {ours:.0f} nm, kimimaro {theirs:.0f} nm "
                       f"({100 * (ours - theirs) / theirs:+.1f} %)")
+        # kimimaro places a vertex at its voxel's corner (index times voxel
+        # size), we at its centre (as neuroglancer draws voxels): each is
+        # measured in its own frame.
+        ours_covered = coverage(labels, label, vertices, radii)
+        theirs_covered = coverage(labels, label, np.asarray(kimi[label].vertices) + 0.5 * np.array(VOXEL),
+                                  kimi[label].radius)
+        checks.expect(ours_covered >= theirs_covered - 1e-9,
+                      f"label {label}: {100 * ours_covered:.1f} % of its voxels within a vertex's "
+                      f"radius, kimimaro {100 * theirs_covered:.1f} %")
     for label, what in [(2**40 + 5, "the Y"), (9, "the trunk with its side branch")]:
         degree = np.bincount(decode(seg / "skeletons" / str(label))[1].ravel())
         checks.expect(int((degree == 1).sum()) == 3 and int((degree >= 3).sum()) == 1,
