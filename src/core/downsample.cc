@@ -1,6 +1,7 @@
 #include "chunkwise/core/downsample.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -135,6 +136,66 @@ void WindowRows(std::span<const Index> shape, std::span<const Index> factors,
   for (Index& row : rows) row *= shape[lead];
 }
 
+// Adds each input row's windows of `factor` elements into `sums`, one
+// input row at a time so that the loop over x vectorizes (a factor of 2,
+// the pyramids' own, is a loop of its own for that reason).
+template <typename T, typename Sum>
+void AddWindowsOfRow(const std::uint8_t* source, Index factor, Index windows, Sum* sums) {
+  if (factor == 2) {
+    for (Index x = 0; x < windows; ++x) {
+      const std::uint8_t* pair = source + static_cast<std::size_t>(x) * 2 * sizeof(T);
+      sums[x] += Sum{Load<T>(pair)} + Sum{Load<T>(pair + sizeof(T))};
+    }
+    return;
+  }
+  for (Index x = 0; x < windows; ++x) {
+    const std::uint8_t* window = source + static_cast<std::size_t>(x * factor) * sizeof(T);
+    for (Index i = 0; i < factor; ++i) sums[x] += Load<T>(window + i * sizeof(T));
+  }
+}
+
+// The sums of ShiftedMeans: 32 bits where every window's sum fits (the
+// loops then run twice as wide), else 64.
+template <typename T>
+using WindowSum = std::conditional_t<(sizeof(T) <= 2), std::int32_t, std::int64_t>;
+// Elements a window may hold for WindowSum<T>: 2^15 of 16-bit values fit 32
+// bits; kMaxDownsampleWindow of 32-bit values fit 64.
+template <typename T>
+constexpr std::int64_t kMostShiftedElements = sizeof(T) <= 2 ? 1 << 15 : kMaxDownsampleWindow;
+
+// IntegerMean's rule over whole windows of 2^k elements, by a shift in
+// place of its two divisions an element (which were most of a 2x2x2
+// pyramid level's time); `>>` floors negative sums as IntegerMean does.
+// Fills the first `windows` outputs of a row and returns how many it
+// filled: none for other windows. `sums` is scratch.
+template <typename T>
+Index ShiftedMeans(const std::uint8_t* in, std::span<const Index> rows, Index factor, Index windows,
+                   std::uint8_t* target, std::vector<WindowSum<T>>& sums) {
+  static_assert(std::is_integral_v<T> && sizeof(T) <= 4);
+  using Sum = WindowSum<T>;
+  const auto elements = static_cast<std::int64_t>(rows.size()) * factor;
+  if (elements == 0 || elements > kMostShiftedElements<T> ||
+      !std::has_single_bit(static_cast<std::uint64_t>(elements))) {
+    return 0;
+  }
+  const int shift = std::countr_zero(static_cast<std::uint64_t>(elements));
+  const auto count = static_cast<Sum>(elements);
+  const Sum mask = count - 1;
+  sums.assign(static_cast<std::size_t>(windows), 0);
+  for (Index row : rows) {
+    AddWindowsOfRow<T, Sum>(in + static_cast<std::size_t>(row) * sizeof(T), factor, windows,
+                            sums.data());
+  }
+  for (Index x = 0; x < windows; ++x) {
+    const Sum sum = sums[static_cast<std::size_t>(x)];
+    const Sum quotient = sum >> shift;
+    const Sum twice_remainder = 2 * (sum & mask);
+    const bool up = twice_remainder > count || (twice_remainder == count && (quotient & 1) != 0);
+    Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), static_cast<T>(quotient + up));
+  }
+  return windows;
+}
+
 template <typename T, typename Op>
 void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Index> shape,
                 MutableByteView out, Index first_row, Index last_row) {
@@ -152,11 +213,16 @@ void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Ind
   }
   std::vector<Index> rows;
   std::vector<Index> scratch;
+  std::vector<WindowSum<T>> sums;
   Op op;
   for (Index r = first_row; r < last_row; ++r) {
     WindowRows(shape, factors, out_row, rows, scratch);
     std::uint8_t* target = out.data() + static_cast<std::size_t>(r * out_width) * sizeof(T);
-    for (Index x = 0; x < out_width; ++x) {
+    Index whole = 0;  // Outputs already made by a faster rule.
+    if constexpr (std::is_same_v<Op, IntegerMean<T>> && sizeof(T) <= 4) {
+      whole = ShiftedMeans<T>(in.data(), rows, factor, width / factor, target, sums);
+    }
+    for (Index x = whole; x < out_width; ++x) {
       const Index x0 = x * factor;
       const Index count = std::min(factor, width - x0);
       op.Reset();

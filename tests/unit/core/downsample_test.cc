@@ -226,6 +226,42 @@ TEST(DownsampleTest, EveryRankAndPartialWindowMatchesAReference) {
   ExpectMatchesReference<std::int64_t>(random);
 }
 
+// Means over windows of 2, 4 or 8 elements take a faster path (shifts, not
+// division); negative sums, the extremes of each type and partial windows at
+// the edges must round exactly as the reference does.
+template <typename T>
+void ExpectPowerOfTwoMeansMatchTheReference(std::mt19937& random) {
+  const T lowest = std::numeric_limits<T>::lowest();
+  const T highest = std::numeric_limits<T>::max();
+  for (const Shape& factors : {Shape{2, 2, 2}, Shape{1, 2, 4}, Shape{2, 1, 1}, Shape{1, 1, 2}}) {
+    const Shape shape{5, 6, 9};  // Odd and even extents: whole and partial windows.
+    std::vector<T> in(5 * 6 * 9);
+    for (T& v : in) {
+      const unsigned pick = random() % 8;
+      v = pick == 0   ? lowest
+          : pick == 1 ? highest
+                      : static_cast<T>(static_cast<std::int64_t>(random() % 2001) - 1000);
+    }
+    EXPECT_EQ(Reduce(DownsampleMethod::kMean, in, shape, factors),
+              Reference(DownsampleMethod::kMean, in, shape, factors))
+        << "by [" << FormatShape(factors) << "]";
+  }
+}
+
+TEST(DownsampleTest, PowerOfTwoWindowsRoundAsTheDivisionDoes) {
+  std::mt19937 random(7);
+  ExpectPowerOfTwoMeansMatchTheReference<std::uint8_t>(random);
+  ExpectPowerOfTwoMeansMatchTheReference<std::int8_t>(random);
+  ExpectPowerOfTwoMeansMatchTheReference<std::uint16_t>(random);
+  ExpectPowerOfTwoMeansMatchTheReference<std::int16_t>(random);
+  ExpectPowerOfTwoMeansMatchTheReference<std::uint32_t>(random);
+  ExpectPowerOfTwoMeansMatchTheReference<std::int32_t>(random);
+  // Ties: 1+2 over 2 is 1.5 (to 2), 2+3 is 2.5 (to 2), -1-2 is -1.5 (to -2),
+  // -2-3 is -2.5 (to -2).
+  EXPECT_EQ(Reduce<std::int16_t>(DownsampleMethod::kMean, {1, 2, 2, 3, -1, -2, -2, -3}, {8}, {2}),
+            (std::vector<std::int16_t>{2, 2, -2, -2}));
+}
+
 TEST(DownsampleTest, ElementsAtAnyAddress) {
   // Input and output one byte past an element boundary.
   const std::vector<std::uint16_t> values = {100, 300, 500, 701};
