@@ -11,6 +11,10 @@ same labels (the pinned .venv).
 - Quality against kimimaro.skeletonize on the same labels, voxel size and
   invalidation ball: every vertex of ours lies inside its label, and our
   cable length is within 10 % of kimimaro's for each label.
+- `--format precomputed-sharded` into a second segmentation: the skeleton
+  info names a neuroglancer_uint64_sharded_v1 sharding, the labels live in
+  shard files alone, and CloudVolume's cv.skeleton.get(label) reads every
+  label's vertices, edges and radii equal to the unsharded output's.
 - SWC output (one file per label, parents before children), a zarr source,
   and the CLI's refusals: skeletons already there (exit 1, --overwrite
   replaces them), a missing source named in the error.
@@ -145,6 +149,26 @@ def main():
         degree = np.bincount(decode(seg / "skeletons" / str(label))[1].ravel())
         checks.expect(int((degree == 1).sum()) == 3 and int((degree >= 3).sum()) == 1,
                       f"{what} has three ends and one branch point")
+
+    sharded = work / "seg_sharded"
+    cli("zarr", "to-precomputed", zarr, sharded, "--chunk", "32,32,16",
+        "--resolution", ",".join(str(v) for v in VOXEL))
+    cli("skeletonize", sharded, sharded, "--format", "precomputed-sharded", "--scale", str(SCALE),
+        "--const", str(CONST), "--threads", "2")
+    sharding = json.loads((sharded / "skeletons" / "info").read_text()).get("sharding", {})
+    checks.expect(sharding.get("@type") == "neuroglancer_uint64_sharded_v1",
+                  f"the sharded skeleton info names its sharding: {sharding}")
+    names = sorted(p.name for p in (sharded / "skeletons").iterdir())
+    checks.expect(all(n == "info" or n.endswith(".shard") for n in names),
+                  f"the sharded skeletons are shard files alone: {names}")
+    cv_sharded = CloudVolume(f"file://{sharded}", progress=False)
+    for label in ids:
+        vertices, edges, radii, _ = decode(seg / "skeletons" / str(label))
+        skel = cv_sharded.skeleton.get(label)
+        checks.expect(np.array_equal(np.asarray(skel.vertices, dtype=np.float32), vertices)
+                      and np.array_equal(np.asarray(skel.edges), edges.astype(skel.edges.dtype))
+                      and np.array_equal(np.asarray(skel.radius, dtype=np.float32), radii),
+                      f"label {label}: CloudVolume reads the sharded skeleton equal to the unsharded one")
 
     again = cli("skeletonize", seg, seg, ok=False)
     checks.expect(again.returncode == 1 and "already holds skeletons" in again.stderr,
