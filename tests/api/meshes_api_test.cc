@@ -139,6 +139,17 @@ TEST_F(MeshesApi, NoLabelsIsAnEmptyResult) {
   const auto properties =
       nlohmann::json::parse(Text(context_, volume_, "segment_properties/info"))["inline"];
   EXPECT_EQ(properties["ids"], nlohmann::json::array());
+
+  // As a zarr-vectors store: one with no vertices.
+  MeshOptions vectors;
+  vectors.format = "vectors";
+  const std::string store = (root_ / "empty.zarrvectors").string();
+  auto none = GenerateMeshes(context_, empty, store, vectors);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->segments, 0u);
+  auto read = ReadVectors(context_, store);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE(read->geometry.positions.empty());
 }
 
 TEST_F(MeshesApi, BadInputIsNamed) {

@@ -172,6 +172,19 @@ TEST(SkeletonsApi, EmptyVolumesBadUrlsAndMissingLabels) {
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(empty->labels, 0u);
   EXPECT_EQ(empty->files, 1u);  // the skeleton info alone
+  SkeletonizeOptions none = Options();
+  none.format = SkeletonFormat::kVectors;
+  auto empty_store = Skeletonize(context, zarr, (root / "empty.zarrvectors").string(), none);
+  ASSERT_TRUE(empty_store.ok()) << empty_store.status().ToString();
+  auto no_vertices = ReadVectors(context, (root / "empty.zarrvectors").string());
+  ASSERT_TRUE(no_vertices.ok()) << no_vertices.status().ToString();
+  EXPECT_TRUE(no_vertices->geometry.positions.empty());
+  none.format = SkeletonFormat::kPrecomputedSharded;
+  auto empty_shards = Skeletonize(context, zarr, (root / "empty_sharded").string(), none);
+  ASSERT_TRUE(empty_shards.ok()) << empty_shards.status().ToString();
+  EXPECT_EQ(empty_shards->files, 1u);  // the info, naming a sharding, and no shard
+  EXPECT_EQ(ReadSkeleton(context, (root / "empty_sharded").string(), 1).status().code(),
+            StatusCode::kNotFound);
 
   const std::string missing = (root / "nothing.zarr").string();
   auto bad = Skeletonize(context, missing, (root / "out").string(), Options());

@@ -160,3 +160,17 @@ def test_an_empty_volume_is_an_empty_result(tmp_path: Path) -> None:
                      chunks=[4, 5, 6])
     summary = chunkwise.skeletonize(str(tmp_path / "zero.zarr"), str(tmp_path / "out"), format="swc")
     assert summary["labels"] == 0 and summary["files"] == 0
+
+
+def test_a_label_past_int64_has_no_vectors_object_id(tmp_path: Path) -> None:
+    big = np.zeros((4, 5, 6), dtype=np.uint64)
+    big[1:3, 1:4, 1:5] = 2**63 + 5
+    chunkwise.create(str(tmp_path / "big.zarr"), data=big, chunks=[4, 5, 6])
+    with pytest.raises(chunkwise.InvalidArgumentError, match="9223372036854775813 does not fit"):
+        chunkwise.skeletonize(str(tmp_path / "big.zarr"), str(tmp_path / "s.zarrvectors"), format="vectors")
+    with pytest.raises(chunkwise.InvalidArgumentError, match="9223372036854775813 does not fit"):
+        chunkwise.mesh(str(tmp_path / "big.zarr"), str(tmp_path / "m.zarrvectors"), format="vectors")
+    assert not (tmp_path / "s.zarrvectors").exists() and not (tmp_path / "m.zarrvectors").exists()
+    # The precomputed formats take any uint64 label.
+    chunkwise.skeletonize(str(tmp_path / "big.zarr"), str(tmp_path / "sharded"), format="precomputed-sharded")
+    assert len(chunkwise.read_skeleton(str(tmp_path / "sharded"), 2**63 + 5)["vertices"]) >= 1
