@@ -562,6 +562,7 @@ def skeletonize(
     voxel_size: list[float] | None,
     overwrite: bool,
     directory: str,
+    chunk_shape: list[float] | None,
     threads: int,
     progress: _Progress = None,
     cancel: CancelToken | None = None,

@@ -35,7 +35,10 @@ def mesh(
     the labels meshed; ``chunk`` (z, y, x) is the box meshed at a time and,
     for multires, the finest fragments (default 128 a side); ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
     Returns the counts: segments, vertices, triangles, bytes, voxels, and the
-    two folders. Errors are those of the CLI's ``chunkwise mesh``.
+    two folders. ``format="vectors"`` instead writes a new zarr-vectors mesh
+    store at ``dest`` (the legacy meshes' vertices and triangles, object id =
+    label, chunks of ``chunk`` voxels; no ``names``). Errors are those of the
+    CLI's ``chunkwise mesh``.
     """
     wanted = None if labels is None else [int(label) for label in labels]
     return _core.mesh(

@@ -29,14 +29,18 @@ def skeletonize(
     voxel_size: Sequence[float] | None = None,
     overwrite: bool = False,
     directory: str = "skeletons",
+    chunk_shape: Sequence[float] | None = None,
     threads: int = 0,
     progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """TEASAR skeletons of the 3-d label volume at `source` (a zarr array or a
     precomputed segmentation), written to `dest` as neuroglancer precomputed
-    skeletons (into the segmentation there, whose info then names them) or as
-    one ``<label>.swc`` per label (``format="swc"``).
+    skeletons (into the segmentation there, whose info then names them;
+    ``format="precomputed-sharded"``: the same in neuroglancer_uint64_sharded_v1
+    shard files), as one ``<label>.swc`` per label (``format="swc"``), or as
+    a new zarr-vectors skeleton store at `dest` (``format="vectors"``, its
+    chunks `chunk_shape` x, y, z nm, default 128 voxels a side).
 
     `labels`: the labels to skeletonize (default all). `scale` and `const`:
     the invalidation ball, scale times the distance to the boundary plus
@@ -56,6 +60,7 @@ def skeletonize(
         None if voxel_size is None else [float(v) for v in voxel_size],
         bool(overwrite),
         directory,
+        None if chunk_shape is None else [float(v) for v in chunk_shape],
         int(threads),
         progress=_progress.callback(progress, "skeletonize"),
         cancel=_progress.token(cancel),
@@ -64,6 +69,6 @@ def skeletonize(
 
 def read_skeleton(url: str, label: int) -> dict[str, Any]:
     """The precomputed skeleton of `label` at `url` (a segmentation whose info
-    names its skeletons, or a skeleton directory): vertices (N, 3) float32
+    names its skeletons, or a skeleton directory; sharded or not): vertices (N, 3) float32
     x, y, z nm, edges (M, 2) uint32, radii (N,) float32."""
     return _core.read_skeleton(str(url), int(label))

@@ -25,7 +25,8 @@ namespace {
 nb::dict Skeletonize(const std::string& source, const std::string& dest, const std::string& format,
                      const std::vector<std::uint64_t>& labels, double scale, double constant,
                      std::optional<std::vector<double>> voxel_size, bool overwrite,
-                     const std::string& directory, std::size_t threads, nb::object progress,
+                     const std::string& directory, std::optional<std::vector<double>> chunk_shape,
+                     std::size_t threads, nb::object progress,
                      std::shared_ptr<CancelToken> cancel) {
   SkeletonizeOptions options;
   options.format = ValueOrThrow(ParseSkeletonFormat(format));
@@ -41,6 +42,13 @@ nb::dict Skeletonize(const std::string& source, const std::string& dest, const s
   }
   options.overwrite = overwrite;
   options.directory = directory;
+  if (chunk_shape) {
+    if (chunk_shape->size() != 3) {
+      throw StatusError(Status::InvalidArgument("chunk_shape must have 3 sizes (x, y, z)"));
+    }
+    options.vectors_chunk_shape =
+        std::array<double, 3>{(*chunk_shape)[0], (*chunk_shape)[1], (*chunk_shape)[2]};
+  }
   SkeletonizeSummary summary;
   Operation operation(std::move(progress), std::move(cancel), threads);
   operation.Run(
@@ -90,8 +98,9 @@ nb::dict ReadSkeleton(const std::string& url, std::uint64_t label) {
 void BindSkeletons(nb::module_& module) {
   module.def("skeletonize", &Skeletonize, nb::arg("source"), nb::arg("dest"), nb::arg("format"),
              nb::arg("labels"), nb::arg("scale"), nb::arg("constant"), nb::arg("voxel_size").none(),
-             nb::arg("overwrite"), nb::arg("directory"), nb::arg("threads"),
-             nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
+             nb::arg("overwrite"), nb::arg("directory"), nb::arg("chunk_shape").none(),
+             nb::arg("threads"), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
   module.def("read_skeleton", &ReadSkeleton, nb::arg("url"), nb::arg("label"));
 }
 

@@ -54,6 +54,13 @@ Status MeshCommand(const CommandContext& context, const MeshCommandOptions& opti
     std::printf("%s\n", out.dump().c_str());
     return Status::Ok();
   }
+  if (summary.mesh_dir.empty()) {  // --format vectors: a store of its own
+    Say(context, "meshed " + std::to_string(summary.segments) + " segments of " + options.source +
+                     ": " + std::to_string(summary.vertices) + " vertices, " +
+                     std::to_string(summary.triangles) + " triangles in the zarr-vectors store " +
+                     options.dest);
+    return Status::Ok();
+  }
   Say(context, "meshed " + std::to_string(summary.segments) + " segments of " + options.source +
                    ": " + std::to_string(summary.triangles) + " triangles, " +
                    FormatBytes(static_cast<double>(summary.bytes)) + " in " + options.dest + "/" +
@@ -80,9 +87,10 @@ void AddMeshCommand(CLI::App& app, CommandContext& context) {
       ->required();
   command
       ->add_option("--format", options->format,
-                   "legacy (single-resolution), multires (levels of detail, Draco) or "
-                   "multires-sharded (the same in shard files); default legacy")
-      ->check(CLI::IsMember({"legacy", "multires", "multires-sharded"}));
+                   "legacy (single-resolution), multires (levels of detail, Draco), "
+                   "multires-sharded (the same in shard files) or vectors (a zarr-vectors "
+                   "mesh store at DEST); default legacy")
+      ->check(CLI::IsMember({"legacy", "multires", "multires-sharded", "vectors"}));
   command->add_option("--lods", options->lods,
                       "multires: levels of detail at most, 1 to 16 (default 3)");
   command->add_option("--chunk", options->chunk,

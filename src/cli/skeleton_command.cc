@@ -1,5 +1,6 @@
 // `chunkwise skeletonize SRC DEST`: TEASAR skeletons of a label volume as
-// neuroglancer precomputed skeletons or SWC files (facade/skeletons.h).
+// neuroglancer precomputed skeletons (sharded or not), SWC files or a
+// zarr-vectors skeleton store (facade/skeletons.h).
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -21,6 +22,7 @@ struct SkeletonizeFlags {
   double constant = SkeletonizeOptions{}.constant;
   std::vector<double> voxel_size;
   std::string directory = "skeletons";
+  std::vector<double> chunk_shape;
   bool overwrite = false;
   std::size_t threads = 0;
 };
@@ -36,6 +38,10 @@ Status SkeletonizeCommand(const CommandContext& context, const SkeletonizeFlags&
         std::array<double, 3>{flags.voxel_size[0], flags.voxel_size[1], flags.voxel_size[2]};
   }
   options.directory = flags.directory;
+  if (!flags.chunk_shape.empty()) {
+    options.vectors_chunk_shape =
+        std::array<double, 3>{flags.chunk_shape[0], flags.chunk_shape[1], flags.chunk_shape[2]};
+  }
   options.overwrite = flags.overwrite;
   CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonizeSummary summary,
                              Skeletonize(context.library(), flags.source, flags.dest, options,
@@ -67,8 +73,11 @@ void AddSkeletonCommands(CLI::App& app, CommandContext& context) {
                    StoreHelp("Precomputed segmentation (skeletons go into it) or a directory",
                              "s3://bucket/segmentation"))
       ->required();
-  command->add_option("--format", flags->format, "precomputed (default) or swc")
-      ->check(CLI::IsMember({"precomputed", "swc"}));
+  command
+      ->add_option("--format", flags->format,
+                   "precomputed (default), precomputed-sharded (shard files), swc or vectors "
+                   "(a zarr-vectors skeleton store at DEST)")
+      ->check(CLI::IsMember({"precomputed", "precomputed-sharded", "swc", "vectors"}));
   command->add_option("--labels", flags->labels, "Labels to skeletonize, e.g. 3,17 (default: all)")
       ->delimiter(',');
   command->add_option("--scale", flags->scale,
@@ -83,6 +92,11 @@ void AddSkeletonCommands(CLI::App& app, CommandContext& context) {
       ->expected(3);
   command->add_option("--skeleton-dir", flags->directory,
                       "Folder of the segmentation for the skeletons (default skeletons)");
+  command
+      ->add_option("--chunk-shape", flags->chunk_shape,
+                   "vectors: the store's chunk x,y,z in nm (default 128 voxels each)")
+      ->delimiter(',')
+      ->expected(3);
   command->add_flag("--overwrite", flags->overwrite, "Replace skeletons already in DEST");
   AddThreadsOption(command, flags->threads, "Worker threads (default: one per core)");
   SetAction(command, context, [&context, flags] { return SkeletonizeCommand(context, *flags); });

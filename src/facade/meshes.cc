@@ -8,6 +8,7 @@
 
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/file_io.h"
 #include "formats/precomputed/segment_properties.h"
@@ -60,6 +61,9 @@ Status CheckLabelType(core::DataType type, std::string_view url) {
 struct OpenedSource {
   pipelines::LabelSource source;
   std::shared_ptr<void> keep;
+  // A precomputed source's finest scale, (x, y, z); a zarr array's voxels are 1 and at 0.
+  std::array<double, 3> resolution{1, 1, 1};
+  std::array<std::int64_t, 3> voxel_offset{0, 0, 0};
 };
 
 Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
@@ -81,6 +85,8 @@ Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
     }
     const pc::ScaleInfo& scale = volume->scale(0);
     opened.source.shape = {scale.size[2], scale.size[1], scale.size[0]};
+    opened.resolution = scale.resolution;
+    opened.voxel_offset = {scale.voxel_offset[0], scale.voxel_offset[1], scale.voxel_offset[2]};
     const core::DataType type = volume->info().data_type;
     opened.source.read = [volume,
                           type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
@@ -148,11 +154,87 @@ Result<pc::ScaleInfo> CheckDestination(const Context& context, std::string_view 
   return scale;
 }
 
+// The meshes as one zarr-vectors mesh geometry: each label's vertices and
+// triangles (winding kept) in label order, the label as object id.
+Result<VectorGeometry> MeshGeometry(const pipelines::MeshedLabels& meshed) {
+  VectorGeometry geometry;
+  geometry.type = VectorGeometryType::kMesh;
+  for (const auto& [label, mesh] : meshed.meshes) {
+    if (label > static_cast<std::uint64_t>(INT64_MAX)) {
+      return Status::InvalidArgument("label " + std::to_string(label) +
+                                     " does not fit a zarr-vectors object id (int64)");
+    }
+    const auto first = static_cast<std::int64_t>(geometry.positions.size());
+    for (std::size_t v = 0; v < mesh.num_vertices(); ++v) {
+      geometry.positions.push_back(
+          {mesh.vertices[3 * v], mesh.vertices[3 * v + 1], mesh.vertices[3 * v + 2]});
+    }
+    geometry.object_ids.insert(geometry.object_ids.end(), mesh.num_vertices(),
+                               static_cast<std::int64_t>(label));
+    for (std::uint32_t index : mesh.triangles) geometry.links.push_back(first + index);
+  }
+  return geometry;
+}
+
+// Meshes written as a new zarr-vectors store at `dest_url`; its chunks are
+// the meshing chunks in physical units.
+Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view dest_url,
+                                      const pipelines::MeshedLabels& meshed,
+                                      const OpenedSource& opened, const MeshOptions& options,
+                                      const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, MeshGeometry(meshed));
+  VectorsWriteOptions write;
+  write.overwrite = options.overwrite;
+  for (int a = 0; a < 3; ++a) {
+    write.chunk_shape[a] = static_cast<double>(options.chunk[2 - a]) * opened.resolution[a];
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
+                             WriteVectors(context, dest_url, geometry, write, call));
+  MeshSummary summary;
+  summary.segments = meshed.meshes.size();
+  summary.vertices = written.vertices;
+  summary.triangles = geometry.num_links();
+  return summary;
+}
+
 Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& path) {
   if (path.empty()) return std::map<std::uint64_t, pc::SegmentName>{};
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, core::ReadFile(path));
   return pc::ParseSegmentNamesCsv(
       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
+}
+
+// `chunkwise mesh --format vectors`: the source's own resolution places the
+// vertices, as a precomputed destination's would for legacy meshes.
+Result<MeshSummary> MeshToVectors(const Context& context, std::string_view source_url,
+                                  std::string_view dest_url, const OpenedSource& opened,
+                                  const MeshOptions& options, const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<core::ThreadPool> pool, context.pool(call));
+  const std::uint64_t voxels = static_cast<std::uint64_t>(
+      opened.source.shape[0] * opened.source.shape[1] * opened.source.shape[2]);
+  std::unique_ptr<core::ProgressReporter> progress =
+      context.StartProgress(call, "mesh", voxels, "voxels");
+  pipelines::MeshingOptions meshing;
+  meshing.chunk = options.chunk;
+  meshing.resolution = opened.resolution;
+  meshing.voxel_offset = opened.voxel_offset;
+  if (!options.labels.empty()) meshing.labels = options.labels;
+  meshing.pool = pool.get();
+  meshing.progress = progress.get();
+  meshing.cancellation = &context.cancellation(call);
+  Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
+  if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(dest_url)));
+  // The store's progress counts vertices: kept from the call's voxels.
+  core::ProgressObserver silent;
+  CallOptions write_call = call;
+  write_call.observer = &silent;
+  write_call.progress_mode = core::ProgressMode::kQuiet;
+  CHUNKWISE_ASSIGN_OR_RETURN(MeshSummary summary, WriteVectorMeshes(context, dest_url, *meshed,
+                                                                    opened, options, write_call));
+  progress->Finish();
+  summary.voxels = voxels;
+  return summary;
 }
 
 }  // namespace
@@ -162,10 +244,17 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
                                    const CallOptions& call) {
   const bool sharded = options.format == "multires-sharded";
   const bool multires = sharded || options.format == "multires";
-  if (!multires && options.format != "legacy") {
+  const bool vectors = options.format == "vectors";
+  if (!multires && !vectors && options.format != "legacy") {
     return Status::InvalidArgument("mesh format \"" + options.format +
-                                   "\": legacy, multires or multires-sharded")
+                                   "\" is not one of legacy, multires, multires-sharded, vectors")
         .WithField("format");
+  }
+  if (vectors && !options.names_csv.empty()) {
+    return Status::InvalidArgument(
+               "segment names go into a precomputed segmentation's segment properties; a "
+               "zarr-vectors mesh store has none")
+        .WithField("names");
   }
   if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
     return Status::InvalidArgument("label 0 is background and has no mesh").WithField("labels");
@@ -177,6 +266,7 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(auto names, ReadNames(options.names_csv));
   CHUNKWISE_ASSIGN_OR_RETURN(OpenedSource opened, OpenLabels(context, source_url, call));
+  if (vectors) return MeshToVectors(context, source_url, dest_url, opened, options, call);
   CHUNKWISE_ASSIGN_OR_RETURN(const pc::ScaleInfo scale,
                              CheckDestination(context, dest_url, opened.source.shape, options));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,

@@ -6,8 +6,10 @@
 
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/json.h"
+#include "formats/precomputed/segment_shards.h"
 #include "formats/precomputed/skeleton_file.h"
 #include "pipelines/skeletons/skeletonize.h"
 
@@ -126,16 +128,91 @@ Status CheckOptions(const SkeletonizeOptions& options) {
       if (!(v > 0)) return Status::InvalidArgument("voxel_size needs three sizes > 0");
     }
   }
+  if (options.vectors_chunk_shape) {
+    for (double v : *options.vectors_chunk_shape) {
+      if (!(v > 0)) {
+        return Status::InvalidArgument("the vectors chunk shape needs three sizes > 0")
+            .WithField("chunk_shape");
+      }
+    }
+  }
   return Status();
+}
+
+// The skeletons as one zarr-vectors skeleton geometry: each label's vertices
+// in its own order, its edges [child, parent] as TEASAR draws them.
+Result<VectorGeometry> SkeletonGeometry(const std::vector<sk::Skeleton>& skeletons) {
+  VectorGeometry geometry;
+  geometry.type = VectorGeometryType::kSkeleton;
+  geometry.vertex_attributes = {{"radius", {}}};
+  std::vector<float>& radii = geometry.vertex_attributes[0].values;
+  for (const sk::Skeleton& s : skeletons) {
+    if (s.label > static_cast<std::uint64_t>(INT64_MAX)) {
+      return Status::InvalidArgument("label " + std::to_string(s.label) +
+                                     " does not fit a zarr-vectors object id (int64)");
+    }
+    const auto first = static_cast<std::int64_t>(geometry.positions.size());
+    geometry.positions.insert(geometry.positions.end(), s.vertices.begin(), s.vertices.end());
+    geometry.object_ids.insert(geometry.object_ids.end(), s.vertices.size(),
+                               static_cast<std::int64_t>(s.label));
+    radii.insert(radii.end(), s.radii.begin(), s.radii.end());
+    for (const auto& [child, parent] : s.edges) {
+      geometry.links.push_back(first + child);
+      geometry.links.push_back(first + parent);
+    }
+  }
+  return geometry;
+}
+
+Result<SkeletonizeSummary> WriteVectorSkeletons(const Context& context, std::string_view dest_url,
+                                                const std::vector<sk::Skeleton>& skeletons,
+                                                const std::array<double, 3>& voxel_size,
+                                                const SkeletonizeOptions& options,
+                                                const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, SkeletonGeometry(skeletons));
+  VectorsWriteOptions write;
+  write.overwrite = options.overwrite;
+  if (options.vectors_chunk_shape) {
+    write.chunk_shape = *options.vectors_chunk_shape;
+  } else {
+    for (int a = 0; a < 3; ++a) write.chunk_shape[a] = 128 * voxel_size[a];
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
+                             WriteVectors(context, dest_url, geometry, write, call));
+  SkeletonizeSummary summary;
+  summary.files = written.chunks;
+  return summary;
+}
+
+// The sharding the skeleton directory's info names (its "sharding"), if any;
+// `root_info` is the store's info, the directory's own where prefix is "".
+Result<std::optional<formats::precomputed::ShardingSpec>> DirectorySharding(
+    const store::Store& store, const std::string& prefix, const Bytes& root_info) {
+  std::optional<Bytes> info = root_info;
+  if (!prefix.empty()) {
+    CHUNKWISE_ASSIGN_OR_RETURN(info, store.Get(prefix + "info"));
+  }
+  if (!info) return std::optional<formats::precomputed::ShardingSpec>();
+  const std::string where = store.Describe(prefix + "info");
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::json json,
+                             core::ParseJson(std::string(info->begin(), info->end()), where));
+  if (!json.is_object() || !json.contains("sharding")) {
+    return std::optional<formats::precomputed::ShardingSpec>();
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(formats::precomputed::ShardingSpec spec,
+                             formats::precomputed::ParseShardingSpec(json["sharding"], where));
+  return std::optional<formats::precomputed::ShardingSpec>(spec);
 }
 
 }  // namespace
 
 Result<SkeletonFormat> ParseSkeletonFormat(std::string_view text) {
   if (text == "precomputed") return SkeletonFormat::kPrecomputed;
+  if (text == "precomputed-sharded") return SkeletonFormat::kPrecomputedSharded;
   if (text == "swc") return SkeletonFormat::kSwc;
+  if (text == "vectors") return SkeletonFormat::kVectors;
   return Status::InvalidArgument("skeleton format \"" + std::string(text) +
-                                 "\" is not precomputed or swc")
+                                 "\" is not one of precomputed, precomputed-sharded, swc, vectors")
       .WithField("format");
 }
 
@@ -152,8 +229,6 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
   read_call.observer = &silent;
   read_call.progress_mode = core::ProgressMode::kQuiet;
   CHUNKWISE_ASSIGN_OR_RETURN(LoadedLabels loaded, LoadLabels(context, source_url, read_call));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
-                             OpenStore(context, dest_url, context.store_options(true)));
   if (options.voxel_size) {
     for (int a = 0; a < 3; ++a) {
       loaded.origin[a] = loaded.origin[a] / loaded.voxel_size[a] * (*options.voxel_size)[a];
@@ -177,16 +252,30 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(call, "writing skeletons to " + std::string(dest_url)));
 
-  sk::WriteSkeletonsOptions write;
-  write.output = options.format == SkeletonFormat::kSwc ? sk::SkeletonOutput::kSwc
-                                                        : sk::SkeletonOutput::kPrecomputed;
-  write.overwrite = options.overwrite;
-  write.directory = options.directory;
-  Result<sk::WrittenSkeletons> written = sk::WriteSkeletons(*dest, skeletons, write);
-  if (!written.ok()) return written.status().WithContext(dest_url);
+  SkeletonizeSummary summary;
+  if (options.format == SkeletonFormat::kVectors) {
+    // The store's own progress counts vertices: kept from the call's observer.
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        summary,
+        WriteVectorSkeletons(context, dest_url, skeletons, loaded.voxel_size, options, read_call));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
+                               OpenStore(context, dest_url, context.store_options(true)));
+    sk::WriteSkeletonsOptions write;
+    write.output = options.format == SkeletonFormat::kSwc ? sk::SkeletonOutput::kSwc
+                   : options.format == SkeletonFormat::kPrecomputedSharded
+                       ? sk::SkeletonOutput::kPrecomputedSharded
+                       : sk::SkeletonOutput::kPrecomputed;
+    write.overwrite = options.overwrite;
+    write.directory = options.directory;
+    Result<sk::WrittenSkeletons> written = sk::WriteSkeletons(*dest, skeletons, write);
+    if (!written.ok()) return written.status().WithContext(dest_url);
+    summary.files = written->files;
+    summary.bytes = written->bytes;
+    summary.prefix = written->prefix;
+  }
   progress->Finish();
 
-  SkeletonizeSummary summary;
   summary.labels = skeletons.size();
   summary.voxels = voxels;
   for (const sk::Skeleton& s : skeletons) {
@@ -194,9 +283,6 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
     summary.edges += s.edges.size();
     summary.cable_length += sk::CableLength(s);
   }
-  summary.files = written->files;
-  summary.bytes = written->bytes;
-  summary.prefix = written->prefix;
   return summary;
 }
 
@@ -219,10 +305,20 @@ Result<SkeletonData> ReadSkeleton(const Context& context, std::string_view url,
   } else if (!json.is_object() || json.value("@type", "") != "neuroglancer_skeletons") {
     return Status::NotFound(store->Describe("info") + " names no skeletons");
   }
-  const std::string key = prefix + std::to_string(label);
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> bytes, store->Get(key));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<formats::precomputed::ShardingSpec> sharding,
+                             DirectorySharding(*store, prefix, *info));
+  std::string key = prefix + std::to_string(label);
+  std::optional<Bytes> bytes;
+  if (sharding) {
+    key = prefix + formats::precomputed::ShardFileName(
+                       *sharding, formats::precomputed::LocateChunk(*sharding, label).shard);
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        bytes, formats::precomputed::ReadSegmentChunk(*store, prefix, *sharding, label));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(bytes, store->Get(key));
+  }
   if (!bytes)
-    return Status::NotFound(store->Describe(key) + " is absent: no skeleton of label " +
+    return Status::NotFound(store->Describe(key) + " holds no skeleton of label " +
                             std::to_string(label));
   CHUNKWISE_ASSIGN_OR_RETURN(formats::precomputed::Skeleton skeleton,
                              formats::precomputed::DecodeSkeleton(*bytes, store->Describe(key)));

@@ -1,6 +1,8 @@
 // GenerateMeshes through the facade alone: a zarr label array and a
 // precomputed segmentation made from it, meshes written into the
 // segmentation, its info pointing at them, and the errors of bad input.
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -137,6 +139,17 @@ TEST_F(MeshesApi, NoLabelsIsAnEmptyResult) {
   const auto properties =
       nlohmann::json::parse(Text(context_, volume_, "segment_properties/info"))["inline"];
   EXPECT_EQ(properties["ids"], nlohmann::json::array());
+
+  // As a zarr-vectors store: one with no vertices.
+  MeshOptions vectors;
+  vectors.format = "vectors";
+  const std::string store = (root_ / "empty.zarrvectors").string();
+  auto none = GenerateMeshes(context_, empty, store, vectors);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->segments, 0u);
+  auto read = ReadVectors(context_, store);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE(read->geometry.positions.empty());
 }
 
 TEST_F(MeshesApi, BadInputIsNamed) {
@@ -227,6 +240,80 @@ TEST_F(MeshesApi, ACancelledCallWritesNothing) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(Text(context_, volume_, "mesh/info"), "");
+}
+
+// The legacy fragment at `key` as triangles of (x, y, z) corners, in order.
+std::vector<std::array<float, 9>> LegacyTriangles(const std::string& fragment) {
+  std::uint32_t count = 0;
+  std::memcpy(&count, fragment.data(), 4);
+  std::vector<float> xyz(3 * count);
+  std::memcpy(xyz.data(), fragment.data() + 4, 12 * count);
+  const std::size_t triangles = (fragment.size() - 4 - 12 * count) / 12;
+  std::vector<std::array<float, 9>> out(triangles);
+  for (std::size_t t = 0; t < triangles; ++t) {
+    for (int c = 0; c < 3; ++c) {
+      std::uint32_t v = 0;
+      std::memcpy(&v, fragment.data() + 4 + 12 * count + 12 * t + 4 * c, 4);
+      for (int a = 0; a < 3; ++a) out[t][3 * c + a] = xyz[3 * v + a];
+    }
+  }
+  return out;
+}
+
+TEST_F(MeshesApi, AVectorsStoreHoldsTheLegacyTrianglesByLabel) {
+  MeshOptions options;
+  options.chunk = {3, 4, 5};
+  ASSERT_TRUE(GenerateMeshes(context_, volume_, volume_, options).ok());
+  const std::string store = (root_ / "mesh.zarrvectors").string();
+  options.format = "vectors";
+  auto summary = GenerateMeshes(context_, volume_, store, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->segments, 2u);
+  EXPECT_TRUE(summary->mesh_dir.empty());
+  auto described = DescribeVectors(context_, store);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  EXPECT_EQ(described->root.geometry_type, VectorGeometryType::kMesh);
+  // Chunks of 3, 4, 5 voxels (z, y, x) at 4, 4, 40 nm: 20, 16, 120 nm (x, y, z).
+  EXPECT_EQ(described->root.chunk_shape, (std::array<double, 3>{20, 16, 120}));
+  std::uint64_t triangles = 0;
+  for (std::uint64_t label : {5, 9}) {
+    VectorsReadOptions read;
+    read.object_id = static_cast<std::int64_t>(label);
+    auto got = ReadVectors(context_, store, read);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const VectorGeometry& g = got->geometry;
+    std::vector<std::array<float, 9>> ours;
+    for (std::size_t t = 0; t < g.num_links(); ++t) {
+      std::array<float, 9> corners{};
+      for (int c = 0; c < 3; ++c) {
+        for (int a = 0; a < 3; ++a) corners[3 * c + a] = g.positions[g.links[3 * t + c]][a];
+      }
+      ours.push_back(corners);
+    }
+    std::vector<std::array<float, 9>> legacy =
+        LegacyTriangles(Text(context_, volume_, "mesh/" + std::to_string(label) + ":0:all"));
+    ASSERT_FALSE(legacy.empty());
+    std::sort(ours.begin(), ours.end());
+    std::sort(legacy.begin(), legacy.end());
+    EXPECT_EQ(ours, legacy) << label;  // positions exact, winding kept
+    triangles += legacy.size();
+  }
+  EXPECT_EQ(summary->triangles, triangles);
+
+  EXPECT_EQ(GenerateMeshes(context_, volume_, store, options).status().code(),
+            StatusCode::kInvalidArgument);
+  options.overwrite = true;
+  options.names_csv = (root_ / "names.csv").string();
+  auto names = GenerateMeshes(context_, volume_, store, options);
+  EXPECT_EQ(names.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(names.status().field(), "names");
+  options.names_csv.clear();
+  options.format = "stl";
+  auto unknown = GenerateMeshes(context_, volume_, store, options);
+  EXPECT_EQ(unknown.status().field(), "format");
+  EXPECT_NE(Message(unknown.status()).find("legacy, multires, multires-sharded, vectors"),
+            std::string::npos)
+      << Message(unknown.status());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -171,6 +172,19 @@ TEST(SkeletonsApi, EmptyVolumesBadUrlsAndMissingLabels) {
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(empty->labels, 0u);
   EXPECT_EQ(empty->files, 1u);  // the skeleton info alone
+  SkeletonizeOptions none = Options();
+  none.format = SkeletonFormat::kVectors;
+  auto empty_store = Skeletonize(context, zarr, (root / "empty.zarrvectors").string(), none);
+  ASSERT_TRUE(empty_store.ok()) << empty_store.status().ToString();
+  auto no_vertices = ReadVectors(context, (root / "empty.zarrvectors").string());
+  ASSERT_TRUE(no_vertices.ok()) << no_vertices.status().ToString();
+  EXPECT_TRUE(no_vertices->geometry.positions.empty());
+  none.format = SkeletonFormat::kPrecomputedSharded;
+  auto empty_shards = Skeletonize(context, zarr, (root / "empty_sharded").string(), none);
+  ASSERT_TRUE(empty_shards.ok()) << empty_shards.status().ToString();
+  EXPECT_EQ(empty_shards->files, 1u);  // the info, naming a sharding, and no shard
+  EXPECT_EQ(ReadSkeleton(context, (root / "empty_sharded").string(), 1).status().code(),
+            StatusCode::kNotFound);
 
   const std::string missing = (root / "nothing.zarr").string();
   auto bad = Skeletonize(context, missing, (root / "out").string(), Options());
@@ -190,6 +204,120 @@ TEST(SkeletonsApi, EmptyVolumesBadUrlsAndMissingLabels) {
   options.scale = -1;
   EXPECT_EQ(Skeletonize(context, zarr, (root / "out").string(), options).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+TEST(SkeletonsApi, ShardedSkeletonsReadBackAsTheUnshardedOnes) {
+  Context context;
+  const auto root = api_test::FreshDirectory("skeletons_sharded");
+  const std::string zarr = MakeZarr(context, root, Labels());
+  const std::string plain = (root / "plain").string(), sharded = (root / "sharded").string();
+  ASSERT_TRUE(Skeletonize(context, zarr, plain, Options()).ok());
+  SkeletonizeOptions options = Options();
+  options.format = SkeletonFormat::kPrecomputedSharded;
+  auto summary = Skeletonize(context, zarr, sharded, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->files, 2u);  // one shard (three labels) and the info
+  const std::string info = ReadText(root / "sharded" / "info");
+  EXPECT_THAT(info, HasSubstr("neuroglancer_uint64_sharded_v1"));
+  EXPECT_THAT(info, HasSubstr("murmurhash3_x86_128"));
+  EXPECT_TRUE(std::filesystem::exists(root / "sharded" / "0.shard"));
+  EXPECT_FALSE(std::filesystem::exists(root / "sharded" / "2"));
+  for (std::uint64_t label : {1, 2, 3}) {
+    auto a = ReadSkeleton(context, plain, label);
+    auto b = ReadSkeleton(context, sharded, label);
+    ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+    EXPECT_EQ(a->vertices, b->vertices);
+    EXPECT_EQ(a->edges, b->edges);
+    EXPECT_EQ(a->radii, b->radii);
+  }
+  auto absent = ReadSkeleton(context, sharded, 4);
+  EXPECT_EQ(absent.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(api_test::Message(absent.status()), HasSubstr("0.shard"));
+
+  // Refused again; an unsharded overwrite leaves no shard behind, and back.
+  EXPECT_EQ(Skeletonize(context, zarr, sharded, options).status().code(),
+            StatusCode::kInvalidArgument);
+  options.overwrite = true;
+  options.format = SkeletonFormat::kPrecomputed;
+  ASSERT_TRUE(Skeletonize(context, zarr, sharded, options).ok());
+  EXPECT_FALSE(std::filesystem::exists(root / "sharded" / "0.shard"));
+  EXPECT_TRUE(std::filesystem::exists(root / "sharded" / "2"));
+  options.format = SkeletonFormat::kPrecomputedSharded;
+  ASSERT_TRUE(Skeletonize(context, zarr, sharded, options).ok());
+  EXPECT_FALSE(std::filesystem::exists(root / "sharded" / "2"));
+  EXPECT_EQ(ReadSkeleton(context, sharded, 2)->vertices, ReadSkeleton(context, plain, 2)->vertices);
+}
+
+TEST(SkeletonsApi, AVectorsStoreHoldsTheSkeletonsByObject) {
+  Context context;
+  const auto root = api_test::FreshDirectory("skeletons_vectors");
+  const std::string zarr = MakeZarr(context, root, Labels());
+  const std::string plain = (root / "plain").string(), store = (root / "skel.zarrvectors").string();
+  ASSERT_TRUE(Skeletonize(context, zarr, plain, Options()).ok());
+  SkeletonizeOptions options = Options();
+  options.format = SkeletonFormat::kVectors;
+  options.vectors_chunk_shape = std::array<double, 3>{160, 160, 160};
+  auto summary = Skeletonize(context, zarr, store, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->labels, 3u);
+  EXPECT_GE(summary->files, 3u);  // chunks: the tubes are 420 nm long
+  auto described = DescribeVectors(context, store);
+  ASSERT_TRUE(described.ok()) << described.status().ToString();
+  EXPECT_EQ(described->root.geometry_type, VectorGeometryType::kSkeleton);
+  for (std::uint64_t label : {1, 2, 3}) {
+    auto want = ReadSkeleton(context, plain, label);
+    ASSERT_TRUE(want.ok());
+    VectorsReadOptions read;
+    read.object_id = static_cast<std::int64_t>(label);
+    auto got = ReadVectors(context, store, read);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const VectorGeometry& g = got->geometry;
+    ASSERT_EQ(g.positions.size(), want->vertices.size());
+    ASSERT_EQ(g.vertex_attributes.size(), 1u);
+    EXPECT_EQ(g.vertex_attributes[0].name, "radius");
+    // The store orders vertices by chunk: compare (position, radius) as sets,
+    // and edges as position pairs, child first.
+    std::multiset<std::array<float, 4>> ours, theirs;
+    for (std::size_t v = 0; v < g.positions.size(); ++v) {
+      const auto& p = g.positions[v];
+      ours.insert({p[0], p[1], p[2], g.vertex_attributes[0].values[v]});
+      const auto& q = want->vertices[v];
+      theirs.insert({q[0], q[1], q[2], want->radii[v]});
+    }
+    EXPECT_EQ(ours, theirs) << label;
+    std::multiset<std::array<float, 6>> got_edges, want_edges;
+    for (std::size_t e = 0; e < g.num_links(); ++e) {
+      const auto& a = g.positions[g.links[2 * e]];
+      const auto& b = g.positions[g.links[2 * e + 1]];
+      got_edges.insert({a[0], a[1], a[2], b[0], b[1], b[2]});
+    }
+    for (const auto& [c, p] : want->edges) {
+      const auto& a = want->vertices[c];
+      const auto& b = want->vertices[p];
+      want_edges.insert({a[0], a[1], a[2], b[0], b[1], b[2]});
+    }
+    EXPECT_EQ(got_edges, want_edges) << label;
+  }
+  auto again = Skeletonize(context, zarr, store, options);
+  EXPECT_EQ(again.status().code(), StatusCode::kInvalidArgument);
+  options.overwrite = true;
+  options.labels = {3};
+  ASSERT_TRUE(Skeletonize(context, zarr, store, options).ok());
+  VectorsReadOptions tube;
+  tube.object_id = 2;
+  auto gone = ReadVectors(context, store, tube);
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_TRUE(gone->geometry.positions.empty());
+
+  options.vectors_chunk_shape = std::array<double, 3>{0, 1, 1};
+  auto bad = Skeletonize(context, zarr, store, options);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().field(), "chunk_shape");
+  EXPECT_EQ(ParseSkeletonFormat("vectors").value(), SkeletonFormat::kVectors);
+  EXPECT_EQ(ParseSkeletonFormat("precomputed-sharded").value(),
+            SkeletonFormat::kPrecomputedSharded);
+  EXPECT_THAT(api_test::Message(ParseSkeletonFormat("obj").status()),
+              HasSubstr("precomputed, precomputed-sharded, swc, vectors"));
 }
 
 }  // namespace

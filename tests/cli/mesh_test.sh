@@ -98,5 +98,22 @@ fails_with 1 "$cw" mesh labels.zarr multi --overwrite --format multires --chunk 
 contains err "the chunk shape must be positive"
 contains err "see --chunk"
 
+# --format vectors: a zarr-vectors mesh store at DEST, the legacy triangles by label;
+# a second run is refused, an unknown format names the valid ones (exit 2).
+ok "$cw" mesh labels.zarr mesh.zarrvectors --format vectors --chunk 4,4,4 --json
+[ "$(json_of out 'j["segments"], j["voxels"], j["mesh"]')" = "2 960 " ] ||
+  fail "mesh --format vectors --json: $(cat out)"
+ok "$cw" vectors info mesh.zarrvectors --json
+[ "$(json_of out 'j["geometry_type"]')" = "mesh" ] || fail "vectors mesh info: $(cat out)"
+ok "$cw" vectors read mesh.zarrvectors --object 200 --output v200.csv
+[ "$(grep -c . v200.csv)" = "7" ] || fail "label 200's one voxel: 6 vertices: $(cat v200.csv)"
+fails_with 1 "$cw" mesh labels.zarr mesh.zarrvectors --format vectors
+contains err "InvalidArgument"
+contains err "mesh.zarrvectors"
+ok "$cw" -q mesh labels.zarr mesh.zarrvectors --format vectors --overwrite --labels 3
+fails_with 2 "$cw" mesh labels.zarr seg --format stl
+contains err "multires-sharded"
+contains err "vectors"
+
 [ "$failures" -eq 0 ] && echo "mesh: all cases passed"
 exit "$failures"

@@ -148,3 +148,26 @@ def test_multires_sharded_meshes_go_into_one_shard(volume: tuple[str, str]) -> N
     assert summary["bytes"] == (mesh / "0.shard").stat().st_size
     sharding = json.loads((mesh / "info").read_text())["sharding"]
     assert (sharding["hash"], sharding["data_encoding"], sharding["shard_bits"]) == ("murmurhash3_x86_128", "raw", 0)
+
+
+def test_vectors_meshes_are_the_legacy_triangles(volume: tuple[str, str], tmp_path: pathlib.Path) -> None:
+    source, dest = volume
+    chunkwise.mesh(source, dest, chunk=(3, 3, 3))
+    store = str(tmp_path / "mesh.zarrvectors")
+    # A zarr source: positions in voxels, the legacy meshes' at 8 nm divided by 8 (exact).
+    summary = chunkwise.mesh(source, store, format="vectors", chunk=(3, 3, 3))
+    assert summary["segments"] == 2 and summary["mesh"] == ""
+    for label in (4, 11):
+        fragment = (pathlib.Path(dest) / "mesh" / f"{label}:0:all").read_bytes()
+        count = int(np.frombuffer(fragment, "<u4", 1)[0])
+        vertices = np.frombuffer(fragment, "<f4", 3 * count, 4).reshape(-1, 3) / np.float32(8)
+        faces = np.frombuffer(fragment, "<u4", offset=4 + 12 * count).reshape(-1, 3)
+        want = sorted(tuple(vertices[faces[t]].ravel().tolist()) for t in range(len(faces)))
+        got = chunkwise.vectors.read(store, object_id=label)
+        assert got.type == "mesh"
+        corners = got.positions[got.links.reshape(-1, 3)]
+        assert sorted(tuple(c.ravel().tolist()) for c in corners) == want
+    with pytest.raises(chunkwise.InvalidArgumentError, match="overwrite"):
+        chunkwise.mesh(source, store, format="vectors")
+    with pytest.raises(chunkwise.InvalidArgumentError, match="legacy, multires, multires-sharded, vectors"):
+        chunkwise.mesh(source, store, format="stl", overwrite=True)

@@ -20,8 +20,9 @@ namespace chunkwise {
 struct MeshOptions {
   // "legacy" (neuroglancer's single-resolution meshes), "multires"
   // (neuroglancer_multilod_draco: levels of detail in Draco fragments, two
-  // files per segment) or "multires-sharded" (the same in
-  // neuroglancer_uint64_sharded_v1 shard files).
+  // files per segment), "multires-sharded" (the same in
+  // neuroglancer_uint64_sharded_v1 shard files) or "vectors" (a new
+  // zarr-vectors mesh store at the destination, docs/formats/vectors.md).
   std::string format = "legacy";
   // multires: levels of detail at most (1 to 16); a label gets fewer where
   // one fragment of a level holds it whole. LOD k clusters vertices 2^k voxels apart.
@@ -29,8 +30,10 @@ struct MeshOptions {
   // Only these labels; empty: every label but 0.
   std::vector<std::uint64_t> labels;
   // A CSV file of "id,name[,tags]" rows naming segments; empty: none.
+  // Not with "vectors", which has no segment properties.
   std::string names_csv;
-  // Voxels meshed at a time, (z, y, x); multires: also the fragments of LOD 0.
+  // Voxels meshed at a time, (z, y, x); multires: also the fragments of LOD
+  // 0; vectors: also the store's chunks (times the source's resolution).
   std::array<std::int64_t, 3> chunk{128, 128, 128};
   // Replace meshes and segment properties the destination already has.
   bool overwrite = false;
@@ -62,6 +65,12 @@ struct MeshSummary {
 // (field "overwrite") meshes or properties already there, or (field "lods")
 // levels of detail out of range; Cancelled. Progress counts the source's
 // voxels. For "multires", vertices and triangles count LOD 0.
+//
+// "vectors" writes a zarr-vectors mesh store at `dest_url` instead (no
+// segmentation needed there): the legacy meshes' vertices and triangles,
+// object id = label, positions placed by the source's finest scale (a zarr
+// source: voxels). InvalidArgument for a store already there without
+// overwrite, names_csv given, or a label of 2^63 or more.
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options = {},
                                    const CallOptions& call = {});

@@ -1,7 +1,8 @@
 // Skeletons of a label volume by URL: TEASAR-style (a distance-to-boundary
 // field, paths from a root through the invalidation ball, a radius per
-// vertex), written as neuroglancer precomputed skeletons or SWC files
-// (docs/formats/precomputed-skeletons.md).
+// vertex), written as neuroglancer precomputed skeletons (one file per label
+// or shard files), SWC files, or a zarr-vectors skeleton store
+// (docs/formats/precomputed-skeletons.md, docs/formats/vectors.md).
 #ifndef CHUNKWISE_FACADE_SKELETONS_H_
 #define CHUNKWISE_FACADE_SKELETONS_H_
 
@@ -18,8 +19,12 @@
 
 namespace chunkwise {
 
-enum class SkeletonFormat { kPrecomputed, kSwc };
-// "precomputed" or "swc"; InvalidArgument (field "format") otherwise.
+// kPrecomputedSharded: precomputed skeletons in neuroglancer_uint64_sharded_v1
+// shard files, the skeleton info naming its sharding (chosen from the label
+// count). kVectors: one zarr-vectors skeleton store, object id = label.
+enum class SkeletonFormat { kPrecomputed, kPrecomputedSharded, kSwc, kVectors };
+// "precomputed", "precomputed-sharded", "swc" or "vectors"; InvalidArgument
+// (field "format") naming them otherwise.
 Result<SkeletonFormat> ParseSkeletonFormat(std::string_view text);
 
 struct SkeletonizeOptions {
@@ -40,6 +45,9 @@ struct SkeletonizeOptions {
   bool overwrite = false;
   // The folder of a precomputed segmentation that holds its skeletons.
   std::string directory = "skeletons";
+  // vectors: the store's chunk shape x, y, z in nanometres; absent: 128
+  // voxels on each axis.
+  std::optional<std::array<double, 3>> vectors_chunk_shape;
 };
 
 struct SkeletonizeSummary {
@@ -51,6 +59,7 @@ struct SkeletonizeSummary {
   std::uint64_t files = 0;
   std::uint64_t bytes = 0;
   // Where the files went inside the destination: "skeletons/" or "".
+  // vectors: files counts the store's chunks, bytes 0.
   std::string prefix;
 };
 
@@ -58,7 +67,12 @@ struct SkeletonizeSummary {
 // a precomputed segmentation's scale 0; unsigned integer labels, 0 is
 // background) and writes the skeletons at `dest_url`: precomputed into the
 // segmentation there (its info gains "skeletons"), or as the skeleton
-// directory itself where dest has no info; SWC as "<label>.swc" files. A
+// directory itself where dest has no info (precomputed-sharded the same, in
+// shard files); SWC as "<label>.swc" files; vectors as a new zarr-vectors
+// store at dest (vertices in nanometres, a "radius" vertex attribute, the
+// label as object id, edges [child, parent] toward each skeleton's root;
+// InvalidArgument for a label of 2^63 or more, which an int64 object id cannot
+// hold). Existing output is InvalidArgument without options.overwrite. A
 // volume with no labels writes an empty result. Threads, progress (voxels
 // of labels done) and cancellation are the call's, else the context's.
 Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view source_url,
@@ -73,7 +87,8 @@ struct SkeletonData {
   std::vector<float> radii;
 };
 // The skeleton of `label` at `url` (a segmentation with "skeletons" in its
-// info, or a skeleton directory). NotFound naming the key when absent.
+// info, or a skeleton directory; sharded or not). NotFound naming the key
+// (or the shard file) when absent.
 Result<SkeletonData> ReadSkeleton(const Context& context, std::string_view url,
                                   std::uint64_t label);
 

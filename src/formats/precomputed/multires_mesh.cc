@@ -10,6 +10,7 @@
 #include "draco/compression/decode.h"
 #include "draco/compression/encode.h"
 #include "draco/mesh/mesh.h"
+#include "formats/precomputed/segment_shards.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {
@@ -296,15 +297,6 @@ std::string MultiresMeshInfoText(int bits, const std::array<double, 12>& transfo
   return info.dump();
 }
 
-ShardingSpec MultiresMeshSharding(std::uint64_t segments) {
-  const int bits = segments <= 1 ? 0 : std::bit_width(segments - 1);  // ceil(log2(segments)).
-  ShardingSpec spec;
-  spec.hash = ShardHash::kMurmurHash3X86_128;
-  spec.shard_bits = std::max(0, bits - 12);
-  spec.minishard_bits = std::clamp(bits - spec.shard_bits - 3, 0, 10);
-  spec.minishard_index_encoding = ShardEncoding::kGzip;
-  spec.data_encoding = ShardEncoding::kRaw;
-  return spec;
-}
+ShardingSpec MultiresMeshSharding(std::uint64_t segments) { return SegmentSharding(segments); }
 
 }  // namespace chunkwise::formats::precomputed

@@ -92,9 +92,8 @@ std::string MultiresMeshInfoText(int bits, const std::array<double, 12>& transfo
                                  double lod_scale_multiplier,
                                  const ShardingSpec* sharding = nullptr);
 
-// Sharding for `segments` meshes: ids hashed (murmurhash3_x86_128), about
-// 4096 segments a shard and 8 a minishard, minishard indexes gzipped, data
-// raw (a reader takes fragments from the shard by byte range).
+// Sharding for `segments` meshes: SegmentSharding (formats/precomputed/
+// segment_shards.h), whose raw data lets a reader take fragments by byte range.
 ShardingSpec MultiresMeshSharding(std::uint64_t segments);
 
 }  // namespace chunkwise::formats::precomputed

@@ -73,12 +73,14 @@ Result<Skeleton> DecodeSkeleton(ByteView bytes, std::string_view where) {
 
 std::array<double, 12> IdentityTransform() { return {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}; }
 
-std::string SkeletonInfoJson(const std::array<double, 12>& transform) {
+std::string SkeletonInfoJson(const std::array<double, 12>& transform,
+                             const ShardingSpec* sharding) {
   nlohmann::json info;
   info["@type"] = "neuroglancer_skeletons";
   info["transform"] = transform;
   info["vertex_attributes"] =
       nlohmann::json::array({{{"id", "radius"}, {"data_type", "float32"}, {"num_components", 1}}});
+  if (sharding != nullptr) info["sharding"] = ShardingSpecToJson(*sharding);
   return info.dump(2) + "\n";
 }
 

@@ -12,6 +12,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 
@@ -35,8 +36,10 @@ Result<Skeleton> DecodeSkeleton(ByteView bytes, std::string_view where);
 
 // The skeleton directory's info: "@type": "neuroglancer_skeletons", the
 // 3x4 row-major `transform` (stored model space to nanometres) and the
-// radius attribute.
-std::string SkeletonInfoJson(const std::array<double, 12>& transform);
+// radius attribute; `sharding`, when given, says the skeletons are in shard
+// files (formats/precomputed/segment_shards.h) rather than one file per label.
+std::string SkeletonInfoJson(const std::array<double, 12>& transform,
+                             const ShardingSpec* sharding = nullptr);
 // The identity transform: our vertices are in nanometres already.
 std::array<double, 12> IdentityTransform();
 

@@ -9,7 +9,7 @@
 #include "core/json.h"
 #include "formats/precomputed/legacy_mesh.h"
 #include "formats/precomputed/multires_mesh.h"
-#include "formats/precomputed/shard_prefixes.h"
+#include "formats/precomputed/segment_shards.h"
 #include "pipelines/meshing/mesh_lods.h"
 
 namespace chunkwise::pipelines {
@@ -245,23 +245,13 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
   };
   const pc::ShardingSpec sharding = pc::MultiresMeshSharding(meshed.meshes.size());
   auto write_shards = [&]() -> Result<std::uint64_t> {
-    // Each shard's segments: the manifest is the chunk, its fragments the bytes before it.
-    std::map<std::uint64_t, std::pair<std::vector<pc::ShardChunk>, std::vector<ByteView>>> shards;
-    for (const auto& [id, e] : encoded) {
-      auto& [chunks, prefixes] = shards[pc::LocateChunk(sharding, id).shard];
-      chunks.push_back({id, e.index});
-      prefixes.push_back(e.data);
-    }
-    std::uint64_t bytes = 0;
-    for (auto& [shard, parts] : shards) {
-      CHUNKWISE_ASSIGN_OR_RETURN(
-          const pc::ShardImage image,
-          pc::BuildShardWithPrefixes(std::move(parts.first), parts.second, sharding));
-      CHUNKWISE_RETURN_IF_ERROR(
-          store.SetParts(mesh_folder + pc::ShardFileName(sharding, shard), image.parts));
-      bytes += image.size;
-    }
-    return bytes;
+    // Each segment's manifest is the chunk, its fragments the bytes before it.
+    std::vector<pc::SegmentObject> objects;
+    objects.reserve(encoded.size());
+    for (const auto& [id, e] : encoded) objects.push_back({id, e.index, e.data});
+    CHUNKWISE_ASSIGN_OR_RETURN(const pc::WrittenShards written,
+                               pc::WriteSegmentShards(store, mesh_folder, sharding, objects));
+    return written.bytes;
   };
   std::array<double, 12> transform{};
   for (int d = 0; d < 3; ++d) {

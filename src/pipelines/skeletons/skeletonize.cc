@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/json.h"
+#include "formats/precomputed/segment_shards.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace pc = formats::precomputed;
@@ -63,6 +64,15 @@ bool IsLabelName(std::string_view name) {
          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// "<hex>.shard": a shard file of a sharded skeleton directory.
+bool IsShardName(std::string_view name) {
+  if (!name.ends_with(".shard")) return false;
+  name.remove_suffix(6);
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
 // The keys a failed write leaves; erased on the way out unless kept.
 class WrittenKeys {
  public:
@@ -78,6 +88,19 @@ class WrittenKeys {
     written.bytes += value.size();
     return Status();
   }
+  // Shard files written by formats/precomputed/segment_shards.h: the keys
+  // are kept even when it fails part-way, so that they are erased.
+  Status SetShards(const std::string& folder, const pc::ShardingSpec& spec,
+                   const std::vector<pc::SegmentObject>& objects, WrittenSkeletons& written) {
+    for (const pc::SegmentObject& o : objects) {
+      keys_.push_back(folder + pc::ShardFileName(spec, pc::LocateChunk(spec, o.id).shard));
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const pc::WrittenShards shards,
+                               pc::WriteSegmentShards(store_, folder, spec, objects));
+    written.files += shards.keys.size();
+    written.bytes += shards.bytes;
+    return Status();
+  }
   void Keep() { keep_ = true; }
   const std::vector<std::string>& keys() const { return keys_; }
 
@@ -91,16 +114,23 @@ ByteView View(const std::string& text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
-// Erases the label files under `prefix` that an overwrite did not rewrite.
+// Erases the label files (and, for precomputed, shard files) under `prefix`
+// that an overwrite did not rewrite: a sharded rewrite leaves no label files,
+// an unsharded one no shards.
 Status EraseStale(store::Store& store, const std::string& prefix,
                   const std::vector<std::string>& kept, const std::string& suffix) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, store.List(prefix));
   const std::set<std::string> keep(kept.begin(), kept.end());
   for (const std::string& key : keys) {
     std::string_view name = std::string_view(key).substr(prefix.size());
+    if (keep.contains(key)) continue;
+    if (suffix.empty() && IsShardName(name)) {
+      CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+      continue;
+    }
     if (!name.ends_with(suffix)) continue;
     name.remove_suffix(suffix.size());
-    if (IsLabelName(name) && !keep.contains(key)) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+    if (IsLabelName(name)) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
   }
   return Status();
 }
@@ -165,13 +195,27 @@ Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<S
   WrittenSkeletons written;
   written.prefix = prefix;
   WrittenKeys keys(store);
-  for (const Skeleton& s : skeletons) {
-    const Bytes bytes = pc::EncodeSkeleton(s);
-    CHUNKWISE_RETURN_IF_ERROR(keys.Set(prefix + std::to_string(s.label), bytes, written));
+  const bool sharded = options.output == SkeletonOutput::kPrecomputedSharded;
+  const pc::ShardingSpec sharding = pc::SegmentSharding(skeletons.size());
+  if (sharded) {
+    std::vector<Bytes> encoded;
+    encoded.reserve(skeletons.size());
+    std::vector<pc::SegmentObject> objects;
+    for (const Skeleton& s : skeletons) {
+      encoded.push_back(pc::EncodeSkeleton(s));
+      objects.push_back({s.label, encoded.back(), {}});
+    }
+    CHUNKWISE_RETURN_IF_ERROR(keys.SetShards(prefix, sharding, objects, written));
+  } else {
+    for (const Skeleton& s : skeletons) {
+      const Bytes bytes = pc::EncodeSkeleton(s);
+      CHUNKWISE_RETURN_IF_ERROR(keys.Set(prefix + std::to_string(s.label), bytes, written));
+    }
   }
   std::vector<std::string> label_keys = keys.keys();
-  CHUNKWISE_RETURN_IF_ERROR(
-      keys.Set(prefix + "info", View(pc::SkeletonInfoJson(pc::IdentityTransform())), written));
+  CHUNKWISE_RETURN_IF_ERROR(keys.Set(
+      prefix + "info",
+      View(pc::SkeletonInfoJson(pc::IdentityTransform(), sharded ? &sharding : nullptr)), written));
   if (volume_info) {
     (*volume_info)["skeletons"] = options.directory;
     CHUNKWISE_RETURN_IF_ERROR(store.Set("info", View(volume_info->dump(2) + "\n")));

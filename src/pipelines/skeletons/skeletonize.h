@@ -35,7 +35,9 @@ Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
 // The voxels the labels cover, for a progress total.
 std::uint64_t CountLabelVoxels(const LabelVolume& volume, const std::vector<std::uint64_t>& labels);
 
-enum class SkeletonOutput { kPrecomputed, kSwc };
+// kPrecomputedSharded: the same skeletons in neuroglancer_uint64_sharded_v1
+// shard files (formats/precomputed/segment_shards.h), the info naming the sharding.
+enum class SkeletonOutput { kPrecomputed, kPrecomputedSharded, kSwc };
 
 struct WriteSkeletonsOptions {
   SkeletonOutput output = SkeletonOutput::kPrecomputed;

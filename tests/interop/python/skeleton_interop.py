@@ -13,6 +13,12 @@ same labels (the pinned .venv).
   cable length is within 10 % of kimimaro's for each label, and our
   vertices' balls (each of its radius) cover at least the fraction of the
   label's voxels that kimimaro's cover.
+- `--format precomputed-sharded` into a second segmentation: the skeleton
+  info names a neuroglancer_uint64_sharded_v1 sharding, the labels live in
+  shard files alone, and CloudVolume's cv.skeleton.get(label) reads every
+  label's vertices, edges and radii equal to the unsharded output's; again
+  with 5184 labels (2x2x2 cubes), so that the spec has a shard bit and nine
+  minishard bits and the hashed ids spread over two shard files.
 - SWC output (one file per label, parents before children), a zarr source,
   and the CLI's refusals: skeletons already there (exit 1, --overwrite
   replaces them), a missing source named in the error.
@@ -97,6 +103,40 @@ def inside(labels, label, vertices):
     return bool((labels[voxel[:, 2], voxel[:, 1], voxel[:, 0]] == label).all())
 
 
+def check_many_sharded(checks, cli, work):
+    """5184 labels: SegmentSharding gives 1 shard bit and 9 minishard bits; CloudVolume reads
+    every label from the shards equal to the unsharded files."""
+    from cloudvolume import CloudVolume  # noqa: E402
+
+    shape = (32, 36, 36)
+    z, y, x = np.meshgrid(*[np.arange(n) // 2 for n in shape], indexing="ij")
+    labels = (z * 18 * 18 + y * 18 + x + 1).astype(np.uint32)
+    np.save(work / "many.npy", labels)
+    zarr, seg = work / "many.zarr", work / "many_seg"
+    cli("zarr", "create", zarr, "--shape", ",".join(map(str, shape)), "--dtype", "uint32",
+        "--chunk", "16,18,18")
+    cli("zarr", "write", zarr, "--input", work / "many.npy")
+    cli("zarr", "to-precomputed", zarr, seg, "--resolution", "4,4,4")
+    cli("skeletonize", seg, work / "many_plain", "--const", "4")
+    cli("skeletonize", seg, seg, "--format", "precomputed-sharded", "--const", "4")
+    sharding = json.loads((seg / "skeletons" / "info").read_text())["sharding"]
+    shards = sorted(p.name for p in (seg / "skeletons").iterdir() if p.name != "info")
+    checks.expect((sharding["shard_bits"], sharding["minishard_bits"]) == (1, 9) and shards == ["0.shard", "1.shard"],
+                  f"5184 labels: shard_bits {sharding['shard_bits']}, minishard_bits {sharding['minishard_bits']}, "
+                  f"shards {shards}")
+    ids = [int(v) for v in np.unique(labels)]
+    cv = CloudVolume(f"file://{seg}", progress=False)
+    got = {int(s.id): s for s in cv.skeleton.get(ids)}
+    same = len(got) == len(ids)
+    for label in ids:
+        vertices, edges, radii, _ = decode(work / "many_plain" / str(label))
+        skel = got.get(label)
+        same = same and skel is not None and np.array_equal(np.asarray(skel.vertices, np.float32), vertices) \
+            and np.array_equal(np.asarray(skel.edges), edges.astype(skel.edges.dtype)) \
+            and np.array_equal(np.asarray(skel.radius, np.float32), radii)
+    checks.expect(same, f"CloudVolume reads all {len(ids)} sharded skeletons equal to the unsharded files")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -167,6 +207,28 @@ def main():
         degree = np.bincount(decode(seg / "skeletons" / str(label))[1].ravel())
         checks.expect(int((degree == 1).sum()) == 3 and int((degree >= 3).sum()) == 1,
                       f"{what} has three ends and one branch point")
+
+    sharded = work / "seg_sharded"
+    cli("zarr", "to-precomputed", zarr, sharded, "--chunk", "32,32,16",
+        "--resolution", ",".join(str(v) for v in VOXEL))
+    cli("skeletonize", sharded, sharded, "--format", "precomputed-sharded", "--scale", str(SCALE),
+        "--const", str(CONST), "--threads", "2")
+    sharding = json.loads((sharded / "skeletons" / "info").read_text()).get("sharding", {})
+    checks.expect(sharding.get("@type") == "neuroglancer_uint64_sharded_v1",
+                  f"the sharded skeleton info names its sharding: {sharding}")
+    names = sorted(p.name for p in (sharded / "skeletons").iterdir())
+    checks.expect(all(n == "info" or n.endswith(".shard") for n in names),
+                  f"the sharded skeletons are shard files alone: {names}")
+    cv_sharded = CloudVolume(f"file://{sharded}", progress=False)
+    for label in ids:
+        vertices, edges, radii, _ = decode(seg / "skeletons" / str(label))
+        skel = cv_sharded.skeleton.get(label)
+        checks.expect(np.array_equal(np.asarray(skel.vertices, dtype=np.float32), vertices)
+                      and np.array_equal(np.asarray(skel.edges), edges.astype(skel.edges.dtype))
+                      and np.array_equal(np.asarray(skel.radius, dtype=np.float32), radii),
+                      f"label {label}: CloudVolume reads the sharded skeleton equal to the unsharded one")
+
+    check_many_sharded(checks, cli, work)
 
     again = cli("skeletonize", seg, seg, ok=False)
     checks.expect(again.returncode == 1 and "already holds skeletons" in again.stderr,
