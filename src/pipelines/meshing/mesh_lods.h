@@ -2,7 +2,8 @@
 // format (formats/precomputed/multires_mesh.h,
 // docs/formats/precomputed-meshes.md, "Multi-resolution meshes").
 //
-// LOD 0 is the mesh as meshed. LOD k > 0 is made by vertex clustering: the
+// LOD 0 is the mesh as given (pipelines/meshing/mesh_output.cc simplifies it
+// first, pipelines/meshing/quadric_simplification.h). LOD k > 0 is made by vertex clustering: the
 // fragment grid of LOD k - 1 (cells of fragment * 2^(k-1) voxels) is cut
 // into clusters of 2^k voxels a side, each vertex moves to the mean of the
 // vertices of its cluster, and triangles whose corners meet are dropped. A

@@ -32,6 +32,13 @@ struct MeshOutputOptions {
   bool overwrite = false;
   // Names and tags by segment id, for the segment properties.
   std::map<std::uint64_t, formats::precomputed::SegmentName> names;
+  // Simplification of each mesh before it is written
+  // (pipelines/meshing/quadric_simplification.h): a vertex moves at most
+  // max_error, physical units, and the collapses stop at 1/reduction_factor
+  // of the triangles. max_error <= 0: meshes are written as meshed.
+  // Multires: LOD 0, whose coarser levels are clustered from it.
+  double max_error = 0;
+  double reduction_factor = 0;
   // Writes fragments in parallel; null: on the calling thread.
   core::ThreadPool* pool = nullptr;
   const core::Cancellation* cancellation = nullptr;
@@ -55,6 +62,7 @@ struct MultiresOutputOptions {
   bool sharded = false;
 };
 
+// What was written, simplified.
 struct MeshOutputSummary {
   std::uint64_t segments = 0;
   std::uint64_t vertices = 0;
