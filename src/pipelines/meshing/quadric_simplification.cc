@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -113,7 +113,12 @@ class Simplifier {
   std::vector<bool> alive_;
   std::vector<Plane> original_;
   std::size_t live_triangles_ = 0;
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue_;
+  // A min-heap of candidates; entries whose ends changed since are skipped.
+  // It is made in one go from the first edges (`heaped_` false until then).
+  std::vector<Candidate> queue_;
+  bool heaped_ = false;
+  // Scratch lists of LinkHolds, kept to spare allocations.
+  mutable std::vector<std::uint32_t> across_, around_, shared_;
 };
 
 void Simplifier::Load() {
@@ -312,14 +317,16 @@ void Simplifier::Push(std::uint32_t a, std::uint32_t b) {
   // collapse whose mean is already past the error need not wait in the queue.
   const double e = options_.max_error;
   if (p.cost > e * e * (quadric_[a].planes + quadric_[b].planes)) return;
-  queue_.push({p.cost, a, b, version_[a], version_[b]});
+  queue_.push_back({p.cost, a, b, version_[a], version_[b]});
+  if (heaped_) std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 // The two ends share exactly the two vertices across the edge, and no
 // triangle of one has the same other two vertices as a triangle of the
 // other: the collapse keeps a manifold of the same topology.
 bool Simplifier::LinkHolds(std::uint32_t a, std::uint32_t b) const {
-  std::vector<std::uint32_t> across;
+  std::vector<std::uint32_t>& across = across_;
+  across.clear();
   for (const std::uint32_t f : faces_of_[a]) {
     const auto& t = triangle_[f];
     if (t[0] != b && t[1] != b && t[2] != b) continue;
@@ -328,13 +335,15 @@ bool Simplifier::LinkHolds(std::uint32_t a, std::uint32_t b) const {
     }
   }
   if (across.size() != 2 || across[0] == across[1]) return false;
-  std::vector<std::uint32_t> around_a;
+  std::vector<std::uint32_t>& around_a = around_;
+  around_a.clear();
   for (const std::uint32_t f : faces_of_[a]) {
     for (const std::uint32_t w : triangle_[f]) around_a.push_back(w);
   }
   std::sort(around_a.begin(), around_a.end());
   around_a.erase(std::unique(around_a.begin(), around_a.end()), around_a.end());
-  std::vector<std::uint32_t> shared;
+  std::vector<std::uint32_t>& shared = shared_;
+  shared.clear();
   for (const std::uint32_t f : faces_of_[b]) {
     for (const std::uint32_t w : triangle_[f]) {
       if (w != a && w != b && std::binary_search(around_a.begin(), around_a.end(), w)) {
@@ -517,9 +526,12 @@ LabelMesh Simplifier::Run() {
       if (t[k] < t[(k + 1) % 3]) Push(t[k], t[(k + 1) % 3]);
     }
   }
+  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  heaped_ = true;
   while (!queue_.empty() && live_triangles_ > target) {
-    const Candidate c = queue_.top();
-    queue_.pop();
+    std::pop_heap(queue_.begin(), queue_.end(), std::greater<>());
+    const Candidate c = queue_.back();
+    queue_.pop_back();
     if (gone_[c.a] || gone_[c.b] || version_[c.a] != c.version_a || version_[c.b] != c.version_b) {
       continue;
     }
