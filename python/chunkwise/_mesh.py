@@ -36,7 +36,7 @@ def mesh(
     in ``segment_properties/``, and its ``info`` names both. ``labels`` limits
     the labels meshed; ``chunk`` (z, y, x) is the box meshed at a time and,
     for multires, the finest fragments (default 128 a side).
-    Each mesh (multires: LOD 0) is simplified by edge collapses down to
+    Each mesh (multires: LOD 0, and each coarser LOD at twice the error of the one below) is simplified by edge collapses down to
     1/``simplification_factor`` of its triangles, or until a further collapse
     would move a vertex more than ``max_simplification_error`` (physical
     units, nm) from the surface; ``max_simplification_error=0`` writes

@@ -41,7 +41,7 @@ struct MeshOptions {
   // max_simplification_error (physical units, the destination's resolution:
   // nm) from the surface, whichever comes first. 0 error: meshes are written
   // unsimplified; a factor of 0 or 1: only the error bounds them. Legacy
-  // meshes, and multires LOD 0 (its coarser levels are clustered from it).
+  // meshes, and multires LOD 0 (LOD k > 0: LOD k - 1 at twice the error).
   double simplification_factor = 100;
   double max_simplification_error = 40;
 };

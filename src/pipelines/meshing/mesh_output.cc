@@ -1,6 +1,7 @@
 #include "pipelines/meshing/mesh_output.h"
 
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -204,17 +205,27 @@ Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MeshOutputOp
   simplification.scale = multires.resolution;
   simplification.grid = SimplificationGrid{grid.origin, grid.cell, true};
   lod0 = SimplifyMesh(mesh, simplification);
+  LabelMesh previous;
   for (int lod = 0; lod < multires.lods; ++lod) {
     const pc::MultiresManifest::Lod* finer = lod == 0 ? nullptr : &manifest.lods.back();
     if (finer != nullptr && finer->positions.size() <= 1) break;  // One cell holds the label.
     LabelMesh simplified;
-    if (lod > 0) {
+    if (lod > 0 && simplification.max_error > 0) {
+      // LOD k: LOD k - 1 simplified at twice its error, its vertices kept on
+      // the planes of LOD k - 1's cells, which no triangle of LOD k may cross.
+      SimplificationOptions coarser = simplification;
+      coarser.max_error = std::ldexp(simplification.max_error, lod);
+      for (int d = 0; d < 3; ++d) coarser.grid->cell[d] = std::ldexp(grid.cell[d], lod - 1);
+      simplified = SimplifyMesh(previous, coarser);
+    } else if (lod > 0) {
       simplified = SimplifyForLod(lod0, grid, lod);
-      if (simplified.triangles.empty()) break;
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(pc::MultiresManifest::Lod level,
-                               pc::EncodeLodFragments(lod == 0 ? lod0 : simplified, manifest, lod,
-                                                      kVertexBits, finer, data));
+    if (lod > 0 && simplified.triangles.empty()) break;
+    if (lod > 0) previous = std::move(simplified);
+    if (lod == 0) previous = lod0;
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        pc::MultiresManifest::Lod level,
+        pc::EncodeLodFragments(previous, manifest, lod, kVertexBits, finer, data));
     manifest.lods.push_back(std::move(level));
   }
   return manifest;

@@ -36,7 +36,8 @@ struct MeshOutputOptions {
   // (pipelines/meshing/quadric_simplification.h): a vertex moves at most
   // max_error, physical units, and the collapses stop at 1/reduction_factor
   // of the triangles. max_error <= 0: meshes are written as meshed.
-  // Multires: LOD 0, whose coarser levels are clustered from it.
+  // Multires: LOD 0; LOD k > 0 is LOD k - 1 simplified at twice the error
+  // (without simplification, clustered from LOD 0: pipelines/meshing/mesh_lods.h).
   double max_error = 0;
   double reduction_factor = 0;
   // Writes fragments in parallel; null: on the calling thread.

@@ -18,7 +18,8 @@
 - Multi-resolution meshes (`--format multires`) simplified at 40 nm: CloudVolume
   reads every LOD; LOD 0's vertices are within E of the surface, its faces
   at most twice the legacy mesh's (its vertices on the fragment grid slide only
-  within their planes), and each coarser LOD has no more faces.
+  within their planes), and each coarser LOD (the one below simplified at twice
+  the error) has no more faces.
 - Without a factor (only the error bounds the collapses) a larger E gives fewer
   faces, and the chunking does not break the joins: meshes made with
   `--chunk 16,16,16` are as closed.
