@@ -28,27 +28,34 @@ struct Plane {
 // The sum of squared distances to some planes, as the symmetric 4x4 matrix
 // of (x, y, z, 1), and how many planes were added (duplicates included).
 struct Quadric {
-  std::array<std::array<double, 4>, 4> m{};
+  // The upper triangle of the symmetric matrix, row by row: 10 values.
+  std::array<double, 10> upper{};
   double planes = 0;
+
+  static int Index(int i, int j) {
+    if (i > j) std::swap(i, j);
+    return i * 4 - i * (i - 1) / 2 + (j - i);
+  }
+  double m(int i, int j) const { return upper[Index(i, j)]; }
 
   void Add(const Plane& p) {
     const std::array<double, 4> v{p.n[0], p.n[1], p.n[2], p.d};
+    int k = 0;
     for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) m[i][j] += v[i] * v[j];
+      for (int j = i; j < 4; ++j) upper[k++] += v[i] * v[j];
     }
     planes += 1;
   }
   void Add(const Quadric& q) {
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) m[i][j] += q.m[i][j];
-    }
+    for (int k = 0; k < 10; ++k) upper[k] += q.upper[k];
     planes += q.planes;
   }
   double At(const Vec3& p) const {
     const std::array<double, 4> v{p[0], p[1], p[2], 1};
     double sum = 0;
+    int k = 0;
     for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) sum += v[i] * m[i][j] * v[j];
+      for (int j = i; j < 4; ++j) sum += (i == j ? 1 : 2) * v[i] * upper[k++] * v[j];
     }
     return std::max(sum, 0.0);
   }
@@ -210,11 +217,11 @@ Vec3 Simplifier::Optimum(const Quadric& q, const std::array<bool, 3>& fixed, con
     // Solve A_ff x_f = -(b_f + A_fc x_c) by Gaussian elimination.
     double m[3][4] = {};
     for (int i = 0; i < n; ++i) {
-      double rhs = -q.m[free[i]][3];
+      double rhs = -q.m(free[i], 3);
       for (int d = 0; d < 3; ++d) {
-        if (fixed[d]) rhs -= q.m[free[i]][d] * start[d];
+        if (fixed[d]) rhs -= q.m(free[i], d) * start[d];
       }
-      for (int j = 0; j < n; ++j) m[i][j] = q.m[free[i]][free[j]];
+      for (int j = 0; j < n; ++j) m[i][j] = q.m(free[i], free[j]);
       m[i][n] = rhs;
     }
     double scale = 0;
