@@ -549,6 +549,8 @@ def mesh(
     threads: int,
     lods: int = 3,
     chunk: list[int] | None = None,
+    simplification_factor: float = 100,
+    max_simplification_error: float = 40,
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...

@@ -20,6 +20,8 @@ def mesh(
     threads: int = 0,
     lods: int = 3,
     chunk: Iterable[int] | None = None,
+    simplification_factor: float = 100,
+    max_simplification_error: float = 40,
     progress: _progress.Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
@@ -33,7 +35,12 @@ def mesh(
     counts; names and tags from the CSV file ``names``, rows ``id,name[,tags]``)
     in ``segment_properties/``, and its ``info`` names both. ``labels`` limits
     the labels meshed; ``chunk`` (z, y, x) is the box meshed at a time and,
-    for multires, the finest fragments (default 128 a side); ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
+    for multires, the finest fragments (default 128 a side).
+    Each mesh (multires: LOD 0, and each coarser LOD at twice the error of the one below) is simplified by edge collapses down to
+    1/``simplification_factor`` of its triangles, or until a further collapse
+    would move a vertex more than ``max_simplification_error`` (physical
+    units, nm) from the surface; ``max_simplification_error=0`` writes
+    unsimplified marching-cubes meshes. ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
     Returns the counts: segments, vertices, triangles, bytes, voxels, and the
     two folders. ``format="vectors"`` instead writes a new zarr-vectors mesh
     store at ``dest`` (the legacy meshes' vertices and triangles, object id =
@@ -51,6 +58,8 @@ def mesh(
         threads,
         lods=int(lods),
         chunk=None if chunk is None else [int(c) for c in chunk],
+        simplification_factor=float(simplification_factor),
+        max_simplification_error=float(max_simplification_error),
         progress=_progress.callback(progress, "mesh"),
         cancel=_progress.token(cancel),
     )

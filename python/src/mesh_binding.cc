@@ -24,11 +24,14 @@ namespace {
 nb::dict Mesh(const std::string& source, const std::string& dest, const std::string& format,
               const std::optional<std::vector<std::uint64_t>>& labels,
               const std::optional<std::string>& names, bool overwrite, std::size_t threads,
-              int lods, const std::optional<std::vector<std::int64_t>>& chunk, nb::object progress,
+              int lods, const std::optional<std::vector<std::int64_t>>& chunk,
+              double simplification_factor, double max_simplification_error, nb::object progress,
               std::shared_ptr<CancelToken> cancel) {
   MeshOptions options;
   options.format = format;
   options.lods = lods;
+  options.simplification_factor = simplification_factor;
+  options.max_simplification_error = max_simplification_error;
   if (chunk) {
     if (chunk->size() != 3) {
       throw StatusError(Status::InvalidArgument("chunk is (z, y, x), not " +
@@ -72,6 +75,8 @@ void BindMesh(nb::module_& module) {
   module.def("mesh", &Mesh, nb::arg("source"), nb::arg("dest"), nb::arg("format"),
              nb::arg("labels").none(), nb::arg("names").none(), nb::arg("overwrite"),
              nb::arg("threads"), nb::arg("lods") = 3, nb::arg("chunk").none() = nb::none(),
+             nb::arg("simplification_factor") = MeshOptions{}.simplification_factor,
+             nb::arg("max_simplification_error") = MeshOptions{}.max_simplification_error,
              nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
 }
 

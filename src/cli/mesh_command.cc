@@ -18,6 +18,8 @@ struct MeshCommandOptions {
   std::string names;
   std::string chunk;
   int lods = 3;
+  double simplification_factor = MeshOptions{}.simplification_factor;
+  double max_simplification_error = MeshOptions{}.max_simplification_error;
   std::size_t threads = 0;
   bool overwrite = false;
   bool json = false;
@@ -29,6 +31,8 @@ Status MeshCommand(const CommandContext& context, const MeshCommandOptions& opti
   mesh.names_csv = options.names;
   mesh.overwrite = options.overwrite;
   mesh.lods = options.lods;
+  mesh.simplification_factor = options.simplification_factor;
+  mesh.max_simplification_error = options.max_simplification_error;
   if (!options.chunk.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(const core::Shape chunk, ParseArrayShape(options.chunk));
     if (chunk.size() != 3) {
@@ -96,6 +100,12 @@ void AddMeshCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--chunk", options->chunk,
                       "Voxels meshed at a time, z,y,x (default 128,128,128); multires: the "
                       "fragments of the finest level");
+  command->add_option("--simplification-factor", options->simplification_factor,
+                      "Simplify each mesh down to 1/FACTOR of its triangles at most (default "
+                      "100; 0 or 1: only the error bounds it)");
+  command->add_option("--max-simplification-error,--max-error", options->max_simplification_error,
+                      "How far simplification may move a vertex from the surface, in the "
+                      "destination's physical units (nm; default 40; 0: no simplification)");
   command->add_option("--labels", options->labels, "Only these labels, e.g. 3,17,40");
   command->add_option("--names", options->names,
                       "CSV of id,name[,tags] rows: segment names and tags (tags split by ';')");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <utility>
@@ -224,6 +225,13 @@ Result<MeshSummary> MeshToVectors(const Context& context, std::string_view sourc
   meshing.cancellation = &context.cancellation(call);
   Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
   if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+  // Simplified as the legacy meshes are: both outputs hold the same triangles.
+  pipelines::MeshOutputOptions simplification;
+  simplification.max_error = options.max_simplification_error;
+  simplification.reduction_factor = options.simplification_factor;
+  simplification.pool = pool.get();
+  simplification.cancellation = &context.cancellation(call);
+  CHUNKWISE_RETURN_IF_ERROR(pipelines::SimplifyMeshes(*meshed, simplification));
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(dest_url)));
   // The store's progress counts vertices: kept from the call's voxels.
   core::ProgressObserver silent;
@@ -263,6 +271,15 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
     return Status::InvalidArgument("levels of detail: 1 to 16, not " + std::to_string(options.lods))
         .WithField("lods");
   }
+  for (const auto& [value, field] :
+       {std::pair{options.simplification_factor, "simplification_factor"},
+        std::pair{options.max_simplification_error, "max_simplification_error"}}) {
+    if (!std::isfinite(value) || value < 0) {
+      return Status::InvalidArgument(std::string(field) + " must be a number >= 0, not " +
+                                     std::to_string(value))
+          .WithField(field);
+    }
+  }
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(auto names, ReadNames(options.names_csv));
   CHUNKWISE_ASSIGN_OR_RETURN(OpenedSource opened, OpenLabels(context, source_url, call));
@@ -296,6 +313,8 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   pipelines::MeshOutputOptions output;
   output.overwrite = options.overwrite;
   output.names = std::move(names);
+  output.max_error = options.max_simplification_error;
+  output.reduction_factor = options.simplification_factor;
   output.pool = pool.get();
   output.cancellation = &context.cancellation(call);
   pipelines::MultiresOutputOptions lods;

@@ -3,6 +3,7 @@
 // segmentation, its info pointing at them, and the errors of bad input.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -58,6 +59,7 @@ class MeshesApi : public ::testing::Test {
 TEST_F(MeshesApi, MeshesAndPropertiesGoIntoTheSegmentationAndItsInfoNamesThem) {
   MeshOptions options;
   options.chunk = {3, 4, 5};
+  options.max_simplification_error = 0;  // Marching cubes as it is.
   auto summary = GenerateMeshes(context_, zarr_, volume_, options);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->segments, 2u);
@@ -202,11 +204,45 @@ TEST_F(MeshesApi, BadInputIsNamed) {
 
 TEST_F(MeshesApi, AnyStoreTakesTheMeshes) {
   ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://meshes/seg").ok());
-  auto summary = GenerateMeshes(context_, zarr_, "memory://meshes/seg");
+  MeshOptions options;
+  options.max_simplification_error = 0;
+  auto summary = GenerateMeshes(context_, zarr_, "memory://meshes/seg", options);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_EQ(summary->segments, 2u);
   EXPECT_EQ(nlohmann::json::parse(Text(context_, "memory://meshes/seg", "info"))["mesh"], "mesh");
   EXPECT_EQ(Text(context_, "memory://meshes/seg", "mesh/9:0:all").size(), 4u + 6 * 12 + 8 * 12);
+}
+
+// By default (igneous's factor 100 and 40 nm) the meshes are simplified:
+// label 5's slab keeps far fewer triangles, and the octahedron of label 9's
+// one voxel (4 nm from its centre) becomes the smallest closed mesh.
+TEST_F(MeshesApi, MeshesAreSimplifiedByDefault) {
+  ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://full/seg").ok());
+  ASSERT_TRUE(ZarrToPrecomputed(context_, zarr_, "memory://simple/seg").ok());
+  MeshOptions unsimplified;
+  unsimplified.max_simplification_error = 0;
+  auto full = GenerateMeshes(context_, zarr_, "memory://full/seg", unsimplified);
+  auto simple = GenerateMeshes(context_, zarr_, "memory://simple/seg");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  ASSERT_TRUE(simple.ok()) << simple.status().ToString();
+  EXPECT_LT(simple->triangles * 4, full->triangles);
+  EXPECT_LT(simple->bytes, full->bytes);
+  const std::string octahedron = Text(context_, "memory://simple/seg", "mesh/9:0:all");
+  EXPECT_EQ(octahedron.size(), 4u + 4 * 12 + 4 * 12);  // A tetrahedron.
+}
+
+TEST_F(MeshesApi, SimplificationNeedsANonNegativeFactorAndError) {
+  MeshOptions options;
+  options.simplification_factor = -1;
+  auto factor = GenerateMeshes(context_, zarr_, volume_, options);
+  EXPECT_EQ(factor.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(factor.status().field(), "simplification_factor");
+  options.simplification_factor = 100;
+  options.max_simplification_error = std::nan("");
+  auto error = GenerateMeshes(context_, zarr_, volume_, options);
+  EXPECT_EQ(error.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(error.status().field(), "max_simplification_error");
+  EXPECT_EQ(Text(context_, volume_, "mesh/info"), "");
 }
 
 TEST_F(MeshesApi, MultiresMeshesGoIntoAnyStore) {

@@ -53,6 +53,18 @@ fails_with 1 "$cw" mesh labels.zarr seg
 contains err "InvalidArgument"
 contains err "pass --overwrite to replace it"
 
+# Simplified by default; --max-error 0 (--max-simplification-error) keeps
+# every marching-cubes triangle; a negative error is refused naming it.
+ok "$cw" mesh labels.zarr seg --json --overwrite
+simplified=$(json_of out 'j["triangles"]')
+ok "$cw" mesh labels.zarr seg --json --overwrite --max-error 0
+full=$(json_of out 'j["triangles"]')
+[ "$simplified" -lt "$full" ] || fail "default simplification: $simplified triangles, unsimplified $full"
+ok "$cw" mesh labels.zarr seg --json --overwrite --max-simplification-error 30 --simplification-factor 1
+[ "$(json_of out 'j["triangles"]')" -lt "$full" ] || fail "--max-simplification-error 30: $(cat out)"
+fails_with 1 "$cw" mesh labels.zarr seg --overwrite --max-error -5
+contains err "max_simplification_error"
+
 ok "$cw" -q mesh labels.zarr seg --overwrite --labels 200
 [ -f "seg/mesh/3:0" ] && fail "--labels 200 kept label 3's manifest"
 [ "$(json_of seg/segment_properties/info 'j["inline"]["ids"]')" = "['200']" ] ||

@@ -52,7 +52,9 @@ def volume(tmp_path: pathlib.Path) -> tuple[str, str]:
 def test_meshes_go_into_the_segmentation(volume: tuple[str, str]) -> None:
     source, dest = volume
     seen: list[tuple[int, int | None]] = []
-    summary = chunkwise.mesh(source, dest, threads=2, progress=lambda d, t: seen.append((d, t)))
+    summary = chunkwise.mesh(
+        source, dest, threads=2, max_simplification_error=0, progress=lambda d, t: seen.append((d, t))
+    )
     assert summary["segments"] == 2
     assert summary["voxels"] == 6 * 7 * 8
     assert (summary["mesh"], summary["segment_properties"]) == ("mesh", "segment_properties")
@@ -69,6 +71,19 @@ def test_meshes_go_into_the_segmentation(volume: tuple[str, str]) -> None:
     assert props["inline"]["ids"] == ["4", "11"]
     assert props["inline"]["properties"][0]["values"] == [36, 1]
     assert seen and seen[-1][1] == 6 * 7 * 8
+
+
+def test_meshes_are_simplified_by_default(volume: tuple[str, str], tmp_path: pathlib.Path) -> None:
+    source, dest = volume
+    other = _segmentation(tmp_path / "other", (6, 7, 8))
+    simple = chunkwise.mesh(source, dest)
+    full = chunkwise.mesh(source, other, max_simplification_error=0)
+    assert simple["triangles"] * 2 < full["triangles"]
+    # A factor of 1 leaves only the error, so a tiny error keeps most triangles.
+    again = chunkwise.mesh(source, other, overwrite=True, simplification_factor=1, max_simplification_error=0.01)
+    assert simple["triangles"] < again["triangles"] <= full["triangles"]
+    with pytest.raises(chunkwise.InvalidArgumentError, match="simplification_factor"):
+        chunkwise.mesh(source, other, overwrite=True, simplification_factor=-2)
 
 
 def test_labels_limit_the_meshes(volume: tuple[str, str]) -> None:
@@ -118,7 +133,9 @@ def test_multires_meshes_hold_the_voxels_faces(volume: tuple[str, str]) -> None:
     import DracoPy
 
     source, dest = volume
-    summary = chunkwise.mesh(source, dest, format="multires", lods=2, chunk=(4, 4, 4))
+    summary = chunkwise.mesh(
+        source, dest, format="multires", lods=2, chunk=(4, 4, 4), max_simplification_error=0
+    )
     assert summary["segments"] == 2
     assert summary["vertices"] > 6  # LOD 0 of both labels.
     info = json.loads((pathlib.Path(dest) / "mesh" / "info").read_text())

@@ -37,6 +37,16 @@ struct MeshOptions {
   std::array<std::int64_t, 3> chunk{128, 128, 128};
   // Replace meshes and segment properties the destination already has.
   bool overwrite = false;
+  // Simplification by edge collapses (docs/formats/precomputed-meshes.md,
+  // "How meshes are simplified"), named as igneous names it: collapses stop
+  // when the mesh is down to 1/simplification_factor of its triangles or
+  // when any further one would move a vertex farther than
+  // max_simplification_error (physical units, the destination's resolution:
+  // nm) from the surface, whichever comes first. 0 error: meshes are written
+  // unsimplified; a factor of 0 or 1: only the error bounds them. Legacy
+  // meshes, and multires LOD 0 (LOD k > 0: LOD k - 1 at twice the error).
+  double simplification_factor = 100;
+  double max_simplification_error = 40;
 };
 
 struct MeshSummary {
@@ -62,6 +72,8 @@ struct MeshSummary {
 // for a source that is not 3-d or not of unsigned integer labels, a
 // destination that is not a segmentation or whose size differs from the
 // source's, an options.labels list that names 0, a bad CSV (naming its line),
+// a simplification factor or error that is negative or not finite (fields
+// "simplification_factor", "max_simplification_error"),
 // (field "overwrite") meshes or properties already there, or (field "lods")
 // levels of detail out of range; Cancelled. Progress counts the source's
 // voxels. For "multires", vertices and triangles count LOD 0.

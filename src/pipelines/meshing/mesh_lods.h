@@ -2,8 +2,11 @@
 // format (formats/precomputed/multires_mesh.h,
 // docs/formats/precomputed-meshes.md, "Multi-resolution meshes").
 //
-// LOD 0 is the mesh as meshed. LOD k > 0 is made by vertex clustering: the
-// fragment grid of LOD k - 1 (cells of fragment * 2^(k-1) voxels) is cut
+// Used for meshes written unsimplified: simplified ones get their coarser
+// levels by simplifying again (pipelines/meshing/mesh_output.cc,
+// quadric_simplification.h). LOD 0 is the mesh as meshed. LOD k > 0 is made
+// by vertex clustering: the fragment grid of LOD k - 1 (cells of
+// fragment * 2^(k-1) voxels) is cut
 // into clusters of 2^k voxels a side, each vertex moves to the mean of the
 // vertices of its cluster, and triangles whose corners meet are dropped. A
 // vertex on a plane of that grid clusters only with vertices on the same

@@ -1,6 +1,7 @@
 #include "pipelines/meshing/mesh_output.h"
 
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "formats/precomputed/multires_mesh.h"
 #include "formats/precomputed/segment_shards.h"
 #include "pipelines/meshing/mesh_lods.h"
+#include "pipelines/meshing/quadric_simplification.h"
 
 namespace chunkwise::pipelines {
 namespace {
@@ -72,8 +74,16 @@ Status ClearOrRefuse(store::Store& store, const std::string& prefix,
   return EraseFolder(store, prefix + options.properties_dir + "/");
 }
 
-// Writes one segment's mesh into the mesh folder; returns the bytes written.
-using LabelWriter = std::function<Result<std::uint64_t>(std::uint64_t id, const LabelMesh& mesh)>;
+// What one segment's writer wrote: bytes, and the mesh's size as written
+// (multires: LOD 0).
+struct WrittenLabel {
+  std::uint64_t bytes = 0;
+  std::uint64_t vertices = 0;
+  std::uint64_t triangles = 0;
+};
+
+// Writes one segment's mesh into the mesh folder.
+using LabelWriter = std::function<Result<WrittenLabel>(std::uint64_t id, const LabelMesh& mesh)>;
 // Runs once every segment is written, before the infos; returns the bytes it
 // wrote. May be empty.
 using AfterLabels = std::function<Result<std::uint64_t>()>;
@@ -86,14 +96,16 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   std::vector<const std::pair<const std::uint64_t, LabelMesh>*> entries;
   for (const auto& entry : meshed.meshes) entries.push_back(&entry);
-  std::atomic<std::uint64_t> bytes = 0;
+  std::atomic<std::uint64_t> bytes = 0, vertices = 0, triangles = 0;
   auto write = [&](std::size_t i) -> Status {
     if (options.cancellation != nullptr) {
       CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("writing meshes"));
     }
     const auto& [id, mesh] = *entries[i];
-    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written, write_label(id, mesh));
-    bytes += written;
+    CHUNKWISE_ASSIGN_OR_RETURN(const WrittenLabel written, write_label(id, mesh));
+    bytes += written.bytes;
+    vertices += written.vertices;
+    triangles += written.triangles;
     return Status::Ok();
   };
   if (options.pool != nullptr) {
@@ -111,10 +123,8 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
               pc::SegmentPropertiesInfoText(meshed.voxel_counts, options.names)));
   MeshOutputSummary summary;
   summary.segments = meshed.meshes.size();
-  for (const auto& [id, mesh] : meshed.meshes) {
-    summary.vertices += mesh.num_vertices();
-    summary.triangles += mesh.num_triangles();
-  }
+  summary.vertices = vertices;
+  summary.triangles = triangles;
   summary.bytes = bytes;
   return summary;
 }
@@ -167,8 +177,17 @@ Status CheckMultires(const MultiresOutputOptions& multires) {
   return Status::Ok();
 }
 
-// A segment's levels of detail, fragments appended to `data`.
-Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MultiresOutputOptions& multires,
+SimplificationOptions Simplification(const MeshOutputOptions& options) {
+  SimplificationOptions out;
+  out.max_error = options.max_error;
+  out.reduction_factor = options.reduction_factor;
+  return out;
+}
+
+// A segment's levels of detail, fragments appended to `data`; `lod0` is
+// set to the mesh of LOD 0.
+Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MeshOutputOptions& options,
+                                       const MultiresOutputOptions& multires, LabelMesh& lod0,
                                        Bytes& data) {
   pc::MultiresManifest manifest;
   LodGrid grid;
@@ -180,17 +199,33 @@ Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MultiresOutp
     manifest.grid_origin[d] = static_cast<float>(grid.origin[d]);
     manifest.chunk_shape[d] = static_cast<float>(grid.cell[d]);
   }
+  // LOD 0 simplified in physical units, its vertices on the fragment grid's
+  // planes kept on them so that no triangle leaves its fragment's cell.
+  SimplificationOptions simplification = Simplification(options);
+  simplification.scale = multires.resolution;
+  simplification.grid = SimplificationGrid{grid.origin, grid.cell, true};
+  lod0 = SimplifyMesh(mesh, simplification);
+  LabelMesh previous;
   for (int lod = 0; lod < multires.lods; ++lod) {
     const pc::MultiresManifest::Lod* finer = lod == 0 ? nullptr : &manifest.lods.back();
     if (finer != nullptr && finer->positions.size() <= 1) break;  // One cell holds the label.
     LabelMesh simplified;
-    if (lod > 0) {
-      simplified = SimplifyForLod(mesh, grid, lod);
-      if (simplified.triangles.empty()) break;
+    if (lod > 0 && simplification.max_error > 0) {
+      // LOD k: LOD k - 1 simplified at twice its error, its vertices kept on
+      // the planes of LOD k - 1's cells, which no triangle of LOD k may cross.
+      SimplificationOptions coarser = simplification;
+      coarser.max_error = std::ldexp(simplification.max_error, lod);
+      for (int d = 0; d < 3; ++d) coarser.grid->cell[d] = std::ldexp(grid.cell[d], lod - 1);
+      simplified = SimplifyMesh(previous, coarser);
+    } else if (lod > 0) {
+      simplified = SimplifyForLod(lod0, grid, lod);
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(pc::MultiresManifest::Lod level,
-                               pc::EncodeLodFragments(lod == 0 ? mesh : simplified, manifest, lod,
-                                                      kVertexBits, finer, data));
+    if (lod > 0 && simplified.triangles.empty()) break;
+    if (lod > 0) previous = std::move(simplified);
+    if (lod == 0) previous = lod0;
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        pc::MultiresManifest::Lod level,
+        pc::EncodeLodFragments(previous, manifest, lod, kVertexBits, finer, data));
     manifest.lods.push_back(std::move(level));
   }
   return manifest;
@@ -198,16 +233,33 @@ Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MultiresOutp
 
 }  // namespace
 
+Status SimplifyMeshes(MeshedLabels& meshed, const MeshOutputOptions& options) {
+  std::vector<LabelMesh*> meshes;
+  for (auto& [label, mesh] : meshed.meshes) meshes.push_back(&mesh);
+  auto simplify = [&](std::size_t i) -> Status {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("simplifying meshes"));
+    }
+    *meshes[i] = SimplifyMesh(*meshes[i], Simplification(options));
+    return Status::Ok();
+  };
+  if (options.pool != nullptr) return options.pool->ParallelFor(meshes.size(), simplify);
+  for (std::size_t i = 0; i < meshes.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(simplify(i));
+  return Status::Ok();
+}
+
 Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
                                             const MeshedLabels& meshed,
                                             const MeshOutputOptions& options) {
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
-  auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<std::uint64_t> {
+  auto write_label = [&](std::uint64_t id, const LabelMesh& meshed_label) -> Result<WrittenLabel> {
+    // The whole label's mesh at once: there is no seam between chunks to keep.
+    const LabelMesh mesh = SimplifyMesh(meshed_label, Simplification(options));
     const Bytes fragment = pc::EncodeLegacyFragment(mesh);
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::LegacyFragmentName(id), fragment));
     CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + pc::LegacyManifestKey(id),
                                       pc::LegacyManifestText({pc::LegacyFragmentName(id)})));
-    return std::uint64_t{fragment.size()};
+    return WrittenLabel{fragment.size(), mesh.num_vertices(), mesh.num_triangles()};
   };
   return WriteMeshOutput(store, prefix, meshed, options, write_label, {}, pc::LegacyMeshInfoText());
 }
@@ -228,20 +280,22 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
   if (multires.sharded) {
     for (const auto& entry : meshed.meshes) encoded[entry.first];
   }
-  auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<std::uint64_t> {
+  auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<WrittenLabel> {
     Bytes data;
-    Result<pc::MultiresManifest> manifest = BuildLods(mesh, multires, data);
+    LabelMesh lod0;
+    Result<pc::MultiresManifest> manifest = BuildLods(mesh, options, multires, lod0, data);
     if (!manifest.ok()) {
       return manifest.status().WithContext("segment " + std::to_string(id) + "'s mesh");
     }
     Bytes index = pc::EncodeMultiresManifest(*manifest);
     if (multires.sharded) {
       encoded.at(id) = {std::move(data), std::move(index)};
-      return std::uint64_t{0};  // Counted with the shards.
+      // Bytes are counted with the shards.
+      return WrittenLabel{0, lod0.num_vertices(), lod0.num_triangles()};
     }
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresDataKey(id), data));
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresManifestKey(id), index));
-    return std::uint64_t{data.size() + index.size()};
+    return WrittenLabel{data.size() + index.size(), lod0.num_vertices(), lod0.num_triangles()};
   };
   const pc::ShardingSpec sharding = pc::MultiresMeshSharding(meshed.meshes.size());
   auto write_shards = [&]() -> Result<std::uint64_t> {

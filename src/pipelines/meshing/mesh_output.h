@@ -32,6 +32,14 @@ struct MeshOutputOptions {
   bool overwrite = false;
   // Names and tags by segment id, for the segment properties.
   std::map<std::uint64_t, formats::precomputed::SegmentName> names;
+  // Simplification of each mesh before it is written
+  // (pipelines/meshing/quadric_simplification.h): a vertex moves at most
+  // max_error, physical units, and the collapses stop at 1/reduction_factor
+  // of the triangles. max_error <= 0: meshes are written as meshed.
+  // Multires: LOD 0; LOD k > 0 is LOD k - 1 simplified at twice the error
+  // (without simplification, clustered from LOD 0: pipelines/meshing/mesh_lods.h).
+  double max_error = 0;
+  double reduction_factor = 0;
   // Writes fragments in parallel; null: on the calling thread.
   core::ThreadPool* pool = nullptr;
   const core::Cancellation* cancellation = nullptr;
@@ -55,12 +63,19 @@ struct MultiresOutputOptions {
   bool sharded = false;
 };
 
+// What was written, simplified.
 struct MeshOutputSummary {
   std::uint64_t segments = 0;
   std::uint64_t vertices = 0;
   std::uint64_t triangles = 0;
   std::uint64_t bytes = 0;  // Of the fragments.
 };
+
+// Simplifies each mesh of `meshed` in place as WriteLegacyMeshes does
+// (options.max_error and reduction_factor; labels in parallel on
+// options.pool), for outputs other than precomputed that hold the same
+// triangles. Cancelled between labels.
+Status SimplifyMeshes(MeshedLabels& meshed, const MeshOutputOptions& options);
 
 // Writes `meshed` into the segmentation whose info is "<prefix>info".
 // Errors: NotFound naming the info when there is none; InvalidArgument when

@@ -281,11 +281,15 @@ def main():
     shutil.copytree(work / "base", work / "seg")
     shutil.copytree(work / "base", work / "legacy")
     shutil.copytree(work / "base", work / "sharded")
+    # Unsimplified (--max-simplification-error 0), so that LOD 0 is the
+    # marching-cubes mesh; tests/interop/python/mesh_simplification_interop.py
+    # checks simplified multires meshes.
     cli(args.chunkwise, "mesh", work / "labels.zarr", work / "seg", "--format", "multires",
-        "--chunk", "16,16,16", "--lods", "3", "--threads", "2")
-    cli(args.chunkwise, "mesh", work / "labels.zarr", work / "legacy", "--chunk", "16,16,16")
+        "--chunk", "16,16,16", "--lods", "3", "--threads", "2", "--max-simplification-error", "0")
+    cli(args.chunkwise, "mesh", work / "labels.zarr", work / "legacy", "--chunk", "16,16,16",
+        "--max-simplification-error", "0")
     cli(args.chunkwise, "mesh", work / "labels.zarr", work / "sharded", "--format", "multires-sharded",
-        "--chunk", "16,16,16", "--lods", "3")
+        "--chunk", "16,16,16", "--lods", "3", "--max-simplification-error", "0")
     checks = Checks()
     check_info(checks, work / "seg")
     lods_of = check_manifests(checks, work / "seg")
