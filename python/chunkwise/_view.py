@@ -54,7 +54,8 @@ class Viewer:
 
     @property
     def layers(self) -> list[dict[str, Any]]:
-        """One dict per layer: name, type, source, kind, contrast (or None)."""
+        """One dict per layer: name, type, source, kind, contrast (or None),
+        segments (the labels selected at the start)."""
         return self._core.layers
 
     def stop(self) -> None:

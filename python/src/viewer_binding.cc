@@ -39,6 +39,9 @@ class PyViewer {
       } else {
         entry["contrast"] = nb::none();
       }
+      nb::list segments;
+      for (const std::uint64_t id : layer.segments) segments.append(id);
+      entry["segments"] = segments;
       out.append(entry);
     }
     return out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -9,7 +10,9 @@
 #include <set>
 
 #include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/zarr_arrays.h"
+#include "core/json.h"
 #include "formats/neuroglancer/sources.h"
 
 namespace chunkwise {
@@ -153,6 +156,7 @@ struct Axis {
 struct Facts {
   std::vector<Axis> axes;  // Empty when neuroglancer's names for them are not known.
   std::optional<std::array<double, 2>> contrast;
+  std::vector<std::uint64_t> segments;
 };
 
 // The "scale" (and "translation") of OME-Zarr coordinateTransformations.
@@ -227,6 +231,39 @@ Result<Facts> ZarrFacts(const Context& context, const std::string& url, const ng
   return facts;
 }
 
+// The ids the segment properties of a volume with meshes or skeletons list,
+// when there are at most kMaxSelectedSegments; none otherwise. `volume_url`
+// is the volume's; a properties info that is missing or does not parse
+// selects nothing (neuroglancer reports it on the layer).
+Result<std::vector<std::uint64_t>> SegmentsToSelect(const Context& context,
+                                                    const std::string& volume_url,
+                                                    const json& extra) {
+  std::vector<std::uint64_t> ids;
+  const json& properties = extra.value("segment_properties", json());
+  if (!properties.is_string() || (!extra.contains("mesh") && !extra.contains("skeletons"))) {
+    return ids;
+  }
+  const std::string key = JoinUrl(volume_url, properties.get<std::string>()) + "/info";
+  Result<Bytes> text = ReadUrl(context, key);
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) return ids;
+    return text.status();
+  }
+  Result<json> info = core::ParseJson(AsChars(*text), key);
+  if (!info.ok() || !info->is_object()) return ids;
+  const json& listed = info->value("inline", json::object()).value("ids", json());
+  if (!listed.is_array() || listed.size() > kMaxSelectedSegments) return ids;
+  for (const json& id : listed) {
+    if (!id.is_string()) return std::vector<std::uint64_t>();
+    const std::string text_id = id.get<std::string>();
+    char* end = nullptr;
+    const std::uint64_t value = std::strtoull(text_id.c_str(), &end, 10);
+    if (text_id.empty() || *end != '\0') return std::vector<std::uint64_t>();
+    ids.push_back(value);
+  }
+  return ids;
+}
+
 Result<Facts> PrecomputedFacts(const Context& context, const std::string& url,
                                const ng::Source& source, bool want_contrast,
                                const ViewerStateOptions& options, const CallOptions& call) {
@@ -239,6 +276,10 @@ Result<Facts> PrecomputedFacts(const Context& context, const std::string& url,
   for (int d = 0; d < 3; ++d) {
     facts.axes.push_back({kNames[d], finest.resolution[d] * 1e-9, "m",
                           finest.voxel_offset[d] + finest.size[d] / 2.0});
+  }
+  if (info.type == PrecomputedVolumeType::kSegmentation) {
+    CHUNKWISE_ASSIGN_OR_RETURN(facts.segments,
+                               SegmentsToSelect(context, JoinUrl(url, source.prefix), info.extra));
   }
   if (!want_contrast || info.num_channels != 1) return facts;
   const int last = static_cast<int>(info.scales.size()) - 1;
@@ -278,6 +319,11 @@ json LayerJson(const ViewerLayer& layer) {
     out["shader"] = "#uicontrol invlerp normalized\nvoid main() { emitGrayscale(normalized()); }\n";
     out["shaderControls"] = {
         {"normalized", {{"range", {(*layer.contrast)[0], (*layer.contrast)[1]}}}}};
+  }
+  if (!layer.segments.empty()) {
+    json segments = json::array();  // neuroglancer takes uint64 ids as strings.
+    for (const std::uint64_t id : layer.segments) segments.push_back(std::to_string(id));
+    out["segments"] = segments;
   }
   return out;
 }
@@ -333,6 +379,7 @@ Result<ViewerStateResult> BuildViewerState(const Context& context, std::span<con
                                 : ZarrFacts(context, item.url, source, image, options, call);
       if (!facts.ok()) return facts.status().WithContext(item.url + ": " + layer.name);
       layer.contrast = facts->contrast;
+      layer.segments = facts->segments;
       for (const Axis& axis : facts->axes) {
         if (std::none_of(axes.begin(), axes.end(),
                          [&](const Axis& a) { return a.name == axis.name; })) {

@@ -152,6 +152,45 @@ TEST(ViewerStateApi, OmeZarrPyramidIsOneLayerWithItsUnits) {
   EXPECT_EQ(result->state["position"].dump(), "[32.0,16.0,2.0]");
 }
 
+TEST(ViewerStateApi, SegmentationWithMeshesSelectsItsLabels) {
+  Context context;
+  const auto dir = FreshDirectory("viewer_meshes");
+  const std::string labels = (dir / "labels.zarr").string();
+  ZarrArraySpec spec{.shape = {8, 8, 8},
+                     .data_type = core::DataType(core::DataTypeId::kUInt32),
+                     .chunks = {8, 8, 8}};
+  Result<ZarrArray> array = CreateZarrArray(context, labels, spec);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  Bytes data(8 * 8 * 8 * 4, 0);
+  for (std::size_t i = 0; i < 8 * 8 * 8; ++i) {
+    const std::uint32_t x = i % 8, y = i / 8 % 8, z = i / 64;
+    const std::uint32_t label =
+        x >= 1 && x < 7 && y >= 1 && y < 7 && z >= 1 && z < 7 ? (x < 4 ? 7 : 9) : 0;
+    std::memcpy(data.data() + 4 * i, &label, 4);
+  }
+  ASSERT_TRUE(WriteRegion(context, *array, core::Region::Full(spec.shape), data).ok());
+  const std::string seg = (dir / "seg").string();
+  ZarrToPrecomputedOptions to{.type = PrecomputedVolumeType::kSegmentation};
+  to.resolution = {4, 4, 40};
+  ASSERT_TRUE(ZarrToPrecomputed(context, labels, seg, to).ok());
+  const std::vector<ViewedData> plain = {{seg, "http://h:1/data/0/"}};
+  Result<ViewerStateResult> before = BuildViewerState(context, plain);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_TRUE(before->layers[0].segments.empty());  // No meshes yet: nothing to select.
+  Result<MeshSummary> meshes = GenerateMeshes(context, seg, seg);
+  ASSERT_TRUE(meshes.ok()) << meshes.status().ToString();
+  Result<ViewerStateResult> result = BuildViewerState(context, plain);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->layers.size(), 1u);
+  EXPECT_EQ(result->layers[0].type, "segmentation");
+  EXPECT_EQ(result->layers[0].source, "precomputed://http://h:1/data/0");
+  EXPECT_THAT(result->layers[0].segments, ::testing::ElementsAre(7u, 9u));
+  EXPECT_EQ(result->state["layers"][0]["segments"].dump(), R"(["7","9"])");
+  // precomputed's nanometres, x y z, the centre of the 8 x 8 x 8 voxels.
+  EXPECT_DOUBLE_EQ(result->state["dimensions"]["z"][0].get<double>(), 40e-9);
+  EXPECT_EQ(result->state["position"].dump(), "[4.0,4.0,4.0]");
+}
+
 TEST(ViewerStateApi, MissingPathIsNotFoundNamingIt) {
   Context context;
   const std::string missing = (FreshDirectory("viewer_missing") / "nothing.zarr").string();

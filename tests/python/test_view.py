@@ -46,6 +46,7 @@ def test_view_serves_the_data_with_contrast_from_it(tmp_path: pathlib.Path) -> N
         low, high = viewer.layers[0]["contrast"]
         assert 1000 <= low <= 1010 and 1190 <= high <= 1200
         assert viewer.layers[1]["contrast"] is None
+        assert viewer.layers[1]["segments"] == []  # No meshes: nothing selected.
         state = viewer.state
         assert state["layers"][0]["shaderControls"]["normalized"]["range"] == [low, high]
         assert state["layers"][1]["source"] == f"zarr3://{viewer.url}data/1/"

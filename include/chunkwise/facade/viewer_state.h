@@ -11,7 +11,10 @@
 //   in uint16) is not drawn black.
 // - Labels (uint32/uint64, precomputed segmentation, OME "image-label") are a
 //   segmentation layer: neuroglancer colours each label and brings the
-//   meshes, skeletons and segment properties the info names.
+//   meshes, skeletons and segment properties the info names. When the info
+//   names meshes or skeletons and segment properties listing at most
+//   kMaxSelectedSegments ids, those ids are selected, so that the 3-D view
+//   draws them at once (neuroglancer draws no mesh of an unselected label).
 // - The position is the first layer's centre, in its dimensions (x, y, z
 //   first): precomputed's nanometres, OME-Zarr's units, zarr's named axes.
 #ifndef CHUNKWISE_FACADE_VIEWER_STATE_H_
@@ -19,6 +22,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -29,6 +33,9 @@
 #include "chunkwise/facade/context.h"
 
 namespace chunkwise {
+
+// Segment properties listing more ids than this select none of them.
+inline constexpr std::size_t kMaxSelectedSegments = 1024;
 
 struct ViewerStateOptions {
   // Chunks of an image's coarsest scale read for its contrast, at most (each
@@ -50,8 +57,10 @@ struct ViewerLayer {
   std::string type;    // "image" or "segmentation".
   std::string source;  // neuroglancer's source URL ("zarr3://http://...").
   std::string kind;    // "precomputed", "zarr v3", "zarr v2", "OME-Zarr (zarr v3)"...
-  std::optional<std::array<double, 2>> contrast =
-      std::nullopt;  // Image layers whose values were sampled.
+  // Image layers whose values were sampled: the grey range, darkest to brightest.
+  std::optional<std::array<double, 2>> contrast = std::nullopt;
+  // Segmentation layers: the labels selected at the start (see above).
+  std::vector<std::uint64_t> segments = {};
 };
 
 struct ViewerStateResult {
