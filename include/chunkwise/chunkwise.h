@@ -50,6 +50,10 @@
 //   ReadUrl, LocateUrlValue           facade/url_value.h
 //   GenerateDemoVolume                facade/synthetic_data.h
 //   StoreServer                       facade/store_server.h
+//   Viewer, FindNeuroglancerClient
+//     (data + client, one address)    facade/viewer.h
+//   BuildViewerState (layers,
+//     contrast, position)             facade/viewer_state.h
 //   ParseByteRange, PutFileAsKey,
 //     ReadLocalFile                   facade/store_keys.h
 //   EncodeBytes, DecodeBytes,
@@ -90,6 +94,8 @@
 #include "chunkwise/facade/synthetic_data.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
+#include "chunkwise/facade/viewer.h"
+#include "chunkwise/facade/viewer_state.h"
 #include "chunkwise/facade/volume_import.h"
 #include "chunkwise/facade/zarr_array_updates.h"
 #include "chunkwise/facade/zarr_arrays.h"

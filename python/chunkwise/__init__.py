@@ -41,6 +41,7 @@ from ._group import Group, open_group
 from ._mesh import mesh
 from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
+from ._view import Viewer, view
 from ._zarr_jobs import convert, import_, import_npy, info, to_precomputed
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ __all__ = [
     "StoreIOError",
     "StreamWriter",
     "UnsupportedError",
+    "Viewer",
     "__version__",
     "cache_stats",
     "convert",
@@ -102,4 +104,5 @@ __all__ = [
     "set_read_coalescing",
     "read_coalescing",
     "skeletonize",
+    "view",
 ]

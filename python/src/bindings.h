@@ -22,6 +22,7 @@ void BindVectors(nanobind::module_& module);         // vectors_binding.cc
 void BindZarrJobs(nanobind::module_& module);        // zarr_job_binding.cc
 void BindMesh(nanobind::module_& module);            // mesh_binding.cc
 void BindSkeletons(nanobind::module_& module);       // skeleton_binding.cc
+void BindViewer(nanobind::module_& module);          // viewer_binding.cc
 
 }  // namespace chunkwise::python
 

@@ -25,4 +25,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindZarrJobs(module);
   chunkwise::python::BindMesh(module);
   chunkwise::python::BindSkeletons(module);
+  chunkwise::python::BindViewer(module);
 }

@@ -83,6 +83,7 @@ void AddPrecomputedCommands(CLI::App& app, CommandContext& context);
 void AddDvidPrecomputedCommand(CLI::App& dvid_group, CommandContext& context);
 void AddZarrPrecomputedCommand(CLI::App& zarr_group, CommandContext& context);
 void AddServeCommand(CLI::App& app, CommandContext& context);
+void AddViewCommand(CLI::App& app, CommandContext& context);
 // `mesh`: surface meshes and segment properties of labels (mesh_command.cc).
 void AddMeshCommand(CLI::App& app, CommandContext& context);
 // `skeletonize` (skeleton_command.cc).

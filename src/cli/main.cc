@@ -47,6 +47,7 @@ int Run(int argc, char** argv) {
   AddPrecomputedCommands(app, context);
   AddSkeletonCommands(app, context);
   AddServeCommand(app, context);
+  AddViewCommand(app, context);
   AddMeshCommand(app, context);
   AddUrlFooters(app);
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/value_reader.h"
@@ -186,6 +187,7 @@ struct HttpServer::Connection {
   bool started = false;  // Its head is built; a worker reads the next piece.
   bool keep_alive = false;
   bool close_after = false;  // Close once `out` is sent.
+  bool held = false;         // A quiet event stream: kept open once `out` is sent.
   // The value being sent, [next, end) of it still to read; null when all is read.
   std::unique_ptr<ValueReader> reader;
   std::uint64_t next = 0;
@@ -504,6 +506,18 @@ void HttpServer::Send(Connection* connection) {
     return;
   }
   connection->reader.reset();
+  if (connection->held) {
+    // Open until the client closes it (Drain reads the end) or Stop; no deadline.
+    connection->phase = Connection::Phase::kDrain;
+    connection->deadline_ms = std::numeric_limits<std::int64_t>::max();
+    connection->in.clear();
+    if (connection->peer_closed) {
+      Close(connection);
+    } else {
+      Watch(connection, EPOLLIN);
+    }
+    return;
+  }
   if (connection->close_after || !connection->keep_alive) {
     // The answer is all sent: the client gets the end, and what it may
     // still send is dropped until it closes.
@@ -613,6 +627,15 @@ void HttpServer::Answer(Connection* connection) {
   // Every refusal reads as an absent key, and names only what was asked.
   const std::string key = KeyOfPath(request.path);
   const std::string not_found = "not found: " + QuoteKey(key) + "\n";
+  if (!head_only && !options_.quiet_event_stream_key.empty() &&
+      key == options_.quiet_event_stream_key) {
+    Log(*connection, 200, 0);
+    Append(out, "HTTP/1.1 200 OK\r\n" + std::string(kCommonHeaders) +
+                    "Cache-Control: no-cache\r\nContent-Type: text/event-stream\r\n"
+                    "Connection: close\r\n\r\n: no events\n\n");
+    connection->held = true;
+    return;
+  }
   if (key.empty() || !ValidateKey(key).ok() ||
       (!options_.serve_dot_files && HasHiddenSegment(key))) {
     return plain(404, not_found, "");

@@ -69,6 +69,11 @@ struct HttpServerOptions {
   int send_timeout_s = 30;
   // Serve keys with a segment starting with "." (see above).
   bool serve_dot_files = false;
+  // When set, a GET of this key answers an event stream (text/event-stream)
+  // that sends no event and stays open until the client closes it or Stop:
+  // the state channel the neuroglancer Python package's client opens, which
+  // would otherwise retry and say it is disconnected (`chunkwise view`).
+  std::string quiet_event_stream_key = "";
   std::FILE* log = nullptr;  // One line per request when set (not owned).
 };
 

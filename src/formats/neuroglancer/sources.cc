@@ -5,6 +5,7 @@
 
 #include "chunkwise/formats/precomputed/info.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "core/json.h"
 
 namespace chunkwise::formats::neuroglancer {
 namespace {
@@ -27,6 +28,43 @@ std::string LayerTypeOf(const core::DataType& type) {
                                                                             : "image";
 }
 
+// The first "multiscales" entry of a group's attributes: OME-Zarr v0.5 keeps
+// it under "ome", v0.4 at the top. Null when there is none.
+json MultiscaleOf(const json& attributes) {
+  if (!attributes.is_object()) return nullptr;
+  const json& ome = attributes.contains("ome") ? attributes["ome"] : attributes;
+  if (!ome.is_object() || !ome.contains("multiscales")) return nullptr;
+  const json& all = ome["multiscales"];
+  if (!all.is_array() || all.empty() || !all[0].is_object()) return nullptr;
+  const json& datasets = all[0].value("datasets", json());
+  if (!datasets.is_array() || datasets.empty() || !datasets[0].is_object() ||
+      !datasets[0].value("path", json()).is_string()) {
+    return nullptr;
+  }
+  return all[0];
+}
+
+// An OME-Zarr group at `dir` whose attributes are `attributes`, if it is one:
+// its layer type is its first scale's (labels, "image-label", are segmentation).
+std::optional<Source> ClassifyMultiscale(const store::Store& store, const std::string& dir,
+                                         const json& attributes, SourceKind kind) {
+  json multiscale = MultiscaleOf(attributes);
+  if (multiscale.is_null()) return std::nullopt;
+  const std::string first = dir + multiscale["datasets"][0]["path"].get<std::string>() + "/";
+  const bool v3 = kind == SourceKind::kZarr3;
+  const std::string key = first + std::string(v3 ? zarr::kZarrJsonKey : zarr::kZarrayKey);
+  Result<std::optional<Bytes>> text = store.Get(key);
+  if (!text.ok() || !text->has_value()) return std::nullopt;
+  Result<zarr::ArrayMetadata> metadata =
+      v3 ? zarr::ParseV3ArrayMetadata(AsChars(**text), key)
+         : zarr::ParseV2ArrayMetadata(AsChars(**text), std::nullopt, key);
+  if (!metadata.ok()) return std::nullopt;
+  const json& ome = attributes.contains("ome") ? attributes["ome"] : attributes;
+  Source source{dir, kind, LayerTypeOf(metadata->data_type), NameOf(dir), std::move(multiscale)};
+  if (ome.contains("image-label")) source.layer_type = "segmentation";
+  return source;
+}
+
 // The source whose metadata is `key` (relative name `file`), if it is one.
 std::optional<Source> Classify(const store::Store& store, const std::string& dir,
                                std::string_view file, const std::set<std::string>& arrow_dirs) {
@@ -45,9 +83,21 @@ std::optional<Source> Classify(const store::Store& store, const std::string& dir
     source.layer_type = info->type == precomputed::VolumeType::kImage ? "image" : "segmentation";
     return source;
   }
+  if (file == zarr::kZattrsKey) {  // A zarr v2 group's attributes.
+    Result<json> attributes = core::ParseJson(body, key);
+    if (!attributes.ok()) return std::nullopt;
+    return ClassifyMultiscale(store, dir, *attributes, SourceKind::kZarr2);
+  }
   if (file == zarr::kZarrJsonKey) {
     Result<zarr::ArrayMetadata> metadata = zarr::ParseV3ArrayMetadata(body, key);
-    if (!metadata.ok()) return std::nullopt;  // A group, or not for us.
+    if (!metadata.ok()) {  // A group (perhaps OME-Zarr), or not for us.
+      Result<json> group = core::ParseJson(body, key);
+      if (!group.ok() || !group->is_object() || group->value("node_type", "") != "group") {
+        return std::nullopt;
+      }
+      return ClassifyMultiscale(store, dir, group->value("attributes", json::object()),
+                                SourceKind::kZarr3);
+    }
     source.kind = SourceKind::kZarr3;
     source.layer_type = LayerTypeOf(metadata->data_type);
     return source;
@@ -91,7 +141,8 @@ Result<std::vector<Source>> FindSources(const store::Store& store, const std::st
       continue;
     }
     if (Depth(relative) > depth) continue;
-    if (file == "info" || file == zarr::kZarrJsonKey || file == zarr::kZarrayKey) {
+    if (file == "info" || file == zarr::kZarrJsonKey || file == zarr::kZarrayKey ||
+        file == zarr::kZattrsKey) {
       candidates.emplace_back(dir, std::string(file));
     }
   }

@@ -26,16 +26,22 @@ struct Source {
   SourceKind kind = SourceKind::kPrecomputed;
   std::string layer_type;  // "segmentation" or "image" (empty for Arrow shards).
   std::string name;        // The prefix's last folder, or the store's name.
+  // An OME-Zarr multiscale group (its zarr.json or .zattrs names
+  // "multiscales"): neuroglancer opens the group as one layer of all its
+  // scales. `multiscale` is the first entry of "multiscales" (axes, datasets
+  // from finest to coarsest, coordinateTransformations); null otherwise.
+  nlohmann::json multiscale = nullptr;
 
   // neuroglancer opens it (false for Arrow shards).
   bool openable() const { return kind != SourceKind::kArrowShards; }
 };
 
 // The sources at `prefix` and in folders up to `depth` levels below it,
-// sorted by prefix: a precomputed info, a zarr v3 array (groups are looked
-// into), a zarr v2 array, or export-shards output (an info beside
-// s<N>/*.arrow). Reads the store's listing under `prefix` and the metadata
-// of each candidate; a candidate whose metadata does not parse is skipped.
+// sorted by prefix: a precomputed info, a zarr v3 array, a zarr v2 array,
+// an OME-Zarr multiscale group (v0.4 in zarr v2, v0.5 in zarr v3; its arrays
+// are not sources of their own; other groups are looked into), or
+// export-shards output (an info beside s<N>/*.arrow). Reads the store's listing under `prefix` and
+// the metadata of each candidate; a candidate whose metadata does not parse is skipped.
 Result<std::vector<Source>> FindSources(const store::Store& store, const std::string& prefix,
                                         int depth = 3);
 

@@ -11,7 +11,8 @@
 // chrome, waits until neuroglancer reports every layer loaded and every
 // visible chunk drawn, then saves the screenshot. The page's console is
 // printed; a page error, an error in the console or a layer that fails to
-// load makes the script exit 1.
+// load makes the script exit 1. Beside each screenshot S.png it writes
+// S.png.json: the viewer's layers (name, type, source URLs) and its state.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,6 +66,17 @@ async function screenshot(context, url, out, args) {
   // Two more frames, so the last chunks drawn are on screen.
   await page.waitForTimeout(500);
   await page.screenshot({ path: out });
+  // What the viewer made of its state, beside the screenshot: its layers as
+  // neuroglancer holds them (one per managed layer) and the whole state.
+  const summary = await page.evaluate(() => ({
+    layers: window.viewer.layerManager.managedLayers.map((l) => ({
+      name: l.name,
+      type: l.layer?.type ?? null,
+      sources: (l.layer?.dataSources ?? []).map((s) => s.spec?.url ?? null),
+    })),
+    state: window.viewer.state.toJSON(),
+  }));
+  fs.writeFileSync(`${out}.json`, JSON.stringify(summary, null, 1));
   const errors = await page.evaluate(() => window.viewer.layerManager.managedLayers
     .flatMap((l) => (l.layer?.dataSources ?? []).map((s) => s.loadState?.error?.message).filter(Boolean)));
   await page.close();

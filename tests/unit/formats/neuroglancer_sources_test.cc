@@ -65,5 +65,55 @@ TEST(NeuroglancerSources, LinksCarryTheStateInTheFragment) {
   EXPECT_EQ(link.find(' '), std::string::npos);
 }
 
+// An OME-Zarr image group: v0.5 (zarr v3, "ome" in the attributes) or v0.4
+// (zarr v2, "multiscales" in .zattrs), of two levels of `data_type`.
+void PutOmeGroup(store::MemoryStore& store, const std::string& group, bool v3,
+                 const std::string& data_type, bool labels = false) {
+  const std::string multiscales =
+      R"({"multiscales":[{"axes":[{"name":"y","type":"space"},{"name":"x","type":"space"}],)"
+      R"("datasets":[{"path":"0"},{"path":"1"}]}])" +
+      std::string(labels ? R"(,"image-label":{})" : "") + "}";
+  for (const std::string level : {"0", "1"}) {
+    const std::string v3_array =
+        R"({"zarr_format":3,"node_type":"array","shape":[4,4],"data_type":")" + data_type +
+        R"(","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2,2]}},)"
+        R"("chunk_key_encoding":{"name":"default"},"fill_value":0,)"
+        R"("codecs":[{"name":"bytes","configuration":{"endian":"little"}}]})";
+    const std::string v2_array =
+        R"({"zarr_format":2,"shape":[4,4],"chunks":[2,2],"dtype":"<u2","compressor":null,)"
+        R"("fill_value":0,"order":"C","filters":null})";
+    ASSERT_TRUE(store
+                    .Set(group + level + (v3 ? "/zarr.json" : "/.zarray"),
+                         AsBytes(v3 ? v3_array : v2_array))
+                    .ok());
+  }
+  if (v3) {
+    const std::string group_json =
+        R"({"zarr_format":3,"node_type":"group","attributes":{"ome":)" + multiscales + "}}";
+    ASSERT_TRUE(store.Set(group + "zarr.json", AsBytes(group_json)).ok());
+  } else {
+    ASSERT_TRUE(store.Set(group + ".zgroup", AsBytes(R"({"zarr_format":2})")).ok());
+    ASSERT_TRUE(store.Set(group + ".zattrs", AsBytes(multiscales)).ok());
+  }
+}
+
+TEST(NeuroglancerSources, OmeZarrGroupIsOneSourceNotOnePerLevel) {
+  auto store = store::MemoryStore::Create();
+  PutOmeGroup(*store, "out/v5.ome.zarr/", true, "uint16");
+  PutOmeGroup(*store, "out/v4.ome.zarr/", false, "uint16");
+  PutOmeGroup(*store, "out/labels.ome.zarr/", true, "uint8", /*labels=*/true);
+  Result<std::vector<Source>> sources = FindSources(*store, "out/");
+  ASSERT_TRUE(sources.ok()) << sources.status().ToString();
+  ASSERT_EQ(sources->size(), 3u);
+  EXPECT_EQ((*sources)[0].prefix, "out/labels.ome.zarr/");
+  EXPECT_EQ((*sources)[0].layer_type, "segmentation");  // "image-label".
+  EXPECT_EQ((*sources)[1].prefix, "out/v4.ome.zarr/");
+  EXPECT_EQ((*sources)[1].kind, SourceKind::kZarr2);
+  EXPECT_EQ((*sources)[1].layer_type, "image");
+  EXPECT_EQ((*sources)[2].kind, SourceKind::kZarr3);
+  EXPECT_EQ((*sources)[2].multiscale["datasets"].size(), 2u);
+  EXPECT_EQ(SourceUrl((*sources)[2], "http://h:1/"), "zarr3://http://h:1/out/v5.ome.zarr/");
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::neuroglancer
