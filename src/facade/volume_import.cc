@@ -14,6 +14,7 @@
 #include "chunkwise/io/npy_file.h"
 #include "core/memory_limit.h"
 #include "facade/zarr_array_options.h"
+#include "formats/n5/n5_dataset.h"
 #include "formats/ome/multiscales.h"
 #include "io/hdf5_dataset.h"
 #include "io/tiff_stack.h"
@@ -50,9 +51,23 @@ Result<std::optional<io::Hdf5Source>> Hdf5SourceOf(std::string_view source,
   return std::optional<io::Hdf5Source>();
 }
 
+// True for "scheme://...": a URL, looked at through its store.
+bool IsUrl(std::string_view source) {
+  const std::size_t colon = source.find("://");
+  return colon != std::string_view::npos && colon > 0 &&
+         std::all_of(source.begin(), source.begin() + colon, [](unsigned char c) {
+           return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+         });
+}
+
 }  // namespace
 
 Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
+  if (IsUrl(path_text)) {
+    return Status::InvalidArgument(std::string(path_text) +
+                                   ": a URL; its store says what it holds (an N5 dataset or a "
+                                   "zarr array), not its name");
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5, Hdf5SourceOf(path_text, ""));
   const std::filesystem::path path(hdf5 ? hdf5->file : path_text);
   std::error_code error;
@@ -61,7 +76,11 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
     return Status::NotFound(path.string() + ": no such file or folder");
   }
   if (hdf5) return VolumeSourceKind::kHdf5;
-  if (std::filesystem::is_directory(status)) return VolumeSourceKind::kTiff;
+  if (std::filesystem::is_directory(status)) {
+    if (IsFile(path / "attributes.json")) return VolumeSourceKind::kN5;
+    if (IsFile(path / "zarr.json") || IsFile(path / ".zarray")) return VolumeSourceKind::kZarr;
+    return VolumeSourceKind::kTiff;
+  }
   if (io::HasTiffExtension(path)) return VolumeSourceKind::kTiff;
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -69,8 +88,8 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
   if (extension == ".npy") return VolumeSourceKind::kNpy;
   return Status::InvalidArgument(std::string(path_text) +
                                  ": not a volume this can import (a .npy file, a .tif/.tiff "
-                                 "file, a folder of .tif/.tiff planes, or a dataset of an HDF5 "
-                                 "file as FILE.h5:/path)");
+                                 "file, a folder of .tif/.tiff planes, a dataset of an HDF5 "
+                                 "file as FILE.h5:/path, an N5 dataset or a zarr array)");
 }
 
 namespace {
@@ -196,7 +215,7 @@ Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::p
   if (spec.chunks.empty()) {
     return Status::InvalidArgument(source.string() +
                                    ": a TIFF stack's import needs a chunk shape (only an HDF5 "
-                                   "dataset brings chunks of its own)")
+                                   "or N5 dataset or a zarr array brings chunks of its own)")
         .WithField("chunk_shape");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<io::TiffStack> stack, io::TiffStack::Open(source));
@@ -256,10 +275,10 @@ core::Shape DefaultChunks(const io::Hdf5Dataset& dataset) {
   return chunk;
 }
 
-// The dataset's attributes with the spec's over them (the caller's words win).
-nlohmann::json MergedAttributes(const io::Hdf5Dataset& dataset, const ZarrArraySpec& spec) {
+// The source's attributes with the spec's over them (the caller's words win).
+nlohmann::json MergedAttributes(const nlohmann::json& source, const ZarrArraySpec& spec) {
   if (!spec.attributes.is_object()) return spec.attributes;  // Refused by the metadata, naming it.
-  nlohmann::json merged = dataset.attributes();
+  nlohmann::json merged = source;
   for (const auto& [name, value] : spec.attributes.items()) merged[name] = value;
   return merged;
 }
@@ -273,7 +292,7 @@ Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& so
   layout.shape = dataset->shape();
   layout.data_type = dataset->data_type();
   if (layout.chunk_shape.empty()) layout.chunk_shape = DefaultChunks(*dataset);
-  layout.attributes = MergedAttributes(*dataset, spec);
+  layout.attributes = MergedAttributes(dataset->attributes(), spec);
   Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
   if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
   io::Hdf5Dataset& rows = *dataset;
@@ -285,15 +304,107 @@ Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& so
                      VolumeSourceKind::kHdf5, options, call);
 }
 
+Result<VolumeImport> ImportN5(const Context& context, std::string_view source, std::string_view url,
+                              const ZarrArraySpec& spec, const VolumeImportOptions& options,
+                              const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, source, context.store_options(false)));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<formats::n5::N5Dataset> dataset,
+                             formats::n5::N5Dataset::Open(std::move(store)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
+  layout.shape = dataset->shape();
+  layout.data_type = dataset->data_type();
+  if (layout.chunk_shape.empty()) layout.chunk_shape = dataset->chunks();
+  layout.attributes = MergedAttributes(dataset->attributes().other, spec);
+  Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
+  if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
+  const formats::n5::N5Dataset& blocks = *dataset;
+  RowSource rows{blocks.shape(), blocks.row_bytes(),
+                 [&blocks](core::Index first, core::Index count, std::span<std::uint8_t> out) {
+                   return blocks.ReadRows(first, count, out);
+                 }};
+  return WriteVolume(context, url, *std::move(metadata), layout.codec, std::nullopt, rows,
+                     VolumeSourceKind::kN5, options, call);
+}
+
+// InvalidArgument naming the field the spec sets that a zarr array's copy
+// keeps from its source (ConvertZarrArray takes a layout, not metadata).
+Status CheckZarrSpec(std::string_view source, const ZarrArraySpec& spec) {
+  const auto kept = [&](std::string_view what, std::string_view field) {
+    return Status::InvalidArgument(std::string(source) + ": a zarr array's import keeps its own " +
+                                   std::string(what) + "; the copy cannot set them")
+        .WithField(field);
+  };
+  if (spec.fill_value) return kept("fill value", "fill_value");
+  if (!spec.dimension_names.empty()) return kept("dimension names", "dimension_names");
+  if (!spec.attributes.is_object() || !spec.attributes.empty()) {
+    return kept("attributes", "attributes");
+  }
+  if (!spec.codec_documents.is_null()) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": a zarr array's import takes codecs as a shorthand "
+                                   "(\"zstd:3\"), not as codec documents")
+        .WithField("codecs");
+  }
+  return Status::Ok();
+}
+
+// A zarr array in: ConvertZarrArray's copy with the spec's layout. What a
+// failed copy wrote is erased when the URL held nothing before (an array
+// that was there is the copy's to replace or keep, not ours to erase).
+Result<VolumeImport> ImportZarr(const Context& context, std::string_view source,
+                                std::string_view url, const ZarrArraySpec& spec,
+                                const VolumeImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckZarrSpec(source, spec));
+  ZarrConversionLayout layout;
+  if (!spec.chunks.empty()) layout.chunks = spec.chunks;
+  layout.shards = spec.shards;
+  layout.codecs = spec.codecs.ToShorthand();
+  layout.index_location = spec.index_location;
+  layout.zarr_format = spec.zarr_format;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
+                             OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> before, destination->List(""));
+  Result<ZarrArray> copied = ConvertZarrArray(
+      context, source, url, layout,
+      {.checksum = spec.checksum, .overwrite = options.overwrite, .encoders = options.encoders},
+      call);
+  if (!copied.ok()) {
+    if (before.empty()) EraseOutput(*destination);
+    return copied.status();
+  }
+  return VolumeImport{*std::move(copied), std::string(url), VolumeSourceKind::kZarr, false};
+}
+
+// What the store at `url` holds: an N5 dataset (attributes.json) or a zarr
+// array (zarr.json, .zarray); InvalidArgument naming the URL otherwise.
+Result<VolumeSourceKind> DetectStoreVolume(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  const auto holds = [&store](std::string_view key) -> Result<bool> {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store->Size(key));
+    return size.has_value();
+  };
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool n5, holds("attributes.json"));
+  if (n5) return VolumeSourceKind::kN5;
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool v3, holds("zarr.json"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool v2, holds(".zarray"));
+  if (v3 || v2) return VolumeSourceKind::kZarr;
+  return Status::InvalidArgument(std::string(url) +
+                                 ": neither an N5 dataset (attributes.json) nor a zarr array "
+                                 "(zarr.json, .zarray); a URL imports only those");
+}
+
 // InvalidArgument (field chunk_shape) for a .npy of one or more dimensions
-// with no chunk shape: only an HDF5 dataset brings chunks of its own.
+// with no chunk shape: only an HDF5 or N5 dataset or a zarr array brings
+// chunks of its own.
 Status CheckNpyChunks(std::string_view path, const ZarrArraySpec& spec) {
   if (!spec.chunks.empty()) return Status::Ok();
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, io::ReadNpyHeader(path));
   if (header.shape.empty()) return Status::Ok();  // 0-d: the empty chunk is its chunk.
   return Status::InvalidArgument(std::string(path) +
                                  ": a .npy file's import needs a chunk shape (only an HDF5 "
-                                 "dataset brings chunks of its own)")
+                                 "or N5 dataset or a zarr array brings chunks of its own)")
       .WithField("chunk_shape");
 }
 
@@ -314,7 +425,15 @@ Result<VolumeImport> ImportVolumeAsZarrArray(const Context& context, std::string
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5,
                              Hdf5SourceOf(source_path, options.dataset));
   if (hdf5) return ImportHdf5(context, *hdf5, url, spec, options, call);
-  CHUNKWISE_ASSIGN_OR_RETURN(const VolumeSourceKind kind, DetectVolumeSource(source_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const VolumeSourceKind kind,
+                             IsUrl(source_path) ? DetectStoreVolume(context, source_path)
+                                                : DetectVolumeSource(source_path));
+  if (kind == VolumeSourceKind::kN5) {
+    return ImportN5(context, source_path, url, spec, options, call);
+  }
+  if (kind == VolumeSourceKind::kZarr) {
+    return ImportZarr(context, source_path, url, spec, options, call);
+  }
   if (kind == VolumeSourceKind::kNpy) {
     CHUNKWISE_RETURN_IF_ERROR(CheckNpyChunks(source_path, spec));
     CHUNKWISE_ASSIGN_OR_RETURN(
