@@ -129,6 +129,10 @@ struct RowSource {
   core::Shape shape;
   std::uint64_t row_bytes = 0;
   std::function<Status(core::Index first, core::Index count, std::span<std::uint8_t> out)> read;
+  // Rows the source stores together (an N5 block's depth), or 0: a slab
+  // then spans a whole multiple of the array's rows at least this deep, so
+  // that no stored block is decoded for two slabs when it is deeper.
+  core::Index stored_rows = 0;
 };
 
 // Copies `source` into `array` one slab of grid chunks (shards) deep at a
@@ -137,7 +141,8 @@ Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& a
                  const CallOptions& call, core::ProgressReporter* progress) {
   const core::Shape& shape = source.shape;
   const core::Index total = shape.empty() ? 1 : shape[0];
-  const core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
+  core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
+  if (source.stored_rows > depth) depth *= (source.stored_rows + depth - 1) / depth;
   for (core::Index z = 0; z < total;) {
     const core::Index rows = std::min(depth - z % depth, total - z);
     CHUNKWISE_RETURN_IF_ERROR(
@@ -309,6 +314,7 @@ Result<VolumeImport> ImportN5(const Context& context, std::string_view source, s
                               const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, source, context.store_options(false)));
+  const std::shared_ptr<store::Store> source_store = store;
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<formats::n5::N5Dataset> dataset,
                              formats::n5::N5Dataset::Open(std::move(store)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
@@ -318,11 +324,16 @@ Result<VolumeImport> ImportN5(const Context& context, std::string_view source, s
   layout.attributes = MergedAttributes(dataset->attributes().other, spec);
   Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
   if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                             context.pool_for(*source_store, call));
   const formats::n5::N5Dataset& blocks = *dataset;
-  RowSource rows{blocks.shape(), blocks.row_bytes(),
-                 [&blocks](core::Index first, core::Index count, std::span<std::uint8_t> out) {
-                   return blocks.ReadRows(first, count, out);
-                 }};
+  core::ThreadPool* const decoders = pool.get();
+  RowSource rows{
+      blocks.shape(), blocks.row_bytes(),
+      [&blocks, decoders](core::Index first, core::Index count, std::span<std::uint8_t> out) {
+        return blocks.ReadRows(first, count, out, decoders);
+      },
+      blocks.chunks().empty() ? 0 : blocks.chunks()[0]};
   return WriteVolume(context, url, *std::move(metadata), layout.codec, std::nullopt, rows,
                      VolumeSourceKind::kN5, options, call);
 }
@@ -365,10 +376,12 @@ Result<VolumeImport> ImportZarr(const Context& context, std::string_view source,
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> before, destination->List(""));
-  Result<ZarrArray> copied = ConvertZarrArray(
-      context, source, url, layout,
-      {.checksum = spec.checksum, .overwrite = options.overwrite, .encoders = options.encoders},
-      call);
+  Result<ZarrArray> copied = ConvertZarrArray(context, source, url, layout,
+                                              {.checksum = spec.checksum,
+                                               .overwrite = options.overwrite,
+                                               .encoders = options.encoders,
+                                               .before_object = {}},
+                                              call);
   if (!copied.ok()) {
     if (before.empty()) EraseOutput(*destination);
     return copied.status();

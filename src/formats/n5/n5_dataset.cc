@@ -227,8 +227,8 @@ std::uint64_t N5Dataset::row_bytes() const {
   return bytes;
 }
 
-Status N5Dataset::ReadRows(core::Index first, core::Index count,
-                           std::span<std::uint8_t> out) const {
+Status N5Dataset::ReadRows(core::Index first, core::Index count, std::span<std::uint8_t> out,
+                           core::ThreadPool* pool) const {
   const std::size_t ndim = shape_.size();
   if (first < 0 || count < 0 || first + count > shape_[0]) {
     return Status::OutOfRange(name_ + ": rows " + std::to_string(first) + ".." +
@@ -249,9 +249,10 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count,
   }
   lo[ndim - 1] = first / block[ndim - 1];
   hi[ndim - 1] = (first + count - 1) / block[ndim - 1] + 1;
+  std::vector<std::vector<core::Index>> positions;
   std::vector<core::Index> position = lo;
   while (true) {
-    CHUNKWISE_RETURN_IF_ERROR(CopyBlock(position, first, count, out));
+    positions.push_back(position);
     std::size_t d = 0;
     while (d < ndim && ++position[d] == hi[d]) {
       position[d] = lo[d];
@@ -259,7 +260,12 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count,
     }
     if (d == ndim) break;
   }
-  return Status::Ok();
+  const auto copy = [&](std::size_t i) { return CopyBlock(positions[i], first, count, out); };
+  if (pool == nullptr || positions.size() < 2) {
+    for (std::size_t i = 0; i < positions.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(copy(i));
+    return Status::Ok();
+  }
+  return pool->ParallelFor(positions.size(), copy);
 }
 
 Status N5Dataset::CopyBlock(const std::vector<core::Index>& position, core::Index first,

@@ -34,6 +34,7 @@
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
+#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::n5 {
@@ -100,8 +101,10 @@ class N5Dataset {
   // wrong `out` size; Corruption naming the block's key for a block shorter
   // than its header or whose values are not the size its header states,
   // whose header does not fit the dataset, or that does not decompress;
-  // Unsupported for an object-mode block.
-  Status ReadRows(core::Index first, core::Index count, std::span<std::uint8_t> out) const;
+  // Unsupported for an object-mode block. The blocks are fetched and
+  // decoded on `pool` when given (each writes its own part of `out`).
+  Status ReadRows(core::Index first, core::Index count, std::span<std::uint8_t> out,
+                  core::ThreadPool* pool = nullptr) const;
 
  private:
   N5Dataset() = default;

@@ -170,12 +170,13 @@ class N5DatasetTest : public ::testing::Test {
     }
   }
 
-  std::vector<std::uint16_t> Read(const N5Dataset& dataset, std::int64_t first,
-                                  std::int64_t count) {
+  std::vector<std::uint16_t> Read(const N5Dataset& dataset, std::int64_t first, std::int64_t count,
+                                  core::ThreadPool* pool = nullptr) {
     std::vector<std::uint16_t> out(static_cast<std::size_t>(count) * 5, 0xEEEE);
     const Status status = dataset.ReadRows(
         first, count,
-        std::span(reinterpret_cast<std::uint8_t*>(out.data()), out.size() * sizeof(std::uint16_t)));
+        std::span(reinterpret_cast<std::uint8_t*>(out.data()), out.size() * sizeof(std::uint16_t)),
+        pool);
     EXPECT_TRUE(status.ok()) << status.ToString();
     return out;
   }
@@ -202,6 +203,8 @@ TEST_F(N5DatasetTest, ReadsTruncatedEdgeBlocksAsTheReversedCOrderArray) {
   EXPECT_EQ(Read(*dataset, 0, 3), Expected(0, 3));
   EXPECT_EQ(Read(*dataset, 1, 2), Expected(1, 2));  // Rows across a block boundary.
   EXPECT_EQ(Read(*dataset, 2, 1), Expected(2, 1));
+  core::ThreadPool pool(3);  // Blocks decoded at once, each into its own part.
+  EXPECT_EQ(Read(*dataset, 0, 3, &pool), Expected(0, 3));
 }
 
 TEST_F(N5DatasetTest, ReadsWholeEdgeBlocksAndMissingBlocksAsZero) {
