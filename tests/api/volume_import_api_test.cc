@@ -373,6 +373,22 @@ TEST(VolumeImportApi, AShortN5BlockFailsNamingItAndLeavesNothing) {
   EXPECT_TRUE(out->List("")->empty());
 }
 
+TEST(VolumeImportApi, AnN5ImportCancelledMidWayLeavesNothing) {
+  Context context({.threads = 1});
+  Result<std::shared_ptr<store::Store>> opened =
+      OpenStore(context, "memory://n5-cancel", context.store_options(true));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  WriteN5(**opened);
+  Counting observer;
+  observer.cancel_context = &context;  // Cancels once the first slab is being written.
+  Result<VolumeImport> imported =
+      ImportVolumeAsZarrArray(context, "memory://n5-cancel", "memory://n5-cancel-out",
+                              Spec({}, core::Shape{2, 4, 4}), {}, {.observer = &observer});
+  EXPECT_EQ(imported.status().code(), StatusCode::kCancelled) << imported.status().ToString();
+  std::shared_ptr<store::Store> out = *OpenStore(context, "memory://n5-cancel-out");
+  EXPECT_TRUE(out->List("")->empty());
+}
+
 TEST(VolumeImportApi, AZarrArrayIsCopiedIntoTheImportsLayout) {
   const std::filesystem::path dir = FreshDirectory("volume_zarr");
   Context context;
