@@ -249,10 +249,24 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count, std::span<std::
   }
   lo[ndim - 1] = first / block[ndim - 1];
   hi[ndim - 1] = (first + count - 1) / block[ndim - 1] + 1;
+  // The blocks go out in batches, so that a grid of tiny blocks needs no
+  // list of all their positions.
+  constexpr std::size_t kBatch = 1024;
   std::vector<std::vector<core::Index>> positions;
+  const auto copy = [&](std::size_t i) { return CopyBlock(positions[i], first, count, out); };
+  const auto flush = [&]() -> Status {
+    if (pool == nullptr || positions.size() < 2) {
+      for (std::size_t i = 0; i < positions.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(copy(i));
+    } else {
+      CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(positions.size(), copy));
+    }
+    positions.clear();
+    return Status::Ok();
+  };
   std::vector<core::Index> position = lo;
   while (true) {
     positions.push_back(position);
+    if (positions.size() == kBatch) CHUNKWISE_RETURN_IF_ERROR(flush());
     std::size_t d = 0;
     while (d < ndim && ++position[d] == hi[d]) {
       position[d] = lo[d];
@@ -260,12 +274,7 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count, std::span<std::
     }
     if (d == ndim) break;
   }
-  const auto copy = [&](std::size_t i) { return CopyBlock(positions[i], first, count, out); };
-  if (pool == nullptr || positions.size() < 2) {
-    for (std::size_t i = 0; i < positions.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(copy(i));
-    return Status::Ok();
-  }
-  return pool->ParallelFor(positions.size(), copy);
+  return flush();
 }
 
 Status N5Dataset::CopyBlock(const std::vector<core::Index>& position, core::Index first,

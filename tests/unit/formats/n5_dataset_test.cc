@@ -218,6 +218,34 @@ TEST_F(N5DatasetTest, ReadsWholeEdgeBlocksAndMissingBlocksAsZero) {
   EXPECT_EQ(Read(*dataset, 0, 3), expected);
 }
 
+TEST(N5DatasetManyBlocksTest, ReadsMoreBlocksThanOneBatchPerSlab) {
+  // 40 × 40 blocks of one uint8 each, all in the one row: more than the
+  // 1024 positions ReadRows hands out at a time.
+  auto store = store::MemoryStore::Create("many");
+  ASSERT_TRUE(
+      store
+          ->Set("attributes.json", AsBytes(R"({"dimensions": [40, 40, 1], "blockSize": [1, 1, 1],
+                                    "dataType": "uint8", "compression": {"type": "raw"}})"))
+          .ok());
+  for (int x = 0; x < 40; ++x) {
+    for (int y = 0; y < 40; ++y) {
+      Bytes block = Header(0, {1, 1, 1});
+      block.push_back(static_cast<std::uint8_t>(x + 3 * y));
+      ASSERT_TRUE(store->Set(std::to_string(x) + "/" + std::to_string(y) + "/0", block).ok());
+    }
+  }
+  const auto dataset = ValueOrDie(N5Dataset::Open(store));
+  ASSERT_EQ(dataset->shape(), (core::Shape{1, 40, 40}));
+  core::ThreadPool pool(2);
+  for (core::ThreadPool* used : {static_cast<core::ThreadPool*>(nullptr), &pool}) {
+    std::vector<std::uint8_t> out(1600, 0xEE);
+    ASSERT_TRUE(dataset->ReadRows(0, 1, out, used).ok());
+    for (int y = 0; y < 40; ++y) {
+      for (int x = 0; x < 40; ++x) ASSERT_EQ(out[y * 40 + x], x + 3 * y) << y << "," << x;
+    }
+  }
+}
+
 TEST_F(N5DatasetTest, DecodesGzipBlocks) {
   ASSERT_TRUE(store_
                   ->Set("attributes.json", AsBytes(R"({"dimensions": [5, 3], "blockSize": [2, 2],
