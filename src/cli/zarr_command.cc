@@ -478,7 +478,8 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
   import->add_option("DEST", options->destination, StoreHelp("Array to create"))->required();
   import->add_option(
       "--dataset", options->dataset,
-      "The dataset inside an HDF5 SRC, e.g. /volumes/raw (as SRC FILE.h5:/volumes/raw)");
+      "The dataset inside an HDF5 SRC, e.g. /volumes/raw (as SRC FILE.h5:/volumes/raw), or "
+      "inside an N5 container or zarr group SRC (a folder or URL), e.g. /raw/s0");
   import->add_option("--chunk", options->chunk,
                      "Chunk shape (inner chunk when sharded); needed but for an HDF5 or N5 "
                      "dataset or a zarr array, whose own chunks are the default");

@@ -60,6 +60,21 @@ bool IsUrl(std::string_view source) {
          });
 }
 
+// A dataset inside an N5 container or a zarr group (a folder or a URL):
+// the dataset's own folder or URL, `dataset` joined to `source`; nullopt
+// when no dataset is named or `source` is an (HDF5) file.
+std::optional<std::string> DatasetInContainer(std::string_view source, std::string_view dataset) {
+  if (dataset.empty()) return std::nullopt;
+  std::error_code error;
+  if (!IsUrl(source) && !std::filesystem::is_directory(std::filesystem::path(source), error)) {
+    return std::nullopt;
+  }
+  while (dataset.starts_with('/')) dataset.remove_prefix(1);
+  std::string joined(source);
+  if (!joined.ends_with('/')) joined += '/';
+  return joined + std::string(dataset);
+}
+
 }  // namespace
 
 Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
@@ -435,6 +450,11 @@ Result<VolumeImport> ImportVolumeAsZarrArray(const Context& context, std::string
                                              const VolumeImportOptions& options,
                                              const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(source_path)));
+  if (const std::optional<std::string> inside = DatasetInContainer(source_path, options.dataset)) {
+    VolumeImportOptions named = options;
+    named.dataset.clear();
+    return ImportVolumeAsZarrArray(context, *inside, url, spec, named, call);
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5,
                              Hdf5SourceOf(source_path, options.dataset));
   if (hdf5) return ImportHdf5(context, *hdf5, url, spec, options, call);

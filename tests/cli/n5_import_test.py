@@ -101,6 +101,19 @@ def check_imports(binary, work):
     check(np.array_equal(read_back(binary, work, dest, floats.shape, "float32"), floats),
           "a raw float32 N5 dataset by file:// URL with --chunk reads back equal")
 
+    container = work / "container.n5"
+    (container / "raw").mkdir(parents=True)
+    (container / "attributes.json").write_text('{"n5": "4.0.0"}')
+    write_n5(container / "raw" / "s0", floats, [2, 4], "gzip")
+    dest = work / "from_container.zarr"
+    result = cli(binary, "import", container, dest, "--dataset", "/raw/s0")
+    check(result.returncode == 0 and f"imported {container}:/raw/s0 as zarr v3 array" in
+          result.stdout, f"import CONTAINER.n5 --dataset /raw/s0: {result.stdout.strip()} "
+          f"{result.stderr.strip()}")
+    check(np.array_equal(read_back(binary, work, dest, floats.shape, "float32"), floats),
+          "the dataset named in its container reads back equal")
+
+    dest = work / "floats.zarr"
     result = cli(binary, "import", raw_source, dest)
     check(result.returncode == 1 and "chunkwise: error: " in result.stderr,
           f"an existing DEST is refused without --overwrite: {result.stderr.strip()}")

@@ -25,7 +25,9 @@ struct VolumeImportOptions {
   bool overwrite = false;  // Replace an array or group already at the URL.
   // The dataset to import from an HDF5 file ("/group/data"), where the source
   // path does not name it ("FILE.h5:/group/data"). Given, the source is read
-  // as an HDF5 file whatever its name.
+  // as an HDF5 file whatever its name, unless it is a folder or a URL: then
+  // it is an N5 container or a zarr group and the dataset the path under it
+  // ("scan.n5" and "/raw/s0" import "scan.n5/raw/s0").
   std::string dataset;
   ZarrWriteEncoders encoders;
 };
