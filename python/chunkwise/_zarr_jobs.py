@@ -184,7 +184,8 @@ def import_(
     order (plane2 before plane10), a dataset of an HDF5 file, named as
     ``"FILE.h5:/path/to/dataset"`` or by `dataset` (``"/path/to/dataset"``),
     an N5 dataset (its folder or a store URL; raw, gzip, zstd, blosc, bzip2
-    or xz blocks) or a zarr v2 or v3 array (copied as `convert` does); the
+    or xz blocks; or its container with `dataset` ``"/raw/s0"``) or a zarr
+    v2 or v3 array (copied as `convert` does); the
     shape and dtype are the source's ((z, y, x) for TIFF; an N5 dataset's
     dimensions reversed, so N5's (x, y, z) is (z, y, x)), the layout options
     `create`'s. `chunks` is needed but for an HDF5 or N5 dataset or a zarr
