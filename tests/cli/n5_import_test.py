@@ -85,6 +85,8 @@ def check_imports(binary, work):
     check(result.returncode == 0, f"import DATASET.n5 exits 0: {result.stderr.strip()}")
     check(f"imported {source} as zarr v3 array {dest}: uint16 [7,10,13], chunks [3,4,4] in "
           "shards [6,8,8]" in result.stdout, f"its summary: {result.stdout.strip()}")
+    if result.returncode != 0:
+        return
     metadata = json.loads((dest / "zarr.json").read_text())
     check(metadata["attributes"] == {"resolution": [4.0, 4.0, 40.0], "unit": "nm"},
           f"the dataset's non-structural attributes are the array's: {metadata['attributes']}")
@@ -98,6 +100,8 @@ def check_imports(binary, work):
     dest = work / "floats.zarr"
     result = cli(binary, "import", f"file://{raw_source}", dest, "--chunk", "3,5")
     check(result.returncode == 0, f"import file://DATASET.n5 exits 0: {result.stderr.strip()}")
+    if result.returncode != 0:
+        return
     check(np.array_equal(read_back(binary, work, dest, floats.shape, "float32"), floats),
           "a raw float32 N5 dataset by file:// URL with --chunk reads back equal")
 
@@ -137,6 +141,8 @@ def check_zarr_source(binary, work):
     check(result.returncode == 0, f"import ZARR_V2 exits 0: {result.stderr.strip()}")
     check(f"as zarr v3 array {dest}: int32 [9,11], chunks [4,4] in shards [8,8]" in result.stdout,
           f"its summary: {result.stdout.strip()}")
+    if result.returncode != 0:
+        return
     check(np.array_equal(read_back(binary, work, dest, data.shape, "int32"), data),
           "the zarr v2 array reads back equal from its sharded v3 import")
     result = cli(binary, "import", v2, work / "attrs.zarr", "--attributes", '{"a": 1}')
