@@ -181,20 +181,28 @@ def import_(
 
     `src` is a .npy file, a TIFF or BigTIFF file whose pages are the z
     planes, a folder of single-plane .tif/.tiff files taken in natural
-    order (plane2 before plane10), or a dataset of an HDF5 file, named as
-    ``"FILE.h5:/path/to/dataset"`` or by `dataset` (``"/path/to/dataset"``);
-    the shape and dtype are the source's ((z, y, x) for TIFF), the layout
-    options `create`'s. `chunks` is needed but for an HDF5 dataset, whose own
-    chunks are the default (about 1 MiB of its shape if it has none); its
-    simple attributes (numbers, strings, arrays of them) become the array's,
-    under `attributes`. The source is streamed one slab of shards at a time
-    and the metadata written last; a TIFF or HDF5 import that fails leaves
+    order (plane2 before plane10), a dataset of an HDF5 file, named as
+    ``"FILE.h5:/path/to/dataset"`` or by `dataset` (``"/path/to/dataset"``),
+    an N5 dataset (its folder or a store URL; raw, gzip, zstd, blosc, bzip2
+    or xz blocks; or its container with `dataset` ``"/raw/s0"``) or a zarr
+    v2 or v3 array (copied as `convert` does); the
+    shape and dtype are the source's ((z, y, x) for TIFF; an N5 dataset's
+    dimensions reversed, so N5's (x, y, z) is (z, y, x)), the layout options
+    `create`'s. `chunks` is needed but for an HDF5 or N5 dataset or a zarr
+    array, whose own chunks (an N5 blockSize reversed) are the default
+    (about 1 MiB of an HDF5 dataset's shape if it has none); an HDF5
+    dataset's simple attributes and an N5 dataset's non-structural ones
+    become the array's, under `attributes` (a zarr array keeps its own, and
+    `attributes`, `fill_value` and `dimension_names` are refused for it). The source is streamed one slab of shards at a time
+    and the metadata written last; a TIFF, HDF5 or N5 import that fails leaves
     nothing at `dest`. An OME-TIFF stating PhysicalSizeX/Y/Z makes `dest` an
     OME-Zarr image whose level ``0`` is the returned array, with the sizes as
     its scale. Errors name the file and plane or dataset (InvalidArgumentError
     for planes of another shape or dtype, a file that is not HDF5 or a group;
     NotFoundError for a missing file or dataset; CorruptionError for a
-    truncated file; UnsupportedError for RGB or a compound dtype).
+    truncated file or an N5 block shorter than its header or its stated
+    size, naming the block; UnsupportedError for RGB, a compound dtype or an
+    N5 compression such as lz4).
     """
     layout, request = _import_requests(
         [] if chunks is None else chunks, shards, codecs, fill_value, dimension_names, attributes,

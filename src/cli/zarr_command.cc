@@ -263,7 +263,8 @@ Status Import(const CommandContext& context, const ZarrOptions& options) {
 }
 
 // `chunkwise import`: any volume the facade's ImportVolumeAsZarrArray reads
-// (.npy, a TIFF stack, a folder of TIFF planes, an HDF5 dataset) as a new array.
+// (.npy, a TIFF stack, a folder of TIFF planes, an HDF5 or N5 dataset, a
+// zarr array) as a new array.
 Status ImportVolume(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec spec, SpecFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(
@@ -466,19 +467,22 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
   CLI::App* import = app.add_subcommand(
       "import",
       "A new zarr array from a volume: a .npy file, a TIFF/BigTIFF stack (pages are z planes), "
-      "a folder of single-plane TIFF files, or a dataset of an HDF5 file; an OME-TIFF's voxel "
+      "a folder of single-plane TIFF files, a dataset of an HDF5 file, an N5 dataset (its "
+      "dimensions reversed: N5 x,y,z is zarr z,y,x), or a zarr v2/v3 array; an OME-TIFF's voxel "
       "size becomes OME-Zarr");
   import
       ->add_option("SRC", options->input,
-                   ".npy file, .tif/.tiff file, folder of .tif files, or FILE.h5:/path/to/dataset")
+                   ".npy file, .tif/.tiff file, folder of .tif files, FILE.h5:/path/to/dataset, "
+                   "an N5 dataset's folder or a zarr array (or a URL of either)")
       ->required();
   import->add_option("DEST", options->destination, StoreHelp("Array to create"))->required();
   import->add_option(
       "--dataset", options->dataset,
-      "The dataset inside an HDF5 SRC, e.g. /volumes/raw (as SRC FILE.h5:/volumes/raw)");
+      "The dataset inside an HDF5 SRC, e.g. /volumes/raw (as SRC FILE.h5:/volumes/raw), or "
+      "inside an N5 container or zarr group SRC (a folder or URL), e.g. /raw/s0");
   import->add_option("--chunk", options->chunk,
-                     "Chunk shape (inner chunk when sharded); needed but for an HDF5 dataset, "
-                     "whose own chunks are the default");
+                     "Chunk shape (inner chunk when sharded); needed but for an HDF5 or N5 "
+                     "dataset or a zarr array, whose own chunks are the default");
   import->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
   import->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   import->add_option("--attributes", options->attributes, kAttributesHelp);

@@ -15,6 +15,7 @@
 #include "core/memory_limit.h"
 #include "facade/new_output_directory.h"
 #include "facade/zarr_array_options.h"
+#include "formats/n5/n5_dataset.h"
 #include "formats/ome/multiscales.h"
 #include "io/hdf5_dataset.h"
 #include "io/tiff_stack.h"
@@ -51,9 +52,38 @@ Result<std::optional<io::Hdf5Source>> Hdf5SourceOf(std::string_view source,
   return std::optional<io::Hdf5Source>();
 }
 
+// True for "scheme://...": a URL, looked at through its store.
+bool IsUrl(std::string_view source) {
+  const std::size_t colon = source.find("://");
+  return colon != std::string_view::npos && colon > 0 &&
+         std::all_of(source.begin(), source.begin() + colon, [](unsigned char c) {
+           return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+         });
+}
+
+// A dataset inside an N5 container or a zarr group (a folder or a URL):
+// the dataset's own folder or URL, `dataset` joined to `source`; nullopt
+// when no dataset is named or `source` is an (HDF5) file.
+std::optional<std::string> DatasetInContainer(std::string_view source, std::string_view dataset) {
+  if (dataset.empty()) return std::nullopt;
+  std::error_code error;
+  if (!IsUrl(source) && !std::filesystem::is_directory(std::filesystem::path(source), error)) {
+    return std::nullopt;
+  }
+  while (dataset.starts_with('/')) dataset.remove_prefix(1);
+  std::string joined(source);
+  if (!joined.ends_with('/')) joined += '/';
+  return joined + std::string(dataset);
+}
+
 }  // namespace
 
 Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
+  if (IsUrl(path_text)) {
+    return Status::InvalidArgument(std::string(path_text) +
+                                   ": a URL; its store says what it holds (an N5 dataset or a "
+                                   "zarr array), not its name");
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5, Hdf5SourceOf(path_text, ""));
   const std::filesystem::path path(hdf5 ? hdf5->file : path_text);
   std::error_code error;
@@ -62,7 +92,11 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
     return Status::NotFound(path.string() + ": no such file or folder");
   }
   if (hdf5) return VolumeSourceKind::kHdf5;
-  if (std::filesystem::is_directory(status)) return VolumeSourceKind::kTiff;
+  if (std::filesystem::is_directory(status)) {
+    if (IsFile(path / "attributes.json")) return VolumeSourceKind::kN5;
+    if (IsFile(path / "zarr.json") || IsFile(path / ".zarray")) return VolumeSourceKind::kZarr;
+    return VolumeSourceKind::kTiff;
+  }
   if (io::HasTiffExtension(path)) return VolumeSourceKind::kTiff;
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -70,8 +104,8 @@ Result<VolumeSourceKind> DetectVolumeSource(std::string_view path_text) {
   if (extension == ".npy") return VolumeSourceKind::kNpy;
   return Status::InvalidArgument(std::string(path_text) +
                                  ": not a volume this can import (a .npy file, a .tif/.tiff "
-                                 "file, a folder of .tif/.tiff planes, or a dataset of an HDF5 "
-                                 "file as FILE.h5:/path)");
+                                 "file, a folder of .tif/.tiff planes, a dataset of an HDF5 "
+                                 "file as FILE.h5:/path, an N5 dataset or a zarr array)");
 }
 
 namespace {
@@ -111,6 +145,10 @@ struct RowSource {
   core::Shape shape;
   std::uint64_t row_bytes = 0;
   std::function<Status(core::Index first, core::Index count, std::span<std::uint8_t> out)> read;
+  // Rows the source stores together (an N5 block's depth), or 0: a slab
+  // then spans a whole multiple of the array's rows at least this deep, so
+  // that no stored block is decoded for two slabs when it is deeper.
+  core::Index stored_rows = 0;
 };
 
 // Copies `source` into `array` one slab of grid chunks (shards) deep at a
@@ -119,7 +157,8 @@ Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& a
                  const CallOptions& call, core::ProgressReporter* progress) {
   const core::Shape& shape = source.shape;
   const core::Index total = shape.empty() ? 1 : shape[0];
-  const core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
+  core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
+  if (source.stored_rows > depth) depth *= (source.stored_rows + depth - 1) / depth;
   for (core::Index z = 0; z < total;) {
     const core::Index rows = std::min(depth - z % depth, total - z);
     CHUNKWISE_RETURN_IF_ERROR(
@@ -211,7 +250,7 @@ Result<VolumeImport> ImportTiff(const Context& context, const std::filesystem::p
   if (spec.chunks.empty()) {
     return Status::InvalidArgument(source.string() +
                                    ": a TIFF stack's import needs a chunk shape (only an HDF5 "
-                                   "dataset brings chunks of its own)")
+                                   "or N5 dataset or a zarr array brings chunks of its own)")
         .WithField("chunk_shape");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<io::TiffStack> stack, io::TiffStack::Open(source));
@@ -271,10 +310,10 @@ core::Shape DefaultChunks(const io::Hdf5Dataset& dataset) {
   return chunk;
 }
 
-// The dataset's attributes with the spec's over them (the caller's words win).
-nlohmann::json MergedAttributes(const io::Hdf5Dataset& dataset, const ZarrArraySpec& spec) {
+// The source's attributes with the spec's over them (the caller's words win).
+nlohmann::json MergedAttributes(const nlohmann::json& source, const ZarrArraySpec& spec) {
   if (!spec.attributes.is_object()) return spec.attributes;  // Refused by the metadata, naming it.
-  nlohmann::json merged = dataset.attributes();
+  nlohmann::json merged = source;
   for (const auto& [name, value] : spec.attributes.items()) merged[name] = value;
   return merged;
 }
@@ -288,7 +327,7 @@ Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& so
   layout.shape = dataset->shape();
   layout.data_type = dataset->data_type();
   if (layout.chunk_shape.empty()) layout.chunk_shape = DefaultChunks(*dataset);
-  layout.attributes = MergedAttributes(*dataset, spec);
+  layout.attributes = MergedAttributes(dataset->attributes(), spec);
   Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
   if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
   io::Hdf5Dataset& rows = *dataset;
@@ -300,15 +339,115 @@ Result<VolumeImport> ImportHdf5(const Context& context, const io::Hdf5Source& so
                      VolumeSourceKind::kHdf5, options, call);
 }
 
+Result<VolumeImport> ImportN5(const Context& context, std::string_view source, std::string_view url,
+                              const ZarrArraySpec& spec, const VolumeImportOptions& options,
+                              const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, source, context.store_options(false)));
+  const std::shared_ptr<store::Store> source_store = store;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<formats::n5::N5Dataset> dataset,
+                             formats::n5::N5Dataset::Open(std::move(store)));
+  CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayLayout layout, internal::LayoutOf(spec));
+  layout.shape = dataset->shape();
+  layout.data_type = dataset->data_type();
+  if (layout.chunk_shape.empty()) layout.chunk_shape = dataset->chunks();
+  layout.attributes = MergedAttributes(dataset->attributes().other, spec);
+  Result<zarr::ArrayMetadata> metadata = internal::MetadataOf(layout, spec);
+  if (!metadata.ok()) return metadata.status().WithContext(dataset->name());
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
+                             context.pool_for(*source_store, call));
+  const formats::n5::N5Dataset& blocks = *dataset;
+  core::ThreadPool* const decoders = pool.get();
+  RowSource rows{
+      blocks.shape(), blocks.row_bytes(),
+      [&blocks, decoders](core::Index first, core::Index count, std::span<std::uint8_t> out) {
+        return blocks.ReadRows(first, count, out, decoders);
+      },
+      blocks.chunks().empty() ? 0 : blocks.chunks()[0]};
+  return WriteVolume(context, url, *std::move(metadata), layout.codec, std::nullopt, rows,
+                     VolumeSourceKind::kN5, options, call);
+}
+
+// InvalidArgument naming the field the spec sets that a zarr array's copy
+// keeps from its source (ConvertZarrArray takes a layout, not metadata).
+Status CheckZarrSpec(std::string_view source, const ZarrArraySpec& spec) {
+  const auto kept = [&](std::string_view what, std::string_view field) {
+    return Status::InvalidArgument(std::string(source) + ": a zarr array's import keeps its own " +
+                                   std::string(what) + "; the copy cannot set them")
+        .WithField(field);
+  };
+  if (spec.fill_value) return kept("fill value", "fill_value");
+  if (!spec.dimension_names.empty()) return kept("dimension names", "dimension_names");
+  if (!spec.attributes.is_object() || !spec.attributes.empty()) {
+    return kept("attributes", "attributes");
+  }
+  if (!spec.codec_documents.is_null()) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": a zarr array's import takes codecs as a shorthand "
+                                   "(\"zstd:3\"), not as codec documents")
+        .WithField("codecs");
+  }
+  return Status::Ok();
+}
+
+// A zarr array in: ConvertZarrArray's copy with the spec's layout. What a
+// failed copy wrote is erased when the URL held nothing before (an array
+// that was there is the copy's to replace or keep, not ours to erase).
+Result<VolumeImport> ImportZarr(const Context& context, std::string_view source,
+                                std::string_view url, const ZarrArraySpec& spec,
+                                const VolumeImportOptions& options, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckZarrSpec(source, spec));
+  ZarrConversionLayout layout;
+  if (!spec.chunks.empty()) layout.chunks = spec.chunks;
+  layout.shards = spec.shards;
+  layout.codecs = spec.codecs.ToShorthand();
+  layout.index_location = spec.index_location;
+  layout.zarr_format = spec.zarr_format;
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
+                             OpenStore(context, url, context.store_options(true)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> before, destination->List(""));
+  Result<ZarrArray> copied = ConvertZarrArray(context, source, url, layout,
+                                              {.checksum = spec.checksum,
+                                               .overwrite = options.overwrite,
+                                               .encoders = options.encoders,
+                                               .before_object = {}},
+                                              call);
+  if (!copied.ok()) {
+    if (before.empty()) EraseOutput(*destination);
+    return copied.status();
+  }
+  return VolumeImport{*std::move(copied), std::string(url), VolumeSourceKind::kZarr, false};
+}
+
+// What the store at `url` holds: an N5 dataset (attributes.json) or a zarr
+// array (zarr.json, .zarray); InvalidArgument naming the URL otherwise.
+Result<VolumeSourceKind> DetectStoreVolume(const Context& context, std::string_view url) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
+                             OpenStore(context, url, context.store_options(false)));
+  const auto holds = [&store](std::string_view key) -> Result<bool> {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::uint64_t> size, store->Size(key));
+    return size.has_value();
+  };
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool n5, holds("attributes.json"));
+  if (n5) return VolumeSourceKind::kN5;
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool v3, holds("zarr.json"));
+  CHUNKWISE_ASSIGN_OR_RETURN(const bool v2, holds(".zarray"));
+  if (v3 || v2) return VolumeSourceKind::kZarr;
+  return Status::InvalidArgument(std::string(url) +
+                                 ": neither an N5 dataset (attributes.json) nor a zarr array "
+                                 "(zarr.json, .zarray); a URL imports only those");
+}
+
 // InvalidArgument (field chunk_shape) for a .npy of one or more dimensions
-// with no chunk shape: only an HDF5 dataset brings chunks of its own.
+// with no chunk shape: only an HDF5 or N5 dataset or a zarr array brings
+// chunks of its own.
 Status CheckNpyChunks(std::string_view path, const ZarrArraySpec& spec) {
   if (!spec.chunks.empty()) return Status::Ok();
   CHUNKWISE_ASSIGN_OR_RETURN(const core::NpyHeader header, io::ReadNpyHeader(path));
   if (header.shape.empty()) return Status::Ok();  // 0-d: the empty chunk is its chunk.
   return Status::InvalidArgument(std::string(path) +
                                  ": a .npy file's import needs a chunk shape (only an HDF5 "
-                                 "dataset brings chunks of its own)")
+                                 "or N5 dataset or a zarr array brings chunks of its own)")
       .WithField("chunk_shape");
 }
 
@@ -326,10 +465,23 @@ Result<VolumeImport> ImportVolumeAsZarrArray(const Context& context, std::string
                                              const VolumeImportOptions& options,
                                              const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "importing " + std::string(source_path)));
+  if (const std::optional<std::string> inside = DatasetInContainer(source_path, options.dataset)) {
+    VolumeImportOptions named = options;
+    named.dataset.clear();
+    return ImportVolumeAsZarrArray(context, *inside, url, spec, named, call);
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<io::Hdf5Source> hdf5,
                              Hdf5SourceOf(source_path, options.dataset));
   if (hdf5) return ImportHdf5(context, *hdf5, url, spec, options, call);
-  CHUNKWISE_ASSIGN_OR_RETURN(const VolumeSourceKind kind, DetectVolumeSource(source_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const VolumeSourceKind kind,
+                             IsUrl(source_path) ? DetectStoreVolume(context, source_path)
+                                                : DetectVolumeSource(source_path));
+  if (kind == VolumeSourceKind::kN5) {
+    return ImportN5(context, source_path, url, spec, options, call);
+  }
+  if (kind == VolumeSourceKind::kZarr) {
+    return ImportZarr(context, source_path, url, spec, options, call);
+  }
   if (kind == VolumeSourceKind::kNpy) {
     CHUNKWISE_RETURN_IF_ERROR(CheckNpyChunks(source_path, spec));
     CHUNKWISE_ASSIGN_OR_RETURN(

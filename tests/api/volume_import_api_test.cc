@@ -1,8 +1,8 @@
 // ImportVolumeAsZarrArray (`chunkwise import`): TIFF pages as z slabs,
 // progress and cancellation, whole output or none, the existing-output rule,
-// and the .npy door. The TIFF and .npy inputs are written byte by byte here
-// (baseline TIFF: one uncompressed strip per page), so that the test needs
-// chunkwise.h alone.
+// the .npy door, N5 datasets by URL (blocks written byte by byte into a
+// memory:// store) and zarr arrays as sources. The TIFF and .npy inputs are written byte by byte
+// here (baseline TIFF: one uncompressed strip per page), so that the test needs chunkwise.h alone.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -305,6 +305,139 @@ TEST(VolumeImportApi, SourcesAreKnownByName) {
   std::ofstream(dir / "A.TIF") << "x";
   EXPECT_EQ(*DetectVolumeSource((dir / "A.TIF").string()), VolumeSourceKind::kTiff);
   EXPECT_EQ(*DetectVolumeSource(dir.string()), VolumeSourceKind::kTiff);
+  std::filesystem::create_directories(dir / "ds.n5");
+  std::ofstream(dir / "ds.n5" / "attributes.json") << "{}";
+  EXPECT_EQ(*DetectVolumeSource((dir / "ds.n5").string()), VolumeSourceKind::kN5);
+  EXPECT_EQ(DetectVolumeSource("s3://bucket/ds.n5").status().code(), StatusCode::kInvalidArgument);
+}
+
+// N5 dimensions [3, 4, 5] (x, y, z) in blocks [2, 2, 2], uint16 value
+// 100·z + 10·y + x, edge blocks truncated, written into `store` by hand.
+void WriteN5(store::Store& store) {
+  const auto big = [](Bytes& out, std::uint64_t value, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+  };
+  const std::string attributes =
+      R"({"dimensions": [3, 4, 5], "blockSize": [2, 2, 2], "dataType": "uint16",
+          "compression": {"type": "raw"}, "unit": "nm"})";
+  ASSERT_TRUE(store.Set("attributes.json", Bytes(attributes.begin(), attributes.end())).ok());
+  const std::array<int, 3> dims = {3, 4, 5};
+  for (int bz = 0; bz < 3; ++bz) {
+    for (int by = 0; by < 2; ++by) {
+      for (int bx = 0; bx < 2; ++bx) {
+        const int sx = std::min(2, dims[0] - 2 * bx), sy = std::min(2, dims[1] - 2 * by),
+                  sz = std::min(2, dims[2] - 2 * bz);
+        Bytes block;
+        big(block, 0, 2);
+        big(block, 3, 2);
+        for (const int s : {sx, sy, sz}) big(block, s, 4);
+        for (int z = 0; z < sz; ++z) {
+          for (int y = 0; y < sy; ++y) {
+            for (int x = 0; x < sx; ++x) {
+              big(block, 100 * (2 * bz + z) + 10 * (2 * by + y) + 2 * bx + x, 2);
+            }
+          }
+        }
+        const std::string key =
+            std::to_string(bx) + "/" + std::to_string(by) + "/" + std::to_string(bz);
+        ASSERT_TRUE(store.Set(key, block).ok());
+      }
+    }
+  }
+}
+
+TEST(VolumeImportApi, AnN5DatasetByUrlIsItsDimensionsReversed) {
+  Context context({.threads = 2});
+  Result<std::shared_ptr<store::Store>> opened =
+      OpenStore(context, "memory://n5-source", context.store_options(true));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::shared_ptr<store::Store> source = *opened;
+  WriteN5(*source);
+  Counting observer;
+  Result<VolumeImport> imported =
+      ImportVolumeAsZarrArray(context, "memory://n5-source", "memory://n5-out",
+                              Spec({}, core::Shape{4, 4, 4}), {}, {.observer = &observer});
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(imported->kind, VolumeSourceKind::kN5);
+  EXPECT_EQ(imported->array.metadata().shape, (core::Shape{5, 4, 3}));
+  EXPECT_EQ(imported->array.metadata().attributes, nlohmann::json({{"unit", "nm"}}));
+  EXPECT_EQ(observer.finished_with, 5u * 4 * 3 * 2);
+  Result<Bytes> all = ReadRegion(context, imported->array, core::Region({0, 0, 0}, {5, 4, 3}));
+  ASSERT_TRUE(all.ok());
+  for (std::size_t z = 0; z < 5; ++z) {
+    for (std::size_t y = 0; y < 4; ++y) {
+      for (std::size_t x = 0; x < 3; ++x) {
+        ASSERT_EQ(At16(*all, (z * 4 + y) * 3 + x), 100 * z + 10 * y + x) << z << y << x;
+      }
+    }
+  }
+  // Something there: refused without overwrite, and kept.
+  const Status again =
+      ImportVolumeAsZarrArray(context, "memory://n5-source", "memory://n5-out", Spec({})).status();
+  EXPECT_NE(again.code(), StatusCode::kOk);
+  EXPECT_TRUE(OpenZarrArray(context, "memory://n5-out").ok());
+}
+
+TEST(VolumeImportApi, AShortN5BlockFailsNamingItAndLeavesNothing) {
+  Context context({.threads = 1});
+  Result<std::shared_ptr<store::Store>> opened =
+      OpenStore(context, "memory://n5-short", context.store_options(true));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::shared_ptr<store::Store> source = *opened;
+  WriteN5(*source);
+  ASSERT_TRUE(source->Set("1/1/2", Bytes{0, 0, 0, 3, 0, 0}).ok());  // The last slab's block.
+  Result<VolumeImport> imported = ImportVolumeAsZarrArray(
+      context, "memory://n5-short", "memory://n5-short-out", Spec({}, core::Shape{2, 2, 2}));
+  EXPECT_EQ(imported.status().code(), StatusCode::kCorruption) << imported.status().ToString();
+  EXPECT_THAT(Message(imported.status()),
+              HasSubstr("1/1/2: N5 block of 6 bytes, shorter than its header (16 bytes)"));
+  std::shared_ptr<store::Store> out = *OpenStore(context, "memory://n5-short-out");
+  EXPECT_TRUE(out->List("")->empty());
+}
+
+TEST(VolumeImportApi, AnN5ImportCancelledMidWayLeavesNothing) {
+  Context context({.threads = 1});
+  Result<std::shared_ptr<store::Store>> opened =
+      OpenStore(context, "memory://n5-cancel", context.store_options(true));
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  WriteN5(**opened);
+  Counting observer;
+  observer.cancel_context = &context;  // Cancels once the first slab is being written.
+  Result<VolumeImport> imported =
+      ImportVolumeAsZarrArray(context, "memory://n5-cancel", "memory://n5-cancel-out",
+                              Spec({}, core::Shape{2, 4, 4}), {}, {.observer = &observer});
+  EXPECT_EQ(imported.status().code(), StatusCode::kCancelled) << imported.status().ToString();
+  std::shared_ptr<store::Store> out = *OpenStore(context, "memory://n5-cancel-out");
+  EXPECT_TRUE(out->List("")->empty());
+}
+
+TEST(VolumeImportApi, AZarrArrayIsCopiedIntoTheImportsLayout) {
+  const std::filesystem::path dir = FreshDirectory("volume_zarr");
+  Context context;
+  ZarrArraySpec v2 = Spec({3, 4});
+  v2.shape = {7, 9};
+  v2.data_type = *ParseDataType("uint16");
+  v2.zarr_format = 2;
+  v2.codecs = *ParseCodecs("gzip:5");
+  Result<ZarrArray> source = CreateZarrArray(context, (dir / "v2.zarr").string(), v2);
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  const Bytes ramp = api_test::Ramp16(63, 7);
+  ASSERT_TRUE(WriteRegion(context, *source, core::Region({0, 0}, {7, 9}), ramp).ok());
+  EXPECT_EQ(*DetectVolumeSource((dir / "v2.zarr").string()), VolumeSourceKind::kZarr);
+  Result<VolumeImport> imported = ImportVolumeAsZarrArray(
+      context, (dir / "v2.zarr").string(), (dir / "v3.zarr").string(), Spec({}, core::Shape{6, 8}));
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(imported->kind, VolumeSourceKind::kZarr);
+  EXPECT_EQ(imported->array.metadata().zarr_format, 3);
+  EXPECT_EQ(*ReadRegion(context, imported->array, core::Region({0, 0}, {7, 9})), ramp);
+  ZarrArraySpec attributed = Spec({});
+  attributed.attributes = {{"unit", "nm"}};
+  const Status refused = ImportVolumeAsZarrArray(context, (dir / "v2.zarr").string(),
+                                                 (dir / "attributed.zarr").string(), attributed)
+                             .status();
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.field(), "attributes");
+  EXPECT_TRUE(HoldsNoFiles(dir / "attributed.zarr"));
 }
 
 }  // namespace
