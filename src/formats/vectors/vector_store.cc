@@ -6,6 +6,7 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "formats/vectors/layout.h"
+#include "formats/vectors/vlen_array.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -105,6 +106,7 @@ Status VectorStore::WriteBlob(const std::string& path, ByteView blob) const {
 }
 
 Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) const {
+  if (metadata_.layout == LayoutVersion::k0_9) return ReadCellOf09(path);
   const std::string node = prefix_ + path;
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> metadata,
                              store_->Get(node + std::string(kMetadataKey)));
@@ -115,6 +117,19 @@ Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) cons
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes blob, DecodeBlobArray(AsChars(*metadata), *chunk,
                                                          store_->Describe(node), *blob_chains_));
   return std::optional<Bytes>(std::move(blob));
+}
+
+// A 0.8 blob path "<array>/<chunk_key>/" names the cell of that chunk in the
+// 0.9 array "<array>/".
+Result<std::optional<Bytes>> VectorStore::ReadCellOf09(const std::string& path) const {
+  const std::size_t slash = path.size() > 1 ? path.rfind('/', path.size() - 2) : std::string::npos;
+  if (slash == std::string::npos) return Status::InvalidArgument(Describe(path) + ": not a cell");
+  const std::string array_path = path.substr(0, slash + 1);
+  Result<ChunkCoord> chunk = ParseChunkKey(path.substr(slash + 1, path.size() - slash - 2));
+  if (!chunk.ok()) return chunk.status().WithContext(Describe(path));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> array, OpenVlenArray(*this, array_path));
+  if (!array) return std::optional<Bytes>();
+  return ReadVlenCell(*this, *array, *chunk);
 }
 
 Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {

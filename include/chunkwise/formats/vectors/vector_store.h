@@ -50,7 +50,7 @@ class VectorStore {
   // removes its marker. Call it once every level and array is written.
   Status Publish();
   // Opens the store at `prefix`: NotFound without a root zarr.json; the
-  // metadata parser's errors (naming the key) when it is not a 0.8 store.
+  // metadata parser's errors (naming the key) when it is not a 0.8 or 0.9 store.
   static Result<VectorStore> Open(std::shared_ptr<store::Store> store, std::string prefix,
                                   VectorStoreOptions options = {});
 
@@ -65,6 +65,8 @@ class VectorStore {
   Status WriteBlob(const std::string& path, ByteView blob) const;
   // The blob at `path`, or nullopt when no node is there. Corruption (naming
   // the path) for a node with metadata but no chunk, or one that fails to decode.
+  // In a layout-0.9 store, the 0.8 path "<family>/<chunk_key>/" reads that
+  // chunk's cell of the family array "<family>/" (nullopt when empty).
   Result<std::optional<Bytes>> ReadBlob(const std::string& path) const;
   // Writes a group node with `attributes` at `path`.
   Status WriteGroup(const std::string& path, const nlohmann::json& attributes) const;
@@ -85,6 +87,7 @@ class VectorStore {
  private:
   VectorStore(std::shared_ptr<store::Store> store, std::string prefix, RootMetadata metadata,
               VectorStoreOptions options);
+  Result<std::optional<Bytes>> ReadCellOf09(const std::string& path) const;
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;
