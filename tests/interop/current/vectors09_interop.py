@@ -1,5 +1,6 @@
 """zarr-vectors layout 0.9 (#43): stores zarr-vectors 0.9.2 (the pinned .venv)
-writes, read by `chunkwise vectors read` value for value.
+writes, read by `chunkwise vectors read` value for value, and the points we
+write in 0.9 read by zarr-vectors.
 
 - Points with a float32 vertex attribute, some at negative coordinates (so the
   family arrays have a chunk_grid_origin below zero): every (x, y, z,
@@ -10,6 +11,9 @@ writes, read by `chunkwise vectors read` value for value.
   the edges with both ends inside.
 - A mesh: every triangle comes back as its three corner positions in the
   winding zarr-vectors was given, across chunks.
+- Points with a float32 attribute that we write with `--layout 0.9`, read by
+  zarr-vectors 0.9.2 (read_points and Dataset.read) bit for bit, and by us;
+  `--layout 0.9` for a polyline is refused (Unsupported) and leaves no store.
 - A store whose zv_version names a layout we do not know is refused with
   Unsupported, naming the store's zarr.json and the version.
 
@@ -28,7 +32,8 @@ import numpy as np
 warnings.simplefilter("ignore")
 from zarr_vectors.types.graphs import write_graph  # noqa: E402
 from zarr_vectors.types.meshes import write_mesh  # noqa: E402
-from zarr_vectors.types.points import write_points  # noqa: E402
+import zarr_vectors  # noqa: E402
+from zarr_vectors.types.points import read_points, write_points  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
 from interop_check import Checks, run  # noqa: E402
@@ -107,11 +112,46 @@ def check_graph(checks, binary, work):
                   f"{len(want_box)} edges with both ends inside")
 
 
+def check_ours_read_by_them(checks, binary, work):
+    rng = np.random.default_rng(99)
+    positions = rng.uniform(-12, 20, size=(150, 3)).astype("<f4")
+    intensity = rng.uniform(0, 1, size=150).astype("<f4")
+    source = work / "ours.csv"
+    with source.open("w") as f:
+        f.write("x,y,z,intensity\n")
+        for p, a in zip(positions, intensity):
+            f.write(",".join(repr(float(v)) for v in (*p, a)) + "\n")
+    store = work / "ours.zarrvectors"
+    cli(binary, "vectors", "write", store, "--type", "points", "--input", source,
+        "--chunk-shape", "8,8,8", "--layout", "0.9")
+    theirs = read_points(str(store), attribute_names=["intensity"])
+    got = sorted(zip(map(f32, theirs["positions"]), np.asarray(theirs["vertex_attributes"]["intensity"]).tolist()))
+    want = sorted(zip(map(f32, positions), intensity.tolist()))
+    result = zarr_vectors.open(str(store)).read()
+    checks.expect(got == want and result.vertex_count == len(positions),
+                  f"zarr-vectors 0.9.2 reads the {len(want)} points and intensities of a store we wrote with "
+                  f"--layout 0.9 (read_points and Dataset.read), bit for bit")
+    names, rows = read_csv_of(binary, store, work / "ours_back.csv")
+    checks.expect(sorted(rows) == sorted(f32(p) + (np.float32(a).item(),) for p, a in zip(positions, intensity)),
+                  "chunkwise reads its own 0.9 store back")
+    refused = cli(binary, "vectors", "write", work / "graph09.zarrvectors", "--type", "polyline", "--input",
+                  source, "--chunk-shape", "8,8,8", "--layout", "0.9", ok=False)
+    checks.expect("Unsupported" in refused.stderr and "0.9" in refused.stderr and
+                  not (work / "graph09.zarrvectors" / "zarr.json").exists(),
+                  f"--layout 0.9 for a polyline is refused and leaves no store: {refused.stderr.strip()[:160]}")
+
+
 def check_validate_refuses(checks, binary, work):
     result = cli(binary, "vectors", "validate", work / "graph.zarrvectors", ok=False)
     checks.expect("Unsupported" in result.stderr and "0.9.2" in result.stderr and "malformed" not in result.stdout,
                   f"validate (0.8 checks) refuses a 0.9 store rather than report its arrays as malformed: "
                   f"{result.stderr.strip()[:160]}")
+
+
+def check_pyramid_refuses(checks, binary, work):
+    result = cli(binary, "vectors", "pyramid", work / "ours.zarrvectors", "--levels", "2", ok=False)
+    checks.expect("Unsupported" in result.stderr and "0.9.2" in result.stderr,
+                  f"vectors pyramid (0.8 only) refuses a 0.9 store: {result.stderr.strip()[:160]}")
 
 
 def check_mesh(checks, binary, work):
@@ -154,6 +194,8 @@ def main():
     check_graph(checks, args.chunkwise, args.workdir)
     check_mesh(checks, args.chunkwise, args.workdir)
     check_validate_refuses(checks, args.chunkwise, args.workdir)
+    check_ours_read_by_them(checks, args.chunkwise, args.workdir)
+    check_pyramid_refuses(checks, args.chunkwise, args.workdir)
     check_unknown_version(checks, args.chunkwise, args.workdir)
     checks.finish()
 
