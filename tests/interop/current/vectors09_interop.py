@@ -5,6 +5,8 @@ write in 0.9 read by zarr-vectors.
 - Points with a float32 vertex attribute, some at negative coordinates (so the
   family arrays have a chunk_grid_origin below zero): every (x, y, z,
   intensity) row comes back, bit for bit.
+- Cells compressed with zstd after vlen-bytes read; sharded arrays are
+  refused (Unsupported) naming the array.
 - A graph whose edges cross chunks along every offset: every edge comes back
   as its two endpoint positions in the order zarr-vectors was given (the
   perm_idx of the canonical-sorted records undone), and a box read keeps only
@@ -80,6 +82,21 @@ def check_points(checks, binary, work):
     got, _ = read_ours(binary, store, work / "points.npy")
     checks.expect(sorted(map(f32, got)) == sorted(map(f32, positions)),
                   "the .npy output holds the same float32 positions")
+
+
+def check_codecs(checks, binary, work):
+    positions = np.random.default_rng(5).uniform(-5, 15, size=(40, 3)).astype("<f4")
+    store = work / "zstd.zarrvectors"
+    write_points(str(store), positions, chunk_shape=(8, 8, 8), compressor="zstd")
+    codecs = [c["name"] for c in json.loads((store / "0" / "vertices" / "zarr.json").read_text())["codecs"]]
+    got, _ = read_ours(binary, store, work / "zstd.npy")
+    checks.expect(codecs == ["vlen-bytes", "zstd"] and sorted(map(f32, got)) == sorted(map(f32, positions)),
+                  f"chunkwise reads cells compressed after vlen-bytes (codecs {codecs})")
+    store = work / "sharded.zarrvectors"
+    write_points(str(store), positions, chunk_shape=(8, 8, 8), shard_shape=2)
+    result = cli(binary, "vectors", "read", store, "--output", work / "never.npy", ok=False)
+    checks.expect("Unsupported" in result.stderr and "sharded" in result.stderr and "vertices" in result.stderr,
+                  f"sharded 0.9 arrays are refused naming the array: {result.stderr.strip()[:160]}")
 
 
 def read_csv_of(binary, store, out):
@@ -191,6 +208,7 @@ def main():
     print(f"     zarr-vectors {importlib.metadata.version('zarr-vectors')}")
     checks = Checks()
     check_points(checks, args.chunkwise, args.workdir)
+    check_codecs(checks, args.chunkwise, args.workdir)
     check_graph(checks, args.chunkwise, args.workdir)
     check_mesh(checks, args.chunkwise, args.workdir)
     check_validate_refuses(checks, args.chunkwise, args.workdir)
