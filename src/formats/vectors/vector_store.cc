@@ -130,8 +130,20 @@ Result<std::optional<Bytes>> VectorStore::ReadCellOf09(const std::string& path) 
   const std::string array_path = path.substr(0, slash + 1);
   Result<ChunkCoord> chunk = ParseChunkKey(path.substr(slash + 1, path.size() - slash - 2));
   if (!chunk.ok()) return chunk.status().WithContext(Describe(path));
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> array, OpenVlenArray(*this, array_path));
-  if (!array) return std::optional<Bytes>();
+  std::shared_ptr<const VlenArray> array;
+  {
+    std::lock_guard lock(arrays09_->mutex);
+    if (auto found = arrays09_->opened.find(array_path); found != arrays09_->opened.end())
+      array = found->second;
+  }
+  if (!array) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> opened, OpenVlenArray(*this, array_path));
+    if (!opened)
+      return std::optional<Bytes>();  // Absent arrays are not kept: a writer may add them.
+    array = std::make_shared<const VlenArray>(*std::move(opened));
+    std::lock_guard lock(arrays09_->mutex);
+    arrays09_->opened.emplace(array_path, array);
+  }
   return ReadVlenCell(*this, *array, *chunk);
 }
 

@@ -28,6 +28,8 @@
 
 namespace chunkwise::formats::vectors {
 
+struct VlenArray;  // formats/vectors/vlen_array.h: a layout-0.9 family array.
+
 struct VectorStoreOptions {
   // Runs per-chunk encoding and decoding; null means a pool with one thread per core.
   std::shared_ptr<core::ThreadPool> pool = nullptr;
@@ -108,6 +110,8 @@ class VectorStore {
     std::mutex mutex;
     std::map<std::string, std::set<ChunkCoord>> cells;
     std::map<std::string, nlohmann::json> attributes;
+    // Reads: the metadata of each family array opened, so a cell read is one Get.
+    std::map<std::string, std::shared_ptr<const VlenArray>> opened;
   };
   std::shared_ptr<Arrays09> arrays09_ = std::make_shared<Arrays09>();
 
