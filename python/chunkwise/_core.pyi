@@ -515,6 +515,7 @@ class VectorsWriteRequest:
     type: str
     chunk_shape: list[float]
     overwrite: bool
+    layout: str
     vertex_attribute_names: list[str]
     link_attribute_names: list[str]
     link_attribute_channels: list[int]

@@ -48,6 +48,7 @@ def write(
     link_attributes: Mapping[str, Any] | None = None,
     chunk_shape: Sequence[float],
     overwrite: bool = False,
+    layout: str = "0.8",
     progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, int]:
@@ -56,7 +57,10 @@ def write(
     `type` is ``"point_cloud"``, ``"graph"``, ``"polyline"``, ``"skeleton"``
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
-    chunk in world units. Returns the vertices and chunks written.
+    chunk in world units. `layout` is the zarr-vectors on-disk layout:
+    ``"0.8"`` (every type) or ``"0.9"`` (points without object ids only;
+    anything else raises, code Unsupported). Returns the vertices and chunks
+    written.
     `progress` counts vertices written; `cancel` (or Ctrl-C) stops the write
     between chunks, before the level's metadata: reading level 0 is then
     refused (``overwrite=True`` replaces the store).
@@ -65,6 +69,7 @@ def write(
     request.type = type
     request.chunk_shape = [float(c) for c in chunk_shape]
     request.overwrite = overwrite
+    request.layout = layout
     vertex = {name: np.ascontiguousarray(v, dtype="<f4").reshape(-1)
               for name, v in (vertex_attributes or {}).items()}
     link = {name: np.ascontiguousarray(v, dtype="<f4") for name, v in (link_attributes or {}).items()}

@@ -49,6 +49,7 @@ struct GeometryIn {
   std::string type = "point_cloud";
   std::vector<double> chunk_shape;  // x, y, z in world units.
   bool overwrite = false;
+  std::string layout = "0.8";  // zarr-vectors layout: "0.8" or "0.9" (points only).
   std::vector<std::string> vertex_attribute_names;
   std::vector<std::string> link_attribute_names;
   std::vector<int> link_attribute_channels;
@@ -86,6 +87,7 @@ nb::dict WriteVectors(const std::string& url, const GeometryIn& request, Positio
   VectorsWriteOptions options;
   options.chunk_shape = {request.chunk_shape[0], request.chunk_shape[1], request.chunk_shape[2]};
   options.overwrite = request.overwrite;
+  options.layout = ValueOrThrow(ParseLayoutVersion(request.layout));
   VectorsWriteSummary summary;
   Operation operation(std::move(progress), std::move(cancel));
   operation.Run(
@@ -160,6 +162,7 @@ void BindVectors(nb::module_& module) {
       .def_rw("type", &GeometryIn::type)
       .def_rw("chunk_shape", &GeometryIn::chunk_shape)
       .def_rw("overwrite", &GeometryIn::overwrite)
+      .def_rw("layout", &GeometryIn::layout)
       .def_rw("vertex_attribute_names", &GeometryIn::vertex_attribute_names)
       .def_rw("link_attribute_names", &GeometryIn::link_attribute_names)
       .def_rw("link_attribute_channels", &GeometryIn::link_attribute_channels);

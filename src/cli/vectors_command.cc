@@ -22,6 +22,7 @@ struct VectorsOptions {
   bool json = false;
   std::string output;
   std::string storage = "explicit";
+  std::string layout = "0.8";
   std::optional<std::int64_t> object_id;
   int level = 0;
   int levels = 2;
@@ -54,6 +55,7 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(VectorGeometryType type, ParseGeometryType(options.type));
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<double> shape,
                              ParseNumbers(options.chunk_shape, 3, "--chunk-shape"));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsLayout layout, ParseLayoutVersion(options.layout));
   std::optional<std::filesystem::path> edges;
   if (!options.edges.empty()) edges = options.edges;
   CHUNKWISE_ASSIGN_OR_RETURN(VectorGeometry geometry,
@@ -61,7 +63,8 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(VectorsWriteSummary summary,
                              WriteVectors(context.library(), options.store, geometry,
                                           {.chunk_shape = {shape[0], shape[1], shape[2]},
-                                           .overwrite = options.overwrite}));
+                                           .overwrite = options.overwrite,
+                                           .layout = layout}));
   Say(context, "wrote " + std::string(GeometryTypeName(type)) + " " + options.input + " into " +
                    options.store + ": " + std::to_string(summary.vertices) + " vertices in " +
                    std::to_string(summary.chunks) + " chunks, " +
@@ -214,6 +217,9 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   write->add_option("--chunk-shape", options->chunk_shape, "X,Y,Z chunk extent in world units")
       ->required();
   write->add_flag("--overwrite", options->overwrite, "Replace an existing store");
+  write->add_option("--layout", options->layout,
+                    "zarr-vectors layout: 0.8 (default, every type) or 0.9 (points without "
+                    "object_id only)");
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* pyramid =

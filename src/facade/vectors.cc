@@ -47,6 +47,7 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
   vectors::WriteOptions write;
   write.chunk_shape = {options.chunk_shape[0], options.chunk_shape[1], options.chunk_shape[2]};
   write.overwrite = options.overwrite;
+  write.layout = options.layout;
   CHUNKWISE_ASSIGN_OR_RETURN(write.store_options.pool, context.pool_for(*store, call));
   const std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "vectors write", geometry.positions.size(), "vertices");

@@ -74,3 +74,28 @@ def test_a_mesh_keeps_its_triangles_and_their_winding(tmp_path: pathlib.Path) ->
 def test_a_missing_store_is_not_found(tmp_path: pathlib.Path) -> None:
     with pytest.raises(FileNotFoundError):
         chunkwise.vectors.read(str(tmp_path / "none.zarr"))
+
+
+def test_layout_09_points_round_trip_and_other_types_refused(tmp_path: pathlib.Path) -> None:
+    """#43: layout="0.9" writes the 0.9 tree (one vlen-bytes array per family) for points, which
+    reads back the same; a graph in 0.9 is refused (Unsupported) and an unknown layout is
+    InvalidArgument."""
+    rng = np.random.default_rng(43)
+    positions = rng.uniform(-50, 150, (300, 3)).astype("float32")
+    weight = rng.uniform(0, 1, 300).astype("float32")
+    url = tmp_path / "points09.zarrvectors"
+    chunkwise.vectors.write(str(url), positions, vertex_attributes={"weight": weight},
+                            chunk_shape=(40, 40, 40), layout="0.9")
+    root = zarr.open_group(str(url), mode="r")
+    assert root.attrs["zarr_vectors"]["zv_version"].startswith("0.9.")
+    assert (url / "0" / "vertices" / "zarr.json").exists() and (url / "0" / "vertices" / "c").is_dir()
+    g = chunkwise.vectors.read(str(url))
+    order = [by_position(g.positions)[tuple(p)] for p in positions.tolist()]
+    np.testing.assert_array_equal(g.positions[order], positions)
+    np.testing.assert_array_equal(g.vertex_attributes["weight"][order], weight)
+    with pytest.raises(chunkwise.UnsupportedError):
+        chunkwise.vectors.write(str(tmp_path / "graph09"), positions[:3], type="graph",
+                                links=np.array([[0, 1]]), chunk_shape=(40, 40, 40), layout="0.9")
+    with pytest.raises(chunkwise.InvalidArgumentError):
+        chunkwise.vectors.write(str(tmp_path / "bad"), positions, chunk_shape=(40, 40, 40),
+                                layout="1.0")

@@ -36,6 +36,7 @@ using VectorsLevelGeometry = formats::vectors::LevelGeometry;
 using VectorsRootMetadata = formats::vectors::RootMetadata;
 using VectorsLevelInfo = formats::vectors::LevelInfo;
 using VectorsViolation = formats::vectors::Violation;
+using VectorsLayout = formats::vectors::LayoutVersion;
 // The format's names for these, and their parsers ("skeleton", "implicit",
 // a link delta "+1", a violation kind, region text "x0:x1,y0:y1,z0:z1").
 using formats::vectors::CrossLevelStorageName;
@@ -43,12 +44,16 @@ using formats::vectors::FormatDelta;
 using formats::vectors::GeometryTypeName;
 using formats::vectors::ParseCrossLevelStorage;
 using formats::vectors::ParseGeometryType;
+using formats::vectors::ParseLayoutVersion;
 using formats::vectors::ParseRegionBox;
 using formats::vectors::ViolationKindName;
 
 struct VectorsWriteOptions {
   std::array<double, 3> chunk_shape{};  // x, y, z extents in world units; positive.
   bool overwrite = false;               // Replace a store already at the URL.
+  // The on-disk layout (docs/formats/vectors.md): 0.8 (the default) for every
+  // geometry; 0.9 for points without object ids only (else Unsupported).
+  VectorsLayout layout = VectorsLayout::k0_8;
 };
 
 // Writes `geometry` as level 0 of a new store at `url` (created if missing),

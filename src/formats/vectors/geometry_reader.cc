@@ -71,6 +71,15 @@ Result<LevelContents> ReadContents(const VectorStore& store, int level) {
   CHUNKWISE_ASSIGN_OR_RETURN(contents.vertex_attribute_names, ListVertexAttributes(store, level));
   contents.link_width = LinkWidthOf(store.metadata().geometry_type);
   if (contents.link_width == 0) return contents;
+  // zarr-vectors 0.9 leaves the links inside a polyline or skeleton fragment
+  // implicit (vertex order); reading them from the fragments is not done yet,
+  // and reading only the stored links would lose them silently.
+  const RootMetadata& root = store.metadata();
+  if (root.layout == LayoutVersion::k0_9 && root.links_convention.starts_with("implicit")) {
+    return Status::Unsupported(store.Describe("zarr.json") + ": links_convention " +
+                               root.links_convention +
+                               " of zarr-vectors layout 0.9 is not read yet (explicit is)");
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> width, ReadLinkWidth(store, level, 0));
   if (width && *width != contents.link_width) {
     return Status::Corruption(store.Describe(layout::LinksPath(level, 0)) + ": link_width " +
@@ -240,9 +249,36 @@ Result<std::vector<std::int64_t>> GlobalsOf(const VectorStore& store, const std:
   return globals;
 }
 
+// Layout 0.9: the links of other offsets than 0.0.0 whose source chunk is read;
+// those with an endpoint outside the read chunks are dropped as cross-chunk
+// records are (AddLink).
+Status AddOffsetLinks(const VectorStore& store, int level, const LevelContents& contents,
+                      const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
+                      Geometry& geometry) {
+  const int width = contents.link_width;
+  if (width == 0) return Status::Ok();
+  std::vector<ChunkCoord> sorted = chunks;
+  std::sort(sorted.begin(), sorted.end());
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
+                             ReadOffsetLinks(store, level, 0, width, &sorted));
+  std::map<ChunkCoord, std::size_t> chunk_index;
+  for (std::size_t c = 0; c < chunks.size(); ++c) chunk_index[chunks[c]] = c;
+  const std::string path = v0_9::LinksPath(level, 0);
+  for (std::size_t at = 0; at + width <= endpoints.size(); at += width) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        std::vector<std::int64_t> globals,
+        GlobalsOf(store, path, std::span(&endpoints[at], width), chunk_index, data));
+    AddLink(globals, geometry);
+  }
+  return Status::Ok();
+}
+
 Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
                           const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
                           Geometry& geometry) {
+  if (store.metadata().layout == LayoutVersion::k0_9) {
+    return AddOffsetLinks(store, level, contents, chunks, data, geometry);
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
                              ReadCrossChunkFamily(store, level, 0, /*list_cells=*/false));
   if (!family || family->num_links == 0) return Status::Ok();

@@ -4,17 +4,20 @@
 // Spec: docs/formats/vectors.md, "Tree" to "Geometry types". Format details
 // that change between versions — node paths, the `zv_array` names, the version
 // string, the metadata keys — are gathered in namespace v0_8 so that format 0.9
-// (docs/formats/vectors.md, "Format 0.9 (next target)") can sit beside it as
-// namespace v0_9 with the same functions. The rest of the library reaches the
-// current version through `layout::`. Every path is relative to the store root
+// (docs/formats/vectors.md, "Layout 0.9") sits beside it as namespace v0_9.
+// Readers pick by the store's RootMetadata::layout; `layout::` names the 0.8
+// paths, which 0.9 reuses for its family arrays. Every path is relative to the store root
 // and ends in "/" (a node prefix); the node's metadata is at prefix +
 // "zarr.json". Pure functions, thread-safe.
 #ifndef CHUNKWISE_FORMATS_VECTORS_LAYOUT_H_
 #define CHUNKWISE_FORMATS_VECTORS_LAYOUT_H_
 
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "chunkwise/core/result.h"
 #include "chunkwise/formats/vectors/paths.h"
 
 namespace chunkwise::formats::vectors {
@@ -72,6 +75,42 @@ std::string CrossChunkLinkAttributePath(int level, std::string_view name, int de
 std::string CrossChunkLinkAttributeDataPath(int level, std::string_view name, int delta);
 
 }  // namespace v0_8
+
+// Format 0.9 (docs/formats/vectors.md, "Layout 0.9"): the family directories
+// of 0.8 become arrays. vertices/, vertex_fragments/ and
+// vertex_attributes/<name>/ are each one variable-length-bytes array over the
+// level's chunk grid, a cell holding the bytes 0.8 keeps in a per-chunk blob;
+// links/<delta>/ is a group of such arrays, one per offsets segment.
+namespace v0_9 {
+
+inline constexpr std::string_view kVersion = "0.9.2";
+inline constexpr std::string_view kVlenDataType = "variable_length_bytes";
+inline constexpr std::string_view kVlenCodec = "vlen-bytes";
+// Array attributes: the chunk coordinates of cell 0 (absent: zero), and the
+// keys ("x.y.z", absolute) of the cells that hold data.
+inline constexpr std::string_view kOriginKey = "chunk_grid_origin";
+inline constexpr std::string_view kNonemptyKey = "nonempty_chunks";
+
+// Names the array of a vertices-like family: "<level>/<family>/".
+using v0_8::FamilyPath;
+using v0_8::LinksPath;
+using v0_8::VertexAttributePath;
+// "<level>/links/<delta>/<offsets>/".
+std::string LinksOffsetsPath(int level, int delta, std::string_view offsets);
+// The chunk offsets of endpoints 1.. relative to the source chunk, from a
+// segment such as "+1.-1.0" or "0.0.+1_0.+1.0" (one offset per endpoint after
+// the first); InvalidArgument for anything else, or a count other than width - 1.
+Result<std::vector<ChunkCoord>> ParseOffsets(std::string_view segment, int link_width);
+// The inverse: offsets joined by "_", components by ".", signed like deltas.
+std::string FormatOffsets(std::span<const ChunkCoord> offsets);
+// The segment of links whose endpoints are all in the source chunk: "0.0.0"
+// for edges, "0.0.0_0.0.0" for triangles. REQUIRES: link_width >= 2.
+std::string IntraOffsets(int link_width);
+// The key of `chunk`'s cell in an array whose cell 0 is chunk `origin`:
+// "c/<i>/<j>/<k>" with i = chunk[0] - origin[0], ...
+std::string CellKey(const ChunkCoord& chunk, const ChunkCoord& origin);
+
+}  // namespace v0_9
 
 // The version chunkwise writes.
 namespace layout = v0_8;

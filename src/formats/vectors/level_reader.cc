@@ -10,6 +10,7 @@
 #include "formats/vectors/lehmer_permutation.h"
 #include "formats/vectors/number_text.h"
 #include "formats/vectors/ragged_blob.h"
+#include "formats/vectors/vlen_array.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -102,6 +103,10 @@ Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level,
 }
 
 Result<std::vector<ChunkCoord>> ListChunksAt(const VectorStore& store, const std::string& path) {
+  if (store.metadata().layout == LayoutVersion::k0_9) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> array, OpenVlenArray(store, path));
+    return array ? array->nonempty : std::vector<ChunkCoord>();
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> children, store.ListChildren(path));
   std::vector<ChunkCoord> chunks;
   for (const std::string& child : children) {
@@ -181,14 +186,34 @@ Result<std::optional<int>> ReadLinkWidth(const VectorStore& store, int level, in
 Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int level,
                                                  const ChunkCoord& chunk, int link_width,
                                                  int delta) {
-  const std::string path = layout::LinksBlobPath(level, delta, chunk);
+  const std::string path =
+      store.metadata().layout == LayoutVersion::k0_9
+          ? v0_9::LinksOffsetsPath(level, delta, v0_9::IntraOffsets(link_width)) +
+                FormatChunkKey(chunk) + "/"
+          : layout::LinksBlobPath(level, delta, chunk);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
   if (!blob) return std::vector<std::int64_t>();
+  if (store.metadata().layout == LayoutVersion::k0_9 && delta == 0) {
+    // 0.9's intra-chunk cells at delta 0 are flat rows, no ragged header (the
+    // groups live in link_fragments/).
+    if (blob->size() % (8 * static_cast<std::size_t>(link_width)) != 0) {
+      return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+                                " bytes are not whole rows of " + std::to_string(link_width) +
+                                " int64");
+    }
+    std::vector<std::int64_t> rows(blob->size() / 8);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      rows[i] = static_cast<std::int64_t>(LoadLittleEndian<std::uint64_t>(blob->data() + 8 * i));
+    }
+    return rows;
+  }
   return DecodeLinkBlob(*blob, link_width, store.Describe(path));
 }
 
 Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,
                                                              int delta, bool list_cells) {
+  // Layout 0.9 keeps cross-chunk links in links/<delta>/<offsets>/ (ReadOffsetLinks).
+  if (store.metadata().layout == LayoutVersion::k0_9) return std::optional<CrossChunkFamily>();
   const std::string path = layout::CrossChunkLinksPath(level, delta);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<nlohmann::json> attributes,
                              store.ReadGroupAttributes(path));
@@ -257,15 +282,73 @@ Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, 
   *link_width = width.value_or(2);
   std::vector<Endpoint> endpoints;
   if (!width) return endpoints;
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> chunks,
-                             ListChunksAt(store, layout::LinksPath(level, delta)));
+  const bool v09 = store.metadata().layout == LayoutVersion::k0_9;
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<ChunkCoord> chunks,
+      ListChunksAt(store, v09 ? v0_9::LinksOffsetsPath(level, delta, v0_9::IntraOffsets(*width))
+                              : layout::LinksPath(level, delta)));
   for (const ChunkCoord& chunk : chunks) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::int64_t> rows,
                                ReadChunkLinks(store, level, chunk, *width, delta));
     for (const std::int64_t vi : rows) endpoints.push_back(Endpoint{chunk, vi});
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> cross, ReadCrossChunkLinks(store, level, delta));
+  std::vector<Endpoint> cross;
+  if (v09) {
+    CHUNKWISE_ASSIGN_OR_RETURN(cross, ReadOffsetLinks(store, level, delta, *width, nullptr));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(cross, ReadCrossChunkLinks(store, level, delta));
+  }
   endpoints.insert(endpoints.end(), cross.begin(), cross.end());
+  return endpoints;
+}
+
+Result<std::vector<Endpoint>> ReadOffsetLinks(const VectorStore& store, int level, int delta,
+                                              int link_width,
+                                              const std::vector<ChunkCoord>* sources) {
+  std::vector<Endpoint> endpoints;
+  if (store.metadata().layout != LayoutVersion::k0_9) return endpoints;
+  const std::string family = v0_9::LinksPath(level, delta);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> segments, store.ListChildren(family));
+  for (const std::string& segment : segments) {
+    const std::string path = v0_9::LinksOffsetsPath(level, delta, segment);
+    Result<std::vector<ChunkCoord>> offsets = v0_9::ParseOffsets(segment, link_width);
+    if (!offsets.ok()) return offsets.status().WithContext(store.Describe(path));
+    if (segment == v0_9::IntraOffsets(link_width)) continue;  // Read per chunk (ReadChunkLinks).
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> array, OpenVlenArray(store, path));
+    if (!array) continue;
+    const nlohmann::json has_perm = array->attributes.value("has_perm", nlohmann::json());
+    if (!has_perm.is_boolean()) {
+      return Status::InvalidArgument(store.Describe(path + "zarr.json") +
+                                     ": has_perm is missing or not a boolean");
+    }
+    const int columns = link_width + (has_perm.get<bool>() ? 1 : 0);
+    for (const ChunkCoord& source : array->nonempty) {
+      if (sources && !std::binary_search(sources->begin(), sources->end(), source)) continue;
+      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, ReadVlenCell(store, *array, source));
+      if (!blob) continue;
+      const std::string cell = path + v0_9::CellKey(source, array->origin);
+      CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::int64_t> rows,
+                                 DecodeLinkBlob(*blob, columns, store.Describe(cell)));
+      // Endpoint k lives in chunk source + offset k (endpoint 0 in the source).
+      std::vector<ChunkCoord> chunks{source};
+      for (const ChunkCoord& offset : *offsets) {
+        chunks.push_back({source[0] + offset[0], source[1] + offset[1], source[2] + offset[2]});
+      }
+      for (std::size_t at = 0; at < rows.size(); at += columns) {
+        if (!has_perm.get<bool>()) {
+          for (int k = 0; k < link_width; ++k)
+            endpoints.push_back(Endpoint{chunks[k], rows[at + k]});
+          continue;
+        }
+        // The stored order is the canonical sort; perm_idx restores the input order.
+        const CellRecord record{rows[at], std::vector<std::int64_t>(rows.begin() + at + 1,
+                                                                    rows.begin() + at + columns)};
+        Result<std::vector<Endpoint>> input = RestoreInputOrder(chunks, record);
+        if (!input.ok()) return input.status().WithContext(store.Describe(cell));
+        endpoints.insert(endpoints.end(), input->begin(), input->end());
+      }
+    }
+  }
   return endpoints;
 }
 
@@ -274,6 +357,11 @@ Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& sto
   CHUNKWISE_ASSIGN_OR_RETURN(
       std::vector<std::string> names,
       store.ListChildren(layout::FamilyPath(level, layout::kLinkAttributesDir)));
+  if (!names.empty() && store.metadata().layout == LayoutVersion::k0_9) {
+    return Status::Unsupported(
+        store.Describe(layout::FamilyPath(level, layout::kLinkAttributesDir)) +
+        ": link attributes of zarr-vectors layout 0.9 are not read yet");
+  }
   std::vector<LinkAttributeInfo> attributes;
   for (const std::string& name : names) {
     const std::string path = layout::LinkAttributePath(level, name, delta);

@@ -74,6 +74,14 @@ Result<std::vector<Endpoint>> ReadCrossChunkLinks(const VectorStore& store, int 
 Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, int delta,
                                            int* link_width);
 
+// Layout 0.9: the records of every links/<delta>/<offsets>/ array other than
+// the intra-chunk one (0.0.0), endpoints in input order (link_width per
+// record); with `sources` (sorted), only the cells of those source chunks.
+// Empty for a 0.8 store.
+Result<std::vector<Endpoint>> ReadOffsetLinks(const VectorStore& store, int level, int delta,
+                                              int link_width,
+                                              const std::vector<ChunkCoord>* sources);
+
 // A link attribute: its name and channels, from link_attributes/<name>/<delta>/.
 struct LinkAttributeInfo {
   std::string name;

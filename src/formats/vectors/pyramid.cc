@@ -137,6 +137,10 @@ Result<std::vector<PyramidLevelSummary>> BuildPyramid(VectorStore& store,
                                    std::to_string(options.levels))
         .WithField("levels");
   }
+  if (store.metadata().layout != LayoutVersion::k0_8) {
+    return Status::Unsupported(store.Describe("zarr.json") + ": pyramids are built in layout " +
+                               "0.8 only; this store is zarr-vectors " + store.metadata().version);
+  }
   // The root lists only whole levels at every moment: first level 0 alone,
   // then each new level once its vertices and links are all stored. A build
   // that stops part-way leaves a smaller pyramid a reader can trust.

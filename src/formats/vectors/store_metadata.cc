@@ -156,6 +156,24 @@ nlohmann::json FormatRootAttributes(const RootMetadata& metadata) {
   return {{std::string(layout::kRootAttributesKey), block}, {"multiscales", Multiscales(metadata)}};
 }
 
+std::string_view LayoutVersionName(LayoutVersion layout) {
+  return layout == LayoutVersion::k0_9 ? "0.9" : "0.8";
+}
+
+Result<LayoutVersion> DetectLayoutVersion(std::string_view version, std::string_view key) {
+  if (version.starts_with("0.8.")) return LayoutVersion::k0_8;
+  if (version.starts_with("0.9.")) return LayoutVersion::k0_9;
+  return Status::Unsupported(std::string(key) + ": zarr-vectors layout version " +
+                             std::string(version) + " (chunkwise reads 0.8.x and 0.9.x)");
+}
+
+Result<LayoutVersion> ParseLayoutVersion(std::string_view name) {
+  if (name == "0.8" || name == v0_8::kVersion) return LayoutVersion::k0_8;
+  if (name == "0.9" || name == v0_9::kVersion) return LayoutVersion::k0_9;
+  return Status::InvalidArgument("unknown zarr-vectors layout \"" + std::string(name) +
+                                 "\" (known: 0.8, 0.9)");
+}
+
 Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::string_view key) {
   const std::string block_name(layout::kRootAttributesKey);
   if (!attributes.is_object() || !attributes.contains(block_name) ||
@@ -169,10 +187,7 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
     return Bad(key, "zv_version is missing or not a string");
   }
   metadata.version = block["zv_version"].get<std::string>();
-  if (metadata.version.rfind("0.8.", 0) != 0) {
-    return Status::Unsupported(std::string(key) + ": zv_version " + metadata.version +
-                               " (chunkwise reads 0.8.x)");
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.layout, DetectLayoutVersion(metadata.version, key));
   CHUNKWISE_ASSIGN_OR_RETURN(
       metadata.chunk_shape,
       ParseVec3(block.value("chunk_shape", nlohmann::json()), key, "chunk_shape"));
@@ -188,6 +203,9 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   }
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.geometry_type,
                              ParseGeometryType(types[0].get<std::string>()));
+  const nlohmann::json convention = block.value("links_convention", nlohmann::json(""));
+  if (!convention.is_string()) return Bad(key, "links_convention is not a string");
+  metadata.links_convention = convention.get<std::string>();
   const nlohmann::json storage = block.value("cross_level_storage", nlohmann::json("explicit"));
   if (!storage.is_string()) return Bad(key, "cross_level_storage is not a string");
   CHUNKWISE_ASSIGN_OR_RETURN(metadata.cross_level_storage,

@@ -386,6 +386,12 @@ Result<std::vector<Violation>> ValidateStore(std::shared_ptr<store::Store> store
     return std::vector<Violation>{
         Violation{1, ViolationKind::kBadMetadata, "zarr.json", opened.status().ToString()}};
   }
+  // The checks below walk the 0.8 tree; on a 0.9 store they would report its
+  // arrays as malformed blobs.
+  if (opened->metadata().layout != LayoutVersion::k0_8) {
+    return Status::Unsupported(opened->Describe("zarr.json") + ": validate checks layout 0.8; " +
+                               "this store is zarr-vectors " + opened->metadata().version);
+  }
   return Validator(*opened, validation_level).Run();
 }
 

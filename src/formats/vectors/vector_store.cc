@@ -1,11 +1,13 @@
 #include "chunkwise/formats/vectors/vector_store.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "formats/vectors/layout.h"
+#include "formats/vectors/vlen_array.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -64,6 +66,7 @@ Result<VectorStore> VectorStore::CreateUnpublished(std::shared_ptr<store::Store>
 }
 
 Status VectorStore::Publish() {
+  if (metadata_.layout == LayoutVersion::k0_9) CHUNKWISE_RETURN_IF_ERROR(FinishArrays09());
   return zarr::PublishGroup(*store_, prefix_, 3, FormatRootAttributes(metadata_));
 }
 
@@ -96,6 +99,7 @@ std::string VectorStore::Describe(const std::string& path) const {
 }
 
 Status VectorStore::WriteBlob(const std::string& path, ByteView blob) const {
+  if (metadata_.layout == LayoutVersion::k0_9) return WriteCellOf09(path, blob);
   const std::string node = prefix_ + path;
   if (blob.empty()) return EraseAll(path);
   CHUNKWISE_ASSIGN_OR_RETURN(EncodedBlobArray encoded,
@@ -105,6 +109,7 @@ Status VectorStore::WriteBlob(const std::string& path, ByteView blob) const {
 }
 
 Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) const {
+  if (metadata_.layout == LayoutVersion::k0_9) return ReadCellOf09(path);
   const std::string node = prefix_ + path;
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> metadata,
                              store_->Get(node + std::string(kMetadataKey)));
@@ -117,7 +122,95 @@ Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) cons
   return std::optional<Bytes>(std::move(blob));
 }
 
+// A 0.8 blob path "<array>/<chunk_key>/" names the cell of that chunk in the
+// 0.9 array "<array>/".
+Result<std::optional<Bytes>> VectorStore::ReadCellOf09(const std::string& path) const {
+  const std::size_t slash = path.size() > 1 ? path.rfind('/', path.size() - 2) : std::string::npos;
+  if (slash == std::string::npos) return Status::InvalidArgument(Describe(path) + ": not a cell");
+  const std::string array_path = path.substr(0, slash + 1);
+  Result<ChunkCoord> chunk = ParseChunkKey(path.substr(slash + 1, path.size() - slash - 2));
+  if (!chunk.ok()) return chunk.status().WithContext(Describe(path));
+  std::shared_ptr<const VlenArray> array;
+  {
+    std::lock_guard lock(arrays09_->mutex);
+    if (auto found = arrays09_->opened.find(array_path); found != arrays09_->opened.end())
+      array = found->second;
+  }
+  if (!array) {
+    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<VlenArray> opened, OpenVlenArray(*this, array_path));
+    if (!opened)
+      return std::optional<Bytes>();  // Absent arrays are not kept: a writer may add them.
+    array = std::make_shared<const VlenArray>(*std::move(opened));
+    std::lock_guard lock(arrays09_->mutex);
+    arrays09_->opened.emplace(array_path, array);
+  }
+  return ReadVlenCell(*this, *array, *chunk);
+}
+
+Status VectorStore::WriteCellOf09(const std::string& path, ByteView blob) const {
+  const std::size_t slash = path.size() > 1 ? path.rfind('/', path.size() - 2) : std::string::npos;
+  if (slash == std::string::npos) return Status::InvalidArgument(Describe(path) + ": not a cell");
+  const std::string array_path = path.substr(0, slash + 1);
+  CHUNKWISE_ASSIGN_OR_RETURN(ChunkCoord chunk,
+                             ParseChunkKey(path.substr(slash + 1, path.size() - slash - 2)));
+  if (blob.empty()) return Status::Ok();  // An absent cell is no data.
+  CHUNKWISE_RETURN_IF_ERROR(
+      store_->Set(prefix_ + array_path + v0_9::CellKey(chunk, Origin09()), EncodeVlenCell(blob)));
+  std::lock_guard lock(arrays09_->mutex);
+  arrays09_->cells[array_path].insert(chunk);
+  return Status::Ok();
+}
+
+ChunkCoord VectorStore::Origin09() const {
+  ChunkCoord origin{};
+  for (int d = 0; d < kSpatialDims; ++d) {
+    origin[d] =
+        static_cast<std::int64_t>(std::floor(metadata_.bounds_min[d] / metadata_.chunk_shape[d]));
+  }
+  return origin;
+}
+
+Status VectorStore::FinishArrays09() const {
+  std::lock_guard lock(arrays09_->mutex);
+  const ChunkCoord origin = Origin09();
+  for (const auto& [path, cells] : arrays09_->cells) {
+    nlohmann::json attributes = arrays09_->attributes.contains(path)
+                                    ? arrays09_->attributes.at(path)
+                                    : nlohmann::json::object();
+    nlohmann::json nonempty = nlohmann::json::array();
+    std::array<std::int64_t, kSpatialDims> shape{1, 1, 1};
+    for (const ChunkCoord& chunk : cells) {
+      nonempty.push_back(FormatChunkKey(chunk));
+      for (int d = 0; d < kSpatialDims; ++d)
+        shape[d] = std::max<std::int64_t>(shape[d], chunk[d] - origin[d] + 1);
+    }
+    attributes[std::string(v0_9::kNonemptyKey)] = nonempty;
+    attributes[std::string(v0_9::kOriginKey)] = origin;
+    const nlohmann::json document = {
+        {"zarr_format", 3},
+        {"node_type", "array"},
+        {"shape", shape},
+        {"data_type", v0_9::kVlenDataType},
+        {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {1, 1, 1}}}}}},
+        {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
+        {"fill_value", ""},
+        {"codecs", {{{"name", v0_9::kVlenCodec}, {"configuration", nlohmann::json::object()}}}},
+        {"attributes", attributes}};
+    CHUNKWISE_RETURN_IF_ERROR(WriteMissingParentGroups(*store_, prefix_, path));
+    CHUNKWISE_RETURN_IF_ERROR(
+        store_->Set(prefix_ + path + std::string(kMetadataKey), AsBytes(document.dump(2))));
+  }
+  return Status::Ok();
+}
+
 Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {
+  if (metadata_.layout == LayoutVersion::k0_9 && attributes.is_object() &&
+      attributes.contains("zv_array")) {
+    // A family: in 0.9 its attributes go on the family array.
+    std::lock_guard lock(arrays09_->mutex);
+    arrays09_->attributes[path] = attributes;
+    return Status::Ok();
+  }
   CHUNKWISE_RETURN_IF_ERROR(WriteMissingParentGroups(*store_, prefix_, path));
   const std::string text = zarr::FormatV3Group(attributes);
   return store_->Set(prefix_ + path + std::string(kMetadataKey), AsBytes(text));

@@ -75,7 +75,10 @@ Status WriteVertexFamilies(const VectorStore& store, int level, const Geometry& 
       {{"zv_array", layout::kVerticesArray}, {"dtype", "float32"}, {"encoding", "raw"}}));
   CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
       layout::FamilyPath(level, layout::kFragmentsDir),
-      {{"zv_array", layout::kFragmentsArray}, {"format", "ZVFG"}, {"version", 1}}));
+      store.metadata().layout == LayoutVersion::k0_9
+          ? nlohmann::json{{"zv_array", layout::kFragmentsArray}, {"encoding", "fragment_index_v1"}}
+          : nlohmann::json{
+                {"zv_array", layout::kFragmentsArray}, {"format", "ZVFG"}, {"version", 1}}));
   if (!geometry.object_ids.empty()) {
     CHUNKWISE_RETURN_IF_ERROR(
         store.WriteGroup(layout::VertexAttributePath(level, layout::kObjectIdAttribute),
@@ -167,11 +170,24 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
   }
   RootMetadata metadata;
   metadata.version = std::string(layout::kVersion);
+  if (options.layout == LayoutVersion::k0_9) {
+    // The 0.9 links (offsets arrays, flat intra cells with link_fragments) and
+    // object index are not written yet.
+    if (geometry.type != GeometryType::kPoints || !geometry.object_ids.empty()) {
+      return Status::Unsupported(
+          "writing zarr-vectors layout 0.9 is done for points without object ids only; this is " +
+          std::string(GeometryTypeName(geometry.type)) +
+          (geometry.object_ids.empty() ? "" : " with object ids") + " (use layout 0.8)");
+    }
+    metadata.version = std::string(v0_9::kVersion);
+    metadata.layout = LayoutVersion::k0_9;
+  }
   metadata.chunk_shape = options.chunk_shape;
   metadata.geometry_type = geometry.type;
   metadata.base_bin_shape = options.chunk_shape;
   for (int d = 0; d < 3; ++d) metadata.base_bin_shape[d] /= 4;  // Level n bins: chunk · 2^n / 4.
-  metadata.capabilities = {std::string(layout::kCapabilityFragmentIndex)};
+  if (metadata.layout == LayoutVersion::k0_8)
+    metadata.capabilities = {std::string(layout::kCapabilityFragmentIndex)};
   for (int d = 0; d < 3; ++d) {
     metadata.bounds_min[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::max();
     metadata.bounds_max[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::lowest();

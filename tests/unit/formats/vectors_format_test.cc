@@ -174,7 +174,46 @@ TEST(VectorsMetadata, RootRoundTripAndErrorsNameTheKey) {
   EXPECT_NE(failed.status().message().find("root/zarr.json"), std::string::npos);
   bad = FormatRootAttributes(metadata);
   bad["zarr_vectors"]["zv_version"] = "0.9.1";
+  EXPECT_EQ(ParseRootAttributes(bad, "k")->layout, LayoutVersion::k0_9);
+  bad["zarr_vectors"]["zv_version"] = "0.7.3";
   EXPECT_EQ(ParseRootAttributes(bad, "k").status().code(), StatusCode::kUnsupported);
+}
+
+// #43: the layout follows zv_version; versions we do not know are Unsupported,
+// naming where the version was read and the version.
+TEST(VectorsMetadata, DetectLayoutVersion) {
+  EXPECT_EQ(*DetectLayoutVersion("0.8.0", "k"), LayoutVersion::k0_8);
+  EXPECT_EQ(*DetectLayoutVersion("0.8.1", "k"), LayoutVersion::k0_8);
+  EXPECT_EQ(*DetectLayoutVersion("0.9.0", "k"), LayoutVersion::k0_9);
+  EXPECT_EQ(*DetectLayoutVersion("0.9.2", "k"), LayoutVersion::k0_9);
+  for (const char* unknown : {"0.10.0", "0.7.0", "1.0.0", "0.9", "", "0.90.1"}) {
+    Result<LayoutVersion> refused = DetectLayoutVersion(unknown, "s.zarrvectors/zarr.json");
+    ASSERT_FALSE(refused.ok()) << unknown;
+    EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported) << unknown;
+    const std::string message(refused.status().message());
+    EXPECT_NE(message.find("s.zarrvectors/zarr.json"), std::string::npos) << message;
+    EXPECT_NE(message.find(std::string("version ") + unknown), std::string::npos) << message;
+  }
+  EXPECT_EQ(*ParseLayoutVersion("0.9"), LayoutVersion::k0_9);
+  EXPECT_EQ(*ParseLayoutVersion("0.8"), LayoutVersion::k0_8);
+  EXPECT_EQ(ParseLayoutVersion("1.0").status().code(), StatusCode::kInvalidArgument);
+}
+
+// #43: the 0.9 offsets segment of links/<delta>/<offsets>/ and the cell keys.
+TEST(VectorsPaths, Layout09OffsetsAndCells) {
+  EXPECT_EQ(v0_9::LinksOffsetsPath(0, 0, v0_9::IntraOffsets(2)), "0/links/0/0.0.0/");
+  EXPECT_EQ(v0_9::IntraOffsets(3), "0.0.0_0.0.0");
+  Result<std::vector<ChunkCoord>> one = v0_9::ParseOffsets("+1.-1.0", 2);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(*one, (std::vector<ChunkCoord>{{1, -1, 0}}));
+  Result<std::vector<ChunkCoord>> two = v0_9::ParseOffsets("0.0.+1_0.+1.0", 3);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(*two, (std::vector<ChunkCoord>{{0, 0, 1}, {0, 1, 0}}));
+  EXPECT_EQ(v0_9::FormatOffsets(*two), "0.0.+1_0.+1.0");
+  for (const char* bad : {"+1.-1", "1.0.0", "0.0.0_", "+1.-1.0.0", "0.0.0_0.0.0"}) {
+    EXPECT_FALSE(v0_9::ParseOffsets(bad, 2).ok()) << bad;
+  }
+  EXPECT_EQ(v0_9::CellKey({-1, 0, 2}, {-1, -1, 0}), "c/0/1/2");
 }
 
 TEST(VectorsBlobArray, RoundTripAndRejectsOtherArrays) {

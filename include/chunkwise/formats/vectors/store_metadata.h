@@ -37,14 +37,30 @@ Result<CrossLevelStorage> ParseCrossLevelStorage(std::string_view name);
 
 using Vec3 = std::array<double, 3>;
 
+// The on-disk layouts chunkwise knows (docs/formats/vectors.md, "Layouts"):
+// 0.8 keeps one single-chunk uint8 array per spatial chunk; 0.9 keeps one
+// variable-length-bytes array per family over the chunk grid.
+enum class LayoutVersion { k0_8, k0_9 };
+// "0.8" or "0.9".
+std::string_view LayoutVersionName(LayoutVersion layout);
+// The layout of a store whose zv_version is `version` (any 0.8.x or 0.9.x);
+// Unsupported naming `key` (the metadata's place) and the version otherwise.
+Result<LayoutVersion> DetectLayoutVersion(std::string_view version, std::string_view key);
+// "0.8" or "0.9" as a user spells it (also "0.8.0", "0.9.2"); InvalidArgument otherwise.
+Result<LayoutVersion> ParseLayoutVersion(std::string_view name);
+
 struct RootMetadata {
-  std::string version;              // zv_version, e.g. "0.8.0".
-  Vec3 chunk_shape{};               // World units per chunk; every level uses it.
-  Vec3 bounds_min{}, bounds_max{};  // Inclusive bounds of level-0 vertices.
+  std::string version;                         // zv_version, e.g. "0.8.0".
+  LayoutVersion layout = LayoutVersion::k0_8;  // From the version.
+  Vec3 chunk_shape{};                          // World units per chunk; every level uses it.
+  Vec3 bounds_min{}, bounds_max{};             // Inclusive bounds of level-0 vertices.
   GeometryType geometry_type = GeometryType::kPoints;
   CrossLevelStorage cross_level_storage = CrossLevelStorage::kExplicit;
   Vec3 base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
   int num_levels = 1;     // Levels 0..num_levels-1 (multiscales datasets).
+  // As read ("explicit", "implicit_sequential", ...; empty when absent). The
+  // writer derives its own from the geometry type.
+  std::string links_convention;
   std::vector<std::string> capabilities;
 
   bool HasCapability(std::string_view name) const;
@@ -53,7 +69,7 @@ struct RootMetadata {
 // The root group's attributes.
 nlohmann::json FormatRootAttributes(const RootMetadata& metadata);
 // InvalidArgument naming `key` and the field for missing or malformed fields;
-// Unsupported for a zv_version other than 0.8.x or spatial dimensions other than 3.
+// Unsupported for a zv_version other than 0.8.x and 0.9.x or spatial dimensions other than 3.
 Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::string_view key);
 
 struct LevelMetadata {

@@ -11,18 +11,24 @@
 #ifndef CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
 #define CHUNKWISE_FORMATS_VECTORS_VECTOR_STORE_H_
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/vectors/blob_array.h"
+#include "chunkwise/formats/vectors/paths.h"
 #include "chunkwise/formats/vectors/store_metadata.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::vectors {
+
+struct VlenArray;  // formats/vectors/vlen_array.h: a layout-0.9 family array.
 
 struct VectorStoreOptions {
   // Runs per-chunk encoding and decoding; null means a pool with one thread per core.
@@ -50,7 +56,7 @@ class VectorStore {
   // removes its marker. Call it once every level and array is written.
   Status Publish();
   // Opens the store at `prefix`: NotFound without a root zarr.json; the
-  // metadata parser's errors (naming the key) when it is not a 0.8 store.
+  // metadata parser's errors (naming the key) when it is not a 0.8 or 0.9 store.
   static Result<VectorStore> Open(std::shared_ptr<store::Store> store, std::string prefix,
                                   VectorStoreOptions options = {});
 
@@ -61,10 +67,16 @@ class VectorStore {
   // Where `path` (a layout path) lives, for messages.
   std::string Describe(const std::string& path) const;
 
-  // Writes the blob node at `path`; an empty blob erases it instead.
+  // Writes the blob node at `path`; an empty blob erases it instead. In a
+  // layout-0.9 store (metadata().layout), the 0.8 path "<family>/<chunk_key>/"
+  // writes that chunk's cell of the family array "<family>/", and WriteGroup
+  // on a family path keeps the attributes for the array's metadata, which
+  // Publish writes (before the root).
   Status WriteBlob(const std::string& path, ByteView blob) const;
   // The blob at `path`, or nullopt when no node is there. Corruption (naming
   // the path) for a node with metadata but no chunk, or one that fails to decode.
+  // In a layout-0.9 store, the 0.8 path "<family>/<chunk_key>/" reads that
+  // chunk's cell of the family array "<family>/" (nullopt when empty).
   Result<std::optional<Bytes>> ReadBlob(const std::string& path) const;
   // Writes a group node with `attributes` at `path`.
   Status WriteGroup(const std::string& path, const nlohmann::json& attributes) const;
@@ -85,6 +97,23 @@ class VectorStore {
  private:
   VectorStore(std::shared_ptr<store::Store> store, std::string prefix, RootMetadata metadata,
               VectorStoreOptions options);
+  Result<std::optional<Bytes>> ReadCellOf09(const std::string& path) const;
+  Status WriteCellOf09(const std::string& path, ByteView blob) const;
+  // Writes the zarr.json of every 0.9 family array written so far.
+  Status FinishArrays09() const;
+  // The chunk of cell [0, 0, 0]: floor(bounds_min / chunk_shape).
+  ChunkCoord Origin09() const;
+
+  // Layout 0.9 writes: which cells each family array got and the attributes
+  // its family "group" was given, until Publish writes the arrays' metadata.
+  struct Arrays09 {
+    std::mutex mutex;
+    std::map<std::string, std::set<ChunkCoord>> cells;
+    std::map<std::string, nlohmann::json> attributes;
+    // Reads: the metadata of each family array opened, so a cell read is one Get.
+    std::map<std::string, std::shared_ptr<const VlenArray>> opened;
+  };
+  std::shared_ptr<Arrays09> arrays09_ = std::make_shared<Arrays09>();
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;

@@ -29,6 +29,9 @@ struct WriteOptions {
   // Checked before each chunk; may be null. A cancelled write returns
   // Cancelled before the level's metadata is written, so no reader sees the level.
   const core::Cancellation* cancellation = nullptr;
+  // The on-disk layout (docs/formats/vectors.md, "Layout 0.9"); 0.9 is written
+  // for points without object ids only, anything else is Unsupported.
+  LayoutVersion layout = LayoutVersion::k0_8;
 };
 
 struct WriteSummary {
