@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "chunkwise/formats/vectors/vector_store.h"
+#include "facade/new_output_directory.h"
 #include "formats/vectors/write_checks.h"
 
 namespace chunkwise {
@@ -42,6 +43,9 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
   const Status shape = vectors::CheckChunkShape(
       {options.chunk_shape[0], options.chunk_shape[1], options.chunk_shape[2]});
   if (!shape.ok()) return NamingUrl(shape, url);
+  // A write refused after the store is open (a layout that cannot hold the
+  // geometry) leaves no empty directory behind.
+  const NewOutputDirectory new_directory(url);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   vectors::WriteOptions write;
@@ -55,7 +59,10 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
   write.cancellation = &context.cancellation(call);
   Result<VectorsWriteSummary> written =
       vectors::WriteGeometry(std::move(store), "", geometry, write);
-  if (!written.ok()) return NamingUrl(written.status(), url);
+  if (!written.ok()) {
+    new_directory.RemoveIfEmpty();
+    return NamingUrl(written.status(), url);
+  }
   progress->Finish();
   return written;
 }

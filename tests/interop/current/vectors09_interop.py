@@ -154,8 +154,9 @@ def check_ours_read_by_them(checks, binary, work):
     refused = cli(binary, "vectors", "write", work / "graph09.zarrvectors", "--type", "polyline", "--input",
                   source, "--chunk-shape", "8,8,8", "--layout", "0.9", ok=False)
     checks.expect("Unsupported" in refused.stderr and "0.9" in refused.stderr and
-                  not (work / "graph09.zarrvectors" / "zarr.json").exists(),
-                  f"--layout 0.9 for a polyline is refused and leaves no store: {refused.stderr.strip()[:160]}")
+                  not (work / "graph09.zarrvectors").exists(),
+                  f"--layout 0.9 for a polyline is refused and leaves no store, not even its folder: "
+                  f"{refused.stderr.strip()[:160]}")
 
 
 def check_validate_refuses(checks, binary, work):
