@@ -20,6 +20,11 @@
 //                 through s3fs with its CSV;  boto3 raw / obstore raw as above.
 // Then export-shards itself timed straight into the bucket and into a local
 // directory, with the requests it made per file (one upload per shard).
+// Stream: the stream writer (stream_bench's frames, layout and blosc lz4:1)
+// with the bucket as its sink, each shard uploaded as it completes; next to
+// the same stream into a local directory, raw PUTs of the very shard
+// objects (16 at once: the ceiling) and acquire-zarr's S3 output
+// (bench/acquire_zarr_stream_peer.py with S3Settings), --stream-mib MiB.
 // Figures: medians over --runs, seconds and GB/s (of the logical volume in the
 // zarr table, of the files in the export's), "x/ours" as the row's time over
 // ours (above 1: ours is faster), and the requests each made per GiB of the
@@ -29,6 +34,7 @@
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
 // [--no-python]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
+//                 [--stream-mib N] [--no-stream] [--no-zarr]
 #include <unistd.h>
 
 #include <cstdio>
@@ -36,6 +42,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +59,7 @@
 #include "core/file_io.h"
 #include "core/synthetic_volume.h"
 #include "store/s3_store.h"
+#include "stream_bench_common.h"
 
 namespace chunkwise {
 namespace {
@@ -64,7 +72,8 @@ using nlohmann::json;
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
     "[--no-python] "
-    "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]";
+    "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
+    "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
 constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -82,6 +91,9 @@ struct Options {
   fs::path scripts = fs::path(CHUNKWISE_SOURCE_DIR) / "bench";
   std::array<std::int64_t, 3> export_shape = {512, 1024, 1024};
   bool run_export = true;
+  long long stream_mib = 512;  // Of frames the stream writer's table streams.
+  bool run_stream = true;
+  bool run_zarr = true;
 };
 
 void Check(const Status& status, const char* what) {
@@ -503,6 +515,94 @@ void ExportBench(const Options& options, const Server& server, const fs::path& w
   ExportStraightToBucket(options, server, labelmap, work, files.size());
 }
 
+// The stream writer with the bucket as its sink, as an acquisition run
+// writing to object storage would: frames in, each shard uploaded once as it
+// completes (multipart where the shard is large). Beside it, the same stream
+// into a local directory (what the bucket costs), raw PUTs of the very shard
+// objects it wrote (the server's ceiling) and acquire-zarr's S3 output.
+void StreamBench(const Options& options, const Server& server, const fs::path& work) {
+  const Bytes distinct =
+      bench::MicroscopyVolume({bench::kDistinctFrames, bench::kFrameSide, bench::kFrameSide});
+  const auto frame_bytes = static_cast<std::size_t>(bench::kFrameSide * bench::kFrameSide * 2);
+  const auto frames = std::max<core::Index>(
+      bench::kDistinctFrames,
+      static_cast<core::Index>((options.stream_mib << 20) / static_cast<long long>(frame_bytes)));
+  const double bytes = static_cast<double>(frames) * static_cast<double>(frame_bytes);
+  const std::string codec = "blosc:lz4:1:shuffle";
+  const pipelines::stream::StreamConfig config =
+      bench::MicroscopyStreamConfig(codec, options.threads);
+  const fs::path frames_npy = work / "frames.npy";
+  Check(io::WriteNpy(frames_npy,
+                     {core::NpyDtype::FromDataType(core::DataType(core::DataTypeId::kUInt16),
+                                                   core::Endian::kLittle),
+                      {bench::kDistinctFrames, bench::kFrameSide, bench::kFrameSide},
+                      false,
+                      distinct}),
+        "frames.npy");
+  std::vector<Row> rows(4);
+  const char* names[] = {"ours -> s3", "ours -> files", "ours, store raw", "acquire-zarr -> s3"};
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
+  const std::string pid = std::to_string(::getpid());
+  std::vector<std::pair<std::string, Bytes>> objects;
+  for (int run = 0; run < options.runs; ++run) {
+    std::shared_ptr<store::S3Store> store = OpenStore(server, "bench-" + pid + "-stream/");
+    rows[0].write_seconds.push_back(server.Measure(
+        [&] { bench::StreamOnce(config, distinct, frames, store, {}); }, &rows[0].write_requests));
+    rows[0].ran = true;
+    if (run == 0) objects = Objects(*store);
+    Check(store->ErasePrefix(""), "erase");
+    const fs::path directory = work / "stream-files";
+    rows[1].write_seconds.push_back(Seconds([&] {
+      Result<std::shared_ptr<store::FileStore>> files = store::FileStore::Open(directory);
+      Check(files.status(), "stream directory");
+      bench::StreamOnce(config, distinct, frames, *files, {});
+    }));
+    rows[1].ran = true;
+    fs::remove_all(directory);
+    RawRound(server, objects, "bench-" + pid + "-stream-raw/", &rows[2]);
+    if (options.python) {
+      // acquire-zarr reads its credentials from the environment when loaded.
+      const std::string command =
+          "AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing " + options.python_path + " " +
+          (options.scripts / "acquire_zarr_stream_peer.py").string() + " " + frames_npy.string() +
+          " " + std::to_string(bytes / kGiB) + " " + codec + " bench-" + pid + "-acquire 1 " +
+          std::to_string(options.threads) + " " + server.endpoint + " " + kBucket + " 2>&1";
+      std::uint64_t requests = 0;
+      std::optional<json> result;
+      (void)server.Measure([&] { result = bench::RunJsonPeer(command, "s3_bench"); }, &requests);
+      if (result) {
+        for (double s : (*result)["seconds"]) rows[3].write_seconds.push_back(s);
+        // The peer streams a quarter of the frames untimed first (as the
+        // stream benches warm every path): its requests are scaled to the
+        // timed stream's.
+        const double warm = static_cast<double>(std::max(bench::kDistinctFrames, frames / 4));
+        const double streamed = static_cast<double>(frames);
+        rows[3].write_requests = static_cast<std::uint64_t>(static_cast<double>(requests) *
+                                                            streamed / (streamed + warm));
+        rows[3].ran = true;
+      }
+    }
+  }
+  std::printf(
+      "\nstream: %lld frames of %lldx%lld uint16 (%.0f MiB), %s, tiles 32x128x128, "
+      "4x4x4 tiles per shard, %zu threads; %zu shard objects\n",
+      static_cast<long long>(frames), static_cast<long long>(bench::kFrameSide),
+      static_cast<long long>(bench::kFrameSide), bytes / 1048576.0, codec.c_str(), options.threads,
+      objects.size());
+  std::printf("  %-20s %9s %9s %9s %13s\n", "", "write s", "GB/s", "x/ours", "requests/GiB");
+  const double ours = Median(rows[0].write_seconds);
+  for (const Row& row : rows) {
+    if (!row.ran) {
+      std::printf("  %-20s did not run (its error is above)\n", row.name.c_str());
+      continue;
+    }
+    const double seconds = Median(row.write_seconds);
+    std::printf("  %-20s %9.2f %9.3f %9.2f %13.0f\n", row.name.c_str(), seconds,
+                bytes / seconds / 1e9, seconds / ours,
+                static_cast<double>(row.write_requests) / (bytes / kGiB));
+  }
+}
+
 Options Parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -515,10 +615,20 @@ Options Parse(int argc, char** argv) {
       options.run_export = false;
       continue;
     }
+    if (flag == "--no-stream") {
+      options.run_stream = false;
+      continue;
+    }
+    if (flag == "--no-zarr") {
+      options.run_zarr = false;
+      continue;
+    }
     if (i + 1 >= argc) bench::ExitWithUsage(kUsage);
     const char* value = argv[++i];
     if (flag == "--size-mib") {
       options.size_mib = bench::IntegerArg("--size-mib", value, 2, 1 << 16) / 2 * 2;
+    } else if (flag == "--stream-mib") {
+      options.stream_mib = bench::IntegerArg("--stream-mib", value, 8, 1 << 16);
     } else if (flag == "--runs") {
       options.runs = static_cast<int>(bench::IntegerArg("--runs", value, 1, 100));
     } else if (flag == "--io-threads") {
@@ -559,8 +669,9 @@ int main(int argc, char** argv) {
   fs::create_directories(work);
   std::printf("s3_bench: moto at %s, %zu threads, %d runs (medians)\n", server.endpoint.c_str(),
               options.threads, options.runs);
-  ZarrBench(options, server, work);
+  if (options.run_zarr) ZarrBench(options, server, work);
   if (options.run_export) ExportBench(options, server, work);
+  if (options.run_stream) StreamBench(options, server, work);
   fs::remove_all(work);
   if (!stop_command.empty()) (void)std::system(stop_command.c_str());  // NOLINT(cert-env33-c)
   return 0;
