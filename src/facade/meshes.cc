@@ -205,6 +205,23 @@ Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& pa
       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
 }
 
+// Meshes the labels of `opened` chunk by chunk as `options` and the call
+// ask, placed by `meshing`'s resolution and voxel offset.
+Result<pipelines::MeshedLabels> MeshSource(const Context& context, std::string_view source_url,
+                                           const OpenedSource& opened, const MeshOptions& options,
+                                           pipelines::MeshingOptions meshing,
+                                           core::ThreadPool* pool, core::ProgressReporter* progress,
+                                           const CallOptions& call) {
+  meshing.chunk = options.chunk;
+  if (!options.labels.empty()) meshing.labels = options.labels;
+  meshing.pool = pool;
+  meshing.progress = progress;
+  meshing.cancellation = &context.cancellation(call);
+  Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
+  if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+  return meshed;
+}
+
 // `chunkwise mesh --format vectors`: the source's own resolution places the
 // vertices, as a precomputed destination's would for legacy meshes.
 Result<MeshSummary> MeshToVectors(const Context& context, std::string_view source_url,
@@ -215,30 +232,26 @@ Result<MeshSummary> MeshToVectors(const Context& context, std::string_view sourc
       opened.source.shape[0] * opened.source.shape[1] * opened.source.shape[2]);
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "mesh", voxels, "voxels");
-  pipelines::MeshingOptions meshing;
-  meshing.chunk = options.chunk;
-  meshing.resolution = opened.resolution;
-  meshing.voxel_offset = opened.voxel_offset;
-  if (!options.labels.empty()) meshing.labels = options.labels;
-  meshing.pool = pool.get();
-  meshing.progress = progress.get();
-  meshing.cancellation = &context.cancellation(call);
-  Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
-  if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+  pipelines::MeshingOptions placement;
+  placement.resolution = opened.resolution;
+  placement.voxel_offset = opened.voxel_offset;
+  CHUNKWISE_ASSIGN_OR_RETURN(pipelines::MeshedLabels meshed,
+                             MeshSource(context, source_url, opened, options, placement, pool.get(),
+                                        progress.get(), call));
   // Simplified as the legacy meshes are: both outputs hold the same triangles.
   pipelines::MeshOutputOptions simplification;
   simplification.max_error = options.max_simplification_error;
   simplification.reduction_factor = options.simplification_factor;
   simplification.pool = pool.get();
   simplification.cancellation = &context.cancellation(call);
-  CHUNKWISE_RETURN_IF_ERROR(pipelines::SimplifyMeshes(*meshed, simplification));
+  CHUNKWISE_RETURN_IF_ERROR(pipelines::SimplifyMeshes(meshed, simplification));
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(dest_url)));
   // The store's progress counts vertices: kept from the call's voxels.
   core::ProgressObserver silent;
   CallOptions write_call = call;
   write_call.observer = &silent;
   write_call.progress_mode = core::ProgressMode::kQuiet;
-  CHUNKWISE_ASSIGN_OR_RETURN(MeshSummary summary, WriteVectorMeshes(context, dest_url, *meshed,
+  CHUNKWISE_ASSIGN_OR_RETURN(MeshSummary summary, WriteVectorMeshes(context, dest_url, meshed,
                                                                     opened, options, write_call));
   progress->Finish();
   summary.voxels = voxels;
@@ -295,20 +308,16 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
                                               opened.source.shape[2]);
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "mesh", summary.voxels, "voxels");
-  pipelines::MeshingOptions meshing;
-  meshing.chunk = options.chunk;
   const std::array<std::int64_t, 3> voxel_offset{scale.voxel_offset[0], scale.voxel_offset[1],
                                                  scale.voxel_offset[2]};
+  pipelines::MeshingOptions placement;
   if (!multires) {
-    meshing.resolution = scale.resolution;
-    meshing.voxel_offset = voxel_offset;
+    placement.resolution = scale.resolution;
+    placement.voxel_offset = voxel_offset;
   }  // Else voxels: the mesh info's transform scales them.
-  if (!options.labels.empty()) meshing.labels = options.labels;
-  meshing.pool = pool.get();
-  meshing.progress = progress.get();
-  meshing.cancellation = &context.cancellation(call);
-  Result<pipelines::MeshedLabels> meshed = pipelines::MeshLabels(opened.source, meshing);
-  if (!meshed.ok()) return meshed.status().WithContext("meshing " + std::string(source_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::MeshedLabels meshed,
+                             MeshSource(context, source_url, opened, options, placement, pool.get(),
+                                        progress.get(), call));
 
   pipelines::MeshOutputOptions output;
   output.overwrite = options.overwrite;
@@ -324,8 +333,8 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   lods.voxel_offset = voxel_offset;
   lods.sharded = sharded;
   const Result<pipelines::MeshOutputSummary> written =
-      multires ? pipelines::WriteMultiresMeshes(*dest, "", *meshed, output, lods)
-               : pipelines::WriteLegacyMeshes(*dest, "", *meshed, output);
+      multires ? pipelines::WriteMultiresMeshes(*dest, "", meshed, output, lods)
+               : pipelines::WriteLegacyMeshes(*dest, "", meshed, output);
   CHUNKWISE_RETURN_IF_ERROR(written.status());
   progress->Finish();
   summary.segments = written->segments;
