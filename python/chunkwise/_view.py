@@ -24,7 +24,7 @@ def _client_dir() -> str:
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(
             "chunkwise.view needs the neuroglancer package's client, which is not installed: "
-            "pip install neuroglancer (or pass client_dir=)",
+            "pip install 'chunkwise[view]' (or pass client_dir=)",
             name="neuroglancer",
         )
     return os.path.join(list(spec.submodule_search_locations)[0], "static", "client")

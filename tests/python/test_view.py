@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import subprocess
+import sys
 import urllib.request
 
 import numpy as np
@@ -70,3 +72,21 @@ def test_view_serves_the_neuroglancer_package_client_by_default(tmp_path: pathli
     folder = pathlib.Path(list(spec.submodule_search_locations)[0]) / "static" / "client"
     with chunkwise.view(tmp_path / "img.zarr") as viewer:
         assert _get(viewer.link.split("#")[0]) == (folder / "index.html").read_bytes()
+
+
+def test_view_without_neuroglancer_names_the_extra_to_install(tmp_path: pathlib.Path) -> None:
+    # None in sys.modules makes the package look uninstalled, in a fresh interpreter.
+    code = (
+        "import sys\n"
+        "sys.modules['neuroglancer'] = None\n"
+        "import chunkwise\n"
+        "try:\n"
+        f"    chunkwise.view({str(tmp_path / 'img.zarr')!r})\n"
+        "except ModuleNotFoundError as error:\n"
+        "    print(error.name, '|', error)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    name, message = run.stdout.strip().split(" | ")
+    assert name == "neuroglancer"
+    assert "pip install 'chunkwise[view]'" in message
