@@ -5,15 +5,15 @@
 
 #include <cerrno>
 
-#include "chunkwise/facade/store_registry.h"
+#include "facade/local_path.h"
 
 namespace chunkwise {
 
 NewOutputDirectory::NewOutputDirectory(std::string_view url) {
-  const Result<StoreUrl> parsed = ParseStoreUrl(url);
-  if (!parsed.ok() || parsed->scheme != "file" || parsed->location.empty()) return;
+  const std::optional<std::string> path = LocalPathOf(url);
+  if (!path) return;
   struct stat info {};
-  if (::lstat(parsed->location.c_str(), &info) != 0 && errno == ENOENT) path_ = parsed->location;
+  if (::lstat(path->c_str(), &info) != 0 && errno == ENOENT) path_ = *path;
 }
 
 void NewOutputDirectory::RemoveIfEmpty() const {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "facade/local_path.h"
 #include "formats/neuroglancer/sources.h"
 #include "store/http_server.h"
 #include "store/mount_store.h"
@@ -19,15 +20,6 @@ constexpr std::string_view kEventsKey = "events/chunkwise";
 bool HoldsClient(const std::filesystem::path& folder) {
   std::error_code error;
   return std::filesystem::is_regular_file(folder / "index.html", error);
-}
-
-// NotFound naming `url` when it is a local path that does not exist.
-Status CheckExists(const std::string& url) {
-  if (url.find("://") != std::string::npos && !url.starts_with("file://")) return Status::Ok();
-  const std::string path = url.starts_with("file://") ? url.substr(7) : url;
-  std::error_code error;
-  if (std::filesystem::exists(path, error)) return Status::Ok();
-  return Status::NotFound(url + ": no such file or directory");
 }
 
 // The client folder of the neuroglancer package `python` finds; empty if none.
@@ -90,7 +82,7 @@ Result<std::unique_ptr<Viewer>> Viewer::Start(const Context& context,
                              OpenStore(context, options.client_dir, context.store_options(false)));
   mounts.push_back({std::string(kClientFolder), std::move(client)});
   for (std::size_t i = 0; i < urls.size(); ++i) {
-    CHUNKWISE_RETURN_IF_ERROR(CheckExists(urls[i]));
+    CHUNKWISE_RETURN_IF_ERROR(CheckLocalPathExists(urls[i]));
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> data,
                                OpenStore(context, urls[i], context.store_options(false)));
     mounts.push_back({"data/" + std::to_string(i) + "/", std::move(data)});

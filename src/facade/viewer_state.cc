@@ -13,6 +13,7 @@
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/json.h"
+#include "facade/local_path.h"
 #include "formats/neuroglancer/sources.h"
 
 namespace chunkwise {
@@ -32,10 +33,6 @@ std::string JoinUrl(const std::string& url, const std::string& prefix) {
   joined += prefix;
   if (joined.ends_with('/')) joined.pop_back();
   return joined;
-}
-
-bool IsLocalPath(std::string_view url) {
-  return url.find("://") == std::string_view::npos || url.starts_with("file://");
 }
 
 // The values of `bytes` (host order) as doubles; empty for types neuroglancer
@@ -352,13 +349,7 @@ Result<ViewerStateResult> BuildViewerState(const Context& context, std::span<con
   std::set<std::string> names;
   bool have_centre = false;
   for (const ViewedData& item : data) {
-    if (IsLocalPath(item.url)) {
-      const std::string path = item.url.starts_with("file://") ? item.url.substr(7) : item.url;
-      std::error_code error;
-      if (!std::filesystem::exists(path, error)) {
-        return Status::NotFound(item.url + ": no such file or directory");
-      }
-    }
+    CHUNKWISE_RETURN_IF_ERROR(CheckLocalPathExists(item.url));
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                                OpenStore(context, item.url, context.store_options(false)));
     CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ng::Source> sources, ng::FindSources(*store, ""));

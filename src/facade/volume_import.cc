@@ -52,13 +52,11 @@ Result<std::optional<io::Hdf5Source>> Hdf5SourceOf(std::string_view source,
   return std::optional<io::Hdf5Source>();
 }
 
-// True for "scheme://...": a URL, looked at through its store.
+// True for "scheme://...": a URL, looked at through its store (ParseStoreUrl
+// read a scheme off its front).
 bool IsUrl(std::string_view source) {
-  const std::size_t colon = source.find("://");
-  return colon != std::string_view::npos && colon > 0 &&
-         std::all_of(source.begin(), source.begin() + colon, [](unsigned char c) {
-           return std::isalnum(c) || c == '+' || c == '-' || c == '.';
-         });
+  const Result<StoreUrl> parsed = ParseStoreUrl(source);
+  return parsed.ok() && parsed->location.size() < source.size();
 }
 
 // A dataset inside an N5 container or a zarr group (a folder or a URL):
@@ -403,6 +401,7 @@ Result<VolumeImport> ImportZarr(const Context& context, std::string_view source,
   layout.codecs = spec.codecs.ToShorthand();
   layout.index_location = spec.index_location;
   layout.zarr_format = spec.zarr_format;
+  const NewOutputDirectory new_directory(url);
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> before, destination->List(""));
@@ -414,6 +413,7 @@ Result<VolumeImport> ImportZarr(const Context& context, std::string_view source,
                                               call);
   if (!copied.ok()) {
     if (before.empty()) EraseOutput(*destination);
+    new_directory.RemoveIfEmpty();
     return copied.status();
   }
   return VolumeImport{*std::move(copied), std::string(url), VolumeSourceKind::kZarr, false};

@@ -438,6 +438,13 @@ TEST(VolumeImportApi, AZarrArrayIsCopiedIntoTheImportsLayout) {
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.field(), "attributes");
   EXPECT_TRUE(HoldsNoFiles(dir / "attributed.zarr"));
+  // A copy refused once its destination is open (chunks of another rank)
+  // leaves no folder behind, as every other import.
+  const Status wrong_rank = ImportVolumeAsZarrArray(context, (dir / "v2.zarr").string(),
+                                                    (dir / "wrong_rank.zarr").string(), Spec({1}))
+                                .status();
+  EXPECT_EQ(wrong_rank.code(), StatusCode::kInvalidArgument) << wrong_rank.ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir / "wrong_rank.zarr"));
 }
 
 }  // namespace
