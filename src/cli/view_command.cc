@@ -40,9 +40,15 @@ Status ViewCommand(const CommandContext& context, const ViewOptions& options) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::string client, FindNeuroglancerClient(options.client_dir));
+  Result<std::string> client = FindNeuroglancerClient(options.client_dir);
+  if (!client.ok()) {
+    if (!options.client_dir.empty()) return client.status();
+    // The library's search names what it looked at; the flag is this door's.
+    return Status(client.status().code(),
+                  std::string(client.status().message()) + " (or give it with --client-dir)");
+  }
   Result<std::unique_ptr<Viewer>> viewer = Viewer::Start(context.library(), options.paths,
-                                                         {.client_dir = client,
+                                                         {.client_dir = *client,
                                                           .host = options.host,
                                                           .port = options.port,
                                                           .threads = options.threads,

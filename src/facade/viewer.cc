@@ -64,8 +64,7 @@ Result<std::string> FindNeuroglancerClient(std::string_view given) {
   }
   return Status::NotFound(
       "no neuroglancer client: python3 imports no `neuroglancer` package (pip install "
-      "neuroglancer, or give its static/client folder with --client-dir or "
-      "CHUNKWISE_NEUROGLANCER_CLIENT)");
+      "neuroglancer, or name its static/client folder in CHUNKWISE_NEUROGLANCER_CLIENT)");
 }
 
 Result<std::unique_ptr<Viewer>> Viewer::Start(const Context& context,

@@ -250,5 +250,30 @@ TEST(ViewerApi, ClientFolderWithoutIndexIsNotFound) {
   EXPECT_EQ(FindNeuroglancerClient(dir.string()).status().code(), StatusCode::kNotFound);
 }
 
+// With no folder given, no variable and a python3 that imports no neuroglancer,
+// the library says how to get a client in its own terms: the CLI's flag is the
+// CLI's to add (cli.view checks that it does).
+TEST(ViewerApi, NoClientAnywhereNamesThePackageAndTheVariableNotAFlag) {
+  const auto dir = FreshDirectory("viewer_no_python_client");
+  const auto python = dir / "python3";
+  std::ofstream(python) << "#!/bin/sh\nexit 1\n";
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved_path = old_path != nullptr ? old_path : "";
+  const char* old_client = std::getenv("CHUNKWISE_NEUROGLANCER_CLIENT");
+  const std::string saved_client = old_client != nullptr ? old_client : "";
+  ::setenv("PATH", dir.c_str(), 1);
+  ::unsetenv("CHUNKWISE_NEUROGLANCER_CLIENT");
+  Result<std::string> client = FindNeuroglancerClient("");
+  ::setenv("PATH", saved_path.c_str(), 1);
+  if (old_client != nullptr) ::setenv("CHUNKWISE_NEUROGLANCER_CLIENT", saved_client.c_str(), 1);
+  ASSERT_FALSE(client.ok()) << *client;
+  EXPECT_EQ(client.status().code(), StatusCode::kNotFound);
+  const std::string message(client.status().message());
+  EXPECT_THAT(message, HasSubstr("pip install neuroglancer"));
+  EXPECT_THAT(message, HasSubstr("CHUNKWISE_NEUROGLANCER_CLIENT"));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("--client-dir")));
+}
+
 }  // namespace
 }  // namespace chunkwise

@@ -144,6 +144,23 @@ def main():
                             capture_output=True, text=True, timeout=60)
     checks.expect(result.returncode == 1 and "NotFound" in result.stderr and "index.html" in result.stderr,
                   f"a client folder without index.html is NotFound ({result.stderr.strip()})")
+
+    # No flag, no variable, and a python3 that imports no neuroglancer: the library's
+    # message says how to get a client, and this door adds its own flag.
+    fake_bin = args.workdir / "fake-bin"
+    fake_bin.mkdir(exist_ok=True)
+    (fake_bin / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (fake_bin / "python3").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "CHUNKWISE_NEUROGLANCER_CLIENT"}
+    env["PATH"] = str(fake_bin)
+    result = subprocess.run([str(args.chunkwise), "view", str(array)],
+                            capture_output=True, text=True, timeout=60, env=env)
+    checks.expect(result.returncode == 1 and "NotFound" in result.stderr
+                  and "pip install neuroglancer" in result.stderr
+                  and "CHUNKWISE_NEUROGLANCER_CLIENT" in result.stderr
+                  and result.stderr.count("--client-dir") == 1,
+                  f"no client anywhere is NotFound naming the package, the variable and the flag once "
+                  f"({result.returncode}: {result.stderr.strip()})")
     checks.finish()
 
 

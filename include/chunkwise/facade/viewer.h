@@ -78,8 +78,8 @@ class Viewer {
 // environment's CHUNKWISE_NEUROGLANCER_CLIENT, else the "static/client"
 // folder of the `neuroglancer` package that `python3` imports (the python3
 // beside this program first, as in a venv, then the one on PATH). NotFound,
-// saying how to get one (pip install neuroglancer, or --client-dir), when
-// none holds an index.html.
+// saying how to get one (pip install neuroglancer, or the environment
+// variable), when none holds an index.html.
 Result<std::string> FindNeuroglancerClient(std::string_view given);
 
 }  // namespace chunkwise
