@@ -3,6 +3,8 @@
 #ifndef CHUNKWISE_BENCH_BENCH_COMMON_H_
 #define CHUNKWISE_BENCH_BENCH_COMMON_H_
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -73,6 +75,15 @@ inline double Seconds(const std::function<void()>& work) {
   const auto start = std::chrono::steady_clock::now();
   work();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU seconds this process has used, all threads: a figure the machine's
+// other load disturbs less than wall time.
+inline double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 // Runs `command`, a peer script that prints one JSON line, and parses what it

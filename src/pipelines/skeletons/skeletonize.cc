@@ -1,6 +1,7 @@
 #include "pipelines/skeletons/skeletonize.h"
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -40,12 +41,33 @@ Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
       work.emplace_back(*it);
     }
   }
+  if (options.cancellation != nullptr) {
+    CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
+  }
+  const std::vector<float> boundary_distance = DistanceToBoundary(volume, options.pool);
+  // One workspace per thread at a time, reused from label to label.
+  std::mutex workspaces_mutex;
+  std::vector<TeasarWorkspacePtr> workspaces;
   std::vector<Skeleton> out(work.size());
   auto one = [&](std::size_t i) -> Status {
     if (options.cancellation != nullptr) {
       CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
     }
-    out[i] = SkeletonizeLabel(volume, work[i].first, work[i].second.box, options.params);
+    TeasarWorkspacePtr workspace;
+    {
+      const std::lock_guard<std::mutex> lock(workspaces_mutex);
+      if (!workspaces.empty()) {
+        workspace = std::move(workspaces.back());
+        workspaces.pop_back();
+      }
+    }
+    if (workspace == nullptr) workspace = NewTeasarWorkspace();
+    out[i] = SkeletonizeLabel(volume, boundary_distance, work[i].first, work[i].second.box,
+                              options.params, *workspace);
+    {
+      const std::lock_guard<std::mutex> lock(workspaces_mutex);
+      workspaces.push_back(std::move(workspace));
+    }
     if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
     return Status();
   };

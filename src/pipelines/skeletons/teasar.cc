@@ -96,55 +96,79 @@ void DistanceAlongLine(const std::vector<double>& f, double spacing, std::vector
   }
 }
 
-// The Euclidean distance from each voxel of the mask to the nearest voxel
-// outside it, in physical units; 0 outside.
-std::vector<float> DistanceToBoundary(const Crop& crop, const std::vector<std::uint8_t>& mask,
-                                      const std::array<double, 3>& voxel_size) {
-  std::vector<double> squared(mask.size());
-  for (std::size_t i = 0; i < mask.size(); ++i) {
-    squared[i] = mask[i] ? std::numeric_limits<double>::infinity() : 0.0;
-  }
-  const std::int64_t longest = std::max({crop.dims[0], crop.dims[1], crop.dims[2]});
+// Scratch for one thread's lines: the parabolas' envelope and a run of values
+// with a zero at either end.
+struct LineScratch {
+  explicit LineScratch(std::int64_t longest)
+      : f(longest + 2), d(longest + 2), v(longest + 2), z(longest + 3) {}
   std::vector<double> f, d;
-  std::vector<std::int64_t> v(longest);
-  std::vector<double> z(longest + 1);
-  // Axis 2 is x (voxel_size[0]), axis 1 y, axis 0 z.
-  for (int axis = 2; axis >= 0; --axis) {
-    const std::int64_t n = crop.dims[axis];
-    const std::int64_t stride = axis == 2   ? 1
-                                : axis == 1 ? crop.dims[2]
-                                            : crop.dims[1] * crop.dims[2];
-    const double spacing = voxel_size[2 - axis];
-    f.resize(n);
-    d.resize(n);
-    // A line starts at each index whose coordinate on `axis` is 0.
-    const std::int64_t span = n * stride;
-    for (std::int64_t outer = 0; outer < crop.size(); outer += span) {
-      for (std::int64_t start = outer; start < outer + stride; ++start) {
-        bool inside = false;
-        for (std::int64_t p = 0; p < n; ++p) {
-          f[p] = squared[start + p * stride];
-          inside |= f[p] != 0;
-        }
-        // All background (most lines of a sparse label's box): stays 0.
-        if (!inside) continue;
-        DistanceAlongLine(f, spacing, d, v, z);
-        for (std::int64_t p = 0; p < n; ++p) squared[start + p * stride] = d[p];
+  std::vector<std::int64_t> v;
+  std::vector<double> z;
+};
+
+// One line of the field along an axis after the first: each run of one
+// nonzero label is relaxed on its own, with a zero just outside either end
+// (the voxel there is another label, or outside the volume). No voxel
+// beyond a run's end can be nearer than that end voxel itself, so runs are
+// exact, as in a binary field per label.
+void RelaxLine(const std::uint64_t* labels, float* squared, std::int64_t start, std::int64_t stride,
+               std::int64_t n, double spacing, LineScratch& s) {
+  std::int64_t a = 0;
+  while (a < n) {
+    const std::uint64_t label = labels[start + a * stride];
+    std::int64_t b = a + 1;
+    while (b < n && labels[start + b * stride] == label) ++b;
+    if (label != 0) {
+      const std::int64_t m = b - a;
+      s.f.resize(m + 2);
+      s.d.resize(m + 2);
+      s.f[0] = 0;
+      s.f[m + 1] = 0;
+      for (std::int64_t k = 0; k < m; ++k) s.f[k + 1] = squared[start + (a + k) * stride];
+      DistanceAlongLine(s.f, spacing, s.d, s.v, s.z);
+      for (std::int64_t k = 0; k < m; ++k) {
+        squared[start + (a + k) * stride] = static_cast<float>(s.d[k + 1]);
       }
     }
+    a = b;
   }
-  std::vector<float> out(mask.size());
-  for (std::size_t i = 0; i < mask.size(); ++i) out[i] = static_cast<float>(std::sqrt(squared[i]));
-  return out;
 }
 
-// Shortest paths inside the mask from `source`; the cost of a step into v is
-// cost[v] (or the step's length where cost is empty). Fills
-// dist (infinity where unreached) and, when given, parent.
+// The first pass, along x: within a run of one label, the squared distance to
+// the nearer voxel just outside the run.
+void RowDistances(const std::uint64_t* labels, float* squared, std::int64_t n, double spacing) {
+  std::int64_t a = 0;
+  while (a < n) {
+    std::int64_t b = a + 1;
+    while (b < n && labels[b] == labels[a]) ++b;
+    for (std::int64_t x = a; x < b; ++x) {
+      const double steps = labels[a] == 0 ? 0.0 : double(std::min(x - a + 1, b - x));
+      squared[x] = static_cast<float>(steps * steps * spacing * spacing);
+    }
+    a = b;
+  }
+}
+
+Status ForEach(core::ThreadPool* pool, std::int64_t n,
+               const std::function<void(std::int64_t)>& body) {
+  if (pool == nullptr || n < 2) {
+    for (std::int64_t i = 0; i < n; ++i) body(i);
+    return Status();
+  }
+  return pool->ParallelFor(static_cast<std::size_t>(n), [&](std::size_t i) {
+    body(static_cast<std::int64_t>(i));
+    return Status();
+  });
+}
+
+// Shortest paths inside the mask from `source`, a voxel of `component`; the
+// cost of a step into v is cost[v] (or the step's length where cost is null).
+// Fills dist (infinity where unreached) and, when given, parent, for the
+// component's voxels only: no other voxel is reachable.
 void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neighbour>& steps,
-                   std::int64_t source, const std::vector<float>& cost, std::vector<float>& dist,
-                   std::vector<std::int64_t>* parent) {
-  std::fill(dist.begin(), dist.end(), kInfinity);
+                   const std::vector<std::int64_t>& component, std::int64_t source,
+                   const float* cost, std::vector<float>& dist, std::vector<std::int64_t>* parent) {
+  for (std::int64_t i : component) dist[i] = kInfinity;
   using Item = std::pair<float, std::int64_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
   dist[source] = 0;
@@ -157,7 +181,7 @@ void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neig
     for (const Neighbour& step : steps) {
       const std::int64_t w = u + step.offset;
       if (!mask[w]) continue;
-      const float candidate = cost.empty() ? d + step.length : d + cost[w];
+      const float candidate = cost == nullptr ? d + step.length : d + cost[w];
       if (candidate < dist[w]) {
         dist[w] = candidate;
         if (parent != nullptr) (*parent)[w] = u;
@@ -167,21 +191,20 @@ void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neig
   }
 }
 
-// The 26-connected components of the mask, each a list of crop indexes.
-std::vector<std::vector<std::int64_t>> Components(const Crop& crop,
-                                                  const std::vector<std::uint8_t>& mask,
+// The 26-connected components of the mask, each a list of crop indexes. A
+// voxel taken into a component is marked 2 in the mask (still inside).
+std::vector<std::vector<std::int64_t>> Components(const Crop& crop, std::vector<std::uint8_t>& mask,
                                                   const std::vector<Neighbour>& steps) {
   std::vector<std::vector<std::int64_t>> components;
-  std::vector<std::uint8_t> seen(mask.size(), 0);
   for (std::int64_t i = 0; i < crop.size(); ++i) {
-    if (!mask[i] || seen[i]) continue;
+    if (mask[i] != 1) continue;
     std::vector<std::int64_t> component{i};
-    seen[i] = 1;
+    mask[i] = 2;
     for (std::size_t next = 0; next < component.size(); ++next) {
       for (const Neighbour& step : steps) {
         const std::int64_t w = component[next] + step.offset;
-        if (mask[w] && !seen[w]) {
-          seen[w] = 1;
+        if (mask[w] == 1) {
+          mask[w] = 2;
           component.push_back(w);
         }
       }
@@ -191,55 +214,82 @@ std::vector<std::vector<std::int64_t>> Components(const Crop& crop,
   return components;
 }
 
+}  // namespace
+
+// Buffers over one label's crop. Only `mask` is cleared for each label; the
+// others are written for a component's voxels before they are read there,
+// so what earlier labels left in them does no harm.
+struct TeasarWorkspace {
+  std::vector<std::uint8_t> mask;
+  std::vector<float> dbf, dist, cost;
+  std::vector<std::int64_t> parent, vertex_of;
+  std::vector<std::uint8_t> uncovered;
+  std::vector<std::uint32_t> seen;  // == stamp where the current ball reached
+  std::uint32_t stamp = 0;
+  std::vector<BallVoxel> stack;
+
+  void Prepare(std::int64_t size) {
+    const auto n = static_cast<std::size_t>(size);
+    mask.assign(n, 0);
+    for (auto* buffer : {&dbf, &dist, &cost}) {
+      if (buffer->size() < n) buffer->resize(n);
+    }
+    for (auto* buffer : {&parent, &vertex_of}) {
+      if (buffer->size() < n) buffer->resize(n);
+    }
+    if (uncovered.size() < n) uncovered.resize(n);
+    if (seen.size() < n) seen.resize(n, 0u);
+  }
+};
+
+void TeasarWorkspaceDeleter::operator()(TeasarWorkspace* workspace) const { delete workspace; }
+
+TeasarWorkspacePtr NewTeasarWorkspace() { return TeasarWorkspacePtr(new TeasarWorkspace()); }
+
+namespace {
+
 // Draws the skeleton of one component into `out`.
 class ComponentTracer {
  public:
   ComponentTracer(const Crop& crop, const LabelVolume& volume, const TeasarParams& params,
-                  const std::vector<std::uint8_t>& mask, const std::vector<float>& dbf,
-                  const std::vector<Neighbour>& steps, Skeleton& out)
-      : crop_(crop),
-        volume_(volume),
-        params_(params),
-        mask_(mask),
-        dbf_(dbf),
-        steps_(steps),
-        out_(out) {}
+                  TeasarWorkspace& work, const std::vector<Neighbour>& steps, Skeleton& out)
+      : crop_(crop), volume_(volume), params_(params), work_(work), steps_(steps), out_(out) {}
 
   void Trace(const std::vector<std::int64_t>& component) {
-    std::vector<float> dist(mask_.size());
+    const std::vector<std::uint8_t>& mask = work_.mask;
+    const std::vector<float>& dbf = work_.dbf;
+    std::vector<float>& dist = work_.dist;
     // The root: the voxel farthest from any one voxel (the first in scan
     // order) is an end of the shape, whichever voxel one starts from.
-    ShortestPaths(mask_, steps_, component.front(), {}, dist, nullptr);
+    ShortestPaths(mask, steps_, component, component.front(), nullptr, dist, nullptr);
     const std::int64_t root = Farthest(component, dist);
     // Targets in order of distance from the root, farthest first.
-    ShortestPaths(mask_, steps_, root, {}, dist, nullptr);
+    ShortestPaths(mask, steps_, component, root, nullptr, dist, nullptr);
     std::vector<std::int64_t> targets = component;
     std::stable_sort(targets.begin(), targets.end(),
                      [&](auto a, auto b) { return dist[a] > dist[b]; });
     // The tree of paths that keep to the middle: entering a voxel costs the
     // steep penalty near the boundary plus a trickle of its distance from the
     // root (so that wide open spaces still have a gradient).
-    std::vector<float> cost(mask_.size(), 0.0f);
     float dbf_max = 0;
-    for (std::int64_t i : component) dbf_max = std::max(dbf_max, dbf_[i]);
+    for (std::int64_t i : component) dbf_max = std::max(dbf_max, dbf[i]);
     const double m = std::pow(double(dbf_max), 1.01);
     float daf_max = 0;
     for (std::int64_t i : component) daf_max = std::max(daf_max, dist[i]);
     for (std::int64_t i : component) {
-      cost[i] = static_cast<float>(params_.pdrf_scale *
-                                       std::pow(1.0 - dbf_[i] / m, params_.pdrf_exponent) +
-                                   (daf_max > 0 ? dist[i] / daf_max : 0));
+      work_.cost[i] = static_cast<float>(params_.pdrf_scale *
+                                             std::pow(1.0 - dbf[i] / m, params_.pdrf_exponent) +
+                                         (daf_max > 0 ? dist[i] / daf_max : 0));
     }
-    parent_.assign(mask_.size(), -1);
-    ShortestPaths(mask_, steps_, root, cost, dist, &parent_);
+    ShortestPaths(mask, steps_, component, root, work_.cost.data(), dist, &work_.parent);
 
-    uncovered_.assign(mask_.size(), 0);
-    if (seen_.size() != mask_.size()) seen_.assign(mask_.size(), 0u);
-    for (std::int64_t i : component) uncovered_[i] = 1;
-    vertex_of_.assign(mask_.size(), -1);
+    for (std::int64_t i : component) {
+      work_.uncovered[i] = 1;
+      work_.vertex_of[i] = -1;
+    }
     VertexOf(root);
     for (std::int64_t target : targets) {
-      if (!uncovered_[target]) continue;
+      if (!work_.uncovered[target]) continue;
       DrawPath(target);
     }
   }
@@ -257,28 +307,28 @@ class ComponentTracer {
     std::int64_t previous = -1;
     std::int64_t at = target;
     while (true) {
-      const bool joined = vertex_of_[at] >= 0;
+      const bool joined = work_.vertex_of[at] >= 0;
       const std::uint32_t vertex = VertexOf(at);
       if (previous >= 0) out_.edges.push_back({static_cast<std::uint32_t>(previous), vertex});
       Cover(at);
-      if (joined || parent_[at] < 0) break;
+      if (joined || work_.parent[at] < 0) break;
       previous = vertex;
-      at = parent_[at];
+      at = work_.parent[at];
     }
   }
 
   std::uint32_t VertexOf(std::int64_t i) {
-    if (vertex_of_[i] >= 0) return static_cast<std::uint32_t>(vertex_of_[i]);
+    if (work_.vertex_of[i] >= 0) return static_cast<std::uint32_t>(work_.vertex_of[i]);
     const auto c = crop_.Coord(i);
     std::array<float, 3> position{};
     for (int a = 0; a < 3; ++a) {  // a: x, y, z
       const std::int64_t voxel = crop_.origin[2 - a] + c[2 - a];
       position[a] = static_cast<float>(volume_.origin[a] + (voxel + 0.5) * volume_.voxel_size[a]);
     }
-    vertex_of_[i] = static_cast<std::int64_t>(out_.vertices.size());
+    work_.vertex_of[i] = static_cast<std::int64_t>(out_.vertices.size());
     out_.vertices.push_back(position);
-    out_.radii.push_back(dbf_[i]);
-    return static_cast<std::uint32_t>(vertex_of_[i]);
+    out_.radii.push_back(work_.dbf[i]);
+    return static_cast<std::uint32_t>(work_.vertex_of[i]);
   }
 
   // Marks as covered every voxel within scale * DBF + const of voxel i that
@@ -286,28 +336,32 @@ class ComponentTracer {
   // passes close by but joins far away keeps its own path (as kimimaro's
   // ball does).
   void Cover(std::int64_t i) {
-    uncovered_[i] = 0;
-    const double r = params_.scale * dbf_[i] + params_.constant;
+    const std::vector<std::uint8_t>& mask = work_.mask;
+    std::vector<std::uint32_t>& seen = work_.seen;
+    std::vector<BallVoxel>& stack = work_.stack;
+    work_.uncovered[i] = 0;
+    const double r = params_.scale * work_.dbf[i] + params_.constant;
     const double r2 = r * r;
     const auto& vs = volume_.voxel_size;
-    if (++stamp_ == 0) {  // wrapped: forget every earlier ball
-      std::fill(seen_.begin(), seen_.end(), 0u);
-      stamp_ = 1;
+    if (++work_.stamp == 0) {  // wrapped: forget every earlier ball
+      std::fill(seen.begin(), seen.end(), 0u);
+      work_.stamp = 1;
     }
-    stack_.assign(1, BallVoxel{i, 0, 0, 0});
-    seen_[i] = stamp_;
-    while (!stack_.empty()) {
-      const BallVoxel at = stack_.back();
-      stack_.pop_back();
-      uncovered_[at.index] = 0;
+    const std::uint32_t stamp = work_.stamp;
+    stack.assign(1, BallVoxel{i, 0, 0, 0});
+    seen[i] = stamp;
+    while (!stack.empty()) {
+      const BallVoxel at = stack.back();
+      stack.pop_back();
+      work_.uncovered[at.index] = 0;
       for (const Neighbour& step : steps_) {
         const std::int64_t w = at.index + step.offset;
-        if (!mask_[w] || seen_[w] == stamp_) continue;
+        if (!mask[w] || seen[w] == stamp) continue;
         const int z = at.z + step.dz, y = at.y + step.dy, x = at.x + step.dx;
         const double ex = x * vs[0], ey = y * vs[1], ez = z * vs[2];
         if (ex * ex + ey * ey + ez * ez > r2) continue;
-        seen_[w] = stamp_;
-        stack_.push_back({w, z, y, x});
+        seen[w] = stamp;
+        stack.push_back({w, z, y, x});
       }
     }
   }
@@ -315,16 +369,9 @@ class ComponentTracer {
   const Crop& crop_;
   const LabelVolume& volume_;
   const TeasarParams& params_;
-  const std::vector<std::uint8_t>& mask_;
-  const std::vector<float>& dbf_;
+  TeasarWorkspace& work_;
   const std::vector<Neighbour>& steps_;
   Skeleton& out_;
-  std::vector<std::int64_t> parent_;
-  std::vector<std::uint8_t> uncovered_;
-  std::vector<std::int64_t> vertex_of_;
-  std::vector<std::uint32_t> seen_;  // == stamp_ where the current ball reached
-  std::uint32_t stamp_ = 0;
-  std::vector<BallVoxel> stack_;
 };
 
 }  // namespace
@@ -372,8 +419,45 @@ std::map<std::uint64_t, LabelExtent> FindLabels(const LabelVolume& volume) {
   return labels;
 }
 
-Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
-                          const TeasarParams& params) {
+std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPool* pool) {
+  const std::int64_t depth = volume.shape[0], height = volume.shape[1], width = volume.shape[2];
+  const std::uint64_t* labels = volume.labels.data();
+  std::vector<float> field(volume.labels.size());
+  float* squared = field.data();
+  const std::int64_t plane = height * width;
+  const std::int64_t longest = std::max({depth, height, width});
+  // x, then y, in each z plane; then z, and the root, by rows of y.
+  Status status = ForEach(pool, depth, [&](std::int64_t z) {
+    LineScratch scratch(longest);
+    for (std::int64_t y = 0; y < height; ++y) {
+      const std::int64_t row = z * plane + y * width;
+      RowDistances(labels + row, squared + row, width, volume.voxel_size[0]);
+    }
+    for (std::int64_t x = 0; x < width; ++x) {
+      RelaxLine(labels, squared, z * plane + x, width, height, volume.voxel_size[1], scratch);
+    }
+  });
+  if (status.ok()) {
+    status = ForEach(pool, height, [&](std::int64_t y) {
+      LineScratch scratch(longest);
+      for (std::int64_t x = 0; x < width; ++x) {
+        const std::int64_t start = y * width + x;
+        RelaxLine(labels, squared, start, plane, depth, volume.voxel_size[2], scratch);
+        for (std::int64_t z = 0; z < depth; ++z) {
+          squared[start + z * plane] = std::sqrt(squared[start + z * plane]);
+        }
+      }
+    });
+  }
+  // The loops above return no error of their own: a pool that cannot start
+  // threads does the work on this one instead.
+  if (!status.ok()) return DistanceToBoundary(volume, nullptr);
+  return field;
+}
+
+Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
+                          std::uint64_t label, const VoxelBox& box, const TeasarParams& params,
+                          TeasarWorkspace& work) {
   Skeleton out;
   out.label = label;
   Crop crop;
@@ -381,23 +465,31 @@ Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const 
     crop.origin[a] = box.start[a] - 1;
     crop.dims[a] = box.stop[a] - box.start[a] + 2;
   }
-  std::vector<std::uint8_t> mask(crop.size(), 0);
+  work.Prepare(crop.size());
   for (std::int64_t z = box.start[0]; z < box.stop[0]; ++z) {
     for (std::int64_t y = box.start[1]; y < box.stop[1]; ++y) {
-      const std::uint64_t* row = volume.labels.data() + (z * volume.shape[1] + y) * volume.shape[2];
-      std::uint8_t* target = mask.data() + crop.Index(z - crop.origin[0], y - crop.origin[1], 0);
+      const std::int64_t row = (z * volume.shape[1] + y) * volume.shape[2];
+      const std::int64_t target = crop.Index(z - crop.origin[0], y - crop.origin[1], 0);
       for (std::int64_t x = box.start[2]; x < box.stop[2]; ++x) {
-        target[x - crop.origin[2]] = row[x] == label;
+        if (volume.labels[row + x] != label) continue;
+        work.mask[target + x - crop.origin[2]] = 1;
+        work.dbf[target + x - crop.origin[2]] = boundary_distance[row + x];
       }
     }
   }
-  const std::vector<float> dbf = DistanceToBoundary(crop, mask, volume.voxel_size);
   const std::vector<Neighbour> steps = Neighbours(crop, volume.voxel_size);
-  ComponentTracer tracer(crop, volume, params, mask, dbf, steps, out);
-  for (const std::vector<std::int64_t>& component : Components(crop, mask, steps)) {
+  ComponentTracer tracer(crop, volume, params, work, steps, out);
+  for (const std::vector<std::int64_t>& component : Components(crop, work.mask, steps)) {
     tracer.Trace(component);
   }
   return out;
+}
+
+Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
+                          const TeasarParams& params) {
+  const std::vector<float> field = DistanceToBoundary(volume);
+  TeasarWorkspacePtr work = NewTeasarWorkspace();
+  return SkeletonizeLabel(volume, field, label, box, params, *work);
 }
 
 }  // namespace chunkwise::pipelines::skeletons

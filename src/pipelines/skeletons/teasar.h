@@ -1,8 +1,9 @@
 // TEASAR-style skeletons of the labels of a 3-d label volume held in memory.
 //
-// For each label, inside its bounding box (padded by one background voxel):
-//  1. the distance-to-boundary field (DBF): each voxel's Euclidean distance to
-//     the nearest voxel of another label, in physical units (anisotropic);
+//  1. the distance-to-boundary field (DBF), once for the whole volume: each
+//     voxel's Euclidean distance to the nearest voxel of another label, in
+//     physical units (anisotropic);
+// then for each label, inside its bounding box (padded by one background voxel):
 //  2. per 26-connected component, a root: the voxel farthest (along paths
 //     inside the component) from its first voxel in scan order;
 //  3. one Dijkstra from the root in which entering a voxel costs
@@ -21,9 +22,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "chunkwise/core/thread_pool.h"
 #include "formats/precomputed/skeleton_file.h"
 
 namespace chunkwise::pipelines::skeletons {
@@ -64,7 +67,29 @@ struct LabelExtent {
 };
 std::map<std::uint64_t, LabelExtent> FindLabels(const LabelVolume& volume);
 
-// The skeleton of `label` inside `box` (its bounding box, from FindLabels).
+// The distance-to-boundary field of every label at once: each voxel's
+// Euclidean distance, in physical units, to the nearest voxel of another
+// label (label 0 included; outside the volume counts as another label), in
+// the volume's order; 0 on label 0. One pass over the volume, where a field
+// per label would cost each label its whole bounding box again. Lines are
+// spread over `pool` when given.
+std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPool* pool = nullptr);
+
+// The buffers one thread reuses from label to label, so that a label costs
+// the voxels it covers rather than fresh pages for its whole box.
+struct TeasarWorkspace;
+struct TeasarWorkspaceDeleter {
+  void operator()(TeasarWorkspace* workspace) const;
+};
+using TeasarWorkspacePtr = std::unique_ptr<TeasarWorkspace, TeasarWorkspaceDeleter>;
+TeasarWorkspacePtr NewTeasarWorkspace();
+
+// The skeleton of `label` inside `box` (its bounding box, from FindLabels);
+// `boundary_distance` is DistanceToBoundary(volume).
+Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
+                          std::uint64_t label, const VoxelBox& box, const TeasarParams& params,
+                          TeasarWorkspace& workspace);
+// The same for one label alone (it computes the field of the whole volume).
 Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
                           const TeasarParams& params);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "pipelines/skeletons/teasar.h"
@@ -158,6 +159,76 @@ TEST(Teasar, EachComponentAndLabelGetsItsOwnTree) {
     ExpectInside(v, s);
     const std::size_t trees = label == 1 ? 2 : 1;
     EXPECT_EQ(s.edges.size() + trees, s.vertices.size()) << "label " << label;
+  }
+}
+
+// Each voxel's distance to the nearest voxel of another label (or outside the
+// volume), the slow way.
+float BruteForceDistance(const Volume& v, std::int64_t z, std::int64_t y, std::int64_t x) {
+  const std::uint64_t label = v.labels[(z * v.shape[1] + y) * v.shape[2] + x];
+  if (label == 0) return 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::int64_t qz = -1; qz <= v.shape[0]; ++qz) {
+    for (std::int64_t qy = -1; qy <= v.shape[1]; ++qy) {
+      for (std::int64_t qx = -1; qx <= v.shape[2]; ++qx) {
+        const bool outside =
+            qz < 0 || qy < 0 || qx < 0 || qz == v.shape[0] || qy == v.shape[1] || qx == v.shape[2];
+        if (!outside && v.labels[(qz * v.shape[1] + qy) * v.shape[2] + qx] == label) continue;
+        const double ex = double(qx - x) * v.voxel_size[0], ey = double(qy - y) * v.voxel_size[1],
+                     ez = double(qz - z) * v.voxel_size[2];
+        best = std::min(best, ex * ex + ey * ey + ez * ez);
+      }
+    }
+  }
+  return static_cast<float>(std::sqrt(best));
+}
+
+// The field of every label at once equals each label's own field, with
+// touching labels, label 0, the volume's faces and anisotropic voxels.
+TEST(Teasar, BoundaryDistanceOfAllLabelsIsEachLabelsOwn) {
+  Volume v({9, 13, 17});
+  v.voxel_size = {4, 4, 40};
+  DrawTube(v, 3, {4, 6, 0}, {4, 6, 16}, 4.5);
+  DrawTube(v, 7, {0, 0, 8}, {8, 12, 8}, 3.5);                // crosses label 3, touching it
+  for (std::int64_t x = 0; x < 17; ++x) v.at(8, 12, x) = 9;  // a row on two faces
+  v.at(4, 6, 3) = 0;                                         // a hole inside label 3
+  core::ThreadPool pool(2);
+  const std::vector<float> field = DistanceToBoundary(v.view(), &pool);
+  ASSERT_EQ(field.size(), v.labels.size());
+  std::size_t checked = 0;
+  for (std::int64_t z = 0; z < v.shape[0]; ++z) {
+    for (std::int64_t y = 0; y < v.shape[1]; ++y) {
+      for (std::int64_t x = 0; x < v.shape[2]; ++x, ++checked) {
+        ASSERT_FLOAT_EQ(field[checked], BruteForceDistance(v, z, y, x))
+            << "voxel z " << z << " y " << y << " x " << x;
+      }
+    }
+  }
+  EXPECT_EQ(DistanceToBoundary(v.view(), nullptr), field);
+}
+
+// A workspace carried from label to label (as each thread of
+// SkeletonizeVolume carries one) gives the skeletons a fresh one gives.
+TEST(Teasar, AReusedWorkspaceGivesWhatAFreshOneGives) {
+  Volume v({10, 40, 40});
+  DrawTube(v, 1, {5, 5, 5}, {5, 35, 35}, 3.5);  // the largest box first
+  DrawTube(v, 2, {5, 20, 5}, {5, 20, 15}, 2.5);
+  DrawTube(v, 3, {2, 30, 2}, {8, 30, 30}, 2.5);
+  const auto labels = FindLabels(v.view());
+  const std::vector<float> field = DistanceToBoundary(v.view());
+  TeasarParams params;
+  params.constant = 2;
+  TeasarWorkspacePtr carried = NewTeasarWorkspace();
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [label, extent] : labels) {
+      const Skeleton fresh = SkeletonizeLabel(v.view(), label, extent.box, params);
+      const Skeleton reused =
+          SkeletonizeLabel(v.view(), field, label, extent.box, params, *carried);
+      ASSERT_FALSE(fresh.vertices.empty()) << "label " << label;
+      EXPECT_EQ(reused.vertices, fresh.vertices) << "label " << label << " round " << round;
+      EXPECT_EQ(reused.edges, fresh.edges) << "label " << label << " round " << round;
+      EXPECT_EQ(reused.radii, fresh.radii) << "label " << label << " round " << round;
+    }
   }
 }
 
