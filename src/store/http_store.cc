@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "chunkwise/core/thread_pool.h"
 #include "store/key.h"
 #include "store/percent_encoding.h"
 #include "store/ranged_reads.h"
@@ -27,18 +26,26 @@ bool ParseSize(const std::string& text, std::uint64_t* size) {
 // uses, so a reader may outlive the store.
 class HttpStore::Object final : public RangedObject {
  public:
-  Object(std::shared_ptr<HttpTransport> transport, std::shared_ptr<core::ThreadPool> pool,
-         RangeReadOptions options, std::string url)
-      : transport_(std::move(transport)),
-        pool_(std::move(pool)),
-        options_(options),
-        url_(std::move(url)) {}
+  Object(std::shared_ptr<HttpTransport> transport, RangeReadOptions options, std::string url)
+      : transport_(std::move(transport)), options_(options), url_(std::move(url)) {}
 
   Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
                            const ObjectVersion* pin, std::string_view what) const override {
     HttpRequest request = Request("GET", pin);
     request.range = range;
     return transport_->Send(request, target, what);
+  }
+
+  std::vector<Result<HttpResponse>> GetAll(std::span<const RangedGet> gets,
+                                           const ObjectVersion* pin) const override {
+    std::vector<HttpRequest> requests(gets.size(), Request("GET", pin));
+    std::vector<HttpCall> calls;
+    calls.reserve(gets.size());
+    for (std::size_t i = 0; i < gets.size(); ++i) {
+      requests[i].range = gets[i].range;
+      calls.push_back({&requests[i], gets[i].target, gets[i].what});
+    }
+    return transport_->SendAll(calls);
   }
 
   Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const override {
@@ -61,7 +68,6 @@ class HttpStore::Object final : public RangedObject {
   }
   bool MeansAbsent(const HttpResponse&) const override { return true; }
   const std::string& url() const override { return url_; }
-  core::ThreadPool* pool() const override { return pool_.get(); }
   const RangeReadOptions& options() const override { return options_; }
 
  private:
@@ -95,16 +101,12 @@ class HttpStore::Object final : public RangedObject {
   }
 
   std::shared_ptr<HttpTransport> transport_;
-  std::shared_ptr<core::ThreadPool> pool_;
   RangeReadOptions options_;
   std::string url_;
 };
 
 HttpStore::HttpStore(HttpStoreOptions options)
-    : options_(std::move(options)),
-      transport_(std::make_shared<HttpTransport>(options_.http)),
-      pool_(std::make_shared<core::ThreadPool>(
-          static_cast<std::size_t>(std::max(1, options_.max_requests_in_flight)))) {}
+    : options_(std::move(options)), transport_(std::make_shared<HttpTransport>(options_.http)) {}
 
 HttpStore::~HttpStore() = default;
 
@@ -132,7 +134,7 @@ std::string HttpStore::Describe(std::string_view key) const {
 }
 
 std::shared_ptr<const HttpStore::Object> HttpStore::ObjectFor(std::string_view key) const {
-  return std::make_shared<Object>(transport_, pool_, options_.reads, Describe(key));
+  return std::make_shared<Object>(transport_, options_.reads, Describe(key));
 }
 
 StoreCapabilities HttpStore::capabilities() const {

@@ -24,10 +24,6 @@
 #include "store/http_transport.h"
 #include "store/range_read_options.h"
 
-namespace chunkwise::core {
-class ThreadPool;
-}
-
 namespace chunkwise::store {
 
 // The hook that lets a store that cannot list say what exists, from what the
@@ -44,9 +40,10 @@ class HttpKeyLister {
 
 struct HttpStoreOptions {
   std::string base_url;  // "https://host/path"; keys are below it.
+  // Timeouts, retries, and max_in_flight: requests on the wire at once,
+  // the pieces and range groups of every read together.
   HttpTransportOptions http;
   RangeReadOptions reads;
-  int max_requests_in_flight = 16;              // Pieces and range groups of one read at once.
   std::shared_ptr<const HttpKeyLister> lister;  // Null: List is Unsupported.
 };
 
@@ -80,7 +77,6 @@ class HttpStore final : public Store {
 
   HttpStoreOptions options_;
   std::shared_ptr<HttpTransport> transport_;
-  std::shared_ptr<core::ThreadPool> pool_;
 };
 
 }  // namespace chunkwise::store

@@ -1,12 +1,16 @@
 #include "store/http_transport.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <thread>
+#include <unordered_map>
 
 #include "store/curl_global.h"
 #include "store/xml_document.h"
@@ -16,6 +20,8 @@ namespace {
 
 // The start of an error reply kept for its message; the rest is dropped.
 constexpr std::size_t kErrorBodyLimit = std::size_t{64} << 10;
+// libcurl's receive buffer per transfer (its default is 16 KiB).
+constexpr long kReceiveBuffer = 256L << 10;
 // The SHA-256 of no bytes: the payload hash of a request without a body.
 constexpr const char* kEmptyPayloadHash =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -233,221 +239,424 @@ std::string DescribeReply(const HttpResponse& response) {
   return text;
 }
 
-// Idle easy handles, each keeping its connection open for the next request.
-class HttpTransport::HandlePool {
+// The event loop: one thread driving a curl multi handle. Callers queue
+// jobs under `mutex_` and wake it; everything else is the loop thread's.
+class HttpTransport::Loop {
  public:
-  explicit HandlePool(std::size_t max_idle) : max_idle_(max_idle) {
+  explicit Loop(const HttpTransport& transport) : transport_(transport), pid_(::getpid()) {
     InitCurlOnce();
-    share_ = curl_share_init();
-    curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, Lock);
-    curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, Unlock);
-    curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
-    // Names and TLS sessions are shared; each handle keeps its own connection
-    // (libcurl does not support one connection cache across threads).
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    multi_ = curl_multi_init();
+    // Connections the multi handle keeps open for the requests that follow.
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS,
+                      static_cast<long>(std::max<std::size_t>(1, options().max_idle_connections)));
+    thread_ = std::thread([this] { Main(); });
   }
-  ~HandlePool() {
-    for (CURL* handle : idle_) curl_easy_cleanup(handle);
-    curl_share_cleanup(share_);
-  }
-
-  CURL* Acquire() {
+  ~Loop() {
     {
       std::lock_guard lock(mutex_);
-      if (!idle_.empty()) {
-        CURL* handle = idle_.back();
-        idle_.pop_back();
-        return handle;
+      stop_ = true;
+    }
+    curl_multi_wakeup(multi_);
+    thread_.join();
+    for (CURL* handle : idle_handles_) curl_easy_cleanup(handle);
+    curl_multi_cleanup(multi_);
+  }
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  pid_t pid() const { return pid_; }
+  std::size_t max_seen() const { return max_seen_.load(); }
+
+  // Queues `calls` and waits until every one has its result.
+  void Run(std::span<const HttpCall> calls, const core::Cancellation* cancellation,
+           std::vector<Result<HttpResponse>>& results) {
+    Batch batch;
+    batch.remaining = calls.size();
+    batch.results = &results;
+    batch.cancellation = cancellation;
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        auto job = std::make_unique<Job>();
+        job->batch = &batch;
+        job->index = i;
+        job->call = &calls[i];
+        incoming_.push_back(std::move(job));
       }
     }
-    return curl_easy_init();
+    curl_multi_wakeup(multi_);
+    std::unique_lock lock(batch.mutex);
+    batch.done.wait(lock, [&] { return batch.remaining == 0; });
   }
-  void Release(CURL* handle) {
-    std::lock_guard lock(mutex_);
-    if (idle_.size() < max_idle_) {
-      idle_.push_back(handle);
-      return;
-    }
-    curl_easy_cleanup(handle);
-  }
-  CURLSH* share() const { return share_; }
 
  private:
-  static void Lock(CURL*, curl_lock_data data, curl_lock_access, void* user) {
-    static_cast<HandlePool*>(user)->share_mutexes_[data % kMutexes].lock();
-  }
-  static void Unlock(CURL*, curl_lock_data data, void* user) {
-    static_cast<HandlePool*>(user)->share_mutexes_[data % kMutexes].unlock();
+  using Clock = std::chrono::steady_clock;
+
+  struct Batch {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::size_t remaining = 0;
+    std::vector<Result<HttpResponse>>* results = nullptr;
+    const core::Cancellation* cancellation = nullptr;
+  };
+
+  // One call on its way through its attempts.
+  struct Job {
+    Batch* batch = nullptr;
+    std::size_t index = 0;
+    const HttpCall* call = nullptr;
+    int attempt = 0;         // Attempts started.
+    Clock::time_point due;   // When a retry may start.
+    CURL* handle = nullptr;  // While on the wire.
+    curl_slist* headers = nullptr;
+    std::string sigv4;
+    Exchange exchange;
+    char error[CURL_ERROR_SIZE] = {0};
+  };
+  using JobPtr = std::unique_ptr<Job>;
+
+  const HttpTransportOptions& options() const { return transport_.options_; }
+
+  void Main() {
+    for (;;) {
+      {
+        std::lock_guard lock(mutex_);
+        while (!incoming_.empty()) {
+          ready_.push_back(std::move(incoming_.front()));
+          incoming_.pop_front();
+        }
+        if (stop_) break;
+      }
+      DropCancelled();
+      const Clock::time_point now = Clock::now();
+      for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if ((*it)->due > now) {
+          ++it;
+          continue;
+        }
+        ready_.push_back(std::move(*it));
+        it = waiting_.erase(it);
+      }
+      const std::size_t limit = std::max<std::size_t>(1, options().max_in_flight);
+      while (active_.size() < limit && !ready_.empty()) {
+        JobPtr job = std::move(ready_.front());
+        ready_.pop_front();
+        Start(std::move(job));
+      }
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int left = 0;
+      while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+        if (message->msg == CURLMSG_DONE) Finish(message->easy_handle, message->data.result);
+      }
+      curl_multi_poll(multi_, nullptr, 0, PollTimeout(limit), nullptr);
+    }
+    // Stopping: whatever is left ends with an error (no caller waits then,
+    // as the transport is being destroyed).
+    for (auto& entry : active_) {
+      curl_multi_remove_handle(multi_, entry.first);
+      Release(*entry.second);
+      Closed(std::move(entry.second));
+    }
+    active_.clear();
+    for (JobPtr& job : ready_) Closed(std::move(job));
+    for (JobPtr& job : waiting_) Closed(std::move(job));
   }
 
-  static constexpr int kMutexes = 8;
-  std::size_t max_idle_;
+  void Closed(JobPtr job) {
+    const std::string& what = job->call->what;  // The caller's, outliving the job.
+    Complete(std::move(job), Status::Cancelled(what + ": the transport was closed"));
+  }
+
+  // How long the loop may sleep: not at all when a queued job could start,
+  // until the next retry is due, and briefly while jobs may be cancelled.
+  int PollTimeout(std::size_t limit) const {
+    if (!ready_.empty() && active_.size() < limit) return 0;
+    Clock::duration wait = std::chrono::seconds(1);
+    if (!active_.empty() || !waiting_.empty()) wait = std::chrono::milliseconds(50);
+    const Clock::time_point now = Clock::now();
+    for (const JobPtr& job : waiting_) wait = std::min(wait, job->due - now);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait).count();
+    return static_cast<int>(std::clamp<std::int64_t>(ms, 0, 1000));
+  }
+
+  bool Cancelled(const Job& job) const {
+    return job.batch->cancellation != nullptr && job.batch->cancellation->cancelled();
+  }
+
+  // Ends every job whose caller cancelled, on the wire or not.
+  void DropCancelled() {
+    for (auto it = active_.begin(); it != active_.end();) {
+      if (!Cancelled(*it->second)) {
+        ++it;
+        continue;
+      }
+      curl_multi_remove_handle(multi_, it->first);
+      Release(*it->second);
+      JobPtr job = std::move(it->second);
+      it = active_.erase(it);
+      CompleteCancelled(std::move(job));
+    }
+    for (auto* queue : {&ready_, &waiting_}) {
+      for (auto it = queue->begin(); it != queue->end();) {
+        if (!Cancelled(**it)) {
+          ++it;
+          continue;
+        }
+        JobPtr job = std::move(*it);
+        it = queue->erase(it);
+        CompleteCancelled(std::move(job));
+      }
+    }
+  }
+
+  void CompleteCancelled(JobPtr job) {
+    const std::string& what = job->call->what;
+    Status status = job->batch->cancellation->Check(what);
+    if (status.ok()) status = Status::Cancelled(what);
+    Complete(std::move(job), std::move(status));
+  }
+
+  void Complete(JobPtr job, Result<HttpResponse> result) {
+    Batch& batch = *job->batch;
+    std::lock_guard lock(batch.mutex);
+    (*batch.results)[job->index] = std::move(result);
+    if (--batch.remaining == 0) batch.done.notify_all();
+  }
+
+  // Sets up one attempt of `job` and puts it on the wire.
+  void Start(JobPtr job) {
+    CURL* handle = nullptr;
+    if (!idle_handles_.empty()) {
+      handle = idle_handles_.back();
+      idle_handles_.pop_back();
+      curl_easy_reset(handle);
+    } else {
+      handle = curl_easy_init();
+    }
+    if (handle == nullptr) {
+      const std::string& what = job->call->what;
+      Complete(std::move(job), Status::IOError(what + ": curl_easy_init failed"));
+      return;
+    }
+    ++job->attempt;
+    ++transport_.requests_;
+    job->handle = handle;
+    job->error[0] = 0;
+    job->exchange = Exchange();
+    job->exchange.handle = handle;
+    job->exchange.target = &job->call->target;
+    job->exchange.body = job->call->request->body;
+    Configure(*job);
+    active_.emplace(handle, std::move(job));
+    max_seen_.store(std::max(max_seen_.load(), active_.size()));
+    curl_multi_add_handle(multi_, handle);
+  }
+
+  void Configure(Job& job) {
+    const HttpRequest& request = *job.call->request;
+    const HttpTransportOptions& options = this->options();
+    CURL* handle = job.handle;
+    Exchange* exchange = &job.exchange;
+    curl_easy_setopt(handle, CURLOPT_PRIVATE, &job);
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, job.error);
+    curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);  // The path is signed as given.
+    curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
+    // One thread receives for every transfer: larger reads, fewer calls.
+    curl_easy_setopt(handle, CURLOPT_BUFFERSIZE, kReceiveBuffer);
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options.connect_timeout.count()));
+    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME,
+                     static_cast<long>(options.stall_timeout.count()));
+    if (!options.ca_bundle.empty())
+      curl_easy_setopt(handle, CURLOPT_CAINFO, options.ca_bundle.c_str());
+    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, OnHeader);
+    curl_easy_setopt(handle, CURLOPT_HEADERDATA, exchange);
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, exchange);
+
+    std::uint64_t body_size = 0;
+    for (ByteView part : request.body) body_size += part.size();
+    if (request.method == "HEAD") {
+      curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
+    } else if (request.has_body) {
+      curl_easy_setopt(handle, CURLOPT_READFUNCTION, OnRead);
+      curl_easy_setopt(handle, CURLOPT_READDATA, exchange);
+      curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, OnSeek);
+      curl_easy_setopt(handle, CURLOPT_SEEKDATA, exchange);
+      if (request.method == "POST") {
+        curl_easy_setopt(handle, CURLOPT_POST, 1L);
+        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_size));
+      } else {
+        curl_easy_setopt(handle, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(handle, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body_size));
+        if (request.method != "PUT") {
+          curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+        }
+      }
+    } else if (request.method != "GET") {
+      curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (!request.range.empty()) curl_easy_setopt(handle, CURLOPT_RANGE, request.range.c_str());
+    if (request.follow_redirects) {
+      curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
+      curl_easy_setopt(handle, CURLOPT_MAXREDIRS, 8L);
+      curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    }
+
+    curl_slist* headers = nullptr;
+    for (const std::string& header : request.headers)
+      headers = curl_slist_append(headers, header.c_str());
+    if (request.signer != nullptr && !request.signer->credentials.anonymous()) {
+      const AwsCredentials& credentials = request.signer->credentials;
+      // libcurl 7.88 signs the Host header as it finds it and the payload hash
+      // that x-amz-content-sha256 gives (S3 requires the header too).
+      headers = curl_slist_append(headers, ("Host: " + Authority(request.url)).c_str());
+      const bool has_hash = std::any_of(
+          request.headers.begin(), request.headers.end(),
+          [](const std::string& h) { return Lower(h).starts_with("x-amz-content-sha256:"); });
+      if (!has_hash) {
+        headers =
+            curl_slist_append(headers, (std::string("x-amz-content-sha256: ") +
+                                        (request.has_body ? "UNSIGNED-PAYLOAD" : kEmptyPayloadHash))
+                                           .c_str());
+      }
+      if (!credentials.session_token.empty()) {
+        headers = curl_slist_append(headers,
+                                    ("x-amz-security-token: " + credentials.session_token).c_str());
+      }
+      job.sigv4 = "aws:amz:" + request.signer->region + ":" + request.signer->service;
+      curl_easy_setopt(handle, CURLOPT_AWS_SIGV4, job.sigv4.c_str());
+      curl_easy_setopt(handle, CURLOPT_USERNAME, credentials.access_key_id.c_str());
+      curl_easy_setopt(handle, CURLOPT_PASSWORD, credentials.secret_access_key.c_str());
+    }
+    job.headers = headers;
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+  }
+
+  // Takes the handle back from a job off the wire (removed from the multi).
+  void Release(Job& job) {
+    curl_easy_setopt(job.handle, CURLOPT_HTTPHEADER, nullptr);
+    curl_slist_free_all(job.headers);
+    job.headers = nullptr;
+    if (idle_handles_.size() < std::max<std::size_t>(1, options().max_in_flight)) {
+      idle_handles_.push_back(job.handle);
+    } else {
+      curl_easy_cleanup(job.handle);
+    }
+    job.handle = nullptr;
+  }
+
+  // An attempt ended: the result, or a retry after its backoff.
+  void Finish(CURL* handle, CURLcode code) {
+    auto found = active_.find(handle);
+    if (found == active_.end()) return;
+    JobPtr job = std::move(found->second);
+    active_.erase(found);
+    curl_multi_remove_handle(multi_, handle);
+    HttpResponse& response = job->exchange.response;
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response.status);
+    long connects = 0;
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
+    curl_off_t uploaded = 0;
+    curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+    transport_.connections_ += static_cast<std::uint64_t>(std::max(0L, connects));
+    transport_.bytes_sent_ += static_cast<std::uint64_t>(std::max<curl_off_t>(0, uploaded));
+    transport_.bytes_received_ += response.body_size;
+    const std::string error =
+        code == CURLE_OK ? "" : (job->error[0] != 0 ? job->error : curl_easy_strerror(code));
+    Release(*job);
+    const std::string& what = job->call->what;
+    if (job->exchange.overflow) {
+      Complete(std::move(job),
+               Status::IOError(what + ": the server sent more bytes than were asked for"));
+      return;
+    }
+    if (code == CURLE_OK && !IsRetriableReply(response)) {
+      HttpResponse reply = std::move(response);
+      Complete(std::move(job), std::move(reply));
+      return;
+    }
+    if (code != CURLE_OK && !IsRetriableTransportError(code)) {
+      Complete(std::move(job), Status::IOError(what + ": " + error));
+      return;
+    }
+    const std::string last = code != CURLE_OK ? error : DescribeReply(response);
+    const int attempts = std::max(1, options().retry.max_attempts);
+    if (job->attempt >= attempts) {
+      Complete(std::move(job), Status::IOError(what + ": failed after " + std::to_string(attempts) +
+                                               " attempts; the last said " + last));
+      return;
+    }
+    ++transport_.retries_;
+    job->due = Clock::now() + options().retry.Backoff(job->attempt, RandomNumber());
+    waiting_.push_back(std::move(job));
+  }
+
+  const HttpTransport& transport_;
+  const pid_t pid_;
+  CURLM* multi_ = nullptr;
+  std::thread thread_;
+  std::atomic<std::size_t> max_seen_{0};
+
   std::mutex mutex_;
-  std::vector<CURL*> idle_;  // Most recently used last: its connection is the likeliest alive.
-  CURLSH* share_ = nullptr;
-  std::mutex share_mutexes_[kMutexes];
+  std::deque<JobPtr> incoming_;  // Under mutex_.
+  bool stop_ = false;            // Under mutex_.
+
+  // The loop thread's own.
+  std::deque<JobPtr> ready_;    // Queued, in the order they came.
+  std::deque<JobPtr> waiting_;  // Retries in their backoff.
+  std::unordered_map<CURL*, JobPtr> active_;
+  std::vector<CURL*> idle_handles_;
 };
 
-struct HttpTransport::Attempt {
-  CURLcode code = CURLE_OK;
-  std::string error;  // libcurl's message when code is not OK.
-  bool overflow = false;
-  HttpResponse response;
-};
+HttpTransport::HttpTransport(HttpTransportOptions options) : options_(std::move(options)) {}
 
-HttpTransport::HttpTransport(HttpTransportOptions options)
-    : options_(std::move(options)),
-      pool_(std::make_unique<HandlePool>(options_.max_idle_connections)) {}
+HttpTransport::~HttpTransport() {
+  std::lock_guard lock(loop_mutex_);
+  // A forked child's copy of the parent's loop has no thread to stop: left unfreed.
+  if (loop_ != nullptr && loop_->pid() != ::getpid()) (void)loop_.release();
+}
 
-HttpTransport::~HttpTransport() = default;
+HttpTransport::Loop& HttpTransport::loop() const {
+  std::lock_guard lock(loop_mutex_);
+  if (loop_ != nullptr && loop_->pid() != ::getpid()) (void)loop_.release();
+  if (loop_ == nullptr) loop_ = std::make_unique<Loop>(*this);
+  return *loop_;
+}
 
 HttpTransport::Stats HttpTransport::stats() const {
   return {requests_.load(), retries_.load(), connections_.load(), bytes_sent_.load(),
           bytes_received_.load()};
 }
 
+std::size_t HttpTransport::max_in_flight_seen() const {
+  std::lock_guard lock(loop_mutex_);
+  return loop_ == nullptr ? 0 : loop_->max_seen();
+}
+
 void HttpTransport::Backoff(int retry) const {
   std::this_thread::sleep_for(options_.retry.Backoff(retry, RandomNumber()));
 }
 
-HttpTransport::Attempt HttpTransport::SendOnce(const HttpRequest& request,
-                                               const BodyTarget& target) const {
-  Attempt attempt;
-  CURL* handle = pool_->Acquire();
-  if (handle == nullptr) {
-    attempt.code = CURLE_FAILED_INIT;
-    attempt.error = "curl_easy_init failed";
-    return attempt;
-  }
-  curl_easy_reset(handle);  // Options go; the open connection stays.
-  Exchange exchange;
-  exchange.handle = handle;
-  exchange.target = &target;
-  exchange.body = request.body;
-  char error_buffer[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(handle, CURLOPT_SHARE, pool_->share());
-  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(handle, CURLOPT_PATH_AS_IS, 1L);  // The path is signed as given.
-  curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(options_.stall_timeout.count()));
-  if (!options_.ca_bundle.empty())
-    curl_easy_setopt(handle, CURLOPT_CAINFO, options_.ca_bundle.c_str());
-  curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(handle, CURLOPT_HEADERDATA, &exchange);
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &exchange);
-
-  std::uint64_t body_size = 0;
-  for (ByteView part : request.body) body_size += part.size();
-  if (request.method == "HEAD") {
-    curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
-  } else if (request.has_body) {
-    curl_easy_setopt(handle, CURLOPT_READFUNCTION, OnRead);
-    curl_easy_setopt(handle, CURLOPT_READDATA, &exchange);
-    curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, OnSeek);
-    curl_easy_setopt(handle, CURLOPT_SEEKDATA, &exchange);
-    if (request.method == "POST") {
-      curl_easy_setopt(handle, CURLOPT_POST, 1L);
-      curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_size));
-    } else {
-      curl_easy_setopt(handle, CURLOPT_UPLOAD, 1L);
-      curl_easy_setopt(handle, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body_size));
-      if (request.method != "PUT") {
-        curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-      }
-    }
-  } else if (request.method != "GET") {
-    curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  }
-  if (!request.range.empty()) curl_easy_setopt(handle, CURLOPT_RANGE, request.range.c_str());
-  if (request.follow_redirects) {
-    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(handle, CURLOPT_MAXREDIRS, 8L);
-    curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  }
-
-  curl_slist* headers = nullptr;
-  for (const std::string& header : request.headers)
-    headers = curl_slist_append(headers, header.c_str());
-  std::string sigv4;
-  if (request.signer != nullptr && !request.signer->credentials.anonymous()) {
-    const AwsCredentials& credentials = request.signer->credentials;
-    // libcurl 7.88 signs the Host header as it finds it and the payload hash
-    // that x-amz-content-sha256 gives (S3 requires the header too).
-    headers = curl_slist_append(headers, ("Host: " + Authority(request.url)).c_str());
-    const bool has_hash = std::any_of(
-        request.headers.begin(), request.headers.end(),
-        [](const std::string& h) { return Lower(h).starts_with("x-amz-content-sha256:"); });
-    if (!has_hash) {
-      headers =
-          curl_slist_append(headers, (std::string("x-amz-content-sha256: ") +
-                                      (request.has_body ? "UNSIGNED-PAYLOAD" : kEmptyPayloadHash))
-                                         .c_str());
-    }
-    if (!credentials.session_token.empty()) {
-      headers = curl_slist_append(headers,
-                                  ("x-amz-security-token: " + credentials.session_token).c_str());
-    }
-    sigv4 = "aws:amz:" + request.signer->region + ":" + request.signer->service;
-    curl_easy_setopt(handle, CURLOPT_AWS_SIGV4, sigv4.c_str());
-    curl_easy_setopt(handle, CURLOPT_USERNAME, credentials.access_key_id.c_str());
-    curl_easy_setopt(handle, CURLOPT_PASSWORD, credentials.secret_access_key.c_str());
-  }
-  curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
-
-  attempt.code = curl_easy_perform(handle);
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &exchange.response.status);
-  long connects = 0;
-  curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
-  curl_off_t uploaded = 0;
-  curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded);
-  connections_ += static_cast<std::uint64_t>(std::max(0L, connects));
-  bytes_sent_ += static_cast<std::uint64_t>(std::max<curl_off_t>(0, uploaded));
-  bytes_received_ += exchange.response.body_size;
-  if (attempt.code != CURLE_OK) {
-    attempt.error = error_buffer[0] != 0 ? error_buffer : curl_easy_strerror(attempt.code);
-  }
-  attempt.overflow = exchange.overflow;
-  attempt.response = std::move(exchange.response);
-  curl_easy_setopt(handle, CURLOPT_HTTPHEADER, nullptr);
-  curl_slist_free_all(headers);
-  pool_->Release(handle);
-  return attempt;
+std::vector<Result<HttpResponse>> HttpTransport::SendAll(
+    std::span<const HttpCall> calls, const core::Cancellation* cancellation) const {
+  std::vector<Result<HttpResponse>> results;
+  results.reserve(calls.size());
+  for (const HttpCall& call : calls)
+    results.emplace_back(Status::Internal(call.what + ": not sent"));
+  if (!calls.empty()) loop().Run(calls, cancellation, results);
+  return results;
 }
 
 Result<HttpResponse> HttpTransport::Send(const HttpRequest& request, const BodyTarget& target,
                                          std::string_view what) const {
-  std::string last;
-  const int attempts = std::max(1, options_.retry.max_attempts);
-  for (int attempt_number = 1;; ++attempt_number) {
-    ++requests_;
-    Attempt attempt = SendOnce(request, target);
-    if (attempt.overflow) {
-      return Status::IOError(std::string(what) +
-                             ": the server sent more bytes than were asked for");
-    }
-    if (attempt.code == CURLE_OK && !IsRetriableReply(attempt.response)) {
-      return std::move(attempt.response);
-    }
-    if (attempt.code != CURLE_OK && !IsRetriableTransportError(attempt.code)) {
-      return Status::IOError(std::string(what) + ": " + attempt.error);
-    }
-    last = attempt.code != CURLE_OK ? attempt.error : DescribeReply(attempt.response);
-    if (attempt_number >= attempts) {
-      return Status::IOError(std::string(what) + ": failed after " + std::to_string(attempts) +
-                             " attempts; the last said " + last);
-    }
-    ++retries_;
-    Backoff(attempt_number);
-  }
+  const HttpCall calls[] = {{&request, target, std::string(what)}};
+  return std::move(SendAll(calls).front());
 }
 
 }  // namespace chunkwise::store

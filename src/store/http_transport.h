@@ -1,13 +1,19 @@
 // HttpTransport: HTTP requests over libcurl for the object stores, with the
 // connections kept for reuse, retries with backoff, and AWS Signature V4.
 //
-// Any number of threads may send at once; each request takes an idle
-// connection's handle from a pool (or makes one) and returns it after, so a
-// connection to a server is reused by the requests that follow instead of
-// being opened per request. A request is retried, after an exponential
+// One event-loop thread per transport (started on the first request) drives
+// libcurl's multi interface: every request of every caller is a transfer on
+// it, at most `max_in_flight` at once, the rest queued in order. A caller
+// waits on its own requests only, so threads no longer wait one per request:
+// SendAll hands the loop many requests (the ranges of a shard, the pieces of
+// a large value) from one thread and they go at once. Connections are kept
+// by the loop and reused by the requests that follow. The loop only moves
+// bytes into the callers' targets; decoding stays on the callers' threads.
+// A request is retried, after an exponential
 // backoff with full jitter, when the transport fails (refused or reset
 // connections, a body cut short, a transfer that stalls) or the server says
-// to (5xx, 429, S3's SlowDown and RequestTimeout). See docs/stores.md, "Retries".
+// to (5xx, 429, S3's SlowDown and RequestTimeout): the loop holds it for
+// the backoff without blocking the others. See docs/stores.md, "Retries".
 #ifndef CHUNKWISE_STORE_HTTP_TRANSPORT_H_
 #define CHUNKWISE_STORE_HTTP_TRANSPORT_H_
 
@@ -15,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +30,7 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/result.h"
 #include "store/aws_config.h"
 
@@ -44,6 +52,8 @@ struct HttpTransportOptions {
   std::chrono::seconds stall_timeout{30};
   std::string ca_bundle;  // PEM file of certificate authorities; "" for the system's.
   std::size_t max_idle_connections = 64;
+  // Requests on the wire at once (the loop's transfers); more wait their turn.
+  std::size_t max_in_flight = 64;
   RetryPolicy retry;
 };
 
@@ -88,6 +98,13 @@ struct BodyTarget {
   static BodyTarget Discard() { return {Kind::kDiscard, {}, 0}; }
 };
 
+// One request of a batch (HttpTransport::SendAll); the pointers outlive the call.
+struct HttpCall {
+  const HttpRequest* request = nullptr;
+  BodyTarget target;
+  std::string what;  // Names the request in errors ("GET http://h/k bytes 0-9").
+};
+
 class HttpTransport {
  public:
   struct Stats {
@@ -110,6 +127,16 @@ class HttpTransport {
   Result<HttpResponse> Send(const HttpRequest& request, const BodyTarget& target,
                             std::string_view what) const;
 
+  // Sends every call at once (at most max_in_flight on the wire) and waits
+  // for all of them: result i is call i's, as Send would return it. With
+  // `cancellation` set, calls not yet answered stop within about 50 ms and
+  // end Cancelled naming their `what`.
+  std::vector<Result<HttpResponse>> SendAll(std::span<const HttpCall> calls,
+                                            const core::Cancellation* cancellation = nullptr) const;
+
+  // The most requests that were on the wire at once, since the transport began.
+  std::size_t max_in_flight_seen() const;
+
   Stats stats() const;
   const HttpTransportOptions& options() const { return options_; }
 
@@ -118,13 +145,16 @@ class HttpTransport {
   void Backoff(int retry) const;
 
  private:
-  class HandlePool;
-  struct Attempt;
+  class Loop;
+  friend class Loop;
 
-  Attempt SendOnce(const HttpRequest& request, const BodyTarget& target) const;
+  // The running loop, started on first use (and again in a forked child,
+  // where the parent's loop thread does not exist).
+  Loop& loop() const;
 
   HttpTransportOptions options_;
-  std::unique_ptr<HandlePool> pool_;
+  mutable std::mutex loop_mutex_;
+  mutable std::unique_ptr<Loop> loop_;
   mutable std::atomic<std::uint64_t> requests_{0}, retries_{0}, connections_{0}, bytes_sent_{0},
       bytes_received_{0};
 };

@@ -86,15 +86,19 @@ struct PieceReply {
   std::optional<std::uint64_t> total;
 };
 
-// GET of bytes [offset, offset + into.size()) straight into `into`.
-Result<PieceReply> GetPiece(const RangedObject& object, std::uint64_t offset, MutableByteView into,
-                            const ObjectVersion* pin) {
+// The GET of bytes [offset, offset + into.size()) straight into `into`.
+RangedObject::RangedGet PieceGet(const RangedObject& object, std::uint64_t offset,
+                                 MutableByteView into) {
+  const std::string range = std::to_string(offset) + "-" + std::to_string(offset + into.size() - 1);
+  return {range, BodyTarget::Into(into), "GET " + object.url() + " bytes " + range};
+}
+
+// Checks the reply to PieceGet(object, offset, into): a short or shifted body is an error.
+Result<PieceReply> CheckPiece(const RangedObject& object, std::uint64_t offset,
+                              MutableByteView into, const ObjectVersion* pin,
+                              const std::string& what, const HttpResponse& response) {
   const std::uint64_t length = into.size();
-  const std::string range = std::to_string(offset) + "-" + std::to_string(offset + length - 1);
   const std::string& url = object.url();
-  const std::string what = "GET " + url + " bytes " + range;
-  CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
-                             object.Get(range, BodyTarget::Into(into), pin, what));
   PieceReply reply;
   reply.version = VersionOf(response);
   switch (response.status) {
@@ -185,15 +189,16 @@ Result<SpansOutcome> ReadTargetsOnce(const RangedObject& object,
       pieces.push_back({group.offset + at, into.subspan(at, n)});
     }
   }
+  // Every piece at once from this thread: the transport's loop keeps them in flight.
+  std::vector<RangedObject::RangedGet> gets;
+  gets.reserve(pieces.size());
+  for (const Piece& piece : pieces) gets.push_back(PieceGet(object, piece.offset, piece.into));
+  std::vector<Result<HttpResponse>> responses = object.GetAll(gets, pin);
   std::vector<PieceReply> replies(pieces.size());
-  auto fetch = [&](std::size_t i) -> Status {
-    CHUNKWISE_ASSIGN_OR_RETURN(replies[i], GetPiece(object, pieces[i].offset, pieces[i].into, pin));
-    return Status::Ok();
-  };
-  if (pieces.size() == 1 || object.pool() == nullptr) {
-    for (std::size_t i = 0; i < pieces.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(fetch(i));
-  } else {
-    CHUNKWISE_RETURN_IF_ERROR(object.pool()->ParallelFor(pieces.size(), fetch));
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    CHUNKWISE_RETURN_IF_ERROR(responses[i].status());
+    CHUNKWISE_ASSIGN_OR_RETURN(replies[i], CheckPiece(object, pieces[i].offset, pieces[i].into, pin,
+                                                      gets[i].what, *responses[i]));
   }
   std::size_t absent = 0;
   for (const PieceReply& reply : replies) {

@@ -14,8 +14,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
-#include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/value_reader.h"
 #include "store/object_version.h"
 #include "store/range_read_options.h"
@@ -36,8 +36,16 @@ class RangedObject {
   // True when a 404 means the object is absent (and not, say, its bucket).
   virtual bool MeansAbsent(const HttpResponse& response) const = 0;
   virtual const std::string& url() const = 0;
-  // Runs the pieces of one read at once; null runs them one after another.
-  virtual core::ThreadPool* pool() const = 0;
+  // The GETs of one read (its coalesced groups, a large value's pieces), all
+  // sent at once from the calling thread (HttpTransport::SendAll): result i
+  // is gets[i]'s, as Get would return it.
+  struct RangedGet {
+    std::string range;
+    BodyTarget target;
+    std::string what;
+  };
+  virtual std::vector<Result<HttpResponse>> GetAll(std::span<const RangedGet> gets,
+                                                   const ObjectVersion* pin) const = 0;
   virtual const RangeReadOptions& options() const = 0;
 };
 

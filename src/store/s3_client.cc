@@ -218,6 +218,37 @@ Result<HttpResponse> S3Client::Send(const Call& call, const BodyTarget& target,
   }
 }
 
+std::vector<Result<HttpResponse>> S3Client::SendAll(std::span<const Call> calls,
+                                                    std::span<const BodyTarget> targets,
+                                                    std::span<const std::string> whats) const {
+  const SigV4Signer signer = Signer();
+  std::vector<HttpRequest> requests(calls.size());
+  std::vector<HttpCall> http_calls;
+  http_calls.reserve(calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    HttpRequest& request = requests[i];
+    request.method = calls[i].method;
+    request.url = RequestUrl(calls[i]);
+    request.headers = calls[i].headers;
+    request.range = calls[i].range;
+    request.body = calls[i].body;
+    request.has_body = calls[i].has_body;
+    request.signer = &signer;
+    Count(calls[i].op);
+    http_calls.push_back({&request, targets[i], whats[i]});
+  }
+  std::vector<Result<HttpResponse>> results = transport_.SendAll(http_calls);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    // A bucket in another region: the first such reply moves the client
+    // there, and every call it refused goes again (one by one: a rare case).
+    if (!results[i].ok() || !results[i]->Header("x-amz-bucket-region")) continue;
+    if (FollowRegion(*results[i]) || Signer().region != signer.region) {
+      results[i] = Send(calls[i], targets[i], whats[i]);
+    }
+  }
+  return results;
+}
+
 Status S3Client::ReplyError(std::string_view what, const HttpResponse& response) const {
   const std::string code = S3ErrorCode(response);
   if (code == "NoSuchBucket") {

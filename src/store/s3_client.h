@@ -52,6 +52,11 @@ class S3Client {
   // one to retry; `what` names the operation in errors ("GET s3://b/k").
   Result<HttpResponse> Send(const Call& call, const BodyTarget& target,
                             std::string_view what) const;
+  // Sends every call at once through the transport's loop (HttpTransport::
+  // SendAll); result i is calls[i]'s, as Send would return it.
+  std::vector<Result<HttpResponse>> SendAll(std::span<const Call> calls,
+                                            std::span<const BodyTarget> targets,
+                                            std::span<const std::string> whats) const;
 
   // The object's size and version, or nullopt if absent (NotFound if the
   // bucket is). With `pin`, that version (NotFound if it is gone).

@@ -25,15 +25,19 @@ class S3Object final : public RangedObject {
 
   Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
                            const ObjectVersion* pin, std::string_view what) const override {
-    S3Client::Call call;
-    call.object_key = object_key_;
-    call.range = range;
-    if (pin != nullptr && !pin->version_id.empty()) {
-      call.query.emplace_back("versionId", pin->version_id);
-    } else if (pin != nullptr && !pin->etag.empty()) {
-      call.headers.push_back("If-Match: " + pin->etag);
+    return client_->Send(GetCall(range, pin), target, what);
+  }
+  std::vector<Result<HttpResponse>> GetAll(std::span<const RangedGet> gets,
+                                           const ObjectVersion* pin) const override {
+    std::vector<S3Client::Call> calls;
+    std::vector<BodyTarget> targets;
+    std::vector<std::string> whats;
+    for (const RangedGet& get : gets) {
+      calls.push_back(GetCall(get.range, pin));
+      targets.push_back(get.target);
+      whats.push_back(get.what);
     }
-    return client_->Send(call, target, what);
+    return client_->SendAll(calls, targets, whats);
   }
   Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const override {
     return client_->Head(object_key_, pin);
@@ -45,10 +49,21 @@ class S3Object final : public RangedObject {
     return S3ErrorCode(response) != "NoSuchBucket";
   }
   const std::string& url() const override { return url_; }
-  core::ThreadPool* pool() const override { return &client_->pool(); }
   const RangeReadOptions& options() const override { return client_->options().transfer.reads; }
 
  private:
+  S3Client::Call GetCall(const std::string& range, const ObjectVersion* pin) const {
+    S3Client::Call call;
+    call.object_key = object_key_;
+    call.range = range;
+    if (pin != nullptr && !pin->version_id.empty()) {
+      call.query.emplace_back("versionId", pin->version_id);
+    } else if (pin != nullptr && !pin->etag.empty()) {
+      call.headers.push_back("If-Match: " + pin->etag);
+    }
+    return call;
+  }
+
   std::shared_ptr<const S3Client> client_;
   std::string object_key_;
   std::string url_;

@@ -236,6 +236,34 @@ def test_the_gil_is_released_while_the_library_reads(
     np.testing.assert_array_equal(chunkwise.open(f"{http_base}/a.zarr")[:], expected)
 
 
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
+def test_a_forked_child_reads_over_http_through_the_parents_array(
+        tmp_path: pathlib.Path, http_base: str) -> None:
+    """The parent's reads start the HTTP store's event loop (a thread of its
+    own); a forked child has none of the parent's threads, yet reads through
+    the very same array object: the store starts a loop for the child
+    (src/store/http_transport.cc). A child left waiting on the parent's loop
+    would hang, so it is given 60 s before SIGALRM ends it."""
+    import signal
+
+    data = sample((64, 64), "uint16")
+    chunkwise.create(str(tmp_path / "f.zarr"), shape=[64, 64], dtype="uint16",
+                     chunks=[16, 16])[:] = data
+    remote = chunkwise.open(f"{http_base}/f.zarr")
+    np.testing.assert_array_equal(remote[:], data)  # the parent's loop runs
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            signal.alarm(60)
+            code = 0 if remote[0:32, 16:48].tobytes() == data[0:32, 16:48].tobytes() else 4
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    np.testing.assert_array_equal(remote[32:, :], data[32:, :])  # and the parent's still does
+
+
 def _read_in_child(url: str) -> bytes:
     return chunkwise.open(url)[...].tobytes()
 

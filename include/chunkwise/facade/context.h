@@ -53,10 +53,11 @@ struct ContextOptions {
   // Worker threads of the pool every operation shares; 0: one per core.
   std::size_t threads = 0;
   // Arrays on stores that are not local (s3://, gs://, http(s)://) run on a
-  // pool of at least this many threads: each thread spends most of its time
-  // waiting on a request, so one per core would leave the network idle.
-  // 0: the shared pool, whatever the store.
-  std::size_t remote_threads = 16;
+  // pool of at least this many threads. A thread reading a shard sends all
+  // its requests at once through the store's event loop (up to 64 on the
+  // wire), so a few threads keep the network busy; it was 16 while every
+  // request held a thread. 0: the shared pool, whatever the store.
+  std::size_t remote_threads = 4;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
   // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.
   core::ProgressMode progress_mode = core::ProgressMode::kQuiet;
