@@ -179,19 +179,21 @@ Index ShiftedMeans(const std::uint8_t* in, std::span<const Index> rows, Index fa
     return 0;
   }
   const int shift = std::countr_zero(static_cast<std::uint64_t>(elements));
-  const auto count = static_cast<Sum>(elements);
-  const Sum mask = count - 1;
+  // Round half to even without a branch, so that this loop vectorizes too
+  // (branching, it was most of the mean's time): adding half the count less
+  // one, plus the floored quotient's low bit, carries into the next quotient
+  // exactly when IntegerMean rounds up. A window of one element is its value.
+  const Sum bias = static_cast<Sum>((elements - 1) >> 1);
+  const Sum odd = shift == 0 ? 0 : 1;
   sums.assign(static_cast<std::size_t>(windows), 0);
   for (Index row : rows) {
     AddWindowsOfRow<T, Sum>(in + static_cast<std::size_t>(row) * sizeof(T), factor, windows,
                             sums.data());
   }
+  const Sum* sum = sums.data();
   for (Index x = 0; x < windows; ++x) {
-    const Sum sum = sums[static_cast<std::size_t>(x)];
-    const Sum quotient = sum >> shift;
-    const Sum twice_remainder = 2 * (sum & mask);
-    const bool up = twice_remainder > count || (twice_remainder == count && (quotient & 1) != 0);
-    Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), static_cast<T>(quotient + up));
+    const Sum mean = (sum[x] + bias + ((sum[x] >> shift) & odd)) >> shift;
+    Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), static_cast<T>(mean));
   }
   return windows;
 }
