@@ -36,6 +36,7 @@ class IntegerMean {
   using Wide = std::conditional_t<(sizeof(T) < 8), std::int64_t, Int128>;
   void Reset() { sum_ = 0, count_ = 0; }
   void Add(T value) { sum_ += static_cast<Wide>(value), ++count_; }
+  void AddSum(std::int64_t sum, std::int64_t count) { sum_ += sum, count_ += count; }
   T Result() const {
     Wide quotient = sum_ / count_;
     Wide remainder = sum_ % count_;
@@ -179,19 +180,21 @@ Index ShiftedMeans(const std::uint8_t* in, std::span<const Index> rows, Index fa
     return 0;
   }
   const int shift = std::countr_zero(static_cast<std::uint64_t>(elements));
-  const auto count = static_cast<Sum>(elements);
-  const Sum mask = count - 1;
+  // Round half to even without a branch, so that this loop vectorizes too
+  // (branching, it was most of the mean's time): adding half the count less
+  // one, plus the floored quotient's low bit, carries into the next quotient
+  // exactly when IntegerMean rounds up. A window of one element is its value.
+  const Sum bias = static_cast<Sum>((elements - 1) >> 1);
+  const Sum odd = shift == 0 ? 0 : 1;
   sums.assign(static_cast<std::size_t>(windows), 0);
   for (Index row : rows) {
     AddWindowsOfRow<T, Sum>(in + static_cast<std::size_t>(row) * sizeof(T), factor, windows,
                             sums.data());
   }
+  const Sum* sum = sums.data();
   for (Index x = 0; x < windows; ++x) {
-    const Sum sum = sums[static_cast<std::size_t>(x)];
-    const Sum quotient = sum >> shift;
-    const Sum twice_remainder = 2 * (sum & mask);
-    const bool up = twice_remainder > count || (twice_remainder == count && (quotient & 1) != 0);
-    Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), static_cast<T>(quotient + up));
+    const Sum mean = (sum[x] + bias + ((sum[x] >> shift) & odd)) >> shift;
+    Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), static_cast<T>(mean));
   }
   return windows;
 }
@@ -236,6 +239,62 @@ void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Ind
       if (++out_row[d] < out_shape[d]) break;
       out_row[d] = 0;
     }
+  }
+}
+
+// Frame sums (downsample.h): output row `r` of one frame, the windows of
+// its input rows added into 32-bit sums.
+template <typename T>
+void AddFrameSumsOf(const Downsampler& downsampler, ByteView frame,
+                    std::span<const Index> frame_shape, std::span<std::int32_t> sums, bool first,
+                    Index first_row, Index last_row) {
+  const std::span<const Index> factors = std::span(downsampler.factors()).subspan(1);
+  const std::size_t lead = frame_shape.size() - 1;
+  const Index factor = factors[lead];
+  const Index out_width = frame_shape[lead] / factor;
+  Shape out_shape(frame_shape.begin(), frame_shape.end());
+  for (std::size_t d = 0; d < out_shape.size(); ++d) out_shape[d] /= factors[d];
+  Coord out_row(lead, 0);
+  for (std::size_t d = lead, rest = static_cast<std::size_t>(first_row); d-- > 0;) {
+    out_row[d] = static_cast<Index>(rest % static_cast<std::size_t>(out_shape[d]));
+    rest /= static_cast<std::size_t>(out_shape[d]);
+  }
+  std::vector<Index> rows;
+  std::vector<Index> scratch;
+  for (Index r = first_row; r < last_row; ++r) {
+    WindowRows(frame_shape, factors, out_row, rows, scratch);
+    std::int32_t* row_sums = sums.data() + static_cast<std::size_t>(r * out_width);
+    if (first) std::fill(row_sums, row_sums + out_width, 0);
+    for (Index row : rows) {
+      AddWindowsOfRow<T, std::int32_t>(frame.data() + static_cast<std::size_t>(row) * sizeof(T),
+                                       factor, out_width, row_sums);
+    }
+    for (std::size_t d = lead; d-- > 0;) {  // Next output row.
+      if (++out_row[d] < out_shape[d]) break;
+      out_row[d] = 0;
+    }
+  }
+}
+
+// IntegerMean's rule on sums of `count` elements each: by ShiftedMeans' shift
+// for 2^k, else by its division (a partial window at a stream's end).
+template <typename T>
+void MeansOfSums(std::span<const std::int32_t> sums, std::int64_t count, std::uint8_t* target) {
+  if (std::has_single_bit(static_cast<std::uint64_t>(count))) {
+    const int shift = std::countr_zero(static_cast<std::uint64_t>(count));
+    const auto bias = static_cast<std::int32_t>((count - 1) >> 1);
+    const std::int32_t odd = shift == 0 ? 0 : 1;
+    for (std::size_t x = 0; x < sums.size(); ++x) {
+      const std::int32_t mean = (sums[x] + bias + ((sums[x] >> shift) & odd)) >> shift;
+      Store<T>(target + x * sizeof(T), static_cast<T>(mean));
+    }
+    return;
+  }
+  IntegerMean<T> op;
+  for (std::size_t x = 0; x < sums.size(); ++x) {
+    op.Reset();
+    op.AddSum(sums[x], count);
+    Store<T>(target + x * sizeof(T), op.Result());
   }
 }
 
@@ -383,6 +442,59 @@ void Downsampler::Reduce(ByteView in, std::span<const Index> shape, MutableByteV
                          Index first_row, Index last_row) const {
   if (first_row >= last_row) return;
   kernel_(*this, in, shape, out, first_row, last_row);
+}
+
+bool Downsampler::SumsFrames(std::span<const Index> frame_shape) const {
+  if (method_ != DownsampleMethod::kMean || type_.is_float() || type_.size() > 2 ||
+      frame_shape.empty() || frame_shape.size() + 1 != factors_.size()) {
+    return false;
+  }
+  Index window = factors_[0];
+  for (std::size_t d = 0; d < frame_shape.size(); ++d) {
+    if (frame_shape[d] % factors_[d + 1] != 0) return false;
+    window *= factors_[d + 1];
+  }
+  // 2^15 elements of 16 bits fit 32-bit sums, as in ShiftedMeans.
+  return window <= (Index{1} << 15) && std::has_single_bit(static_cast<std::uint64_t>(window));
+}
+
+void Downsampler::AddFrameSums(ByteView frame, std::span<const Index> frame_shape,
+                               std::span<std::int32_t> sums, bool first, Index first_row,
+                               Index last_row) const {
+  switch (type_.id()) {
+    case DataTypeId::kUInt8:
+      return AddFrameSumsOf<std::uint8_t>(*this, frame, frame_shape, sums, first, first_row,
+                                          last_row);
+    case DataTypeId::kInt8:
+      return AddFrameSumsOf<std::int8_t>(*this, frame, frame_shape, sums, first, first_row,
+                                         last_row);
+    case DataTypeId::kUInt16:
+      return AddFrameSumsOf<std::uint16_t>(*this, frame, frame_shape, sums, first, first_row,
+                                           last_row);
+    case DataTypeId::kInt16:
+      return AddFrameSumsOf<std::int16_t>(*this, frame, frame_shape, sums, first, first_row,
+                                          last_row);
+    default:
+      return;  // SumsFrames is false.
+  }
+}
+
+void Downsampler::MeansOfFrameSums(std::span<const std::int32_t> sums, Index frames,
+                                   MutableByteView out) const {
+  std::int64_t count = frames;
+  for (std::size_t d = 1; d < factors_.size(); ++d) count *= factors_[d];
+  switch (type_.id()) {
+    case DataTypeId::kUInt8:
+      return MeansOfSums<std::uint8_t>(sums, count, out.data());
+    case DataTypeId::kInt8:
+      return MeansOfSums<std::int8_t>(sums, count, out.data());
+    case DataTypeId::kUInt16:
+      return MeansOfSums<std::uint16_t>(sums, count, out.data());
+    case DataTypeId::kInt16:
+      return MeansOfSums<std::int16_t>(sums, count, out.data());
+    default:
+      return;  // SumsFrames is false.
+  }
 }
 
 }  // namespace chunkwise::core

@@ -26,6 +26,7 @@
 #ifndef CHUNKWISE_CORE_DOWNSAMPLE_H_
 #define CHUNKWISE_CORE_DOWNSAMPLE_H_
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -71,6 +72,25 @@ class Downsampler {
   void Reduce(ByteView in, std::span<const Index> shape, MutableByteView out) const {
     Reduce(in, shape, out, 0, OutputRows(shape));
   }
+
+  // Frame sums: a stream's frames (blocks of one element along dimension 0)
+  // reduced as they come, without keeping a window's frames: each frame adds
+  // its elements into one exact 32-bit sum per output element of a frame, and
+  // MeansOfFrameSums turns the sums of a window's frames into the bytes
+  // Reduce makes of those frames together. Only for the mean of integers of
+  // at most 16 bits over windows of 2^k elements whose factors divide
+  // `frame_shape` (every dimension but the first), which SumsFrames tells.
+  bool SumsFrames(std::span<const Index> frame_shape) const;
+  // Adds (sets, when `first`) the sums of output rows [first_row, last_row)
+  // of one frame, rows as OutputRows(frame_shape) counts them; `sums` holds
+  // one per output element of the frame. Calls on disjoint rows may run at once.
+  void AddFrameSums(ByteView frame, std::span<const Index> frame_shape,
+                    std::span<std::int32_t> sums, bool first, Index first_row,
+                    Index last_row) const;
+  // The means of windows of `frames` frames (1..factors()[0]; fewer at the
+  // end of a stream) from their sums, into `out`, one output frame.
+  void MeansOfFrameSums(std::span<const std::int32_t> sums, Index frames,
+                        MutableByteView out) const;
 
  private:
   using Kernel = void (*)(const Downsampler&, ByteView, std::span<const Index>, MutableByteView,

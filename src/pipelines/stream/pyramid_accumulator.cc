@@ -70,7 +70,13 @@ PyramidAccumulator::PyramidAccumulator(core::Downsampler downsampler,
     level.in_frame = shapes[k - 1];
     level.in_frame_bytes = FrameBytes(shapes[k - 1], item);
     level.out_frame_bytes = FrameBytes(shapes[k], item);
-    level.slab.resize(window * level.in_frame_bytes);
+    level.sums_frames = window > 1 && downsampler_.SumsFrames(level.in_frame);
+    if (level.sums_frames) {
+      level.slab.resize(level.in_frame_bytes);
+      level.sums.resize(level.out_frame_bytes / item);
+    } else {
+      level.slab.resize(window * level.in_frame_bytes);
+    }
     level.out_frames = OutputFrames(level.out_frame_bytes);
     level.out.resize(level.out_frames * level.out_frame_bytes);
   }
@@ -83,6 +89,7 @@ Status PyramidAccumulator::Add(ByteView bytes) {
 
 Status PyramidAccumulator::AddTo(std::size_t k, ByteView bytes) {
   Level& level = levels_[k - 1];
+  if (level.sums_frames) return SumTo(k, bytes);
   const auto window = static_cast<std::size_t>(downsampler_.factors()[0]);
   const std::size_t window_bytes = window * level.in_frame_bytes;
   while (!bytes.empty()) {
@@ -132,9 +139,77 @@ void PyramidAccumulator::ReduceSplit(ByteView in, const core::Shape& shape, Muta
   });
 }
 
+Status PyramidAccumulator::SumTo(std::size_t k, ByteView bytes) {
+  Level& level = levels_[k - 1];
+  const auto window = static_cast<std::size_t>(downsampler_.factors()[0]);
+  const std::size_t window_bytes = window * level.in_frame_bytes;
+  while (!bytes.empty()) {
+    if (level.held == 0 && level.frames_summed == 0 && bytes.size() >= window_bytes) {
+      // Whole windows, reduced where they lie.
+      const std::size_t windows = std::min(bytes.size() / window_bytes, level.out_frames);
+      CHUNKWISE_RETURN_IF_ERROR(ReduceAndEmit(k, bytes.first(windows * window_bytes),
+                                              static_cast<Index>(windows * window)));
+      bytes = bytes.subspan(windows * window_bytes);
+    } else if (level.held == 0 && bytes.size() >= level.in_frame_bytes) {
+      CHUNKWISE_RETURN_IF_ERROR(SumFrame(k, bytes.first(level.in_frame_bytes)));
+      bytes = bytes.subspan(level.in_frame_bytes);
+    } else {  // Part of a frame: kept until the frame is whole.
+      const std::size_t n = std::min(level.in_frame_bytes - level.held, bytes.size());
+      std::memcpy(level.slab.data() + level.held, bytes.data(), n);
+      level.held += n;
+      bytes = bytes.subspan(n);
+      if (level.held == level.in_frame_bytes) {
+        level.held = 0;
+        CHUNKWISE_RETURN_IF_ERROR(SumFrame(k, level.slab));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status PyramidAccumulator::SumFrame(std::size_t k, ByteView frame) {
+  Level& level = levels_[k - 1];
+  const bool first = level.frames_summed == 0;
+  const Index rows = downsampler_.OutputRows(WithFrames(1, level.in_frame));  // A frame's.
+  const std::size_t pieces =
+      pool_ == nullptr || frame.size() < kParallelInputBytes
+          ? 1
+          : std::min<std::size_t>(pool_->num_threads() + 1, static_cast<std::size_t>(rows));
+  if (pieces <= 1) {
+    downsampler_.AddFrameSums(frame, level.in_frame, level.sums, first, 0, rows);
+  } else {
+    const Index per_piece = (rows + static_cast<Index>(pieces) - 1) / static_cast<Index>(pieces);
+    (void)pool_->ParallelFor(pieces, [&](std::size_t i) {
+      const Index begin = static_cast<Index>(i) * per_piece;
+      downsampler_.AddFrameSums(frame, level.in_frame, level.sums, first, begin,
+                                std::min(rows, begin + per_piece));
+      return Status::Ok();
+    });
+  }
+  ++level.frames_summed;
+  if (level.frames_summed < static_cast<std::size_t>(downsampler_.factors()[0])) {
+    return Status::Ok();
+  }
+  return EmitSums(k);
+}
+
+Status PyramidAccumulator::EmitSums(std::size_t k) {
+  Level& level = levels_[k - 1];
+  const MutableByteView out = MutableByteView(level.out).first(level.out_frame_bytes);
+  downsampler_.MeansOfFrameSums(level.sums, static_cast<Index>(level.frames_summed), out);
+  level.frames_summed = 0;
+  CHUNKWISE_RETURN_IF_ERROR(sink_(k, out));
+  return k < levels_.size() ? AddTo(k + 1, out) : Status::Ok();
+}
+
 Status PyramidAccumulator::Finish() {
   for (std::size_t k = 1; k <= levels_.size(); ++k) {
     Level& level = levels_[k - 1];
+    if (level.sums_frames) {  // The part of a frame held is dropped.
+      level.held = 0;
+      if (level.frames_summed > 0) CHUNKWISE_RETURN_IF_ERROR(EmitSums(k));
+      continue;
+    }
     const std::size_t frames = level.held / level.in_frame_bytes;
     level.held = 0;
     if (frames > 0) {

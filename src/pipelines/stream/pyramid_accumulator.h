@@ -13,6 +13,13 @@
 // divide), level after level, so level k ends with ceil(frames(k-1) /
 // factors[0]) frames; a partial frame is dropped (the writer reports it).
 //
+// Where the downsampler sums frames (core/downsample.h: the mean of 8- and
+// 16-bit integers over 2^k elements, the factors dividing the frame), a
+// level holds its window's 32-bit sums instead of its frames: each whole
+// frame that arrives is added into them where it lies, and only a frame an
+// append splits is copied, so that a stream appending one frame at a time
+// copies nothing (the copy into the slab cost as much as the mean itself).
+//
 // Used by one thread; given a pool, large reductions are split over it.
 #ifndef CHUNKWISE_PIPELINES_STREAM_PYRAMID_ACCUMULATOR_H_
 #define CHUNKWISE_PIPELINES_STREAM_PYRAMID_ACCUMULATOR_H_
@@ -53,7 +60,10 @@ class PyramidAccumulator {
   Status Finish();
 
   // Bytes of level k-1 that level k (1..levels) holds now.
-  std::uint64_t held_bytes(std::size_t level) const { return levels_[level - 1].held; }
+  std::uint64_t held_bytes(std::size_t level) const {
+    const Level& held = levels_[level - 1];
+    return held.frames_summed * held.in_frame_bytes + held.held;
+  }
 
  private:
   struct Level {
@@ -64,6 +74,10 @@ class PyramidAccumulator {
     std::size_t held = 0;             // Bytes of it filled.
     Bytes out;                        // Frames made, before they go on.
     std::size_t out_frames = 0;       // out's room, in frames.
+    // Frame sums: the window's sums; slab then holds one split frame.
+    bool sums_frames = false;
+    std::vector<std::int32_t, DefaultInitAllocator<std::int32_t>> sums;  // Set before read.
+    std::size_t frames_summed = 0;  // Frames of the window in `sums`.
   };
 
   // Level `level` (1-based) takes the next bytes of the level above.
@@ -72,6 +86,12 @@ class PyramidAccumulator {
   // output and passes them on.
   Status ReduceAndEmit(std::size_t level, ByteView in, core::Index frames);
   void ReduceSplit(ByteView in, const core::Shape& shape, MutableByteView out);
+  // Frame sums: level `level` takes the next bytes of the level above.
+  Status SumTo(std::size_t level, ByteView bytes);
+  // Adds one whole frame of the level above; emits the window once whole.
+  Status SumFrame(std::size_t level, ByteView frame);
+  // The means of the frames summed, passed on as one frame.
+  Status EmitSums(std::size_t level);
 
   core::Downsampler downsampler_;
   std::vector<Level> levels_;

@@ -302,5 +302,48 @@ TEST(DownsampleTest, MethodsThatDoNotFitTheTypeAreRefused) {
   EXPECT_EQ(*ParseDownsampleMethod("mode"), DownsampleMethod::kMode);
 }
 
+// Frame sums serve the mean of 8- and 16-bit integers over windows of 2^k
+// elements that the factors cut the frame into whole; the pyramid
+// accumulator's tests compare their bytes with Reduce's.
+TEST(DownsampleTest, FrameSumsServeSmallIntegerMeansOverWholeWindows) {
+  const auto make = [](DownsampleMethod method, DataTypeId type, Shape factors) {
+    return *Downsampler::Create(method, DataType(type), std::move(factors));
+  };
+  EXPECT_TRUE(
+      make(DownsampleMethod::kMean, DataTypeId::kUInt16, {2, 2, 2}).SumsFrames(Shape{8, 6}));
+  EXPECT_TRUE(make(DownsampleMethod::kMean, DataTypeId::kInt8, {4, 1, 2}).SumsFrames(Shape{3, 6}));
+  EXPECT_FALSE(make(DownsampleMethod::kMean, DataTypeId::kUInt16, {2, 2, 2})
+                   .SumsFrames(Shape{7, 6}));  // 7 rows: a partial window.
+  EXPECT_FALSE(make(DownsampleMethod::kMean, DataTypeId::kUInt16, {2, 3, 2})
+                   .SumsFrames(Shape{9, 6}));  // 12 elements a window.
+  EXPECT_FALSE(
+      make(DownsampleMethod::kMean, DataTypeId::kUInt32, {2, 2, 2}).SumsFrames(Shape{8, 6}));
+  EXPECT_FALSE(
+      make(DownsampleMethod::kMean, DataTypeId::kFloat32, {2, 2, 2}).SumsFrames(Shape{8, 6}));
+  EXPECT_FALSE(
+      make(DownsampleMethod::kMax, DataTypeId::kUInt16, {2, 2, 2}).SumsFrames(Shape{8, 6}));
+  EXPECT_FALSE(make(DownsampleMethod::kMean, DataTypeId::kUInt16, {2}).SumsFrames(Shape{}));
+
+  // Two frames of 2x2 int16, summed one after the other: -10 over 8
+  // elements, -1.25, rounds to -1, as Reduce of both frames at once gives.
+  const Downsampler mean = make(DownsampleMethod::kMean, DataTypeId::kInt16, {2, 2, 2});
+  const std::vector<std::int16_t> values = {-3, -2, -4, 1, 5, -6, 0, -1};
+  const ByteView bytes(reinterpret_cast<const std::uint8_t*>(values.data()), 16);
+  const Shape frame{2, 2};
+  std::vector<std::int32_t> sums(1);
+  mean.AddFrameSums(bytes.first(8), frame, sums, true, 0, 1);
+  mean.AddFrameSums(bytes.subspan(8), frame, sums, false, 0, 1);
+  EXPECT_EQ(sums[0], -10);
+  Bytes from_sums(2), reduced(2), first_only(2);
+  mean.MeansOfFrameSums(sums, 2, from_sums);
+  mean.Reduce(bytes, Shape{2, 2, 2}, reduced);
+  EXPECT_EQ(from_sums, reduced);
+  EXPECT_EQ(static_cast<std::int16_t>(from_sums[0] | from_sums[1] << 8), -1);  // -1.25.
+  // A window of one frame (a stream's end): -8 over 4 elements is -2.
+  mean.AddFrameSums(bytes.first(8), frame, sums, true, 0, 1);
+  mean.MeansOfFrameSums(sums, 1, first_only);
+  EXPECT_EQ(static_cast<std::int16_t>(first_only[0] | first_only[1] << 8), -2);
+}
+
 }  // namespace
 }  // namespace chunkwise::core

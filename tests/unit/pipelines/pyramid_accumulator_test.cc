@@ -91,6 +91,13 @@ TEST(PyramidAccumulatorTest, LevelsEqualTheWholeArrayReducedLevelByLevel) {
       {DataTypeId::kInt64, DownsampleMethod::kMin, {2, 1, 2, 2}, 5, {3, 9, 6}, 2},
       {DataTypeId::kUInt32, DownsampleMethod::kMean, {2}, 1001, {}, 5},         // Rank 1.
       {DataTypeId::kUInt16, DownsampleMethod::kMean, {2, 2, 2}, 1, {6, 6}, 2},  // One frame.
+      // Frame sums (the factors divide the frames): whole windows, a partial
+      // last window, and levels whose frames the factors no longer divide.
+      {DataTypeId::kUInt16, DownsampleMethod::kMean, {2, 2, 2}, 23, {36, 28}, 3},
+      {DataTypeId::kInt8, DownsampleMethod::kMean, {2, 2, 2}, 9, {6, 4}, 3},
+      // A window of 4 frames; the last holds 3 (12 elements: by division).
+      {DataTypeId::kInt16, DownsampleMethod::kMean, {4, 2, 2}, 11, {8, 10}, 2},
+      {DataTypeId::kUInt8, DownsampleMethod::kMean, {2, 1, 2, 2}, 7, {3, 4, 6}, 2},
   };
   for (const Case& c : cases) {
     const auto downsampler = core::Downsampler::Create(c.method, DataType(c.type), c.factors);
@@ -128,6 +135,35 @@ TEST(PyramidAccumulatorTest, LargeAppendsReducedOnAPoolMatchSmallOnes) {
   const Accumulated large = Accumulate(*downsampler, input, frame, 3, 5, &pool, 16 << 20);
   EXPECT_EQ(large.levels, small.levels);
   EXPECT_EQ(small.levels, WholeArrayLevels(*downsampler, input, frames, frame, 3));
+}
+
+TEST(PyramidAccumulatorTest, FrameSumsOnAPoolMatchTheWholeArray) {
+  const auto downsampler =
+      core::Downsampler::Create(DownsampleMethod::kMean, DataType(DataTypeId::kInt16), {2, 2, 2});
+  ASSERT_TRUE(downsampler.ok());
+  const Shape frame{256, 512};  // 256 KiB frames: summed on the pool.
+  const Index frames = 13;
+  Bytes input = RandomBytes(2 * 256 * 512 * static_cast<std::size_t>(frames), 9);
+  core::ThreadPool pool(3);
+  const std::vector<Bytes> expected = WholeArrayLevels(*downsampler, input, frames, frame, 3);
+  // One frame an append, as a camera gives them: summed where it lies.
+  std::vector<Bytes> got(3);
+  PyramidAccumulator accumulator(
+      *downsampler, frame, 3,
+      [&](std::size_t level, ByteView frames) {
+        got[level - 1].insert(got[level - 1].end(), frames.begin(), frames.end());
+        return Status::Ok();
+      },
+      &pool);
+  const std::size_t frame_bytes = 2 * 256 * 512;
+  for (std::size_t at = 0; at < input.size(); at += frame_bytes) {
+    ASSERT_TRUE(accumulator.Add(ByteView(input).subspan(at, frame_bytes)).ok());
+    EXPECT_LT(accumulator.held_bytes(1), 2 * frame_bytes);
+  }
+  ASSERT_TRUE(accumulator.Finish().ok());
+  EXPECT_EQ(got, expected);
+  // Pieces of any size: split frames are kept until whole.
+  EXPECT_EQ(Accumulate(*downsampler, input, frame, 3, 5, &pool, 300000).levels, expected);
 }
 
 TEST(PyramidAccumulatorTest, APartialTrailingFrameIsDropped) {

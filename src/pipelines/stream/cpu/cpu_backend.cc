@@ -39,6 +39,16 @@ class CpuBackend final : public StreamBackend {
         tiles_per_epoch_(static_cast<std::size_t>(plan.layout.epoch_tile_count())),
         fill_tile_(plan.tile_bytes) {
     FillWithValue(fill_tile_, plan.tile_spec);
+    // Both slot buffers are allocated here, on the thread creating the
+    // writer, not on its compression thread: memory a thread's own malloc
+    // arena takes for a buffer over its heap size (64 MiB) goes back to the
+    // kernel when freed, so each writer of a process (each level of a
+    // pyramid, each stream of a Python session) would fault its buffers in
+    // afresh; the creating thread's arena keeps freed memory for the next.
+    // Allocating touches nothing (core/bytes.h): a short stream's second
+    // buffer costs address space only.
+    slots_.resize(sizes_.size() * slot_bytes_);
+    spare_.resize(sizes_.size() * slot_bytes_);
   }
 
   std::string_view name() const override { return "cpu"; }
@@ -55,9 +65,10 @@ class CpuBackend final : public StreamBackend {
     const Clock::time_point start = Clock::now();
     first_epoch_ = frames.first_epoch;
     epochs_ = frames.epochs;
-    // Empty until the first batch, and after the first Complete, which takes
-    // it away before any buffer comes back; never grown after that.
-    if (slots_.size() < sizes_.size() * slot_bytes_) slots_.resize(sizes_.size() * slot_bytes_);
+    // The first Complete takes slots_ away before any buffer comes back:
+    // the spare takes the second batch; after that, the buffer each Complete
+    // gets back takes the next.
+    if (slots_.empty()) std::swap(slots_, spare_);
     const std::size_t tiles = epochs_ * tiles_per_epoch_;
     const std::size_t runs = std::min(tiles, kRunsPerThread * pool_.num_threads());
     CHUNKWISE_RETURN_IF_ERROR(pool_.ParallelFor(runs, [&](std::size_t r) -> Status {
@@ -155,6 +166,7 @@ class CpuBackend final : public StreamBackend {
   std::size_t positions_;
   std::size_t slot_bytes_;  // The codec chain's bound for one tile.
   Bytes slots_;  // Tile k compresses into [k·slot_bytes_, +slot_bytes_); handed over by Complete.
+  Bytes spare_;  // The second buffer, until the second batch takes it.
   std::vector<std::size_t> sizes_;      // Tile k's compressed size; 0 for fill tiles.
   std::vector<std::uint64_t> sources_;  // Where tile k lies in slots_.
   std::size_t tiles_per_epoch_;
