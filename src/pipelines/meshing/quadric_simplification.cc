@@ -176,17 +176,30 @@ void Simplifier::Load() {
 // Vertices of edges that are not shared by exactly two triangles (the open
 // border, or where the mesh is not a manifold) stay put.
 void Simplifier::PinBorders() {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  edges.reserve(3 * triangle_.size());
-  for (const auto& t : triangle_) {
-    for (int k = 0; k < 3; ++k) edges.emplace_back(std::minmax(t[k], t[(k + 1) % 3]));
-  }
-  std::sort(edges.begin(), edges.end());
-  for (std::size_t i = 0; i < edges.size();) {
-    std::size_t j = i;
-    while (j < edges.size() && edges[j] == edges[i]) ++j;
-    if (j - i != 2) pinned_[edges[i].first] = pinned_[edges[i].second] = true;
-    i = j;
+  // Each edge is counted at its lower end, among that vertex's few triangles.
+  std::vector<std::pair<std::uint32_t, int>> count;
+  for (std::uint32_t v = 0; v < faces_of_.size(); ++v) {
+    count.clear();
+    std::uint32_t previous = kNone;
+    for (const std::uint32_t f : faces_of_[v]) {
+      if (f == previous) continue;  // A triangle with v twice is listed twice.
+      previous = f;
+      const auto& t = triangle_[f];
+      for (int k = 0; k < 3; ++k) {
+        const auto [x, y] = std::minmax(t[k], t[(k + 1) % 3]);
+        if (x != v) continue;
+        auto it = std::find_if(count.begin(), count.end(),
+                               [y = y](const auto& c) { return c.first == y; });
+        if (it == count.end()) {
+          count.emplace_back(y, 1);
+        } else {
+          ++it->second;
+        }
+      }
+    }
+    for (const auto& [w, n] : count) {
+      if (n != 2) pinned_[v] = pinned_[w] = true;
+    }
   }
 }
 
@@ -286,7 +299,7 @@ Placement Simplifier::Place(std::uint32_t a, std::uint32_t b) const {
   }
   // On the grid, the kept end lies on every plane either end does.
   bool a_in_b = true, b_in_a = true;
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < 3 && options_.grid; ++d) {
     if (plane_[a][d] != kOffPlane && plane_[a][d] != plane_[b][d]) a_in_b = false;
     if (plane_[b][d] != kOffPlane && plane_[b][d] != plane_[a][d]) b_in_a = false;
   }
@@ -303,7 +316,7 @@ Placement Simplifier::Place(std::uint32_t a, std::uint32_t b) const {
   out.drop = b;
   std::array<bool, 3> fixed{};
   Vec3 start = position_[a];
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < 3 && options_.grid; ++d) {
     if (plane_[a][d] == kOffPlane) continue;
     fixed[d] = true;
     const SimplificationGrid& grid = *options_.grid;
@@ -446,9 +459,9 @@ double SquaredDistanceToTriangle(const Vec3& p, const Vec3& a, const Vec3& b, co
 // its shape rather than only touching the old one).
 bool Simplifier::WithinError(const Placement& p) const {
   const double e = options_.max_error;
-  Quadric q = quadric_[p.keep];
-  q.Add(quadric_[p.drop]);
-  if (q.At(p.at) > e * e * q.planes) return false;
+  if (p.cost > e * e * (quadric_[p.keep].planes + quadric_[p.drop].planes)) return false;
+  // A vertex stands for the triangles it started on: where it started is on them.
+  if (p.at == original_position_[p.keep] || p.at == original_position_[p.drop]) return true;
   for (const std::uint32_t v : {p.keep, p.drop}) {
     for (const std::uint32_t t : support_[v]) {
       const auto& [a, b, c] = std::array<std::uint32_t, 3>{
