@@ -99,6 +99,8 @@ class Simplifier {
   Vec3 Optimum(const Quadric& q, const std::array<bool, 3>& fixed, const Vec3& start, const Vec3& a,
                const Vec3& b) const;
   void Push(std::uint32_t a, std::uint32_t b);
+  bool Stale(const Candidate& c) const;
+  void DropStale();
   void FoldFlatVertices(std::size_t target);
   bool FoldsFlat(std::uint32_t v, std::uint32_t w, Placement& out) const;
   bool LinkHolds(std::uint32_t a, std::uint32_t b) const;
@@ -348,6 +350,18 @@ void Simplifier::Push(std::uint32_t a, std::uint32_t b) {
   queue_.push_back({static_cast<float>(p.cost), a, b, static_cast<std::uint16_t>(version_[a]),
                     static_cast<std::uint16_t>(version_[b])});
   if (heaped_) std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
+}
+
+// An entry whose ends changed since it was queued (a newer one stands for
+// the edge, if it is still one).
+bool Simplifier::Stale(const Candidate& c) const {
+  return gone_[c.a] || gone_[c.b] || static_cast<std::uint16_t>(version_[c.a]) != c.version_a ||
+         static_cast<std::uint16_t>(version_[c.b]) != c.version_b;
+}
+
+void Simplifier::DropStale() {
+  std::erase_if(queue_, [this](const Candidate& c) { return Stale(c); });
+  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 // The two ends share exactly the two vertices across the edge, and no
@@ -613,13 +627,14 @@ LabelMesh Simplifier::Run() {
     std::pop_heap(queue_.begin(), queue_.end(), std::greater<>());
     const Candidate c = queue_.back();
     queue_.pop_back();
-    if (gone_[c.a] || gone_[c.b] || static_cast<std::uint16_t>(version_[c.a]) != c.version_a ||
-        static_cast<std::uint16_t>(version_[c.b]) != c.version_b) {
-      continue;
-    }
+    if (Stale(c)) continue;
     const Placement p = Place(c.a, c.b);
     if (!p.allowed || !LinkHolds(c.a, c.b) || !NothingTurns(p) || !WithinError(p)) continue;
     Collapse(p, /*queue=*/true);
+    // A live edge has at most one current entry, and a closed mesh 3/2 edges
+    // per triangle: past three entries a triangle, most are stale, and
+    // dropping them in one pass costs less than popping each of them.
+    if (queue_.size() > 3 * live_triangles_ + 4096) DropStale();
   }
   return Output();
 }
