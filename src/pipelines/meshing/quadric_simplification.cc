@@ -158,6 +158,14 @@ void Simplifier::Load() {
   triangle_.resize(nt);
   alive_.assign(nt, true);
   original_.resize(nt);
+  // Each vertex's lists are made at their size at once, sparing the
+  // allocations of growing them.
+  std::vector<std::uint32_t> degree(nv, 0);
+  for (const std::uint32_t v : mesh_.triangles) ++degree[v];
+  for (std::size_t v = 0; v < nv; ++v) {
+    support_[v].reserve(degree[v]);
+    faces_of_[v].reserve(degree[v]);
+  }
   for (std::size_t t = 0; t < nt; ++t) {
     for (int k = 0; k < 3; ++k) triangle_[t][k] = mesh_.triangles[3 * t + k];
     const auto& [a, b, c] = triangle_[t];
