@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/formats/refs/reference_file.h"
+#include "formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "core/file_io.h"

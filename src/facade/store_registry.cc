@@ -5,7 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "chunkwise/formats/refs/reference_file.h"
+#include "formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/refs/reference_file.h"
+#include "formats/refs/reference_file.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 #include "formats/refs/json_cursor.h"
 #include "formats/refs/reference_template.h"
 

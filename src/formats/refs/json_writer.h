@@ -14,7 +14,7 @@
 #include <string>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::formats::refs {

@@ -13,7 +13,7 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/export_shard_schema.h"
 #include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/refs/reference_file.h"
+#include "formats/refs/reference_file.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/writer.h"
 #include "chunkwise/formats/zarr/array.h"

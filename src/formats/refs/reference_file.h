@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
 #include "chunkwise/store/store.h"
 
