@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/export_shard_schema.h"
 #include "chunkwise/formats/dvid/ingest.h"
-#include "formats/refs/reference_file.h"
 #include "chunkwise/formats/vectors/geometry_reader.h"
 #include "chunkwise/formats/vectors/writer.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -27,7 +25,9 @@
 #include "formats/arrow/ipc_writer.h"
 #include "formats/bcolz/carray.h"
 #include "formats/bcolz/ctable.h"
+#include "formats/bcolz/dataset.h"
 #include "formats/dvid/arrow_shard_writer.h"
+#include "formats/refs/reference_file.h"
 #include "formats/refs/zarr_references.h"
 #include "store/memory_store.h"
 #include "unit/formats/vectors_test_data.h"
