@@ -36,13 +36,13 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "core/file_io.h"
 #include "formats/refs/json_reader.h"
 #include "formats/refs/json_writer.h"
 #include "formats/refs/parquet_references.h"
+#include "formats/refs/reference_file.h"
 
 namespace {
 

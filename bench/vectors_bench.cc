@@ -27,15 +27,15 @@
 #include "bench_common.h"
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/formats/vectors/chunk_placement.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/writer.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "core/file_io.h"
+#include "formats/vectors/chunk_placement.h"
+#include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
 #include "formats/vectors/ragged_blob.h"
+#include "formats/vectors/writer.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::vectors {

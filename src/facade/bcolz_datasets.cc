@@ -8,6 +8,7 @@
 #include "chunkwise/store/file_store.h"
 #include "formats/bcolz/carray.h"
 #include "formats/bcolz/ctable.h"
+#include "formats/bcolz/dataset.h"
 
 namespace chunkwise {
 namespace {
@@ -94,7 +95,8 @@ BcolzImportOptions WithCall(const Context& context, const CallOptions& call,
 Status CreateRows(const std::shared_ptr<store::Store>& store, const BcolzRows& rows,
                   const BcolzImportOptions& options, const bcolz::CallHooks& hooks) {
   bcolz::CarrayOptions carray_options;
-  carray_options.cparams = options.cparams;
+  carray_options.cparams = {options.cparams.clevel, options.cparams.shuffle, options.cparams.cname,
+                            options.cparams.quantize};
   carray_options.expectedlen = rows.shape[0];
   carray_options.chunklen = options.chunklen;
   carray_options.threads = options.threads;

@@ -13,14 +13,95 @@
 #include "formats/refs/bcolz_references.h"
 #include "formats/refs/parquet_references.h"
 #include "formats/refs/reference_combine.h"
+#include "formats/refs/reference_file.h"
 #include "formats/refs/reference_parts.h"
+#include "formats/refs/reference_set.h"
+#include "formats/refs/reference_summary.h"
 #include "formats/refs/zarr_references.h"
 
 namespace chunkwise {
+
+// The facade's sets hold a formats/refs set, which only this file sees.
+class ReferenceSetAccess {
+ public:
+  static ReferenceSet Wrap(formats::refs::ReferenceSet set) {
+    ReferenceSet wrapped;
+    wrapped.held_ = std::make_shared<const formats::refs::ReferenceSet>(std::move(set));
+    return wrapped;
+  }
+  static const formats::refs::ReferenceSet& Held(const ReferenceSet& set) {
+    static const formats::refs::ReferenceSet kEmpty;
+    return set.held_ != nullptr ? *set.held_ : kEmpty;
+  }
+};
+
+ReferenceSet::ReferenceSet() = default;
+ReferenceSet::~ReferenceSet() = default;
+ReferenceSet::ReferenceSet(const ReferenceSet&) = default;
+ReferenceSet& ReferenceSet::operator=(const ReferenceSet&) = default;
+ReferenceSet::ReferenceSet(ReferenceSet&&) noexcept = default;
+ReferenceSet& ReferenceSet::operator=(ReferenceSet&&) noexcept = default;
+
+std::size_t ReferenceSet::size() const { return ReferenceSetAccess::Held(*this).size(); }
+
+Result<std::optional<store::Reference>> ReferenceSet::Find(std::string_view key) const {
+  return ReferenceSetAccess::Held(*this).Find(key);
+}
+
+Result<std::vector<std::string>> ReferenceSet::Keys(std::string_view prefix) const {
+  return ReferenceSetAccess::Held(*this).Keys(prefix);
+}
+
+Result<ReferenceFormat> ParseReferenceFormat(std::string_view text) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const formats::refs::ReferenceFormat format,
+                             formats::refs::ParseReferenceFormat(text));
+  switch (format) {
+    case formats::refs::ReferenceFormat::kJsonV0:
+      return ReferenceFormat::kJsonV0;
+    case formats::refs::ReferenceFormat::kJsonV1:
+      return ReferenceFormat::kJsonV1;
+    case formats::refs::ReferenceFormat::kParquet:
+      return ReferenceFormat::kParquet;
+  }
+  return ReferenceFormat::kJsonV1;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
 namespace refs = formats::refs;
+
+refs::ReferenceFormat ToHeld(ReferenceFormat format) {
+  switch (format) {
+    case ReferenceFormat::kJsonV0:
+      return refs::ReferenceFormat::kJsonV0;
+    case ReferenceFormat::kJsonV1:
+      return refs::ReferenceFormat::kJsonV1;
+    case ReferenceFormat::kParquet:
+      return refs::ReferenceFormat::kParquet;
+  }
+  return refs::ReferenceFormat::kJsonV1;
+}
+
+refs::ReferenceWriteOptions ToHeld(const ReferenceWriteOptions& options) {
+  return {ToHeld(options.format), options.templates, options.record_size, options.root_array_name,
+          options.overwrite};
+}
+
+ReferenceSummary FromHeld(refs::ReferenceSummary held) {
+  return {held.inline_count,        held.whole_file_count,  held.range_count,
+          held.inline_bytes,        held.range_bytes,       held.whole_file_bytes,
+          held.unsized_whole_files, std::move(held.arrays), std::move(held.targets)};
+}
+
+Status WriteHeld(const Context& context, const refs::ReferenceSet& set, std::string_view output_url,
+                 const ReferenceWriteOptions& options) {
+  // A Parquet set is a directory of values: a killed writer's temporary files
+  // there go before the next write.
+  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(output_url));
+  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, output_url, true));
+  return refs::WriteReferences(*value.store, value.key, set, ToHeld(options));
+}
 
 // Where the source's keys are: a store, the prefix in it, and the URL the
 // store's keys are under.
@@ -57,9 +138,9 @@ Result<Source> OpenSource(const Context& context, const StoreUrl& url) {
 
 // This rank's part of the references: every part when `part` is whole.
 // Progress shows on rank 0 only.
-Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view source_url,
-                                        const BuildReferencesOptions& options,
-                                        const core::JobPart& part, const CallOptions& call) {
+Result<refs::ReferenceSet> BuildReferencePart(const Context& context, std::string_view source_url,
+                                              const BuildReferencesOptions& options,
+                                              const core::JobPart& part, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(
       call, std::string("building references to ") + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(const StoreUrl url, ParseStoreUrl(source_url));
@@ -79,7 +160,7 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
     case FormatKind::kZarrV2Array:
     case FormatKind::kZarrV2Group: {
       auto progress = progress_for("chunks");
-      CHUNKWISE_ASSIGN_OR_RETURN(ReferenceSet set,
+      CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSet set,
                                  refs::BuildZarrReferences(source.store, source.prefix,
                                                            {source.url_base, progress.get(),
                                                             &context.cancellation(call), part}));
@@ -106,10 +187,10 @@ Result<ReferenceSet> BuildReferencePart(const Context& context, std::string_view
             .WithField("reference_format");
       }
       auto progress = progress_for("shards");
-      CHUNKWISE_ASSIGN_OR_RETURN(
-          ReferenceSet set, refs::BuildArrowShardReferences(source.store, source.prefix,
-                                                            {source.url_base, progress.get(),
-                                                             &context.cancellation(call), part}));
+      CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSet set, refs::BuildArrowShardReferences(
+                                                             source.store, source.prefix,
+                                                             {source.url_base, progress.get(),
+                                                              &context.cancellation(call), part}));
       if (progress != nullptr) progress->Finish();
       return set;
     }
@@ -221,7 +302,7 @@ Result<std::string> SavePart(const Context& context, std::string_view source_url
     CHUNKWISE_ASSIGN_OR_RETURN(const bool saved, place.store->Exists(key));
     if (saved) return std::string("kept");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const ReferenceSet set,
+  CHUNKWISE_ASSIGN_OR_RETURN(const refs::ReferenceSet set,
                              BuildReferencePart(context, source_url, build, part, call));
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string text, refs::EncodeReferencePart(set));
   if (job.before_part_saved) CHUNKWISE_RETURN_IF_ERROR(job.before_part_saved(key));
@@ -231,10 +312,10 @@ Result<std::string> SavePart(const Context& context, std::string_view source_url
 
 // Rank 0, once every part is saved: joins them, writes the set, then
 // removes the work prefix (the manifest last).
-Result<ReferenceSet> JoinParts(const Context& context, const JobPlace& place,
-                               std::string_view output_url, int ranks,
-                               const ReferenceWriteOptions& write) {
-  Result<ReferenceSet> set = Status::Internal("not joined");
+Result<refs::ReferenceSet> JoinParts(const Context& context, const JobPlace& place,
+                                     std::string_view output_url, int ranks,
+                                     const ReferenceWriteOptions& write) {
+  Result<refs::ReferenceSet> set = Status::Internal("not joined");
   {
     std::vector<std::string> texts;
     for (int rank = 0; rank < ranks; ++rank) {
@@ -246,7 +327,7 @@ Result<ReferenceSet> JoinParts(const Context& context, const JobPlace& place,
     set = refs::MergeReferenceParts(texts);
   }
   if (!set.ok()) return set.status();
-  CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, *set, output_url, write));
+  CHUNKWISE_RETURN_IF_ERROR(WriteHeld(context, *set, output_url, write));
   CHUNKWISE_RETURN_IF_ERROR(RemoveWork(place, output_url));
   return set;
 }
@@ -283,9 +364,10 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
   summary.parts = ranks.size();
   if (ranks.size() == 1) {
     // One process: no parts to save; the set is written as it is built.
-    CHUNKWISE_ASSIGN_OR_RETURN(summary.set,
+    CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSet set,
                                BuildReferencePart(context, source_url, build, {}, call));
-    CHUNKWISE_RETURN_IF_ERROR(WriteReferences(context, summary.set, output_url, write));
+    CHUNKWISE_RETURN_IF_ERROR(WriteHeld(context, set, output_url, write));
+    summary.set = ReferenceSetAccess::Wrap(std::move(set));
     CHUNKWISE_RETURN_IF_ERROR(RemoveWork(*place, output_url));
     return summary;
   }
@@ -294,11 +376,11 @@ Result<ReferenceJobSummary> BuildReferencesInto(const Context& context, std::str
                                                : Result<std::string>(place.status());
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> outcomes,
                              core::GatherOutcomes(ranks, saved));
-  Result<ReferenceSet> joined =
-      root ? JoinParts(context, *place, output_url, ranks.size(), write) : ReferenceSet();
+  Result<refs::ReferenceSet> joined =
+      root ? JoinParts(context, *place, output_url, ranks.size(), write) : refs::ReferenceSet();
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, joined.status()));
   summary.parts_kept = static_cast<int>(std::count(outcomes.begin(), outcomes.end(), "kept"));
-  summary.set = *std::move(joined);
+  summary.set = ReferenceSetAccess::Wrap(*std::move(joined));
   return summary;
 }
 
@@ -306,30 +388,30 @@ Result<ReferenceSet> BuildReferences(const Context& context, std::string_view so
                                      const BuildReferencesOptions& options,
                                      const CallOptions& call) {
   if (options.ranks == nullptr || options.ranks->size() == 1) {
-    return BuildReferencePart(context, source_url, options, {}, call);
+    CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSet set,
+                               BuildReferencePart(context, source_url, options, {}, call));
+    return ReferenceSetAccess::Wrap(std::move(set));
   }
   core::Communicator& ranks = *options.ranks;
   // Every rank reaches the gather, its error included: a rank that returned
   // early would leave the others waiting in it.
-  const Result<ReferenceSet> part =
+  const Result<refs::ReferenceSet> part =
       BuildReferencePart(context, source_url, options, {ranks.rank(), ranks.size()}, call);
   const Result<std::string> encoded =
       part.ok() ? refs::EncodeReferencePart(*part) : Result<std::string>(part.status());
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> parts,
                              core::GatherOutcomes(ranks, encoded));
-  Result<ReferenceSet> merged =
-      ranks.rank() == 0 ? refs::MergeReferenceParts(parts) : Result<ReferenceSet>(ReferenceSet());
+  Result<refs::ReferenceSet> merged = ranks.rank() == 0
+                                          ? refs::MergeReferenceParts(parts)
+                                          : Result<refs::ReferenceSet>(refs::ReferenceSet());
   CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, merged.status()));
-  return merged;
+  if (!merged.ok()) return merged.status();
+  return ReferenceSetAccess::Wrap(*std::move(merged));
 }
 
 Status WriteReferences(const Context& context, const ReferenceSet& set, std::string_view output_url,
                        const ReferenceWriteOptions& options) {
-  // A Parquet set is a directory of values: a killed writer's temporary files
-  // there go before the next write.
-  CHUNKWISE_RETURN_IF_ERROR(RemoveDeadTemporariesAt(output_url));
-  CHUNKWISE_ASSIGN_OR_RETURN(const UrlValue value, LocateUrlValue(context, output_url, true));
-  return refs::WriteReferences(*value.store, value.key, set, options);
+  return WriteHeld(context, ReferenceSetAccess::Held(set), output_url, options);
 }
 
 Result<std::shared_ptr<const store::ReferenceIndex>> ReadReferenceIndex(const Context& context,
@@ -358,30 +440,36 @@ Result<std::shared_ptr<store::ReferenceStore>> OpenReferenceStore(
 }
 
 Result<ReferenceSummary> SummarizeReferences(const ReferenceSet& set) {
-  return formats::refs::SummarizeReferences(set, nullptr);
+  CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSummary summary,
+                             refs::SummarizeReferences(ReferenceSetAccess::Held(set), nullptr));
+  return FromHeld(std::move(summary));
 }
 
 Result<ReferenceSummary> DescribeReferences(const Context& context, std::string_view url,
                                             const ReadReferencesOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<store::ReferenceStore> store,
                              OpenReferenceStore(context, url, options));
-  return formats::refs::SummarizeReferences(store->index(), store.get());
+  CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSummary summary,
+                             refs::SummarizeReferences(store->index(), store.get()));
+  return FromHeld(std::move(summary));
 }
 
 Result<ReferenceSet> CombineReferences(const Context& context,
                                        const std::vector<std::string>& input_urls, int concat_dim) {
   std::vector<std::shared_ptr<const store::ReferenceIndex>> loaded;
-  std::vector<const ReferenceSet*> inputs;
+  std::vector<const refs::ReferenceSet*> inputs;
   for (const std::string& input : input_urls) {
     CHUNKWISE_ASSIGN_OR_RETURN(auto index, ReadReferenceIndex(context, input));
-    const auto* set = dynamic_cast<const ReferenceSet*>(index.get());
+    const auto* set = dynamic_cast<const refs::ReferenceSet*>(index.get());
     if (set == nullptr) {
       return Status::Unsupported(input + ": combine reads JSON reference sets only");
     }
     inputs.push_back(set);
     loaded.push_back(std::move(index));
   }
-  return formats::refs::CombineReferenceSets(inputs, {concat_dim});
+  CHUNKWISE_ASSIGN_OR_RETURN(refs::ReferenceSet combined,
+                             refs::CombineReferenceSets(inputs, {concat_dim}));
+  return ReferenceSetAccess::Wrap(std::move(combined));
 }
 
 }  // namespace chunkwise

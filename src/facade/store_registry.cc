@@ -5,7 +5,6 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
@@ -13,6 +12,7 @@
 #include "core/json.h"
 #include "facade/reference_targets.h"
 #include "facade/subtree_store.h"
+#include "formats/refs/reference_file.h"
 #include "store/memory_store.h"
 #include "store/remote_store_url.h"
 

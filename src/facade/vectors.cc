@@ -4,15 +4,78 @@
 #include <string>
 #include <utility>
 
-#include "chunkwise/formats/vectors/vector_store.h"
 #include "facade/new_output_directory.h"
+#include "formats/vectors/geometry_reader.h"
+#include "formats/vectors/paths.h"
+#include "formats/vectors/pyramid.h"
+#include "formats/vectors/store_info.h"
+#include "formats/vectors/validator.h"
+#include "formats/vectors/vector_store.h"
 #include "formats/vectors/write_checks.h"
+#include "formats/vectors/writer.h"
 
 namespace chunkwise {
 
 namespace vectors = formats::vectors;
 
 namespace {
+
+// The facade's vector types mirror the format's field by field; enums keep
+// the format's order (checked below).
+static_assert(static_cast<int>(VectorsCrossLevelStorage::kImplicit) ==
+              static_cast<int>(vectors::CrossLevelStorage::kImplicit));
+static_assert(static_cast<int>(VectorsLayout::k0_9) ==
+              static_cast<int>(vectors::LayoutVersion::k0_9));
+static_assert(static_cast<int>(VectorsViolationKind::kOrphanVertex) ==
+              static_cast<int>(vectors::ViolationKind::kOrphanVertex));
+
+vectors::CrossLevelStorage ToFormat(VectorsCrossLevelStorage storage) {
+  return static_cast<vectors::CrossLevelStorage>(storage);
+}
+
+VectorsCrossLevelStorage FromFormat(vectors::CrossLevelStorage storage) {
+  return static_cast<VectorsCrossLevelStorage>(storage);
+}
+
+vectors::LayoutVersion ToFormat(VectorsLayout layout) {
+  return static_cast<vectors::LayoutVersion>(layout);
+}
+
+VectorsLayout FromFormat(vectors::LayoutVersion layout) {
+  return static_cast<VectorsLayout>(layout);
+}
+
+vectors::BoundingBox ToFormat(const VectorsBox& box) {
+  return {box.min, box.max, box.exclusive_max};
+}
+
+VectorsRootMetadata FromFormat(const vectors::RootMetadata& root) {
+  return {root.version,
+          FromFormat(root.layout),
+          root.chunk_shape,
+          root.bounds_min,
+          root.bounds_max,
+          root.geometry_type,
+          FromFormat(root.cross_level_storage),
+          root.base_bin_shape,
+          root.num_levels,
+          root.links_convention,
+          root.capabilities};
+}
+
+VectorsLevelInfo FromFormat(vectors::LevelInfo level) {
+  const vectors::LevelMetadata& metadata = level.metadata;
+  return {{metadata.level, metadata.vertex_count, metadata.arrays_present, metadata.bin_shape,
+           metadata.parent_level},
+          level.chunks,
+          std::move(level.link_deltas),
+          std::move(level.cross_deltas)};
+}
+
+VectorsViolation FromFormat(vectors::Violation violation) {
+  return {violation.level, static_cast<VectorsViolationKind>(violation.kind),
+          std::move(violation.path), std::move(violation.message)};
+}
 
 // `status` naming `url`, unless its message already does.
 Status NamingUrl(const Status& status, std::string_view url) {
@@ -34,6 +97,33 @@ Result<vectors::VectorStore> OpenVectorStore(const Context& context, std::string
 
 }  // namespace
 
+Result<VectorsBox> ParseRegionBox(std::string_view text) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const vectors::BoundingBox box, vectors::ParseRegionBox(text));
+  return VectorsBox{box.min, box.max, box.exclusive_max};
+}
+
+std::string_view CrossLevelStorageName(VectorsCrossLevelStorage storage) {
+  return vectors::CrossLevelStorageName(ToFormat(storage));
+}
+
+Result<VectorsCrossLevelStorage> ParseCrossLevelStorage(std::string_view name) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const vectors::CrossLevelStorage storage,
+                             vectors::ParseCrossLevelStorage(name));
+  return FromFormat(storage);
+}
+
+Result<VectorsLayout> ParseLayoutVersion(std::string_view name) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const vectors::LayoutVersion layout,
+                             vectors::ParseLayoutVersion(name));
+  return FromFormat(layout);
+}
+
+std::string FormatDelta(int delta) { return vectors::FormatDelta(delta); }
+
+std::string_view ViolationKindName(VectorsViolationKind kind) {
+  return vectors::ViolationKindName(static_cast<vectors::ViolationKind>(kind));
+}
+
 Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_view url,
                                          const VectorGeometry& geometry,
                                          const VectorsWriteOptions& options,
@@ -51,20 +141,22 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
   vectors::WriteOptions write;
   write.chunk_shape = {options.chunk_shape[0], options.chunk_shape[1], options.chunk_shape[2]};
   write.overwrite = options.overwrite;
-  write.layout = options.layout;
+  write.layout = ToFormat(options.layout);
   CHUNKWISE_ASSIGN_OR_RETURN(write.store_options.pool, context.pool_for(*store, call));
   const std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "vectors write", geometry.positions.size(), "vertices");
   write.progress = progress.get();
   write.cancellation = &context.cancellation(call);
-  Result<VectorsWriteSummary> written =
+  Result<vectors::WriteSummary> written =
       vectors::WriteGeometry(std::move(store), "", geometry, write);
   if (!written.ok()) {
     new_directory.RemoveIfEmpty();
     return NamingUrl(written.status(), url);
   }
   progress->Finish();
-  return written;
+  return VectorsWriteSummary{written->vertices,
+                             written->chunks,
+                             {written->links.chunk_links, written->links.cross_chunk_links}};
 }
 
 Result<std::vector<VectorsPyramidLevel>> BuildVectorsPyramid(const Context& context,
@@ -77,9 +169,14 @@ Result<std::vector<VectorsPyramidLevel>> BuildVectorsPyramid(const Context& cont
       context.StartProgress(call, "vectors pyramid",
                             static_cast<std::uint64_t>(std::max(0, options.levels - 1)), "levels");
   CHUNKWISE_ASSIGN_OR_RETURN(
-      std::vector<VectorsPyramidLevel> levels,
-      vectors::BuildPyramid(store, {options.levels, options.storage, progress.get()}));
+      const std::vector<vectors::PyramidLevelSummary> built,
+      vectors::BuildPyramid(store, {options.levels, ToFormat(options.storage), progress.get()}));
   progress->Finish();
+  std::vector<VectorsPyramidLevel> levels;
+  for (const vectors::PyramidLevelSummary& level : built) {
+    levels.push_back({level.level, level.vertices, level.links, level.parent_links_in_chunk,
+                      level.parent_links_across});
+  }
   return levels;
 }
 
@@ -92,20 +189,22 @@ Result<VectorsLevelGeometry> ReadVectors(const Context& context, std::string_vie
       context.StartProgress(call, "vectors read", 0, "chunks");
   vectors::ReadQuery query;
   query.level = options.level;
-  query.bbox = options.box;
+  if (options.box.has_value()) query.bbox = ToFormat(*options.box);
   query.object_id = options.object_id;
   query.progress = progress.get();
   query.cancellation = &context.cancellation(call);
-  Result<VectorsLevelGeometry> read = vectors::ReadGeometry(store, query);
+  Result<vectors::LevelGeometry> read = vectors::ReadGeometry(store, query);
   if (!read.ok()) return NamingUrl(read.status(), url);
   progress->Finish();
-  return read;
+  return VectorsLevelGeometry{std::move(read->geometry)};
 }
 
 Result<VectorsInfo> DescribeVectors(const Context& context, std::string_view url) {
   CHUNKWISE_ASSIGN_OR_RETURN(vectors::VectorStore store, OpenVectorStore(context, url, {}));
-  VectorsInfo info{store.metadata(), {}};
-  CHUNKWISE_ASSIGN_OR_RETURN(info.levels, vectors::DescribeLevels(store));
+  VectorsInfo info{FromFormat(store.metadata()), {}};
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::LevelInfo> levels,
+                             vectors::DescribeLevels(store));
+  for (vectors::LevelInfo& level : levels) info.levels.push_back(FromFormat(std::move(level)));
   return info;
 }
 
@@ -113,7 +212,13 @@ Result<std::vector<VectorsViolation>> ValidateVectors(const Context& context, st
                                                       int validation_level) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(false)));
-  return vectors::ValidateStore(std::move(store), "", validation_level);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<vectors::Violation> found,
+                             vectors::ValidateStore(std::move(store), "", validation_level));
+  std::vector<VectorsViolation> violations;
+  for (vectors::Violation& violation : found) {
+    violations.push_back(FromFormat(std::move(violation)));
+  }
+  return violations;
 }
 
 }  // namespace chunkwise

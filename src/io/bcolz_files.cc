@@ -7,13 +7,14 @@
 #include <system_error>
 
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/io/array_file.h"
 #include "chunkwise/io/csv_file.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "core/file_io.h"
 #include "formats/bcolz/ctable.h"
+#include "formats/bcolz/dataset.h"
+#include "formats/bcolz/meta.h"
 
 namespace chunkwise::io {
 
@@ -217,7 +218,8 @@ Result<BcolzImportSummary> CreateBcolzFromFile(const std::filesystem::path& inpu
                                                const BcolzImportOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(RowSource source, RowSource::Open(input));
   CarrayOptions base;
-  base.cparams = options.cparams;
+  base.cparams = {options.cparams.clevel, options.cparams.shuffle, options.cparams.cname,
+                  options.cparams.quantize};
   base.chunklen = options.chunklen;
   base.expectedlen = source.rows();
   base.threads = options.threads;
@@ -254,8 +256,10 @@ Result<BcolzImportSummary> AppendBcolzFromFile(const std::filesystem::path& inpu
 }
 
 Result<std::int64_t> ExportBcolzSelection(std::shared_ptr<store::Store> store,
-                                          const std::string& prefix, const ReadRequest& request,
+                                          const std::string& prefix,
+                                          const BcolzSelection& selection,
                                           const std::filesystem::path& output) {
+  const ReadRequest request{selection.slice, selection.columns, selection.where};
   CHUNKWISE_ASSIGN_OR_RETURN(bool is_ctable, Ctable::IsCtable(*store, prefix));
   if (!is_ctable && request.columns.empty() && request.where.empty() && !HasCsvExtension(output)) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<Carray> carray,

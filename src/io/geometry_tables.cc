@@ -13,10 +13,10 @@
 
 namespace chunkwise::io {
 
-using formats::vectors::Geometry;
-using formats::vectors::GeometryType;
-using formats::vectors::LinkAttribute;
-using formats::vectors::VertexAttribute;
+using core::Geometry;
+using core::GeometryType;
+using core::LinkAttribute;
+using core::VertexAttribute;
 namespace layout = formats::vectors::layout;
 
 namespace {

@@ -9,11 +9,11 @@
 
 namespace chunkwise::io {
 
-using formats::vectors::Geometry;
-using formats::vectors::GeometryType;
-using formats::vectors::LinkAttribute;
-using formats::vectors::Vec3f;
-using formats::vectors::VertexAttribute;
+using core::Geometry;
+using core::GeometryType;
+using core::LinkAttribute;
+using core::Vec3f;
+using core::VertexAttribute;
 
 namespace {
 

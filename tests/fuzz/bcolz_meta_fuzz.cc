@@ -8,7 +8,7 @@
 #include <string>
 
 #include "chunkwise/core/csv.h"
-#include "chunkwise/formats/bcolz/meta.h"
+#include "formats/bcolz/meta.h"
 #include "formats/bcolz/predicate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

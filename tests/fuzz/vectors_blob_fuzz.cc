@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/cross_chunk_record.h"
 #include "formats/vectors/fragment_index.h"
 #include "formats/vectors/ragged_blob.h"
 

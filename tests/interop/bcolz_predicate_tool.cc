@@ -14,8 +14,8 @@
 #include <fstream>
 #include <string>
 
-#include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/bcolz/dataset.h"
 
 int main(int argc, char** argv) {
   using namespace chunkwise;

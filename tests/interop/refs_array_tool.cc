@@ -15,11 +15,11 @@
 #include <utility>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/refs/reference_file.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/reference_store.h"
+#include "formats/refs/reference_file.h"
 
 namespace {
 
@@ -29,7 +29,8 @@ using chunkwise::Status;
 
 Status ReadThroughReferences(int argc, char** argv) {
   const fs::path refs_path = argv[1];
-  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::io::FileKey file, chunkwise::io::LocateFile(refs_path));
+  CHUNKWISE_ASSIGN_OR_RETURN(const chunkwise::io::FileKey file,
+                             chunkwise::io::LocateFile(refs_path));
   CHUNKWISE_ASSIGN_OR_RETURN(auto index,
                              chunkwise::formats::refs::OpenReferences(file.store, file.key));
   chunkwise::store::ReferenceStoreOptions options;

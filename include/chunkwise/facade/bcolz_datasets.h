@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/npy.h"
 #include "chunkwise/facade/context.h"
-#include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/io/bcolz_files.h"
 
 namespace chunkwise {
@@ -72,7 +72,7 @@ Result<std::int64_t> WriteBcolzRows(const Context& context, std::string_view url
 Result<std::int64_t> AppendBcolzRows(const Context& context, std::string_view url,
                                      const BcolzRows& rows, const CallOptions& call = {});
 
-// What ReadBcolz selects (formats/bcolz/dataset.h, ReadRequest).
+// What ReadBcolz selects.
 struct BcolzReadOptions {
   std::string slice;                 // "a:b" over rows; "" is all.
   std::vector<std::string> columns;  // A ctable's columns to keep; empty is all.
@@ -84,7 +84,6 @@ struct BcolzReadOptions {
 // rows scanned for `where`); Cancelled between chunks.
 Result<core::NpyArray> ReadBcolz(const Context& context, std::string_view url,
                                  const BcolzReadOptions& options, const CallOptions& call = {});
-
 
 }  // namespace chunkwise
 

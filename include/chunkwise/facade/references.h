@@ -4,28 +4,85 @@
 #ifndef CHUNKWISE_FACADE_REFERENCES_H_
 #define CHUNKWISE_FACADE_REFERENCES_H_
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "chunkwise/core/communicator.h"
+#include "chunkwise/core/result.h"
 #include "chunkwise/facade/context.h"
-#include "chunkwise/formats/refs/reference_file.h"
-#include "chunkwise/formats/refs/reference_set.h"
-#include "chunkwise/formats/refs/reference_summary.h"
+#include "chunkwise/store/reference.h"
 #include "chunkwise/store/reference_store.h"
 
 namespace chunkwise {
 
-using ReferenceSet = formats::refs::ReferenceSet;
-using ReferenceWriteOptions = formats::refs::ReferenceWriteOptions;
-using ReferenceFormat = formats::refs::ReferenceFormat;
-using ReferenceSummary = formats::refs::ReferenceSummary;
+namespace formats::refs {
+class ReferenceSet;
+}  // namespace formats::refs
+
+// A reference set held in memory, as BuildReferences returns it: each key of
+// the source (metadata and chunks) and its reference, read as any
+// store::ReferenceIndex. The storage is the library's own (formats/refs);
+// copies share it, and nothing changes a set once built.
+class ReferenceSet : public store::ReferenceIndex {
+ public:
+  ReferenceSet();  // Empty.
+  ~ReferenceSet() override;
+  ReferenceSet(const ReferenceSet&);
+  ReferenceSet& operator=(const ReferenceSet&);
+  // A moved-from set is empty.
+  ReferenceSet(ReferenceSet&&) noexcept;
+  ReferenceSet& operator=(ReferenceSet&&) noexcept;
+
+  std::size_t size() const;
+  Result<std::optional<store::Reference>> Find(std::string_view key) const override;
+  Result<std::vector<std::string>> Keys(std::string_view prefix) const override;
+
+ private:
+  friend class ReferenceSetAccess;  // src/facade: wraps and unwraps the held set.
+  std::shared_ptr<const formats::refs::ReferenceSet> held_;
+};
+
+// How WriteReferences stores a set.
+enum class ReferenceFormat { kJsonV0, kJsonV1, kParquet };
+
 // "json" (v0), "json-v1" or "parquet"; InvalidArgument naming the text otherwise.
-using formats::refs::ParseReferenceFormat;
+Result<ReferenceFormat> ParseReferenceFormat(std::string_view text);
+
+struct ReferenceWriteOptions {
+  ReferenceFormat format = ReferenceFormat::kJsonV1;
+  bool templates = true;               // JSON v1: shorten shared URL directories.
+  std::uint64_t record_size = 100000;  // Parquet: references per file.
+  // Parquet: the layout keeps chunks under an array path, so a set whose
+  // root is an array is written as this array inside a root group. Empty:
+  // "data" for WriteReferences; BuildReferencesInto names it after the
+  // source (ReferenceRootArrayName).
+  std::string root_array_name;
+  bool overwrite = false;
+};
+
+// What a reference set holds (`chunkwise refs info`): references by kind,
+// the zarr arrays it describes, the files it points into, and the bytes.
+struct ReferenceSummary {
+  std::uint64_t inline_count = 0;
+  std::uint64_t whole_file_count = 0;
+  std::uint64_t range_count = 0;
+  std::uint64_t inline_bytes = 0;
+  std::uint64_t range_bytes = 0;
+  std::uint64_t whole_file_bytes = 0;            // Of the whole files whose size was found.
+  std::uint64_t unsized_whole_files = 0;         // Whole files whose size could not be found.
+  std::vector<std::string> arrays;               // Prefixes holding a .zarray ("" for the root).
+  std::map<std::string, std::uint64_t> targets;  // URL → references into it.
+
+  std::uint64_t total_references() const { return inline_count + whole_file_count + range_count; }
+  std::uint64_t total_bytes() const { return inline_bytes + range_bytes + whole_file_bytes; }
+};
 
 struct BuildReferencesOptions {
   // What each reference's URL starts with; empty: the source's absolute
@@ -142,7 +199,7 @@ Result<ReferenceSummary> DescribeReferences(const Context& context, std::string_
                                             const ReadReferencesOptions& options = {});
 
 // The JSON reference sets at `input_urls`, in order, concatenated along
-// dimension `concat_dim` of their arrays (formats/refs/reference_combine.h).
+// dimension `concat_dim` of their arrays (docs/formats/refs.md).
 // Unsupported naming an input that is a Parquet set; InvalidArgument for
 // arrays that do not line up.
 Result<ReferenceSet> CombineReferences(const Context& context,

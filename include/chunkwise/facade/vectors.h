@@ -1,4 +1,4 @@
-// zarr-vectors stores by URL (formats/vectors): write a geometry as level 0,
+// zarr-vectors stores by URL: write a geometry (core/geometry.h) as level 0,
 // build the pyramid, read by box, object and level, describe and validate.
 // The geometry files themselves (CSV, .npy, SWC, PLY, OBJ) are io's
 // (io/geometry_files.h).
@@ -8,45 +8,130 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "chunkwise/core/geometry.h"
+#include "chunkwise/core/result.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
-#include "chunkwise/formats/vectors/geometry.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/paths.h"
-#include "chunkwise/formats/vectors/pyramid.h"
-#include "chunkwise/formats/vectors/store_info.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
-#include "chunkwise/formats/vectors/validator.h"
-#include "chunkwise/formats/vectors/writer.h"
 
 namespace chunkwise {
 
-using VectorGeometry = formats::vectors::Geometry;
-using VectorGeometryType = formats::vectors::GeometryType;
-using VectorsVertexAttribute = formats::vectors::VertexAttribute;
-using VectorsLinkAttribute = formats::vectors::LinkAttribute;
-using VectorsBox = formats::vectors::BoundingBox;
-using VectorsCrossLevelStorage = formats::vectors::CrossLevelStorage;
-using VectorsWriteSummary = formats::vectors::WriteSummary;
-using VectorsPyramidLevel = formats::vectors::PyramidLevelSummary;
-using VectorsLevelGeometry = formats::vectors::LevelGeometry;
-using VectorsRootMetadata = formats::vectors::RootMetadata;
-using VectorsLevelInfo = formats::vectors::LevelInfo;
-using VectorsViolation = formats::vectors::Violation;
-using VectorsLayout = formats::vectors::LayoutVersion;
-// The format's names for these, and their parsers ("skeleton", "implicit",
-// a link delta "+1", a violation kind, region text "x0:x1,y0:y1,z0:z1").
-using formats::vectors::CrossLevelStorageName;
-using formats::vectors::FormatDelta;
-using formats::vectors::GeometryTypeName;
-using formats::vectors::ParseCrossLevelStorage;
-using formats::vectors::ParseGeometryType;
-using formats::vectors::ParseLayoutVersion;
-using formats::vectors::ParseRegionBox;
-using formats::vectors::ViolationKindName;
+using VectorGeometry = core::Geometry;
+using VectorGeometryType = core::GeometryType;
+using VectorsVertexAttribute = core::VertexAttribute;
+using VectorsLinkAttribute = core::LinkAttribute;
+using core::GeometryTypeName;
+using core::ParseGeometryType;
+
+// A box in world coordinates (x, y, z), inclusive unless exclusive_max
+// ([min, max) per axis: the region syntax a:b).
+struct VectorsBox {
+  std::array<double, 3> min{};
+  std::array<double, 3> max{};
+  bool exclusive_max = false;
+};
+
+// Region text "x0:x1,y0:y1,z0:z1" in world units, exclusive at the top; an
+// open end ("a:", ":b", ":") or a missing trailing axis is unbounded.
+// InvalidArgument naming the axis and its text when a bound is not a number,
+// start > stop, a field has no ':' or there are more than three axes.
+Result<VectorsBox> ParseRegionBox(std::string_view text);
+
+// How the -delta mirror of cross-level links is kept (docs/formats/vectors.md,
+// "Pyramid"): "explicit" or "implicit".
+enum class VectorsCrossLevelStorage { kExplicit, kImplicit };
+std::string_view CrossLevelStorageName(VectorsCrossLevelStorage storage);
+Result<VectorsCrossLevelStorage> ParseCrossLevelStorage(std::string_view name);
+
+// The on-disk layouts (docs/formats/vectors.md, "Layouts").
+enum class VectorsLayout { k0_8, k0_9 };
+// "0.8" or "0.9" as a user spells it (also "0.8.0", "0.9.2"); InvalidArgument otherwise.
+Result<VectorsLayout> ParseLayoutVersion(std::string_view name);
+
+// A link family's delta as the store names it: "0", "+1", "-1".
+std::string FormatDelta(int delta);
+
+struct VectorsWriteSummary {
+  std::uint64_t vertices = 0;
+  std::uint64_t chunks = 0;
+  struct Links {
+    std::uint64_t chunk_links = 0;        // Rows under links/0/.
+    std::uint64_t cross_chunk_links = 0;  // Records under cross_chunk_links/0/.
+  } links;
+};
+
+// One coarser level BuildVectorsPyramid built.
+struct VectorsPyramidLevel {
+  int level = 0;
+  std::uint64_t vertices = 0;
+  std::uint64_t links = 0;
+  std::uint64_t parent_links_in_chunk = 0;  // links/+1 rows at level - 1.
+  std::uint64_t parent_links_across = 0;    // cross_chunk_links/+1 records at level - 1.
+};
+
+// A level read back: its geometry, vertices numbered 0..N-1 in chunk-key order.
+struct VectorsLevelGeometry {
+  VectorGeometry geometry;
+};
+
+// The root group's metadata (docs/formats/vectors.md, "Root and level metadata").
+struct VectorsRootMetadata {
+  std::string version;                               // zv_version, e.g. "0.8.0".
+  VectorsLayout layout = VectorsLayout::k0_8;        // From the version.
+  std::array<double, 3> chunk_shape{};               // World units per chunk; every level uses it.
+  std::array<double, 3> bounds_min{}, bounds_max{};  // Inclusive bounds of level-0 vertices.
+  VectorGeometryType geometry_type = VectorGeometryType::kPoints;
+  VectorsCrossLevelStorage cross_level_storage = VectorsCrossLevelStorage::kExplicit;
+  std::array<double, 3> base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
+  int num_levels = 1;                      // Levels 0..num_levels-1.
+  std::string links_convention;            // As read; empty when absent.
+  std::vector<std::string> capabilities;
+};
+
+// One level's metadata.
+struct VectorsLevelMetadata {
+  int level = 0;
+  std::uint64_t vertex_count = 0;
+  std::vector<std::string> arrays_present;         // Family directory names.
+  std::optional<std::array<double, 3>> bin_shape;  // Null at level 0.
+  int parent_level = -1;                           // The finer level it was built from; -1 at 0.
+};
+
+// What one level holds (`vectors info`).
+struct VectorsLevelInfo {
+  VectorsLevelMetadata metadata;
+  std::uint64_t chunks = 0;      // Chunks with vertices.
+  std::vector<int> link_deltas;  // Under links/.
+  std::vector<std::pair<int, std::uint64_t>>
+      cross_deltas;  // Under cross_chunk_links/: (delta, num_links).
+};
+
+// What ValidateVectors finds wrong (docs/formats/vectors.md, "Validation").
+enum class VectorsViolationKind {
+  kBadMetadata,              // L1: root/level/family metadata missing or malformed.
+  kMissingLinks,             // L1: links/0 absent for a linked geometry.
+  kMissingCapability,        // L1: delta != 0 without multiscale_links.
+  kMalformedBlob,            // L1: a blob that does not decode, a bad key or delta segment.
+  kBadCellKey,               // L3: cell key arity or order.
+  kMissingChunk,             // L3: an endpoint's chunk is not in vertex_fragments.
+  kVertexIndexOutOfRange,    // L3: vi >= the chunk's vertex count.
+  kBadPermIdx,               // L3: perm_idx >= L!.
+  kNumLinksMismatch,         // L3: family num_links differs from records or attributes.
+  kAttributeLengthMismatch,  // L3: link attribute rows differ from link rows.
+  kOrphanVertex,             // L4: a vertex with no link at delta > 0.
+};
+std::string_view ViolationKindName(VectorsViolationKind kind);
+
+struct VectorsViolation {
+  int level = 1;  // The validation level that found it (1, 3 or 4).
+  VectorsViolationKind kind = VectorsViolationKind::kBadMetadata;
+  std::string path;  // Relative to the store root, e.g. "0/links/0".
+  std::string message;
+};
 
 struct VectorsWriteOptions {
   std::array<double, 3> chunk_shape{};  // x, y, z extents in world units; positive.

@@ -9,22 +9,31 @@
 #ifndef CHUNKWISE_IO_BCOLZ_FILES_H_
 #define CHUNKWISE_IO_BCOLZ_FILES_H_
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/bcolz/dataset.h"
-#include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::io {
 
+// The Blosc parameters a new dataset's chunks are compressed with
+// (meta/storage's "cparams", docs/formats/bcolz.md).
+struct BcolzCparams {
+  int clevel = 5;             // 0..9.
+  int shuffle = 1;            // 0 none, 1 byte, 2 bit (c-blosc's doshuffle).
+  std::string cname = "lz4";  // A Blosc compressor name.
+  int quantize = 0;           // Lossy float rounding by bcolz on write; readers ignore it.
+};
+
 struct BcolzImportOptions {
-  formats::bcolz::Cparams cparams;  // For Create; Append keeps the dataset's own.
-  std::int64_t chunklen = 0;        // For Create; 0 = bcolz's default from the row count.
-  int threads = 0;                  // Compressing threads (CarrayOptions); 0 = one per core.
+  BcolzCparams cparams;       // For Create; Append keeps the dataset's own.
+  std::int64_t chunklen = 0;  // For Create; 0 = bcolz's default from the row count.
+  int threads = 0;            // Compressing threads (CarrayOptions); 0 = one per core.
   core::ProgressMode progress = core::ProgressMode::kQuiet;
   core::ProgressObserver* observer = nullptr;  // Told of the row bytes done; may be null.
   // Checked before each batch of chunks; may be null. A cancelled import
@@ -55,14 +64,21 @@ Result<BcolzImportSummary> AppendBcolzFromFile(const std::filesystem::path& inpu
                                                const std::string& prefix,
                                                const BcolzImportOptions& options);
 
+// Which rows ExportBcolzSelection writes.
+struct BcolzSelection {
+  std::string slice;                 // "a:b" over rows ("" = all; negatives count from the end).
+  std::vector<std::string> columns;  // A ctable's columns to keep (empty = all).
+  std::string where;                 // A ctable's predicate ("x > 3 & id == 1").
+};
+
 // Writes the selection to `output` atomically: CSV when it ends in ".csv",
 // else .npy. A carray selection without a filter is streamed to the .npy one
 // chunk at a time (memory stays at one chunk); other selections are built
-// in memory first. Returns the number of rows written. Errors as
-// formats::bcolz::ReadSelection, plus IOError naming the output.
+// in memory first. Returns the number of rows written. InvalidArgument for
+// columns or where on a carray, a bad slice or predicate; IOError naming the output.
 Result<std::int64_t> ExportBcolzSelection(std::shared_ptr<store::Store> store,
                                           const std::string& prefix,
-                                          const formats::bcolz::ReadRequest& request,
+                                          const BcolzSelection& selection,
                                           const std::filesystem::path& output);
 
 // bcolz's open() refuses a carray whose data/ is not a directory, even one

@@ -1,4 +1,4 @@
-// formats::vectors::Geometry files by type and extension: what `chunkwise vectors write` reads
+// core::Geometry files by type and extension: what `chunkwise vectors write` reads
 // and `chunkwise vectors read` writes.
 //
 // Inputs: points/polyline from .csv or .npy (table_io.h); graph from nodes
@@ -11,18 +11,17 @@
 #include <filesystem>
 #include <optional>
 
-#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/core/geometry.h"
 
 namespace chunkwise::io {
 
 // InvalidArgument for a type/extension pair with no importer, or a graph without `edges`.
-Result<formats::vectors::Geometry> ImportGeometry(
-    formats::vectors::GeometryType type, const std::filesystem::path& input,
-    const std::optional<std::filesystem::path>& edges);
+Result<core::Geometry> ImportGeometry(core::GeometryType type, const std::filesystem::path& input,
+                                      const std::optional<std::filesystem::path>& edges);
 // Writes atomically; existing outputs are refused unless `overwrite`.
 // InvalidArgument for an extension that cannot hold the geometry.
-Status ExportGeometry(const std::filesystem::path& output,
-                      const formats::vectors::Geometry& geometry, bool overwrite);
+Status ExportGeometry(const std::filesystem::path& output, const core::Geometry& geometry,
+                      bool overwrite);
 
 }  // namespace chunkwise::io
 

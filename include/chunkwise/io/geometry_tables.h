@@ -17,29 +17,27 @@
 
 #include <filesystem>
 
+#include "chunkwise/core/geometry.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/formats/vectors/geometry.h"
 
 namespace chunkwise::io {
 
 // Vertices (and for polylines, their links) from a CSV or .npy file.
 // InvalidArgument naming the file for missing columns, wrong shapes or dtypes.
-Result<formats::vectors::Geometry> ReadVertexTable(const std::filesystem::path& path,
-                                                   formats::vectors::GeometryType type);
+Result<core::Geometry> ReadVertexTable(const std::filesystem::path& path, core::GeometryType type);
 // As ReadVertexTable, from a parsed table (for tests and fuzzing).
-Result<formats::vectors::Geometry> GeometryFromVertexTable(const core::NpyArray& table,
-                                                           formats::vectors::GeometryType type,
-                                                           std::string_view name);
+Result<core::Geometry> GeometryFromVertexTable(const core::NpyArray& table, core::GeometryType type,
+                                               std::string_view name);
 // A graph: nodes from `nodes_path`, edges (and edge attributes) from `edges_path`.
-Result<formats::vectors::Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
-                                                   const std::filesystem::path& edges_path);
+Result<core::Geometry> ReadGraphTables(const std::filesystem::path& nodes_path,
+                                       const std::filesystem::path& edges_path);
 
 // The file the links of WriteGeometryTables(path) go to: "<stem>.links<ext>".
 std::filesystem::path LinksTablePath(const std::filesystem::path& path);
 // Writes `geometry` as tables (CSV unless `path` ends in .npy), atomically;
 // existing outputs are refused unless `overwrite`.
-Status WriteGeometryTables(const std::filesystem::path& path,
-                           const formats::vectors::Geometry& geometry, bool overwrite);
+Status WriteGeometryTables(const std::filesystem::path& path, const core::Geometry& geometry,
+                           bool overwrite);
 
 }  // namespace chunkwise::io
 

@@ -11,14 +11,14 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/core/geometry.h"
 
 namespace chunkwise::io {
 
 // InvalidArgument naming `name` and the line for malformed numbers or indices.
-Result<formats::vectors::Geometry> ParseObj(std::string_view text, std::string_view name);
-Result<formats::vectors::Geometry> ReadObj(const std::filesystem::path& path);
-std::string FormatObj(const formats::vectors::Geometry& geometry);
+Result<core::Geometry> ParseObj(std::string_view text, std::string_view name);
+Result<core::Geometry> ReadObj(const std::filesystem::path& path);
+std::string FormatObj(const core::Geometry& geometry);
 
 }  // namespace chunkwise::io
 

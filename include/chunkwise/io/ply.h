@@ -13,16 +13,16 @@
 #include <filesystem>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/core/geometry.h"
 
 namespace chunkwise::io {
 
 // A mesh from PLY bytes. InvalidArgument naming `name` for a malformed header,
 // an unsupported format (binary_big_endian), a truncated body, a face index
 // out of range; never reads past the input.
-Result<formats::vectors::Geometry> ParsePly(ByteView bytes, std::string_view name);
-Result<formats::vectors::Geometry> ReadPly(const std::filesystem::path& path);
-Bytes FormatPly(const formats::vectors::Geometry& geometry);
+Result<core::Geometry> ParsePly(ByteView bytes, std::string_view name);
+Result<core::Geometry> ReadPly(const std::filesystem::path& path);
+Bytes FormatPly(const core::Geometry& geometry);
 
 }  // namespace chunkwise::io
 

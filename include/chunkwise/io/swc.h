@@ -11,17 +11,17 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/core/geometry.h"
 
 namespace chunkwise::io {
 
 // InvalidArgument naming `name` and the line for a malformed line, a repeated
 // id or a parent id that is not a sample.
-Result<formats::vectors::Geometry> ParseSwc(std::string_view text, std::string_view name);
-Result<formats::vectors::Geometry> ReadSwc(const std::filesystem::path& path);
+Result<core::Geometry> ParseSwc(std::string_view text, std::string_view name);
+Result<core::Geometry> ReadSwc(const std::filesystem::path& path);
 // Ids are row + 1. InvalidArgument unless links are [child, parent] pairs with
 // at most one parent per vertex.
-Result<std::string> FormatSwc(const formats::vectors::Geometry& geometry);
+Result<std::string> FormatSwc(const core::Geometry& geometry);
 
 }  // namespace chunkwise::io
 

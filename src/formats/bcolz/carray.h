@@ -35,9 +35,9 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/bcolz/meta.h"
 #include "chunkwise/store/store.h"
 #include "formats/bcolz/blp_format.h"
+#include "formats/bcolz/meta.h"
 
 namespace chunkwise::formats::bcolz {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/dataset.h"
+#include "formats/bcolz/dataset.h"
 
 #include <algorithm>
 

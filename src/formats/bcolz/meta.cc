@@ -1,4 +1,4 @@
-#include "chunkwise/formats/bcolz/meta.h"
+#include "formats/bcolz/meta.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/formats/bcolz/meta.h"
 #include "formats/bcolz/blp_format.h"
 #include "formats/bcolz/carray.h"
+#include "formats/bcolz/meta.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -21,8 +21,8 @@
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/store.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/formats/refs/reference_set.h"
 #include "formats/refs/json_cursor.h"
+#include "formats/refs/reference_set.h"
 #include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs::internal {

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/store.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

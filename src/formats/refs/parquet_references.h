@@ -19,10 +19,10 @@
 
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
 #include "chunkwise/store/store.h"
 #include "formats/parquet/file_metadata.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

@@ -12,9 +12,9 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
 #include "formats/parquet/column.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

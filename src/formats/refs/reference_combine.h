@@ -14,7 +14,7 @@
 #include <span>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

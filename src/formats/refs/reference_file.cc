@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/reference_file.h"
+#include "formats/refs/reference_file.h"
 
 #include "formats/refs/json_reader.h"
 #include "formats/refs/json_writer.h"

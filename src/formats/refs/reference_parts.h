@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

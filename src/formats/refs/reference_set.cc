@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 
 #include <algorithm>
 #include <cstring>

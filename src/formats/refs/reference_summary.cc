@@ -1,4 +1,4 @@
-#include "chunkwise/formats/refs/reference_summary.h"
+#include "formats/refs/reference_summary.h"
 
 namespace chunkwise::formats::refs {
 

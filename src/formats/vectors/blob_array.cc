@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/blob_array.h"
+#include "formats/vectors/blob_array.h"
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/formats/zarr/array_metadata.h"

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/chunk_placement.h"
+#include "formats/vectors/chunk_placement.h"
 
 #include <algorithm>
 #include <cmath>

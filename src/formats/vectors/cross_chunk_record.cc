@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/cross_chunk_record.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/geometry_reader.h"
+#include "formats/vectors/geometry_reader.h"
 
 #include <algorithm>
 #include <cmath>

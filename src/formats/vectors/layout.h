@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/vectors/paths.h"
+#include "formats/vectors/paths.h"
 
 namespace chunkwise::formats::vectors {
 namespace v0_8 {

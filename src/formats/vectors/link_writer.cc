@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/link_writer.h"
+#include "formats/vectors/link_writer.h"
 
 #include <algorithm>
 #include <bit>

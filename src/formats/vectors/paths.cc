@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/paths.h"
+#include "formats/vectors/paths.h"
 
 #include <charconv>
 #include <limits>

@@ -1,16 +1,16 @@
-#include "chunkwise/formats/vectors/pyramid.h"
+#include "formats/vectors/pyramid.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "chunkwise/formats/vectors/chunk_placement.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/link_writer.h"
-#include "chunkwise/formats/vectors/writer.h"
+#include "formats/vectors/chunk_placement.h"
+#include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
+#include "formats/vectors/link_writer.h"
+#include "formats/vectors/writer.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

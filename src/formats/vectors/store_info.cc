@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/store_info.h"
+#include "formats/vectors/store_info.h"
 
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"

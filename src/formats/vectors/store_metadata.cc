@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/store_metadata.h"
+#include "formats/vectors/store_metadata.h"
 
 #include <algorithm>
 #include <cmath>
@@ -92,37 +92,6 @@ nlohmann::json Multiscales(const RootMetadata& metadata) {
 }
 
 }  // namespace
-
-std::string_view GeometryTypeName(GeometryType type) {
-  switch (type) {
-    case GeometryType::kPoints:
-      return "point_cloud";
-    case GeometryType::kGraph:
-      return "graph";
-    case GeometryType::kPolyline:
-      return "polyline";
-    case GeometryType::kSkeleton:
-      return "skeleton";
-    case GeometryType::kMesh:
-      return "mesh";
-  }
-  return "point_cloud";
-}
-
-Result<GeometryType> ParseGeometryType(std::string_view name) {
-  if (name == "point_cloud" || name == "points") return GeometryType::kPoints;
-  if (name == "graph") return GeometryType::kGraph;
-  if (name == "polyline" || name == "line" || name == "streamline") return GeometryType::kPolyline;
-  if (name == "skeleton") return GeometryType::kSkeleton;
-  if (name == "mesh") return GeometryType::kMesh;
-  return Status::InvalidArgument("unknown geometry type \"" + std::string(name) +
-                                 "\" (known: points, graph, polyline, skeleton, mesh)");
-}
-
-int LinkWidthOf(GeometryType type) {
-  if (type == GeometryType::kPoints) return 0;
-  return type == GeometryType::kMesh ? 3 : 2;
-}
 
 std::string_view CrossLevelStorageName(CrossLevelStorage storage) {
   return storage == CrossLevelStorage::kExplicit ? "explicit" : "implicit";

@@ -1,10 +1,10 @@
-#include "chunkwise/formats/vectors/validator.h"
+#include "formats/vectors/validator.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/cross_chunk_record.h"
 #include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"

@@ -1,11 +1,11 @@
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/vector_store.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "chunkwise/formats/vectors/blob_array.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
+#include "formats/vectors/blob_array.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/vlen_array.h"
 

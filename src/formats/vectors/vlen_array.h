@@ -19,8 +19,8 @@
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/vectors/paths.h"
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/paths.h"
+#include "formats/vectors/vector_store.h"
 
 namespace chunkwise::formats::vectors {
 

@@ -4,7 +4,7 @@
 #define CHUNKWISE_FORMATS_VECTORS_WRITE_CHECKS_H_
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
+#include "formats/vectors/store_metadata.h"
 
 namespace chunkwise::formats::vectors {
 

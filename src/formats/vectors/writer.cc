@@ -1,4 +1,4 @@
-#include "chunkwise/formats/vectors/writer.h"
+#include "formats/vectors/writer.h"
 
 #include <bit>
 #include <cmath>

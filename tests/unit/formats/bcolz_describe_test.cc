@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "chunkwise/formats/bcolz/dataset.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/bcolz/dataset.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

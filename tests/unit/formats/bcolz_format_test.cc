@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "chunkwise/formats/bcolz/meta.h"
 #include "formats/bcolz/blp_format.h"
+#include "formats/bcolz/meta.h"
 
 namespace chunkwise::formats::bcolz {
 namespace {

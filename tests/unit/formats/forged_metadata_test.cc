@@ -10,10 +10,10 @@
 #include <limits>
 #include <string>
 
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
-#include "chunkwise/formats/vectors/validator.h"
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/geometry_reader.h"
+#include "formats/vectors/store_metadata.h"
+#include "formats/vectors/validator.h"
+#include "formats/vectors/vector_store.h"
 #include "store/memory_store.h"
 #include "unit/formats/vectors_test_data.h"
 

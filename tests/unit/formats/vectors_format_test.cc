@@ -2,14 +2,14 @@
 // keys, ragged blobs, perm_idx, cell records, the fragment index, metadata.
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/vectors/blob_array.h"
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
+#include "formats/vectors/blob_array.h"
+#include "formats/vectors/cross_chunk_record.h"
 #include "formats/vectors/fragment_index.h"
+#include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"
 #include "formats/vectors/ragged_blob.h"
+#include "formats/vectors/store_metadata.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -4,13 +4,13 @@
 
 #include <set>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/geometry_reader.h"
-#include "chunkwise/formats/vectors/pyramid.h"
-#include "chunkwise/formats/vectors/validator.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
+#include "formats/vectors/pyramid.h"
+#include "formats/vectors/validator.h"
 #include "unit/formats/vectors_test_data.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "chunkwise/formats/vectors/geometry.h"
-#include "chunkwise/formats/vectors/writer.h"
+#include "formats/vectors/geometry.h"
+#include "formats/vectors/writer.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::vectors::test {

@@ -2,12 +2,12 @@
 // of violation, each asserting the kind and the offending path.
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/pyramid.h"
-#include "chunkwise/formats/vectors/validator.h"
+#include "formats/vectors/cross_chunk_record.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
+#include "formats/vectors/pyramid.h"
 #include "formats/vectors/ragged_blob.h"
+#include "formats/vectors/validator.h"
 #include "unit/formats/vectors_test_data.h"
 
 namespace chunkwise::formats::vectors {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "chunkwise/formats/refs/reference_set.h"
+#include "formats/refs/reference_set.h"
 #include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/store/store_suite.h"

@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/geometry.h"
+#include "formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/geometry.h"
 
 namespace chunkwise::formats::vectors {
 

@@ -16,18 +16,16 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/geometry.h"
 #include "chunkwise/core/result.h"
 
 namespace chunkwise::formats::vectors {
 
-enum class GeometryType { kPoints, kGraph, kPolyline, kSkeleton, kMesh };
-
-// The spec's names: "point_cloud", "graph", "polyline", "skeleton", "mesh".
-std::string_view GeometryTypeName(GeometryType type);
-// Accepts the spec's names and the CLI's ("points"); InvalidArgument otherwise.
-Result<GeometryType> ParseGeometryType(std::string_view name);
-// Endpoints per link: 0 for points, 3 for (triangle) meshes, else 2.
-int LinkWidthOf(GeometryType type);
+// The geometry types are the library's (core/geometry.h).
+using core::GeometryType;
+using core::GeometryTypeName;
+using core::LinkWidthOf;
+using core::ParseGeometryType;
 
 // How the −delta mirror of cross-level links is kept (docs/formats/vectors.md,
 // "Pyramid").

@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/vectors/blob_array.h"
-#include "chunkwise/formats/vectors/paths.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
 #include "chunkwise/store/store.h"
+#include "formats/vectors/blob_array.h"
+#include "formats/vectors/paths.h"
+#include "formats/vectors/store_metadata.h"
 
 namespace chunkwise::formats::vectors {
 

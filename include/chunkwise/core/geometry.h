@@ -1,24 +1,35 @@
-// Geometry: what one level of a zarr-vectors store holds, in memory, with
-// vertices numbered globally (0..N-1) instead of by (chunk, vi).
+// Geometry: vertices, their links and attributes in memory, the one form
+// every vector source and sink here takes (a zarr-vectors level, SWC, PLY,
+// OBJ and CSV/.npy tables), with vertices numbered 0..N-1.
 //
-// The writers take it, the readers return it, and the importers (SWC, PLY,
-// OBJ, CSV/.npy) produce it. Links are `link_width` vertex indices each, in
-// their meaning's order: skeleton edges [child, parent], polyline steps
-// [from, to], triangles in winding order. A plain value type.
-#ifndef CHUNKWISE_FORMATS_VECTORS_GEOMETRY_H_
-#define CHUNKWISE_FORMATS_VECTORS_GEOMETRY_H_
+// Links are `link_width` vertex indices each, in their meaning's order:
+// skeleton edges [child, parent], polyline steps [from, to], triangles in
+// winding order. A plain value type; docs/formats/vectors.md, "Geometry
+// types", has the types' names.
+#ifndef CHUNKWISE_CORE_GEOMETRY_H_
+#define CHUNKWISE_CORE_GEOMETRY_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
 
-namespace chunkwise::formats::vectors {
+namespace chunkwise::core {
 
 using Vec3f = std::array<float, 3>;
+
+enum class GeometryType { kPoints, kGraph, kPolyline, kSkeleton, kMesh };
+
+// The zarr-vectors names: "point_cloud", "graph", "polyline", "skeleton", "mesh".
+std::string_view GeometryTypeName(GeometryType type);
+// Accepts those names and the CLI's ("points"); InvalidArgument otherwise.
+Result<GeometryType> ParseGeometryType(std::string_view name);
+// Endpoints per link: 0 for points, 3 for (triangle) meshes, else 2.
+int LinkWidthOf(GeometryType type);
 
 // One float32 value per vertex.
 struct VertexAttribute {
@@ -49,13 +60,14 @@ struct Geometry {
   // when links are not whole rows, an index is out of range, positions are
   // not finite, object ids or a vertex attribute do not have one value per
   // vertex, a link attribute does not have channels values per link, or an
-  // attribute name is empty, repeated or not a single path segment.
+  // attribute name is empty, repeated ("object_id" included) or not a single
+  // path segment.
   Status Validate() const;
 };
 
 // True when `name` can be a path segment: non-empty, no '/', not "." or "..".
 bool IsValidAttributeName(const std::string& name);
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::core
 
-#endif  // CHUNKWISE_FORMATS_VECTORS_GEOMETRY_H_
+#endif  // CHUNKWISE_CORE_GEOMETRY_H_

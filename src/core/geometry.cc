@@ -1,12 +1,15 @@
-#include "chunkwise/formats/vectors/geometry.h"
+#include "chunkwise/core/geometry.h"
 
 #include <cmath>
 #include <set>
+#include <string_view>
 
-#include "formats/vectors/layout.h"
-
-namespace chunkwise::formats::vectors {
+namespace chunkwise::core {
 namespace {
+
+// The attribute a store keeps object ids in (formats/vectors/layout.h): no
+// vertex attribute may take its name.
+constexpr std::string_view kObjectIdAttribute = "object_id";
 
 Status CheckNames(const std::vector<std::string>& names, std::string_view what) {
   std::set<std::string> seen;
@@ -36,6 +39,37 @@ Status CheckLinkAttributes(const Geometry& geometry) {
 }
 
 }  // namespace
+
+std::string_view GeometryTypeName(GeometryType type) {
+  switch (type) {
+    case GeometryType::kPoints:
+      return "point_cloud";
+    case GeometryType::kGraph:
+      return "graph";
+    case GeometryType::kPolyline:
+      return "polyline";
+    case GeometryType::kSkeleton:
+      return "skeleton";
+    case GeometryType::kMesh:
+      return "mesh";
+  }
+  return "point_cloud";
+}
+
+Result<GeometryType> ParseGeometryType(std::string_view name) {
+  if (name == "point_cloud" || name == "points") return GeometryType::kPoints;
+  if (name == "graph") return GeometryType::kGraph;
+  if (name == "polyline" || name == "line" || name == "streamline") return GeometryType::kPolyline;
+  if (name == "skeleton") return GeometryType::kSkeleton;
+  if (name == "mesh") return GeometryType::kMesh;
+  return Status::InvalidArgument("unknown geometry type \"" + std::string(name) +
+                                 "\" (known: points, graph, polyline, skeleton, mesh)");
+}
+
+int LinkWidthOf(GeometryType type) {
+  if (type == GeometryType::kPoints) return 0;
+  return type == GeometryType::kMesh ? 3 : 2;
+}
 
 bool IsValidAttributeName(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
@@ -70,7 +104,7 @@ Status Geometry::Validate() const {
     return Status::InvalidArgument("object ids: " + std::to_string(object_ids.size()) + " for " +
                                    std::to_string(count) + " vertices");
   }
-  std::vector<std::string> names{std::string(layout::kObjectIdAttribute)};
+  std::vector<std::string> names{std::string(kObjectIdAttribute)};
   for (const VertexAttribute& attribute : vertex_attributes) {
     names.push_back(attribute.name);
     if (attribute.values.size() != positions.size()) {
@@ -83,4 +117,4 @@ Status Geometry::Validate() const {
   return CheckLinkAttributes(*this);
 }
 
-}  // namespace chunkwise::formats::vectors
+}  // namespace chunkwise::core

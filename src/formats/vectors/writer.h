@@ -14,10 +14,10 @@
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/vectors/chunk_placement.h"
-#include "chunkwise/formats/vectors/geometry.h"
-#include "chunkwise/formats/vectors/link_writer.h"
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/chunk_placement.h"
+#include "formats/vectors/geometry.h"
+#include "formats/vectors/link_writer.h"
+#include "formats/vectors/vector_store.h"
 
 namespace chunkwise::formats::vectors {
 

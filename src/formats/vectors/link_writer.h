@@ -15,9 +15,9 @@
 
 #include <vector>
 
-#include "chunkwise/formats/vectors/cross_chunk_record.h"
-#include "chunkwise/formats/vectors/geometry.h"
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/cross_chunk_record.h"
+#include "formats/vectors/geometry.h"
+#include "formats/vectors/vector_store.h"
 
 namespace chunkwise::formats::vectors {
 

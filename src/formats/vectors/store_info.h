@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/vector_store.h"
 
 namespace chunkwise::formats::vectors {
 

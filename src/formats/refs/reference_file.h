@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/refs/reference_set.h"
 #include "chunkwise/store/reference.h"
 #include "chunkwise/store/store.h"
+#include "formats/refs/reference_set.h"
 
 namespace chunkwise::formats::refs {
 

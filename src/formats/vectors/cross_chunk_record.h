@@ -20,7 +20,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/vectors/paths.h"
+#include "formats/vectors/paths.h"
 
 namespace chunkwise::formats::vectors {
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/vectors/geometry.h"
-#include "chunkwise/formats/vectors/store_metadata.h"
-#include "chunkwise/formats/vectors/vector_store.h"
+#include "formats/vectors/geometry.h"
+#include "formats/vectors/store_metadata.h"
+#include "formats/vectors/vector_store.h"
 
 namespace chunkwise::formats::vectors {
 
