@@ -18,6 +18,7 @@ import numpy as np
 from . import _core, _progress
 from ._attributes import Node
 from ._cancel import CancelToken
+from ._errors import UnsupportedError
 from ._progress import Progress
 
 Selection = Any  # An int, slice, Ellipsis, or a tuple of them.
@@ -345,7 +346,7 @@ class Array(Node):
 _MODES = ("r", "r+", "a", "w", "w-")
 
 
-def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A001
+def open(url: str, mode: str = "a", **create_options: Any) -> Any:  # noqa: A001
     """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://.
 
     `mode` as zarr-python's: "r" read-only (writes raise ValueError), "r+"
@@ -353,6 +354,8 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A0
     "a" (the default) the existing array, else one created from
     `create_options` (``create``'s keywords); "w" a new array, replacing what
     is there; "w-" a new array, FileExistsError when one is there.
+    An array of variable-length strings (v3 "string", v2 "|O" with vlen-utf8)
+    opens as a read-only StringArray whose reads are numpy StringDType arrays.
     """
     if mode not in _MODES:
         raise ValueError(f"Invalid mode: {mode}, expected one of {_MODES}")
@@ -367,6 +370,14 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A0
     except FileNotFoundError:
         if mode != "a" or not create_options:
             raise
+    except UnsupportedError:
+        # Variable-length strings have no fixed-size elements: read as text.
+        from ._strings import StringArray
+        try:
+            return StringArray(url)
+        except UnsupportedError:
+            pass
+        raise
     return create(url, **create_options)
 
 

@@ -9,6 +9,10 @@ dtype in its .npy; `chunkwise zarr create --dtype ... --fill ...` and
 `zarr write` make an array that zarr-python opens with the same dtype, fill
 value and elements, and whose metadata names the type as zarr-python does.
 
+Variable-length strings ("string" + vlen-utf8, v2 "|O"): `zarr info` names
+them and `zarr read` is Unsupported, naming the type and that they are read
+as text only (a .npy cannot hold them; Python's chunkwise.open reads them).
+
 Needs zarr 3: run it with the pinned .venv python.
 usage: .venv/bin/python zarr_dtypes_interop.py --chunkwise build/chunkwise --workdir DIR
 """
@@ -113,6 +117,25 @@ def ours_to_theirs(checks, binary, work, name, data, fill, zarr_format):
                   f"{metadata_of(reference, zarr_format)} (ours {metadata_of(path, zarr_format)})")
 
 
+def strings_through_the_cli(checks, binary, work, zarr_format):
+    """Variable-length strings: `zarr info` names them, `zarr read` cannot put them in a .npy."""
+    import zarr
+    path = work / f"strings.v{zarr_format}.zarr"
+    array = zarr.create_array(str(path), shape=(3,), dtype=str, chunks=(2,), zarr_format=zarr_format,
+                              overwrite=True)
+    array[:] = np.array(["a", "h\u00e9", ""], dtype=np.dtypes.StringDType())
+    named = "string" if zarr_format == 3 else "|O"
+    info = json.loads(run([binary, "zarr", "info", path, "--json"]).stdout)
+    checks.expect(info["dtype"] == named and info["shape"] == [3],
+                  f"v{zarr_format} strings: zarr info names {named} (got {info['dtype']})")
+    failed = run([binary, "zarr", "read", path, "--output", work / "strings.npy", "--overwrite"],
+                 expect_success=False)
+    checks.expect("Unsupported" in failed.stderr and named in failed.stderr
+                  and "variable-length" in failed.stderr and "StringArray" in failed.stderr,
+                  f"v{zarr_format} strings: zarr read is Unsupported naming the type and what reads it: "
+                  f"{failed.stderr.strip()}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -129,6 +152,10 @@ def main():
                     direction(checks, args.chunkwise, work, name, data, fill, zarr_format)
                 except Exception as error:  # One failing case is reported, the others still run.
                     checks.expect(False, f"v{zarr_format} {name} {direction.__name__}: {error}")
+        try:
+            strings_through_the_cli(checks, args.chunkwise, work, zarr_format)
+        except Exception as error:  # noqa: BLE001 - reported as a failed check
+            checks.expect(False, f"v{zarr_format} strings: {error}")
     checks.finish()
 
 
