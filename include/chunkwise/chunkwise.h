@@ -14,6 +14,8 @@
 //   SetZarrAttributes,
 //     ResizeZarrArray                 facade/zarr_array_updates.h
 //   ZarrInfo, ZarrArrayInfo           facade/zarr_info.h
+//   DescribeZarrStringArray,
+//     ReadZarrStrings (vlen-utf8)     facade/zarr_strings.h
 //   OpenZarrGroup, CreateZarrGroup,
 //     SetZarrGroupAttributes,
 //     ListZarrGroupMembers            facade/zarr_groups.h
@@ -103,5 +105,6 @@
 #include "chunkwise/facade/zarr_groups.h"
 #include "chunkwise/facade/zarr_import.h"
 #include "chunkwise/facade/zarr_info.h"
+#include "chunkwise/facade/zarr_strings.h"
 
 #endif  // CHUNKWISE_CHUNKWISE_H_

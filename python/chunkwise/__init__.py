@@ -41,6 +41,7 @@ from ._group import Group, open_group
 from ._mesh import mesh
 from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
+from ._strings import StringArray
 from ._view import Viewer, view
 from ._zarr_jobs import convert, import_, import_npy, info, to_precomputed
 
@@ -85,6 +86,7 @@ __all__ = [
     "ResourceExhaustedError",
     "StoreIOError",
     "StreamWriter",
+    "StringArray",
     "UnsupportedError",
     "Viewer",
     "__version__",

@@ -18,6 +18,7 @@ import numpy as np
 from . import _core, _progress
 from ._attributes import Node
 from ._cancel import CancelToken
+from ._errors import UnsupportedError
 from ._progress import Progress
 
 Selection = Any  # An int, slice, Ellipsis, or a tuple of them.
@@ -204,7 +205,7 @@ class Array(Node):
         if box.empty:
             return np.empty(box.shape, self._dtype) if out is None else out
         if not box.strided and out is not None:
-            self._core.read_into(box.start, box.stop, out.view(self._native), **hooks)
+            self._core.read_into(box.start, box.stop, _raw(out.view(self._native)), **hooks)
             return self._in_byte_order(out)
         # Decoded straight into a buffer the module allocates (not numpy's:
         # see read_new), viewed here as the dtype and shape without a copy.
@@ -267,11 +268,11 @@ class Array(Node):
             return
         if box.strided:
             covering = np.empty(box.box_shape, self._native)
-            self._core.read_into(box.start, box.stop, covering, cancel=hooks["cancel"])
+            self._core.read_into(box.start, box.stop, _raw(covering), cancel=hooks["cancel"])
             covering[box.view] = self._converted(value)
-            self._core.write(box.start, box.stop, covering, **hooks)
+            self._core.write(box.start, box.stop, _raw(covering), **hooks)
             return
-        self._core.write(box.start, box.stop, self._as_elements(value, box.shape), **hooks)
+        self._core.write(box.start, box.stop, _raw(self._as_elements(value, box.shape)), **hooks)
 
     def __setitem__(self, selection: Selection, value: Any) -> None:
         self.write(value, selection)
@@ -345,7 +346,7 @@ class Array(Node):
 _MODES = ("r", "r+", "a", "w", "w-")
 
 
-def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A001
+def open(url: str, mode: str = "a", **create_options: Any) -> Any:  # noqa: A001
     """Opens the zarr array at `url`: a path, file://, memory://, s3://, gs://, http(s)://.
 
     `mode` as zarr-python's: "r" read-only (writes raise ValueError), "r+"
@@ -353,6 +354,8 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A0
     "a" (the default) the existing array, else one created from
     `create_options` (``create``'s keywords); "w" a new array, replacing what
     is there; "w-" a new array, FileExistsError when one is there.
+    An array of variable-length strings (v3 "string", v2 "|O" with vlen-utf8)
+    opens as a read-only StringArray whose reads are numpy StringDType arrays.
     """
     if mode not in _MODES:
         raise ValueError(f"Invalid mode: {mode}, expected one of {_MODES}")
@@ -367,6 +370,14 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Array:  # noqa: A0
     except FileNotFoundError:
         if mode != "a" or not create_options:
             raise
+    except UnsupportedError:
+        # Variable-length strings have no fixed-size elements: read as text.
+        from ._strings import StringArray
+        try:
+            return StringArray(url)
+        except UnsupportedError:
+            pass
+        raise
     return create(url, **create_options)
 
 
@@ -441,7 +452,7 @@ def create(
         return Array(_core.Array.create(str(url), request, overwrite))
     return Array(
         _core.Array.create(
-            str(url), request, overwrite, data=data,
+            str(url), request, overwrite, data=_raw(data),
             progress=_progress.callback(progress, "write"), cancel=_progress.token(cancel),
         )
     )
@@ -464,7 +475,9 @@ def _create_request(
     request = _core.CreateRequest()
     request.shape = [operator.index(n) for n in shape]
     dtype = np.dtype(dtype)
-    request.dtype = dtype.name
+    # datetime64/timedelta64 and fixed-length strings by typestr ("<M8[ns]",
+    # "|S5", "<U3"): numpy's names for them ("bytes40") are not the library's.
+    request.dtype = dtype.newbyteorder("<").str if dtype.kind in _RAW_KINDS else dtype.name
     # Kept, as the bytes codec's endian (docs/python.md); str spells it even when native.
     request.byte_order = "big" if dtype.str[0] == ">" else "little"
     request.chunks = [operator.index(n) for n in chunks]
@@ -475,7 +488,7 @@ def _create_request(
         request.codec = codecs
     else:
         request.codecs_json = json.dumps(list(codecs))
-    request.fill_value = None if fill_value is None else _fill_text(fill_value)
+    request.fill_value = None if fill_value is None else _fill_text(fill_value, dtype)
     request.dimension_names = list(dimension_names or [])
     # Only None means none: an empty list is refused as any list is.
     request.attributes_json = json.dumps({} if attributes is None else attributes)
@@ -485,7 +498,29 @@ def _create_request(
     return request
 
 
-def _fill_text(value: Any) -> str:
+_RAW_KINDS = "MmSU"
+
+
+def _raw(data: np.ndarray) -> np.ndarray:
+    """`data` (C-contiguous) as its bytes when numpy cannot hand its dtype over as a buffer.
+
+    datetime64/timedelta64 and 'S'/'U' strings have no buffer-protocol or DLPack
+    form; the library takes their elements as bytes (a view, so reads fill `data`).
+    """
+    if data.dtype.kind not in _RAW_KINDS:
+        return data
+    return data.reshape(-1).view(np.uint8)
+
+
+def _fill_text(value: Any, dtype: Any = None) -> str:
+    kind = "" if dtype is None else np.dtype(dtype).kind
+    if kind in ("M", "m"):  # The count of units; NaT is the smallest int64.
+        return str(int(np.asarray(value, dtype=dtype).view(np.int64)))
+    if kind == "S":  # The bytes themselves, which the library takes as UTF-8 text.
+        data = value if isinstance(value, bytes) else np.asarray(value, dtype=dtype).item()
+        return data.decode("utf-8")
+    if kind == "U":
+        return str(value)
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):

@@ -1,6 +1,6 @@
 # Type stubs of chunkwise._core, the native half of the package (python/src).
 # Users call chunkwise.open/create, chunkwise.zarr.Store and chunkwise.StreamWriter.
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 # A progress callback: (bytes done, total bytes or None when unknown).
@@ -78,6 +78,8 @@ class ZarrToPrecomputedRequest:
     def __init__(self) -> None: ...
 
 def zarr_info_json(url: str) -> str: ...
+def describe_string_array(url: str) -> dict[str, Any]: ...
+def read_strings(url: str, start: Sequence[int], stop: Sequence[int]) -> list[str]: ...
 def zarr_to_precomputed(
     source: str,
     dest: str,

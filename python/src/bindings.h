@@ -23,6 +23,7 @@ void BindZarrJobs(nanobind::module_& module);        // zarr_job_binding.cc
 void BindMesh(nanobind::module_& module);            // mesh_binding.cc
 void BindSkeletons(nanobind::module_& module);       // skeleton_binding.cc
 void BindViewer(nanobind::module_& module);          // viewer_binding.cc
+void BindStringArray(nanobind::module_& module);     // string_array_binding.cc
 
 }  // namespace chunkwise::python
 

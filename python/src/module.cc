@@ -26,4 +26,5 @@ NB_MODULE(_core, module) {
   chunkwise::python::BindMesh(module);
   chunkwise::python::BindSkeletons(module);
   chunkwise::python::BindViewer(module);
+  chunkwise::python::BindStringArray(module);
 }

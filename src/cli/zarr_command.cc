@@ -100,9 +100,8 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
   const std::string shards =
       spec.shards ? " in shards [" + core::FormatShape(*spec.shards) + "]" : "";
   Say(context, "created zarr v" + std::to_string(spec.zarr_format) + " array " + options.path +
-                   ": " + std::string(spec.data_type.zarr_name()) + " [" +
-                   core::FormatShape(spec.shape) + "], chunks [" + core::FormatShape(spec.chunks) +
-                   "]" + shards);
+                   ": " + array.metadata().data_type_name() + " [" + core::FormatShape(spec.shape) +
+                   "], chunks [" + core::FormatShape(spec.chunks) + "]" + shards);
   return Status::Ok();
 }
 
@@ -380,11 +379,14 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
       ->required();
   create
       ->add_option("--dtype", options->dtype,
-                   "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1")
+                   "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1, "
+                   "<M8[ns] (datetime64), <m8[s] (timedelta64), |S5 (bytes), <U5 (text)")
       ->required();
   create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
       ->required();
-  create->add_option("--fill", options->fill, "Fill value: a number, true/false, nan, inf, 0x…");
+  create->add_option("--fill", options->fill,
+                     "Fill value: a number, true/false, nan, inf, 0x…; NaT or a count of units "
+                     "for a datetime; the text itself for |S and <U");
   create->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   create->add_option("--attributes", options->attributes, kAttributesHelp);
   AddLayoutOptions(create, *options);

@@ -38,7 +38,7 @@ nlohmann::json BytesCodec::ToJson() const {
 
 Result<Bytes> BytesCodec::Convert(const ChunkSpec& spec, ByteView input) const {
   const std::size_t unit = spec.dtype.swap_unit();
-  if (spec.dtype.size() > 1 && !endian_) {
+  if (unit > 1 && !endian_) {
     return Status::InvalidArgument("bytes: configuration must state 'endian' for data type " +
                                    std::string(spec.dtype.zarr_name()));
   }
@@ -48,7 +48,7 @@ Result<Bytes> BytesCodec::Convert(const ChunkSpec& spec, ByteView input) const {
 }
 
 bool BytesCodec::PassesThrough(const ChunkSpec& spec) const {
-  if (spec.dtype.size() == 1) return true;
+  if (spec.dtype.swap_unit() == 1) return true;
   return endian_.has_value() && *endian_ == kHostEndian;
 }
 

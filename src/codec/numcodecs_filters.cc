@@ -95,9 +95,9 @@ To CastValue(From value) {
 
 // The element types these filters compute with.
 Status CheckFilterType(std::string_view codec, std::string_view key, DataType type) {
-  if (type.id() == DataTypeId::kFloat16 || type.is_complex()) {
+  if (!type.is_numeric() || type.id() == DataTypeId::kFloat16 || type.is_complex()) {
     return Status::Unsupported("codec '" + std::string(codec) + "': " + std::string(key) + " " +
-                               std::string(type.zarr_name()) + " is not supported");
+                               type.numpy_typestr() + " is not supported");
   }
   return Status::Ok();
 }

@@ -323,7 +323,7 @@ KernelFunction KernelFor(DownsampleMethod method) {
 Status CheckMethodFits(DownsampleMethod method, DataType type) {
   const std::string what = std::string(DownsampleMethodName(method)) + " downsampling of " +
                            std::string(type.zarr_name());
-  if (type.is_complex() || type.id() == DataTypeId::kFloat16) {
+  if (!type.is_numeric() || type.is_complex() || type.id() == DataTypeId::kFloat16) {
     return Status::Unsupported(what +
                                " is not implemented (integers, bool, float32 and "
                                "float64 are)")

@@ -233,7 +233,7 @@ std::string NpyDtype::ToDescr() const {
 }
 
 std::optional<DataType> NpyDtype::AsDataType(Endian* endian) const {
-  if (structured_ || std::string_view("biufc").find(kind_) == std::string_view::npos) {
+  if (structured_ || std::string_view("biufcMmSU").find(kind_) == std::string_view::npos) {
     return std::nullopt;
   }
   Result<DataType> type = DataType::FromNumpyTypestr(typestr(), endian);

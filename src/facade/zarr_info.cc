@@ -78,7 +78,7 @@ Result<nlohmann::ordered_json> ZarrArrayInfo(const Context& context, const ZarrA
   root["node_type"] = "array";
   root["zarr_format"] = metadata.zarr_format;
   root["shape"] = metadata.shape;
-  root["dtype"] = std::string(metadata.data_type.zarr_name());
+  root["dtype"] = metadata.data_type_name();
   root["chunks"] = layout.chunk_shape;
   root["shards"] = ShapeOrNull(layout.shard_shape);
   root["fill_value"] = metadata.fill_value_null

@@ -73,8 +73,8 @@ class NpyDtype {
   // "[('a', '<i4'), ('b', '>f8', (3, 2))]". Names are UTF-8.
   std::string ToDescr() const;
 
-  // The numeric DataType for kinds b, i, u, f and c, with its byte order in
-  // `*endian` (may be null); nullopt for any other dtype.
+  // The DataType for kinds b, i, u, f, c, M and m (with a unit), S and U,
+  // with its byte order in `*endian` (may be null); nullopt for any other dtype.
   std::optional<DataType> AsDataType(Endian* endian) const;
   // This dtype with every multi-byte scalar, fields included, in `endian` order.
   NpyDtype WithByteOrder(Endian endian) const;

@@ -12,6 +12,7 @@
 #include "chunkwise/core/ravel.h"
 #include "core/memory_limit.h"
 #include "grid_objects.h"
+#include "string_array.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -97,9 +98,17 @@ Array::Array(std::shared_ptr<store::Store> store, std::string prefix, ArrayMetad
 
 Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefix,
                           ArrayMetadata metadata, ArrayOptions options) {
+  if (StringArray::Holds(metadata)) {
+    // Say what can read it: the elements have no fixed size for a chunk,
+    // a .npy file or a raw buffer to hold.
+    return Status::Unsupported("data type " + metadata.unsupported_data_type +
+                               " (variable-length UTF-8 strings) has no fixed-size elements: it is "
+                               "read only as text (Python: chunkwise.open gives a StringArray)");
+  }
   if (!metadata.unsupported_data_type.empty()) {
     return Status::Unsupported("data type " + metadata.unsupported_data_type +
-                               " is not supported (numeric types and bool only)");
+                               " is not supported (numeric types, bool, datetime64, timedelta64, "
+                               "and fixed-length S and U strings are)");
   }
   CHUNKWISE_RETURN_IF_ERROR(metadata.Validate());
   CHUNKWISE_ASSIGN_OR_RETURN(core::RegularChunkGrid grid,

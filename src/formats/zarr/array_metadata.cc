@@ -40,6 +40,65 @@ Result<core::Shape> ParseChunkGrid(const nlohmann::json& grid) {
   return GetShape(grid["configuration"], "chunk_shape");
 }
 
+// The configuration field `name` of a parameterized data_type, as an integer.
+Result<std::int64_t> ConfigurationInteger(const nlohmann::json& data_type, const char* name) {
+  const nlohmann::json configuration = data_type.value("configuration", nlohmann::json());
+  if (!configuration.is_object() || !configuration.contains(name) ||
+      !configuration[name].is_number_integer()) {
+    return Status::InvalidArgument("data_type " + data_type.dump() + " needs an integer \"" + name +
+                                   "\" in its configuration");
+  }
+  return configuration[name].get<std::int64_t>();
+}
+
+// A data_type given as {"name": ..., "configuration": ...}: the NumPy types
+// zarr-python 3 writes (docs/formats/zarr.md, "Data types and fill values").
+// Unsupported for any other name (described by `zarr info`, never read).
+Result<core::DataType> DataTypeFromObject(const nlohmann::json& data_type) {
+  const nlohmann::json name = data_type.value("name", nlohmann::json());
+  if (name == "numpy.datetime64" || name == "numpy.timedelta64") {
+    const nlohmann::json configuration = data_type.value("configuration", nlohmann::json());
+    if (!configuration.is_object() || !configuration.value("unit", nlohmann::json()).is_string()) {
+      return Status::InvalidArgument("data_type " + data_type.dump() +
+                                     " needs a \"unit\" in its configuration");
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::int64_t scale,
+                               ConfigurationInteger(data_type, "scale_factor"));
+    return core::DataType::DateTime(
+        name == "numpy.datetime64" ? core::DataTypeId::kDateTime64 : core::DataTypeId::kTimeDelta64,
+        configuration["unit"].get<std::string>(), scale);
+  }
+  if (name == "null_terminated_bytes" || name == "fixed_length_utf32") {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::int64_t bytes,
+                               ConfigurationInteger(data_type, "length_bytes"));
+    if (name == "null_terminated_bytes") {
+      return core::DataType::FixedString(core::DataTypeId::kFixedBytes, bytes);
+    }
+    if (bytes % 4 != 0) {
+      return Status::InvalidArgument("data_type " + data_type.dump() +
+                                     ": length_bytes is not a multiple of 4");
+    }
+    return core::DataType::FixedString(core::DataTypeId::kFixedUnicode, bytes / 4);
+  }
+  return Status::Unsupported("extension data type");
+}
+
+// The data_type JSON of `type`: its name, or the object of a parameterized type.
+nlohmann::ordered_json DataTypeToJson(core::DataType type) {
+  if (type.is_numeric()) return type.zarr_name();
+  nlohmann::ordered_json configuration;
+  if (type.is_datetime()) {
+    configuration["unit"] = type.datetime_unit();
+    configuration["scale_factor"] = type.scale_factor();
+  } else {
+    configuration["length_bytes"] = type.size();
+  }
+  nlohmann::ordered_json json;
+  json["name"] = type.zarr_name();
+  json["configuration"] = std::move(configuration);
+  return json;
+}
+
 Status ParseOptionalFields(const nlohmann::json& root, ArrayMetadata& metadata) {
   if (root.contains("attributes")) {
     if (!root["attributes"].is_object()) {
@@ -85,9 +144,12 @@ Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
     return Status::InvalidArgument("\"data_type\" must be a name or an object, got " +
                                    data_type.dump());
   }
-  Result<core::DataType> type =
-      data_type.is_string() ? core::DataType::FromZarrName(data_type.get<std::string>())
-                            : Result<core::DataType>(Status::Unsupported("extension data type"));
+  Result<core::DataType> type = data_type.is_string()
+                                    ? core::DataType::FromZarrName(data_type.get<std::string>())
+                                    : DataTypeFromObject(data_type);
+  if (!type.ok() && type.status().code() == StatusCode::kInvalidArgument && data_type.is_object()) {
+    return type.status();  // A known type with a malformed configuration.
+  }
   if (type.ok()) {
     metadata.data_type = *type;
   } else {  // "string", "bytes", extensions: described, never read.
@@ -115,7 +177,10 @@ Result<ArrayMetadata> ParseV3Root(const nlohmann::json& root) {
 }  // namespace
 
 std::string ArrayMetadata::data_type_name() const {
-  return unsupported_data_type.empty() ? std::string(data_type.zarr_name()) : unsupported_data_type;
+  if (!unsupported_data_type.empty()) return unsupported_data_type;
+  // A parameterized type's v3 name alone hides its unit or length.
+  if (!data_type.is_numeric()) return data_type.numpy_typestr();
+  return std::string(data_type.zarr_name());
 }
 
 Status ArrayMetadata::Validate() const {
@@ -236,7 +301,7 @@ std::string FormatV3ArrayMetadata(const ArrayMetadata& metadata) {
   root["zarr_format"] = 3;
   root["node_type"] = "array";
   root["shape"] = metadata.shape;
-  root["data_type"] = metadata.data_type.zarr_name();
+  root["data_type"] = DataTypeToJson(metadata.data_type);
   root["chunk_grid"] = {{"name", "regular"},
                         {"configuration", {{"chunk_shape", metadata.chunk_shape}}}};
   root["chunk_key_encoding"] = metadata.chunk_key_encoding.ToJson();

@@ -1,13 +1,16 @@
 #include "chunkwise/formats/zarr/fill_value.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/index.h"
+#include "chunkwise/core/npy_dtype.h"
 #include "core/json.h"
 
 namespace chunkwise::formats::zarr {
@@ -144,6 +147,98 @@ nlohmann::json IntegerToJson(std::span<const std::uint8_t> element) {
   return value;
 }
 
+// RFC 4648 base64 (standard alphabet, "=" padding): zarr-python's JSON for
+// a byte string fill value.
+constexpr std::string_view kBase64 =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string EncodeBase64(std::span<const std::uint8_t> data) {
+  std::string text;
+  for (std::size_t i = 0; i < data.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, data.size() - i);
+    std::uint32_t group = 0;
+    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? data[i + k] : 0);
+    for (std::size_t k = 0; k < 4; ++k) {
+      text += k <= n ? kBase64[(group >> (18 - 6 * k)) & 63] : '=';
+    }
+  }
+  return text;
+}
+
+std::optional<FillValue> DecodeBase64(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  FillValue bytes;
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    std::uint32_t group = 0;
+    int pad = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const char c = text[i + k];
+      const std::size_t digit = kBase64.find(c);
+      const bool padding = c == '=' && i + 4 == text.size() && k >= 2;
+      if (digit == std::string_view::npos && !padding) return std::nullopt;
+      if (pad > 0 && !padding) return std::nullopt;
+      pad += padding ? 1 : 0;
+      group = (group << 6) | (padding ? 0 : static_cast<std::uint32_t>(digit));
+    }
+    for (int k = 0; k < 3 - pad; ++k)
+      bytes.push_back(static_cast<std::uint8_t>(group >> (16 - 8 * k)));
+  }
+  return bytes;
+}
+
+// datetime64/timedelta64: the int64 count, or "NaT" (INT64_MIN).
+Result<FillValue> ParseDatetime(const nlohmann::json& json, DataType dtype) {
+  if (json == "NaT") return ElementBytes(std::numeric_limits<std::int64_t>::min());
+  if (!json.is_number_integer()) return BadFill(json, dtype, "expected an integer or \"NaT\"");
+  return ParseInteger<std::int64_t>(json, dtype);
+}
+
+// 'S<n>': base64 of at most n bytes, padded with NULs.
+Result<FillValue> ParseFixedBytes(const nlohmann::json& json, DataType dtype) {
+  if (!json.is_string()) return BadFill(json, dtype, "expected a base64 string");
+  std::optional<FillValue> bytes = DecodeBase64(json.get<std::string>());
+  if (!bytes) return BadFill(json, dtype, "not base64");
+  if (bytes->size() > dtype.size()) return BadFill(json, dtype, "longer than the type");
+  bytes->resize(dtype.size(), 0);
+  return *std::move(bytes);
+}
+
+// '<U<n>': a string of at most n characters, as UTF-32 (host order) padded with NULs.
+Result<FillValue> ParseFixedUnicode(const nlohmann::json& json, DataType dtype) {
+  if (!json.is_string()) return BadFill(json, dtype, "expected a string");
+  const std::string text = json.get<std::string>();
+  FillValue bytes;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::int32_t c = core::detail::DecodeUtf8(text, &pos);
+    if (c < 0) return BadFill(json, dtype, "not UTF-8");
+    const auto code = static_cast<std::uint32_t>(c);
+    const FillValue unit = ElementBytes(code);
+    bytes.insert(bytes.end(), unit.begin(), unit.end());
+  }
+  if (bytes.size() > dtype.size()) return BadFill(json, dtype, "longer than the type");
+  bytes.resize(dtype.size(), 0);
+  return bytes;
+}
+
+// A 'U' element as UTF-8, trailing NULs dropped (as NumPy reads it).
+nlohmann::json FixedUnicodeToJson(std::span<const std::uint8_t> element) {
+  std::vector<std::uint32_t> units(element.size() / 4);
+  std::memcpy(units.data(), element.data(), element.size());
+  while (!units.empty() && units.back() == 0) units.pop_back();
+  std::string text;
+  for (std::uint32_t c : units) {
+    core::detail::AppendUtf8(c <= 0x10FFFF ? c : 0xFFFD, text);
+  }
+  return text;
+}
+
+// An 'S' element as base64, trailing NULs dropped (as zarr-python writes it).
+nlohmann::json FixedBytesToJson(std::span<const std::uint8_t> element) {
+  std::size_t size = element.size();
+  while (size > 0 && element[size - 1] == 0) --size;
+  return EncodeBase64(element.first(size));
+}
+
 }  // namespace
 
 Result<FillValue> ParseFillValue(const nlohmann::json& json, DataType dtype) {
@@ -182,12 +277,30 @@ Result<FillValue> ParseFillValue(const nlohmann::json& json, DataType dtype) {
       real.insert(real.end(), imag.begin(), imag.end());
       return real;
     }
+    case DataTypeId::kDateTime64:
+    case DataTypeId::kTimeDelta64:
+      return ParseDatetime(json, dtype);
+    case DataTypeId::kFixedBytes:
+      return ParseFixedBytes(json, dtype);
+    case DataTypeId::kFixedUnicode:
+      return ParseFixedUnicode(json, dtype);
   }
   return BadFill(json, dtype, "unknown data type");
 }
 
 Result<FillValue> ParseFillValueText(std::string_view text, DataType dtype) {
+  if (dtype.id() == DataTypeId::kFixedUnicode) return ParseFillValue(std::string(text), dtype);
+  if (dtype.id() == DataTypeId::kFixedBytes) {
+    if (text.size() > dtype.size()) {
+      return Status::InvalidArgument("the fill value \"" + std::string(text) +
+                                     "\" is longer than " + dtype.numpy_typestr() + " holds");
+    }
+    FillValue bytes(text.begin(), text.end());
+    bytes.resize(dtype.size(), 0);
+    return bytes;
+  }
   const std::string trimmed(core::TrimSpaces(text));
+  if (dtype.is_datetime() && trimmed == "NaT") return ParseFillValue("NaT", dtype);
   if (trimmed == "nan" || trimmed == "NaN") return ParseFillValue("NaN", dtype);
   if (trimmed == "inf" || trimmed == "+inf" || trimmed == "Infinity") {
     return ParseFillValue("Infinity", dtype);
@@ -234,6 +347,13 @@ nlohmann::json FillValueToJson(std::span<const std::uint8_t> element, DataType d
       return nlohmann::json::array({FloatComponentToJson(element.data(), half),
                                     FloatComponentToJson(element.data() + half, half)});
     }
+    case DataTypeId::kDateTime64:
+    case DataTypeId::kTimeDelta64:
+      return IntegerToJson<std::int64_t>(element);
+    case DataTypeId::kFixedBytes:
+      return FixedBytesToJson(element);
+    case DataTypeId::kFixedUnicode:
+      return FixedUnicodeToJson(element);
   }
   return nullptr;
 }

@@ -41,7 +41,7 @@ inline Result<core::Shape> GetShape(const nlohmann::json& object, const char* na
 // The `bytes` codec for `dtype` in `endian` order, as zarr-python writes it:
 // the endian is stated only for multi-byte types.
 inline nlohmann::json BytesCodecJson(core::DataType dtype, core::Endian endian) {
-  return codec::BytesCodec::Create(dtype.size() == 1 ? std::nullopt : std::optional(endian))
+  return codec::BytesCodec::Create(dtype.swap_unit() == 1 ? std::nullopt : std::optional(endian))
       ->ToJson();
 }
 

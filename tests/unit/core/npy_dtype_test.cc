@@ -171,11 +171,21 @@ TEST(NpyDtype, AsDataTypeCoversEveryNumericTypeInBothOrders) {
   }
 }
 
-TEST(NpyDtype, AsDataTypeIsEmptyForNonNumericTypes) {
-  for (const char* text : {"|S4", "<U2", "|V8", "<M8[ns]", "<m8", "<f16", "<c32"}) {
+TEST(NpyDtype, AsDataTypeIsEmptyForTypesAZarrArrayCannotHold) {
+  for (const char* text : {"|V8", "<m8", "<M8", "<f16", "<c32"}) {
     EXPECT_EQ(Typestr(text).AsDataType(nullptr), std::nullopt) << text;
   }
   EXPECT_EQ(Descr("[('a', '<i4')]").AsDataType(nullptr), std::nullopt);
+}
+
+// Datetimes with a unit and fixed-length strings are zarr types too (#43).
+TEST(NpyDtype, AsDataTypeCoversDatetimesAndFixedLengthStrings) {
+  for (const char* text : {"|S4", "<U2", ">U2", "<M8[ns]", ">m8[10s]"}) {
+    Endian endian = Endian::kLittle;
+    const std::optional<DataType> type = Typestr(text).AsDataType(&endian);
+    ASSERT_TRUE(type.has_value()) << text;
+    EXPECT_EQ(type->numpy_typestr(endian), text);
+  }
 }
 
 TEST(NpyDtype, WithByteOrderChangesEveryMultiByteScalar) {

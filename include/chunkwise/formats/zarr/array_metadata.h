@@ -51,7 +51,8 @@ struct ArrayMetadata {
   // fill value zero; Array refuses to open it (Unsupported, naming the type).
   std::string unsupported_data_type;
 
-  // unsupported_data_type when set, else data_type's zarr name.
+  // unsupported_data_type when set, else data_type's zarr name (its NumPy
+  // typestr, e.g. "<M8[ns]" or "|S5", for the parameterized types).
   std::string data_type_name() const;
 
   // Checks ranks, extents and the fill value's size; InvalidArgument naming

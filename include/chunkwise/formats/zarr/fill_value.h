@@ -3,7 +3,9 @@
 // Spec: docs/formats/zarr.md, "Data types and fill values" (v3: numbers,
 // true/false, "NaN", "Infinity", "-Infinity", "0x…" raw IEEE bits, [re, im] for
 // complex) and "Zarr v2 metadata" (the same special strings, and null for
-// "undefined"). A fill value is held as one element's bytes in host byte order,
+// "undefined"); datetime64/timedelta64 as their int64 count or "NaT", 'S'
+// byte strings as base64, 'U' strings as the string itself (zarr-python 3's
+// forms, v2 and v3 alike). A fill value is held as one element's bytes in host byte order,
 // the form ChunkSpec carries and chunks are compared against.
 #ifndef CHUNKWISE_FORMATS_ZARR_FILL_VALUE_H_
 #define CHUNKWISE_FORMATS_ZARR_FILL_VALUE_H_
@@ -28,7 +30,8 @@ using FillValue = std::vector<std::uint8_t>;
 // handle it).
 Result<FillValue> ParseFillValue(const nlohmann::json& json, core::DataType dtype);
 
-// The command line's --fill text: a number, true/false, nan, inf, -inf or 0x….
+// The command line's --fill text: a number, true/false, nan, inf, -inf or 0x…;
+// NaT or a count for a datetime; the text itself for 'S' (its bytes) and 'U'.
 Result<FillValue> ParseFillValueText(std::string_view text, core::DataType dtype);
 
 // The JSON zarr writes for `element`: numbers, true/false, "NaN", "Infinity",
