@@ -3,8 +3,6 @@
 #ifndef CHUNKWISE_BENCH_BENCH_COMMON_H_
 #define CHUNKWISE_BENCH_BENCH_COMMON_H_
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -13,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -80,10 +79,16 @@ inline double Seconds(const std::function<void()>& work) {
 // CPU seconds this process has used, all threads: a figure the machine's
 // other load disturbs less than wall time.
 inline double ProcessCpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// CPU seconds the calling thread has used.
+inline double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
 // Runs `command`, a peer script that prints one JSON line, and parses what it

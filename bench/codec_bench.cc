@@ -132,13 +132,8 @@ Case Crc32cCase() {
           kImageBytes + 4};
 }
 
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
 using bench::Median;
+using bench::ThreadCpuSeconds;
 
 // Runs `ours` and `direct` back to back in every iteration, alternating which
 // goes first, and times each on the thread's CPU clock. On a shared machine the

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "chunkwise/formats/dvid/label_block.h"
 #include "codec/gzip_codec.h"
 #include "core/file_io.h"
@@ -34,11 +35,7 @@ namespace {
 constexpr std::size_t kVoxels = std::size_t{64} * 64 * 64;
 constexpr int kRuns = 9;
 
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
+using bench::ThreadCpuSeconds;
 
 // Median blocks per second of `body`, which handles one block per call.
 double BlocksPerSecond(const std::function<void()>& body) {

@@ -39,11 +39,7 @@ constexpr int kRuns = 3;
 constexpr std::array<double, 3> kVoxel{8, 8, 40};
 constexpr double kFactor = 100, kMaxError = 40;
 
-double ProcessCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+using bench::ProcessCpuSeconds;
 
 // The volume's labels, meshed and simplified; returns the faces written.
 Result<std::uint64_t> MeshAndSimplify(const std::vector<std::uint64_t>& labels,

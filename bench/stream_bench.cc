@@ -34,7 +34,6 @@
 //
 // usage: stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir DIR]
 //                     [--levels N] [--peers ts,acquire-zarr|none] [--venv-python PATH]
-#include <sys/resource.h>
 
 #include <climits>
 #include <cstdio>
@@ -93,14 +92,7 @@ std::uint64_t StatusField(const char* field) {
   return 0;
 }
 
-// CPU seconds this process has used, all threads: a figure the machine's
-// other load disturbs less than wall time.
-double CpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
+using bench::ProcessCpuSeconds;
 
 // Runs `phase` on `frames` frames, returning its wall seconds and adding its
 // CPU seconds to `cpu`. An untimed run of a quarter of the length goes first:
@@ -114,9 +106,9 @@ double Measure(
   reset();
   phase(std::max<Index>(kDistinctFrames, frames / 4));
   reset();
-  const double before = CpuSeconds();
+  const double before = ProcessCpuSeconds();
   const double wall = phase(frames);
-  cpu.push_back(CpuSeconds() - before);
+  cpu.push_back(ProcessCpuSeconds() - before);
   return wall;
 }
 
