@@ -117,6 +117,26 @@ class Mode {
   std::vector<T> values_;
 };
 
+// The coordinates, in every dimension but the last, of row `row` of an
+// array of `shape` (rows in C order).
+Coord RowCoordinates(std::span<const Index> shape, Index row) {
+  const std::size_t lead = shape.size() - 1;
+  Coord coords(lead, 0);
+  for (std::size_t d = lead, rest = static_cast<std::size_t>(row); d-- > 0;) {
+    coords[d] = static_cast<Index>(rest % static_cast<std::size_t>(shape[d]));
+    rest /= static_cast<std::size_t>(shape[d]);
+  }
+  return coords;
+}
+
+// Steps `coords` (from RowCoordinates) to the next row.
+void NextRow(std::span<const Index> shape, Coord& coords) {
+  for (std::size_t d = coords.size(); d-- > 0;) {
+    if (++coords[d] < shape[d]) break;
+    coords[d] = 0;
+  }
+}
+
 // The window's input rows of output row `out_row`, in row-major order of
 // their offsets in the window: `rows` gets each row's first element index.
 // `next` is scratch.
@@ -209,11 +229,7 @@ void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Ind
   const Index out_width = out_shape[lead];
   const Index factor = factors[lead];
   // The output row's coordinates in every dimension but the last.
-  Coord out_row(lead, 0);
-  for (std::size_t d = lead, rest = static_cast<std::size_t>(first_row); d-- > 0;) {
-    out_row[d] = static_cast<Index>(rest % static_cast<std::size_t>(out_shape[d]));
-    rest /= static_cast<std::size_t>(out_shape[d]);
-  }
+  Coord out_row = RowCoordinates(out_shape, first_row);
   std::vector<Index> rows;
   std::vector<Index> scratch;
   std::vector<WindowSum<T>> sums;
@@ -235,10 +251,7 @@ void ReduceRows(const Downsampler& downsampler, ByteView in, std::span<const Ind
       }
       Store<T>(target + static_cast<std::size_t>(x) * sizeof(T), op.Result());
     }
-    for (std::size_t d = lead; d-- > 0;) {  // Next output row.
-      if (++out_row[d] < out_shape[d]) break;
-      out_row[d] = 0;
-    }
+    NextRow(out_shape, out_row);
   }
 }
 
@@ -254,11 +267,7 @@ void AddFrameSumsOf(const Downsampler& downsampler, ByteView frame,
   const Index out_width = frame_shape[lead] / factor;
   Shape out_shape(frame_shape.begin(), frame_shape.end());
   for (std::size_t d = 0; d < out_shape.size(); ++d) out_shape[d] /= factors[d];
-  Coord out_row(lead, 0);
-  for (std::size_t d = lead, rest = static_cast<std::size_t>(first_row); d-- > 0;) {
-    out_row[d] = static_cast<Index>(rest % static_cast<std::size_t>(out_shape[d]));
-    rest /= static_cast<std::size_t>(out_shape[d]);
-  }
+  Coord out_row = RowCoordinates(out_shape, first_row);
   std::vector<Index> rows;
   std::vector<Index> scratch;
   for (Index r = first_row; r < last_row; ++r) {
@@ -269,10 +278,7 @@ void AddFrameSumsOf(const Downsampler& downsampler, ByteView frame,
       AddWindowsOfRow<T, std::int32_t>(frame.data() + static_cast<std::size_t>(row) * sizeof(T),
                                        factor, out_width, row_sums);
     }
-    for (std::size_t d = lead; d-- > 0;) {  // Next output row.
-      if (++out_row[d] < out_shape[d]) break;
-      out_row[d] = 0;
-    }
+    NextRow(out_shape, out_row);
   }
 }
 
