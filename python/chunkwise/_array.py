@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,13 +98,24 @@ class Array(Node):
     """A zarr v3 or v2 array in a chunkwise store (a path or a URL)."""
 
     def __init__(self, core: _core.Array, *, read_only: bool = False) -> None:
-        self._core = core
+        self._opened = core
+        self._opened_in = os.getpid()
         self._read_only = read_only
         # In the chunks' byte order (">u2" for a big-endian array), as numpy
         # keeps it; the library reads and writes elements in host order.
         self._dtype = np.dtype(core.dtype)
         self._native = self._dtype.newbyteorder("=")
         self._shape = tuple(core.shape)
+
+    @property
+    def _core(self) -> _core.Array:
+        # An array opened before os.fork() holds the parent's thread pool, whose
+        # threads stayed in the parent (and whose locks hold the parent's
+        # state): the child opens the array again, on pools of its own.
+        if self._opened_in != os.getpid():
+            self._opened = _core.Array.open(self._opened.url)
+            self._opened_in = os.getpid()
+        return self._opened
 
     # --- what the array is -------------------------------------------------
     @property
