@@ -30,7 +30,6 @@ struct Crop {
 struct Neighbour {
   std::int64_t offset;
   float length;  // physical length of the step
-  int dz, dy, dx;
 };
 
 // A run of voxels along x reached by an invalidation ball: row (z, y) of the
@@ -46,8 +45,8 @@ std::vector<Neighbour> Neighbours(const Crop& crop, const std::array<double, 3>&
       for (int dx = -1; dx <= 1; ++dx) {
         if (dz == 0 && dy == 0 && dx == 0) continue;
         const double ex = dx * voxel_size[0], ey = dy * voxel_size[1], ez = dz * voxel_size[2];
-        out.push_back({crop.Index(dz, dy, dx),
-                       static_cast<float>(std::sqrt(ex * ex + ey * ey + ez * ez)), dz, dy, dx});
+        out.push_back(
+            {crop.Index(dz, dy, dx), static_cast<float>(std::sqrt(ex * ex + ey * ey + ez * ez))});
       }
     }
   }
