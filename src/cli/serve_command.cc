@@ -1,5 +1,6 @@
-// chunkwise serve: any of our outputs over HTTP (Range, HEAD, CORS) and the
-// neuroglancer link that opens what neuroglancer can open.
+// chunkwise serve: any of our outputs over HTTP (Range, HEAD, CORS). It links
+// to a neuroglancer client only when given one: the data may be private, and
+// `chunkwise view` shows it with a client served from this machine.
 #include <csignal>
 #include <cstdio>
 
@@ -13,7 +14,7 @@ namespace {
 struct ServeOptions {
   std::string path;
   std::string host = "127.0.0.1";
-  std::string client = "https://neuroglancer-demo.appspot.com/";
+  std::string client;  // Empty: no link; `chunkwise view` is the local viewer.
   int port = 8000;
   std::size_t threads = 16;
   bool log = false;
@@ -51,10 +52,15 @@ Status ServeCommand(const CommandContext& context, const ServeOptions& options) 
     }
   }
   const std::string link = (*server)->ViewerLink(options.client);
-  if (!link.empty() && !context.quiet) {
-    std::printf("neuroglancer: %s\n", link.c_str());
-  } else if (link.empty()) {
+  if (link.empty()) {
     std::printf("(nothing here that neuroglancer opens: precomputed volumes and zarr arrays)\n");
+  } else if (!options.client.empty() && !context.quiet) {
+    std::printf("neuroglancer: %s\n", link.c_str());
+  } else if (!context.quiet) {
+    std::printf(
+        "to look at it on this machine: chunkwise view %s (or --client URL links a "
+        "neuroglancer you host)\n",
+        options.path.c_str());
   }
   std::printf("Ctrl-C stops the server.\n");
   std::fflush(stdout);
@@ -69,7 +75,8 @@ Status ServeCommand(const CommandContext& context, const ServeOptions& options) 
 void AddServeCommand(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
   CLI::App* command = app.add_subcommand(
-      "serve", "Serve a directory over HTTP (Range, HEAD, CORS) and print a neuroglancer link");
+      "serve",
+      "Serve a directory over HTTP (Range, HEAD, CORS); with --client, print a neuroglancer link");
   command
       ->add_option("PATH", options->path,
                    StoreHelp("What to serve (any chunkwise output)", "s3://bucket/volume"))
@@ -78,7 +85,8 @@ void AddServeCommand(CLI::App& app, CommandContext& context) {
       ->check(CLI::Range(0, 65535));
   command->add_option("--host", options->host, "Address to listen on (default 127.0.0.1)");
   command->add_option("--client", options->client,
-                      "The neuroglancer client the link opens (default: the public demo)");
+                      "The URL of a neuroglancer client to print a link to (default: none; "
+                      "`chunkwise view` serves one on this machine)");
   AddThreadsOption(command, options->threads,
                    "Threads reading the store for answers (default 16, at most 1024)");
   command->add_flag("--log", options->log, "Print one line per request on stderr");

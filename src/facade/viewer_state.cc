@@ -344,6 +344,10 @@ std::array<double, 2> ContrastRange(std::vector<double> values, double low, doub
 Result<ViewerStateResult> BuildViewerState(const Context& context, std::span<const ViewedData> data,
                                            const ViewerStateOptions& options,
                                            const CallOptions& call) {
+  // The few chunks read for the contrast would each print a "read: done"
+  // summary; a state is built in moments and reports nothing of its own.
+  CallOptions sampling = call;
+  sampling.progress_mode = core::ProgressMode::kQuiet;
   ViewerStateResult result;
   std::vector<Axis> axes;  // The view's dimensions, the first layer's first.
   std::set<std::string> names;
@@ -365,9 +369,10 @@ Result<ViewerStateResult> BuildViewerState(const Context& context, std::span<con
             (source.prefix.empty() ? BaseName(item.url) : source.name) + "-" + std::to_string(n);
       }
       const bool image = layer.type == "image";
-      Result<Facts> facts = source.kind == ng::SourceKind::kPrecomputed
-                                ? PrecomputedFacts(context, item.url, source, image, options, call)
-                                : ZarrFacts(context, item.url, source, image, options, call);
+      Result<Facts> facts =
+          source.kind == ng::SourceKind::kPrecomputed
+              ? PrecomputedFacts(context, item.url, source, image, options, sampling)
+              : ZarrFacts(context, item.url, source, image, options, sampling);
       if (!facts.ok()) return facts.status().WithContext(item.url + ": " + layer.name);
       layer.contrast = facts->contrast;
       layer.segments = facts->segments;

@@ -4,7 +4,9 @@ fragment holds the state (one image layer whose contrast is the data's, not
 the type's), the client's event stream stays open, the client folder comes
 from --client-dir or CHUNKWISE_NEUROGLANCER_CLIENT, SIGTERM ends it with 0;
 a path that does not exist, or a client folder without index.html, is
-NotFound naming it, with exit code 1. Standard library only (the client here
+NotFound naming it, with exit code 1. `chunkwise serve` links to no client
+on another machine unless given --client, and names the `chunkwise view`
+command line instead. Standard library only (the client here
 is a stand-in index.html; tests/interop/python/view_browser.py runs the real one).
 
     view_test.py --chunkwise BIN --workdir DIR
@@ -94,6 +96,35 @@ def check_event_stream(checks, base):
         checks.expect(still_open, "the event stream stays open and sends no event")
 
 
+def serve_lines(binary, root, *extra):
+    """What `chunkwise serve ROOT --port 0 EXTRA` prints before it waits for Ctrl-C."""
+    process = subprocess.Popen([str(binary), "serve", str(root), "--port", "0", *map(str, extra)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        for line in process.stdout:
+            lines.append(line.rstrip())
+            if line.startswith("Ctrl-C"):
+                break
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
+    return lines
+
+
+def check_serve_link(checks, binary, array):
+    """serve names the local viewer by default and links only to a client it is given."""
+    lines = serve_lines(binary, array.parent)
+    links = [word for line in lines for word in line.split() if "://" in word]
+    checks.expect(links and all("127.0.0.1" in link for link in links),
+                  f"serve without --client links nowhere but this machine ({links})")
+    checks.expect(any(f"chunkwise view {array.parent} " in line for line in lines),
+                  f"serve names the view command line for what it serves ({lines})")
+    lines = serve_lines(binary, array.parent, "--client", "https://ng.example.org/")
+    checks.expect(any(line.startswith("neuroglancer: https://ng.example.org/#!") for line in lines),
+                  f"serve --client URL links to that client ({lines[-2:]})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True, type=pathlib.Path)
@@ -127,6 +158,8 @@ def main():
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=10)
     checks.expect(code == 0, f"SIGTERM ends it with exit code 0 ({code})")
+    errors = process.stderr.read()
+    checks.expect("done" not in errors, f"reading the contrast prints no progress summaries ({errors!r})")
 
     env = dict(os.environ, CHUNKWISE_NEUROGLANCER_CLIENT=str(client))
     process, lines = start(args.chunkwise, array, "--port", "0", env=env)
@@ -134,6 +167,8 @@ def main():
     process.wait(timeout=10)
     checks.expect(any(line.startswith("neuroglancer: ") for line in lines),
                   "CHUNKWISE_NEUROGLANCER_CLIENT names the client folder when --client-dir is not given")
+
+    check_serve_link(checks, args.chunkwise, array)
 
     missing = args.workdir / "no-such.zarr"
     result = subprocess.run([str(args.chunkwise), "view", str(missing), "--client-dir", str(client)],
