@@ -110,8 +110,9 @@ class Array(Node):
     @property
     def _core(self) -> _core.Array:
         # An array opened before os.fork() holds the parent's thread pool, whose
-        # threads stayed in the parent (and whose locks hold the parent's
-        # state): the child opens the array again, on pools of its own.
+        # threads stayed in the parent; in the child that pool runs everything
+        # on the calling thread. The child opens the array again, on pools of
+        # its own with workers.
         if self._opened_in != os.getpid():
             self._opened = _core.Array.open(self._opened.url)
             self._opened_in = os.getpid()

@@ -1,5 +1,7 @@
 #include "chunkwise/core/thread_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -60,7 +62,7 @@ Result<std::thread> StartThread(std::function<void()> body, std::string_view wha
   }
 }
 
-ThreadPool::ThreadPool(std::size_t num_threads) {
+ThreadPool::ThreadPool(std::size_t num_threads) : owner_process_(::getpid()) {
   if (num_threads == 0) {
     num_threads = std::max(1u, std::thread::hardware_concurrency());
   }
@@ -95,6 +97,12 @@ Result<std::shared_ptr<ThreadPool>> ThreadPool::Create(std::size_t num_threads) 
 
 ThreadPool::~ThreadPool() {
   CHUNKWISE_CHECK(!InWorkerThread());
+  if (InForkedChild()) {
+    // Joining or detaching would act on threads of another process, and the
+    // mutex may have been held there at the fork: the handles are leaked.
+    new std::vector<std::thread>(std::move(workers_));
+    return;
+  }
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -107,8 +115,11 @@ ThreadPool::~ThreadPool() {
 
 bool ThreadPool::InWorkerThread() const { return current_pool == this; }
 
+bool ThreadPool::InForkedChild() const { return ::getpid() != owner_process_; }
+
 void ThreadPool::Submit(std::function<void()> task) {
-  if (workers_.empty()) {  // No worker started: nobody else would run it.
+  // No worker started, or none in this process: nobody else would run it.
+  if (workers_.empty() || InForkedChild()) {
     task();
     return;
   }
@@ -144,6 +155,7 @@ void ThreadPool::WorkerLoop() {
 
 void ThreadPool::WaitIdle() {
   CHUNKWISE_CHECK(!InWorkerThread());
+  if (InForkedChild()) return;  // This process's tasks ran as they were submitted.
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [this] { return pending_ == 0; });
 }
@@ -151,6 +163,12 @@ void ThreadPool::WaitIdle() {
 Status ThreadPool::ParallelFor(std::size_t n, const std::function<Status(std::size_t)>& body) {
   if (!start_status_.ok()) return start_status_;
   if (n == 0) {
+    return Status::Ok();
+  }
+  if (InForkedChild()) {
+    // The condition variables may list the parent's waiters, and signalling
+    // them here can block for good: the calling thread runs every index.
+    for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
     return Status::Ok();
   }
   auto state = std::make_shared<ParallelForState>();

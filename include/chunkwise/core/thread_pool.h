@@ -9,6 +9,8 @@
 #ifndef CHUNKWISE_CORE_THREAD_POOL_H_
 #define CHUNKWISE_CORE_THREAD_POOL_H_
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -37,6 +39,10 @@ class ThreadPool {
   static Result<std::shared_ptr<ThreadPool>> Create(std::size_t num_threads = 0);
   // Runs every task already submitted, then joins the workers.
   // REQUIRES: not called from one of this pool's workers.
+  //
+  // In a child forked from the process that started the pool, the workers
+  // stayed behind in the parent: there every call runs its work on the
+  // calling thread, and the destructor leaves the parent's threads alone.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -63,6 +69,8 @@ class ThreadPool {
 
  private:
   void WorkerLoop();
+  // True in a process forked from the one that started the workers.
+  bool InForkedChild() const;
 
   std::mutex mutex_;
   std::condition_variable work_available_;   // A task was queued or the pool is stopping.
@@ -72,6 +80,7 @@ class ThreadPool {
   bool stopping_ = false;                    // Guarded by mutex_.
   std::vector<std::thread> workers_;
   Status start_status_;
+  pid_t owner_process_;  // The process whose threads workers_ are.
 };
 
 // Starts a thread running `body`; IOError naming `what` instead of the

@@ -198,5 +198,56 @@ TEST(ThreadPool, RefusedThreadsAreAnError) {
   EXPECT_EQ((*pool)->num_threads(), 2u);
 }
 
+// A child forked from a process whose pool has running workers (as a Python
+// multiprocessing worker is) has none of them: the pool runs the child's
+// work on the calling thread, to the same results and errors, and its
+// destruction returns. The alarm turns a hang into a failure.
+TEST(ThreadPool, AForkedChildRunsItsWorkOnTheCallingThread) {
+  auto pool = std::make_unique<ThreadPool>(4);
+  std::atomic<int> warmed{0};
+  ASSERT_TRUE(pool->ParallelFor(64,
+                                [&](std::size_t) {
+                                  ++warmed;
+                                  return Status::Ok();
+                                })
+                  .ok());
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(30);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::size_t sum = 0;
+    bool elsewhere = false;
+    const Status summed = pool->ParallelFor(100, [&](std::size_t i) {
+      sum += i;
+      elsewhere = elsewhere || std::this_thread::get_id() != caller;
+      return Status::Ok();
+    });
+    if (!summed.ok() || sum != 4950) ::_exit(11);
+    if (elsewhere) ::_exit(12);
+    const Status failed = pool->ParallelFor(
+        10, [](std::size_t i) { return i == 3 ? Status::NotFound("index 3") : Status::Ok(); });
+    if (failed.code() != StatusCode::kNotFound) ::_exit(13);
+    bool ran = false;
+    pool->Submit([&] { ran = true; });
+    if (!ran) ::_exit(14);  // Ran before Submit returned.
+    pool->WaitIdle();
+    pool.reset();
+    ThreadPool own(2);  // A pool the child starts has workers of its own.
+    std::atomic<int> count{0};
+    const Status counted = own.ParallelFor(50, [&](std::size_t) {
+      ++count;
+      return Status::Ok();
+    });
+    if (!counted.ok() || count != 50) ::_exit(15);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(warmed.load(), 64);
+}
+
 }  // namespace
 }  // namespace chunkwise::core
