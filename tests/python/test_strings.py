@@ -1,9 +1,10 @@
 """Variable-length strings that zarr-python 3 writes (#43): v3 "string" arrays
 with the vlen-utf8 codec and v2 "|O" arrays with a vlen-utf8 filter.
 
-chunkwise.open gives them as a read-only StringArray whose reads are numpy
-StringDType arrays equal to zarr-python's own (whole, boxes, steps, chunks
-left to the fill value); writing is refused, naming the array.
+chunkwise.open gives them as a StringArray whose reads are numpy StringDType
+arrays equal to zarr-python's own (whole, boxes, steps, chunks left to the
+fill value); chunkwise.create(dtype=str) makes one, and writes into it,
+that zarr-python 3 reads value-exact.
 """
 
 from __future__ import annotations
@@ -39,8 +40,49 @@ def test_zarr_python_strings_read_as_string_dtype(tmp_path: pathlib.Path, zarr_f
     assert array[1:, 1:].tolist() == DATA[1:, 1:].tolist()
     assert array[::2, 2].tolist() == DATA[::2, 2].tolist()
     assert array[1, 0] == DATA[1, 0]
-    with pytest.raises(chunkwise.UnsupportedError, match="s.zarr"):
+    with pytest.raises(ValueError, match="read-only"):
         array[0, 0] = "no"
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("dtype", [str, np.dtypes.StringDType(), object])
+def test_created_strings_read_value_exact_by_zarr_python(tmp_path: pathlib.Path, zarr_format: int,
+                                                          dtype) -> None:
+    path = tmp_path / "ours.zarr"
+    array = chunkwise.create(str(path), shape=(3, 3), dtype=dtype, chunks=(2, 2), fill_value="f",
+                             dimension_names=["y", "x"], zarr_format=zarr_format)
+    assert isinstance(array, chunkwise.StringArray)
+    array[...] = DATA.astype(object) if dtype is object else DATA
+    theirs = zarr.open_array(str(path), mode="r")
+    assert theirs.fill_value == "f"
+    assert theirs[...].tolist() == DATA.tolist()
+    # The chunk (1, 1) holds only the fill value: not stored, as zarr-python leaves it.
+    key = ("c/1/1" if zarr_format == 3 else "1.1")
+    assert not (path / key).exists()
+    # In part, with steps: the other elements stay.
+    array[::2, 0] = ["s", "été"]
+    expected = DATA.copy()
+    expected[::2, 0] = ["s", "été"]
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()
+    assert chunkwise.open(str(path))[...].tolist() == expected.tolist()
+    # zarr-python writes into ours, and we read what it wrote.
+    theirs = zarr.open_array(str(path), mode="r+")
+    theirs[2, 2] = "theirs 😀"
+    expected[2, 2] = "theirs 😀"
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == expected.tolist()
+
+
+def test_create_with_string_data_and_sharding_refused_for_now(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "data.zarr"
+    array = chunkwise.create(str(path), data=np.array(["", "bé", "c"], dtype=object),
+                             chunks=(2,), codecs="gzip:1", checksum=None)
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == ["", "bé", "c"]
+    assert array.fill_value == ""
+    with pytest.raises(chunkwise.UnsupportedError):
+        chunkwise.create(str(tmp_path / "sh.zarr"), shape=(4,), dtype=str, chunks=(2,),
+                         shards=(4,))
+    with pytest.raises(ValueError, match="data.zarr"):
+        chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(2,))
 
 
 def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathlib.Path) -> None:

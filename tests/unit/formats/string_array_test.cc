@@ -113,5 +113,96 @@ TEST(StringArray, OtherArraysAndLayoutsAreUnsupportedNamingThem) {
   EXPECT_NE(std::string(array.status().message()).find("sharding"), std::string::npos);
 }
 
+ArrayLayout StringLayout(int zarr_format) {
+  ArrayLayout layout;
+  layout.shape = {3, 3};
+  layout.chunk_shape = {2, 2};
+  layout.codec = "zstd:1";
+  layout.fill_value = "-";
+  layout.dimension_names = {"y", std::nullopt};
+  layout.zarr_format = zarr_format;
+  return layout;
+}
+
+std::string Text(const store::MemoryStore& store, std::string_view key) {
+  const Result<std::optional<Bytes>> value = store.Get(key);
+  EXPECT_TRUE(value.ok() && value->has_value()) << key;
+  if (!value.ok() || !value->has_value()) return "";
+  return std::string((*value)->begin(), (*value)->end());
+}
+
+TEST(StringArray, CreatesV3MetadataAsZarrPython3WritesIt) {
+  auto store = store::MemoryStore::Create();
+  const Result<StringArray> array = StringArray::Create(store, "", StringLayout(3), false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const nlohmann::json root = nlohmann::json::parse(Text(*store, "zarr.json"));
+  EXPECT_EQ(root["data_type"], "string");
+  EXPECT_EQ(root["fill_value"], "-");
+  EXPECT_EQ(root["codecs"][0],
+            (nlohmann::json{{"name", "vlen-utf8"}, {"configuration", nlohmann::json::object()}}));
+  EXPECT_EQ(root["codecs"][1]["name"], "zstd");
+  EXPECT_EQ(root["dimension_names"], (nlohmann::json{"y", nullptr}));
+  EXPECT_EQ(array->fill_value(), "-");
+  // Something there: refused without overwrite.
+  EXPECT_EQ(StringArray::Create(store, "", StringLayout(3), false).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(StringArray, CreatesV2ObjectArraysWithAVlenUtf8Filter) {
+  auto store = store::MemoryStore::Create();
+  ArrayLayout layout = StringLayout(2);
+  layout.dimension_names.clear();
+  const Result<StringArray> array = StringArray::Create(store, "", layout, false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const nlohmann::json zarray = nlohmann::json::parse(Text(*store, ".zarray"));
+  EXPECT_EQ(zarray["dtype"], "|O");
+  EXPECT_EQ(zarray["fill_value"], "-");
+  EXPECT_EQ(zarray["filters"], (nlohmann::json::array({{{"id", "vlen-utf8"}}})));
+  EXPECT_EQ(zarray["compressor"]["id"], "zstd");
+  EXPECT_EQ(zarray["order"], "C");
+}
+
+TEST(StringArray, WritesChunksAsZarrPython3DoesAndReadsThemBack) {
+  for (const int format : {3, 2}) {
+    auto store = store::MemoryStore::Create();
+    ArrayLayout layout = StringLayout(format);
+    layout.codec = "none";
+    const Result<StringArray> array = StringArray::Create(store, "", layout, true);
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    ASSERT_TRUE(array->Write(core::Region({0, 0}, {2, 2}), {"a", "bb", "", "h\xc3\xa9"}).ok());
+    // Raw chunks (no compressor): exactly the vlen-utf8 bytes.
+    const Bytes expected = VlenChunk({"a", "bb", "", "h\xc3\xa9"});
+    EXPECT_EQ(Text(*store, format == 3 ? "c/0/0" : "0.0"),
+              std::string(expected.begin(), expected.end()));
+    // In part: the chunk's other elements are kept, the edge padded with fill.
+    ASSERT_TRUE(
+        array->Write(core::Region({1, 1}, {3, 3}), {"x", "y", "-", "\xf0\x9f\x98\x80"}).ok());
+    const Result<std::vector<std::string>> all = array->Read(core::Region({0, 0}, {3, 3}));
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, (std::vector<std::string>{"a", "bb", "-", "", "x", "y", "-", "-",
+                                              "\xf0\x9f\x98\x80"}));
+    // Chunk (1, 0) holds only fill: not stored.
+    EXPECT_FALSE(store->Get(format == 3 ? "c/1/0" : "1.0")->has_value());
+    ASSERT_TRUE(array->Write(core::Region({0, 0}, {2, 2}), {"-", "-", "-", "-"}).ok());
+    EXPECT_FALSE(store->Get(format == 3 ? "c/0/0" : "0.0")->has_value());
+  }
+}
+
+TEST(StringArray, WriteRefusesBadInputNamingIt) {
+  auto store = store::MemoryStore::Create();
+  const Result<StringArray> array = StringArray::Create(store, "", StringLayout(3), false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  Status written = array->Write(core::Region({0, 0}, {1, 2}), {"a"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  written = array->Write(core::Region({0, 0}, {1, 2}), {"a", "\xff"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  EXPECT_NE(std::string(written.message()).find("string 1"), std::string::npos);
+  written = array->Write(core::Region({0, 2}, {1, 4}), {"a", "b"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  const Result<StringArray> read_only = StringArray::Open(store, "");
+  ASSERT_TRUE(read_only.ok());
+  EXPECT_EQ(read_only->Write(core::Region({0, 0}, {1, 1}), {"a"}).code(), StatusCode::kUnsupported);
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr
