@@ -72,15 +72,15 @@ def test_created_strings_read_value_exact_by_zarr_python(tmp_path: pathlib.Path,
     assert chunkwise.open(str(path), mode="r")[...].tolist() == expected.tolist()
 
 
-def test_create_with_string_data_and_sharding_refused_for_now(tmp_path: pathlib.Path) -> None:
+def test_create_with_string_data(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "data.zarr"
     array = chunkwise.create(str(path), data=np.array(["", "bé", "c"], dtype=object),
                              chunks=(2,), codecs="gzip:1", checksum=None)
     assert zarr.open_array(str(path), mode="r")[...].tolist() == ["", "bé", "c"]
     assert array.fill_value == ""
-    with pytest.raises(chunkwise.UnsupportedError):
+    with pytest.raises(ValueError, match="shard"):
         chunkwise.create(str(tmp_path / "sh.zarr"), shape=(4,), dtype=str, chunks=(2,),
-                         shards=(4,))
+                         shards=(4,), zarr_format=2)
     with pytest.raises(ValueError, match="data.zarr"):
         chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(2,))
 
@@ -91,3 +91,45 @@ def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathli
     zarr.create_array(str(path), shape=(2,), dtype=VariableLengthBytes(), chunks=(2,))
     with pytest.raises(chunkwise.UnsupportedError, match="variable_length_bytes"):
         chunkwise.open(str(path), mode="r")
+
+
+@pytest.mark.parametrize("index_location", ["end", "start"])
+def test_sharded_strings_both_ways(tmp_path: pathlib.Path, index_location: str) -> None:
+    from zarr.codecs import ShardingCodec, VLenUTF8Codec, ZstdCodec
+    theirs_path = tmp_path / "theirs.zarr"
+    theirs = zarr.create_array(
+        str(theirs_path), shape=DATA.shape, dtype=str, chunks=(4, 2), fill_value="f",
+        serializer=ShardingCodec(chunk_shape=(2, 1), codecs=[VLenUTF8Codec(), ZstdCodec()],
+                                 index_location=index_location), compressors=None)
+    theirs[...] = DATA
+    array = chunkwise.open(str(theirs_path), mode="r+")
+    assert array[...].tolist() == DATA.tolist()
+    array[2, :] = ["\u00e9", "", "f"]
+    expected = DATA.copy()
+    expected[2, :] = ["\u00e9", "", "f"]
+    assert zarr.open_array(str(theirs_path), mode="r")[...].tolist() == expected.tolist()
+    ours_path = tmp_path / "ours.zarr"
+    ours = chunkwise.create(str(ours_path), shape=DATA.shape, dtype=str, chunks=(1, 2),
+                            shards=(2, 2), fill_value="f")
+    ours[...] = DATA
+    assert zarr.open_array(str(ours_path), mode="r")[...].tolist() == DATA.tolist()
+    assert not (ours_path / "c" / "1" / "1").exists()  # Only fill value there.
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+def test_f_order_strings_read_and_written(tmp_path: pathlib.Path, zarr_format: int) -> None:
+    path = tmp_path / "f.zarr"
+    if zarr_format == 2:
+        theirs = zarr.create_array(str(path), shape=DATA.shape, dtype=str, chunks=(2, 2),
+                                   order="F", zarr_format=2)
+    else:
+        from zarr.codecs import TransposeCodec
+        theirs = zarr.create_array(str(path), shape=DATA.shape, dtype=str, chunks=(2, 2),
+                                   filters=[TransposeCodec(order=(1, 0))])
+    theirs[...] = DATA
+    array = chunkwise.open(str(path))
+    assert array[...].tolist() == DATA.tolist()
+    array[0, 1:] = ["p", "q"]
+    expected = DATA.copy()
+    expected[0, 1:] = ["p", "q"]
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()

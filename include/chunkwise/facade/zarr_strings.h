@@ -69,7 +69,7 @@ Status WriteZarrStrings(const Context& context, std::string_view url, const core
 
 // The string array at `url`. NotFound when no array is there; Unsupported
 // naming the data type when it is not a vlen-utf8 string array, or the
-// codecs when they are more than vlen-utf8 and bytes-to-bytes codecs.
+// codecs when not [transpose,] vlen-utf8, bytes→bytes codecs (sharded or not).
 Result<ZarrStringArrayInfo> DescribeZarrStringArray(const Context& context, std::string_view url,
                                                     const CallOptions& call = {});
 
