@@ -369,12 +369,12 @@ Result<std::vector<std::string>> StringArray::DecodeChunk(ByteView stored,
                                                           const std::string& where) const {
   // A string has no size bound but memory: no decode step may produce more
   // than this process may hold.
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const Bytes decoded,
-      bytes_codecs_->DecodeBytes(stored, static_cast<std::size_t>(core::ProcessMemoryLimit())));
+  Result<Bytes> decoded =
+      bytes_codecs_->DecodeBytes(stored, static_cast<std::size_t>(core::ProcessMemoryLimit()));
+  if (!decoded.ok()) return decoded.status().WithContext(where);  // A checksum names no key.
   const auto count = static_cast<std::size_t>(core::Region::Full(inner_chunk_).num_elements());
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> stored_order,
-                             DecodeVlenUtf8(decoded, count, where));
+                             DecodeVlenUtf8(*decoded, count, where));
   if (transpose_.empty()) return stored_order;
   std::vector<std::string> strings(count);
   std::size_t j = 0;
