@@ -133,3 +133,28 @@ def test_f_order_strings_read_and_written(tmp_path: pathlib.Path, zarr_format: i
     expected = DATA.copy()
     expected[0, 1:] = ["p", "q"]
     assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()
+
+
+def test_chunks_are_numcodecs_vlen_utf8_bytes(tmp_path: pathlib.Path) -> None:
+    numcodecs = pytest.importorskip("numcodecs")
+    path = tmp_path / "raw.zarr"
+    array = chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(3,), codecs=None,
+                             checksum=None, zarr_format=2)
+    values = ["", "h\u00e9", "\U0001f600"]
+    array[...] = values
+    assert (path / "0").read_bytes() == numcodecs.VLenUTF8().encode(np.array(values, object))
+
+
+def test_strings_through_chunkwise_zarr_store_and_codec_pipeline(tmp_path: pathlib.Path) -> None:
+    chunkwise_zarr = pytest.importorskip("chunkwise.zarr")
+    values = np.array(["a", "h\u00e9", ""], dtype=np.dtypes.StringDType())
+    path = tmp_path / "store.zarr"
+    theirs = zarr.create_array(store=chunkwise_zarr.Store(str(path)), shape=(3,), chunks=(2,),
+                               dtype=str)
+    theirs[...] = values
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == values.tolist()
+    with zarr.config.set({"codec_pipeline.path": "chunkwise.zarr.CodecPipeline"}):
+        piped = zarr.open_array(str(path), mode="r+")
+        piped[1:] = ["", "z"]
+        assert piped[...].tolist() == ["a", "", "z"]
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == ["a", "", "z"]
