@@ -492,7 +492,6 @@ def _is_string_dtype(dtype: Any) -> bool:
     return kind in "TO" or np.dtype(dtype) == np.dtype(str)  # np.dtype(str) is "<U0".
 
 
-
 def _create_string_array(url: str, *, data: Any, dtype: Any, shape: Any,
                          **options: Any) -> Any:
     """`create` for a string dtype: the array, then `data` written into it."""
