@@ -80,6 +80,22 @@ class ZarrToPrecomputedRequest:
 def zarr_info_json(url: str) -> str: ...
 def describe_string_array(url: str) -> dict[str, Any]: ...
 def read_strings(url: str, start: Sequence[int], stop: Sequence[int]) -> list[str]: ...
+def write_strings(
+    url: str, start: Sequence[int], stop: Sequence[int], values: Sequence[str]
+) -> None: ...
+def create_string_array(
+    url: str,
+    shape: Sequence[int],
+    chunks: Sequence[int],
+    shards: Sequence[int] | None,
+    codec: str,
+    fill_value: str,
+    dimension_names: Sequence[str | None],
+    attributes_json: str,
+    zarr_format: int,
+    checksum: str,
+    overwrite: bool,
+) -> dict[str, Any]: ...
 def zarr_to_precomputed(
     source: str,
     dest: str,

@@ -3,12 +3,17 @@
 zarr-python 3 writes str and numpy StringDType data as a v3 "string" array
 with the vlen-utf8 codec, or a v2 "|O" array with a vlen-utf8 filter. Their
 elements have no fixed size, so chunkwise.open gives such an array as this
-read-only class; reads return numpy StringDType arrays, as zarr-python 3's do.
+class, and chunkwise.create makes one for dtype=str, StringDType or object;
+reads return numpy StringDType arrays, as zarr-python 3's do, and writes take
+anything numpy turns into strings.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,11 +24,14 @@ from ._errors import UnsupportedError
 
 
 class StringArray:
-    """A zarr v3 "string" or v2 vlen-utf8 array, read whole or by box (read only)."""
+    """A zarr v3 "string" or v2 vlen-utf8 array, read and written whole or by box."""
 
-    def __init__(self, url: str) -> None:
-        described = _core.describe_string_array(url)
+    def __init__(self, url: str, *, read_only: bool = False,
+                 described: dict[str, Any] | None = None) -> None:
+        if described is None:
+            described = _core.describe_string_array(url)
         self._url = url
+        self._read_only = read_only
         self._shape = tuple(described["shape"])
         self._chunks = tuple(described["chunks"])
         self._zarr_format = described["zarr_format"]
@@ -77,9 +85,31 @@ class StringArray:
         data = self.read()
         return data if dtype is None else data.astype(dtype, copy=False)
 
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    def write(self, selection: Selection, value: Any) -> None:
+        """Writes `value` (strings, or what numpy makes strings of; broadcast) over `selection`."""
+        if self._read_only:
+            raise ValueError(f"{self._url}: the array was opened read-only (mode 'r')")
+        box = _Box(selection, self._shape)
+        if box.empty:
+            return
+        data = np.asarray(value)
+        if data.dtype.kind in "SV":
+            raise TypeError(f"{self._url}: a string array takes text, not {data.dtype} values")
+        data = data.astype(self.dtype)
+        if box.strided:  # Only the picked elements change: read the box, set them, write it.
+            covering = self.read(tuple(slice(a, b) for a, b in zip(box.start, box.stop)))
+            covering[box.view] = data
+            data = covering
+        else:
+            data = np.broadcast_to(data, box.shape).reshape(box.box_shape)
+        _core.write_strings(self._url, box.start, box.stop, [str(s) for s in data.reshape(-1)])
+
     def __setitem__(self, selection: Selection, value: Any) -> None:
-        raise UnsupportedError(f"{self._url}: writing variable-length strings is not supported "
-                               "(chunkwise reads them only)")
+        self.write(selection, value)
 
     def __len__(self) -> int:
         if not self._shape:
@@ -89,3 +119,37 @@ class StringArray:
     def __repr__(self) -> str:
         return (f"<chunkwise.StringArray {self._url!r} shape={self._shape} dtype=StringDType() "
                 f"chunks={self._chunks}>")
+
+
+def create_strings(
+    url: str,
+    *,
+    shape: Sequence[int],
+    chunks: Sequence[int],
+    shards: Sequence[int] | None,
+    codecs: Any,
+    checksum: str | None,
+    fill_value: Any,
+    dimension_names: Sequence[str | None] | None,
+    attributes: dict[str, Any] | None,
+    zarr_format: int,
+    overwrite: bool,
+) -> StringArray:
+    """What chunkwise.create does for a string dtype (its keywords, codecs a shorthand)."""
+    if codecs is not None and not isinstance(codecs, str):
+        raise UnsupportedError(f"{url}: a string array takes its codecs as a shorthand "
+                               "such as 'zstd:3', not codec documents")
+    described = _core.create_string_array(
+        str(url),
+        [operator.index(n) for n in shape],
+        [operator.index(n) for n in chunks],
+        None if shards is None else [operator.index(n) for n in shards],
+        "none" if codecs is None else codecs,
+        "" if fill_value is None else str(fill_value),
+        list(dimension_names or []),
+        json.dumps({} if attributes is None else attributes),
+        zarr_format,
+        "none" if checksum is None else checksum,
+        overwrite,
+    )
+    return StringArray(str(url), described=described)

@@ -91,7 +91,33 @@ Result<nlohmann::ordered_json> InfoOf(const CommandContext& context, const ZarrA
   return ZarrArrayInfo(context.library(), array, url, {.count_stored = false});
 }
 
+// `zarr create --dtype string`: an array of variable-length UTF-8 strings,
+// the numeric spec's layout options carried over.
+Status CreateStrings(const CommandContext& context, const ZarrOptions& options) {
+  ZarrOptions numeric = options;
+  numeric.dtype.clear();
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArraySpec layout, SpecFromOptions(numeric));
+  ZarrStringArraySpec spec;
+  CHUNKWISE_ASSIGN_OR_RETURN(spec.shape, ShapeOption(options.shape, "--shape"));
+  spec.chunks = layout.chunks;
+  spec.shards = layout.shards;
+  spec.codecs = layout.codecs;
+  spec.checksum = layout.checksum;
+  spec.fill_value = options.fill;
+  spec.dimension_names = layout.dimension_names;
+  spec.zarr_format = layout.zarr_format;
+  spec.attributes = layout.attributes;
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrStringArrayInfo info,
+                             CreateZarrStringArray(context.library(), options.path, spec,
+                                                   {.overwrite = options.overwrite}));
+  Say(context, "created zarr v" + std::to_string(info.zarr_format) + " array " + options.path +
+                   ": string [" + core::FormatShape(info.shape) + "], chunks [" +
+                   core::FormatShape(spec.chunks) + "]");
+  return Status::Ok();
+}
+
 Status Create(const CommandContext& context, const ZarrOptions& options) {
+  if (options.dtype == "string" || options.dtype == "str") return CreateStrings(context, options);
   CHUNKWISE_ASSIGN_OR_RETURN(ZarrArraySpec spec, SpecFromOptions(options));
   CHUNKWISE_ASSIGN_OR_RETURN(spec.shape, ShapeOption(options.shape, "--shape"));
   CHUNKWISE_ASSIGN_OR_RETURN(
@@ -380,13 +406,14 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
   create
       ->add_option("--dtype", options->dtype,
                    "NumPy name or typestr: uint16 or <u2, float32 or <f4, bool or |b1, "
-                   "<M8[ns] (datetime64), <m8[s] (timedelta64), |S5 (bytes), <U5 (text)")
+                   "<M8[ns] (datetime64), <m8[s] (timedelta64), |S5 (bytes), <U5 (text), "
+                   "string (variable-length UTF-8, as zarr-python 3 writes str)")
       ->required();
   create->add_option("--chunk", options->chunk, "Chunk shape (inner chunk when sharded)")
       ->required();
   create->add_option("--fill", options->fill,
                      "Fill value: a number, true/false, nan, inf, 0x…; NaT or a count of units "
-                     "for a datetime; the text itself for |S and <U");
+                     "for a datetime; the text itself for |S, <U and string");
   create->add_option("--dimension-names", options->dimension_names, kDimensionNamesHelp);
   create->add_option("--attributes", options->attributes, kAttributesHelp);
   AddLayoutOptions(create, *options);

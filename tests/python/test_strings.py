@@ -1,9 +1,10 @@
 """Variable-length strings that zarr-python 3 writes (#43): v3 "string" arrays
 with the vlen-utf8 codec and v2 "|O" arrays with a vlen-utf8 filter.
 
-chunkwise.open gives them as a read-only StringArray whose reads are numpy
-StringDType arrays equal to zarr-python's own (whole, boxes, steps, chunks
-left to the fill value); writing is refused, naming the array.
+chunkwise.open gives them as a StringArray whose reads are numpy StringDType
+arrays equal to zarr-python's own (whole, boxes, steps, chunks left to the
+fill value); chunkwise.create(dtype=str) makes one, and writes into it,
+that zarr-python 3 reads value-exact.
 """
 
 from __future__ import annotations
@@ -39,8 +40,49 @@ def test_zarr_python_strings_read_as_string_dtype(tmp_path: pathlib.Path, zarr_f
     assert array[1:, 1:].tolist() == DATA[1:, 1:].tolist()
     assert array[::2, 2].tolist() == DATA[::2, 2].tolist()
     assert array[1, 0] == DATA[1, 0]
-    with pytest.raises(chunkwise.UnsupportedError, match="s.zarr"):
+    with pytest.raises(ValueError, match="read-only"):
         array[0, 0] = "no"
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("dtype", [str, np.dtypes.StringDType(), object])
+def test_created_strings_read_value_exact_by_zarr_python(tmp_path: pathlib.Path, zarr_format: int,
+                                                          dtype) -> None:
+    path = tmp_path / "ours.zarr"
+    array = chunkwise.create(str(path), shape=(3, 3), dtype=dtype, chunks=(2, 2), fill_value="f",
+                             dimension_names=["y", "x"], zarr_format=zarr_format)
+    assert isinstance(array, chunkwise.StringArray)
+    array[...] = DATA.astype(object) if dtype is object else DATA
+    theirs = zarr.open_array(str(path), mode="r")
+    assert theirs.fill_value == "f"
+    assert theirs[...].tolist() == DATA.tolist()
+    # The chunk (1, 1) holds only the fill value: not stored, as zarr-python leaves it.
+    key = ("c/1/1" if zarr_format == 3 else "1.1")
+    assert not (path / key).exists()
+    # In part, with steps: the other elements stay.
+    array[::2, 0] = ["s", "été"]
+    expected = DATA.copy()
+    expected[::2, 0] = ["s", "été"]
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()
+    assert chunkwise.open(str(path))[...].tolist() == expected.tolist()
+    # zarr-python writes into ours, and we read what it wrote.
+    theirs = zarr.open_array(str(path), mode="r+")
+    theirs[2, 2] = "theirs 😀"
+    expected[2, 2] = "theirs 😀"
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == expected.tolist()
+
+
+def test_create_with_string_data(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "data.zarr"
+    array = chunkwise.create(str(path), data=np.array(["", "bé", "c"], dtype=object),
+                             chunks=(2,), codecs="gzip:1", checksum=None)
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == ["", "bé", "c"]
+    assert array.fill_value == ""
+    with pytest.raises(ValueError, match="shard"):
+        chunkwise.create(str(tmp_path / "sh.zarr"), shape=(4,), dtype=str, chunks=(2,),
+                         shards=(4,), zarr_format=2)
+    with pytest.raises(ValueError, match="data.zarr"):
+        chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(2,))
 
 
 def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathlib.Path) -> None:
@@ -49,3 +91,70 @@ def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathli
     zarr.create_array(str(path), shape=(2,), dtype=VariableLengthBytes(), chunks=(2,))
     with pytest.raises(chunkwise.UnsupportedError, match="variable_length_bytes"):
         chunkwise.open(str(path), mode="r")
+
+
+@pytest.mark.parametrize("index_location", ["end", "start"])
+def test_sharded_strings_both_ways(tmp_path: pathlib.Path, index_location: str) -> None:
+    from zarr.codecs import ShardingCodec, VLenUTF8Codec, ZstdCodec
+    theirs_path = tmp_path / "theirs.zarr"
+    theirs = zarr.create_array(
+        str(theirs_path), shape=DATA.shape, dtype=str, chunks=(4, 2), fill_value="f",
+        serializer=ShardingCodec(chunk_shape=(2, 1), codecs=[VLenUTF8Codec(), ZstdCodec()],
+                                 index_location=index_location), compressors=None)
+    theirs[...] = DATA
+    array = chunkwise.open(str(theirs_path), mode="r+")
+    assert array[...].tolist() == DATA.tolist()
+    array[2, :] = ["\u00e9", "", "f"]
+    expected = DATA.copy()
+    expected[2, :] = ["\u00e9", "", "f"]
+    assert zarr.open_array(str(theirs_path), mode="r")[...].tolist() == expected.tolist()
+    ours_path = tmp_path / "ours.zarr"
+    ours = chunkwise.create(str(ours_path), shape=DATA.shape, dtype=str, chunks=(1, 2),
+                            shards=(2, 2), fill_value="f")
+    ours[...] = DATA
+    assert zarr.open_array(str(ours_path), mode="r")[...].tolist() == DATA.tolist()
+    assert not (ours_path / "c" / "1" / "1").exists()  # Only fill value there.
+
+
+@pytest.mark.parametrize("zarr_format", [3, 2])
+def test_f_order_strings_read_and_written(tmp_path: pathlib.Path, zarr_format: int) -> None:
+    path = tmp_path / "f.zarr"
+    if zarr_format == 2:
+        theirs = zarr.create_array(str(path), shape=DATA.shape, dtype=str, chunks=(2, 2),
+                                   order="F", zarr_format=2)
+    else:
+        from zarr.codecs import TransposeCodec
+        theirs = zarr.create_array(str(path), shape=DATA.shape, dtype=str, chunks=(2, 2),
+                                   filters=[TransposeCodec(order=(1, 0))])
+    theirs[...] = DATA
+    array = chunkwise.open(str(path))
+    assert array[...].tolist() == DATA.tolist()
+    array[0, 1:] = ["p", "q"]
+    expected = DATA.copy()
+    expected[0, 1:] = ["p", "q"]
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()
+
+
+def test_chunks_are_numcodecs_vlen_utf8_bytes(tmp_path: pathlib.Path) -> None:
+    numcodecs = pytest.importorskip("numcodecs")
+    path = tmp_path / "raw.zarr"
+    array = chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(3,), codecs=None,
+                             checksum=None, zarr_format=2)
+    values = ["", "h\u00e9", "\U0001f600"]
+    array[...] = values
+    assert (path / "0").read_bytes() == numcodecs.VLenUTF8().encode(np.array(values, object))
+
+
+def test_strings_through_chunkwise_zarr_store_and_codec_pipeline(tmp_path: pathlib.Path) -> None:
+    chunkwise_zarr = pytest.importorskip("chunkwise.zarr")
+    values = np.array(["a", "h\u00e9", ""], dtype=np.dtypes.StringDType())
+    path = tmp_path / "store.zarr"
+    theirs = zarr.create_array(store=chunkwise_zarr.Store(str(path)), shape=(3,), chunks=(2,),
+                               dtype=str)
+    theirs[...] = values
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == values.tolist()
+    with zarr.config.set({"codec_pipeline.path": "chunkwise.zarr.CodecPipeline"}):
+        piped = zarr.open_array(str(path), mode="r+")
+        piped[1:] = ["", "z"]
+        assert piped[...].tolist() == ["a", "", "z"]
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == ["a", "", "z"]

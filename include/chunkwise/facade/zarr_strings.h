@@ -1,11 +1,13 @@
 // Arrays of variable-length UTF-8 strings: zarr v3 data_type "string" with
 // the vlen-utf8 codec and v2 dtype "|O" with a vlen-utf8 filter, which
 // zarr-python 3 writes for numpy StringDType and str data. Their elements
-// have no fixed size, so ZarrArray refuses them and these read them as text
-// (docs/formats/zarr.md, "Variable-length strings"). Read only.
+// have no fixed size, so ZarrArray refuses them and these create, read and
+// write them as text (docs/formats/zarr.md, "Variable-length strings").
 #ifndef CHUNKWISE_FACADE_ZARR_STRINGS_H_
 #define CHUNKWISE_FACADE_ZARR_STRINGS_H_
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
+#include "chunkwise/facade/options.h"
 
 namespace chunkwise {
 
@@ -24,9 +27,49 @@ struct ZarrStringArrayInfo {
   std::string fill_value;  // What an element of a chunk not stored reads as.
 };
 
+// What a new string array is; the rest as for numeric arrays (ZarrArraySpec).
+struct ZarrStringArraySpec {
+  core::Shape shape;
+  core::Shape chunks;
+  std::optional<core::Shape> shards;  // zarr v3 only; a multiple of chunks.
+  // The bytes→bytes codecs after vlen-utf8 (v2: the compressor).
+  CodecChainSpec codecs = {{CodecSpec{CodecSpec::Kind::kZstd, 3}}};
+  // Added to `codecs` as for numeric arrays: absent is crc32c on v3, none on v2.
+  std::optional<ChunkChecksum> checksum;
+  std::string fill_value;  // The text an element never written reads as.
+  // Empty, or one per dimension (an absent entry is written as null).
+  std::vector<std::optional<std::string>> dimension_names;
+  int zarr_format = 3;
+  nlohmann::json attributes = nlohmann::json::object();  // A JSON object.
+};
+
+struct ZarrStringCreateOptions {
+  bool overwrite = false;  // Replace an array or group already at the URL.
+};
+
+// Creates the string array at `url` (its store created if missing): v3
+// data_type "string" with codecs [vlen-utf8, codecs...], v2 dtype "|O" with
+// filters [vlen-utf8], as zarr-python 3 writes them. InvalidArgument naming
+// the field for a spec that is not an array (ranks, shards not a multiple of
+// chunks or on v2, attributes not an object, a fill value not UTF-8), or
+// naming the URL when something is there and !overwrite.
+Result<ZarrStringArrayInfo> CreateZarrStringArray(const Context& context, std::string_view url,
+                                                  const ZarrStringArraySpec& spec,
+                                                  const ZarrStringCreateOptions& options = {},
+                                                  const CallOptions& call = {});
+
+// Writes `values` (C order, UTF-8, one per element of `region`) over
+// `region` of the string array at `url`; chunks it covers in part keep their
+// other elements, and a chunk left all fill value is not stored.
+// DescribeZarrStringArray's errors; InvalidArgument (naming the URL) when
+// `region` is not inside the array, the count differs or a value is not
+// UTF-8; Cancelled if the call was (the chunks written are whole).
+Status WriteZarrStrings(const Context& context, std::string_view url, const core::Region& region,
+                        const std::vector<std::string>& values, const CallOptions& call = {});
+
 // The string array at `url`. NotFound when no array is there; Unsupported
 // naming the data type when it is not a vlen-utf8 string array, or the
-// codecs when they are more than vlen-utf8 and bytes-to-bytes codecs.
+// codecs when not [transpose,] vlen-utf8, bytes→bytes codecs (sharded or not).
 Result<ZarrStringArrayInfo> DescribeZarrStringArray(const Context& context, std::string_view url,
                                                     const CallOptions& call = {});
 

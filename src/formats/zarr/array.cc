@@ -101,9 +101,10 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
   if (StringArray::Holds(metadata)) {
     // Say what can read it: the elements have no fixed size for a chunk,
     // a .npy file or a raw buffer to hold.
-    return Status::Unsupported("data type " + metadata.unsupported_data_type +
-                               " (variable-length UTF-8 strings) has no fixed-size elements: it is "
-                               "read only as text (Python: chunkwise.open gives a StringArray)");
+    return Status::Unsupported(
+        "data type " + metadata.unsupported_data_type +
+        " (variable-length UTF-8 strings) has no fixed-size elements: it is "
+        "read and written only as text (Python: chunkwise.open gives a StringArray)");
   }
   if (!metadata.unsupported_data_type.empty()) {
     return Status::Unsupported("data type " + metadata.unsupported_data_type +

@@ -11,7 +11,9 @@ value and elements, and whose metadata names the type as zarr-python does.
 
 Variable-length strings ("string" + vlen-utf8, v2 "|O"): `zarr info` names
 them and `zarr read` is Unsupported, naming the type and that they are read
-as text only (a .npy cannot hold them; Python's chunkwise.open reads them).
+as text only (a .npy cannot hold them; Python's chunkwise.open reads them);
+`zarr create --dtype string --fill F` makes an array zarr-python 3 opens as
+strings, every element F, and writes into.
 
 Needs zarr 3: run it with the pinned .venv python.
 usage: .venv/bin/python zarr_dtypes_interop.py --chunkwise build/chunkwise --workdir DIR
@@ -134,6 +136,17 @@ def strings_through_the_cli(checks, binary, work, zarr_format):
                   and "variable-length" in failed.stderr and "StringArray" in failed.stderr,
                   f"v{zarr_format} strings: zarr read is Unsupported naming the type and what reads it: "
                   f"{failed.stderr.strip()}")
+    # Ours: zarr-python opens it as a string array of the fill value and writes into it.
+    ours = work / f"strings.ours.v{zarr_format}.zarr"
+    run([binary, "zarr", "create", ours, "--shape", "3", "--chunk", "2", "--dtype", "string",
+         "--fill", "h\u00e9", "--format", str(zarr_format)])
+    theirs = zarr.open_array(str(ours), mode="r+")
+    checks.expect(theirs.fill_value == "h\u00e9" and theirs[...].tolist() == ["h\u00e9"] * 3,
+                  f"v{zarr_format} strings: zarr-python reads our created string array as its "
+                  f"fill value (got {theirs.fill_value!r}, {theirs[...].tolist()!r})")
+    theirs[1:] = ["", "z"]
+    checks.expect(zarr.open_array(str(ours), mode="r")[...].tolist() == ["h\u00e9", "", "z"],
+                  f"v{zarr_format} strings: zarr-python writes into our created string array")
 
 
 def main():

@@ -102,7 +102,7 @@ TEST(StringArray, OtherArraysAndLayoutsAreUnsupportedNamingThem) {
   Result<StringArray> array = StringArray::Open(store, "");
   EXPECT_EQ(array.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(std::string(array.status().message()).find("uint8"), std::string::npos);
-  // Sharded strings: not read (yet), named.
+  // Sharding after vlen-utf8 is no layout: refused, naming the codecs.
   std::string sharded(kStringArray);
   sharded.replace(sharded.find(R"([{"name": "vlen-utf8", "configuration": {}}])"),
                   std::string(R"([{"name": "vlen-utf8", "configuration": {}}])").size(),
@@ -111,6 +111,176 @@ TEST(StringArray, OtherArraysAndLayoutsAreUnsupportedNamingThem) {
   array = StringArray::Open(store, "");
   EXPECT_EQ(array.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(std::string(array.status().message()).find("sharding"), std::string::npos);
+}
+
+ArrayLayout StringLayout(int zarr_format) {
+  ArrayLayout layout;
+  layout.shape = {3, 3};
+  layout.chunk_shape = {2, 2};
+  layout.codec = "zstd:1";
+  layout.fill_value = "-";
+  layout.dimension_names = {"y", std::nullopt};
+  layout.zarr_format = zarr_format;
+  return layout;
+}
+
+std::string Text(const store::MemoryStore& store, std::string_view key) {
+  const Result<std::optional<Bytes>> value = store.Get(key);
+  EXPECT_TRUE(value.ok() && value->has_value()) << key;
+  if (!value.ok() || !value->has_value()) return "";
+  return std::string((*value)->begin(), (*value)->end());
+}
+
+TEST(StringArray, CreatesV3MetadataAsZarrPython3WritesIt) {
+  auto store = store::MemoryStore::Create();
+  const Result<StringArray> array = StringArray::Create(store, "", StringLayout(3), false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const nlohmann::json root = nlohmann::json::parse(Text(*store, "zarr.json"));
+  EXPECT_EQ(root["data_type"], "string");
+  EXPECT_EQ(root["fill_value"], "-");
+  EXPECT_EQ(root["codecs"][0],
+            (nlohmann::json{{"name", "vlen-utf8"}, {"configuration", nlohmann::json::object()}}));
+  EXPECT_EQ(root["codecs"][1]["name"], "zstd");
+  EXPECT_EQ(root["dimension_names"], (nlohmann::json{"y", nullptr}));
+  EXPECT_EQ(array->fill_value(), "-");
+  // Something there: refused without overwrite.
+  EXPECT_EQ(StringArray::Create(store, "", StringLayout(3), false).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(StringArray, CreatesV2ObjectArraysWithAVlenUtf8Filter) {
+  auto store = store::MemoryStore::Create();
+  ArrayLayout layout = StringLayout(2);
+  layout.dimension_names.clear();
+  const Result<StringArray> array = StringArray::Create(store, "", layout, false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const nlohmann::json zarray = nlohmann::json::parse(Text(*store, ".zarray"));
+  EXPECT_EQ(zarray["dtype"], "|O");
+  EXPECT_EQ(zarray["fill_value"], "-");
+  EXPECT_EQ(zarray["filters"], (nlohmann::json::array({{{"id", "vlen-utf8"}}})));
+  EXPECT_EQ(zarray["compressor"]["id"], "zstd");
+  EXPECT_EQ(zarray["order"], "C");
+}
+
+TEST(StringArray, WritesChunksAsZarrPython3DoesAndReadsThemBack) {
+  for (const int format : {3, 2}) {
+    auto store = store::MemoryStore::Create();
+    ArrayLayout layout = StringLayout(format);
+    layout.codec = "none";
+    const Result<StringArray> array = StringArray::Create(store, "", layout, true);
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    ASSERT_TRUE(array->Write(core::Region({0, 0}, {2, 2}), {"a", "bb", "", "h\xc3\xa9"}).ok());
+    // Raw chunks (no compressor): exactly the vlen-utf8 bytes.
+    const Bytes expected = VlenChunk({"a", "bb", "", "h\xc3\xa9"});
+    EXPECT_EQ(Text(*store, format == 3 ? "c/0/0" : "0.0"),
+              std::string(expected.begin(), expected.end()));
+    // In part: the chunk's other elements are kept, the edge padded with fill.
+    ASSERT_TRUE(
+        array->Write(core::Region({1, 1}, {3, 3}), {"x", "y", "-", "\xf0\x9f\x98\x80"}).ok());
+    const Result<std::vector<std::string>> all = array->Read(core::Region({0, 0}, {3, 3}));
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, (std::vector<std::string>{"a", "bb", "-", "", "x", "y", "-", "-",
+                                              "\xf0\x9f\x98\x80"}));
+    // Chunk (1, 0) holds only fill: not stored.
+    EXPECT_FALSE(store->Get(format == 3 ? "c/1/0" : "1.0")->has_value());
+    ASSERT_TRUE(array->Write(core::Region({0, 0}, {2, 2}), {"-", "-", "-", "-"}).ok());
+    EXPECT_FALSE(store->Get(format == 3 ? "c/0/0" : "0.0")->has_value());
+  }
+}
+
+TEST(StringArray, WriteRefusesBadInputNamingIt) {
+  auto store = store::MemoryStore::Create();
+  const Result<StringArray> array = StringArray::Create(store, "", StringLayout(3), false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  Status written = array->Write(core::Region({0, 0}, {1, 2}), {"a"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  written = array->Write(core::Region({0, 0}, {1, 2}), {"a", "\xff"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  EXPECT_NE(std::string(written.message()).find("string 1"), std::string::npos);
+  written = array->Write(core::Region({0, 2}, {1, 4}), {"a", "b"});
+  EXPECT_EQ(written.code(), StatusCode::kInvalidArgument) << written.ToString();
+  const Result<StringArray> read_only = StringArray::Open(store, "");
+  ASSERT_TRUE(read_only.ok());
+  EXPECT_EQ(read_only->Write(core::Region({0, 0}, {1, 1}), {"a"}).code(), StatusCode::kUnsupported);
+}
+
+TEST(StringArray, ShardedArraysRoundTripAndLeaveFillChunksOut) {
+  auto store = store::MemoryStore::Create();
+  ArrayLayout layout = StringLayout(3);
+  layout.shape = {4, 3};
+  layout.shard_shape = core::Shape{4, 4};
+  layout.codec = "none";
+  const Result<StringArray> array = StringArray::Create(store, "", layout, false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const nlohmann::json root = nlohmann::json::parse(Text(*store, "zarr.json"));
+  EXPECT_EQ(root["codecs"][0]["name"], "sharding_indexed");
+  EXPECT_EQ(root["codecs"][0]["configuration"]["codecs"][0]["name"], "vlen-utf8");
+  ASSERT_TRUE(array->Write(core::Region({0, 0}, {1, 3}), {"a", "", "h\xc3\xa9"}).ok());
+  // One shard of four inner chunks, two of them stored: their bytes, then the index.
+  const std::string shard = Text(*store, "c/0/0");
+  const Bytes first = VlenChunk({"a", "", "-", "-"});
+  const Bytes second = VlenChunk({"h\xc3\xa9", "-", "-", "-"});
+  ASSERT_EQ(shard.size(), first.size() + second.size() + 4 * 16 + 4);
+  EXPECT_EQ(shard.substr(0, first.size()), std::string(first.begin(), first.end()));
+  EXPECT_EQ(shard.substr(first.size(), second.size()), std::string(second.begin(), second.end()));
+  ASSERT_TRUE(array->Write(core::Region({3, 2}, {4, 3}), {"z"}).ok());
+  const Result<std::vector<std::string>> all = array->Read(core::Region({0, 0}, {4, 3}));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(*all, (std::vector<std::string>{"a", "", "h\xc3\xa9", "-", "-", "-", "-", "-", "-", "-",
+                                            "-", "z"}));
+  ASSERT_TRUE(array->Write(core::Region({0, 0}, {4, 3}), std::vector<std::string>(12, "-")).ok());
+  EXPECT_FALSE(store->Get("c/0/0")->has_value());
+}
+
+TEST(StringArray, DamagedShardsAreCorruptionNamingTheirKey) {
+  auto store = store::MemoryStore::Create();
+  ArrayLayout layout = StringLayout(3);
+  layout.shard_shape = core::Shape{4, 4};
+  layout.codec = "none";
+  const Result<StringArray> array = StringArray::Create(store, "", layout, false);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  ASSERT_TRUE(array->Write(core::Region({0, 0}, {1, 1}), {"abc"}).ok());
+  std::string shard = Text(*store, "c/0/0");
+  for (const std::string& damaged :
+       {shard.substr(0, 10), shard.substr(1), std::string("\x09") + shard.substr(1)}) {
+    ASSERT_TRUE(store->Set("c/0/0", AsBytes(damaged)).ok());
+    const Result<std::vector<std::string>> read = array->Read(core::Region({0, 0}, {1, 1}));
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << read.status().ToString();
+    EXPECT_NE(std::string(read.status().message()).find("c/0/0"), std::string::npos)
+        << read.status().ToString();
+  }
+  // A length that runs past the inner chunk (the index and its checksum intact).
+  std::string long_length = shard;
+  long_length[7] = '\x7f';
+  ASSERT_TRUE(store->Set("c/0/0", AsBytes(long_length)).ok());
+  const Result<std::vector<std::string>> read = array->Read(core::Region({0, 0}, {1, 1}));
+  EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << read.status().ToString();
+}
+
+TEST(StringArray, TransposedChunksReadAndWriteInTheirStoredOrder) {
+  // zarr-python 3's bytes for [["a", "b", "c"], ["d", "e", "f"]] after
+  // transpose [1, 0] (v2 order "F" stores the same): column by column.
+  auto store = store::MemoryStore::Create();
+  ASSERT_TRUE(store
+                  ->Set("zarr.json", AsBytes(R"({"zarr_format": 3, "node_type": "array",
+      "shape": [2, 3], "data_type": "string",
+      "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3]}},
+      "chunk_key_encoding": {"name": "default"}, "fill_value": "",
+      "codecs": [{"name": "transpose", "configuration": {"order": [1, 0]}},
+                 {"name": "vlen-utf8", "configuration": {}}]})"))
+                  .ok());
+  ASSERT_TRUE(store->Set("c/0/0", VlenChunk({"a", "d", "b", "e", "c", "f"})).ok());
+  const Result<StringArray> array = StringArray::OpenForWrite(store, "");
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  const Result<std::vector<std::string>> all = array->Read(core::Region({0, 0}, {2, 3}));
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(*all, (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
+  ASSERT_TRUE(array->Write(core::Region({0, 1}, {1, 2}), {"B"}).ok());
+  EXPECT_EQ(Text(*store, "c/0/0"), [] {
+    const Bytes expected = VlenChunk({"a", "d", "B", "e", "c", "f"});
+    return std::string(expected.begin(), expected.end());
+  }());
 }
 
 }  // namespace
