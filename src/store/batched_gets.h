@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::store {
@@ -23,9 +24,11 @@ class BatchedGets {
  public:
   virtual ~BatchedGets() = default;
   // Result i is keys[i]'s, as Store::Get would return it; every request is
-  // sent at once from the calling thread.
+  // sent at once from the calling thread. With `cancellation` set, keys not
+  // yet read end Cancelled within about 50 ms of its Cancel.
   virtual std::vector<Result<std::optional<Bytes>>> GetMany(
-      std::span<const std::string> keys) const = 0;
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const = 0;
 };
 
 // True if GetMany sends `store`'s requests together.
@@ -33,8 +36,10 @@ bool BatchesGets(const Store& store);
 
 // The values of `keys` (result i is keys[i]'s, as Store::Get would return
 // it): in one batch where the store batches, else by Get for each in turn.
+// With `cancellation` set, keys not yet read end Cancelled.
 std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
-                                                  std::span<const std::string> keys);
+                                                  std::span<const std::string> keys,
+                                                  const core::Cancellation* cancellation = nullptr);
 
 }  // namespace chunkwise::store
 

@@ -159,7 +159,7 @@ Result<std::optional<Bytes>> HttpStore::Get(std::string_view key) const {
 }
 
 std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
-    std::span<const std::string> keys) const {
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
   std::vector<std::shared_ptr<const Object>> objects(keys.size());
   std::vector<RangedObject::RangedGet> gets;
@@ -182,7 +182,7 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
   for (std::size_t j = 0; j < sent.size(); ++j) {
     calls.push_back({&requests[j], gets[j].target, gets[j].what});
   }
-  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls);
+  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
     values[sent[j]] = ReadWholeFrom(*objects[sent[j]], std::move(replies[j]));
   }

@@ -59,7 +59,8 @@ class HttpStore final : public Store, public BatchedGets {
   // Every key's first GET at once (a value larger than a piece sends the
   // rest of its pieces after).
   std::vector<Result<std::optional<Bytes>>> GetMany(
-      std::span<const std::string> keys) const override;
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

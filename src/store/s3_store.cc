@@ -113,7 +113,7 @@ Result<std::optional<Bytes>> S3Store::Get(std::string_view key) const {
 }
 
 std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
-    std::span<const std::string> keys) const {
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
   std::vector<S3Object> objects;
   std::vector<std::size_t> sent;  // The key of each object.
@@ -132,7 +132,7 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
     whats.push_back(std::move(get.what));
     sent.push_back(i);
   }
-  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats);
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
     values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]));
   }

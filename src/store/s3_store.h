@@ -123,7 +123,8 @@ class S3Store final : public Store, public BatchedGets {
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
   // Every key's first GET at once (store/batched_gets.h).
   std::vector<Result<std::optional<Bytes>>> GetMany(
-      std::span<const std::string> keys) const override;
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

@@ -35,12 +35,14 @@ std::string NormalizePrefix(std::string prefix) {
 
 // The ReadAll (GridObjects) of each overlap's box into the buffer `out` of
 // `shape`, whose keys are `keys`; stored[i] says whether overlap i's object
-// is stored, and `done(i)` runs after it.
+// is stored, and `done(i)` runs after it; `cancellation` ends requests on
+// the wire.
 Status ReadOverlapsBatched(const GridObjects& objects, std::span<const ChunkOverlap> overlaps,
                            std::span<const std::string> keys, void* out, const core::Shape& shape,
                            bool streaming, const ShardCallContext& context,
                            std::span<std::uint8_t> stored,
-                           const std::function<Status(std::size_t)>& done) {
+                           const std::function<Status(std::size_t)>& done,
+                           const core::Cancellation* cancellation = nullptr) {
   std::vector<GridObjects::ObjectRead> reads;
   reads.reserve(overlaps.size());
   for (std::size_t i = 0; i < overlaps.size(); ++i) {
@@ -49,7 +51,7 @@ Status ReadOverlapsBatched(const GridObjects& objects, std::span<const ChunkOver
         {keys[i], overlap.chunk_local,
          core::StridedDestination{out, shape, overlap.region_local.start(), streaming}});
   }
-  return objects.ReadAll(reads, context, stored, done);
+  return objects.ReadAll(reads, context, stored, done, cancellation);
 }
 
 Result<std::optional<std::string>> GetText(const store::Store& store, const std::string& key) {
@@ -389,7 +391,8 @@ Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& ho
           }
           if (hooks.cancellation == nullptr) return Status::Ok();
           return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
-        });
+        },
+        hooks.cancellation);
   }
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);

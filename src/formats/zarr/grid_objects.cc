@@ -49,19 +49,20 @@ class PlainChunkObjects final : public GridObjects {
   bool batches_reads() const override { return store::BatchesGets(*store_); }
 
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
-                 std::span<std::uint8_t> stored,
-                 const std::function<Status(std::size_t)>& done) const override {
+                 std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
+                 const core::Cancellation* cancellation) const override {
     const std::uint64_t chunk_bytes = std::max<std::uint64_t>(spec_.num_bytes(), 1);
     const std::size_t batch = static_cast<std::size_t>(
         std::clamp<std::uint64_t>(kBatchBytes / chunk_bytes, 1, kBatchChunks));
     // The next batch's requests go (from a thread of their own) while the
     // pool decodes this one's, so that the network and the decoding overlap.
-    FetchedBatch current = Fetch(reads, 0, std::min(reads.size(), batch));
+    FetchedBatch current = Fetch(reads, 0, std::min(reads.size(), batch), cancellation);
     for (;;) {
       std::future<FetchedBatch> next;
       if (current.end < reads.size()) {
         const std::size_t first = current.end, end = std::min(reads.size(), first + batch);
-        next = std::async(std::launch::async, [&, first, end] { return Fetch(reads, first, end); });
+        next = std::async(std::launch::async,
+                          [&, first, end] { return Fetch(reads, first, end, cancellation); });
       }
       const Status decoded = DecodeBatch(reads, current, context, stored, done);
       if (!next.valid()) return decoded;
@@ -153,7 +154,8 @@ class PlainChunkObjects final : public GridObjects {
   };
 
   // The chunks of reads [first, end) the cache lacks, in one batch.
-  FetchedBatch Fetch(std::span<const ObjectRead> reads, std::size_t first, std::size_t end) const {
+  FetchedBatch Fetch(std::span<const ObjectRead> reads, std::size_t first, std::size_t end,
+                     const core::Cancellation* cancellation) const {
     FetchedBatch batch{first,
                        end,
                        std::vector<std::uint8_t>(end - first, 0),
@@ -174,7 +176,7 @@ class PlainChunkObjects final : public GridObjects {
       batch.fetched[i - first] = keys.size();
       keys.push_back(reads[i].key);
     }
-    batch.values = store::GetMany(*store_, keys);
+    batch.values = store::GetMany(*store_, keys, cancellation);
     return batch;
   }
 
@@ -289,7 +291,8 @@ class ShardObjects final : public GridObjects {
 
 Status GridObjects::ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                             std::span<std::uint8_t> stored,
-                            const std::function<Status(std::size_t)>& done) const {
+                            const std::function<Status(std::size_t)>& done,
+                            const core::Cancellation*) const {
   const auto read_one = [&](std::size_t i) -> Status {
     CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
                                Read(reads[i].key, reads[i].box, reads[i].target, context));

@@ -21,6 +21,7 @@
 
 #include "array_cache.h"
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
@@ -54,10 +55,12 @@ class GridObjects {
   // an error, such as a cancellation, ends the call). The objects are
   // fetched in batches, each batch's requests in flight together from the
   // calling thread, and decoded on context.pool: many requests on the wire
-  // without a thread each. Only where batches_reads().
+  // without a thread each; a `cancellation` (may be null) ends the
+  // requests on the wire too. Only where batches_reads().
   virtual Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                          std::span<std::uint8_t> stored,
-                         const std::function<Status(std::size_t)>& done) const;
+                         const std::function<Status(std::size_t)>& done,
+                         const core::Cancellation* cancellation) const;
   // Writes `write.box` of the object under `key` from `write.source`; an
   // object left all fill value is removed.
   virtual Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

@@ -2,13 +2,14 @@
 // counts the requests it holds at once: an HttpStore's GetMany has every key
 // on the wire together from one thread, and an unsharded zarr array read
 // over HTTP sends its chunks' GETs as one batch while its pool has a single
-// thread; missing chunks read as the fill value, and a failing chunk's
-// error names its URL.
+// thread; missing chunks read as the fill value, a failing chunk's error
+// names its URL, and a cancelled read ends its requests on the wire.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -181,6 +182,23 @@ TEST_F(BatchedArrayTest, AChunkBatchSaysWhichChunksAreStored) {
   EXPECT_EQ(out[5], 7);
   EXPECT_EQ(out[39], 7);
   EXPECT_EQ(server_.max_held(), 2);
+}
+
+// A cancelled read ends its batch's requests on the wire: the server holds
+// every request until it stops, so the read returns only by cancelling.
+TEST_F(BatchedArrayTest, CancellingAReadEndsItsRequestsOnTheWire) {
+  server_.Hold(0, /*until_stop=*/true);
+  core::Cancellation cancellation;
+  std::thread canceller([&] {
+    server_.WaitForHeld(8);  // The whole batch is on the wire.
+    cancellation.Cancel();
+  });
+  std::vector<std::uint16_t> out(data_.size());
+  const Status status = array_->ReadInto(all_, out.data(), {nullptr, &cancellation});
+  canceller.join();
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  EXPECT_THAT(status.message(), HasSubstr(server_.Url("/c/0/")));
+  server_.Release();
 }
 
 TEST_F(BatchedArrayTest, ChunksKeptInTheCacheAreNotRequestedAgain) {
