@@ -10,7 +10,9 @@ each read waited for before the next. The same boxes are read twice:
   warm  the second pass over the same boxes, in the same process and order
 
 Peers, each in a process of its own, reading the files chunkwise wrote
-(shards 256³ of 64³ inner chunks, zstd level 1, index at the end with crc32c):
+(shards 256³ of 64³ inner chunks, zstd level 1, index at the end with crc32c;
+with --unsharded, plain 64³ chunks, zstd level 1: a box meets 8 chunk files,
+whose GETs the http peers send as one batch):
 
   cw      chunkwise's module, chunkwise.set_cache_bytes(--cache-mib),
           chunkwise.open(path, mode="r")[box]
@@ -36,7 +38,7 @@ and the latest table.
 
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/random_read_bench.py \
            [--size-mib 256] [--reads 200] [--cache-mib 1024] [--peers cw,cw-off,ts,zp-3]
-           [--dir DIR] [--chunkwise build/chunkwise]
+           [--dir DIR] [--chunkwise build/chunkwise] [--unsharded]
 (--size-mib 1024 for the 1 GiB volume; a multiple of 32, one shard, by a power of two.)
 """
 
@@ -72,12 +74,12 @@ def shape_for(size_mib: int) -> tuple[int, int, int]:
     return (grid[0] * SHARD, grid[1] * SHARD, grid[2] * SHARD)
 
 
-def write_volume(path: pathlib.Path, shape: tuple[int, int, int]) -> None:
+def write_volume(path: pathlib.Path, shape: tuple[int, int, int], sharded: bool = True) -> None:
     """A compressible uint16 volume (smooth ramps plus a little noise), written a slab at a time."""
     import chunkwise
 
     array = chunkwise.create(str(path), shape=shape, dtype="uint16", chunks=[CHUNK] * 3,
-                             shards=[SHARD] * 3, codecs="zstd:1")
+                             shards=[SHARD] * 3 if sharded else None, codecs="zstd:1")
     rng = np.random.default_rng(0)
     y, x = np.ogrid[: shape[1], : shape[2]]
     for z0 in range(0, shape[0], SHARD):
@@ -165,6 +167,8 @@ def main() -> int:
     parser.add_argument("--dir", type=pathlib.Path, default=None)
     parser.add_argument("--chunkwise", type=pathlib.Path, default=pathlib.Path("build/chunkwise"),
                         help="the CLI that serves the volume to the http peers")
+    parser.add_argument("--unsharded", action="store_true",
+                        help="plain 64^3 chunks, no shards")
     parser.add_argument("--peer", help=argparse.SUPPRESS)  # A child: run one peer, print JSON.
     parser.add_argument("--path", type=pathlib.Path, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -187,9 +191,10 @@ def main() -> int:
     try:
         path = work / "volume.zarr"
         started = time.perf_counter()
-        write_volume(path, shape)
+        write_volume(path, shape, not args.unsharded)
+        layout = f"{CHUNK}^3 chunks" if args.unsharded else f"shards {SHARD}^3 of {CHUNK}^3 chunks"
         print(f"wrote {path}: uint16 {shape[0]}x{shape[1]}x{shape[2]} ({args.size_mib} MiB), "
-              f"shards {SHARD}^3 of {CHUNK}^3 chunks, zstd 1, in "
+              f"{layout}, zstd 1, in "
               f"{time.perf_counter() - started:.1f} s", flush=True)
         results = {}
         for peer in peers:

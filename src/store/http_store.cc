@@ -31,21 +31,27 @@ class HttpStore::Object final : public RangedObject {
 
   Result<HttpResponse> Get(const std::string& range, const BodyTarget& target,
                            const ObjectVersion* pin, std::string_view what) const override {
-    HttpRequest request = Request("GET", pin);
-    request.range = range;
-    return transport_->Send(request, target, what);
+    return transport_->Send(RangeRequest(range, pin), target, what);
   }
 
   std::vector<Result<HttpResponse>> GetAll(std::span<const RangedGet> gets,
                                            const ObjectVersion* pin) const override {
-    std::vector<HttpRequest> requests(gets.size(), Request("GET", pin));
+    std::vector<HttpRequest> requests;
+    requests.reserve(gets.size());
     std::vector<HttpCall> calls;
     calls.reserve(gets.size());
-    for (std::size_t i = 0; i < gets.size(); ++i) {
-      requests[i].range = gets[i].range;
-      calls.push_back({&requests[i], gets[i].target, gets[i].what});
+    for (const RangedGet& get : gets) {
+      requests.push_back(RangeRequest(get.range, pin));
+      calls.push_back({&requests.back(), get.target, get.what});
     }
     return transport_->SendAll(calls);
+  }
+
+  // The GET of `range` ("0-99"), pinned to `pin`.
+  HttpRequest RangeRequest(const std::string& range, const ObjectVersion* pin) const {
+    HttpRequest request = Request("GET", pin);
+    request.range = range;
+    return request;
   }
 
   Result<std::optional<ObjectInfo>> Head(const ObjectVersion* pin) const override {
@@ -150,6 +156,37 @@ HttpTransport::Stats HttpStore::stats() const { return transport_->stats(); }
 Result<std::optional<Bytes>> HttpStore::Get(std::string_view key) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   return ReadWhole(*ObjectFor(key));
+}
+
+std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+  std::vector<std::shared_ptr<const Object>> objects(keys.size());
+  std::vector<RangedObject::RangedGet> gets;
+  std::vector<HttpRequest> requests;
+  std::vector<std::size_t> sent;  // The key of each request.
+  gets.reserve(keys.size());
+  requests.reserve(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
+      values[i] = std::move(valid);
+      continue;
+    }
+    objects[i] = ObjectFor(keys[i]);
+    gets.push_back(FirstWholeGet(*objects[i]));
+    requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
+    sent.push_back(i);
+  }
+  std::vector<HttpCall> calls;
+  calls.reserve(sent.size());
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    calls.push_back({&requests[j], gets[j].target, gets[j].what});
+  }
+  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    values[sent[j]] = ReadWholeFrom(*objects[sent[j]], std::move(replies[j]));
+  }
+  return values;
 }
 
 Result<std::optional<Bytes>> HttpStore::GetRange(std::string_view key, ByteRange range) const {

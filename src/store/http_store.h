@@ -6,7 +6,8 @@
 // coalesced, large reads in pieces at once, the requests of one read held to
 // one version by the object's ETag where the server gives one; HEAD gives a
 // value's size. Redirects are followed. A 404 is an absent key; any other
-// failure is an error naming the URL.
+// failure is an error naming the URL. GetMany (store/batched_gets.h) sends
+// the GETs of many keys at once.
 //
 // HTTP cannot list a directory, so List works only where a layout says what
 // exists: an HttpKeyLister reads that from the store itself (zarr metadata
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "chunkwise/store/store.h"
+#include "store/batched_gets.h"
 #include "store/http_transport.h"
 #include "store/range_read_options.h"
 
@@ -47,13 +49,18 @@ struct HttpStoreOptions {
   std::shared_ptr<const HttpKeyLister> lister;  // Null: List is Unsupported.
 };
 
-class HttpStore final : public Store {
+class HttpStore final : public Store, public BatchedGets {
  public:
   // InvalidArgument for a base URL that is not http(s). Sends no request.
   static Result<std::shared_ptr<HttpStore>> Open(HttpStoreOptions options);
   ~HttpStore() override;
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
+  // Every key's first GET at once (a value larger than a piece sends the
+  // rest of its pieces after).
+  std::vector<Result<std::optional<Bytes>>> GetMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

@@ -337,46 +337,67 @@ Result<bool> ReadSpans(const RangedObject& object, std::span<const ByteRange> sp
   return true;
 }
 
-Result<std::optional<Bytes>> ReadWhole(const RangedObject& object) {
+RangedObject::RangedGet FirstWholeGet(const RangedObject& object) {
   const std::uint64_t piece = object.options().piece_size;
+  return {"0-" + std::to_string(piece - 1), BodyTarget::Collect(piece), "GET " + object.url()};
+}
+
+namespace {
+
+// One try at the whole value from the reply to FirstWholeGet; sets *again
+// when the value changed under the read, which a new try may get past.
+Result<std::optional<Bytes>> WholeFromFirstReply(const RangedObject& object, HttpResponse response,
+                                                 const std::string& what, bool* again) {
   const std::string& url = object.url();
-  const std::string what = "GET " + url;
-  for (int attempt = 1;; ++attempt) {
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        HttpResponse response,
-        object.Get("0-" + std::to_string(piece - 1), BodyTarget::Collect(piece), nullptr, what));
-    if (response.status == 404) {
-      if (!object.MeansAbsent(response)) return object.ReplyError(what, response);
-      return std::optional<Bytes>();
-    }
-    if (response.status == 416) return std::optional<Bytes>(Bytes());  // An empty object.
-    if (response.status == 200) return std::optional<Bytes>(std::move(response.body));
-    if (response.status != 206) return object.ReplyError(what, response);
-    const std::optional<ContentRange> range =
-        ParseContentRange(response.Header("content-range").value_or(""));
-    if (!range || !range->total || range->unsatisfied || range->first != 0 ||
-        response.body.size() != range->last + 1) {
-      return Status::IOError(what + ": the reply's Content-Range is \"" +
-                             response.Header("content-range").value_or("") + "\" for " +
-                             std::to_string(response.body.size()) + " bytes");
-    }
-    const std::uint64_t total = *range->total;
-    if (total == response.body.size()) return std::optional<Bytes>(std::move(response.body));
-    // The rest in pieces at once, each pinned to the version the first piece saw.
-    Bytes value(total);
-    const std::size_t first = response.body.size();
-    std::memcpy(value.data(), response.body.data(), first);
-    const ObjectVersion version = VersionOf(response);
-    const ByteRange rest[] = {ByteRange::Span(first, total - first)};
-    Result<bool> found =
-        ReadSpans(object, rest, MutableByteView(value).subspan(first),
-                  version.etag.empty() && version.version_id.empty() ? nullptr : &version);
-    if (found.ok() && *found) return std::optional<Bytes>(std::move(value));
-    if (found.ok() || found.status().code() != StatusCode::kNotFound ||
-        attempt >= kConsistentReadAttempts) {
-      return found.ok() ? Status::NotFound(url + " vanished while it was read") : found.status();
-    }
+  if (response.status == 404) {
+    if (!object.MeansAbsent(response)) return object.ReplyError(what, response);
+    return std::optional<Bytes>();
   }
+  if (response.status == 416) return std::optional<Bytes>(Bytes());  // An empty object.
+  if (response.status == 200) return std::optional<Bytes>(std::move(response.body));
+  if (response.status != 206) return object.ReplyError(what, response);
+  const std::optional<ContentRange> range =
+      ParseContentRange(response.Header("content-range").value_or(""));
+  if (!range || !range->total || range->unsatisfied || range->first != 0 ||
+      response.body.size() != range->last + 1) {
+    return Status::IOError(what + ": the reply's Content-Range is \"" +
+                           response.Header("content-range").value_or("") + "\" for " +
+                           std::to_string(response.body.size()) + " bytes");
+  }
+  const std::uint64_t total = *range->total;
+  if (total == response.body.size()) return std::optional<Bytes>(std::move(response.body));
+  // The rest in pieces at once, each pinned to the version the first piece saw.
+  Bytes value(total);
+  const std::size_t first = response.body.size();
+  std::memcpy(value.data(), response.body.data(), first);
+  const ObjectVersion version = VersionOf(response);
+  const ByteRange rest[] = {ByteRange::Span(first, total - first)};
+  Result<bool> found =
+      ReadSpans(object, rest, MutableByteView(value).subspan(first),
+                version.etag.empty() && version.version_id.empty() ? nullptr : &version);
+  if (found.ok() && *found) return std::optional<Bytes>(std::move(value));
+  if (found.ok()) return Status::NotFound(url + " vanished while it was read");
+  *again = found.status().code() == StatusCode::kNotFound;
+  return found.status();
+}
+
+}  // namespace
+
+Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first) {
+  const RangedObject::RangedGet get = FirstWholeGet(object);
+  for (int attempt = 1;; ++attempt) {
+    CHUNKWISE_RETURN_IF_ERROR(first.status());
+    bool again = false;
+    Result<std::optional<Bytes>> whole =
+        WholeFromFirstReply(object, *std::move(first), get.what, &again);
+    if (!again || attempt >= kConsistentReadAttempts) return whole;
+    first = object.Get(get.range, get.target, nullptr, get.what);
+  }
+}
+
+Result<std::optional<Bytes>> ReadWhole(const RangedObject& object) {
+  const RangedObject::RangedGet get = FirstWholeGet(object);
+  return ReadWholeFrom(object, object.Get(get.range, get.target, nullptr, get.what));
 }
 
 Result<std::unique_ptr<ValueReader>> OpenRangedReader(std::shared_ptr<const RangedObject> object) {

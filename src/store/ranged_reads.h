@@ -51,6 +51,12 @@ class RangedObject {
 
 // The whole object, or nullopt if absent.
 Result<std::optional<Bytes>> ReadWhole(const RangedObject& object);
+// ReadWhole in two steps, for stores that send the first GETs of many
+// objects in one batch: the GET of the value's first piece (all of a value
+// no larger than RangeReadOptions::piece_size), and the value from its
+// reply; a larger value's rest is read by ReadWholeFrom itself.
+RangedObject::RangedGet FirstWholeGet(const RangedObject& object);
+Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first);
 
 // Reads absolute `spans` (no suffixes) one after another into `out`, whose
 // size is their sum. False if the object is absent (never with a pin).

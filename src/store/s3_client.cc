@@ -220,7 +220,8 @@ Result<HttpResponse> S3Client::Send(const Call& call, const BodyTarget& target,
 
 std::vector<Result<HttpResponse>> S3Client::SendAll(std::span<const Call> calls,
                                                     std::span<const BodyTarget> targets,
-                                                    std::span<const std::string> whats) const {
+                                                    std::span<const std::string> whats,
+                                                    const core::Cancellation* cancellation) const {
   const SigV4Signer signer = Signer();
   std::vector<HttpRequest> requests(calls.size());
   std::vector<HttpCall> http_calls;
@@ -237,7 +238,7 @@ std::vector<Result<HttpResponse>> S3Client::SendAll(std::span<const Call> calls,
     Count(calls[i].op);
     http_calls.push_back({&request, targets[i], whats[i]});
   }
-  std::vector<Result<HttpResponse>> results = transport_.SendAll(http_calls);
+  std::vector<Result<HttpResponse>> results = transport_.SendAll(http_calls, cancellation);
   for (std::size_t i = 0; i < results.size(); ++i) {
     // A bucket in another region: the first such reply moves the client
     // there, and every call it refused goes again (one by one: a rare case).

@@ -54,9 +54,11 @@ class S3Client {
                             std::string_view what) const;
   // Sends every call at once through the transport's loop (HttpTransport::
   // SendAll); result i is calls[i]'s, as Send would return it.
+  // With `cancellation` set, calls not yet answered end Cancelled.
   std::vector<Result<HttpResponse>> SendAll(std::span<const Call> calls,
                                             std::span<const BodyTarget> targets,
-                                            std::span<const std::string> whats) const;
+                                            std::span<const std::string> whats,
+                                            const core::Cancellation* cancellation = nullptr) const;
 
   // The object's size and version, or nullopt if absent (NotFound if the
   // bucket is). With `pin`, that version (NotFound if it is gone).

@@ -51,7 +51,7 @@ class S3Object final : public RangedObject {
   const std::string& url() const override { return url_; }
   const RangeReadOptions& options() const override { return client_->options().transfer.reads; }
 
- private:
+  // The GET of `range` ("0-99"), pinned to `pin`.
   S3Client::Call GetCall(const std::string& range, const ObjectVersion* pin) const {
     S3Client::Call call;
     call.object_key = object_key_;
@@ -64,6 +64,7 @@ class S3Object final : public RangedObject {
     return call;
   }
 
+ private:
   std::shared_ptr<const S3Client> client_;
   std::string object_key_;
   std::string url_;
@@ -109,6 +110,33 @@ StoreCapabilities S3Store::capabilities() const {
 Result<std::optional<Bytes>> S3Store::Get(std::string_view key) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   return ReadWhole(S3Object(client_, options().location.prefix + std::string(key)));
+}
+
+std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+  std::vector<S3Object> objects;
+  std::vector<std::size_t> sent;  // The key of each object.
+  std::vector<S3Client::Call> calls;
+  std::vector<BodyTarget> targets;
+  std::vector<std::string> whats;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
+      values[i] = std::move(valid);
+      continue;
+    }
+    objects.emplace_back(client_, options().location.prefix + keys[i]);
+    RangedObject::RangedGet get = FirstWholeGet(objects.back());
+    calls.push_back(objects.back().GetCall(get.range, nullptr));
+    targets.push_back(get.target);
+    whats.push_back(std::move(get.what));
+    sent.push_back(i);
+  }
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]));
+  }
+  return values;
 }
 
 Result<std::optional<Bytes>> S3Store::GetRange(std::string_view key, ByteRange range) const {

@@ -43,6 +43,7 @@
 
 #include "chunkwise/store/store.h"
 #include "store/aws_config.h"
+#include "store/batched_gets.h"
 #include "store/http_transport.h"
 #include "store/range_read_options.h"
 #include "store/s3_location.h"
@@ -112,7 +113,7 @@ enum class S3WriteMode {
 class S3Client;
 struct ObjectVersion;
 
-class S3Store final : public Store {
+class S3Store final : public Store, public BatchedGets {
  public:
   // InvalidArgument for an endpoint that is not an http(s) URL or part sizes
   // outside S3's limits. Sends no request.
@@ -120,6 +121,10 @@ class S3Store final : public Store {
   ~S3Store() override;
 
   Result<std::optional<Bytes>> Get(std::string_view key) const override;
+  // Every key's first GET at once (store/batched_gets.h).
+  std::vector<Result<std::optional<Bytes>>> GetMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

@@ -55,10 +55,10 @@ struct ContextOptions {
   // Arrays on stores that are not local (s3://, gs://, http(s)://) run on a
   // pool of at least this many threads. A thread reading a shard sends all
   // its requests at once through the store's event loop (up to 64 on the
-  // wire), so 4 threads keep the network as busy for sharded arrays; an
-  // unsharded array's chunks are still one request per thread, so the
-  // default stays at 16 until those are batched too. 0: the shared pool,
-  // whatever the store.
+  // wire), and a region of an unsharded array sends its chunks' GETs in
+  // batches the same way, so 4 threads keep the network as busy for reads;
+  // an unsharded array's writes are still one request per thread, so the
+  // default stays at 16. 0: the shared pool, whatever the store.
   std::size_t remote_threads = 16;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
   // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.

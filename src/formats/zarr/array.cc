@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "array_cache.h"
 #include "chunkwise/core/check.h"
@@ -29,6 +31,27 @@ constexpr std::uint64_t kStreamingReadBytes = std::uint64_t{64} << 20;
 std::string NormalizePrefix(std::string prefix) {
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   return prefix;
+}
+
+// The ReadAll (GridObjects) of each overlap's box into the buffer `out` of
+// `shape`, whose keys are `keys`; stored[i] says whether overlap i's object
+// is stored, and `done(i)` runs after it; `cancellation` ends requests on
+// the wire.
+Status ReadOverlapsBatched(const GridObjects& objects, std::span<const ChunkOverlap> overlaps,
+                           std::span<const std::string> keys, void* out, const core::Shape& shape,
+                           bool streaming, const ShardCallContext& context,
+                           std::span<std::uint8_t> stored,
+                           const std::function<Status(std::size_t)>& done,
+                           const core::Cancellation* cancellation = nullptr) {
+  std::vector<GridObjects::ObjectRead> reads;
+  reads.reserve(overlaps.size());
+  for (std::size_t i = 0; i < overlaps.size(); ++i) {
+    const ChunkOverlap& overlap = overlaps[i];
+    reads.push_back(
+        {keys[i], overlap.chunk_local,
+         core::StridedDestination{out, shape, overlap.region_local.start(), streaming}});
+  }
+  return objects.ReadAll(reads, context, stored, done, cancellation);
 }
 
 Result<std::optional<std::string>> GetText(const store::Store& store, const std::string& key) {
@@ -347,6 +370,31 @@ Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& ho
   const bool streaming =
       static_cast<std::uint64_t>(region.num_elements()) * metadata_.data_type.size() >=
       kStreamingReadBytes;
+  if (objects_->batches_reads()) {
+    // Chunks over a remote store: requests in batches, decoding on the pool.
+    std::vector<ChunkOverlap> overlaps;
+    std::vector<std::string> keys;
+    overlaps.reserve(chunks.size());
+    keys.reserve(chunks.size());
+    for (const core::Coord& chunk : chunks) {
+      overlaps.push_back(*grid_.Overlap(chunk, region));
+      keys.push_back(ChunkKey(chunk));
+    }
+    std::vector<std::uint8_t> stored(chunks.size(), 0);
+    CHUNKWISE_RETURN_IF_ERROR(hooks.cancellation == nullptr
+                                  ? Status::Ok()
+                                  : hooks.cancellation->Check(DescribePrefix(*store_, prefix_)));
+    return ReadOverlapsBatched(
+        *objects_, overlaps, keys, out, shape, streaming, ShardContext(), stored,
+        [&](std::size_t i) -> Status {
+          if (hooks.progress != nullptr) {
+            hooks.progress->Add(overlaps[i].array.num_elements() * metadata_.data_type.size());
+          }
+          if (hooks.cancellation == nullptr) return Status::Ok();
+          return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
+        },
+        hooks.cancellation);
+  }
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
     if (hooks.cancellation != nullptr && hooks.cancellation->cancelled()) {
@@ -477,6 +525,29 @@ Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> trans
   const bool streaming = out_bytes >= kStreamingReadBytes;
   // Not vector<bool>: its elements share bytes, and the pool writes them at once.
   std::vector<std::uint8_t> stored(transfers.size(), 0);
+  if (objects_->batches_reads()) {
+    // Chunks over a remote store: requests in batches, decoding on the pool.
+    std::vector<ChunkOverlap> nonempty;
+    std::vector<std::string> keys;
+    std::vector<std::size_t> index;  // The transfer of each of `nonempty`.
+    for (std::size_t i = 0; i < overlaps.size(); ++i) {
+      if (overlaps[i].array.IsEmpty()) continue;
+      nonempty.push_back(overlaps[i]);
+      keys.push_back(ChunkKey(overlaps[i].chunk));
+      index.push_back(i);
+    }
+    std::vector<std::uint8_t> found(nonempty.size(), 0);
+    CHUNKWISE_RETURN_IF_ERROR(ReadOverlapsBatched(
+        *objects_, nonempty, keys, out, out_shape, streaming, ShardContext(), found,
+        [&](std::size_t j) -> Status {
+          if (progress_ != nullptr) {
+            progress_->Add(nonempty[j].array.num_elements() * metadata_.data_type.size());
+          }
+          return Status::Ok();
+        }));
+    for (std::size_t j = 0; j < index.size(); ++j) stored[index[j]] = found[j];
+    return std::vector<bool>(stored.begin(), stored.end());
+  }
   CHUNKWISE_RETURN_IF_ERROR(pool_->ParallelFor(overlaps.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap& overlap = overlaps[i];
     if (overlap.array.IsEmpty()) return Status::Ok();

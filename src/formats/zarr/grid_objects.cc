@@ -1,5 +1,7 @@
 #include "grid_objects.h"
 
+#include <algorithm>
+#include <future>
 #include <optional>
 #include <span>
 #include <utility>
@@ -8,11 +10,19 @@
 #include "chunkwise/formats/zarr/fill_value.h"
 #include "chunkwise/formats/zarr/shard_store.h"
 #include "chunkwise/store/update_object.h"
+#include "store/batched_gets.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
 
 using core::Region;
+
+// A batch of ReadAll fetches at most this many chunks, and at most about
+// this many bytes of decoded chunks (the encoded ones it holds are rarely
+// larger; two batches are held at once): enough requests to keep a
+// transport's loop full, without holding a large region's every chunk.
+constexpr std::size_t kBatchChunks = 1024;
+constexpr std::uint64_t kBatchBytes = std::uint64_t{128} << 20;
 
 class PlainChunkObjects final : public GridObjects {
  public:
@@ -28,20 +38,37 @@ class PlainChunkObjects final : public GridObjects {
   Result<bool> Read(const std::string& key, const Region& box,
                     const core::StridedDestination& target,
                     const ShardCallContext&) const override {
-    // A chunk larger than the whole cache is read as without one: decoding
-    // only the box may be cheaper, and it would not be kept anyway.
-    if (cache_->enabled() && spec_.num_bytes() < cache_->cache().limit_bytes()) {
-      return ReadThroughCache(key, box, target);
+    std::optional<std::uint64_t> ticket;
+    if (Caching()) {
+      if (CopyCached(key, box, target)) return true;
+      ticket = cache_->cache().Ticket(cache_->Key(key, core::ChunkCacheKey::kWhole).object);
     }
-    CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
-    if (!encoded) {
-      core::FillStridedRegion(target, box.shape(), spec_.fill_value);
-      return false;
+    return Decode(key, box, target, store_->Get(key), ticket);
+  }
+
+  bool batches_reads() const override { return store::BatchesGets(*store_); }
+
+  Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
+                 std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
+                 const core::Cancellation* cancellation) const override {
+    const std::uint64_t chunk_bytes = std::max<std::uint64_t>(spec_.num_bytes(), 1);
+    const std::size_t batch = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(kBatchBytes / chunk_bytes, 1, kBatchChunks));
+    // The next batch's requests go (from a thread of their own) while the
+    // pool decodes this one's, so that the network and the decoding overlap.
+    FetchedBatch current = Fetch(reads, 0, std::min(reads.size(), batch), cancellation);
+    for (;;) {
+      std::future<FetchedBatch> next;
+      if (current.end < reads.size()) {
+        const std::size_t first = current.end, end = std::min(reads.size(), first + batch);
+        next = std::async(std::launch::async,
+                          [&, first, end] { return Fetch(reads, first, end, cancellation); });
+      }
+      const Status decoded = DecodeBatch(reads, current, context, stored, done);
+      if (!next.valid()) return decoded;
+      current = next.get();  // Waited for even after an error: it reads `reads`.
+      CHUNKWISE_RETURN_IF_ERROR(decoded);
     }
-    Bytes decoded;
-    const Status status = chain_->DecodeRegion(spec_, *encoded, box, target, decoded);
-    if (!status.ok()) return status.WithContext(store_->Describe(key));
-    return true;
   }
 
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,
@@ -70,28 +97,113 @@ class PlainChunkObjects final : public GridObjects {
   std::uint64_t inner_chunks_per_object() const override { return 0; }
 
  private:
-  // Read with the cache on: the decoded chunk kept there, else the stored
-  // one decoded whole and kept.
-  Result<bool> ReadThroughCache(const std::string& key, const Region& box,
-                                const core::StridedDestination& target) const {
-    core::ChunkCache& cache = cache_->cache();
-    const core::ChunkCacheKey cache_key = cache_->Key(key, core::ChunkCacheKey::kWhole);
-    std::shared_ptr<const Bytes> chunk = cache.FindAs<Bytes>(cache_key);
-    if (chunk == nullptr) {
-      const std::uint64_t ticket = cache.Ticket(cache_key.object);
-      CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> encoded, store_->Get(key));
-      if (!encoded) {  // Not kept: a writer outside the array may add it.
-        core::FillStridedRegion(target, box.shape(), spec_.fill_value);
-        return false;
-      }
-      Result<Bytes> decoded = chain_->Decode(spec_, *encoded);
-      if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
-      chunk = std::make_shared<const Bytes>(std::move(decoded).value());
-      cache.Insert(cache_key, chunk, chunk->size(), ticket);
-    }
+  // Whether reads look chunks up in the cache and keep them. A chunk larger
+  // than the whole cache is read as without one: decoding only the box may
+  // be cheaper, and it would not be kept anyway.
+  bool Caching() const {
+    return cache_->enabled() && spec_.num_bytes() < cache_->cache().limit_bytes();
+  }
+
+  // Copies `box` of the decoded chunk under `key` from the cache, if there.
+  bool CopyCached(const std::string& key, const Region& box,
+                  const core::StridedDestination& target) const {
+    const std::shared_ptr<const Bytes> chunk =
+        cache_->cache().FindAs<Bytes>(cache_->Key(key, core::ChunkCacheKey::kWhole));
+    if (chunk == nullptr) return false;
     core::CopyStridedRegion({chunk->data(), spec_.shape, box.start()}, target, box.shape(),
                             spec_.dtype.size());
     return true;
+  }
+
+  // Decodes `box` of the stored chunk `encoded` (nullopt: none stored, so
+  // the fill value) into `target`. With a `ticket` (taken before the chunk
+  // was read) the chunk is decoded whole and kept in the cache.
+  Result<bool> Decode(const std::string& key, const Region& box,
+                      const core::StridedDestination& target, Result<std::optional<Bytes>> encoded,
+                      std::optional<std::uint64_t> ticket) const {
+    CHUNKWISE_RETURN_IF_ERROR(encoded.status());
+    if (!encoded->has_value()) {  // Not kept: a writer outside the array may add it.
+      core::FillStridedRegion(target, box.shape(), spec_.fill_value);
+      return false;
+    }
+    const Bytes& bytes = **encoded;
+    if (!ticket) {
+      Bytes decoded;
+      const Status status = chain_->DecodeRegion(spec_, bytes, box, target, decoded);
+      if (!status.ok()) return status.WithContext(store_->Describe(key));
+      return true;
+    }
+    Result<Bytes> decoded = chain_->Decode(spec_, bytes);
+    if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
+    auto chunk = std::make_shared<const Bytes>(std::move(decoded).value());
+    cache_->cache().Insert(cache_->Key(key, core::ChunkCacheKey::kWhole), chunk, chunk->size(),
+                           *ticket);
+    core::CopyStridedRegion({chunk->data(), spec_.shape, box.start()}, target, box.shape(),
+                            spec_.dtype.size());
+    return true;
+  }
+
+  // Reads [first, end) of ReadAll's reads as fetched: a cached chunk's
+  // read is copied from the cache, the others' chunks are in `values`.
+  struct FetchedBatch {
+    std::size_t first = 0, end = 0;
+    std::vector<std::uint8_t> cached;                   // Per read: found in the cache.
+    std::vector<std::optional<std::uint64_t>> tickets;  // Per read, when caching.
+    std::vector<std::size_t> fetched;                   // Per read: its index in `values`.
+    std::vector<Result<std::optional<Bytes>>> values;
+  };
+
+  // The chunks of reads [first, end) the cache lacks, in one batch.
+  FetchedBatch Fetch(std::span<const ObjectRead> reads, std::size_t first, std::size_t end,
+                     const core::Cancellation* cancellation) const {
+    FetchedBatch batch{first,
+                       end,
+                       std::vector<std::uint8_t>(end - first, 0),
+                       std::vector<std::optional<std::uint64_t>>(end - first),
+                       std::vector<std::size_t>(end - first, 0),
+                       {}};
+    const bool caching = Caching();
+    std::vector<std::string> keys;
+    for (std::size_t i = first; i < end; ++i) {
+      if (caching) {
+        const core::ChunkCacheKey key = cache_->Key(reads[i].key, core::ChunkCacheKey::kWhole);
+        if (cache_->cache().FindAs<Bytes>(key) != nullptr) {
+          batch.cached[i - first] = 1;
+          continue;
+        }
+        batch.tickets[i - first] = cache_->cache().Ticket(key.object);
+      }
+      batch.fetched[i - first] = keys.size();
+      keys.push_back(reads[i].key);
+    }
+    batch.values = store::GetMany(*store_, keys, cancellation);
+    return batch;
+  }
+
+  // Decodes (or copies from the cache) every read of `batch` on the pool.
+  Status DecodeBatch(std::span<const ObjectRead> reads, FetchedBatch& batch,
+                     const ShardCallContext& context, std::span<std::uint8_t> stored,
+                     const std::function<Status(std::size_t)>& done) const {
+    const auto read_one = [&](std::size_t j) -> Status {
+      const std::size_t i = batch.first + j;
+      const ObjectRead& read = reads[i];
+      Result<bool> present = true;
+      if (!batch.cached[j]) {
+        present = Decode(read.key, read.box, read.target, std::move(batch.values[batch.fetched[j]]),
+                         batch.tickets[j]);
+      } else if (!CopyCached(read.key, read.box, read.target)) {
+        present = Read(read.key, read.box, read.target, context);  // Dropped since: read alone.
+      }
+      CHUNKWISE_RETURN_IF_ERROR(present.status());
+      stored[i] = *present;
+      return done(i);
+    };
+    const std::size_t count = batch.end - batch.first;
+    if (context.pool == nullptr) {
+      for (std::size_t j = 0; j < count; ++j) CHUNKWISE_RETURN_IF_ERROR(read_one(j));
+      return Status::Ok();
+    }
+    return context.pool->ParallelFor(count, read_one);
   }
 
   // The chunk `old` (nullopt: none stored) with the write merged into it,
@@ -176,6 +288,23 @@ class ShardObjects final : public GridObjects {
 };
 
 }  // namespace
+
+Status GridObjects::ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
+                            std::span<std::uint8_t> stored,
+                            const std::function<Status(std::size_t)>& done,
+                            const core::Cancellation*) const {
+  const auto read_one = [&](std::size_t i) -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
+                               Read(reads[i].key, reads[i].box, reads[i].target, context));
+    stored[i] = present;
+    return done(i);
+  };
+  if (context.pool == nullptr) {
+    for (std::size_t i = 0; i < reads.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(read_one(i));
+    return Status::Ok();
+  }
+  return context.pool->ParallelFor(reads.size(), read_one);
+}
 
 std::shared_ptr<const GridObjects> PlainChunks(std::shared_ptr<store::Store> store,
                                                std::shared_ptr<const codec::CodecChain> chain,

@@ -14,11 +14,14 @@
 #define CHUNKWISE_SRC_FORMATS_ZARR_GRID_OBJECTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "array_cache.h"
 #include "chunkwise/codec/codec_chain.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
@@ -36,6 +39,28 @@ class GridObjects {
   virtual Result<bool> Read(const std::string& key, const core::Region& box,
                             const core::StridedDestination& target,
                             const ShardCallContext& context) const = 0;
+
+  // One object's part of a ReadAll: Read's arguments.
+  struct ObjectRead {
+    std::string key;
+    core::Region box;
+    core::StridedDestination target;
+  };
+  // True if ReadAll fetches objects in batches (plain chunks of a store
+  // whose gets are batched, store/batched_gets.h); Read one object per
+  // pool task is as good otherwise.
+  virtual bool batches_reads() const { return false; }
+  // Reads every object as Read does: stored[i] says whether reads[i]'s
+  // object is stored, and `done(i)` runs once read i is in place (progress;
+  // an error, such as a cancellation, ends the call). The objects are
+  // fetched in batches, each batch's requests in flight together from the
+  // calling thread, and decoded on context.pool: many requests on the wire
+  // without a thread each; a `cancellation` (may be null) ends the
+  // requests on the wire too. Only where batches_reads().
+  virtual Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
+                         std::span<std::uint8_t> stored,
+                         const std::function<Status(std::size_t)>& done,
+                         const core::Cancellation* cancellation) const;
   // Writes `write.box` of the object under `key` from `write.source`; an
   // object left all fill value is removed.
   virtual Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

@@ -21,9 +21,12 @@
 #include <vector>
 
 #include "store/http_store.h"
+#include "unit/store/counting_http_server.h"
 
 namespace chunkwise::store {
 namespace {
+
+using test::CountingServer;
 
 using ::testing::HasSubstr;
 
@@ -32,149 +35,6 @@ Bytes Pattern(std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<std::uint8_t>((i * 131 + 7) >> 3);
   return bytes;
 }
-
-// Serves `body` at every path (ranges too), except /down (always 503) and
-// /flaky (503 for its first two requests). A request is held until more than
-// `hold_above` are held at once, or a second has passed (or, with
-// hold_until_stop, until the server stops): a client that keeps its limit
-// waits out the second; one that sends more is answered at once.
-class CountingServer {
- public:
-  explicit CountingServer(Bytes body) : body_(std::move(body)) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-    ::listen(listener_, 128);
-    socklen_t length = sizeof(address);
-    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-    acceptor_ = std::thread([this] { Accept(); });
-  }
-  ~CountingServer() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-      for (int fd : connections_) ::shutdown(fd, SHUT_RDWR);
-    }
-    changed_.notify_all();
-    ::shutdown(listener_, SHUT_RDWR);
-    ::close(listener_);
-    acceptor_.join();
-    for (std::thread& thread : threads_) thread.join();
-  }
-
-  std::string Url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-  void Hold(int above, bool until_stop = false) {
-    std::lock_guard lock(mutex_);
-    hold_above_ = above;
-    hold_until_stop_ = until_stop;
-  }
-  int max_held() const {
-    std::lock_guard lock(mutex_);
-    return max_held_;
-  }
-  int requests(const std::string& path) const {
-    std::lock_guard lock(mutex_);
-    auto found = counts_.find(path);
-    return found == counts_.end() ? 0 : found->second;
-  }
-  // Waits until `n` requests are held at once.
-  void WaitForHeld(int n) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return held_ >= n || stopping_; });
-  }
-  // Ends the holds (as the destructor does) before the test's checks.
-  void Release() {
-    std::lock_guard lock(mutex_);
-    hold_above_ = 0;
-    hold_until_stop_ = false;
-    changed_.notify_all();
-  }
-
- private:
-  void Accept() {
-    for (;;) {
-      const int fd = ::accept(listener_, nullptr, nullptr);
-      if (fd < 0) return;
-      std::lock_guard lock(mutex_);
-      if (stopping_) {
-        ::close(fd);
-        return;
-      }
-      connections_.push_back(fd);
-      threads_.emplace_back([this, fd] { Serve(fd); });
-    }
-  }
-
-  void Serve(int fd) {
-    std::string buffer;
-    char chunk[4096];
-    for (;;) {
-      std::size_t end;
-      while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
-        const ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
-        if (n <= 0) return;
-        buffer.append(chunk, static_cast<std::size_t>(n));
-      }
-      const std::string head = buffer.substr(0, end);
-      buffer.erase(0, end + 4);
-      const std::string reply = Answer(head);
-      if (::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) < 0) return;
-    }
-  }
-
-  std::string Answer(const std::string& head) {
-    const std::size_t space = head.find(' ');
-    const std::string path = head.substr(space + 1, head.find(' ', space + 1) - space - 1);
-    int count = 0;
-    {
-      std::unique_lock lock(mutex_);
-      count = ++counts_[path];
-      ++held_;
-      max_held_ = std::max(max_held_, held_);
-      changed_.notify_all();
-      changed_.wait_for(lock, std::chrono::seconds(hold_until_stop_ ? 3600 : 1), [&] {
-        return stopping_ || (!hold_until_stop_ && (hold_above_ == 0 || held_ > hold_above_));
-      });
-      --held_;
-    }
-    if (path == "/down" || (path == "/flaky" && count <= 2)) {
-      return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
-    }
-    std::size_t first = 0, last = body_.size() - 1;
-    bool ranged = false;
-    const std::size_t range = head.find("Range: bytes=");
-    if (range != std::string::npos) {
-      ranged = true;
-      first = std::stoull(head.substr(range + 13));
-      last = std::stoull(head.substr(head.find('-', range + 13) + 1));
-    }
-    std::string reply = ranged ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n";
-    if (ranged) {
-      reply += "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
-               std::to_string(body_.size()) + "\r\n";
-    }
-    reply += "Content-Length: " + std::to_string(last - first + 1) + "\r\n\r\n";
-    reply.append(reinterpret_cast<const char*>(body_.data()) + first, last - first + 1);
-    return reply;
-  }
-
-  Bytes body_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::thread acceptor_;
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<int> connections_;
-  std::vector<std::thread> threads_;
-  std::map<std::string, int> counts_;
-  int held_ = 0, max_held_ = 0, hold_above_ = 0;
-  bool hold_until_stop_ = false, stopping_ = false;
-};
 
 TEST(HttpTransportTest, KeepsItsLimitOfRequestsInFlight) {
   const Bytes body = Pattern(1000);

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "chunkwise/core/thread_pool.h"
+#include "store/batched_gets.h"
 #include "store/remote_store_url.h"
 #include "unit/store/s3_test_server.h"
 #include "unit/store/store_suite.h"
@@ -311,6 +312,35 @@ TEST_F(S3StoreTest, MissingBucketIsNotFoundNotAnAbsentKey) {
   Result<std::optional<std::uint64_t>> size = store_->Size("k");
   EXPECT_EQ(size.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(std::string(size.status().message()), HasSubstr("does not exist"));
+}
+
+// GetMany (store/batched_gets.h): every key's GET in one batch, a value
+// larger than a piece read whole, an absent key nullopt, an invalid one an
+// error of its own; a missing bucket is NotFound for each key.
+TEST_F(S3StoreTest, GetManyReadsEveryKeyAsGetDoes) {
+  S3StoreOptions options = TestS3Options(*servers_);
+  options.transfer.reads.piece_size = 1000;
+  Open(options);
+  const Bytes large = Pattern(2500, 7);
+  ASSERT_TRUE(store_->Set("many/a", AsBytes("first")).ok());
+  ASSERT_TRUE(store_->Set("many/large", large).ok());
+  ASSERT_TRUE(store_->Set("many/empty", {}).ok());
+  EXPECT_TRUE(BatchesGets(*store_));
+  const std::vector<std::string> keys = {"many/a", "many/large", "many/missing", "many/empty",
+                                         "../bad"};
+  const std::vector<Result<std::optional<Bytes>>> values = GetMany(*store_, keys);
+  ASSERT_EQ(values.size(), keys.size());
+  for (std::size_t i = 0; i < 4; ++i) ASSERT_TRUE(values[i].ok()) << values[i].status().ToString();
+  EXPECT_EQ(*values[0], Bytes(AsBytes("first").begin(), AsBytes("first").end()));
+  EXPECT_EQ(*values[1], large);
+  EXPECT_EQ(*values[2], std::nullopt);
+  EXPECT_EQ(*values[3], Bytes());
+  EXPECT_EQ(values[4].status().code(), StatusCode::kInvalidArgument);
+
+  Open(TestS3Options(*servers_, "no-such-bucket-here"));
+  const std::vector<Result<std::optional<Bytes>>> missing = GetMany(*store_, keys);
+  EXPECT_EQ(missing[0].status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing[0].status().message()), HasSubstr("no-such-bucket-here"));
 }
 
 // Every kind of request we send, checked by botocore's Signature V4 in a

@@ -1,0 +1,46 @@
+// Batched gets: the values of many keys with their requests in flight
+// together, for readers of many small values (a zarr array's chunks).
+//
+// The remote stores (HTTP, S3) send requests through one event loop per
+// transport (store/http_transport.h), so one thread that asks for many keys
+// at once keeps them all on the wire (up to the transport's max_in_flight)
+// without a thread per request. Local stores gain nothing from a batch:
+// GetMany reads their keys one after another.
+#ifndef CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
+#define CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chunkwise/core/cancellation.h"
+#include "chunkwise/store/store.h"
+
+namespace chunkwise::store {
+
+// What a store that batches its gets implements besides Store.
+class BatchedGets {
+ public:
+  virtual ~BatchedGets() = default;
+  // Result i is keys[i]'s, as Store::Get would return it; every request is
+  // sent at once from the calling thread. With `cancellation` set, keys not
+  // yet read end Cancelled within about 50 ms of its Cancel.
+  virtual std::vector<Result<std::optional<Bytes>>> GetMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const = 0;
+};
+
+// True if GetMany sends `store`'s requests together.
+bool BatchesGets(const Store& store);
+
+// The values of `keys` (result i is keys[i]'s, as Store::Get would return
+// it): in one batch where the store batches, else by Get for each in turn.
+// With `cancellation` set, keys not yet read end Cancelled.
+std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
+                                                  std::span<const std::string> keys,
+                                                  const core::Cancellation* cancellation = nullptr);
+
+}  // namespace chunkwise::store
+
+#endif  // CHUNKWISE_SRC_STORE_BATCHED_GETS_H_

@@ -1,0 +1,204 @@
+// CountingServer: a small HTTP/1.1 server in the test's process that counts
+// the requests it holds at once, for tests of how many requests a client
+// has in flight (tests/unit/store/http_transport_test.cc,
+// http_batched_gets_test.cc).
+#ifndef CHUNKWISE_TESTS_UNIT_STORE_COUNTING_HTTP_SERVER_H_
+#define CHUNKWISE_TESTS_UNIT_STORE_COUNTING_HTTP_SERVER_H_
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chunkwise/core/bytes.h"
+
+namespace chunkwise::test {
+
+// Serves `body` at every path (ranges too), except /down (always 503) and
+// /flaky (503 for its first two requests); once files are added (AddFile),
+// serves those instead, 404 for any other path, and a path set to Fail
+// answers its status. A request is held until more than
+// `hold_above` have been held at once (after which none is), or a second has passed (or, with
+// hold_until_stop, until the server stops): a client that keeps its limit
+// waits out the second; one that sends more is answered at once.
+class CountingServer {
+ public:
+  explicit CountingServer(Bytes body) : body_(std::move(body)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    ::listen(listener_, 128);
+    socklen_t length = sizeof(address);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    acceptor_ = std::thread([this] { Accept(); });
+  }
+  ~CountingServer() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      for (int fd : connections_) ::shutdown(fd, SHUT_RDWR);
+    }
+    changed_.notify_all();
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    acceptor_.join();
+    for (std::thread& thread : threads_) thread.join();
+  }
+
+  // Serves `body` at `path` from now on ("/a/b"); other paths are 404.
+  void AddFile(const std::string& path, Bytes body) {
+    std::lock_guard lock(mutex_);
+    files_[path] = std::move(body);
+  }
+  // Answers every request for `path` with `status` and no body.
+  void Fail(const std::string& path, int status) {
+    std::lock_guard lock(mutex_);
+    failures_[path] = status;
+  }
+
+  std::string Url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+  void Hold(int above, bool until_stop = false) {
+    std::lock_guard lock(mutex_);
+    hold_above_ = above;
+    hold_until_stop_ = until_stop;
+    burst_ = false;
+  }
+  int max_held() const {
+    std::lock_guard lock(mutex_);
+    return max_held_;
+  }
+  int requests(const std::string& path) const {
+    std::lock_guard lock(mutex_);
+    auto found = counts_.find(path);
+    return found == counts_.end() ? 0 : found->second;
+  }
+  // Waits until `n` requests are held at once.
+  void WaitForHeld(int n) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return held_ >= n || stopping_; });
+  }
+  // Ends the holds (as the destructor does) before the test's checks.
+  void Release() {
+    std::lock_guard lock(mutex_);
+    hold_above_ = 0;
+    hold_until_stop_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  void Accept() {
+    for (;;) {
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      std::lock_guard lock(mutex_);
+      if (stopping_) {
+        ::close(fd);
+        return;
+      }
+      connections_.push_back(fd);
+      threads_.emplace_back([this, fd] { Serve(fd); });
+    }
+  }
+
+  void Serve(int fd) {
+    std::string buffer;
+    char chunk[4096];
+    for (;;) {
+      std::size_t end;
+      while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
+        const ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
+        if (n <= 0) return;
+        buffer.append(chunk, static_cast<std::size_t>(n));
+      }
+      const std::string head = buffer.substr(0, end);
+      buffer.erase(0, end + 4);
+      const std::string reply = Answer(head);
+      if (::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) < 0) return;
+    }
+  }
+
+  std::string Answer(const std::string& head) {
+    const std::size_t space = head.find(' ');
+    const std::string path = head.substr(space + 1, head.find(' ', space + 1) - space - 1);
+    int count = 0;
+    {
+      std::unique_lock lock(mutex_);
+      count = ++counts_[path];
+      ++held_;
+      max_held_ = std::max(max_held_, held_);
+      burst_ = burst_ || (hold_above_ > 0 && held_ > hold_above_);
+      changed_.notify_all();
+      changed_.wait_for(lock, std::chrono::seconds(hold_until_stop_ ? 3600 : 1), [&] {
+        return stopping_ || (!hold_until_stop_ && (hold_above_ == 0 || burst_));
+      });
+      --held_;
+    }
+    if (path == "/down" || (path == "/flaky" && count <= 2)) {
+      return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
+    }
+    const Bytes* body = &body_;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto failure = failures_.find(path); failure != failures_.end()) {
+        return "HTTP/1.1 " + std::to_string(failure->second) +
+               " Failed\r\nContent-Length: 0\r\n\r\n";
+      }
+      if (!files_.empty()) {
+        auto file = files_.find(path);
+        if (file == files_.end()) return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+        body = &file->second;  // Files are not replaced while served.
+      }
+    }
+    const Bytes& served = *body;
+    std::size_t first = 0, last = served.size() - 1;
+    bool ranged = false;
+    const std::size_t range = head.find("Range: bytes=");
+    if (range != std::string::npos) {
+      ranged = true;
+      first = std::stoull(head.substr(range + 13));
+      last = std::min<std::size_t>(std::stoull(head.substr(head.find('-', range + 13) + 1)),
+                                   served.size() - 1);
+    }
+    std::string reply = ranged ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n";
+    if (ranged) {
+      reply += "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
+               std::to_string(served.size()) + "\r\n";
+    }
+    reply += "Content-Length: " + std::to_string(last - first + 1) + "\r\n\r\n";
+    reply.append(reinterpret_cast<const char*>(served.data()) + first, last - first + 1);
+    return reply;
+  }
+
+  Bytes body_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread acceptor_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<int> connections_;
+  std::vector<std::thread> threads_;
+  std::map<std::string, int> counts_;
+  std::map<std::string, Bytes> files_;
+  std::map<std::string, int> failures_;
+  int held_ = 0, max_held_ = 0, hold_above_ = 0;
+  bool hold_until_stop_ = false, stopping_ = false;
+  bool burst_ = false;  // More than hold_above_ were held at once: none is held from then on.
+};
+
+}  // namespace chunkwise::test
+
+#endif  // CHUNKWISE_TESTS_UNIT_STORE_COUNTING_HTTP_SERVER_H_
