@@ -46,6 +46,7 @@
 //   WriteVectors, BuildVectorsPyramid,
 //     ReadVectors, DescribeVectors,
 //     ValidateVectors                 facade/vectors.h
+//   ConvertVectors (0.8 <-> 0.9)      facade/vectors_conversion.h
 //   JoinJobRanks (the job's ranks;
 //     defined in chunkwise_parallel)  facade/job_ranks.h
 //   NoGpuReason, DescribeGpus         facade/cuda_support.h
@@ -96,6 +97,7 @@
 #include "chunkwise/facade/synthetic_data.h"
 #include "chunkwise/facade/url_value.h"
 #include "chunkwise/facade/vectors.h"
+#include "chunkwise/facade/vectors_conversion.h"
 #include "chunkwise/facade/viewer.h"
 #include "chunkwise/facade/viewer_state.h"
 #include "chunkwise/facade/volume_import.h"

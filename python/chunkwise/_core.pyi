@@ -550,6 +550,14 @@ def vectors_write(
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, int]: ...
+def vectors_convert(
+    source: str,
+    destination: str,
+    layout: str,
+    overwrite: bool,
+    progress: _Progress = None,
+    cancel: CancelToken | None = None,
+) -> dict[str, int]: ...
 def vectors_read(
     url: str,
     level: int,

@@ -58,8 +58,8 @@ def write(
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
     chunk in world units. `layout` is the zarr-vectors on-disk layout:
-    ``"0.8"`` (every type) or ``"0.9"`` (points without object ids only;
-    anything else raises, code Unsupported). Returns the vertices and chunks
+    ``"0.8"`` (every type) or ``"0.9"`` (points, graphs and meshes without
+    object ids or link attributes; anything else raises, code Unsupported). Returns the vertices and chunks
     written.
     `progress` counts vertices written; `cancel` (or Ctrl-C) stops the write
     between chunks, before the level's metadata: reading level 0 is then
@@ -103,4 +103,20 @@ def read(
     return Geometry(**read)
 
 
-__all__ = ["Geometry", "read", "write"]
+def convert(
+    source: str, destination: str, *, layout: str = "0.9", overwrite: bool = False,
+    progress: Progress = None, cancel: CancelToken | None = None
+) -> dict[str, int]:
+    """Writes the single-level store at `source` as a new store at
+    `destination` in `layout` (``"0.9"``, the default, or ``"0.8"``): the same
+    vertices, links and attributes, the same chunk shape. The new store is
+    published whole or not at all; a store already at `destination` is
+    refused unless `overwrite`. A source with a pyramid, or a geometry the
+    layout cannot hold, raises (code Unsupported). Returns the vertices and
+    chunks written; `progress` counts vertices written."""
+    return _core.vectors_convert(str(source), str(destination), layout, overwrite,
+                                 progress=_progress.callback(progress, "vectors"),
+                                 cancel=_progress.token(cancel))
+
+
+__all__ = ["Geometry", "convert", "read", "write"]

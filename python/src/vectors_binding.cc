@@ -154,6 +154,28 @@ nb::dict ReadVectors(const std::string& url, int level, const std::string& regio
   return result;
 }
 
+nb::dict ConvertVectors(const std::string& source, const std::string& destination,
+                        const std::string& layout, bool overwrite, nb::object progress,
+                        std::shared_ptr<CancelToken> cancel) {
+  VectorsConvertOptions options;
+  options.layout = ValueOrThrow(ParseLayoutVersion(layout));
+  options.overwrite = overwrite;
+  VectorsWriteSummary summary;
+  Operation operation(std::move(progress), std::move(cancel));
+  operation.Run(
+      [&]() -> Status {
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            summary, ::chunkwise::ConvertVectors(operation.context(), source, destination, options,
+                                                 operation.call()));
+        return Status::Ok();
+      },
+      UINT64_MAX);
+  nb::dict result;
+  result["vertices"] = summary.vertices;
+  result["chunks"] = summary.chunks;
+  return result;
+}
+
 }  // namespace
 
 void BindVectors(nb::module_& module) {
@@ -170,6 +192,9 @@ void BindVectors(nb::module_& module) {
              nb::arg("positions"), nb::arg("links").none(), nb::arg("object_ids").none(),
              nb::arg("vertex_attributes"), nb::arg("link_attributes"),
              nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none());
+  module.def("vectors_convert", &ConvertVectors, nb::arg("source"), nb::arg("destination"),
+             nb::arg("layout"), nb::arg("overwrite"), nb::arg("progress") = nb::none(),
+             nb::arg("cancel").none() = nb::none());
   module.def("vectors_read", &ReadVectors, nb::arg("url"), nb::arg("level"), nb::arg("region"),
              nb::arg("object_id").none(), nb::arg("progress") = nb::none(),
              nb::arg("cancel").none() = nb::none());

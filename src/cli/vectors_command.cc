@@ -23,6 +23,8 @@ struct VectorsOptions {
   std::string output;
   std::string storage = "explicit";
   std::string layout = "0.8";
+  std::string destination;
+  std::string convert_layout = "0.9";  // convert: the newest layout unless told.
   std::optional<std::int64_t> object_id;
   int level = 0;
   int levels = 2;
@@ -68,6 +70,19 @@ Status Write(const CommandContext& context, const VectorsOptions& options) {
   Say(context, "wrote " + std::string(GeometryTypeName(type)) + " " + options.input + " into " +
                    options.store + ": " + std::to_string(summary.vertices) + " vertices in " +
                    std::to_string(summary.chunks) + " chunks, " +
+                   std::to_string(summary.links.chunk_links) + " chunk-local links, " +
+                   std::to_string(summary.links.cross_chunk_links) + " cross-chunk links");
+  return Status::Ok();
+}
+
+Status Convert(const CommandContext& context, const VectorsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsLayout layout, ParseLayoutVersion(options.convert_layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(VectorsWriteSummary summary,
+                             ConvertVectors(context.library(), options.store, options.destination,
+                                            {.layout = layout, .overwrite = options.overwrite}));
+  Say(context, "converted " + options.store + " into " + options.destination + " (layout " +
+                   options.convert_layout + "): " + std::to_string(summary.vertices) +
+                   " vertices in " + std::to_string(summary.chunks) + " chunks, " +
                    std::to_string(summary.links.chunk_links) + " chunk-local links, " +
                    std::to_string(summary.links.cross_chunk_links) + " cross-chunk links");
   return Status::Ok();
@@ -218,9 +233,22 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
       ->required();
   write->add_flag("--overwrite", options->overwrite, "Replace an existing store");
   write->add_option("--layout", options->layout,
-                    "zarr-vectors layout: 0.8 (default, every type) or 0.9 (points without "
-                    "object_id only)");
+                    "zarr-vectors layout: 0.8 (default, every type) or 0.9 (points, graphs "
+                    "and meshes without object_id or link attributes)");
   SetAction(write, context, [&context, options] { return Write(context, *options); });
+
+  CLI::App* convert = group->add_subcommand(
+      "convert", "Rewrite a single-level store in another layout (0.8 <-> 0.9) as a new store");
+  convert->add_option("SRC", options->store, StoreHelp("Source store", "s3://bucket/a.zarrvectors"))
+      ->required();
+  convert
+      ->add_option("DEST", options->destination,
+                   StoreHelp("New store", "s3://bucket/b.zarrvectors"))
+      ->required();
+  convert->add_option("--layout", options->convert_layout,
+                      "zarr-vectors layout of DEST: 0.9 (default) or 0.8");
+  convert->add_flag("--overwrite", options->overwrite, "Replace an existing store at DEST");
+  SetAction(convert, context, [&context, options] { return Convert(context, *options); });
 
   CLI::App* pyramid =
       group->add_subcommand("pyramid", "Build coarser levels and the cross-level links");

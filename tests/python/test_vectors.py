@@ -78,7 +78,7 @@ def test_a_missing_store_is_not_found(tmp_path: pathlib.Path) -> None:
 
 def test_layout_09_points_round_trip_and_other_types_refused(tmp_path: pathlib.Path) -> None:
     """#43: layout="0.9" writes the 0.9 tree (one vlen-bytes array per family) for points, which
-    reads back the same; a graph in 0.9 is refused (Unsupported) and an unknown layout is
+    reads back the same; a polyline in 0.9 is refused (Unsupported) and an unknown layout is
     InvalidArgument."""
     rng = np.random.default_rng(43)
     positions = rng.uniform(-50, 150, (300, 3)).astype("float32")
@@ -94,8 +94,50 @@ def test_layout_09_points_round_trip_and_other_types_refused(tmp_path: pathlib.P
     np.testing.assert_array_equal(g.positions[order], positions)
     np.testing.assert_array_equal(g.vertex_attributes["weight"][order], weight)
     with pytest.raises(chunkwise.UnsupportedError):
-        chunkwise.vectors.write(str(tmp_path / "graph09"), positions[:3], type="graph",
-                                links=np.array([[0, 1]]), chunk_shape=(40, 40, 40), layout="0.9")
+        chunkwise.vectors.write(str(tmp_path / "line09"), positions[:3], type="polyline",
+                                chunk_shape=(40, 40, 40), layout="0.9")
     with pytest.raises(chunkwise.InvalidArgumentError):
         chunkwise.vectors.write(str(tmp_path / "bad"), positions, chunk_shape=(40, 40, 40),
                                 layout="1.0")
+
+
+def edges_by_position(g) -> list[tuple[tuple[float, ...], ...]]:
+    return sorted(tuple(tuple(g.positions[v].tolist()) for v in link) for link in g.links)
+
+
+def test_layout_09_graph_and_mesh_round_trip_and_convert(tmp_path: pathlib.Path) -> None:
+    """#43: graphs and meshes write in 0.9 (links under links/0/<offsets>/) and read back edge for
+    edge, direction and winding kept; convert() rewrites a store 0.9 -> 0.8 -> 0.9 with the same
+    links, refuses an existing destination without overwrite and a polyline into 0.9, leaving
+    no store."""
+    rng = np.random.default_rng(7)
+    positions = rng.uniform(-30, 90, (120, 3)).astype("float32")
+    edges = np.array([(i, (i * 17 + 3) % 120) for i in range(120) if i != (i * 17 + 3) % 120])
+    faces = [(i, (i + 1) % 120, (i * 7 + 50) % 120) for i in range(0, 117, 3)]
+    by_chunk: dict[tuple[int, ...], list[int]] = {}
+    for v, p in enumerate(positions):
+        by_chunk.setdefault(tuple(np.floor(p / 60).astype(int).tolist()), []).append(v)
+    faces += [(g[2], g[0], g[1]) for g in by_chunk.values() if len(g) >= 3]  # Inside one chunk.
+    faces = np.array(faces)
+    for kind, links in (("graph", edges), ("mesh", faces)):
+        url = tmp_path / f"{kind}09.zarrvectors"
+        chunkwise.vectors.write(str(url), positions, type=kind, links=links,
+                                chunk_shape=(60, 60, 60), layout="0.9")
+        segments = [p.name for p in (url / "0" / "links" / "0").iterdir() if p.is_dir()]
+        assert ("0.0.0" if kind == "graph" else "0.0.0_0.0.0") in segments and len(segments) > 2
+        wrote = sorted(tuple(tuple(positions[v].tolist()) for v in link) for link in links)
+        g = chunkwise.vectors.read(str(url))
+        assert g.type == kind and edges_by_position(g) == wrote
+        as08 = tmp_path / f"{kind}08.zarrvectors"
+        assert chunkwise.vectors.convert(str(url), str(as08), layout="0.8")["vertices"] == 120
+        assert zarr.open_group(str(as08), mode="r").attrs["zarr_vectors"]["zv_version"] == "0.8.0"
+        assert edges_by_position(chunkwise.vectors.read(str(as08))) == wrote
+        with pytest.raises(chunkwise.InvalidArgumentError):
+            chunkwise.vectors.convert(str(as08), str(url))
+        chunkwise.vectors.convert(str(as08), str(url), overwrite=True)
+        assert edges_by_position(chunkwise.vectors.read(str(url))) == wrote
+    line = tmp_path / "line.zarrvectors"
+    chunkwise.vectors.write(str(line), positions[:5], type="polyline", chunk_shape=(25, 25, 25))
+    with pytest.raises(chunkwise.UnsupportedError):
+        chunkwise.vectors.convert(str(line), str(tmp_path / "line09.zarrvectors"))
+    assert not (tmp_path / "line09.zarrvectors").exists()

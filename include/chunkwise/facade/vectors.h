@@ -137,7 +137,7 @@ struct VectorsWriteOptions {
   std::array<double, 3> chunk_shape{};  // x, y, z extents in world units; positive.
   bool overwrite = false;               // Replace a store already at the URL.
   // The on-disk layout (docs/formats/vectors.md): 0.8 (the default) for every
-  // geometry; 0.9 for points without object ids only (else Unsupported).
+  // geometry; 0.9 for points, graphs, meshes without object ids or link attributes.
   VectorsLayout layout = VectorsLayout::k0_8;
 };
 

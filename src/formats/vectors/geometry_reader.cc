@@ -8,6 +8,7 @@
 #include <string>
 
 #include "chunkwise/core/index.h"
+#include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
 
@@ -26,6 +27,9 @@ struct ChunkData {
 
 struct LevelContents {
   int link_width = 0;
+  // Layout 0.9 `implicit_sequential` (polylines): consecutive vertices of a
+  // fragment are linked without a stored link.
+  bool implicit_sequential = false;
   std::vector<std::string> vertex_attribute_names;
   std::vector<LinkAttributeInfo> link_attributes;
 };
@@ -36,6 +40,42 @@ bool Overlaps(const ChunkCoord& chunk, const Vec3& chunk_shape, const BoundingBo
       return false;
   }
   return true;
+}
+
+// The steps inside each vertex fragment of the chunk: [v_i, v_i+1] in the
+// fragment's order (docs/formats/vectors.md, "Layout 0.9", implicit links).
+Status AddFragmentSteps(const VectorStore& store, int level, const ChunkCoord& chunk,
+                        ChunkData& data) {
+  const std::string path = layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
+  if (!blob) {
+    if (data.vertices.empty()) return Status::Ok();
+    return Status::Corruption(store.DescribeBlob(path) + ": missing for a chunk with " +
+                              std::to_string(data.vertices.size()) + " vertices");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Fragment> fragments,
+                             DecodeFragmentIndex(*blob, store.DescribeBlob(path)));
+  for (const Fragment& fragment : fragments) {
+    const std::int64_t count =
+        fragment.is_range ? fragment.count : static_cast<std::int64_t>(fragment.indices.size());
+    const auto rows = static_cast<std::int64_t>(data.vertices.size());
+    // Bounds the steps to the chunk's rows before any is made (a hostile count).
+    if (fragment.is_range &&
+        (fragment.start < 0 || fragment.count < 0 || fragment.start > rows - fragment.count)) {
+      return Status::Corruption(store.DescribeBlob(path) + ": fragment rows " +
+                                std::to_string(fragment.start) + " + " +
+                                std::to_string(fragment.count) + " pass the chunk's " +
+                                std::to_string(rows) + " vertices");
+    }
+    const auto row = [&](std::int64_t i) {
+      return fragment.is_range ? fragment.start + i : fragment.indices[i];
+    };
+    for (std::int64_t i = 0; i + 1 < count; ++i) {
+      data.links.push_back(row(i));
+      data.links.push_back(row(i + 1));
+    }
+  }
+  return Status::Ok();
 }
 
 Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
@@ -57,6 +97,8 @@ Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
   if (contents.link_width == 0) return Status::Ok();
   CHUNKWISE_ASSIGN_OR_RETURN(data.links,
                              ReadChunkLinks(store, level, chunk, contents.link_width, 0));
+  if (contents.implicit_sequential)
+    CHUNKWISE_RETURN_IF_ERROR(AddFragmentSteps(store, level, chunk, data));
   for (const LinkAttributeInfo& info : contents.link_attributes) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
                                ReadChunkLinkAttribute(store, level, info, 0, chunk,
@@ -72,10 +114,14 @@ Result<LevelContents> ReadContents(const VectorStore& store, int level) {
   contents.link_width = LinkWidthOf(store.metadata().geometry_type);
   if (contents.link_width == 0) return contents;
   // zarr-vectors 0.9 leaves the links inside a polyline or skeleton fragment
-  // implicit (vertex order); reading them from the fragments is not done yet,
-  // and reading only the stored links would lose them silently.
+  // implicit (vertex order). Polylines' are read from the fragments; a
+  // skeleton's branches are not yet, and reading only the stored links would
+  // lose them silently.
   const RootMetadata& root = store.metadata();
-  if (root.layout == LayoutVersion::k0_9 && root.links_convention.starts_with("implicit")) {
+  contents.implicit_sequential =
+      root.layout == LayoutVersion::k0_9 && root.links_convention == "implicit_sequential";
+  if (root.layout == LayoutVersion::k0_9 && root.links_convention.starts_with("implicit") &&
+      !contents.implicit_sequential) {
     return Status::Unsupported(store.Describe("zarr.json") + ": links_convention " +
                                root.links_convention +
                                " of zarr-vectors layout 0.9 is not read yet (explicit is)");

@@ -90,6 +90,11 @@ inline constexpr std::string_view kVlenCodec = "vlen-bytes";
 // keys ("x.y.z", absolute) of the cells that hold data.
 inline constexpr std::string_view kOriginKey = "chunk_grid_origin";
 inline constexpr std::string_view kNonemptyKey = "nonempty_chunks";
+// The `zv_array` of a links/<delta>/ group (its arrays are kLinksArray).
+inline constexpr std::string_view kLinksFamilyArray = "links_family";
+// The per-chunk link groups of the intra-chunk links at delta 0 (ZVFG cells);
+// also its `zv_array`.
+inline constexpr std::string_view kLinkFragmentsDir = "link_fragments";
 
 // Names the array of a vertices-like family: "<level>/<family>/".
 using v0_8::FamilyPath;

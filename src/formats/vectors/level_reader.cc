@@ -20,7 +20,7 @@ Result<Bytes> ReadRows(const VectorStore& store, const std::string& path, std::s
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
   if (!blob) return Bytes();
   if (blob->size() % row_bytes != 0) {
-    return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+    return Status::Corruption(store.DescribeBlob(path) + ": " + std::to_string(blob->size()) +
                               " bytes are not whole rows of " + std::to_string(row_bytes));
   }
   return std::move(*blob);
@@ -197,7 +197,7 @@ Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int l
     // 0.9's intra-chunk cells at delta 0 are flat rows, no ragged header (the
     // groups live in link_fragments/).
     if (blob->size() % (8 * static_cast<std::size_t>(link_width)) != 0) {
-      return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+      return Status::Corruption(store.DescribeBlob(path) + ": " + std::to_string(blob->size()) +
                                 " bytes are not whole rows of " + std::to_string(link_width) +
                                 " int64");
     }
@@ -207,7 +207,7 @@ Result<std::vector<std::int64_t>> ReadChunkLinks(const VectorStore& store, int l
     }
     return rows;
   }
-  return DecodeLinkBlob(*blob, link_width, store.Describe(path));
+  return DecodeLinkBlob(*blob, link_width, store.DescribeBlob(path));
 }
 
 Result<std::optional<CrossChunkFamily>> ReadCrossChunkFamily(const VectorStore& store, int level,

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "chunkwise/formats/zarr/array.h"
+#include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"
 #include "formats/vectors/ragged_blob.h"
@@ -126,6 +127,99 @@ Status WriteCrossAttribute(const VectorStore& store, int level, int delta,
   return array.Write(region, rows);
 }
 
+// Layout 0.9 (docs/formats/vectors.md, "Layout 0.9", Links): every record is
+// filed under its source chunk in links/<delta>/<offsets>/. Records with all
+// endpoints in one chunk are flat rows of the intra array, in input order,
+// with one range fragment per cell in link_fragments/; the others are sorted
+// as 0.8 sorts a cell, the first sorted chunk is the source, and each row
+// leads with its perm_idx (has_perm), one ragged group per cell.
+Result<LinkWriteSummary> WriteLinkRecords09(const VectorStore& store, int level, int delta,
+                                            const LinkRecords& records,
+                                            const Partition& partition) {
+  const int width = records.link_width;
+  if (delta != 0 || !records.attributes.empty()) {
+    return Status::Unsupported(
+        "zarr-vectors layout 0.9 links are written at delta 0 without link attributes only");
+  }
+  LinkWriteSummary summary;
+  for (const auto& [chunk, rows] : partition.chunk_rows) summary.chunk_links += rows.size();
+  summary.cross_chunk_links = records.size() - summary.chunk_links;
+  CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(layout::LinksPath(level, delta),
+                                             {{"zv_array", v0_9::kLinksFamilyArray},
+                                              {"level_delta", delta},
+                                              {"link_width", width},
+                                              {"directed", false},
+                                              {"store", "canonical"},
+                                              {"sid_ndim", kSpatialDims},
+                                              {"num_links", records.size()},
+                                              {"num_physical_records", records.size()}}));
+  const auto offsets_attributes = [&](std::span<const ChunkCoord> offsets, bool has_perm) {
+    nlohmann::json listed = nlohmann::json::array();
+    for (const ChunkCoord& offset : offsets) listed.push_back(offset);
+    return nlohmann::json{{"zv_array", layout::kLinksArray},
+                          {"dtype", "int64"},
+                          {"offsets", listed},
+                          {"has_perm", has_perm},
+                          {"link_width", width},
+                          {"level_delta", delta}};
+  };
+  const std::string intra = v0_9::IntraOffsets(width);
+  if (!partition.chunk_rows.empty()) {
+    const std::vector<ChunkCoord> zero(width - 1, ChunkCoord{});
+    CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(v0_9::LinksOffsetsPath(level, delta, intra),
+                                               offsets_attributes(zero, false)));
+    CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(
+        layout::FamilyPath(level, v0_9::kLinkFragmentsDir),
+        {{"zv_array", v0_9::kLinkFragmentsDir}, {"encoding", "fragment_index_v1"}}));
+  }
+  for (const auto& [chunk, rows] : partition.chunk_rows) {
+    Bytes flat;
+    flat.reserve(rows.size() * width * 8);
+    for (const std::size_t r : rows) {
+      for (int e = 0; e < width; ++e) {
+        AppendLittleEndian(static_cast<std::uint64_t>(records.endpoints[r * width + e].vi), flat);
+      }
+    }
+    const std::string key = FormatChunkKey(chunk) + "/";
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteBlob(v0_9::LinksOffsetsPath(level, delta, intra) + key, flat));
+    const Fragment all{true, 0, static_cast<std::int64_t>(rows.size()), {}};
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteBlob(layout::FamilyPath(level, v0_9::kLinkFragmentsDir) + key,
+                        EncodeFragmentIndex(std::span(&all, 1))));
+  }
+  // (segment, source chunk) -> rows of perm_idx and sorted vi.
+  std::map<std::string, std::map<ChunkCoord, std::vector<std::int64_t>>> cells;
+  for (const auto& [cell_key, members] : partition.cell_records) {
+    for (const std::size_t r : members) {
+      const CanonicalRecord canonical =
+          Canonicalize(std::span(&records.endpoints[r * width], width));
+      std::vector<ChunkCoord> offsets;
+      const ChunkCoord& source = canonical.chunks[0];
+      for (int e = 1; e < width; ++e) {
+        const ChunkCoord& chunk = canonical.chunks[e];
+        offsets.push_back({chunk[0] - source[0], chunk[1] - source[1], chunk[2] - source[2]});
+      }
+      const std::string segment = v0_9::FormatOffsets(offsets);
+      if (!cells.contains(segment)) {
+        CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(v0_9::LinksOffsetsPath(level, delta, segment),
+                                                   offsets_attributes(offsets, true)));
+      }
+      std::vector<std::int64_t>& rows = cells[segment][source];
+      rows.push_back(canonical.record.perm_idx);
+      rows.insert(rows.end(), canonical.record.vi.begin(), canonical.record.vi.end());
+    }
+  }
+  for (const auto& [segment, sources] : cells) {
+    for (const auto& [source, rows] : sources) {
+      CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
+          v0_9::LinksOffsetsPath(level, delta, segment) + FormatChunkKey(source) + "/",
+          EncodeLinkBlob(rows)));
+    }
+  }
+  return summary;
+}
+
 }  // namespace
 
 Result<LinkWriteSummary> WriteLinkRecords(const VectorStore& store, int level, int delta,
@@ -144,6 +238,9 @@ Result<LinkWriteSummary> WriteLinkRecords(const VectorStore& store, int level, i
     }
   }
   const Partition partition = PartitionRecords(records);
+  if (store.metadata().layout == LayoutVersion::k0_9) {
+    return WriteLinkRecords09(store, level, delta, records, partition);
+  }
   LinkWriteSummary summary;
   for (const auto& [chunk, rows] : partition.chunk_rows) summary.chunk_links += rows.size();
   summary.cross_chunk_links = records.size() - summary.chunk_links;

@@ -40,6 +40,9 @@ struct LinkWriteSummary {
 // always written (L1 wants links/0 even when empty); the cross-chunk family
 // only when it has records. InvalidArgument when an attribute's length is not
 // channels × records (the length invariant), or the width is out of range.
+// In a layout-0.9 store every record goes to links/<delta>/<offsets>/ with
+// link_fragments/ for the intra-chunk rows (docs/formats/vectors.md, "Layout
+// 0.9"); there only delta 0 without attributes is written (else Unsupported).
 Result<LinkWriteSummary> WriteLinkRecords(const VectorStore& store, int level, int delta,
                                           const LinkRecords& records);
 

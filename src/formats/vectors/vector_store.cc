@@ -147,6 +147,21 @@ Result<std::optional<Bytes>> VectorStore::ReadCellOf09(const std::string& path) 
   return ReadVlenCell(*this, *array, *chunk);
 }
 
+std::string VectorStore::DescribeBlob(const std::string& path) const {
+  const std::size_t slash = path.size() > 1 ? path.rfind('/', path.size() - 2) : std::string::npos;
+  if (metadata_.layout != LayoutVersion::k0_9 || slash == std::string::npos) return Describe(path);
+  const std::string array_path = path.substr(0, slash + 1);
+  Result<ChunkCoord> chunk = ParseChunkKey(path.substr(slash + 1, path.size() - slash - 2));
+  if (!chunk.ok()) return Describe(path);
+  ChunkCoord origin = Origin09();
+  {
+    std::lock_guard lock(arrays09_->mutex);
+    if (auto found = arrays09_->opened.find(array_path); found != arrays09_->opened.end())
+      origin = found->second->origin;
+  }
+  return Describe(array_path + v0_9::CellKey(*chunk, origin));
+}
+
 Status VectorStore::WriteCellOf09(const std::string& path, ByteView blob) const {
   const std::size_t slash = path.size() > 1 ? path.rfind('/', path.size() - 2) : std::string::npos;
   if (slash == std::string::npos) return Status::InvalidArgument(Describe(path) + ": not a cell");
@@ -205,7 +220,8 @@ Status VectorStore::FinishArrays09() const {
 
 Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {
   if (metadata_.layout == LayoutVersion::k0_9 && attributes.is_object() &&
-      attributes.contains("zv_array")) {
+      attributes.contains("zv_array") &&
+      attributes.value("zv_array", std::string()) != v0_9::kLinksFamilyArray) {
     // A family: in 0.9 its attributes go on the family array.
     std::lock_guard lock(arrays09_->mutex);
     arrays09_->attributes[path] = attributes;

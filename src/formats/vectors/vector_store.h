@@ -78,6 +78,9 @@ class VectorStore {
   // In a layout-0.9 store, the 0.8 path "<family>/<chunk_key>/" reads that
   // chunk's cell of the family array "<family>/" (nullopt when empty).
   Result<std::optional<Bytes>> ReadBlob(const std::string& path) const;
+  // Where the blob at `path` lives, for messages: Describe(path) in 0.8; in
+  // 0.9 the cell of the family array that holds it ("<family>/c/i/j/k").
+  std::string DescribeBlob(const std::string& path) const;
   // Writes a group node with `attributes` at `path`.
   Status WriteGroup(const std::string& path, const nlohmann::json& attributes) const;
   // The attributes of the group at `path`; nullopt when there is no node.

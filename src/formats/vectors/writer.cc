@@ -132,7 +132,8 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
     CHUNKWISE_ASSIGN_OR_RETURN(summary.links,
                                WriteLinkRecords(store, level, 0, LinksOf(geometry, placement)));
     metadata.arrays_present.emplace_back(layout::kLinksDir);
-    if (summary.links.cross_chunk_links > 0)
+    // 0.9 keeps cross-chunk links under links/ too.
+    if (summary.links.cross_chunk_links > 0 && store.metadata().layout == LayoutVersion::k0_8)
       metadata.arrays_present.emplace_back(layout::kCrossChunkLinksDir);
     if (!geometry.link_attributes.empty()) {
       metadata.arrays_present.emplace_back(layout::kLinkAttributesDir);
@@ -171,13 +172,18 @@ Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::str
   RootMetadata metadata;
   metadata.version = std::string(layout::kVersion);
   if (options.layout == LayoutVersion::k0_9) {
-    // The 0.9 links (offsets arrays, flat intra cells with link_fragments) and
+    // 0.9's implicit links (polylines, skeletons), its link attributes and its
     // object index are not written yet.
-    if (geometry.type != GeometryType::kPoints || !geometry.object_ids.empty()) {
+    const bool explicit_links = geometry.type == GeometryType::kPoints ||
+                                geometry.type == GeometryType::kGraph ||
+                                geometry.type == GeometryType::kMesh;
+    if (!explicit_links || !geometry.object_ids.empty() || !geometry.link_attributes.empty()) {
       return Status::Unsupported(
-          "writing zarr-vectors layout 0.9 is done for points without object ids only; this is " +
+          "writing zarr-vectors layout 0.9 is done for points, graphs and meshes without object "
+          "ids or link attributes only; this is " +
           std::string(GeometryTypeName(geometry.type)) +
-          (geometry.object_ids.empty() ? "" : " with object ids") + " (use layout 0.8)");
+          (geometry.object_ids.empty() ? "" : " with object ids") +
+          (geometry.link_attributes.empty() ? "" : " with link attributes") + " (use layout 0.8)");
     }
     metadata.version = std::string(v0_9::kVersion);
     metadata.layout = LayoutVersion::k0_9;

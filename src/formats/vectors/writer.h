@@ -30,7 +30,7 @@ struct WriteOptions {
   // Cancelled before the level's metadata is written, so no reader sees the level.
   const core::Cancellation* cancellation = nullptr;
   // The on-disk layout (docs/formats/vectors.md, "Layout 0.9"); 0.9 is written
-  // for points without object ids only, anything else is Unsupported.
+  // for points, graphs and meshes without object ids or link attributes.
   LayoutVersion layout = LayoutVersion::k0_8;
 };
 

@@ -16,6 +16,20 @@ write in 0.9 read by zarr-vectors.
 - Points with a float32 attribute that we write with `--layout 0.9`, read by
   zarr-vectors 0.9.2 (read_points and Dataset.read) bit for bit, and by us;
   `--layout 0.9` for a polyline is refused (Unsupported) and leaves no store.
+- A graph and a mesh that we write with `--layout 0.9` (edges and triangles
+  inside chunks and across them along many offsets), read by zarr-vectors
+  0.9.2 (read_graph, read_mesh, Dataset.read): every edge in its direction and
+  every triangle in its winding, as endpoint positions, bit for bit.
+- `vectors convert`: zarr-vectors' own 0.9 graph and mesh converted to 0.8
+  read back the same; our 0.8 points, graph and mesh converted to 0.9 are
+  read by zarr-vectors the same. An existing destination is refused without
+  --overwrite; a polyline into 0.9 is refused and leaves no store.
+- 0.9 stores whose stored lengths disagree with the data (a vlen element
+  length, ragged offsets past the data, intra link rows or vertex rows cut
+  short) are refused with Corruption naming the cell.
+- Polylines zarr-vectors writes (links implicit inside each vertex fragment,
+  explicit across chunks; some lines leave a chunk and come back): every step
+  comes back as its two positions in walk order, and converted to 0.8 too.
 - A store whose zv_version names a layout we do not know is refused with
   Unsupported, naming the store's zarr.json and the version.
 
@@ -32,10 +46,11 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")
-from zarr_vectors.types.graphs import write_graph  # noqa: E402
-from zarr_vectors.types.meshes import write_mesh  # noqa: E402
+from zarr_vectors.types.graphs import read_graph, write_graph  # noqa: E402
+from zarr_vectors.types.meshes import read_mesh, write_mesh  # noqa: E402
 import zarr_vectors  # noqa: E402
 from zarr_vectors.types.points import read_points, write_points  # noqa: E402
+from zarr_vectors.types.polylines import write_polylines  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
 from interop_check import Checks, run  # noqa: E402
@@ -186,6 +201,208 @@ def check_mesh(checks, binary, work):
                   f"chunkwise reads the {len(want)} triangles zarr-vectors 0.9.2 wrote, winding kept")
 
 
+def links_as_positions(positions, links):
+    return sorted(tuple(f32(positions[v]) for v in link) for link in links)
+
+
+def write_csv(path, header, rows):
+    with path.open("w") as f:
+        f.write(header + "\n")
+        for row in rows:
+            f.write(",".join(repr(float(v)) if isinstance(v, (float, np.floating)) else str(int(v))
+                             for v in row) + "\n")
+
+
+def graph_input(work, seed=21):
+    rng = np.random.default_rng(seed)
+    positions = rng.uniform(-15, 35, size=(90, 3)).astype("<f4")
+    edges = np.array([(i, (i * 13 + 4) % 90) for i in range(90) if i != (i * 13 + 4) % 90])
+    write_csv(work / "g_nodes.csv", "x,y,z", positions)
+    write_csv(work / "g_edges.csv", "source,target", edges)
+    return positions, edges
+
+
+def mesh_input(work, seed=23):
+    rng = np.random.default_rng(seed)
+    positions = rng.uniform(-8, 28, size=(70, 3)).astype("<f4")
+    faces = np.array([(i, (i + 1) % 70, (i * 9 + 31) % 70) for i in range(70)])
+    faces = faces[[len(set(f)) == 3 for f in faces]]
+    with (work / "m.obj").open("w") as f:
+        for p in positions:
+            f.write("v " + " ".join(repr(float(v)) for v in p) + "\n")
+        for face in faces:
+            f.write("f " + " ".join(str(v + 1) for v in face) + "\n")
+    return positions, faces
+
+
+def check_graph_and_mesh_read_by_them(checks, binary, work):
+    positions, edges = graph_input(work)
+    store = work / "ours_graph.zarrvectors"
+    cli(binary, "vectors", "write", store, "--type", "graph", "--input", work / "g_nodes.csv",
+        "--edges", work / "g_edges.csv", "--chunk-shape", "10,10,10", "--layout", "0.9")
+    segments = sorted(p.name for p in (store / "0" / "links" / "0").iterdir() if p.is_dir())
+    theirs = read_graph(str(store))
+    want = links_as_positions(positions, edges)
+    result = zarr_vectors.open(str(store)).read()
+    checks.expect(links_as_positions(theirs["positions"], theirs["edges"]) == want and len(segments) > 3
+                  and sorted(map(f32, theirs["positions"])) == sorted(map(f32, positions))
+                  and result.vertex_count == len(positions),
+                  f"zarr-vectors 0.9.2 reads the {len(want)} edges of a graph we wrote with --layout 0.9 "
+                  f"({len(segments)} offset arrays), each in its direction, bit for bit")
+    got_positions, got_links = read_ours(binary, store, work / "ours_graph.npy")
+    checks.expect(links_as_positions(got_positions, got_links) == want, "chunkwise reads its own 0.9 graph back")
+
+    positions, faces = mesh_input(work)
+    store = work / "ours_mesh.zarrvectors"
+    cli(binary, "vectors", "write", store, "--type", "mesh", "--input", work / "m.obj",
+        "--chunk-shape", "10,10,10", "--layout", "0.9")
+    theirs = read_mesh(str(store))
+    want = links_as_positions(positions, faces)
+    checks.expect(links_as_positions(theirs["vertices"], theirs["faces"]) == want,
+                  f"zarr-vectors 0.9.2 reads the {len(want)} triangles of a mesh we wrote with --layout 0.9, "
+                  f"winding kept, bit for bit")
+    got_positions, got_links = read_ours(binary, store, work / "ours_mesh.npy")
+    checks.expect(links_as_positions(got_positions, got_links) == want, "chunkwise reads its own 0.9 mesh back")
+
+
+def check_convert(checks, binary, work):
+    # Theirs (0.9) -> ours 0.8, read by us.
+    for name, key in (("graph", "edges"), ("mesh", "faces")):
+        store = work / f"{name}.zarrvectors"
+        out = work / f"{name}_as08.zarrvectors"
+        reader = read_graph if name == "graph" else read_mesh
+        theirs = reader(str(store))
+        want = links_as_positions(theirs["positions" if name == "graph" else "vertices"], theirs[key])
+        cli(binary, "vectors", "convert", store, out, "--layout", "0.8")
+        version = json.loads((out / "zarr.json").read_text())["attributes"]["zarr_vectors"]["zv_version"]
+        got_positions, got_links = read_ours(binary, out, work / f"{name}_as08.npy")
+        checks.expect(version == "0.8.0" and links_as_positions(got_positions, got_links) == want,
+                      f"a {name} zarr-vectors 0.9.2 wrote, converted to 0.8, holds its {len(want)} {key} "
+                      f"(zv_version {version})")
+    # Ours 0.8 -> 0.9, read by them.
+    positions, edges = graph_input(work, seed=31)
+    src = work / "g08.zarrvectors"
+    cli(binary, "vectors", "write", src, "--type", "graph", "--input", work / "g_nodes.csv",
+        "--edges", work / "g_edges.csv", "--chunk-shape", "10,10,10")
+    dest = work / "g08_as09.zarrvectors"
+    cli(binary, "vectors", "convert", src, dest)
+    theirs = read_graph(str(dest))
+    checks.expect(links_as_positions(theirs["positions"], theirs["edges"]) == links_as_positions(positions, edges),
+                  "our 0.8 graph converted to 0.9 (the default) is read by zarr-vectors edge for edge")
+    positions, faces = mesh_input(work, seed=33)
+    src = work / "m08.zarrvectors"
+    cli(binary, "vectors", "write", src, "--type", "mesh", "--input", work / "m.obj", "--chunk-shape", "10,10,10")
+    cli(binary, "vectors", "convert", src, work / "m08_as09.zarrvectors", "--layout", "0.9")
+    theirs = read_mesh(str(work / "m08_as09.zarrvectors"))
+    checks.expect(links_as_positions(theirs["vertices"], theirs["faces"]) == links_as_positions(positions, faces),
+                  "our 0.8 mesh converted to 0.9 is read by zarr-vectors triangle for triangle")
+    rng = np.random.default_rng(35)
+    points = rng.uniform(-12, 20, size=(100, 3)).astype("<f4")
+    weight = rng.uniform(0, 1, size=100).astype("<f4")
+    write_csv(work / "p.csv", "x,y,z,weight", [(*p, w) for p, w in zip(points, weight)])
+    cli(binary, "vectors", "write", work / "p08.zarrvectors", "--type", "points", "--input", work / "p.csv",
+        "--chunk-shape", "8,8,8")
+    cli(binary, "vectors", "convert", work / "p08.zarrvectors", work / "p09.zarrvectors")
+    theirs = read_points(str(work / "p09.zarrvectors"), attribute_names=["weight"])
+    got = sorted(zip(map(f32, theirs["positions"]), np.asarray(theirs["vertex_attributes"]["weight"]).tolist()))
+    checks.expect(got == sorted(zip(map(f32, points), weight.tolist())),
+                  "our 0.8 points and their attribute converted to 0.9 are read by zarr-vectors bit for bit")
+    before = (dest / "zarr.json").read_text()
+    refused = cli(binary, "vectors", "convert", src, dest, ok=False)
+    checks.expect("already" in refused.stderr.lower() or "exist" in refused.stderr.lower(),
+                  f"convert refuses an existing destination without --overwrite: {refused.stderr.strip()[:160]}")
+    cli(binary, "vectors", "convert", src, dest, "--overwrite")
+    checks.expect((dest / "zarr.json").read_text() != before and
+                  json.loads((dest / "zarr.json").read_text())["attributes"]["zarr_vectors"]["geometry_types"] == ["mesh"],
+                  "convert --overwrite replaces the destination")
+    cli(binary, "vectors", "write", work / "line08.zarrvectors", "--type", "polyline", "--input", work / "p.csv",
+        "--chunk-shape", "8,8,8")
+    refused = cli(binary, "vectors", "convert", work / "line08.zarrvectors", work / "line09.zarrvectors", ok=False)
+    checks.expect("Unsupported" in refused.stderr and not (work / "line09.zarrvectors").exists(),
+                  f"a polyline converted to 0.9 is refused and leaves no store: {refused.stderr.strip()[:160]}")
+
+
+def corrupt_copy(work, name, source):
+    store = work / name
+    shutil.rmtree(store, ignore_errors=True)
+    shutil.copytree(work / source, store)
+    return store
+
+
+def cell_of(array_dir):
+    return next(p for p in sorted((array_dir / "c").rglob("*")) if p.is_file())
+
+
+def check_lengths_disagree(checks, binary, work):
+    cases = []
+    store = corrupt_copy(work, "bad_vlen.zarrvectors", "ours_graph.zarrvectors")
+    cell = cell_of(store / "0" / "vertices")
+    data = bytearray(cell.read_bytes())
+    data[4:8] = (int.from_bytes(data[4:8], "little") + 12).to_bytes(4, "little")
+    cell.write_bytes(bytes(data))
+    cases.append(("a vertices cell whose vlen length exceeds its bytes", store, cell))
+    store = corrupt_copy(work, "bad_ragged.zarrvectors", "ours_graph.zarrvectors")
+    cross = next(p for p in sorted((store / "0" / "links" / "0").iterdir()) if p.is_dir() and p.name != "0.0.0")
+    cell = cell_of(cross)
+    data = bytearray(cell.read_bytes())
+    data[16:24] = (10 ** 6).to_bytes(8, "little")  # The first group's offset, past the data.
+    cell.write_bytes(bytes(data))
+    cases.append(("a cross-chunk links cell whose ragged offset points past its data", store, cell))
+    write_csv(work / "small_nodes.csv", "x,y,z", [(1.5, 1, 1), (2, 2, 2), (3, 3, 3), (12, 1, 1)])
+    write_csv(work / "small_edges.csv", "source,target", [(0, 1), (1, 2), (2, 3)])
+    cli(binary, "vectors", "write", work / "small.zarrvectors", "--type", "graph", "--input",
+        work / "small_nodes.csv", "--edges", work / "small_edges.csv", "--chunk-shape", "10,10,10",
+        "--layout", "0.9")
+    store = corrupt_copy(work, "bad_rows.zarrvectors", "small.zarrvectors")
+    cell = cell_of(store / "0" / "links" / "0" / "0.0.0")
+    data = bytearray(cell.read_bytes())
+    data = data[:-8]
+    data[4:8] = (len(data) - 8).to_bytes(4, "little")
+    cell.write_bytes(bytes(data))
+    cases.append(("an intra-chunk links cell cut to half a row", store, cell))
+    store = corrupt_copy(work, "bad_vertex_rows.zarrvectors", "small.zarrvectors")
+    cell = cell_of(store / "0" / "vertices")
+    data = bytearray(cell.read_bytes())[:-4]
+    data[4:8] = (len(data) - 8).to_bytes(4, "little")
+    cell.write_bytes(bytes(data))
+    cases.append(("a vertices cell whose length is not whole xyz rows", store, cell))
+    for what, store, cell in cases:
+        result = cli(binary, "vectors", "read", store, "--output", work / "never.npy", ok=False)
+        named = "/".join(cell.relative_to(store).parts)
+        checks.expect("Corruption" in result.stderr and named in result.stderr and "Traceback" not in result.stderr,
+                      f"{what} is Corruption naming {named}: {result.stderr.strip()[:200]}")
+
+
+def check_polylines(checks, binary, work):
+    rng = np.random.default_rng(17)
+    lines = []
+    for _ in range(12):
+        start = rng.uniform(-10, 25, size=3)
+        lines.append((start + np.cumsum(rng.uniform(-4, 4, size=(rng.integers(2, 15), 3)), axis=0)).astype("<f4"))
+    lines.append(np.array([[1, 1, 1], [12, 1, 1], [2, 2, 2], [13, 3, 3], [3, 3, 3]], "<f4"))  # Back and forth.
+    store = work / "lines.zarrvectors"
+    write_polylines(str(store), lines, chunk_shape=(10, 10, 10))
+    want = sorted((f32(line[i]), f32(line[i + 1])) for line in lines for i in range(len(line) - 1))
+    got_positions, got_links = read_ours(binary, store, work / "lines.npy")
+    got = links_as_positions(got_positions, got_links)
+    checks.expect(got == want and len(got_positions) == sum(map(len, lines)),
+                  f"chunkwise reads the {len(want)} steps of {len(lines)} polylines zarr-vectors 0.9.2 wrote "
+                  f"(implicit inside fragments, explicit across chunks), each in walk order")
+    bad = corrupt_copy(work, "bad_fragment.zarrvectors", "lines.zarrvectors")
+    cell = cell_of(bad / "0" / "vertex_fragments")
+    data = bytearray(cell.read_bytes())
+    data[40:48] = (10 ** 12).to_bytes(8, "little")  # The first range's count: past the chunk.
+    cell.write_bytes(bytes(data))
+    result = cli(binary, "vectors", "read", bad, "--output", work / "never.npy", ok=False)
+    checks.expect("Corruption" in result.stderr and "0/vertex_fragments/c/" in result.stderr,
+                  f"a polyline fragment counting past its chunk's vertices is Corruption naming the cell: "
+                  f"{result.stderr.strip()[:200]}")
+    cli(binary, "vectors", "convert", store, work / "lines08.zarrvectors", "--layout", "0.8")
+    got_positions, got_links = read_ours(binary, work / "lines08.zarrvectors", work / "lines08.npy")
+    checks.expect(links_as_positions(got_positions, got_links) == want,
+                  "those polylines converted to 0.8 hold the same steps")
+
+
 def check_unknown_version(checks, binary, work):
     store = work / "future.zarrvectors"
     shutil.copytree(work / "points.zarrvectors", store)
@@ -215,6 +432,10 @@ def main():
     check_validate_refuses(checks, args.chunkwise, args.workdir)
     check_ours_read_by_them(checks, args.chunkwise, args.workdir)
     check_pyramid_refuses(checks, args.chunkwise, args.workdir)
+    check_graph_and_mesh_read_by_them(checks, args.chunkwise, args.workdir)
+    check_convert(checks, args.chunkwise, args.workdir)
+    check_lengths_disagree(checks, args.chunkwise, args.workdir)
+    check_polylines(checks, args.chunkwise, args.workdir)
     check_unknown_version(checks, args.chunkwise, args.workdir)
     checks.finish()
 
