@@ -39,11 +39,11 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/formats/dvid/export_shard_schema.h"
 #include "chunkwise/store/file_store.h"
 #include "core/file_io.h"
 #include "formats/arrow/ipc_reader.h"
 #include "formats/arrow/ipc_writer.h"
+#include "formats/dvid/export_shard_schema.h"
 
 namespace chunkwise::formats {
 namespace {

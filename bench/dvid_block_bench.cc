@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/formats/dvid/label_block.h"
 #include "codec/gzip_codec.h"
 #include "core/file_io.h"
+#include "formats/dvid/label_block.h"
 #include "formats/dvid/value_envelope.h"
 
 namespace chunkwise::formats::dvid {

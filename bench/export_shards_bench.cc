@@ -29,12 +29,12 @@
 #include "bench_common.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/store/file_store.h"
 #include "codec/zstd_codec.h"
 #include "core/synthetic_volume.h"
+#include "formats/dvid/ingest.h"
 #include "formats/dvid/value_envelope.h"
+#include "pipelines/export_shards.h"
 
 namespace chunkwise {
 namespace {

@@ -33,6 +33,8 @@
 //     ReadExportedRegion              facade/dvid_export.h
 //   IngestLabels, SetLabelMappings,
 //     PutLabelBlock, LabelmapRegionBox facade/dvid_labelmaps.h
+//   Labelmap (versions, blocks,
+//     mapping, stats of one database) facade/labelmap.h
 //   ExportToPrecomputed (and its job
 //     of tasks: Prepare/Part/Publish)  facade/precomputed_conversion.h
 //   OpenPrecomputed, ReadPrecomputed-
@@ -84,6 +86,7 @@
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/frame_stream.h"
 #include "chunkwise/facade/job_ranks.h"
+#include "chunkwise/facade/labelmap.h"
 #include "chunkwise/facade/memory_limit.h"
 #include "chunkwise/facade/meshes.h"
 #include "chunkwise/facade/options.h"

@@ -32,8 +32,6 @@ namespace nb = nanobind;
 namespace chunkwise::python {
 namespace {
 
-namespace dvid = formats::dvid;
-
 using Zyx = std::array<std::int64_t, 3>;
 using LabelArray = nb::ndarray<nb::numpy, std::uint64_t>;
 using InLabels = nb::ndarray<nb::ro, std::uint64_t, nb::device::cpu, nb::c_contig>;
@@ -58,7 +56,7 @@ std::span<const std::uint64_t> Span(const InLabels& values) {
   return {values.data(), values.size()};
 }
 
-dvid::VoxelBox Box(const Zyx& offset, const Zyx& shape) { return dvid::VoxelBox{offset, shape}; }
+VoxelBox Box(const Zyx& offset, const Zyx& shape) { return VoxelBox{offset, shape}; }
 
 class PyLabelmap {
  public:
@@ -86,9 +84,8 @@ class PyLabelmap {
   int num_scales() const { return Get()->num_scales(); }
 
   nb::list Versions() const {
-    const dvid::VersionDag dag = Get()->versions();
     nb::list result;
-    for (const dvid::VersionNode& node : dag.nodes()) {
+    for (const LabelmapVersion& node : Get()->versions()) {
       nb::dict version;
       version["id"] = node.id;
       version["parent"] = node.parent == 0 ? nb::none() : nb::cast(node.parent);
@@ -98,8 +95,8 @@ class PyLabelmap {
     }
     return result;
   }
-  std::uint32_t newest() const { return Get()->versions().newest(); }
-  std::uint32_t newest_open() const { return Get()->versions().newest_open(); }
+  std::uint32_t newest() const { return Get()->newest_version(); }
+  std::uint32_t newest_open() const { return Get()->newest_open_version(); }
 
   nb::dict Ingest(const InLabels& volume, const Zyx& offset, std::uint32_t version, int scales,
                   nb::object progress, std::shared_ptr<CancelToken> cancel) {
@@ -112,23 +109,16 @@ class PyLabelmap {
                     static_cast<std::int64_t>(volume.shape(1)),
                     static_cast<std::int64_t>(volume.shape(2))};
     std::shared_ptr<Labelmap> labelmap = Get();
-    dvid::IngestSummary summary;
+    LabelmapIngestSummary summary;
     Operation operation(std::move(progress), std::move(cancel));
     operation.Run(
         [&]() -> Status {
           const Context& context = operation.context();
           const CallOptions& call = operation.call();
           CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "ingesting into " + path_));
-          CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<core::ThreadPool> pool,
-                                     context.pool(call));
-          Result<dvid::IngestSummary> ingested =
-              dvid::IngestVolume(*labelmap, Span(volume), shape,
-                                 {.version = version,
-                                  .offset = offset,
-                                  .downsample_scales = scales,
-                                  .pool = pool.get(),
-                                  .observer = call.observer,
-                                  .cancellation = &context.cancellation(call)});
+          Result<LabelmapIngestSummary> ingested = IngestLabels(
+              context, *labelmap, Span(volume), shape,
+              {.version = version, .offset = offset, .downsample_scales = scales}, call);
           if (!ingested.ok()) return ingested.status().WithContext(path_);
           summary = *std::move(ingested);
           return Status::Ok();
@@ -147,13 +137,15 @@ class PyLabelmap {
     if (pairs.ndim() != 2 || pairs.shape(1) != 2) {
       throw StatusError(Status::InvalidArgument(path_ + ": mapping pairs must be an (n, 2) array"));
     }
-    std::vector<dvid::LabelPair> entries(pairs.shape(0));
+    std::vector<LabelPair> entries(pairs.shape(0));
     for (std::size_t i = 0; i < entries.size(); ++i) {
       entries[i] = {pairs.data()[2 * i], pairs.data()[2 * i + 1]};
     }
     std::shared_ptr<Labelmap> labelmap = Get();
     nb::gil_scoped_release release;
-    ThrowIfError(labelmap->SetMappings(Writable(*labelmap, version), entries).WithContext(path_));
+    ThrowIfError(SetLabelMappings(*labelmap, entries, Writable(*labelmap, version))
+                     .status()
+                     .WithContext(path_));
   }
 
   void Merge(std::uint64_t label, const InLabels& supervoxels, std::uint32_t version) {
@@ -210,10 +202,10 @@ class PyLabelmap {
   std::optional<std::pair<Zyx, Zyx>> StoredExtent(std::uint32_t version, int scale) const {
     std::shared_ptr<Labelmap> labelmap = Get();
     nb::gil_scoped_release release;
-    Result<std::optional<dvid::VoxelBox>> found =
+    Result<std::optional<VoxelBox>> found =
         labelmap->StoredExtent(Readable(*labelmap, version), scale);
     if (!found.ok()) throw StatusError(found.status().WithContext(path_));
-    const std::optional<dvid::VoxelBox>& extent = *found;
+    const std::optional<VoxelBox>& extent = *found;
     if (!extent) return std::nullopt;
     return std::make_pair(extent->offset, extent->shape);
   }
@@ -240,15 +232,15 @@ class PyLabelmap {
   // Entry counts and stored bytes per scale, visible blocks per version (dvid info).
   nb::dict Stats() const {
     std::shared_ptr<Labelmap> labelmap = Get();
-    dvid::LabelmapStats stats;
+    LabelmapStats stats;
     {
       nb::gil_scoped_release release;
-      Result<dvid::LabelmapStats> found = labelmap->Stats();
+      Result<LabelmapStats> found = labelmap->Stats();
       if (!found.ok()) throw StatusError(found.status().WithContext(path_));
       stats = *std::move(found);
     }
     nb::list scales;
-    for (const dvid::ScaleStats& scale : stats.scales) {
+    for (const LabelmapScaleStats& scale : stats.scales) {
       nb::dict entry;
       entry["block_entries"] = scale.data_entries;
       entry["tombstones"] = scale.tombstones;
@@ -267,7 +259,7 @@ class PyLabelmap {
   // The DVID block bytes (or, with `stored`, the stored value: envelope byte +
   // gzip) of block `zyx` visible at the version, or None.
   nb::object GetBlockBytes(const Zyx& zyx, int scale, std::uint32_t version, bool stored) const {
-    const dvid::BlockCoord coord = BlockAt(zyx);
+    const LabelBlockCoord coord = BlockAt(zyx);
     std::shared_ptr<Labelmap> labelmap = Get();
     std::optional<Bytes> bytes;
     {
@@ -284,7 +276,7 @@ class PyLabelmap {
 
   // Stores an encoded DVID block (raw or gzip) as block `zyx`, checked to decode.
   void PutBlockBytes(const Zyx& zyx, const nb::bytes& data, int scale, std::uint32_t version) {
-    const dvid::BlockCoord coord = BlockAt(zyx);
+    const LabelBlockCoord coord = BlockAt(zyx);
     Bytes bytes(
         static_cast<const std::uint8_t*>(static_cast<const void*>(data.c_str())),
         static_cast<const std::uint8_t*>(static_cast<const void*>(data.c_str())) + data.size());
@@ -296,7 +288,7 @@ class PyLabelmap {
   }
 
  private:
-  dvid::BlockCoord BlockAt(const Zyx& zyx) const {
+  LabelBlockCoord BlockAt(const Zyx& zyx) const {
     for (const std::int64_t v : zyx) {
       if (v < INT32_MIN || v > INT32_MAX) {
         throw StatusError(
@@ -310,14 +302,14 @@ class PyLabelmap {
   // `version`, or the newest open one for 0; NotFound naming the database if none is open.
   std::uint32_t Writable(const Labelmap& labelmap, std::uint32_t version) const {
     if (version != 0) return version;
-    const std::uint32_t open = labelmap.versions().newest_open();
+    const std::uint32_t open = labelmap.newest_open_version();
     if (open == 0) {
       throw StatusError(Status::NotFound(path_ + ": every version is committed (branch one)"));
     }
     return open;
   }
   static std::uint32_t Readable(const Labelmap& labelmap, std::uint32_t version) {
-    return version != 0 ? version : labelmap.versions().newest();
+    return version != 0 ? version : labelmap.newest_version();
   }
 
   std::string path_;
@@ -330,7 +322,7 @@ struct PyExportSpec {
 };
 
 PyExportSpec ParseSpec(const std::string& text, const std::string& name) {
-  return {ValueOrThrow(pipelines::ParseExportSpec(text, name))};
+  return {ValueOrThrow(ExportSpec::Parse(text, name))};
 }
 
 PyExportSpec ReadSpec(const std::string& url) {
@@ -354,7 +346,7 @@ nb::dict SummaryDict(const ExportSummary& summary) {
   result["version"] = summary.version;
   result["seconds"] = summary.seconds;
   nb::list scales;
-  for (const pipelines::ExportScaleSummary& scale : summary.scales) {
+  for (const ExportScaleSummary& scale : summary.scales) {
     nb::dict entry;
     entry["blocks_read"] = scale.blocks_read;
     entry["blocks_written"] = scale.blocks_written;
@@ -388,10 +380,9 @@ nb::dict Export(const PyLabelmap& source, const PyExportSpec& spec, const std::s
     throw StatusError(
         Status::InvalidArgument("index must be \"rec\" or \"offsets\", not \"" + index + "\""));
   }
-  options.format =
-      format == "file" ? formats::arrow::IpcFormat::kFile : formats::arrow::IpcFormat::kStream;
+  options.format = format == "file" ? ArrowIpcFormat::kFile : ArrowIpcFormat::kStream;
   options.index_form =
-      index == "rec" ? dvid::ChunkIndexForm::kRecord : dvid::ChunkIndexForm::kOffsets;
+      index == "rec" ? ExportChunkIndexForm::kRecord : ExportChunkIndexForm::kOffsets;
   options.overwrite = overwrite;
   std::shared_ptr<Labelmap> labelmap = source.Get();
   ExportSummary summary;
@@ -420,7 +411,7 @@ class PyShardReader {
   bool is_file_format() const { return reader_->is_file_format(); }
   std::size_t num_record_batches() const { return reader_->num_record_batches(); }
   std::string index_form() const {
-    return reader_->index().form == ExportChunkIndexForm::kRecord ? "rec" : "offsets";
+    return reader_->index_form() == ExportChunkIndexForm::kRecord ? "rec" : "offsets";
   }
   std::vector<std::array<std::int32_t, 3>> ListChunks() const { return reader_->ListChunks(); }
 
@@ -445,7 +436,7 @@ class PyShardReader {
   nb::object GetBlock(std::int32_t x, std::int32_t y, std::int32_t z, bool supervoxels) const {
     const std::string name = url_ + ": chunk x,y,z " + std::to_string(x) + "," + std::to_string(y) +
                              "," + std::to_string(z);
-    std::vector<std::uint64_t> voxels(dvid::kBlockVoxels);
+    std::vector<std::uint64_t> voxels(kBlockEdge * kBlockEdge * kBlockEdge);
     {
       nb::gil_scoped_release release;
       const std::optional<ExportBlock> record = FetchRecord(x, y, z);
@@ -483,13 +474,13 @@ class PyExportedVolume {
   // The scale's voxels (z, y, x).
   Zyx Shape(int scale) const {
     CheckScale(scale);
-    const core::GridCoord3& size = reader_->scale(scale).size;
+    const core::GridCoord3& size = reader_->scale_size(scale);
     return {size[2], size[1], size[0]};
   }
 
   std::string ScaleKey(int scale) const {
     CheckScale(scale);
-    return reader_->scale(scale).key;
+    return reader_->scale_key(scale);
   }
 
   nb::object Read(int scale, const Zyx& offset, const Zyx& shape, bool supervoxels,
@@ -592,8 +583,8 @@ void BindDvid(nb::module_& module) {
   nb::class_<PyExportSpec>(module, "ExportSpec")
       .def_static("parse", &ParseSpec, nb::arg("text"), nb::arg("name"))
       .def_static("read", &ReadSpec, nb::arg("url"))
-      .def_prop_ro("info_json", [](const PyExportSpec& spec) { return spec.spec.info_json; })
-      .def_prop_ro("num_scales", [](const PyExportSpec& spec) { return spec.spec.scales.size(); });
+      .def_prop_ro("info_json", [](const PyExportSpec& spec) { return spec.spec.info_json(); })
+      .def_prop_ro("num_scales", [](const PyExportSpec& spec) { return spec.spec.num_scales(); });
   module.def("default_export_spec", &DefaultSpec, nb::arg("labelmap"), nb::arg("version"),
              nb::arg("resolution"));
 

@@ -40,14 +40,7 @@ ExportShardsOptions Options(std::size_t workers, std::uint32_t version, int num_
 // One task per output shard of scale 0 (there are at most this many).
 std::uint64_t ExportShardCount(const std::string& spec_url) {
   nb::gil_scoped_release release;
-  const ExportSpec spec = ValueOrThrow(ReadExportSpec(ModuleContext(), spec_url));
-  if (spec.scales.empty()) return 1;
-  const auto& scale = spec.scales.front();
-  const std::uint64_t chunks = static_cast<std::uint64_t>(scale.bits.grid[0]) *
-                               static_cast<std::uint64_t>(scale.bits.grid[1]) *
-                               static_cast<std::uint64_t>(scale.bits.grid[2]);
-  const int bits = std::min(scale.sharding.shard_bits, 62);
-  return std::max<std::uint64_t>(1, std::min(chunks, std::uint64_t{1} << bits));
+  return ValueOrThrow(ReadExportSpec(ModuleContext(), spec_url)).MaxShardsOfFirstScale();
 }
 
 void Prepare(const std::string& dest_url, bool overwrite, bool resume) {

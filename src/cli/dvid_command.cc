@@ -98,8 +98,7 @@ Status InfoJson(const DvidOptions& options, const Labelmap& labelmap, const Labe
   root["num_scales"] = labelmap.num_scales();
   root["mapping_entries"] = stats.mapping_entries;
   nlohmann::ordered_json versions = nlohmann::ordered_json::array();
-  const LabelmapVersions dag = labelmap.versions();  // A snapshot; nodes() points into it.
-  for (const LabelmapVersion& node : dag.nodes()) {
+  for (const LabelmapVersion& node : labelmap.versions()) {
     nlohmann::ordered_json version;
     version["id"] = node.id;
     version["parent"] =
@@ -135,8 +134,7 @@ Status Info(const DvidOptions& options) {
   std::printf("%s: DVID labelmap, 64x64x64 blocks, %d scale(s), %llu mapping entries\n",
               options.db.c_str(), labelmap->num_scales(),
               static_cast<unsigned long long>(stats.mapping_entries));
-  const LabelmapVersions versions = labelmap->versions();
-  for (const LabelmapVersion& node : versions.nodes()) {
+  for (const LabelmapVersion& node : labelmap->versions()) {
     std::printf("version %u%s %s%s%s\n", node.id,
                 node.parent == 0 ? "" : (" (parent " + std::to_string(node.parent) + ")").c_str(),
                 node.committed ? "committed" : "open", node.note.empty() ? "" : ": ",
@@ -168,7 +166,7 @@ Status Branch(const CommandContext& context, const DvidOptions& options) {
 Status Commit(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, false));
   const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap->versions().newest_open();
+      options.version != 0 ? options.version : labelmap->newest_open_version();
   CHUNKWISE_RETURN_IF_ERROR(labelmap->Commit(version, options.note));
   Say(context, "version " + std::to_string(version) + " committed");
   return Status::Ok();
@@ -203,8 +201,7 @@ Result<VoxelBox> ReadBox(const Labelmap& labelmap, std::uint32_t version,
 Status Read(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
-  const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap->versions().newest();
+  const std::uint32_t version = options.version != 0 ? options.version : labelmap->newest_version();
   CHUNKWISE_ASSIGN_OR_RETURN(const VoxelBox box, ReadBox(*labelmap, version, options));
   const std::array<std::int64_t, 3>& shape = box.shape;
   CHUNKWISE_ASSIGN_OR_RETURN(
@@ -245,8 +242,7 @@ Status GetBlock(const CommandContext& context, const DvidOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   CHUNKWISE_ASSIGN_OR_RETURN(const LabelBlockCoord coord, ParseBlock(options.block));
   CHUNKWISE_ASSIGN_OR_RETURN(auto labelmap, chunkwise::OpenLabelmap(options.db, false, true));
-  const std::uint32_t version =
-      options.version != 0 ? options.version : labelmap->versions().newest();
+  const std::uint32_t version = options.version != 0 ? options.version : labelmap->newest_version();
   std::optional<Bytes> bytes;
   if (options.stored) {
     CHUNKWISE_ASSIGN_OR_RETURN(bytes, labelmap->GetStoredValue(version, options.scale, coord));

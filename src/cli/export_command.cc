@@ -66,7 +66,7 @@ Status SpecCommand(const ExportOptions& options) {
                              chunkwise::OpenLabelmap(options.db, false, /*read_only=*/true));
   CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec, DefaultSpecFor(*labelmap, options));
   // Indented: it is printed to be edited.
-  std::fputs((nlohmann::json::parse(spec.info_json).dump(2) + "\n").c_str(), stdout);
+  std::fputs((nlohmann::json::parse(spec.info_json()).dump(2) + "\n").c_str(), stdout);
   return Status::Ok();
 }
 
@@ -144,8 +144,8 @@ Status WriteLabels(const std::string& path, std::vector<std::int64_t> shape,
 Status PrintShard(const ExportShardReader& shard, const std::string& file, bool list) {
   std::printf("%s: Arrow IPC %s format, %zu record batches, %zu chunks, index %s\n", file.c_str(),
               shard.is_file_format() ? "file" : "stream", shard.num_record_batches(),
-              shard.index().rows.size(),
-              shard.index().form == ExportChunkIndexForm::kRecord ? "x,y,z,rec"
+              shard.num_indexed_chunks(),
+              shard.index_form() == ExportChunkIndexForm::kRecord ? "x,y,z,rec"
                                                                   : "x,y,z,offset,size,batch_idx");
   if (!list) return Status::Ok();
   std::printf("x,y,z,supervoxels,compressed_bytes,uncompressed_size\n");
@@ -203,7 +203,7 @@ Status ReadShardsCommand(const CommandContext& context, const ExportOptions& opt
                                    options.dest + " has scales 0.." +
                                    std::to_string(reader->num_scales() - 1));
   }
-  const auto& size = reader->scale(options.scale).size;
+  const auto& size = reader->scale_size(options.scale);
   const std::vector<core::Index> shape{size[2], size[1], size[0]};
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, core::ParseRegion(options.region, shape));
   const VoxelBox box{{region.start()[0], region.start()[1], region.start()[2]},

@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "core/region_text.h"
+#include "facade/labelmap_access.h"
+#include "formats/dvid/ingest.h"
 #include "formats/dvid/value_envelope.h"
 
 namespace chunkwise {
@@ -14,10 +16,16 @@ namespace dvid = formats::dvid;
 namespace {
 
 std::uint32_t NewestOpenUnless(const Labelmap& labelmap, std::uint32_t version) {
-  return version != 0 ? version : labelmap.versions().newest_open();
+  return version != 0 ? version : labelmap.newest_open_version();
 }
 
 }  // namespace
+
+Result<std::vector<std::uint64_t>> LabelVolumeFromNpy(const core::NpyArray& array,
+                                                      std::array<std::int64_t, 3>& shape,
+                                                      std::string_view name) {
+  return dvid::LabelVolumeFromNpy(array, shape, name);
+}
 
 Result<LabelmapIngestSummary> IngestLabels(const Context& context, Labelmap& labelmap,
                                            std::span<const std::uint64_t> volume,
@@ -33,13 +41,20 @@ Result<LabelmapIngestSummary> IngestLabels(const Context& context, Labelmap& lab
   ingest.progress = call.progress_mode.value_or(context.progress_mode());
   ingest.observer = call.observer != nullptr ? call.observer : context.observer();
   ingest.cancellation = &context.cancellation(call);
-  return dvid::IngestVolume(labelmap, volume, shape, ingest);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      dvid::IngestSummary summary,
+      dvid::IngestVolume(LabelmapAccess::Held(labelmap), volume, shape, ingest));
+  return LabelmapIngestSummary{summary.version, std::move(summary.blocks_written),
+                               std::move(summary.blocks_deleted), summary.blocks_skipped};
 }
 
 Result<std::uint32_t> SetLabelMappings(Labelmap& labelmap, std::span<const LabelPair> pairs,
                                        std::uint32_t version) {
   version = NewestOpenUnless(labelmap, version);
-  CHUNKWISE_RETURN_IF_ERROR(labelmap.SetMappings(version, pairs));
+  std::vector<dvid::LabelPair> entries;
+  entries.reserve(pairs.size());
+  for (const LabelPair& pair : pairs) entries.push_back({pair.supervoxel, pair.label});
+  CHUNKWISE_RETURN_IF_ERROR(LabelmapAccess::Held(labelmap).SetMappings(version, entries));
   return version;
 }
 
@@ -47,8 +62,9 @@ Result<std::uint32_t> PutLabelBlock(Labelmap& labelmap, int scale, const LabelBl
                                     Bytes bytes, std::string_view name, std::uint32_t version) {
   CHUNKWISE_ASSIGN_OR_RETURN(bytes, dvid::GunzipIfGzip(std::move(bytes), name));
   version = NewestOpenUnless(labelmap, version);
-  CHUNKWISE_RETURN_IF_ERROR(
-      labelmap.PutEncodedBlock(version, scale, coord, bytes).WithContext(name));
+  CHUNKWISE_RETURN_IF_ERROR(LabelmapAccess::Held(labelmap)
+                                .PutEncodedBlock(version, scale, ToFormat(coord), bytes)
+                                .WithContext(name));
   return version;
 }
 
@@ -63,8 +79,9 @@ Result<VoxelBox> LabelmapRegionBox(const Labelmap& labelmap, std::string_view re
         core::Region::FromOriginAndShape(core::Coord(extent->offset.begin(), extent->offset.end()),
                                          core::Coord(extent->shape.begin(), extent->shape.end()));
   } else if (region.empty()) {
-    return Status::NotFound(labelmap.db().path().string() + ": no blocks stored at scale " +
-                            std::to_string(scale) + " version " + std::to_string(version));
+    return Status::NotFound(LabelmapAccess::Held(labelmap).db().path().string() +
+                            ": no blocks stored at scale " + std::to_string(scale) + " version " +
+                            std::to_string(version));
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region parsed, core::ParseBox(region, defaults));
   VoxelBox box;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "chunkwise/facade/dvid_export.h"
+#include "facade/dvid_export_access.h"
 
 namespace chunkwise {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 // destination's store: the pipeline's arguments.
 struct Conversion {
   std::shared_ptr<const store::Store> source;
-  std::optional<ExportSpec> spec;
+  std::optional<pipelines::ExportSpec> spec;
   std::shared_ptr<store::Store> dest;
 };
 
@@ -24,7 +25,8 @@ Result<Conversion> Open(const Context& context, const PrecomputedConversionUrls&
   CHUNKWISE_ASSIGN_OR_RETURN(conversion.source,
                              OpenStore(context, urls.export_url, context.store_options(false)));
   if (!urls.spec_url.empty()) {
-    CHUNKWISE_ASSIGN_OR_RETURN(conversion.spec, ReadExportSpec(context, urls.spec_url));
+    CHUNKWISE_ASSIGN_OR_RETURN(const ExportSpec spec, ReadExportSpec(context, urls.spec_url));
+    conversion.spec = DvidExportAccess::Held(spec);
   }
   if (urls.dest_url.empty()) return conversion;  // Counting needs no destination.
   CHUNKWISE_ASSIGN_OR_RETURN(conversion.dest,

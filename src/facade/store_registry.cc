@@ -8,13 +8,13 @@
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
-#include "chunkwise/store/rocksdb_store.h"
 #include "core/json.h"
 #include "facade/reference_targets.h"
 #include "facade/subtree_store.h"
 #include "formats/refs/reference_file.h"
 #include "store/memory_store.h"
 #include "store/remote_store_url.h"
+#include "store/rocksdb_store.h"
 
 namespace chunkwise {
 

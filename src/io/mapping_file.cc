@@ -8,8 +8,6 @@
 
 namespace chunkwise::io {
 
-using formats::dvid::LabelPair;
-
 namespace {
 
 std::string_view Trim(std::string_view text) {

@@ -1,4 +1,4 @@
-#include "chunkwise/store/rocksdb_store.h"
+#include "store/rocksdb_store.h"
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "chunkwise/formats/arrow/record_batch.h"
 #include "formats/arrow/ipc_writer.h"
+#include "formats/arrow/record_batch.h"
 
 namespace chunkwise::formats::arrow::fuzz {
 

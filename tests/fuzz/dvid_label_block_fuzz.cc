@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block.h"
 
 namespace {
 

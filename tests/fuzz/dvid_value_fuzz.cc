@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/dvid/block_key.h"
 #include "chunkwise/io/mapping_file.h"
+#include "formats/dvid/block_key.h"
 #include "formats/dvid/value_envelope.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

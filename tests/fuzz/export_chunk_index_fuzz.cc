@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "chunkwise/formats/dvid/export_chunk_index.h"
+#include "formats/dvid/export_chunk_index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chunkwise::formats::dvid;

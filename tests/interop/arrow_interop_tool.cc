@@ -15,10 +15,10 @@
 #include <string>
 
 #include "arrow_test_data.h"
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/io/file.h"
 #include "formats/arrow/ipc_reader.h"
 #include "formats/arrow/ipc_writer.h"
+#include "formats/dvid/arrow_shard_reader.h"
 #include "formats/dvid/arrow_shard_writer.h"
 
 namespace chunkwise::formats {

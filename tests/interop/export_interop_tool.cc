@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/dvid/block_key.h"
-#include "chunkwise/formats/dvid/labelmap.h"
-#include "chunkwise/store/rocksdb_store.h"
+#include "formats/dvid/block_key.h"
+#include "formats/dvid/labelmap.h"
+#include "store/rocksdb_store.h"
 
 namespace chunkwise {
 namespace {

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/file.h"
-#include "chunkwise/pipelines/export_shards.h"
-#include "chunkwise/store/rocksdb_store.h"
 #include "core/file_io.h"
+#include "formats/dvid/ingest.h"
+#include "pipelines/export_shards.h"
 #include "store/remote_store_url.h"
+#include "store/rocksdb_store.h"
 
 namespace chunkwise {
 namespace {

@@ -1,4 +1,4 @@
-// DVID labelmaps (formats/dvid): ingest a label volume, load supervoxel
+// DVID labelmaps (facade/labelmap.h): ingest a label volume, load supervoxel
 // mappings, store a block, and the box a region names over what is stored.
 // Opening a labelmap and reading a region: dvid_export.h.
 #ifndef CHUNKWISE_FACADE_DVID_LABELMAPS_H_
@@ -8,27 +8,30 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
+#include "chunkwise/core/npy.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/dvid_export.h"
-#include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "chunkwise/facade/labelmap.h"
 
 namespace chunkwise {
 
-using LabelmapIngestSummary = formats::dvid::IngestSummary;
-using LabelPair = formats::dvid::LabelPair;
-using LabelBlockCoord = formats::dvid::BlockCoord;
-using LabelmapStats = formats::dvid::LabelmapStats;
-using LabelmapScaleStats = formats::dvid::ScaleStats;
-using LabelmapVersions = formats::dvid::VersionDag;
-using LabelmapVersion = formats::dvid::VersionNode;
-// A labelmap's blocks are kBlockEdge voxels on a side.
-using formats::dvid::kBlockEdge;
 // Any 3-d unsigned (or non-negative signed) .npy array as uint64 labels in C
-// order, its (z, y, x) shape into `shape`; InvalidArgument naming `name`.
-using formats::dvid::LabelVolumeFromNpy;
+// order, its (z, y, x) shape into `shape`; InvalidArgument naming `name` for
+// another rank or dtype, or a negative label.
+Result<std::vector<std::uint64_t>> LabelVolumeFromNpy(const core::NpyArray& array,
+                                                      std::array<std::int64_t, 3>& shape,
+                                                      std::string_view name);
+
+// What IngestLabels stored.
+struct LabelmapIngestSummary {
+  std::uint32_t version = 0;
+  std::vector<std::uint64_t> blocks_written;  // Per scale.
+  std::vector<std::uint64_t> blocks_deleted;  // Per scale: tombstones written.
+  std::uint64_t blocks_skipped = 0;           // Scale 0 blocks left absent (all zero).
+};
 
 struct IngestLabelsOptions {
   std::uint32_t version = 0;                    // 0: the newest open version.

@@ -8,30 +8,36 @@
 #ifndef CHUNKWISE_IO_MAPPING_FILE_H_
 #define CHUNKWISE_IO_MAPPING_FILE_H_
 
+#include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/dvid/labelmap.h"
 
 namespace chunkwise::io {
 
 enum class MappingFileFormat { kAuto, kBinary, kCsv };
 
+// One supervoxel → label pair of a file; label 0 marks a split supervoxel.
+struct LabelPair {
+  std::uint64_t supervoxel = 0;
+  std::uint64_t label = 0;
+  bool operator==(const LabelPair&) const = default;
+};
+
 // Corruption naming `name` if the size is not a multiple of 16.
-Result<std::vector<formats::dvid::LabelPair>> ParseMappingPairs(ByteView bytes,
-                                                                std::string_view name);
+Result<std::vector<LabelPair>> ParseMappingPairs(ByteView bytes, std::string_view name);
 // Corruption naming `name` and the line for anything but two unsigned
 // 64-bit decimal integers on a data line.
-Result<std::vector<formats::dvid::LabelPair>> ParseMappingCsv(std::string_view text,
-                                                              std::string_view name);
+Result<std::vector<LabelPair>> ParseMappingCsv(std::string_view text, std::string_view name);
 // Reads `path`; kAuto picks CSV for a ".csv" or ".txt" extension, else binary.
-Result<std::vector<formats::dvid::LabelPair>> ReadMappingFile(const std::filesystem::path& path,
-                                                              MappingFileFormat format);
+Result<std::vector<LabelPair>> ReadMappingFile(const std::filesystem::path& path,
+                                               MappingFileFormat format);
 // The binary pairs form of `pairs`.
-Bytes SerializeMappingPairs(std::span<const formats::dvid::LabelPair> pairs);
+Bytes SerializeMappingPairs(std::span<const LabelPair> pairs);
 
 }  // namespace chunkwise::io
 

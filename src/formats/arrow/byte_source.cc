@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/byte_source.h"
+#include "formats/arrow/byte_source.h"
 
 #include <utility>
 

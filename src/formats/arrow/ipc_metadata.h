@@ -16,8 +16,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/arrow/ipc_format.h"
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/ipc_format.h"
+#include "formats/arrow/schema.h"
 
 namespace chunkwise::formats::arrow::internal {
 

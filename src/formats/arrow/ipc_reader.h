@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/arrow/byte_source.h"
-#include "chunkwise/formats/arrow/ipc_format.h"
-#include "chunkwise/formats/arrow/record_batch.h"
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/byte_source.h"
+#include "formats/arrow/ipc_format.h"
+#include "formats/arrow/record_batch.h"
+#include "formats/arrow/schema.h"
 
 namespace chunkwise::formats::arrow {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/arrow/ipc_format.h"
+#include "formats/arrow/ipc_format.h"
 
 namespace chunkwise::formats::arrow::internal {
 

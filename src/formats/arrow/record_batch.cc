@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/record_batch.h"
+#include "formats/arrow/record_batch.h"
 
 #include <string>
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string_view>
 
-#include "chunkwise/formats/arrow/record_batch.h"
 #include "formats/arrow/ipc_metadata.h"
+#include "formats/arrow/record_batch.h"
 
 namespace chunkwise::formats::arrow::internal {
 

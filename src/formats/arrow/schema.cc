@@ -1,4 +1,4 @@
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/schema.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "formats/dvid/arrow_shard_reader.h"
 
 #include <algorithm>
 #include <utility>

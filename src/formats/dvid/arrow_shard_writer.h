@@ -17,10 +17,10 @@
 #include <set>
 #include <string>
 
-#include "chunkwise/formats/dvid/export_chunk_index.h"
-#include "chunkwise/formats/dvid/export_shard_schema.h"
 #include "chunkwise/store/store.h"
 #include "formats/arrow/ipc_writer.h"
+#include "formats/dvid/export_chunk_index.h"
+#include "formats/dvid/export_shard_schema.h"
 
 namespace chunkwise::formats::dvid {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/block_key.h"
+#include "formats/dvid/block_key.h"
 
 namespace chunkwise::formats::dvid {
 namespace {

@@ -10,7 +10,7 @@
 #include <span>
 
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 
 namespace chunkwise::formats::dvid {
 

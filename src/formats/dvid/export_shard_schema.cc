@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/export_shard_schema.h"
+#include "formats/dvid/export_shard_schema.h"
 
 #include <limits>
 #include <string>

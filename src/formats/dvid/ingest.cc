@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/ingest.h"
+#include "formats/dvid/ingest.h"
 
 #include <algorithm>
 #include <atomic>

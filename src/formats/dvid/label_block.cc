@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block.h"
 
 #include <algorithm>
 #include <array>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block.h"
 
 namespace chunkwise::formats::dvid::detail {
 

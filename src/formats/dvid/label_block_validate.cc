@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block.h"
 #include "formats/dvid/label_block_layout.h"
 
 namespace chunkwise::formats::dvid {

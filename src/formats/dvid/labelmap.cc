@@ -1,5 +1,5 @@
 // Labelmap: metadata, versions and single-block reads and writes.
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

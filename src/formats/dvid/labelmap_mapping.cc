@@ -3,7 +3,7 @@
 // One key per (supervoxel, version) under chunkwise's mapping key class
 // (block_key.h), the value the label as u64 little-endian. The entry from
 // the nearest ancestor of the version read wins, as for blocks.
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 #include "formats/dvid/visible_scan.h"
 
 namespace chunkwise::formats::dvid {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 #include "formats/dvid/value_envelope.h"
 #include "formats/dvid/visible_scan.h"
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/version_dag.h"
+#include "formats/dvid/version_dag.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/formats/dvid/block_key.h"
+#include "formats/dvid/block_key.h"
 
 namespace chunkwise::formats::dvid::detail {
 namespace {

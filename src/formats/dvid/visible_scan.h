@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "chunkwise/store/rocksdb_store.h"
+#include "store/rocksdb_store.h"
 
 namespace chunkwise::formats::dvid::detail {
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
+#include "formats/dvid/arrow_shard_reader.h"
 
 namespace chunkwise::formats::refs {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_shards.h"
+#include "pipelines/export_shards.h"
 
 #include <algorithm>
 #include <atomic>
@@ -12,10 +12,10 @@
 #include <unordered_set>
 #include <utility>
 
-#include "chunkwise/formats/dvid/export_chunk_index.h"
-#include "chunkwise/formats/dvid/label_block.h"
 #include "codec/zstd_codec.h"
 #include "core/bounded_queue.h"
+#include "formats/dvid/export_chunk_index.h"
+#include "formats/dvid/label_block.h"
 #include "formats/dvid/value_envelope.h"
 #include "pipelines/export/export_destination.h"
 #include "pipelines/export/shard_writer_stage.h"

@@ -2,9 +2,9 @@
 #include <cstdio>
 
 #include "chunkwise/core/progress.h"
-#include "chunkwise/pipelines/export_shards.h"
 #include "core/json.h"
 #include "pipelines/export/export_destination.h"
+#include "pipelines/export_shards.h"
 
 namespace chunkwise::pipelines {
 namespace {

@@ -1,12 +1,12 @@
-#include "chunkwise/pipelines/exported_volume_reader.h"
+#include "pipelines/exported_volume_reader.h"
 
 #include <algorithm>
 #include <cstring>
 #include <system_error>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/label_block.h"
 #include "codec/zstd_codec.h"
+#include "formats/dvid/label_block.h"
 #include "pipelines/export/export_destination.h"
 
 namespace chunkwise::pipelines {

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/precomputed/volume.h"
-#include "chunkwise/pipelines/exported_volume_reader.h"
 #include "core/json.h"
+#include "formats/dvid/arrow_shard_reader.h"
+#include "pipelines/exported_volume_reader.h"
 #include "pipelines/precomputed/destination.h"
 #include "store/memory_store.h"
 

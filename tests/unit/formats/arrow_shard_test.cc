@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <string>
 
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/store/file_store.h"
 #include "core/file_io.h"
 #include "formats/arrow/ipc_reader.h"
 #include "formats/arrow/ipc_writer.h"
+#include "formats/dvid/arrow_shard_reader.h"
 #include "formats/dvid/arrow_shard_writer.h"
 #include "store/memory_store.h"
 #include "unit/forwarding_store.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/arrow/record_batch.h"
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/record_batch.h"
+#include "formats/arrow/schema.h"
 
 namespace chunkwise::formats::arrow::testing {
 

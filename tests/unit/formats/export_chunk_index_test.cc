@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/export_chunk_index.h"
+#include "formats/dvid/export_chunk_index.h"
 
 #include <gtest/gtest.h>
 

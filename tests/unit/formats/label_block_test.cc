@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/label_block.h"
+#include "formats/dvid/label_block.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

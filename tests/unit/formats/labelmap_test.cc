@@ -1,4 +1,4 @@
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,10 +12,10 @@
 #include <random>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/ingest.h"
 #include "codec/gzip_codec.h"
 #include "core/file_io.h"
 #include "formats/dvid/downsample.h"
+#include "formats/dvid/ingest.h"
 #include "formats/dvid/value_envelope.h"
 #include "unit/scratch_directory.h"
 

@@ -6,8 +6,6 @@
 namespace chunkwise::io {
 namespace {
 
-using formats::dvid::LabelPair;
-
 using ::testing::HasSubstr;
 
 TEST(MappingFile, BinaryPairsAreLittleEndianU64) {

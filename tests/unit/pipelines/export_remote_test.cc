@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
-#include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/store/file_store.h"
-#include "chunkwise/store/rocksdb_store.h"
 #include "core/file_io.h"
+#include "formats/dvid/arrow_shard_reader.h"
+#include "formats/dvid/ingest.h"
 #include "pipelines/export_listing.h"
+#include "pipelines/export_shards.h"
 #include "store/http_store.h"
+#include "store/rocksdb_store.h"
 #include "store/s3_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/store/s3_test_server.h"

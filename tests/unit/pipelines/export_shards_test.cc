@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_shards.h"
+#include "pipelines/export_shards.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
-#include "chunkwise/formats/dvid/block_key.h"
-#include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/dvid/arrow_shard_reader.h"
+#include "formats/dvid/block_key.h"
+#include "formats/dvid/ingest.h"
+#include "pipelines/exported_volume_reader.h"
 #include "unit/scratch_directory.h"
 
 namespace chunkwise::pipelines {

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/formats/precomputed/volume.h"
-#include "chunkwise/pipelines/export_shards.h"
-#include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/dvid/ingest.h"
+#include "pipelines/export_shards.h"
+#include "pipelines/exported_volume_reader.h"
 #include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 

@@ -1,4 +1,4 @@
-#include "chunkwise/store/rocksdb_store.h"
+#include "store/rocksdb_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -43,11 +43,11 @@
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/arrow/ipc_format.h"
-#include "chunkwise/formats/dvid/export_chunk_index.h"
-#include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_spec.h"
 #include "chunkwise/store/store.h"
+#include "formats/arrow/ipc_format.h"
+#include "formats/dvid/export_chunk_index.h"
+#include "formats/dvid/labelmap.h"
 
 namespace chunkwise::pipelines {
 

@@ -16,8 +16,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/arrow/record_batch.h"
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/record_batch.h"
+#include "formats/arrow/schema.h"
 
 namespace chunkwise::formats::dvid {
 

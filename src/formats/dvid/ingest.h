@@ -17,7 +17,7 @@
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/npy.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/dvid/labelmap.h"
+#include "formats/dvid/labelmap.h"
 
 namespace chunkwise::core {
 class ThreadPool;

@@ -20,10 +20,10 @@
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/dvid/arrow_shard_reader.h"
-#include "chunkwise/formats/dvid/labelmap.h"
 #include "chunkwise/pipelines/export_spec.h"
 #include "chunkwise/store/store.h"
+#include "formats/dvid/arrow_shard_reader.h"
+#include "formats/dvid/labelmap.h"
 
 namespace chunkwise::core {
 class ThreadPool;

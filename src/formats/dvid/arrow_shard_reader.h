@@ -29,12 +29,12 @@
 #include <utility>
 #include <vector>
 
-#include "chunkwise/formats/arrow/byte_source.h"
-#include "chunkwise/formats/arrow/ipc_format.h"
-#include "chunkwise/formats/arrow/schema.h"
-#include "chunkwise/formats/dvid/export_chunk_index.h"
-#include "chunkwise/formats/dvid/export_shard_schema.h"
 #include "chunkwise/store/store.h"
+#include "formats/arrow/byte_source.h"
+#include "formats/arrow/ipc_format.h"
+#include "formats/arrow/schema.h"
+#include "formats/dvid/export_chunk_index.h"
+#include "formats/dvid/export_shard_schema.h"
 
 namespace chunkwise::formats::dvid {
 

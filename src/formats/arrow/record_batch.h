@@ -23,7 +23,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/arrow/schema.h"
+#include "formats/arrow/schema.h"
 
 namespace chunkwise::formats::arrow {
 

@@ -34,10 +34,10 @@
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/dvid/block_key.h"
-#include "chunkwise/formats/dvid/label_block.h"
-#include "chunkwise/formats/dvid/version_dag.h"
-#include "chunkwise/store/rocksdb_store.h"
+#include "formats/dvid/block_key.h"
+#include "formats/dvid/label_block.h"
+#include "formats/dvid/version_dag.h"
+#include "store/rocksdb_store.h"
 
 namespace chunkwise::core {
 class ThreadPool;
