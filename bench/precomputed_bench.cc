@@ -35,12 +35,12 @@
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
 #include "chunkwise/formats/dvid/ingest.h"
 #include "chunkwise/pipelines/export_shards.h"
-#include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
 #include "codec/compressed_segmentation.h"
 #include "codec/gzip_codec.h"
 #include "core/synthetic_volume.h"
+#include "pipelines/export_to_precomputed.h"
 
 namespace chunkwise {
 namespace {

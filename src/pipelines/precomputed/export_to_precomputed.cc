@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_to_precomputed.h"
+#include "pipelines/export_to_precomputed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,9 +9,9 @@
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/dvid/arrow_shard_reader.h"
-#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "core/json.h"
+#include "formats/precomputed/volume.h"
 #include "pipelines/precomputed/destination.h"
 #include "store/memory_store.h"
 

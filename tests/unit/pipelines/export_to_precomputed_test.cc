@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_to_precomputed.h"
+#include "pipelines/export_to_precomputed.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/formats/dvid/ingest.h"
-#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/pipelines/export_shards.h"
 #include "chunkwise/pipelines/exported_volume_reader.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/precomputed/volume.h"
 #include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 
