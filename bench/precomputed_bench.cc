@@ -32,7 +32,6 @@
 
 #include "bench_common.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/export_to_precomputed.h"
 #include "chunkwise/store/file_store.h"
 #include "codec/compressed_segmentation.h"
 #include "codec/gzip_codec.h"
@@ -40,6 +39,7 @@
 #include "formats/dvid/arrow_shard_reader.h"
 #include "formats/dvid/ingest.h"
 #include "pipelines/export_shards.h"
+#include "pipelines/export_to_precomputed.h"
 #include "pipelines/exported_volume_reader.h"
 
 namespace chunkwise {

@@ -52,8 +52,8 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/npy_file.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/file_store.h"
+#include "pipelines/stream/stream_writer.h"
 #include "store/memory_store.h"
 #include "stream_bench_common.h"
 

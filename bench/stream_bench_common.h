@@ -10,7 +10,7 @@
 #include <string>
 
 #include "bench_common.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "pipelines/stream/stream_writer.h"
 
 namespace chunkwise::bench {
 

@@ -43,9 +43,8 @@ ExportToPrecomputedOptions Options(const Request& request) {
         ("data_encoding must be \"gzip\" or \"raw\", not \"" + request.data_encoding + "\"")
             .c_str());
   }
-  options.data_encoding = request.data_encoding == "raw"
-                              ? formats::precomputed::ShardEncoding::kRaw
-                              : formats::precomputed::ShardEncoding::kGzip;
+  options.data_encoding = request.data_encoding == "raw" ? PrecomputedShardEncoding::kRaw
+                                                         : PrecomputedShardEncoding::kGzip;
   options.gzip_level = request.gzip_level;
   options.overwrite = request.overwrite;
   options.resume = request.resume;

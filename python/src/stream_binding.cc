@@ -24,8 +24,6 @@ namespace nb = nanobind;
 namespace chunkwise::python {
 namespace {
 
-namespace stream = pipelines::stream;
-
 using InBytes = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 
 // The module is built without the CUDA backend (the CLI has it).
@@ -52,7 +50,7 @@ struct StreamRequest {
   std::vector<double> voxel_size;
   std::string unit;
 
-  Result<stream::StreamConfig> ToConfig() const {
+  Result<StreamConfig> ToConfig() const {
     const std::size_t rank = shape.size();
     const std::vector<core::Index> tiles = tiles_per_shard.value_or(core::Shape(rank, 1));
     if (chunks.size() != rank || tiles.size() != rank ||
@@ -60,7 +58,7 @@ struct StreamRequest {
       return Status::InvalidArgument(
           "shape, chunks, tiles_per_shard and dimension_names must have one entry per dimension");
     }
-    stream::StreamConfig config;
+    StreamConfig config;
     for (std::size_t d = 0; d < rank; ++d) {
       config.dimensions.push_back(
           {shape[d], chunks[d], tiles[d], dimension_names.empty() ? "" : dimension_names[d]});
@@ -81,16 +79,12 @@ struct StreamRequest {
     CHUNKWISE_ASSIGN_OR_RETURN(
         config.multiscale,
         MakeStreamMultiscale({levels, downsample, downsample_factors, voxel_size, unit}));
-    CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendRequest request,
-                               stream::ParseBackendRequest(backend));
-    CHUNKWISE_ASSIGN_OR_RETURN(stream::BackendChoice choice,
-                               stream::ChooseStreamBackend(request, config, kNoGpu));
-    config.backend = choice.kind;
-    return config;
+    CHUNKWISE_ASSIGN_OR_RETURN(const StreamBackendRequest request, ParseStreamBackend(backend));
+    return ChooseBackendWithoutGpu(std::move(config), request, kNoGpu, nullptr);
   }
 };
 
-nb::dict MemoryDict(const stream::MemoryEstimate& memory) {
+nb::dict MemoryDict(const StreamMemoryEstimate& memory) {
   nb::dict result;
   result["staging"] = memory.staging;
   result["compressed"] = memory.compressed;
@@ -109,10 +103,10 @@ class PyStreamWriter {
   PyStreamWriter(const std::string& url, const StreamRequest& request, bool overwrite,
                  nb::object progress, std::shared_ptr<CancelToken> cancel)
       : url_(url), operation_(std::make_unique<Operation>(std::move(progress), std::move(cancel))) {
-    stream::StreamConfig config = ValueOrThrow(request.ToConfig());
+    StreamConfig config = ValueOrThrow(request.ToConfig());
     FrameStreamOptions options;
     options.overwrite = overwrite;
-    options.backend = ValueOrThrow(stream::ParseBackendRequest(request.backend));
+    options.backend = ValueOrThrow(ParseStreamBackend(request.backend));
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store = ValueOrThrow(OpenStoreForUrl(url, true));
     writer_ =
@@ -152,12 +146,12 @@ class PyStreamWriter {
   }
 
   bool closed() const { return writer_ == nullptr; }
-  std::size_t frame_bytes() const { return Open().plan().frame_bytes; }
-  std::string describe() const { return stream::DescribePlan(Open().plan()); }
-  nb::dict memory() const { return MemoryDict(Open().plan().memory); }
+  std::size_t frame_bytes() const { return Open().frame_bytes(); }
+  std::string describe() const { return Open().DescribePlan(); }
+  nb::dict memory() const { return MemoryDict(Open().memory()); }
 
   nb::dict Stats() const {
-    const stream::StreamStats stats = writer_ ? writer_->stats() : stats_;
+    const StreamStats stats = writer_ ? writer_->stats() : stats_;
     nb::dict result;
     result["bytes_in"] = stats.bytes_in;
     result["frames"] = stats.frames;
@@ -179,7 +173,7 @@ class PyStreamWriter {
   std::string url_;
   std::unique_ptr<Operation> operation_;  // Its CallOptions outlive writer_.
   std::unique_ptr<FrameStreamWriter> writer_;
-  stream::StreamStats stats_;  // Kept at close.
+  StreamStats stats_;  // Kept at close.
 };
 
 }  // namespace
@@ -208,8 +202,8 @@ void BindStream(nb::module_& module) {
   module.def(
       "stream_memory_estimate",
       [](const StreamRequest& request) {
-        const stream::StreamConfig config = ValueOrThrow(request.ToConfig());
-        return MemoryDict(ValueOrThrow(stream::EstimateMemory(config)));
+        const StreamConfig config = ValueOrThrow(request.ToConfig());
+        return MemoryDict(ValueOrThrow(EstimateFrameStreamMemory(config)));
       },
       nb::arg("request"));
 

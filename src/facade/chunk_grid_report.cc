@@ -6,7 +6,7 @@
 #include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/morton.h"
 #include "chunkwise/core/region.h"
-#include "chunkwise/core/shard_layout.h"
+#include "core/shard_layout.h"
 
 namespace chunkwise {
 namespace {

@@ -1,5 +1,7 @@
 #include "chunkwise/facade/cuda_support.h"
 
+#include "facade/cuda_stream_backend.h"
+
 #if CHUNKWISE_HAVE_CUDA
 #include "chunkwise/cuda/device.h"
 #include "pipelines/stream/cuda_backend.h"

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "chunkwise/facade/dvid_export.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 #include "formats/dvid/arrow_shard_reader.h"
 #include "pipelines/exported_volume_reader.h"
 

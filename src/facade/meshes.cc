@@ -12,6 +12,7 @@
 #include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/file_io.h"
+#include "facade/precomputed_types.h"
 #include "formats/precomputed/segment_properties.h"
 #include "pipelines/meshing/label_meshes.h"
 #include "pipelines/meshing/mesh_output.h"
@@ -84,14 +85,15 @@ Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
       return Status::InvalidArgument(name + ": labels have one channel, not " +
                                      std::to_string(volume->info().num_channels));
     }
-    const pc::ScaleInfo& scale = volume->scale(0);
+    const PrecomputedScaleInfo& scale = volume->scale(0);
     opened.source.shape = {scale.size[2], scale.size[1], scale.size[0]};
     opened.resolution = scale.resolution;
     opened.voxel_offset = {scale.voxel_offset[0], scale.voxel_offset[1], scale.voxel_offset[2]};
     const core::DataType type = volume->info().data_type;
     opened.source.read = [volume,
                           type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-      CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, volume->Read(0, region));
+      CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes,
+                                 PrecomputedVolumeAccess::Held(*volume).Read(0, region));
       return Widen(bytes, type);
     };
     opened.keep = volume;
@@ -131,7 +133,7 @@ Result<pc::ScaleInfo> CheckDestination(const Context& context, std::string_view 
                             " to hold the meshes (make one with `zarr to-precomputed`): " +
                             std::string(volume.status().message()));
   }
-  const pc::VolumeInfo& info = (*volume)->info();
+  const pc::VolumeInfo& info = PrecomputedVolumeAccess::Held(**volume).info();
   if (info.type != pc::VolumeType::kSegmentation) {
     return Status::InvalidArgument(std::string(url) + " is a precomputed " +
                                    std::string(pc::VolumeTypeName(info.type)) +

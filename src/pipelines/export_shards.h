@@ -43,7 +43,7 @@
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 #include "chunkwise/store/store.h"
 #include "formats/arrow/ipc_format.h"
 #include "formats/dvid/export_chunk_index.h"

@@ -20,7 +20,7 @@
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 #include "chunkwise/store/store.h"
 #include "formats/dvid/arrow_shard_reader.h"
 #include "formats/dvid/labelmap.h"

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 // entry it returns must hash to the minishard it was filed under (#44).
 #include <cstdlib>
 
-#include "chunkwise/formats/precomputed/sharding.h"
+#include "formats/precomputed/sharding.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace pc = chunkwise::formats::precomputed;

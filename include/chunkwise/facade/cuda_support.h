@@ -11,15 +11,11 @@
 
 #include "chunkwise/core/status.h"
 #include "chunkwise/cuda/device.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
 
 namespace chunkwise {
 
 // Empty when this build has the CUDA backend and a usable GPU; else why not.
 std::string NoGpuReason();
-
-// The stream writer's CUDA backend, or an empty factory without CUDA.
-pipelines::stream::StreamBackendFactory CudaStreamBackendFactory();
 
 // One visible CUDA device (declared with the CUDA archive; plain data).
 using GpuDevice = cuda::DeviceInfo;

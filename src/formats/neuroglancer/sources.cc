@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "chunkwise/formats/precomputed/info.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "core/json.h"
+#include "formats/precomputed/info.h"
 
 namespace chunkwise::formats::neuroglancer {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/precomputed/info.h"
+#include "formats/precomputed/info.h"
 
 #include <algorithm>
 

@@ -18,8 +18,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/precomputed/sharding.h"
 #include "formats/precomputed/legacy_mesh.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 

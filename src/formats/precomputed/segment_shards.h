@@ -17,8 +17,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/precomputed/sharding.h"
 #include "chunkwise/store/store.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "chunkwise/formats/precomputed/sharding.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/precomputed/sharding.h"
+#include "formats/precomputed/sharding.h"
 
 #include <algorithm>
 #include <cstdio>

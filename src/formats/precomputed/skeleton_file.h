@@ -12,7 +12,7 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/precomputed/sharding.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 

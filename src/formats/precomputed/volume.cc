@@ -1,4 +1,4 @@
-#include "chunkwise/formats/precomputed/volume.h"
+#include "formats/precomputed/volume.h"
 
 #include <algorithm>
 #include <cstring>

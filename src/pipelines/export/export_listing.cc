@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 
 namespace chunkwise::pipelines {
 namespace {

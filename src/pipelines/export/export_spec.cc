@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 
 #include <algorithm>
 #include <cstdio>

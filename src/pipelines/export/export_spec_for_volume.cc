@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/core/morton.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 
 namespace chunkwise::pipelines {
 namespace {

@@ -8,7 +8,7 @@
 #ifndef CHUNKWISE_SRC_PIPELINES_PRECOMPUTED_DESTINATION_H_
 #define CHUNKWISE_SRC_PIPELINES_PRECOMPUTED_DESTINATION_H_
 
-#include "chunkwise/formats/precomputed/volume.h"
+#include "formats/precomputed/volume.h"
 
 namespace chunkwise::pipelines::detail {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_to_precomputed.h"
+#include "pipelines/export_to_precomputed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/precomputed/volume.h"
 #include "core/json.h"
 #include "formats/dvid/arrow_shard_reader.h"
+#include "formats/precomputed/volume.h"
 #include "pipelines/exported_volume_reader.h"
 #include "pipelines/precomputed/destination.h"
 #include "store/memory_store.h"

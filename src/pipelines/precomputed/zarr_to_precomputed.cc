@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/zarr_to_precomputed.h"
+#include "pipelines/zarr_to_precomputed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "formats/precomputed/volume.h"
 #include "pipelines/precomputed/destination.h"
 
 namespace chunkwise::pipelines {

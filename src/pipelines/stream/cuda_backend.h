@@ -20,7 +20,7 @@
 
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
+#include "pipelines/stream/stream_backend.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "chunkwise/pipelines/stream/staging_batch.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/staging_batch.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

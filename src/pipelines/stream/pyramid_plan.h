@@ -20,7 +20,7 @@
 
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "chunkwise/core/ravel.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

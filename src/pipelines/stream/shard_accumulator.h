@@ -24,9 +24,9 @@
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/shard_index.h"
-#include "chunkwise/pipelines/stream/shard_sink.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/shard_sink.h"
+#include "pipelines/stream/stream_backend.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/shard_sink.h"
+#include "pipelines/stream/shard_sink.h"
 
 #include <utility>
 

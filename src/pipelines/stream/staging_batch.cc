@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/staging_batch.h"
+#include "pipelines/stream/staging_batch.h"
 
 #include <cstring>
 

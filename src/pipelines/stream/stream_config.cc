@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/stream_config.h"
 
 #include <algorithm>
 #include <sstream>
@@ -8,9 +8,9 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
-#include "chunkwise/pipelines/stream/backend_choice.h"
 #include "codec/codec_shorthand.h"
 #include "cuda/blosc_lz4_scratch.h"
+#include "pipelines/stream/backend_choice.h"
 #include "pipelines/stream/pyramid_plan.h"
 
 namespace chunkwise::pipelines::stream {

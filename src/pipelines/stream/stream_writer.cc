@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "pipelines/stream/stream_writer.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,11 +11,11 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
 #include "core/bounded_queue.h"
 #include "pipelines/stream/pyramid_accumulator.h"
 #include "pipelines/stream/pyramid_plan.h"
 #include "pipelines/stream/shard_accumulator.h"
+#include "pipelines/stream/stream_backend.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

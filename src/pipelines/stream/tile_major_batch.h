@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/pipelines/stream/staging_batch.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
 #include "pipelines/stream/scatter_geometry.h"
+#include "pipelines/stream/staging_batch.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

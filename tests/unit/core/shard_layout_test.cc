@@ -1,4 +1,4 @@
-#include "chunkwise/core/shard_layout.h"
+#include "core/shard_layout.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/precomputed/volume.h"
 #include "formats/neuroglancer/sources.h"
+#include "formats/precomputed/volume.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::neuroglancer {

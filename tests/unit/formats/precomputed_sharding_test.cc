@@ -1,9 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "chunkwise/formats/precomputed/sharding.h"
 #include "codec/gzip_codec.h"
 #include "formats/precomputed/shard_prefixes.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

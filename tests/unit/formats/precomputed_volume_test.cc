@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "chunkwise/formats/precomputed/volume.h"
+#include "formats/precomputed/volume.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::precomputed {

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/backend_choice.h"
+#include "pipelines/stream/backend_choice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/stream_backend.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/export_to_precomputed.h"
+#include "pipelines/export_to_precomputed.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/store/file_store.h"
 #include "formats/dvid/ingest.h"
+#include "formats/precomputed/volume.h"
 #include "pipelines/export_shards.h"
 #include "pipelines/exported_volume_reader.h"
 #include "store/memory_store.h"

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/formats/precomputed/sharding.h"
 #include "formats/precomputed/legacy_mesh.h"
 #include "formats/precomputed/multires_mesh.h"
 #include "formats/precomputed/segment_properties.h"
+#include "formats/precomputed/sharding.h"
 #include "unit/forwarding_store.h"
 
 namespace chunkwise::pipelines {

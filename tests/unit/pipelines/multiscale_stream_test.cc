@@ -13,9 +13,9 @@
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
 #include "pipelines/stream/pyramid_accumulator.h"
 #include "pipelines/stream/pyramid_plan.h"
+#include "pipelines/stream/stream_writer.h"
 #include "store/memory_store.h"
 #include "unit/pipelines/stream_test_cases.h"
 

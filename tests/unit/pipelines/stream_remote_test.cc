@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "pipelines/stream/stream_writer.h"
 #include "store/memory_store.h"
 #include "store/s3_store.h"
 #include "unit/pipelines/stream_test_cases.h"

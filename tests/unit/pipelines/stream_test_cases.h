@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/pipelines/stream/stream_writer.h"
 #include "chunkwise/store/store.h"
+#include "pipelines/stream/stream_writer.h"
 
 namespace chunkwise::pipelines::stream::testing_cases {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/stream/stream_writer.h"
+#include "pipelines/stream/stream_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "chunkwise/pipelines/zarr_to_precomputed.h"
+#include "pipelines/zarr_to_precomputed.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "chunkwise/core/downsample.h"
-#include "chunkwise/formats/precomputed/volume.h"
 #include "chunkwise/formats/zarr/array.h"
+#include "formats/precomputed/volume.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::pipelines {

@@ -14,7 +14,7 @@
 
 #include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/check.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
+#include "pipelines/stream/stream_backend.h"
 #include "pipelines/stream/tile_major_batch.h"
 
 namespace chunkwise::pipelines::stream {

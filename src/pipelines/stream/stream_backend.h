@@ -27,8 +27,8 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/status.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/stream/staging_batch.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/staging_batch.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

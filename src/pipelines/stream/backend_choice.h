@@ -15,7 +15,7 @@
 
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -22,7 +22,7 @@
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/morton.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/precomputed/sharding.h"
+#include "formats/precomputed/sharding.h"
 
 namespace chunkwise::formats::precomputed {
 

@@ -29,8 +29,8 @@
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/precomputed/info.h"
 #include "chunkwise/store/store.h"
+#include "formats/precomputed/info.h"
 
 namespace chunkwise::formats::precomputed {
 

@@ -23,10 +23,10 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/pipelines/stream/shard_sink.h"
-#include "chunkwise/pipelines/stream/stream_backend.h"
-#include "chunkwise/pipelines/stream/stream_config.h"
 #include "chunkwise/store/store.h"
+#include "pipelines/stream/shard_sink.h"
+#include "pipelines/stream/stream_backend.h"
+#include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -27,9 +27,9 @@
 
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/precomputed/info.h"
-#include "chunkwise/pipelines/export_spec.h"
+#include "pipelines/export_spec.h"
 #include "chunkwise/store/store.h"
+#include "formats/precomputed/info.h"
 
 namespace chunkwise::pipelines {
 

@@ -23,9 +23,9 @@
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/core/shard_layout.h"
 #include "chunkwise/formats/zarr/array_metadata.h"
 #include "chunkwise/formats/zarr/shard_index.h"
+#include "core/shard_layout.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/precomputed/info.h"
 #include "chunkwise/store/store.h"
+#include "formats/precomputed/info.h"
 
 namespace chunkwise::pipelines {
 
