@@ -5,11 +5,14 @@
 
 #include "chunkwise/store/value_reader.h"
 #include "chunkwise/store/value_writer.h"
+#include "store/batched_gets.h"
 
 namespace chunkwise {
 namespace {
 
-class SubtreeStore final : public store::Store {
+// Batched gets (store/batched_gets.h) go to the store beneath, so an array
+// in a folder of a remote store still sends its chunk GETs together.
+class SubtreeStore final : public store::Store, public store::ForwardedGets {
  public:
   SubtreeStore(std::shared_ptr<store::Store> base, std::string folder)
       : base_(std::move(base)), prefix_(std::move(folder) + "/") {}
@@ -59,6 +62,11 @@ class SubtreeStore final : public store::Store {
   Status EraseIf(std::string_view key, const store::Generation& expected) override {
     return base_->EraseIf(Full(key), expected);
   }
+
+  store::ForwardedKey RouteGet(std::string_view key) const override {
+    return {base_.get(), Full(key)};
+  }
+  bool ForwardsToBatches() const override { return store::BatchesGets(*base_); }
 
  private:
   std::string Full(std::string_view key) const { return prefix_ + std::string(key); }

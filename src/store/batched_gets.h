@@ -5,13 +5,16 @@
 // transport (store/http_transport.h), so one thread that asks for many keys
 // at once keeps them all on the wire (up to the transport's max_in_flight)
 // without a thread per request. Local stores gain nothing from a batch:
-// GetMany reads their keys one after another.
+// GetMany reads their keys one after another. A store that hands each key to
+// a store beneath it (a folder's view, a store of mounts) implements
+// ForwardedGets, so that GetMany batches the keys of the store beneath.
 #ifndef CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 #define CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunkwise/core/cancellation.h"
@@ -31,11 +34,32 @@ class BatchedGets {
       const core::Cancellation* cancellation = nullptr) const = 0;
 };
 
-// True if GetMany sends `store`'s requests together.
+// The store beneath a ForwardedGets that holds a key, and the key there.
+struct ForwardedKey {
+  const Store* store = nullptr;  // Null: no store holds the key (it is absent).
+  std::string key;
+};
+
+// What a store that forwards each key to another store implements besides
+// Store, so that batches see through it (kept out of Store, whose header is
+// public).
+class ForwardedGets {
+ public:
+  virtual ~ForwardedGets() = default;
+  // Where Get(key) would read; the store lives as long as this one.
+  virtual ForwardedKey RouteGet(std::string_view key) const = 0;
+  // True if some store beneath batches its gets (BatchesGets).
+  virtual bool ForwardsToBatches() const = 0;
+};
+
+// True if GetMany sends `store`'s requests together (those of the store
+// beneath, for a ForwardedGets).
 bool BatchesGets(const Store& store);
 
 // The values of `keys` (result i is keys[i]'s, as Store::Get would return
 // it): in one batch where the store batches, else by Get for each in turn.
+// Through a ForwardedGets, the keys go to GetMany of the stores beneath, one
+// batch per store.
 // With `cancellation` set, keys not yet read end Cancelled.
 std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
                                                   std::span<const std::string> keys,

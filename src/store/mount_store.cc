@@ -13,6 +13,17 @@ std::pair<const Mount*, std::string_view> MountStore::Route(std::string_view key
   return {nullptr, {}};
 }
 
+ForwardedKey MountStore::RouteGet(std::string_view key) const {
+  const auto [mount, inner] = Route(key);
+  if (mount == nullptr) return {};
+  return {mount->store.get(), std::string(inner)};
+}
+
+bool MountStore::ForwardsToBatches() const {
+  return std::any_of(mounts_.begin(), mounts_.end(),
+                     [](const Mount& mount) { return BatchesGets(*mount.store); });
+}
+
 Result<std::optional<Bytes>> MountStore::Get(std::string_view key) const {
   const auto [mount, inner] = Route(key);
   if (mount == nullptr) return std::optional<Bytes>();

@@ -4,7 +4,7 @@
 //
 // Key "<folder>k" is key "k" of the store mounted at "<folder>"; a key under
 // no folder is absent. Writes are Unsupported. Thread-safe as the mounted
-// stores are.
+// stores are. Batched gets (store/batched_gets.h) go to the mounted stores.
 #ifndef CHUNKWISE_SRC_STORE_MOUNT_STORE_H_
 #define CHUNKWISE_SRC_STORE_MOUNT_STORE_H_
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chunkwise/store/store.h"
+#include "store/batched_gets.h"
 
 namespace chunkwise::store {
 
@@ -21,7 +22,7 @@ struct Mount {
   std::shared_ptr<const Store> store;
 };
 
-class MountStore final : public Store {
+class MountStore final : public Store, public ForwardedGets {
  public:
   explicit MountStore(std::vector<Mount> mounts) : mounts_(std::move(mounts)) {}
 
@@ -36,6 +37,9 @@ class MountStore final : public Store {
   Result<std::optional<std::uint64_t>> Size(std::string_view key) const override;
   StoreCapabilities capabilities() const override;
   std::string Describe(std::string_view key) const override;
+
+  ForwardedKey RouteGet(std::string_view key) const override;
+  bool ForwardsToBatches() const override;
 
  private:
   // The mount `key` lies in and the key inside it; null when none.

@@ -3,7 +3,9 @@
 // on the wire together from one thread, and an unsharded zarr array read
 // over HTTP sends its chunks' GETs as one batch while its pool has a single
 // thread; missing chunks read as the fill value, a failing chunk's error
-// names its URL, and a cancelled read ends its requests on the wire.
+// names its URL, and a cancelled read ends its requests on the wire. Stores
+// that forward keys (a folder's view, a store of mounts) batch as the store
+// beneath does.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,9 +16,11 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "core/chunk_cache.h"
+#include "facade/subtree_store.h"
 #include "store/batched_gets.h"
 #include "store/http_store.h"
 #include "store/memory_store.h"
+#include "store/mount_store.h"
 #include "unit/store/counting_http_server.h"
 
 namespace chunkwise::store {
@@ -74,8 +78,8 @@ TEST(BatchedGetsTest, ALocalStoreReadsItsKeysOneAfterAnother) {
 }
 
 // An unsharded zarr v3 array of 8 chunks (shape 4x40, chunks 4x5, uint16,
-// fill value 7), written to memory and served at the server's root; chunk
-// c/0/3 is left out.
+// fill value 7), written to memory and served at the server's root and in
+// its folder v/; chunk c/0/3 is left out.
 class BatchedArrayTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -111,7 +115,10 @@ class BatchedArrayTest : public ::testing::Test {
     Result<std::vector<std::string>> keys = memory->List("");
     ASSERT_TRUE(keys.ok());
     ASSERT_EQ(keys->size(), 8u);  // zarr.json and 7 chunks.
-    for (const std::string& key : *keys) server_.AddFile("/" + key, **memory->Get(key));
+    for (const std::string& key : *keys) {
+      server_.AddFile("/" + key, **memory->Get(key));
+      server_.AddFile("/v/" + key, **memory->Get(key));
+    }
     store_ = OpenStore(server_, 16);
     ASSERT_NE(store_, nullptr);
     formats::zarr::ArrayOptions options;
@@ -217,6 +224,68 @@ TEST_F(BatchedArrayTest, ChunksKeptInTheCacheAreNotRequestedAgain) {
   EXPECT_EQ(server_.requests("/c/0/0"), 1);
   EXPECT_EQ(server_.requests("/c/0/7"), 1);
   EXPECT_EQ(server_.requests("/c/0/3"), 2);  // A missing chunk is not kept: asked again.
+}
+
+// The array `store` holds at `prefix`, read with one pool thread.
+std::optional<formats::zarr::Array> OpenWithOneThread(std::shared_ptr<Store> store,
+                                                      const std::string& prefix) {
+  formats::zarr::ArrayOptions options;
+  options.pool = *core::ThreadPool::Create(1);
+  Result<formats::zarr::Array> array = formats::zarr::Array::Open(store, prefix, options);
+  EXPECT_TRUE(array.ok()) << array.status().ToString();
+  if (!array.ok()) return std::nullopt;
+  return std::move(array).value();
+}
+
+// Reads all of `array` and checks its values against `expected`.
+void ExpectReadsAll(const formats::zarr::Array& array, const std::vector<std::uint16_t>& expected) {
+  Result<Bytes> read = array.Read(core::Region::Full(core::Shape{4, 40}));
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->size(), expected.size() * 2);
+  std::vector<std::uint16_t> values(expected.size());
+  std::memcpy(values.data(), read->data(), read->size());
+  EXPECT_EQ(values, expected);
+}
+
+// An array in a folder of a remote store (as the facade opens a path inside
+// a reference set): its chunk GETs are still one batch on the wire.
+TEST_F(BatchedArrayTest, AnArrayInAFolderViewSendsItsChunksAsOneBatch) {
+  std::shared_ptr<Store> folder = MakeSubtreeStore(store_, "v");
+  EXPECT_TRUE(BatchesGets(*folder));
+  std::optional<formats::zarr::Array> array = OpenWithOneThread(folder, "");
+  ASSERT_TRUE(array.has_value());
+  server_.Hold(7);  // The eighth request held at once releases them all.
+  ExpectReadsAll(*array, data_);
+  EXPECT_EQ(server_.max_held(), 8);
+  EXPECT_EQ(server_.requests("/v/c/0/3"), 1);
+  EXPECT_EQ(server_.requests("/c/0/0"), 0);
+}
+
+TEST_F(BatchedArrayTest, AnArrayInAMountSendsItsChunksAsOneBatch) {
+  auto client = MemoryStore::Create();
+  ASSERT_TRUE(client->Set("index.html", AsBytes("<html>")).ok());
+  auto mounts =
+      std::make_shared<MountStore>(std::vector<Mount>{{"client/", client}, {"data/0/", store_}});
+  EXPECT_TRUE(BatchesGets(*mounts));
+  EXPECT_FALSE(BatchesGets(MountStore({{"client/", client}})));
+  std::optional<formats::zarr::Array> array = OpenWithOneThread(mounts, "data/0");
+  ASSERT_TRUE(array.has_value());
+  server_.Hold(7);
+  ExpectReadsAll(*array, data_);
+  EXPECT_EQ(server_.max_held(), 8);
+  // Keys of several mounts and of none: each mount's keys in one batch,
+  // results in the order asked.
+  const std::vector<std::string> keys = {"data/0/c/0/0", "client/index.html", "elsewhere/k",
+                                         "data/0/c/0/3", "data/0/c/0/1"};
+  const std::vector<Result<std::optional<Bytes>>> values = GetMany(*mounts, keys);
+  ASSERT_EQ(values.size(), keys.size());
+  for (const auto& value : values) ASSERT_TRUE(value.ok()) << value.status().ToString();
+  EXPECT_EQ(*values[0], **store_->Get("c/0/0"));
+  EXPECT_EQ(*values[1], Text("<html>"));
+  EXPECT_EQ(*values[2], std::nullopt);
+  EXPECT_EQ(*values[3], std::nullopt);  // Left out of the array.
+  EXPECT_EQ(*values[4], **store_->Get("c/0/1"));
+  EXPECT_EQ(server_.requests("/c/0/3"), 2);  // Once by the read, once here.
 }
 
 // More chunks than one batch holds (1024): the batches follow one another,
