@@ -12,7 +12,7 @@ import math
 import operator
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from ._attributes import Node
 from ._cancel import CancelToken
 from ._errors import UnsupportedError
 from ._progress import Progress
+
+if TYPE_CHECKING:
+    from ._strings import StringArray
 
 Selection = Any  # An int, slice, Ellipsis, or a tuple of them.
 
@@ -425,7 +428,7 @@ def create(
     data: Any = None,
     progress: Progress = None,
     cancel: CancelToken | None = None,
-) -> Array:
+) -> Array | StringArray:
     """Creates an empty zarr array at `url` and returns it.
 
     `codecs` are the bytes-to-bytes codecs of each (inner) chunk: a shorthand
@@ -502,10 +505,26 @@ def _create_string_array(url: str, *, data: Any, dtype: Any, shape: Any,
         shape = data.shape if shape is None else shape
     if shape is None:
         raise TypeError("create() needs shape and dtype, or data")
+    existed = _exists_node(str(url))
     array = create_strings(str(url), shape=shape, **options)
     if data is not None:
-        array[...] = data
+        try:
+            array[...] = data
+        except BaseException:
+            # Its metadata went first: taken back (it first), so that a failed
+            # create leaves no array, as a numeric one's does.
+            if not existed:
+                _erase_array(str(url))
+            raise
     return array
+
+
+def _erase_array(url: str) -> None:
+    """Erases what a failed create wrote at `url`: the metadata, then every key."""
+    store = _core.Store.open(url, False)
+    for key in ["zarr.json", ".zarray", ".zattrs", *store.list("")]:
+        if store.exists(key):
+            store.erase(key)
 
 
 def _create_request(

@@ -85,6 +85,15 @@ def test_create_with_string_data(tmp_path: pathlib.Path) -> None:
         chunkwise.create(str(path), shape=(3,), dtype=str, chunks=(2,))
 
 
+def test_a_failed_create_with_string_data_leaves_no_array(tmp_path: pathlib.Path) -> None:
+    # A lone surrogate has no UTF-8: the write fails after the metadata went.
+    path = tmp_path / "bad.zarr"
+    with pytest.raises(UnicodeEncodeError):
+        chunkwise.create(str(path), data=np.array(["a", "\ud800"], dtype=object), chunks=(1,))
+    with pytest.raises(FileNotFoundError):
+        chunkwise.open(str(path), mode="r")
+
+
 def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "b.zarr"
     from zarr.core.dtype import VariableLengthBytes
