@@ -16,10 +16,12 @@ Result<formats::zarr::StringArray> OpenStringArray(const Context& context, std::
 }
 
 ZarrStringArrayInfo InfoOf(const formats::zarr::StringArray& array) {
-  return ZarrStringArrayInfo{.zarr_format = array.metadata().zarr_format,
-                             .shape = array.metadata().shape,
-                             .chunks = array.metadata().chunk_shape,
-                             .fill_value = array.fill_value()};
+  return ZarrStringArrayInfo{
+      .zarr_format = array.metadata().zarr_format,
+      .shape = array.metadata().shape,
+      .chunks = array.metadata().chunk_shape,
+      .fill_value = array.fill_value(),
+      .bytes = array.elements() == formats::zarr::StringArray::Elements::kBytes};
 }
 
 // A region error names the URL; the array's other errors name their keys.
@@ -55,7 +57,9 @@ Result<ZarrStringArrayInfo> CreateZarrStringArray(const Context& context, std::s
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
                              OpenStore(context, url, context.store_options(true)));
   Result<formats::zarr::StringArray> array =
-      formats::zarr::StringArray::Create(std::move(store), "", layout, options.overwrite);
+      formats::zarr::StringArray::Create(std::move(store), "", layout, options.overwrite,
+                                         spec.bytes ? formats::zarr::StringArray::Elements::kBytes
+                                                    : formats::zarr::StringArray::Elements::kText);
   if (!array.ok()) return WithUrl(array.status(), url);
   return InfoOf(*array);
 }

@@ -48,6 +48,29 @@ TEST(ZarrStringsApi, CreatedArraysAreWrittenAndReadByBox) {
   }
 }
 
+TEST(ZarrStringsApi, VariableLengthBytesAreCreatedWrittenAndReadAsBytes) {
+  Context context;
+  const std::string zero_ff("\x00\xff", 2);  // Not UTF-8: text would refuse it.
+  for (const int format : {3, 2}) {
+    const std::string url =
+        (FreshDirectory("bytes_v" + std::to_string(format)) / "b.zarr").string();
+    const Result<ZarrStringArrayInfo> made = CreateZarrStringArray(
+        context, url,
+        {.shape = {3}, .chunks = {2}, .fill_value = zero_ff, .bytes = true, .zarr_format = format});
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    EXPECT_TRUE(made->bytes);
+    ASSERT_TRUE(WriteZarrStrings(context, url, core::Region({1}, {3}), {"\xfe", ""}).ok());
+    const Result<ZarrStringArrayInfo> described = DescribeZarrStringArray(context, url);
+    ASSERT_TRUE(described.ok()) << described.status().ToString();
+    EXPECT_TRUE(described->bytes);
+    EXPECT_EQ(described->fill_value, zero_ff);
+    const Result<std::vector<std::string>> all =
+        ReadZarrStrings(context, url, core::Region({0}, {3}));
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, (std::vector<std::string>{zero_ff, "\xfe", ""}));
+  }
+}
+
 TEST(ZarrStringsApi, BadSpecsAndChunksAreRefusedNamingThem) {
   Context context;
   const std::filesystem::path dir = FreshDirectory("strings_bad");
