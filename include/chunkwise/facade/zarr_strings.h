@@ -9,6 +9,7 @@
 #ifndef CHUNKWISE_FACADE_ZARR_STRINGS_H_
 #define CHUNKWISE_FACADE_ZARR_STRINGS_H_
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -88,6 +89,18 @@ Result<ZarrStringArrayInfo> DescribeZarrStringArray(const Context& context, std:
 Result<std::vector<std::string>> ReadZarrStrings(const Context& context, std::string_view url,
                                                  const core::Region& region,
                                                  const CallOptions& call = {});
+
+// Writes the elements of `region` of the string array at `url` to the .npy
+// file `path` (atomically, replacing it), as numpy's fixed-width '<U<n>', n
+// the most code points of any element (at least 1), as
+// numpy.save(path, np.array(strings)) would; returns n. Trailing NUL
+// characters are lost, as numpy's 'U' drops them. ReadZarrStrings' errors;
+// Unsupported naming `url` for a bytes array (no .npy dtype holds those
+// whole); OutOfRange past the process's memory limit; io::WriteNpy's errors.
+Result<std::size_t> ExportZarrStringsToNpy(const Context& context, std::string_view url,
+                                           const core::Region& region,
+                                           const std::filesystem::path& path,
+                                           const CallOptions& call = {});
 
 }  // namespace chunkwise
 
