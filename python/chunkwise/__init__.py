@@ -41,7 +41,7 @@ from ._group import Group, open_group
 from ._mesh import mesh
 from ._skeletons import read_skeleton, skeletonize
 from ._stream import StreamWriter
-from ._strings import StringArray
+from ._strings import BytesArray, StringArray
 from ._view import Viewer, view
 from ._zarr_jobs import convert, import_, import_npy, info, to_precomputed
 
@@ -73,6 +73,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Array",
     "Attributes",
+    "BytesArray",
     "CancelToken",
     "CancelledError",
     "ChunkwiseError",

@@ -371,7 +371,9 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Any:  # noqa: A001
     `create_options` (``create``'s keywords); "w" a new array, replacing what
     is there; "w-" a new array, FileExistsError when one is there.
     An array of variable-length strings (v3 "string", v2 "|O" with vlen-utf8)
-    opens as a StringArray whose reads are numpy StringDType arrays.
+    opens as a StringArray whose reads are numpy StringDType arrays; one of
+    variable-length bytes (v3 "variable_length_bytes", v2 "|O" with
+    vlen-bytes) as a BytesArray whose reads are object arrays of bytes.
     """
     if mode not in _MODES:
         raise ValueError(f"Invalid mode: {mode}, expected one of {_MODES}")
@@ -387,10 +389,10 @@ def open(url: str, mode: str = "a", **create_options: Any) -> Any:  # noqa: A001
         if mode != "a" or not create_options:
             raise
     except UnsupportedError:
-        # Variable-length strings have no fixed-size elements: read as text.
-        from ._strings import StringArray
+        # Variable-length strings have no fixed-size elements: read as text (bytes).
+        from ._strings import open_variable_length
         try:
-            return StringArray(url, read_only=mode == "r")
+            return open_variable_length(url, read_only=mode == "r")
         except UnsupportedError:
             pass
         raise
@@ -454,12 +456,18 @@ def create(
     StringArray of variable-length UTF-8 strings, as zarr-python 3 writes
     them (v3 "string" with vlen-utf8, v2 "|O" with a vlen-utf8 filter);
     `fill_value` is then text, "" by default, and `codecs` a shorthand.
+    `dtype=bytes` (or object `data` all of bytes) makes a BytesArray of
+    variable-length bytes as zarr-python 3's VariableLengthBytes (v3
+    "variable_length_bytes" with vlen-bytes, v2 "|O" with a vlen-bytes
+    filter); `fill_value` is then bytes, b"" by default.
     """
-    if _is_string_dtype(dtype if dtype is not None or data is None else np.asarray(data).dtype):
+    if _is_bytes_dtype(dtype, data) or _is_string_dtype(
+            dtype if dtype is not None or data is None else np.asarray(data).dtype):
         return _create_string_array(
             url, shape=shape, dtype=dtype, chunks=chunks, shards=shards, codecs=codecs,
             checksum=checksum, fill_value=fill_value, dimension_names=dimension_names,
             attributes=attributes, zarr_format=zarr_format, overwrite=overwrite, data=data,
+            bytes_elements=_is_bytes_dtype(dtype, data),
         )
     if data is not None:
         data = np.asarray(data)
@@ -483,6 +491,17 @@ def create(
             progress=_progress.callback(progress, "write"), cancel=_progress.token(cancel),
         )
     )
+
+
+def _is_bytes_dtype(dtype: Any, data: Any) -> bool:
+    """True for what is stored as variable-length bytes: dtype=bytes, or object data of bytes."""
+    if dtype is bytes:
+        return True
+    if dtype is not None or data is None:
+        return False
+    data = np.asarray(data)  # A list of bytes is an "S" array, as before.
+    return (data.dtype.kind == "O" and data.size > 0
+            and all(isinstance(x, bytes) for x in data.flat))
 
 
 def _is_string_dtype(dtype: Any) -> bool:

@@ -83,18 +83,23 @@ def read_strings(url: str, start: Sequence[int], stop: Sequence[int]) -> list[st
 def write_strings(
     url: str, start: Sequence[int], stop: Sequence[int], values: Sequence[str]
 ) -> None: ...
+def read_bytes(url: str, start: Sequence[int], stop: Sequence[int]) -> list[bytes]: ...
+def write_bytes(
+    url: str, start: Sequence[int], stop: Sequence[int], values: list[bytes]
+) -> None: ...
 def create_string_array(
     url: str,
     shape: Sequence[int],
     chunks: Sequence[int],
     shards: Sequence[int] | None,
     codec: str,
-    fill_value: str,
+    fill_value: bytes,
     dimension_names: Sequence[str | None],
     attributes_json: str,
     zarr_format: int,
     checksum: str,
     overwrite: bool,
+    bytes: bool = False,
 ) -> dict[str, Any]: ...
 def zarr_to_precomputed(
     source: str,

@@ -6,6 +6,11 @@ elements have no fixed size, so chunkwise.open gives such an array as this
 class, and chunkwise.create makes one for dtype=str, StringDType or object;
 reads return numpy StringDType arrays, as zarr-python 3's do, and writes take
 anything numpy turns into strings.
+
+Variable-length bytes (zarr-python 3's VariableLengthBytes: v3
+"variable_length_bytes" with the vlen-bytes codec, v2 "|O" with a vlen-bytes
+filter) lay out their chunks the same way; they open as a BytesArray, whose
+reads are numpy object arrays of bytes, as zarr-python 3's are.
 """
 
 from __future__ import annotations
@@ -117,8 +122,67 @@ class StringArray:
         return self._shape[0]
 
     def __repr__(self) -> str:
-        return (f"<chunkwise.StringArray {self._url!r} shape={self._shape} dtype=StringDType() "
-                f"chunks={self._chunks}>")
+        return (f"<chunkwise.{type(self).__name__} {self._url!r} shape={self._shape} "
+                f"dtype={self.dtype!r} chunks={self._chunks}>")
+
+
+class BytesArray(StringArray):
+    """A zarr v3 "variable_length_bytes" or v2 vlen-bytes array: elements are bytes."""
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return np.dtype(object)
+
+    @property
+    def fill_value(self) -> bytes:
+        return self._fill_value
+
+    def read(self, selection: Selection = Ellipsis) -> np.ndarray:
+        """The bytes `selection` picks (ints, slices with steps, '...'), as an object array."""
+        box = _Box(selection, self._shape)
+        if box.empty:
+            return np.empty(box.shape, object)
+        values = _core.read_bytes(self._url, box.start, box.stop)
+        covering = np.empty(len(values), object)
+        covering[:] = values
+        covering = covering.reshape(box.box_shape)
+        return covering[box.view] if box.strided else covering.reshape(box.shape)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        data = self.read()
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def write(self, selection: Selection, value: Any) -> None:
+        """Writes `value` (bytes, or bytes-likes; broadcast) over `selection`."""
+        if self._read_only:
+            raise ValueError(f"{self._url}: the array was opened read-only (mode 'r')")
+        box = _Box(selection, self._shape)
+        if box.empty:
+            return
+        # dtype=object keeps each bytes whole (an "S" array would drop trailing NULs).
+        data = np.asarray(value, dtype=object)
+        if box.strided:  # Only the picked elements change: read the box, set them, write it.
+            covering = self.read(tuple(slice(a, b) for a, b in zip(box.start, box.stop)))
+            covering[box.view] = data
+            data = covering
+        else:
+            data = np.broadcast_to(data, box.shape).reshape(box.box_shape)
+        _core.write_bytes(self._url, box.start, box.stop,
+                          [_as_bytes(self._url, x) for x in data.reshape(-1)])
+
+
+def _as_bytes(url: str, value: Any) -> bytes:
+    """`value` as bytes; TypeError for what is not bytes-like (a str, an int)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{url}: a bytes array takes bytes, not {type(value).__name__} values")
+
+
+def open_variable_length(url: str, *, read_only: bool) -> StringArray:
+    """The StringArray, or BytesArray, at `url`."""
+    described = _core.describe_string_array(url)
+    kind = BytesArray if described["bytes"] else StringArray
+    return kind(url, read_only=read_only, described=described)
 
 
 def create_strings(
@@ -134,8 +198,10 @@ def create_strings(
     attributes: dict[str, Any] | None,
     zarr_format: int,
     overwrite: bool,
+    bytes_elements: bool = False,
 ) -> StringArray:
-    """What chunkwise.create does for a string dtype (its keywords, codecs a shorthand)."""
+    """What chunkwise.create does for a string dtype (its keywords, codecs a shorthand);
+    with `bytes_elements` a BytesArray of variable-length bytes (fill_value bytes)."""
     if codecs is not None and not isinstance(codecs, str):
         raise UnsupportedError(f"{url}: a string array takes its codecs as a shorthand "
                                "such as 'zstd:3', not codec documents")
@@ -145,11 +211,21 @@ def create_strings(
         [operator.index(n) for n in chunks],
         None if shards is None else [operator.index(n) for n in shards],
         "none" if codecs is None else codecs,
-        "" if fill_value is None else str(fill_value),
+        _fill_bytes(fill_value, bytes_elements),
         list(dimension_names or []),
         json.dumps({} if attributes is None else attributes),
         zarr_format,
         "none" if checksum is None else checksum,
         overwrite,
+        bytes_elements,
     )
-    return StringArray(str(url), described=described)
+    return (BytesArray if bytes_elements else StringArray)(str(url), described=described)
+
+
+def _fill_bytes(fill_value: Any, bytes_elements: bool) -> bytes:
+    """The fill value as the library takes it: text's UTF-8, or the bytes."""
+    if fill_value is None:
+        return b""
+    if bytes_elements:
+        return _as_bytes("fill_value", fill_value)
+    return str(fill_value).encode("utf-8")

@@ -165,12 +165,37 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
   return Status::Ok();
 }
 
+// `zarr read` of a variable-length string array: a '<U<n>' .npy, as numpy
+// would save the strings (a raw file has no fixed element size to hold them).
+Status ReadStrings(const CommandContext& context, const ZarrOptions& options,
+                   const ZarrStringArrayInfo& info, const CallOptions& call) {
+  if (WritesRaw(options.raw, options.output)) {
+    return Status::InvalidArgument(options.path +
+                                   ": a string array is written only as .npy ('<U'), not raw")
+        .WithField("--raw");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region,
+                             core::ParseRegion(options.region, info.shape));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::size_t width,
+      ExportZarrStringsToNpy(context.library(), options.path, region, options.output, call));
+  Say(context, "wrote " + options.output + ": region [" + region.ToString() + "] of " +
+                   options.path + " (.npy, <U" + std::to_string(width) + ")");
+  return Status::Ok();
+}
+
 Status Read(const CommandContext& context, const ZarrOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(io::CheckOutputPath(options.output, options.overwrite));
   const CallOptions call{.threads = options.threads};
   context.library().SetCacheBytes(options.cache_bytes);
-  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array,
-                             OpenZarrArray(context.library(), options.path, {}, call));
+  Result<ZarrArray> opened = OpenZarrArray(context.library(), options.path, {}, call);
+  if (!opened.ok() && opened.status().code() == StatusCode::kUnsupported) {
+    // Variable-length strings have no fixed-size elements: exported as text.
+    const Result<ZarrStringArrayInfo> strings =
+        DescribeZarrStringArray(context.library(), options.path, call);
+    if (strings.ok() && !strings->bytes) return ReadStrings(context, options, *strings, call);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array, std::move(opened));
   CHUNKWISE_ASSIGN_OR_RETURN(const core::Region region, ParseRegion(options.region, array));
   const auto total =
       static_cast<std::uint64_t>(region.num_elements()) * array.metadata().data_type.size();

@@ -10,6 +10,7 @@
 
 #include "api_test_support.h"
 #include "chunkwise/chunkwise.h"
+#include "chunkwise/io/npy_file.h"
 
 namespace chunkwise {
 namespace {
@@ -46,6 +47,58 @@ TEST(ZarrStringsApi, CreatedArraysAreWrittenAndReadByBox) {
         CreateZarrStringArray(context, url, {.shape = {1}, .chunks = {1}}, {.overwrite = true})
             .ok());
   }
+}
+
+TEST(ZarrStringsApi, VariableLengthBytesAreCreatedWrittenAndReadAsBytes) {
+  Context context;
+  const std::string zero_ff("\x00\xff", 2);  // Not UTF-8: text would refuse it.
+  for (const int format : {3, 2}) {
+    const std::string url =
+        (FreshDirectory("bytes_v" + std::to_string(format)) / "b.zarr").string();
+    const Result<ZarrStringArrayInfo> made = CreateZarrStringArray(
+        context, url,
+        {.shape = {3}, .chunks = {2}, .fill_value = zero_ff, .bytes = true, .zarr_format = format});
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    EXPECT_TRUE(made->bytes);
+    ASSERT_TRUE(WriteZarrStrings(context, url, core::Region({1}, {3}), {"\xfe", ""}).ok());
+    const Result<ZarrStringArrayInfo> described = DescribeZarrStringArray(context, url);
+    ASSERT_TRUE(described.ok()) << described.status().ToString();
+    EXPECT_TRUE(described->bytes);
+    EXPECT_EQ(described->fill_value, zero_ff);
+    const Result<std::vector<std::string>> all =
+        ReadZarrStrings(context, url, core::Region({0}, {3}));
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, (std::vector<std::string>{zero_ff, "\xfe", ""}));
+  }
+}
+
+TEST(ZarrStringsApi, StringsExportToAFixedWidthUnicodeNpyAsNumpySavesThem) {
+  Context context;
+  const std::filesystem::path dir = FreshDirectory("strings_npy");
+  const std::string url = (dir / "s.zarr").string();
+  ASSERT_TRUE(
+      CreateZarrStringArray(context, url, {.shape = {4}, .chunks = {3}, .fill_value = "?"}).ok());
+  ASSERT_TRUE(WriteZarrStrings(context, url, core::Region({0}, {3}), {"a", "h\xc3\xa9", ""}).ok());
+  const Result<std::size_t> width =
+      ExportZarrStringsToNpy(context, url, core::Region({0}, {4}), dir / "s.npy");
+  ASSERT_TRUE(width.ok()) << width.status().ToString();
+  EXPECT_EQ(*width, 2u);  // "hé": two code points.
+  const Result<core::NpyArray> npy = io::ReadNpy(dir / "s.npy");
+  ASSERT_TRUE(npy.ok()) << npy.status().ToString();
+  EXPECT_EQ(npy->dtype.typestr(), "<U2");
+  EXPECT_EQ(npy->shape, (std::vector<std::int64_t>{4}));
+  // UTF-32 little-endian code points, NUL-padded to the width.
+  const Bytes expected = {'a', 0, 0, 0, 0, 0, 0, 0, 'h', 0, 0, 0, 0xe9, 0, 0, 0,
+                          0,   0, 0, 0, 0, 0, 0, 0, '?', 0, 0, 0, 0,    0, 0, 0};
+  EXPECT_EQ(npy->data, expected);
+  // Bytes have no .npy dtype that keeps them whole: Unsupported naming the URL.
+  const std::string bytes_url = (dir / "b.zarr").string();
+  ASSERT_TRUE(
+      CreateZarrStringArray(context, bytes_url, {.shape = {1}, .chunks = {1}, .bytes = true}).ok());
+  const Status refused =
+      ExportZarrStringsToNpy(context, bytes_url, core::Region({0}, {1}), dir / "b.npy").status();
+  EXPECT_EQ(refused.code(), StatusCode::kUnsupported) << refused.ToString();
+  EXPECT_THAT(Message(refused), HasSubstr(bytes_url));
 }
 
 TEST(ZarrStringsApi, BadSpecsAndChunksAreRefusedNamingThem) {

@@ -3,7 +3,8 @@
 # (#38): `zarr convert SRC DST` keeps the source's shards; an empty item of
 # --dimension-names is null in zarr.json; --shape "" makes a 0-d array;
 # zarr info --json names the facts as Python's Array.info does; `chunkwise
-# import` of a .npy and of sources it cannot read (#43).
+# import` of a .npy and of sources it cannot read; `zarr read` of a string
+# array writes a '<U' .npy (#43).
 #   zarr_test.sh CHUNKWISE WORKDIR
 set -u
 cw=$1
@@ -108,6 +109,33 @@ contains err "InvalidArgument: the chunk shape [1] has a different rank"
 [ ! -e wrong_rank ] || fail "import --chunk 1 left wrong_rank behind"
 fails_with 1 "$cw" zarr import v.npy wrong_rank --chunk 1
 [ ! -e wrong_rank ] || fail "zarr import --chunk 1 left wrong_rank behind"
+
+# --- zarr read of variable-length strings: a '<U<n>' .npy as numpy saves them (#43) ----
+ok "$cw" -q zarr create strings --shape 4 --chunk 3 --dtype string --fill "?"
+# Chunk 0 as zarr-python writes it: u32 count, then u32 length + UTF-8 per element.
+python3 -c "
+import struct, sys
+words = ['a', 'h\u00e9', '']
+sys.stdout.buffer.write(struct.pack('<I', 3) + b''.join(
+    struct.pack('<I', len(w.encode())) + w.encode() for w in words))" >chunk0
+python3 -c "
+import json; j = json.load(open('strings/zarr.json')); j['codecs'] = [j['codecs'][0]]
+json.dump(j, open('strings/zarr.json', 'w'))"
+mkdir -p strings/c && cp chunk0 strings/c/0
+ok "$cw" zarr read strings --output strings.npy
+contains out "(.npy, <U2)"
+[ "$(python3 -c "
+import ast, sys
+raw = open('strings.npy', 'rb').read()
+n = int.from_bytes(raw[8:10], 'little')
+header = ast.literal_eval(raw[10:10 + n].decode())
+data = raw[10 + n:]
+got = (header['descr'], header['shape'],
+       [data[i:i + 8].decode('utf-32-le').rstrip(chr(0)) for i in range(0, len(data), 8)])
+print('ok' if got == ('<U2', (4,), ['a', 'h\\u00e9', '', '?']) else ascii(got))
+")" = ok ] || fail "zarr read strings: $(od -c strings.npy | head)"
+fails_with 1 "$cw" zarr read strings --output strings.bin --raw
+contains err "not raw"
 
 [ "$failures" -eq 0 ] && echo "zarr: all cases passed"
 exit "$failures"

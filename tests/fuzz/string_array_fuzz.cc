@@ -3,7 +3,8 @@
 // returns, then writing part of it back (the write path's merge).
 //
 // The first byte picks a fixed array: unsharded with raw or zstd chunks, or
-// sharded with the index at the end or the start; the rest is the object
+// sharded with the index at the end or the start, or of variable-length
+// bytes (vlen-bytes: no UTF-8 check) with raw chunks; the rest is the object
 // stored under the key of its first chunk (or shard). Read must give the
 // array's element count or an error (Corruption for bad bytes) and never
 // read out of bounds; a write over part of it must fail cleanly or read back.
@@ -28,10 +29,13 @@ struct Configuration {
   std::string key;
 };
 
-std::string Metadata(const std::string& chunk_shape, const std::string& codecs) {
-  return R"({"zarr_format": 3, "node_type": "array", "shape": [4, 3], "data_type": "string",
+std::string Metadata(const std::string& chunk_shape, const std::string& codecs,
+                     const std::string& data_type = "string") {
+  return R"({"zarr_format": 3, "node_type": "array", "shape": [4, 3], "data_type": ")" + data_type +
+         R"(",
     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": )" +
-         chunk_shape + R"(}}, "chunk_key_encoding": {"name": "default"}, "fill_value": "f",
+         chunk_shape + R"(}}, "chunk_key_encoding": {"name": "default"}, "fill_value": ")" +
+         (data_type == "string" ? "f" : "Zg==") + R"(",
     "codecs": )" +
          codecs + "}";
 }
@@ -52,6 +56,9 @@ const std::vector<Configuration>& Configurations() {
        "c/0/0"},
       {Metadata("[4, 3]", Sharded("end")), "c/0/0"},
       {Metadata("[4, 3]", Sharded("start")), "c/0/0"},
+      {Metadata("[2, 3]", R"([{"name": "vlen-bytes", "configuration": {}}])",
+                "variable_length_bytes"),
+       "c/0/0"},
   };
   return configurations;
 }

@@ -4,7 +4,9 @@ with the vlen-utf8 codec and v2 "|O" arrays with a vlen-utf8 filter.
 chunkwise.open gives them as a StringArray whose reads are numpy StringDType
 arrays equal to zarr-python's own (whole, boxes, steps, chunks left to the
 fill value); chunkwise.create(dtype=str) makes one, and writes into it,
-that zarr-python 3 reads value-exact.
+that zarr-python 3 reads value-exact. Variable-length bytes (v3
+"variable_length_bytes" + vlen-bytes, v2 "|O" + vlen-bytes) likewise, as a
+BytesArray of object arrays of bytes (dtype=bytes).
 """
 
 from __future__ import annotations
@@ -94,12 +96,92 @@ def test_a_failed_create_with_string_data_leaves_no_array(tmp_path: pathlib.Path
         chunkwise.open(str(path), mode="r")
 
 
-def test_a_string_array_that_is_not_vlen_utf8_stays_unsupported(tmp_path: pathlib.Path) -> None:
-    path = tmp_path / "b.zarr"
+BYTES = np.empty((3, 3), dtype=object)
+BYTES[...] = [[b"a", b"\x00\xff", b""], [b"\x00", b"x" * 1000, b"f\x00"], [b"f\x00"] * 3]
+
+
+def _variable_length_bytes():
     from zarr.core.dtype import VariableLengthBytes
-    zarr.create_array(str(path), shape=(2,), dtype=VariableLengthBytes(), chunks=(2,))
-    with pytest.raises(chunkwise.UnsupportedError, match="variable_length_bytes"):
-        chunkwise.open(str(path), mode="r")
+    return VariableLengthBytes()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # The dtype is "unstable" in zarr-python.
+@pytest.mark.parametrize("zarr_format", [3, 2])
+@pytest.mark.parametrize("compressors", ["auto", None])
+def test_zarr_python_variable_length_bytes_read_as_object_arrays(
+        tmp_path: pathlib.Path, zarr_format: int, compressors) -> None:
+    path = tmp_path / "b.zarr"
+    written = zarr.create_array(str(path), shape=BYTES.shape, dtype=_variable_length_bytes(),
+                                chunks=(2, 2), fill_value=b"f\x00", zarr_format=zarr_format,
+                                compressors=compressors)
+    written[...] = BYTES
+    expected = zarr.open_array(str(path), mode="r")[...]
+    array = chunkwise.open(str(path), mode="r")
+    assert isinstance(array, chunkwise.BytesArray)
+    assert array.shape == (3, 3) and array.fill_value == b"f\x00" and array.dtype == object
+    whole = array[...]
+    assert whole.dtype == expected.dtype == object
+    assert whole.tolist() == expected.tolist() == BYTES.tolist()
+    assert all(type(x) is bytes for x in whole.flat)
+    assert array[1:, 1:].tolist() == BYTES[1:, 1:].tolist()
+    assert array[::2, 1].tolist() == BYTES[::2, 1].tolist()
+    assert array[0, 1] == b"\x00\xff"
+    with pytest.raises(ValueError, match="read-only"):
+        array[0, 0] = b"no"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("zarr_format", [3, 2])
+def test_created_variable_length_bytes_read_value_exact_by_zarr_python(
+        tmp_path: pathlib.Path, zarr_format: int) -> None:
+    path = tmp_path / "ours.zarr"
+    array = chunkwise.create(str(path), shape=(3, 3), dtype=bytes, chunks=(2, 2),
+                             fill_value=b"f\x00", zarr_format=zarr_format)
+    assert isinstance(array, chunkwise.BytesArray)
+    array[...] = BYTES
+    theirs = zarr.open_array(str(path), mode="r")
+    assert theirs.fill_value == b"f\x00"
+    assert theirs[...].tolist() == BYTES.tolist()
+    assert not (path / ("c/1/1" if zarr_format == 3 else "1.1")).exists()  # Only fill value.
+    array[::2, 0] = [b"s", b"\xfe\x00"]
+    expected = BYTES.copy()
+    expected[::2, 0] = [b"s", b"\xfe\x00"]
+    assert zarr.open_array(str(path), mode="r")[...].tolist() == expected.tolist()
+    theirs = zarr.open_array(str(path), mode="r+")
+    theirs[2:, 2:] = np.array([[b"theirs\x00"]], dtype=object)  # It refuses a bytes scalar.
+    expected[2, 2] = b"theirs\x00"
+    assert chunkwise.open(str(path), mode="r")[...].tolist() == expected.tolist()
+    with pytest.raises(TypeError, match="bytes"):
+        array[0, 0] = "text"
+    # Object data all of bytes makes a bytes array too.
+    made = chunkwise.create(str(tmp_path / "data.zarr"), data=BYTES, chunks=(2, 2),
+                            zarr_format=zarr_format)
+    assert isinstance(made, chunkwise.BytesArray)
+    assert zarr.open_array(str(tmp_path / "data.zarr"), mode="r")[...].tolist() == BYTES.tolist()
+
+
+def test_variable_length_bytes_chunks_are_numcodecs_vlen_bytes(tmp_path: pathlib.Path) -> None:
+    numcodecs = pytest.importorskip("numcodecs")
+    path = tmp_path / "raw.zarr"
+    array = chunkwise.create(str(path), shape=(3,), dtype=bytes, chunks=(3,), codecs=None,
+                             checksum=None, zarr_format=2)
+    values = np.array([b"", b"\x00\xff", b"abc"], dtype=object)
+    array[...] = values
+    assert (path / "0").read_bytes() == numcodecs.VLenBytes().encode(values)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_damaged_variable_length_bytes_chunk_is_corruption_naming_its_key(
+        tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "d.zarr"
+    written = zarr.create_array(str(path), shape=(4,), dtype=_variable_length_bytes(),
+                                chunks=(2,), compressors=None)
+    written[...] = np.array([b"a", b"b", b"c", b"d"], dtype=object)
+    (path / "c" / "1").write_bytes(b"\x02\x00\x00\x00\x09\x00\x00\x00a")
+    array = chunkwise.open(str(path), mode="r")
+    assert array[:2].tolist() == [b"a", b"b"]
+    with pytest.raises(chunkwise.CorruptionError, match=r"c/1.*vlen-bytes"):
+        array[...]
 
 
 @pytest.mark.parametrize("index_location", ["end", "start"])

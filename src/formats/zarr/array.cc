@@ -126,8 +126,9 @@ Result<Array> Array::Make(std::shared_ptr<store::Store> store, std::string prefi
     // a .npy file or a raw buffer to hold.
     return Status::Unsupported(
         "data type " + metadata.unsupported_data_type +
-        " (variable-length UTF-8 strings) has no fixed-size elements: it is "
-        "read and written only as text (Python: chunkwise.open gives a StringArray)");
+        " (variable-length UTF-8 strings or bytes) has no fixed-size elements: it is "
+        "read and written only as text or bytes (Python: chunkwise.open gives a StringArray, "
+        "or a BytesArray)");
   }
   if (!metadata.unsupported_data_type.empty()) {
     return Status::Unsupported("data type " + metadata.unsupported_data_type +

@@ -11,10 +11,21 @@
 #include "chunkwise/formats/zarr/sharding_codec.h"
 #include "core/memory_limit.h"
 #include "core/utf8.h"
+#include "formats/refs/base64.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
+
+using Elements = StringArray::Elements;
+
+// zarr-python 3's v3 data type for variable-length bytes.
+constexpr std::string_view kBytesType = "variable_length_bytes";
+
+// The array→bytes codec (v2: the filter's id) of each kind of elements.
+std::string_view VlenCodec(Elements elements) {
+  return elements == Elements::kBytes ? "vlen-bytes" : "vlen-utf8";
+}
 
 std::string CodecName(const nlohmann::json& codec) {
   if (codec.is_string()) return codec.get<std::string>();
@@ -56,10 +67,11 @@ std::optional<std::vector<std::size_t>> TransposeOrder(const nlohmann::json& cod
 }
 
 // `codecs` after an optional transpose (its order into `*transpose`) and
-// vlen-utf8: v3 [transpose,] vlen-utf8, b2b...; v2's translation
-// [transpose,] numcodecs.vlen-utf8, bytes, b2b.... nullopt for any other list.
+// `vlen` (vlen-utf8 or vlen-bytes): v3 [transpose,] vlen, b2b...; v2's
+// translation [transpose,] numcodecs.vlen, bytes, b2b.... nullopt for any other list.
 std::optional<nlohmann::json> AfterVlen(const nlohmann::json& codecs, int zarr_format,
-                                        std::size_t rank, std::vector<std::size_t>* transpose) {
+                                        std::size_t rank, std::vector<std::size_t>* transpose,
+                                        std::string_view vlen) {
   if (!codecs.is_array() || codecs.empty()) return std::nullopt;
   std::size_t first = 0;
   if (CodecName(codecs[0]) == "transpose") {
@@ -69,9 +81,9 @@ std::optional<nlohmann::json> AfterVlen(const nlohmann::json& codecs, int zarr_f
     first = 1;
   }
   if (first >= codecs.size()) return std::nullopt;
-  if (zarr_format == 3 && CodecName(codecs[first]) == "vlen-utf8") {
+  if (zarr_format == 3 && CodecName(codecs[first]) == vlen) {
     first += 1;
-  } else if (zarr_format == 2 && CodecName(codecs[first]) == "numcodecs.vlen-utf8" &&
+  } else if (zarr_format == 2 && CodecName(codecs[first]) == "numcodecs." + std::string(vlen) &&
              codecs.size() > first + 1 && CodecName(codecs[first + 1]) == "bytes") {
     first += 2;
   } else {
@@ -89,10 +101,10 @@ bool IsShardIndexCodecs(const nlohmann::json& codecs) {
   return CodecName(codecs[0]) == "bytes" && endian == "little" && CodecName(codecs[1]) == "crc32c";
 }
 
-// The codecs taken apart; nullopt for a list that is not vlen-utf8 then
+// The codecs taken apart; nullopt for a list that is not `vlen` then
 // bytes→bytes codecs, alone or inside sharding_indexed (with the index
 // codecs above and an inner chunk that divides the shard).
-std::optional<StringCodecs> SplitCodecs(const ArrayMetadata& metadata) {
+std::optional<StringCodecs> SplitCodecs(const ArrayMetadata& metadata, std::string_view vlen) {
   StringCodecs split;
   const nlohmann::json& codecs = metadata.codecs;
   if (metadata.zarr_format == 3 && codecs.is_array() && codecs.size() == 1 &&
@@ -110,14 +122,14 @@ std::optional<StringCodecs> SplitCodecs(const ArrayMetadata& metadata) {
     if (location != "end" && location != "start") return std::nullopt;
     split.index_location = location == "start" ? IndexLocation::kStart : IndexLocation::kEnd;
     std::optional<nlohmann::json> rest = AfterVlen(configuration.value("codecs", nlohmann::json()),
-                                                   3, inner->size(), &split.transpose);
+                                                   3, inner->size(), &split.transpose, vlen);
     if (!rest) return std::nullopt;
     split.bytes_codecs = *std::move(rest);
     split.inner_chunk = *inner;
     return split;
   }
   std::optional<nlohmann::json> rest =
-      AfterVlen(codecs, metadata.zarr_format, metadata.chunk_shape.size(), &split.transpose);
+      AfterVlen(codecs, metadata.zarr_format, metadata.chunk_shape.size(), &split.transpose, vlen);
   if (!rest) return std::nullopt;
   split.bytes_codecs = *std::move(rest);
   return split;
@@ -131,14 +143,16 @@ std::optional<std::uint32_t> ReadU32(ByteView data, std::size_t* at) {
   return value;
 }
 
-// The `count` strings of a vlen-utf8 chunk (bytes→bytes codecs undone);
-// Corruption naming `where` when it is not that.
-Result<std::vector<std::string>> DecodeVlenUtf8(ByteView decoded, std::size_t count,
-                                                const std::string& where) {
+// The `count` strings of a vlen-utf8 (vlen-bytes) chunk, bytes→bytes codecs
+// undone; Corruption naming `where` when it is not that. The two lay out
+// their elements alike; only text must be UTF-8.
+Result<std::vector<std::string>> DecodeVlen(ByteView decoded, std::size_t count,
+                                            const std::string& where, Elements elements) {
+  const std::string vlen(VlenCodec(elements));
   std::size_t at = 0;
   const std::optional<std::uint32_t> stated = ReadU32(decoded, &at);
   if (!stated || *stated != count) {
-    return Status::Corruption(where + ": a vlen-utf8 chunk of " + std::to_string(count) +
+    return Status::Corruption(where + ": a " + vlen + " chunk of " + std::to_string(count) +
                               " elements states " +
                               (stated ? std::to_string(*stated) : std::string("no count")));
   }
@@ -147,13 +161,13 @@ Result<std::vector<std::string>> DecodeVlenUtf8(ByteView decoded, std::size_t co
   for (std::size_t i = 0; i < count; ++i) {
     const std::optional<std::uint32_t> length = ReadU32(decoded, &at);
     if (!length || decoded.size() - at < *length) {
-      return Status::Corruption(where + ": vlen-utf8 element " + std::to_string(i) +
+      return Status::Corruption(where + ": " + vlen + " element " + std::to_string(i) +
                                 " runs past the chunk's " + std::to_string(decoded.size()) +
                                 " bytes");
     }
     std::string text(reinterpret_cast<const char*>(decoded.data() + at), *length);
     at += *length;
-    if (!core::IsUtf8(text)) {
+    if (elements == Elements::kText && !core::IsUtf8(text)) {
       return Status::Corruption(where + ": vlen-utf8 element " + std::to_string(i) +
                                 " is not UTF-8");
     }
@@ -161,7 +175,7 @@ Result<std::vector<std::string>> DecodeVlenUtf8(ByteView decoded, std::size_t co
   }
   if (at != decoded.size()) {
     return Status::Corruption(where + ": " + std::to_string(decoded.size() - at) +
-                              " bytes after the last vlen-utf8 element");
+                              " bytes after the last " + vlen + " element");
   }
   return strings;
 }
@@ -171,22 +185,23 @@ void PutU32(Bytes& out, std::uint32_t value) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
 }
 
-// The chunk's vlen-utf8 bytes: its element count, then per element a length
-// and the bytes. InvalidArgument when a count or a length does not fit a u32.
-Result<Bytes> EncodeVlenUtf8(const std::vector<std::string>& strings) {
+// The chunk's vlen-utf8 (vlen-bytes: the same) bytes: its element count,
+// then per element a length and the bytes. InvalidArgument when a count or
+// a length does not fit a u32.
+Result<Bytes> EncodeVlen(const std::vector<std::string>& strings) {
   if (strings.size() > UINT32_MAX) {
-    return Status::InvalidArgument("a vlen-utf8 chunk holds at most 2^32-1 elements, not " +
+    return Status::InvalidArgument("a vlen chunk holds at most 2^32-1 elements, not " +
                                    std::to_string(strings.size()));
   }
   std::size_t total = 4;
   for (const std::string& text : strings) total += 4 + text.size();
-  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(total, "encoding a vlen-utf8 chunk"));
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(total, "encoding a vlen chunk"));
   Bytes out;
   out.reserve(total);
   PutU32(out, static_cast<std::uint32_t>(strings.size()));
   for (const std::string& text : strings) {
     if (text.size() > UINT32_MAX) {
-      return Status::InvalidArgument("a vlen-utf8 string holds at most 2^32-1 bytes, not " +
+      return Status::InvalidArgument("a vlen element holds at most 2^32-1 bytes, not " +
                                      std::to_string(text.size()));
     }
     PutU32(out, static_cast<std::uint32_t>(text.size()));
@@ -224,9 +239,10 @@ void ForEachCoord(const core::Region& region, Visit visit) {
 
 // The metadata's fill_value as text: ArrayMetadata keeps none for a type it
 // cannot hold, so it is read from the document. "" when it is not a string
-// (null, or the 0 older v2 writers put in every .zarray).
-Result<std::string> FillText(const store::Store& store, const std::string& prefix,
-                             int zarr_format) {
+// (null, or the 0 older v2 writers put in every .zarray). Bytes are in
+// base64, as zarr-python 3 writes them (v2 too); InvalidArgument if not.
+Result<std::string> FillText(const store::Store& store, const std::string& prefix, int zarr_format,
+                             Elements elements) {
   const std::string key = prefix + std::string(zarr_format == 3 ? kZarrJsonKey : kZarrayKey);
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> text, store.Get(key));
   if (!text) return Status::NotFound(store.Describe(key) + " is gone");
@@ -236,24 +252,37 @@ Result<std::string> FillText(const store::Store& store, const std::string& prefi
                         store.Describe(key)));
   const nlohmann::json fill =
       root.is_object() ? root.value("fill_value", nlohmann::json()) : nlohmann::json();
-  return fill.is_string() ? fill.get<std::string>() : std::string();
+  if (!fill.is_string()) return std::string();
+  if (elements == Elements::kText) return fill.get<std::string>();
+  Result<Bytes> bytes = refs::DecodeBase64(fill.get<std::string>());
+  if (!bytes.ok()) {
+    return Status::InvalidArgument(store.Describe(key) + ": the vlen-bytes fill_value " +
+                                   fill.dump() +
+                                   " is not base64: " + std::string(bytes.status().message()));
+  }
+  return std::string(bytes->begin(), bytes->end());
 }
 
 // The metadata documents of a new string array, key → text: built as for a
 // uint8 array (the same checks and conventions as numeric arrays), then the
-// bytes codec becomes vlen-utf8, and data type and fill value the strings'.
+// bytes codec becomes vlen-utf8 (vlen-bytes), and data type and fill value
+// the strings' (bytes': base64).
 Result<std::vector<std::pair<std::string, std::string>>> StringMetadataDocuments(
-    const ArrayLayout& layout) {
+    const ArrayLayout& layout, Elements elements) {
   ArrayLayout numeric = layout;
   CHUNKWISE_ASSIGN_OR_RETURN(numeric.data_type, core::DataType::FromZarrName("uint8"));
   numeric.fill_value.reset();
   numeric.endian = core::Endian::kLittle;
   CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, BuildArrayMetadata(numeric));
-  const std::string fill = layout.fill_value.value_or("");
-  if (!core::IsUtf8(fill)) {
+  const bool bytes = elements == Elements::kBytes;
+  std::string fill = layout.fill_value.value_or("");
+  if (bytes) {
+    fill = refs::EncodeBase64(AsBytes(fill));
+  } else if (!core::IsUtf8(fill)) {
     return Status::InvalidArgument("the fill value is not UTF-8").WithField("fill_value");
   }
-  const nlohmann::json vlen = {{"name", "vlen-utf8"}, {"configuration", nlohmann::json::object()}};
+  const std::string vlen_name(VlenCodec(elements));
+  const nlohmann::json vlen = {{"name", vlen_name}, {"configuration", nlohmann::json::object()}};
   std::vector<std::pair<std::string, std::string>> documents;
   if (layout.zarr_format == 3) {
     if (layout.shard_shape) {
@@ -262,14 +291,14 @@ Result<std::vector<std::pair<std::string, std::string>>> StringMetadataDocuments
       metadata.codecs[0] = vlen;
     }
     nlohmann::ordered_json root = nlohmann::ordered_json::parse(FormatV3ArrayMetadata(metadata));
-    root["data_type"] = "string";
+    root["data_type"] = bytes ? std::string(kBytesType) : std::string("string");
     root["fill_value"] = fill;
     documents.emplace_back(std::string(kZarrJsonKey), root.dump(2) + "\n");
     return documents;
   }
-  metadata.codecs.insert(
-      metadata.codecs.begin(),
-      nlohmann::json{{"name", "numcodecs.vlen-utf8"}, {"configuration", nlohmann::json::object()}});
+  metadata.codecs.insert(metadata.codecs.begin(),
+                         nlohmann::json{{"name", "numcodecs." + vlen_name},
+                                        {"configuration", nlohmann::json::object()}});
   CHUNKWISE_ASSIGN_OR_RETURN(const std::string zarray_text, FormatV2Zarray(metadata));
   nlohmann::ordered_json zarray = nlohmann::ordered_json::parse(zarray_text);
   zarray["dtype"] = "|O";
@@ -279,13 +308,13 @@ Result<std::vector<std::pair<std::string, std::string>>> StringMetadataDocuments
   return documents;
 }
 
-}  // namespace
-
-bool StringArray::Holds(const ArrayMetadata& metadata) {
-  const bool string_type =
-      (metadata.zarr_format == 3 && metadata.unsupported_data_type == "string") ||
-      (metadata.zarr_format == 2 && metadata.unsupported_data_type == "|O");
-  if (!string_type || !metadata.codecs.is_array() || metadata.codecs.empty()) return false;
+// What the elements of `metadata`'s array are; nullopt when it is not a
+// vlen-utf8 string or vlen-bytes array (a v3 data type must match its codec).
+std::optional<Elements> ElementsOf(const ArrayMetadata& metadata) {
+  const std::string& type = metadata.unsupported_data_type;
+  const bool vlen_type = metadata.zarr_format == 3 ? type == "string" || type == kBytesType
+                                                   : metadata.zarr_format == 2 && type == "|O";
+  if (!vlen_type || !metadata.codecs.is_array() || metadata.codecs.empty()) return std::nullopt;
   nlohmann::json codecs = metadata.codecs;
   if (CodecName(codecs[0]) == kShardingCodecName) {
     codecs = Configuration(codecs[0]).value("codecs", nlohmann::json());
@@ -296,13 +325,26 @@ bool StringArray::Holds(const ArrayMetadata& metadata) {
     name = CodecName(codecs[i]);
     if (name != "transpose") break;
   }
-  return name == "vlen-utf8" || name == "numcodecs.vlen-utf8";
+  if (name.starts_with("numcodecs.")) name = name.substr(std::string_view("numcodecs.").size());
+  std::optional<Elements> elements;
+  if (name == "vlen-utf8") elements = Elements::kText;
+  if (name == "vlen-bytes") elements = Elements::kBytes;
+  if (elements && metadata.zarr_format == 3 &&
+      (type == kBytesType) != (*elements == Elements::kBytes)) {
+    return std::nullopt;
+  }
+  return elements;
 }
 
+}  // namespace
+
+bool StringArray::Holds(const ArrayMetadata& metadata) { return ElementsOf(metadata).has_value(); }
+
 Result<StringArray> StringArray::Create(std::shared_ptr<store::Store> store, std::string prefix,
-                                        const ArrayLayout& layout, bool overwrite) {
+                                        const ArrayLayout& layout, bool overwrite,
+                                        Elements elements) {
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  CHUNKWISE_ASSIGN_OR_RETURN(const auto documents, StringMetadataDocuments(layout));
+  CHUNKWISE_ASSIGN_OR_RETURN(const auto documents, StringMetadataDocuments(layout, elements));
   CHUNKWISE_RETURN_IF_ERROR(
       ClearForOverwrite(*store, prefix, overwrite, DescribePrefix(*store, prefix)));
   for (const auto& [key, text] : documents) {  // .zarray last: the array appears whole.
@@ -323,24 +365,29 @@ Result<StringArray> StringArray::Open(std::shared_ptr<const store::Store> store,
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   CHUNKWISE_ASSIGN_OR_RETURN(ArrayMetadata metadata, ReadArrayMetadata(*store, prefix));
   const std::string where = DescribePrefix(*store, prefix);
-  if (!Holds(metadata)) {
+  const std::optional<Elements> elements = ElementsOf(metadata);
+  if (!elements) {
     return Status::Unsupported(where + ": data type " + metadata.data_type_name() +
                                " with codecs " + metadata.codecs.dump() +
-                               " is not a variable-length UTF-8 string array");
+                               " is not a variable-length UTF-8 string (vlen-utf8) or bytes "
+                               "(vlen-bytes) array");
   }
-  const std::optional<StringCodecs> split = SplitCodecs(metadata);
+  const std::string vlen(VlenCodec(*elements));
+  const std::optional<StringCodecs> split = SplitCodecs(metadata, vlen);
   Result<codec::CodecChain> chain =
       split ? codec::CodecChain::BytesOnly(split->bytes_codecs, ZarrCodecRegistry())
             : Result<codec::CodecChain>(Status::Unsupported("layout"));
   if (!chain.ok()) {
     return Status::Unsupported(
-        where + ": string array codecs " + metadata.codecs.dump() +
-        " (vlen-utf8 then bytes-to-bytes codecs are read, alone or in sharding_indexed with "
+        where + ": string array codecs " + metadata.codecs.dump() + " (" + vlen +
+        " then bytes-to-bytes codecs are read, alone or in sharding_indexed with "
         "index codecs [bytes little, crc32c], after a transpose or not): " +
         std::string(chain.status().message()));
   }
   StringArray array;
-  CHUNKWISE_ASSIGN_OR_RETURN(array.fill_value_, FillText(*store, prefix, metadata.zarr_format));
+  CHUNKWISE_ASSIGN_OR_RETURN(array.fill_value_,
+                             FillText(*store, prefix, metadata.zarr_format, *elements));
+  array.elements_ = *elements;
   array.store_ = std::move(store);
   array.prefix_ = std::move(prefix);
   array.inner_chunk_ = split->inner_chunk.value_or(metadata.chunk_shape);
@@ -374,7 +421,7 @@ Result<std::vector<std::string>> StringArray::DecodeChunk(ByteView stored,
   if (!decoded.ok()) return decoded.status().WithContext(where);  // A checksum names no key.
   const auto count = static_cast<std::size_t>(core::Region::Full(inner_chunk_).num_elements());
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> stored_order,
-                             DecodeVlenUtf8(*decoded, count, where));
+                             DecodeVlen(*decoded, count, where, elements_));
   if (transpose_.empty()) return stored_order;
   std::vector<std::string> strings(count);
   std::size_t j = 0;
@@ -505,7 +552,7 @@ Result<std::optional<Bytes>> StringArray::EncodeChunk(
     ForEachTransposed([&](std::size_t element) { stored_order.push_back(strings[element]); });
   }
   CHUNKWISE_ASSIGN_OR_RETURN(const Bytes raw,
-                             EncodeVlenUtf8(transpose_.empty() ? strings : stored_order));
+                             EncodeVlen(transpose_.empty() ? strings : stored_order));
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes encoded, bytes_codecs_->EncodeBytes(raw));
   return std::optional<Bytes>(std::move(encoded));
 }
@@ -568,7 +615,7 @@ Status StringArray::Write(const core::Region& region,
                                    std::to_string(region.num_elements()) + " elements");
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!core::IsUtf8(values[i])) {
+    if (elements_ == Elements::kText && !core::IsUtf8(values[i])) {
       return Status::InvalidArgument("string " + std::to_string(i) + " is not UTF-8");
     }
   }

@@ -1,12 +1,16 @@
-// StringArray: a zarr array of variable-length UTF-8 strings, read as text.
+// StringArray: a zarr array of variable-length UTF-8 strings, read as text,
+// or of variable-length byte strings, read as bytes.
 //
 // Spec: docs/formats/zarr.md, "Variable-length strings". zarr-python 3 writes
 // them as v3 data_type "string" with the "vlen-utf8" array→bytes codec, and
-// as v2 dtype "|O" with a "vlen-utf8" filter. Their elements have no fixed
+// as v2 dtype "|O" with a "vlen-utf8" filter; bytes as v3 data_type
+// "variable_length_bytes" with "vlen-bytes" (fill value in base64), and v2
+// "|O" with a "vlen-bytes" filter. Their elements have no fixed
 // size, so Array (whose chunks are fixed-size elements) refuses them and
 // this reads them instead: a chunk, once its bytes→bytes codecs are undone,
 // is a little-endian u32 element count (the whole chunk shape's, C order),
-// then per element a u32 byte length and that many bytes of UTF-8. A missing
+// then per element a u32 byte length and that many bytes (of UTF-8 for
+// vlen-utf8; vlen-bytes lays out any bytes the same way). A missing
 // chunk is all fill value. In a sharded array (v3 sharding_indexed with
 // [vlen-utf8, bytes→bytes codecs] inside, index [bytes little, crc32c]) each
 // inner chunk is such a chunk, located by the shard's index. After a
@@ -32,35 +36,42 @@ namespace chunkwise::formats::zarr {
 
 class StringArray {
  public:
-  // True when `metadata` is a vlen-utf8 string array (either format).
+  // What the elements are: UTF-8 text (vlen-utf8) or any bytes (vlen-bytes).
+  enum class Elements { kText, kBytes };
+
+  // True when `metadata` is a vlen-utf8 string or vlen-bytes array (either format).
   static bool Holds(const ArrayMetadata& metadata);
 
   // Writes the metadata of a new string array under `prefix`: v3 data_type
   // "string" with codecs [vlen-utf8, bytes→bytes codecs of `layout.codec`],
-  // or v2 dtype "|O" with filters [vlen-utf8]; `layout.data_type` and
-  // `endian` are not used, `fill_value` is the text itself (absent: "").
+  // or v2 dtype "|O" with filters [vlen-utf8]; for kBytes data_type
+  // "variable_length_bytes" and vlen-bytes instead. `layout.data_type` and
+  // `endian` are not used, `fill_value` is the text (bytes) itself (absent: "").
   // InvalidArgument naming the field for a layout BuildArrayMetadata
   // refuses (shards on v2 among them), InvalidArgument naming the prefix when
   // something is there and !overwrite.
   static Result<StringArray> Create(std::shared_ptr<store::Store> store, std::string prefix,
-                                    const ArrayLayout& layout, bool overwrite);
+                                    const ArrayLayout& layout, bool overwrite,
+                                    Elements elements = Elements::kText);
 
   // The string array whose metadata is under `prefix` ("" or ending in "/").
   // NotFound without metadata; Unsupported naming the data type when it is
-  // not a vlen-utf8 string array, or naming the codecs when they are more
-  // than [transpose,] vlen-utf8 and bytes→bytes codecs, alone or sharded.
+  // not a vlen-utf8 (vlen-bytes) array, or naming the codecs when they are more
+  // than [transpose,] vlen-utf8 (vlen-bytes) and bytes→bytes codecs, alone or
+  // sharded; InvalidArgument for a vlen-bytes fill value that is not base64.
   static Result<StringArray> Open(std::shared_ptr<const store::Store> store, std::string prefix);
   // As Open, for Write too.
   static Result<StringArray> OpenForWrite(std::shared_ptr<store::Store> store, std::string prefix);
 
   const ArrayMetadata& metadata() const { return metadata_; }
-  // What a missing chunk's elements read as.
+  Elements elements() const { return elements_; }
+  // What a missing chunk's elements read as (for kBytes, the bytes).
   const std::string& fill_value() const { return fill_value_; }
 
   // The elements of `region`, C order. InvalidArgument when the region is
   // not inside the array; Corruption naming the chunk's key when a chunk is
-  // not vlen-utf8 of the chunk's element count or holds a string that is not
-  // UTF-8; OutOfRange past the process's memory limit.
+  // not vlen-utf8 (vlen-bytes) of the chunk's element count or holds a
+  // string that is not UTF-8 (text only); OutOfRange past the process's memory limit.
   Result<std::vector<std::string>> Read(const core::Region& region) const;
 
   // Writes `values` (C order, region.num_elements() of them) over `region`.
@@ -68,7 +79,7 @@ class StringArray {
   // rewritten; a chunk left all fill value is erased (an inner chunk: left
   // out of its shard), as zarr-python 3 stores none either.
   // InvalidArgument when the region is not inside the array, the count
-  // differs or a value is not UTF-8 (naming its index); Unsupported
+  // differs or (text only) a value is not UTF-8 (naming its index); Unsupported
   // on an array opened read-only; the store's errors.
   Status Write(const core::Region& region, const std::vector<std::string>& values) const;
 
@@ -103,6 +114,7 @@ class StringArray {
   std::string prefix_;
   ArrayMetadata metadata_;
   std::string fill_value_;
+  Elements elements_ = Elements::kText;
   std::shared_ptr<const codec::CodecChain> bytes_codecs_;  // After vlen-utf8.
   core::Shape inner_chunk_;  // What vlen-utf8 encodes: the chunk, or the shard's inner chunk.
   bool sharded_ = false;

@@ -283,5 +283,105 @@ TEST(StringArray, TransposedChunksReadAndWriteInTheirStoredOrder) {
   }());
 }
 
+// zarr-python 3's zarr.json for a (3,) VariableLengthBytes array in (2,)
+// chunks: fill value b"xy" in base64.
+constexpr std::string_view kBytesArray = R"({
+  "zarr_format": 3, "node_type": "array", "shape": [3], "data_type": "variable_length_bytes",
+  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+  "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+  "fill_value": "eHk=", "codecs": [{"name": "vlen-bytes", "configuration": {}}],
+  "attributes": {}, "storage_transformers": []})";
+
+TEST(StringArray, ReadsVlenBytesOfAnyBytesBothFormats) {
+  const std::string zero_ff("\x00\xff", 2);  // Not UTF-8.
+  auto v3 = store::MemoryStore::Create();
+  ASSERT_TRUE(v3->Set("zarr.json", AsBytes(kBytesArray)).ok());
+  ASSERT_TRUE(v3->Set("c/0", VlenChunk({zero_ff, ""})).ok());
+  auto v2 = store::MemoryStore::Create();
+  ASSERT_TRUE(v2->Set(".zarray", AsBytes(R"({"zarr_format": 2, "shape": [3], "chunks": [2],
+                   "dtype": "|O", "fill_value": "eHk=", "order": "C", "compressor": null,
+                   "filters": [{"id": "vlen-bytes"}], "dimension_separator": "."})"))
+                  .ok());
+  ASSERT_TRUE(v2->Set("0", VlenChunk({zero_ff, ""})).ok());
+  for (const auto& store : {v3, v2}) {
+    const Result<StringArray> array = StringArray::Open(store, "");
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    EXPECT_EQ(array->elements(), StringArray::Elements::kBytes);
+    EXPECT_EQ(array->fill_value(), "xy");
+    const Result<std::vector<std::string>> all = array->Read(core::Region({0}, {3}));
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, (std::vector<std::string>{zero_ff, "", "xy"}));
+  }
+}
+
+TEST(StringArray, DamagedVlenBytesChunksAreCorruptionNamingTheirKey) {
+  for (const Bytes& damaged :
+       {VlenChunk({"a", "b", "c"}), Bytes{2, 0, 0, 0, 9, 0, 0, 0, 'a'}, Bytes{1, 0}}) {
+    auto store = store::MemoryStore::Create();
+    ASSERT_TRUE(store->Set("zarr.json", AsBytes(kBytesArray)).ok());
+    ASSERT_TRUE(store->Set("c/0", damaged).ok());
+    const Result<StringArray> array = StringArray::Open(store, "");
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    const Result<std::vector<std::string>> read = array->Read(core::Region({0}, {1}));
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << read.status().ToString();
+    EXPECT_NE(std::string(read.status().message()).find("c/0"), std::string::npos);
+    EXPECT_NE(std::string(read.status().message()).find("vlen-bytes"), std::string::npos)
+        << read.status().ToString();
+  }
+}
+
+TEST(StringArray, MismatchedTypesAndBadBytesFillsAreRefused) {
+  auto store = store::MemoryStore::Create();
+  // A v3 "string" array with vlen-bytes (or bytes with vlen-utf8) is neither.
+  std::string mismatched(kBytesArray);
+  mismatched.replace(mismatched.find("variable_length_bytes"),
+                     std::string("variable_length_bytes").size(), "string");
+  ASSERT_TRUE(store->Set("zarr.json", AsBytes(mismatched)).ok());
+  EXPECT_EQ(StringArray::Open(store, "").status().code(), StatusCode::kUnsupported);
+  std::string bad_fill(kBytesArray);
+  bad_fill.replace(bad_fill.find("eHk="), 4, "e!k=");
+  ASSERT_TRUE(store->Set("zarr.json", AsBytes(bad_fill)).ok());
+  const Status opened = StringArray::Open(store, "").status();
+  EXPECT_EQ(opened.code(), StatusCode::kInvalidArgument) << opened.ToString();
+  EXPECT_NE(std::string(opened.message()).find("fill_value"), std::string::npos);
+}
+
+TEST(StringArray, CreatesAndWritesVlenBytesAsZarrPython3Does) {
+  const std::string zero_ff("\x00\xff", 2);
+  for (const int format : {3, 2}) {
+    auto store = store::MemoryStore::Create();
+    ArrayLayout layout = StringLayout(format);
+    layout.codec = "none";
+    layout.fill_value = "xy";
+    if (format == 2) layout.dimension_names.clear();
+    const Result<StringArray> array =
+        StringArray::Create(store, "", layout, false, StringArray::Elements::kBytes);
+    ASSERT_TRUE(array.ok()) << array.status().ToString();
+    EXPECT_EQ(array->elements(), StringArray::Elements::kBytes);
+    EXPECT_EQ(array->fill_value(), "xy");
+    if (format == 3) {
+      const nlohmann::json root = nlohmann::json::parse(Text(*store, "zarr.json"));
+      EXPECT_EQ(root["data_type"], "variable_length_bytes");
+      EXPECT_EQ(root["fill_value"], "eHk=");
+      EXPECT_EQ(root["codecs"][0], (nlohmann::json{{"name", "vlen-bytes"},
+                                                   {"configuration", nlohmann::json::object()}}));
+    } else {
+      const nlohmann::json zarray = nlohmann::json::parse(Text(*store, ".zarray"));
+      EXPECT_EQ(zarray["dtype"], "|O");
+      EXPECT_EQ(zarray["fill_value"], "eHk=");
+      EXPECT_EQ(zarray["filters"], (nlohmann::json::array({{{"id", "vlen-bytes"}}})));
+    }
+    // Bytes that are not UTF-8 are written as they are.
+    ASSERT_TRUE(array->Write(core::Region({0, 0}, {2, 2}), {zero_ff, "", "xy", "\xfe"}).ok());
+    const Bytes expected = VlenChunk({zero_ff, "", "xy", "\xfe"});
+    EXPECT_EQ(Text(*store, format == 3 ? "c/0/0" : "0.0"),
+              std::string(expected.begin(), expected.end()));
+    const Result<std::vector<std::string>> box = array->Read(core::Region({0, 0}, {2, 3}));
+    ASSERT_TRUE(box.ok()) << box.status().ToString();
+    EXPECT_EQ(*box, (std::vector<std::string>{zero_ff, "", "xy", "xy", "\xfe", "xy"}));
+  }
+}
+
 }  // namespace
 }  // namespace chunkwise::formats::zarr
