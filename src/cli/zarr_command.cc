@@ -258,15 +258,21 @@ void PrintArrayInfo(const nlohmann::ordered_json& info) {
               FormatBytes(static_cast<double>(count("nbytes"))).c_str(), ratio);
 }
 
-// `zarr info` of an array this library cannot read: what its metadata says, and why.
-void PrintUnreadableArrayInfo(const nlohmann::ordered_json& info) {
-  std::printf("%s: zarr v%d array (not readable here)\n", info["path"].get<std::string>().c_str(),
-              info["zarr_format"].get<int>());
+// `zarr info` of an array without fixed-size elements to count (variable-length
+// text, which `zarr read` gives as a unicode .npy) or that this library cannot
+// read: what its metadata says, and why not.
+void PrintMetadataOnlyArrayInfo(const nlohmann::ordered_json& info) {
+  const bool readable = info["readable"].get<bool>();
+  std::printf("%s: zarr v%d array (%s)\n", info["path"].get<std::string>().c_str(),
+              info["zarr_format"].get<int>(),
+              readable ? "variable-length text" : "not readable here");
   std::printf("  shape        [%s] %s\n", ShapeText(info["shape"]).c_str(),
               info["dtype"].get<std::string>().c_str());
   std::printf("  layout       %s\n", DescribeChunks(info).c_str());
   std::printf("  codecs       %s\n", info["codecs"].dump().c_str());
-  std::printf("  unsupported  %s\n", info["unsupported"].get<std::string>().c_str());
+  if (!readable) {
+    std::printf("  unsupported  %s\n", info["unsupported"].get<std::string>().c_str());
+  }
 }
 
 Status Info(const CommandContext& context, const ZarrOptions& options) {
@@ -278,7 +284,7 @@ Status Info(const CommandContext& context, const ZarrOptions& options) {
   } else if (info["node_type"] == "group") {
     PrintGroupInfo(info);
   } else if (info.contains("readable")) {
-    PrintUnreadableArrayInfo(info);
+    PrintMetadataOnlyArrayInfo(info);
   } else {
     PrintArrayInfo(info);
   }

@@ -1,6 +1,7 @@
 #include "chunkwise/facade/zarr_info.h"
 
 #include "chunkwise/core/region.h"
+#include "chunkwise/facade/zarr_strings.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/formats/zarr/fill_value.h"
@@ -109,7 +110,16 @@ Result<nlohmann::ordered_json> ZarrInfo(const Context& context, std::string_view
   if (group) return GroupInfo(*store, url);
   Result<ZarrArray> array = OpenZarrArray(context, url, {}, call);
   if (!array.ok() && array.status().code() == StatusCode::kUnsupported) {
-    return UnreadableArrayInfo(*store, url, array.status());
+    CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json root,
+                               UnreadableArrayInfo(*store, url, array.status()));
+    // Text has no fixed-size elements, yet `zarr read` gives it (a unicode .npy).
+    Result<ZarrStringArrayInfo> strings = DescribeZarrStringArray(context, url);
+    if (strings.ok() && !strings->bytes) {
+      root["fill_value"] = strings->fill_value;
+      root["readable"] = true;
+      root.erase("unsupported");
+    }
+    return root;
   }
   CHUNKWISE_RETURN_IF_ERROR(array.status());
   return ZarrArrayInfo(context, *array, url, {}, call);

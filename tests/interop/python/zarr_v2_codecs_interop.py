@@ -152,6 +152,7 @@ def check_created(checks, binary, work):
 
 def check_unsupported(checks, binary, work):
     # A string array: zarr-python writes dtype "|O" with a vlen-utf8 filter.
+    # Once unreadable, it is now read; the zfpy array below still is not.
     path = work / "strings.zarr"
     extra = {"zarr_format": 2} if ZARR3 else {"object_codec": numcodecs.VLenUTF8()}
     strings = zarr.create(store=str(path), shape=(5, 4), chunks=(2, 4), dtype=str, overwrite=True, **extra)
@@ -163,8 +164,15 @@ def check_unsupported(checks, binary, work):
     zarray = json.loads((unknown / ".zarray").read_text())
     zarray["compressor"] = {"id": "zfpy", "mode": 4, "tolerance": 0.5}
     (unknown / ".zarray").write_text(json.dumps(zarray))
-    for target, named, shape, chunks in [(path, dtype, [5, 4], [2, 4]),
-                                         (unknown, "numcodecs.zfpy", [6, 6], [2, 2])]:
+    # Text has no fixed-size elements, yet info says it is read: as a unicode .npy.
+    described = json.loads(cli(binary, "zarr", "info", path, "--json", ok=True).stdout)
+    checks.expect(described["shape"] == [5, 4] and described["dtype"] == dtype
+                  and described.get("readable") is True and "unsupported" not in described,
+                  f"info {path.name}: readable {described.get('readable')}, dtype {described.get('dtype')}")
+    cli(binary, "zarr", "read", path, "--output", work / "strings.npy", "--overwrite", ok=True)
+    checks.expect(np.load(work / "strings.npy").tolist() == [[str(x) for x in row] for row in strings[...]],
+                  f"read {path.name}: the .npy holds zarr-python's strings")
+    for target, named, shape, chunks in [(unknown, "numcodecs.zfpy", [6, 6], [2, 2])]:
         info = cli(binary, "zarr", "info", target, "--json", ok=True)
         described = json.loads(info.stdout)
         checks.expect(described["shape"] == shape and described["chunks"] == chunks,
