@@ -75,13 +75,17 @@ class StringArray:
         return self._fill_value
 
     def read(self, selection: Selection = Ellipsis) -> np.ndarray:
-        """The strings `selection` picks (ints, slices with steps, '...'), as StringDType."""
+        """The elements `selection` picks (ints, slices with steps, '...'): StringDType text,
+        or in a BytesArray an object array of bytes."""
         box = _Box(selection, self._shape)
         if box.empty:
             return np.empty(box.shape, self.dtype)
-        strings = _core.read_strings(self._url, box.start, box.stop)
-        covering = np.array(strings, dtype=self.dtype).reshape(box.box_shape)
+        covering = self._read_box(box).reshape(box.box_shape)
         return covering[box.view] if box.strided else covering.reshape(box.shape)
+
+    def _read_box(self, box: _Box) -> np.ndarray:
+        """The elements of the box that covers the selection, flat in C order."""
+        return np.array(_core.read_strings(self._url, box.start, box.stop), dtype=self.dtype)
 
     def __getitem__(self, selection: Selection) -> np.ndarray:
         return self.read(selection)
@@ -95,23 +99,31 @@ class StringArray:
         return self._read_only
 
     def write(self, selection: Selection, value: Any) -> None:
-        """Writes `value` (strings, or what numpy makes strings of; broadcast) over `selection`."""
+        """Writes `value` (broadcast) over `selection`: strings, or what numpy makes strings
+        of; in a BytesArray, bytes or bytes-likes."""
         if self._read_only:
             raise ValueError(f"{self._url}: the array was opened read-only (mode 'r')")
         box = _Box(selection, self._shape)
         if box.empty:
             return
-        data = np.asarray(value)
-        if data.dtype.kind in "SV":
-            raise TypeError(f"{self._url}: a string array takes text, not {data.dtype} values")
-        data = data.astype(self.dtype)
+        data = self._elements(value)
         if box.strided:  # Only the picked elements change: read the box, set them, write it.
             covering = self.read(tuple(slice(a, b) for a, b in zip(box.start, box.stop)))
             covering[box.view] = data
             data = covering
         else:
             data = np.broadcast_to(data, box.shape).reshape(box.box_shape)
-        _core.write_strings(self._url, box.start, box.stop, [str(s) for s in data.reshape(-1)])
+        self._write_box(box, data.reshape(-1))
+
+    def _elements(self, value: Any) -> np.ndarray:
+        """`value` as this array's elements."""
+        data = np.asarray(value)
+        if data.dtype.kind in "SV":
+            raise TypeError(f"{self._url}: a string array takes text, not {data.dtype} values")
+        return data.astype(self.dtype)
+
+    def _write_box(self, box: _Box, flat: np.ndarray) -> None:
+        _core.write_strings(self._url, box.start, box.stop, [str(s) for s in flat])
 
     def __setitem__(self, selection: Selection, value: Any) -> None:
         self.write(selection, value)
@@ -137,38 +149,19 @@ class BytesArray(StringArray):
     def fill_value(self) -> bytes:
         return self._fill_value
 
-    def read(self, selection: Selection = Ellipsis) -> np.ndarray:
-        """The bytes `selection` picks (ints, slices with steps, '...'), as an object array."""
-        box = _Box(selection, self._shape)
-        if box.empty:
-            return np.empty(box.shape, object)
+    def _read_box(self, box: _Box) -> np.ndarray:
         values = _core.read_bytes(self._url, box.start, box.stop)
-        covering = np.empty(len(values), object)
-        covering[:] = values
-        covering = covering.reshape(box.box_shape)
-        return covering[box.view] if box.strided else covering.reshape(box.shape)
+        flat = np.empty(len(values), object)
+        flat[:] = values
+        return flat
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        data = self.read()
-        return data if dtype is None else data.astype(dtype, copy=False)
-
-    def write(self, selection: Selection, value: Any) -> None:
-        """Writes `value` (bytes, or bytes-likes; broadcast) over `selection`."""
-        if self._read_only:
-            raise ValueError(f"{self._url}: the array was opened read-only (mode 'r')")
-        box = _Box(selection, self._shape)
-        if box.empty:
-            return
+    def _elements(self, value: Any) -> np.ndarray:
         # dtype=object keeps each bytes whole (an "S" array would drop trailing NULs).
-        data = np.asarray(value, dtype=object)
-        if box.strided:  # Only the picked elements change: read the box, set them, write it.
-            covering = self.read(tuple(slice(a, b) for a, b in zip(box.start, box.stop)))
-            covering[box.view] = data
-            data = covering
-        else:
-            data = np.broadcast_to(data, box.shape).reshape(box.box_shape)
+        return np.asarray(value, dtype=object)
+
+    def _write_box(self, box: _Box, flat: np.ndarray) -> None:
         _core.write_bytes(self._url, box.start, box.stop,
-                          [_as_bytes(self._url, x) for x in data.reshape(-1)])
+                          [_as_bytes(self._url, x) for x in flat])
 
 
 def _as_bytes(url: str, value: Any) -> bytes:
