@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "formats/refs/base64.h"
+#include "core/base64.h"
 #include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs::internal {
@@ -118,7 +118,7 @@ Status EntryReader::ReadReference(JsonCursor& cursor, std::string_view key,
     CHUNKWISE_RETURN_IF_ERROR(cursor.ReadStringView(value, scratch_));
     ReferenceView inline_value;
     if (value.starts_with(kBase64Prefix)) {
-      Result<Bytes> decoded = DecodeBase64(value.substr(kBase64Prefix.size()));
+      Result<Bytes> decoded = core::DecodeBase64(value.substr(kBase64Prefix.size()));
       if (!decoded.ok()) return KeyError(name_, key, std::string(decoded.status().message()));
       decoded_ = std::move(*decoded);
       inline_value.data = decoded_;

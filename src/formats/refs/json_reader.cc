@@ -6,9 +6,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/base64.h"
 #include "core/json.h"
 #include "core/memory_limit.h"
-#include "formats/refs/base64.h"
 #include "formats/refs/json_cursor.h"
 #include "formats/refs/json_entries.h"
 #include "formats/refs/reference_template.h"

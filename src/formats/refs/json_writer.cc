@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/base64.h"
 #include "core/utf8.h"
-#include "formats/refs/base64.h"
 #include "formats/refs/reference_template.h"
 
 namespace chunkwise::formats::refs {
@@ -66,7 +66,7 @@ void AppendInline(ByteView data, std::string& out) {
     return;
   }
   out += "\"base64:";
-  AppendBase64(data, out);
+  core::AppendBase64(data, out);
   out.push_back('"');
 }
 

@@ -11,6 +11,7 @@
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/npy_dtype.h"
+#include "core/base64.h"
 #include "core/json.h"
 
 namespace chunkwise::formats::zarr {
@@ -147,45 +148,6 @@ nlohmann::json IntegerToJson(std::span<const std::uint8_t> element) {
   return value;
 }
 
-// RFC 4648 base64 (standard alphabet, "=" padding): zarr-python's JSON for
-// a byte string fill value.
-constexpr std::string_view kBase64 =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string EncodeBase64(std::span<const std::uint8_t> data) {
-  std::string text;
-  for (std::size_t i = 0; i < data.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, data.size() - i);
-    std::uint32_t group = 0;
-    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? data[i + k] : 0);
-    for (std::size_t k = 0; k < 4; ++k) {
-      text += k <= n ? kBase64[(group >> (18 - 6 * k)) & 63] : '=';
-    }
-  }
-  return text;
-}
-
-std::optional<FillValue> DecodeBase64(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  FillValue bytes;
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    std::uint32_t group = 0;
-    int pad = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      const char c = text[i + k];
-      const std::size_t digit = kBase64.find(c);
-      const bool padding = c == '=' && i + 4 == text.size() && k >= 2;
-      if (digit == std::string_view::npos && !padding) return std::nullopt;
-      if (pad > 0 && !padding) return std::nullopt;
-      pad += padding ? 1 : 0;
-      group = (group << 6) | (padding ? 0 : static_cast<std::uint32_t>(digit));
-    }
-    for (int k = 0; k < 3 - pad; ++k)
-      bytes.push_back(static_cast<std::uint8_t>(group >> (16 - 8 * k)));
-  }
-  return bytes;
-}
-
 // datetime64/timedelta64: the int64 count, or "NaT" (INT64_MIN).
 Result<FillValue> ParseDatetime(const nlohmann::json& json, DataType dtype) {
   if (json == "NaT") return ElementBytes(std::numeric_limits<std::int64_t>::min());
@@ -196,11 +158,13 @@ Result<FillValue> ParseDatetime(const nlohmann::json& json, DataType dtype) {
 // 'S<n>': base64 of at most n bytes, padded with NULs.
 Result<FillValue> ParseFixedBytes(const nlohmann::json& json, DataType dtype) {
   if (!json.is_string()) return BadFill(json, dtype, "expected a base64 string");
-  std::optional<FillValue> bytes = DecodeBase64(json.get<std::string>());
-  if (!bytes) return BadFill(json, dtype, "not base64");
-  if (bytes->size() > dtype.size()) return BadFill(json, dtype, "longer than the type");
-  bytes->resize(dtype.size(), 0);
-  return *std::move(bytes);
+  // zarr-python's JSON for a byte string fill value is its base64.
+  Result<Bytes> decoded = core::DecodeBase64(json.get<std::string>());
+  if (!decoded.ok()) return BadFill(json, dtype, "not base64");
+  if (decoded->size() > dtype.size()) return BadFill(json, dtype, "longer than the type");
+  FillValue bytes(decoded->begin(), decoded->end());
+  bytes.resize(dtype.size(), 0);
+  return bytes;
 }
 
 // '<U<n>': a string of at most n characters, as UTF-32 (host order) padded with NULs.
@@ -236,7 +200,7 @@ nlohmann::json FixedUnicodeToJson(std::span<const std::uint8_t> element) {
 nlohmann::json FixedBytesToJson(std::span<const std::uint8_t> element) {
   std::size_t size = element.size();
   while (size > 0 && element[size - 1] == 0) --size;
-  return EncodeBase64(element.first(size));
+  return core::EncodeBase64(element.first(size));
 }
 
 }  // namespace

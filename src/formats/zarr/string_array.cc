@@ -9,9 +9,9 @@
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/formats/zarr/sharding_codec.h"
+#include "core/base64.h"
 #include "core/memory_limit.h"
 #include "core/utf8.h"
-#include "formats/refs/base64.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {
@@ -254,7 +254,7 @@ Result<std::string> FillText(const store::Store& store, const std::string& prefi
       root.is_object() ? root.value("fill_value", nlohmann::json()) : nlohmann::json();
   if (!fill.is_string()) return std::string();
   if (elements == Elements::kText) return fill.get<std::string>();
-  Result<Bytes> bytes = refs::DecodeBase64(fill.get<std::string>());
+  Result<Bytes> bytes = core::DecodeBase64(fill.get<std::string>());
   if (!bytes.ok()) {
     return Status::InvalidArgument(store.Describe(key) + ": the vlen-bytes fill_value " +
                                    fill.dump() +
@@ -277,7 +277,7 @@ Result<std::vector<std::pair<std::string, std::string>>> StringMetadataDocuments
   const bool bytes = elements == Elements::kBytes;
   std::string fill = layout.fill_value.value_or("");
   if (bytes) {
-    fill = refs::EncodeBase64(AsBytes(fill));
+    fill = core::EncodeBase64(AsBytes(fill));
   } else if (!core::IsUtf8(fill)) {
     return Status::InvalidArgument("the fill value is not UTF-8").WithField("fill_value");
   }

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "chunkwise/store/file_store.h"
+#include "core/base64.h"
 #include "core/file_io.h"
-#include "formats/refs/base64.h"
 #include "formats/refs/json_reader.h"
 #include "formats/refs/json_writer.h"
 #include "formats/refs/reference_template.h"
@@ -28,15 +28,15 @@ TEST(RefsBase64, RoundTripsEveryLength) {
   for (std::size_t n = 0; n < 10; ++n) {
     Bytes data;
     for (std::size_t i = 0; i < n; ++i) data.push_back(static_cast<std::uint8_t>(i * 37 + 250));
-    const std::string text = EncodeBase64(data);
-    auto decoded = DecodeBase64(text);
+    const std::string text = core::EncodeBase64(data);
+    auto decoded = core::DecodeBase64(text);
     ASSERT_TRUE(decoded.ok()) << text;
     EXPECT_EQ(*decoded, data);
   }
-  EXPECT_EQ(EncodeBase64(AsBytes("hello")), "aGVsbG8=");
-  EXPECT_FALSE(DecodeBase64("aGV").ok());
-  EXPECT_FALSE(DecodeBase64("a=Vs").ok());
-  EXPECT_FALSE(DecodeBase64("aG!s").ok());
+  EXPECT_EQ(core::EncodeBase64(AsBytes("hello")), "aGVsbG8=");
+  EXPECT_FALSE(core::DecodeBase64("aGV").ok());
+  EXPECT_FALSE(core::DecodeBase64("a=Vs").ok());
+  EXPECT_FALSE(core::DecodeBase64("aG!s").ok());
 }
 
 TEST(RefsTemplate, RendersArithmeticAndVariables) {

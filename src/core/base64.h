@@ -1,11 +1,11 @@
-// Base64 (RFC 4648 §4, standard alphabet, "=" padding) for inline values of
-// reference sets: JSON values "base64:<text>" hold bytes that are not text.
+// Base64 (RFC 4648 §4, standard alphabet, "=" padding): the inline values of
+// reference sets (JSON values "base64:<text>") and zarr fill values of bytes.
 //
 // Spec: docs/formats/refs.md, "Base64". Python's base64.b64decode (what fsspec
 // calls) by default drops characters outside the alphabet; we refuse them, so
 // a set with stray characters that fsspec reads is refused here.
-#ifndef CHUNKWISE_FORMATS_REFS_BASE64_H_
-#define CHUNKWISE_FORMATS_REFS_BASE64_H_
+#ifndef CHUNKWISE_CORE_BASE64_H_
+#define CHUNKWISE_CORE_BASE64_H_
 
 #include <string>
 #include <string_view>
@@ -13,7 +13,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
 
-namespace chunkwise::formats::refs {
+namespace chunkwise::core {
 
 // The padded base64 text of `data`.
 std::string EncodeBase64(ByteView data);
@@ -25,6 +25,6 @@ void AppendBase64(ByteView data, std::string& out);
 // is not a multiple of 4, or padding appears before the end.
 Result<Bytes> DecodeBase64(std::string_view text);
 
-}  // namespace chunkwise::formats::refs
+}  // namespace chunkwise::core
 
-#endif  // CHUNKWISE_FORMATS_REFS_BASE64_H_
+#endif  // CHUNKWISE_CORE_BASE64_H_

@@ -1,9 +1,9 @@
-#include "formats/refs/base64.h"
+#include "core/base64.h"
 
 #include <array>
 #include <cstdint>
 
-namespace chunkwise::formats::refs {
+namespace chunkwise::core {
 namespace {
 
 constexpr std::string_view kAlphabet =
@@ -79,4 +79,4 @@ Result<Bytes> DecodeBase64(std::string_view text) {
   return out;
 }
 
-}  // namespace chunkwise::formats::refs
+}  // namespace chunkwise::core
