@@ -98,9 +98,14 @@ Result<std::shared_ptr<ThreadPool>> ThreadPool::Create(std::size_t num_threads) 
 ThreadPool::~ThreadPool() {
   CHUNKWISE_CHECK(!InWorkerThread());
   if (InForkedChild()) {
-    // Joining or detaching would act on threads of another process, and the
-    // mutex may have been held there at the fork: the handles are leaked.
+    // Joining or detaching would act on threads of another process: the
+    // handles are leaked, and so are the parent's queued tasks. The condition
+    // variables still count the parent's waiting workers, and destroying them
+    // would wait for those for good: each is made anew over its old state.
     new std::vector<std::thread>(std::move(workers_));
+    new std::deque<std::function<void()>>(std::move(queue_));
+    new (&work_available_) std::condition_variable();
+    new (&idle_) std::condition_variable();
     return;
   }
   {

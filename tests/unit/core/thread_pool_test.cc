@@ -201,7 +201,8 @@ TEST(ThreadPool, RefusedThreadsAreAnError) {
 // A child forked from a process whose pool has running workers (as a Python
 // multiprocessing worker is) has none of them: the pool runs the child's
 // work on the calling thread, to the same results and errors, and its
-// destruction returns. The alarm turns a hang into a failure.
+// destruction returns (the workers the child lacks are counted as waiting
+// on the pool's condition variables). The alarm turns a hang into a failure.
 TEST(ThreadPool, AForkedChildRunsItsWorkOnTheCallingThread) {
   auto pool = std::make_unique<ThreadPool>(4);
   std::atomic<int> warmed{0};
@@ -211,6 +212,7 @@ TEST(ThreadPool, AForkedChildRunsItsWorkOnTheCallingThread) {
                                   return Status::Ok();
                                 })
                   .ok());
+  pool->WaitIdle();  // Its workers wait on its condition variable at the fork.
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
