@@ -34,9 +34,15 @@ TEST(RefsBase64, RoundTripsEveryLength) {
     EXPECT_EQ(*decoded, data);
   }
   EXPECT_EQ(core::EncodeBase64(AsBytes("hello")), "aGVsbG8=");
-  EXPECT_FALSE(core::DecodeBase64("aGV").ok());
-  EXPECT_FALSE(core::DecodeBase64("a=Vs").ok());
-  EXPECT_FALSE(core::DecodeBase64("aG!s").ok());
+  EXPECT_EQ(core::DecodeBase64("aGV").status().code(), StatusCode::kInvalidArgument);
+  for (const auto& [text, position] :
+       {std::pair<std::string_view, std::string_view>{"a=Vs", "position 1"},
+        {"aG!s", "position 2"}}) {
+    const Result<Bytes> decoded = core::DecodeBase64(text);
+    EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(decoded.status().message().find(position), std::string_view::npos)
+        << decoded.status().ToString();
+  }
 }
 
 TEST(RefsTemplate, RendersArithmeticAndVariables) {
