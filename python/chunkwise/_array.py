@@ -461,13 +461,14 @@ def create(
     "variable_length_bytes" with vlen-bytes, v2 "|O" with a vlen-bytes
     filter); `fill_value` is then bytes, b"" by default.
     """
-    if _is_bytes_dtype(dtype, data) or _is_string_dtype(
+    bytes_elements = _is_bytes_dtype(dtype, data)  # Walks object data once.
+    if bytes_elements or _is_string_dtype(
             dtype if dtype is not None or data is None else np.asarray(data).dtype):
         return _create_string_array(
             url, shape=shape, dtype=dtype, chunks=chunks, shards=shards, codecs=codecs,
             checksum=checksum, fill_value=fill_value, dimension_names=dimension_names,
             attributes=attributes, zarr_format=zarr_format, overwrite=overwrite, data=data,
-            bytes_elements=_is_bytes_dtype(dtype, data),
+            bytes_elements=bytes_elements,
         )
     if data is not None:
         data = np.asarray(data)
