@@ -52,7 +52,8 @@ Status ViewCommand(const CommandContext& context, const ViewOptions& options) {
                                                           .host = options.host,
                                                           .port = options.port,
                                                           .threads = options.threads,
-                                                          .log = options.log ? stderr : nullptr});
+                                                          .log = options.log ? stderr : nullptr,
+                                                          .state = {}});
   if (!viewer.ok()) {
     if (viewer.status().code() != StatusCode::kIOError) return viewer.status();
     return Status(viewer.status().code(),

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "chunkwise/core/thread_pool.h"
 #include "core/json.h"
@@ -352,7 +353,11 @@ Result<ExportToPrecomputedSummary> AddParts(const std::vector<ExportToPrecompute
     job.seconds = std::max(job.seconds, part.seconds);
     for (const ExportToPrecomputedScaleSummary& scale : part.scales) {
       const auto [at, added] = by_key.emplace(scale.key, job.scales.size());
-      if (added) job.scales.push_back({.key = scale.key});
+      if (added) {
+        ExportToPrecomputedScaleSummary first_of_key;
+        first_of_key.key = scale.key;
+        job.scales.push_back(std::move(first_of_key));
+      }
       ExportToPrecomputedScaleSummary& total = job.scales[at->second];
       AddCounts(total, scale);
       total.seconds = std::max(total.seconds, scale.seconds);
