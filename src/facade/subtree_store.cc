@@ -6,13 +6,17 @@
 #include "chunkwise/store/value_reader.h"
 #include "chunkwise/store/value_writer.h"
 #include "store/batched_gets.h"
+#include "store/batched_puts.h"
 
 namespace chunkwise {
 namespace {
 
-// Batched gets (store/batched_gets.h) go to the store beneath, so an array
-// in a folder of a remote store still sends its chunk GETs together.
-class SubtreeStore final : public store::Store, public store::ForwardedGets {
+// Batched gets and puts (store/batched_gets.h, batched_puts.h) go to the
+// store beneath, so an array in a folder of a remote store still sends its
+// chunks' GETs and PUTs together.
+class SubtreeStore final : public store::Store,
+                           public store::ForwardedGets,
+                           public store::ForwardedPuts {
  public:
   SubtreeStore(std::shared_ptr<store::Store> base, std::string folder)
       : base_(std::move(base)), prefix_(std::move(folder) + "/") {}
@@ -67,6 +71,10 @@ class SubtreeStore final : public store::Store, public store::ForwardedGets {
     return {base_.get(), Full(key)};
   }
   bool ForwardsToBatches() const override { return store::BatchesGets(*base_); }
+  store::ForwardedPutKey RoutePut(std::string_view key) override {
+    return {base_.get(), Full(key)};
+  }
+  bool ForwardsToBatchedPuts() const override { return store::BatchesPuts(*base_); }
 
  private:
   std::string Full(std::string_view key) const { return prefix_ + std::string(key); }

@@ -333,8 +333,10 @@ Result<std::optional<ObjectInfo>> S3Client::Head(const std::string& object_key,
   return ReplyError(what, response);
 }
 
-Result<ObjectVersion> S3Client::Put(const std::string& object_key, std::span<const ByteView> body,
-                                    const S3WriteCondition& condition) const {
+BodyTarget S3Client::ReplyTarget() { return BodyTarget::Collect(kXmlReplyLimit); }
+
+S3Client::Call S3Client::PutCall(const std::string& object_key, std::span<const ByteView> body,
+                                 const S3WriteCondition& condition) const {
   Call call;
   call.op = Op::kPut;
   call.method = "PUT";
@@ -342,12 +344,23 @@ Result<ObjectVersion> S3Client::Put(const std::string& object_key, std::span<con
   call.headers = ConditionHeaders(condition, options_.dialect);
   call.body = body;
   call.has_body = true;
+  return call;
+}
+
+Result<ObjectVersion> S3Client::PutReply(std::string_view what, Result<HttpResponse> reply,
+                                         const S3WriteCondition& condition) const {
+  CHUNKWISE_RETURN_IF_ERROR(reply.status());
+  if (reply->status == 200) return VersionOf(*reply);
+  if (ConditionRefused(*reply, condition)) return ConditionFailed(what, condition);
+  return ReplyError(what, *reply);
+}
+
+Result<ObjectVersion> S3Client::Put(const std::string& object_key, std::span<const ByteView> body,
+                                    const S3WriteCondition& condition) const {
   const std::string what = "PUT " + Url(object_key);
-  CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
-                             Send(call, BodyTarget::Collect(kXmlReplyLimit), what));
-  if (response.status == 200) return VersionOf(response);
-  if (ConditionRefused(response, condition)) return ConditionFailed(what, condition);
-  return ReplyError(what, response);
+  return PutReply(
+      what, Send(PutCall(object_key, body, condition), BodyTarget::Collect(kXmlReplyLimit), what),
+      condition);
 }
 
 Result<std::string> S3Client::CreateMultipartUpload(const std::string& object_key) const {
@@ -452,7 +465,8 @@ Status S3Client::AbortMultipartUpload(const std::string& object_key,
   return ReplyError(what, response);
 }
 
-Status S3Client::Delete(const std::string& object_key, const std::string& if_match) const {
+S3Client::Call S3Client::DeleteCall(const std::string& object_key,
+                                    const std::string& if_match) const {
   Call call;
   call.op = Op::kDelete;
   call.method = "DELETE";
@@ -460,14 +474,27 @@ Status S3Client::Delete(const std::string& object_key, const std::string& if_mat
   S3WriteCondition condition;
   condition.if_match = if_match;
   call.headers = ConditionHeaders(condition, options_.dialect);
-  const std::string what = "DELETE " + Url(object_key);
-  CHUNKWISE_ASSIGN_OR_RETURN(HttpResponse response,
-                             Send(call, BodyTarget::Collect(kXmlReplyLimit), what));
+  return call;
+}
+
+Status S3Client::DeleteReply(std::string_view what, Result<HttpResponse> reply,
+                             const std::string& if_match) const {
+  CHUNKWISE_RETURN_IF_ERROR(reply.status());
+  const HttpResponse& response = *reply;
+  S3WriteCondition condition;
+  condition.if_match = if_match;
   if (response.status == 204 || response.status == 200) return Status::Ok();
   if (ConditionRefused(response, condition)) return ConditionFailed(what, condition);
   // GCS answers 404 for a key that is not there; absent is what we wanted.
   if (response.status == 404 && S3ErrorCode(response) != "NoSuchBucket") return Status::Ok();
   return ReplyError(what, response);
+}
+
+Status S3Client::Delete(const std::string& object_key, const std::string& if_match) const {
+  const std::string what = "DELETE " + Url(object_key);
+  return DeleteReply(
+      what, Send(DeleteCall(object_key, if_match), BodyTarget::Collect(kXmlReplyLimit), what),
+      if_match);
 }
 
 Status S3Client::DeleteBatch(std::span<const std::string> object_keys) const {

@@ -64,6 +64,20 @@ class S3Client {
   // bucket is). With `pin`, that version (NotFound if it is gone).
   Result<std::optional<ObjectInfo>> Head(const std::string& object_key,
                                          const ObjectVersion* pin = nullptr) const;
+  // Where the reply of a write goes (an error's XML, or the reply a
+  // CompleteMultipartUpload sends).
+  static BodyTarget ReplyTarget();
+  // The PUT of `body` under `condition`, and what its reply means (the
+  // stored version): Put's two halves, for batches sent with SendAll.
+  Call PutCall(const std::string& object_key, std::span<const ByteView> body,
+               const S3WriteCondition& condition) const;
+  Result<ObjectVersion> PutReply(std::string_view what, Result<HttpResponse> reply,
+                                 const S3WriteCondition& condition) const;
+  // The DELETE (with `if_match`, only at that ETag) and what its reply
+  // means: Delete's two halves.
+  Call DeleteCall(const std::string& object_key, const std::string& if_match = "") const;
+  Status DeleteReply(std::string_view what, Result<HttpResponse> reply,
+                     const std::string& if_match = "") const;
   // PUT of `body` under `condition`; the stored version.
   Result<ObjectVersion> Put(const std::string& object_key, std::span<const ByteView> body,
                             const S3WriteCondition& condition) const;

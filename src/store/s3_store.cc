@@ -199,6 +199,74 @@ Status S3Store::SetParts(std::string_view key, std::span<const ByteView> parts) 
   return writer.Commit();
 }
 
+std::vector<Status> S3Store::PutMany(std::span<const PutItem> items,
+                                     const core::Cancellation* cancellation) {
+  std::vector<Status> statuses(items.size());
+  std::vector<S3Client::Call> calls;
+  std::vector<std::string> whats;
+  std::vector<S3WriteCondition> conditions;
+  std::vector<std::size_t> sent;   // The item of each call.
+  std::vector<std::size_t> alone;  // Items written one by one, after the batch.
+  const bool aws = options().dialect == S3Dialect::kAws;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const PutItem& item = items[i];
+    if (Status valid = ValidateKey(item.key); !valid.ok()) {
+      statuses[i] = std::move(valid);
+      continue;
+    }
+    const std::string object_key = options().location.prefix + item.key;
+    S3WriteCondition condition;
+    if (item.expected && !item.expected->absent()) {
+      if (!aws) {
+        statuses[i] = NoConditionalWrites(
+            item.key, item.value ? "a conditional write" : "a conditional erase");
+        continue;
+      }
+      condition.if_match = item.expected->token();
+    }
+    if (item.value) {
+      if (item.value->size() > options().transfer.multipart_threshold) {
+        alone.push_back(i);  // A multipart upload, its parts in flight of their own.
+        continue;
+      }
+      condition.if_absent = item.expected && item.expected->absent();
+      calls.push_back(
+          client_->PutCall(object_key, std::span<const ByteView>(&*item.value, 1), condition));
+      whats.push_back("PUT " + client_->Url(object_key));
+    } else {
+      if (item.expected && item.expected->absent()) {
+        alone.push_back(i);  // S3 has no "delete if absent": EraseIf asks first.
+        continue;
+      }
+      calls.push_back(client_->DeleteCall(object_key, condition.if_match));
+      whats.push_back("DELETE " + client_->Url(object_key));
+    }
+    conditions.push_back(std::move(condition));
+    sent.push_back(i);
+  }
+  const std::vector<BodyTarget> targets(calls.size(), S3Client::ReplyTarget());
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    statuses[sent[j]] =
+        items[sent[j]].value
+            ? client_->PutReply(whats[j], std::move(replies[j]), conditions[j]).status()
+            : client_->DeleteReply(whats[j], std::move(replies[j]), conditions[j].if_match);
+  }
+  for (std::size_t i : alone) {
+    const PutItem& item = items[i];
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      statuses[i] = cancellation->Check(Describe(item.key));
+    } else if (!item.value) {
+      statuses[i] = EraseIf(item.key, *item.expected);
+    } else {
+      const std::span<const ByteView> parts(&*item.value, 1);
+      statuses[i] = item.expected ? SetPartsIf(item.key, parts, *item.expected).status()
+                                  : SetParts(item.key, parts);
+    }
+  }
+  return statuses;
+}
+
 Result<Generation> S3Store::GetGeneration(std::string_view key) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<ObjectInfo> info,

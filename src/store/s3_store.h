@@ -15,7 +15,8 @@
 //             writer's value that never fills two parts; a larger one is a
 //             multipart upload, parts in flight at once; it appears whole on
 //             CompleteMultipartUpload or not at all, and a failure or a writer
-//             dropped uncommitted aborts it.
+//             dropped uncommitted aborts it. PutMany (store/batched_puts.h)
+//             sends many values' PUTs (and DELETEs) at once.
 //             The writer keeps the first part until Commit, so a shard index
 //             at the start is filled in last without uploading it twice.
 //   Conditional writes  a generation is the object's ETag (GetGeneration is a
@@ -44,6 +45,7 @@
 #include "chunkwise/store/store.h"
 #include "store/aws_config.h"
 #include "store/batched_gets.h"
+#include "store/batched_puts.h"
 #include "store/http_transport.h"
 #include "store/range_read_options.h"
 #include "store/s3_location.h"
@@ -113,7 +115,7 @@ enum class S3WriteMode {
 class S3Client;
 struct ObjectVersion;
 
-class S3Store final : public Store, public BatchedGets {
+class S3Store final : public Store, public BatchedGets, public BatchedPuts {
  public:
   // InvalidArgument for an endpoint that is not an http(s) URL or part sizes
   // outside S3's limits. Sends no request.
@@ -131,6 +133,11 @@ class S3Store final : public Store, public BatchedGets {
   Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
   Status Set(std::string_view key, ByteView value) override;
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
+  // Every item's PUT or DELETE at once (store/batched_puts.h), with
+  // If-Match / If-None-Match for an expected generation; a value past
+  // multipart_threshold goes as Set does, after the others.
+  std::vector<Status> PutMany(std::span<const PutItem> items,
+                              const core::Cancellation* cancellation = nullptr) override;
   Result<std::unique_ptr<ValueWriter>> OpenWriter(std::string_view key) override;
   Status Erase(std::string_view key) override;
   Result<std::vector<std::string>> List(std::string_view prefix) const override;

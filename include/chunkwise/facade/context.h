@@ -57,8 +57,11 @@ struct ContextOptions {
   // its requests at once through the store's event loop (up to 64 on the
   // wire), and a region of an unsharded array sends its chunks' GETs in
   // batches the same way, so 4 threads keep the network as busy for reads;
-  // an unsharded array's writes are still one request per thread, so the
-  // default stays at 16. 0: the shared pool, whatever the store.
+  // on S3 so do the PUTs of the chunks a write covers whole (encoded on the
+  // pool). A chunk written in part, a shard's write, each object of a copy
+  // (`zarr convert`) and each of `zarr info`'s sizes still take a thread
+  // each, so the default stays at 16.
+  // 0: the shared pool, whatever the store.
   std::size_t remote_threads = 16;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
   // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.

@@ -54,6 +54,26 @@ Status ReadOverlapsBatched(const GridObjects& objects, std::span<const ChunkOver
   return objects.ReadAll(reads, context, stored, done, cancellation);
 }
 
+// The WriteAll (GridObjects) of each overlap's box from the buffer `data` of
+// `shape`, whose keys are `keys`; replaces[i] says overlap i covers its
+// object's part of the array; `done(i)` runs once overlap i is stored.
+Status WriteOverlapsBatched(const GridObjects& objects, std::span<const ChunkOverlap> overlaps,
+                            std::span<const std::string> keys,
+                            std::span<const std::uint8_t> replaces, const void* data,
+                            const core::Shape& shape, const ShardCallContext& context,
+                            const std::function<Status(std::size_t)>& done,
+                            const core::Cancellation* cancellation = nullptr) {
+  std::vector<GridObjects::ObjectWrite> writes;
+  writes.reserve(overlaps.size());
+  for (std::size_t i = 0; i < overlaps.size(); ++i) {
+    writes.push_back({keys[i],
+                      {core::StridedSource{data, shape, overlaps[i].region_local.start()},
+                       overlaps[i].chunk_local},
+                      replaces[i] != 0});
+  }
+  return objects.WriteAll(writes, context, done, cancellation);
+}
+
 Result<std::optional<std::string>> GetText(const store::Store& store, const std::string& key) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> bytes, store.Get(key));
   if (!bytes) return std::optional<std::string>();
@@ -442,6 +462,31 @@ Status Array::Write(const Region& region, ByteView data, const ArrayCallHooks& h
   if (region.IsEmpty()) return Status::Ok();
   const core::Shape shape = region.shape();
   const std::vector<core::Coord> chunks = grid_.ChunksIntersecting(region);
+  if (objects_->batches_writes()) {
+    // Chunks over a remote store: encoding on the pool, requests in batches.
+    std::vector<ChunkOverlap> overlaps;
+    std::vector<std::string> keys;
+    std::vector<std::uint8_t> replaces;
+    for (const core::Coord& chunk : chunks) {
+      overlaps.push_back(*grid_.Overlap(chunk, region));
+      keys.push_back(ChunkKey(chunk));
+      // A box covering the object's part of the array replaces it unread.
+      replaces.push_back(overlaps.back().array == grid_.ChunkRegion(chunk));
+    }
+    CHUNKWISE_RETURN_IF_ERROR(hooks.cancellation == nullptr
+                                  ? Status::Ok()
+                                  : hooks.cancellation->Check(DescribePrefix(*store_, prefix_)));
+    return WriteOverlapsBatched(
+        *objects_, overlaps, keys, replaces, data.data(), shape, ShardContext(),
+        [&](std::size_t i) -> Status {
+          if (hooks.progress != nullptr) {
+            hooks.progress->Add(overlaps[i].array.num_elements() * metadata_.data_type.size());
+          }
+          if (hooks.cancellation == nullptr) return Status::Ok();
+          return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
+        },
+        hooks.cancellation);
+  }
   return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
     if (hooks.cancellation != nullptr && hooks.cancellation->cancelled()) {
@@ -584,6 +629,23 @@ Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView dat
                                      "] is named twice in one batch");
     }
     overlaps.push_back(std::move(overlap));
+  }
+  if (objects_->batches_writes()) {
+    std::erase_if(overlaps, [](const ChunkOverlap& overlap) { return overlap.array.IsEmpty(); });
+    std::vector<std::string> keys;
+    std::vector<std::uint8_t> replaces;
+    for (const ChunkOverlap& overlap : overlaps) {
+      keys.push_back(ChunkKey(overlap.chunk));
+      replaces.push_back(overlap.array == grid_.ChunkRegion(overlap.chunk));
+    }
+    return WriteOverlapsBatched(
+        *objects_, overlaps, keys, replaces, data.data(), data_shape, ShardContext(),
+        [&](std::size_t i) -> Status {
+          if (progress_ != nullptr) {
+            progress_->Add(overlaps[i].array.num_elements() * metadata_.data_type.size());
+          }
+          return Status::Ok();
+        });
   }
   return pool_->ParallelFor(overlaps.size(), [&](std::size_t i) -> Status {
     const ChunkOverlap& overlap = overlaps[i];

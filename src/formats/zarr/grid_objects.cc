@@ -11,6 +11,7 @@
 #include "chunkwise/formats/zarr/shard_store.h"
 #include "chunkwise/store/update_object.h"
 #include "store/batched_gets.h"
+#include "store/batched_puts.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -23,6 +24,16 @@ using core::Region;
 // transport's loop full, without holding a large region's every chunk.
 constexpr std::size_t kBatchChunks = 1024;
 constexpr std::uint64_t kBatchBytes = std::uint64_t{128} << 20;
+
+// Runs task(i) for i < count on context.pool, or in turn without one.
+Status RunOnPool(const ShardCallContext& context, std::size_t count,
+                 const std::function<Status(std::size_t)>& task) {
+  if (context.pool == nullptr) {
+    for (std::size_t i = 0; i < count; ++i) CHUNKWISE_RETURN_IF_ERROR(task(i));
+    return Status::Ok();
+  }
+  return context.pool->ParallelFor(count, task);
+}
 
 class PlainChunkObjects final : public GridObjects {
  public:
@@ -85,6 +96,28 @@ class PlainChunkObjects final : public GridObjects {
         });
     cache_->Invalidate(key);  // Whether or not it failed, the chunk may have changed.
     return status;
+  }
+
+  bool batches_writes() const override { return store::BatchesPuts(*store_); }
+
+  Status WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,
+                  const std::function<Status(std::size_t)>& done,
+                  const core::Cancellation* cancellation) const override {
+    std::vector<std::size_t> replaced, merged;  // Indexes into `writes`.
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      (writes[i].replaces ? replaced : merged).push_back(i);
+    }
+    CHUNKWISE_RETURN_IF_ERROR(SendReplacements(writes, replaced, context, done, cancellation));
+    // A part of a chunk merges into the stored one, conditionally where the
+    // store can (store::UpdateObject): read, merge and write per chunk.
+    return RunOnPool(context, merged.size(), [&](std::size_t j) -> Status {
+      const ObjectWrite& write = writes[merged[j]];
+      if (cancellation != nullptr && cancellation->cancelled()) {
+        return cancellation->Check(store_->Describe(write.key));
+      }
+      CHUNKWISE_RETURN_IF_ERROR(Write(write.key, write.write, false, context));
+      return done(merged[j]);
+    });
   }
 
   Status Count(const std::string& key, ArrayStorageStats& stats) const override {
@@ -206,6 +239,81 @@ class PlainChunkObjects final : public GridObjects {
     return context.pool->ParallelFor(count, read_one);
   }
 
+  // Chunks encoded for a batch of WriteAll's replacements: those of
+  // `replaced`[first, end); nullopt for a chunk all fill (removed).
+  struct EncodedBatch {
+    std::size_t first = 0, end = 0;
+    std::vector<std::optional<Bytes>> values;
+    Status status;  // Of the encoding.
+  };
+
+  // The writes that replace whole chunks, encoded on the pool in batches of
+  // as many chunks as ReadAll fetches at once, each batch sent by PutMany
+  // from a thread of its own while the next one encodes.
+  Status SendReplacements(std::span<const ObjectWrite> writes,
+                          std::span<const std::size_t> replaced, const ShardCallContext& context,
+                          const std::function<Status(std::size_t)>& done,
+                          const core::Cancellation* cancellation) const {
+    if (replaced.empty()) return Status::Ok();
+    const std::uint64_t chunk_bytes = std::max<std::uint64_t>(spec_.num_bytes(), 1);
+    const std::size_t batch = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(kBatchBytes / chunk_bytes, 1, kBatchChunks));
+    EncodedBatch current =
+        Encode(writes, replaced, 0, std::min(replaced.size(), batch), context, cancellation);
+    for (;;) {
+      CHUNKWISE_RETURN_IF_ERROR(current.status);
+      // The last batch (often the only one: a writer of one chunk per call)
+      // goes from this thread, with nothing left to encode meanwhile.
+      if (current.end == replaced.size()) {
+        return Send(writes, replaced, current, done, cancellation);
+      }
+      std::future<Status> sent = std::async(
+          std::launch::async, [&] { return Send(writes, replaced, current, done, cancellation); });
+      EncodedBatch next =
+          Encode(writes, replaced, current.end, std::min(replaced.size(), current.end + batch),
+                 context, cancellation);
+      CHUNKWISE_RETURN_IF_ERROR(sent.get());
+      current = std::move(next);
+    }
+  }
+
+  EncodedBatch Encode(std::span<const ObjectWrite> writes, std::span<const std::size_t> replaced,
+                      std::size_t first, std::size_t end, const ShardCallContext& context,
+                      const core::Cancellation* cancellation) const {
+    EncodedBatch batch{first, end, std::vector<std::optional<Bytes>>(end - first), Status::Ok()};
+    batch.status = RunOnPool(context, end - first, [&](std::size_t j) -> Status {
+      const ObjectWrite& write = writes[replaced[first + j]];
+      if (cancellation != nullptr && cancellation->cancelled()) {
+        return cancellation->Check(store_->Describe(write.key));
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(batch.values[j], Merge(write.key, write.write, std::nullopt));
+      return Status::Ok();
+    });
+    return batch;
+  }
+
+  // Writes `batch`'s chunks in one PutMany (a chunk all fill is removed, as
+  // Write removes it), then runs `done` for each; the first failure.
+  Status Send(std::span<const ObjectWrite> writes, std::span<const std::size_t> replaced,
+              const EncodedBatch& batch, const std::function<Status(std::size_t)>& done,
+              const core::Cancellation* cancellation) const {
+    std::vector<store::PutItem> items;
+    items.reserve(batch.values.size());
+    for (std::size_t j = 0; j < batch.values.size(); ++j) {
+      const std::optional<Bytes>& value = batch.values[j];
+      items.push_back({writes[replaced[batch.first + j]].key,
+                       value ? std::optional<ByteView>(*value) : std::nullopt, std::nullopt});
+    }
+    const std::vector<Status> statuses = store::PutMany(*store_, items, cancellation);
+    // Whether or not they failed, the chunks may have changed.
+    for (const store::PutItem& item : items) cache_->Invalidate(item.key);
+    for (std::size_t j = 0; j < statuses.size(); ++j) {
+      CHUNKWISE_RETURN_IF_ERROR(statuses[j]);
+      CHUNKWISE_RETURN_IF_ERROR(done(replaced[batch.first + j]));
+    }
+    return Status::Ok();
+  }
+
   // The chunk `old` (nullopt: none stored) with the write merged into it,
   // encoded; nullopt if the result is all fill.
   Result<std::optional<Bytes>> Merge(const std::string& key, const ShardWriteSource& write,
@@ -304,6 +412,18 @@ Status GridObjects::ReadAll(std::span<const ObjectRead> reads, const ShardCallCo
     return Status::Ok();
   }
   return context.pool->ParallelFor(reads.size(), read_one);
+}
+
+Status GridObjects::WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,
+                             const std::function<Status(std::size_t)>& done,
+                             const core::Cancellation* cancellation) const {
+  return RunOnPool(context, writes.size(), [&](std::size_t i) -> Status {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check(writes[i].key);
+    }
+    CHUNKWISE_RETURN_IF_ERROR(Write(writes[i].key, writes[i].write, writes[i].replaces, context));
+    return done(i);
+  });
 }
 
 std::shared_ptr<const GridObjects> PlainChunks(std::shared_ptr<store::Store> store,

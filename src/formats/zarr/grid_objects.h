@@ -65,6 +65,29 @@ class GridObjects {
   // object left all fill value is removed.
   virtual Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,
                        const ShardCallContext& context) const = 0;
+  // One object's part of a WriteAll: Write's arguments.
+  struct ObjectWrite {
+    std::string key;
+    ShardWriteSource write;
+    bool replaces = false;
+  };
+  // True if WriteAll sends objects in batches (plain chunks of a store whose
+  // puts are batched, store/batched_puts.h); Write one object per pool task
+  // is as good otherwise.
+  virtual bool batches_writes() const { return false; }
+  // Writes every object as Write does, `done(i)` running once write i is
+  // stored (progress; an error, such as a cancellation, ends the call). The
+  // objects each write replaces are encoded on context.pool and sent in
+  // batches, each batch's requests in flight together from a thread of the
+  // call's own (at most the transport's max_in_flight on the wire), the
+  // next batch encoding meanwhile: many requests on the wire without a pool
+  // thread each; a `cancellation` (may be null) ends the requests on the
+  // wire too. Writes of part of an object merge into the stored one as
+  // Write does, one per pool task. The first failure (in the order of
+  // `writes`) is returned. Only where batches_writes().
+  virtual Status WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,
+                          const std::function<Status(std::size_t)>& done,
+                          const core::Cancellation* cancellation) const;
   // Adds the object under `key`, if stored, to `stats`: one request.
   virtual Status Count(const std::string& key, ArrayStorageStats& stats) const = 0;
   // The inner chunks each object holds (0: objects are plain chunks).

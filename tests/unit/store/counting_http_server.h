@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -26,7 +29,11 @@ namespace chunkwise::test {
 // Serves `body` at every path (ranges too), except /down (always 503) and
 // /flaky (503 for its first two requests); once files are added (AddFile),
 // serves those instead, 404 for any other path, and a path set to Fail
-// answers its status. A request is held until more than
+// answers its status. In that mode it also stores what a PUT sends and
+// removes what a DELETE names, as an object store would: every file has an
+// ETag (a hash of its bytes), and If-Match / If-None-Match: * on a PUT,
+// DELETE or GET that the file does not meet answer 412 (tests of batched
+// puts, http_batched_puts_test.cc). A request is held until more than
 // `hold_above` have been held at once (after which none is), or a second has passed (or, with
 // hold_until_stop, until the server stops): a client that keeps its limit
 // waits out the second; one that sends more is answered at once.
@@ -81,6 +88,18 @@ class CountingServer {
     std::lock_guard lock(mutex_);
     return max_held_;
   }
+  // The file at `path` now, if any (what PUTs left there).
+  std::optional<Bytes> file(const std::string& path) const {
+    std::lock_guard lock(mutex_);
+    auto found = files_.find(path);
+    if (found == files_.end()) return std::nullopt;
+    return found->second;
+  }
+  // The ETag the server gives the bytes `body`.
+  static std::string ETag(const Bytes& body) {
+    const std::string_view text(reinterpret_cast<const char*>(body.data()), body.size());
+    return "\"" + std::to_string(std::hash<std::string_view>{}(text)) + "\"";
+  }
   int requests(const std::string& path) const {
     std::lock_guard lock(mutex_);
     auto found = counts_.find(path);
@@ -126,13 +145,57 @@ class CountingServer {
       }
       const std::string head = buffer.substr(0, end);
       buffer.erase(0, end + 4);
-      const std::string reply = Answer(head);
+      const std::size_t length = std::stoull(HeaderValue(head, "Content-Length").value_or("0"));
+      if (HeaderValue(head, "Expect").value_or("") == "100-continue" &&
+          ::send(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25, MSG_NOSIGNAL) < 0) {
+        return;
+      }
+      while (buffer.size() < length) {
+        const ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
+        if (n <= 0) return;
+        buffer.append(chunk, static_cast<std::size_t>(n));
+      }
+      const Bytes body(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(length));
+      buffer.erase(0, length);
+      const std::string reply = Answer(head, body);
       if (::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) < 0) return;
     }
   }
 
-  std::string Answer(const std::string& head) {
+  // The value of header `name` in `head` (its case as curl sends it).
+  static std::optional<std::string> HeaderValue(const std::string& head, const std::string& name) {
+    const std::size_t at = head.find("\r\n" + name + ": ");
+    if (at == std::string::npos) return std::nullopt;
+    const std::size_t start = at + name.size() + 4;
+    return head.substr(start, head.find("\r\n", start) - start);
+  }
+
+  // True if the file at `path` (null: none) meets the request's If-Match /
+  // If-None-Match: *.
+  static bool MeetsConditions(const std::string& head, const Bytes* file) {
+    if (HeaderValue(head, "If-None-Match") == "*" && file != nullptr) return false;
+    const std::optional<std::string> match = HeaderValue(head, "If-Match");
+    return !match || (file != nullptr && ETag(*file) == *match);
+  }
+
+  // A PUT or DELETE of a file (files mode), once held; mutex_ is held.
+  std::string StoreLocked(const std::string& method, const std::string& path,
+                          const std::string& head, const Bytes& body) {
+    auto file = files_.find(path);
+    if (!MeetsConditions(head, file == files_.end() ? nullptr : &file->second)) {
+      return "HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n";
+    }
+    if (method == "DELETE") {
+      if (file != files_.end()) files_.erase(file);
+      return "HTTP/1.1 204 No Content\r\n\r\n";
+    }
+    files_[path] = body;
+    return "HTTP/1.1 200 OK\r\nETag: " + ETag(body) + "\r\nContent-Length: 0\r\n\r\n";
+  }
+
+  std::string Answer(const std::string& head, const Bytes& request_body) {
     const std::size_t space = head.find(' ');
+    const std::string method = head.substr(0, space);
     const std::string path = head.substr(space + 1, head.find(' ', space + 1) - space - 1);
     int count = 0;
     {
@@ -151,29 +214,47 @@ class CountingServer {
       return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
     }
     const Bytes* body = &body_;
+    Bytes served_copy;
+    bool files_mode = false;
     {
       std::lock_guard lock(mutex_);
       if (auto failure = failures_.find(path); failure != failures_.end()) {
         return "HTTP/1.1 " + std::to_string(failure->second) +
                " Failed\r\nContent-Length: 0\r\n\r\n";
       }
+      files_mode = !files_.empty();
+      if (files_mode && (method == "PUT" || method == "DELETE")) {
+        return StoreLocked(method, path, head, request_body);
+      }
       if (!files_.empty()) {
         auto file = files_.find(path);
         if (file == files_.end()) return "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
-        body = &file->second;  // Files are not replaced while served.
+        if (!MeetsConditions(head, &file->second)) {
+          return "HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n";
+        }
+        served_copy = file->second;  // A PUT may replace it while it is sent.
+        body = &served_copy;
       }
     }
     const Bytes& served = *body;
     std::size_t first = 0, last = served.size() - 1;
     bool ranged = false;
     const std::size_t range = head.find("Range: bytes=");
-    if (range != std::string::npos) {
+    if (range != std::string::npos && head[range + 13] == '-') {  // The last N bytes.
+      ranged = true;
+      first = served.size() -
+              std::min<std::size_t>(std::stoull(head.substr(range + 14)), served.size());
+    } else if (range != std::string::npos) {
       ranged = true;
       first = std::stoull(head.substr(range + 13));
       last = std::min<std::size_t>(std::stoull(head.substr(head.find('-', range + 13) + 1)),
                                    served.size() - 1);
     }
     std::string reply = ranged ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n";
+    if (files_mode) reply += "ETag: " + ETag(served) + "\r\n";
+    if (method == "HEAD") {
+      return reply + "Content-Length: " + std::to_string(served.size()) + "\r\n\r\n";
+    }
     if (ranged) {
       reply += "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
                std::to_string(served.size()) + "\r\n";

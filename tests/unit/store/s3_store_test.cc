@@ -11,6 +11,7 @@
 
 #include "chunkwise/core/thread_pool.h"
 #include "store/batched_gets.h"
+#include "store/batched_puts.h"
 #include "store/remote_store_url.h"
 #include "unit/store/s3_test_server.h"
 #include "unit/store/store_suite.h"
@@ -341,6 +342,53 @@ TEST_F(S3StoreTest, GetManyReadsEveryKeyAsGetDoes) {
   const std::vector<Result<std::optional<Bytes>>> missing = GetMany(*store_, keys);
   EXPECT_EQ(missing[0].status().code(), StatusCode::kNotFound);
   EXPECT_THAT(std::string(missing[0].status().message()), HasSubstr("no-such-bucket-here"));
+}
+
+// PutMany writes each item as Set, Erase, SetPartsIf or EraseIf would: the
+// small ones in one batch, a value past the multipart threshold alone.
+TEST_F(S3StoreTest, PutManyWritesEveryItemAsASingleWriteDoes) {
+  ASSERT_TRUE(store_->Set("many/gone", AsBytes("old")).ok());
+  ASSERT_TRUE(store_->Set("many/there", AsBytes("old")).ok());
+  Result<Generation> there = store_->GetGeneration("many/there");
+  ASSERT_TRUE(there.ok()) << there.status().ToString();
+  EXPECT_TRUE(BatchesPuts(*store_));
+  const Bytes small = Pattern(100, 1);
+  const Bytes large = Pattern((std::size_t{10} << 20) + 1, 2);  // Past the test's threshold.
+  const std::vector<PutItem> items = {
+      {"many/a", ByteView(small), {}},
+      {"many/large", ByteView(large), {}},
+      {"many/gone", std::nullopt, {}},
+      {"many/missing", std::nullopt, {}},
+      {"many/there", ByteView(small), Generation::Absent()},
+      {"many/new", ByteView(small), Generation::Absent()},
+      {"many/there", ByteView(small), Generation::Of("\"0123\"")},
+      {"../bad", ByteView(small), {}},
+  };
+  std::vector<Status> statuses = PutMany(*store_, items);
+  ASSERT_EQ(statuses.size(), items.size());
+  for (std::size_t i : {0, 1, 2, 3, 5}) EXPECT_TRUE(statuses[i].ok()) << statuses[i].ToString();
+  EXPECT_EQ(statuses[4].code(), StatusCode::kConflict) << statuses[4].ToString();
+  EXPECT_THAT(std::string(statuses[4].message()), HasSubstr(store_->Describe("many/there")));
+  EXPECT_EQ(statuses[6].code(), StatusCode::kConflict) << statuses[6].ToString();
+  EXPECT_EQ(statuses[7].code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Get("many/a"), small);
+  EXPECT_EQ(Get("many/large"), large);
+  EXPECT_EQ(Get("many/gone"), std::nullopt);
+  EXPECT_EQ(Get("many/new"), small);
+  EXPECT_EQ(Get("many/there"), suite::B("old"));
+  EXPECT_EQ(store_->stats().parts, 3u);  // The large one, as a multipart upload.
+
+  // At the generation it holds, a write and then an erase go ahead.
+  statuses = PutMany(*store_, std::vector<PutItem>{{"many/there", ByteView(small), *there}});
+  ASSERT_TRUE(statuses[0].ok()) << statuses[0].ToString();
+  Result<Generation> now = store_->GetGeneration("many/there");
+  ASSERT_TRUE(now.ok());
+  statuses = PutMany(*store_, std::vector<PutItem>{{"many/there", std::nullopt, *there}});
+  EXPECT_EQ(statuses[0].code(), StatusCode::kConflict) << statuses[0].ToString();
+  EXPECT_EQ(Get("many/there"), small);
+  statuses = PutMany(*store_, std::vector<PutItem>{{"many/there", std::nullopt, *now}});
+  EXPECT_TRUE(statuses[0].ok()) << statuses[0].ToString();
+  EXPECT_EQ(Get("many/there"), std::nullopt);
 }
 
 // Every kind of request we send, checked by botocore's Signature V4 in a
