@@ -14,6 +14,7 @@
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/reference_store.h"
+#include "facade/subtree_store.h"
 #include "formats/refs/reference_set.h"
 #include "store/batched_gets.h"
 #include "store/memory_store.h"
@@ -87,6 +88,9 @@ class BatchedReferencesTest : public ::testing::Test {
         packed.insert(packed.end(), value.begin(), value.end());
       }
     }
+    for (const std::string& key : *keys) {  // The spaced set again, as the folder v/.
+      nested_->Set("v/" + key, **spaced_->Find(key));
+    }
     server_.AddFile("/data/spaced.bin", spaced);
     server_.AddFile("/data/packed.bin", packed);
     Result<formats::zarr::Array> direct = formats::zarr::Array::Open(memory_, "");
@@ -124,6 +128,7 @@ class BatchedReferencesTest : public ::testing::Test {
   std::optional<formats::zarr::Array> direct_;
   std::shared_ptr<ReferenceSet> spaced_ = std::make_shared<ReferenceSet>();
   std::shared_ptr<ReferenceSet> packed_ = std::make_shared<ReferenceSet>();
+  std::shared_ptr<ReferenceSet> nested_ = std::make_shared<ReferenceSet>();
 };
 
 TEST_F(BatchedReferencesTest, ChunksAreOneBatchInFlightWithOnePoolThread) {
@@ -141,6 +146,22 @@ TEST_F(BatchedReferencesTest, ChunksAreOneBatchInFlightWithOnePoolThread) {
   // A GET per range and none before: the replies say the object's size.
   EXPECT_EQ(server_.requests("/data/spaced.bin"), 5);
   EXPECT_EQ(server_.requests("/data/whole.bin"), 1);
+}
+
+TEST_F(BatchedReferencesTest, AnArrayInAFolderOfTheSetSendsItsChunksAsOneBatch) {
+  std::shared_ptr<ReferenceStore> store = OpenReferences(nested_);
+  ASSERT_NE(store, nullptr);
+  std::shared_ptr<Store> folder = MakeSubtreeStore(store, "v");  // As OpenStore("refs.json/v").
+  EXPECT_TRUE(BatchesGets(*folder));
+  formats::zarr::ArrayOptions options;
+  options.pool = *core::ThreadPool::Create(1);
+  Result<formats::zarr::Array> array = formats::zarr::Array::Open(folder, "", options);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  server_.Hold(4);  // The fifth held at once releases them all.
+  Result<Bytes> read = array->Read(all_);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, DirectRead(all_));
+  EXPECT_EQ(server_.max_held(), 5);
 }
 
 TEST_F(BatchedReferencesTest, ARegionReadsEqualToADirectRead) {
@@ -163,7 +184,7 @@ TEST_F(BatchedReferencesTest, TouchingRangesOfOneObjectAreOneRequest) {
   EXPECT_EQ(server_.requests("/data/packed.bin"), 1);
 }
 
-TEST_F(BatchedReferencesTest, AKeysOfTheBatchReadAsGetReadsThem) {
+TEST_F(BatchedReferencesTest, EveryKeyOfABatchReadsAsGetReadsIt) {
   std::shared_ptr<ReferenceStore> store = OpenReferences(spaced_);
   ASSERT_NE(store, nullptr);
   const std::vector<std::string> keys = {"c/0/0", "c/0/6", "c/0/3", "c/0/7", "c/0/0", "zarr.json"};
