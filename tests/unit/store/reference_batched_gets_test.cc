@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/formats/zarr/array.h"
@@ -162,6 +163,25 @@ TEST_F(BatchedReferencesTest, AnArrayInAFolderOfTheSetSendsItsChunksAsOneBatch) 
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(*read, DirectRead(all_));
   EXPECT_EQ(server_.max_held(), 5);
+}
+
+TEST_F(BatchedReferencesTest, CancellingAReadEndsItsRequestsOnTheWire) {
+  std::shared_ptr<ReferenceStore> store = OpenReferences(spaced_);
+  ASSERT_NE(store, nullptr);
+  formats::zarr::Array array = OpenArray(store);
+  server_.Hold(0, /*until_stop=*/true);
+  core::Cancellation cancellation;
+  std::thread canceller([&] {
+    server_.WaitForHeld(5);  // The ranges' batch is on the wire.
+    cancellation.Cancel();
+  });
+  std::vector<std::uint16_t> out(4 * 40);
+  const Status status = array.ReadInto(all_, out.data(), {nullptr, &cancellation});
+  canceller.join();
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  EXPECT_THAT(status.message(), HasSubstr("refs.json:c/0/"));
+  EXPECT_THAT(status.message(), HasSubstr(server_.Url("/data/spaced.bin")));
+  server_.Release();
 }
 
 TEST_F(BatchedReferencesTest, ARegionReadsEqualToADirectRead) {
