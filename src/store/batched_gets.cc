@@ -1,7 +1,11 @@
 #include "store/batched_gets.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
+
+#include "chunkwise/store/reference_store.h"
+#include "store/reference_batch.h"
 
 namespace chunkwise::store {
 namespace {
@@ -9,18 +13,17 @@ namespace {
 // The keys of one store beneath a ForwardedGets, and where their values go.
 struct ForwardedBatch {
   const Store* store;
-  std::vector<std::string> keys;
+  std::vector<std::string> keys;       // Its keys there.
   std::vector<std::size_t> positions;  // Into the caller's keys.
 };
 
-std::vector<Result<std::optional<Bytes>>> GetForwarded(const ForwardedGets& forwarded,
-                                                       std::span<const std::string> keys,
-                                                       const core::Cancellation* cancellation) {
-  // A key no store holds is absent, as the forwarding store's Get says.
-  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
-  std::vector<ForwardedBatch> batches;  // Few: one per store beneath.
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    ForwardedKey route = forwarded.RouteGet(keys[i]);
+// The keys that some store beneath `forwarded` holds, one batch per store
+// (few: one per store beneath).
+std::vector<ForwardedBatch> Route(const ForwardedGets& forwarded, std::size_t count,
+                                  const std::function<const std::string&(std::size_t)>& key) {
+  std::vector<ForwardedBatch> batches;
+  for (std::size_t i = 0; i < count; ++i) {
+    ForwardedKey route = forwarded.RouteGet(key(i));
     if (route.store == nullptr) continue;
     auto batch = std::find_if(batches.begin(), batches.end(),
                               [&](const ForwardedBatch& b) { return b.store == route.store; });
@@ -28,8 +31,36 @@ std::vector<Result<std::optional<Bytes>>> GetForwarded(const ForwardedGets& forw
     batch->keys.push_back(std::move(route.key));
     batch->positions.push_back(i);
   }
-  for (const ForwardedBatch& batch : batches) {
+  return batches;
+}
+
+std::vector<Result<std::optional<Bytes>>> GetForwarded(const ForwardedGets& forwarded,
+                                                       std::span<const std::string> keys,
+                                                       const core::Cancellation* cancellation) {
+  // A key no store holds is absent, as the forwarding store's Get says.
+  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+  for (const ForwardedBatch& batch : Route(
+           forwarded, keys.size(), [&](std::size_t i) -> const std::string& { return keys[i]; })) {
     std::vector<Result<std::optional<Bytes>>> got = GetMany(*batch.store, batch.keys, cancellation);
+    for (std::size_t j = 0; j < got.size(); ++j) values[batch.positions[j]] = std::move(got[j]);
+  }
+  return values;
+}
+
+std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
+    const ForwardedGets& forwarded, std::span<const RangedKey> reads,
+    const core::Cancellation* cancellation) {
+  std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
+  for (const ForwardedBatch& batch :
+       Route(forwarded, reads.size(),
+             [&](std::size_t i) -> const std::string& { return reads[i].key; })) {
+    std::vector<RangedKey> routed;
+    routed.reserve(batch.keys.size());
+    for (std::size_t j = 0; j < batch.keys.size(); ++j) {
+      routed.push_back({batch.keys[j], reads[batch.positions[j]].range});
+    }
+    std::vector<Result<std::optional<Bytes>>> got =
+        GetRangeMany(*batch.store, routed, cancellation);
     for (std::size_t j = 0; j < got.size(); ++j) values[batch.positions[j]] = std::move(got[j]);
   }
   return values;
@@ -39,6 +70,9 @@ std::vector<Result<std::optional<Bytes>>> GetForwarded(const ForwardedGets& forw
 
 bool BatchesGets(const Store& store) {
   if (dynamic_cast<const BatchedGets*>(&store) != nullptr) return true;
+  if (const auto* references = dynamic_cast<const ReferenceStore*>(&store)) {
+    return ReferenceBatch::Batches(*references);
+  }
   const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store);
   return forwarded != nullptr && forwarded->ForwardsToBatches();
 }
@@ -48,6 +82,11 @@ std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
                                                   const core::Cancellation* cancellation) {
   if (const auto* batched = dynamic_cast<const BatchedGets*>(&store)) {
     return batched->GetMany(keys, cancellation);
+  }
+  if (const auto* references = dynamic_cast<const ReferenceStore*>(&store)) {
+    if (ReferenceBatch::Batches(*references)) {
+      return ReferenceBatch::GetMany(*references, keys, cancellation);
+    }
   }
   if (const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store)) {
     return GetForwarded(*forwarded, keys, cancellation);
@@ -59,6 +98,27 @@ std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
       values.push_back(cancellation->Check(store.Describe(key)));
     } else {
       values.push_back(store.Get(key));
+    }
+  }
+  return values;
+}
+
+std::vector<Result<std::optional<Bytes>>> GetRangeMany(const Store& store,
+                                                       std::span<const RangedKey> reads,
+                                                       const core::Cancellation* cancellation) {
+  if (const auto* batched = dynamic_cast<const BatchedGets*>(&store)) {
+    return batched->GetRangeMany(reads, cancellation);
+  }
+  if (const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store)) {
+    return GetRangesForwarded(*forwarded, reads, cancellation);
+  }
+  std::vector<Result<std::optional<Bytes>>> values;
+  values.reserve(reads.size());
+  for (const RangedKey& read : reads) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values.push_back(cancellation->Check(store.Describe(read.key)));
+    } else {
+      values.push_back(store.GetRange(read.key, read.range));
     }
   }
   return values;

@@ -8,6 +8,9 @@
 // GetMany reads their keys one after another. A store that hands each key to
 // a store beneath it (a folder's view, a store of mounts) implements
 // ForwardedGets, so that GetMany batches the keys of the store beneath.
+// GetRangeMany is the same for byte ranges of values (the ranges a reference
+// set points at). A ReferenceStore that may read remote targets batches too:
+// store/reference_batch.h sends its keys' ranges to their targets' stores.
 #ifndef CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 #define CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 
@@ -18,9 +21,16 @@
 #include <vector>
 
 #include "chunkwise/core/cancellation.h"
+#include "chunkwise/store/byte_range.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::store {
+
+// One read of GetRangeMany: bytes `range` of the value under `key`.
+struct RangedKey {
+  std::string key;
+  ByteRange range;
+};
 
 // What a store that batches its gets implements besides Store.
 class BatchedGets {
@@ -32,6 +42,11 @@ class BatchedGets {
   virtual std::vector<Result<std::optional<Bytes>>> GetMany(
       std::span<const std::string> keys,
       const core::Cancellation* cancellation = nullptr) const = 0;
+  // The same for ranges: result i is reads[i]'s, as Store::GetRange would
+  // return it. A range that is not one request (a suffix, a range larger
+  // than a piece) is read alone after the batch.
+  virtual std::vector<Result<std::optional<Bytes>>> GetRangeMany(
+      std::span<const RangedKey> reads, const core::Cancellation* cancellation = nullptr) const = 0;
 };
 
 // The store beneath a ForwardedGets that holds a key, and the key there.
@@ -64,6 +79,12 @@ bool BatchesGets(const Store& store);
 std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
                                                   std::span<const std::string> keys,
                                                   const core::Cancellation* cancellation = nullptr);
+
+// GetMany for ranges of values (result i is reads[i]'s, as Store::GetRange
+// would return it), batched as GetMany batches.
+std::vector<Result<std::optional<Bytes>>> GetRangeMany(
+    const Store& store, std::span<const RangedKey> reads,
+    const core::Cancellation* cancellation = nullptr);
 
 }  // namespace chunkwise::store
 

@@ -189,6 +189,45 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(
+    std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
+  std::vector<std::shared_ptr<const Object>> objects(reads.size());
+  std::vector<RangedObject::RangedGet> gets;
+  std::vector<HttpRequest> requests;
+  std::vector<std::size_t> sent, alone;  // The reads batched, and those read after.
+  gets.reserve(reads.size());
+  requests.reserve(reads.size());
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
+      values[i] = std::move(valid);
+    } else if (!FitsOneGet(reads[i].range, options_.reads)) {
+      alone.push_back(i);
+    } else {
+      objects[i] = ObjectFor(reads[i].key);
+      gets.push_back(SpanGet(*objects[i], reads[i].range));
+      requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
+      sent.push_back(i);
+    }
+  }
+  std::vector<HttpCall> calls;
+  calls.reserve(sent.size());
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    calls.push_back({&requests[j], gets[j].target, gets[j].what});
+  }
+  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    const std::size_t i = sent[j];
+    values[i] = SpanFrom(*objects[i], reads[i].range, std::move(replies[j]));
+  }
+  for (std::size_t i : alone) {
+    values[i] = cancellation != nullptr && cancellation->cancelled()
+                    ? Result<std::optional<Bytes>>(cancellation->Check(Describe(reads[i].key)))
+                    : GetRange(reads[i].key, reads[i].range);
+  }
+  return values;
+}
+
 Result<std::optional<Bytes>> HttpStore::GetRange(std::string_view key, ByteRange range) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   if (range.suffix || range.length > options_.reads.piece_size) {

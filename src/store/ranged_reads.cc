@@ -93,11 +93,11 @@ RangedObject::RangedGet PieceGet(const RangedObject& object, std::uint64_t offse
   return {range, BodyTarget::Into(into), "GET " + object.url() + " bytes " + range};
 }
 
-// Checks the reply to PieceGet(object, offset, into): a short or shifted body is an error.
+// Checks the reply to the GET of bytes [offset, offset + length): a short or
+// shifted body is an error.
 Result<PieceReply> CheckPiece(const RangedObject& object, std::uint64_t offset,
-                              MutableByteView into, const ObjectVersion* pin,
+                              std::uint64_t length, const ObjectVersion* pin,
                               const std::string& what, const HttpResponse& response) {
-  const std::uint64_t length = into.size();
   const std::string& url = object.url();
   PieceReply reply;
   reply.version = VersionOf(response);
@@ -197,8 +197,9 @@ Result<SpansOutcome> ReadTargetsOnce(const RangedObject& object,
   std::vector<PieceReply> replies(pieces.size());
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     CHUNKWISE_RETURN_IF_ERROR(responses[i].status());
-    CHUNKWISE_ASSIGN_OR_RETURN(replies[i], CheckPiece(object, pieces[i].offset, pieces[i].into, pin,
-                                                      gets[i].what, *responses[i]));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        replies[i], CheckPiece(object, pieces[i].offset, pieces[i].into.size(), pin, gets[i].what,
+                               *responses[i]));
   }
   std::size_t absent = 0;
   for (const PieceReply& reply : replies) {
@@ -335,6 +336,30 @@ Result<bool> ReadSpans(const RangedObject& object, std::span<const ByteRange> sp
   }
   if (!empty.empty() || targets.empty()) return CheckEmptySpans(object, empty, pin);
   return true;
+}
+
+bool FitsOneGet(ByteRange span, const RangeReadOptions& options) {
+  return !span.suffix && span.length > 0 && span.length <= options.piece_size &&
+         span.offset <= UINT64_MAX - span.length;
+}
+
+RangedObject::RangedGet SpanGet(const RangedObject& object, ByteRange span) {
+  const std::string range =
+      std::to_string(span.offset) + "-" + std::to_string(span.offset + span.length - 1);
+  return {range, BodyTarget::Collect(span.length), "GET " + object.url() + " bytes " + range};
+}
+
+Result<std::optional<Bytes>> SpanFrom(const RangedObject& object, ByteRange span,
+                                      Result<HttpResponse> reply) {
+  CHUNKWISE_RETURN_IF_ERROR(reply.status());
+  const RangedObject::RangedGet get = SpanGet(object, span);
+  CHUNKWISE_ASSIGN_OR_RETURN(const PieceReply piece, CheckPiece(object, span.offset, span.length,
+                                                                nullptr, get.what, *reply));
+  if (piece.kind == PieceReply::Kind::kAbsent) return std::optional<Bytes>();
+  if (piece.kind == PieceReply::Kind::kChanged) {  // A 412, which no unpinned GET asks for.
+    return Status::IOError(get.what + ": " + DescribeReply(*reply));
+  }
+  return std::optional<Bytes>(std::move(reply->body));
 }
 
 RangedObject::RangedGet FirstWholeGet(const RangedObject& object) {

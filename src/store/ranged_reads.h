@@ -58,6 +58,16 @@ Result<std::optional<Bytes>> ReadWhole(const RangedObject& object);
 RangedObject::RangedGet FirstWholeGet(const RangedObject& object);
 Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first);
 
+// GetRange in two steps, for stores that send the GETs of many values'
+// ranges in one batch: whether absolute `span` is one GET (not a suffix,
+// not empty, no larger than a piece), that GET (collecting the body), and
+// the bytes from its reply, nullopt if the object is absent. The reply is
+// checked as ReadSpans checks its pieces.
+bool FitsOneGet(ByteRange span, const RangeReadOptions& options);
+RangedObject::RangedGet SpanGet(const RangedObject& object, ByteRange span);
+Result<std::optional<Bytes>> SpanFrom(const RangedObject& object, ByteRange span,
+                                      Result<HttpResponse> reply);
+
 // Reads absolute `spans` (no suffixes) one after another into `out`, whose
 // size is their sum. False if the object is absent (never with a pin).
 // OutOfRange, naming the URL, for a span past the object's end.

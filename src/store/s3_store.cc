@@ -139,6 +139,40 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
+    std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
+  std::vector<S3Object> objects;
+  std::vector<std::size_t> sent, alone;  // The reads batched, and those read after.
+  std::vector<S3Client::Call> calls;
+  std::vector<BodyTarget> targets;
+  std::vector<std::string> whats;
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
+      values[i] = std::move(valid);
+    } else if (!FitsOneGet(reads[i].range, options().transfer.reads)) {
+      alone.push_back(i);
+    } else {
+      objects.emplace_back(client_, options().location.prefix + reads[i].key);
+      RangedObject::RangedGet get = SpanGet(objects.back(), reads[i].range);
+      calls.push_back(objects.back().GetCall(get.range, nullptr));
+      targets.push_back(get.target);
+      whats.push_back(std::move(get.what));
+      sent.push_back(i);
+    }
+  }
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    values[sent[j]] = SpanFrom(objects[j], reads[sent[j]].range, std::move(replies[j]));
+  }
+  for (std::size_t i : alone) {
+    values[i] = cancellation != nullptr && cancellation->cancelled()
+                    ? Result<std::optional<Bytes>>(cancellation->Check(Describe(reads[i].key)))
+                    : GetRange(reads[i].key, reads[i].range);
+  }
+  return values;
+}
+
 Result<std::optional<Bytes>> S3Store::GetRange(std::string_view key, ByteRange range) const {
   CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
   if (range.suffix) {

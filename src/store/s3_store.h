@@ -127,6 +127,10 @@ class S3Store final : public Store, public BatchedGets, public BatchedPuts {
   std::vector<Result<std::optional<Bytes>>> GetMany(
       std::span<const std::string> keys,
       const core::Cancellation* cancellation = nullptr) const override;
+  // Every range's GET at once (a range that is not one GET is read after).
+  std::vector<Result<std::optional<Bytes>>> GetRangeMany(
+      std::span<const RangedKey> reads,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

@@ -3,9 +3,12 @@
 //
 // Spec: docs/formats/refs.md, "The model" and "Reading through a set". Any
 // reader in the library (a zarr Array, say) reads through it as through a
-// FileStore. URLs may be local paths (absolute, or relative to the options'
-// base directory), file:// URLs, http(s) URLs (read with range requests), or
-// URLs of other schemes (s3://, gs://) that the options' open_target opens.
+// FileStore; a zarr array's read over remote targets sends its chunks'
+// ranges to each target's store as one batch (docs/formats/refs.md,
+// "Batched reads"). URLs may be local paths (absolute, or relative to the
+// options' base directory), file:// URLs, http(s) URLs (read with range
+// requests), or URLs of other schemes (s3://, gs://) that the options'
+// open_target opens.
 //
 // Security: a reference set is input from someone else, so where it may point
 // is limited. A local target must lie under one of the allowed roots after
@@ -89,6 +92,10 @@ class ReferenceStore final : public Store {
   const ReferenceIndex& index() const { return *index_; }
 
  private:
+  // store/reference_batch.h: batched gets (a zarr array's chunks) sent through
+  // the targets' stores, kept out of this header.
+  friend class ReferenceBatch;
+
   struct Target {
     std::filesystem::path path;
     std::string remote_url;
@@ -111,6 +118,10 @@ class ReferenceStore final : public Store {
   // URL → resolved target: a sharded set names each shard file many times.
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, Target> cache_;
+  // Batched gets of http(s) targets: an origin ("https://host:port") → the
+  // store they go through, one event loop per origin.
+  mutable std::mutex http_mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const Store>> http_stores_;
 };
 
 }  // namespace chunkwise::store

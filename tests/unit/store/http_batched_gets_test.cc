@@ -66,6 +66,29 @@ TEST(BatchedGetsTest, AnHttpStoresKeysAreInFlightTogetherFromOneThread) {
   EXPECT_EQ(server.max_held(), 9);
 }
 
+TEST(BatchedGetsTest, AnHttpStoresRangesAreInFlightTogetherFromOneThread) {
+  CountingServer server(Bytes{});
+  std::vector<RangedKey> reads;
+  for (int i = 0; i < 6; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    server.AddFile("/" + key, Text("value " + std::to_string(i)));
+    reads.push_back({key, ByteRange::Span(2, 3)});
+  }
+  reads.push_back({"missing", ByteRange::Span(0, 1)});
+  reads.push_back({"k0", ByteRange::Span(5, 10)});  // Past the end of "value 0".
+  server.Hold(7);  // The eighth held at once releases them all; fewer wait a second.
+  std::shared_ptr<HttpStore> store = OpenStore(server, 16);
+  ASSERT_NE(store, nullptr);
+  const std::vector<Result<std::optional<Bytes>>> values = GetRangeMany(*store, reads);
+  ASSERT_EQ(values.size(), reads.size());
+  for (int i = 0; i < 7; ++i) ASSERT_TRUE(values[i].ok()) << values[i].status().ToString();
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(*values[i], Text("lue"));
+  EXPECT_EQ(*values[6], std::nullopt);
+  EXPECT_EQ(values[7].status().code(), StatusCode::kOutOfRange) << values[7].status().ToString();
+  EXPECT_THAT(values[7].status().message(), HasSubstr(server.Url("/k0")));
+  EXPECT_EQ(server.max_held(), 8);
+}
+
 TEST(BatchedGetsTest, ALocalStoreReadsItsKeysOneAfterAnother) {
   MemoryStore memory;
   ASSERT_TRUE(memory.Set("a", Text("A")).ok());

@@ -391,6 +391,29 @@ TEST_F(S3StoreTest, PutManyWritesEveryItemAsASingleWriteDoes) {
   EXPECT_EQ(Get("many/there"), std::nullopt);
 }
 
+TEST_F(S3StoreTest, GetRangeManyReadsEveryRangeAsGetRangeDoes) {
+  S3StoreOptions options = TestS3Options(*servers_);
+  options.transfer.reads.piece_size = 1000;
+  Open(options);
+  const Bytes large = Pattern(2500, 9);
+  ASSERT_TRUE(store_->Set("ranges/large", large).ok());
+  const std::vector<RangedKey> reads = {
+      {"ranges/large", ByteRange::Span(10, 20)},     // One GET of the batch.
+      {"ranges/large", ByteRange::Span(100, 1500)},  // Larger than a piece: read after.
+      {"ranges/large", ByteRange::Suffix(5)},        // A suffix: read after.
+      {"ranges/missing", ByteRange::Span(0, 4)},
+      {"ranges/large", ByteRange::Span(2490, 20)},  // Past the end.
+  };
+  const std::vector<Result<std::optional<Bytes>>> values = GetRangeMany(*store_, reads);
+  ASSERT_EQ(values.size(), reads.size());
+  for (std::size_t i = 0; i < 4; ++i) ASSERT_TRUE(values[i].ok()) << values[i].status().ToString();
+  EXPECT_EQ(*values[0], Bytes(large.begin() + 10, large.begin() + 30));
+  EXPECT_EQ(*values[1], Bytes(large.begin() + 100, large.begin() + 1600));
+  EXPECT_EQ(*values[2], Bytes(large.end() - 5, large.end()));
+  EXPECT_EQ(*values[3], std::nullopt);
+  EXPECT_EQ(values[4].status().code(), StatusCode::kOutOfRange) << values[4].status().ToString();
+}
+
 // Every kind of request we send, checked by botocore's Signature V4 in a
 // second moto that refuses requests it cannot verify.
 TEST_F(S3StoreTest, SignaturesAreAcceptedForEveryRequestKind) {
