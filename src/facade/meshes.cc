@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <cstring>
-#include <functional>
 #include <sstream>
 #include <utility>
 
