@@ -181,8 +181,8 @@ TEST_F(MeshJobsApi, ASplitJobWritesTheBytesOfOneProcess) {
     ASSERT_TRUE(expected.ok()) << expected.status().ToString();
     ASSERT_GT(expected->segments, 4096u);  // Sharded: more than one shard.
     // Sharded: 3 parts have 4 groups and 5 parts 8, each more than the 2 shards.
-    for (const int parts : format == "multires-sharded" ? std::vector<int>{2, 3, 5}
-                                                          : std::vector<int>{3}) {
+    for (const int parts :
+         format == "multires-sharded" ? std::vector<int>{2, 3, 5} : std::vector<int>{3}) {
       SCOPED_TRACE(parts);
       const std::string split = Segmentation(format + "-split" + std::to_string(parts));
       std::vector<int> order(static_cast<std::size_t>(parts));
