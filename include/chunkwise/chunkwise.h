@@ -67,6 +67,9 @@
 //     CompressedMortonCode            facade/chunk_grid_report.h
 //   GenerateMeshes (meshes and
 //     segment properties of labels)   facade/meshes.h
+//   MeshJobPart, MergeMeshJobPart,
+//     FinishMeshJob, AbandonMeshJob
+//     (meshing split into parts)      facade/mesh_jobs.h
 //   CheckOutputFits (memory limit)    facade/memory_limit.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
@@ -88,6 +91,7 @@
 #include "chunkwise/facade/job_ranks.h"
 #include "chunkwise/facade/labelmap.h"
 #include "chunkwise/facade/memory_limit.h"
+#include "chunkwise/facade/mesh_jobs.h"
 #include "chunkwise/facade/meshes.h"
 #include "chunkwise/facade/options.h"
 #include "chunkwise/facade/precomputed_conversion.h"

@@ -586,6 +586,38 @@ def mesh(
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
+
+# meshing as a job of tasks (mesh_binding.cc); users call chunkwise.dask.mesh.
+class MeshRequest:
+    format: str
+    labels: list[int] | None
+    names: str | None
+    overwrite: bool
+    threads: int
+    lods: int
+    chunk: list[int] | None
+    simplification_factor: float
+    max_simplification_error: float
+    def __init__(self) -> None: ...
+
+def mesh_job_part(
+    source: str,
+    dest: str,
+    part: int,
+    parts: int,
+    request: MeshRequest,
+    cancel: CancelToken | None = None,
+) -> None: ...
+def mesh_job_merge(
+    source: str,
+    dest: str,
+    part: int,
+    parts: int,
+    request: MeshRequest,
+    cancel: CancelToken | None = None,
+) -> None: ...
+def mesh_job_finish(source: str, dest: str, parts: int, request: MeshRequest) -> dict[str, Any]: ...
+def mesh_job_abandon(dest: str, parts: int, request: MeshRequest, merged: bool) -> None: ...
 def skeletonize(
     source: str,
     dest: str,

@@ -31,7 +31,7 @@ from ._array import Array, _create_request
 from ._array import open as _open
 from ._cancel import CancelToken
 
-__all__ = ["export_shards", "from_zarr", "to_precomputed", "to_zarr"]
+__all__ = ["export_shards", "from_zarr", "mesh", "to_precomputed", "to_zarr"]
 
 
 def to_zarr(
@@ -239,7 +239,90 @@ def to_precomputed(
     return result
 
 
+def mesh(
+    source: str,
+    dest: str,
+    *,
+    tasks: int = 1,
+    client: Any = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """``chunkwise.mesh(source, dest, **options)`` as a job of `tasks` dask tasks.
+
+    The same meshes, segment properties and infos, byte for byte, in three
+    rounds (docs/scale.md, "Meshes"): task i meshes part i of the chunk grid
+    and writes its pieces of each label to scratch objects under
+    ``dest/mesh/.chunkwise-scratch/``; then task i welds, simplifies and
+    writes the meshes of the labels it owns (multires-sharded: whole shard
+    files); then the driver writes the segment properties and the infos, the
+    segmentation's last, and erases the scratch objects. Every task must see
+    `source` and `dest` (a shared file system or an object store). `options`
+    are ``chunkwise.mesh``'s (``format``, ``labels``, ``names``,
+    ``overwrite``, ``threads`` per task, ``lods``, ``chunk``,
+    ``simplification_factor``, ``max_simplification_error``); ``"vectors"``
+    is not split (chunkwise.UnsupportedError). A failed task
+    leaves nothing: the driver erases what the job wrote and re-raises.
+    Runs on `client` (a ``distributed.Client``), else dask's current
+    scheduler. Returns ``chunkwise.mesh``'s counts.
+    """
+    unknown = set(options) - set(_MESH_OPTIONS)
+    if unknown:
+        raise TypeError(f"mesh() got unexpected options: {', '.join(sorted(unknown))}")
+    parts = int(tasks)
+    if parts < 1:
+        raise ValueError(f"tasks must be at least 1, not {parts}")
+    source, dest = str(source), str(dest)
+    request = _mesh_request(options)
+
+    def run(step: Any) -> None:
+        jobs = [dask.delayed(step, pure=False)(source, dest, part, parts, options)
+                for part in range(parts)]
+        if client is not None:
+            client.gather(client.compute(jobs))
+        else:
+            dask.compute(*jobs)
+
+    try:
+        run(_mesh_part)
+    except BaseException:
+        _core.mesh_job_abandon(dest, parts, request, False)
+        raise
+    try:
+        run(_mesh_merge)
+    except BaseException:
+        _core.mesh_job_abandon(dest, parts, request, True)
+        raise
+    result: dict[str, Any] = _core.mesh_job_finish(source, dest, parts, request)
+    return result
+
+
 # --- the tasks ---------------------------------------------------------------
+
+
+_MESH_OPTIONS = ("format", "labels", "names", "overwrite", "threads", "lods", "chunk",
+                 "simplification_factor", "max_simplification_error")
+
+
+def _mesh_request(options: dict[str, Any]) -> Any:
+    request = _core.MeshRequest()
+    for name, value in options.items():
+        if name == "labels" and value is not None:
+            value = [int(label) for label in value]
+        elif name == "chunk" and value is not None:
+            value = [int(c) for c in value]
+        setattr(request, name, value)
+    return request
+
+
+def _mesh_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
+    """One task of mesh's first round: part `part` of the chunk grid, meshed to scratch."""
+    _core.mesh_job_part(source, dest, part, parts, _mesh_request(options))
+
+
+def _mesh_merge(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
+    """One task of mesh's second round: the meshes of the labels part `part` owns."""
+    _core.mesh_job_merge(source, dest, part, parts, _mesh_request(options))
+
 
 
 def _precomputed_request(scales: Sequence[int], threads: int, supervoxels: bool,

@@ -43,10 +43,14 @@ Status MeshCommand(const CommandContext& context, const MeshCommandOptions& opti
   if (!options.labels.empty()) {
     CHUNKWISE_ASSIGN_OR_RETURN(mesh.labels, ParseLabelList(options.labels));
   }
+  // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
+  mesh.ranks = ranks.get();
   const CallOptions call{.threads = options.threads, .progress_mode = context.progress_mode()};
   CHUNKWISE_ASSIGN_OR_RETURN(
       const MeshSummary summary,
       GenerateMeshes(context.library(), options.source, options.dest, mesh, call));
+  if (ranks->rank() != 0) return Status::Ok();  // Rank 0 reports the job.
   if (options.json) {
     const nlohmann::ordered_json out = {{"segments", summary.segments},
                                         {"vertices", summary.vertices},

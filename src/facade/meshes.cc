@@ -2,17 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <cstring>
-#include <functional>
+#include <sstream>
 #include <utility>
 
-#include "chunkwise/facade/format_detection.h"
-#include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/mesh_jobs.h"
 #include "chunkwise/facade/vectors.h"
-#include "chunkwise/facade/zarr_arrays.h"
-#include "core/file_io.h"
-#include "facade/precomputed_types.h"
+#include "facade/mesh_setup.h"
 #include "formats/precomputed/segment_properties.h"
 #include "pipelines/meshing/label_meshes.h"
 #include "pipelines/meshing/mesh_output.h"
@@ -21,140 +16,63 @@ namespace chunkwise {
 namespace {
 
 namespace pc = formats::precomputed;
+using mesh_setup::CheckDestination;
+using mesh_setup::CheckMeshOptions;
+using mesh_setup::OpenedSource;
+using mesh_setup::OpenLabels;
+using mesh_setup::ReadNames;
 
-// The labels of a box, any unsigned type, as 64-bit values.
-std::vector<std::uint64_t> Widen(const Bytes& bytes, core::DataType type) {
-  const std::size_t n = bytes.size() / type.size();
-  std::vector<std::uint64_t> out(n);
-  auto widen = [&](auto zero) {
-    using T = decltype(zero);
-    for (std::size_t i = 0; i < n; ++i) {
-      T value;
-      std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
-      out[i] = value;
-    }
-  };
-  switch (type.id()) {
-    case core::DataTypeId::kUInt8:
-      widen(std::uint8_t{});
-      break;
-    case core::DataTypeId::kUInt16:
-      widen(std::uint16_t{});
-      break;
-    case core::DataTypeId::kUInt32:
-      widen(std::uint32_t{});
-      break;
-    default:
-      widen(std::uint64_t{});
-      break;
-  }
-  return out;
+// A failed step's status as a rank's outcome, to agree on.
+Result<std::string> Outcome(const Status& status) {
+  return status.ok() ? Result<std::string>(std::string()) : Result<std::string>(status);
 }
 
-Status CheckLabelType(core::DataType type, std::string_view url) {
-  if (type.is_integer() && !type.is_signed() && type.id() != core::DataTypeId::kBool) {
-    return Status::Ok();
-  }
-  return Status::InvalidArgument(std::string(url) + ": labels must be unsigned integers, not " +
-                                 std::string(type.zarr_name()));
-}
-
-// A source of labels (z, y, x) that keeps what it reads from open.
-struct OpenedSource {
-  pipelines::LabelSource source;
-  std::shared_ptr<void> keep;
-  // A precomputed source's finest scale, (x, y, z); a zarr array's voxels are 1 and at 0.
-  std::array<double, 3> resolution{1, 1, 1};
-  std::array<std::int64_t, 3> voxel_offset{0, 0, 0};
-};
-
-Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
+// GenerateMeshes split across the job's ranks (facade/mesh_jobs.h): each
+// rank meshes its chunks, then merges the labels it owns; rank 0 finishes.
+// Every rank makes the same collective calls and returns the same status.
+Result<MeshSummary> MeshOnRanks(const Context& context, std::string_view source_url,
+                                std::string_view dest_url, const MeshOptions& options,
                                 const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(context, url, context.store_options(false)));
-  Result<DetectedFormat> format = DetectFormat(*store, "");
-  if (!format.ok()) return format.status().WithContext("label volume " + std::string(url));
-  OpenedSource opened;
-  const std::string name(url);
-  if (format->kind == FormatKind::kPrecomputed) {
-    CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<PrecomputedVolume> opened_volume,
-                               OpenPrecomputed(context, url));
-    std::shared_ptr<PrecomputedVolume> volume = std::move(opened_volume);
-    CHUNKWISE_RETURN_IF_ERROR(CheckLabelType(volume->info().data_type, url));
-    if (volume->info().num_channels != 1) {
-      return Status::InvalidArgument(name + ": labels have one channel, not " +
-                                     std::to_string(volume->info().num_channels));
-    }
-    const PrecomputedScaleInfo& scale = volume->scale(0);
-    opened.source.shape = {scale.size[2], scale.size[1], scale.size[0]};
-    opened.resolution = scale.resolution;
-    opened.voxel_offset = {scale.voxel_offset[0], scale.voxel_offset[1], scale.voxel_offset[2]};
-    const core::DataType type = volume->info().data_type;
-    opened.source.read = [volume,
-                          type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-      CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes,
-                                 PrecomputedVolumeAccess::Held(*volume).Read(0, region));
-      return Widen(bytes, type);
-    };
-    opened.keep = volume;
-    return opened;
+  core::Communicator& ranks = *options.ranks;
+  const int rank = ranks.rank();
+  const int size = ranks.size();
+  CallOptions own = call;
+  if (rank != 0) own.progress_mode = core::ProgressMode::kQuiet;
+  Status agreed =
+      core::GatherOutcomes(
+          ranks, Outcome(MeshJobPart(context, source_url, dest_url, options, rank, size, own)))
+          .status();
+  if (!agreed.ok()) {
+    if (rank == 0) AbandonMeshJob(context, dest_url, options, size, false);
+    return agreed;
   }
-  if (format->kind != FormatKind::kZarrV3Array && format->kind != FormatKind::kZarrV2Array) {
-    return Status::InvalidArgument(name + " holds a " + std::string(FormatName(format->kind)) +
-                                   "; labels are read from a zarr array or a precomputed volume");
+  agreed =
+      core::GatherOutcomes(
+          ranks, Outcome(MergeMeshJobPart(context, source_url, dest_url, options, rank, size, own)))
+          .status();
+  if (!agreed.ok()) {
+    if (rank == 0) AbandonMeshJob(context, dest_url, options, size, true);
+    return agreed;
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray opened_array, OpenZarrArray(context, url, {}, call));
-  auto array = std::make_shared<ZarrArray>(std::move(opened_array));
-  const core::DataType type = array->metadata().data_type;
-  CHUNKWISE_RETURN_IF_ERROR(CheckLabelType(type, url));
-  const core::Shape& shape = array->metadata().shape;
-  if (shape.size() != 3) {
-    return Status::InvalidArgument(name + ": labels are a 3-d array (z, y, x), not " +
-                                   std::to_string(shape.size()) + "-d");
+  Result<MeshSummary> job =
+      rank == 0 ? FinishMeshJob(context, source_url, dest_url, options, size, own) : MeshSummary();
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, job.status()));
+  // Rank 0's figures on every rank.
+  const std::string text =
+      job.ok() ? std::to_string(job->voxels) + " " + std::to_string(job->segments) + " " +
+                     std::to_string(job->vertices) + " " + std::to_string(job->triangles) + " " +
+                     std::to_string(job->bytes)
+               : std::string();
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string shared, ranks.Broadcast(text));
+  MeshSummary summary = rank == 0 ? *job : MeshSummary();
+  if (rank != 0) {
+    std::istringstream in(shared);
+    in >> summary.voxels >> summary.segments >> summary.vertices >> summary.triangles >>
+        summary.bytes;
+    summary.mesh_dir = "mesh";
+    summary.properties_dir = "segment_properties";
   }
-  opened.source.shape = {shape[0], shape[1], shape[2]};
-  opened.source.read = [array,
-                        type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, array->Read(region));
-    return Widen(bytes, type);
-  };
-  opened.keep = array;
-  return opened;
-}
-
-// The destination's finest scale, checked before any meshing.
-Result<pc::ScaleInfo> CheckDestination(const Context& context, std::string_view url,
-                                       const std::array<std::int64_t, 3>& shape,
-                                       const MeshOptions& options) {
-  Result<std::unique_ptr<PrecomputedVolume>> volume = OpenPrecomputed(context, url);
-  if (!volume.ok()) {
-    if (volume.status().code() != StatusCode::kNotFound) return volume.status();
-    return Status::NotFound("no precomputed segmentation at " + std::string(url) +
-                            " to hold the meshes (make one with `zarr to-precomputed`): " +
-                            std::string(volume.status().message()));
-  }
-  const pc::VolumeInfo& info = PrecomputedVolumeAccess::Held(**volume).info();
-  if (info.type != pc::VolumeType::kSegmentation) {
-    return Status::InvalidArgument(std::string(url) + " is a precomputed " +
-                                   std::string(pc::VolumeTypeName(info.type)) +
-                                   " volume; meshes go into a segmentation");
-  }
-  const pc::ScaleInfo& scale = info.scales.at(0);
-  if (scale.size[0] != shape[2] || scale.size[1] != shape[1] || scale.size[2] != shape[0]) {
-    return Status::InvalidArgument(
-        std::string(url) + "'s finest scale is " + std::to_string(scale.size[0]) + "," +
-        std::to_string(scale.size[1]) + "," + std::to_string(scale.size[2]) +
-        " voxels (x,y,z) and the labels " + std::to_string(shape[2]) + "," +
-        std::to_string(shape[1]) + "," + std::to_string(shape[0]));
-  }
-  for (const char* member : {"mesh", "segment_properties"}) {
-    if (info.extra.contains(member) && !options.overwrite) {
-      return Status::InvalidArgument(std::string(url) + " already has " + member + " (" +
-                                     info.extra[member].dump() + "); overwrite to replace it")
-          .WithField("overwrite");
-    }
-  }
-  return scale;
+  return summary;
 }
 
 // The meshes as one zarr-vectors mesh geometry: each label's vertices and
@@ -198,13 +116,6 @@ Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view d
   summary.vertices = written.vertices;
   summary.triangles = geometry.num_links();
   return summary;
-}
-
-Result<std::map<std::uint64_t, pc::SegmentName>> ReadNames(const std::string& path) {
-  if (path.empty()) return std::map<std::uint64_t, pc::SegmentName>{};
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, core::ReadFile(path));
-  return pc::ParseSegmentNamesCsv(
-      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
 }
 
 // Meshes the labels of `opened` chunk by chunk as `options` and the call
@@ -265,35 +176,15 @@ Result<MeshSummary> MeshToVectors(const Context& context, std::string_view sourc
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options,
                                    const CallOptions& call) {
-  const bool sharded = options.format == "multires-sharded";
-  const bool multires = sharded || options.format == "multires";
+  CHUNKWISE_RETURN_IF_ERROR(CheckMeshOptions(options));
   const bool vectors = options.format == "vectors";
-  if (!multires && !vectors && options.format != "legacy") {
-    return Status::InvalidArgument("mesh format \"" + options.format +
-                                   "\" is not one of legacy, multires, multires-sharded, vectors")
-        .WithField("format");
-  }
-  if (vectors && !options.names_csv.empty()) {
-    return Status::InvalidArgument(
-               "segment names go into a precomputed segmentation's segment properties; a "
-               "zarr-vectors mesh store has none")
-        .WithField("names");
-  }
-  if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
-    return Status::InvalidArgument("label 0 is background and has no mesh").WithField("labels");
-  }
-  if (multires && (options.lods < 1 || options.lods > 16)) {
-    return Status::InvalidArgument("levels of detail: 1 to 16, not " + std::to_string(options.lods))
-        .WithField("lods");
-  }
-  for (const auto& [value, field] :
-       {std::pair{options.simplification_factor, "simplification_factor"},
-        std::pair{options.max_simplification_error, "max_simplification_error"}}) {
-    if (!std::isfinite(value) || value < 0) {
-      return Status::InvalidArgument(std::string(field) + " must be a number >= 0, not " +
-                                     std::to_string(value))
-          .WithField(field);
+  if (options.ranks != nullptr && options.ranks->size() > 1) {
+    if (vectors) {
+      return Status::Unsupported(
+          "mesh format \"vectors\" is written by one process: its store is not split across " +
+          std::to_string(options.ranks->size()) + " ranks");
     }
+    return MeshOnRanks(context, source_url, dest_url, options, call);
   }
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));
   CHUNKWISE_ASSIGN_OR_RETURN(auto names, ReadNames(options.names_csv));
@@ -310,41 +201,24 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
                                               opened.source.shape[2]);
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "mesh", summary.voxels, "voxels");
-  const std::array<std::int64_t, 3> voxel_offset{scale.voxel_offset[0], scale.voxel_offset[1],
-                                                 scale.voxel_offset[2]};
-  pipelines::MeshingOptions placement;
-  if (!multires) {
-    placement.resolution = scale.resolution;
-    placement.voxel_offset = voxel_offset;
-  }  // Else voxels: the mesh info's transform scales them.
+  pipelines::MeshJob job =
+      mesh_setup::PlanMeshJob(options, scale, opened.source.shape, std::move(names), 1);
   CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::MeshedLabels meshed,
-                             MeshSource(context, source_url, opened, options, placement, pool.get(),
-                                        progress.get(), call));
-
-  pipelines::MeshOutputOptions output;
-  output.overwrite = options.overwrite;
-  output.names = std::move(names);
-  output.max_error = options.max_simplification_error;
-  output.reduction_factor = options.simplification_factor;
-  output.pool = pool.get();
-  output.cancellation = &context.cancellation(call);
-  pipelines::MultiresOutputOptions lods;
-  lods.lods = options.lods;
-  lods.fragment = {options.chunk[2], options.chunk[1], options.chunk[0]};
-  lods.resolution = scale.resolution;
-  lods.voxel_offset = voxel_offset;
-  lods.sharded = sharded;
+                             MeshSource(context, source_url, opened, options, job.meshing,
+                                        pool.get(), progress.get(), call));
+  job.output.pool = pool.get();
+  job.output.cancellation = &context.cancellation(call);
   const Result<pipelines::MeshOutputSummary> written =
-      multires ? pipelines::WriteMultiresMeshes(*dest, "", meshed, output, lods)
-               : pipelines::WriteLegacyMeshes(*dest, "", meshed, output);
+      job.multires ? pipelines::WriteMultiresMeshes(*dest, "", meshed, job.output, job.lods)
+                   : pipelines::WriteLegacyMeshes(*dest, "", meshed, job.output);
   CHUNKWISE_RETURN_IF_ERROR(written.status());
   progress->Finish();
   summary.segments = written->segments;
   summary.vertices = written->vertices;
   summary.triangles = written->triangles;
   summary.bytes = written->bytes;
-  summary.mesh_dir = output.mesh_dir;
-  summary.properties_dir = output.properties_dir;
+  summary.mesh_dir = job.output.mesh_dir;
+  summary.properties_dir = job.output.properties_dir;
   return summary;
 }
 

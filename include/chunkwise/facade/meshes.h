@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
@@ -47,6 +48,12 @@ struct MeshOptions {
   // meshes, and multires LOD 0 (LOD k > 0: LOD k - 1 at twice the error).
   double simplification_factor = 100;
   double max_simplification_error = 40;
+  // The job's ranks (facade/job_ranks.h); null or one rank: this process
+  // alone, every label's mesh in memory. More: the job is split as
+  // facade/mesh_jobs.h describes, each rank meshing its share of the chunks
+  // and writing the meshes of the labels it owns; rank 0 writes the infos.
+  // The same bytes either way. Not with "vectors" (Unsupported).
+  core::Communicator* ranks = nullptr;
 };
 
 struct MeshSummary {
@@ -83,6 +90,10 @@ struct MeshSummary {
 // object id = label, positions placed by the source's finest scale (a zarr
 // source: voxels). InvalidArgument for a store already there without
 // overwrite, names_csv given, or a label of 2^63 or more.
+//
+// With options.ranks of more than one rank, every rank calls this alike and
+// returns the same status (rank 0's summary on every rank); the errors of
+// the steps of facade/mesh_jobs.h, the lowest failing rank's named.
 Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view source_url,
                                    std::string_view dest_url, const MeshOptions& options = {},
                                    const CallOptions& call = {});

@@ -22,19 +22,16 @@ constexpr int kKeyBits = 21;
 constexpr std::int64_t kMaxAxis = (std::int64_t{1} << (kKeyBits - 1)) - 2;
 constexpr std::uint64_t kCentroidKey = std::uint64_t{1} << 63;
 
-// One label's mesh within a chunk, before welding across chunks: each
-// vertex's key and its position in half voxels (x, y, z).
+// One label's piece of a chunk as it is built: vertices found by key.
 struct PartMesh {
-  std::vector<std::uint64_t> keys;
-  std::vector<std::array<float, 3>> doubled;
-  std::vector<std::uint32_t> triangles;
+  MeshPiece piece;
   std::unordered_map<std::uint64_t, std::uint32_t> index;
 
   std::uint32_t Vertex(std::uint64_t key, const std::array<float, 3>& position) {
-    auto [it, added] = index.try_emplace(key, static_cast<std::uint32_t>(keys.size()));
+    auto [it, added] = index.try_emplace(key, static_cast<std::uint32_t>(piece.keys.size()));
     if (added) {
-      keys.push_back(key);
-      doubled.push_back(position);
+      piece.keys.push_back(key);
+      piece.doubled.push_back(position);
     }
     return it->second;
   }
@@ -133,7 +130,7 @@ void AddCube(const Job& job, std::int64_t cz, std::int64_t cy, std::int64_t cx, 
     for (const auto& t : loop.triangles) needs_centroid |= t[0] == kCentroid;
     if (needs_centroid) vertex[kCentroid] = mesh.Vertex(kCentroidKey | (cube * 4 + l), centroid);
     for (const auto& t : loop.triangles) {
-      for (const std::uint8_t corner_edge : t) mesh.triangles.push_back(vertex[corner_edge]);
+      for (const std::uint8_t corner_edge : t) mesh.piece.triangles.push_back(vertex[corner_edge]);
     }
   }
 }
@@ -194,7 +191,61 @@ Result<ChunkMeshes> MeshChunk(const Job& job, const std::array<std::int64_t, 3>&
   return out;
 }
 
-Status CheckOptions(const LabelSource& source, const MeshingOptions& options) {
+// Welds the chunks' meshes of each label, in chunk order, into physical units.
+MeshedLabels Merge(std::vector<ChunkMeshes>& chunks, const MeshingOptions& options) {
+  std::map<std::uint64_t, MeshWelder> welded;
+  MeshedLabels out;
+  for (ChunkMeshes& chunk : chunks) {
+    for (const auto& [label, count] : chunk.counts) out.voxel_counts[label] += count;
+    for (auto& [label, part] : chunk.meshes) {
+      welded.try_emplace(label, options).first->second.Add(part.piece);
+    }
+    chunk = ChunkMeshes{};  // Freed as soon as merged.
+  }
+  for (auto& [label, w] : welded) out.meshes.emplace(label, w.Take());
+  return out;
+}
+
+std::array<std::int64_t, 3> Grid(const LabelSource& source, const MeshingOptions& options) {
+  std::array<std::int64_t, 3> grid{};
+  for (int d = 0; d < 3; ++d) grid[d] = (source.shape[d] + options.chunk[d] - 1) / options.chunk[d];
+  return grid;
+}
+
+// Meshes chunks [first, last) of the grid into `chunks[i - first]`, in
+// parallel on options.pool.
+Status MeshRange(const Job& job, std::uint64_t first, std::uint64_t last,
+                 std::vector<ChunkMeshes>& chunks) {
+  const LabelSource& source = job.source;
+  const MeshingOptions& options = job.options;
+  const std::array<std::int64_t, 3> grid = Grid(source, options);
+  chunks.assign(static_cast<std::size_t>(last - first), ChunkMeshes{});
+  auto body = [&](std::size_t k) -> Status {
+    if (options.cancellation != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("meshing labels"));
+    }
+    const auto i = static_cast<std::int64_t>(first + k);
+    const std::array<std::int64_t, 3> g{i / (grid[1] * grid[2]), i / grid[2] % grid[1],
+                                        i % grid[2]};
+    std::array<std::int64_t, 3> lo{}, hi{};
+    std::uint64_t voxels = 1;
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = g[d] * options.chunk[d];
+      hi[d] = std::min(lo[d] + options.chunk[d], source.shape[d]);
+      voxels *= static_cast<std::uint64_t>(hi[d] - lo[d]);
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(chunks[k], MeshChunk(job, lo, hi));
+    if (options.progress != nullptr) options.progress->Add(voxels);
+    return Status::Ok();
+  };
+  if (options.pool != nullptr) return options.pool->ParallelFor(chunks.size(), body);
+  for (std::size_t k = 0; k < chunks.size(); ++k) CHUNKWISE_RETURN_IF_ERROR(body(k));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckMeshingOptions(const LabelSource& source, const MeshingOptions& options) {
   for (int d = 0; d < 3; ++d) {
     if (options.chunk[d] <= 0) {
       return Status::InvalidArgument("the chunk shape must be positive on every axis")
@@ -213,72 +264,55 @@ Status CheckOptions(const LabelSource& source, const MeshingOptions& options) {
   return Status::Ok();
 }
 
-// Welds the chunks' meshes of each label, in chunk order, into physical units.
-MeshedLabels Merge(std::vector<ChunkMeshes>& chunks, const MeshingOptions& options) {
-  struct Welding {
-    std::unordered_map<std::uint64_t, std::uint32_t> index;
-    LabelMesh mesh;
-  };
-  std::map<std::uint64_t, Welding> welded;
-  MeshedLabels out;
-  for (ChunkMeshes& chunk : chunks) {
-    for (const auto& [label, count] : chunk.counts) out.voxel_counts[label] += count;
-    for (auto& [label, part] : chunk.meshes) {
-      Welding& w = welded[label];
-      std::vector<std::uint32_t> map(part.keys.size());
-      for (std::size_t i = 0; i < part.keys.size(); ++i) {
-        auto [it, added] =
-            w.index.try_emplace(part.keys[i], static_cast<std::uint32_t>(w.mesh.num_vertices()));
-        if (added) {
-          for (int d = 0; d < 3; ++d) {
-            const double voxels = options.voxel_offset[d] + part.doubled[i][d] / 2.0;
-            w.mesh.vertices.push_back(static_cast<float>(voxels * options.resolution[d]));
-          }
-        }
-        map[i] = it->second;
+void MeshWelder::Add(const MeshPiece& piece) {
+  std::vector<std::uint32_t> map(piece.keys.size());
+  for (std::size_t i = 0; i < piece.keys.size(); ++i) {
+    auto [it, added] =
+        index_.try_emplace(piece.keys[i], static_cast<std::uint32_t>(mesh_.num_vertices()));
+    if (added) {
+      for (int d = 0; d < 3; ++d) {
+        const double voxels = options_->voxel_offset[d] + piece.doubled[i][d] / 2.0;
+        mesh_.vertices.push_back(static_cast<float>(voxels * options_->resolution[d]));
       }
-      for (const std::uint32_t t : part.triangles) w.mesh.triangles.push_back(map[t]);
     }
-    chunk = ChunkMeshes{};  // Freed as soon as merged.
+    map[i] = it->second;
   }
-  for (auto& [label, w] : welded) out.meshes.emplace(label, std::move(w.mesh));
+  for (const std::uint32_t t : piece.triangles) mesh_.triangles.push_back(map[t]);
+}
+
+std::uint64_t CountChunks(const LabelSource& source, const MeshingOptions& options) {
+  const std::array<std::int64_t, 3> grid = Grid(source, options);
+  return static_cast<std::uint64_t>(grid[0] * grid[1] * grid[2]);
+}
+
+Result<std::vector<ChunkPieces>> MeshChunks(const LabelSource& source,
+                                            const MeshingOptions& options, std::uint64_t first,
+                                            std::uint64_t last) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckMeshingOptions(source, options));
+  Job job{source, options, options.labels.value_or(std::vector<std::uint64_t>{})};
+  std::sort(job.wanted.begin(), job.wanted.end());
+  if (options.labels && job.wanted.empty()) return std::vector<ChunkPieces>{};
+  last = std::min(last, CountChunks(source, options));
+  if (first >= last) return std::vector<ChunkPieces>{};
+  std::vector<ChunkMeshes> chunks;
+  CHUNKWISE_RETURN_IF_ERROR(MeshRange(job, first, last, chunks));
+  std::vector<ChunkPieces> out(chunks.size());
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    out[k].chunk = first + k;
+    for (auto& [label, part] : chunks[k].meshes) out[k].pieces[label] = std::move(part.piece);
+    out[k].counts.insert(chunks[k].counts.begin(), chunks[k].counts.end());
+    chunks[k] = ChunkMeshes{};
+  }
   return out;
 }
 
-}  // namespace
-
 Result<MeshedLabels> MeshLabels(const LabelSource& source, const MeshingOptions& options) {
-  CHUNKWISE_RETURN_IF_ERROR(CheckOptions(source, options));
+  CHUNKWISE_RETURN_IF_ERROR(CheckMeshingOptions(source, options));
   Job job{source, options, options.labels.value_or(std::vector<std::uint64_t>{})};
   std::sort(job.wanted.begin(), job.wanted.end());
   if (options.labels && job.wanted.empty()) return MeshedLabels{};
-  std::array<std::int64_t, 3> grid{};
-  for (int d = 0; d < 3; ++d) grid[d] = (source.shape[d] + options.chunk[d] - 1) / options.chunk[d];
-  const std::size_t n = static_cast<std::size_t>(grid[0] * grid[1] * grid[2]);
-  std::vector<ChunkMeshes> chunks(n);
-  auto body = [&](std::size_t i) -> Status {
-    if (options.cancellation != nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("meshing labels"));
-    }
-    const std::array<std::int64_t, 3> g{static_cast<std::int64_t>(i) / (grid[1] * grid[2]),
-                                        static_cast<std::int64_t>(i) / grid[2] % grid[1],
-                                        static_cast<std::int64_t>(i) % grid[2]};
-    std::array<std::int64_t, 3> lo{}, hi{};
-    std::uint64_t voxels = 1;
-    for (int d = 0; d < 3; ++d) {
-      lo[d] = g[d] * options.chunk[d];
-      hi[d] = std::min(lo[d] + options.chunk[d], source.shape[d]);
-      voxels *= static_cast<std::uint64_t>(hi[d] - lo[d]);
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(chunks[i], MeshChunk(job, lo, hi));
-    if (options.progress != nullptr) options.progress->Add(voxels);
-    return Status::Ok();
-  };
-  if (options.pool != nullptr) {
-    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(n, body));
-  } else {
-    for (std::size_t i = 0; i < n; ++i) CHUNKWISE_RETURN_IF_ERROR(body(i));
-  }
+  std::vector<ChunkMeshes> chunks;
+  CHUNKWISE_RETURN_IF_ERROR(MeshRange(job, 0, CountChunks(source, options), chunks));
   return Merge(chunks, options);
 }
 

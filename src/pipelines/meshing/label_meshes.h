@@ -23,6 +23,8 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "chunkwise/core/cancellation.h"
@@ -67,6 +69,50 @@ struct MeshedLabels {
   std::map<std::uint64_t, LabelMesh> meshes;
   // Voxels of each of those labels.
   std::map<std::uint64_t, std::uint64_t> voxel_counts;
+};
+
+// One label's surface within one chunk, before welding across chunks: each
+// vertex's key (the same for a vertex a neighbouring chunk shares), its
+// position in half voxels (x, y, z), and the triangles indexing them.
+// What a split job (pipelines/meshing/mesh_parts.h) keeps between its steps.
+struct MeshPiece {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::array<float, 3>> doubled;
+  std::vector<std::uint32_t> triangles;
+};
+
+// One chunk's pieces and voxel counts, by label.
+struct ChunkPieces {
+  std::uint64_t chunk = 0;  // Its index in the chunk grid, C order (z, y, x).
+  std::map<std::uint64_t, MeshPiece> pieces;
+  std::map<std::uint64_t, std::uint64_t> counts;
+};
+
+// MeshLabels' checks of the chunk shape, resolution and volume, alone.
+Status CheckMeshingOptions(const LabelSource& source, const MeshingOptions& options);
+
+// Chunks of the grid `options.chunk` lays over `source` (checked).
+std::uint64_t CountChunks(const LabelSource& source, const MeshingOptions& options);
+
+// The pieces of chunks [first, last) of the grid, in chunk order; errors as
+// MeshLabels. MeshLabels is these for every chunk, welded.
+Result<std::vector<ChunkPieces>> MeshChunks(const LabelSource& source,
+                                            const MeshingOptions& options, std::uint64_t first,
+                                            std::uint64_t last);
+
+// One label's pieces welded into its mesh, in physical units
+// (options.resolution, voxel_offset). Pieces added in chunk order give
+// MeshLabels' mesh of the label, vertex for vertex.
+class MeshWelder {
+ public:
+  explicit MeshWelder(const MeshingOptions& options) : options_(&options) {}
+  void Add(const MeshPiece& piece);
+  LabelMesh Take() { return std::move(mesh_); }
+
+ private:
+  const MeshingOptions* options_;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  LabelMesh mesh_;
 };
 
 // The meshes of the labels `source` holds. An empty result where there are

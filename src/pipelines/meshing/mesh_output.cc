@@ -49,12 +49,22 @@ Result<nlohmann::ordered_json> ReadSegmentationInfo(const store::Store& store,
   return info;
 }
 
-// Refuses meshes or properties already there unless overwrite, and empties their folders if so.
+// Objects of `folder` but those of a split job's scratch folder.
+Result<std::vector<std::string>> ListOutput(store::Store& store, const std::string& folder) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, store.List(folder));
+  const std::string scratch = folder + std::string(kMeshScratchFolder) + "/";
+  std::erase_if(keys, [&](const std::string& key) { return key.starts_with(scratch); });
+  return keys;
+}
+
+// Refuses meshes or properties already there unless overwrite, and, with
+// `clear`, empties their folders if so (a split job's scratch folder kept).
 Status ClearOrRefuse(store::Store& store, const std::string& prefix,
-                     const nlohmann::ordered_json& info, const MeshOutputOptions& options) {
+                     const nlohmann::ordered_json& info, const MeshOutputOptions& options,
+                     bool clear) {
   for (const std::string& folder : {options.mesh_dir, options.properties_dir}) {
     CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys,
-                               store.List(prefix + folder + "/"));
+                               ListOutput(store, prefix + folder + "/"));
     if (!keys.empty() && !options.overwrite) {
       return Status::InvalidArgument(store.Describe(prefix + folder) + " already holds " +
                                      std::to_string(keys.size()) +
@@ -70,8 +80,13 @@ Status ClearOrRefuse(store::Store& store, const std::string& prefix,
           .WithField("overwrite");
     }
   }
-  CHUNKWISE_RETURN_IF_ERROR(EraseFolder(store, prefix + options.mesh_dir + "/"));
-  return EraseFolder(store, prefix + options.properties_dir + "/");
+  if (!clear) return Status::Ok();
+  for (const std::string& folder : {options.mesh_dir, options.properties_dir}) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::string> keys,
+                               ListOutput(store, prefix + folder + "/"));
+    for (const std::string& key : keys) CHUNKWISE_RETURN_IF_ERROR(store.Erase(key));
+  }
+  return Status::Ok();
 }
 
 // What one segment's writer wrote: bytes, and the mesh's size as written
@@ -88,14 +103,13 @@ using LabelWriter = std::function<Result<WrittenLabel>(std::uint64_t id, const L
 // wrote. May be empty.
 using AfterLabels = std::function<Result<std::uint64_t>()>;
 
-Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& prefix,
-                                       const MeshedLabels& meshed, const MeshOutputOptions& options,
-                                       const LabelWriter& write_label,
-                                       const AfterLabels& after_labels,
-                                       const std::string& mesh_info) {
-  const std::string mesh_folder = prefix + options.mesh_dir + "/";
+// Every segment's mesh written (in parallel on options.pool), then `after_labels`.
+Result<MeshOutputSummary> WriteLabels(const std::map<std::uint64_t, LabelMesh>& meshes,
+                                      const MeshOutputOptions& options,
+                                      const LabelWriter& write_label,
+                                      const AfterLabels& after_labels) {
   std::vector<const std::pair<const std::uint64_t, LabelMesh>*> entries;
-  for (const auto& entry : meshed.meshes) entries.push_back(&entry);
+  for (const auto& entry : meshes) entries.push_back(&entry);
   std::atomic<std::uint64_t> bytes = 0, vertices = 0, triangles = 0;
   auto write = [&](std::size_t i) -> Status {
     if (options.cancellation != nullptr) {
@@ -117,43 +131,43 @@ Result<MeshOutputSummary> WriteFolders(store::Store& store, const std::string& p
     CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t written, after_labels());
     bytes += written;
   }
-  CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + "info", mesh_info));
-  CHUNKWISE_RETURN_IF_ERROR(
-      SetText(store, prefix + options.properties_dir + "/info",
-              pc::SegmentPropertiesInfoText(meshed.voxel_counts, options.names)));
   MeshOutputSummary summary;
-  summary.segments = meshed.meshes.size();
+  summary.segments = meshes.size();
   summary.vertices = vertices;
   summary.triangles = triangles;
   summary.bytes = bytes;
   return summary;
 }
 
-// Checks the segmentation, writes the folders, then names them in its info;
-// erases what was written when anything fails.
-Result<MeshOutputSummary> WriteMeshOutput(store::Store& store, const std::string& prefix,
-                                          const MeshedLabels& meshed,
-                                          const MeshOutputOptions& options,
-                                          const LabelWriter& write_label,
-                                          const AfterLabels& after_labels,
-                                          const std::string& mesh_info) {
+// Each folder's info, then the segmentation's naming them.
+Status WriteInfos(store::Store& store, const std::string& prefix,
+                  const std::map<std::uint64_t, std::uint64_t>& voxel_counts,
+                  const MeshOutputOptions& options, const std::string& mesh_info) {
+  CHUNKWISE_RETURN_IF_ERROR(SetText(store, prefix + options.mesh_dir + "/info", mesh_info));
+  CHUNKWISE_RETURN_IF_ERROR(SetText(store, prefix + options.properties_dir + "/info",
+                                    pc::SegmentPropertiesInfoText(voxel_counts, options.names)));
   const std::string info_key = prefix + "info";
   CHUNKWISE_ASSIGN_OR_RETURN(nlohmann::ordered_json info, ReadSegmentationInfo(store, info_key));
-  CHUNKWISE_RETURN_IF_ERROR(ClearOrRefuse(store, prefix, info, options));
-  Result<MeshOutputSummary> summary =
-      WriteFolders(store, prefix, meshed, options, write_label, after_labels, mesh_info);
-  Status status = summary.status();
-  if (status.ok()) {
-    info["mesh"] = options.mesh_dir;
-    info["segment_properties"] = options.properties_dir;
-    status = SetText(store, info_key, info.dump());
+  info["mesh"] = options.mesh_dir;
+  info["segment_properties"] = options.properties_dir;
+  return SetText(store, info_key, info.dump());
+}
+
+// Checks the segmentation, writes the fragments, then the infos naming
+// them; erases what was written when anything fails.
+Result<MeshOutputSummary> WriteMeshOutput(
+    store::Store& store, const std::string& prefix, const MeshedLabels& meshed,
+    const MeshOutputOptions& options,
+    const std::function<Result<MeshOutputSummary>()>& write_fragments,
+    const std::string& mesh_info) {
+  CHUNKWISE_RETURN_IF_ERROR(PrepareMeshOutput(store, prefix, options, true));
+  Result<MeshOutputSummary> summary = write_fragments();
+  if (!summary.ok()) {
+    EraseMeshOutput(store, prefix, options);
+    return summary.status();
   }
-  if (!status.ok()) {
-    // What was written goes; an error while erasing leaves the first error to report.
-    (void)EraseFolder(store, prefix + options.mesh_dir + "/");
-    (void)EraseFolder(store, prefix + options.properties_dir + "/");
-    return status;
-  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      PublishMeshOutput(store, prefix, meshed.voxel_counts, options, mesh_info));
   return summary;
 }
 
@@ -248,9 +262,44 @@ Status SimplifyMeshes(MeshedLabels& meshed, const MeshOutputOptions& options) {
   return Status::Ok();
 }
 
-Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
-                                            const MeshedLabels& meshed,
-                                            const MeshOutputOptions& options) {
+Status PrepareMeshOutput(store::Store& store, const std::string& prefix,
+                         const MeshOutputOptions& options, bool clear) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const nlohmann::ordered_json info,
+                             ReadSegmentationInfo(store, prefix + "info"));
+  return ClearOrRefuse(store, prefix, info, options, clear);
+}
+
+void EraseMeshOutput(store::Store& store, const std::string& prefix,
+                     const MeshOutputOptions& options) {
+  // An error while erasing leaves the first error to report.
+  (void)EraseFolder(store, prefix + options.mesh_dir + "/");
+  (void)EraseFolder(store, prefix + options.properties_dir + "/");
+}
+
+Status PublishMeshOutput(store::Store& store, const std::string& prefix,
+                         const std::map<std::uint64_t, std::uint64_t>& voxel_counts,
+                         const MeshOutputOptions& options, const std::string& mesh_info) {
+  const Status status = WriteInfos(store, prefix, voxel_counts, options, mesh_info);
+  if (!status.ok()) EraseMeshOutput(store, prefix, options);
+  return status;
+}
+
+std::string LegacyMeshInfo() { return pc::LegacyMeshInfoText(); }
+
+std::string MultiresMeshInfo(const MultiresOutputOptions& multires, std::uint64_t segments) {
+  std::array<double, 12> transform{};
+  for (int d = 0; d < 3; ++d) {
+    transform[4 * d + d] = multires.resolution[d];
+    transform[4 * d + 3] = static_cast<double>(multires.voxel_offset[d]) * multires.resolution[d];
+  }
+  const pc::ShardingSpec sharding = pc::MultiresMeshSharding(segments);
+  return pc::MultiresMeshInfoText(kVertexBits, transform, 1.0,
+                                  multires.sharded ? &sharding : nullptr);
+}
+
+Result<MeshOutputSummary> WriteLegacyFragments(store::Store& store, const std::string& prefix,
+                                               const std::map<std::uint64_t, LabelMesh>& meshes,
+                                               const MeshOutputOptions& options) {
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   auto write_label = [&](std::uint64_t id, const LabelMesh& meshed_label) -> Result<WrittenLabel> {
     // The whole label's mesh at once: there is no seam between chunks to keep.
@@ -261,13 +310,14 @@ Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::stri
                                       pc::LegacyManifestText({pc::LegacyFragmentName(id)})));
     return WrittenLabel{fragment.size(), mesh.num_vertices(), mesh.num_triangles()};
   };
-  return WriteMeshOutput(store, prefix, meshed, options, write_label, {}, pc::LegacyMeshInfoText());
+  return WriteLabels(meshes, options, write_label, {});
 }
 
-Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::string& prefix,
-                                              const MeshedLabels& meshed,
-                                              const MeshOutputOptions& options,
-                                              const MultiresOutputOptions& multires) {
+Result<MeshOutputSummary> WriteMultiresFragments(store::Store& store, const std::string& prefix,
+                                                 const std::map<std::uint64_t, LabelMesh>& meshes,
+                                                 const MeshOutputOptions& options,
+                                                 const MultiresOutputOptions& multires,
+                                                 std::uint64_t segments) {
   CHUNKWISE_RETURN_IF_ERROR(CheckMultires(multires));
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   // Sharded: each segment's data and manifest wait here, in slots made before
@@ -278,7 +328,7 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
   };
   std::map<std::uint64_t, Encoded> encoded;
   if (multires.sharded) {
-    for (const auto& entry : meshed.meshes) encoded[entry.first];
+    for (const auto& entry : meshes) encoded[entry.first];
   }
   auto write_label = [&](std::uint64_t id, const LabelMesh& mesh) -> Result<WrittenLabel> {
     Bytes data;
@@ -297,7 +347,9 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::MultiresManifestKey(id), index));
     return WrittenLabel{data.size() + index.size(), lod0.num_vertices(), lod0.num_triangles()};
   };
-  const pc::ShardingSpec sharding = pc::MultiresMeshSharding(meshed.meshes.size());
+  // The spec of every segment of the job, of which `meshes` may be a part:
+  // that part's shards hold every segment they would in the whole job.
+  const pc::ShardingSpec sharding = pc::MultiresMeshSharding(segments);
   auto write_shards = [&]() -> Result<std::uint64_t> {
     // Each segment's manifest is the chunk, its fragments the bytes before it.
     std::vector<pc::SegmentObject> objects;
@@ -307,15 +359,31 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
                                pc::WriteSegmentShards(store, mesh_folder, sharding, objects));
     return written.bytes;
   };
-  std::array<double, 12> transform{};
-  for (int d = 0; d < 3; ++d) {
-    transform[4 * d + d] = multires.resolution[d];
-    transform[4 * d + 3] = static_cast<double>(multires.voxel_offset[d]) * multires.resolution[d];
-  }
-  return WriteMeshOutput(store, prefix, meshed, options, write_label,
-                         multires.sharded ? AfterLabels(write_shards) : AfterLabels(),
-                         pc::MultiresMeshInfoText(kVertexBits, transform, 1.0,
-                                                  multires.sharded ? &sharding : nullptr));
+  return WriteLabels(meshes, options, write_label,
+                     multires.sharded ? AfterLabels(write_shards) : AfterLabels());
+}
+
+Result<MeshOutputSummary> WriteLegacyMeshes(store::Store& store, const std::string& prefix,
+                                            const MeshedLabels& meshed,
+                                            const MeshOutputOptions& options) {
+  return WriteMeshOutput(
+      store, prefix, meshed, options,
+      [&] { return WriteLegacyFragments(store, prefix, meshed.meshes, options); },
+      LegacyMeshInfo());
+}
+
+Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::string& prefix,
+                                              const MeshedLabels& meshed,
+                                              const MeshOutputOptions& options,
+                                              const MultiresOutputOptions& multires) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckMultires(multires));
+  return WriteMeshOutput(
+      store, prefix, meshed, options,
+      [&] {
+        return WriteMultiresFragments(store, prefix, meshed.meshes, options, multires,
+                                      meshed.meshes.size());
+      },
+      MultiresMeshInfo(multires, meshed.meshes.size()));
 }
 
 }  // namespace chunkwise::pipelines

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/thread_pool.h"
@@ -63,6 +64,11 @@ struct MultiresOutputOptions {
   bool sharded = false;
 };
 
+// A split job's scratch objects (pipelines/meshing/mesh_parts.h) live in
+// this folder of the mesh folder until the job ends; the checks for meshes
+// already there, and the clearing that overwrite asks for, pass it by.
+inline constexpr std::string_view kMeshScratchFolder = ".chunkwise-scratch";
+
 // What was written, simplified.
 struct MeshOutputSummary {
   std::uint64_t segments = 0;
@@ -95,6 +101,46 @@ Result<MeshOutputSummary> WriteMultiresMeshes(store::Store& store, const std::st
                                               const MeshedLabels& meshed,
                                               const MeshOutputOptions& options,
                                               const MultiresOutputOptions& multires);
+
+// The steps WriteLegacyMeshes and WriteMultiresMeshes take, for a job split
+// into parts that each write some segments' fragments:
+//
+// Checks the segmentation whose info is "<prefix>info" and refuses meshes or
+// segment properties already there unless options.overwrite (errors as
+// WriteLegacyMeshes); with `clear` and overwrite, empties both folders.
+Status PrepareMeshOutput(store::Store& store, const std::string& prefix,
+                         const MeshOutputOptions& options, bool clear);
+
+// Writes the fragments (and manifests) of `meshes`, simplified, into the
+// mesh folder; no info. The summary counts what was written.
+Result<MeshOutputSummary> WriteLegacyFragments(store::Store& store, const std::string& prefix,
+                                               const std::map<std::uint64_t, LabelMesh>& meshes,
+                                               const MeshOutputOptions& options);
+
+// As WriteLegacyFragments, multi-resolution; sharded, the shard files of
+// `meshes` as sharded for a job of `segments` segments in all (a part's
+// meshes must then hold every segment of each of its shards).
+Result<MeshOutputSummary> WriteMultiresFragments(store::Store& store, const std::string& prefix,
+                                                 const std::map<std::uint64_t, LabelMesh>& meshes,
+                                                 const MeshOutputOptions& options,
+                                                 const MultiresOutputOptions& multires,
+                                                 std::uint64_t segments);
+
+// The mesh folder's info: legacy, or multi-resolution for `segments` segments in all.
+std::string LegacyMeshInfo();
+std::string MultiresMeshInfo(const MultiresOutputOptions& multires, std::uint64_t segments);
+
+// The mesh folder's info, the segment properties (`voxel_counts` and
+// options.names) and last the segmentation's info naming both. On failure
+// erases both folders, as EraseMeshOutput.
+Status PublishMeshOutput(store::Store& store, const std::string& prefix,
+                         const std::map<std::uint64_t, std::uint64_t>& voxel_counts,
+                         const MeshOutputOptions& options, const std::string& mesh_info);
+
+// Erases the mesh and segment properties folders (errors ignored: it runs
+// after a failure, whose error is the one to report).
+void EraseMeshOutput(store::Store& store, const std::string& prefix,
+                     const MeshOutputOptions& options);
 
 }  // namespace chunkwise::pipelines
 

@@ -39,6 +39,9 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     publishes no info, and `--resume` by 3 ranks completes it identically; so
     does a rank killed (or failing, named) after its first shard, and the
     resume does not rewrite the shards kept.
+  * `chunkwise mesh` by 2 ranks (legacy, and multires-sharded with two shards)
+    is byte-identical to one process and leaves no scratch object; existing
+    meshes are refused by every rank, and "vectors" is refused under ranks.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun
     --chunkwise-test-faults build/tests/chunkwise-test-faults --workdir DIR
@@ -585,6 +588,49 @@ def check_to_precomputed(checks, job, work):
                                      f"unwritten (rewrote {rewritten[:3]})")
 
 
+def check_mesh(checks, job, work):
+    """chunkwise mesh under mpirun -np 2 vs one process, legacy and multires-sharded."""
+    n = 40
+    z, y, x = np.indices((n, n, n))
+    # Labels of 2 x 2 x 2 voxels (some 7000 of them, so that a sharded folder has two
+    # shards), gaps of background, and a ball of one label across every rank's chunks.
+    labels = ((z // 2) * 400 + (y // 2) * 20 + (x // 2) + 1).astype(np.uint32)
+    labels[(x + 2 * y + 3 * z) % 13 == 0] = 0
+    labels[(z - 20) ** 2 + (y - 18) ** 2 + (x - 21) ** 2 < 100] = 90001
+    raw = work / "mesh-labels.bin"
+    labels.tofile(raw)
+    source = work / "mesh-labels.zarr"
+    job.one(["zarr", "create", source, "--shape", f"{n},{n},{n}", "--dtype", "uint32",
+             "--chunk", "16,16,16"])
+    job.one(["zarr", "write", source, "--input", raw, "--dtype", "uint32",
+             "--shape", f"{n},{n},{n}"])
+    two = [job.mpirun[0], *job.mpirun[1:-2], "-np", "2"]
+    for fmt in ("legacy", "multires-sharded"):
+        reference, out = work / f"mesh-{fmt}-one", work / f"mesh-{fmt}-ranks"
+        for seg in (reference, out):
+            job.one(["zarr", "to-precomputed", source, seg, "--resolution", "8,8,30"])
+        options = ["--format", fmt, "--chunk", "16,16,16"]
+        job.one(["mesh", source, reference, *options])
+        result = run([*two, job.chunkwise, "-q", "mesh", source, out, *options], job.env)
+        meshes = [f for f in visible_files(reference) if f.startswith("mesh/")]
+        checks.expect(len(meshes) >= 3 and "mesh" in (reference / "info").read_text(),
+                      f"mesh {fmt}: one process wrote {len(meshes)} mesh files")
+        if fmt == "multires-sharded":
+            checks.expect("mesh/1.shard" in meshes, f"mesh {fmt}: two shards ({meshes[:4]})")
+        compare_trees(checks, out, reference, f"mesh {fmt}: 2 ranks vs one process", skip=())
+        checks.expect(result.stdout.strip() == "", f"mesh {fmt}: -q prints nothing")
+        refused = run([*two, job.chunkwise, "-q", "mesh", source, out, *options], job.env,
+                      expect_success=False)
+        checks.expect(refused.returncode != 0 and "overwrite" in refused.stderr,
+                      f"mesh {fmt}: existing meshes are refused by every rank "
+                      f"({refused.stderr.strip()[:80]})")
+        compare_trees(checks, out, reference, f"mesh {fmt}: a refused job leaves them", skip=())
+    vectors = run([*two, job.chunkwise, "-q", "mesh", source, work / "mesh-vectors",
+                   "--format", "vectors"], job.env, expect_success=False)
+    checks.expect(vectors.returncode != 0 and "vectors" in vectors.stderr,
+                  f"mesh vectors: refused under 2 ranks ({vectors.stderr.strip()[:80]})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -600,6 +646,7 @@ def main():
     work.mkdir(parents=True)
     checks = Checks()
     job = Job(args)
+    check_mesh(checks, job, work)
     db = make_labelmap(job, work)
     check_export(checks, job, work, db, spec_file(work, hashed=False), "export-identity")
     check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")
