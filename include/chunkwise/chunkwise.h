@@ -15,7 +15,8 @@
 //     ResizeZarrArray                 facade/zarr_array_updates.h
 //   ZarrInfo, ZarrArrayInfo           facade/zarr_info.h
 //   DescribeZarrStringArray,
-//     ReadZarrStrings (vlen-utf8)     facade/zarr_strings.h
+//     ReadZarrStrings (vlen-utf8),
+//     ImportNpyIntoZarrStrings        facade/zarr_strings.h
 //   OpenZarrGroup, CreateZarrGroup,
 //     SetZarrGroupAttributes,
 //     ListZarrGroupMembers            facade/zarr_groups.h

@@ -131,6 +131,25 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
   return Status::Ok();
 }
 
+// `zarr write` into a variable-length string (bytes) array: a '<U<n>'
+// ('|S<n>') .npy, as `zarr read` writes one; a raw file has no fixed element
+// size to hold them.
+Status WriteStrings(const CommandContext& context, const ZarrOptions& options,
+                    const core::Coord& offset, const CallOptions& call) {
+  if (!options.input_dtype.empty() || !options.input_shape.empty()) {
+    return Status::InvalidArgument(options.path +
+                                   ": a string array is written from a .npy only ('<U', or "
+                                   "'|S' for bytes), whose header gives the dtype and shape")
+        .WithField(options.input_dtype.empty() ? "--shape" : "--dtype");
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const core::Region region,
+      ImportNpyIntoZarrStrings(context.library(), options.path, options.input, offset, call));
+  Say(context,
+      "wrote " + options.input + " into " + options.path + ": region [" + region.ToString() + "]");
+  return Status::Ok();
+}
+
 Status Write(const CommandContext& context, const ZarrOptions& options) {
   io::ArrayFileHint hint;
   if (!options.input_dtype.empty()) {
@@ -144,6 +163,9 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
     CHUNKWISE_ASSIGN_OR_RETURN(offset, ShapeOption(options.offset, "--offset", false));
   }
   const CallOptions call{.threads = options.threads};
+  if (DescribeZarrStringArray(context.library(), options.path, call).ok()) {
+    return WriteStrings(context, options, offset, call);
+  }
   Result<ZarrArray> opened = OpenZarrArray(context.library(), options.path,
                                            {.blosc_encoder = options.blosc_encoder}, call);
   if (!opened.ok()) return opened.status().WithContext(options.path);
@@ -452,7 +474,10 @@ void AddZarrCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* write = group->add_subcommand("write", "Write an array file into a zarr array");
   write->add_option("PATH", options->path, StoreHelp("Array"))->required();
-  write->add_option("--input", options->input, ".npy or raw little-endian file")->required();
+  write
+      ->add_option("--input", options->input,
+                   ".npy or raw little-endian file; a string array takes a '<U' .npy (bytes: '|S')")
+      ->required();
   write->add_option("--offset", options->offset, "Where the input's first element goes");
   write->add_option("--dtype", options->input_dtype,
                     "Raw input dtype, uint16 or <u2 (default: the array's)");

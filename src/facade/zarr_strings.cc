@@ -50,6 +50,72 @@ std::u32string CodePoints(std::string_view text) {
   return points;
 }
 
+// Appends the UTF-8 of `point`; false for a surrogate or a value past
+// U+10FFFF, which no UTF-8 holds.
+bool AppendUtf8(char32_t point, std::string& out) {
+  if (point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) return false;
+  if (point < 0x80) {
+    out.push_back(static_cast<char>(point));
+  } else if (point < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (point >> 6)));
+    out.push_back(static_cast<char>(0x80 | (point & 0x3F)));
+  } else if (point < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (point >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (point & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (point >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((point >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (point & 0x3F)));
+  }
+  return true;
+}
+
+// The elements of a C-order 'U' .npy as UTF-8, trailing NULs dropped as
+// numpy drops them; InvalidArgument naming `path` and the element whose
+// code unit is not a Unicode scalar value.
+Result<std::vector<std::string>> TextElements(const core::NpyArray& npy, std::size_t count,
+                                              const std::filesystem::path& path) {
+  const std::size_t width = npy.dtype.itemsize() / 4;
+  const bool big = npy.dtype.byte_order() == core::NpyDtype::ByteOrder::kBig;
+  std::vector<std::string> elements(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint8_t* element = npy.data.data() + i * width * 4;
+    std::size_t length = width;
+    const auto point_at = [element, big](std::size_t c) {
+      char32_t point = 0;
+      for (int b = 0; b < 4; ++b) {
+        point |= static_cast<char32_t>(element[c * 4 + (big ? 3 - b : b)]) << (8 * b);
+      }
+      return point;
+    };
+    while (length > 0 && point_at(length - 1) == 0) --length;
+    for (std::size_t c = 0; c < length; ++c) {
+      if (!AppendUtf8(point_at(c), elements[i])) {
+        return Status::InvalidArgument(path.string() + ": element " + std::to_string(i) +
+                                       " holds " + std::to_string(point_at(c)) +
+                                       ", which is not a Unicode character (a surrogate or "
+                                       "past U+10FFFF)");
+      }
+    }
+  }
+  return elements;
+}
+
+// The elements of a C-order 'S' .npy, trailing NULs dropped as numpy drops them.
+std::vector<std::string> ByteElements(const core::NpyArray& npy, std::size_t count) {
+  const std::size_t width = npy.dtype.itemsize();
+  std::vector<std::string> elements(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto* element = reinterpret_cast<const char*>(npy.data.data() + i * width);
+    std::size_t length = width;
+    while (length > 0 && element[length - 1] == 0) --length;
+    elements[i].assign(element, length);
+  }
+  return elements;
+}
+
 }  // namespace
 
 Result<ZarrStringArrayInfo> CreateZarrStringArray(const Context& context, std::string_view url,
@@ -151,6 +217,48 @@ Result<std::size_t> ExportZarrStringsToNpy(const Context& context, std::string_v
   }
   CHUNKWISE_RETURN_IF_ERROR(io::WriteNpy(path, npy));
   return width;
+}
+
+Result<core::Region> ImportNpyIntoZarrStrings(const Context& context, std::string_view url,
+                                              const std::filesystem::path& path,
+                                              const core::Coord& offset, const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const ZarrStringArrayInfo info,
+                             DescribeZarrStringArray(context, url, call));
+  CHUNKWISE_ASSIGN_OR_RETURN(core::NpyArray npy, io::ReadNpy(path));
+  const char kind = npy.dtype.is_structured() ? 'V' : npy.dtype.kind();
+  const char wanted = info.bytes ? 'S' : 'U';
+  if (kind != wanted) {
+    const std::string dtype =
+        npy.dtype.is_structured() ? "a structured dtype" : npy.dtype.typestr();
+    return Status::InvalidArgument(path.string() + ": its dtype " + dtype + " does not fit the " +
+                                   (info.bytes ? "variable-length bytes" : "string") + " array " +
+                                   std::string(url) + ", which takes a .npy of " +
+                                   (info.bytes ? "'|S<n>' bytes" : "'<U<n>' text (numpy's str)"));
+  }
+  if (!offset.empty() && offset.size() != info.shape.size()) {
+    return Status::InvalidArgument(path.string() + ": the offset has " +
+                                   std::to_string(offset.size()) + " dimensions and " +
+                                   std::string(url) + " has " + std::to_string(info.shape.size()))
+        .WithField("offset");
+  }
+  const core::Shape shape(npy.shape.begin(), npy.shape.end());
+  if (shape.size() != info.shape.size()) {
+    return Status::InvalidArgument(path.string() + " has " + std::to_string(shape.size()) +
+                                   " dimensions and " + std::string(url) + " has " +
+                                   std::to_string(info.shape.size()));
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::Index count, core::NumElements(shape));
+  CHUNKWISE_RETURN_IF_ERROR(core::ToCOrder(npy));
+  std::vector<std::string> elements;
+  if (info.bytes) {
+    elements = ByteElements(npy, static_cast<std::size_t>(count));
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(elements, TextElements(npy, static_cast<std::size_t>(count), path));
+  }
+  const core::Coord origin = offset.empty() ? core::Coord(shape.size(), 0) : offset;
+  const core::Region region = core::Region::FromOriginAndShape(origin, shape);
+  CHUNKWISE_RETURN_IF_ERROR(WriteZarrStrings(context, url, region, elements, call));
+  return region;
 }
 
 }  // namespace chunkwise

@@ -4,7 +4,7 @@
 # --dimension-names is null in zarr.json; --shape "" makes a 0-d array;
 # zarr info --json names the facts as Python's Array.info does; `chunkwise
 # import` of a .npy and of sources it cannot read; `zarr read` of a string
-# array writes a '<U' .npy (#43).
+# array writes a '<U' .npy and `zarr write` takes it back (#43).
 #   zarr_test.sh CHUNKWISE WORKDIR
 set -u
 cw=$1
@@ -136,6 +136,55 @@ print('ok' if got == ('<U2', (4,), ['a', 'h\\u00e9', '', '?']) else ascii(got))
 ")" = ok ] || fail "zarr read strings: $(od -c strings.npy | head)"
 fails_with 1 "$cw" zarr read strings --output strings.bin --raw
 contains err "not raw"
+
+# --- zarr write of a '<U<n>' .npy into a string array: zarr read's file back (#43) ----
+ok "$cw" -q zarr create strings2 --shape 4 --chunk 3 --dtype string --fill "?"
+ok "$cw" zarr write strings2 --input strings.npy
+contains out "region [0:4]"
+ok "$cw" zarr read strings2 --output back.npy
+cmp -s strings.npy back.npy || fail "zarr write strings: read back $(od -c back.npy | head)"
+# A big-endian '>U3' of two elements at --offset 2, trailing NULs dropped as numpy
+# drops them, an interior NUL kept: [a, h\u00e9, x\0y, \U0001f600].
+npy() {  # FILE DESCR SHAPE DATA-AS-PYTHON-BYTES-LITERAL
+  python3 -c "
+import sys
+header = \"{'descr': '$2', 'fortran_order': False, 'shape': $3, }\"
+header += ' ' * (63 - (10 + len(header)) % 64) + '\\n'
+sys.stdout.buffer.write(b'\\x93NUMPY\\x01\\x00' + len(header).to_bytes(2, 'little') +
+                        header.encode() + $4)" >"$1"
+}
+npy big.npy '>U3' '(2,)' "'x\\x00y'.encode('utf-32-be') + chr(0x1f600).encode('utf-32-be') + bytes(8)"
+ok "$cw" zarr write strings2 --input big.npy --offset 2
+ok "$cw" zarr read strings2 --output back.npy --overwrite
+[ "$(python3 -c "
+raw = open('back.npy', 'rb').read()
+n = int.from_bytes(raw[8:10], 'little')
+data = raw[10 + n:]
+print(ascii([data[i:i + 12].decode('utf-32-le').rstrip(chr(0)) for i in range(0, len(data), 12)]))
+")" = "['a', 'h\\xe9', 'x\\x00y', '\\U0001f600']" ] || fail "zarr write >U3: $(od -c back.npy | head)"
+# A dtype that does not fit a string array is refused naming the file, and nothing changes.
+npy numbers.npy '<u2' '(4,)' "bytes(8)"
+fails_with 1 "$cw" zarr write strings2 --input numbers.npy
+contains err "InvalidArgument: numbers.npy: its dtype <u2 does not fit the string array strings2"
+contains err "'<U<n>' text"
+npy bytes.npy '|S2' '(4,)' "b'abcdefgh'"
+fails_with 1 "$cw" zarr write strings2 --input bytes.npy
+contains err "its dtype |S2 does not fit"
+# A UTF-32 surrogate is no character: refused naming the element.
+npy surrogate.npy '<U1' '(2,)' "'a'.encode('utf-32-le') + (0xD800).to_bytes(4, 'little')"
+fails_with 1 "$cw" zarr write strings2 --input surrogate.npy
+contains err "surrogate.npy: element 1 holds 55296"
+fails_with 1 "$cw" zarr write strings2 --input strings.npy --offset 1
+contains err "strings2"
+fails_with 1 "$cw" zarr write strings2 --input strings.npy --dtype uint8
+contains err "from a .npy only"
+ok "$cw" zarr read strings2 --output back.npy --overwrite
+[ "$(python3 -c "
+raw = open('back.npy', 'rb').read()
+n = int.from_bytes(raw[8:10], 'little')
+data = raw[10 + n:]
+print(ascii([data[i:i + 12].decode('utf-32-le').rstrip(chr(0)) for i in range(0, len(data), 12)]))
+")" = "['a', 'h\\xe9', 'x\\x00y', '\\U0001f600']" ] || fail "a refused write changed strings2"
 
 [ "$failures" -eq 0 ] && echo "zarr: all cases passed"
 exit "$failures"

@@ -11,7 +11,9 @@ BytesArray of object arrays of bytes (dtype=bytes).
 
 from __future__ import annotations
 
+import os
 import pathlib
+import subprocess
 
 import numpy as np
 import pytest
@@ -249,3 +251,49 @@ def test_strings_through_chunkwise_zarr_store_and_codec_pipeline(tmp_path: pathl
         piped[1:] = ["", "z"]
         assert piped[...].tolist() == ["a", "", "z"]
     assert chunkwise.open(str(path), mode="r")[...].tolist() == ["a", "", "z"]
+
+
+def _cli() -> str:
+    """The CLI this build made (tests/CMakeLists.txt sets CHUNKWISE_CLI)."""
+    cli = os.environ.get("CHUNKWISE_CLI", "")
+    if not cli:
+        pytest.fail(f"CHUNKWISE_CLI is {cli!r}: set it to the chunkwise binary")
+    return cli
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_cli_zarr_write_of_a_unicode_npy_is_read_value_exact_by_zarr_python(
+        tmp_path: pathlib.Path, order: str) -> None:
+    """`zarr write` takes a '<U' .npy (#43), as `zarr read` writes one."""
+    values = np.array([["a", "h\u00e9llo", ""], ["\U0001f600 wide", "x" * 300, "in\x00side"]])
+    np.save(tmp_path / "in.npy", np.asfortranarray(values) if order == "F" else values)
+    path = str(tmp_path / "s.zarr")
+    subprocess.run([_cli(), "-q", "zarr", "create", path, "--shape", "2,3", "--chunk", "1,2",
+                    "--shard", "2,2", "--dtype", "string"], check=True)
+    subprocess.run([_cli(), "-q", "zarr", "write", path, "--input", str(tmp_path / "in.npy")],
+                   check=True)
+    assert zarr.open_array(path, mode="r")[...].tolist() == values.tolist()
+    subprocess.run([_cli(), "-q", "zarr", "read", path, "--output", str(tmp_path / "out.npy")],
+                   check=True)
+    back = np.load(tmp_path / "out.npy")
+    assert back.dtype == values.dtype and back.tolist() == values.tolist()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_cli_zarr_write_of_a_bytes_npy_into_zarr_pythons_bytes_array(
+        tmp_path: pathlib.Path) -> None:
+    """A '|S' .npy goes into a variable-length bytes array, a '<U' one is refused."""
+    path = str(tmp_path / "b.zarr")
+    zarr.create_array(path, shape=(4,), dtype=_variable_length_bytes(), chunks=(3,),
+                      fill_value=b"?")
+    values = np.array([b"a\x00b", b"\xff", b"", b"wide\x00"])  # numpy drops the trailing NUL.
+    np.save(tmp_path / "in.npy", values)
+    subprocess.run([_cli(), "-q", "zarr", "write", path, "--input", str(tmp_path / "in.npy")],
+                   check=True)
+    assert zarr.open_array(path, mode="r")[...].tolist() == [b"a\x00b", b"\xff", b"", b"wide"]
+    np.save(tmp_path / "text.npy", np.array(["a", "b", "c", "d"]))
+    refused = subprocess.run([_cli(), "zarr", "write", path, "--input",
+                              str(tmp_path / "text.npy")], capture_output=True, text=True)
+    assert refused.returncode == 1
+    assert "its dtype <U1 does not fit the variable-length bytes array" in refused.stderr
+    assert zarr.open_array(path, mode="r")[...].tolist() == [b"a\x00b", b"\xff", b"", b"wide"]

@@ -102,6 +102,23 @@ Result<std::size_t> ExportZarrStringsToNpy(const Context& context, std::string_v
                                            const std::filesystem::path& path,
                                            const CallOptions& call = {});
 
+// Writes the .npy file at `path` into the string array at `url`, its first
+// element at `offset` (the origin when empty; else one entry per dimension),
+// its shape the region written; returns that region. The .npy's dtype must
+// fit the array: numpy's fixed-width text '<U<n>' or '>U<n>' (UTF-32, what
+// ExportZarrStringsToNpy writes) into a text array, '|S<n>' into a bytes
+// array; each element loses its trailing NULs, as numpy's 'U' and 'S' drop
+// them. C or Fortran order. InvalidArgument naming the file when the dtype
+// does not fit (a number, 'S' into text, 'U' into bytes, naming both), when
+// a 'U' element is not a Unicode scalar value (a surrogate, or past
+// U+10FFFF; naming the element), or when the offset's rank is not the
+// array's; io::ReadNpy's errors; WriteZarrStrings' errors (a region outside
+// the array among them).
+Result<core::Region> ImportNpyIntoZarrStrings(const Context& context, std::string_view url,
+                                              const std::filesystem::path& path,
+                                              const core::Coord& offset = {},
+                                              const CallOptions& call = {});
+
 }  // namespace chunkwise
 
 #endif  // CHUNKWISE_FACADE_ZARR_STRINGS_H_
