@@ -58,7 +58,8 @@ def write(
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
     chunk in world units. `layout` is the zarr-vectors on-disk layout:
-    ``"0.9"`` (the default; link attributes raise, code Unsupported) or
+    ``"0.9"`` (the default; a polyline's or skeleton's link attributes
+    raise, code Unsupported) or
     ``"0.8"`` (every geometry; what ``pyramid`` and ``validate`` take).
     Returns the vertices and chunks written.
     `progress` counts vertices written; `cancel` (or Ctrl-C) stops the write

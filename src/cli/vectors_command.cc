@@ -232,9 +232,10 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   write->add_option("--chunk-shape", options->chunk_shape, "X,Y,Z chunk extent in world units")
       ->required();
   write->add_flag("--overwrite", options->overwrite, "Replace an existing store");
-  write->add_option("--layout", options->layout,
-                    "zarr-vectors layout: 0.9 (default; no link attributes) or 0.8 (any "
-                    "geometry; what vectors pyramid and validate take)");
+  write->add_option(
+      "--layout", options->layout,
+      "zarr-vectors layout: 0.9 (default; no polyline/skeleton link attributes) or 0.8 (any "
+      "geometry; what vectors pyramid and validate take)");
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* convert = group->add_subcommand(

@@ -76,10 +76,11 @@ def test_a_missing_store_is_not_found(tmp_path: pathlib.Path) -> None:
         chunkwise.vectors.read(str(tmp_path / "none.zarr"))
 
 
-def test_layout_09_points_round_trip_and_link_attributes_refused(tmp_path: pathlib.Path) -> None:
+def test_layout_09_points_round_trip_and_polyline_link_attributes_refused(
+        tmp_path: pathlib.Path) -> None:
     """#43: layout="0.9" writes the 0.9 tree (one vlen-bytes array per family) for points, which
-    reads back the same; link attributes in 0.9 are refused (Unsupported) and an unknown layout
-    is InvalidArgument."""
+    reads back the same; a polyline's link attributes, which 0.9 has no room for (its steps are
+    implicit), are refused (Unsupported) and an unknown layout is InvalidArgument."""
     rng = np.random.default_rng(43)
     positions = rng.uniform(-50, 150, (300, 3)).astype("float32")
     weight = rng.uniform(0, 1, 300).astype("float32")
@@ -94,10 +95,10 @@ def test_layout_09_points_round_trip_and_link_attributes_refused(tmp_path: pathl
     np.testing.assert_array_equal(g.positions[order], positions)
     np.testing.assert_array_equal(g.vertex_attributes["weight"][order], weight)
     with pytest.raises(chunkwise.UnsupportedError):
-        chunkwise.vectors.write(str(tmp_path / "graph09"), positions[:3], type="graph",
+        chunkwise.vectors.write(str(tmp_path / "line09"), positions[:3], type="polyline",
                                 links=np.array([[0, 1]]), link_attributes={"w": np.ones(1)},
                                 chunk_shape=(40, 40, 40), layout="0.9")
-    assert not (tmp_path / "graph09").exists()
+    assert not (tmp_path / "line09").exists()
     with pytest.raises(chunkwise.InvalidArgumentError):
         chunkwise.vectors.write(str(tmp_path / "bad"), positions, chunk_shape=(40, 40, 40),
                                 layout="1.0")
@@ -110,8 +111,8 @@ def edges_by_position(g) -> list[tuple[tuple[float, ...], ...]]:
 def test_layout_09_graph_and_mesh_round_trip_and_convert(tmp_path: pathlib.Path) -> None:
     """#43: graphs and meshes write in 0.9 (links under links/0/<offsets>/) and read back edge for
     edge, direction and winding kept; convert() rewrites a store 0.9 -> 0.8 -> 0.9 with the same
-    links, refuses an existing destination without overwrite and link attributes into 0.9,
-    leaving no store."""
+    links, and refuses an existing destination without overwrite; link attributes go both
+    ways."""
     rng = np.random.default_rng(7)
     positions = rng.uniform(-30, 90, (120, 3)).astype("float32")
     edges = np.array([(i, (i * 17 + 3) % 120) for i in range(120) if i != (i * 17 + 3) % 120])
@@ -138,13 +139,22 @@ def test_layout_09_graph_and_mesh_round_trip_and_convert(tmp_path: pathlib.Path)
             chunkwise.vectors.convert(str(as08), str(url))
         chunkwise.vectors.convert(str(as08), str(url), overwrite=True)
         assert edges_by_position(chunkwise.vectors.read(str(url))) == wrote
+    weight = np.arange(len(edges), dtype="float32") + 0.5
+    rgb = np.stack([weight, weight * 2, weight * 3], axis=1)
+    wrote = sorted((tuple(tuple(positions[v].tolist()) for v in link), (*c.tolist(), w))
+                   for link, c, w in zip(edges, rgb, weight.tolist()))
     weighted = tmp_path / "weighted.zarrvectors"
-    chunkwise.vectors.write(str(weighted), positions[:5], type="graph", links=np.array([[0, 1]]),
-                            link_attributes={"w": np.ones(1)}, chunk_shape=(25, 25, 25),
+    chunkwise.vectors.write(str(weighted), positions, type="graph", links=edges,
+                            link_attributes={"w": weight, "rgb": rgb}, chunk_shape=(25, 25, 25),
                             layout="0.8")
-    with pytest.raises(chunkwise.UnsupportedError):
-        chunkwise.vectors.convert(str(weighted), str(tmp_path / "weighted09.zarrvectors"))
-    assert not (tmp_path / "weighted09.zarrvectors").exists()
+    as09 = tmp_path / "weighted09.zarrvectors"
+    chunkwise.vectors.convert(str(weighted), str(as09))
+    g = chunkwise.vectors.read(str(as09))
+    assert (as09 / "0" / "link_attributes" / "rgb" / "0" / "zarr.json").exists()
+    got = sorted((tuple(tuple(g.positions[v].tolist()) for v in link), (*c.tolist(), w))
+                 for link, c, w in zip(g.links, np.reshape(g.link_attributes["rgb"], (-1, 3)),
+                                       np.reshape(g.link_attributes["w"], -1).tolist()))
+    assert got == wrote
 
 
 def test_layout_09_is_the_default_and_keeps_polylines_skeletons_and_object_ids(

@@ -137,7 +137,8 @@ struct VectorsWriteOptions {
   std::array<double, 3> chunk_shape{};  // x, y, z extents in world units; positive.
   bool overwrite = false;               // Replace a store already at the URL.
   // The on-disk layout (docs/formats/vectors.md): 0.9 (the default, zarr-vectors
-  // 0.9.x) for every geometry without link attributes; 0.8 for any geometry
+  // 0.9.x) for every geometry but polylines and skeletons with link attributes
+  // (Unsupported); 0.8 for any geometry
   // and for stores that `vectors pyramid` and `vectors validate` take.
   VectorsLayout layout = VectorsLayout::k0_9;
 };

@@ -199,6 +199,12 @@ Result<LevelContents> ReadContents(const VectorStore& store, int level) {
                               std::to_string(*width) + " does not match the geometry type");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(contents.link_attributes, ListLinkAttributes(store, level, 0));
+  if ((contents.implicit_sequential || contents.implicit_parents) &&
+      !contents.link_attributes.empty()) {
+    return Status::Unsupported(store.Describe("zarr.json") + ": link attributes of a layout-0.9 " +
+                               root.links_convention +
+                               " store leave its implicit links without values; not read");
+  }
   return contents;
 }
 
@@ -398,10 +404,12 @@ Status AddOffsetLinks(const VectorStore& store, int level, const LevelContents& 
   std::vector<ChunkCoord> sorted = chunks;
   std::sort(sorted.begin(), sorted.end());
   std::vector<Endpoint> endpoints;
+  std::vector<std::vector<float>> attributes;
   if (preread) {
     endpoints = *preread;
   } else {
-    CHUNKWISE_ASSIGN_OR_RETURN(endpoints, ReadOffsetLinks(store, level, 0, width, &sorted));
+    CHUNKWISE_ASSIGN_OR_RETURN(endpoints, ReadOffsetLinks(store, level, 0, width, &sorted,
+                                                          &contents.link_attributes, &attributes));
   }
   std::map<ChunkCoord, std::size_t> chunk_index;
   for (std::size_t c = 0; c < chunks.size(); ++c) chunk_index[chunks[c]] = c;
@@ -410,7 +418,14 @@ Status AddOffsetLinks(const VectorStore& store, int level, const LevelContents& 
     CHUNKWISE_ASSIGN_OR_RETURN(
         std::vector<std::int64_t> globals,
         GlobalsOf(store, path, std::span(&endpoints[at], width), chunk_index, data));
-    AddLink(globals, geometry);
+    if (!AddLink(globals, geometry)) continue;
+    const std::size_t record = at / width;
+    for (std::size_t a = 0; a < attributes.size(); ++a) {
+      const auto channels = static_cast<std::size_t>(contents.link_attributes[a].channels);
+      geometry.link_attributes[a].values.insert(geometry.link_attributes[a].values.end(),
+                                                attributes[a].begin() + record * channels,
+                                                attributes[a].begin() + (record + 1) * channels);
+    }
   }
   return Status::Ok();
 }

@@ -246,11 +246,13 @@ Geometry InWalkOrder(const Geometry& geometry) {
 
 // What layout 0.9 cannot hold, refused before anything is written.
 Status CheckWritableAs09(const Geometry& geometry) {
-  if (!geometry.link_attributes.empty()) {
+  const bool implicit =
+      geometry.type == GeometryType::kPolyline || geometry.type == GeometryType::kSkeleton;
+  if (implicit && !geometry.link_attributes.empty()) {
     return Status::Unsupported(
-        "writing zarr-vectors layout 0.9 with link attributes is not done yet; this " +
-        std::string(GeometryTypeName(geometry.type)) + " has " +
-        std::to_string(geometry.link_attributes.size()) + " (use layout 0.8)");
+        "zarr-vectors layout 0.9 keeps no attributes for the links of a " +
+        std::string(GeometryTypeName(geometry.type)) +
+        " it leaves implicit; this one has link attributes (use layout 0.8)");
   }
   if (geometry.type != GeometryType::kSkeleton) return Status::Ok();
   // A 0.9 skeleton vertex has one parent: the one before it or a stored one.
@@ -312,7 +314,7 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
       metadata.arrays_present.emplace_back(layout::kCrossChunkLinksDir);
     if (!geometry.link_attributes.empty()) {
       metadata.arrays_present.emplace_back(layout::kLinkAttributesDir);
-      if (summary.links.cross_chunk_links > 0) {
+      if (summary.links.cross_chunk_links > 0 && !v09) {
         metadata.arrays_present.emplace_back(layout::kCrossChunkLinkAttributesDir);
       }
     }

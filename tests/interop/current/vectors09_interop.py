@@ -15,8 +15,7 @@ write in 0.9 read by zarr-vectors.
   winding zarr-vectors was given, across chunks.
 - Points with a float32 attribute that we write with `--layout 0.9`, read by
   zarr-vectors 0.9.2 (read_points and Dataset.read) bit for bit, and by us;
-  a graph with link attributes in the default layout 0.9 is refused
-  (Unsupported) and leaves no store.
+  an unknown --layout is refused and leaves no store.
 - A graph and a mesh that we write with `--layout 0.9` (edges and triangles
   inside chunks and across them along many offsets), read by zarr-vectors
   0.9.2 (read_graph, read_mesh, Dataset.read): every edge in its direction and
@@ -24,7 +23,7 @@ write in 0.9 read by zarr-vectors.
 - `vectors convert`: zarr-vectors' own 0.9 graph and mesh converted to 0.8
   read back the same; our 0.8 points, graph and mesh converted to 0.9 are
   read by zarr-vectors the same. An existing destination is refused without
-  --overwrite; link attributes into 0.9 are refused and leave no store.
+  --overwrite; an unknown layout is refused and leaves no store.
 - 0.9 stores whose stored lengths disagree with the data (a vlen element
   length, ragged offsets past the data, intra link rows or vertex rows cut
   short) are refused with Corruption naming the cell.
@@ -41,6 +40,9 @@ write in 0.9 read by zarr-vectors.
   --object reads one object of a 0.9 store.
 - zarr-vectors' line segments (geometry 'line'), whose cross-chunk records
   name the wrong rows, are refused with Unsupported.
+- Link attributes (1 and 3 channels) both ways: zarr-vectors' graph read
+  by us and after convert to 0.8; ours written in the default layout and
+  converted back to 0.9, read by read_link_arrays + read_link_attributes.
 - A store whose zv_version names a layout we do not know is refused with
   Unsupported, naming the store's zarr.json and the version.
 
@@ -57,6 +59,8 @@ import warnings
 import numpy as np
 
 warnings.simplefilter("ignore")
+from zarr_vectors.core.arrays import read_chunk_vertices, read_link_arrays, read_link_attributes  # noqa: E402
+from zarr_vectors.core.store import get_resolution_level, open_store  # noqa: E402
 from zarr_vectors.types.graphs import read_graph, write_graph  # noqa: E402
 from zarr_vectors.types.meshes import read_mesh, write_mesh  # noqa: E402
 import zarr_vectors  # noqa: E402
@@ -178,13 +182,12 @@ def check_ours_read_by_them(checks, binary, work):
     names, rows = read_csv_of(binary, store, work / "ours_back.csv")
     checks.expect(sorted(rows) == sorted(f32(p) + (np.float32(a).item(),) for p, a in zip(positions, intensity)),
                   "chunkwise reads its own 0.9 store back")
-    write_csv(work / "attr_edges.csv", "source,target,weight", [(0, 1, 0.5), (1, 2, 1.5)])
-    refused = cli(binary, "vectors", "write", work / "graph09.zarrvectors", "--type", "graph", "--input",
-                  source, "--edges", work / "attr_edges.csv", "--chunk-shape", "8,8,8", ok=False)
-    checks.expect("Unsupported" in refused.stderr and "0.9" in refused.stderr and
-                  "link attributes" in refused.stderr and not (work / "graph09.zarrvectors").exists(),
-                  f"a graph with link attributes in the default layout 0.9 is refused and leaves no store, "
-                  f"not even its folder: {refused.stderr.strip()[:160]}")
+    refused = cli(binary, "vectors", "write", work / "graph09.zarrvectors", "--type", "polyline", "--input",
+                  source, "--chunk-shape", "8,8,8", "--layout", "0.7", ok=False)
+    checks.expect("InvalidArgument" in refused.stderr and "0.7" in refused.stderr and
+                  not (work / "graph09.zarrvectors").exists(),
+                  f"an unknown --layout is refused and leaves no store, not even its folder: "
+                  f"{refused.stderr.strip()[:160]}")
 
 
 def check_validate_refuses(checks, binary, work):
@@ -332,10 +335,10 @@ def check_convert(checks, binary, work):
     write_csv(work / "attr_edges.csv", "source,target,weight", [(0, 1, 0.5), (1, 2, 1.5)])
     cli(binary, "vectors", "write", work / "attr08.zarrvectors", "--type", "graph", "--input", work / "p.csv",
         "--edges", work / "attr_edges.csv", "--chunk-shape", "8,8,8", "--layout", "0.8")
-    refused = cli(binary, "vectors", "convert", work / "attr08.zarrvectors", work / "attr09.zarrvectors", ok=False)
-    checks.expect("Unsupported" in refused.stderr and not (work / "attr09.zarrvectors").exists(),
-                  f"a graph with link attributes converted to 0.9 is refused and leaves no store: "
-                  f"{refused.stderr.strip()[:160]}")
+    refused = cli(binary, "vectors", "convert", work / "attr08.zarrvectors", work / "attr09.zarrvectors",
+                  "--layout", "0.7", ok=False)
+    checks.expect("InvalidArgument" in refused.stderr and not (work / "attr09.zarrvectors").exists(),
+                  f"convert to an unknown layout is refused and leaves no store: {refused.stderr.strip()[:160]}")
 
 
 def corrupt_copy(work, name, source):
@@ -569,6 +572,70 @@ def check_line_segments(checks, binary, work):
                   f"{result.stderr.strip()[:200]}")
 
 
+def their_links_with_attributes(store, names):
+    """zarr-vectors 0.9.2's link records (endpoint positions, input order) with their attribute rows."""
+    level = get_resolution_level(open_store(str(store), mode="r"), 0)
+    chunks, vi = read_link_arrays(level)
+    values = [np.asarray(read_link_attributes(level, name)).reshape(len(vi), -1) for name in names]
+    rows = {}
+
+    def position(chunk, row):
+        chunk = tuple(int(c) for c in chunk)
+        if chunk not in rows:
+            rows[chunk] = np.concatenate(read_chunk_vertices(level, chunk, dtype=np.float32, ndim=3))
+        return f32(rows[chunk][row])
+    return sorted((tuple(position(chunks[r][k], vi[r][k]) for k in range(vi.shape[1])),
+                   tuple(v for column in values for v in column[r].tolist())) for r in range(len(vi)))
+
+
+def our_links_with_attributes(binary, store, out):
+    """chunkwise's links (endpoint positions) with their attribute columns, from the .csv output."""
+    cli(binary, "vectors", "read", store, "--output", out)
+    vertices = [f32(map(float, line.split(",")[:3])) for line in out.read_text().splitlines()[1:] if line]
+    lines = out.with_name(out.stem + ".links.csv").read_text().splitlines()
+    width = sum(1 for name in lines[0].split(",") if name in ("source", "target", "v0", "v1", "v2"))
+    got = []
+    for line in lines[1:]:
+        fields = line.split(",")
+        got.append((tuple(vertices[int(v)] for v in fields[:width]),
+                    tuple(np.float32(v).item() for v in fields[width:])))
+    return sorted(got)
+
+
+def check_link_attributes(checks, binary, work):
+    rng = np.random.default_rng(81)
+    positions = rng.uniform(-10, 30, size=(70, 3)).astype("<f4")
+    edges = np.array([(i, (i * 9 + 4) % 70) for i in range(70) if i != (i * 9 + 4) % 70])
+    rgb = rng.uniform(0, 1, size=(len(edges), 3)).astype("<f4")
+    weight = rng.uniform(0, 1, size=len(edges)).astype("<f4")
+    want = sorted(((f32(positions[a]), f32(positions[b])), tuple(rgb[e].tolist()) + (weight[e].item(),))
+                  for e, (a, b) in enumerate(edges))
+    store = work / "graph_attrs.zarrvectors"
+    write_graph(str(store), positions, edges, chunk_shape=(10, 10, 10),
+                link_attributes={"weight": weight, "rgb": rgb})
+    checks.expect(our_links_with_attributes(binary, store, work / "graph_attrs.csv") == want,
+                  f"chunkwise reads the {len(want)} edges of a zarr-vectors 0.9.2 graph with their link attributes "
+                  f"(rgb: 3 channels, weight: 1), inside chunks and across them, bit for bit")
+    cli(binary, "vectors", "convert", store, work / "graph_attrs08.zarrvectors", "--layout", "0.8")
+    checks.expect(our_links_with_attributes(binary, work / "graph_attrs08.zarrvectors",
+                                            work / "graph_attrs08.csv") == want,
+                  "that graph converted to 0.8 keeps every edge's attributes")
+    write_csv(work / "wn.csv", "x,y,z", positions)
+    write_csv(work / "we.csv", "source,target,weight", [(a, b, w) for (a, b), w in zip(edges, weight)])
+    ours = work / "ours_attrs.zarrvectors"
+    cli(binary, "vectors", "write", ours, "--type", "graph", "--input", work / "wn.csv", "--edges",
+        work / "we.csv", "--chunk-shape", "10,10,10")
+    want_weight = sorted(((f32(positions[a]), f32(positions[b])), (w.item(),)) for (a, b), w in zip(edges, weight))
+    checks.expect(their_links_with_attributes(ours, ["weight"]) == want_weight and
+                  our_links_with_attributes(binary, ours, work / "ours_attrs.csv") == want_weight,
+                  f"zarr-vectors 0.9.2 reads the weight of each of the {len(want_weight)} edges of a graph we wrote "
+                  f"in the default layout (read_link_arrays with read_link_attributes, row for row), and so do we")
+    cli(binary, "vectors", "convert", work / "graph_attrs08.zarrvectors", work / "graph_attrs09.zarrvectors")
+    want_both = sorted((ends, values) for ends, values in want)
+    checks.expect(their_links_with_attributes(work / "graph_attrs09.zarrvectors", ["rgb", "weight"]) == want_both,
+                  "converted back to 0.9, zarr-vectors reads the same edges and attributes")
+
+
 def check_unknown_version(checks, binary, work):
     store = work / "future.zarrvectors"
     shutil.copytree(work / "points.zarrvectors", store)
@@ -606,6 +673,7 @@ def main():
     check_skeletons(checks, args.chunkwise, args.workdir)
     check_object_ids(checks, args.chunkwise, args.workdir)
     check_line_segments(checks, args.chunkwise, args.workdir)
+    check_link_attributes(checks, args.chunkwise, args.workdir)
     check_unknown_version(checks, args.chunkwise, args.workdir)
     checks.finish()
 

@@ -6,6 +6,7 @@
 #include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/object_index.h"
+#include "formats/vectors/vlen_array.h"
 #include "unit/formats/vectors_test_data.h"
 
 namespace chunkwise::formats::vectors {
@@ -44,6 +45,15 @@ void ExpectSame(const Geometry& original, const Geometry& read) {
     }
   }
   EXPECT_EQ(LinkKeys(read, match), LinkKeys(original));
+}
+
+// A stored object index that breaks the format is refused naming its key.
+void ExpectCorruptionNaming(const std::shared_ptr<store::MemoryStore>& memory,
+                            const std::string& key) {
+  Result<Geometry> read = Read(memory);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << read.status().ToString();
+  EXPECT_NE(read.status().message().find(key), std::string::npos) << read.status().ToString();
 }
 
 TEST(VectorsManifest, EveryModeRoundTrips) {
@@ -106,6 +116,24 @@ TEST(VectorsLayout09, GraphWithObjectIdsKeepsEveryEdgeInItsDirection) {
   ExpectSame(graph, *read);
 }
 
+TEST(VectorsLayout09, LinkAttributesFollowTheirLinksInAndAcrossChunks) {
+  Geometry mesh;
+  mesh.type = GeometryType::kMesh;
+  mesh.positions = {{25, 1, 1}, {5, 1, 1}, {15, 1, 1}, {6, 2, 2}, {7, 3, 1}};
+  mesh.links = {0, 1, 2, 2, 0, 1, 1, 3, 4};
+  mesh.link_attributes = {{"area", 1, {1.5f, 2.5f, 3.5f}}, {"rgb", 3, {1, 2, 3, 4, 5, 6, 7, 8, 9}}};
+  const auto memory = Write09(mesh);
+  EXPECT_TRUE(memory->Get("0/link_attributes/rgb/0/zarr.json").value().has_value());
+  Result<Geometry> read = Read(memory);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ExpectSame(mesh, *read);
+  // A cell one row short is Corruption naming it.
+  const std::string cell = "0/link_attributes/area/0/0.0.0_0.0.0/c/0/0/0";
+  ASSERT_TRUE(memory->Get(cell).value().has_value());
+  ASSERT_TRUE(memory->Set(cell, EncodeVlenCell(Bytes(0))).ok());
+  ExpectCorruptionNaming(memory, "0/link_attributes/area/0/0.0.0_0.0.0/c/0/0/0");
+}
+
 Geometry Polylines() {
   Geometry lines;
   lines.type = GeometryType::kPolyline;
@@ -154,15 +182,6 @@ TEST(VectorsLayout09, SkeletonVertexWithTwoParentsIsRefusedBeforeWriting) {
   EXPECT_EQ(written.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(written.status().message().find("vertex 2"), std::string::npos);
   EXPECT_TRUE(memory->List("").value().empty());
-}
-
-// A stored object index that breaks the format is refused naming its key.
-void ExpectCorruptionNaming(const std::shared_ptr<store::MemoryStore>& memory,
-                            const std::string& key) {
-  Result<Geometry> read = Read(memory);
-  ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << read.status().ToString();
-  EXPECT_NE(read.status().message().find(key), std::string::npos) << read.status().ToString();
 }
 
 TEST(VectorsLayout09, MalformedObjectIndexIsCorruptionNamingTheKey) {
