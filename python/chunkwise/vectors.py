@@ -48,7 +48,7 @@ def write(
     link_attributes: Mapping[str, Any] | None = None,
     chunk_shape: Sequence[float],
     overwrite: bool = False,
-    layout: str = "0.8",
+    layout: str = "0.9",
     progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, int]:
@@ -58,9 +58,10 @@ def write(
     or ``"mesh"``. Vertex attributes are one float32 per vertex; link
     attributes (M,) or (M, channels) float32. `chunk_shape` is the spatial
     chunk in world units. `layout` is the zarr-vectors on-disk layout:
-    ``"0.8"`` (every type) or ``"0.9"`` (points, graphs and meshes without
-    object ids or link attributes; anything else raises, code Unsupported). Returns the vertices and chunks
-    written.
+    ``"0.9"`` (the default; a polyline's or skeleton's link attributes
+    raise, code Unsupported) or
+    ``"0.8"`` (every geometry; what ``pyramid`` and ``validate`` take).
+    Returns the vertices and chunks written.
     `progress` counts vertices written; `cancel` (or Ctrl-C) stops the write
     between chunks, before the level's metadata: reading level 0 is then
     refused (``overwrite=True`` replaces the store).

@@ -49,7 +49,7 @@ struct GeometryIn {
   std::string type = "point_cloud";
   std::vector<double> chunk_shape;  // x, y, z in world units.
   bool overwrite = false;
-  std::string layout = "0.8";  // zarr-vectors layout: "0.8" or "0.9" (points only).
+  std::string layout = "0.9";  // zarr-vectors layout: "0.9" (the default) or "0.8".
   std::vector<std::string> vertex_attribute_names;
   std::vector<std::string> link_attribute_names;
   std::vector<int> link_attribute_channels;

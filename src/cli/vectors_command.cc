@@ -22,7 +22,7 @@ struct VectorsOptions {
   bool json = false;
   std::string output;
   std::string storage = "explicit";
-  std::string layout = "0.8";
+  std::string layout = "0.9";
   std::string destination;
   std::string convert_layout = "0.9";  // convert: the newest layout unless told.
   std::optional<std::int64_t> object_id;
@@ -232,9 +232,10 @@ void AddVectorsCommands(CLI::App& app, CommandContext& context) {
   write->add_option("--chunk-shape", options->chunk_shape, "X,Y,Z chunk extent in world units")
       ->required();
   write->add_flag("--overwrite", options->overwrite, "Replace an existing store");
-  write->add_option("--layout", options->layout,
-                    "zarr-vectors layout: 0.8 (default, every type) or 0.9 (points, graphs "
-                    "and meshes without object_id or link attributes)");
+  write->add_option(
+      "--layout", options->layout,
+      "zarr-vectors layout: 0.9 (default; no polyline/skeleton link attributes) or 0.8 (any "
+      "geometry; what vectors pyramid and validate take)");
   SetAction(write, context, [&context, options] { return Write(context, *options); });
 
   CLI::App* convert = group->add_subcommand(

@@ -106,6 +106,8 @@ Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view d
   CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, MeshGeometry(meshed));
   VectorsWriteOptions write;
   write.overwrite = options.overwrite;
+  // Layout 0.8 still: its stores are what `vectors pyramid` builds on.
+  write.layout = VectorsLayout::k0_8;
   for (int a = 0; a < 3; ++a) {
     write.chunk_shape[a] = static_cast<double>(options.chunk[2 - a]) * opened.resolution[a];
   }

@@ -172,6 +172,8 @@ Result<SkeletonizeSummary> WriteVectorSkeletons(const Context& context, std::str
   CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, SkeletonGeometry(skeletons));
   VectorsWriteOptions write;
   write.overwrite = options.overwrite;
+  // Layout 0.8 still: its stores are what `vectors pyramid` builds on.
+  write.layout = VectorsLayout::k0_8;
   if (options.vectors_chunk_shape) {
     write.chunk_shape = *options.vectors_chunk_shape;
   } else {

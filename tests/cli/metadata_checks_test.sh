@@ -52,7 +52,8 @@ for shape in "inf,5,5|chunk_shape[0] is inf" "5,nan,5|chunk_shape[1] is NaN" \
   [ -e bad.zarr ] && { fail "--chunk-shape $flag left bad.zarr behind"; rm -rf bad.zarr; }
 done
 
-ok "$cw" -q vectors write good.zarr --type points --input points.csv --chunk-shape 5,5,5
+# Layout 0.8: vectors validate checks only that layout.
+ok "$cw" -q vectors write good.zarr --type points --input points.csv --chunk-shape 5,5,5 --layout 0.8
 ok "$cw" -q vectors validate good.zarr
 
 # A root chunk_shape halved: the vertices lie outside the cells it gives.

@@ -240,7 +240,7 @@ def vectors_cases(binary, work):
     np.save(work / "points.npy", points)
     good = work / "points.zarr"
     run(binary, "vectors", "write", good, "--type", "points", "--input", work / "points.npy",
-        "--chunk-shape", "5,5,5")
+        "--chunk-shape", "5,5,5", "--layout", "0.8")
     case = info.case("deep-root-attributes.zarr", "Corruption", "the root zarr.json nested 50000 deep")
     shutil.copytree(good, case)
     root = json.loads((case / "zarr.json").read_text())
@@ -294,7 +294,7 @@ def vectors_cases(binary, work):
     (work / "edges.csv").write_text("source,target\n" + "".join(f"{i},{i + 1}\n" for i in range(n - 1)))
     graph = work / "graph.zarr"
     run(binary, "vectors", "write", graph, "--type", "graph", "--input", work / "nodes.csv",
-        "--edges", work / "edges.csv", "--chunk-shape", "10,10,10")
+        "--edges", work / "edges.csv", "--chunk-shape", "10,10,10", "--layout", "0.8")
     case = read.case("cell-blob-k0-with-records.zarr", "Corruption",
                      "a cross-chunk cell blob saying K=0 followed by 3 records: links would vanish")
     shutil.copytree(graph, case)

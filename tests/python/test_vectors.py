@@ -76,10 +76,11 @@ def test_a_missing_store_is_not_found(tmp_path: pathlib.Path) -> None:
         chunkwise.vectors.read(str(tmp_path / "none.zarr"))
 
 
-def test_layout_09_points_round_trip_and_other_types_refused(tmp_path: pathlib.Path) -> None:
+def test_layout_09_points_round_trip_and_polyline_link_attributes_refused(
+        tmp_path: pathlib.Path) -> None:
     """#43: layout="0.9" writes the 0.9 tree (one vlen-bytes array per family) for points, which
-    reads back the same; a polyline in 0.9 is refused (Unsupported) and an unknown layout is
-    InvalidArgument."""
+    reads back the same; a polyline's link attributes, which 0.9 has no room for (its steps are
+    implicit), are refused (Unsupported) and an unknown layout is InvalidArgument."""
     rng = np.random.default_rng(43)
     positions = rng.uniform(-50, 150, (300, 3)).astype("float32")
     weight = rng.uniform(0, 1, 300).astype("float32")
@@ -95,7 +96,9 @@ def test_layout_09_points_round_trip_and_other_types_refused(tmp_path: pathlib.P
     np.testing.assert_array_equal(g.vertex_attributes["weight"][order], weight)
     with pytest.raises(chunkwise.UnsupportedError):
         chunkwise.vectors.write(str(tmp_path / "line09"), positions[:3], type="polyline",
+                                links=np.array([[0, 1]]), link_attributes={"w": np.ones(1)},
                                 chunk_shape=(40, 40, 40), layout="0.9")
+    assert not (tmp_path / "line09").exists()
     with pytest.raises(chunkwise.InvalidArgumentError):
         chunkwise.vectors.write(str(tmp_path / "bad"), positions, chunk_shape=(40, 40, 40),
                                 layout="1.0")
@@ -108,8 +111,8 @@ def edges_by_position(g) -> list[tuple[tuple[float, ...], ...]]:
 def test_layout_09_graph_and_mesh_round_trip_and_convert(tmp_path: pathlib.Path) -> None:
     """#43: graphs and meshes write in 0.9 (links under links/0/<offsets>/) and read back edge for
     edge, direction and winding kept; convert() rewrites a store 0.9 -> 0.8 -> 0.9 with the same
-    links, refuses an existing destination without overwrite and a polyline into 0.9, leaving
-    no store."""
+    links, and refuses an existing destination without overwrite; link attributes go both
+    ways."""
     rng = np.random.default_rng(7)
     positions = rng.uniform(-30, 90, (120, 3)).astype("float32")
     edges = np.array([(i, (i * 17 + 3) % 120) for i in range(120) if i != (i * 17 + 3) % 120])
@@ -136,8 +139,50 @@ def test_layout_09_graph_and_mesh_round_trip_and_convert(tmp_path: pathlib.Path)
             chunkwise.vectors.convert(str(as08), str(url))
         chunkwise.vectors.convert(str(as08), str(url), overwrite=True)
         assert edges_by_position(chunkwise.vectors.read(str(url))) == wrote
-    line = tmp_path / "line.zarrvectors"
-    chunkwise.vectors.write(str(line), positions[:5], type="polyline", chunk_shape=(25, 25, 25))
-    with pytest.raises(chunkwise.UnsupportedError):
-        chunkwise.vectors.convert(str(line), str(tmp_path / "line09.zarrvectors"))
-    assert not (tmp_path / "line09.zarrvectors").exists()
+    weight = np.arange(len(edges), dtype="float32") + 0.5
+    rgb = np.stack([weight, weight * 2, weight * 3], axis=1)
+    wrote = sorted((tuple(tuple(positions[v].tolist()) for v in link), (*c.tolist(), w))
+                   for link, c, w in zip(edges, rgb, weight.tolist()))
+    weighted = tmp_path / "weighted.zarrvectors"
+    chunkwise.vectors.write(str(weighted), positions, type="graph", links=edges,
+                            link_attributes={"w": weight, "rgb": rgb}, chunk_shape=(25, 25, 25),
+                            layout="0.8")
+    as09 = tmp_path / "weighted09.zarrvectors"
+    chunkwise.vectors.convert(str(weighted), str(as09))
+    g = chunkwise.vectors.read(str(as09))
+    assert (as09 / "0" / "link_attributes" / "rgb" / "0" / "zarr.json").exists()
+    got = sorted((tuple(tuple(g.positions[v].tolist()) for v in link), (*c.tolist(), w))
+                 for link, c, w in zip(g.links, np.reshape(g.link_attributes["rgb"], (-1, 3)),
+                                       np.reshape(g.link_attributes["w"], -1).tolist()))
+    assert got == wrote
+
+
+def test_layout_09_is_the_default_and_keeps_polylines_skeletons_and_object_ids(
+        tmp_path: pathlib.Path) -> None:
+    """#43: write() without a layout writes 0.9 (layout="0.8" still writes 0.8); a polyline and a
+    skeleton, whose links 0.9 leaves implicit in fragment order, read back link for link with
+    every vertex's object id, and convert to 0.8 and back keeps both."""
+    rng = np.random.default_rng(12)
+    positions = rng.uniform(-40, 80, (60, 3)).astype("float32")
+    ids = np.repeat([11, 4, 27], 20)
+    steps = np.array([(i, i + 1) for i in range(59) if ids[i] == ids[i + 1]])
+    parents = np.array([(i, i - 1 - (i % 3 == 0 and i % 20 > 3)) for i in range(60) if i % 20])
+    for kind, links in (("polyline", steps), ("skeleton", parents)):
+        url = tmp_path / f"{kind}.zarrvectors"
+        chunkwise.vectors.write(str(url), positions, type=kind, links=links, object_ids=ids,
+                                chunk_shape=(30, 30, 30))
+        assert zarr.open_group(str(url), mode="r").attrs["zarr_vectors"]["zv_version"] == "0.9.2"
+        assert (url / "0" / "object_index" / "manifests" / "zarr.json").exists()
+        wrote = sorted(tuple(tuple(positions[v].tolist()) for v in link) for link in links)
+        for store in (url, tmp_path / f"{kind}08", tmp_path / f"{kind}09"):
+            if store != url:
+                source = url if store.name.endswith("08") else tmp_path / f"{kind}08"
+                layout = "0.8" if store.name.endswith("08") else "0.9"
+                chunkwise.vectors.convert(str(source), str(store), layout=layout)
+            g = chunkwise.vectors.read(str(store))
+            assert edges_by_position(g) == wrote, (kind, store.name)
+            order = [by_position(g.positions)[tuple(p)] for p in positions.tolist()]
+            np.testing.assert_array_equal(g.object_ids[order], ids)
+    old = tmp_path / "old.zarrvectors"
+    chunkwise.vectors.write(str(old), positions, chunk_shape=(30, 30, 30), layout="0.8")
+    assert zarr.open_group(str(old), mode="r").attrs["zarr_vectors"]["zv_version"] == "0.8.0"

@@ -136,9 +136,11 @@ struct VectorsViolation {
 struct VectorsWriteOptions {
   std::array<double, 3> chunk_shape{};  // x, y, z extents in world units; positive.
   bool overwrite = false;               // Replace a store already at the URL.
-  // The on-disk layout (docs/formats/vectors.md): 0.8 (the default) for every
-  // geometry; 0.9 for points, graphs, meshes without object ids or link attributes.
-  VectorsLayout layout = VectorsLayout::k0_8;
+  // The on-disk layout (docs/formats/vectors.md): 0.9 (the default, zarr-vectors
+  // 0.9.x) for every geometry but polylines and skeletons with link attributes
+  // (Unsupported); 0.8 for any geometry
+  // and for stores that `vectors pyramid` and `vectors validate` take.
+  VectorsLayout layout = VectorsLayout::k0_9;
 };
 
 // Writes `geometry` as level 0 of a new store at `url` (created if missing),

@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 
 #include "chunkwise/core/index.h"
 #include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/level_reader.h"
+#include "formats/vectors/object_index.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -23,6 +25,7 @@ struct ChunkData {
   std::vector<std::int64_t> links;
   std::vector<std::vector<float>> link_attributes;  // Parallel to the infos.
   std::vector<std::int64_t> global;                 // Per vi: selected vertex number or -1.
+  std::vector<Fragment> fragments;  // Layout 0.9 with implicit links or an object index.
 };
 
 struct LevelContents {
@@ -30,6 +33,12 @@ struct LevelContents {
   // Layout 0.9 `implicit_sequential` (polylines): consecutive vertices of a
   // fragment are linked without a stored link.
   bool implicit_sequential = false;
+  // Layout 0.9 `implicit_sequential_with_branches` (skeletons): each vertex of
+  // a fragment but its first has the one before as parent, unless a stored
+  // link [child, parent] names another.
+  bool implicit_parents = false;
+  // Layout 0.9: the objects owning each fragment (object_index/), if any.
+  std::optional<FragmentOwners> owners;
   std::vector<std::string> vertex_attribute_names;
   std::vector<LinkAttributeInfo> link_attributes;
 };
@@ -42,10 +51,18 @@ bool Overlaps(const ChunkCoord& chunk, const Vec3& chunk_shape, const BoundingBo
   return true;
 }
 
-// The steps inside each vertex fragment of the chunk: [v_i, v_i+1] in the
-// fragment's order (docs/formats/vectors.md, "Layout 0.9", implicit links).
-Status AddFragmentSteps(const VectorStore& store, int level, const ChunkCoord& chunk,
-                        ChunkData& data) {
+// The rows of a fragment in its order.
+std::int64_t FragmentSize(const Fragment& fragment) {
+  return fragment.is_range ? fragment.count : static_cast<std::int64_t>(fragment.indices.size());
+}
+std::int64_t FragmentRow(const Fragment& fragment, std::int64_t i) {
+  return fragment.is_range ? fragment.start + i : fragment.indices[i];
+}
+
+// Reads the chunk's fragment index into data.fragments, each checked to lie
+// inside the chunk's vertex rows (before any link is made of it).
+Status ReadFragments(const VectorStore& store, int level, const ChunkCoord& chunk,
+                     ChunkData& data) {
   const std::string path = layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk);
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
   if (!blob) {
@@ -53,13 +70,9 @@ Status AddFragmentSteps(const VectorStore& store, int level, const ChunkCoord& c
     return Status::Corruption(store.DescribeBlob(path) + ": missing for a chunk with " +
                               std::to_string(data.vertices.size()) + " vertices");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Fragment> fragments,
-                             DecodeFragmentIndex(*blob, store.DescribeBlob(path)));
-  for (const Fragment& fragment : fragments) {
-    const std::int64_t count =
-        fragment.is_range ? fragment.count : static_cast<std::int64_t>(fragment.indices.size());
-    const auto rows = static_cast<std::int64_t>(data.vertices.size());
-    // Bounds the steps to the chunk's rows before any is made (a hostile count).
+  CHUNKWISE_ASSIGN_OR_RETURN(data.fragments, DecodeFragmentIndex(*blob, store.DescribeBlob(path)));
+  const auto rows = static_cast<std::int64_t>(data.vertices.size());
+  for (const Fragment& fragment : data.fragments) {
     if (fragment.is_range &&
         (fragment.start < 0 || fragment.count < 0 || fragment.start > rows - fragment.count)) {
       return Status::Corruption(store.DescribeBlob(path) + ": fragment rows " +
@@ -67,13 +80,55 @@ Status AddFragmentSteps(const VectorStore& store, int level, const ChunkCoord& c
                                 std::to_string(fragment.count) + " pass the chunk's " +
                                 std::to_string(rows) + " vertices");
     }
-    const auto row = [&](std::int64_t i) {
-      return fragment.is_range ? fragment.start + i : fragment.indices[i];
-    };
-    for (std::int64_t i = 0; i + 1 < count; ++i) {
-      data.links.push_back(row(i));
-      data.links.push_back(row(i + 1));
+    for (const std::int64_t row : fragment.indices) {
+      if (row < 0 || row >= rows) {
+        return Status::Corruption(store.DescribeBlob(path) + ": fragment row " +
+                                  std::to_string(row) + " is not one of the chunk's " +
+                                  std::to_string(rows) + " vertices");
+      }
     }
+  }
+  return Status::Ok();
+}
+
+// The steps inside each vertex fragment of the chunk: [v_i, v_i+1] in the
+// fragment's order (docs/formats/vectors.md, "Layout 0.9", implicit links).
+void AddFragmentSteps(ChunkData& data) {
+  for (const Fragment& fragment : data.fragments) {
+    for (std::int64_t i = 0; i + 1 < FragmentSize(fragment); ++i) {
+      data.links.push_back(FragmentRow(fragment, i));
+      data.links.push_back(FragmentRow(fragment, i + 1));
+    }
+  }
+}
+
+// Layout 0.9 object ids: each row takes the object whose manifest names its fragment.
+Status AssignObjectIds(const VectorStore& store, int level, const ChunkCoord& chunk,
+                       const FragmentOwners& owners, ChunkData& data) {
+  if (data.vertices.empty()) return Status::Ok();
+  const std::string where =
+      store.DescribeBlob(layout::ChunkBlobPath(level, layout::kFragmentsDir, chunk));
+  static const ChunkOwners kNone;
+  const auto found = owners.find(chunk);
+  const ChunkOwners& of_chunk = found == owners.end() ? kNone : found->second;
+  data.object_ids.assign(data.vertices.size(), 0);
+  std::vector<bool> assigned(data.vertices.size(), false);
+  for (std::size_t f = 0; f < data.fragments.size(); ++f) {
+    const std::optional<std::int64_t> id = OwnerOf(of_chunk, static_cast<std::int64_t>(f));
+    if (!id) {
+      return Status::Corruption(where + ": fragment " + std::to_string(f) +
+                                " is in no object's manifest (object_index/manifests)");
+    }
+    for (std::int64_t i = 0; i < FragmentSize(data.fragments[f]); ++i) {
+      const std::int64_t row = FragmentRow(data.fragments[f], i);
+      data.object_ids[row] = *id;
+      assigned[row] = true;
+    }
+  }
+  const auto missing = std::find(assigned.begin(), assigned.end(), false);
+  if (missing != assigned.end()) {
+    return Status::Corruption(where + ": vertex row " + std::to_string(missing - assigned.begin()) +
+                              " is in no fragment, so it has no object");
   }
   return Status::Ok();
 }
@@ -82,6 +137,10 @@ Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
                  const LevelContents& contents, ChunkData& data) {
   CHUNKWISE_ASSIGN_OR_RETURN(data.vertices, ReadChunkVertices(store, level, chunk));
   CHUNKWISE_ASSIGN_OR_RETURN(data.object_ids, ReadChunkObjectIds(store, level, chunk));
+  if (contents.implicit_sequential || contents.implicit_parents || contents.owners)
+    CHUNKWISE_RETURN_IF_ERROR(ReadFragments(store, level, chunk, data));
+  if (contents.owners)
+    CHUNKWISE_RETURN_IF_ERROR(AssignObjectIds(store, level, chunk, *contents.owners, data));
   const std::string where =
       store.Describe(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk));
   if (!data.object_ids.empty() && data.object_ids.size() != data.vertices.size()) {
@@ -97,8 +156,7 @@ Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
   if (contents.link_width == 0) return Status::Ok();
   CHUNKWISE_ASSIGN_OR_RETURN(data.links,
                              ReadChunkLinks(store, level, chunk, contents.link_width, 0));
-  if (contents.implicit_sequential)
-    CHUNKWISE_RETURN_IF_ERROR(AddFragmentSteps(store, level, chunk, data));
+  if (contents.implicit_sequential) AddFragmentSteps(data);
   for (const LinkAttributeInfo& info : contents.link_attributes) {
     CHUNKWISE_ASSIGN_OR_RETURN(std::vector<float> values,
                                ReadChunkLinkAttribute(store, level, info, 0, chunk,
@@ -111,20 +169,29 @@ Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
 Result<LevelContents> ReadContents(const VectorStore& store, int level) {
   LevelContents contents;
   CHUNKWISE_ASSIGN_OR_RETURN(contents.vertex_attribute_names, ListVertexAttributes(store, level));
+  if (store.metadata().layout == LayoutVersion::k0_9) {
+    CHUNKWISE_ASSIGN_OR_RETURN(contents.owners, ReadObjectIndex(store, level));
+  }
   contents.link_width = LinkWidthOf(store.metadata().geometry_type);
   if (contents.link_width == 0) return contents;
   // zarr-vectors 0.9 leaves the links inside a polyline or skeleton fragment
-  // implicit (vertex order). Polylines' are read from the fragments; a
-  // skeleton's branches are not yet, and reading only the stored links would
-  // lose them silently.
+  // implicit (vertex order); any other implicit convention would lose links.
   const RootMetadata& root = store.metadata();
-  contents.implicit_sequential =
-      root.layout == LayoutVersion::k0_9 && root.links_convention == "implicit_sequential";
-  if (root.layout == LayoutVersion::k0_9 && root.links_convention.starts_with("implicit") &&
-      !contents.implicit_sequential) {
+  const bool v09 = root.layout == LayoutVersion::k0_9;
+  contents.implicit_sequential = v09 && root.links_convention == "implicit_sequential";
+  contents.implicit_parents = v09 && root.links_convention == "implicit_sequential_with_branches";
+  // zarr-vectors 0.9.2's line segments (write_lines) store cross-chunk link
+  // records whose vi do not match the rows they name (its reader pairs the
+  // endpoints through the object manifests instead), so they are not read.
+  if (v09 && root.geometry_name == "line") {
+    return Status::Unsupported(store.Describe("zarr.json") +
+                               ": geometry_types line (zarr-vectors line segments) of layout 0.9 "
+                               "is not read: its links across chunks do not name the right rows");
+  }
+  if (v09 && root.links_convention.starts_with("implicit") && !contents.implicit_sequential &&
+      !contents.implicit_parents) {
     return Status::Unsupported(store.Describe("zarr.json") + ": links_convention " +
-                               root.links_convention +
-                               " of zarr-vectors layout 0.9 is not read yet (explicit is)");
+                               root.links_convention + " of zarr-vectors layout 0.9 is not read");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> width, ReadLinkWidth(store, level, 0));
   if (width && *width != contents.link_width) {
@@ -132,7 +199,37 @@ Result<LevelContents> ReadContents(const VectorStore& store, int level) {
                               std::to_string(*width) + " does not match the geometry type");
   }
   CHUNKWISE_ASSIGN_OR_RETURN(contents.link_attributes, ListLinkAttributes(store, level, 0));
+  if ((contents.implicit_sequential || contents.implicit_parents) &&
+      !contents.link_attributes.empty()) {
+    return Status::Unsupported(store.Describe("zarr.json") + ": link attributes of a layout-0.9 " +
+                               root.links_convention +
+                               " store leave its implicit links without values; not read");
+  }
   return contents;
+}
+
+// Layout 0.9 skeletons: the link [row, previous row] for every vertex of a
+// fragment but its first, unless a stored link (intra-chunk rows already in
+// data[c].links, or `offset_links`) has that vertex as its child.
+void AddImplicitParents(const std::vector<ChunkCoord>& chunks,
+                        const std::vector<Endpoint>& offset_links, std::vector<ChunkData>& data) {
+  std::set<Endpoint> children;
+  for (std::size_t at = 0; at + 1 < offset_links.size(); at += 2) children.insert(offset_links[at]);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    for (std::size_t at = 0; at + 1 < data[c].links.size(); at += 2)
+      children.insert(Endpoint{chunks[c], data[c].links[at]});
+  }
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    ChunkData& chunk = data[c];
+    for (const Fragment& fragment : chunk.fragments) {
+      for (std::int64_t i = 1; i < FragmentSize(fragment); ++i) {
+        const std::int64_t row = FragmentRow(fragment, i);
+        if (children.contains(Endpoint{chunks[c], row})) continue;
+        chunk.links.push_back(row);
+        chunk.links.push_back(FragmentRow(fragment, i - 1));
+      }
+    }
+  }
 }
 
 // Assigns global numbers to the selected vertices and copies their data.
@@ -298,15 +395,22 @@ Result<std::vector<std::int64_t>> GlobalsOf(const VectorStore& store, const std:
 // Layout 0.9: the links of other offsets than 0.0.0 whose source chunk is read;
 // those with an endpoint outside the read chunks are dropped as cross-chunk
 // records are (AddLink).
+// `preread`, when given, holds those links of every source chunk already.
 Status AddOffsetLinks(const VectorStore& store, int level, const LevelContents& contents,
                       const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
-                      Geometry& geometry) {
+                      const std::vector<Endpoint>* preread, Geometry& geometry) {
   const int width = contents.link_width;
   if (width == 0) return Status::Ok();
   std::vector<ChunkCoord> sorted = chunks;
   std::sort(sorted.begin(), sorted.end());
-  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Endpoint> endpoints,
-                             ReadOffsetLinks(store, level, 0, width, &sorted));
+  std::vector<Endpoint> endpoints;
+  std::vector<std::vector<float>> attributes;
+  if (preread) {
+    endpoints = *preread;
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(endpoints, ReadOffsetLinks(store, level, 0, width, &sorted,
+                                                          &contents.link_attributes, &attributes));
+  }
   std::map<ChunkCoord, std::size_t> chunk_index;
   for (std::size_t c = 0; c < chunks.size(); ++c) chunk_index[chunks[c]] = c;
   const std::string path = v0_9::LinksPath(level, 0);
@@ -314,16 +418,23 @@ Status AddOffsetLinks(const VectorStore& store, int level, const LevelContents& 
     CHUNKWISE_ASSIGN_OR_RETURN(
         std::vector<std::int64_t> globals,
         GlobalsOf(store, path, std::span(&endpoints[at], width), chunk_index, data));
-    AddLink(globals, geometry);
+    if (!AddLink(globals, geometry)) continue;
+    const std::size_t record = at / width;
+    for (std::size_t a = 0; a < attributes.size(); ++a) {
+      const auto channels = static_cast<std::size_t>(contents.link_attributes[a].channels);
+      geometry.link_attributes[a].values.insert(geometry.link_attributes[a].values.end(),
+                                                attributes[a].begin() + record * channels,
+                                                attributes[a].begin() + (record + 1) * channels);
+    }
   }
   return Status::Ok();
 }
 
 Status AddCrossChunkLinks(const VectorStore& store, int level, const LevelContents& contents,
                           const std::vector<ChunkCoord>& chunks, const std::vector<ChunkData>& data,
-                          Geometry& geometry) {
+                          const std::vector<Endpoint>* preread, Geometry& geometry) {
   if (store.metadata().layout == LayoutVersion::k0_9) {
-    return AddOffsetLinks(store, level, contents, chunks, data, geometry);
+    return AddOffsetLinks(store, level, contents, chunks, data, preread, geometry);
   }
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<CrossChunkFamily> family,
                              ReadCrossChunkFamily(store, level, 0, /*list_cells=*/false));
@@ -458,6 +569,14 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
     if (query.progress != nullptr) query.progress->Add(1);
     return Status::Ok();
   }));
+  // A skeleton's stored links may come from cells of chunks outside a box;
+  // all are read, since any may override a vertex's implicit parent.
+  std::optional<std::vector<Endpoint>> offset_links;
+  if (contents.implicit_parents) {
+    CHUNKWISE_ASSIGN_OR_RETURN(offset_links,
+                               ReadOffsetLinks(store, level, 0, contents.link_width, nullptr));
+    AddImplicitParents(chunks, *offset_links, data);
+  }
   LevelGeometry out;
   out.geometry.type = store.metadata().geometry_type;
   for (const LinkAttributeInfo& info : contents.link_attributes) {
@@ -466,7 +585,8 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
   SelectVertices(query, contents, chunks, data, out);
   if (contents.link_width == 0) return out;
   CHUNKWISE_RETURN_IF_ERROR(AddChunkLinks(store, level, contents, chunks, data, out.geometry));
-  CHUNKWISE_RETURN_IF_ERROR(AddCrossChunkLinks(store, level, contents, chunks, data, out.geometry));
+  CHUNKWISE_RETURN_IF_ERROR(AddCrossChunkLinks(
+      store, level, contents, chunks, data, offset_links ? &*offset_links : nullptr, out.geometry));
   return out;
 }
 

@@ -92,9 +92,20 @@ inline constexpr std::string_view kOriginKey = "chunk_grid_origin";
 inline constexpr std::string_view kNonemptyKey = "nonempty_chunks";
 // The `zv_array` of a links/<delta>/ group (its arrays are kLinksArray).
 inline constexpr std::string_view kLinksFamilyArray = "links_family";
+// The `zv_array` of a link_attributes/<name>/<delta>/ group and of its arrays
+// (one per offsets segment, parallel to the links arrays row for row).
+inline constexpr std::string_view kLinkAttributeFamilyArray = "link_attribute_family";
+inline constexpr std::string_view kLinkAttributeArray = "link_attribute";
 // The per-chunk link groups of the intra-chunk links at delta 0 (ZVFG cells);
 // also its `zv_array`.
 inline constexpr std::string_view kLinkFragmentsDir = "link_fragments";
+// Object membership (object_index.h): "<level>/object_index/" is a group
+// holding the arrays "manifests" (one vlen-bytes manifest per object row) and
+// "object_ids" (int64, the id of each row).
+inline constexpr std::string_view kObjectIndexDir = "object_index";
+inline constexpr std::string_view kManifestsArray = "manifests";
+inline constexpr std::string_view kObjectIdsArray = "object_ids";
+inline constexpr std::string_view kObjectIndexLayout = "vlen_manifests_v2";
 
 // Names the array of a vertices-like family: "<level>/<family>/".
 using v0_8::FamilyPath;

@@ -95,6 +95,45 @@ Status CheckChunkVertices(const VectorStore& store, int level, const ChunkCoord&
   return Status::Ok();
 }
 
+// Layout 0.9: each attribute's channels from the row_shape of one of its
+// offsets arrays (all share it); an attribute without arrays at `delta` is skipped.
+Result<std::vector<LinkAttributeInfo>> ListLinkAttributes09(const VectorStore& store, int level,
+                                                            int delta,
+                                                            const std::vector<std::string>& names) {
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<int> width, ReadLinkWidth(store, level, delta));
+  std::vector<LinkAttributeInfo> attributes;
+  if (!width) return attributes;
+  for (const std::string& name : names) {
+    const std::string family = layout::LinkAttributePath(level, name, delta);
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> segments, store.ListChildren(family));
+    std::optional<VlenArray> array;
+    for (const std::string& segment : segments) {
+      CHUNKWISE_ASSIGN_OR_RETURN(array, OpenVlenArray(store, family + segment + "/"));
+      if (array) break;
+    }
+    if (!array) continue;
+    const nlohmann::json shape = array->attributes.value("row_shape", nlohmann::json::array());
+    LinkAttributeInfo info{name, 1, *width};
+    if (shape.is_array() && shape.size() == 1 && shape[0].is_number_integer()) {
+      info.channels = shape[0].get<int>();
+    } else if (!shape.is_array() || !shape.empty()) {
+      return Status::Unsupported(store.Describe(array->path + "zarr.json") + ": row_shape " +
+                                 shape.dump() + " (chunkwise reads [] and [channels])");
+    }
+    const std::string dtype = array->attributes.value("dtype", "float32");
+    if (dtype != "float32") {
+      return Status::Unsupported(store.Describe(array->path + "zarr.json") + ": dtype " + dtype +
+                                 " (chunkwise reads float32 link attributes)");
+    }
+    if (info.channels < 1 || info.channels > 1 << 20) {
+      return Status::InvalidArgument(store.Describe(array->path + "zarr.json") + ": row_shape " +
+                                     shape.dump() + " is out of range");
+    }
+    attributes.push_back(info);
+  }
+  return attributes;
+}
+
 }  // namespace
 
 Result<std::vector<ChunkCoord>> ListChunks(const VectorStore& store, int level,
@@ -304,8 +343,11 @@ Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, 
 
 Result<std::vector<Endpoint>> ReadOffsetLinks(const VectorStore& store, int level, int delta,
                                               int link_width,
-                                              const std::vector<ChunkCoord>* sources) {
+                                              const std::vector<ChunkCoord>* sources,
+                                              const std::vector<LinkAttributeInfo>* attributes,
+                                              std::vector<std::vector<float>>* values) {
   std::vector<Endpoint> endpoints;
+  if (attributes && values) values->assign(attributes->size(), {});
   if (store.metadata().layout != LayoutVersion::k0_9) return endpoints;
   const std::string family = v0_9::LinksPath(level, delta);
   CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> segments, store.ListChildren(family));
@@ -329,6 +371,16 @@ Result<std::vector<Endpoint>> ReadOffsetLinks(const VectorStore& store, int leve
       const std::string cell = path + v0_9::CellKey(source, array->origin);
       CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::int64_t> rows,
                                  DecodeLinkBlob(*blob, columns, store.Describe(cell)));
+      for (std::size_t a = 0; attributes && values && a < attributes->size(); ++a) {
+        const LinkAttributeInfo& info = (*attributes)[a];
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            std::vector<float> rows_of,
+            ReadLinkAttributeRows(store,
+                                  layout::LinkAttributePath(level, info.name, delta) + segment +
+                                      "/" + FormatChunkKey(source) + "/",
+                                  info, rows.size() / columns));
+        (*values)[a].insert((*values)[a].end(), rows_of.begin(), rows_of.end());
+      }
       // Endpoint k lives in chunk source + offset k (endpoint 0 in the source).
       std::vector<ChunkCoord> chunks{source};
       for (const ChunkCoord& offset : *offsets) {
@@ -358,9 +410,7 @@ Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& sto
       std::vector<std::string> names,
       store.ListChildren(layout::FamilyPath(level, layout::kLinkAttributesDir)));
   if (!names.empty() && store.metadata().layout == LayoutVersion::k0_9) {
-    return Status::Unsupported(
-        store.Describe(layout::FamilyPath(level, layout::kLinkAttributesDir)) +
-        ": link attributes of zarr-vectors layout 0.9 are not read yet");
+    return ListLinkAttributes09(store, level, delta, names);
   }
   std::vector<LinkAttributeInfo> attributes;
   for (const std::string& name : names) {
@@ -382,12 +432,23 @@ Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& sto
 Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int level,
                                                   const LinkAttributeInfo& attribute, int delta,
                                                   const ChunkCoord& chunk, std::size_t rows) {
-  const std::string path = layout::LinkAttributeBlobPath(level, attribute.name, delta, chunk);
+  // Layout 0.9 keeps the intra-chunk rows in the array of the all-zero offsets.
+  const std::string path = store.metadata().layout == LayoutVersion::k0_9
+                               ? layout::LinkAttributePath(level, attribute.name, delta) +
+                                     v0_9::IntraOffsets(attribute.link_width) + "/" +
+                                     FormatChunkKey(chunk) + "/"
+                               : layout::LinkAttributeBlobPath(level, attribute.name, delta, chunk);
+  return ReadLinkAttributeRows(store, path, attribute, rows);
+}
+
+Result<std::vector<float>> ReadLinkAttributeRows(const VectorStore& store, const std::string& path,
+                                                 const LinkAttributeInfo& attribute,
+                                                 std::size_t rows) {
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> blob, store.ReadBlob(path));
   const std::size_t flat_size = rows * attribute.channels * 4;
   if (!blob) {
     if (rows == 0) return std::vector<float>();
-    return Status::Corruption(store.Describe(path) + ": missing for " + std::to_string(rows) +
+    return Status::Corruption(store.DescribeBlob(path) + ": missing for " + std::to_string(rows) +
                               " links");
   }
   if (blob->size() == flat_size) return Floats(*blob);
@@ -397,7 +458,7 @@ Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int 
   Bytes joined;
   if (groups.ok()) joined = JoinBytes(*groups);
   if (!groups.ok() || joined.size() != flat_size) {
-    return Status::Corruption(store.Describe(path) + ": " + std::to_string(blob->size()) +
+    return Status::Corruption(store.DescribeBlob(path) + ": " + std::to_string(blob->size()) +
                               " bytes do not hold " + std::to_string(rows) + " rows of " +
                               std::to_string(attribute.channels) + " float32");
   }
@@ -416,8 +477,8 @@ Result<std::vector<float>> ReadCrossChunkLinkAttribute(const VectorStore& store,
   Result<zarr::Array> array = zarr::Array::Open(store.raw_store(), store.prefix() + path, options);
   if (!array.ok() && array.status().code() == StatusCode::kNotFound) {
     if (expected == 0) return std::vector<float>();
-    return Status::Corruption(store.Describe(path) + ": missing for " + std::to_string(expected) +
-                              " cross-chunk links");
+    return Status::Corruption(store.DescribeBlob(path) + ": missing for " +
+                              std::to_string(expected) + " cross-chunk links");
   }
   if (!array.ok()) return array.status();
   const core::Shape& shape = array->metadata().shape;

@@ -74,25 +74,35 @@ Result<std::vector<Endpoint>> ReadCrossChunkLinks(const VectorStore& store, int 
 Result<std::vector<Endpoint>> ReadAllLinks(const VectorStore& store, int level, int delta,
                                            int* link_width);
 
-// Layout 0.9: the records of every links/<delta>/<offsets>/ array other than
-// the intra-chunk one (0.0.0), endpoints in input order (link_width per
-// record); with `sources` (sorted), only the cells of those source chunks.
-// Empty for a 0.8 store.
-Result<std::vector<Endpoint>> ReadOffsetLinks(const VectorStore& store, int level, int delta,
-                                              int link_width,
-                                              const std::vector<ChunkCoord>* sources);
-
 // A link attribute: its name and channels, from link_attributes/<name>/<delta>/.
 struct LinkAttributeInfo {
   std::string name;
   int channels = 1;
+  int link_width = 0;  // Layout 0.9: the links' width, which names the intra-chunk segment.
 };
+// Layout 0.9: the records of every links/<delta>/<offsets>/ array other than
+// the intra-chunk one (0.0.0), endpoints in input order (link_width per
+// record); with `sources` (sorted), only the cells of those source chunks.
+// Empty for a 0.8 store. With `attributes`, `values` gets each attribute's
+// rows (channels floats per record, parallel to the records) from the
+// link_attributes/<name>/<delta>/<offsets>/ cells; Corruption naming the
+// cell when one does not hold a row per record.
+Result<std::vector<Endpoint>> ReadOffsetLinks(
+    const VectorStore& store, int level, int delta, int link_width,
+    const std::vector<ChunkCoord>* sources,
+    const std::vector<LinkAttributeInfo>* attributes = nullptr,
+    std::vector<std::vector<float>>* values = nullptr);
+
 Result<std::vector<LinkAttributeInfo>> ListLinkAttributes(const VectorStore& store, int level,
                                                           int delta);
 // The chunk's attribute rows for `rows` links: flat rows, or a ragged blob of them.
 Result<std::vector<float>> ReadChunkLinkAttribute(const VectorStore& store, int level,
                                                   const LinkAttributeInfo& attribute, int delta,
                                                   const ChunkCoord& chunk, std::size_t rows);
+// The attribute rows of the blob (or 0.9 cell) at `path`, as ReadChunkLinkAttribute.
+Result<std::vector<float>> ReadLinkAttributeRows(const VectorStore& store, const std::string& path,
+                                                 const LinkAttributeInfo& attribute,
+                                                 std::size_t rows);
 // cross_chunk_link_attributes/<name>/<delta>/data as floats; empty when absent.
 // Corruption when its num_links differs from the cross-chunk family's.
 Result<std::vector<float>> ReadCrossChunkLinkAttribute(const VectorStore& store, int level,

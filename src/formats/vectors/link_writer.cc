@@ -137,9 +137,8 @@ Result<LinkWriteSummary> WriteLinkRecords09(const VectorStore& store, int level,
                                             const LinkRecords& records,
                                             const Partition& partition) {
   const int width = records.link_width;
-  if (delta != 0 || !records.attributes.empty()) {
-    return Status::Unsupported(
-        "zarr-vectors layout 0.9 links are written at delta 0 without link attributes only");
+  if (delta != 0) {
+    return Status::Unsupported("zarr-vectors layout 0.9 links are written at delta 0 only");
   }
   LinkWriteSummary summary;
   for (const auto& [chunk, rows] : partition.chunk_rows) summary.chunk_links += rows.size();
@@ -188,8 +187,9 @@ Result<LinkWriteSummary> WriteLinkRecords09(const VectorStore& store, int level,
         store.WriteBlob(layout::FamilyPath(level, v0_9::kLinkFragmentsDir) + key,
                         EncodeFragmentIndex(std::span(&all, 1))));
   }
-  // (segment, source chunk) -> rows of perm_idx and sorted vi.
+  // (segment, source chunk) -> rows of perm_idx and sorted vi, and the records they are.
   std::map<std::string, std::map<ChunkCoord, std::vector<std::int64_t>>> cells;
+  std::map<std::string, std::map<ChunkCoord, std::vector<std::size_t>>> cell_records;
   for (const auto& [cell_key, members] : partition.cell_records) {
     for (const std::size_t r : members) {
       const CanonicalRecord canonical =
@@ -206,6 +206,7 @@ Result<LinkWriteSummary> WriteLinkRecords09(const VectorStore& store, int level,
                                                    offsets_attributes(offsets, true)));
       }
       std::vector<std::int64_t>& rows = cells[segment][source];
+      cell_records[segment][source].push_back(r);
       rows.push_back(canonical.record.perm_idx);
       rows.insert(rows.end(), canonical.record.vi.begin(), canonical.record.vi.end());
     }
@@ -215,6 +216,44 @@ Result<LinkWriteSummary> WriteLinkRecords09(const VectorStore& store, int level,
       CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(
           v0_9::LinksOffsetsPath(level, delta, segment) + FormatChunkKey(source) + "/",
           EncodeLinkBlob(rows)));
+    }
+  }
+  // Attributes: per segment an array parallel to the links array, row for row.
+  for (const LinkAttribute& attribute : records.attributes) {
+    const std::string family = layout::LinkAttributePath(level, attribute.name, delta);
+    CHUNKWISE_RETURN_IF_ERROR(
+        store.WriteGroup(family, {{"zv_array", v0_9::kLinkAttributeFamilyArray},
+                                  {"name", attribute.name},
+                                  {"level_delta", delta},
+                                  {"num_links", records.size()}}));
+    const auto segment_attributes = [&](const nlohmann::json& offsets) {
+      return nlohmann::json{
+          {"zv_array", v0_9::kLinkAttributeArray},
+          {"name", attribute.name},
+          {"dtype", "float32"},
+          {"offsets", offsets},
+          {"level_delta", delta},
+          {"row_shape", attribute.channels == 1 ? nlohmann::json::array()
+                                                : nlohmann::json::array({attribute.channels})}};
+    };
+    if (!partition.chunk_rows.empty()) {
+      const nlohmann::json zero(width - 1, ChunkCoord{});
+      CHUNKWISE_RETURN_IF_ERROR(store.WriteGroup(family + intra + "/", segment_attributes(zero)));
+    }
+    for (const auto& [chunk, rows] : partition.chunk_rows) {
+      CHUNKWISE_RETURN_IF_ERROR(store.WriteBlob(family + intra + "/" + FormatChunkKey(chunk) + "/",
+                                                AttributeRows(attribute, rows)));
+    }
+    for (const auto& [segment, sources] : cell_records) {
+      CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ChunkCoord> offsets,
+                                 v0_9::ParseOffsets(segment, width));
+      CHUNKWISE_RETURN_IF_ERROR(
+          store.WriteGroup(family + segment + "/", segment_attributes(nlohmann::json(offsets))));
+      for (const auto& [source, members] : sources) {
+        CHUNKWISE_RETURN_IF_ERROR(
+            store.WriteBlob(family + segment + "/" + FormatChunkKey(source) + "/",
+                            AttributeRows(attribute, members)));
+      }
     }
   }
   return summary;

@@ -42,7 +42,8 @@ struct LinkWriteSummary {
 // channels × records (the length invariant), or the width is out of range.
 // In a layout-0.9 store every record goes to links/<delta>/<offsets>/ with
 // link_fragments/ for the intra-chunk rows (docs/formats/vectors.md, "Layout
-// 0.9"); there only delta 0 without attributes is written (else Unsupported).
+// 0.9"); there only delta 0 is written (else Unsupported), attributes in
+// link_attributes/<name>/0/<offsets>/ parallel to the links arrays.
 Result<LinkWriteSummary> WriteLinkRecords(const VectorStore& store, int level, int delta,
                                           const LinkRecords& records);
 

@@ -122,6 +122,8 @@ nlohmann::json FormatRootAttributes(const RootMetadata& metadata) {
       {"reduction_factor", 8},
       {"base_bin_shape", Vec3Json(metadata.base_bin_shape)},
       {"format_capabilities", metadata.capabilities}};
+  // zarr-vectors 0.9 names how objects are indexed (object_index/).
+  if (metadata.layout == LayoutVersion::k0_9) block["object_index_convention"] = "standard";
   return {{std::string(layout::kRootAttributesKey), block}, {"multiscales", Multiscales(metadata)}};
 }
 
@@ -170,8 +172,8 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
   if (!types.is_array() || types.size() != 1 || !types[0].is_string()) {
     return Bad(key, "geometry_types must list exactly one geometry type");
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(metadata.geometry_type,
-                             ParseGeometryType(types[0].get<std::string>()));
+  metadata.geometry_name = types[0].get<std::string>();
+  CHUNKWISE_ASSIGN_OR_RETURN(metadata.geometry_type, ParseGeometryType(metadata.geometry_name));
   const nlohmann::json convention = block.value("links_convention", nlohmann::json(""));
   if (!convention.is_string()) return Bad(key, "links_convention is not a string");
   metadata.links_convention = convention.get<std::string>();

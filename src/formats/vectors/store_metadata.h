@@ -53,6 +53,7 @@ struct RootMetadata {
   Vec3 chunk_shape{};                          // World units per chunk; every level uses it.
   Vec3 bounds_min{}, bounds_max{};             // Inclusive bounds of level-0 vertices.
   GeometryType geometry_type = GeometryType::kPoints;
+  std::string geometry_name;  // geometry_types[0] as read ("streamline", ...); empty when written.
   CrossLevelStorage cross_level_storage = CrossLevelStorage::kExplicit;
   Vec3 base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
   int num_levels = 1;     // Levels 0..num_levels-1 (multiscales datasets).

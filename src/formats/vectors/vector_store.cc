@@ -221,7 +221,8 @@ Status VectorStore::FinishArrays09() const {
 Status VectorStore::WriteGroup(const std::string& path, const nlohmann::json& attributes) const {
   if (metadata_.layout == LayoutVersion::k0_9 && attributes.is_object() &&
       attributes.contains("zv_array") &&
-      attributes.value("zv_array", std::string()) != v0_9::kLinksFamilyArray) {
+      attributes.value("zv_array", std::string()) != v0_9::kLinksFamilyArray &&
+      attributes.value("zv_array", std::string()) != v0_9::kLinkAttributeFamilyArray) {
     // A family: in 0.9 its attributes go on the family array.
     std::lock_guard lock(arrays09_->mutex);
     arrays09_->attributes[path] = attributes;

@@ -80,12 +80,18 @@ Result<std::optional<VlenArray>> OpenVlenArray(const VectorStore& store, const s
     array.nonempty.push_back(*chunk);
   }
   std::sort(array.nonempty.begin(), array.nonempty.end());
+  CHUNKWISE_ASSIGN_OR_RETURN(array.compressors,
+                             CompressorsAfterFirst(codecs, store.Describe(path + "zarr.json")));
+  return std::optional<VlenArray>(std::move(array));
+}
+
+Result<std::shared_ptr<const codec::CodecChain>> CompressorsAfterFirst(const nlohmann::json& codecs,
+                                                                       std::string_view where) {
   nlohmann::json compressors = nlohmann::json::array({{{"name", "bytes"}}});
   for (std::size_t i = 1; i < codecs.size(); ++i) compressors.push_back(codecs[i]);
   Result<codec::CodecChain> chain = codec::CodecChain::FromJson(compressors, Registry());
-  if (!chain.ok()) return chain.status().WithContext(store.Describe(path + "zarr.json"));
-  array.compressors = std::make_shared<const codec::CodecChain>(*std::move(chain));
-  return std::optional<VlenArray>(std::move(array));
+  if (!chain.ok()) return chain.status().WithContext(where);
+  return std::make_shared<const codec::CodecChain>(*std::move(chain));
 }
 
 Result<std::optional<Bytes>> ReadVlenCell(const VectorStore& store, const VlenArray& array,

@@ -38,6 +38,10 @@ Result<std::optional<VlenArray>> OpenVlenArray(const VectorStore& store, const s
 // The bytes of `chunk`'s cell; nullopt when the cell is absent or empty.
 Result<std::optional<Bytes>> ReadVlenCell(const VectorStore& store, const VlenArray& array,
                                           const ChunkCoord& chunk);
+// The bytes->bytes codecs of a `codecs` list after its first (array->bytes)
+// codec, as a chain whose DecodeBytes undoes them; errors name `where`.
+Result<std::shared_ptr<const codec::CodecChain>> CompressorsAfterFirst(const nlohmann::json& codecs,
+                                                                       std::string_view where);
 // The stored chunk of a cell holding `element` (no compression).
 Bytes EncodeVlenCell(ByteView element);
 

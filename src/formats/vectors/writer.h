@@ -30,7 +30,8 @@ struct WriteOptions {
   // Cancelled before the level's metadata is written, so no reader sees the level.
   const core::Cancellation* cancellation = nullptr;
   // The on-disk layout (docs/formats/vectors.md, "Layout 0.9"); 0.9 is written
-  // for points, graphs and meshes without object ids or link attributes.
+  // for every geometry, with object ids in object_index/ and polyline and
+  // skeleton links implicit in fragments (so their link attributes are Unsupported).
   LayoutVersion layout = LayoutVersion::k0_8;
 };
 

@@ -178,10 +178,11 @@ def check_ours(checks, binary, work):
     nodes, edges = make_graph(work, rng)
     graph = work / "graph.zarrvectors"
     cli(binary, "vectors", "write", graph, "--type", "graph", "--input", work / "nodes.csv", "--edges",
-        work / "edges.csv", "--chunk-shape", "25,25,25")
+        work / "edges.csv", "--chunk-shape", "25,25,25", "--layout", "0.8")
     verts, faces = make_mesh(work)
     mesh = work / "mesh.zarrvectors"
-    cli(binary, "vectors", "write", mesh, "--type", "mesh", "--input", work / "mesh.ply", "--chunk-shape", "10,10,10")
+    cli(binary, "vectors", "write", mesh, "--type", "mesh", "--input", work / "mesh.ply", "--chunk-shape", "10,10,10",
+        "--layout", "0.8")
     pyramid = work / "pyramid.zarrvectors"
     shutil.copytree(graph, pyramid)
     cli(binary, "vectors", "pyramid", pyramid, "--levels", "3")

@@ -200,7 +200,7 @@ def check_graph(checks, cli, work, rng):
     nodes, edges, weight = make_graph(work, rng)
     store = work / "graph.zarrvectors"
     run([cli, "--quiet", "vectors", "write", store, "--type", "graph", "--input", work / "nodes.csv", "--edges",
-         work / "edges.csv", "--chunk-shape", "25,25,25"])
+         work / "edges.csv", "--chunk-shape", "25,25,25", "--layout", "0.8"])
     root = json.loads((store / "zarr.json").read_text())["attributes"]["zarr_vectors"]
     checks.expect(root["zv_version"] == "0.8.0" and root["geometry_types"] == ["graph"], "graph: root metadata")
     level = Level(store, 0)
@@ -253,7 +253,8 @@ def check_pyramid(checks, cli, store, storage):
 def check_mesh(checks, cli, work):
     verts, faces = make_mesh(work)
     store = work / "mesh.zarrvectors"
-    run([cli, "--quiet", "vectors", "write", store, "--type", "mesh", "--input", work / "mesh.ply", "--chunk-shape", "10,10,10"])
+    run([cli, "--quiet", "vectors", "write", store, "--type", "mesh", "--input", work / "mesh.ply", "--chunk-shape", "10,10,10",
+         "--layout", "0.8"])
     level = Level(store, 0)
     local, cross, perms = level.links(0, 3)
     checks.expect(any(p != 0 for p in perms), "mesh: some cross-chunk faces needed a non-identity perm_idx")
@@ -266,7 +267,8 @@ def check_mesh(checks, cli, work):
 def check_skeleton(checks, cli, work):
     positions, parents = make_skeleton(work)
     store = work / "cell.zarrvectors"
-    run([cli, "--quiet", "vectors", "write", store, "--type", "skeleton", "--input", work / "cell.swc", "--chunk-shape", "8,8,8"])
+    run([cli, "--quiet", "vectors", "write", store, "--type", "skeleton", "--input", work / "cell.swc", "--chunk-shape", "8,8,8",
+         "--layout", "0.8"])
     level = Level(store, 0)
     local, cross, perms = level.links(0, 2)
     expected = sorted((f32(positions[c]), f32(positions[p])) for c, p in enumerate(parents) if p >= 0)
@@ -297,7 +299,8 @@ def check_points(checks, cli, work, rng):
     pts = rng.uniform(-50, 50, size=(1000, 3)).astype("<f4")
     np.save(work / "points.npy", pts)
     store = work / "points.zarrvectors"
-    run([cli, "--quiet", "vectors", "write", store, "--type", "points", "--input", work / "points.npy", "--chunk-shape", "20,20,20"])
+    run([cli, "--quiet", "vectors", "write", store, "--type", "points", "--input", work / "points.npy", "--chunk-shape", "20,20,20",
+         "--layout", "0.8"])
     level = Level(store, 0)
     got = np.concatenate(list(level.vertices.values()))
     checks.expect(sorted(map(tuple, got)) == sorted(map(tuple, pts)), "points: every point stored once, bit-exact")
