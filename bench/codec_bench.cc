@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 #include "codec/crc32c.h"
 #include "codec/crc32c_codec.h"
 #include "codec/gzip_codec.h"

@@ -46,13 +46,13 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
+#include "codec/codec_chain.h"
+#include "core/ravel.h"
+#include "formats/zarr/array.h"
 #include "pipelines/stream/stream_writer.h"
 #include "store/memory_store.h"
 #include "stream_bench_common.h"

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/store/file_store.h"
+#include "codec/codec_chain.h"
+#include "codec/codec_registry.h"
 #include "core/file_io.h"
 #include "formats/vectors/chunk_placement.h"
 #include "formats/vectors/geometry_reader.h"

@@ -77,21 +77,21 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/npy.h"
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/io/file.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
+#include "codec/codec_chain.h"
+#include "codec/codec_registry.h"
 #include "codec/codec_shorthand.h"
 #include "core/file_io.h"
 #include "core/posix_file.h"
+#include "core/ravel.h"
 #include "discard_store.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 #include "store/memory_store.h"
 
 namespace chunkwise {

@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "chunkwise/core/npy.h"
-#include "chunkwise/cuda/device.h"
 #include "chunkwise/io/npy_file.h"
 #include "chunkwise/store/file_store.h"
+#include "cuda/device.h"
 #include "pipelines/stream/cuda_backend.h"
 #include "store/memory_store.h"
 #include "stream_bench_common.h"

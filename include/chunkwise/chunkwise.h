@@ -8,9 +8,11 @@
 //   ParseCodecs, ParseDataType,
 //     ParseArrayShape,
 //     ParseDimensionNames             facade/options.h
-//   CreateZarrArray, OpenZarrArray,
-//     ReadRegion, WriteRegion,
-//     ConvertZarrArray                facade/zarr_arrays.h
+//   ZarrArray, CreateZarrArray,
+//     OpenZarrArray, ReadRegion,
+//     WriteRegion, ConvertZarrArray   facade/zarr_arrays.h
+//   ImportArrayFileIntoZarr,
+//     ExportZarrRegionToFile          facade/zarr_array_files.h
 //   SetZarrAttributes,
 //     ResizeZarrArray                 facade/zarr_array_updates.h
 //   ZarrInfo, ZarrArrayInfo           facade/zarr_info.h
@@ -26,8 +28,8 @@
 //     DetectVolumeSource              facade/volume_import.h
 //   FrameStreamWriter,
 //     DescribeFrameStream             facade/frame_stream.h
-//   ParseZarrMetadata,
-//     ZarrArrayFromMetadata           facade/zarr_chunk_batches.h
+//   ZarrArrayFromMetadata,
+//     ReadZarrChunks, WriteZarrChunks facade/zarr_chunk_batches.h
 //   OpenLabelmap, ReadLabelmapRegion,
 //     ExportShards, OpenExportShard,
 //     OpenExportedVolume,
@@ -109,6 +111,7 @@
 #include "chunkwise/facade/viewer.h"
 #include "chunkwise/facade/viewer_state.h"
 #include "chunkwise/facade/volume_import.h"
+#include "chunkwise/facade/zarr_array_files.h"
 #include "chunkwise/facade/zarr_array_updates.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "chunkwise/facade/zarr_chunk_batches.h"

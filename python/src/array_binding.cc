@@ -226,11 +226,10 @@ class PyArray {
   std::string dtype() const { return metadata().data_type.numpy_typestr(ZarrByteOrder(*array_)); }
   // The (inner) chunk; the shard when the array's codec is sharding_indexed.
   std::vector<core::Index> chunks() const {
-    return array_->sharding() != nullptr ? array_->sharding()->chunk_shape()
-                                         : metadata().chunk_shape;
+    return metadata().inner_chunk_shape.value_or(metadata().chunk_shape);
   }
   std::optional<std::vector<core::Index>> shards() const {
-    if (array_->sharding() == nullptr) return std::nullopt;
+    if (!metadata().inner_chunk_shape) return std::nullopt;
     return metadata().chunk_shape;
   }
   std::string metadata_json() const { return ZarrMetadataJson(*array_); }

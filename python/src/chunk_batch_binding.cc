@@ -1,6 +1,6 @@
 // chunkwise._core.ChunkBatchArray: a zarr array that zarr-python already
 // opened, read and written a batch of chunks at a time
-// (facade/zarr_chunk_batches.h: ZarrArray::ReadChunks and WriteChunks), for
+// (facade/zarr_chunk_batches.h: ReadZarrChunks and WriteZarrChunks), for
 // chunkwise.zarr.CodecPipeline. zarr-python's metadata document comes in
 // as text; each batch as an int64 array of (chunk, box start, box stop,
 // buffer origin) rows and the numpy buffer the boxes are read into or
@@ -39,13 +39,15 @@ using InArray = nb::ndarray<nb::ro, nb::device::cpu, nb::c_contig>;
 using ValueBytes =
     nb::ndarray<nb::ro, const std::uint8_t, nb::ndim<1>, nb::device::cpu, nb::c_contig>;
 
-// The metadata zarr-python would write for the array: zarr.json's text, or
-// .zarray's and .zattrs' for zarr_format 2.
-ZarrArrayMetadata ParseMetadata(const std::string& text, const std::optional<std::string>& zattrs,
-                                int zarr_format) {
+// The array the metadata zarr-python would write for it describes (zarr.json's
+// text, or .zarray's and .zattrs' for zarr_format 2) at `prefix` of `store`.
+ZarrArray FromMetadata(std::shared_ptr<store::Store> store, const std::string& prefix,
+                       const std::string& text, const std::optional<std::string>& zattrs,
+                       int zarr_format) {
   std::optional<std::string_view> attributes;
   if (zattrs) attributes = *zattrs;
-  return ValueOrThrow(ParseZarrMetadata(text, attributes, zarr_format));
+  return ValueOrThrow(ZarrArrayFromMetadata(ModuleContext(), std::move(store), prefix, text,
+                                            attributes, zarr_format));
 }
 
 // A memory store of its own, shared with no one (not one of the module's memory://NAME).
@@ -89,12 +91,11 @@ class PyChunkBatchArray {
   PyChunkBatchArray(const std::optional<std::string>& url, const std::string& prefix,
                     const std::string& text, const std::optional<std::string>& zattrs,
                     int zarr_format) {
-    ZarrArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
     nb::gil_scoped_release release;
     std::shared_ptr<store::Store> store =
         ValueOrThrow(url ? OpenStoreForUrl(*url, false) : PrivateMemoryStore());
-    array_ = std::make_shared<ZarrArray>(ValueOrThrow(
-        ZarrArrayFromMetadata(ModuleContext(), std::move(store), prefix, std::move(metadata))));
+    array_ = std::make_shared<ZarrArray>(
+        FromMetadata(std::move(store), prefix, text, zattrs, zarr_format));
   }
 
   // The numpy type string of the elements, e.g. "<u2".
@@ -109,7 +110,7 @@ class PyChunkBatchArray {
     const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     void* data = out.data();
     nb::gil_scoped_release release;
-    return ValueOrThrow(array_->ReadChunks(transfers, data, shape));
+    return ValueOrThrow(ReadZarrChunks(*array_, transfers, data, shape));
   }
 
   void Write(const TransferRows& rows, const InArray& data) {
@@ -117,7 +118,7 @@ class PyChunkBatchArray {
     const std::vector<ZarrChunkTransfer> transfers = ToTransfers(rows, shape.size());
     const ByteView bytes(static_cast<const std::uint8_t*>(data.data()), data.nbytes());
     nb::gil_scoped_release release;
-    ThrowIfError(array_->WriteChunks(transfers, bytes, shape));
+    ThrowIfError(WriteZarrChunks(*array_, transfers, bytes, shape));
   }
 
   // As Read, from `values`: the stored value of each row's chunk, or None.
@@ -129,7 +130,7 @@ class PyChunkBatchArray {
     const std::vector<std::optional<ByteView>> views = Views(values, transfers.size());
     nb::gil_scoped_release release;
     const ValuesArray over = ValueOrThrow(OverValues(transfers, views));
-    return ValueOrThrow(over.array.ReadChunks(transfers, data, shape));
+    return ValueOrThrow(ReadZarrChunks(over.array, transfers, data, shape));
   }
 
   // As Write, over `old_values` (each row's chunk's stored value, or None
@@ -145,9 +146,9 @@ class PyChunkBatchArray {
     {
       nb::gil_scoped_release release;
       ValuesArray over = ValueOrThrow(OverValues(transfers, views));
-      ThrowIfError(over.array.WriteChunks(transfers, bytes, shape));
+      ThrowIfError(WriteZarrChunks(over.array, transfers, bytes, shape));
       for (std::size_t i = 0; i < transfers.size(); ++i) {
-        written[i] = ValueOrThrow(over.store->Get(over.array.ChunkKey(transfers[i].chunk)));
+        written[i] = ValueOrThrow(over.store->Get(ZarrChunkKey(over.array, transfers[i].chunk)));
       }
     }
     std::vector<nb::object> result;
@@ -198,11 +199,11 @@ class PyChunkBatchArray {
   Result<ValuesArray> OverValues(std::span<const ZarrChunkTransfer> transfers,
                                  const std::vector<std::optional<ByteView>>& values) const {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store, PrivateMemoryStore());
-    CHUNKWISE_ASSIGN_OR_RETURN(
-        ZarrArray array, ZarrArrayFromMetadata(ModuleContext(), store, "", array_->metadata()));
+    CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array,
+                               ZarrArrayFromMetadata(ModuleContext(), store, "", *array_));
     for (std::size_t i = 0; i < transfers.size(); ++i) {
       if (values[i])
-        CHUNKWISE_RETURN_IF_ERROR(store->Set(array.ChunkKey(transfers[i].chunk), *values[i]));
+        CHUNKWISE_RETURN_IF_ERROR(store->Set(ZarrChunkKey(array, transfers[i].chunk), *values[i]));
     }
     return ValuesArray{std::move(store), std::move(array)};
   }
@@ -217,9 +218,7 @@ void BindChunkBatch(nb::module_& module) {
       "check_zarr_metadata",
       [](const std::string& text, const std::optional<std::string>& zattrs, int zarr_format) {
         // An array over an empty memory store: its codecs and grid checked as Open checks them.
-        ZarrArrayMetadata metadata = ParseMetadata(text, zattrs, zarr_format);
-        ValueOrThrow(ZarrArrayFromMetadata(ModuleContext(), ValueOrThrow(PrivateMemoryStore()), "",
-                                           std::move(metadata)));
+        FromMetadata(ValueOrThrow(PrivateMemoryStore()), "", text, zattrs, zarr_format);
       },
       nb::arg("text"), nb::arg("zattrs").none(), nb::arg("zarr_format"));
   nb::class_<PyChunkBatchArray>(module, "ChunkBatchArray")

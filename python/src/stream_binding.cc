@@ -69,7 +69,7 @@ struct StreamRequest {
     CHUNKWISE_ASSIGN_OR_RETURN(config.codec, StreamCodecsWithChecksum(codec, chosen));
     config.fill_value = fill_value;
     if (index_location == "start") {
-      config.index_location = formats::zarr::IndexLocation::kStart;
+      config.index_location = ZarrIndexLocation::kStart;
     } else if (index_location != "end") {
       return Status::InvalidArgument("index_location must be \"start\" or \"end\", not \"" +
                                      index_location + "\"");

@@ -8,7 +8,6 @@
 
 #include "chunkwise/chunkwise.h"
 #include "chunkwise/io/file.h"
-#include "chunkwise/io/zarr_array_files.h"
 #include "cli/command.h"
 #include "cli/vocabulary.h"
 #include "cli/zarr_options.h"
@@ -126,7 +125,7 @@ Status Create(const CommandContext& context, const ZarrOptions& options) {
   const std::string shards =
       spec.shards ? " in shards [" + core::FormatShape(*spec.shards) + "]" : "";
   Say(context, "created zarr v" + std::to_string(spec.zarr_format) + " array " + options.path +
-                   ": " + array.metadata().data_type_name() + " [" + core::FormatShape(spec.shape) +
+                   ": " + array.metadata().data_type_name + " [" + core::FormatShape(spec.shape) +
                    "], chunks [" + core::FormatShape(spec.chunks) + "]" + shards);
   return Status::Ok();
 }
@@ -179,7 +178,7 @@ Status Write(const CommandContext& context, const ZarrOptions& options) {
   const std::unique_ptr<core::ProgressReporter> progress =
       context.library().StartProgress(call, "zarr write", input_bytes, "B");
   array.set_progress(progress.get());
-  const Status written = io::ImportArrayFile(options.input, hint, array, offset);
+  const Status written = ImportArrayFileIntoZarr(options.input, hint, array, offset);
   array.set_progress(nullptr);
   CHUNKWISE_RETURN_IF_ERROR(written);
   progress->Finish();
@@ -225,7 +224,7 @@ Status Read(const CommandContext& context, const ZarrOptions& options) {
       context.library().StartProgress(call, "zarr read", total, "B");
   array.set_progress(progress.get());
   const bool raw = WritesRaw(options.raw, options.output);
-  const Status exported = io::ExportRegion(array, region, options.output, raw);
+  const Status exported = ExportZarrRegionToFile(array, region, options.output, raw);
   array.set_progress(nullptr);
   CHUNKWISE_RETURN_IF_ERROR(exported);
   progress->Finish();

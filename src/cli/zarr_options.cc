@@ -17,8 +17,8 @@ std::vector<std::string> SplitNames(const std::string& text) {
   return names;
 }
 
-Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text) {
-  Result<formats::zarr::IndexLocation> location = ParseIndexLocation(text);
+Result<ZarrIndexLocation> IndexLocationOption(const std::string& text) {
+  Result<ZarrIndexLocation> location = ParseIndexLocation(text);
   if (!location.ok()) return location.status().WithContext("--index-location");
   return location;
 }

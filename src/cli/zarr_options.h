@@ -17,7 +17,7 @@ namespace chunkwise::cli {
 std::vector<std::string> SplitNames(const std::string& text);
 
 // --index-location: "end" or "start".
-Result<formats::zarr::IndexLocation> IndexLocationOption(const std::string& text);
+Result<ZarrIndexLocation> IndexLocationOption(const std::string& text);
 
 // --checksum, the one definition every command that makes an array shares:
 // "default", "none", "crc32c" or "zstd" into `checksum`, for the facade's

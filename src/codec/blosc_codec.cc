@@ -1,4 +1,4 @@
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 
 #include <blosc.h>
 

@@ -17,9 +17,9 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
+#include "core/ravel.h"
 
 namespace chunkwise::codec::internal {
 

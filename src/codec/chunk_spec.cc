@@ -1,7 +1,7 @@
 #include <cstring>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/check.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/codec/codec_chain.h"
+#include "codec/codec_chain.h"
 
 #include <cstring>
 #include <string>

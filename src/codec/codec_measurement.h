@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "chunkwise/codec/codec_chain.h"
+#include "codec/codec_chain.h"
 
 namespace chunkwise::codec {
 

@@ -1,8 +1,8 @@
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 
 #include <exception>
 
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 #include "codec/bytes_codec.h"
 #include "codec/crc32c_codec.h"
 #include "codec/gzip_codec.h"

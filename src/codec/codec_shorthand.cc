@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 
 namespace chunkwise::codec {
 namespace {

@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/result.h"
+#include "codec/codec_registry.h"
 
 namespace chunkwise::codec {
 

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

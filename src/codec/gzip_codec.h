@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

@@ -28,7 +28,7 @@
 #include <memory>
 #include <optional>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

@@ -29,7 +29,7 @@
 #include <memory>
 #include <string>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

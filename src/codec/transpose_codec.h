@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

@@ -1,4 +1,4 @@
-#include "chunkwise/core/chunk_grid.h"
+#include "core/chunk_grid.h"
 
 #include <algorithm>
 #include <utility>

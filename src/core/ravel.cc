@@ -1,4 +1,4 @@
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 
 #include <algorithm>
 #include <array>

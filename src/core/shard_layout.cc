@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 
 namespace chunkwise::core {
 namespace {

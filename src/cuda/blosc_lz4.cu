@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <string>
 
-#include "chunkwise/cuda/device.h"
 #include "codec/blosc_lz4_layout.h"
 #include "cuda/blosc_lz4.h"
 #include "cuda/blosc_lz4_scratch.h"
+#include "cuda/device.h"
 #include "cuda_resources.h"
 
 namespace chunkwise::cuda {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/cuda/device.h"
+#include "cuda/device.h"
 #include "cuda_resources.h"
 
 namespace chunkwise::cuda {

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/morton.h"
 #include "chunkwise/core/region.h"
+#include "core/chunk_grid.h"
 #include "core/shard_layout.h"
 
 namespace chunkwise {

@@ -1,8 +1,8 @@
 #include "chunkwise/facade/codec_bytes.h"
 
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_chain.h"
 #include "codec/codec_measurement.h"
+#include "codec/codec_registry.h"
 #include "codec/codec_shorthand.h"
 #include "codec/crc32c.h"
 

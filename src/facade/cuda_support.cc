@@ -3,7 +3,7 @@
 #include "facade/cuda_stream_backend.h"
 
 #if CHUNKWISE_HAVE_CUDA
-#include "chunkwise/cuda/device.h"
+#include "cuda/device.h"
 #include "pipelines/stream/cuda_backend.h"
 #endif
 
@@ -31,7 +31,15 @@ GpuReport DescribeGpus() {
   report.cuda_built = true;
   report.no_device_reason = cuda::NoDeviceReason();
   if (!report.no_device_reason.empty()) return report;
-  report.devices = cuda::ListDevices();
+  for (const cuda::DeviceInfo& device : cuda::ListDevices()) {
+    report.devices.push_back({.ordinal = device.ordinal,
+                              .name = device.name,
+                              .total_memory_bytes = device.total_memory_bytes,
+                              .free_memory_bytes = device.free_memory_bytes,
+                              .compute_capability_major = device.compute_capability_major,
+                              .compute_capability_minor = device.compute_capability_minor,
+                              .multiprocessor_count = device.multiprocessor_count});
+  }
   Result<std::vector<std::uint32_t>> values = cuda::RunAffineKernel(1 << 20, 5);
   report.self_test = values.status();
   for (std::uint32_t i = 0; values.ok() && i < values->size(); ++i) {

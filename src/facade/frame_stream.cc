@@ -5,6 +5,7 @@
 #include "chunkwise/core/progress.h"
 #include "chunkwise/facade/cuda_support.h"
 #include "facade/cuda_stream_backend.h"
+#include "facade/zarr_array_access.h"
 #include "formats/zarr/array_cache.h"
 #include "pipelines/stream/backend_choice.h"
 #include "pipelines/stream/stream_writer.h"
@@ -41,7 +42,7 @@ stream::StreamConfig ToPipeline(const StreamConfig& config) {
   }
   to.data_type = config.data_type;
   to.codec = config.codec;
-  to.index_location = config.index_location;
+  to.index_location = ToFormat(config.index_location);
   to.fill_value = config.fill_value;
   to.threads = config.threads;
   to.epochs_per_batch = config.epochs_per_batch;

@@ -10,6 +10,7 @@
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/file_io.h"
 #include "facade/precomputed_types.h"
+#include "facade/zarr_array_access.h"
 
 namespace chunkwise::mesh_setup {
 namespace {
@@ -136,7 +137,7 @@ Result<OpenedSource> OpenLabels(const Context& context, std::string_view url,
   opened.source.shape = {shape[0], shape[1], shape[2]};
   opened.source.read = [array,
                         type](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, array->Read(region));
+    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, ZarrArrayAccess::Held(*array).Read(region));
     return Widen(bytes, type);
   };
   opened.keep = array;

@@ -14,6 +14,7 @@
 #include "chunkwise/io/npy_file.h"
 #include "core/memory_limit.h"
 #include "facade/new_output_directory.h"
+#include "facade/zarr_array_access.h"
 #include "facade/zarr_array_options.h"
 #include "formats/n5/n5_dataset.h"
 #include "formats/ome/multiscales.h"
@@ -225,7 +226,7 @@ Result<VolumeImport> WriteNewVolume(const Context& context, std::string_view url
   progress->Finish();
   std::string array_url(url);
   if (ome) array_url += (array_url.ends_with('/') ? "0" : "/0");
-  return VolumeImport{*std::move(array), std::move(array_url), kind, ome};
+  return VolumeImport{ZarrArrayAccess::Wrap(*std::move(array)), std::move(array_url), kind, ome};
 }
 
 // WriteNewVolume, and the destination's directory removed when the import

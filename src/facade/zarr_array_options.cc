@@ -1,7 +1,8 @@
 #include "facade/zarr_array_options.h"
 
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 #include "codec/codec_shorthand.h"
+#include "facade/zarr_array_access.h"
 
 namespace chunkwise::internal {
 
@@ -28,7 +29,7 @@ Result<zarr::ArrayLayout> LayoutOf(const ZarrArraySpec& spec) {
     layout.codec = spec.codecs.ToShorthand();
   }
   layout.endian = spec.endian;
-  layout.index_location = spec.index_location;
+  layout.index_location = ToFormat(spec.index_location);
   layout.fill_value = spec.fill_value;
   layout.dimension_names = spec.dimension_names;
   layout.zarr_format = spec.zarr_format;

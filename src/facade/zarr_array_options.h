@@ -11,8 +11,8 @@
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/zarr_arrays.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 
 namespace chunkwise::internal {
 

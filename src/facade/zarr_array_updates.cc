@@ -2,12 +2,20 @@
 
 #include <utility>
 
+#include "facade/zarr_array_access.h"
+
 namespace chunkwise {
 
 Status SetZarrAttributes(ZarrArray& array, const nlohmann::json& attributes) {
-  return array.SetAttributes(attributes);
+  const Status status = ZarrArrayAccess::Held(array).SetAttributes(attributes);
+  ZarrArrayAccess::Refresh(array);
+  return status;
 }
 
-Status ResizeZarrArray(ZarrArray& array, const core::Shape& shape) { return array.Resize(shape); }
+Status ResizeZarrArray(ZarrArray& array, const core::Shape& shape) {
+  const Status status = ZarrArrayAccess::Held(array).Resize(shape);
+  ZarrArrayAccess::Refresh(array);
+  return status;
+}
 
 }  // namespace chunkwise

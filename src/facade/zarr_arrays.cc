@@ -1,8 +1,10 @@
 #include "chunkwise/facade/zarr_arrays.h"
 
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "core/memory_limit.h"
+#include "facade/zarr_array_access.h"
 #include "facade/zarr_array_options.h"
+#include "formats/zarr/array_layout.h"
+#include "pipelines/zarr_conversion.h"
 
 namespace chunkwise {
 namespace {
@@ -13,6 +15,16 @@ namespace zarr = formats::zarr;
 std::uint64_t RegionBytes(const ZarrArray& array, const core::Region& region) {
   return core::SaturatingProduct(static_cast<std::uint64_t>(region.num_elements()),
                                  array.metadata().data_type.size());
+}
+
+// The pipeline's layout for the facade's.
+pipelines::ZarrConversionLayout ToPipeline(const ZarrConversionLayout& layout) {
+  return {.chunks = layout.chunks,
+          .shards = layout.shards,
+          .unsharded = layout.unsharded,
+          .codecs = layout.codecs,
+          .index_location = ToFormat(layout.index_location),
+          .zarr_format = layout.zarr_format};
 }
 
 // Metadata text a caller hands over is the caller's to fix: its syntax
@@ -42,6 +54,51 @@ Result<ZarrConversionLayout> WithChecksum(ZarrConversionLayout layout,
 
 }  // namespace
 
+ZarrArrayMetadata FacadeMetadata(const zarr::Array& array) {
+  const zarr::ArrayMetadata& metadata = array.metadata();
+  ZarrArrayMetadata out;
+  out.zarr_format = metadata.zarr_format;
+  out.shape = metadata.shape;
+  out.data_type = metadata.data_type;
+  out.data_type_name = metadata.data_type_name();
+  out.chunk_shape = metadata.chunk_shape;
+  if (array.sharding() != nullptr) out.inner_chunk_shape = array.sharding()->chunk_shape();
+  out.codecs = metadata.codecs;
+  out.attributes = metadata.attributes;
+  out.dimension_names = metadata.dimension_names;
+  return out;
+}
+
+ZarrArray ZarrArrayAccess::Wrap(zarr::Array array) {
+  ZarrArrayMetadata metadata = FacadeMetadata(array);
+  return ZarrArray(std::make_unique<ZarrArray::Held>(ZarrArray::Held{std::move(array)}),
+                   std::move(metadata));
+}
+
+void ZarrArrayAccess::Refresh(ZarrArray& array) {
+  array.metadata_ = FacadeMetadata(array.held_->array);
+}
+
+ZarrArray::ZarrArray(std::unique_ptr<Held> held, ZarrArrayMetadata metadata)
+    : held_(std::move(held)), metadata_(std::move(metadata)) {}
+ZarrArray::ZarrArray(ZarrArray&& other) noexcept = default;
+ZarrArray& ZarrArray::operator=(ZarrArray&& other) noexcept = default;
+ZarrArray::~ZarrArray() = default;
+
+void ZarrArray::set_progress(core::ProgressReporter* progress) {
+  held_->array.set_progress(progress);
+}
+
+Result<ZarrArrayStorageStats> ZarrArray::Stats() const {
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayStorageStats stats, held_->array.Stats());
+  return ZarrArrayStorageStats{.stored_keys = stats.stored_keys,
+                               .stored_bytes = stats.stored_bytes,
+                               .grid_chunks = stats.grid_chunks,
+                               .stored_inner_chunks = stats.stored_inner_chunks,
+                               .grid_inner_chunks = stats.grid_inner_chunks,
+                               .logical_bytes = stats.logical_bytes};
+}
+
 Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
                                   const ZarrArraySpec& spec, const ZarrCreateOptions& options,
                                   const CallOptions& call) {
@@ -61,11 +118,11 @@ Result<ZarrArray> CreateZarrArray(const Context& context, std::string_view url,
       zarr::ArrayOptions array_options,
       internal::ArrayOptionsOf(context, *store, layout.codec, ZarrWriteEncoders{}, call));
   if (!options.publish) {
-    return ZarrArray::CreateUnpublished(std::move(store), "", std::move(metadata),
-                                        options.overwrite, std::move(array_options));
+    return ZarrArrayAccess::Wrap(zarr::Array::CreateUnpublished(
+        std::move(store), "", std::move(metadata), options.overwrite, std::move(array_options)));
   }
-  return ZarrArray::Create(std::move(store), "", std::move(metadata), options.overwrite,
-                           std::move(array_options));
+  return ZarrArrayAccess::Wrap(zarr::Array::Create(std::move(store), "", std::move(metadata),
+                                                   options.overwrite, std::move(array_options)));
 }
 
 Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_view url,
@@ -77,19 +134,19 @@ Result<ZarrArray> JoinUnpublishedZarrArray(const Context& context, std::string_v
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
                              internal::ArrayOptionsOf(context, *store, codecs, {}, {}));
-  return ZarrArray::JoinUnpublished(std::move(store), "", std::move(metadata),
-                                    std::move(array_options));
+  return ZarrArrayAccess::Wrap(zarr::Array::JoinUnpublished(
+      std::move(store), "", std::move(metadata), std::move(array_options)));
 }
 
-Status PublishZarrArray(ZarrArray& array) { return array.Publish(); }
+Status PublishZarrArray(ZarrArray& array) { return ZarrArrayAccess::Held(array).Publish(); }
 
 std::string ZarrMetadataJson(const ZarrArray& array) {
-  return zarr::FormatV3ArrayMetadata(array.metadata());
+  return zarr::FormatV3ArrayMetadata(ZarrArrayAccess::Held(array).metadata());
 }
 
 core::Endian ZarrByteOrder(const ZarrArray& array) {
   // One-byte types have no byte order: DescribeLayout says little for them.
-  return zarr::DescribeLayout(array.metadata()).endian;
+  return zarr::DescribeLayout(ZarrArrayAccess::Held(array).metadata()).endian;
 }
 
 Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,
@@ -98,7 +155,7 @@ Result<ZarrArray> OpenZarrArray(const Context& context, std::string_view url,
                              OpenStore(context, url, context.store_options(false)));
   CHUNKWISE_ASSIGN_OR_RETURN(zarr::ArrayOptions array_options,
                              internal::ArrayOptionsOf(context, *store, "", encoders, call));
-  return ZarrArray::Open(std::move(store), "", std::move(array_options));
+  return ZarrArrayAccess::Wrap(zarr::Array::Open(std::move(store), "", std::move(array_options)));
 }
 
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
@@ -109,8 +166,10 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrConversionLayout layout,
                              WithChecksum(given_layout, options.checksum));
   CHUNKWISE_ASSIGN_OR_RETURN(const ZarrArray source, OpenZarrArray(context, source_url, {}, call));
-  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayMetadata metadata,
-                             pipelines::ConvertedMetadata(source.metadata(), layout));
+  const pipelines::ZarrConversionLayout pipeline_layout = ToPipeline(layout);
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const zarr::ArrayMetadata metadata,
+      pipelines::ConvertedMetadata(ZarrArrayAccess::Held(source).metadata(), pipeline_layout));
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> destination,
                              OpenStore(context, destination_url, context.store_options(true)));
   CHUNKWISE_ASSIGN_OR_RETURN(
@@ -118,8 +177,8 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
       internal::ArrayOptionsOf(context, *destination, layout.codecs.value_or(""), options.encoders,
                                call));
   const core::Cancellation& cancellation = context.cancellation(call);
-  return pipelines::ConvertZarrArray(
-      source, std::move(destination), "", metadata,
+  return ZarrArrayAccess::Wrap(pipelines::ConvertZarrArray(
+      ZarrArrayAccess::Held(source), std::move(destination), "", metadata,
       {.ranks = options.ranks,
        .overwrite = options.overwrite,
        .resume = options.resume,
@@ -128,7 +187,7 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
        .before_object = [&cancellation, &options](const std::string& key) {
          CHUNKWISE_RETURN_IF_ERROR(cancellation.Check("converting, before " + key));
          return options.before_object ? options.before_object(key) : Status::Ok();
-       }});
+       }}));
 }
 
 Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::Region& region,
@@ -145,7 +204,8 @@ Status ReadRegionInto(const Context& context, const ZarrArray& array, const core
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading a zarr array"));
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "read", RegionBytes(array, region), "B");
-  const Status status = array.ReadInto(region, out, {progress.get(), &context.cancellation(call)});
+  const Status status = ZarrArrayAccess::Held(array).ReadInto(
+      region, out, {progress.get(), &context.cancellation(call)});
   if (status.ok()) progress->Finish();
   return status;
 }
@@ -155,14 +215,15 @@ Status WriteRegion(const Context& context, ZarrArray& array, const core::Region&
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing a zarr array"));
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "write", data.size(), "B");
-  const Status status = array.Write(region, data, {progress.get(), &context.cancellation(call)});
+  const Status status = ZarrArrayAccess::Held(array).Write(
+      region, data, {progress.get(), &context.cancellation(call)});
   if (status.ok()) progress->Finish();
   return status;
 }
 
-Result<zarr::IndexLocation> ParseIndexLocation(std::string_view text) {
-  if (text == "end") return zarr::IndexLocation::kEnd;
-  if (text == "start") return zarr::IndexLocation::kStart;
+Result<ZarrIndexLocation> ParseIndexLocation(std::string_view text) {
+  if (text == "end") return ZarrIndexLocation::kEnd;
+  if (text == "start") return ZarrIndexLocation::kStart;
   return Status::InvalidArgument("the shard index location must be \"end\" or \"start\", not \"" +
                                  std::string(text) + "\"");
 }

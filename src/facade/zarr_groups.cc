@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
+#include "formats/zarr/array_metadata.h"
 #include "formats/zarr/group.h"
 #include "formats/zarr/group_node.h"
 

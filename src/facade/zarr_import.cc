@@ -2,9 +2,10 @@
 
 #include <filesystem>
 
-#include "chunkwise/io/zarr_array_files.h"
 #include "facade/new_output_directory.h"
+#include "facade/zarr_array_access.h"
 #include "facade/zarr_array_options.h"
+#include "io/zarr_array_files.h"
 
 namespace chunkwise {
 namespace {
@@ -31,7 +32,7 @@ Result<ZarrArray> ImportNpy(const Context& context, std::string_view npy_path, s
       context.StartProgress(watched, "zarr import", input_bytes / ranks, "B");
   array_options.progress = progress.get();
   const core::Cancellation& cancellation = context.cancellation(call);
-  Result<ZarrArray> array = io::ImportNpyAsNewArray(
+  Result<formats::zarr::Array> array = io::ImportNpyAsNewArray(
       input, layout, std::move(store), "", options.overwrite, std::move(array_options),
       {.ranks = options.ranks,
        .resume = options.resume,
@@ -39,10 +40,10 @@ Result<ZarrArray> ImportNpy(const Context& context, std::string_view npy_path, s
          CHUNKWISE_RETURN_IF_ERROR(cancellation.Check("importing, before " + key));
          return options.before_box ? options.before_box(key) : Status::Ok();
        }});
-  if (!array.ok()) return array;
+  if (!array.ok()) return array.status();
   progress->Finish();
   array->set_progress(nullptr);  // The reporter ends here; the array lives on.
-  return array;
+  return ZarrArrayAccess::Wrap(*std::move(array));
 }
 
 }  // namespace

@@ -2,10 +2,11 @@
 
 #include "chunkwise/core/region.h"
 #include "chunkwise/facade/zarr_strings.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/fill_value.h"
 #include "core/memory_limit.h"
+#include "facade/zarr_array_access.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
+#include "formats/zarr/fill_value.h"
 #include "formats/zarr/group.h"
 
 namespace chunkwise {
@@ -71,7 +72,8 @@ Result<nlohmann::ordered_json> ZarrArrayInfo(const Context& context, const ZarrA
                                              std::string_view url, const ZarrInfoOptions& options,
                                              const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "describing " + std::string(url)));
-  const zarr::ArrayMetadata& metadata = array.metadata();
+  const zarr::Array& held = ZarrArrayAccess::Held(array);
+  const zarr::ArrayMetadata& metadata = held.metadata();
   const zarr::ExistingLayout layout = zarr::DescribeLayout(metadata);
   const bool sharded = layout.shard_shape.has_value();
   nlohmann::ordered_json root;
@@ -92,7 +94,7 @@ Result<nlohmann::ordered_json> ZarrArrayInfo(const Context& context, const ZarrA
       static_cast<std::uint64_t>(core::Region::Full(metadata.shape).num_elements()),
       metadata.data_type.size());
   if (!options.count_stored) return root;
-  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayStorageStats stats, array.Stats());
+  CHUNKWISE_ASSIGN_OR_RETURN(const zarr::ArrayStorageStats stats, held.Stats());
   root["nbytes_stored"] = stats.stored_bytes;
   root["nchunks"] = stats.grid_chunks;
   root["nchunks_initialized"] = stats.stored_keys;

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "chunkwise/core/npy.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/io/npy_file.h"
 #include "core/memory_limit.h"
+#include "formats/zarr/array_layout.h"
 #include "formats/zarr/string_array.h"
 
 namespace chunkwise {

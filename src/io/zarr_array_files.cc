@@ -1,4 +1,4 @@
-#include "chunkwise/io/zarr_array_files.h"
+#include "io/zarr_array_files.h"
 
 #include <algorithm>
 #include <string>
@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "chunkwise/core/npy.h"
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/io/npy_file.h"
+#include "core/ravel.h"
 
 namespace chunkwise::io {
 

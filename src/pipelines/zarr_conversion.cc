@@ -1,11 +1,11 @@
-#include "chunkwise/pipelines/zarr_conversion.h"
+#include "pipelines/zarr_conversion.h"
 
 #include <algorithm>
 #include <unordered_set>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "formats/zarr/array_copy.h"
+#include "formats/zarr/array_layout.h"
 
 namespace chunkwise::pipelines {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/store/update_object.h"
+#include "store/update_object.h"
 
 #include <algorithm>
 #include <chrono>

@@ -37,7 +37,7 @@ void StreamAndReadBack(const std::string& url) {
   auto array = OpenZarrArray(context, url);
   ASSERT_TRUE(array.ok()) << array.status().ToString();
   EXPECT_EQ(array->metadata().shape, (core::Shape{6, 8}));
-  ASSERT_NE(array->sharding(), nullptr);
+  ASSERT_TRUE(array->metadata().inner_chunk_shape.has_value());
   auto all = ReadRegion(context, *array, core::Region::Full(array->metadata().shape));
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   for (std::size_t i = 0; i < 48; ++i) ASSERT_EQ(At16(*all, i), i) << i;

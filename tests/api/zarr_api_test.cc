@@ -318,7 +318,7 @@ TEST(ZarrApi, ConvertsAnArrayIntoANewLayout) {
   auto created = CreateZarrArray(context, "memory://source", Sharded16());
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   ASSERT_TRUE(WriteRegion(context, *created, core::Region({1, 2}, {5, 9}), Ramp16(28, 100)).ok());
-  const pipelines::ZarrConversionLayout layout{
+  const ZarrConversionLayout layout{
       .chunks = core::Shape{3, 5}, .codecs = "gzip:5", .zarr_format = 2};
   auto converted = ConvertZarrArray(context, "memory://source", "memory://copy", layout);
   ASSERT_TRUE(converted.ok()) << converted.status().ToString();
@@ -421,6 +421,102 @@ TEST(ZarrApi, ZeroDimensionalArrayFromTheEmptyShape) {
 // The arrays a Context opens borrow its shard buffers: after a sharded
 // write and read the buffers wait in the context's pool, and another
 // Context's pool has none of them (nothing is process-wide).
+// The facade's metadata of a new array says what it was created with: the
+// fields a caller reads, the shard and its inner chunk apart, and the same
+// on reopening; an unsharded v2 array has no inner chunk.
+TEST(ZarrApi, MetadataSaysWhatTheArrayWasCreatedWith) {
+  Context context;
+  ZarrArraySpec spec = Sharded16();
+  spec.dimension_names = ParseDimensionNames("y,x");
+  spec.attributes = {{"unit", "nm"}};
+  auto created = CreateZarrArray(context, "memory://facts", spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const auto check = [](const ZarrArrayMetadata& metadata) {
+    EXPECT_EQ(metadata.zarr_format, 3);
+    EXPECT_EQ(metadata.shape, (core::Shape{8, 12}));
+    EXPECT_EQ(metadata.data_type, *ParseDataType("uint16"));
+    EXPECT_EQ(metadata.data_type_name, "uint16");
+    EXPECT_EQ(metadata.chunk_shape, (core::Shape{4, 6}));
+    EXPECT_EQ(metadata.inner_chunk_shape, (core::Shape{2, 3}));
+    ASSERT_EQ(metadata.codecs.size(), 1u);
+    EXPECT_EQ(metadata.codecs[0]["name"], "sharding_indexed");
+    EXPECT_EQ(metadata.attributes, nlohmann::json({{"unit", "nm"}}));
+    EXPECT_EQ(metadata.dimension_names, nlohmann::json::parse(R"(["y", "x"])"));
+  };
+  check(created->metadata());
+  auto opened = OpenZarrArray(context, "memory://facts");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  check(opened->metadata());
+
+  ZarrArraySpec v2;
+  v2.shape = {5, 7};
+  v2.data_type = *ParseDataType("<i4");
+  v2.chunks = {2, 3};
+  v2.zarr_format = 2;
+  auto plain = CreateZarrArray(context, "memory://facts-v2", v2);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->metadata().zarr_format, 2);
+  EXPECT_EQ(plain->metadata().data_type_name, "int32");
+  EXPECT_EQ(plain->metadata().chunk_shape, (core::Shape{2, 3}));
+  EXPECT_FALSE(plain->metadata().inner_chunk_shape.has_value());
+  EXPECT_FALSE(plain->metadata().dimension_names.has_value());
+  auto stats = plain->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->grid_chunks, 9u);  // 3 x 3 chunks, none stored.
+  EXPECT_EQ(stats->stored_keys, 0u);
+  EXPECT_EQ(stats->logical_bytes, 5u * 7u * 4u);
+  EXPECT_EQ(ParseIndexLocation("start").value(), ZarrIndexLocation::kStart);
+  EXPECT_EQ(ParseIndexLocation("middle").status().code(), StatusCode::kInvalidArgument);
+}
+
+// A batch of chunks through an array made from its metadata text, as
+// zarr-python's codec pipeline does: boxes of two shards written from one
+// buffer, read back by region and by batch (a shard never written gives the
+// fill value and says so), the shards' keys, and a transfer outside the grid
+// or a format that is not zarr refused.
+TEST(ZarrApi, ChunkBatchesWriteAndReadBoxesOfShards) {
+  Context context({.threads = 2});
+  auto created = CreateZarrArray(context, "memory://batch", Sharded16());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto store = OpenStore(context, "memory://batch");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto array =
+      ZarrArrayFromMetadata(context, *store, "", ZarrMetadataJson(*created), std::nullopt, 3);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  EXPECT_EQ(array->metadata().chunk_shape, (core::Shape{4, 6}));
+
+  const std::vector<ZarrChunkTransfer> write = {
+      {.chunk = {0, 0}, .box = core::Region({0, 0}, {4, 6}), .buffer_origin = {0, 0}},
+      {.chunk = {0, 1}, .box = core::Region({0, 0}, {4, 6}), .buffer_origin = {0, 6}}};
+  ASSERT_TRUE(WriteZarrChunks(*array, write, Ramp16(48, 1), {4, 12}).ok());
+  auto rows = ReadRegion(context, *created, core::Region({0, 0}, {4, 12}));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Ramp16(48, 1));
+
+  const std::vector<ZarrChunkTransfer> read = {
+      {.chunk = {0, 1}, .box = core::Region({1, 0}, {2, 6}), .buffer_origin = {0, 0}},
+      {.chunk = {1, 1}, .box = core::Region({0, 0}, {1, 6}), .buffer_origin = {1, 0}}};
+  Bytes out(2 * 6 * 2);
+  auto stored = ReadZarrChunks(*array, read, out.data(), {2, 6});
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(*stored, (std::vector<bool>{true, false}));
+  EXPECT_EQ(At16(out, 0), 1 + 12 + 6);  // Row 1, column 6 of the ramp.
+  EXPECT_EQ(At16(out, 5), 1 + 12 + 11);
+  EXPECT_EQ(At16(out, 6), 7);  // The fill value.
+  EXPECT_EQ(ZarrChunkKey(*array, core::Coord{0, 1}), "c/0/1");
+
+  const std::vector<ZarrChunkTransfer> outside = {
+      {.chunk = {2, 0}, .box = core::Region({0, 0}, {1, 1}), .buffer_origin = {0, 0}}};
+  EXPECT_EQ(ReadZarrChunks(*array, outside, out.data(), {2, 6}).status().code(),
+            StatusCode::kInvalidArgument);
+  auto copy = ZarrArrayFromMetadata(context, *store, "", *array);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ(copy->metadata().shape, (core::Shape{8, 12}));
+  const Status format = ZarrArrayFromMetadata(context, *store, "", "{}", std::nullopt, 4).status();
+  EXPECT_EQ(format.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(format.ToString(), HasSubstr("zarr_format must be 2 or 3"));
+}
+
 TEST(ZarrApi, ArraysBorrowTheContextsBuffers) {
   Context context({.threads = 2});
   Context other({.threads = 2});

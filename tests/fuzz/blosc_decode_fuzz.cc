@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bytes_codec_fuzz.h"
-#include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/core/ravel.h"
+#include "codec/blosc_codec.h"
+#include "core/ravel.h"
 
 namespace {
 

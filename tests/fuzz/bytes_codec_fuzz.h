@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/check.h"
+#include "codec/codec.h"
 
 namespace chunkwise::fuzz {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/formats/zarr/chunk_key_encoding.h"
+#include "formats/zarr/chunk_key_encoding.h"
 
 namespace {
 

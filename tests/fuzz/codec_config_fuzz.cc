@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/check.h"
+#include "codec/codec_registry.h"
 #include "codec/codec_shorthand.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

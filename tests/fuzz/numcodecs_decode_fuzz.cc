@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bytes_codec_fuzz.h"
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "formats/zarr/shard_index.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using chunkwise::formats::zarr::IndexLocation;

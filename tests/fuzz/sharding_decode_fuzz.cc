@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace {
 

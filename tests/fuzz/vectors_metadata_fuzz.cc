@@ -12,9 +12,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "formats/vectors/paths.h"
 #include "formats/vectors/store_metadata.h"
+#include "formats/zarr/array_metadata.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace vectors = chunkwise::formats::vectors;

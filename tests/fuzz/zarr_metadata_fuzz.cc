@@ -10,10 +10,10 @@
 #include <optional>
 #include <string_view>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/check.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "codec/codec_chain.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace {
 

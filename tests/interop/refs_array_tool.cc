@@ -15,11 +15,11 @@
 #include <utility>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/file.h"
-#include "chunkwise/io/zarr_array_files.h"
 #include "chunkwise/store/reference_store.h"
 #include "formats/refs/reference_file.h"
+#include "formats/zarr/array.h"
+#include "io/zarr_array_files.h"
 
 namespace {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/file.h"
 #include "core/file_io.h"
 #include "formats/dvid/ingest.h"
+#include "formats/zarr/array.h"
 #include "pipelines/export_shards.h"
 #include "store/remote_store_url.h"
 #include "store/rocksdb_store.h"

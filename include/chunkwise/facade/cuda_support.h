@@ -10,15 +10,22 @@
 #include <vector>
 
 #include "chunkwise/core/status.h"
-#include "chunkwise/cuda/device.h"
 
 namespace chunkwise {
 
 // Empty when this build has the CUDA backend and a usable GPU; else why not.
 std::string NoGpuReason();
 
-// One visible CUDA device (declared with the CUDA archive; plain data).
-using GpuDevice = cuda::DeviceInfo;
+// One visible CUDA device.
+struct GpuDevice {
+  int ordinal = 0;
+  std::string name;
+  std::uint64_t total_memory_bytes = 0;
+  std::uint64_t free_memory_bytes = 0;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessor_count = 0;
+};
 
 // What the CUDA build sees (`chunkwise gpu-info`). Each check runs only when
 // the one before it passed.

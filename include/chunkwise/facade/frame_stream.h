@@ -22,7 +22,6 @@
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/options.h"
-#include "chunkwise/formats/zarr/shard_index.h"
 
 namespace chunkwise {
 
@@ -61,7 +60,7 @@ struct StreamConfig {
   std::vector<StreamDimension> dimensions;  // Slowest first; dimension 0 is appended along.
   core::DataType data_type;
   std::string codec = "zstd:1";  // Bytes→bytes shorthand (StreamCodecsWithChecksum).
-  formats::zarr::IndexLocation index_location = formats::zarr::IndexLocation::kEnd;
+  ZarrIndexLocation index_location = ZarrIndexLocation::kEnd;
   std::optional<std::string> fill_value;  // --fill text; absent means 0.
   std::size_t threads = 0;                // Compression threads; 0 = one per core.
   std::size_t epochs_per_batch = 0;       // Tile epochs compressed together; 0 = automatic.

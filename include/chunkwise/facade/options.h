@@ -41,6 +41,10 @@ struct CodecChainSpec {
   std::string ToShorthand() const;
 };
 
+// Where a sharded array's shards keep their index of inner chunks: after the
+// chunks (zarr's default) or before them (the sharding codec's index_location).
+enum class ZarrIndexLocation { kStart, kEnd };
+
 // The chain `shorthand` spells (codec/codec_shorthand.h lists the forms).
 // InvalidArgument, listing the accepted forms, when it spells none.
 Result<CodecChainSpec> ParseCodecs(std::string_view shorthand);

@@ -1,36 +1,92 @@
 // Zarr arrays by URL: create, open, and read or write any box.
 //
-// Thin: the array is formats/zarr's Array over the store the URL names
+// Thin: a ZarrArray holds the library's array over the store the URL names
 // (prefix ""), run on the context's thread pool, with the context's progress
-// and cancellation around each call.
+// and cancellation around each call; each call passes straight through to it.
 #ifndef CHUNKWISE_FACADE_ZARR_ARRAYS_H_
 #define CHUNKWISE_FACADE_ZARR_ARRAYS_H_
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
+#include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
 #include "chunkwise/facade/options.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/shard_index.h"
-#include "chunkwise/pipelines/zarr_conversion.h"
 
 namespace chunkwise {
 
-using ZarrArray = formats::zarr::Array;
-using ZarrArrayMetadata = formats::zarr::ArrayMetadata;
-using ZarrArrayStorageStats = formats::zarr::ArrayStorageStats;
-using ZarrIndexLocation = formats::zarr::IndexLocation;
+// What an open array's metadata says, as its users read it (zarr.json, or a
+// v2 array's .zarray and .zattrs translated to v3's terms).
+struct ZarrArrayMetadata {
+  int zarr_format = 3;
+  core::Shape shape;
+  core::DataType data_type;
+  // The data type's zarr name: its NumPy typestr for the parameterized
+  // types ("<M8[ns]", "|S5"), else the v3 name ("uint16").
+  std::string data_type_name;
+  // The chunk grid's chunk_shape: the shard when the array is sharded.
+  core::Shape chunk_shape;
+  // The inner chunk when the codecs are exactly [sharding_indexed]; absent otherwise.
+  std::optional<core::Shape> inner_chunk_shape;
+  // The v3 `codecs` list (for v2, the translation of order/filters/compressor).
+  nlohmann::json codecs = nlohmann::json::array();
+  nlohmann::json attributes = nlohmann::json::object();
+  // One string or null per dimension; absent when the metadata has none.
+  std::optional<nlohmann::json> dimension_names;
+};
+
+// What an array holds in its store (`zarr info`).
+struct ZarrArrayStorageStats {
+  std::uint64_t stored_keys = 0;          // Chunk (or shard) objects present.
+  std::uint64_t stored_bytes = 0;         // Their total size.
+  std::uint64_t grid_chunks = 0;          // Chunks (or shards) the grid has.
+  std::uint64_t stored_inner_chunks = 0;  // Non-empty index entries (sharded arrays).
+  std::uint64_t grid_inner_chunks = 0;    // Inner chunks the grid of shards has.
+  std::uint64_t logical_bytes = 0;        // Elements × element size.
+};
+
+// An open zarr v3 or v2 array: its metadata, read when opened, and what the
+// functions below read and write it through. Movable, not copyable.
+// Concurrent reads are safe; a write must not run concurrently with another
+// write or read of the same chunks.
+class ZarrArray {
+ public:
+  ZarrArray(ZarrArray&& other) noexcept;
+  ZarrArray& operator=(ZarrArray&& other) noexcept;
+  ZarrArray(const ZarrArray&) = delete;
+  ZarrArray& operator=(const ZarrArray&) = delete;
+  ~ZarrArray();
+
+  const ZarrArrayMetadata& metadata() const { return metadata_; }
+  // Makes reads and writes that take no progress of their own (a file's
+  // import or export) count their bytes on `progress` (may be null; not owned).
+  void set_progress(core::ProgressReporter* progress);
+  // Counts what is stored: the chunk (shard) objects, their sizes and, when
+  // sharded, their indexes' entries.
+  Result<ZarrArrayStorageStats> Stats() const;
+
+ private:
+  friend class ZarrArrayAccess;  // src/facade: makes and unwraps arrays.
+  struct Held;                   // The library's array.
+  ZarrArray(std::unique_ptr<Held> held, ZarrArrayMetadata metadata);
+
+  std::unique_ptr<Held> held_;
+  ZarrArrayMetadata metadata_;
+};
 
 // What a new array is: the choices a person makes, the rest by convention
-// (formats/zarr/array_layout.h).
+// (docs/formats/zarr.md).
 struct ZarrArraySpec {
   core::Shape shape;
   core::DataType data_type;
@@ -128,7 +184,19 @@ Status WriteRegion(const Context& context, ZarrArray& array, const core::Region&
 
 // The destination's layout: what it leaves unset is the source's (its chunks,
 // its shards unless `unsharded` or zarr v2, its codecs).
-using ZarrConversionLayout = pipelines::ZarrConversionLayout;
+struct ZarrConversionLayout {
+  std::optional<core::Shape> chunks;  // The (inner) chunk; absent: the source's.
+  // zarr v3 only. Absent: the source's shards (none when the source is not
+  // sharded or the destination is zarr v2), so that a copy with no choices
+  // keeps the source's objects; `unsharded` drops them.
+  std::optional<core::Shape> shards;
+  bool unsharded = false;  // Not sharded, whatever the source; excludes `shards`.
+  // Shorthand ("zstd:1", "blosc:lz4:5:shuffle+crc32c"); absent: the source's
+  // bytes codecs, kept exactly as they are.
+  std::optional<std::string> codecs;
+  ZarrIndexLocation index_location = ZarrIndexLocation::kEnd;
+  int zarr_format = 3;
+};
 
 // How ConvertZarrArray runs.
 struct ZarrConvertOptions {
@@ -150,8 +218,8 @@ struct ZarrConvertOptions {
 // `layout` (what it leaves unset is the source's: `zarr convert SRC DST`
 // keeps the chunks, shards and codecs), on the call's threads or the
 // context's pool, reporting to the call's progress and checking its
-// cancellation before each object, the metadata written last
-// (pipelines/zarr_conversion.h). InvalidArgument naming the field for a
+// cancellation before each object, the metadata written last (one job over
+// the ranks given: docs/scale.md). InvalidArgument naming the field for a
 // layout that does not fit, or naming the URL when something is there and
 // neither overwrite nor resume was asked for.
 Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view source_url,
@@ -161,7 +229,7 @@ Result<ZarrArray> ConvertZarrArray(const Context& context, std::string_view sour
                                    const CallOptions& call = {});
 
 // Where a shard's index lies: "end" or "start"; InvalidArgument otherwise.
-Result<formats::zarr::IndexLocation> ParseIndexLocation(std::string_view text);
+Result<ZarrIndexLocation> ParseIndexLocation(std::string_view text);
 
 // "0:10,5:7" in the array's own axis order, stop exclusive (core/region.h).
 Result<core::Region> ParseRegion(std::string_view text, const ZarrArray& array);

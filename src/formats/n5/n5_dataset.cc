@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 #include "core/json.h"
 #include "core/memory_limit.h"
 

@@ -29,13 +29,13 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/store.h"
+#include "codec/codec.h"
 
 namespace chunkwise::formats::n5 {
 

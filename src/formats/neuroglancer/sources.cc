@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "core/json.h"
 #include "formats/precomputed/info.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::neuroglancer {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "chunkwise/core/ravel.h"
 #include "codec/compressed_segmentation.h"
 #include "codec/gzip_codec.h"
+#include "core/ravel.h"
 
 namespace chunkwise::formats::precomputed {
 namespace {

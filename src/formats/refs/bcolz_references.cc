@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 #include "formats/bcolz/blp_format.h"
 #include "formats/bcolz/carray.h"
 #include "formats/bcolz/meta.h"

@@ -4,10 +4,10 @@
 #include <optional>
 #include <vector>
 
-#include "chunkwise/core/ravel.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "core/ravel.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace chunkwise::formats::refs {
 namespace {

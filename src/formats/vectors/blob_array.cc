@@ -1,7 +1,7 @@
 #include "formats/vectors/blob_array.h"
 
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
+#include "codec/codec_chain.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "codec/codec_chain.h"
 
 namespace chunkwise::formats::vectors {
 

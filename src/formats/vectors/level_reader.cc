@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"
 #include "formats/vectors/number_text.h"
 #include "formats/vectors/ragged_blob.h"
 #include "formats/vectors/vlen_array.h"
+#include "formats/zarr/array.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -4,11 +4,11 @@
 #include <bit>
 #include <map>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "formats/vectors/fragment_index.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/lehmer_permutation.h"
 #include "formats/vectors/ragged_blob.h"
+#include "formats/zarr/array.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

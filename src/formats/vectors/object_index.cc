@@ -4,9 +4,9 @@
 #include <iterator>
 #include <limits>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/vlen_array.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "formats/vectors/blob_array.h"
 #include "formats/vectors/layout.h"
 #include "formats/vectors/vlen_array.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "chunkwise/codec/codec_registry.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
+#include "codec/codec_registry.h"
 #include "formats/vectors/layout.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::vectors {
 namespace {

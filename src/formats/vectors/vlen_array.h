@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
+#include "codec/codec_chain.h"
 #include "formats/vectors/paths.h"
 #include "formats/vectors/vector_store.h"
 

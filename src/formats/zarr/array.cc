@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/array.h"
+#include "formats/zarr/array.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -11,8 +11,8 @@
 
 #include "array_cache.h"
 #include "chunkwise/core/check.h"
-#include "chunkwise/core/ravel.h"
 #include "core/memory_limit.h"
+#include "core/ravel.h"
 #include "grid_objects.h"
 #include "string_array.h"
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/store/store.h"
+#include "codec/codec.h"
 #include "core/chunk_cache.h"
 
 namespace chunkwise::formats::zarr {

@@ -8,8 +8,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "chunkwise/core/ravel.h"
 #include "core/memory_limit.h"
+#include "core/ravel.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

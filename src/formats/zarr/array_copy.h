@@ -23,7 +23,7 @@
 
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
+#include "formats/zarr/array.h"
 
 namespace chunkwise::formats::zarr {
 

@@ -1,9 +1,9 @@
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/zarr/array_layout.h"
 
 #include <string>
 
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "codec/codec_shorthand.h"
+#include "formats/zarr/sharding_codec.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/chunk_key_encoding.h"
+#include "formats/zarr/chunk_key_encoding.h"
 
 #include <charconv>
 #include <cstdint>

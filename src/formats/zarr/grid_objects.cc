@@ -6,12 +6,12 @@
 #include <span>
 #include <utility>
 
-#include "chunkwise/core/ravel.h"
-#include "chunkwise/formats/zarr/fill_value.h"
-#include "chunkwise/formats/zarr/shard_store.h"
-#include "chunkwise/store/update_object.h"
+#include "core/ravel.h"
+#include "formats/zarr/fill_value.h"
+#include "formats/zarr/shard_store.h"
 #include "store/batched_gets.h"
 #include "store/batched_puts.h"
+#include "store/update_object.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -20,12 +20,12 @@
 #include <string>
 
 #include "array_cache.h"
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
+#include "codec/codec_chain.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace chunkwise::formats::zarr {
 

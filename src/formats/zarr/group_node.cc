@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "core/json.h"
+#include "formats/zarr/array_metadata.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "formats/zarr/shard_index.h"
 
 #include <algorithm>
 #include <cinttypes>

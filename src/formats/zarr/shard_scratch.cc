@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/shard_scratch.h"
+#include "formats/zarr/shard_scratch.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/shard_store.h"
+#include "formats/zarr/shard_store.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,9 +9,9 @@
 
 #include "array_cache.h"
 #include "chunkwise/core/buffer_pool.h"
-#include "chunkwise/core/ravel.h"
-#include "chunkwise/store/update_object.h"
+#include "core/ravel.h"
 #include "store/range_coalescing.h"
+#include "store/update_object.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -18,8 +18,8 @@
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/store/store.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::formats::zarr {
 

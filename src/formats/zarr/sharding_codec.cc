@@ -1,11 +1,11 @@
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "formats/zarr/sharding_codec.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
 #include "chunkwise/core/check.h"
-#include "chunkwise/formats/zarr/fill_value.h"
+#include "formats/zarr/fill_value.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

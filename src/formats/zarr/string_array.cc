@@ -5,13 +5,13 @@
 #include <utility>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/core/chunk_grid.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/shard_index.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "core/base64.h"
+#include "core/chunk_grid.h"
 #include "core/memory_limit.h"
 #include "core/utf8.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/shard_index.h"
+#include "formats/zarr/sharding_codec.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {

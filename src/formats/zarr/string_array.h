@@ -24,13 +24,13 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/store/store.h"
+#include "codec/codec_chain.h"
+#include "formats/zarr/array_layout.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::formats::zarr {
 

@@ -2,7 +2,7 @@
 // (docs/formats/zarr.md, "Zarr v2 metadata").
 #include <string>
 
-#include "chunkwise/formats/zarr/array_metadata.h"
+#include "formats/zarr/array_metadata.h"
 #include "metadata_json.h"
 
 namespace chunkwise::formats::zarr {

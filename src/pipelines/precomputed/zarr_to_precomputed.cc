@@ -7,8 +7,8 @@
 
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "formats/precomputed/volume.h"
+#include "formats/zarr/array.h"
 #include "pipelines/precomputed/destination.h"
 
 namespace chunkwise::pipelines {

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 #include "pipelines/stream/stream_config.h"
 
 namespace chunkwise::pipelines::stream {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "formats/zarr/shard_index.h"
 #include "pipelines/stream/shard_sink.h"
 #include "pipelines/stream/stream_backend.h"
 #include "pipelines/stream/stream_config.h"

@@ -18,9 +18,9 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/chunk_key_encoding.h"
-#include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/store/store.h"
+#include "formats/zarr/chunk_key_encoding.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::pipelines::stream {
 

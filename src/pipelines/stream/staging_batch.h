@@ -9,9 +9,9 @@
 
 #include <cstddef>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/index.h"
+#include "codec/codec.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -4,12 +4,12 @@
 #include <sstream>
 #include <thread>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/zarr/array_layout.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "codec/codec_chain.h"
 #include "codec/codec_shorthand.h"
 #include "cuda/blosc_lz4_scratch.h"
+#include "formats/zarr/array_layout.h"
+#include "formats/zarr/sharding_codec.h"
 #include "pipelines/stream/backend_choice.h"
 #include "pipelines/stream/pyramid_plan.h"
 

@@ -16,16 +16,16 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/downsample.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "codec/codec.h"
+#include "codec/codec_chain.h"
+#include "codec/codec_registry.h"
 #include "core/shard_layout.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::pipelines::stream {
 

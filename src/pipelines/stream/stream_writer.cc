@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
 #include "core/bounded_queue.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_metadata.h"
 #include "pipelines/stream/pyramid_accumulator.h"
 #include "pipelines/stream/pyramid_plan.h"
 #include "pipelines/stream/shard_accumulator.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 
 namespace chunkwise::pipelines::stream {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/blosc_codec.h"
+#include "codec/blosc_codec.h"
 #include "unit/codec/codec_test_data.h"
 
 namespace chunkwise::codec {

@@ -1,10 +1,10 @@
-#include "chunkwise/codec/codec_chain.h"
+#include "codec/codec_chain.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 #include "codec/codec_shorthand.h"
 
 namespace chunkwise::codec {

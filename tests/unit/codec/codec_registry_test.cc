@@ -1,4 +1,4 @@
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <random>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec::testing {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 #include "unit/codec/codec_test_data.h"
 
 namespace chunkwise::codec {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_chain.h"
+#include "codec/codec_registry.h"
 
 namespace chunkwise::codec {
 namespace {

@@ -1,11 +1,11 @@
-#include "chunkwise/core/chunk_grid.h"
+#include "core/chunk_grid.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 
 namespace chunkwise::core {
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "chunkwise/core/ravel.h"
+#include "core/ravel.h"
 
 namespace chunkwise::core {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/core/region.h"
+#include "core/ravel.h"
 
 namespace chunkwise::core {
 namespace {

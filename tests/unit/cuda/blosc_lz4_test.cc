@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/cuda/device.h"
 #include "codec/deterministic_blosc_lz4.h"
+#include "cuda/device.h"
 #include "unit/codec/codec_test_data.h"
 #include "unit/cuda/skip_without_gpu.h"
 

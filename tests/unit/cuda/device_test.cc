@@ -1,4 +1,4 @@
-#include "chunkwise/cuda/device.h"
+#include "cuda/device.h"
 
 #include <gtest/gtest.h>
 

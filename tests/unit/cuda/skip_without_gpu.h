@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "chunkwise/cuda/device.h"
+#include "cuda/device.h"
 
 #define SKIP_WITHOUT_GPU()                                                           \
   do {                                                                               \

@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
 #include "core/chunk_cache.h"
+#include "formats/zarr/array.h"
 #include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::zarr {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/zarr/array.h"
 #include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 #include "unit/store/s3_test_server.h"

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "codec/deterministic_blosc_lz4.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::formats::zarr {

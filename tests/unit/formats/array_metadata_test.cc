@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/array_metadata.h"
+#include "formats/zarr/array_metadata.h"
 
 #include <gtest/gtest.h>
 

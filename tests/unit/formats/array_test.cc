@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/array.h"
+#include "formats/zarr/array.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

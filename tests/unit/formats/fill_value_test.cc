@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/fill_value.h"
+#include "formats/zarr/fill_value.h"
 
 #include <gtest/gtest.h>
 

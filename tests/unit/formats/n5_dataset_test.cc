@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec_registry.h"
 #include "store/memory_store.h"
 #include "unit/value_or_die.h"
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "chunkwise/codec/blosc_codec.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
+#include "codec/blosc_codec.h"
 #include "formats/bcolz/carray.h"
 #include "formats/dvid/arrow_shard_writer.h"
 #include "formats/refs/arrow_shard_references.h"

@@ -2,12 +2,12 @@
 
 #include <filesystem>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/reference_store.h"
 #include "formats/refs/json_reader.h"
 #include "formats/refs/json_writer.h"
 #include "formats/refs/zarr_references.h"
+#include "formats/zarr/array.h"
 #include "unit/scratch_directory.h"
 #include "unit/value_or_die.h"
 

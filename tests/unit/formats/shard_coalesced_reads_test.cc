@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array.h"
+#include "formats/zarr/array.h"
 #include "unit/forwarding_store.h"
 #include "unit/value_or_die.h"
 

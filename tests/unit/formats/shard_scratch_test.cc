@@ -1,7 +1,7 @@
 // ShardScratch lends buffers that come back to it, and the sharding codec
 // borrows every per-chunk buffer from the scratch of the call's context (none
 // kept per thread): after a parallel call, the caller's scratch holds them.
-#include "chunkwise/formats/zarr/shard_scratch.h"
+#include "formats/zarr/shard_scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace chunkwise::formats::zarr {
 namespace {

@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/shard_store.h"
+#include "formats/zarr/shard_store.h"
 
 #include <gtest/gtest.h>
 

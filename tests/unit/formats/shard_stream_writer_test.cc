@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/zarr/sharding_codec.h"
 #include "store/memory_store.h"
 #include "unit/scratch_directory.h"
 

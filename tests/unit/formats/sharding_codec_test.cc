@@ -1,4 +1,4 @@
-#include "chunkwise/formats/zarr/sharding_codec.h"
+#include "formats/zarr/sharding_codec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "core/dtype_text.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 #include "formats/zarr/group.h"
 #include "store/memory_store.h"
 

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "chunkwise/core/progress.h"
-#include "chunkwise/core/ravel.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "core/ravel.h"
 #include "formats/refs/zarr_references.h"
+#include "formats/zarr/array.h"
 #include "formats/zarr/array_copy.h"
+#include "formats/zarr/array_layout.h"
 #include "unit/forwarding_store.h"
 #include "unit/value_or_die.h"
 

@@ -1,5 +1,5 @@
 // zarr import: a new array from a .npy file appears whole or not at all.
-#include "chunkwise/io/zarr_array_files.h"
+#include "io/zarr_array_files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/io/array_file.h"
+#include "formats/zarr/array.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"
 

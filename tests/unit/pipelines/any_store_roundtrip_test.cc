@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/store/file_store.h"
 #include "formats/arrow/ipc_reader.h"
 #include "formats/arrow/ipc_writer.h"
@@ -25,6 +23,8 @@
 #include "formats/refs/zarr_references.h"
 #include "formats/vectors/geometry_reader.h"
 #include "formats/vectors/writer.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 #include "pipelines/export_shards.h"
 #include "pipelines/exported_volume_reader.h"
 #include "pipelines/stream/stream_writer.h"

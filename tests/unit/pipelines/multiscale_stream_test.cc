@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
+#include "formats/zarr/array.h"
 #include "pipelines/stream/pyramid_accumulator.h"
 #include "pipelines/stream/pyramid_plan.h"
 #include "pipelines/stream/stream_writer.h"

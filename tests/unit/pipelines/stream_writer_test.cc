@@ -8,8 +8,8 @@
 #include <random>
 
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/zarr/array.h"
 #include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 #include "unit/pipelines/stream_test_cases.h"

@@ -1,6 +1,6 @@
 // pipelines::ConvertZarrArray in one process: a job stopped part-way and
 // resumed reports, as its total, only the bytes it still copies.
-#include "chunkwise/pipelines/zarr_conversion.h"
+#include "pipelines/zarr_conversion.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "chunkwise/formats/zarr/array_layout.h"
+#include "formats/zarr/array_layout.h"
 #include "store/memory_store.h"
 #include "unit/value_or_die.h"
 

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "chunkwise/core/downsample.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "formats/precomputed/volume.h"
+#include "formats/zarr/array.h"
 #include "store/memory_store.h"
 
 namespace chunkwise::pipelines {

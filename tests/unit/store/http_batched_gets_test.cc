@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "core/chunk_cache.h"
 #include "facade/subtree_store.h"
+#include "formats/zarr/array.h"
 #include "store/batched_gets.h"
 #include "store/http_store.h"
 #include "store/memory_store.h"

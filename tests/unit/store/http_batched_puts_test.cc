@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "facade/subtree_store.h"
+#include "formats/zarr/array.h"
 #include "store/batched_puts.h"
 #include "store/memory_store.h"
 #include "store/s3_store.h"

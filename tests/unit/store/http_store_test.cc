@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/file_store.h"
+#include "formats/zarr/array.h"
 #include "store/http_listing.h"
 #include "unit/store/s3_test_server.h"
 

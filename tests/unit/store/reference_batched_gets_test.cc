@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array.h"
 #include "chunkwise/store/reference_store.h"
 #include "facade/subtree_store.h"
 #include "formats/refs/reference_set.h"
+#include "formats/zarr/array.h"
 #include "store/batched_gets.h"
 #include "store/memory_store.h"
 #include "store/reference_batch.h"

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <utility>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/check.h"
+#include "codec/codec_chain.h"
 #include "pipelines/stream/stream_backend.h"
 #include "pipelines/stream/tile_major_batch.h"
 

@@ -8,9 +8,9 @@
 
 #include "chunkwise/core/check.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/cuda/device.h"
 #include "cuda/blosc_lz4.h"
 #include "cuda/cuda_resources.h"
+#include "cuda/device.h"
 #include "pipelines/stream/cuda/stream_kernels.h"
 #include "pipelines/stream/frame_major_batch.h"
 #include "pipelines/stream/scatter_geometry.h"

@@ -17,8 +17,8 @@
 
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/shard_index.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::formats::zarr {
 

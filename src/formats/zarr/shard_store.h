@@ -32,16 +32,16 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
 #include "chunkwise/core/bytes.h"
-#include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/shard_index.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
-#include "chunkwise/store/update_object.h"
+#include "codec/codec.h"
+#include "core/chunk_grid.h"
+#include "formats/zarr/shard_index.h"
+#include "formats/zarr/sharding_codec.h"
+#include "store/update_object.h"
 
 namespace chunkwise::formats::zarr {
 

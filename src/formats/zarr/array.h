@@ -24,18 +24,18 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec_chain.h"
 #include "chunkwise/core/buffer_pool.h"
 #include "chunkwise/core/cancellation.h"
-#include "chunkwise/core/chunk_grid.h"
 #include "chunkwise/core/progress.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/array_metadata.h"
-#include "chunkwise/formats/zarr/shard_scratch.h"
-#include "chunkwise/formats/zarr/shard_store.h"
-#include "chunkwise/formats/zarr/sharding_codec.h"
 #include "chunkwise/store/store.h"
+#include "codec/codec_chain.h"
+#include "core/chunk_grid.h"
+#include "formats/zarr/array_metadata.h"
+#include "formats/zarr/shard_scratch.h"
+#include "formats/zarr/shard_store.h"
+#include "formats/zarr/sharding_codec.h"
 
 namespace chunkwise::core {
 class ChunkCache;  // src/core/chunk_cache.h

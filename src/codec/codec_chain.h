@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
-#include "chunkwise/codec/codec_registry.h"
+#include "codec/codec.h"
+#include "codec/codec_registry.h"
 
 namespace chunkwise::codec {
 

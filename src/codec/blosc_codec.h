@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

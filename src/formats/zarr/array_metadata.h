@@ -18,9 +18,9 @@
 #include "chunkwise/core/data_type.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/result.h"
-#include "chunkwise/formats/zarr/chunk_key_encoding.h"
-#include "chunkwise/formats/zarr/fill_value.h"
 #include "chunkwise/store/store.h"
+#include "formats/zarr/chunk_key_encoding.h"
+#include "formats/zarr/fill_value.h"
 
 namespace chunkwise::formats::zarr {
 

@@ -25,17 +25,17 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/codec.h"
-#include "chunkwise/codec/codec_chain.h"
-#include "chunkwise/codec/codec_registry.h"
 #include "chunkwise/core/buffer_pool.h"
-#include "chunkwise/core/chunk_grid.h"
-#include "chunkwise/core/ravel.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/thread_pool.h"
-#include "chunkwise/formats/zarr/shard_index.h"
-#include "chunkwise/formats/zarr/shard_scratch.h"
 #include "chunkwise/store/byte_range.h"
+#include "codec/codec.h"
+#include "codec/codec_chain.h"
+#include "codec/codec_registry.h"
+#include "core/chunk_grid.h"
+#include "core/ravel.h"
+#include "formats/zarr/shard_index.h"
+#include "formats/zarr/shard_scratch.h"
 
 namespace chunkwise::formats::zarr {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "chunkwise/codec/blosc_codec.h"
-#include "chunkwise/codec/codec.h"
+#include "codec/blosc_codec.h"
+#include "codec/codec.h"
 
 namespace chunkwise::codec {
 

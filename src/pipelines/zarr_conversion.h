@@ -18,9 +18,9 @@
 
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/progress.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/shard_index.h"
 #include "chunkwise/store/store.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/shard_index.h"
 
 namespace chunkwise::pipelines {
 

@@ -14,9 +14,9 @@
 #include "chunkwise/core/communicator.h"
 #include "chunkwise/core/index.h"
 #include "chunkwise/core/region.h"
-#include "chunkwise/formats/zarr/array.h"
-#include "chunkwise/formats/zarr/array_layout.h"
 #include "chunkwise/io/array_file.h"
+#include "formats/zarr/array.h"
+#include "formats/zarr/array_layout.h"
 
 namespace chunkwise::io {
 
