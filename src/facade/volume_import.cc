@@ -7,7 +7,10 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "chunkwise/facade/store_registry.h"
 #include "chunkwise/facade/zarr_import.h"
@@ -150,23 +153,90 @@ struct RowSource {
   core::Index stored_rows = 0;
 };
 
-// Copies `source` into `array` one slab of grid chunks (shards) deep at a
-// time, so that each write covers whole shards and memory stays at one slab.
-Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& array,
-                 const CallOptions& call, core::ProgressReporter* progress) {
+// The rows of each slab, in order: one slab of grid chunks (shards) deep,
+// or a whole multiple of that reaching the source's stored rows.
+std::vector<std::pair<core::Index, core::Index>> SlabRows(const RowSource& source,
+                                                          const zarr::Array& array) {
   const core::Shape& shape = source.shape;
   const core::Index total = shape.empty() ? 1 : shape[0];
   core::Index depth = shape.empty() ? 1 : array.grid().chunk_shape()[0];
   if (source.stored_rows > depth) depth *= (source.stored_rows + depth - 1) / depth;
+  std::vector<std::pair<core::Index, core::Index>> slabs;
   for (core::Index z = 0; z < total;) {
     const core::Index rows = std::min(depth - z % depth, total - z);
+    slabs.emplace_back(z, rows);
+    z += rows;
+  }
+  return slabs;
+}
+
+Result<Bytes> ReadSlab(const RowSource& source, core::Index first, core::Index rows) {
+  const std::uint64_t slab_bytes =
+      core::SaturatingProduct(static_cast<std::uint64_t>(rows), source.row_bytes);
+  CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(slab_bytes, "one slab of shards"));
+  Bytes slab(static_cast<std::size_t>(slab_bytes));
+  CHUNKWISE_RETURN_IF_ERROR(source.read(first, rows, slab));
+  return slab;
+}
+
+// The next slab, read on a thread of its own while the current one is
+// compressed and written on the pool: a source's decoding (libhdf5's
+// inflate, libtiff) runs on one thread and would otherwise be wall time of
+// its own. Reads stay one at a time and in order, so libhdf5 (not thread
+// safe) is never entered twice at once. Read inline where no thread starts.
+class SlabPrefetch {
+ public:
+  SlabPrefetch(const RowSource& source, core::Index first, core::Index rows) {
+    try {
+      thread_ =
+          std::thread([this, &source, first, rows] { slab_ = ReadSlab(source, first, rows); });
+    } catch (const std::system_error&) {
+      slab_ = ReadSlab(source, first, rows);
+    }
+  }
+  SlabPrefetch(const SlabPrefetch&) = delete;
+  SlabPrefetch& operator=(const SlabPrefetch&) = delete;
+  ~SlabPrefetch() { Wait(); }
+
+  Result<Bytes> Take() {
+    Wait();
+    return std::move(slab_);
+  }
+
+ private:
+  void Wait() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Result<Bytes> slab_ = Status::Internal("slab not read");
+  std::thread thread_;
+};
+
+// Copies `source` into `array` a slab at a time (SlabRows), so that each
+// write covers whole shards and memory stays at two slabs (one where two
+// would take more than a quarter of the process's memory: then there is
+// no read ahead).
+Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& array,
+                 const CallOptions& call, core::ProgressReporter* progress) {
+  const std::vector<std::pair<core::Index, core::Index>> slabs = SlabRows(source, array);
+  core::Index deepest = 0;
+  for (const auto& [first, rows] : slabs) deepest = std::max(deepest, rows);
+  const bool read_ahead =
+      slabs.size() > 1 &&
+      core::SaturatingProduct(2 * static_cast<std::uint64_t>(deepest), source.row_bytes) <=
+          core::ProcessMemoryLimit() / 4;
+  std::unique_ptr<SlabPrefetch> next;
+  for (std::size_t i = 0; i < slabs.size(); ++i) {
+    const auto [z, rows] = slabs[i];
     CHUNKWISE_RETURN_IF_ERROR(
         context.CheckCancelled(call, "importing, before row " + std::to_string(z)));
-    const std::uint64_t slab_bytes =
-        core::SaturatingProduct(static_cast<std::uint64_t>(rows), source.row_bytes);
-    CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(slab_bytes, "one slab of shards"));
-    Bytes slab(static_cast<std::size_t>(slab_bytes));
-    CHUNKWISE_RETURN_IF_ERROR(source.read(z, rows, slab));
+    Result<Bytes> slab = next ? next->Take() : ReadSlab(source, z, rows);
+    next.reset();
+    CHUNKWISE_RETURN_IF_ERROR(slab.status());
+    if (read_ahead && i + 1 < slabs.size()) {
+      next = std::make_unique<SlabPrefetch>(source, slabs[i + 1].first, slabs[i + 1].second);
+    }
+    const core::Shape& shape = source.shape;
     core::Coord origin(shape.size(), 0);
     core::Shape extent = shape;
     if (!shape.empty()) {
@@ -175,8 +245,7 @@ Status CopySlabs(const Context& context, const RowSource& source, zarr::Array& a
     }
     const core::Region region = core::Region::FromOriginAndShape(origin, extent);
     CHUNKWISE_RETURN_IF_ERROR(array.Write(
-        region, slab, {.progress = progress, .cancellation = &context.cancellation(call)}));
-    z += rows;
+        region, *slab, {.progress = progress, .cancellation = &context.cancellation(call)}));
   }
   return Status::Ok();
 }
