@@ -12,12 +12,24 @@
 //                 writing N coarser levels (mean of 2×2×2) beside level 0, as
 //                 `zarr stream --levels N` does (goal: at most 1.25× the CPU
 //                 seconds of level 0 alone);
+//   one copy     each frame copied once into a reused buffer of one epoch:
+//                 the design's one move of every byte (frames to tiles) at
+//                 memcpy's speed, the floor of what the writer adds to its
+//                 codec (printed as codec + copy against the codec's CPU);
+//   mean         with --levels N, the pyramid's reduction alone (the
+//                 writer's own PyramidAccumulator, output dropped): with the
+//                 codec's work on the levels' extra bytes, the floor of what
+//                 the levels add to level 0;
 //   region writer formats/zarr Array::Write of the same data, shard slab by
 //                 shard slab, into a FileStore (goal: stream faster); its time
 //                 includes collecting the frames into the slab, since they
 //                 arrive one at a time for both writers;
 //   every writer is timed from its creation to its close, each timed run after
 //   an untimed one of a quarter of its length (see Measure);
+//   steady state  raw, discard and levels again, as the CPU of a stream twice
+//                 as long less that of one as long (see SteadyCpu): the cost
+//                 per byte once each writer's fixed costs (the first touch of
+//                 its 1 GiB of buffers in a stream of a few epochs) cancel;
 //   peak RSS      growth of the high-water mark while streaming (reset through
 //                 /proc/self/clear_refs), at a quarter of the length and at the
 //                 full length, next to memory_estimate().
@@ -36,6 +48,7 @@
 //                     [--levels N] [--peers ts,acquire-zarr|none] [--venv-python PATH]
 
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +66,8 @@
 #include "codec/codec_chain.h"
 #include "core/ravel.h"
 #include "formats/zarr/array.h"
+#include "pipelines/stream/pyramid_accumulator.h"
+#include "pipelines/stream/pyramid_plan.h"
 #include "pipelines/stream/stream_writer.h"
 #include "store/memory_store.h"
 #include "stream_bench_common.h"
@@ -74,7 +89,7 @@ struct Options {
   std::size_t threads = 0;
   std::string codec = "zstd:1";
   fs::path dir = fs::temp_directory_path() / "chunkwise-stream-bench";
-  std::string only;        // One path alone (raw, discard, file, levels or region), for profiling.
+  std::string only;        // One path alone (raw, copy, mean, discard, file, levels or region).
   std::size_t levels = 0;  // > 0: also the discard sink with this many coarser levels.
   std::string peers = "ts,acquire-zarr";
   std::string venv_python = std::string(CHUNKWISE_SOURCE_DIR) + "/.venv/bin/python";
@@ -110,6 +125,20 @@ double Measure(
   const double wall = phase(frames);
   cpu.push_back(ProcessCpuSeconds() - before);
   return wall;
+}
+
+// CPU seconds of the frames `phase` writes beyond the first `frames`: a
+// stream of 2·frames less one of `frames`, so that what a writer spends once
+// (creating it, the first touch of its buffers, closing it) cancels, and what
+// is left is its cost per byte in the steady state of a long acquisition.
+constexpr Index kMinSteadyEpochs = 4;
+double SteadyCpu(const std::function<double(Index)>& phase, Index frames) {
+  double before = ProcessCpuSeconds();
+  phase(frames);
+  const double once = ProcessCpuSeconds() - before;
+  before = ProcessCpuSeconds();
+  phase(2 * frames);
+  return ProcessCpuSeconds() - before - once;
 }
 
 void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
@@ -148,6 +177,49 @@ double RawCodecOnce(const stream::StreamPlan& plan, const std::vector<Bytes>& ti
                            }),
           "raw encode");
   });
+}
+
+// Every frame copied once into `epoch` (a reused buffer of one epoch's frames),
+// as the writer moves each byte once from the caller's frame into its tiles.
+double CopyOnce(const Bytes& distinct, Index frames, std::size_t frame_bytes, Bytes& epoch) {
+  return Seconds([&] {
+    for (Index f = 0; f < frames; ++f) {
+      const std::size_t at = static_cast<std::size_t>(f % kDistinctFrames) * frame_bytes;
+      std::memcpy(epoch.data() + at, distinct.data() + at, frame_bytes);
+    }
+  });
+}
+
+// The pyramid's reduction alone: the writer's accumulator on the same frames,
+// appended one at a time, its levels' frames dropped.
+double MeanOnce(const stream::StreamConfig& levels_config, const Bytes& distinct, Index frames,
+                std::size_t frame_bytes, core::ThreadPool& pool) {
+  auto pyramid = stream::PlanPyramid(levels_config);
+  Check(pyramid.status(), "plan pyramid");
+  const core::Shape frame = {kFrameSide, kFrameSide};
+  return Seconds([&] {
+    stream::PyramidAccumulator accumulator(
+        pyramid->MakeDownsampler(), frame, pyramid->levels.size() - 1,
+        [](std::size_t, ByteView) { return Status::Ok(); }, &pool);
+    for (Index f = 0; f < frames; ++f) {
+      const std::size_t at = static_cast<std::size_t>(f % kDistinctFrames) * frame_bytes;
+      Check(accumulator.Add(ByteView(distinct).subspan(at, frame_bytes)), "mean add");
+    }
+    Check(accumulator.Finish(), "mean finish");
+  });
+}
+
+// Bytes of levels 1..N over level 0's: what the levels give their codec more.
+double LevelsExtraShare(const stream::StreamConfig& levels_config) {
+  auto pyramid = stream::PlanPyramid(levels_config);
+  Check(pyramid.status(), "plan pyramid");
+  double share = 0;
+  for (std::size_t k = 1; k < pyramid->levels.size(); ++k) {
+    share += static_cast<double>(pyramid->levels[k].frame_bytes) /
+             static_cast<double>(pyramid->levels[0].frame_bytes) /
+             std::pow(2.0, static_cast<double>(k));  // Frames halve with each level.
+  }
+  return share;
 }
 
 // The zarr region writer, one shard slab (128 frames) per Write.
@@ -202,8 +274,12 @@ stream::StreamConfig WithLevels(stream::StreamConfig config, std::size_t levels)
 std::map<std::string, Path> Paths(const Options& options, const stream::StreamConfig& config,
                                   const stream::StreamConfig& levels_config,
                                   const stream::StreamPlan& plan, const Bytes& distinct,
-                                  const std::vector<Bytes>& tiles, core::ThreadPool& pool) {
+                                  const std::vector<Bytes>& tiles, core::ThreadPool& pool,
+                                  Bytes& epoch) {
   return {
+      {"copy", [&](Index n) { return CopyOnce(distinct, n, plan.frame_bytes, epoch); }},
+      {"mean",
+       [&](Index n) { return MeanOnce(levels_config, distinct, n, plan.frame_bytes, pool); }},
       {"levels",
        [&](Index n) {
          stream::DiscardShardSink sink;
@@ -231,7 +307,8 @@ int RunOnly(const Options& options, const std::map<std::string, Path>& paths, do
             Index frames) {
   const auto path = paths.find(options.only);
   if (path == paths.end()) {
-    std::fprintf(stderr, "stream_bench: --only takes raw, discard, file, levels or region\n");
+    std::fprintf(stderr,
+                 "stream_bench: --only takes raw, copy, mean, discard, file, levels or region\n");
     return 2;
   }
   fs::remove_all(options.dir);
@@ -274,7 +351,10 @@ double MeasureStreamPeer(const StreamPeer& peer, const Options& options, const f
 }
 
 // The peers' table: each next to the stream writer's file sink (`ours`, GB/s).
-void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads, double ours) {
+// `raw` (GB/s) is the codec alone: over the fastest peer it is the most that
+// any writer with this codec could lead by on this machine.
+void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads, double ours,
+              double raw) {
   static constexpr StreamPeer kPeers[] = {
       {"ts", "tensorstore_stream_peer.py", "file"},
       {"acquire-zarr", "acquire_zarr_stream_peer.py", ""},
@@ -318,13 +398,18 @@ void RunPeers(const Options& options, const Bytes& distinct, std::size_t threads
   if (fastest != nullptr) {
     std::printf("  ours / fastest peer (%s): %.2fx %s\n", fastest->first, ours / fastest->second,
                 ours > fastest->second ? "ok" : "SLOWER");
+    std::printf(
+        "  raw codec / fastest peer: %.2fx (the most any writer of this codec could lead "
+        "by here)\n",
+        raw / fastest->second);
   }
 }
 
 Options Parse(int argc, char** argv) {
   constexpr const char* kUsage =
       "stream_bench [--gib G] [--runs N] [--threads T] [--codec C] [--dir D] "
-      "[--only raw|discard|file|levels|region] [--levels N] [--peers ts,acquire-zarr|none] "
+      "[--only raw|copy|mean|discard|file|levels|region] [--levels N] [--peers "
+      "ts,acquire-zarr|none] "
       "[--venv-python PATH]";
   Options options;
   bench::RequireFlagPairs(argc, kUsage);
@@ -383,22 +468,35 @@ int Main(int argc, char** argv) {
 
   const stream::StreamConfig levels_config =
       WithLevels(config, std::max<std::size_t>(1, options.levels));
+  Bytes epoch(distinct.size());  // The copy's destination, reused as the writer reuses its own.
   const std::map<std::string, Path> paths =
-      Paths(options, config, levels_config, *plan, distinct, tiles, pool);
+      Paths(options, config, levels_config, *plan, distinct, tiles, pool, epoch);
   if (!options.only.empty()) return RunOnly(options, paths, gb, frames);
   std::vector<double> raw, discard, file, levels, region, discard_ratio, file_ratio, region_ratio;
-  std::vector<double> raw_cpu, discard_cpu, file_cpu, levels_cpu, region_cpu;
+  std::vector<double> raw_cpu, copy_cpu, mean_cpu, discard_cpu, file_cpu, levels_cpu, region_cpu;
+  std::vector<double> copy, mean, raw_steady, discard_steady, levels_steady;
   std::vector<double> discard_cpu_ratio, levels_cpu_ratio;
   const auto remove_output = [&] { fs::remove_all(options.dir); };
+  // Below four batches the second half of a stream still touches buffers the
+  // first left untouched (the second slot and staging buffers), so it is not
+  // yet the steady state.
+  const bool steady = frames >= kMinSteadyEpochs * 32;
   for (int run = 0; run < options.runs; ++run) {
     raw.push_back(gb / Measure(paths.at("raw"), frames, raw_cpu));
+    copy.push_back(gb / Measure(paths.at("copy"), frames, copy_cpu));
     discard.push_back(gb / Measure(paths.at("discard"), frames, discard_cpu));
     file.push_back(gb / Measure(paths.at("file"), frames, file_cpu, remove_output));
     if (options.levels > 0) {
       levels.push_back(gb / Measure(paths.at("levels"), frames, levels_cpu));
+      mean.push_back(gb / Measure(paths.at("mean"), frames, mean_cpu));
       levels_cpu_ratio.push_back(levels_cpu.back() / discard_cpu.back());
     }
     region.push_back(gb / Measure(paths.at("region"), frames, region_cpu, remove_output));
+    if (steady) {
+      raw_steady.push_back(SteadyCpu(paths.at("raw"), frames));
+      discard_steady.push_back(SteadyCpu(paths.at("discard"), frames));
+      if (options.levels > 0) levels_steady.push_back(SteadyCpu(paths.at("levels"), frames));
+    }
     remove_output();
     discard_ratio.push_back(discard.back() / raw.back());
     discard_cpu_ratio.push_back(discard_cpu.back() / raw_cpu.back());
@@ -417,6 +515,7 @@ int Main(int argc, char** argv) {
   };
   char note[160];
   row("raw codec, same tiles and threads", raw, raw_cpu, "");
+  row("one copy of each byte (memcpy)", copy, copy_cpu, "");
   std::snprintf(note, sizeof(note), "%.2fx raw GB/s (goal >= 0.85), %.2fx raw CPU (goal <= 1.2)",
                 Median(discard_ratio), Median(discard_cpu_ratio));
   row("stream writer, discard sink", discard, discard_cpu, note);
@@ -428,10 +527,40 @@ int Main(int argc, char** argv) {
     std::snprintf(note, sizeof(note), "%.2fx level 0 alone's CPU (goal <= 1.25)",
                   Median(levels_cpu_ratio));
     row(name, levels, levels_cpu, note);
+    row("the levels' mean alone", mean, mean_cpu, "");
+  }
+  // The floors the goals meet: what no writer of this design can go below on
+  // this machine, from this run's own rows (CPU seconds, medians).
+  const double raw_median = Median(raw_cpu);
+  std::printf("floor, discard: codec + one copy = %.2fx raw CPU (goal <= 1.2)\n",
+              (raw_median + Median(copy_cpu)) / raw_median);
+  if (options.levels > 0) {
+    const double extra = LevelsExtraShare(levels_config);
+    std::printf(
+        "floor, %zu levels: level 0 + codec on %.1f%% more bytes + the mean = %.2fx level 0's "
+        "CPU (goal <= 1.25)\n",
+        options.levels, 100 * extra,
+        1 + (extra * raw_median + Median(mean_cpu)) /
+                Median(steady ? discard_steady : discard_cpu));
   }
   std::snprintf(note, sizeof(note), "stream file sink is %.2fx it (goal > 1)",
                 Median(region_ratio));
   row("zarr region writer, file", region, region_cpu, note);
+  if (steady) {
+    std::printf(
+        "steady state, CPU s/GB of a stream's second %.2f GB (2x the frames less 1x): raw codec "
+        "%.2f, discard %.2f (%.2fx raw, goal <= 1.2)",
+        gb, Median(raw_steady) / gb, Median(discard_steady) / gb,
+        Median(discard_steady) / Median(raw_steady));
+    if (options.levels > 0) {
+      std::printf(", %zu levels %.2f (%.2fx level 0, goal <= 1.25)", options.levels,
+                  Median(levels_steady) / gb, Median(levels_steady) / Median(discard_steady));
+    }
+    std::printf("\n");
+  } else {
+    std::printf("steady state: not measured below %lld epochs (--gib 1 or more)\n",
+                static_cast<long long>(kMinSteadyEpochs));
+  }
   const Index short_frames = std::max<Index>(32, frames / 4);
   const auto peak_line = [&](const char* what, const stream::StreamConfig& measured,
                              std::uint64_t estimate) {
@@ -452,7 +581,9 @@ int Main(int argc, char** argv) {
     peak_line(", with levels", levels_config, levels_plan->memory.total());
   }
   std::fflush(stdout);
-  if (options.peers != "none") RunPeers(options, distinct, plan->threads, Median(file));
+  if (options.peers != "none") {
+    RunPeers(options, distinct, plan->threads, Median(file), Median(raw));
+  }
   return 0;
 }
 
