@@ -97,6 +97,26 @@ printf '#include "core/thread_pool.h"\n' >>"$tree/include/chunkwise/core/status.
 expect 1 "include/chunkwise/core/status.h: includes \"core/thread_pool.h\", which is not a public header" \
   "$python" "$public" --root "$tree"
 
+# The fuzz campaign's ledger: a target is due until it has a clean run of at
+# least the asked minutes; a failed or shorter run leaves it due.
+tree="$work/fuzzdue"
+mkdir -p "$tree/scripts" "$tree/tests/fuzz" || exit 1
+cp "$source/scripts/fuzz-due" "$tree/scripts/" || exit 1
+for target in a_fuzz b_fuzz c_fuzz; do : >"$tree/tests/fuzz/$target.cc"; done
+due() {  # WANT ARGS...: the targets due, one line, in order.
+  want=$1
+  shift
+  got="$(bash "$tree/scripts/fuzz-due" "$@" | tr '\n' ' ')"
+  [ "$got" = "$want" ] || { echo "FAIL: fuzz-due $*: \"$got\" (want \"$want\")"; failures=$((failures + 1)); }
+}
+due "a_fuzz b_fuzz c_fuzz " 10
+printf 'utc\tcommit\ttarget\tseconds\truns\tcov\tcorpus\tresult\n' >"$tree/tests/fuzz/campaign.tsv"
+printf 'x\tc\ta_fuzz\t600\t9\t9\t9\tok\nx\tc\tb_fuzz\t60\t9\t9\t9\tok\n' >>"$tree/tests/fuzz/campaign.tsv"
+printf 'x\tc\tc_fuzz\t600\t9\t9\t9\tFAILED\n' >>"$tree/tests/fuzz/campaign.tsv"
+due "b_fuzz c_fuzz " 10
+due "b_fuzz " 10 1
+due "c_fuzz " 1
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1
