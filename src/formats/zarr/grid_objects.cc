@@ -166,7 +166,7 @@ class PlainChunkObjects final : public GridObjects {
       if (!status.ok()) return status.WithContext(store_->Describe(key));
       return true;
     }
-    Result<Bytes> decoded = chain_->Decode(spec_, bytes);
+    Result<Bytes> decoded = DecodeForCache(*chain_, spec_, bytes);
     if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
     auto chunk = std::make_shared<const Bytes>(std::move(decoded).value());
     cache_->cache().Insert(cache_->Key(key, core::ChunkCacheKey::kWhole), chunk, chunk->size(),
