@@ -322,6 +322,48 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
   return ReadRegionFromStore(box, destination, context);
 }
 
+bool ShardStore::ReadRegionIfCached(const core::Region& box,
+                                    const core::StridedDestination& destination) const {
+  if (cache_ == nullptr || !cache_->enabled()) return false;
+  core::ChunkCache& cache = cache_->cache();
+  const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
+  const std::vector<core::Coord> chunks = inner_grid_.ChunksIntersecting(box);
+  std::vector<std::shared_ptr<const CachedInner>> decoded(chunks.size());
+  // Looked at first without counting (a read that goes on to the store
+  // looks them up again), then found (counted as hits, marked used).
+  for (const bool counted : {false, true}) {
+    const std::shared_ptr<const CachedIndex> indexed =
+        counted ? cache.FindAs<CachedIndex>(index_key) : cache.PeekAs<CachedIndex>(index_key);
+    if (indexed == nullptr) return false;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const auto k = static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+      if (indexed->index.at(k).empty()) continue;
+      const core::ChunkCacheKey key = cache_->Key(key_, static_cast<std::int64_t>(k));
+      decoded[i] = counted ? cache.FindAs<CachedInner>(key) : cache.PeekAs<CachedInner>(key);
+      if (decoded[i] == nullptr || decoded[i]->index_serial != indexed->serial) return false;
+    }
+  }
+  const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
+  const std::size_t element_size = spec_.dtype.size();
+  const std::vector<std::uint8_t> fill =
+      spec_.fill_value.empty() ? std::vector<std::uint8_t>(element_size, 0) : spec_.fill_value;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const core::ChunkOverlap overlap = *inner_grid_.Overlap(chunks[i], box);
+    core::Coord origin(destination.origin.begin(), destination.origin.end());
+    for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
+    const core::StridedDestination target{destination.data, destination.shape, origin,
+                                          destination.streaming};
+    if (decoded[i] == nullptr) {  // Empty in the index.
+      core::FillStridedRegion(target, overlap.array.shape(), fill);
+      continue;
+    }
+    core::CopyStridedRegion(
+        {decoded[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
+        overlap.array.shape(), element_size);
+  }
+  return true;
+}
+
 Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
                                                 const core::StridedDestination& destination,
                                                 const ShardCallContext& context) const {
