@@ -33,8 +33,11 @@ Printed: per peer and pass, the median (p50) and 99th percentile (p99)
 latency of one read, reads per second, the peer's p50 over cw's (above
 1: cw is ahead), and requests per read (req/rd) where counted: read system
 calls of the process for cw-off and cw-co (/proc/self/io), requests the
-server logged for http and http-1 (the shard indexes' reads included). docs/benchmarks.md ("random_read_bench") has the command
-and the latest table.
+server logged for http and http-1 (the shard indexes' reads included), and
+CPU milliseconds per read (cpu/rd): the peer's process, user and system,
+plus for http and http-1 the server's (a loaded machine stretches latency
+by its load; CPU time it stretches far less). docs/benchmarks.md
+("random_read_bench") has the command and the latest table.
 
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/random_read_bench.py \
            [--size-mib 256] [--reads 200] [--cache-mib 1024] [--peers cw,cw-off,ts,zp-3]
@@ -48,6 +51,7 @@ import argparse
 import json
 import os
 import pathlib
+import resource
 import shutil
 import statistics
 import subprocess
@@ -132,24 +136,41 @@ def request_counter(peer: str, log: pathlib.Path | None):
     return None
 
 
+def cpu_seconds(pid: int | None = None) -> float:
+    """User plus system CPU seconds of this process, or of process `pid`."""
+    if pid is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_peer(peer: str, path: pathlib.Path, origins: list[list[int]], cache_bytes: int,
-             url: str | None = None, log: pathlib.Path | None = None) -> dict:
-    """Both passes in this process: each read's seconds, the requests of each
-    pass where counted, and a checksum of what was read."""
+             url: str | None = None, log: pathlib.Path | None = None,
+             server_pid: int | None = None) -> dict:
+    """Both passes in this process: each read's seconds, the requests and the
+    CPU seconds (this process's, and the server's when given) of each pass,
+    and a checksum of what was read."""
     read = reader(peer, path, cache_bytes, url)
     count = request_counter(peer, log)
-    passes, requests, checksum = {}, {}, 0
+    passes, requests, cpu, checksum = {}, {}, {}, 0
     for name in ("cold", "warm"):
-        seconds = []
+        seconds, reading = [], 0.0
         before = count() if count else 0
+        server_before = cpu_seconds(server_pid) if server_pid else 0.0
         for origin in origins:
+            cpu_start = cpu_seconds()
             start = time.perf_counter()
             box = read(origin)
             seconds.append(time.perf_counter() - start)
+            reading += cpu_seconds() - cpu_start
             checksum = (checksum + int(np.asarray(box, dtype=np.uint64).sum())) % (1 << 61)
         passes[name] = seconds
         requests[name] = (count() - before) / len(origins) if count else None
-    return {"passes": passes, "requests": requests, "checksum": checksum}
+        served = cpu_seconds(server_pid) - server_before if server_pid else 0.0
+        cpu[name] = (reading + served) / len(origins)
+    return {"passes": passes, "requests": requests, "cpu": cpu, "checksum": checksum}
 
 
 def summary(seconds: list[float]) -> tuple[float, float, float]:
@@ -173,13 +194,14 @@ def main() -> int:
     parser.add_argument("--path", type=pathlib.Path, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--log", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     shape = shape_for(args.size_mib)
     origins = boxes_of(shape, args.reads)
     cache_bytes = args.cache_mib << 20
     if args.peer:
         print(json.dumps(run_peer(args.peer, args.path, origins, cache_bytes, args.url,
-                                  args.log)))
+                                  args.log, args.server_pid)))
         return 0
 
     peers = args.peers.split(",")
@@ -206,7 +228,7 @@ def main() -> int:
                     server.terminate()
                     server.wait()
                 server, url, log = serve(args.chunkwise, work, peer)
-                command += ["--url", url, "--log", str(log)]
+                command += ["--url", url, "--log", str(log), "--server-pid", str(server.pid)]
             child = subprocess.run(command, capture_output=True, text=True, env=os.environ)
             if child.returncode != 0:
                 print(f"{peer}: failed\n{child.stderr}", file=sys.stderr)
@@ -219,7 +241,7 @@ def main() -> int:
         print(f"random 64^3 reads, one at a time: {args.reads} boxes, read twice; "
               f"cache {args.cache_mib} MiB where the peer has one")
         print(f"{'peer':<8}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}"
-              f"{'req/rd':>8}")
+              f"{'req/rd':>8}{'cpu/rd':>8}")
         for name in ("cold", "warm"):
             base = summary(results["cw"]["passes"][name])[0] if "cw" in results else None
             for peer in peers:
@@ -227,7 +249,9 @@ def main() -> int:
                 ratio = f"{p50 / base:8.2f}" if base else f"{'':>8}"
                 counted = results[peer].get("requests", {}).get(name)
                 requests = f"{counted:8.1f}" if counted is not None else f"{'-':>8}"
-                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}{requests}")
+                cpu = results[peer]["cpu"][name] * 1e3
+                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}{requests}"
+                      f"{cpu:8.2f}")
         return 0
     finally:
         if server is not None:

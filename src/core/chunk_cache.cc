@@ -35,6 +35,14 @@ std::shared_ptr<const void> ChunkCache::Find(const ChunkCacheKey& key) {
   return nullptr;
 }
 
+std::shared_ptr<const void> ChunkCache::Peek(const ChunkCacheKey& key) const {
+  std::lock_guard lock(mutex_);
+  const auto object = objects_.find(key.object);
+  if (object == objects_.end()) return nullptr;
+  const auto part = object->second.find({key.variant, key.part});
+  return part == object->second.end() ? nullptr : part->second->value;
+}
+
 std::size_t ChunkCache::StripeOf(std::string_view object) {
   return std::hash<std::string_view>{}(object) % kStripes;
 }

@@ -81,6 +81,13 @@ class ChunkCache {
   std::shared_ptr<const T> FindAs(const ChunkCacheKey& key) {
     return std::static_pointer_cast<const T>(Find(key));
   }
+  // The value under `key`, or null, neither counted nor marked used: for a
+  // caller that looks before it chooses how to read, and Finds what it uses.
+  std::shared_ptr<const void> Peek(const ChunkCacheKey& key) const;
+  template <typename T>
+  std::shared_ptr<const T> PeekAs(const ChunkCacheKey& key) const {
+    return std::static_pointer_cast<const T>(Peek(key));
+  }
 
   // A ticket for `object`, taken before its value is read from the store.
   std::uint64_t Ticket(std::string_view object) const;

@@ -416,8 +416,27 @@ Status Array::ReadInto(const Region& region, void* out, const ArrayCallHooks& ho
         },
         hooks.cancellation);
   }
-  return pool_->ParallelFor(chunks.size(), [&](std::size_t i) -> Status {
-    const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+  // With the cache on, the objects whose every needed chunk it holds are
+  // copied out here first, and only the others go to the pool: a box over
+  // several cached shards (a viewer's warm read) then wakes no thread, and
+  // on a loaded machine does not wait for one to be scheduled.
+  std::vector<std::size_t> pending(chunks.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i) pending[i] = i;
+  if (cache_->enabled() && chunks.size() > 1) {
+    std::erase_if(pending, [&](std::size_t i) {
+      const ChunkOverlap overlap = *grid_.Overlap(chunks[i], region);
+      const core::StridedDestination target{out, shape, overlap.region_local.start(), streaming};
+      if (!objects_->ReadIfCached(ChunkKey(overlap.chunk), overlap.chunk_local, target)) {
+        return false;
+      }
+      if (hooks.progress != nullptr) {
+        hooks.progress->Add(overlap.array.num_elements() * metadata_.data_type.size());
+      }
+      return true;
+    });
+  }
+  return pool_->ParallelFor(pending.size(), [&](std::size_t j) -> Status {
+    const ChunkOverlap overlap = *grid_.Overlap(chunks[pending[j]], region);
     if (hooks.cancellation != nullptr && hooks.cancellation->cancelled()) {
       return hooks.cancellation->Check(DescribePrefix(*store_, prefix_));
     }

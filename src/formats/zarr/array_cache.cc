@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "chunkwise/core/index.h"
+#include "core/fresh_pages.h"
 
 namespace chunkwise::formats::zarr {
 namespace {
@@ -50,6 +51,14 @@ std::string CacheVariant(std::string_view codecs, const codec::ChunkSpec& spec,
   variant += "|";
   variant += codecs;
   return variant;
+}
+
+Result<Bytes> DecodeForCache(const codec::CodecChain& chain, const codec::ChunkSpec& spec,
+                             ByteView encoded) {
+  Bytes decoded(spec.num_bytes());
+  core::MapPagesForWrite(decoded);
+  CHUNKWISE_RETURN_IF_ERROR(chain.DecodeInto(spec, encoded, decoded));
+  return decoded;
 }
 
 }  // namespace chunkwise::formats::zarr

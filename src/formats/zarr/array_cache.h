@@ -23,8 +23,11 @@
 #include <string>
 #include <string_view>
 
+#include "chunkwise/core/bytes.h"
+#include "chunkwise/core/result.h"
 #include "chunkwise/store/store.h"
 #include "codec/codec.h"
+#include "codec/codec_chain.h"
 #include "core/chunk_cache.h"
 
 namespace chunkwise::formats::zarr {
@@ -59,6 +62,16 @@ class ArrayCache {
 // decodes its objects, as a variant text; `fill_value_null` included.
 std::string CacheVariant(std::string_view codecs, const codec::ChunkSpec& spec,
                          bool fill_value_null);
+
+// `encoded` decoded by `chain` as a chunk of `spec`, into a buffer of its
+// own for the cache to keep. The buffer is fresh memory (a growing cache
+// reuses none), so its pages are mapped in one call before the chain
+// decodes into it (CodecChain::DecodeInto: straight there for `bytes` and
+// one compressor, through a copy for longer chains): on a VM their faults
+// one page at a time cost as much as the decode (core/fresh_pages.h).
+// Errors as DecodeInto's.
+Result<Bytes> DecodeForCache(const codec::CodecChain& chain, const codec::ChunkSpec& spec,
+                             ByteView encoded);
 
 }  // namespace chunkwise::formats::zarr
 

@@ -57,6 +57,14 @@ class PlainChunkObjects final : public GridObjects {
     return Decode(key, box, target, store_->Get(key), ticket);
   }
 
+  bool ReadIfCached(const std::string& key, const Region& box,
+                    const core::StridedDestination& target) const override {
+    // Looked at first without counting: a miss here is looked up again by Read.
+    return Caching() &&
+           cache_->cache().Peek(cache_->Key(key, core::ChunkCacheKey::kWhole)) != nullptr &&
+           CopyCached(key, box, target);
+  }
+
   bool batches_reads() const override { return store::BatchesGets(*store_); }
 
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
@@ -166,7 +174,7 @@ class PlainChunkObjects final : public GridObjects {
       if (!status.ok()) return status.WithContext(store_->Describe(key));
       return true;
     }
-    Result<Bytes> decoded = chain_->Decode(spec_, bytes);
+    Result<Bytes> decoded = DecodeForCache(*chain_, spec_, bytes);
     if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
     auto chunk = std::make_shared<const Bytes>(std::move(decoded).value());
     cache_->cache().Insert(cache_->Key(key, core::ChunkCacheKey::kWhole), chunk, chunk->size(),
@@ -360,6 +368,11 @@ class ShardObjects final : public GridObjects {
                     const core::StridedDestination& target,
                     const ShardCallContext& context) const override {
     return Shard(key).ReadRegion(box, target, context);
+  }
+
+  bool ReadIfCached(const std::string& key, const Region& box,
+                    const core::StridedDestination& target) const override {
+    return Shard(key).ReadRegionIfCached(box, target);
   }
 
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

@@ -39,6 +39,11 @@ class GridObjects {
   virtual Result<bool> Read(const std::string& key, const core::Region& box,
                             const core::StridedDestination& target,
                             const ShardCallContext& context) const = 0;
+  // Read, when the chunk cache holds all of it that `box` needs: copies it
+  // out on this thread, reading nothing and handing nothing to a pool, and
+  // returns true. False, with `target` untouched, otherwise (or with no cache).
+  virtual bool ReadIfCached(const std::string& key, const core::Region& box,
+                            const core::StridedDestination& target) const = 0;
 
   // One object's part of a ReadAll: Read's arguments.
   struct ObjectRead {

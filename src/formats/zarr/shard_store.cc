@@ -103,6 +103,21 @@ Status ForEach(core::ThreadPool* pool, std::size_t n,
   return Status::Ok();
 }
 
+// Numbers the readings of shard indexes (CachedIndex::serial).
+std::atomic<std::uint64_t> index_serials{0};
+
+// The index of the shard `reader` reads, as the cache keeps it
+// (`Indexed`: ShardStore::CachedIndex, private to it).
+template <typename Indexed>
+Result<std::shared_ptr<const Indexed>> IndexThrough(const store::ValueReader& reader,
+                                                    const ShardingCodec& codec, std::size_t n,
+                                                    const std::string& where) {
+  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
+                             codec.ReadIndex(RangeReader(reader), reader.size(), n, where));
+  return std::make_shared<const Indexed>(
+      Indexed{std::move(index), reader.size(), ++index_serials, reader.generation()});
+}
+
 // A decoded inner chunk as the cache keeps it, with the reading of the
 // index it was found by (CachedIndex::serial).
 struct CachedInner {
@@ -235,11 +250,7 @@ std::string ShardStore::Describe(std::string_view inner_key) const {
 Result<std::shared_ptr<const ShardStore::CachedIndex>> ShardStore::LoadIndex() const {
   CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader, parent_.OpenReader(key_));
   if (reader == nullptr) return std::shared_ptr<const CachedIndex>();
-  CHUNKWISE_ASSIGN_OR_RETURN(ShardIndex index,
-                             codec_.ReadIndex(RangeReader(*reader), reader->size(), n_, where_));
-  static std::atomic<std::uint64_t> serials{0};
-  return std::make_shared<const CachedIndex>(
-      CachedIndex{std::move(index), reader->size(), ++serials, reader->generation()});
+  return IndexThrough<CachedIndex>(*reader, codec_, n_, where_);
 }
 
 Result<std::shared_ptr<const ShardStore::CachedIndex>> ShardStore::IndexThroughCache(
@@ -311,6 +322,48 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
   return ReadRegionFromStore(box, destination, context);
 }
 
+bool ShardStore::ReadRegionIfCached(const core::Region& box,
+                                    const core::StridedDestination& destination) const {
+  if (cache_ == nullptr || !cache_->enabled()) return false;
+  core::ChunkCache& cache = cache_->cache();
+  const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
+  const std::vector<core::Coord> chunks = inner_grid_.ChunksIntersecting(box);
+  std::vector<std::shared_ptr<const CachedInner>> decoded(chunks.size());
+  // Looked at first without counting (a read that goes on to the store
+  // looks them up again), then found (counted as hits, marked used).
+  for (const bool counted : {false, true}) {
+    const std::shared_ptr<const CachedIndex> indexed =
+        counted ? cache.FindAs<CachedIndex>(index_key) : cache.PeekAs<CachedIndex>(index_key);
+    if (indexed == nullptr) return false;
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const auto k = static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+      if (indexed->index.at(k).empty()) continue;
+      const core::ChunkCacheKey key = cache_->Key(key_, static_cast<std::int64_t>(k));
+      decoded[i] = counted ? cache.FindAs<CachedInner>(key) : cache.PeekAs<CachedInner>(key);
+      if (decoded[i] == nullptr || decoded[i]->index_serial != indexed->serial) return false;
+    }
+  }
+  const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
+  const std::size_t element_size = spec_.dtype.size();
+  const std::vector<std::uint8_t> fill =
+      spec_.fill_value.empty() ? std::vector<std::uint8_t>(element_size, 0) : spec_.fill_value;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const core::ChunkOverlap overlap = *inner_grid_.Overlap(chunks[i], box);
+    core::Coord origin(destination.origin.begin(), destination.origin.end());
+    for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
+    const core::StridedDestination target{destination.data, destination.shape, origin,
+                                          destination.streaming};
+    if (decoded[i] == nullptr) {  // Empty in the index.
+      core::FillStridedRegion(target, overlap.array.shape(), fill);
+      continue;
+    }
+    core::CopyStridedRegion(
+        {decoded[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
+        overlap.array.shape(), element_size);
+  }
+  return true;
+}
+
 Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
                                                 const core::StridedDestination& destination,
                                                 const ShardCallContext& context) const {
@@ -318,14 +371,26 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
   // Taken before the index or any chunk is read: a write of the shard from
   // now on keeps what this read decodes out of the cache.
   const std::uint64_t ticket = cache.Ticket(cache_->Object(key_));
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::shared_ptr<const CachedIndex> indexed,
-                             IndexThroughCache(ticket));
-  if (indexed == nullptr) return ReadRegionFromStore(box, destination, context);
+  // The index as IndexThroughCache finds it, but when it is not kept, the
+  // chunks are read through the reader it was read through: a first read
+  // of a shard opens it once (over HTTP, one request fewer).
+  const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
+  std::shared_ptr<const CachedIndex> indexed = cache.FindAs<CachedIndex>(index_key);
+  std::unique_ptr<store::ValueReader> reader;
+  if (indexed == nullptr) {
+    CHUNKWISE_ASSIGN_OR_RETURN(reader, parent_.OpenReader(key_));
+    // No shard: not kept, as in IndexThroughCache.
+    if (reader == nullptr) return ReadRegionFromStore(box, destination, context);
+    CHUNKWISE_ASSIGN_OR_RETURN(indexed, IndexThrough<CachedIndex>(*reader, codec_, n_, where_));
+    cache.Insert(index_key, indexed, ShardIndex::EncodedSize(n_) + sizeof(CachedIndex), ticket);
+  }
   const ShardIndex& index = indexed->index;
   const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
   const std::vector<core::Coord> chunks = inner_grid_.ChunksIntersecting(box);
-  // The decoded inner chunks the cache holds; the others are fetched in one batch.
+  // The decoded inner chunks the cache holds; the others (`misses`, by
+  // position in `chunks`) are fetched in one batch.
   std::vector<std::shared_ptr<const CachedInner>> decoded(chunks.size());
+  std::vector<std::size_t> misses;
   FetchedRanges fetched_at;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const std::size_t k =
@@ -335,14 +400,18 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
     decoded[i] = cache.FindAs<CachedInner>(cache_->Key(key_, static_cast<std::int64_t>(k)));
     // One kept under another reading of the index may be of another version.
     if (decoded[i] != nullptr && decoded[i]->index_serial != indexed->serial) decoded[i] = nullptr;
-    if (decoded[i] == nullptr) fetched_at[{location.offset, location.nbytes}] = {};
+    if (decoded[i] == nullptr) {
+      misses.push_back(i);
+      fetched_at[{location.offset, location.nbytes}] = {};
+    }
   }
   std::optional<Bytes> whole;
   core::BufferPool::Lease fetched;
   if (!fetched_at.empty()) {
     if (parent_.capabilities().efficient_ranges) {
-      CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<store::ValueReader> reader,
-                                 parent_.OpenReader(key_));
+      if (reader == nullptr) {
+        CHUNKWISE_ASSIGN_OR_RETURN(reader, parent_.OpenReader(key_));
+      }
       // Another version than the index's: a write raced this read (ours
       // drops the index once done). Read it as without a cache, index and
       // chunks from the one version the reader holds.
@@ -369,41 +438,47 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
   const std::size_t element_size = spec_.dtype.size();
   const std::vector<std::uint8_t> fill =
       spec_.fill_value.empty() ? std::vector<std::uint8_t>(element_size, 0) : spec_.fill_value;
-  // With every chunk in the cache only copies are left, done here: waking
-  // the pool's threads for them would cost more than they do, and a small
-  // read would wait on the slowest thread to be scheduled.
-  core::ThreadPool* pool = fetched_at.empty() ? nullptr : context.pool;
-  CHUNKWISE_RETURN_IF_ERROR(ForEach(pool, chunks.size(), [&](std::size_t i) -> Status {
+  // Copies chunks[i]'s part of the box out of its decoded chunk, or fills it.
+  const auto copy_out = [&](std::size_t i) {
     const core::ChunkOverlap overlap = *inner_grid_.Overlap(chunks[i], box);
     core::Coord origin(destination.origin.begin(), destination.origin.end());
     for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
     const core::StridedDestination target{destination.data, destination.shape, origin,
                                           destination.streaming};
-    const std::size_t k =
-        static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
-    const ChunkLocation& location = index.at(k);
-    if (location.empty()) {
+    if (decoded[i] == nullptr) {  // Not stored.
       core::FillStridedRegion(target, overlap.array.shape(), fill);
-      return Status::Ok();
-    }
-    if (decoded[i] == nullptr) {
-      Result<Bytes> chunk = codec_.inner_codecs().Decode(
-          inner_spec, fetched_at.at({location.offset, location.nbytes}));
-      if (!chunk.ok()) {
-        return chunk.status().WithContext(where_ + " inner chunk [" + core::FormatShape(chunks[i]) +
-                                          "]");
-      }
-      auto value = std::make_shared<const CachedInner>(
-          CachedInner{std::move(chunk).value(), indexed->serial});
-      cache.Insert(cache_->Key(key_, static_cast<std::int64_t>(k)), value,
-                   value->elements.size() + sizeof(CachedInner), ticket);
-      decoded[i] = std::move(value);
+      return;
     }
     core::CopyStridedRegion(
         {decoded[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
         overlap.array.shape(), element_size);
+  };
+  // Only the decodes go to the pool: a read that misses one chunk decodes
+  // it on this thread, with no thread to wake and wait for (on a loaded
+  // machine, the wait can outlast the decode), and the copies out of chunks
+  // the cache held, which cost less than waking a thread, are done here.
+  CHUNKWISE_RETURN_IF_ERROR(ForEach(context.pool, misses.size(), [&](std::size_t j) -> Status {
+    const std::size_t i = misses[j];
+    const std::size_t k =
+        static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+    const ChunkLocation& location = index.at(k);
+    Result<Bytes> chunk = DecodeForCache(codec_.inner_codecs(), inner_spec,
+                                         fetched_at.at({location.offset, location.nbytes}));
+    if (!chunk.ok()) {
+      return chunk.status().WithContext(where_ + " inner chunk [" + core::FormatShape(chunks[i]) +
+                                        "]");
+    }
+    auto value =
+        std::make_shared<const CachedInner>(CachedInner{std::move(chunk).value(), indexed->serial});
+    cache.Insert(cache_->Key(key_, static_cast<std::int64_t>(k)), value,
+                 value->elements.size() + sizeof(CachedInner), ticket);
+    decoded[i] = std::move(value);
+    copy_out(i);
     return Status::Ok();
   }));
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (std::find(misses.begin(), misses.end(), i) == misses.end()) copy_out(i);
+  }
   return true;
 }
 

@@ -117,6 +117,12 @@ class ShardStore final : public store::Store {
   // the others are decoded whole and kept.
   Result<bool> ReadRegion(const core::Region& box, const core::StridedDestination& destination,
                           const ShardCallContext& context) const;
+  // ReadRegion when the cache holds the index and every stored inner chunk
+  // the box meets (read by that index): copies them out (and fills the
+  // empty ones) on this thread and returns true. False, with `destination`
+  // untouched, when anything is missing or there is no cache.
+  bool ReadRegionIfCached(const core::Region& box,
+                          const core::StridedDestination& destination) const;
 
   // Writes the shard-local box `write.box` from `write.source` as one write
   // of the shard, only the inner chunks it touches encoded. `replaces` says

@@ -288,13 +288,47 @@ TEST(ArrayCacheSharded, TheShardIndexIsReadOnceWhileCached) {
   store->opens = 0;
   // Two reads of different inner chunks of one shard: the index is read for the first only.
   ASSERT_TRUE(array.Read(Region({0, 0}, {2, 3})).ok());
-  EXPECT_EQ(store->opens, 2);  // The index, then the chunk.
+  EXPECT_EQ(store->opens, 1);  // The index, then the chunk through the same reader.
   ASSERT_TRUE(array.Read(Region({2, 3}, {4, 6})).ok());
-  EXPECT_EQ(store->opens, 3);  // The chunk only.
+  EXPECT_EQ(store->opens, 2);  // The chunk only.
   // ReadIndex (zarr info's counts) finds it too.
   const std::optional<ShardIndex> index = ValueOrDie(array.Shard(core::Coord{0, 0}).ReadIndex());
   ASSERT_TRUE(index.has_value());
-  EXPECT_EQ(store->opens, 3);
+  EXPECT_EQ(store->opens, 2);
+}
+
+// Element (i, j) of the 16×12 array written with Iota16(192, 1).
+Bytes IotaBox(const Region& box) {
+  Bytes data;
+  for (Index i = box.start()[0]; i < box.stop()[0]; ++i) {
+    const Bytes row = Iota16(static_cast<std::size_t>(box.stop()[1] - box.start()[1]),
+                             static_cast<std::uint16_t>(1 + 12 * i + box.start()[1]));
+    data.insert(data.end(), row.begin(), row.end());
+  }
+  return data;
+}
+
+TEST(ArrayCacheSharded, ABoxOverCachedAndUncachedShardsCountsEachLookupOnce) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  Array array = ValueOrDie(Array::Create(store, "a", Sharded(), false, WithCache(cache)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+  ASSERT_EQ(ValueOrDie(array.Read(Region({0, 0}, {8, 6}))), IotaBox(Region({0, 0}, {8, 6})));
+  cache->ResetStats();
+  store->opens = 0;
+  // Rows 4-11 of columns 0-5: 4 inner chunks of shard (0, 0), all kept, and
+  // 4 of shard (1, 0), not yet read. The kept shard is copied out first
+  // (its lookups counted once, as hits); the other is read as before.
+  const Region box({4, 0}, {12, 6});
+  EXPECT_EQ(ValueOrDie(array.Read(box)), IotaBox(box));
+  EXPECT_EQ(cache->stats().hits, 5u);    // Shard (0, 0)'s index and 4 chunks.
+  EXPECT_EQ(cache->stats().misses, 5u);  // Shard (1, 0)'s.
+  EXPECT_EQ(store->opens, 1);            // Shard (1, 0) only.
+  // Both kept now: all hits, nothing read.
+  EXPECT_EQ(ValueOrDie(array.Read(box)), IotaBox(box));
+  EXPECT_EQ(cache->stats().hits, 15u);
+  EXPECT_EQ(cache->stats().misses, 5u);
+  EXPECT_EQ(store->opens, 1);
 }
 
 TEST(ArrayCacheSharded, AWriteThroughTheShardStoreDropsTheShard) {
