@@ -363,8 +363,9 @@ std::uint32_t ExtendRaw(Crc32cPath path, std::uint32_t crc, const std::uint8_t* 
 // The path Crc32cExtend takes for n bytes. Below kMinFold512Bytes the 512-bit
 // folding's set-up and final reduction cost more than the crc32 streams save.
 // The 128-bit folding is not chosen: on the one CPU with both measured (an AMD
-// EPYC with AVX-512) it ran at 8-14 GB/s, against 25 GB/s for three crc32
-// streams and 57 GB/s for the 512-bit folding on 64 KiB inputs; on CPUs with a
+// EPYC with AVX-512) it ran at 8-14 GB/s (SSE or VEX encoding), against 25
+// GB/s for three crc32 streams and 57 GB/s for the 512-bit folding on 64 KiB
+// inputs; on CPUs with a
 // one-per-cycle multiplier it can at best match the crc32 streams, which also
 // retire 8 bytes per cycle.
 constexpr std::size_t kMinFold512Bytes = 384;
