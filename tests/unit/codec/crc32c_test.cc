@@ -4,6 +4,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "codec/crc32c_codec.h"
 #include "unit/codec/codec_test_data.h"
@@ -66,6 +67,131 @@ TEST(Crc32c, ExtendEqualsCrcOfConcatenation) {
     EXPECT_EQ(Crc32cExtend(Crc32c(head), tail), whole) << split;
     EXPECT_EQ(Crc32cSoftware(Crc32cSoftware(0, head), tail), whole) << split;
   }
+}
+
+// Every path, forced through Crc32cExtendWith, against a bit-at-a-time
+// reference written from the definition (reflected polynomial 0x82F63B78).
+// A path the CPU lacks is skipped, visibly.
+
+// The raw CRC register after feeding `byte` one bit at a time.
+std::uint32_t FeedBitwise(std::uint32_t raw, std::uint8_t byte) {
+  raw ^= byte;
+  for (int bit = 0; bit < 8; ++bit) raw = (raw >> 1) ^ ((raw & 1) != 0 ? 0x82F63B78u : 0);
+  return raw;
+}
+
+std::uint32_t BitwiseCrc32c(std::uint32_t crc, ByteView data) {
+  std::uint32_t raw = ~crc;
+  for (const std::uint8_t byte : data) raw = FeedBitwise(raw, byte);
+  return ~raw;
+}
+
+std::string PathName(const ::testing::TestParamInfo<Crc32cPath>& info) {
+  switch (info.param) {
+    case Crc32cPath::kTable:
+      return "Table";
+    case Crc32cPath::kCrc32Instruction:
+      return "Crc32Instruction";
+    case Crc32cPath::kFold128:
+      return "Fold128";
+    case Crc32cPath::kFold512:
+      return "Fold512";
+  }
+  return "Unknown";
+}
+
+class Crc32cPathTest : public ::testing::TestWithParam<Crc32cPath> {
+ protected:
+  void SetUp() override {
+    if (!Crc32cPathAvailable(GetParam()))
+      GTEST_SKIP() << "this CPU lacks " << PathName({GetParam(), 0});
+  }
+  std::uint32_t Extend(std::uint32_t crc, ByteView data) const {
+    return Crc32cExtendWith(GetParam(), crc, data);
+  }
+};
+
+TEST_P(Crc32cPathTest, CheckValue) {
+  EXPECT_EQ(Extend(0, AsBytes("123456789")), 0xE3069283u);
+  EXPECT_EQ(Extend(0, ByteView()), 0u);
+  EXPECT_EQ(Extend(0xE3069283u, ByteView()), 0xE3069283u);
+}
+
+TEST_P(Crc32cPathTest, MatchesBitwiseForEveryLengthUpTo1024AtEveryAlignment) {
+  // Start offsets 0..63 put the input at every position within a cache line,
+  // so the 512-bit path's alignment head takes every length.
+  constexpr std::size_t kMaxLength = 1024;
+  const Bytes data = testing::RandomBytes(kMaxLength + 64, 11);
+  for (std::size_t offset = 0; offset < 64; ++offset) {
+    std::uint32_t raw = 0xFFFFFFFFu;  // bitwise register of the first `length` bytes
+    for (std::size_t length = 0; length <= kMaxLength; ++length) {
+      const ByteView view(data.data() + offset, length);
+      ASSERT_EQ(Extend(0, view), ~raw) << "length " << length << " offset " << offset;
+      raw = FeedBitwise(raw, data[offset + length]);
+    }
+  }
+}
+
+TEST_P(Crc32cPathTest, MatchesBitwiseOnMebibytes) {
+  const Bytes data = testing::RandomBytes((5 << 20) + 77, 12);
+  for (std::size_t offset : {0u, 1u, 33u}) {
+    const ByteView view(data.data() + offset, data.size() - offset);
+    EXPECT_EQ(Extend(0, view), BitwiseCrc32c(0, view)) << "offset " << offset;
+  }
+  // Every byte a run of equal values, so an error in one lane cannot cancel
+  // against the random data of another.
+  const Bytes constant((3 << 20) + 5, 0xA5);
+  EXPECT_EQ(Extend(0, constant), BitwiseCrc32c(0, constant));
+}
+
+TEST_P(Crc32cPathTest, ExtendsANonZeroCrcToTheCrcOfTheConcatenation) {
+  const Bytes data = testing::RandomBytes(70'000, 13);
+  const std::uint32_t whole = BitwiseCrc32c(0, data);
+  for (std::size_t split : {1u, 4u, 15u, 63u, 64u, 255u, 256u, 383u, 384u, 1000u, 4096u, 69'999u}) {
+    const ByteView head(data.data(), split), tail(data.data() + split, data.size() - split);
+    const std::uint32_t head_crc = BitwiseCrc32c(0, head);
+    ASSERT_NE(head_crc, 0u);
+    EXPECT_EQ(Extend(head_crc, tail), whole) << "split " << split;
+  }
+  // Three pieces, each of a length the folding handles.
+  std::uint32_t crc = 0;
+  for (const auto& [begin, end] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {0, 1'000}, {1'000, 33'333}, {33'333, 70'000}}) {
+    crc = Extend(crc, ByteView(data.data() + begin, end - begin));
+  }
+  EXPECT_EQ(crc, whole);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPath, Crc32cPathTest,
+                         ::testing::Values(Crc32cPath::kTable, Crc32cPath::kCrc32Instruction,
+                                           Crc32cPath::kFold128, Crc32cPath::kFold512),
+                         PathName);
+
+TEST(Crc32c, DispatchMatchesBitwiseAroundTheFoldingThreshold) {
+  const Bytes data = testing::RandomBytes(2048 + 64, 14);
+  for (std::size_t offset : {0u, 5u, 63u}) {
+    for (std::size_t length = 300; length < 2048; ++length) {
+      const ByteView view(data.data() + offset, length);
+      ASSERT_EQ(Crc32c(view), BitwiseCrc32c(0, view)) << length << " at " << offset;
+    }
+  }
+}
+
+TEST(Crc32c, TableAndCrc32InstructionPathsAreAvailableAsTheCpuSays) {
+  EXPECT_TRUE(Crc32cPathAvailable(Crc32cPath::kTable));
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  EXPECT_EQ(Crc32cPathAvailable(Crc32cPath::kCrc32Instruction),
+            __builtin_cpu_supports("sse4.2") != 0);
+  EXPECT_EQ(Crc32cHardwareAvailable(), __builtin_cpu_supports("sse4.2") != 0);
+  if (Crc32cPathAvailable(Crc32cPath::kFold128)) {
+    EXPECT_NE(__builtin_cpu_supports("pclmul"), 0);
+  }
+  if (Crc32cPathAvailable(Crc32cPath::kFold512)) {
+    EXPECT_NE(__builtin_cpu_supports("avx512f"), 0);
+    EXPECT_NE(__builtin_cpu_supports("vpclmulqdq"), 0);
+  }
+#endif
 }
 
 TEST(Crc32cCodec, EncodeAppendsLittleEndianCrc) {
