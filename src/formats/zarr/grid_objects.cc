@@ -51,6 +51,9 @@ using MergeObjectWrite =
 // Writes `writes`[chosen] through store::UpdateObjects, `batch` objects at
 // a time (a write covering its object whole replaces it unread, the others
 // merge), merging on context.pool; the cache drops each object written.
+// Two batches run at once, each from a thread of its own, so that one's
+// requests are on the wire while the pool merges and encodes the other's
+// (as SendReplacements overlaps them); at most two batches are held.
 Status UpdateInBatches(store::Store& store, std::span<const GridObjects::ObjectWrite> writes,
                        std::span<const std::size_t> chosen, std::size_t batch,
                        const ShardCallContext& context, const MergeObjectWrite& merge,
@@ -60,9 +63,7 @@ Status UpdateInBatches(store::Store& store, std::span<const GridObjects::ObjectW
                                   const std::function<Status(std::size_t)>& task) {
     return RunOnPool(context, count, task);
   };
-  for (std::size_t first = 0; first < chosen.size(); first += batch) {
-    const std::span<const std::size_t> part =
-        chosen.subspan(first, std::min(batch, chosen.size() - first));
+  const auto update = [&](std::span<const std::size_t> part) -> Status {
     std::vector<store::ObjectUpdate> updates;
     updates.reserve(part.size());
     for (std::size_t i : part) {
@@ -77,9 +78,24 @@ Status UpdateInBatches(store::Store& store, std::span<const GridObjects::ObjectW
         run, [&](std::size_t j) { return done(part[j]); }, cancellation);
     // Whether or not they failed, the objects may have changed.
     for (const store::ObjectUpdate& update : updates) cache.Invalidate(update.key);
-    CHUNKWISE_RETURN_IF_ERROR(status);
+    return status;
+  };
+  std::future<Status> previous;
+  for (std::size_t first = 0; first < chosen.size(); first += batch) {
+    const std::span<const std::size_t> part =
+        chosen.subspan(first, std::min(batch, chosen.size() - first));
+    if (first + part.size() == chosen.size() && !previous.valid()) return update(part);  // Alone.
+    std::future<Status> next = std::async(std::launch::async, update, part);
+    if (previous.valid()) {
+      const Status status = previous.get();
+      if (!status.ok()) {
+        next.wait();  // It reads `writes`: waited for even after an error.
+        return status;
+      }
+    }
+    previous = std::move(next);
   }
-  return Status::Ok();
+  return previous.valid() ? previous.get() : Status::Ok();
 }
 
 class PlainChunkObjects final : public GridObjects {

@@ -82,7 +82,7 @@ class BatchedUpdatesTest : public ::testing::Test {
                                           {"configuration",
                                            {{"chunk_shape", {2, 5}},
                                             {"codecs", nlohmann::json::array({kBytes, kZstd})},
-                                                              {"index_location", "end"}}}}}));
+                                            {"index_location", "end"}}}}}));
   }
 
   static formats::zarr::ArrayOptions OnePoolThread() {
@@ -139,6 +139,51 @@ TEST_F(BatchedUpdatesTest, PartialChunkWritesAreOneBatchOfGetsThenOneOfPuts) {
   // The first write's DELETE (all fill), then this one's GET (404) and PUT.
   EXPECT_EQ(server_->requests("/bkt/c/0/3"), 3);
   ExpectAsInMemory(8);
+}
+
+// More chunks written in part than one batch holds (1024): the batches go
+// two at a time, and every chunk ends as the same writes leave it in memory.
+TEST(BatchedUpdatesManyTest, ChunksWrittenInPartInSeveralBatchesEndAsInMemory) {
+  const nlohmann::json metadata = {
+      {"zarr_format", 3},
+      {"node_type", "array"},
+      {"shape", {2, 2600}},
+      {"data_type", "uint32"},
+      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {2, 2}}}}}},
+      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
+      {"fill_value", 0},
+      {"codecs", nlohmann::json::array({kBytes})},
+  };
+  Result<formats::zarr::ArrayMetadata> parsed =
+      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  auto memory = std::make_shared<MemoryStore>();
+  Result<formats::zarr::Array> expected = formats::zarr::Array::Create(memory, "", *parsed, false);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  std::unique_ptr<CountingServer> server = BucketServer();
+  server->AddFile("/bkt/zarr.json", **memory->Get("zarr.json"));
+  std::shared_ptr<S3Store> store = OpenBucket(*server);
+  ASSERT_NE(store, nullptr);
+  formats::zarr::ArrayOptions options;
+  options.pool = *core::ThreadPool::Create(2);
+  Result<formats::zarr::Array> array = formats::zarr::Array::Open(store, "", options);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  std::vector<std::uint32_t> data(2 * 2600);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i + 1);
+  const ByteView all(reinterpret_cast<const std::uint8_t*>(data.data()), data.size() * 4);
+  const core::Region whole = core::Region::Full(core::Shape{2, 2600});
+  ASSERT_TRUE(expected->Write(whole, all).ok());
+  ASSERT_TRUE(array->Write(whole, all).ok());
+  const core::Region row({1, 0}, {2, 2600});  // Half of each of the 1300 chunks.
+  const ByteView half(all.data(), 2600 * 4);
+  ASSERT_TRUE(expected->Write(row, half).ok());
+  const Status written = array->Write(row, half);
+  ASSERT_TRUE(written.ok()) << written.ToString();
+  EXPECT_EQ(store->stats().puts, 2600u);
+  for (int c : {0, 1, 1023, 1024, 1025, 1299}) {
+    const std::string key = "c/0/" + std::to_string(c);
+    EXPECT_EQ(server->file("/bkt/" + key), **memory->Get(key)) << key;
+  }
 }
 
 // A region covering the four shards whole sends their PUTs as one batch,
