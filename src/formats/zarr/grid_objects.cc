@@ -445,14 +445,17 @@ class ShardObjects final : public GridObjects {
 
   // Every shard's read (of a shard written in part) in one batch, the
   // shards encoded on the pool, their PUTs in one batch
-  // (store::UpdateObjects), a batch holding about kBatchBytes of shards.
+  // (store::UpdateObjects), a batch holding about kBatchBytes of shards, or
+  // one shard per pool thread where that is more: as many as a thread per
+  // shard held, so that large shards still keep the pool busy.
   Status WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,
                   const std::function<Status(std::size_t)>& done,
                   const core::Cancellation* cancellation) const override {
     std::vector<std::size_t> all(writes.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
     return UpdateInBatches(
-        *store_, writes, all, BatchObjects(spec_.num_bytes()), context,
+        *store_, writes, all, std::max(BatchObjects(spec_.num_bytes()), threads), context,
         [&](const ObjectWrite& write, const std::optional<Bytes>& old,
             const store::WriteMerged& put) {
           return Shard(write.key).Merge(write.write, old, put, context);
