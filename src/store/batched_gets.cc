@@ -47,6 +47,34 @@ std::vector<Result<std::optional<Bytes>>> GetForwarded(const ForwardedGets& forw
   return values;
 }
 
+std::vector<Result<std::optional<VersionedValue>>> GetVersionedForwarded(
+    const ForwardedGets& forwarded, std::span<const std::string> keys,
+    const core::Cancellation* cancellation) {
+  std::vector<Result<std::optional<VersionedValue>>> values(keys.size(),
+                                                            std::optional<VersionedValue>());
+  for (const ForwardedBatch& batch : Route(
+           forwarded, keys.size(), [&](std::size_t i) -> const std::string& { return keys[i]; })) {
+    std::vector<Result<std::optional<VersionedValue>>> got =
+        GetVersionedMany(*batch.store, batch.keys, cancellation);
+    for (std::size_t j = 0; j < got.size(); ++j) values[batch.positions[j]] = std::move(got[j]);
+  }
+  return values;
+}
+
+std::vector<Result<std::optional<std::uint64_t>>> SizesForwarded(
+    const ForwardedGets& forwarded, std::span<const std::string> keys,
+    const core::Cancellation* cancellation) {
+  std::vector<Result<std::optional<std::uint64_t>>> sizes(keys.size(),
+                                                          std::optional<std::uint64_t>());
+  for (const ForwardedBatch& batch : Route(
+           forwarded, keys.size(), [&](std::size_t i) -> const std::string& { return keys[i]; })) {
+    std::vector<Result<std::optional<std::uint64_t>>> got =
+        SizeMany(*batch.store, batch.keys, cancellation);
+    for (std::size_t j = 0; j < got.size(); ++j) sizes[batch.positions[j]] = std::move(got[j]);
+  }
+  return sizes;
+}
+
 std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
     const ForwardedGets& forwarded, std::span<const RangedKey> reads,
     const core::Cancellation* cancellation) {
@@ -119,6 +147,47 @@ std::vector<Result<std::optional<Bytes>>> GetRangeMany(const Store& store,
       values.push_back(cancellation->Check(store.Describe(read.key)));
     } else {
       values.push_back(store.GetRange(read.key, read.range));
+    }
+  }
+  return values;
+}
+
+std::vector<Result<std::optional<std::uint64_t>>> SizeMany(const Store& store,
+                                                           std::span<const std::string> keys,
+                                                           const core::Cancellation* cancellation) {
+  if (const auto* batched = dynamic_cast<const BatchedGets*>(&store)) {
+    return batched->SizeMany(keys, cancellation);
+  }
+  if (const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store)) {
+    return SizesForwarded(*forwarded, keys, cancellation);
+  }
+  std::vector<Result<std::optional<std::uint64_t>>> sizes;
+  sizes.reserve(keys.size());
+  for (const std::string& key : keys) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      sizes.push_back(cancellation->Check(store.Describe(key)));
+    } else {
+      sizes.push_back(store.Size(key));
+    }
+  }
+  return sizes;
+}
+
+std::vector<Result<std::optional<VersionedValue>>> GetVersionedMany(
+    const Store& store, std::span<const std::string> keys, const core::Cancellation* cancellation) {
+  if (const auto* batched = dynamic_cast<const BatchedVersionedGets*>(&store)) {
+    return batched->GetVersionedMany(keys, cancellation);
+  }
+  if (const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store)) {
+    return GetVersionedForwarded(*forwarded, keys, cancellation);
+  }
+  std::vector<Result<std::optional<VersionedValue>>> values;
+  values.reserve(keys.size());
+  for (const std::string& key : keys) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values.push_back(cancellation->Check(store.Describe(key)));
+    } else {
+      values.push_back(store.GetVersioned(key));
     }
   }
   return values;

@@ -9,8 +9,11 @@
 // a store beneath it (a folder's view, a store of mounts) implements
 // ForwardedGets, so that GetMany batches the keys of the store beneath.
 // GetRangeMany is the same for byte ranges of values (the ranges a reference
-// set points at). A ReferenceStore that may read remote targets batches too:
-// store/reference_batch.h sends its keys' ranges to their targets' stores.
+// set points at), SizeMany for the values' sizes. A ReferenceStore that may read remote targets
+// batches too: store/reference_batch.h sends its keys' ranges to their targets' stores.
+// GetVersionedMany is GetMany with each value's Generation, the reads of a
+// batch of read-modify-writes (store/update_object.h, UpdateObjects) on a
+// store with conditional writes (S3).
 #ifndef CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 #define CHUNKWISE_SRC_STORE_BATCHED_GETS_H_
 
@@ -22,6 +25,7 @@
 
 #include "chunkwise/core/cancellation.h"
 #include "chunkwise/store/byte_range.h"
+#include "chunkwise/store/generation.h"
 #include "chunkwise/store/store.h"
 
 namespace chunkwise::store {
@@ -47,6 +51,23 @@ class BatchedGets {
   // than a piece) is read alone after the batch.
   virtual std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads, const core::Cancellation* cancellation = nullptr) const = 0;
+  // The sizes of `keys`: result i as Store::Size would return keys[i]'s,
+  // every request sent at once (a GET of each value's first byte, whose
+  // reply names the size: store/ranged_reads.h, SizeGet).
+  virtual std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const = 0;
+};
+
+// What a store that batches its versioned gets implements besides Store.
+class BatchedVersionedGets {
+ public:
+  virtual ~BatchedVersionedGets() = default;
+  // Result i is keys[i]'s, as Store::GetVersioned would return it; every
+  // request is sent at once from the calling thread, as GetMany's.
+  virtual std::vector<Result<std::optional<VersionedValue>>> GetVersionedMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const = 0;
 };
 
 // The store beneath a ForwardedGets that holds a key, and the key there.
@@ -84,6 +105,20 @@ std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
 // would return it), batched as GetMany batches.
 std::vector<Result<std::optional<Bytes>>> GetRangeMany(
     const Store& store, std::span<const RangedKey> reads,
+    const core::Cancellation* cancellation = nullptr);
+
+// The sizes of `keys` (result i is keys[i]'s, as Store::Size would return
+// it), batched as GetMany batches: `zarr info`'s sizes of plain chunks.
+std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
+    const Store& store, std::span<const std::string> keys,
+    const core::Cancellation* cancellation = nullptr);
+
+// GetMany with generations (result i is keys[i]'s, as Store::GetVersioned
+// would return it): in one batch where the store batches versioned gets
+// (through a ForwardedGets, those of the stores beneath), else by
+// GetVersioned for each in turn.
+std::vector<Result<std::optional<VersionedValue>>> GetVersionedMany(
+    const Store& store, std::span<const std::string> keys,
     const core::Cancellation* cancellation = nullptr);
 
 }  // namespace chunkwise::store

@@ -189,6 +189,38 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
   return values;
 }
 
+std::vector<Result<std::optional<std::uint64_t>>> HttpStore::SizeMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<std::uint64_t>>> values(keys.size(),
+                                                           std::optional<std::uint64_t>());
+  std::vector<std::shared_ptr<const Object>> objects(keys.size());
+  std::vector<RangedObject::RangedGet> gets;
+  std::vector<HttpRequest> requests;
+  std::vector<std::size_t> sent;  // The key of each request.
+  gets.reserve(keys.size());
+  requests.reserve(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
+      values[i] = std::move(valid);
+      continue;
+    }
+    objects[i] = ObjectFor(keys[i]);
+    gets.push_back(SizeGet(*objects[i]));
+    requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
+    sent.push_back(i);
+  }
+  std::vector<HttpCall> calls;
+  calls.reserve(sent.size());
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    calls.push_back({&requests[j], gets[j].target, gets[j].what});
+  }
+  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    values[sent[j]] = SizeFrom(*objects[sent[j]], std::move(replies[j]));
+  }
+  return values;
+}
+
 std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(
     std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());

@@ -65,6 +65,10 @@ class HttpStore final : public Store, public BatchedGets {
   std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads,
       const core::Cancellation* cancellation = nullptr) const override;
+  // Every key's one-byte GET at once, its reply naming the value's size.
+  std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;

@@ -372,15 +372,18 @@ namespace {
 // One try at the whole value from the reply to FirstWholeGet; sets *again
 // when the value changed under the read, which a new try may get past.
 Result<std::optional<Bytes>> WholeFromFirstReply(const RangedObject& object, HttpResponse response,
-                                                 const std::string& what, bool* again) {
+                                                 const std::string& what, bool* again,
+                                                 ObjectVersion* read_at) {
   const std::string& url = object.url();
+  if (read_at != nullptr) *read_at = {};
   if (response.status == 404) {
     if (!object.MeansAbsent(response)) return object.ReplyError(what, response);
     return std::optional<Bytes>();
   }
   if (response.status == 416) return std::optional<Bytes>(Bytes());  // An empty object.
+  if (response.status != 200 && response.status != 206) return object.ReplyError(what, response);
+  if (read_at != nullptr) *read_at = VersionOf(response);
   if (response.status == 200) return std::optional<Bytes>(std::move(response.body));
-  if (response.status != 206) return object.ReplyError(what, response);
   const std::optional<ContentRange> range =
       ParseContentRange(response.Header("content-range").value_or(""));
   if (!range || !range->total || range->unsatisfied || range->first != 0 ||
@@ -408,16 +411,40 @@ Result<std::optional<Bytes>> WholeFromFirstReply(const RangedObject& object, Htt
 
 }  // namespace
 
-Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first) {
+Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first,
+                                           ObjectVersion* version) {
   const RangedObject::RangedGet get = FirstWholeGet(object);
   for (int attempt = 1;; ++attempt) {
     CHUNKWISE_RETURN_IF_ERROR(first.status());
     bool again = false;
     Result<std::optional<Bytes>> whole =
-        WholeFromFirstReply(object, *std::move(first), get.what, &again);
+        WholeFromFirstReply(object, *std::move(first), get.what, &again, version);
     if (!again || attempt >= kConsistentReadAttempts) return whole;
     first = object.Get(get.range, get.target, nullptr, get.what);
   }
+}
+
+RangedObject::RangedGet SizeGet(const RangedObject& object) {
+  return {"0-0", BodyTarget::Discard(), "GET " + object.url() + " bytes 0-0"};
+}
+
+Result<std::optional<std::uint64_t>> SizeFrom(const RangedObject& object,
+                                              Result<HttpResponse> reply) {
+  CHUNKWISE_RETURN_IF_ERROR(reply.status());
+  const HttpResponse& response = *reply;
+  const std::string what = "GET " + object.url() + " bytes 0-0";
+  if (response.status == 404) {
+    if (!object.MeansAbsent(response)) return object.ReplyError(what, response);
+    return std::optional<std::uint64_t>();
+  }
+  if (response.status == 200) return std::optional<std::uint64_t>(response.body_size);
+  if (response.status != 206 && response.status != 416) return object.ReplyError(what, response);
+  const std::optional<ContentRange> range =
+      ParseContentRange(response.Header("content-range").value_or(""));
+  if (range && range->total) return std::optional<std::uint64_t>(*range->total);
+  if (response.status == 416) return std::optional<std::uint64_t>(0);  // An empty object.
+  return Status::IOError(what + ": the reply's Content-Range is \"" +
+                         response.Header("content-range").value_or("") + "\"");
 }
 
 Result<std::optional<Bytes>> ReadWhole(const RangedObject& object) {

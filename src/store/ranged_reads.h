@@ -54,9 +54,12 @@ Result<std::optional<Bytes>> ReadWhole(const RangedObject& object);
 // ReadWhole in two steps, for stores that send the first GETs of many
 // objects in one batch: the GET of the value's first piece (all of a value
 // no larger than RangeReadOptions::piece_size), and the value from its
-// reply; a larger value's rest is read by ReadWholeFrom itself.
+// reply; a larger value's rest is read by ReadWholeFrom itself. With
+// `version`, the version the value was read at goes there (an empty ETag if
+// the server named none, or for an empty value, which a 416 answers).
 RangedObject::RangedGet FirstWholeGet(const RangedObject& object);
-Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first);
+Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<HttpResponse> first,
+                                           ObjectVersion* version = nullptr);
 
 // GetRange in two steps, for stores that send the GETs of many values'
 // ranges in one batch: whether absolute `span` is one GET (not a suffix,
@@ -67,6 +70,15 @@ bool FitsOneGet(ByteRange span, const RangeReadOptions& options);
 RangedObject::RangedGet SpanGet(const RangedObject& object, ByteRange span);
 Result<std::optional<Bytes>> SpanFrom(const RangedObject& object, ByteRange span,
                                       Result<HttpResponse> reply);
+
+// Size in two steps, for stores that ask the sizes of many values in one
+// batch: the GET of the value's first byte (its body discarded), and the
+// value's size from its reply's Content-Range (0 for the 416 of an empty
+// value, the body's length from a server that ignores the range), nullopt
+// if the object is absent.
+RangedObject::RangedGet SizeGet(const RangedObject& object);
+Result<std::optional<std::uint64_t>> SizeFrom(const RangedObject& object,
+                                              Result<HttpResponse> reply);
 
 // Reads absolute `spans` (no suffixes) one after another into `out`, whose
 // size is their sum. False if the object is absent (never with a pin).

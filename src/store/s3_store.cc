@@ -114,7 +114,35 @@ Result<std::optional<Bytes>> S3Store::Get(std::string_view key) const {
 
 std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
     std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  return GetManyAt(keys, nullptr, cancellation);
+}
+
+std::vector<Result<std::optional<VersionedValue>>> S3Store::GetVersionedMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  std::vector<ObjectVersion> versions;
+  std::vector<Result<std::optional<Bytes>>> got = GetManyAt(keys, &versions, cancellation);
+  std::vector<Result<std::optional<VersionedValue>>> values;
+  values.reserve(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!got[i].ok()) {
+      values.push_back(got[i].status());
+    } else if (!got[i]->has_value()) {
+      values.push_back(std::optional<VersionedValue>());
+    } else if (versions[i].etag.empty()) {
+      values.push_back(GetVersioned(keys[i]));  // An empty value: no ETag came with it.
+    } else {
+      values.push_back(std::optional<VersionedValue>(
+          VersionedValue{std::move(**got[i]), Generation::Of(versions[i].etag)}));
+    }
+  }
+  return values;
+}
+
+std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
+    std::span<const std::string> keys, std::vector<ObjectVersion>* versions,
+    const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+  if (versions != nullptr) versions->assign(keys.size(), ObjectVersion());
   std::vector<S3Object> objects;
   std::vector<std::size_t> sent;  // The key of each object.
   std::vector<S3Client::Call> calls;
@@ -134,9 +162,38 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetMany(
   }
   std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]));
+    values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]),
+                                    versions != nullptr ? &(*versions)[sent[j]] : nullptr);
   }
   return values;
+}
+
+std::vector<Result<std::optional<std::uint64_t>>> S3Store::SizeMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<std::uint64_t>>> sizes(keys.size(),
+                                                          std::optional<std::uint64_t>());
+  std::vector<S3Object> objects;
+  std::vector<std::size_t> sent;  // The key of each object.
+  std::vector<S3Client::Call> calls;
+  std::vector<BodyTarget> targets;
+  std::vector<std::string> whats;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
+      sizes[i] = std::move(valid);
+      continue;
+    }
+    objects.emplace_back(client_, options().location.prefix + keys[i]);
+    RangedObject::RangedGet get = SizeGet(objects.back());
+    calls.push_back(objects.back().GetCall(get.range, nullptr));
+    targets.push_back(get.target);
+    whats.push_back(std::move(get.what));
+    sent.push_back(i);
+  }
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    sizes[sent[j]] = SizeFrom(objects[j], std::move(replies[j]));
+  }
+  return sizes;
 }
 
 std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(

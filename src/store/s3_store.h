@@ -115,7 +115,10 @@ enum class S3WriteMode {
 class S3Client;
 struct ObjectVersion;
 
-class S3Store final : public Store, public BatchedGets, public BatchedPuts {
+class S3Store final : public Store,
+                      public BatchedGets,
+                      public BatchedVersionedGets,
+                      public BatchedPuts {
  public:
   // InvalidArgument for an endpoint that is not an http(s) URL or part sizes
   // outside S3's limits. Sends no request.
@@ -127,9 +130,18 @@ class S3Store final : public Store, public BatchedGets, public BatchedPuts {
   std::vector<Result<std::optional<Bytes>>> GetMany(
       std::span<const std::string> keys,
       const core::Cancellation* cancellation = nullptr) const override;
+  // GetMany's requests, each value with the ETag of the reply it came from
+  // (an empty value, whose GET a 416 answers, is read again by GetVersioned).
+  std::vector<Result<std::optional<VersionedValue>>> GetVersionedMany(
+      std::span<const std::string> keys,
+      const core::Cancellation* cancellation = nullptr) const override;
   // Every range's GET at once (a range that is not one GET is read after).
   std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads,
+      const core::Cancellation* cancellation = nullptr) const override;
+  // Every key's one-byte GET at once, its reply naming the value's size.
+  std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
+      std::span<const std::string> keys,
       const core::Cancellation* cancellation = nullptr) const override;
   Result<std::optional<Bytes>> GetRange(std::string_view key, ByteRange range) const override;
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
@@ -177,6 +189,10 @@ class S3Store final : public Store, public BatchedGets, public BatchedPuts {
   explicit S3Store(std::shared_ptr<S3Client> client);
   // The generation `version` stands for; IOError if the server sent no ETag.
   Result<Generation> GenerationOf(std::string_view key, const ObjectVersion& version) const;
+  // GetMany's batch; versions[i] is the version keys[i]'s value was read at.
+  std::vector<Result<std::optional<Bytes>>> GetManyAt(std::span<const std::string> keys,
+                                                      std::vector<ObjectVersion>* versions,
+                                                      const core::Cancellation* cancellation) const;
 
   std::shared_ptr<S3Client> client_;
 };

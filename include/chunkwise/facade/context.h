@@ -57,10 +57,16 @@ struct ContextOptions {
   // its requests at once through the store's event loop (up to 64 on the
   // wire), and a region of an unsharded array sends its chunks' GETs in
   // batches the same way, so 4 threads keep the network as busy for reads;
-  // on S3 so do the PUTs of the chunks a write covers whole (encoded on the
-  // pool). A chunk written in part, a shard's write, each object of a copy
-  // (`zarr convert`) and each of `zarr info`'s sizes still take a thread
-  // each, so the default stays at 16.
+  // on S3 so do the writes of a region: the PUTs of the chunks or shards it
+  // covers whole, and the GETs then conditional PUTs of those it covers in
+  // part (store::UpdateObjects), a copy (`zarr convert`) to or from a remote
+  // store (groups of objects, each side's requests a batch) and `zarr
+  // info`'s sizes of plain chunks; decoding and encoding stay on the pool.
+  // `zarr info` and a copy's plan read a sharded array's indexes in
+  // batches too. What still takes a thread per request keeps the default at
+  // 16: a region read of a sharded array meeting many shards (one shard per
+  // thread, its own requests together), an N5 dataset's blocks read from a
+  // remote store (`zarr import`), and a vectors store's chunks.
   // 0: the shared pool, whatever the store.
   std::size_t remote_threads = 16;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The

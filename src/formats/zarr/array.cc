@@ -454,6 +454,18 @@ Result<bool> Array::ReadObject(const ChunkOverlap& overlap,
   return objects_->Read(ChunkKey(overlap.chunk), overlap.chunk_local, target, ShardContext());
 }
 
+Result<std::vector<ShardIndexRead>> Array::ReadShardIndexes(
+    std::span<const core::Coord> coords) const {
+  std::vector<std::string> keys;
+  keys.reserve(coords.size());
+  for (const core::Coord& coord : coords) keys.push_back(ChunkKey(coord));
+  return zarr::ReadShardIndexes(*store_, keys, *sharding_, chunk_spec_, cache_.get(), pool_.get());
+}
+
+bool Array::batches_reads() const { return objects_->batches_reads(); }
+
+bool Array::batches_writes() const { return objects_->batches_writes(); }
+
 Status Array::WriteObject(const ChunkOverlap& overlap, const core::StridedSource& source) {
   // A box covering the object's part of the array replaces it unread.
   const bool replaces = overlap.array == grid_.ChunkRegion(overlap.chunk);
@@ -680,21 +692,11 @@ Status Array::WriteChunks(std::span<const ChunkTransfer> transfers, ByteView dat
 
 namespace {
 
-// Runs count_one(i, its own stats) for i < count on `pool` and adds up what
-// each found. Each object costs a request or two (its size, a shard's
-// index): round trips on object storage, so they run in parallel, as reads do.
-Status CountInParallel(core::ThreadPool& pool, std::size_t count, ArrayStorageStats& stats,
-                       const std::function<Status(std::size_t, ArrayStorageStats&)>& count_one) {
-  std::vector<ArrayStorageStats> counted(count);
-  CHUNKWISE_RETURN_IF_ERROR(
-      pool.ParallelFor(count, [&](std::size_t i) { return count_one(i, counted[i]); }));
-  for (const ArrayStorageStats& one : counted) {
-    stats.stored_keys += one.stored_keys;
-    stats.stored_bytes += one.stored_bytes;
-    stats.stored_inner_chunks += one.stored_inner_chunks;
-  }
-  return Status::Ok();
-}
+// Objects counted per GridObjects::CountAll: each costs a request or two
+// (its size, a shard's index), round trips on object storage, so a batch
+// has them in flight together (plain chunks of a remote store: from the
+// calling thread; else on the pool, as reads).
+constexpr std::size_t kCountBatch = 1024;
 
 }  // namespace
 
@@ -723,10 +725,9 @@ Result<ArrayStorageStats> Array::Stats() const {
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<std::vector<core::Index>> listed,
                              ListStoredObjects());
   if (listed) {
-    CHUNKWISE_RETURN_IF_ERROR(
-        CountInParallel(*pool_, listed->size(), stats, [&](std::size_t i, ArrayStorageStats& one) {
-          return CountStored(core::Unravel((*listed)[i], grid_.grid_shape()), one);
-        }));
+    CHUNKWISE_RETURN_IF_ERROR(CountStored(
+        listed->size(),
+        [&](std::size_t i) { return core::Unravel((*listed)[i], grid_.grid_shape()); }, stats));
     return stats;
   }
   // A store that cannot list every key: each grid key is asked for, refused
@@ -740,14 +741,22 @@ Result<ArrayStorageStats> Array::Stats() const {
           " grid chunks"));
   std::vector<core::Coord> coords;
   if (grid_.num_chunks() > 0) coords = grid_.ChunksIntersecting(Region::Full(metadata_.shape));
-  CHUNKWISE_RETURN_IF_ERROR(CountInParallel(
-      *pool_, coords.size(), stats,
-      [&](std::size_t i, ArrayStorageStats& one) { return CountStored(coords[i], one); }));
+  CHUNKWISE_RETURN_IF_ERROR(CountStored(
+      coords.size(), [&](std::size_t i) { return coords[i]; }, stats));
   return stats;
 }
 
-Status Array::CountStored(const core::Coord& coord, ArrayStorageStats& stats) const {
-  return objects_->Count(ChunkKey(coord), stats);
+Status Array::CountStored(std::size_t count, const std::function<core::Coord(std::size_t)>& coord,
+                          ArrayStorageStats& stats) const {
+  std::vector<std::string> keys;
+  for (std::size_t first = 0; first < count; first += kCountBatch) {
+    keys.clear();
+    for (std::size_t i = first; i < std::min(count, first + kCountBatch); ++i) {
+      keys.push_back(ChunkKey(coord(i)));
+    }
+    CHUNKWISE_RETURN_IF_ERROR(objects_->CountAll(keys, ShardContext(), stats));
+  }
+  return Status::Ok();
 }
 
 Status CreateGroup(store::Store& store, const std::string& prefix, int zarr_format,

@@ -19,6 +19,7 @@
 #ifndef CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 #define CHUNKWISE_FORMATS_ZARR_ARRAY_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -167,10 +168,18 @@ class Array {
   ShardStore Shard(std::span<const core::Index> coord) const;
   // The store key of grid chunk `coord`.
   std::string ChunkKey(std::span<const core::Index> coord) const;
+  // The index and size of each shard `coords`[i] (ReadShardIndexes: in
+  // batches of requests on a remote store). REQUIRES: sharding().
+  Result<std::vector<ShardIndexRead>> ReadShardIndexes(std::span<const core::Coord> coords) const;
   // Makes reads and writes count their bytes on `progress` (may be null; not owned).
   void set_progress(core::ProgressReporter* progress) { progress_ = progress; }
   // The array's dtype, outer chunk shape and fill value, as codecs see them.
   const codec::ChunkSpec& chunk_spec() const { return chunk_spec_; }
+  // Whether ReadChunks (and reads of regions) fetch many objects as one
+  // batch of requests from the calling thread, and WriteChunks (and writes
+  // of regions) send them so: objects on a remote store (GridObjects).
+  bool batches_reads() const;
+  bool batches_writes() const;
 
   // The elements of `region` in C order. InvalidArgument if the region is
   // not inside the array; Corruption naming the key for damaged chunks.
@@ -243,8 +252,10 @@ class Array {
   ShardCallContext ShardContext() const {
     return {pool_.get(), scratch_.get(), buffers_.get(), coalescing_};
   }
-  // Adds the stored object `coord` (if stored) to `stats`.
-  Status CountStored(const core::Coord& coord, ArrayStorageStats& stats) const;
+  // Adds the stored objects coord(i), i < count (those stored), to `stats`,
+  // in batches (GridObjects::CountAll).
+  Status CountStored(std::size_t count, const std::function<core::Coord(std::size_t)>& coord,
+                     ArrayStorageStats& stats) const;
 
   std::shared_ptr<store::Store> store_;
   std::string prefix_;

@@ -102,16 +102,18 @@ Region InnerBox(const core::Coord& low, const core::Coord& high, const core::Sha
 // inner chunks its index names, read once, never its declared inner grid
 // beyond that index. When the box of all of them lies in one destination
 // object (a layout kept or coarser), that box is the one piece.
-Status MeetStoredObject(const Array& source, core::Index index, const core::RegularChunkGrid& grid,
-                        int rank, int ranks, ObjectBoxes& boxes) {
+// `shard_index`: the shard's index, read by the caller (a shard of a
+// sharded source; nullopt: removed since it was listed).
+Status MeetStoredObject(const Array& source, core::Index index,
+                        const std::optional<ShardIndex>& shard_index,
+                        const core::RegularChunkGrid& grid, int rank, int ranks,
+                        ObjectBoxes& boxes) {
   const core::Coord coord = core::Unravel(index, source.grid().grid_shape());
   const Region object = source.grid().ChunkRegion(coord);
   if (source.sharding() == nullptr) {
     Meet(object, grid, rank, ranks, boxes);
     return Status::Ok();
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> shard_index,
-                             source.Shard(coord).ReadIndex());
   if (!shard_index) return Status::Ok();  // Removed since it was listed.
   const core::RegularChunkGrid inner = source.sharding()->InnerGrid(source.metadata().chunk_shape);
   const core::Shape& inner_shape = source.sharding()->chunk_shape();
@@ -150,16 +152,26 @@ Status MeetStoredObject(const Array& source, core::Index index, const core::Regu
 // The objects of `grid` that meet a stored piece of the source (`stored`:
 // indices of the source's stored objects) and that `rank` owns, ascending,
 // each with the bounding box of the stored pieces it meets (clipped to it).
-// A shard's index is a request: the stored objects are met in parallel on
-// `pool` (null: one after another), each into boxes of its own, merged after.
+// A shard's index is a request: a sharded source's indexes are read
+// kIndexBatch at a time (Array::ReadShardIndexes: in batches of requests on
+// a remote store, else in parallel on the source's pool), and the stored
+// objects met in parallel on `pool` (null: one after another), each into
+// boxes of its own, merged after.
+constexpr std::size_t kIndexBatch = 1024;
+
 Status ObjectsMeetingStored(const Array& source, const std::vector<core::Index>& stored,
                             const core::RegularChunkGrid& grid, int rank, int ranks,
                             core::ThreadPool* pool, ArrayCopyPlan& plan) {
   ObjectBoxes boxes;
   std::mutex merging;
+  std::vector<ShardIndexRead> indexes;  // Of the batch, when sharded.
+  std::size_t first = 0;                // The batch's first object.
   const auto meet_one = [&](std::size_t s) -> Status {
     ObjectBoxes own;
-    CHUNKWISE_RETURN_IF_ERROR(MeetStoredObject(source, stored[s], grid, rank, ranks, own));
+    const std::optional<ShardIndex> none;
+    CHUNKWISE_RETURN_IF_ERROR(MeetStoredObject(source, stored[first + s],
+                                               indexes.empty() ? none : indexes[s].index, grid,
+                                               rank, ranks, own));
     const std::lock_guard<std::mutex> lock(merging);
     for (auto& [i, box] : own) {
       const auto [at, added] = boxes.try_emplace(i, box);
@@ -167,10 +179,20 @@ Status ObjectsMeetingStored(const Array& source, const std::vector<core::Index>&
     }
     return Status::Ok();
   };
-  if (pool != nullptr) {
-    CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(stored.size(), meet_one));
-  } else {
-    for (std::size_t s = 0; s < stored.size(); ++s) CHUNKWISE_RETURN_IF_ERROR(meet_one(s));
+  for (; first < stored.size(); first += kIndexBatch) {
+    const std::size_t count = std::min(kIndexBatch, stored.size() - first);
+    if (source.sharding() != nullptr) {
+      std::vector<core::Coord> coords;
+      for (std::size_t s = first; s < first + count; ++s) {
+        coords.push_back(core::Unravel(stored[s], source.grid().grid_shape()));
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(indexes, source.ReadShardIndexes(coords));
+    }
+    if (pool != nullptr) {
+      CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(count, meet_one));
+    } else {
+      for (std::size_t s = 0; s < count; ++s) CHUNKWISE_RETURN_IF_ERROR(meet_one(s));
+    }
   }
   plan.objects.emplace();
   plan.boxes.emplace();
@@ -215,10 +237,121 @@ Result<ArrayCopyPlan> PlanArrayCopy(const Array& source, const ArrayMetadata& de
   return plan;
 }
 
+namespace {
+
+// A group of a batched copy holds at most this many destination objects,
+// and about this many bytes of their elements (one buffer).
+constexpr std::size_t kGroupObjects = 1024;
+constexpr std::uint64_t kGroupBytes = std::uint64_t{128} << 20;
+
+// One destination object of a group: its grid index and the box copied.
+struct CopiedObject {
+  core::Index index = 0;
+  Region box;
+};
+
+// Copies `group`'s boxes as one ReadChunks of the source and one
+// WriteChunks of the destination, so that a remote store gets each side's
+// requests as batches from this thread (decoding and encoding on the
+// arrays' pools) instead of a pool thread per object. The boxes lie side
+// by side along the first axis of one buffer.
+Status CopyGroup(const Array& source, Array& destination, std::span<const CopiedObject> group,
+                 const ArrayCopyOptions& options) {
+  const core::RegularChunkGrid& from = source.grid();
+  const core::RegularChunkGrid& to = destination.grid();
+  const std::size_t rank = source.metadata().shape.size();
+  core::Shape buffer_shape(rank, 0);
+  std::vector<core::Index> offsets;  // Of each box along the first axis.
+  for (const CopiedObject& object : group) {
+    const core::Shape shape = object.box.shape();
+    offsets.push_back(buffer_shape[0]);
+    buffer_shape[0] += shape[0];
+    for (std::size_t d = 1; d < rank; ++d) buffer_shape[d] = std::max(buffer_shape[d], shape[d]);
+  }
+  const std::uint64_t bytes =
+      static_cast<std::uint64_t>(Region::Full(buffer_shape).num_elements()) *
+      source.metadata().data_type.size();
+  CHUNKWISE_RETURN_IF_ERROR(
+      core::CheckAllocation(bytes, destination.Describe() + ": a copy's batch"));
+  Bytes buffer(bytes);
+  std::vector<ChunkTransfer> reads, writes;
+  for (std::size_t j = 0; j < group.size(); ++j) {
+    const Region& box = group[j].box;
+    for (const core::Coord& chunk : from.ChunksIntersecting(box)) {
+      const std::optional<Region> part = box.Intersect(from.ChunkRegion(chunk));
+      if (!part) continue;
+      core::Coord origin = part->RelativeTo(box.start()).start();
+      origin[0] += offsets[j];
+      reads.push_back({chunk, part->RelativeTo(from.ChunkOrigin(chunk)), std::move(origin)});
+    }
+    const core::Coord coord = core::Unravel(group[j].index, to.grid_shape());
+    if (options.before_object) {
+      CHUNKWISE_RETURN_IF_ERROR(options.before_object(destination.ChunkKey(coord)));
+    }
+    core::Coord origin(rank, 0);
+    origin[0] = offsets[j];
+    writes.push_back({coord, box.RelativeTo(to.ChunkOrigin(coord)), std::move(origin)});
+  }
+  CHUNKWISE_RETURN_IF_ERROR(source.ReadChunks(reads, buffer.data(), buffer_shape).status());
+  return destination.WriteChunks(writes, buffer, buffer_shape);
+}
+
+// CopyArrayPlan's objects (object(k) for k < count) in groups (CopyGroup).
+Status CopyInGroups(const Array& source, Array& destination, std::size_t count,
+                    const std::function<CopiedObject(std::size_t)>& object,
+                    const ArrayCopyOptions& options) {
+  const std::uint64_t element = source.metadata().data_type.size();
+  std::vector<CopiedObject> group;
+  std::uint64_t bytes = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    CopiedObject next = object(k);
+    if (options.keep != nullptr && options.keep->contains(next.index)) continue;
+    bytes += static_cast<std::uint64_t>(next.box.num_elements()) * element;
+    group.push_back(std::move(next));
+    if (group.size() >= kGroupObjects || bytes >= kGroupBytes) {
+      CHUNKWISE_RETURN_IF_ERROR(CopyGroup(source, destination, group, options));
+      group.clear();
+      bytes = 0;
+    }
+  }
+  if (group.empty()) return Status::Ok();
+  return CopyGroup(source, destination, group, options);
+}
+
+}  // namespace
+
 Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPlan& plan,
                      core::ThreadPool& pool, const ArrayCopyOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(CheckSameArray(source.metadata(), destination.metadata()));
   const core::RegularChunkGrid& grid = destination.grid();
+  // The rank's objects of the whole grid: every ranks-th index from its own.
+  const auto total = static_cast<std::size_t>(grid.num_chunks());
+  const auto first = static_cast<std::size_t>(plan.rank);
+  const auto stride = static_cast<std::size_t>(plan.ranks);
+  const std::size_t mine = total > first ? (total - first + stride - 1) / stride : 0;
+  if ((source.batches_reads() || destination.batches_writes()) &&
+      !source.metadata().shape.empty()) {
+    // Either side remote: groups of objects, each side's requests a batch.
+    if (plan.objects) {
+      return CopyInGroups(
+          source, destination, plan.objects->size(),
+          [&](std::size_t k) {
+            const core::Index i = (*plan.objects)[k];
+            return CopiedObject{i, plan.boxes
+                                       ? (*plan.boxes)[k]
+                                       : grid.ChunkRegion(core::Unravel(i, grid.grid_shape()))};
+          },
+          options);
+    }
+    return CopyInGroups(
+        source, destination, mine,
+        [&](std::size_t k) {
+          const auto i =
+              static_cast<core::Index>(first + k * stride);  // OwnerRank(i, ranks) == rank.
+          return CopiedObject{i, grid.ChunkRegion(core::Unravel(i, grid.grid_shape()))};
+        },
+        options);
+  }
   // `box`: the part of object i the source stores anything in (null: all of
   // it). The rest reads as fill value, which a write leaves out anyway.
   const auto copy = [&](core::Index i, const Region* box) -> Status {
@@ -236,11 +369,6 @@ Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPla
       return copy((*plan.objects)[k], plan.boxes ? &(*plan.boxes)[k] : nullptr);
     });
   }
-  // The rank's objects of the whole grid: every ranks-th index from its own.
-  const auto total = static_cast<std::size_t>(grid.num_chunks());
-  const auto first = static_cast<std::size_t>(plan.rank);
-  const auto stride = static_cast<std::size_t>(plan.ranks);
-  const std::size_t mine = total > first ? (total - first + stride - 1) / stride : 0;
   return pool.ParallelFor(mine, [&](std::size_t k) {
     return copy(static_cast<core::Index>(first + k * stride),
                 nullptr);  // OwnerRank(i, ranks) == rank.

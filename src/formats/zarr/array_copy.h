@@ -1,5 +1,7 @@
 // Copying one zarr array into another (`zarr convert`), in bounded memory:
-// one destination chunk (shard) per worker at a time.
+// one destination chunk (shard) per worker at a time, or between remote
+// stores a group of objects (about 128 MiB) at a time, their requests in
+// batches.
 //
 // The copy visits what the source stores, not its declared grid: from a store
 // that lists every key, only the destination objects that meet a stored
@@ -69,8 +71,13 @@ struct ArrayCopyOptions {
 };
 
 // Writes the objects of `plan` (made for `destination`'s metadata) with
-// `source`'s elements, one object per task on `pool`. Objects that are all
-// fill value are not stored.
+// `source`'s elements, one object per task on `pool`. Where either array
+// batches its requests (a remote store: Array::batches_reads,
+// batches_writes), the objects go in groups of up to 1024 (about 128 MiB of
+// elements) instead, each group one ReadChunks and one WriteChunks from the
+// calling thread, so that each side's requests are batches on the wire and
+// the arrays' pools only decode and encode. Objects that are all fill value
+// are not stored.
 Status CopyArrayPlan(const Array& source, Array& destination, const ArrayCopyPlan& plan,
                      core::ThreadPool& pool, const ArrayCopyOptions& options = {});
 

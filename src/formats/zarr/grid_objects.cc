@@ -35,6 +35,69 @@ Status RunOnPool(const ShardCallContext& context, std::size_t count,
   return context.pool->ParallelFor(count, task);
 }
 
+// How many objects of `object_bytes` (decoded) one batch holds: at most
+// kBatchChunks, and about kBatchBytes of them.
+std::size_t BatchObjects(std::uint64_t object_bytes) {
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(
+      kBatchBytes / std::max<std::uint64_t>(object_bytes, 1), 1, kBatchChunks));
+}
+
+// Merges GridObjects::WriteAll's `write` into the stored object `old`, as a
+// store::MergeWrite does.
+using MergeObjectWrite =
+    std::function<Status(const GridObjects::ObjectWrite& write, const std::optional<Bytes>& old,
+                         const store::WriteMerged& put)>;
+
+// Writes `writes`[chosen] through store::UpdateObjects, `batch` objects at
+// a time (a write covering its object whole replaces it unread, the others
+// merge), merging on context.pool; the cache drops each object written.
+// Two batches run at once, each from a thread of its own, so that one's
+// requests are on the wire while the pool merges and encodes the other's
+// (as SendReplacements overlaps them); at most two batches are held.
+Status UpdateInBatches(store::Store& store, std::span<const GridObjects::ObjectWrite> writes,
+                       std::span<const std::size_t> chosen, std::size_t batch,
+                       const ShardCallContext& context, const MergeObjectWrite& merge,
+                       const ArrayCache& cache, const std::function<Status(std::size_t)>& done,
+                       const core::Cancellation* cancellation) {
+  const store::RunTasks run = [&](std::size_t count,
+                                  const std::function<Status(std::size_t)>& task) {
+    return RunOnPool(context, count, task);
+  };
+  const auto update = [&](std::span<const std::size_t> part) -> Status {
+    std::vector<store::ObjectUpdate> updates;
+    updates.reserve(part.size());
+    for (std::size_t i : part) {
+      updates.push_back({writes[i].key, writes[i].replaces ? store::UpdateMode::kReplace
+                                                           : store::UpdateMode::kMerge});
+    }
+    const Status status = store::UpdateObjects(
+        store, updates,
+        [&](std::size_t j, const std::optional<Bytes>& old, const store::WriteMerged& put) {
+          return merge(writes[part[j]], old, put);
+        },
+        run, [&](std::size_t j) { return done(part[j]); }, cancellation);
+    // Whether or not they failed, the objects may have changed.
+    for (const store::ObjectUpdate& update : updates) cache.Invalidate(update.key);
+    return status;
+  };
+  std::future<Status> previous;
+  for (std::size_t first = 0; first < chosen.size(); first += batch) {
+    const std::span<const std::size_t> part =
+        chosen.subspan(first, std::min(batch, chosen.size() - first));
+    if (first + part.size() == chosen.size() && !previous.valid()) return update(part);  // Alone.
+    std::future<Status> next = std::async(std::launch::async, update, part);
+    if (previous.valid()) {
+      const Status status = previous.get();
+      if (!status.ok()) {
+        next.wait();  // It reads `writes`: waited for even after an error.
+        return status;
+      }
+    }
+    previous = std::move(next);
+  }
+  return previous.valid() ? previous.get() : Status::Ok();
+}
+
 class PlainChunkObjects final : public GridObjects {
  public:
   PlainChunkObjects(std::shared_ptr<store::Store> store,
@@ -70,9 +133,7 @@ class PlainChunkObjects final : public GridObjects {
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                  std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
                  const core::Cancellation* cancellation) const override {
-    const std::uint64_t chunk_bytes = std::max<std::uint64_t>(spec_.num_bytes(), 1);
-    const std::size_t batch = static_cast<std::size_t>(
-        std::clamp<std::uint64_t>(kBatchBytes / chunk_bytes, 1, kBatchChunks));
+    const std::size_t batch = BatchObjects(spec_.num_bytes());
     // The next batch's requests go (from a thread of their own) while the
     // pool decodes this one's, so that the network and the decoding overlap.
     FetchedBatch current = Fetch(reads, 0, std::min(reads.size(), batch), cancellation);
@@ -117,21 +178,36 @@ class PlainChunkObjects final : public GridObjects {
     }
     CHUNKWISE_RETURN_IF_ERROR(SendReplacements(writes, replaced, context, done, cancellation));
     // A part of a chunk merges into the stored one, conditionally where the
-    // store can (store::UpdateObject): read, merge and write per chunk.
-    return RunOnPool(context, merged.size(), [&](std::size_t j) -> Status {
-      const ObjectWrite& write = writes[merged[j]];
-      if (cancellation != nullptr && cancellation->cancelled()) {
-        return cancellation->Check(store_->Describe(write.key));
-      }
-      CHUNKWISE_RETURN_IF_ERROR(Write(write.key, write.write, false, context));
-      return done(merged[j]);
-    });
+    // store can: the stored chunks read in one batch, merged on the pool,
+    // written in one batch (store::UpdateObjects).
+    return UpdateInBatches(
+        *store_, writes, merged, BatchObjects(spec_.num_bytes()), context,
+        [&](const ObjectWrite& write, const std::optional<Bytes>& old,
+            const store::WriteMerged& put) -> Status {
+          CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> encoded,
+                                     Merge(write.key, write.write, old));
+          if (!encoded) return put(std::nullopt);  // All fill: no chunk.
+          const ByteView part(*encoded);
+          return put(std::span<const ByteView>(&part, 1));
+        },
+        *cache_, done, cancellation);
   }
 
   Status Count(const std::string& key, ArrayStorageStats& stats) const override {
     CHUNKWISE_ASSIGN_OR_RETURN(std::optional<std::uint64_t> size, store_->Size(key));
     stats.stored_keys += size.has_value();
     stats.stored_bytes += size.value_or(0);
+    return Status::Ok();
+  }
+
+  Status CountAll(std::span<const std::string> keys, const ShardCallContext& context,
+                  ArrayStorageStats& stats) const override {
+    if (!batches_reads()) return GridObjects::CountAll(keys, context, stats);
+    for (Result<std::optional<std::uint64_t>>& size : store::SizeMany(*store_, keys)) {
+      CHUNKWISE_RETURN_IF_ERROR(size.status());
+      stats.stored_keys += size->has_value();
+      stats.stored_bytes += size->value_or(0);
+    }
     return Status::Ok();
   }
 
@@ -263,9 +339,7 @@ class PlainChunkObjects final : public GridObjects {
                           const std::function<Status(std::size_t)>& done,
                           const core::Cancellation* cancellation) const {
     if (replaced.empty()) return Status::Ok();
-    const std::uint64_t chunk_bytes = std::max<std::uint64_t>(spec_.num_bytes(), 1);
-    const std::size_t batch = static_cast<std::size_t>(
-        std::clamp<std::uint64_t>(kBatchBytes / chunk_bytes, 1, kBatchChunks));
+    const std::size_t batch = BatchObjects(spec_.num_bytes());
     EncodedBatch current =
         Encode(writes, replaced, 0, std::min(replaced.size(), batch), context, cancellation);
     for (;;) {
@@ -380,6 +454,28 @@ class ShardObjects final : public GridObjects {
     return Shard(key).Write(write, replaces, context);
   }
 
+  bool batches_writes() const override { return store::BatchesPuts(*store_); }
+
+  // Every shard's read (of a shard written in part) in one batch, the
+  // shards encoded on the pool, their PUTs in one batch
+  // (store::UpdateObjects), a batch holding about kBatchBytes of shards, or
+  // one shard per pool thread where that is more: as many as a thread per
+  // shard held, so that large shards still keep the pool busy.
+  Status WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,
+                  const std::function<Status(std::size_t)>& done,
+                  const core::Cancellation* cancellation) const override {
+    std::vector<std::size_t> all(writes.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
+    return UpdateInBatches(
+        *store_, writes, all, std::max(BatchObjects(spec_.num_bytes()), threads), context,
+        [&](const ObjectWrite& write, const std::optional<Bytes>& old,
+            const store::WriteMerged& put) {
+          return Shard(write.key).Merge(write.write, old, put, context);
+        },
+        *cache_, done, cancellation);
+  }
+
   Status Count(const std::string& key, ArrayStorageStats& stats) const override {
     // One request per shard: its reader gives the size and the index.
     std::uint64_t shard_bytes = 0;
@@ -390,6 +486,24 @@ class ShardObjects final : public GridObjects {
     stats.stored_bytes += shard_bytes;
     for (std::size_t k = 0; k < index->size(); ++k)
       stats.stored_inner_chunks += !index->at(k).empty();
+    return Status::Ok();
+  }
+
+  // The shards' indexes in batches of requests where the store batches
+  // (ReadShardIndexes), each giving its shard's size too.
+  Status CountAll(std::span<const std::string> keys, const ShardCallContext& context,
+                  ArrayStorageStats& stats) const override {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const std::vector<ShardIndexRead> reads,
+        ReadShardIndexes(*store_, keys, *sharding_, spec_, cache_.get(), context.pool));
+    for (const ShardIndexRead& read : reads) {
+      if (!read.index) continue;  // Removed since it was listed.
+      ++stats.stored_keys;
+      stats.stored_bytes += read.shard_bytes;
+      for (std::size_t k = 0; k < read.index->size(); ++k) {
+        stats.stored_inner_chunks += !read.index->at(k).empty();
+      }
+    }
     return Status::Ok();
   }
 
@@ -425,6 +539,19 @@ Status GridObjects::ReadAll(std::span<const ObjectRead> reads, const ShardCallCo
     return Status::Ok();
   }
   return context.pool->ParallelFor(reads.size(), read_one);
+}
+
+Status GridObjects::CountAll(std::span<const std::string> keys, const ShardCallContext& context,
+                             ArrayStorageStats& stats) const {
+  std::vector<ArrayStorageStats> counted(keys.size());
+  CHUNKWISE_RETURN_IF_ERROR(
+      RunOnPool(context, keys.size(), [&](std::size_t i) { return Count(keys[i], counted[i]); }));
+  for (const ArrayStorageStats& one : counted) {
+    stats.stored_keys += one.stored_keys;
+    stats.stored_bytes += one.stored_bytes;
+    stats.stored_inner_chunks += one.stored_inner_chunks;
+  }
+  return Status::Ok();
 }
 
 Status GridObjects::WriteAll(std::span<const ObjectWrite> writes, const ShardCallContext& context,

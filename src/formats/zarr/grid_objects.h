@@ -95,6 +95,11 @@ class GridObjects {
                           const core::Cancellation* cancellation) const;
   // Adds the object under `key`, if stored, to `stats`: one request.
   virtual Status Count(const std::string& key, ArrayStorageStats& stats) const = 0;
+  // Count for each of `keys`, on context.pool; plain chunks of a store whose
+  // gets are batched ask all their sizes at once from the calling thread
+  // (store::SizeMany) instead.
+  virtual Status CountAll(std::span<const std::string> keys, const ShardCallContext& context,
+                          ArrayStorageStats& stats) const;
   // The inner chunks each object holds (0: objects are plain chunks).
   virtual std::uint64_t inner_chunks_per_object() const = 0;
 };

@@ -10,6 +10,7 @@
 #include "array_cache.h"
 #include "chunkwise/core/buffer_pool.h"
 #include "core/ravel.h"
+#include "store/batched_gets.h"
 #include "store/range_coalescing.h"
 #include "store/update_object.h"
 
@@ -590,17 +591,84 @@ Status ShardStore::Write(const ShardWriteSource& write, bool replaces,
   const Status status = store::UpdateObject(
       parent_, key_, replaces ? store::UpdateMode::kReplace : store::UpdateMode::kMerge,
       [&](const std::optional<Bytes>& old, const store::WriteMerged& put) -> Status {
-        ShardByteReader read_old;
-        CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> old_index,
-                                   IndexOf(old, read_old));
-        CHUNKWISE_ASSIGN_OR_RETURN(
-            const std::optional<EncodedShard> shard,
-            codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context));
-        if (!shard) return put(std::nullopt);  // All fill now: no shard.
-        return put(std::span<const ByteView>(shard->parts));
+        return Merge(write, old, put, context);
       });
   Invalidate();
   return status;
+}
+
+Status ShardStore::Merge(const ShardWriteSource& write, const std::optional<Bytes>& old,
+                         const store::WriteMerged& put, const ShardCallContext& context) const {
+  ShardByteReader read_old;
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<ShardIndex> old_index, IndexOf(old, read_old));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      const std::optional<EncodedShard> shard,
+      codec_.EncodeMerged(spec_, write, old_index, read_old, where_, context));
+  if (!shard) return put(std::nullopt);  // All fill now: no shard.
+  return put(std::span<const ByteView>(shard->parts));
+}
+
+Result<std::vector<ShardIndexRead>> ReadShardIndexes(
+    store::Store& parent, std::span<const std::string> keys, const ShardingCodec& codec,
+    const codec::ChunkSpec& shard_spec, const ArrayCache* cache, core::ThreadPool* pool) {
+  std::vector<ShardIndexRead> reads(keys.size());
+  const auto read_alone = [&](std::size_t i) -> Status {
+    const ShardStore shard(parent, keys[i], codec, shard_spec, cache);
+    CHUNKWISE_ASSIGN_OR_RETURN(reads[i].index, shard.ReadIndex(&reads[i].shard_bytes));
+    return Status::Ok();
+  };
+  const auto read_each = [&](std::span<const std::size_t> which) -> Status {
+    const auto one = [&](std::size_t j) { return read_alone(which[j]); };
+    if (pool != nullptr) return pool->ParallelFor(which.size(), one);
+    for (std::size_t j = 0; j < which.size(); ++j) CHUNKWISE_RETURN_IF_ERROR(one(j));
+    return Status::Ok();
+  };
+  std::vector<std::size_t> alone;
+  if (!store::BatchesGets(parent)) {
+    for (std::size_t i = 0; i < keys.size(); ++i) alone.push_back(i);
+    CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
+    return reads;
+  }
+  const auto n = static_cast<std::size_t>(codec.InnerGrid(shard_spec.shape).num_chunks());
+  const std::uint64_t index_size = ShardIndex::EncodedSize(n);
+  std::vector<Result<std::optional<std::uint64_t>>> sizes = store::SizeMany(parent, keys);
+  std::vector<store::RangedKey> ranges;
+  std::vector<std::size_t> ranged;  // The key of each range.
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    CHUNKWISE_RETURN_IF_ERROR(sizes[i].status());
+    if (!sizes[i]->has_value()) continue;  // No shard.
+    const std::uint64_t size = **sizes[i];
+    if (size < index_size) {
+      alone.push_back(i);  // Too short for its index: ReadIndex says so.
+      continue;
+    }
+    const std::uint64_t offset =
+        codec.index_location() == IndexLocation::kStart ? 0 : size - index_size;
+    ranges.push_back({keys[i], store::ByteRange::Span(offset, index_size)});
+    ranged.push_back(i);
+  }
+  std::vector<Result<std::optional<Bytes>>> got = store::GetRangeMany(parent, ranges);
+  for (std::size_t r = 0; r < ranged.size(); ++r) {
+    const std::size_t i = ranged[r];
+    if (!got[r].ok() || !got[r]->has_value()) {
+      alone.push_back(i);
+      continue;
+    }
+    const Bytes& bytes = **got[r];
+    const ShardByteReader read = [&](std::uint64_t, std::uint64_t, Bytes&) -> Result<ByteView> {
+      return ByteView(bytes);  // ReadIndex reads the index's range, the one fetched.
+    };
+    Result<ShardIndex> index = codec.ReadIndex(read, **sizes[i], n, parent.Describe(keys[i]));
+    if (!index.ok()) {
+      alone.push_back(i);
+      continue;
+    }
+    reads[i].index = std::move(index).value();
+    reads[i].shard_bytes = **sizes[i];
+  }
+  std::sort(alone.begin(), alone.end());
+  CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
+  return reads;
 }
 
 }  // namespace chunkwise::formats::zarr

@@ -131,6 +131,12 @@ class ShardStore final : public store::Store {
   // without reading the stored one. A partial write merges over the stored
   // shard. A shard left all fill value is erased.
   Status Write(const ShardWriteSource& write, bool replaces, const ShardCallContext& context);
+  // Write's merge: `write` merged into the stored shard `old` (nullopt: none,
+  // or a write that replaces it) and handed to `put`, as a
+  // store::MergeWrite's; for writers of many shards in one batch
+  // (store::UpdateObjects), who drop the shard from the cache themselves.
+  Status Merge(const ShardWriteSource& write, const std::optional<Bytes>& old,
+               const store::WriteMerged& put, const ShardCallContext& context) const;
 
  private:
   struct CachedIndex;  // An index and its shard's size, as the cache keeps them.
@@ -163,6 +169,24 @@ class ShardStore final : public store::Store {
   std::size_t n_;
   const ArrayCache* cache_;
 };
+
+// A shard's index and size, as ShardStore::ReadIndex gives them.
+struct ShardIndexRead {
+  std::optional<ShardIndex> index;  // Nullopt: no shard stored.
+  std::uint64_t shard_bytes = 0;
+};
+
+// ShardStore::ReadIndex for the shard under each of `keys` of `parent`
+// (result i is keys[i]'s), for readers of many indexes (`zarr info`, a
+// copy's plan). On a store whose gets are batched (store/batched_gets.h)
+// the shards' sizes are one batch of requests and their indexes' byte
+// ranges a second one, both from the calling thread; a shard whose index
+// does not read or check from them (changed or removed in between, or
+// damaged) is read again alone, which reports what is wrong. Elsewhere each
+// is ReadIndex on `pool` (null: one after another), through `cache`.
+Result<std::vector<ShardIndexRead>> ReadShardIndexes(
+    store::Store& parent, std::span<const std::string> keys, const ShardingCodec& codec,
+    const codec::ChunkSpec& shard_spec, const ArrayCache* cache, core::ThreadPool* pool);
 
 }  // namespace chunkwise::formats::zarr
 

@@ -36,7 +36,10 @@ namespace chunkwise::test {
 // puts, http_batched_puts_test.cc). A request is held until more than
 // `hold_above` have been held at once (after which none is), or a second has passed (or, with
 // hold_until_stop, until the server stops): a client that keeps its limit
-// waits out the second; one that sends more is answered at once.
+// waits out the second; one that sends more is answered at once. With
+// HoldEachWave, the hold starts again once a burst's requests are answered,
+// so that each batch of a call (the GETs of a read-modify-write, then its
+// PUTs) must be on the wire together to pass at once.
 class CountingServer {
  public:
   explicit CountingServer(Bytes body) : body_(std::move(body)) {
@@ -83,10 +86,35 @@ class CountingServer {
     hold_above_ = above;
     hold_until_stop_ = until_stop;
     burst_ = false;
+    each_wave_ = false;
+  }
+  // Hold(above), again for every wave of requests after a burst.
+  void HoldEachWave(int above) {
+    Hold(above);
+    std::lock_guard lock(mutex_);
+    each_wave_ = true;
   }
   int max_held() const {
     std::lock_guard lock(mutex_);
     return max_held_;
+  }
+  // The most requests of `method` ("GET", "PUT") held at once.
+  int max_held(const std::string& method) const {
+    std::lock_guard lock(mutex_);
+    auto found = max_held_by_method_.find(method);
+    return found == max_held_by_method_.end() ? 0 : found->second;
+  }
+  // Answers the next `times` PUTs of `path` (every one: -1) 412, as if
+  // another writer had changed the file in between; GETs are served.
+  void RefusePuts(const std::string& path, int times) {
+    std::lock_guard lock(mutex_);
+    refused_puts_[path] = times;
+  }
+  // Replaces the file at `path` with `body` just before the next PUT of it
+  // is looked at: another writer's change between a read and a write.
+  void ChangeBeforeNextPut(const std::string& path, Bytes body) {
+    std::lock_guard lock(mutex_);
+    changes_before_put_[path] = std::move(body);
   }
   // The file at `path` now, if any (what PUTs left there).
   std::optional<Bytes> file(const std::string& path) const {
@@ -181,6 +209,16 @@ class CountingServer {
   // A PUT or DELETE of a file (files mode), once held; mutex_ is held.
   std::string StoreLocked(const std::string& method, const std::string& path,
                           const std::string& head, const Bytes& body) {
+    if (auto change = changes_before_put_.find(path);
+        method == "PUT" && change != changes_before_put_.end()) {
+      files_[path] = std::move(change->second);
+      changes_before_put_.erase(change);
+    }
+    if (auto refused = refused_puts_.find(path);
+        method == "PUT" && refused != refused_puts_.end() && refused->second != 0) {
+      if (refused->second > 0) --refused->second;
+      return "HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n";
+    }
     auto file = files_.find(path);
     if (!MeetsConditions(head, file == files_.end() ? nullptr : &file->second)) {
       return "HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n";
@@ -203,12 +241,16 @@ class CountingServer {
       count = ++counts_[path];
       ++held_;
       max_held_ = std::max(max_held_, held_);
+      const int of_method = ++held_by_method_[method];
+      max_held_by_method_[method] = std::max(max_held_by_method_[method], of_method);
       burst_ = burst_ || (hold_above_ > 0 && held_ > hold_above_);
       changed_.notify_all();
       changed_.wait_for(lock, std::chrono::seconds(hold_until_stop_ ? 3600 : 1), [&] {
         return stopping_ || (!hold_until_stop_ && (hold_above_ == 0 || burst_));
       });
       --held_;
+      --held_by_method_[method];
+      if (each_wave_ && burst_ && held_ == 0) burst_ = false;  // The next wave is held.
     }
     if (path == "/down" || (path == "/flaky" && count <= 2)) {
       return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
@@ -275,6 +317,10 @@ class CountingServer {
   std::map<std::string, int> counts_;
   std::map<std::string, Bytes> files_;
   std::map<std::string, int> failures_;
+  std::map<std::string, int> refused_puts_;
+  std::map<std::string, Bytes> changes_before_put_;
+  std::map<std::string, int> held_by_method_, max_held_by_method_;
+  bool each_wave_ = false;
   int held_ = 0, max_held_ = 0, hold_above_ = 0;
   bool hold_until_stop_ = false, stopping_ = false;
   bool burst_ = false;  // More than hold_above_ were held at once: none is held from then on.

@@ -1,6 +1,6 @@
 // Batched puts (store/batched_puts.h) against a server in this process that
 // counts the requests it holds at once and stores what PUTs send
-// (counting_http_server.h), reached as an S3 bucket: an S3Store's PutMany
+// (counting_http_server.h), reached as an S3 bucket (counting_bucket.h): an S3Store's PutMany
 // has every item on the wire together from one thread, and an unsharded
 // zarr array written over S3 with a pool of one thread sends its chunks'
 // PUTs as one batch; a failing chunk's error names its key and status, a
@@ -19,37 +19,17 @@
 #include "store/batched_puts.h"
 #include "store/memory_store.h"
 #include "store/s3_store.h"
-#include "unit/store/counting_http_server.h"
+#include "unit/store/counting_bucket.h"
 
 namespace chunkwise::store {
 namespace {
 
+using test::BucketServer;
 using test::CountingServer;
+using test::OpenBucket;
 using ::testing::HasSubstr;
 
 Bytes Text(std::string_view text) { return Bytes(text.begin(), text.end()); }
-
-// The server's files as bucket "bkt": requests go unsigned, path-style, with
-// one retry.
-std::shared_ptr<S3Store> OpenBucket(const CountingServer& server) {
-  S3StoreOptions options;
-  options.location.bucket = "bkt";
-  options.endpoint = server.Url("");
-  options.addressing = S3AddressingStyle::kPath;
-  options.http.retry.max_attempts = 2;
-  options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.http.retry.max_backoff = std::chrono::milliseconds(2);
-  Result<std::shared_ptr<S3Store>> store = S3Store::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  return store.ok() ? *store : nullptr;
-}
-
-// A server holding only the bucket itself, so that it stores what is put.
-std::unique_ptr<CountingServer> BucketServer() {
-  auto server = std::make_unique<CountingServer>(Bytes{});
-  server->AddFile("/bkt", {});
-  return server;
-}
 
 TEST(BatchedPutsTest, AnS3StoresPutsAreInFlightTogetherFromOneThread) {
   std::unique_ptr<CountingServer> server = BucketServer();
