@@ -338,7 +338,7 @@ TEST_F(MeshesApi, AVectorsStoreHoldsTheLegacyTrianglesByLabel) {
 
   // Layout 0.9, options.lods (3) levels; each coarser level holds every
   // label, in no more triangles than the level below.
-  EXPECT_EQ(described->root.version, "0.9.0");
+  EXPECT_EQ(described->root.version, "0.9.2");
   ASSERT_EQ(described->root.num_levels, 3);
   ASSERT_EQ(described->levels.size(), 3u);
   for (std::uint64_t label : {5, 9}) {
