@@ -96,7 +96,7 @@ def ours(cli, store, ids, levels, work):
     out = collections.defaultdict(dict)
     for level in levels:
         for label in ids:
-            obj = work / f"l{level}-{label}.obj"
+            obj = work / f"{pathlib.Path(store).stem}-l{level}-{label}.obj"
             cli("vectors", "read", store, "--level", str(level), "--object", str(label), "--output", obj)
             lines = obj.read_text().splitlines()
             out[level][label] = [sum(ln.startswith("v ") for ln in lines), sum(ln.startswith("f ") for ln in lines)]
