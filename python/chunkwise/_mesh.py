@@ -43,8 +43,10 @@ def mesh(
     unsimplified marching-cubes meshes. ``progress`` counts voxels meshed (True: a tqdm bar). Existing meshes are refused unless ``overwrite``.
     Returns the counts: segments, vertices, triangles, bytes, voxels, and the
     two folders. ``format="vectors"`` instead writes a new zarr-vectors mesh
-    store at ``dest`` (the legacy meshes' vertices and triangles, object id =
-    label, chunks of ``chunk`` voxels; no ``names``). Errors are those of the
+    store at ``dest`` (layout 0.9, ``lods`` resolution levels: level 0 the
+    legacy meshes' vertices and triangles, each coarser level simplified
+    further; object id = label, chunks of ``chunk`` voxels; no ``names``;
+    docs/formats/vectors-meshes.md). Errors are those of the
     CLI's ``chunkwise mesh``.
     """
     wanted = None if labels is None else [int(label) for label in labels]

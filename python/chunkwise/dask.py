@@ -259,8 +259,10 @@ def mesh(
     `source` and `dest` (a shared file system or an object store). `options`
     are ``chunkwise.mesh``'s (``format``, ``labels``, ``names``,
     ``overwrite``, ``threads`` per task, ``lods``, ``chunk``,
-    ``simplification_factor``, ``max_simplification_error``); ``"vectors"``
-    is not split (chunkwise.UnsupportedError). A failed task
+    ``simplification_factor``, ``max_simplification_error``); with
+    ``format="vectors"`` the scratch objects go under
+    ``dest/.chunkwise-scratch/`` and the driver writes the whole zarr-vectors
+    store, every level, as one process would. A failed task
     leaves nothing: the driver erases what the job wrote and re-raises.
     Runs on `client` (a ``distributed.Client``), else dask's current
     scheduler. Returns ``chunkwise.mesh``'s counts.

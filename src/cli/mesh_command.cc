@@ -100,7 +100,8 @@ void AddMeshCommand(CLI::App& app, CommandContext& context) {
                    "mesh store at DEST); default legacy")
       ->check(CLI::IsMember({"legacy", "multires", "multires-sharded", "vectors"}));
   command->add_option("--lods", options->lods,
-                      "multires: levels of detail at most, 1 to 16 (default 3)");
+                      "multires: levels of detail at most; vectors: the store's resolution "
+                      "levels; 1 to 16 (default 3)");
   command->add_option("--chunk", options->chunk,
                       "Voxels meshed at a time, z,y,x (default 128,128,128); multires: the "
                       "fragments of the finest level");

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "facade/mesh_setup.h"
 #include "pipelines/meshing/mesh_parts.h"
@@ -24,11 +26,6 @@ Result<PreparedStep> PrepareStep(const Context& context, std::string_view source
                                  std::string_view dest_url, const MeshOptions& options, int parts,
                                  const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(mesh_setup::CheckMeshOptions(options));
-  if (options.format == "vectors") {
-    return Status::Unsupported(
-        "mesh format \"vectors\" is written by one process (GenerateMeshes): its store is not "
-        "split into parts");
-  }
   if (parts < 1) {
     return Status::InvalidArgument("a mesh job has at least 1 part, not " + std::to_string(parts))
         .WithField("parts");
@@ -37,13 +34,34 @@ Result<PreparedStep> PrepareStep(const Context& context, std::string_view source
   CHUNKWISE_ASSIGN_OR_RETURN(auto names, mesh_setup::ReadNames(options.names_csv));
   PreparedStep step;
   CHUNKWISE_ASSIGN_OR_RETURN(step.opened, mesh_setup::OpenLabels(context, source_url, call));
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const pc::ScaleInfo scale,
-      mesh_setup::CheckDestination(context, dest_url, step.opened.source.shape, options));
-  CHUNKWISE_ASSIGN_OR_RETURN(step.dest, OpenStore(context, dest_url, context.store_options(true)));
-  CHUNKWISE_ASSIGN_OR_RETURN(step.pool, context.pool(call));
-  step.job =
-      mesh_setup::PlanMeshJob(options, scale, step.opened.source.shape, std::move(names), parts);
+  if (options.format == "vectors") {
+    // A new zarr-vectors store: the scratch objects go where it will be,
+    // and FinishMeshJob writes it as GenerateMeshes does.
+    CHUNKWISE_ASSIGN_OR_RETURN(step.dest,
+                               OpenStore(context, dest_url, context.store_options(true)));
+    CHUNKWISE_ASSIGN_OR_RETURN(step.pool, context.pool(call));
+    pipelines::MeshJob& job = step.job;
+    job.parts = parts;
+    job.shape = step.opened.source.shape;
+    job.vectors = true;
+    job.levels = mesh_setup::VectorLevels(options, step.opened);
+    job.meshing.chunk = options.chunk;
+    if (!options.labels.empty()) job.meshing.labels = options.labels;
+    job.meshing.resolution = step.opened.resolution;
+    job.meshing.voxel_offset = step.opened.voxel_offset;
+    job.output.overwrite = options.overwrite;
+    job.output.max_error = options.max_simplification_error;
+    job.output.reduction_factor = options.simplification_factor;
+  } else {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const pc::ScaleInfo scale,
+        mesh_setup::CheckDestination(context, dest_url, step.opened.source.shape, options));
+    CHUNKWISE_ASSIGN_OR_RETURN(step.dest,
+                               OpenStore(context, dest_url, context.store_options(true)));
+    CHUNKWISE_ASSIGN_OR_RETURN(step.pool, context.pool(call));
+    step.job =
+        mesh_setup::PlanMeshJob(options, scale, step.opened.source.shape, std::move(names), parts);
+  }
   step.job.meshing.pool = step.pool.get();
   step.job.meshing.cancellation = &context.cancellation(call);
   step.job.output.pool = step.pool.get();
@@ -77,6 +95,19 @@ Status MeshJobPart(const Context& context, std::string_view source_url, std::str
                    const MeshOptions& options, int part, int parts, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(PreparedStep step,
                              PrepareStep(context, source_url, dest_url, options, parts, call));
+  if (step.job.vectors && !options.overwrite) {
+    // Refused before any meshing, as the store's writer would refuse it at the end.
+    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, step.dest->List(""));
+    std::erase_if(keys, [](const std::string& key) {
+      return key.starts_with(std::string(pipelines::kMeshScratchFolder) + "/");
+    });
+    if (!keys.empty()) {
+      return Status::InvalidArgument(std::string(dest_url) + " already holds " +
+                                     std::to_string(keys.size()) +
+                                     " keys (overwrite not requested)")
+          .WithField("overwrite");
+    }
+  }
   std::uint64_t voxels = 0;
   if (part >= 0 && part < parts &&
       std::all_of(options.chunk.begin(), options.chunk.end(),
@@ -109,9 +140,18 @@ Result<MeshSummary> FinishMeshJob(const Context& context, std::string_view sourc
                                   const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(PreparedStep step,
                              PrepareStep(context, source_url, dest_url, options, parts, call));
+  const std::array<std::int64_t, 3>& shape = step.opened.source.shape;
+  if (step.job.vectors) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::VectorMeshJob gathered,
+                               pipelines::FinishVectorMeshJob(*step.dest, step.job));
+    CHUNKWISE_ASSIGN_OR_RETURN(MeshSummary summary,
+                               mesh_setup::WriteVectorMeshes(context, dest_url, gathered.levels,
+                                                             step.opened, options, call));
+    summary.voxels = static_cast<std::uint64_t>(shape[0] * shape[1] * shape[2]);
+    return summary;
+  }
   CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::MeshOutputSummary written,
                              pipelines::FinishMeshJob(*step.dest, step.job));
-  const std::array<std::int64_t, 3>& shape = step.opened.source.shape;
   MeshSummary summary;
   summary.voxels = static_cast<std::uint64_t>(shape[0] * shape[1] * shape[2]);
   summary.segments = written.segments;
@@ -131,6 +171,7 @@ void AbandonMeshJob(const Context& context, std::string_view dest_url, const Mes
   pipelines::MeshJob job;
   job.parts = std::max(parts, 1);
   job.output.overwrite = options.overwrite;
+  job.vectors = options.format == "vectors";
   pipelines::AbandonMeshJob(**dest, job, merged);
 }
 

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 #include "core/file_io.h"
 #include "facade/precomputed_types.h"
@@ -74,7 +77,7 @@ Status CheckMeshOptions(const MeshOptions& options) {
   if (std::find(options.labels.begin(), options.labels.end(), 0) != options.labels.end()) {
     return Status::InvalidArgument("label 0 is background and has no mesh").WithField("labels");
   }
-  if (multires && (options.lods < 1 || options.lods > 16)) {
+  if ((multires || vectors) && (options.lods < 1 || options.lods > 16)) {
     return Status::InvalidArgument("levels of detail: 1 to 16, not " + std::to_string(options.lods))
         .WithField("lods");
   }
@@ -211,6 +214,55 @@ pipelines::MeshJob PlanMeshJob(const MeshOptions& options, const pc::ScaleInfo& 
   job.lods.voxel_offset = voxel_offset;
   job.lods.sharded = options.format == "multires-sharded";
   return job;
+}
+
+pipelines::MeshLevelsOptions VectorLevels(const MeshOptions& options, const OpenedSource& opened) {
+  pipelines::MeshLevelsOptions levels;
+  levels.levels = options.lods;
+  levels.resolution = opened.resolution;
+  levels.voxel_offset = opened.voxel_offset;
+  levels.chunk = options.chunk;
+  return levels;
+}
+
+Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view dest_url,
+                                      const pipelines::LeveledMeshes& levels,
+                                      const OpenedSource& opened, const MeshOptions& options,
+                                      const CallOptions& call) {
+  std::vector<VectorGeometry> geometries(static_cast<std::size_t>(std::max(options.lods, 1)));
+  for (std::size_t k = 0; k < geometries.size(); ++k) {
+    VectorGeometry& geometry = geometries[k];
+    geometry.type = VectorGeometryType::kMesh;
+    for (const auto& [label, meshes] : levels) {
+      if (label > static_cast<std::uint64_t>(INT64_MAX)) {
+        return Status::InvalidArgument("label " + std::to_string(label) +
+                                       " does not fit a zarr-vectors object id (int64)");
+      }
+      const pipelines::LabelMesh& mesh = meshes.at(k);
+      const auto first = static_cast<std::int64_t>(geometry.positions.size());
+      for (std::size_t v = 0; v < mesh.num_vertices(); ++v) {
+        geometry.positions.push_back(
+            {mesh.vertices[3 * v], mesh.vertices[3 * v + 1], mesh.vertices[3 * v + 2]});
+      }
+      geometry.object_ids.insert(geometry.object_ids.end(), mesh.num_vertices(),
+                                 static_cast<std::int64_t>(label));
+      for (const std::uint32_t index : mesh.triangles) geometry.links.push_back(first + index);
+    }
+  }
+  VectorsWriteOptions write;
+  write.overwrite = options.overwrite;
+  // Layout 0.9: zarr-vectors' own reader (0.9.x) opens every level.
+  write.layout = VectorsLayout::k0_9;
+  for (int a = 0; a < 3; ++a) {
+    write.chunk_shape[a] = static_cast<double>(options.chunk[2 - a]) * opened.resolution[a];
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
+                             WriteVectorLevels(context, dest_url, geometries, write, call));
+  MeshSummary summary;
+  summary.segments = levels.size();
+  summary.vertices = written.vertices;
+  summary.triangles = geometries.front().num_links();
+  return summary;
 }
 
 }  // namespace chunkwise::mesh_setup

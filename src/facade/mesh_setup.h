@@ -15,6 +15,7 @@
 #include "formats/precomputed/info.h"
 #include "formats/precomputed/segment_properties.h"
 #include "pipelines/meshing/label_meshes.h"
+#include "pipelines/meshing/mesh_levels.h"
 #include "pipelines/meshing/mesh_parts.h"
 
 namespace chunkwise::mesh_setup {
@@ -53,6 +54,20 @@ pipelines::MeshJob PlanMeshJob(const MeshOptions& options,
                                const std::array<std::int64_t, 3>& shape,
                                std::map<std::uint64_t, formats::precomputed::SegmentName> names,
                                int parts);
+
+// How a zarr-vectors job makes its levels: options.lods levels, clustered
+// (when unsimplified) on the voxels of `opened` and options.chunk.
+pipelines::MeshLevelsOptions VectorLevels(const MeshOptions& options, const OpenedSource& opened);
+
+// `levels` written as a new zarr-vectors mesh store (layout 0.9) at
+// `dest_url`, whose chunks are options.chunk times the source's resolution:
+// level k holds every label's k-th mesh, labels in order, the label as
+// object id. The summary's segments, vertices and triangles (level 0); no
+// voxels. InvalidArgument for a label of 2^63 or more; WriteVectorLevels' errors.
+Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view dest_url,
+                                      const pipelines::LeveledMeshes& levels,
+                                      const OpenedSource& opened, const MeshOptions& options,
+                                      const CallOptions& call);
 
 }  // namespace chunkwise::mesh_setup
 

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "chunkwise/facade/mesh_jobs.h"
-#include "chunkwise/facade/vectors.h"
 #include "facade/mesh_setup.h"
 #include "formats/precomputed/segment_properties.h"
 #include "pipelines/meshing/label_meshes.h"
+#include "pipelines/meshing/mesh_levels.h"
 #include "pipelines/meshing/mesh_output.h"
 
 namespace chunkwise {
@@ -69,54 +69,11 @@ Result<MeshSummary> MeshOnRanks(const Context& context, std::string_view source_
     std::istringstream in(shared);
     in >> summary.voxels >> summary.segments >> summary.vertices >> summary.triangles >>
         summary.bytes;
-    summary.mesh_dir = "mesh";
-    summary.properties_dir = "segment_properties";
-  }
-  return summary;
-}
-
-// The meshes as one zarr-vectors mesh geometry: each label's vertices and
-// triangles (winding kept) in label order, the label as object id.
-Result<VectorGeometry> MeshGeometry(const pipelines::MeshedLabels& meshed) {
-  VectorGeometry geometry;
-  geometry.type = VectorGeometryType::kMesh;
-  for (const auto& [label, mesh] : meshed.meshes) {
-    if (label > static_cast<std::uint64_t>(INT64_MAX)) {
-      return Status::InvalidArgument("label " + std::to_string(label) +
-                                     " does not fit a zarr-vectors object id (int64)");
+    if (options.format != "vectors") {
+      summary.mesh_dir = "mesh";
+      summary.properties_dir = "segment_properties";
     }
-    const auto first = static_cast<std::int64_t>(geometry.positions.size());
-    for (std::size_t v = 0; v < mesh.num_vertices(); ++v) {
-      geometry.positions.push_back(
-          {mesh.vertices[3 * v], mesh.vertices[3 * v + 1], mesh.vertices[3 * v + 2]});
-    }
-    geometry.object_ids.insert(geometry.object_ids.end(), mesh.num_vertices(),
-                               static_cast<std::int64_t>(label));
-    for (std::uint32_t index : mesh.triangles) geometry.links.push_back(first + index);
   }
-  return geometry;
-}
-
-// Meshes written as a new zarr-vectors store at `dest_url`; its chunks are
-// the meshing chunks in physical units.
-Result<MeshSummary> WriteVectorMeshes(const Context& context, std::string_view dest_url,
-                                      const pipelines::MeshedLabels& meshed,
-                                      const OpenedSource& opened, const MeshOptions& options,
-                                      const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, MeshGeometry(meshed));
-  VectorsWriteOptions write;
-  write.overwrite = options.overwrite;
-  // Layout 0.8 still: its stores are what `vectors pyramid` builds on.
-  write.layout = VectorsLayout::k0_8;
-  for (int a = 0; a < 3; ++a) {
-    write.chunk_shape[a] = static_cast<double>(options.chunk[2 - a]) * opened.resolution[a];
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
-                             WriteVectors(context, dest_url, geometry, write, call));
-  MeshSummary summary;
-  summary.segments = meshed.meshes.size();
-  summary.vertices = written.vertices;
-  summary.triangles = geometry.num_links();
   return summary;
 }
 
@@ -153,21 +110,25 @@ Result<MeshSummary> MeshToVectors(const Context& context, std::string_view sourc
   CHUNKWISE_ASSIGN_OR_RETURN(pipelines::MeshedLabels meshed,
                              MeshSource(context, source_url, opened, options, placement, pool.get(),
                                         progress.get(), call));
-  // Simplified as the legacy meshes are: both outputs hold the same triangles.
+  // Level 0 simplified as the legacy meshes are: both outputs hold the same triangles.
   pipelines::MeshOutputOptions simplification;
   simplification.max_error = options.max_simplification_error;
   simplification.reduction_factor = options.simplification_factor;
   simplification.pool = pool.get();
   simplification.cancellation = &context.cancellation(call);
-  CHUNKWISE_RETURN_IF_ERROR(pipelines::SimplifyMeshes(meshed, simplification));
+  CHUNKWISE_ASSIGN_OR_RETURN(const pipelines::LeveledMeshes levels,
+                             pipelines::BuildMeshLevels(meshed.meshes, simplification,
+                                                        mesh_setup::VectorLevels(options, opened)));
+  meshed = {};
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(dest_url)));
   // The store's progress counts vertices: kept from the call's voxels.
   core::ProgressObserver silent;
   CallOptions write_call = call;
   write_call.observer = &silent;
   write_call.progress_mode = core::ProgressMode::kQuiet;
-  CHUNKWISE_ASSIGN_OR_RETURN(MeshSummary summary, WriteVectorMeshes(context, dest_url, meshed,
-                                                                    opened, options, write_call));
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      MeshSummary summary,
+      mesh_setup::WriteVectorMeshes(context, dest_url, levels, opened, options, write_call));
   progress->Finish();
   summary.voxels = voxels;
   return summary;
@@ -181,11 +142,6 @@ Result<MeshSummary> GenerateMeshes(const Context& context, std::string_view sour
   CHUNKWISE_RETURN_IF_ERROR(CheckMeshOptions(options));
   const bool vectors = options.format == "vectors";
   if (options.ranks != nullptr && options.ranks->size() > 1) {
-    if (vectors) {
-      return Status::Unsupported(
-          "mesh format \"vectors\" is written by one process: its store is not split across " +
-          std::to_string(options.ranks->size()) + " ranks");
-    }
     return MeshOnRanks(context, source_url, dest_url, options, call);
   }
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "meshing " + std::string(source_url)));

@@ -128,6 +128,13 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
                                          const VectorGeometry& geometry,
                                          const VectorsWriteOptions& options,
                                          const CallOptions& call) {
+  return WriteVectorLevels(context, url, std::span(&geometry, 1), options, call);
+}
+
+Result<VectorsWriteSummary> WriteVectorLevels(const Context& context, std::string_view url,
+                                              std::span<const VectorGeometry> levels,
+                                              const VectorsWriteOptions& options,
+                                              const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing " + std::string(url)));
   // Before the store is opened for writing, which makes its directory.
   const Status shape = vectors::CheckChunkShape(
@@ -143,12 +150,14 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
   write.overwrite = options.overwrite;
   write.layout = ToFormat(options.layout);
   CHUNKWISE_ASSIGN_OR_RETURN(write.store_options.pool, context.pool_for(*store, call));
+  std::uint64_t vertices = 0;
+  for (const VectorGeometry& level : levels) vertices += level.positions.size();
   const std::unique_ptr<core::ProgressReporter> progress =
-      context.StartProgress(call, "vectors write", geometry.positions.size(), "vertices");
+      context.StartProgress(call, "vectors write", vertices, "vertices");
   write.progress = progress.get();
   write.cancellation = &context.cancellation(call);
   Result<vectors::WriteSummary> written =
-      vectors::WriteGeometry(std::move(store), "", geometry, write);
+      vectors::WriteGeometryLevels(std::move(store), "", levels, write);
   if (!written.ok()) {
     new_directory.RemoveIfEmpty();
     return NamingUrl(written.status(), url);

@@ -309,7 +309,7 @@ TEST_F(MeshJobsApi, AMissingPartIsNamedAndTheFinishRefusesToPublish) {
   EXPECT_EQ(Files(dest).at("info").find("\"mesh\""), std::string::npos);
 }
 
-TEST_F(MeshJobsApi, PartsOutOfRangeAndVectorsAreRefused) {
+TEST_F(MeshJobsApi, PartsOutOfRangeAreRefused) {
   MeshOptions options = Options("legacy");
   const std::string dest = Segmentation("refused");
   const Status part = MeshJobPart(context_, zarr_, dest, options, 3, 3);
@@ -317,9 +317,72 @@ TEST_F(MeshJobsApi, PartsOutOfRangeAndVectorsAreRefused) {
   EXPECT_EQ(part.field(), "part");
   EXPECT_EQ(MeshJobPart(context_, zarr_, dest, options, 0, 0).field(), "parts");
   options.format = "vectors";
-  const Status vectors = MeshJobPart(context_, zarr_, (root_ / "v").string(), options, 0, 2);
-  EXPECT_EQ(vectors.code(), StatusCode::kUnsupported);
-  EXPECT_NE(Message(vectors).find("vectors"), std::string::npos);
+  EXPECT_EQ(MeshJobPart(context_, zarr_, (root_ / "v").string(), options, 2, 2).field(), "part");
+}
+
+// A zarr-vectors mesh store (#41): 2, 3 and 5 parts, run in any order, and
+// 3 ranks write the store one process writes, byte for byte, every level.
+TEST_F(MeshJobsApi, AVectorsJobWritesTheStoreOfOneProcess) {
+  const MeshOptions options = Options("vectors");  // 2 levels.
+  const std::string whole = (root_ / "whole.zarrvectors").string();
+  auto expected = GenerateMeshes(context_, zarr_, whole, options);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  ASSERT_GT(expected->segments, 4096u);
+  const auto want = Files(whole);
+  ASSERT_TRUE(want.contains("1/zarr.json"));  // Level 1, with its faces.
+  ASSERT_TRUE(std::any_of(want.begin(), want.end(),
+                          [](const auto& file) { return file.first.starts_with("1/links/0/"); }));
+  for (const int parts : {2, 3, 5}) {
+    SCOPED_TRACE(parts);
+    const std::string split = (root_ / ("split" + std::to_string(parts) + ".zarrvectors")).string();
+    std::vector<int> order(static_cast<std::size_t>(parts));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937 shuffle(static_cast<unsigned>(parts));
+    std::shuffle(order.begin(), order.end(), shuffle);
+    std::vector<int> merge_order = order;
+    std::shuffle(merge_order.begin(), merge_order.end(), shuffle);
+    RunParts(split, options, parts, order, merge_order);
+    auto summary = FinishMeshJob(context_, zarr_, split, options, parts);
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    EXPECT_EQ(summary->segments, expected->segments);
+    EXPECT_EQ(summary->vertices, expected->vertices);
+    EXPECT_EQ(summary->triangles, expected->triangles);
+    EXPECT_EQ(summary->voxels, expected->voxels);
+    EXPECT_TRUE(summary->mesh_dir.empty());
+    const auto got = Files(split);
+    ASSERT_EQ(got.size(), want.size());  // No scratch object is left.
+    for (const auto& [path, bytes] : want) {
+      ASSERT_TRUE(got.contains(path)) << path;
+      ASSERT_TRUE(got.at(path) == bytes) << path << " differs";
+    }
+  }
+  // A store already there is refused before any meshing, without overwrite.
+  const Status again = MeshJobPart(context_, zarr_, whole, options, 0, 2);
+  EXPECT_EQ(again.code(), StatusCode::kInvalidArgument) << again.ToString();
+  EXPECT_EQ(again.field(), "overwrite");
+  EXPECT_NE(Message(again).find("whole.zarrvectors"), std::string::npos) << again.ToString();
+
+  const std::string ranks = (root_ / "ranks.zarrvectors").string();
+  ThreadRanks job(3);
+  std::vector<Result<MeshSummary>> results(3, Status::Internal("not run"));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&, r] {
+      Context context;
+      ThreadRanks::Rank rank(job, r);
+      MeshOptions own = options;
+      own.ranks = &rank;
+      results[static_cast<std::size_t>(r)] = GenerateMeshes(context, zarr_, ranks, own);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    EXPECT_EQ(result->segments, expected->segments);
+    EXPECT_EQ(result->triangles, expected->triangles);
+    EXPECT_TRUE(result->mesh_dir.empty());
+  }
+  EXPECT_EQ(Files(ranks), want);
 }
 
 }  // namespace

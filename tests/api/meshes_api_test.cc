@@ -336,6 +336,36 @@ TEST_F(MeshesApi, AVectorsStoreHoldsTheLegacyTrianglesByLabel) {
   }
   EXPECT_EQ(summary->triangles, triangles);
 
+  // Layout 0.9, options.lods (3) levels; each coarser level holds every
+  // label, in no more triangles than the level below.
+  EXPECT_EQ(described->root.version, "0.9.2");
+  ASSERT_EQ(described->root.num_levels, 3);
+  ASSERT_EQ(described->levels.size(), 3u);
+  for (std::uint64_t label : {5, 9}) {
+    std::size_t finer = 0;
+    for (int level = 0; level < 3; ++level) {
+      VectorsReadOptions read;
+      read.level = level;
+      read.object_id = static_cast<std::int64_t>(label);
+      auto got = ReadVectors(context_, store, read);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const std::size_t faces = got->geometry.num_links();
+      EXPECT_GT(faces, 0u) << "label " << label << " level " << level;
+      if (level > 0) {
+        EXPECT_LE(faces, finer) << "label " << label << " level " << level;
+      }
+      for (const std::int64_t index : got->geometry.links) {
+        EXPECT_LT(static_cast<std::size_t>(index), got->geometry.positions.size());
+      }
+      finer = faces;
+    }
+  }
+  options.lods = 17;
+  options.overwrite = true;
+  EXPECT_EQ(GenerateMeshes(context_, volume_, store, options).status().field(), "lods");
+  options.lods = 3;
+  options.overwrite = false;
+
   EXPECT_EQ(GenerateMeshes(context_, volume_, store, options).status().code(),
             StatusCode::kInvalidArgument);
   options.overwrite = true;

@@ -64,6 +64,20 @@ def test_tasks_write_the_bytes_of_one_process(source: str, tmp_path: Path, forma
         assert "mesh/1.shard" in want
 
 
+def test_tasks_write_the_vectors_store_of_one_process(source: str, tmp_path: Path) -> None:
+    """A zarr-vectors mesh store (#41), both levels, byte for byte; no scratch object left."""
+    options = {"format": "vectors", "chunk": [8, 8, 8], "lods": 2, "threads": 1}
+    whole, split = str(tmp_path / "whole.zarrvectors"), str(tmp_path / "split.zarrvectors")
+    expected = chunkwise.mesh(source, whole, **options)
+    with dask.config.set(scheduler="threads"):
+        summary = cwd.mesh(source, split, tasks=3, **options)
+    assert summary == expected
+    want, got = _files(whole), _files(split)
+    assert "1/zarr.json" in want
+    assert sorted(got) == sorted(want)
+    assert [name for name in want if got[name] != want[name]] == []
+
+
 def test_a_failed_task_leaves_nothing(source: str, tmp_path: Path) -> None:
     dest = _segmentation(tmp_path / "seg", (32, 32, 32))
     before = _files(dest)
@@ -72,8 +86,6 @@ def test_a_failed_task_leaves_nothing(source: str, tmp_path: Path) -> None:
                                                           match="chunk"):
         cwd.mesh(source, dest, tasks=2, chunk=[0, 8, 8])
     assert _files(dest) == before
-    with pytest.raises(chunkwise.UnsupportedError, match="vectors"):
-        cwd.mesh(source, str(tmp_path / "v"), tasks=2, format="vectors")
     with pytest.raises(TypeError, match="colour"):
         cwd.mesh(source, dest, tasks=2, colour="red")
     with pytest.raises(ValueError, match="tasks"):

@@ -15,9 +15,13 @@
 //   3. FinishMeshJob(parts), once, after step 2 is done by all: segment
 //      properties, the mesh folder's info, and the segmentation's info last.
 //
-// Every step takes the same source, destination and options (format
-// "vectors": Unsupported); after a failed step, AbandonMeshJob erases what
-// the job wrote. A step run twice does its work again.
+// Every step takes the same source, destination and options; after a failed
+// step, AbandonMeshJob erases what the job wrote. A step run twice does its
+// work again. Format "vectors": the scratch objects live in
+// "<store>/.chunkwise-scratch/", step 2 keeps its labels' resolution levels
+// there, and step 3 writes the whole zarr-vectors store as GenerateMeshes
+// does, after erasing them (a store already there without overwrite is
+// refused by step 1).
 #ifndef CHUNKWISE_FACADE_MESH_JOBS_H_
 #define CHUNKWISE_FACADE_MESH_JOBS_H_
 

@@ -27,6 +27,8 @@ struct MeshOptions {
   std::string format = "legacy";
   // multires: levels of detail at most (1 to 16); a label gets fewer where
   // one fragment of a level holds it whole. LOD k clusters vertices 2^k voxels apart.
+  // vectors: the store's resolution levels (1 to 16), each holding every
+  // label (docs/formats/vectors-meshes.md).
   int lods = 3;
   // Only these labels; empty: every label but 0.
   std::vector<std::uint64_t> labels;
@@ -52,7 +54,7 @@ struct MeshOptions {
   // alone, every label's mesh in memory. More: the job is split as
   // facade/mesh_jobs.h describes, each rank meshing its share of the chunks
   // and writing the meshes of the labels it owns; rank 0 writes the infos.
-  // The same bytes either way. Not with "vectors" (Unsupported).
+  // The same bytes either way, "vectors" too.
   core::Communicator* ranks = nullptr;
 };
 
@@ -85,11 +87,12 @@ struct MeshSummary {
 // levels of detail out of range; Cancelled. Progress counts the source's
 // voxels. For "multires", vertices and triangles count LOD 0.
 //
-// "vectors" writes a zarr-vectors mesh store at `dest_url` instead (no
-// segmentation needed there): the legacy meshes' vertices and triangles,
-// object id = label, positions placed by the source's finest scale (a zarr
-// source: voxels). InvalidArgument for a store already there without
-// overwrite, names_csv given, or a label of 2^63 or more.
+// "vectors" writes a zarr-vectors mesh store (layout 0.9) at `dest_url`
+// instead (no segmentation needed there): level 0 holds the legacy meshes'
+// vertices and triangles, levels 1 .. options.lods - 1 the same meshes
+// simplified further (docs/formats/vectors-meshes.md); object id = label,
+// positions placed by the source's finest scale (a zarr source: voxels). InvalidArgument for a
+// store already there without overwrite, names_csv given, or a label of 2^63 or more.
 //
 // With options.ranks of more than one rank, every rank calls this alike and
 // returns the same status (rank 0's summary on every rank); the errors of

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -83,7 +84,7 @@ struct VectorsRootMetadata {
   std::string version;                               // zv_version, e.g. "0.8.0".
   VectorsLayout layout = VectorsLayout::k0_8;        // From the version.
   std::array<double, 3> chunk_shape{};               // World units per chunk; every level uses it.
-  std::array<double, 3> bounds_min{}, bounds_max{};  // Inclusive bounds of level-0 vertices.
+  std::array<double, 3> bounds_min{}, bounds_max{};  // Inclusive bounds of every level's vertices.
   VectorGeometryType geometry_type = VectorGeometryType::kPoints;
   VectorsCrossLevelStorage cross_level_storage = VectorsCrossLevelStorage::kExplicit;
   std::array<double, 3> base_bin_shape{};  // Level n merges vertices in bins of base · 2^n.
@@ -152,6 +153,18 @@ Result<VectorsWriteSummary> WriteVectors(const Context& context, std::string_vie
                                          const VectorGeometry& geometry,
                                          const VectorsWriteOptions& options,
                                          const CallOptions& call = {});
+
+// As WriteVectors, with `levels` as the store's levels 0, 1, ... (1 to 30,
+// one geometry type): coarser levels the caller made (`chunkwise mesh
+// --format vectors` writes a mesh's simplified levels so), each a whole
+// geometry with its own links and no cross-level links (docs/formats/
+// vectors-meshes.md). The summary counts level 0; progress counts every
+// level's vertices. InvalidArgument also for no level, too many, or levels of
+// different types.
+Result<VectorsWriteSummary> WriteVectorLevels(const Context& context, std::string_view url,
+                                              std::span<const VectorGeometry> levels,
+                                              const VectorsWriteOptions& options,
+                                              const CallOptions& call = {});
 
 struct VectorsPyramidOptions {
   int levels = 2;  // Levels afterwards, level 0 included (>= 2).

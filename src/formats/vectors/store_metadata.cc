@@ -203,12 +203,15 @@ Result<RootMetadata> ParseRootAttributes(const nlohmann::json& attributes, std::
 }
 
 nlohmann::json FormatLevelAttributes(const LevelMetadata& metadata) {
-  nlohmann::json block = {{"level", metadata.level},
-                          {"vertex_count", metadata.vertex_count},
-                          {"arrays_present", metadata.arrays_present},
-                          {"bin_shape", nullptr},
-                          {"coarsening_method", metadata.level == 0 ? "none" : "per_object"},
-                          {"object_sparsity", 1.0}};
+  nlohmann::json block = {
+      {"level", metadata.level},
+      {"vertex_count", metadata.vertex_count},
+      {"arrays_present", metadata.arrays_present},
+      {"bin_shape", nullptr},
+      {"coarsening_method", !metadata.coarsening_method.empty()
+                                ? metadata.coarsening_method
+                                : std::string(metadata.level == 0 ? "none" : "per_object")},
+      {"object_sparsity", 1.0}};
   if (metadata.bin_shape) block["bin_shape"] = Vec3Json(*metadata.bin_shape);
   if (metadata.parent_level >= 0) block["parent_level"] = metadata.parent_level;
   return {{std::string(layout::kLevelAttributesKey), block}};

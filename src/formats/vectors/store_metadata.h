@@ -51,7 +51,7 @@ struct RootMetadata {
   std::string version;                         // zv_version, e.g. "0.8.0".
   LayoutVersion layout = LayoutVersion::k0_8;  // From the version.
   Vec3 chunk_shape{};                          // World units per chunk; every level uses it.
-  Vec3 bounds_min{}, bounds_max{};             // Inclusive bounds of level-0 vertices.
+  Vec3 bounds_min{}, bounds_max{};             // Inclusive bounds of every level's vertices.
   GeometryType geometry_type = GeometryType::kPoints;
   std::string geometry_name;  // geometry_types[0] as read ("streamline", ...); empty when written.
   CrossLevelStorage cross_level_storage = CrossLevelStorage::kExplicit;
@@ -77,6 +77,10 @@ struct LevelMetadata {
   std::vector<std::string> arrays_present;  // Family directory names.
   std::optional<Vec3> bin_shape;            // Null at level 0.
   int parent_level = -1;                    // The finer level it was built from; -1 at 0.
+  // How the level was made, when not the default ("none" at level 0,
+  // "per_object" above): "manual" for levels a caller made (a mesh's
+  // simplified levels). Written, not read.
+  std::string coarsening_method;
 };
 
 nlohmann::json FormatLevelAttributes(const LevelMetadata& metadata);

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <unordered_map>
 
 #include "formats/vectors/fragment_index.h"
@@ -14,6 +15,9 @@
 
 namespace chunkwise::formats::vectors {
 namespace {
+
+// As BuildPyramid allows.
+constexpr std::size_t kMaxLevels = 30;
 
 // Which vertices continue into the next one (v, v + 1) without a stored link
 // in layout 0.9: a polyline step [v, v + 1] or a skeleton edge [v + 1, v]
@@ -334,56 +338,97 @@ Status CheckChunkShape(const Vec3& chunk_shape) {
   return Status::Ok();
 }
 
-Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
-                                   const Geometry& geometry, const WriteOptions& options) {
+Result<WriteSummary> WriteGeometryLevels(std::shared_ptr<store::Store> store, std::string prefix,
+                                         std::span<const Geometry> levels,
+                                         const WriteOptions& options) {
   CHUNKWISE_RETURN_IF_ERROR(CheckChunkShape(options.chunk_shape));
-  CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
-  for (const Vec3f& position : geometry.positions) {
-    for (int d = 0; d < 3; ++d) {
-      if (std::abs(position[d] / options.chunk_shape[d]) >= kMaxChunkIndex) {
-        return Status::InvalidArgument("a vertex at " + std::to_string(position[d]) +
-                                       " is more than 1e15 chunks from the origin");
+  if (levels.empty() || levels.size() > kMaxLevels) {
+    return Status::InvalidArgument("a store has 1 to " + std::to_string(kMaxLevels) +
+                                   " levels, not " + std::to_string(levels.size()));
+  }
+  for (std::size_t level = 0; level < levels.size(); ++level) {
+    const Geometry& geometry = levels[level];
+    CHUNKWISE_RETURN_IF_ERROR(geometry.Validate());
+    if (geometry.type != levels[0].type) {
+      return Status::InvalidArgument(
+          "level " + std::to_string(level) + " is a " +
+          std::string(GeometryTypeName(geometry.type)) + " and level 0 a " +
+          std::string(GeometryTypeName(levels[0].type)) + ": a store holds one geometry type");
+    }
+    for (const Vec3f& position : geometry.positions) {
+      for (int d = 0; d < 3; ++d) {
+        if (std::abs(position[d] / options.chunk_shape[d]) >= kMaxChunkIndex) {
+          return Status::InvalidArgument("a vertex at " + std::to_string(position[d]) +
+                                         " is more than 1e15 chunks from the origin");
+        }
       }
     }
   }
   RootMetadata metadata;
   metadata.version = std::string(layout::kVersion);
   if (options.layout == LayoutVersion::k0_9) {
-    CHUNKWISE_RETURN_IF_ERROR(CheckWritableAs09(geometry));
+    for (const Geometry& geometry : levels) CHUNKWISE_RETURN_IF_ERROR(CheckWritableAs09(geometry));
     metadata.version = std::string(v0_9::kVersion);
     metadata.layout = LayoutVersion::k0_9;
   }
   metadata.chunk_shape = options.chunk_shape;
-  metadata.geometry_type = geometry.type;
+  metadata.geometry_type = levels[0].type;
+  metadata.num_levels = static_cast<int>(levels.size());
   metadata.base_bin_shape = options.chunk_shape;
   for (int d = 0; d < 3; ++d) metadata.base_bin_shape[d] /= 4;  // Level n bins: chunk · 2^n / 4.
   if (metadata.layout == LayoutVersion::k0_8)
     metadata.capabilities = {std::string(layout::kCapabilityFragmentIndex)};
+  // Bounds over every level: a coarser level's vertices may lie outside
+  // level 0's box, and layout 0.9 places every level's cells from its minimum.
+  bool any = false;
+  for (const Geometry& geometry : levels) any = any || !geometry.positions.empty();
   for (int d = 0; d < 3; ++d) {
-    metadata.bounds_min[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::max();
-    metadata.bounds_max[d] = geometry.positions.empty() ? 0 : std::numeric_limits<double>::lowest();
+    metadata.bounds_min[d] = any ? std::numeric_limits<double>::max() : 0;
+    metadata.bounds_max[d] = any ? std::numeric_limits<double>::lowest() : 0;
   }
-  for (const Vec3f& position : geometry.positions) {
-    for (int d = 0; d < 3; ++d) {
-      metadata.bounds_min[d] = std::min<double>(metadata.bounds_min[d], position[d]);
-      metadata.bounds_max[d] = std::max<double>(metadata.bounds_max[d], position[d]);
+  for (const Geometry& geometry : levels) {
+    for (const Vec3f& position : geometry.positions) {
+      for (int d = 0; d < 3; ++d) {
+        metadata.bounds_min[d] = std::min<double>(metadata.bounds_min[d], position[d]);
+        metadata.bounds_max[d] = std::max<double>(metadata.bounds_max[d], position[d]);
+      }
     }
   }
-  // Every array and the level's group first, the root last: a write killed,
+  const Vec3 base_bin_shape = metadata.base_bin_shape;
+  // Every array and the levels' groups first, the root last: a write killed,
   // failing or cancelled half-way leaves no store that any reader opens.
   CHUNKWISE_ASSIGN_OR_RETURN(VectorStore vectors, VectorStore::CreateUnpublished(
                                                       std::move(store), std::move(prefix), metadata,
                                                       options.overwrite, options.store_options));
-  const bool walk =
-      metadata.layout == LayoutVersion::k0_9 && geometry.type == GeometryType::kPolyline;
-  const Geometry walked = walk ? InWalkOrder(geometry) : Geometry();
-  const Geometry& written = walk ? walked : geometry;
-  const ChunkPlacement placement = PlaceVertices(written.positions, options.chunk_shape);
-  CHUNKWISE_ASSIGN_OR_RETURN(WriteSummary summary,
-                             WriteLevel(vectors, 0, written, placement, LevelMetadata{},
-                                        options.progress, options.cancellation));
+  WriteSummary summary;
+  for (std::size_t level = 0; level < levels.size(); ++level) {
+    const Geometry& geometry = levels[level];
+    const bool walk =
+        metadata.layout == LayoutVersion::k0_9 && geometry.type == GeometryType::kPolyline;
+    const Geometry walked = walk ? InWalkOrder(geometry) : Geometry();
+    const Geometry& written = walk ? walked : geometry;
+    const ChunkPlacement placement = PlaceVertices(written.positions, options.chunk_shape);
+    LevelMetadata extras;
+    if (level > 0) {
+      // Levels the caller made: bins only name the level's scale.
+      Vec3 bin_shape = base_bin_shape;
+      for (double& extent : bin_shape) extent = std::ldexp(extent, static_cast<int>(level));
+      extras.bin_shape = bin_shape;
+      extras.parent_level = static_cast<int>(level) - 1;
+      extras.coarsening_method = "manual";
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const WriteSummary level_summary,
+                               WriteLevel(vectors, static_cast<int>(level), written, placement,
+                                          extras, options.progress, options.cancellation));
+    if (level == 0) summary = level_summary;
+  }
   CHUNKWISE_RETURN_IF_ERROR(vectors.Publish());
   return summary;
+}
+
+Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
+                                   const Geometry& geometry, const WriteOptions& options) {
+  return WriteGeometryLevels(std::move(store), std::move(prefix), std::span(&geometry, 1), options);
 }
 
 }  // namespace chunkwise::formats::vectors

@@ -10,6 +10,7 @@
 #define CHUNKWISE_FORMATS_VECTORS_WRITER_H_
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "chunkwise/core/cancellation.h"
@@ -56,6 +57,17 @@ Result<WriteSummary> WriteLevel(const VectorStore& store, int level, const Geome
 // that breaks its invariants or a non-positive chunk shape.
 Result<WriteSummary> WriteGeometry(std::shared_ptr<store::Store> store, std::string prefix,
                                    const Geometry& geometry, const WriteOptions& options);
+
+// As WriteGeometry, with `levels` as levels 0, 1, ... (1 to 30, one
+// geometry type): coarser levels the caller made, a mesh's simplified levels
+// say, each a whole geometry with its own links and no cross-level links.
+// Their level metadata names parent_level k - 1, coarsening_method "manual"
+// and bins of base_bin_shape · 2^k (the scale the root's multiscales gives
+// level k); the root's bounds hold every level's vertices. The summary
+// counts level 0; progress counts every level's vertices.
+Result<WriteSummary> WriteGeometryLevels(std::shared_ptr<store::Store> store, std::string prefix,
+                                         std::span<const Geometry> levels,
+                                         const WriteOptions& options);
 
 }  // namespace chunkwise::formats::vectors
 

@@ -12,9 +12,9 @@ namespace {
 using ClusterKey = std::array<std::int64_t, 6>;
 
 ClusterKey KeyOf(const float* vertex, const LodGrid& grid, int lod) {
-  const double cluster = std::ldexp(1.0, lod);
   ClusterKey key{};
   for (int d = 0; d < 3; ++d) {
+    const double cluster = std::ldexp(grid.voxel[d], lod);
     const double parent = grid.cell[d] * std::ldexp(1.0, lod - 1);
     const double from_origin = vertex[d] - grid.origin[d];
     const double r = from_origin / parent;

@@ -27,6 +27,8 @@ namespace chunkwise::pipelines {
 struct LodGrid {
   std::array<double, 3> origin{};
   std::array<double, 3> cell{};
+  // A voxel's size in the mesh's units: clusters are 2^k of them a side.
+  std::array<double, 3> voxel{1, 1, 1};
 };
 
 // The mesh of LOD `lod` (>= 1) of `full`, by clustering as above. May have

@@ -18,6 +18,7 @@ namespace pc = formats::precomputed;
 bool Sharded(const MeshJob& job) { return job.multires && job.lods.sharded; }
 
 std::string ScratchFolder(const MeshJob& job) {
+  if (job.vectors) return job.prefix + std::string(kMeshScratchFolder) + "/";
   return job.prefix + job.output.mesh_dir + "/" + std::string(kMeshScratchFolder) + "/";
 }
 
@@ -126,7 +127,9 @@ std::vector<std::uint64_t> OwnedGroups(const MeshJob& job, const pc::ShardingSpe
 Status MeshJobPart(const LabelSource& source, store::Store& store, const MeshJob& job, int part) {
   CHUNKWISE_RETURN_IF_ERROR(CheckPart(job, part));
   CHUNKWISE_RETURN_IF_ERROR(CheckMeshingOptions(source, job.meshing));
-  CHUNKWISE_RETURN_IF_ERROR(PrepareMeshOutput(store, job.prefix, job.output, part == 0));
+  if (!job.vectors) {
+    CHUNKWISE_RETURN_IF_ERROR(PrepareMeshOutput(store, job.prefix, job.output, part == 0));
+  }
   const std::uint64_t chunks = CountChunks(source, job.meshing);
   const auto parts = static_cast<std::uint64_t>(job.parts);
   const auto p = static_cast<std::uint64_t>(part);
@@ -203,6 +206,19 @@ Result<MeshOutputSummary> MergeMeshJobPart(store::Store& store, const MeshJob& j
     entry.pieces = {};
   }
   labels.clear();
+  if (job.vectors) {
+    CHUNKWISE_ASSIGN_OR_RETURN(merged.levels, BuildMeshLevels(meshes, job.output, job.levels));
+    merged.summary.segments = merged.levels.size();
+    for (const auto& [label, levels] : merged.levels) {
+      merged.summary.vertices += levels.front().num_vertices();
+      merged.summary.triangles += levels.front().num_triangles();
+    }
+    CHUNKWISE_RETURN_IF_ERROR(store.Set(
+        MergedKey(job, part),
+        EncodeMergedPart(
+            {static_cast<std::uint32_t>(job.parts), static_cast<std::uint32_t>(part), 0}, merged)));
+    return merged.summary;
+  }
   Result<MeshOutputSummary> written =
       job.multires
           ? WriteMultiresFragments(store, job.prefix, meshes, job.output, job.lods, segments)
@@ -248,8 +264,39 @@ Result<MeshOutputSummary> FinishMeshJob(store::Store& store, const MeshJob& job)
   return total;
 }
 
+Result<VectorMeshJob> FinishVectorMeshJob(store::Store& store, const MeshJob& job) {
+  if (!job.vectors) return Status::Internal("FinishVectorMeshJob of a job that is not vectors");
+  if (job.parts < 1) return CheckPart(job, 0);
+  VectorMeshJob out;
+  for (int q = 0; q < job.parts; ++q) {
+    const std::string key = MergedKey(job, q);
+    CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, ReadScratch(store, key));
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        MergedPart merged,
+        DecodeMergedPart(bytes,
+                         {static_cast<std::uint32_t>(job.parts), static_cast<std::uint32_t>(q), 0},
+                         store.Describe(key)));
+    out.summary.segments += merged.summary.segments;
+    out.summary.vertices += merged.summary.vertices;
+    out.summary.triangles += merged.summary.triangles;
+    for (auto& [label, levels] : merged.levels) {
+      if (levels.size() != static_cast<std::size_t>(job.levels.levels)) {
+        return Status::Corruption(store.Describe(key) + ": label " + std::to_string(label) +
+                                  " has " + std::to_string(levels.size()) + " levels, not " +
+                                  std::to_string(job.levels.levels));
+      }
+      if (!out.levels.emplace(label, std::move(levels)).second) {
+        return Status::Corruption(store.Describe(key) + ": label " + std::to_string(label) +
+                                  " was merged by two parts");
+      }
+    }
+  }
+  CHUNKWISE_RETURN_IF_ERROR(EraseScratch(store, job));
+  return out;
+}
+
 void AbandonMeshJob(store::Store& store, const MeshJob& job, bool merged) {
-  if (merged) {
+  if (merged && !job.vectors) {
     EraseMeshOutput(store, job.prefix, job.output);
   } else {
     (void)EraseScratch(store, job);

@@ -16,6 +16,10 @@
 //   3. FinishMeshJob: the segment properties, the mesh folder's info and the
 //      segmentation's info last; then erases the scratch folder.
 //
+// A zarr-vectors job (MeshJob::vectors) differs in steps 2 and 3: a part
+// keeps its labels' levels in "<scratch>/merged/<part>", and the last step
+// hands them all to the caller, which writes the store whole.
+//
 // A label's group, and the part that owns it: unsharded, label % parts. Sharded, a
 // shard file must come from one part, but which shard a label falls in
 // depends on how many segments the job has, which no mesh part knows: the
@@ -35,6 +39,7 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/store/store.h"
 #include "pipelines/meshing/label_meshes.h"
+#include "pipelines/meshing/mesh_levels.h"
 #include "pipelines/meshing/mesh_output.h"
 
 namespace chunkwise::pipelines {
@@ -49,6 +54,13 @@ struct MeshJob {
   MeshOutputOptions output;
   bool multires = false;
   MultiresOutputOptions lods;  // multires.
+  // A zarr-vectors mesh store instead of a segmentation's meshes: no
+  // segmentation is checked or written, the scratch folder is
+  // "<prefix>.chunkwise-scratch/", step 2 keeps its labels' levels (`levels`,
+  // pipelines/meshing/mesh_levels.h) in its scratch object, and
+  // FinishVectorMeshJob gathers them for the caller to write the store.
+  bool vectors = false;
+  MeshLevelsOptions levels;  // vectors.
 };
 
 // Step 1, for part 0 <= part < job.parts: checks the segmentation as
@@ -66,6 +78,14 @@ Result<MeshOutputSummary> MergeMeshJobPart(store::Store& store, const MeshJob& j
 // MergeMeshJobPart; any failure erases the mesh and segment properties folders.
 Result<MeshOutputSummary> FinishMeshJob(store::Store& store, const MeshJob& job);
 
+// Step 3 of a vectors job, once every part has done step 2: every label's
+// levels and the job's figures (level 0), as one process would have them;
+// the scratch folder is erased. Errors as MergeMeshJobPart.
+struct VectorMeshJob {
+  MeshOutputSummary summary;
+  LeveledMeshes levels;
+};
+Result<VectorMeshJob> FinishVectorMeshJob(store::Store& store, const MeshJob& job);
 // After a failed step: erases the scratch folder and, when `merged` (some part may
 // have done step 2), the mesh and segment properties folders.
 void AbandonMeshJob(store::Store& store, const MeshJob& job, bool merged);

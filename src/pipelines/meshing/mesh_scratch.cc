@@ -208,6 +208,17 @@ Bytes EncodeMergedPart(const ScratchStamp& stamp, const MergedPart& merged) {
     out.U64(label);
     out.U64(voxels);
   }
+  out.U64(merged.levels.size());
+  for (const auto& [label, meshes] : merged.levels) {
+    out.U64(label);
+    out.U64(meshes.size());
+    for (const LabelMesh& mesh : meshes) {
+      out.U64(mesh.vertices.size());
+      for (const float c : mesh.vertices) out.F32(c);
+      out.U64(mesh.triangles.size());
+      for (const std::uint32_t index : mesh.triangles) out.U32(index);
+    }
+  }
   return out.Take();
 }
 
@@ -224,7 +235,37 @@ Result<MergedPart> DecodeMergedPart(ByteView bytes, const ScratchStamp& stamp,
   for (std::uint64_t i = 0; i < count; ++i) {
     CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t label, reader.U64());
     CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t voxels, reader.U64());
+    if (!merged.voxel_counts.empty() && label <= merged.voxel_counts.rbegin()->first) {
+      return reader.Error("labels unsorted");
+    }
     merged.voxel_counts[label] = voxels;
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t leveled, reader.Count(16));
+  for (std::uint64_t i = 0; i < leveled; ++i) {
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t label, reader.U64());
+    if (label == 0 || (!merged.levels.empty() && label <= merged.levels.rbegin()->first)) {
+      return reader.Error("label " + std::to_string(label) + " unsorted or 0");
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t levels, reader.Count(16));
+    std::vector<LabelMesh>& meshes = merged.levels[label];
+    meshes.resize(levels);
+    for (LabelMesh& mesh : meshes) {
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t coordinates, reader.Count(4));
+      if (coordinates % 3 != 0) return reader.Error(std::to_string(coordinates) + " coordinates");
+      mesh.vertices.resize(coordinates);
+      for (float& c : mesh.vertices) {
+        CHUNKWISE_ASSIGN_OR_RETURN(c, reader.F32());
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(const std::uint64_t indices, reader.Count(4));
+      if (indices % 3 != 0) return reader.Error(std::to_string(indices) + " triangle indices");
+      mesh.triangles.resize(indices);
+      for (std::uint32_t& index : mesh.triangles) {
+        CHUNKWISE_ASSIGN_OR_RETURN(index, reader.U32());
+        if (index >= coordinates / 3) {
+          return reader.Error("vertex " + std::to_string(index) + " not there");
+        }
+      }
+    }
   }
   CHUNKWISE_RETURN_IF_ERROR(reader.End());
   return merged;

@@ -18,6 +18,7 @@
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
 #include "pipelines/meshing/label_meshes.h"
+#include "pipelines/meshing/mesh_levels.h"
 #include "pipelines/meshing/mesh_output.h"
 
 namespace chunkwise::pipelines {
@@ -52,10 +53,13 @@ Bytes EncodeLabelList(const ScratchStamp& stamp, const std::vector<std::uint64_t
 Result<std::vector<std::uint64_t>> DecodeLabelList(ByteView bytes, const ScratchStamp& stamp,
                                                    const std::string& name);
 
-// What one merge part wrote, and its labels' voxel counts.
+// What one merge part wrote, and its labels' voxel counts; for a
+// zarr-vectors store, which the last step writes whole, also its labels'
+// meshes, each level's.
 struct MergedPart {
   MeshOutputSummary summary;
   std::map<std::uint64_t, std::uint64_t> voxel_counts;
+  LeveledMeshes levels;
 };
 Bytes EncodeMergedPart(const ScratchStamp& stamp, const MergedPart& merged);
 Result<MergedPart> DecodeMergedPart(ByteView bytes, const ScratchStamp& stamp,

@@ -41,7 +41,8 @@ OpenMPI on this machine (--oversubscribe: 3 ranks on 2 cores):
     resume does not rewrite the shards kept.
   * `chunkwise mesh` by 2 ranks (legacy, and multires-sharded with two shards)
     is byte-identical to one process and leaves no scratch object; existing
-    meshes are refused by every rank, and "vectors" is refused under ranks.
+    meshes are refused by every rank; so is a zarr-vectors mesh store (every
+    level) by 2 ranks, and an existing store is refused.
 
 usage: python3 mpi_interop.py --chunkwise build/chunkwise --mpirun /usr/bin/mpirun
     --chunkwise-test-faults build/tests/chunkwise-test-faults --workdir DIR
@@ -625,10 +626,19 @@ def check_mesh(checks, job, work):
                       f"mesh {fmt}: existing meshes are refused by every rank "
                       f"({refused.stderr.strip()[:80]})")
         compare_trees(checks, out, reference, f"mesh {fmt}: a refused job leaves them", skip=())
-    vectors = run([*two, job.chunkwise, "-q", "mesh", source, work / "mesh-vectors",
-                   "--format", "vectors"], job.env, expect_success=False)
-    checks.expect(vectors.returncode != 0 and "vectors" in vectors.stderr,
-                  f"mesh vectors: refused under 2 ranks ({vectors.stderr.strip()[:80]})")
+    # A zarr-vectors mesh store (#41), every level, as one process writes it.
+    reference, out = work / "mesh-vectors-one.zarrvectors", work / "mesh-vectors-ranks.zarrvectors"
+    options = ["--format", "vectors", "--chunk", "16,16,16", "--lods", "3"]
+    job.one(["mesh", source, reference, *options])
+    run([*two, job.chunkwise, "-q", "mesh", source, out, *options], job.env)
+    levels = sorted(f for f in visible_files(reference) if f.endswith("zarr.json") and f.count("/") == 1)
+    checks.expect(levels == ["0/zarr.json", "1/zarr.json", "2/zarr.json"],
+                  f"mesh vectors: one process wrote levels {levels}")
+    compare_trees(checks, out, reference, "mesh vectors: 2 ranks vs one process", skip=())
+    refused = run([*two, job.chunkwise, "-q", "mesh", source, out, *options], job.env,
+                  expect_success=False)
+    checks.expect(refused.returncode != 0 and "overwrite" in refused.stderr,
+                  f"mesh vectors: an existing store is refused by every rank ({refused.stderr.strip()[:80]})")
 
 
 def main():

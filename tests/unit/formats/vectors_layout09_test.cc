@@ -171,6 +171,67 @@ TEST(VectorsLayout09, SkeletonKeepsEveryParentAcrossBranchesRootsAndChunks) {
   ExpectSame(skeleton, *read);
 }
 
+// Levels a caller made (#41): each read back whole at its level, with its
+// own triangles and object ids; the bounds hold a coarser level's vertex
+// outside level 0's box; level metadata names the parent and "manual".
+TEST(VectorsLayout09, LevelsTheCallerMadeReadBackEachWhole) {
+  Geometry fine;
+  fine.type = GeometryType::kMesh;
+  fine.positions = {{1, 1, 1}, {12, 1, 1}, {1, 12, 1}, {3, 3, 14}, {4, 4, 4}, {5, 4, 4}, {4, 5, 4}};
+  fine.object_ids = {7, 7, 7, 7, 9, 9, 9};
+  fine.links = {0, 1, 2, 0, 2, 3, 4, 5, 6};
+  Geometry coarse;
+  coarse.type = GeometryType::kMesh;
+  coarse.positions = {{-6, 1, 1}, {12, 1, 1}, {1, 12, 1}, {4, 4, 4}, {5, 4, 4}, {4, 5, 4}};
+  coarse.object_ids = {7, 7, 7, 9, 9, 9};
+  coarse.links = {2, 1, 0, 3, 4, 5};
+  const std::vector<Geometry> levels{fine, coarse};
+  auto memory = store::MemoryStore::Create();
+  Result<WriteSummary> written = WriteGeometryLevels(memory, "", levels, Options09());
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->vertices, fine.positions.size());
+  Result<VectorStore> store = VectorStore::Open(memory, "");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(store->metadata().num_levels, 2);
+  EXPECT_EQ(store->metadata().bounds_min[0], -6);
+  EXPECT_EQ(store->metadata().bounds_max[2], 14);
+  for (int level = 0; level < 2; ++level) {
+    SCOPED_TRACE(level);
+    Result<LevelGeometry> read = ReadGeometry(*store, ReadQuery{level, {}, {}});
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ExpectSame(levels[static_cast<std::size_t>(level)], read->geometry);
+  }
+  Result<LevelMetadata> level1 = store->ReadLevel(1);
+  ASSERT_TRUE(level1.ok()) << level1.status().ToString();
+  EXPECT_EQ(level1->parent_level, 0);
+  ASSERT_TRUE(level1->bin_shape.has_value());
+  Result<std::optional<Bytes>> group = memory->Get("1/zarr.json");
+  ASSERT_TRUE(group.ok() && group->has_value());
+  const std::string text(group->value().begin(), group->value().end());
+  const nlohmann::json attributes = nlohmann::json::parse(text)["attributes"];
+  EXPECT_EQ(attributes["zarr_vectors_level"]["coarsening_method"], "manual") << text;
+  EXPECT_EQ(ReadGeometry(*store, ReadQuery{2, {}, {}}).status().code(), StatusCode::kNotFound);
+}
+
+TEST(VectorsLayout09, LevelsOfTwoTypesOrNoneAreRefused) {
+  Geometry mesh;
+  mesh.type = GeometryType::kMesh;
+  mesh.positions = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}};
+  mesh.links = {0, 1, 2};
+  Geometry points;
+  points.positions = {{1, 1, 1}};
+  auto memory = store::MemoryStore::Create();
+  const std::vector<Geometry> mixed{mesh, points};
+  Result<WriteSummary> written = WriteGeometryLevels(memory, "", mixed, Options09());
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(written.status().message().find("level 1"), std::string::npos)
+      << written.status().ToString();
+  EXPECT_EQ(WriteGeometryLevels(memory, "", std::vector<Geometry>(), Options09()).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(memory->List("").value().empty());
+}
+
 TEST(VectorsLayout09, SkeletonVertexWithTwoParentsIsRefusedBeforeWriting) {
   Geometry skeleton;
   skeleton.type = GeometryType::kSkeleton;
