@@ -7,6 +7,7 @@
 
 #include "core/memory_limit.h"
 #include "formats/precomputed/segment_shards.h"
+#include "pipelines/skeletons/source_chunks.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace {
@@ -52,7 +53,7 @@ std::string Mib(std::uint64_t bytes) {
 // The label's crop (teasar.h, LabelCrop) from its padded box of the source.
 // Corruption naming `where` when the source holds the label outside `extent`'s
 // box, or not as many voxels of it: the table the scan made does not match.
-Result<LabelCrop> ReadCrop(const SkeletonSource& source, std::uint64_t label,
+Result<LabelCrop> ReadCrop(const SkeletonSource& source, SourceChunks& chunks, std::uint64_t label,
                            const LabelExtent& extent, const std::string& where) {
   LabelCrop crop;
   crop.label = label;
@@ -64,7 +65,7 @@ Result<LabelCrop> ReadCrop(const SkeletonSource& source, std::uint64_t label,
     read.start[a] = std::max<std::int64_t>(extent.box.start[a] - 1, 0);
     read.stop[a] = std::min(extent.box.stop[a] + 1, source.shape[a]);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> labels, source.read(ToRegion(read)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> labels, chunks.Read(read));
   std::uint64_t found = 0;
   bool outside = false;
   std::size_t i = 0;
@@ -259,12 +260,21 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   // A lone label spreads its field's lines instead.
   core::ThreadPool* field_pool = work.size() == 1 ? options.pool : nullptr;
   const LabelVolume placement{{}, source.shape, source.voxel_size, source.origin};
-  auto one = [&](std::size_t i) -> Status {
+  SourceChunks chunks(source);
+  // Labels in the order of their boxes' corners, so that those running at
+  // once lie close together and share the cache's chunks.
+  std::vector<std::size_t> order(work.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return work[a].second.box.start < work[b].second.box.start;
+  });
+  auto one = [&](std::size_t k) -> Status {
+    const std::size_t i = order[k];
     if (options.cancellation != nullptr) {
       CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
     }
     CHUNKWISE_ASSIGN_OR_RETURN(const LabelCrop crop,
-                               ReadCrop(source, work[i].first, work[i].second, where));
+                               ReadCrop(source, chunks, work[i].first, work[i].second, where));
     TeasarWorkspacePtr workspace;
     {
       const std::lock_guard<std::mutex> lock(workspaces_mutex);

@@ -13,6 +13,7 @@
 #include "formats/precomputed/skeleton_file.h"
 #include "pipelines/skeletons/skeleton_job.h"
 #include "pipelines/skeletons/skeletonize.h"
+#include "pipelines/skeletons/source_chunks.h"
 #include "pipelines/skeletons/teasar.h"
 
 namespace chunkwise::pipelines::skeletons {
@@ -169,6 +170,38 @@ TEST(SkeletonCrops, SkeletonsFromCropsAreTheWholeVolumesByteForByte) {
           << "seed " << seed << " label " << (*whole)[i].label;
     }
   }
+}
+
+TEST(SkeletonCrops, BoxesThroughTheChunkCacheAreTheBoxesReadDirectly) {
+  const Volume v = RandomVolume(7, {13, 17, 19});
+  SkeletonSource source = SourceOf(v, {4, 5, 6});
+  int reads = 0;
+  const auto direct = source.read;
+  source.read = [&](const core::Region& region) {
+    ++reads;
+    return direct(region);
+  };
+  std::mt19937 random(3);
+  // Room for 3 chunks (evicting), and for none (every box read directly).
+  for (const std::uint64_t capacity : {std::uint64_t{3 * 4 * 5 * 6 * 8}, std::uint64_t{8}}) {
+    SourceChunks chunks(source, capacity);
+    for (int i = 0; i < 200; ++i) {
+      VoxelBox box;
+      for (int a = 0; a < 3; ++a) {
+        std::uniform_int_distribution<std::int64_t> at(0, v.shape[a] - 1);
+        const std::int64_t p = at(random), q = at(random);
+        box.start[a] = std::min(p, q);
+        box.stop[a] = std::max(p, q) + 1;
+        if (i % 2 == 0) box.stop[a] = std::min(box.start[a] + 3, v.shape[a]);  // small boxes
+      }
+      auto got = chunks.Read(box);
+      ASSERT_TRUE(got.ok());
+      ASSERT_EQ(*got, *direct(core::Region(core::Coord(box.start.begin(), box.start.end()),
+                                           core::Coord(box.stop.begin(), box.stop.end()))))
+          << i;
+    }
+  }
+  EXPECT_GT(reads, 0);
 }
 
 TEST(SkeletonCrops, ALabelOverTheMemoryLimitIsNamedBeforeAnythingIsRead) {
