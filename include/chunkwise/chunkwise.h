@@ -73,6 +73,11 @@
 //   MeshJobPart, MergeMeshJobPart,
 //     FinishMeshJob, AbandonMeshJob
 //     (meshing split into parts)      facade/mesh_jobs.h
+//   ScanSkeletonJobPart,
+//     SkeletonizeJobPart,
+//     FinishSkeletonJob,
+//     AbandonSkeletonJob (skeletons
+//     split into parts)               facade/skeleton_jobs.h
 //   CheckOutputFits (memory limit)    facade/memory_limit.h
 // docs/api.md shows each in a short example. Errors are Status/Result
 // (core/status.h); no call throws.
@@ -100,6 +105,7 @@
 #include "chunkwise/facade/precomputed_conversion.h"
 #include "chunkwise/facade/precomputed_volumes.h"
 #include "chunkwise/facade/references.h"
+#include "chunkwise/facade/skeleton_jobs.h"
 #include "chunkwise/facade/skeletons.h"
 #include "chunkwise/facade/store_keys.h"
 #include "chunkwise/facade/store_registry.h"

@@ -630,10 +630,46 @@ def skeletonize(
     directory: str,
     chunk_shape: list[float] | None,
     threads: int,
+    max_memory: int = 0,
     progress: _Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]: ...
 def read_skeleton(url: str, label: int) -> dict[str, Any]: ...
+
+class SkeletonRequest:
+    format: str
+    labels: list[int]
+    scale: float
+    constant: float
+    voxel_size: list[float] | None
+    overwrite: bool
+    directory: str
+    threads: int
+    max_memory: int
+    def __init__(self) -> None: ...
+
+def skeleton_job_scan(
+    source: str,
+    dest: str,
+    part: int,
+    parts: int,
+    request: SkeletonRequest,
+    cancel: CancelToken | None = None,
+) -> None: ...
+def skeleton_job_part(
+    source: str,
+    dest: str,
+    part: int,
+    parts: int,
+    request: SkeletonRequest,
+    cancel: CancelToken | None = None,
+) -> None: ...
+def skeleton_job_finish(
+    source: str, dest: str, parts: int, request: SkeletonRequest
+) -> dict[str, Any]: ...
+def skeleton_job_abandon(
+    source: str, dest: str, parts: int, request: SkeletonRequest, skeletonized: bool
+) -> None: ...
 
 class Viewer:
     @property

@@ -31,6 +31,7 @@ def skeletonize(
     directory: str = "skeletons",
     chunk_shape: Sequence[float] | None = None,
     threads: int = 0,
+    max_memory: int = 0,
     progress: Progress = None,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
@@ -46,7 +47,13 @@ def skeletonize(
     the invalidation ball, scale times the distance to the boundary plus
     const nanometres (kimimaro's defaults). `voxel_size`: x, y, z in nm
     (default a precomputed source's resolution, else 1, 1, 1). Skeletons
-    already at `dest` are refused unless `overwrite`. `progress` counts voxels
+    already at `dest` are refused unless `overwrite`. The volume is never read
+    whole: a scan finds each label's bounding box, and each label is
+    skeletonized from the voxels under its box padded by one voxel, so memory
+    follows the largest label, not the volume; `max_memory` (bytes, 0: the
+    machine's) refuses a label that needs more, naming it
+    (chunkwise.ResourceExhaustedError). `chunkwise.dask.skeletonize` splits
+    the same job over dask tasks. `progress` counts voxels
     of the labels done. Returns the counts: labels, voxels, vertices, edges,
     cable_length (nm), files, bytes, prefix.
     """
@@ -62,6 +69,7 @@ def skeletonize(
         directory,
         None if chunk_shape is None else [float(v) for v in chunk_shape],
         int(threads),
+        int(max_memory),
         progress=_progress.callback(progress, "skeletonize"),
         cancel=_progress.token(cancel),
     )

@@ -31,7 +31,7 @@ from ._array import Array, _create_request
 from ._array import open as _open
 from ._cancel import CancelToken
 
-__all__ = ["export_shards", "from_zarr", "mesh", "to_precomputed", "to_zarr"]
+__all__ = ["export_shards", "from_zarr", "mesh", "skeletonize", "to_precomputed", "to_zarr"]
 
 
 def to_zarr(
@@ -298,7 +298,96 @@ def mesh(
     return result
 
 
+def skeletonize(
+    source: str,
+    dest: str,
+    *,
+    tasks: int = 1,
+    client: Any = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """``chunkwise.skeletonize(source, dest, **options)`` as a job of `tasks` dask tasks.
+
+    The same skeleton files and infos, byte for byte, in three rounds
+    (docs/scale.md, "Skeletons"): task i scans part i of the source's chunk
+    grid and writes each label's bounding box and voxel count to a scratch
+    object under the skeleton folder (``dest/skeletons/.chunkwise-scratch/``);
+    then task i skeletonizes the labels it owns (balanced by bounding-box
+    volume; precomputed-sharded: whole shard files), each from the voxels
+    under its bounding box padded by one voxel, and writes their files; then
+    the driver writes the skeleton info and the segmentation's info last and
+    erases the scratch objects. Every task must see `source` and `dest` (a
+    shared file system or an object store). `options` are
+    ``chunkwise.skeletonize``'s (``format``, ``labels``, ``scale``,
+    ``const``, ``voxel_size``, ``overwrite``, ``directory``, ``threads`` per
+    task, ``max_memory``); ``"vectors"`` is not split
+    (chunkwise.UnsupportedError). A failed task leaves nothing: the driver
+    erases what the job wrote and re-raises. Runs on `client` (a
+    ``distributed.Client``), else dask's current scheduler. Returns
+    ``chunkwise.skeletonize``'s counts.
+    """
+    unknown = set(options) - set(_SKELETON_OPTIONS)
+    if unknown:
+        raise TypeError(f"skeletonize() got unexpected options: {', '.join(sorted(unknown))}")
+    parts = int(tasks)
+    if parts < 1:
+        raise ValueError(f"tasks must be at least 1, not {parts}")
+    source, dest = str(source), str(dest)
+    request = _skeleton_request(options)
+
+    def run(step: Any) -> None:
+        jobs = [dask.delayed(step, pure=False)(source, dest, part, parts, options)
+                for part in range(parts)]
+        if client is not None:
+            client.gather(client.compute(jobs))
+        else:
+            dask.compute(*jobs)
+
+    try:
+        run(_skeleton_scan)
+    except BaseException:
+        _core.skeleton_job_abandon(source, dest, parts, request, False)
+        raise
+    try:
+        run(_skeleton_part)
+    except BaseException:
+        _core.skeleton_job_abandon(source, dest, parts, request, True)
+        raise
+    result: dict[str, Any] = _core.skeleton_job_finish(source, dest, parts, request)
+    return result
+
+
 # --- the tasks ---------------------------------------------------------------
+
+
+_SKELETON_OPTIONS = ("format", "labels", "scale", "const", "voxel_size", "overwrite", "directory",
+                     "threads", "max_memory")
+
+
+def _skeleton_request(options: dict[str, Any]) -> Any:
+    request = _core.SkeletonRequest()
+    for name, value in options.items():
+        if name == "labels":
+            value = [int(label) for label in (value or [])]
+        elif name == "voxel_size" and value is not None:
+            value = [float(v) for v in value]
+        elif name == "const":
+            name, value = "constant", float(value)
+        elif name == "scale":
+            value = float(value)
+        setattr(request, name, value)
+    return request
+
+
+def _skeleton_scan(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
+    """One task of skeletonize's first round: part `part` of the chunk grid scanned to scratch."""
+    _core.skeleton_job_scan(source, dest, part, parts, _skeleton_request(options))
+
+
+def _skeleton_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
+    """One task of skeletonize's second round: the skeletons of the labels part `part` owns."""
+    _core.skeleton_job_part(source, dest, part, parts, _skeleton_request(options))
+
 
 
 _MESH_OPTIONS = ("format", "labels", "names", "overwrite", "threads", "lods", "chunk",

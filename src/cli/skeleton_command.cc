@@ -24,6 +24,7 @@ struct SkeletonizeFlags {
   std::string directory = "skeletons";
   std::vector<double> chunk_shape;
   bool overwrite = false;
+  double max_memory_mib = 0;
   std::size_t threads = 0;
 };
 
@@ -43,9 +44,14 @@ Status SkeletonizeCommand(const CommandContext& context, const SkeletonizeFlags&
         std::array<double, 3>{flags.chunk_shape[0], flags.chunk_shape[1], flags.chunk_shape[2]};
   }
   options.overwrite = flags.overwrite;
+  options.max_memory = static_cast<std::uint64_t>(flags.max_memory_mib * (1 << 20));
+  // Under mpirun or srun, one rank of the job (docs/scale.md); else the process alone.
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::unique_ptr<Communicator> ranks, JoinJobRanks());
+  options.ranks = ranks.get();
   CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonizeSummary summary,
                              Skeletonize(context.library(), flags.source, flags.dest, options,
                                          {.threads = flags.threads}));
+  if (ranks->rank() != 0) return Status::Ok();  // Rank 0 reports the job.
   char cable[64];
   std::snprintf(cable, sizeof cable, "%.6g", summary.cable_length);
   Say(context, "skeletonized " + std::to_string(summary.labels) + " labels (" +
@@ -98,6 +104,9 @@ void AddSkeletonCommands(CLI::App& app, CommandContext& context) {
       ->delimiter(',')
       ->expected(3);
   command->add_flag("--overwrite", flags->overwrite, "Replace skeletons already in DEST");
+  command->add_option("--max-memory", flags->max_memory_mib,
+                      "Refuse a label whose skeleton needs more than this many MiB at once "
+                      "(its bounding box padded by one voxel, 55 bytes a voxel)");
   AddThreadsOption(command, flags->threads, "Worker threads (default: one per core)");
   SetAction(command, context, [&context, flags] { return SkeletonizeCommand(context, *flags); });
 }

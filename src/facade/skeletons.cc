@@ -1,143 +1,24 @@
 #include "chunkwise/facade/skeletons.h"
 
+#include <bit>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <utility>
 
-#include "chunkwise/facade/format_detection.h"
-#include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/skeleton_jobs.h"
 #include "chunkwise/facade/vectors.h"
-#include "chunkwise/facade/zarr_arrays.h"
 #include "core/json.h"
+#include "facade/skeleton_setup.h"
 #include "formats/precomputed/segment_shards.h"
 #include "formats/precomputed/skeleton_file.h"
+#include "pipelines/skeletons/skeleton_job.h"
 #include "pipelines/skeletons/skeletonize.h"
 
 namespace chunkwise {
 namespace {
 
 namespace sk = pipelines::skeletons;
-
-// A whole label volume widened to uint64, with where its voxels lie.
-struct LoadedLabels {
-  std::vector<std::uint64_t> labels;
-  std::array<std::int64_t, 3> shape{};  // z, y, x
-  std::array<double, 3> voxel_size{1, 1, 1};
-  std::array<double, 3> origin{0, 0, 0};
-};
-
-template <typename T>
-void Widen(const Bytes& bytes, std::vector<std::uint64_t>& out) {
-  out.resize(bytes.size() / sizeof(T));
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    T v;
-    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
-    out[i] = v;
-  }
-}
-
-Status WidenLabels(const Bytes& bytes, core::DataType type, std::string_view url,
-                   std::vector<std::uint64_t>& out) {
-  switch (type.id()) {
-    case core::DataTypeId::kUInt8:
-      Widen<std::uint8_t>(bytes, out);
-      return Status();
-    case core::DataTypeId::kUInt16:
-      Widen<std::uint16_t>(bytes, out);
-      return Status();
-    case core::DataTypeId::kUInt32:
-      Widen<std::uint32_t>(bytes, out);
-      return Status();
-    case core::DataTypeId::kUInt64:
-      Widen<std::uint64_t>(bytes, out);
-      return Status();
-    default:
-      return Status::InvalidArgument(std::string(url) + " holds " + std::string(type.zarr_name()) +
-                                     ", not unsigned integer labels");
-  }
-}
-
-Result<LoadedLabels> LoadPrecomputed(const Context& context, std::string_view url,
-                                     const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::unique_ptr<PrecomputedVolume> volume,
-                             OpenPrecomputed(context, url));
-  const PrecomputedVolumeInfo& info = volume->info();
-  if (info.num_channels != 1) {
-    return Status::InvalidArgument(std::string(url) + " has " + std::to_string(info.num_channels) +
-                                   " channels; labels have one");
-  }
-  const PrecomputedScaleInfo& scale = info.scales.at(0);
-  LoadedLabels out;
-  out.shape = {scale.size[2], scale.size[1], scale.size[0]};
-  for (int a = 0; a < 3; ++a) {
-    out.voxel_size[a] = scale.resolution[a];
-    out.origin[a] = static_cast<double>(scale.voxel_offset[a]) * scale.resolution[a];
-  }
-  const core::Region region =
-      core::Region::Full(std::vector<core::Index>(out.shape.begin(), out.shape.end()));
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes,
-                             ReadPrecomputedRegion(context, *volume, 0, region, call));
-  CHUNKWISE_RETURN_IF_ERROR(WidenLabels(bytes, info.data_type, url, out.labels));
-  return out;
-}
-
-Result<LoadedLabels> LoadZarr(const Context& context, std::string_view url,
-                              const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(ZarrArray array, OpenZarrArray(context, url, {}, call));
-  const ZarrArrayMetadata& metadata = array.metadata();
-  if (metadata.shape.size() != 3) {
-    return Status::InvalidArgument(std::string(url) + " has " +
-                                   std::to_string(metadata.shape.size()) +
-                                   " dimensions; skeletons need a 3-d (z, y, x) label volume");
-  }
-  LoadedLabels out;
-  out.shape = {metadata.shape[0], metadata.shape[1], metadata.shape[2]};
-  CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes,
-                             ReadRegion(context, array, core::Region::Full(metadata.shape), call));
-  CHUNKWISE_RETURN_IF_ERROR(WidenLabels(bytes, metadata.data_type, url, out.labels));
-  return out;
-}
-
-Result<LoadedLabels> LoadLabels(const Context& context, std::string_view url,
-                                const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> store,
-                             OpenStore(context, url, context.store_options(false)));
-  Result<DetectedFormat> format = DetectFormat(*store, "");
-  if (!format.ok()) return format.status().WithContext(url);
-  switch (format->kind) {
-    case FormatKind::kPrecomputed:
-      return LoadPrecomputed(context, url, call);
-    case FormatKind::kZarrV3Array:
-    case FormatKind::kZarrV2Array:
-      return LoadZarr(context, url, call);
-    default:
-      return Status::InvalidArgument(
-          std::string(url) + " is " + std::string(FormatName(format->kind)) +
-          ", not a label volume (a zarr array or a precomputed segmentation)");
-  }
-}
-
-Status CheckOptions(const SkeletonizeOptions& options) {
-  if (!(options.scale >= 0) || !(options.constant >= 0)) {
-    return Status::InvalidArgument(
-        "the invalidation ball needs scale >= 0 and constant >= 0, not " +
-        std::to_string(options.scale) + " and " + std::to_string(options.constant));
-  }
-  if (options.voxel_size) {
-    for (double v : *options.voxel_size) {
-      if (!(v > 0)) return Status::InvalidArgument("voxel_size needs three sizes > 0");
-    }
-  }
-  if (options.vectors_chunk_shape) {
-    for (double v : *options.vectors_chunk_shape) {
-      if (!(v > 0)) {
-        return Status::InvalidArgument("the vectors chunk shape needs three sizes > 0")
-            .WithField("chunk_shape");
-      }
-    }
-  }
-  return Status();
-}
 
 // The skeletons as one zarr-vectors skeleton geometry: each label's vertices
 // in its own order, its edges [child, parent] as TEASAR draws them.
@@ -206,6 +87,62 @@ Result<std::optional<formats::precomputed::ShardingSpec>> DirectorySharding(
   return std::optional<formats::precomputed::ShardingSpec>(spec);
 }
 
+// A failed step's status as a rank's outcome, to agree on.
+Result<std::string> Outcome(const Status& status) {
+  return status.ok() ? Result<std::string>(std::string()) : Result<std::string>(status);
+}
+
+// Skeletonize split across the job's ranks (facade/skeleton_jobs.h): each
+// rank scans its chunks, then skeletonizes the labels it owns; rank 0
+// finishes. Every rank makes the same collective calls and returns the same
+// status.
+Result<SkeletonizeSummary> SkeletonizeOnRanks(const Context& context, std::string_view source_url,
+                                              std::string_view dest_url,
+                                              const SkeletonizeOptions& options,
+                                              const CallOptions& call) {
+  core::Communicator& ranks = *options.ranks;
+  const int rank = ranks.rank();
+  const int size = ranks.size();
+  CallOptions own = call;
+  if (rank != 0) own.progress_mode = core::ProgressMode::kQuiet;
+  Status agreed =
+      core::GatherOutcomes(ranks, Outcome(ScanSkeletonJobPart(context, source_url, dest_url,
+                                                              options, rank, size, own)))
+          .status();
+  if (!agreed.ok()) {
+    if (rank == 0) AbandonSkeletonJob(context, source_url, dest_url, options, size, false);
+    return agreed;
+  }
+  agreed = core::GatherOutcomes(ranks, Outcome(SkeletonizeJobPart(context, source_url, dest_url,
+                                                                  options, rank, size, own)))
+               .status();
+  if (!agreed.ok()) {
+    if (rank == 0) AbandonSkeletonJob(context, source_url, dest_url, options, size, true);
+    return agreed;
+  }
+  Result<SkeletonizeSummary> job =
+      rank == 0 ? FinishSkeletonJob(context, source_url, dest_url, options, size, own)
+                : SkeletonizeSummary();
+  CHUNKWISE_RETURN_IF_ERROR(core::ShareRootStatus(ranks, job.status()));
+  // Rank 0's figures on every rank; the cable length to the last bit.
+  std::ostringstream out;
+  if (job.ok()) {
+    out << job->labels << ' ' << job->voxels << ' ' << job->vertices << ' ' << job->edges << ' '
+        << std::bit_cast<std::uint64_t>(job->cable_length) << ' ' << job->files << ' ' << job->bytes
+        << ' ' << (job->prefix.empty() ? "-" : job->prefix);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const std::string shared, ranks.Broadcast(out.str()));
+  if (rank == 0) return *job;
+  SkeletonizeSummary summary;
+  std::istringstream in(shared);
+  std::uint64_t cable = 0;
+  in >> summary.labels >> summary.voxels >> summary.vertices >> summary.edges >> cable >>
+      summary.files >> summary.bytes >> summary.prefix;
+  summary.cable_length = std::bit_cast<double>(cable);
+  if (summary.prefix == "-") summary.prefix.clear();
+  return summary;
+}
+
 }  // namespace
 
 Result<SkeletonFormat> ParseSkeletonFormat(std::string_view text) {
@@ -221,36 +158,44 @@ Result<SkeletonFormat> ParseSkeletonFormat(std::string_view text) {
 Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view source_url,
                                        std::string_view dest_url, const SkeletonizeOptions& options,
                                        const CallOptions& call) {
-  CHUNKWISE_RETURN_IF_ERROR(CheckOptions(options));
+  CHUNKWISE_RETURN_IF_ERROR(skeleton_setup::CheckOptions(options));
+  if (options.ranks != nullptr && options.ranks->size() > 1) {
+    if (options.format == SkeletonFormat::kVectors) {
+      return Status::Unsupported(
+          "skeleton format \"vectors\" is written by one process: its store is not split across " +
+          std::to_string(options.ranks->size()) + " ranks");
+    }
+    return SkeletonizeOnRanks(context, source_url, dest_url, options, call);
+  }
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(call, "skeletonizing " + std::string(source_url)));
-  // The read counts bytes and the skeletons voxels: the call's observer is
+  // The reads count bytes and the skeletons voxels: the call's observer is
   // told of the skeletons alone, so that its counts keep one unit.
   core::ProgressObserver silent;
   CallOptions read_call = call;
   read_call.observer = &silent;
   read_call.progress_mode = core::ProgressMode::kQuiet;
-  CHUNKWISE_ASSIGN_OR_RETURN(LoadedLabels loaded, LoadLabels(context, source_url, read_call));
-  if (options.voxel_size) {
-    for (int a = 0; a < 3; ++a) {
-      loaded.origin[a] = loaded.origin[a] / loaded.voxel_size[a] * (*options.voxel_size)[a];
-    }
-    loaded.voxel_size = *options.voxel_size;
-  }
-  const sk::LabelVolume volume{loaded.labels, loaded.shape, loaded.voxel_size, loaded.origin};
-
+  CHUNKWISE_ASSIGN_OR_RETURN(const skeleton_setup::OpenedSource opened,
+                             skeleton_setup::OpenSource(context, source_url, options, read_call));
+  const sk::SkeletonSource& source = opened.source;
   CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<core::ThreadPool> pool, context.pool(call));
-  sk::SkeletonizeVolumeOptions run;
-  run.params = {options.scale, options.constant, options.pdrf_scale, options.pdrf_exponent};
-  run.labels = options.labels;
-  run.pool = pool.get();
-  run.cancellation = &context.cancellation(call);
-  const std::uint64_t voxels = sk::CountLabelVoxels(volume, options.labels);
+  const std::string where(source_url);
+  // Step 1 of a job (facade/skeleton_jobs.h) over every chunk, kept in memory.
+  CHUNKWISE_ASSIGN_OR_RETURN(const sk::LabelTable table,
+                             sk::ScanChunks(source, 0, sk::CountSourceChunks(source), pool.get(),
+                                            nullptr, &context.cancellation(call)));
+  CHUNKWISE_ASSIGN_OR_RETURN(const sk::LabelWork work,
+                             sk::SelectLabels(table, options.labels, where));
+  std::uint64_t voxels = 0;
+  for (const auto& [label, extent] : work) voxels += extent.voxels;
+  sk::SkeletonJob job = skeleton_setup::PlanJob(options, source_url, 1);
+  job.skeletonize.pool = pool.get();
+  job.skeletonize.cancellation = &context.cancellation(call);
   std::unique_ptr<core::ProgressReporter> progress =
       context.StartProgress(call, "skeletonize", voxels, "voxels");
-  run.progress = progress.get();
+  job.skeletonize.progress = progress.get();
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<sk::Skeleton> skeletons,
-                             sk::SkeletonizeVolume(volume, run, std::string(source_url)));
+                             sk::SkeletonizeFromSource(source, work, job.skeletonize, where));
   CHUNKWISE_RETURN_IF_ERROR(
       context.CheckCancelled(call, "writing skeletons to " + std::string(dest_url)));
 
@@ -259,18 +204,11 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
     // The store's own progress counts vertices: kept from the call's observer.
     CHUNKWISE_ASSIGN_OR_RETURN(
         summary,
-        WriteVectorSkeletons(context, dest_url, skeletons, loaded.voxel_size, options, read_call));
+        WriteVectorSkeletons(context, dest_url, skeletons, source.voxel_size, options, read_call));
   } else {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
                                OpenStore(context, dest_url, context.store_options(true)));
-    sk::WriteSkeletonsOptions write;
-    write.output = options.format == SkeletonFormat::kSwc ? sk::SkeletonOutput::kSwc
-                   : options.format == SkeletonFormat::kPrecomputedSharded
-                       ? sk::SkeletonOutput::kPrecomputedSharded
-                       : sk::SkeletonOutput::kPrecomputed;
-    write.overwrite = options.overwrite;
-    write.directory = options.directory;
-    Result<sk::WrittenSkeletons> written = sk::WriteSkeletons(*dest, skeletons, write);
+    Result<sk::WrittenSkeletons> written = sk::WriteSkeletons(*dest, skeletons, job.output);
     if (!written.ok()) return written.status().WithContext(dest_url);
     summary.files = written->files;
     summary.bytes = written->bytes;

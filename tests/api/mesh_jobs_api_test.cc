@@ -13,12 +13,14 @@
 #include <thread>
 
 #include "api_test_support.h"
+#include "thread_ranks.h"
 
 namespace chunkwise {
 namespace {
 
 using api_test::FreshDirectory;
 using api_test::Message;
+using api_test::ThreadRanks;
 
 // Every file under `root` by its path relative to it, with its bytes.
 std::map<std::string, std::string> Files(const std::filesystem::path& root) {
@@ -40,68 +42,6 @@ std::size_t MeshFiles(const std::string& url) {
   }
   return n;
 }
-
-// The ranks of a job as threads of this process: each collective call
-// waits for every rank, as MPI's do.
-class ThreadRanks {
- public:
-  explicit ThreadRanks(int size) : slots_(static_cast<std::size_t>(size)) {}
-
-  class Rank final : public core::Communicator {
-   public:
-    Rank(ThreadRanks& job, int rank) : job_(job), rank_(rank) {}
-    int rank() const override { return rank_; }
-    int size() const override { return static_cast<int>(job_.slots_.size()); }
-    Status Barrier() override {
-      job_.Exchange(rank_, "");
-      return Status::Ok();
-    }
-    Result<std::vector<std::string>> Gather(std::string_view value) override {
-      std::vector<std::string> all = job_.Exchange(rank_, value);
-      return rank_ == 0 ? all : std::vector<std::string>{};
-    }
-    Result<std::string> Broadcast(std::string_view value) override {
-      return job_.Exchange(rank_, value)[0];
-    }
-
-   private:
-    ThreadRanks& job_;
-    int rank_;
-  };
-
- private:
-  void Wait() {
-    std::unique_lock lock(mutex_);
-    const std::uint64_t generation = generation_;
-    if (++arrived_ == slots_.size()) {
-      arrived_ = 0;
-      ++generation_;
-      changed_.notify_all();
-    } else {
-      changed_.wait(lock, [&] { return generation_ != generation; });
-    }
-  }
-  std::vector<std::string> Exchange(int rank, std::string_view value) {
-    {
-      std::lock_guard lock(mutex_);
-      slots_[static_cast<std::size_t>(rank)] = std::string(value);
-    }
-    Wait();
-    std::vector<std::string> all;
-    {
-      std::lock_guard lock(mutex_);
-      all = slots_;
-    }
-    Wait();
-    return all;
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<std::string> slots_;
-  std::size_t arrived_ = 0;
-  std::uint64_t generation_ = 0;
-};
 
 class MeshJobsApi : public ::testing::Test {
  protected:

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chunkwise/core/communicator.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/facade/call_options.h"
 #include "chunkwise/facade/context.h"
@@ -48,6 +49,17 @@ struct SkeletonizeOptions {
   // vectors: the store's chunk shape x, y, z in nanometres; absent: 128
   // voxels on each axis.
   std::optional<std::array<double, 3>> vectors_chunk_shape;
+  // The most one label's skeleton may hold in memory at once, in bytes (its
+  // bounding box padded by one voxel, at 55 bytes a voxel); 0: the
+  // process's memory. Over it: ResourceExhausted (field "max_memory")
+  // naming the label and what it needs, before anything is read.
+  std::uint64_t max_memory = 0;
+  // The job's ranks (facade/job_ranks.h); null or one rank: this process
+  // alone. More: the job is split as facade/skeleton_jobs.h describes, each
+  // rank scanning its share of the chunks and skeletonizing the labels it
+  // owns; rank 0 writes the infos. The same bytes either way. Not with
+  // "vectors" (Unsupported).
+  core::Communicator* ranks = nullptr;
 };
 
 struct SkeletonizeSummary {
@@ -65,16 +77,19 @@ struct SkeletonizeSummary {
 
 // Skeletonizes the 3-d label volume at `source_url` (a zarr v2/v3 array or
 // a precomputed segmentation's scale 0; unsigned integer labels, 0 is
-// background) and writes the skeletons at `dest_url`: precomputed into the
-// segmentation there (its info gains "skeletons"), or as the skeleton
-// directory itself where dest has no info (precomputed-sharded the same, in
-// shard files); SWC as "<label>.swc" files; vectors as a new zarr-vectors
-// store at dest (vertices in nanometres, a "radius" vertex attribute, the
-// label as object id, edges [child, parent] toward each skeleton's root;
-// InvalidArgument for a label of 2^63 or more, which an int64 object id cannot
-// hold). Existing output is InvalidArgument without options.overwrite. A
-// volume with no labels writes an empty result. Threads, progress (voxels
-// of labels done) and cancellation are the call's, else the context's.
+// background), never read whole: a scan of its chunks finds each label's
+// bounding box, then each label is skeletonized from the voxels under its
+// box padded by one voxel (the peak memory follows the largest label's box,
+// times the threads at work, not the volume: docs/scale.md), and writes the skeletons at
+// `dest_url`: precomputed into the segmentation there (its info gains "skeletons"), or as the
+// skeleton directory itself where dest has no info (precomputed-sharded the same, in shard files);
+// SWC as "<label>.swc" files; vectors as a new zarr-vectors store at dest (vertices in nanometres,
+// a "radius" vertex attribute, the label as object id, edges [child, parent] toward each skeleton's
+// root; InvalidArgument for a label of 2^63 or more, which an int64 object id cannot hold).
+// Existing output is InvalidArgument without options.overwrite. A volume with no labels writes an
+// empty result. Threads, progress (voxels of labels done) and cancellation are the call's, else the
+// context's. With options.ranks of more than one rank, every rank calls this alike and returns the
+// same status (rank 0's summary on every rank).
 Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view source_url,
                                        std::string_view dest_url,
                                        const SkeletonizeOptions& options = {},

@@ -123,6 +123,8 @@ class WrittenKeys {
     written.bytes += shards.bytes;
     return Status();
   }
+  // A key written earlier, erased with the rest on failure.
+  void Adopt(const std::string& key) { keys_.push_back(key); }
   void Keep() { keep_ = true; }
   const std::vector<std::string>& keys() const { return keys_; }
 
@@ -157,33 +159,12 @@ Status EraseStale(store::Store& store, const std::string& prefix,
   return Status();
 }
 
-Result<WrittenSkeletons> WriteSwc(store::Store& store, const std::vector<Skeleton>& skeletons,
-                                  const WriteSkeletonsOptions& options) {
-  if (!options.overwrite) {
-    for (const Skeleton& s : skeletons) {
-      const std::string key = std::to_string(s.label) + ".swc";
-      CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
-      if (exists) {
-        return Status::InvalidArgument(store.Describe(key) + " exists; overwrite to replace it");
-      }
-    }
-  }
-  WrittenSkeletons written;
-  WrittenKeys keys(store);
-  for (const Skeleton& s : skeletons) {
-    CHUNKWISE_RETURN_IF_ERROR(
-        keys.Set(std::to_string(s.label) + ".swc", View(pc::SkeletonToSwc(s)), written));
-  }
-  if (options.overwrite) CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, "", keys.keys(), ".swc"));
-  keys.Keep();
-  return written;
-}
-
 }  // namespace
 
-Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<Skeleton>& skeletons,
-                                        const WriteSkeletonsOptions& options) {
-  if (options.output == SkeletonOutput::kSwc) return WriteSwc(store, skeletons, options);
+Result<SkeletonDestination> CheckSkeletonDestination(const store::Store& store,
+                                                     const WriteSkeletonsOptions& options) {
+  SkeletonDestination destination;
+  if (options.output == SkeletonOutput::kSwc) return destination;
   if (options.directory.empty() || options.directory.find('/') != std::string::npos ||
       options.directory == "." || options.directory == "..") {
     return Status::InvalidArgument("skeleton directory \"" + options.directory +
@@ -192,7 +173,6 @@ Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<S
   // What is at the root: a segmentation (skeletons go into a folder of it),
   // a skeleton directory already, or nothing (the root becomes one).
   CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> root_info, store.Get("info"));
-  std::optional<nlohmann::json> volume_info;
   bool root_has_skeletons = false;
   if (root_info.has_value()) {
     const std::string text(root_info->begin(), root_info->end());
@@ -200,26 +180,63 @@ Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<S
     if (json.is_object() && json.value("@type", "") == "neuroglancer_skeletons") {
       root_has_skeletons = true;
     } else if (json.is_object() && json.contains("scales")) {
-      volume_info = std::move(json);
+      destination.volume_info = std::move(json);
     } else {
       return Status::InvalidArgument(store.Describe("info") +
                                      " is neither a precomputed volume nor a skeleton directory");
     }
   }
-  const std::string prefix = volume_info ? options.directory + "/" : "";
+  destination.prefix = destination.volume_info ? options.directory + "/" : "";
   if (!options.overwrite) {
+    const std::string& prefix = destination.prefix;
     CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(prefix + "info"));
-    if (root_has_skeletons || exists || (volume_info && volume_info->contains("skeletons"))) {
+    if (root_has_skeletons || exists ||
+        (destination.volume_info && destination.volume_info->contains("skeletons"))) {
       return Status::InvalidArgument(store.Describe(prefix.empty() ? "info" : prefix) +
                                      " already holds skeletons; overwrite to replace them");
     }
   }
+  return destination;
+}
+
+std::string SkeletonFileKey(const SkeletonDestination& destination,
+                            const WriteSkeletonsOptions& options, const pc::ShardingSpec& sharding,
+                            std::uint64_t label) {
+  switch (options.output) {
+    case SkeletonOutput::kSwc:
+      return std::to_string(label) + ".swc";
+    case SkeletonOutput::kPrecomputedSharded:
+      return destination.prefix +
+             pc::ShardFileName(sharding, pc::LocateChunk(sharding, label).shard);
+    case SkeletonOutput::kPrecomputed:
+      break;
+  }
+  return destination.prefix + std::to_string(label);
+}
+
+Result<WrittenSkeletons> WriteSkeletonFiles(store::Store& store,
+                                            const SkeletonDestination& destination,
+                                            const std::vector<Skeleton>& skeletons,
+                                            const WriteSkeletonsOptions& options,
+                                            const pc::ShardingSpec& sharding) {
   WrittenSkeletons written;
-  written.prefix = prefix;
+  written.prefix = destination.prefix;
   WrittenKeys keys(store);
-  const bool sharded = options.output == SkeletonOutput::kPrecomputedSharded;
-  const pc::ShardingSpec sharding = pc::SegmentSharding(skeletons.size());
-  if (sharded) {
+  if (options.output == SkeletonOutput::kSwc) {
+    if (!options.overwrite) {
+      for (const Skeleton& s : skeletons) {
+        const std::string key = std::to_string(s.label) + ".swc";
+        CHUNKWISE_ASSIGN_OR_RETURN(const bool exists, store.Exists(key));
+        if (exists) {
+          return Status::InvalidArgument(store.Describe(key) + " exists; overwrite to replace it");
+        }
+      }
+    }
+    for (const Skeleton& s : skeletons) {
+      CHUNKWISE_RETURN_IF_ERROR(
+          keys.Set(std::to_string(s.label) + ".swc", View(pc::SkeletonToSwc(s)), written));
+    }
+  } else if (options.output == SkeletonOutput::kPrecomputedSharded) {
     std::vector<Bytes> encoded;
     encoded.reserve(skeletons.size());
     std::vector<pc::SegmentObject> objects;
@@ -227,23 +244,60 @@ Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<S
       encoded.push_back(pc::EncodeSkeleton(s));
       objects.push_back({s.label, encoded.back(), {}});
     }
-    CHUNKWISE_RETURN_IF_ERROR(keys.SetShards(prefix, sharding, objects, written));
+    CHUNKWISE_RETURN_IF_ERROR(keys.SetShards(destination.prefix, sharding, objects, written));
   } else {
     for (const Skeleton& s : skeletons) {
       const Bytes bytes = pc::EncodeSkeleton(s);
-      CHUNKWISE_RETURN_IF_ERROR(keys.Set(prefix + std::to_string(s.label), bytes, written));
+      CHUNKWISE_RETURN_IF_ERROR(
+          keys.Set(destination.prefix + std::to_string(s.label), bytes, written));
     }
   }
-  std::vector<std::string> label_keys = keys.keys();
+  keys.Keep();
+  return written;
+}
+
+Status FinishSkeletonOutput(store::Store& store, const SkeletonDestination& destination,
+                            const WriteSkeletonsOptions& options, const pc::ShardingSpec& sharding,
+                            const std::vector<std::string>& file_keys, WrittenSkeletons& written) {
+  // Until the info is written the result is absent: a failure erases the files too.
+  WrittenKeys keys(store);
+  for (const std::string& key : std::set<std::string>(file_keys.begin(), file_keys.end())) {
+    keys.Adopt(key);
+  }
+  if (options.output == SkeletonOutput::kSwc) {
+    if (options.overwrite) CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, "", file_keys, ".swc"));
+    keys.Keep();
+    return Status();
+  }
+  const bool sharded = options.output == SkeletonOutput::kPrecomputedSharded;
   CHUNKWISE_RETURN_IF_ERROR(keys.Set(
-      prefix + "info",
+      destination.prefix + "info",
       View(pc::SkeletonInfoJson(pc::IdentityTransform(), sharded ? &sharding : nullptr)), written));
-  if (volume_info) {
-    (*volume_info)["skeletons"] = options.directory;
-    CHUNKWISE_RETURN_IF_ERROR(store.Set("info", View(volume_info->dump(2) + "\n")));
+  if (destination.volume_info) {
+    nlohmann::json volume_info = *destination.volume_info;
+    volume_info["skeletons"] = options.directory;
+    CHUNKWISE_RETURN_IF_ERROR(store.Set("info", View(volume_info.dump(2) + "\n")));
   }
   keys.Keep();
-  if (options.overwrite) CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, prefix, label_keys, ""));
+  if (options.overwrite) {
+    CHUNKWISE_RETURN_IF_ERROR(EraseStale(store, destination.prefix, file_keys, ""));
+  }
+  return Status();
+}
+
+Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<Skeleton>& skeletons,
+                                        const WriteSkeletonsOptions& options) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonDestination destination,
+                             CheckSkeletonDestination(store, options));
+  const pc::ShardingSpec sharding = pc::SegmentSharding(skeletons.size());
+  CHUNKWISE_ASSIGN_OR_RETURN(WrittenSkeletons written,
+                             WriteSkeletonFiles(store, destination, skeletons, options, sharding));
+  std::vector<std::string> file_keys;
+  for (const Skeleton& s : skeletons) {
+    file_keys.push_back(SkeletonFileKey(destination, options, sharding, s.label));
+  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      FinishSkeletonOutput(store, destination, options, sharding, file_keys, written));
   return written;
 }
 

@@ -5,6 +5,7 @@
 #define CHUNKWISE_PIPELINES_SKELETONS_SKELETONIZE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
 #include "chunkwise/store/store.h"
+#include "core/json.h"
+#include "formats/precomputed/sharding.h"
 #include "pipelines/skeletons/teasar.h"
 
 namespace chunkwise::pipelines::skeletons {
@@ -61,6 +64,40 @@ struct WrittenSkeletons {
 // or absent.
 Result<WrittenSkeletons> WriteSkeletons(store::Store& store, const std::vector<Skeleton>& skeletons,
                                         const WriteSkeletonsOptions& options);
+
+// WriteSkeletons in steps, for a job whose parts each write some labels'
+// files (pipelines/skeletons/skeleton_job.h); the same bytes either way.
+//
+// Where precomputed skeletons go ("<directory>/" of a segmentation, or the
+// root) and the segmentation's info they join; SWC: the root. WriteSkeletons'
+// errors about the destination, before anything is written.
+struct SkeletonDestination {
+  std::string prefix;
+  std::optional<nlohmann::json> volume_info;
+};
+Result<SkeletonDestination> CheckSkeletonDestination(const store::Store& store,
+                                                     const WriteSkeletonsOptions& options);
+// The key of the file that holds `label`'s skeleton (sharded: its shard
+// file under `sharding`, the sharding of the whole output's label count).
+std::string SkeletonFileKey(const SkeletonDestination& destination,
+                            const WriteSkeletonsOptions& options,
+                            const formats::precomputed::ShardingSpec& sharding,
+                            std::uint64_t label);
+// The files of `skeletons` (in label order; sharded: every label of each
+// shard file it touches), no info. A failure erases what it wrote.
+Result<WrittenSkeletons> WriteSkeletonFiles(store::Store& store,
+                                            const SkeletonDestination& destination,
+                                            const std::vector<Skeleton>& skeletons,
+                                            const WriteSkeletonsOptions& options,
+                                            const formats::precomputed::ShardingSpec& sharding);
+// Last: the skeleton info and the segmentation's info (precomputed), then,
+// with overwrite, erases the label and shard files `file_keys` (every file
+// of the output) does not name. A failure before the infos are written
+// erases `file_keys`; `written` counts the info.
+Status FinishSkeletonOutput(store::Store& store, const SkeletonDestination& destination,
+                            const WriteSkeletonsOptions& options,
+                            const formats::precomputed::ShardingSpec& sharding,
+                            const std::vector<std::string>& file_keys, WrittenSkeletons& written);
 
 }  // namespace chunkwise::pipelines::skeletons
 

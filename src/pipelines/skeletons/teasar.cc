@@ -110,11 +110,12 @@ struct LineScratch {
 // (the voxel there is another label, or outside the volume). No voxel
 // beyond a run's end can be nearer than that end voxel itself, so runs are
 // exact, as in a binary field per label.
-void RelaxLine(const std::uint64_t* labels, float* squared, std::int64_t start, std::int64_t stride,
+template <typename Label>
+void RelaxLine(const Label* labels, float* squared, std::int64_t start, std::int64_t stride,
                std::int64_t n, double spacing, LineScratch& s) {
   std::int64_t a = 0;
   while (a < n) {
-    const std::uint64_t label = labels[start + a * stride];
+    const Label label = labels[start + a * stride];
     std::int64_t b = a + 1;
     while (b < n && labels[start + b * stride] == label) ++b;
     if (label != 0) {
@@ -135,7 +136,8 @@ void RelaxLine(const std::uint64_t* labels, float* squared, std::int64_t start, 
 
 // The first pass, along x: within a run of one label, the squared distance to
 // the nearer voxel just outside the run.
-void RowDistances(const std::uint64_t* labels, float* squared, std::int64_t n, double spacing) {
+template <typename Label>
+void RowDistances(const Label* labels, float* squared, std::int64_t n, double spacing) {
   std::int64_t a = 0;
   while (a < n) {
     std::int64_t b = a + 1;
@@ -454,10 +456,17 @@ std::map<std::uint64_t, LabelExtent> FindLabels(const LabelVolume& volume) {
   return labels;
 }
 
-std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPool* pool) {
-  const std::int64_t depth = volume.shape[0], height = volume.shape[1], width = volume.shape[2];
-  const std::uint64_t* labels = volume.labels.data();
-  std::vector<float> field(volume.labels.size());
+namespace {
+
+// The field of DistanceToBoundary over `labels` (a whole volume's, or a
+// crop's label mask): every line is relaxed run by run, each run of one
+// label on its own from the values of its voxels alone, so a run computes
+// the same floats wherever it lies.
+template <typename Label>
+std::vector<float> Field(const Label* labels, const std::array<std::int64_t, 3>& shape,
+                         const std::array<double, 3>& voxel_size, core::ThreadPool* pool) {
+  const std::int64_t depth = shape[0], height = shape[1], width = shape[2];
+  std::vector<float> field(static_cast<std::size_t>(depth * height * width));
   float* squared = field.data();
   const std::int64_t plane = height * width;
   const std::int64_t longest = std::max({depth, height, width});
@@ -466,10 +475,10 @@ std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPoo
     LineScratch scratch(longest);
     for (std::int64_t y = 0; y < height; ++y) {
       const std::int64_t row = z * plane + y * width;
-      RowDistances(labels + row, squared + row, width, volume.voxel_size[0]);
+      RowDistances(labels + row, squared + row, width, voxel_size[0]);
     }
     for (std::int64_t x = 0; x < width; ++x) {
-      RelaxLine(labels, squared, z * plane + x, width, height, volume.voxel_size[1], scratch);
+      RelaxLine(labels, squared, z * plane + x, width, height, voxel_size[1], scratch);
     }
   });
   if (status.ok()) {
@@ -477,7 +486,7 @@ std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPoo
       LineScratch scratch(longest);
       for (std::int64_t x = 0; x < width; ++x) {
         const std::int64_t start = y * width + x;
-        RelaxLine(labels, squared, start, plane, depth, volume.voxel_size[2], scratch);
+        RelaxLine(labels, squared, start, plane, depth, voxel_size[2], scratch);
         for (std::int64_t z = 0; z < depth; ++z) {
           squared[start + z * plane] = std::sqrt(squared[start + z * plane]);
         }
@@ -486,20 +495,64 @@ std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPoo
   }
   // The loops above return no error of their own: a pool that cannot start
   // threads does the work on this one instead.
-  if (!status.ok()) return DistanceToBoundary(volume, nullptr);
+  if (!status.ok()) return Field(labels, shape, voxel_size, nullptr);
   return field;
 }
 
-Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
-                          std::uint64_t label, const VoxelBox& box, const TeasarParams& params,
-                          TeasarWorkspace& work) {
+}  // namespace
+
+std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPool* pool) {
+  return Field(volume.labels.data(), volume.shape, volume.voxel_size, pool);
+}
+
+std::array<std::int64_t, 3> LabelCrop::dims() const {
+  return {box.stop[0] - box.start[0] + 2, box.stop[1] - box.start[1] + 2,
+          box.stop[2] - box.start[2] + 2};
+}
+
+std::uint64_t LabelCrop::voxels() const {
+  const std::array<std::int64_t, 3> d = dims();
+  return static_cast<std::uint64_t>(d[0]) * static_cast<std::uint64_t>(d[1]) *
+         static_cast<std::uint64_t>(d[2]);
+}
+
+std::vector<float> CropDistanceToBoundary(const LabelCrop& crop,
+                                          const std::array<double, 3>& voxel_size,
+                                          core::ThreadPool* pool) {
+  return Field(crop.mask.data(), crop.dims(), voxel_size, pool);
+}
+
+namespace {
+
+// Traces every component of the mask the workspace holds over `crop` (its
+// dbf filled for the mask's voxels).
+Skeleton TraceCrop(const Crop& crop, const LabelVolume& volume, std::uint64_t label,
+                   const TeasarParams& params, TeasarWorkspace& work) {
   Skeleton out;
   out.label = label;
+  const std::vector<Neighbour> steps = Neighbours(crop, volume.voxel_size);
+  ComponentTracer tracer(crop, volume, params, work, steps, out);
+  for (const std::vector<std::int64_t>& component : Components(crop, work.mask, steps)) {
+    tracer.Trace(component);
+  }
+  return out;
+}
+
+Crop PaddedCrop(const VoxelBox& box) {
   Crop crop;
   for (int a = 0; a < 3; ++a) {
     crop.origin[a] = box.start[a] - 1;
     crop.dims[a] = box.stop[a] - box.start[a] + 2;
   }
+  return crop;
+}
+
+}  // namespace
+
+Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
+                          std::uint64_t label, const VoxelBox& box, const TeasarParams& params,
+                          TeasarWorkspace& work) {
+  const Crop crop = PaddedCrop(box);
   work.Prepare(crop.size());
   for (std::int64_t z = box.start[0]; z < box.stop[0]; ++z) {
     for (std::int64_t y = box.start[1]; y < box.stop[1]; ++y) {
@@ -512,12 +565,7 @@ Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boun
       }
     }
   }
-  const std::vector<Neighbour> steps = Neighbours(crop, volume.voxel_size);
-  ComponentTracer tracer(crop, volume, params, work, steps, out);
-  for (const std::vector<std::int64_t>& component : Components(crop, work.mask, steps)) {
-    tracer.Trace(component);
-  }
-  return out;
+  return TraceCrop(crop, volume, label, params, work);
 }
 
 Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
@@ -525,6 +573,20 @@ Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const 
   const std::vector<float> field = DistanceToBoundary(volume);
   TeasarWorkspacePtr work = NewTeasarWorkspace();
   return SkeletonizeLabel(volume, field, label, box, params, *work);
+}
+
+Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
+                         const TeasarParams& params, TeasarWorkspace& work,
+                         core::ThreadPool* pool) {
+  const Crop padded = PaddedCrop(crop.box);
+  const std::vector<float> field = CropDistanceToBoundary(crop, placement.voxel_size, pool);
+  work.Prepare(padded.size());
+  for (std::int64_t i = 0; i < padded.size(); ++i) {
+    if (!crop.mask[i]) continue;
+    work.mask[i] = 1;
+    work.dbf[i] = field[i];
+  }
+  return TraceCrop(padded, placement, crop.label, params, work);
 }
 
 }  // namespace chunkwise::pipelines::skeletons

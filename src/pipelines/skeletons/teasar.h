@@ -84,6 +84,28 @@ struct TeasarWorkspaceDeleter {
 using TeasarWorkspacePtr = std::unique_ptr<TeasarWorkspace, TeasarWorkspaceDeleter>;
 TeasarWorkspacePtr NewTeasarWorkspace();
 
+// One label's voxels over its bounding box padded by one voxel on every side
+// (z, y, x): 1 where the label is, 0 elsewhere; the padding, inside the
+// volume or beyond its edge, is 0. What a label's skeleton needs of the
+// volume, read without the rest of it.
+struct LabelCrop {
+  std::uint64_t label = 0;
+  VoxelBox box;  // the label's bounding box in the volume (unpadded)
+  std::vector<std::uint8_t> mask;
+  std::array<std::int64_t, 3> dims() const;  // box + 2 on each axis
+  std::uint64_t voxels() const;
+};
+
+// DistanceToBoundary over the crop's mask. On the label's voxels it equals,
+// float for float, DistanceToBoundary of the whole volume: the field is
+// computed line by line, each run of one label from its own voxels with a
+// zero just past either end, and a run of the label ends at the same voxels
+// in the crop (another label, or the volume's edge, are both a 0 of the
+// mask, and the padding holds every such end) with the same values along it.
+std::vector<float> CropDistanceToBoundary(const LabelCrop& crop,
+                                          const std::array<double, 3>& voxel_size,
+                                          core::ThreadPool* pool = nullptr);
+
 // The skeleton of `label` inside `box` (its bounding box, from FindLabels);
 // `boundary_distance` is DistanceToBoundary(volume).
 Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
@@ -92,6 +114,13 @@ Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boun
 // The same for one label alone (it computes the field of the whole volume).
 Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const VoxelBox& box,
                           const TeasarParams& params);
+
+// The skeleton of the crop's label, equal to SkeletonizeLabel's over the
+// whole volume; `placement` gives the voxel size and origin (its labels are
+// not read). The field's lines are spread over `pool` when given.
+Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
+                         const TeasarParams& params, TeasarWorkspace& workspace,
+                         core::ThreadPool* pool = nullptr);
 
 }  // namespace chunkwise::pipelines::skeletons
 

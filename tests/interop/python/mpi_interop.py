@@ -641,6 +641,53 @@ def check_mesh(checks, job, work):
                   f"mesh vectors: an existing store is refused by every rank ({refused.stderr.strip()[:80]})")
 
 
+def check_skeletons(checks, job, work):
+    """chunkwise skeletonize under mpirun -np 2 vs one process, unsharded and sharded."""
+    n = 32
+    z, y, x = np.indices((n, n, n))
+    # Labels of 2 x 2 x 1 voxels (some 5000 of them, so that a sharded folder has two
+    # shards), gaps of background, and a tube of one label across both ranks' chunks.
+    labels = ((z // 2) * 1024 + (y // 2) * 32 + x + 1).astype(np.uint32)
+    labels[(x + 2 * y + 3 * z) % 13 == 0] = 0
+    labels[z < 12] = 0
+    labels[(z - 5) ** 2 + (y - 17) ** 2 < 12] = 90001
+    raw = work / "skeleton-labels.bin"
+    labels.tofile(raw)
+    source = work / "skeleton-labels.zarr"
+    job.one(["zarr", "create", source, "--shape", f"{n},{n},{n}", "--dtype", "uint32",
+             "--chunk", "16,16,16"])
+    job.one(["zarr", "write", source, "--input", raw, "--dtype", "uint32",
+             "--shape", f"{n},{n},{n}"])
+    two = [job.mpirun[0], *job.mpirun[1:-2], "-np", "2"]
+    for fmt in ("precomputed", "precomputed-sharded"):
+        reference, out = work / f"skeletons-{fmt}-one", work / f"skeletons-{fmt}-ranks"
+        for seg in (reference, out):
+            job.one(["zarr", "to-precomputed", source, seg, "--resolution", "8,8,30"])
+        options = ["--format", fmt, "--const", "20"]
+        job.one(["skeletonize", source, reference, *options])
+        result = run([*two, job.chunkwise, "-q", "skeletonize", source, out, *options], job.env)
+        files = [f for f in visible_files(reference) if f.startswith("skeletons/")]
+        checks.expect(len(files) >= 2 and "skeletons" in (reference / "info").read_text(),
+                      f"skeletonize {fmt}: one process wrote {len(files)} skeleton files")
+        if fmt == "precomputed-sharded":
+            checks.expect("skeletons/1.shard" in files, f"skeletonize {fmt}: two shards "
+                          f"({files[:4]})")
+        compare_trees(checks, out, reference, f"skeletonize {fmt}: 2 ranks vs one process",
+                      skip=())
+        checks.expect(result.stdout.strip() == "", f"skeletonize {fmt}: -q prints nothing")
+        refused = run([*two, job.chunkwise, "-q", "skeletonize", source, out, *options], job.env,
+                      expect_success=False)
+        checks.expect(refused.returncode != 0 and "overwrite" in refused.stderr,
+                      f"skeletonize {fmt}: existing skeletons are refused by every rank "
+                      f"({refused.stderr.strip()[:80]})")
+        compare_trees(checks, out, reference, f"skeletonize {fmt}: a refused job leaves them",
+                      skip=())
+    vectors = run([*two, job.chunkwise, "-q", "skeletonize", source, work / "skeleton-vectors",
+                   "--format", "vectors"], job.env, expect_success=False)
+    checks.expect(vectors.returncode != 0 and "vectors" in vectors.stderr,
+                  f"skeletonize vectors: refused under 2 ranks ({vectors.stderr.strip()[:80]})")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunkwise", required=True)
@@ -657,6 +704,7 @@ def main():
     checks = Checks()
     job = Job(args)
     check_mesh(checks, job, work)
+    check_skeletons(checks, job, work)
     db = make_labelmap(job, work)
     check_export(checks, job, work, db, spec_file(work, hashed=False), "export-identity")
     check_export(checks, job, work, db, spec_file(work, hashed=True), "export-murmur")

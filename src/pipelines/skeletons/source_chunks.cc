@@ -1,0 +1,96 @@
+#include "pipelines/skeletons/source_chunks.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace chunkwise::pipelines::skeletons {
+namespace {
+
+core::Region ToRegion(const VoxelBox& box) {
+  return core::Region(core::Coord(box.start.begin(), box.start.end()),
+                      core::Coord(box.stop.begin(), box.stop.end()));
+}
+
+}  // namespace
+
+SourceChunks::SourceChunks(const SkeletonSource& source, std::uint64_t capacity)
+    : source_(source), capacity_(capacity), chunk_bytes_(8) {
+  for (std::int64_t c : source.chunk)
+    chunk_bytes_ *= static_cast<std::uint64_t>(std::max<std::int64_t>(c, 1));
+}
+
+Result<SourceChunks::Chunk> SourceChunks::Get(const std::array<std::int64_t, 3>& index) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = chunks_.find(index);
+    if (it != chunks_.end()) {
+      it->second.used = ++clock_;
+      return it->second.chunk;
+    }
+  }
+  // Read outside the lock; two threads missing one chunk both read it.
+  VoxelBox box;
+  for (int a = 0; a < 3; ++a) {
+    box.start[a] = index[a] * source_.chunk[a];
+    box.stop[a] = std::min(box.start[a] + source_.chunk[a], source_.shape[a]);
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::uint64_t> labels, source_.read(ToRegion(box)));
+  auto chunk = std::make_shared<const std::vector<std::uint64_t>>(std::move(labels));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::uint64_t room = std::max<std::uint64_t>(capacity_ / chunk_bytes_, 1);
+  while (chunks_.size() >= room) {
+    auto oldest = std::min_element(
+        chunks_.begin(), chunks_.end(),
+        [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
+    chunks_.erase(oldest);
+  }
+  chunks_[index] = Entry{chunk, ++clock_};
+  return chunk;
+}
+
+Result<std::vector<std::uint64_t>> SourceChunks::Read(const VoxelBox& box) {
+  std::array<std::int64_t, 3> first{}, last{};
+  std::uint64_t spanned = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (source_.chunk[a] <= 0) return source_.read(ToRegion(box));
+  }
+  for (int a = 0; a < 3; ++a) {
+    first[a] = box.start[a] / source_.chunk[a];
+    last[a] = (box.stop[a] - 1) / source_.chunk[a];
+    spanned *= static_cast<std::uint64_t>(last[a] - first[a] + 1);
+  }
+  // A box of many chunks (a large label) would only churn the cache.
+  if (spanned * chunk_bytes_ > capacity_ / 2) return source_.read(ToRegion(box));
+  const std::array<std::int64_t, 3> dims{box.stop[0] - box.start[0], box.stop[1] - box.start[1],
+                                         box.stop[2] - box.start[2]};
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(dims[0] * dims[1] * dims[2]));
+  std::array<std::int64_t, 3> g{};
+  for (g[0] = first[0]; g[0] <= last[0]; ++g[0]) {
+    for (g[1] = first[1]; g[1] <= last[1]; ++g[1]) {
+      for (g[2] = first[2]; g[2] <= last[2]; ++g[2]) {
+        CHUNKWISE_ASSIGN_OR_RETURN(const Chunk chunk, Get(g));
+        std::array<std::int64_t, 3> origin{}, size{}, lo{}, hi{};
+        for (int a = 0; a < 3; ++a) {
+          origin[a] = g[a] * source_.chunk[a];
+          size[a] = std::min(origin[a] + source_.chunk[a], source_.shape[a]) - origin[a];
+          lo[a] = std::max(box.start[a], origin[a]);
+          hi[a] = std::min(box.stop[a], origin[a] + size[a]);
+        }
+        for (std::int64_t z = lo[0]; z < hi[0]; ++z) {
+          for (std::int64_t y = lo[1]; y < hi[1]; ++y) {
+            const std::uint64_t* from = chunk->data() +
+                                        ((z - origin[0]) * size[1] + (y - origin[1])) * size[2] +
+                                        (lo[2] - origin[2]);
+            std::uint64_t* to = out.data() +
+                                ((z - box.start[0]) * dims[1] + (y - box.start[1])) * dims[2] +
+                                (lo[2] - box.start[2]);
+            std::copy(from, from + (hi[2] - lo[2]), to);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace chunkwise::pipelines::skeletons
