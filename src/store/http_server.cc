@@ -780,6 +780,12 @@ void HttpServer::SendFileBody(Connection* connection) {
     if (sent > 0) {
       connection->next += static_cast<std::uint64_t>(sent);
       turn += static_cast<std::uint64_t>(sent);
+    } else if (sent < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+      // A file system that cannot sendfile: the rest goes through memory,
+      // a piece at a time, after what is left of the head.
+      connection->body_fd = -1;
+      ReadPiece(connection);
+      return;
     } else if (!(sent < 0 && errno == EINTR)) {
       return failed(sent);
     }
