@@ -17,11 +17,11 @@ namespace chunkwise::store {
 
 // A reader of `key` at the version an earlier reader of it saw: `size` and
 // `generation` are that reader's. Where opening costs a request (an http(s)
-// store: a GET of the value's tail, to learn its size and ETag), none is
-// sent: the reads are pinned to the ETag (If-Match; NotFound once the value
-// changed) or, with none, trust `size` (a change by another writer is not
-// seen, docs/api.md "The chunk cache"). Elsewhere store.OpenReader(key),
-// whose size and generation the caller compares (null if absent).
+// store, S3 or GCS: a GET of the value's tail, to learn its size and ETag),
+// none is sent: the reads are pinned to the ETag (If-Match; NotFound once the
+// value changed) or, with none, trust `size` (a change by another writer is not
+// seen, docs/api.md "The chunk cache"). Elsewhere store.OpenReader(key), whose
+// size and generation the caller compares (null if absent).
 Result<std::unique_ptr<ValueReader>> OpenReaderOfVersion(
     const Store& store, std::string_view key, std::uint64_t size,
     const std::optional<Generation>& generation);
