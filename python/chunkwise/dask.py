@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -272,7 +272,8 @@ def mesh(
         raise TypeError(f"mesh() got unexpected options: {', '.join(sorted(unknown))}")
     request = _mesh_request(options)
     return _split_job(
-        str(source), str(dest), tasks, client, options, _mesh_part, _mesh_merge,
+        str(source), str(dest), tasks, client, options, _mesh_request,
+        ("mesh_job_part", "mesh_job_merge"),
         lambda source, dest, parts: _core.mesh_job_finish(source, dest, parts, request),
         lambda source, dest, parts, merged: _core.mesh_job_abandon(dest, parts, request, merged))
 
@@ -312,31 +313,33 @@ def skeletonize(
         raise TypeError(f"skeletonize() got unexpected options: {', '.join(sorted(unknown))}")
     request = _skeleton_request(options)
     return _split_job(
-        str(source), str(dest), tasks, client, options, _skeleton_scan, _skeleton_part,
+        str(source), str(dest), tasks, client, options, _skeleton_request,
+        ("skeleton_job_scan", "skeleton_job_part"),
         lambda source, dest, parts: _core.skeleton_job_finish(source, dest, parts, request),
         lambda source, dest, parts, second: _core.skeleton_job_abandon(source, dest, parts, request,
                                                                        second))
 
 
 def _split_job(source: str, dest: str, tasks: int, client: Any, options: dict[str, Any],
-               first: Any, second: Any, finish: Any, abandon: Any) -> dict[str, Any]:
+               request: Callable[[dict[str, Any]], Any], steps: tuple[str, str], finish: Any,
+               abandon: Any) -> dict[str, Any]:
     """A facade job split into parts (mesh_jobs.h, skeleton_jobs.h) on dask:
-    `first` then `second` for every part, each round a task a part, then
-    `finish` on the driver; a failed round calls `abandon` (told whether the
-    second round ran) and re-raises."""
+    two rounds, ``_core.<steps[0]>`` then ``_core.<steps[1]>``, a task a part
+    each, then `finish` on the driver; a failed round calls `abandon` (told
+    whether the second round ran) and re-raises."""
     parts = int(tasks)
     if parts < 1:
         raise ValueError(f"tasks must be at least 1, not {parts}")
 
-    def run(step: Any) -> None:
-        jobs = [dask.delayed(step, pure=False)(source, dest, part, parts, options)
+    def run(step: str) -> None:
+        jobs = [dask.delayed(_task, pure=False)(step, request, source, dest, part, parts, options)
                 for part in range(parts)]
         if client is not None:
             client.gather(client.compute(jobs))
         else:
             dask.compute(*jobs)
 
-    for step, started_second in ((first, False), (second, True)):
+    for step, started_second in ((steps[0], False), (steps[1], True)):
         try:
             run(step)
         except BaseException:
@@ -368,15 +371,11 @@ def _skeleton_request(options: dict[str, Any]) -> Any:
     return request
 
 
-def _skeleton_scan(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of skeletonize's first round: part `part` of the chunk grid scanned to scratch."""
-    _core.skeleton_job_scan(source, dest, part, parts, _skeleton_request(options))
-
-
-def _skeleton_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of skeletonize's second round: the skeletons of the labels part `part` owns."""
-    _core.skeleton_job_part(source, dest, part, parts, _skeleton_request(options))
-
+def _task(step: str, request: Callable[[dict[str, Any]], Any], source: str, dest: str, part: int,
+          parts: int, options: dict[str, Any]) -> None:
+    """One task of a split job's round: ``_core.<step>`` for part `part`, its
+    request made where the task runs (the options pickle; the request does not)."""
+    getattr(_core, step)(source, dest, part, parts, request(options))
 
 
 _MESH_OPTIONS = ("format", "labels", "names", "overwrite", "threads", "lods", "chunk",
@@ -392,17 +391,6 @@ def _mesh_request(options: dict[str, Any]) -> Any:
             value = [int(c) for c in value]
         setattr(request, name, value)
     return request
-
-
-def _mesh_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of mesh's first round: part `part` of the chunk grid, meshed to scratch."""
-    _core.mesh_job_part(source, dest, part, parts, _mesh_request(options))
-
-
-def _mesh_merge(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of mesh's second round: the meshes of the labels part `part` owns."""
-    _core.mesh_job_merge(source, dest, part, parts, _mesh_request(options))
-
 
 
 def _precomputed_request(scales: Sequence[int], threads: int, supervoxels: bool,

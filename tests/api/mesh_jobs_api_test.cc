@@ -35,29 +35,13 @@ class MeshJobsApi : public ::testing::Test {
   void SetUp() override {
     root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
     zarr_ = (root_ / "labels.zarr").string();
-    ZarrArraySpec spec;
-    spec.shape = {24, 24, 24};
-    spec.data_type = *ParseDataType("uint32");
-    spec.chunks = {8, 8, 8};
-    auto array = CreateZarrArray(context_, zarr_, spec);
-    ASSERT_TRUE(array.ok()) << array.status().ToString();
-    std::vector<std::uint32_t> labels(24 * 24 * 24, 0);
-    for (int z = 0; z < 24; ++z) {
-      for (int y = 0; y < 24; ++y) {
-        for (int x = 0; x < 24; ++x) {
-          std::uint32_t& label = labels[(z * 24 + y) * 24 + x];
+    api_test::WriteLabelVolume(
+        context_, zarr_, {24, 24, 24}, {8, 8, 8}, [](int z, int y, int x) -> std::uint32_t {
           const int r2 = (z - 12) * (z - 12) + (y - 11) * (y - 11) + (x - 13) * (x - 13);
-          if (r2 < 64) {
-            label = 7000001;
-          } else if ((x + 2 * y + 3 * z) % 11 != 0) {
-            label = static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
-          }
-        }
-      }
-    }
-    Bytes bytes(labels.size() * 4);
-    std::memcpy(bytes.data(), labels.data(), bytes.size());
-    ASSERT_TRUE(WriteRegion(context_, *array, core::Region({0, 0, 0}, {24, 24, 24}), bytes).ok());
+          if (r2 < 64) return 7000001;
+          if ((x + 2 * y + 3 * z) % 11 == 0) return 0;
+          return static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
+        });
   }
 
   // A fresh segmentation of the labels.

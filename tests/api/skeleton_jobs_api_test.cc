@@ -33,32 +33,15 @@ class SkeletonJobsApi : public ::testing::Test {
   void SetUp() override {
     root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
     zarr_ = (root_ / "labels.zarr").string();
-    ZarrArraySpec spec;
-    spec.shape = {24, 24, 40};
-    spec.data_type = *ParseDataType("uint32");
-    spec.chunks = {8, 8, 16};
-    auto array = CreateZarrArray(context_, zarr_, spec);
-    ASSERT_TRUE(array.ok()) << array.status().ToString();
-    std::vector<std::uint32_t> labels(24 * 24 * 40, 0);
-    for (int z = 0; z < 24; ++z) {
-      for (int y = 0; y < 24; ++y) {
-        for (int x = 0; x < 40; ++x) {
-          std::uint32_t& label = labels[(z * 24 + y) * 40 + x];
+    api_test::WriteLabelVolume(
+        context_, zarr_, {24, 24, 40}, {8, 8, 16}, [](int z, int y, int x) -> std::uint32_t {
           const int tube = (z - 6) * (z - 6) + (y - 6) * (y - 6);
           const int ball = (z - 15) * (z - 15) + (y - 15) * (y - 15) + (x - 22) * (x - 22);
-          if (tube <= 12) {
-            label = 9000001;
-          } else if (ball < 40) {
-            label = 9000002;
-          } else if ((x + 2 * y + 3 * z) % 11 != 0 && z >= 12) {
-            label = static_cast<std::uint32_t>((z / 2 * 24 + y) * 40 + x + 1);
-          }
-        }
-      }
-    }
-    Bytes bytes(labels.size() * 4);
-    std::memcpy(bytes.data(), labels.data(), bytes.size());
-    ASSERT_TRUE(WriteRegion(context_, *array, core::Region({0, 0, 0}, {24, 24, 40}), bytes).ok());
+          if (tube <= 12) return 9000001;
+          if (ball < 40) return 9000002;
+          if ((x + 2 * y + 3 * z) % 11 == 0 || z < 12) return 0;
+          return static_cast<std::uint32_t>((z / 2 * 24 + y) * 40 + x + 1);
+        });
   }
 
   // A fresh segmentation of the labels.

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -36,6 +38,32 @@ inline std::map<std::string, std::string> FilesUnder(const std::filesystem::path
         std::string(std::istreambuf_iterator<char>(in), {});
   }
   return files;
+}
+
+// A new uint32 zarr array at `url` of `shape` (z, y, x) in `chunks`, voxel
+// (z, y, x) holding label(z, y, x): the label volume a job reads.
+inline void WriteLabelVolume(const Context& context, const std::string& url,
+                             const std::vector<std::int64_t>& shape,
+                             const std::vector<std::int64_t>& chunks,
+                             const std::function<std::uint32_t(int, int, int)>& label) {
+  ZarrArraySpec spec;
+  spec.shape = shape;
+  spec.data_type = *ParseDataType("uint32");
+  spec.chunks = chunks;
+  auto array = CreateZarrArray(context, url, spec);
+  ASSERT_TRUE(array.ok()) << array.status().ToString();
+  std::vector<std::uint32_t> labels;
+  labels.reserve(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]));
+  for (int z = 0; z < shape[0]; ++z) {
+    for (int y = 0; y < shape[1]; ++y) {
+      for (int x = 0; x < shape[2]; ++x) labels.push_back(label(z, y, x));
+    }
+  }
+  Bytes bytes(labels.size() * 4);
+  std::memcpy(bytes.data(), labels.data(), bytes.size());
+  const Status written =
+      WriteRegion(context, *array, core::Region({0, 0, 0}, core::Coord(shape)), bytes);
+  ASSERT_TRUE(written.ok()) << written.ToString();
 }
 
 // The two steps every part of a split job runs, the second once every part
