@@ -14,7 +14,6 @@ namespace {
 
 using api_test::ExpectSameFiles;
 using api_test::FilesUnder;
-using api_test::FreshDirectory;
 using api_test::Message;
 using api_test::RunOnThreadRanks;
 
@@ -27,31 +26,18 @@ std::size_t MeshFiles(const std::string& url) {
   return n;
 }
 
-class MeshJobsApi : public ::testing::Test {
+class MeshJobsApi : public api_test::SplitJobTest {
  protected:
   // A 24^3 uint32 volume: a ball of one label across every chunk, and
   // around it some 5000 labels of two voxels each, with background between
   // some, so that a sharded folder has two shards.
   void SetUp() override {
-    root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    zarr_ = (root_ / "labels.zarr").string();
-    api_test::WriteLabelVolume(
-        context_, zarr_, {24, 24, 24}, {8, 8, 8}, [](int z, int y, int x) -> std::uint32_t {
-          const int r2 = (z - 12) * (z - 12) + (y - 11) * (y - 11) + (x - 13) * (x - 13);
-          if (r2 < 64) return 7000001;
-          if ((x + 2 * y + 3 * z) % 11 == 0) return 0;
-          return static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
-        });
-  }
-
-  // A fresh segmentation of the labels.
-  std::string Segmentation(const std::string& name) {
-    const std::string url = (root_ / name).string();
-    ZarrToPrecomputedOptions options;
-    options.resolution = {4, 4, 40};
-    auto converted = ZarrToPrecomputed(context_, zarr_, url, options);
-    EXPECT_TRUE(converted.ok()) << converted.status().ToString();
-    return url;
+    SetUpLabels({24, 24, 24}, {8, 8, 8}, [](int z, int y, int x) -> std::uint32_t {
+      const int r2 = (z - 12) * (z - 12) + (y - 11) * (y - 11) + (x - 13) * (x - 13);
+      if (r2 < 64) return 7000001;
+      if ((x + 2 * y + 3 * z) % 11 == 0) return 0;
+      return static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
+    });
   }
 
   MeshOptions Options(const std::string& format) {
@@ -108,10 +94,6 @@ class MeshJobsApi : public ::testing::Test {
     }
     ExpectSameFiles(whole, split);
   }
-
-  Context context_;
-  std::filesystem::path root_;
-  std::string zarr_;
 };
 
 TEST_F(MeshJobsApi, ASplitJobWritesTheBytesOfOneProcess) {

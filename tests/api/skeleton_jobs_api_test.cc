@@ -14,7 +14,6 @@ namespace {
 
 using api_test::ExpectSameFiles;
 using api_test::FilesUnder;
-using api_test::FreshDirectory;
 using api_test::Message;
 using api_test::RunOnThreadRanks;
 
@@ -24,34 +23,21 @@ std::size_t SkeletonFiles(const std::string& url) {
   return n;
 }
 
-class SkeletonJobsApi : public ::testing::Test {
+class SkeletonJobsApi : public api_test::SplitJobTest {
  protected:
   // A 24 x 24 x 40 uint32 volume: a tube of one label along x across every
   // chunk and touching the volume's x faces, a ball, and around them some
   // 4500 labels of two voxels each with background between some, so that a
   // sharded folder has two shards.
   void SetUp() override {
-    root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    zarr_ = (root_ / "labels.zarr").string();
-    api_test::WriteLabelVolume(
-        context_, zarr_, {24, 24, 40}, {8, 8, 16}, [](int z, int y, int x) -> std::uint32_t {
-          const int tube = (z - 6) * (z - 6) + (y - 6) * (y - 6);
-          const int ball = (z - 15) * (z - 15) + (y - 15) * (y - 15) + (x - 22) * (x - 22);
-          if (tube <= 12) return 9000001;
-          if (ball < 40) return 9000002;
-          if ((x + 2 * y + 3 * z) % 11 == 0 || z < 12) return 0;
-          return static_cast<std::uint32_t>((z / 2 * 24 + y) * 40 + x + 1);
-        });
-  }
-
-  // A fresh segmentation of the labels.
-  std::string Segmentation(const std::string& name) {
-    const std::string url = (root_ / name).string();
-    ZarrToPrecomputedOptions options;
-    options.resolution = {4, 4, 40};
-    auto converted = ZarrToPrecomputed(context_, zarr_, url, options);
-    EXPECT_TRUE(converted.ok()) << converted.status().ToString();
-    return url;
+    SetUpLabels({24, 24, 40}, {8, 8, 16}, [](int z, int y, int x) -> std::uint32_t {
+      const int tube = (z - 6) * (z - 6) + (y - 6) * (y - 6);
+      const int ball = (z - 15) * (z - 15) + (y - 15) * (y - 15) + (x - 22) * (x - 22);
+      if (tube <= 12) return 9000001;
+      if (ball < 40) return 9000002;
+      if ((x + 2 * y + 3 * z) % 11 == 0 || z < 12) return 0;
+      return static_cast<std::uint32_t>((z / 2 * 24 + y) * 40 + x + 1);
+    });
   }
 
   // A destination for `format`: a segmentation, or a folder for SWC.
@@ -117,10 +103,6 @@ class SkeletonJobsApi : public ::testing::Test {
     }
     ExpectSameFiles(whole, split);
   }
-
-  Context context_;
-  std::filesystem::path root_;
-  std::string zarr_;
 };
 
 TEST_F(SkeletonJobsApi, ASplitJobWritesTheBytesOfOneProcess) {

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "api_test_support.h"
 #include "chunkwise/chunkwise.h"
 #include "thread_ranks.h"
 
@@ -65,6 +66,32 @@ inline void WriteLabelVolume(const Context& context, const std::string& url,
       WriteRegion(context, *array, core::Region({0, 0, 0}, core::Coord(shape)), bytes);
   ASSERT_TRUE(written.ok()) << written.ToString();
 }
+
+// The fixture of a split job's tests: the test's own folder, its label
+// volume ("labels.zarr", written by SetUpLabels) and fresh segmentations of it.
+class SplitJobTest : public ::testing::Test {
+ protected:
+  void SetUpLabels(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& chunks,
+                   const std::function<std::uint32_t(int, int, int)>& label) {
+    root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    zarr_ = (root_ / "labels.zarr").string();
+    WriteLabelVolume(context_, zarr_, shape, chunks, label);
+  }
+
+  // A fresh segmentation (4 x 4 x 40 nm) of the labels.
+  std::string Segmentation(const std::string& name) {
+    const std::string url = (root_ / name).string();
+    ZarrToPrecomputedOptions options;
+    options.resolution = {4, 4, 40};
+    auto converted = ZarrToPrecomputed(context_, zarr_, url, options);
+    EXPECT_TRUE(converted.ok()) << converted.status().ToString();
+    return url;
+  }
+
+  Context context_;
+  std::filesystem::path root_;
+  std::string zarr_;
+};
 
 // The two steps every part of a split job runs, the second once every part
 // has run the first.
