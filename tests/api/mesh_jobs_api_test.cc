@@ -12,19 +12,11 @@
 namespace chunkwise {
 namespace {
 
+using api_test::CountFilesUnder;
 using api_test::ExpectSameFiles;
 using api_test::FilesUnder;
 using api_test::Message;
 using api_test::RunOnThreadRanks;
-
-// Files under the mesh and segment properties folders of the segmentation at `url`.
-std::size_t MeshFiles(const std::string& url) {
-  std::size_t n = 0;
-  for (const auto& [path, bytes] : FilesUnder(url)) {
-    n += path.starts_with("mesh/") || path.starts_with("segment_properties/") ? 1 : 0;
-  }
-  return n;
-}
 
 class MeshJobsApi : public api_test::SplitJobTest {
  protected:
@@ -144,7 +136,7 @@ TEST_F(MeshJobsApi, ARankThatFailsFailsEveryRankAndLeavesNoMeshes) {
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
     EXPECT_NE(Message(status).find("rank 1 of 2"), std::string::npos) << status.ToString();
   }
-  EXPECT_EQ(MeshFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"mesh/", "segment_properties/"}), 0u);
 }
 
 TEST_F(MeshJobsApi, AForgedOrCutScratchObjectIsCorruptionNamingItsKey) {
@@ -186,7 +178,7 @@ TEST_F(MeshJobsApi, AMissingPartIsNamedAndTheFinishRefusesToPublish) {
   EXPECT_EQ(finished.status().code(), StatusCode::kNotFound) << finished.status().ToString();
   EXPECT_NE(Message(finished.status()).find("merged/1"), std::string::npos);
   // Nothing published, and what the parts wrote is gone.
-  EXPECT_EQ(MeshFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"mesh/", "segment_properties/"}), 0u);
   EXPECT_EQ(FilesUnder(dest).at("info").find("\"mesh\""), std::string::npos);
 }
 

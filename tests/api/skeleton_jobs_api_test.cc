@@ -12,16 +12,11 @@
 namespace chunkwise {
 namespace {
 
+using api_test::CountFilesUnder;
 using api_test::ExpectSameFiles;
 using api_test::FilesUnder;
 using api_test::Message;
 using api_test::RunOnThreadRanks;
-
-std::size_t SkeletonFiles(const std::string& url) {
-  std::size_t n = 0;
-  for (const auto& [path, bytes] : FilesUnder(url)) n += path.starts_with("skeletons/") ? 1 : 0;
-  return n;
-}
 
 class SkeletonJobsApi : public api_test::SplitJobTest {
  protected:
@@ -174,7 +169,7 @@ TEST_F(SkeletonJobsApi, AForgedOrCutScratchObjectIsCorruptionNamingItsKey) {
   EXPECT_EQ(finished.status().code(), StatusCode::kCorruption) << finished.status().ToString();
   EXPECT_NE(Message(finished.status()).find(".chunkwise-scratch/skeletonized/0"),
             std::string::npos);
-  EXPECT_EQ(SkeletonFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"skeletons/"}), 0u);
   EXPECT_EQ(FilesUnder(dest).at("info").find("\"skeletons\""), std::string::npos);
 }
 
@@ -187,13 +182,13 @@ TEST_F(SkeletonJobsApi, AMissingPartIsNamedAndAbandonErasesTheJob) {
   EXPECT_NE(Message(step).find(".chunkwise-scratch/labels/1"), std::string::npos)
       << step.ToString();
   api_test::RunParts(Steps(dest, options), 3, {1}, {0, 2});
-  EXPECT_GT(SkeletonFiles(dest), 0u);
+  EXPECT_GT(CountFilesUnder(dest, {"skeletons/"}), 0u);
   auto finished = FinishSkeletonJob(context_, zarr_, dest, options, 3);
   EXPECT_EQ(finished.status().code(), StatusCode::kNotFound) << finished.status().ToString();
   EXPECT_NE(Message(finished.status()).find("skeletonized/1"), std::string::npos);
-  EXPECT_EQ(SkeletonFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"skeletons/"}), 0u);
   AbandonSkeletonJob(context_, zarr_, dest, options, 3, true);
-  EXPECT_EQ(SkeletonFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"skeletons/"}), 0u);
 }
 
 TEST_F(SkeletonJobsApi, PartsOutOfRangeAndExistingSkeletonsAreRefused) {
@@ -274,7 +269,7 @@ TEST_F(SkeletonJobsApi, ALabelOverMaxMemoryIsNamedWithWhatItNeeds) {
   EXPECT_EQ(refused.status().field(), "max_memory");
   EXPECT_NE(Message(refused.status()).find("label 9000001 needs"), std::string::npos)
       << refused.status().ToString();
-  EXPECT_EQ(SkeletonFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"skeletons/"}), 0u);
   options.max_memory = 1 << 30;
   EXPECT_TRUE(Skeletonize(context_, zarr_, dest, options).ok());
 }

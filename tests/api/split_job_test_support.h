@@ -41,6 +41,17 @@ inline std::map<std::string, std::string> FilesUnder(const std::filesystem::path
   return files;
 }
 
+// How many files under `root` lie under one of the folders `prefixes` ("mesh/").
+inline std::size_t CountFilesUnder(const std::filesystem::path& root,
+                                   const std::vector<std::string>& prefixes) {
+  std::size_t n = 0;
+  for (const auto& [path, bytes] : FilesUnder(root)) {
+    n += std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& prefix) { return path.starts_with(prefix); });
+  }
+  return n;
+}
+
 // A new uint32 zarr array at `url` of `shape` (z, y, x) in `chunks`, voxel
 // (z, y, x) holding label(z, y, x): the label volume a job reads.
 inline void WriteLabelVolume(const Context& context, const std::string& url,
