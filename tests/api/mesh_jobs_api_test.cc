@@ -42,12 +42,7 @@ class MeshJobsApi : public api_test::SplitJobTest {
 
   // Steps 1 and 2 of a job to `dest`.
   api_test::PartSteps Steps(const std::string& dest, const MeshOptions& options) {
-    return {[=, this](int part, int parts) {
-              return MeshJobPart(context_, zarr_, dest, options, part, parts);
-            },
-            [=, this](int part, int parts) {
-              return MergeMeshJobPart(context_, zarr_, dest, options, part, parts);
-            }};
+    return SplitJobTest::Steps(dest, options, &MeshJobPart, &MergeMeshJobPart);
   }
 
   // A job of `parts` to `split`, its summary checked against `expected`

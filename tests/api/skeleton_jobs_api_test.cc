@@ -50,12 +50,7 @@ class SkeletonJobsApi : public api_test::SplitJobTest {
 
   // Steps 1 and 2 of a job to `dest`.
   api_test::PartSteps Steps(const std::string& dest, const SkeletonizeOptions& options) {
-    return {[=, this](int part, int parts) {
-              return ScanSkeletonJobPart(context_, zarr_, dest, options, part, parts);
-            },
-            [=, this](int part, int parts) {
-              return SkeletonizeJobPart(context_, zarr_, dest, options, part, parts);
-            }};
+    return SplitJobTest::Steps(dest, options, &ScanSkeletonJobPart, &SkeletonizeJobPart);
   }
 
   static void ExpectSameSummary(const SkeletonizeSummary& got, const SkeletonizeSummary& want) {

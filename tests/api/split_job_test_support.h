@@ -18,6 +18,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -78,6 +79,13 @@ inline void WriteLabelVolume(const Context& context, const std::string& url,
   ASSERT_TRUE(written.ok()) << written.ToString();
 }
 
+// The two steps every part of a split job runs, the second once every part
+// has run the first.
+struct PartSteps {
+  std::function<Status(int part, int parts)> first;
+  std::function<Status(int part, int parts)> second;
+};
+
 // The fixture of a split job's tests: the test's own folder, its label
 // volume ("labels.zarr", written by SetUpLabels) and fresh segmentations of it.
 class SplitJobTest : public ::testing::Test {
@@ -99,16 +107,25 @@ class SplitJobTest : public ::testing::Test {
     return url;
   }
 
+  // The part steps `first` and `second` (facade/mesh_jobs.h,
+  // facade/skeleton_jobs.h) of a job from the labels to `dest`.
+  template <typename Options>
+  PartSteps Steps(const std::string& dest, const Options& options,
+                  Status (*first)(const Context&, std::string_view, std::string_view,
+                                  const Options&, int, int, const CallOptions&),
+                  Status (*second)(const Context&, std::string_view, std::string_view,
+                                   const Options&, int, int, const CallOptions&)) {
+    auto step = [this, dest, options](auto run) {
+      return [this, dest, options, run](int part, int parts) {
+        return run(context_, zarr_, dest, options, part, parts, CallOptions{});
+      };
+    };
+    return {step(first), step(second)};
+  }
+
   Context context_;
   std::filesystem::path root_;
   std::string zarr_;
-};
-
-// The two steps every part of a split job runs, the second once every part
-// has run the first.
-struct PartSteps {
-  std::function<Status(int part, int parts)> first;
-  std::function<Status(int part, int parts)> second;
 };
 
 // The first step of the parts in `first_order`, then the second of those
