@@ -57,8 +57,8 @@ struct SkeletonizeOptions {
   // The job's ranks (facade/job_ranks.h); null or one rank: this process
   // alone. More: the job is split as facade/skeleton_jobs.h describes, each
   // rank scanning its share of the chunks and skeletonizing the labels it
-  // owns; rank 0 writes the infos. The same bytes either way. Not with
-  // "vectors" (Unsupported).
+  // owns; rank 0 writes the infos (vectors: the whole store). The same
+  // bytes either way.
   core::Communicator* ranks = nullptr;
 };
 

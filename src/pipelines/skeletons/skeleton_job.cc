@@ -112,6 +112,7 @@ Status CheckPart(const SkeletonJob& job, int part) {
 // makes them; later steps find the job's own files).
 Result<SkeletonDestination> Destination(const store::Store& store, const SkeletonJob& job,
                                         bool check) {
+  if (job.vectors) return SkeletonDestination();  // The store itself, checked by the caller.
   WriteSkeletonsOptions output = job.output;
   if (!check) output.overwrite = true;
   return CheckSkeletonDestination(store, output);
@@ -364,59 +365,87 @@ Status SkeletonizeJobPart(const SkeletonSource& source, store::Store& store, con
   for (std::size_t i = 0; i < work.size(); ++i) {
     if (owners[i] == part) owned.push_back(work[i]);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<Skeleton> skeletons,
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Skeleton> skeletons,
                              SkeletonizeFromSource(source, owned, job.skeletonize, job.where));
-  const pc::ShardingSpec sharding = pc::SegmentSharding(work.size());
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const WrittenSkeletons written,
-      WriteSkeletonFiles(store, destination, skeletons, job.output, sharding));
   SkeletonizedPart figures;
-  figures.files = written.files;
-  figures.bytes = written.bytes;
+  if (!job.vectors) {
+    const pc::ShardingSpec sharding = pc::SegmentSharding(work.size());
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const WrittenSkeletons written,
+        WriteSkeletonFiles(store, destination, skeletons, job.output, sharding));
+    figures.files = written.files;
+    figures.bytes = written.bytes;
+  }
   for (std::size_t i = 0; i < owned.size(); ++i) {
     const Skeleton& s = skeletons[i];
     figures.labels[s.label] = {owned[i].second.voxels, s.vertices.size(), s.edges.size(),
                                CableLength(s)};
   }
+  if (job.vectors) figures.skeletons = std::move(skeletons);
   return store.Set(PartKey(destination, part), EncodeSkeletonizedPart(Stamp(job, part), figures));
 }
 
 namespace {
 
-Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonDestination destination, Destination(store, job, false));
+// Every part's step 2 object, gathered: the labels' figures and the
+// summary's sums in label order, as one process sums them; a vectors job's
+// skeletons in label order.
+struct GatheredParts {
   std::map<std::uint64_t, LabelFigures> labels;
   WrittenSkeletons written;
-  written.prefix = destination.prefix;
+  SkeletonJobSummary summary;
+  std::map<std::uint64_t, Skeleton> skeletons;
+};
+
+Result<GatheredParts> GatherParts(const store::Store& store, const SkeletonDestination& destination,
+                                  const SkeletonJob& job) {
+  GatheredParts out;
+  out.written.prefix = destination.prefix;
   for (int p = 0; p < job.parts; ++p) {
     const std::string key = PartKey(destination, p);
     CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, ReadScratch(store, key));
-    CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonizedPart part,
+    CHUNKWISE_ASSIGN_OR_RETURN(SkeletonizedPart part,
                                DecodeSkeletonizedPart(bytes, Stamp(job, p), store.Describe(key)));
-    written.files += part.files;
-    written.bytes += part.bytes;
+    out.written.files += part.files;
+    out.written.bytes += part.bytes;
     for (const auto& [label, figures] : part.labels) {
-      if (!labels.emplace(label, figures).second) {
+      if (!out.labels.emplace(label, figures).second) {
         return Status::Corruption(store.Describe(key) + ": label " + std::to_string(label) +
                                   " was skeletonized by another part too");
       }
     }
+    if (job.vectors && part.skeletons.size() != part.labels.size()) {
+      return Status::Corruption(store.Describe(key) + ": " + std::to_string(part.skeletons.size()) +
+                                " skeletons of " + std::to_string(part.labels.size()) + " labels");
+    }
+    for (Skeleton& skeleton : part.skeletons) {
+      const std::uint64_t label = skeleton.label;
+      out.skeletons.emplace(label, std::move(skeleton));
+    }
   }
-  const pc::ShardingSpec sharding = pc::SegmentSharding(labels.size());
+  for (const auto& [label, figures] : out.labels) {
+    ++out.summary.labels;
+    out.summary.voxels += figures.voxels;
+    out.summary.vertices += figures.vertices;
+    out.summary.edges += figures.edges;
+    out.summary.cable_length += figures.cable_length;
+  }
+  return out;
+}
+
+Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonDestination destination, Destination(store, job, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(GatheredParts gathered, GatherParts(store, destination, job));
+  const pc::ShardingSpec sharding = pc::SegmentSharding(gathered.labels.size());
   std::vector<std::string> file_keys;
-  SkeletonJobSummary summary;
-  // Summed in label order, as one process sums them.
-  for (const auto& [label, figures] : labels) {
+  for (const auto& [label, figures] : gathered.labels) {
     file_keys.push_back(SkeletonFileKey(destination, job.output, sharding, label));
-    ++summary.labels;
-    summary.voxels += figures.voxels;
-    summary.vertices += figures.vertices;
-    summary.edges += figures.edges;
-    summary.cable_length += figures.cable_length;
   }
+  WrittenSkeletons& written = gathered.written;
   CHUNKWISE_RETURN_IF_ERROR(
       FinishSkeletonOutput(store, destination, job.output, sharding, file_keys, written));
   EraseScratch(store, destination);
+  SkeletonJobSummary summary = gathered.summary;
   summary.files = written.files;
   summary.bytes = written.bytes;
   summary.prefix = written.prefix;
@@ -427,16 +456,31 @@ Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
 
 Result<SkeletonJobSummary> FinishSkeletonJob(store::Store& store, const SkeletonJob& job) {
   CHUNKWISE_RETURN_IF_ERROR(CheckPart(job, 0));
+  if (job.vectors) return Status::Internal("FinishSkeletonJob of a vectors job");
   Result<SkeletonJobSummary> finished = Finish(store, job);
   // Nothing half published: what the parts wrote goes too.
   if (!finished.ok()) AbandonSkeletonJob(store, job, true);
   return finished;
 }
 
+Result<VectorSkeletonJob> FinishVectorSkeletonJob(store::Store& store, const SkeletonJob& job) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckPart(job, 0));
+  if (!job.vectors) return Status::Internal("FinishVectorSkeletonJob of a job that is not vectors");
+  const SkeletonDestination destination;
+  Result<GatheredParts> gathered = GatherParts(store, destination, job);
+  EraseScratch(store, destination);
+  CHUNKWISE_RETURN_IF_ERROR(gathered.status());
+  VectorSkeletonJob out;
+  out.summary = gathered->summary;
+  out.skeletons.reserve(gathered->skeletons.size());
+  for (auto& [label, skeleton] : gathered->skeletons) out.skeletons.push_back(std::move(skeleton));
+  return out;
+}
+
 void AbandonSkeletonJob(store::Store& store, const SkeletonJob& job, bool skeletonized) {
   const Result<SkeletonDestination> destination = Destination(store, job, false);
   if (!destination.ok()) return;
-  if (skeletonized) {
+  if (skeletonized && !job.vectors) {
     LabelTable table;
     bool whole = true;
     for (int p = 0; p < job.parts && whole; ++p) {

@@ -16,6 +16,11 @@
 //   3. finish: the infos last (WriteSkeletons' order), stale files erased
 //      with overwrite, the scratch folder erased.
 //
+// A zarr-vectors job (SkeletonJob::vectors) differs in steps 2 and 3: a part
+// keeps its labels' skeletons in "<scratch>/skeletonized/<part>", and the
+// last step hands them all to the caller, which writes the store whole. Its
+// scratch folder is "<store>/.chunkwise-scratch/".
+//
 // Owners: labels (sharded: shard files of the sharding of the job's label
 // count, which every part knows after the scan) go, largest padded box
 // volume first, to the part with the least volume so far; ties to the lower
@@ -106,6 +111,9 @@ struct SkeletonJob {
   CropSkeletonOptions skeletonize;  // step 2; its progress counts owned labels' voxels
   core::ProgressReporter* scan_progress = nullptr;  // step 1: chunks' voxels
   std::string where;                                // the source, in errors
+  // A zarr-vectors skeleton store instead of skeleton files: `output` is
+  // not used, no destination is checked (the caller checks the store).
+  bool vectors = false;
 };
 
 struct SkeletonJobSummary {
@@ -128,8 +136,17 @@ Status SkeletonizeJobPart(const SkeletonSource& source, store::Store& store, con
                           int part);
 // Step 3, once every part has done step 2. Errors as step 2.
 Result<SkeletonJobSummary> FinishSkeletonJob(store::Store& store, const SkeletonJob& job);
+// Step 3 of a vectors job, once every part has done step 2: every label's
+// skeleton in label order and the job's figures (no files or bytes), as one
+// process would have them; the scratch folder is erased. Errors as step 2.
+struct VectorSkeletonJob {
+  SkeletonJobSummary summary;
+  std::vector<Skeleton> skeletons;
+};
+Result<VectorSkeletonJob> FinishVectorSkeletonJob(store::Store& store, const SkeletonJob& job);
 // After a failed step: erases the scratch folder and, when `skeletonized`
-// (step 2 may have run), the files of the labels step 1 found. Errors are ignored.
+// (step 2 may have run), the files of the labels step 1 found (a vectors job
+// has none before its caller writes the store). Errors are ignored.
 void AbandonSkeletonJob(store::Store& store, const SkeletonJob& job, bool skeletonized);
 
 }  // namespace chunkwise::pipelines::skeletons
