@@ -131,8 +131,8 @@ Result<BlockPlan> PlanBlocks(std::uint64_t budget, const std::string& what) {
   if (plan.core < 8) {
     const std::int64_t smallest = 8 + 2 * 2 + 2;
     return Status::ResourceExhausted(
-               what + " needs more than the limit of " + std::to_string(budget) +
-               " bytes even in blocks: the smallest block (" + std::to_string(smallest) +
+               what + ", over the limit of " + std::to_string(budget) +
+               " bytes, and even the smallest block (" + std::to_string(smallest) +
                " voxels a side with its context, at " + std::to_string(kBlockBytesPerVoxel) +
                " bytes a voxel) needs " +
                std::to_string(smallest * smallest * smallest *

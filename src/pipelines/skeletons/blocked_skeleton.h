@@ -49,7 +49,8 @@ struct BlockPlan {
 // The largest blocks `budget` bytes hold: a read box edge E with E^3 *
 // kBlockBytesPerVoxel <= budget, the halo E / 8 (at least 2), the core what
 // remains after the halos and the padding. ResourceExhausted (field
-// "max_memory") naming `what` where the core would be under 8 voxels.
+// "max_memory"), `what` followed by the limit and the smallest block's
+// needs, where the core would be under 8 voxels.
 Result<BlockPlan> PlanBlocks(std::uint64_t budget, const std::string& what);
 
 // What a blocked label cost.

@@ -252,10 +252,11 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
       crop.box = extent.box;
       const std::array<std::int64_t, 3> d = crop.dims();
       CHUNKWISE_ASSIGN_OR_RETURN(
-          plans[i],
-          PlanBlocks(budget, what + " (its bounding box padded by one voxel, " +
-                                 std::to_string(d[2]) + " x " + std::to_string(d[1]) + " x " +
-                                 std::to_string(d[0]) + " voxels, needs " + Mib(need) + " whole)"));
+          plans[i], PlanBlocks(budget, what + " needs " + Mib(need) +
+                                           " (its bounding box padded by one voxel, " +
+                                           std::to_string(d[2]) + " x " + std::to_string(d[1]) +
+                                           " x " + std::to_string(d[0]) + " voxels, at " +
+                                           std::to_string(kCropBytesPerVoxel) + " bytes a voxel)"));
     }
     CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(std::min(need, budget), what + "'s skeleton"));
   }
