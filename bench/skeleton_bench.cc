@@ -12,7 +12,9 @@
 //             for each label's box, then each label from its padded box,
 //             read through the chunk cache, on a ThreadPool of W. The
 //             source serves boxes of the array in memory, so reading and
-//             decoding stored chunks is left out;
+//             decoding stored chunks is left out. Labels whose padded box
+//             needs more than the default budget (1 GiB) go in blocks, as
+//             they would there; their count is printed;
 //   kimimaro: bench/skeleton_kimimaro_peer.py runs kimimaro.skeletonize on
 //             the same array (x, y, z Fortran order, its own layout) with
 //             parallel=W, dust_threshold 0, the same scale and const.
@@ -23,6 +25,7 @@
 // (about 0.1 of 2.9e14 voxels at 8 nm: ~3e13) would take at each CPU rate.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +90,7 @@ int Main(int argc, char** argv) {
   std::vector<double> rates, cpu_rates;
   double cable = 0;
   std::size_t skeleton_count = 0;
+  std::size_t blocked = 0;  // labels over the default budget, skeletonized in blocks
   for (int run = 0; run < kRuns; ++run) {
     std::vector<sk::Skeleton> skeletons;
     Status status;
@@ -103,6 +107,10 @@ int Main(int argc, char** argv) {
         status = work.status();
         return;
       }
+      blocked =
+          static_cast<std::size_t>(std::count_if(work->begin(), work->end(), [](const auto& label) {
+            return sk::CropBytes(label.second) > sk::kDefaultLabelMemory;
+          }));
       Result<std::vector<sk::Skeleton>> done =
           sk::SkeletonizeFromSource(source, *work, options, "bench");
       if (done.ok()) {
@@ -170,6 +178,8 @@ int Main(int argc, char** argv) {
   std::printf("male CNS (~%.0e labelled voxels): ours %.0f core-hours, kimimaro %.0f core-hours\n",
               kMaleCnsLabelledVoxels, kMaleCnsLabelledVoxels / ours_cpu / 3600,
               peer_cpu_rate > 0 ? kMaleCnsLabelledVoxels / peer_cpu_rate / 3600 : 0.0);
+  std::printf("labels over the default memory budget (%llu MiB), skeletonized in blocks: %zu\n",
+              static_cast<unsigned long long>(sk::kDefaultLabelMemory >> 20), blocked);
   return 0;
 }
 
