@@ -198,5 +198,41 @@ TEST(SkeletonBlocks, MergingJoinsEqualVerticesAndDropsRepeatsAndCycles) {
   EXPECT_EQ(m.edges[2], (std::array<std::uint32_t, 2>{2, 3}));
 }
 
+TEST(SkeletonBlocks, PruningDropsEndBranchesInsideOtherBallsOnly) {
+  // A path along x from 0 to 20, radius 1; a spur of 2 at x = 10 (inside the
+  // balls of the path: 1.5 * 1 + 2 = 3.5) and one of 6 at x = 15 (its tip
+  // outside every ball).
+  Skeleton s;
+  s.label = 9;
+  for (int x = 0; x <= 20; ++x) {
+    s.vertices.push_back({float(x), 0, 0});
+    s.radii.push_back(1);
+    if (x > 0) s.edges.push_back({std::uint32_t(x - 1), std::uint32_t(x)});
+  }
+  auto spur = [&](int x, int length) {
+    std::uint32_t previous = std::uint32_t(x);
+    for (int k = 1; k <= length; ++k) {
+      s.vertices.push_back({float(x), float(k), 0});
+      s.radii.push_back(1);
+      s.edges.push_back({previous, std::uint32_t(s.vertices.size() - 1)});
+      previous = std::uint32_t(s.vertices.size() - 1);
+    }
+  };
+  spur(10, 2);
+  spur(15, 6);
+  TeasarParams params;
+  params.constant = 2;
+  PruneCoveredBranches(s, params);
+  EXPECT_EQ(s.label, 9u);
+  ASSERT_EQ(s.vertices.size(), 21u + 6u);  // the short spur went, the long one stayed
+  EXPECT_EQ(s.edges.size(), s.vertices.size() - 1);
+  EXPECT_EQ(s.radii.size(), s.vertices.size());
+  EXPECT_EQ(s.vertices.back(), (std::array<float, 3>{15, 6, 0}));
+  // The path's two ends stay: their branches run to the fork at x = 15,
+  // and their tips lie outside the balls of every vertex beyond them.
+  EXPECT_EQ(s.vertices.front(), (std::array<float, 3>{0, 0, 0}));
+  EXPECT_EQ(Pieces(s), 1u);
+}
+
 }  // namespace
 }  // namespace chunkwise::pipelines::skeletons
