@@ -1,12 +1,14 @@
 #include "pipelines/skeletons/skeleton_job.h"
 
 #include <algorithm>
-#include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "core/memory_limit.h"
 #include "formats/precomputed/segment_shards.h"
+#include "pipelines/skeletons/blocked_skeleton.h"
+#include "pipelines/skeletons/label_loop.h"
 #include "pipelines/skeletons/source_chunks.h"
 
 namespace chunkwise::pipelines::skeletons {
@@ -237,26 +239,28 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
                                                     const LabelWork& work,
                                                     const CropSkeletonOptions& options,
                                                     const std::string& where) {
-  for (const auto& [label, extent] : work) {
+  // Labels whose padded box needs more than the budget go in blocks
+  // (blocked_skeleton.h); a budget too small for the smallest block is
+  // refused here, before anything is read.
+  const std::uint64_t budget = options.max_memory > 0 ? options.max_memory : kDefaultLabelMemory;
+  std::vector<std::optional<BlockPlan>> plans(work.size());
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const auto& [label, extent] = work[i];
     const std::uint64_t need = CropBytes(extent);
-    if (options.max_memory > 0 && need > options.max_memory) {
+    const std::string what = where + ": label " + std::to_string(label);
+    if (need > budget) {
       LabelCrop crop;
       crop.box = extent.box;
       const std::array<std::int64_t, 3> d = crop.dims();
-      return Status::ResourceExhausted(
-                 where + ": label " + std::to_string(label) + " needs " + Mib(need) +
-                 " (its bounding box padded by one voxel, " + std::to_string(d[2]) + " x " +
-                 std::to_string(d[1]) + " x " + std::to_string(d[0]) + " voxels, at " +
-                 std::to_string(kCropBytesPerVoxel) + " bytes a voxel), over the limit of " +
-                 Mib(options.max_memory))
-          .WithField("max_memory");
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          plans[i], PlanBlocks(budget, what + " needs " + Mib(need) +
+                                           " (its bounding box padded by one voxel, " +
+                                           std::to_string(d[2]) + " x " + std::to_string(d[1]) +
+                                           " x " + std::to_string(d[0]) + " voxels, at " +
+                                           std::to_string(kCropBytesPerVoxel) + " bytes a voxel)"));
     }
-    CHUNKWISE_RETURN_IF_ERROR(
-        core::CheckAllocation(need, where + ": the skeleton of label " + std::to_string(label)));
+    CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(std::min(need, budget), what + "'s skeleton"));
   }
-  // One workspace per thread at a time, reused from label to label.
-  std::mutex workspaces_mutex;
-  std::vector<TeasarWorkspacePtr> workspaces;
   std::vector<Skeleton> out(work.size());
   // A lone label spreads its field's lines instead.
   core::ThreadPool* field_pool = work.size() == 1 ? options.pool : nullptr;
@@ -269,35 +273,22 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return work[a].second.box.start < work[b].second.box.start;
   });
-  auto one = [&](std::size_t k) -> Status {
-    const std::size_t i = order[k];
-    if (options.cancellation != nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(const LabelCrop crop,
-                               ReadCrop(source, chunks, work[i].first, work[i].second, where));
-    TeasarWorkspacePtr workspace;
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      if (!workspaces.empty()) {
-        workspace = std::move(workspaces.back());
-        workspaces.pop_back();
-      }
-    }
-    if (workspace == nullptr) workspace = NewTeasarWorkspace();
-    out[i] = SkeletonizeCrop(crop, placement, options.params, *workspace, field_pool);
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      workspaces.push_back(std::move(workspace));
-    }
-    if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
-    return Status();
-  };
-  if (options.pool != nullptr && work.size() > 1) {
-    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(work.size(), one));
-  } else {
-    for (std::size_t i = 0; i < work.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(one(i));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
+      work.size(), options.pool, options.cancellation, "skeletonizing " + where,
+      [&](std::size_t k, TeasarWorkspace& workspace) -> Status {
+        const std::size_t i = order[k];
+        if (plans[i]) {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              out[i], SkeletonizeInBlocks(source, chunks, work[i].first, work[i].second, *plans[i],
+                                          options.params, workspace, where));
+        } else {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              const LabelCrop crop, ReadCrop(source, chunks, work[i].first, work[i].second, where));
+          out[i] = SkeletonizeCrop(crop, placement, options.params, workspace, field_pool);
+        }
+        if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
+        return Status();
+      }));
   return out;
 }
 

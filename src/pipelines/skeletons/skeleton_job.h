@@ -1,7 +1,9 @@
 // Skeletons of a label volume read box by box, never whole (docs/scale.md,
 // "Skeletons"), in one process or split into parts for a job's MPI ranks or
 // Dask tasks. The skeletons are SkeletonizeLabel's over the whole volume,
-// byte for byte (teasar.h, CropDistanceToBoundary), in three steps:
+// byte for byte (teasar.h, CropDistanceToBoundary), except for labels too
+// large for the memory budget, which go in blocks (blocked_skeleton.h); in
+// three steps:
 //
 //   1. scan, split by chunk: each part reads a contiguous range of the
 //      source's chunks (C order of the chunk grid) and records per label its
@@ -10,7 +12,8 @@
 //   2. skeletonize, split by label: every part merges the tables, picks the
 //      labels (all, or those asked for), and skeletonizes the labels it owns,
 //      each from the source's voxels under the label's box padded by one
-//      voxel: memory follows the largest label's box, not the volume. A
+//      voxel: memory follows the largest label's box (or, over the budget,
+//      a block), not the volume. A
 //      job's part writes its labels' files (sharded: whole shard files) and
 //      "<scratch>/skeletonized/<part>", its figures.
 //   3. finish: the infos last (WriteSkeletons' order), stale files erased
@@ -82,18 +85,24 @@ using LabelWork = std::vector<std::pair<std::uint64_t, LabelExtent>>;
 Result<LabelWork> SelectLabels(const LabelTable& table, const std::vector<std::uint64_t>& asked,
                                const std::string& where);
 
+// The most one label holds at once when no max_memory is given.
+inline constexpr std::uint64_t kDefaultLabelMemory = std::uint64_t{1} << 30;
+
 struct CropSkeletonOptions {
   TeasarParams params;
-  // The most one label may hold at once (CropBytes); 0: the process's memory.
+  // The most one label may hold at once; 0: kDefaultLabelMemory. A label
+  // whose CropBytes exceed it is skeletonized in blocks that fit it
+  // (blocked_skeleton.h).
   std::uint64_t max_memory = 0;
   core::ThreadPool* pool = nullptr;            // labels in parallel; null: one at a time
   core::ProgressReporter* progress = nullptr;  // told of each label's voxels
   const core::Cancellation* cancellation = nullptr;
 };
 // Step 2's work: the skeletons of `work`'s labels, in its order, each from
-// its padded box of `source`. ResourceExhausted (field "max_memory") naming
-// a label whose CropBytes exceed max_memory, or OutOfRange one over the
-// process's memory, before anything is read.
+// its padded box of `source`, or in blocks where that box needs more than
+// max_memory. ResourceExhausted (field "max_memory") naming a label over a
+// max_memory too small even for the smallest block, or OutOfRange one over
+// the process's memory, before anything is read.
 Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source,
                                                     const LabelWork& work,
                                                     const CropSkeletonOptions& options,
