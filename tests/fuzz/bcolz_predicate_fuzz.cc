@@ -32,8 +32,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (rows == 0) return 0;
   const std::vector<std::uint8_t> mask =
       predicate->Evaluate({{"v", {*dtype, column, dtype->itemsize()}}}, rows);
+  if (mask.size() != rows) std::abort();
+  // The negation nests one level deeper, past the parser's bound when the
+  // predicate is at it: that must be the parser's clear error, not a crash.
   auto negated = Predicate::Parse("~(" + text + ")");
-  if (mask.size() != rows || !negated.ok()) std::abort();
+  if (!negated.ok()) {
+    if (negated.status().message().find("nesting too deep") == std::string::npos) std::abort();
+    return 0;
+  }
   const std::vector<std::uint8_t> opposite =
       negated->Evaluate({{"v", {*dtype, column, dtype->itemsize()}}}, rows);
   for (std::size_t i = 0; i < rows; ++i) {
