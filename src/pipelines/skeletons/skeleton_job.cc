@@ -1,6 +1,8 @@
 #include "pipelines/skeletons/skeleton_job.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
@@ -52,12 +54,21 @@ std::string Mib(std::uint64_t bytes) {
   return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
-// The label's crop (teasar.h, LabelCrop) from its padded box of the source.
-// Corruption naming `where` when the source holds the label outside `extent`'s
-// box, or not as many voxels of it: the table the scan made does not match.
-Result<LabelCrop> ReadCrop(const SkeletonSource& source, SourceChunks& chunks, std::uint64_t label,
-                           const LabelExtent& extent, const std::string& where) {
+// One thread's buffers for reading crops, kept from label to label so that
+// their pages are touched once per thread, not once a label: the box's
+// labels as read, and the crop made of them.
+struct CropBuffers {
+  std::vector<std::uint64_t> labels;
   LabelCrop crop;
+};
+
+// The label's crop (teasar.h, LabelCrop) from its padded box of the source,
+// into `buffers.crop`. Corruption naming `where` when the source holds the
+// label outside `extent`'s box, or not as many voxels of it: the table the
+// scan made does not match.
+Status ReadCrop(const SkeletonSource& source, SourceChunks& chunks, std::uint64_t label,
+                const LabelExtent& extent, const std::string& where, CropBuffers& buffers) {
+  LabelCrop& crop = buffers.crop;
   crop.label = label;
   crop.box = extent.box;
   const std::array<std::int64_t, 3> dims = crop.dims();
@@ -67,7 +78,8 @@ Result<LabelCrop> ReadCrop(const SkeletonSource& source, SourceChunks& chunks, s
     read.start[a] = std::max<std::int64_t>(extent.box.start[a] - 1, 0);
     read.stop[a] = std::min(extent.box.stop[a] + 1, source.shape[a]);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> labels, chunks.Read(read));
+  CHUNKWISE_RETURN_IF_ERROR(chunks.ReadInto(read, buffers.labels));
+  const std::vector<std::uint64_t>& labels = buffers.labels;
   std::uint64_t found = 0;
   bool outside = false;
   std::size_t i = 0;
@@ -98,7 +110,7 @@ Result<LabelCrop> ReadCrop(const SkeletonSource& source, SourceChunks& chunks, s
                               " voxels in its box; the volume changed, or the scan's table is "
                               "not this volume's)");
   }
-  return crop;
+  return Status();
 }
 
 Status CheckPart(const SkeletonJob& job, int part) {
@@ -273,6 +285,9 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return work[a].second.box.start < work[b].second.box.start;
   });
+  // Crop buffers, one per thread at a time, as ForEachLabel's workspaces.
+  std::mutex shelf_mutex;
+  std::vector<std::unique_ptr<CropBuffers>> shelf;
   CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
       work.size(), options.pool, options.cancellation, "skeletonizing " + where,
       [&](std::size_t k, TeasarWorkspace& workspace) -> Status {
@@ -282,9 +297,25 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
               out[i], SkeletonizeInBlocks(source, chunks, work[i].first, work[i].second, *plans[i],
                                           options.params, workspace, where));
         } else {
-          CHUNKWISE_ASSIGN_OR_RETURN(
-              const LabelCrop crop, ReadCrop(source, chunks, work[i].first, work[i].second, where));
-          out[i] = SkeletonizeCrop(crop, placement, options.params, workspace, field_pool);
+          std::unique_ptr<CropBuffers> buffers;
+          {
+            const std::lock_guard<std::mutex> lock(shelf_mutex);
+            if (!shelf.empty()) {
+              buffers = std::move(shelf.back());
+              shelf.pop_back();
+            }
+          }
+          if (buffers == nullptr) buffers = std::make_unique<CropBuffers>();
+          Status read = ReadCrop(source, chunks, work[i].first, work[i].second, where, *buffers);
+          if (read.ok()) {
+            out[i] =
+                SkeletonizeCrop(buffers->crop, placement, options.params, workspace, field_pool);
+          }
+          {
+            const std::lock_guard<std::mutex> lock(shelf_mutex);
+            shelf.push_back(std::move(buffers));
+          }
+          CHUNKWISE_RETURN_IF_ERROR(read);
         }
         if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
         return Status();

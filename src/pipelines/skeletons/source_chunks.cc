@@ -49,10 +49,20 @@ Result<SourceChunks::Chunk> SourceChunks::Get(const std::array<std::int64_t, 3>&
 }
 
 Result<std::vector<std::uint64_t>> SourceChunks::Read(const VoxelBox& box) {
+  std::vector<std::uint64_t> out;
+  CHUNKWISE_RETURN_IF_ERROR(ReadInto(box, out));
+  return out;
+}
+
+Status SourceChunks::ReadInto(const VoxelBox& box, std::vector<std::uint64_t>& out) {
+  const auto direct = [&]() -> Status {
+    CHUNKWISE_ASSIGN_OR_RETURN(out, source_.read(ToRegion(box)));
+    return Status();
+  };
   std::array<std::int64_t, 3> first{}, last{};
   std::uint64_t spanned = 1;
   for (int a = 0; a < 3; ++a) {
-    if (source_.chunk[a] <= 0) return source_.read(ToRegion(box));
+    if (source_.chunk[a] <= 0) return direct();
   }
   for (int a = 0; a < 3; ++a) {
     first[a] = box.start[a] / source_.chunk[a];
@@ -60,10 +70,11 @@ Result<std::vector<std::uint64_t>> SourceChunks::Read(const VoxelBox& box) {
     spanned *= static_cast<std::uint64_t>(last[a] - first[a] + 1);
   }
   // A box of many chunks (a large label) would only churn the cache.
-  if (spanned * chunk_bytes_ > capacity_ / 2) return source_.read(ToRegion(box));
+  if (spanned * chunk_bytes_ > capacity_ / 2) return direct();
   const std::array<std::int64_t, 3> dims{box.stop[0] - box.start[0], box.stop[1] - box.start[1],
                                          box.stop[2] - box.start[2]};
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(dims[0] * dims[1] * dims[2]));
+  // Every voxel is copied below: no need to clear what is kept.
+  out.resize(static_cast<std::size_t>(dims[0] * dims[1] * dims[2]));
   std::array<std::int64_t, 3> g{};
   for (g[0] = first[0]; g[0] <= last[0]; ++g[0]) {
     for (g[1] = first[1]; g[1] <= last[1]; ++g[1]) {
@@ -90,7 +101,7 @@ Result<std::vector<std::uint64_t>> SourceChunks::Read(const VoxelBox& box) {
       }
     }
   }
-  return out;
+  return Status();
 }
 
 }  // namespace chunkwise::pipelines::skeletons

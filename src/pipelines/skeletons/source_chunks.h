@@ -27,6 +27,9 @@ class SourceChunks {
                         std::uint64_t capacity = kSourceChunkCacheBytes);
   // The labels of `box` (inside the volume), C order. Thread-safe.
   Result<std::vector<std::uint64_t>> Read(const VoxelBox& box);
+  // The same into `out`, whose capacity is reused: a thread reading box
+  // after box touches its pages once, not once a box.
+  Status ReadInto(const VoxelBox& box, std::vector<std::uint64_t>& out);
 
  private:
   using Chunk = std::shared_ptr<const std::vector<std::uint64_t>>;

@@ -230,8 +230,19 @@ struct TeasarWorkspace {
   std::vector<BallRun> runs;
 
   void Prepare(std::int64_t size) {
-    const auto n = static_cast<std::size_t>(size);
-    mask.assign(n, 0);
+    mask.assign(static_cast<std::size_t>(size), 0);
+    Grow(mask.size());
+  }
+  // The same for a crop whose mask (0/1) is given whole: copied, rather than
+  // cleared and then set voxel by voxel.
+  void PrepareWithMask(std::span<const std::uint8_t> crop_mask) {
+    mask.assign(crop_mask.begin(), crop_mask.end());
+    Grow(mask.size());
+  }
+
+ private:
+  // Buffers only grow, so that their pages are touched once per thread.
+  void Grow(std::size_t n) {
     for (auto* buffer : {&dbf, &dist, &cost}) {
       if (buffer->size() < n) buffer->resize(n);
     }
@@ -495,12 +506,12 @@ namespace {
 // crop's label mask): every line is relaxed run by run, each run of one
 // label on its own from the values of its voxels alone, so a run computes
 // the same floats wherever it lies.
+// `squared` holds the field's voxels on return; every one is written (the
+// first pass sets each), so it may come with any values in it.
 template <typename Label>
-std::vector<float> Field(const Label* labels, const std::array<std::int64_t, 3>& shape,
-                         const std::array<double, 3>& voxel_size, core::ThreadPool* pool) {
+void FieldInto(const Label* labels, const std::array<std::int64_t, 3>& shape,
+               const std::array<double, 3>& voxel_size, core::ThreadPool* pool, float* squared) {
   const std::int64_t depth = shape[0], height = shape[1], width = shape[2];
-  std::vector<float> field(static_cast<std::size_t>(depth * height * width));
-  float* squared = field.data();
   const std::int64_t plane = height * width;
   const std::int64_t longest = std::max({depth, height, width});
   // x, then y, in each z plane; then z, and the root, by rows of y.
@@ -528,7 +539,14 @@ std::vector<float> Field(const Label* labels, const std::array<std::int64_t, 3>&
   }
   // The loops above return no error of their own: a pool that cannot start
   // threads does the work on this one instead.
-  if (!status.ok()) return Field(labels, shape, voxel_size, nullptr);
+  if (!status.ok()) FieldInto(labels, shape, voxel_size, nullptr, squared);
+}
+
+template <typename Label>
+std::vector<float> Field(const Label* labels, const std::array<std::int64_t, 3>& shape,
+                         const std::array<double, 3>& voxel_size, core::ThreadPool* pool) {
+  std::vector<float> field(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]));
+  FieldInto(labels, shape, voxel_size, pool, field.data());
   return field;
 }
 
@@ -620,13 +638,11 @@ Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
                          const TeasarParams& params, TeasarWorkspace& work,
                          core::ThreadPool* pool) {
   const Crop padded = PaddedCrop(crop.box);
-  const std::vector<float> field = CropDistanceToBoundary(crop, placement.voxel_size, pool);
-  work.Prepare(padded.size());
-  for (std::int64_t i = 0; i < padded.size(); ++i) {
-    if (!crop.mask[i]) continue;
-    work.mask[i] = 1;
-    work.dbf[i] = field[i];
-  }
+  // The field goes straight into the workspace's buffer, whose pages the
+  // thread has touched for earlier labels, rather than into fresh pages of
+  // the box's size each label; its values off the mask are never read.
+  work.PrepareWithMask(crop.mask);
+  FieldInto(crop.mask.data(), padded.dims, placement.voxel_size, pool, work.dbf.data());
   return TraceCrop(padded, placement, crop.label, params, work);
 }
 
