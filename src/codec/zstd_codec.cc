@@ -88,6 +88,16 @@ Result<unsigned long long> DeclaredSize(ByteView encoded) {
     if (size == ZSTD_CONTENTSIZE_UNKNOWN) return size;
     const std::size_t frame_size = ZSTD_findFrameCompressedSize(encoded.data(), encoded.size());
     if (ZSTD_isError(frame_size)) return ZstdError("malformed frame", frame_size);
+    // Every block has a 3-byte header and decodes to at most 128 KiB, so a
+    // frame declaring more than its blocks can hold is corrupt: refused
+    // before its declared size is allocated (a string chunk has no size of
+    // its own to bound it).
+    const unsigned long long most = (frame_size / 3 + 1) * (128ULL << 10);
+    if (size > most) {
+      return Status::Corruption("zstd: a frame of " + std::to_string(frame_size) +
+                                " bytes declares " + std::to_string(size) +
+                                " decoded bytes, more than its blocks can hold");
+    }
     // Saturate: a sum past 2^64 is as over the limit as 2^64 - 1.
     total = size > ZSTD_CONTENTSIZE_ERROR - 1 - total ? ZSTD_CONTENTSIZE_ERROR - 1 : total + size;
     encoded = encoded.subspan(frame_size);

@@ -82,6 +82,25 @@ TEST(ZstdCodec, DecodesConcatenatedAndSkippableFrames) {
   EXPECT_EQ(*codec->Decode(Concat({frame_a, skippable, frame_b}), ab.size()), ab);
 }
 
+// A 17-byte frame whose header declares 4 GiB - 1 (single segment, an
+// 8-byte content size) and whose one block is RLE of one byte: its blocks
+// hold at most 128 KiB, so it is Corruption before anything is allocated,
+// under any limit.
+TEST(ZstdCodec, RefusesAFrameDeclaringMoreThanItsBlocksHold) {
+  const Bytes frame{0x28, 0xB5, 0x2F, 0xFD, 0xE0, 0xFF, 0xFF, 0xFF, 0xFF,
+                    0,    0,    0,    0,    0x0B, 0,    0,    0x41};
+  ASSERT_EQ(ZSTD_getFrameContentSize(frame.data(), frame.size()), 0xFFFFFFFFULL);
+  ASSERT_EQ(ZSTD_findFrameCompressedSize(frame.data(), frame.size()), frame.size());
+  const auto codec = Make(3);
+  const Status status = codec->Decode(frame, std::size_t{1} << 40).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
+  EXPECT_NE(status.ToString().find("a frame of 17 bytes declares 4294967295 decoded bytes"),
+            std::string::npos)
+      << status.ToString();
+  Bytes out(16);
+  EXPECT_EQ(codec->DecodeInto(frame, out).status().code(), StatusCode::kCorruption);
+}
+
 TEST(ZstdCodec, RejectsEmptyTruncatedAndTrailingInput) {
   const auto codec = Make(3);
   EXPECT_EQ(codec->Decode(Bytes(), 100).status().code(), StatusCode::kCorruption);
