@@ -14,20 +14,15 @@
 #include "pipelines/skeletons/skeleton_job.h"
 #include "pipelines/skeletons/source_chunks.h"
 #include "pipelines/skeletons/teasar.h"
+#include "unit/pipelines/synthetic_labels.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace {
 
 constexpr std::uint64_t kTube = 7;
 
-struct Volume {
-  std::array<std::int64_t, 3> shape;  // z, y, x
-  std::vector<std::uint64_t> labels;
-  std::array<double, 3> voxel_size{1, 1, 1};  // x, y, z
-  std::uint64_t at(std::int64_t z, std::int64_t y, std::int64_t x) const {
-    return labels[(z * shape[1] + y) * shape[2] + x];
-  }
-};
+using Volume = test::SyntheticLabels;
+using test::SourceOf;
 
 // A tube of radius 4.5 along x that swings 12 voxels either way in y, so
 // that it crosses block faces on two axes, with a second label beside it.
@@ -43,22 +38,6 @@ Volume Tube() {
         if (z < 2 && x % 50 < 20) v.labels[(z * v.shape[1] + y) * v.shape[2] + x] = 3;
       }
   return v;
-}
-
-SkeletonSource SourceOf(const Volume& v, std::array<std::int64_t, 3> chunk) {
-  SkeletonSource source;
-  source.shape = v.shape;
-  source.chunk = chunk;
-  source.voxel_size = v.voxel_size;
-  source.read = [&v](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-    std::vector<std::uint64_t> out;
-    for (std::int64_t z = region.start()[0]; z < region.stop()[0]; ++z)
-      for (std::int64_t y = region.start()[1]; y < region.stop()[1]; ++y)
-        for (std::int64_t x = region.start()[2]; x < region.stop()[2]; ++x)
-          out.push_back(v.at(z, y, x));
-    return out;
-  };
-  return source;
 }
 
 // The number of connected pieces of the skeleton's graph.

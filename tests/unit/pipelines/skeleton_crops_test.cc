@@ -15,17 +15,13 @@
 #include "pipelines/skeletons/skeletonize.h"
 #include "pipelines/skeletons/source_chunks.h"
 #include "pipelines/skeletons/teasar.h"
+#include "unit/pipelines/synthetic_labels.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace {
 
-struct Volume {
-  std::array<std::int64_t, 3> shape;  // z, y, x
-  std::vector<std::uint64_t> labels;
-  std::array<double, 3> voxel_size{1, 1, 1};
-  std::array<double, 3> origin{0, 0, 0};
-  LabelVolume view() const { return {labels, shape, voxel_size, origin}; }
-};
+using Volume = test::SyntheticLabels;
+using test::SourceOf;
 
 // Blobs of a few labels grown from random seeds over the whole volume (so
 // that many touch its faces), with background holes and a label inside
@@ -54,23 +50,6 @@ Volume RandomVolume(unsigned seed, std::array<std::int64_t, 3> shape) {
         if (unit(random) < 0.03) label = 0;
       }
   return v;
-}
-
-SkeletonSource SourceOf(const Volume& v, std::array<std::int64_t, 3> chunk) {
-  SkeletonSource source;
-  source.shape = v.shape;
-  source.chunk = chunk;
-  source.voxel_size = v.voxel_size;
-  source.origin = v.origin;
-  source.read = [&v](const core::Region& region) -> Result<std::vector<std::uint64_t>> {
-    std::vector<std::uint64_t> out;
-    for (std::int64_t z = region.start()[0]; z < region.stop()[0]; ++z)
-      for (std::int64_t y = region.start()[1]; y < region.stop()[1]; ++y)
-        for (std::int64_t x = region.start()[2]; x < region.stop()[2]; ++x)
-          out.push_back(v.labels[(z * v.shape[1] + y) * v.shape[2] + x]);
-    return out;
-  };
-  return source;
 }
 
 TEST(SkeletonCrops, TheScanFindsWhatFindLabelsFinds) {
