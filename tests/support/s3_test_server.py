@@ -25,14 +25,18 @@ The proxy's own endpoints, under /__proxy__/:
                            rule that matches and still has times left:
                            {"op": "GetObject" | "PutObject" | "UploadPart" | ... | "*",
                             "action": "503" | "500" | "429" | "slowdown" | "reset" |
-                                                 "truncate" | "stall" | "reset-after" | "region",
+                                                 "truncate" | "stall" | "reset-after" | "region" |
+                                                 "delay",
                             "times": N (default 1), "probability": p (default 1),
-                            "seconds": stall time (default 5)}
+                            "seconds": stall or delay time (default 5)}
                            reset: close the connection before answering;
                            reset-after: pass the request on, then close
                            without answering; truncate: send the reply's
                            headers and half its body, then close; stall: send
                            the headers and half the body, then wait `seconds`;
+                           delay: wait `seconds` before passing the request on
+                           (a round trip to a distant server; with a large
+                           "times", the benchmarks' latency);
                            region: answer 301 PermanentRedirect naming the
                            rule's "region" in x-amz-bucket-region, as S3 does
                            for a bucket in another region.
@@ -193,6 +197,8 @@ class Proxy:
                                  % (rule["region"].encode(), len(xml), xml))
                     await writer.drain()
                     continue
+                if action == "delay":
+                    await asyncio.sleep(float(rule.get("seconds", 5)))
                 reply_head, reply_body = await self.forward(lines, body)
                 if action == "reset-after":
                     writer.transport.abort()
