@@ -158,9 +158,11 @@ Result<std::optional<Bytes>> HttpStore::Get(std::string_view key) const {
   return ReadWhole(*ObjectFor(key));
 }
 
-std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
-    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+template <typename Value, typename Plan, typename Read>
+std::vector<Result<Value>> HttpStore::SendPerKey(std::span<const std::string> keys,
+                                                 const Plan& plan, const Read& read,
+                                                 const core::Cancellation* cancellation) const {
+  std::vector<Result<Value>> values(keys.size(), Value());
   std::vector<std::shared_ptr<const Object>> objects(keys.size());
   std::vector<RangedObject::RangedGet> gets;
   std::vector<HttpRequest> requests;
@@ -173,7 +175,7 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
       continue;
     }
     objects[i] = ObjectFor(keys[i]);
-    gets.push_back(FirstWholeGet(*objects[i]));
+    gets.push_back(plan(*objects[i]));
     requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
     sent.push_back(i);
   }
@@ -184,41 +186,29 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
   }
   std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = ReadWholeFrom(*objects[sent[j]], std::move(replies[j]));
+    values[sent[j]] = read(*objects[sent[j]], std::move(replies[j]));
   }
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  return SendPerKey<std::optional<Bytes>>(
+      keys, [](const Object& object) { return FirstWholeGet(object); },
+      [](const Object& object, Result<HttpResponse> reply) {
+        return ReadWholeFrom(object, std::move(reply));
+      },
+      cancellation);
+}
+
 std::vector<Result<std::optional<std::uint64_t>>> HttpStore::SizeMany(
     std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<std::uint64_t>>> values(keys.size(),
-                                                           std::optional<std::uint64_t>());
-  std::vector<std::shared_ptr<const Object>> objects(keys.size());
-  std::vector<RangedObject::RangedGet> gets;
-  std::vector<HttpRequest> requests;
-  std::vector<std::size_t> sent;  // The key of each request.
-  gets.reserve(keys.size());
-  requests.reserve(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
-      values[i] = std::move(valid);
-      continue;
-    }
-    objects[i] = ObjectFor(keys[i]);
-    gets.push_back(SizeGet(*objects[i]));
-    requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
-    sent.push_back(i);
-  }
-  std::vector<HttpCall> calls;
-  calls.reserve(sent.size());
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    calls.push_back({&requests[j], gets[j].target, gets[j].what});
-  }
-  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = SizeFrom(*objects[sent[j]], std::move(replies[j]));
-  }
-  return values;
+  return SendPerKey<std::optional<std::uint64_t>>(
+      keys, [](const Object& object) { return SizeGet(object); },
+      [](const Object& object, Result<HttpResponse> reply) {
+        return SizeFrom(object, std::move(reply));
+      },
+      cancellation);
 }
 
 std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(

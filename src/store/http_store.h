@@ -89,6 +89,13 @@ class HttpStore final : public Store, public BatchedGets {
   class Object;
   explicit HttpStore(HttpStoreOptions options);
   std::shared_ptr<const Object> ObjectFor(std::string_view key) const;
+  // One GET per key, all sent at once (GetMany, SizeMany): plan(object) is
+  // a key's request, read(object, reply) its value; a key that is not valid
+  // gets ValidateKey's error, unsent.
+  template <typename Value, typename Plan, typename Read>
+  std::vector<Result<Value>> SendPerKey(std::span<const std::string> keys, const Plan& plan,
+                                        const Read& read,
+                                        const core::Cancellation* cancellation) const;
 
   HttpStoreOptions options_;
   std::shared_ptr<HttpTransport> transport_;

@@ -138,11 +138,11 @@ std::vector<Result<std::optional<VersionedValue>>> S3Store::GetVersionedMany(
   return values;
 }
 
-std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
-    std::span<const std::string> keys, std::vector<ObjectVersion>* versions,
-    const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
-  if (versions != nullptr) versions->assign(keys.size(), ObjectVersion());
+template <typename Value, typename Plan, typename Read>
+std::vector<Result<Value>> S3Store::SendPerKey(std::span<const std::string> keys, const Plan& plan,
+                                               const Read& read,
+                                               const core::Cancellation* cancellation) const {
+  std::vector<Result<Value>> values(keys.size(), Value());
   std::vector<S3Object> objects;
   std::vector<std::size_t> sent;  // The key of each object.
   std::vector<S3Client::Call> calls;
@@ -154,7 +154,7 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
       continue;
     }
     objects.emplace_back(client_, options().location.prefix + keys[i]);
-    RangedObject::RangedGet get = FirstWholeGet(objects.back());
+    RangedObject::RangedGet get = plan(objects.back());
     calls.push_back(objects.back().GetCall(get.range, nullptr));
     targets.push_back(get.target);
     whats.push_back(std::move(get.what));
@@ -162,38 +162,32 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
   }
   std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]),
-                                    versions != nullptr ? &(*versions)[sent[j]] : nullptr);
+    values[sent[j]] = read(objects[j], std::move(replies[j]), sent[j]);
   }
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
+    std::span<const std::string> keys, std::vector<ObjectVersion>* versions,
+    const core::Cancellation* cancellation) const {
+  if (versions != nullptr) versions->assign(keys.size(), ObjectVersion());
+  return SendPerKey<std::optional<Bytes>>(
+      keys, [](const S3Object& object) { return FirstWholeGet(object); },
+      [&](const S3Object& object, Result<HttpResponse> reply, std::size_t i) {
+        return ReadWholeFrom(object, std::move(reply),
+                             versions != nullptr ? &(*versions)[i] : nullptr);
+      },
+      cancellation);
+}
+
 std::vector<Result<std::optional<std::uint64_t>>> S3Store::SizeMany(
     std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<std::uint64_t>>> sizes(keys.size(),
-                                                          std::optional<std::uint64_t>());
-  std::vector<S3Object> objects;
-  std::vector<std::size_t> sent;  // The key of each object.
-  std::vector<S3Client::Call> calls;
-  std::vector<BodyTarget> targets;
-  std::vector<std::string> whats;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
-      sizes[i] = std::move(valid);
-      continue;
-    }
-    objects.emplace_back(client_, options().location.prefix + keys[i]);
-    RangedObject::RangedGet get = SizeGet(objects.back());
-    calls.push_back(objects.back().GetCall(get.range, nullptr));
-    targets.push_back(get.target);
-    whats.push_back(std::move(get.what));
-    sent.push_back(i);
-  }
-  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    sizes[sent[j]] = SizeFrom(objects[j], std::move(replies[j]));
-  }
-  return sizes;
+  return SendPerKey<std::optional<std::uint64_t>>(
+      keys, [](const S3Object& object) { return SizeGet(object); },
+      [](const S3Object& object, Result<HttpResponse> reply, std::size_t) {
+        return SizeFrom(object, std::move(reply));
+      },
+      cancellation);
 }
 
 std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
