@@ -449,6 +449,30 @@ class ShardObjects final : public GridObjects {
     return Shard(key).ReadRegionIfCached(box, target);
   }
 
+  // Shards of a store whose gets are batched and whose ranges are cheap, with
+  // the cache off (a viewer's reads with it on go shard by shard, so that
+  // what the cache holds is copied out without a request).
+  bool batches_reads() const override {
+    return store::BatchesGets(*store_) && store_->capabilities().efficient_ranges &&
+           !cache_->enabled();
+  }
+
+  // The shards' indexes, then the inner chunks their boxes need, in batches
+  // of requests from the calling thread (ReadShardRegions), decoded on the
+  // pool; a batch holds about kBatchBytes of shards, or one shard per pool
+  // thread where that is more, so that large shards still keep the pool busy.
+  Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
+                 std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
+                 const core::Cancellation* cancellation) const override {
+    std::vector<ShardRegionRead> shards;
+    shards.reserve(reads.size());
+    for (const ObjectRead& read : reads) shards.push_back({read.key, read.box, read.target});
+    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
+    return ReadShardRegions(*store_, shards, *sharding_, spec_,
+                            std::max(BatchObjects(spec_.num_bytes()), threads), context, stored,
+                            done, cancellation);
+  }
+
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,
                const ShardCallContext& context) const override {
     return Shard(key).Write(write, replaces, context);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <charconv>
 #include <functional>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -33,53 +34,80 @@ ShardByteReader RangeReader(const store::ValueReader& reader) {
 // Shard byte ranges (offset, size), each mapped to a view of its bytes.
 using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
 
-// Reads the ranges of a shard (each inside the shard: its index was checked)
-// into one pooled buffer and points each range's view at them: the ranges
-// joined into requests as `limits` allow (store/range_coalescing.h), all
-// asked of the reader in one batch. Should the requests add up to more than
-// the span the ranges cover (a hostile index pointing many entries at the
-// same bytes), that span is read instead, so the buffer never outgrows the
-// shard.
+// The requests that read a set of shard byte ranges: `needed` (the ranges,
+// in the order of FetchedRanges' keys) joined into `groups` as the limits
+// allow (store/range_coalescing.h), `total` bytes in all.
+struct RangePlan {
+  std::vector<store::ByteRange> needed;
+  std::vector<store::CoalescedRange> groups;
+  std::uint64_t total = 0;
+};
+
+// Plans the reads of `ranges` (each inside the shard: its index was
+// checked) under `limits`. Should the requests add up to more than the span
+// the ranges cover (a hostile index pointing many entries at the same
+// bytes), that span is one request instead, so that what is read never
+// outgrows the shard.
+RangePlan PlanRanges(const FetchedRanges& ranges, const store::RangeCoalescing& limits) {
+  RangePlan plan;
+  plan.needed.reserve(ranges.size());
+  std::uint64_t low = UINT64_MAX, high = 0;
+  for (const auto& [range, view] : ranges) {
+    plan.needed.push_back(store::ByteRange::Span(range.first, range.second));
+    low = std::min(low, range.first);
+    high = std::max(high, range.first + range.second);
+  }
+  if (ranges.empty()) return plan;
+  plan.groups = store::CoalesceRanges(plan.needed, limits);
+  for (const store::CoalescedRange& group : plan.groups) plan.total += group.length;
+  if (plan.total > high - low) {
+    std::vector<std::size_t> all(plan.needed.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    plan.groups = {store::CoalescedRange{low, high - low, std::move(all)}};
+    plan.total = high - low;
+  }
+  return plan;
+}
+
+// Points each range's view in `ranges` at its bytes, group g of `plan`
+// having been read into `group_bytes(g)`.
+void PointViews(const RangePlan& plan,
+                const std::function<const std::uint8_t*(std::size_t)>& group_bytes,
+                FetchedRanges& ranges) {
+  // The views, in the map's order, which is the order `needed` was built in.
+  std::vector<ByteView> views(plan.needed.size());
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const store::CoalescedRange& group = plan.groups[g];
+    for (const std::size_t member : group.members) {
+      views[member] = ByteView(group_bytes(g) + (plan.needed[member].offset - group.offset),
+                               plan.needed[member].length);
+    }
+  }
+  std::size_t i = 0;
+  for (auto& [range, view] : ranges) view = views[i++];
+}
+
+// Reads the ranges of a shard into one pooled buffer and points each
+// range's view at them: the ranges planned as PlanRanges does, all asked of
+// the reader in one batch.
 Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader, FetchedRanges& ranges,
                                             core::BufferPool* buffers,
                                             const store::RangeCoalescing& limits) {
   if (ranges.empty()) return core::BufferPool::Lease();
-  std::vector<store::ByteRange> needed;
-  needed.reserve(ranges.size());
-  std::uint64_t low = UINT64_MAX, high = 0;
-  for (const auto& [range, view] : ranges) {
-    needed.push_back(store::ByteRange::Span(range.first, range.second));
-    low = std::min(low, range.first);
-    high = std::max(high, range.first + range.second);
-  }
-  std::vector<store::CoalescedRange> groups = store::CoalesceRanges(needed, limits);
-  std::uint64_t total = 0;
-  for (const store::CoalescedRange& group : groups) total += group.length;
-  if (total > high - low) {
-    std::vector<std::size_t> all(needed.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    groups = {store::CoalescedRange{low, high - low, std::move(all)}};
-    total = high - low;
-  }
+  const RangePlan plan = PlanRanges(ranges, limits);
   std::vector<store::ByteRange> reads;
-  reads.reserve(groups.size());
-  for (const store::CoalescedRange& group : groups) {
+  reads.reserve(plan.groups.size());
+  std::vector<std::uint64_t> at;  // Where each group starts in the buffer.
+  std::uint64_t next = 0;
+  for (const store::CoalescedRange& group : plan.groups) {
     reads.push_back(store::ByteRange::Span(group.offset, group.length));
+    at.push_back(next);
+    next += group.length;
   }
-  core::BufferPool::Lease buffer = core::BufferPool::TakeFrom(buffers, total);
+  core::BufferPool::Lease buffer = core::BufferPool::TakeFrom(buffers, plan.total);
   CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
-  // The views, in the map's order, which is the order `needed` was built in.
-  std::vector<ByteView> views(needed.size());
-  std::uint64_t at = 0;
-  for (const store::CoalescedRange& group : groups) {
-    for (const std::size_t member : group.members) {
-      views[member] = ByteView(buffer.data() + at + (needed[member].offset - group.offset),
-                               needed[member].length);
-    }
-    at += group.length;
-  }
-  std::size_t i = 0;
-  for (auto& [range, view] : ranges) view = views[i++];
+  PointViews(
+      plan, [&](std::size_t g) { return buffer.data() + at[g]; }, ranges);
   return buffer;
 }
 
@@ -669,6 +697,146 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
   std::sort(alone.begin(), alone.end());
   CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
   return reads;
+}
+
+namespace {
+
+// Reads [first, end) of ReadShardRegions' reads, fetched: their indexes,
+// and views of the inner chunks their boxes need, in `replies`.
+struct FetchedShards {
+  std::size_t first = 0, end = 0;
+  std::vector<ShardIndexRead> indexes;  // Per read.
+  std::vector<FetchedRanges> chunks;    // Per read: the bytes of its inner chunks.
+  std::vector<std::uint8_t> alone;      // Per read: to be read again alone.
+  std::vector<Result<std::optional<Bytes>>> replies;
+  Status status;  // Of reading the indexes.
+};
+
+FetchedShards FetchShards(store::Store& parent, std::span<const ShardRegionRead> reads,
+                          std::size_t first, std::size_t end, const ShardingCodec& codec,
+                          const codec::ChunkSpec& shard_spec, const store::RangeCoalescing& limits,
+                          const core::Cancellation* cancellation) {
+  const std::size_t count = end - first;
+  FetchedShards fetched{first,
+                        end,
+                        {},
+                        std::vector<FetchedRanges>(count),
+                        std::vector<std::uint8_t>(count, 0),
+                        {},
+                        Status::Ok()};
+  if (cancellation != nullptr && cancellation->cancelled()) {
+    fetched.status = cancellation->Check(parent.Describe(reads[first].key));
+    return fetched;
+  }
+  std::vector<std::string> keys;
+  keys.reserve(count);
+  for (std::size_t i = first; i < end; ++i) keys.push_back(reads[i].key);
+  Result<std::vector<ShardIndexRead>> indexes =
+      ReadShardIndexes(parent, keys, codec, shard_spec, nullptr, nullptr);
+  if (!indexes.ok()) {
+    fetched.status = indexes.status();
+    return fetched;
+  }
+  fetched.indexes = std::move(indexes).value();
+  const core::RegularChunkGrid inner = codec.InnerGrid(shard_spec.shape);
+  std::vector<RangePlan> plans(count);
+  std::vector<std::size_t> first_request(count, 0);
+  std::vector<store::RangedKey> requests;
+  for (std::size_t j = 0; j < count; ++j) {
+    if (!fetched.indexes[j].index) continue;  // No shard: all fill.
+    const ShardIndex& index = *fetched.indexes[j].index;
+    for (const core::Coord& chunk : inner.ChunksIntersecting(reads[first + j].box)) {
+      const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
+      if (!location.empty()) fetched.chunks[j][{location.offset, location.nbytes}] = {};
+    }
+    plans[j] = PlanRanges(fetched.chunks[j], limits);
+    first_request[j] = requests.size();
+    for (const store::CoalescedRange& group : plans[j].groups) {
+      requests.push_back({keys[j], store::ByteRange::Span(group.offset, group.length)});
+    }
+  }
+  fetched.replies = store::GetRangeMany(parent, requests, cancellation);
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::span<const Result<std::optional<Bytes>>> replies(
+        fetched.replies.data() + first_request[j], plans[j].groups.size());
+    for (std::size_t g = 0; g < replies.size(); ++g) {
+      if (!replies[g].ok() || !replies[g]->has_value() ||
+          (*replies[g])->size() != plans[j].groups[g].length) {
+        fetched.alone[j] = 1;
+      }
+    }
+    if (fetched.alone[j]) continue;
+    PointViews(
+        plans[j], [&](std::size_t g) { return (*replies[g])->data(); }, fetched.chunks[j]);
+  }
+  return fetched;
+}
+
+// Decodes every read of `fetched` on context.pool (ReadShardRegions).
+Status DecodeShards(store::Store& parent, std::span<const ShardRegionRead> reads,
+                    const FetchedShards& fetched, const ShardingCodec& codec,
+                    const codec::ChunkSpec& shard_spec, const ShardCallContext& context,
+                    std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
+                    const core::Cancellation* cancellation) {
+  CHUNKWISE_RETURN_IF_ERROR(fetched.status);
+  return ForEach(context.pool, fetched.end - fetched.first, [&](std::size_t j) -> Status {
+    const std::size_t i = fetched.first + j;
+    const ShardRegionRead& read = reads[i];
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check(parent.Describe(read.key));
+    }
+    if (fetched.alone[j]) {
+      const ShardStore shard(parent, read.key, codec, shard_spec);
+      CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
+                                 shard.ReadRegion(read.box, read.destination, context));
+      stored[i] = present;
+      return done(i);
+    }
+    const std::optional<ShardIndex>& index = fetched.indexes[j].index;
+    if (!index) {
+      core::FillStridedRegion(read.destination, read.box.shape(), shard_spec.fill_value);
+      stored[i] = 0;
+      return done(i);
+    }
+    const FetchedRanges& chunks = fetched.chunks[j];
+    const ShardByteReader bytes = [&](std::uint64_t offset, std::uint64_t nbytes,
+                                      Bytes&) -> Result<ByteView> {
+      return chunks.at({offset, nbytes});
+    };
+    CHUNKWISE_RETURN_IF_ERROR(codec.DecodeRegion(
+        shard_spec, *index, bytes, read.box, read.destination, parent.Describe(read.key), context));
+    stored[i] = 1;
+    return done(i);
+  });
+}
+
+}  // namespace
+
+Status ReadShardRegions(store::Store& parent, std::span<const ShardRegionRead> reads,
+                        const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                        std::size_t batch, const ShardCallContext& context,
+                        std::span<std::uint8_t> stored,
+                        const std::function<Status(std::size_t)>& done,
+                        const core::Cancellation* cancellation) {
+  if (reads.empty()) return Status::Ok();
+  batch = std::max<std::size_t>(batch, 1);
+  const store::RangeCoalescing limits = LimitsFor(parent, context.coalescing);
+  const auto fetch = [&](std::size_t first) {
+    return FetchShards(parent, reads, first, std::min(reads.size(), first + batch), codec,
+                       shard_spec, limits, cancellation);
+  };
+  // The next batch's requests go (from a thread of their own) while the
+  // pool decodes this one's, so that the network and the decoding overlap.
+  FetchedShards current = fetch(0);
+  for (;;) {
+    std::future<FetchedShards> next;
+    if (current.end < reads.size()) next = std::async(std::launch::async, fetch, current.end);
+    const Status decoded = DecodeShards(parent, reads, current, codec, shard_spec, context, stored,
+                                        done, cancellation);
+    if (!next.valid()) return decoded;
+    current = next.get();  // Waited for even after an error: it reads `reads`.
+    CHUNKWISE_RETURN_IF_ERROR(decoded);
+  }
 }
 
 }  // namespace chunkwise::formats::zarr
