@@ -24,6 +24,9 @@ using core::Region;
 // transport's loop full, without holding a large region's every chunk.
 constexpr std::size_t kBatchChunks = 1024;
 constexpr std::uint64_t kBatchBytes = std::uint64_t{128} << 20;
+// A batch of a sharded ReadAll fetches about this many encoded bytes: the
+// pool decodes one batch while the next is on the wire.
+constexpr std::uint64_t kFetchBytes = std::uint64_t{32} << 20;
 
 // Runs task(i) for i < count on context.pool, or in turn without one.
 Status RunOnPool(const ShardCallContext& context, std::size_t count,
@@ -458,19 +461,16 @@ class ShardObjects final : public GridObjects {
   }
 
   // The shards' indexes, then the inner chunks their boxes need, in batches
-  // of requests from the calling thread (ReadShardRegions), decoded on the
-  // pool; a batch holds about kBatchBytes of shards, or one shard per pool
-  // thread where that is more, so that large shards still keep the pool busy.
+  // of requests (ReadShardRegions) of about kFetchBytes, decoded on the
+  // pool while the next batch is on the wire.
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                  std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
                  const core::Cancellation* cancellation) const override {
     std::vector<ShardRegionRead> shards;
     shards.reserve(reads.size());
     for (const ObjectRead& read : reads) shards.push_back({read.key, read.box, read.target});
-    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
-    return ReadShardRegions(*store_, shards, *sharding_, spec_,
-                            std::max(BatchObjects(spec_.num_bytes()), threads), context, stored,
-                            done, cancellation);
+    return ReadShardRegions(*store_, shards, *sharding_, spec_, kFetchBytes, context, stored, done,
+                            cancellation);
   }
 
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

@@ -701,142 +701,178 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
 
 namespace {
 
-// Reads [first, end) of ReadShardRegions' reads, fetched: their indexes,
-// and views of the inner chunks their boxes need, in `replies`.
-struct FetchedShards {
-  std::size_t first = 0, end = 0;
-  std::vector<ShardIndexRead> indexes;  // Per read.
-  std::vector<FetchedRanges> chunks;    // Per read: the bytes of its inner chunks.
-  std::vector<std::uint8_t> alone;      // Per read: to be read again alone.
-  std::vector<Result<std::optional<Bytes>>> replies;
-  Status status;  // Of reading the indexes.
+// ReadShardRegions' plan for one shard: its index, and the inner chunks its
+// box needs (their views set once fetched), planned as requests.
+struct ShardPlan {
+  std::optional<ShardIndex> index;  // Nullopt: no shard stored (all fill).
+  FetchedRanges chunks;
+  RangePlan requests;
+  bool alone = false;  // To be read again alone (ShardStore::ReadRegion).
 };
 
-FetchedShards FetchShards(store::Store& parent, std::span<const ShardRegionRead> reads,
-                          std::size_t first, std::size_t end, const ShardingCodec& codec,
-                          const codec::ChunkSpec& shard_spec, const store::RangeCoalescing& limits,
-                          const core::Cancellation* cancellation) {
-  const std::size_t count = end - first;
-  FetchedShards fetched{first,
-                        end,
-                        {},
-                        std::vector<FetchedRanges>(count),
-                        std::vector<std::uint8_t>(count, 0),
-                        {},
-                        Status::Ok()};
-  if (cancellation != nullptr && cancellation->cancelled()) {
-    fetched.status = cancellation->Check(parent.Describe(reads[first].key));
-    return fetched;
-  }
+// The plans of reads [first, end): their indexes as ReadShardIndexes reads
+// them (two batches of requests), and their inner chunks' ranges joined
+// under `limits`.
+Result<std::vector<ShardPlan>> PlanShards(store::Store& parent,
+                                          std::span<const ShardRegionRead> reads,
+                                          const ShardingCodec& codec,
+                                          const codec::ChunkSpec& shard_spec,
+                                          const store::RangeCoalescing& limits) {
   std::vector<std::string> keys;
-  keys.reserve(count);
-  for (std::size_t i = first; i < end; ++i) keys.push_back(reads[i].key);
-  Result<std::vector<ShardIndexRead>> indexes =
-      ReadShardIndexes(parent, keys, codec, shard_spec, nullptr, nullptr);
-  if (!indexes.ok()) {
-    fetched.status = indexes.status();
-    return fetched;
-  }
-  fetched.indexes = std::move(indexes).value();
+  keys.reserve(reads.size());
+  for (const ShardRegionRead& read : reads) keys.push_back(read.key);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ShardIndexRead> indexes,
+                             ReadShardIndexes(parent, keys, codec, shard_spec, nullptr, nullptr));
   const core::RegularChunkGrid inner = codec.InnerGrid(shard_spec.shape);
-  std::vector<RangePlan> plans(count);
-  std::vector<std::size_t> first_request(count, 0);
-  std::vector<store::RangedKey> requests;
-  for (std::size_t j = 0; j < count; ++j) {
-    if (!fetched.indexes[j].index) continue;  // No shard: all fill.
-    const ShardIndex& index = *fetched.indexes[j].index;
-    for (const core::Coord& chunk : inner.ChunksIntersecting(reads[first + j].box)) {
-      const ChunkLocation& location = index.at(core::Ravel(chunk, inner.grid_shape()));
-      if (!location.empty()) fetched.chunks[j][{location.offset, location.nbytes}] = {};
+  std::vector<ShardPlan> plans(reads.size());
+  for (std::size_t j = 0; j < reads.size(); ++j) {
+    plans[j].index = std::move(indexes[j].index);
+    if (!plans[j].index) continue;
+    for (const core::Coord& chunk : inner.ChunksIntersecting(reads[j].box)) {
+      const ChunkLocation& location = plans[j].index->at(core::Ravel(chunk, inner.grid_shape()));
+      if (!location.empty()) plans[j].chunks[{location.offset, location.nbytes}] = {};
     }
-    plans[j] = PlanRanges(fetched.chunks[j], limits);
-    first_request[j] = requests.size();
-    for (const store::CoalescedRange& group : plans[j].groups) {
-      requests.push_back({keys[j], store::ByteRange::Span(group.offset, group.length)});
-    }
+    plans[j].requests = PlanRanges(plans[j].chunks, limits);
   }
-  fetched.replies = store::GetRangeMany(parent, requests, cancellation);
-  for (std::size_t j = 0; j < count; ++j) {
-    const std::span<const Result<std::optional<Bytes>>> replies(
-        fetched.replies.data() + first_request[j], plans[j].groups.size());
-    for (std::size_t g = 0; g < replies.size(); ++g) {
-      if (!replies[g].ok() || !replies[g]->has_value() ||
-          (*replies[g])->size() != plans[j].groups[g].length) {
-        fetched.alone[j] = 1;
-      }
-    }
-    if (fetched.alone[j]) continue;
-    PointViews(
-        plans[j], [&](std::size_t g) { return (*replies[g])->data(); }, fetched.chunks[j]);
-  }
-  return fetched;
+  return plans;
 }
 
-// Decodes every read of `fetched` on context.pool (ReadShardRegions).
-Status DecodeShards(store::Store& parent, std::span<const ShardRegionRead> reads,
-                    const FetchedShards& fetched, const ShardingCodec& codec,
-                    const codec::ChunkSpec& shard_spec, const ShardCallContext& context,
-                    std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
-                    const core::Cancellation* cancellation) {
-  CHUNKWISE_RETURN_IF_ERROR(fetched.status);
-  return ForEach(context.pool, fetched.end - fetched.first, [&](std::size_t j) -> Status {
-    const std::size_t i = fetched.first + j;
-    const ShardRegionRead& read = reads[i];
+// Fetches the inner chunks of plans [first, end) of `plans` (ranges of
+// `reads`' shards) in one batch of requests and points their views at the
+// replies it returns; a shard whose bytes do not all come back whole is
+// marked to be read alone.
+std::vector<Result<std::optional<Bytes>>> FetchPlanned(store::Store& parent,
+                                                       std::span<const ShardRegionRead> reads,
+                                                       std::span<ShardPlan> plans,
+                                                       std::size_t first, std::size_t end,
+                                                       const core::Cancellation* cancellation) {
+  std::vector<store::RangedKey> requests;
+  for (std::size_t j = first; j < end; ++j) {
+    for (const store::CoalescedRange& group : plans[j].requests.groups) {
+      requests.push_back({reads[j].key, store::ByteRange::Span(group.offset, group.length)});
+    }
+  }
+  std::vector<Result<std::optional<Bytes>>> replies =
+      store::GetRangeMany(parent, requests, cancellation);
+  std::size_t at = 0;
+  for (std::size_t j = first; j < end; ++j) {
+    const std::span<const Result<std::optional<Bytes>>> mine(replies.data() + at,
+                                                             plans[j].requests.groups.size());
+    at += mine.size();
+    for (std::size_t g = 0; g < mine.size(); ++g) {
+      if (!mine[g].ok() || !mine[g]->has_value() ||
+          (*mine[g])->size() != plans[j].requests.groups[g].length) {
+        plans[j].alone = true;
+      }
+    }
+    if (plans[j].alone) continue;
+    PointViews(
+        plans[j].requests, [&](std::size_t g) { return (*mine[g])->data(); }, plans[j].chunks);
+  }
+  return replies;
+}
+
+// Decodes reads [first, end) as `plans` say, on context.pool.
+Status DecodePlanned(store::Store& parent, std::span<const ShardRegionRead> reads,
+                     std::span<const ShardPlan> plans, std::size_t first, std::size_t end,
+                     const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                     const ShardCallContext& context, std::span<std::uint8_t> stored,
+                     const std::function<Status(std::size_t)>& done,
+                     const core::Cancellation* cancellation) {
+  return ForEach(context.pool, end - first, [&](std::size_t k) -> Status {
+    const std::size_t j = first + k;
+    const ShardRegionRead& read = reads[j];
     if (cancellation != nullptr && cancellation->cancelled()) {
       return cancellation->Check(parent.Describe(read.key));
     }
-    if (fetched.alone[j]) {
+    if (plans[j].alone) {
       const ShardStore shard(parent, read.key, codec, shard_spec);
       CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
                                  shard.ReadRegion(read.box, read.destination, context));
-      stored[i] = present;
-      return done(i);
+      stored[j] = present;
+      return done(j);
     }
-    const std::optional<ShardIndex>& index = fetched.indexes[j].index;
-    if (!index) {
+    if (!plans[j].index) {
       core::FillStridedRegion(read.destination, read.box.shape(), shard_spec.fill_value);
-      stored[i] = 0;
-      return done(i);
+      stored[j] = 0;
+      return done(j);
     }
-    const FetchedRanges& chunks = fetched.chunks[j];
+    const FetchedRanges& chunks = plans[j].chunks;
     const ShardByteReader bytes = [&](std::uint64_t offset, std::uint64_t nbytes,
                                       Bytes&) -> Result<ByteView> {
       return chunks.at({offset, nbytes});
     };
-    CHUNKWISE_RETURN_IF_ERROR(codec.DecodeRegion(
-        shard_spec, *index, bytes, read.box, read.destination, parent.Describe(read.key), context));
-    stored[i] = 1;
-    return done(i);
+    CHUNKWISE_RETURN_IF_ERROR(codec.DecodeRegion(shard_spec, *plans[j].index, bytes, read.box,
+                                                 read.destination, parent.Describe(read.key),
+                                                 context));
+    stored[j] = 1;
+    return done(j);
   });
+}
+
+// ReadShardRegions for reads whose indexes are read as one batch.
+Status ReadPlannedShards(store::Store& parent, std::span<const ShardRegionRead> reads,
+                         const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                         std::uint64_t batch_bytes, const ShardCallContext& context,
+                         std::span<std::uint8_t> stored,
+                         const std::function<Status(std::size_t)>& done,
+                         const core::Cancellation* cancellation) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<ShardPlan> plans,
+      PlanShards(parent, reads, codec, shard_spec, LimitsFor(parent, context.coalescing)));
+  // The end of the batch of fetches that starts at `first`: about
+  // `batch_bytes` of requested bytes, at least one shard.
+  const auto batch_end = [&](std::size_t first) {
+    std::uint64_t bytes = plans[first].requests.total;
+    std::size_t end = first + 1;
+    while (end < plans.size() && bytes + plans[end].requests.total <= batch_bytes) {
+      bytes += plans[end].requests.total;
+      ++end;
+    }
+    return end;
+  };
+  struct Fetched {
+    std::size_t first = 0, end = 0;
+    std::vector<Result<std::optional<Bytes>>> replies;  // What the views point into.
+  };
+  const auto fetch = [&](std::size_t first) {
+    const std::size_t end = batch_end(first);
+    return Fetched{first, end, FetchPlanned(parent, reads, plans, first, end, cancellation)};
+  };
+  // The next batch's requests go (from a thread of their own) while the
+  // pool decodes this one's, so that the network and the decoding overlap;
+  // each writes only its own plans.
+  Fetched current = fetch(0);
+  for (;;) {
+    std::future<Fetched> next;
+    if (current.end < plans.size()) next = std::async(std::launch::async, fetch, current.end);
+    const Status decoded = DecodePlanned(parent, reads, plans, current.first, current.end, codec,
+                                         shard_spec, context, stored, done, cancellation);
+    if (!next.valid()) return decoded;
+    current = next.get();  // Waited for even after an error: it writes `plans`.
+    CHUNKWISE_RETURN_IF_ERROR(decoded);
+  }
 }
 
 }  // namespace
 
 Status ReadShardRegions(store::Store& parent, std::span<const ShardRegionRead> reads,
                         const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
-                        std::size_t batch, const ShardCallContext& context,
+                        std::uint64_t batch_bytes, const ShardCallContext& context,
                         std::span<std::uint8_t> stored,
                         const std::function<Status(std::size_t)>& done,
                         const core::Cancellation* cancellation) {
-  if (reads.empty()) return Status::Ok();
-  batch = std::max<std::size_t>(batch, 1);
-  const store::RangeCoalescing limits = LimitsFor(parent, context.coalescing);
-  const auto fetch = [&](std::size_t first) {
-    return FetchShards(parent, reads, first, std::min(reads.size(), first + batch), codec,
-                       shard_spec, limits, cancellation);
-  };
-  // The next batch's requests go (from a thread of their own) while the
-  // pool decodes this one's, so that the network and the decoding overlap.
-  FetchedShards current = fetch(0);
-  for (;;) {
-    std::future<FetchedShards> next;
-    if (current.end < reads.size()) next = std::async(std::launch::async, fetch, current.end);
-    const Status decoded = DecodeShards(parent, reads, current, codec, shard_spec, context, stored,
-                                        done, cancellation);
-    if (!next.valid()) return decoded;
-    current = next.get();  // Waited for even after an error: it reads `reads`.
-    CHUNKWISE_RETURN_IF_ERROR(decoded);
+  for (std::size_t first = 0; first < reads.size(); first += kIndexesPerBatch) {
+    const std::size_t count = std::min(kIndexesPerBatch, reads.size() - first);
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check(parent.Describe(reads[first].key));
+    }
+    CHUNKWISE_RETURN_IF_ERROR(ReadPlannedShards(
+        parent, reads.subspan(first, count), codec, shard_spec, batch_bytes, context,
+        stored.subspan(first, count), [&](std::size_t j) { return done(first + j); },
+        cancellation));
   }
+  return Status::Ok();
 }
 
 }  // namespace chunkwise::formats::zarr
