@@ -462,10 +462,18 @@ class ShardObjects final : public GridObjects {
 
   // The shards' indexes, then the inner chunks their boxes need, in batches
   // of requests (ReadShardRegions) of about kFetchBytes, decoded on the
-  // pool while the next batch is on the wire.
+  // pool while the next batch is on the wire. A region that meets no more
+  // shards than the pool has threads (a viewer's box) is read a shard per
+  // thread instead: each shard's reader finds the index in the one tail GET
+  // that opens it, two round trips where the batches take three (the
+  // shards' sizes, their indexes, their chunks).
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                  std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
                  const core::Cancellation* cancellation) const override {
+    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
+    if (reads.size() <= threads) {
+      return GridObjects::ReadAll(reads, context, stored, done, cancellation);
+    }
     std::vector<ShardRegionRead> shards;
     shards.reserve(reads.size());
     for (const ObjectRead& read : reads) shards.push_back({read.key, read.box, read.target});
