@@ -3,7 +3,9 @@
 // would use instead and to raw PUT/GET of the same bytes, in one run.
 //
 // Zarr: the volume of zarr_bench (uint16, smooth and noisy, default 1 GiB,
-// 512×1024×1024) as zarr v3 with shards of 256³ holding 64³ chunks, zstd 1:
+// 512×1024×1024) as zarr v3 with shards of 256³ holding 64³ chunks, zstd 1
+// (--inner and --shard set the two; --shard 0 writes plain chunks, one
+// object each, with no sharding):
 //   ours          Array::Write into an S3Store, then Array::ReadInto back, the
 //                 array on a pool of --io-threads (16): shards wait on the
 //                 network, so more are in flight than there are cores;
@@ -32,7 +34,7 @@
 // see docs/stores.md.
 //
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
-// [--no-python]
+// [--no-python] [--inner N] [--shard N]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
 //                 [--stream-mib N] [--no-stream] [--no-zarr]
 #include <unistd.h>
@@ -71,7 +73,7 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
-    "[--no-python] "
+    "[--no-python] [--inner N] [--shard N] "
     "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
     "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
@@ -94,6 +96,9 @@ struct Options {
   long long stream_mib = 512;  // Of frames the stream writer's table streams.
   bool run_stream = true;
   bool run_zarr = true;
+  // The zarr volume's inner chunks and shards (edges of cubes); shard 0: no sharding.
+  long long inner = 64;
+  long long shard = 256;
 };
 
 void Check(const Status& status, const char* what) {
@@ -177,24 +182,29 @@ std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::strin
   return *store;
 }
 
-formats::zarr::ArrayMetadata VolumeMetadata(const core::Shape& shape) {
+formats::zarr::ArrayMetadata VolumeMetadata(const core::Shape& shape, const Options& options) {
   const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
+  const json inner_codecs = {
+      bytes, {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}}};
+  const json sharded = {
+      {{"name", "sharding_indexed"},
+       {"configuration",
+        {{"chunk_shape", json::array({options.inner, options.inner, options.inner})},
+         {"codecs", inner_codecs},
+         {"index_codecs", {bytes, {{"name", "crc32c"}}}},
+         {"index_location", "end"}}}}};
+  const long long grid = options.shard > 0 ? options.shard : options.inner;
   const json metadata = {
       {"zarr_format", 3},
       {"node_type", "array"},
       {"shape", shape},
       {"data_type", "uint16"},
-      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {256, 256, 256}}}}}},
+      {"chunk_grid",
+       {{"name", "regular"},
+        {"configuration", {{"chunk_shape", json::array({grid, grid, grid})}}}}},
       {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
       {"fill_value", 0},
-      {"codecs",
-       {{{"name", "sharding_indexed"},
-         {"configuration",
-          {{"chunk_shape", {64, 64, 64}},
-           {"codecs",
-            {bytes, {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}}}},
-           {"index_codecs", {bytes, {{"name", "crc32c"}}}},
-           {"index_location", "end"}}}}}}};
+      {"codecs", options.shard > 0 ? sharded : inner_codecs}};
   Result<formats::zarr::ArrayMetadata> parsed =
       formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
   Check(parsed.status(), "volume metadata");
@@ -246,12 +256,12 @@ void RawRound(const Server& server, const std::vector<std::pair<std::string, Byt
 
 // One round of a Python peer, its figures added to `row`.
 void Peer(const Options& options, const Server& server, const std::string& mode,
-          const std::string& argument, Row* row) {
+          const std::string& argument, Row* row, const std::string& layout = "") {
   if (!options.python) return;
   const std::string command =
       options.python_path + " " + (options.scripts / "s3_python_peer.py").string() + " " + mode +
       " " + server.endpoint + " " + kBucket + " bench-" + std::to_string(::getpid()) + "/ 1 " +
-      std::to_string(options.threads) + " " + argument;
+      std::to_string(options.threads) + " " + argument + layout;
   const std::optional<json> result = bench::RunJsonPeer(command, "s3_bench");
   if (!result) return;
   for (double seconds : (*result)["write_seconds"]) row->write_seconds.push_back(seconds);
@@ -300,6 +310,8 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
   const std::string objects_prefix = "bench-" + pid + "-objects/";
   const fs::path keys_file = work / "objects.json";
   std::vector<std::pair<std::string, Bytes>> objects;
+  const std::string layout =
+      " " + std::to_string(options.inner) + " " + std::to_string(options.shard);
   // Rounds interleave ours and every peer, so that the machine's other load
   // falls on all of them alike.
   for (int run = 0; run < options.runs; ++run) {
@@ -308,8 +320,8 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
     const core::Region all = core::Region::Full(shape);
     rows[0].write_seconds.push_back(server.Measure(
         [&] {
-          Result<formats::zarr::Array> created =
-              formats::zarr::Array::Create(store, "", VolumeMetadata(shape), true, {.pool = pool});
+          Result<formats::zarr::Array> created = formats::zarr::Array::Create(
+              store, "", VolumeMetadata(shape, options), true, {.pool = pool});
           Check(created.status(), "create");
           Check(created->Write(all, volume), "write");
         },
@@ -340,15 +352,19 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
       Check(store->ErasePrefix(""), "erase");
     }
     RawRound(server, objects, "bench-" + pid + "-raw/", &rows[4]);
-    Peer(options, server, "zarr-s3fs", npy.string(), &rows[1]);
-    Peer(options, server, "zarr-obstore", npy.string(), &rows[2]);
-    Peer(options, server, "tensorstore", npy.string(), &rows[3]);
+    Peer(options, server, "zarr-s3fs", npy.string(), &rows[1], layout);
+    Peer(options, server, "zarr-obstore", npy.string(), &rows[2], layout);
+    Peer(options, server, "tensorstore", npy.string(), &rows[3], layout);
     Peer(options, server, "boto3-raw", keys_file.string(), &rows[5]);
     Peer(options, server, "obstore-raw", keys_file.string(), &rows[6]);
   }
   Check(OpenStore(server, objects_prefix)->ErasePrefix(""), "erase");
-  PrintRows("zarr v3, shards 256³ of 64³ chunks, zstd 1 (GB/s of the volume)", rows,
-            static_cast<double>(volume.size()), gib, 0);
+  const std::string title = options.shard > 0 ? "zarr v3, shards " + std::to_string(options.shard) +
+                                                    "³ of " + std::to_string(options.inner) +
+                                                    "³ chunks, zstd 1 (GB/s of the volume)"
+                                              : "zarr v3, plain " + std::to_string(options.inner) +
+                                                    "³ chunks, zstd 1 (GB/s of the volume)";
+  PrintRows(title.c_str(), rows, static_cast<double>(volume.size()), gib, 0);
 }
 
 // A labelmap of a synthetic segmentation and the export spec of the bench.
@@ -634,6 +650,10 @@ Options Parse(int argc, char** argv) {
     } else if (flag == "--io-threads") {
       options.io_threads =
           static_cast<std::size_t>(bench::IntegerArg("--io-threads", value, 1, 256));
+    } else if (flag == "--inner") {
+      options.inner = bench::IntegerArg("--inner", value, 8, 1024);
+    } else if (flag == "--shard") {
+      options.shard = bench::IntegerArg("--shard", value, 0, 2048);
     } else if (flag == "--threads") {
       options.threads = static_cast<std::size_t>(bench::IntegerArg("--threads", value, 1, 256));
     } else if (flag == "--state") {
@@ -651,6 +671,11 @@ Options Parse(int argc, char** argv) {
     } else {
       bench::ExitWithUsage(kUsage);
     }
+  }
+  if (options.shard > 0 && options.shard % options.inner != 0) {
+    std::fprintf(stderr, "s3_bench: --shard %lld is not a multiple of --inner %lld\n",
+                 options.shard, options.inner);
+    std::exit(2);
   }
   return options;
 }

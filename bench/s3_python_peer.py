@@ -1,7 +1,7 @@
 """The Python peers of bench/s3_bench.cc, against the same loopback S3 server
 (moto), on the same data, configured as their own users configure them.
 
-usage: s3_python_peer.py MODE ENDPOINT BUCKET PREFIX RUNS THREADS ARG
+usage: s3_python_peer.py MODE ENDPOINT BUCKET PREFIX RUNS THREADS ARG [INNER SHARD]
 
 MODE and ARG:
   zarr-s3fs VOLUME.npy     zarr-python 3 on s3fs (a store URL and storage_options)
@@ -17,8 +17,9 @@ MODE and ARG:
                            shard read through s3fs with pyarrow (all record
                            batches) and its CSV index
 
-The volume is zarr v3, uint16, shards of 256³ holding 64³ chunks, zstd level 1,
-index at the end (bytes + crc32c): the layout bench/s3_bench.cc writes.
+The volume is zarr v3, uint16, shards of SHARD³ (default 256) holding INNER³
+chunks (default 64), zstd level 1, index at the end (bytes + crc32c): the
+layout bench/s3_bench.cc writes. SHARD 0: no sharding, plain INNER³ chunks.
 Prints one JSON line: {"write_seconds": [...], "read_seconds": [...],
 "write_requests": n, "read_requests": n} (requests as the server counted
 them, per run).
@@ -60,7 +61,7 @@ def timed(endpoint, work):
     return seconds, requests_served(endpoint) - before - 1, result  # Less our own count request.
 
 
-def zarr_peer(mode, endpoint, bucket, prefix, volume, threads):
+def zarr_peer(mode, endpoint, bucket, prefix, volume, threads, inner, shard):
     import zarr
     from zarr.codecs import ZstdCodec
     if mode == "zarr-s3fs":
@@ -80,7 +81,7 @@ def zarr_peer(mode, endpoint, bucket, prefix, volume, threads):
 
     def write():
         array = zarr.create_array(store=store(False), shape=volume.shape, dtype="uint16",
-                                  chunks=(64, 64, 64), shards=(256, 256, 256),
+                                  chunks=(inner,) * 3, shards=(shard,) * 3 if shard else None,
                                   compressors=ZstdCodec(level=1), fill_value=0, overwrite=True)
         array[:] = volume
 
@@ -89,23 +90,24 @@ def zarr_peer(mode, endpoint, bucket, prefix, volume, threads):
     return write, read
 
 
-def tensorstore_peer(endpoint, bucket, prefix, volume, threads):
+def tensorstore_peer(endpoint, bucket, prefix, volume, threads, inner, shard):
     import tensorstore as ts
     kvstore = {"driver": "s3", "bucket": bucket, "path": prefix, "endpoint": endpoint,
                "aws_region": REGION}
     context = {"data_copy_concurrency": {"limit": threads}}
+    inner_codecs = [{"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
     codecs = [{"name": "sharding_indexed", "configuration": {
-        "chunk_shape": [64, 64, 64],
-        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                   {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
+        "chunk_shape": [inner] * 3,
+        "codecs": inner_codecs,
         "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
-        "index_location": "end"}}]
+        "index_location": "end"}}] if shard else inner_codecs
 
     def write():
         array = ts.open({"driver": "zarr3", "kvstore": kvstore, "context": context,
                          "metadata": {"shape": list(volume.shape), "data_type": "uint16",
                                       "chunk_grid": {"name": "regular",
-                                                     "configuration": {"chunk_shape": [256, 256, 256]}},
+                                                     "configuration": {"chunk_shape": [shard or inner] * 3}},
                                       "codecs": codecs},
                          "create": True, "delete_existing": True}).result()
         array.write(volume).result()
@@ -183,6 +185,7 @@ def export_peer(endpoint, bucket, prefix, objects, threads):
 
 def main():
     mode, endpoint, bucket, prefix, runs, threads, arg = sys.argv[1:8]
+    inner, shard = (int(sys.argv[8]), int(sys.argv[9])) if len(sys.argv) > 9 else (64, 256)
     # TensorStore and obstore find credentials where the AWS tools look first.
     os.environ.update({"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET,
                        "AWS_REGION": REGION})
@@ -198,9 +201,10 @@ def main():
     for run in range(runs):
         run_prefix = f"{prefix}{mode}-{run}/"
         if mode in ("zarr-s3fs", "zarr-obstore"):
-            write, read = zarr_peer(mode, endpoint, bucket, run_prefix, volume, threads)
+            write, read = zarr_peer(mode, endpoint, bucket, run_prefix, volume, threads, inner, shard)
         elif mode == "tensorstore":
-            write, read = tensorstore_peer(endpoint, bucket, run_prefix, volume, threads)
+            write, read = tensorstore_peer(endpoint, bucket, run_prefix, volume, threads, inner,
+                                           shard)
         elif mode == "boto3-raw":
             write, read = boto3_peer(endpoint, bucket, run_prefix, objects, threads)
         elif mode == "obstore-raw":

@@ -22,12 +22,23 @@ whose GETs the http peers send as one batch):
           shard a box needs read in few requests, not one each
   http    cw-off through `chunkwise serve` over HTTP on this machine, with
           remote reads coalesced (the default)
+  cw-http the same with the cache on, as `cw`
   http-1  the same with coalescing off: one request per inner chunk
   ts      TensorStore, zarr3 driver, file kvstore, a ts.Context with
           cache_pool.total_bytes_limit = --cache-mib (as its users turn the
           cache on) and recheck_cached_data "open"; array[box].read().result()
   zp-3    zarr-python 3, zarr.open_array(LocalStore(path), mode="r")[box]
           (it keeps no decoded chunks)
+  zp-zarrs  the same with the zarrs codec pipeline
+          (codec_pipeline.path = "zarrs.ZarrsCodecPipeline", as its README sets it)
+  ts-http TensorStore as `ts`, on its http kvstore through the same
+          `chunkwise serve` as `http` (cache pool on)
+From a local S3 server (moto on loopback, tests/support/s3_test_server.py;
+the volume's files uploaded once, untimed):
+  cw-s3   chunkwise's module, cache on, chunkwise.open("s3://bucket/...")
+          with the endpoint in AWS_ENDPOINT_URL
+  ts-s3   TensorStore, zarr3 on its s3 kvstore (endpoint set), cache pool on
+  zp-obstore  zarr-python 3 on obstore's S3Store (zarr.storage.ObjectStore)
 
 Printed: per peer and pass, the median (p50) and 99th percentile (p99)
 latency of one read, reads per second, the peer's p50 over cw's (above
@@ -41,7 +52,7 @@ by its load; CPU time it stretches far less). docs/benchmarks.md
 
 usage: PYTHONPATH=build/python .venv/bin/python bench/python/random_read_bench.py \
            [--size-mib 256] [--reads 200] [--cache-mib 1024] [--peers cw,cw-off,ts,zp-3]
-           [--dir DIR] [--chunkwise build/chunkwise] [--unsharded]
+           [--dir DIR] [--chunkwise build/chunkwise] [--unsharded] [--plane]
 (--size-mib 1024 for the 1 GiB volume; a multiple of 32, one shard, by a power of two.)
 """
 
@@ -58,12 +69,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 import numpy as np
 
 CHUNK = 64
+# The box each read asks for: a 64³ block, or with --plane a cross-section
+# one voxel thick (64×64 in y and x), as a viewer's 2-D panel asks.
+BOX = [CHUNK, CHUNK, CHUNK]
 SHARD = 256
-PEERS = ["cw", "cw-off", "cw-co", "http", "http-1", "ts", "zp-3"]
+PEERS = ["cw", "cw-off", "cw-co", "http", "http-1", "cw-http", "ts", "zp-3", "zp-zarrs", "ts-http",
+         "cw-s3", "ts-s3", "zp-obstore"]
+HTTP_PEERS = ["http", "http-1", "cw-http", "ts-http"]
+S3_PEERS = ["cw-s3", "ts-s3", "zp-obstore"]
+BUCKET, KEY_ID, SECRET, REGION = "chunkwise-test", "testing", "testing", "us-east-1"
 DEFAULT_PEERS = ["cw", "cw-off", "ts", "zp-3"]
 
 
@@ -93,41 +112,86 @@ def write_volume(path: pathlib.Path, shape: tuple[int, int, int], sharded: bool 
 
 
 def boxes_of(shape: tuple[int, int, int], count: int) -> list[list[int]]:
-    """`count` random 64³ box origins, anywhere in the volume (not chunk-aligned)."""
+    """`count` random origins of BOX, anywhere in the volume (not chunk-aligned)."""
     rng = np.random.default_rng(42)
-    return [[int(rng.integers(0, extent - CHUNK + 1)) for extent in shape] for _ in range(count)]
+    return [[int(rng.integers(0, extent - edge + 1)) for extent, edge in zip(shape, BOX)]
+            for _ in range(count)]
+
+
+def box_at(origin: list[int]) -> tuple[slice, ...]:
+    """The slices of BOX at `origin`."""
+    return tuple(slice(start, start + edge) for start, edge in zip(origin, BOX))
+
+
+def tensorstore_kvstore(peer: str, path: pathlib.Path, url: str | None) -> dict:
+    """The kvstore spec of TensorStore's peer `peer`."""
+    if peer == "ts-http":
+        return {"driver": "http", "base_url": f"{url}/{path.name}/"}
+    if peer == "ts-s3":
+        return {"driver": "s3", "bucket": BUCKET, "path": f"{path.name}/", "endpoint": url,
+                "aws_region": REGION}
+    return {"driver": "file", "path": str(path)}
+
+
+def zarr_python_store(peer: str, path: pathlib.Path, url: str | None):
+    """The store zarr-python's peer `peer` opens."""
+    import zarr.storage
+
+    if peer != "zp-obstore":
+        return zarr.storage.LocalStore(path)
+    import obstore.store
+
+    return zarr.storage.ObjectStore(
+        obstore.store.S3Store(BUCKET, prefix=path.name, endpoint=url, region=REGION,
+                              access_key_id=KEY_ID, secret_access_key=SECRET,
+                              client_options={"allow_http": True}),
+        read_only=True)
 
 
 def reader(peer: str, path: pathlib.Path, cache_bytes: int, url: str | None):
     """A function reading the box at an origin as a numpy array, for `peer`."""
-    if peer in ("cw", "cw-off", "cw-co", "http", "http-1"):
+    if peer in S3_PEERS:  # TensorStore and chunkwise look where the AWS tools do.
+        os.environ.update({"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET,
+                           "AWS_REGION": REGION})
+    if peer in ("cw", "cw-off", "cw-co", "http", "http-1", "cw-http", "cw-s3"):
         import chunkwise
 
-        chunkwise.set_cache_bytes(cache_bytes if peer == "cw" else 0)
+        chunkwise.set_cache_bytes(0 if peer in ("cw-off", "cw-co", "http", "http-1")
+                                  else cache_bytes)
         chunkwise.set_read_coalescing(remote=peer != "http-1", local=peer == "cw-co")
-        where = f"{url}/{path.name}" if peer.startswith("http") else str(path)
+        where = str(path)
+        if peer in HTTP_PEERS:
+            where = f"{url}/{path.name}"
+        elif peer == "cw-s3":
+            os.environ["AWS_ENDPOINT_URL"] = url
+            where = f"s3://{BUCKET}/{path.name}"
         array = chunkwise.open(where, mode="r")
-        return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
-    if peer == "ts":
+        return lambda o: array[box_at(o)]
+    if peer.startswith("ts"):
         import tensorstore as ts
 
         context = ts.Context({"cache_pool": {"total_bytes_limit": cache_bytes}})
-        spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
+        spec = {"driver": "zarr3", "kvstore": tensorstore_kvstore(peer, path, url),
                 "recheck_cached_data": "open"}
         array = ts.open(spec, context=context, open=True, read=True).result()
-        return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK,
-                               o[2] : o[2] + CHUNK].read().result()
+        return lambda o: array[box_at(o)].read().result()
     import zarr
-    import zarr.storage
 
-    array = zarr.open_array(zarr.storage.LocalStore(path), mode="r")
-    return lambda o: array[o[0] : o[0] + CHUNK, o[1] : o[1] + CHUNK, o[2] : o[2] + CHUNK]
+    if peer == "zp-zarrs":
+        zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
+    array = zarr.open_array(zarr_python_store(peer, path, url), mode="r")
+    return lambda o: array[box_at(o)]
 
 
-def request_counter(peer: str, log: pathlib.Path | None):
+def request_counter(peer: str, log: pathlib.Path | None, url: str | None = None):
     """A function giving the requests made so far, for the peers that count them."""
-    if peer.startswith("http") and log is not None:
+    if peer in HTTP_PEERS and log is not None:
         return lambda: sum(1 for line in log.read_text().splitlines() if line.startswith("GET "))
+    if peer in S3_PEERS and url is not None:  # moto counts what it served, by method.
+        def served() -> int:
+            with urllib.request.urlopen(url + "/__counts__") as reply:
+                return json.load(reply).get("GET", 0)
+        return served
     if peer in ("cw-off", "cw-co") and os.path.exists("/proc/self/io"):
         def read_calls() -> int:
             with open("/proc/self/io") as io:
@@ -153,7 +217,7 @@ def run_peer(peer: str, path: pathlib.Path, origins: list[list[int]], cache_byte
     CPU seconds (this process's, and the server's when given) of each pass,
     and a checksum of what was read."""
     read = reader(peer, path, cache_bytes, url)
-    count = request_counter(peer, log)
+    count = request_counter(peer, log, url)
     passes, requests, cpu, checksum = {}, {}, {}, 0
     for name in ("cold", "warm"):
         seconds, reading = [], 0.0
@@ -188,6 +252,8 @@ def main() -> int:
     parser.add_argument("--dir", type=pathlib.Path, default=None)
     parser.add_argument("--chunkwise", type=pathlib.Path, default=pathlib.Path("build/chunkwise"),
                         help="the CLI that serves the volume to the http peers")
+    parser.add_argument("--plane", action="store_true",
+                        help="read 1x64x64 planes (one voxel thick), not 64^3 boxes")
     parser.add_argument("--unsharded", action="store_true",
                         help="plain 64^3 chunks, no shards")
     parser.add_argument("--peer", help=argparse.SUPPRESS)  # A child: run one peer, print JSON.
@@ -196,6 +262,8 @@ def main() -> int:
     parser.add_argument("--log", type=pathlib.Path, help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.plane:
+        BOX[0] = 1
     shape = shape_for(args.size_mib)
     origins = boxes_of(shape, args.reads)
     cache_bytes = args.cache_mib << 20
@@ -210,6 +278,8 @@ def main() -> int:
             raise SystemExit(f"unknown peer {peer!r}; known: {', '.join(PEERS)}")
     work = pathlib.Path(tempfile.mkdtemp(prefix="random_read_bench.", dir=args.dir))
     server = None
+    s3_state = work / "s3.json"
+    s3_url = None
     try:
         path = work / "volume.zarr"
         started = time.perf_counter()
@@ -222,13 +292,17 @@ def main() -> int:
         for peer in peers:
             command = [sys.executable, __file__, "--peer", peer, "--path", str(path),
                        "--size-mib", str(args.size_mib), "--reads", str(args.reads),
-                       "--cache-mib", str(args.cache_mib)]
-            if peer.startswith("http"):
+                       "--cache-mib", str(args.cache_mib)] + (["--plane"] if args.plane else [])
+            if peer in HTTP_PEERS:
                 if server is not None:
                     server.terminate()
                     server.wait()
                 server, url, log = serve(args.chunkwise, work, peer)
                 command += ["--url", url, "--log", str(log), "--server-pid", str(server.pid)]
+            elif peer in S3_PEERS:
+                if s3_url is None:
+                    s3_url = start_s3(s3_state, path)
+                command += ["--url", s3_url]
             child = subprocess.run(command, capture_output=True, text=True, env=os.environ)
             if child.returncode != 0:
                 print(f"{peer}: failed\n{child.stderr}", file=sys.stderr)
@@ -238,9 +312,10 @@ def main() -> int:
         if len(checksums) != 1:
             print(f"the peers read different values: {results}", file=sys.stderr)
             return 1
-        print(f"random 64^3 reads, one at a time: {args.reads} boxes, read twice; "
+        print(f"random {'x'.join(map(str, BOX))} reads, one at a time: {args.reads} boxes, "
+              "read twice; "
               f"cache {args.cache_mib} MiB where the peer has one")
-        print(f"{'peer':<8}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}"
+        print(f"{'peer':<11}{'pass':<6}{'p50 ms':>9}{'p99 ms':>9}{'reads/s':>10}{'p50/cw':>8}"
               f"{'req/rd':>8}{'cpu/rd':>8}")
         for name in ("cold", "warm"):
             base = summary(results["cw"]["passes"][name])[0] if "cw" in results else None
@@ -250,14 +325,37 @@ def main() -> int:
                 counted = results[peer].get("requests", {}).get(name)
                 requests = f"{counted:8.1f}" if counted is not None else f"{'-':>8}"
                 cpu = results[peer]["cpu"][name] * 1e3
-                print(f"{peer:<8}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}{requests}"
+                print(f"{peer:<11}{name:<6}{p50:9.2f}{p99:9.2f}{rate:10.1f}{ratio}{requests}"
                       f"{cpu:8.2f}")
         return 0
     finally:
         if server is not None:
             server.terminate()
             server.wait()
+        if s3_url is not None:
+            subprocess.run([sys.executable, str(S3_SERVER), "stop", "--state", str(s3_state)],
+                           check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+S3_SERVER = pathlib.Path(__file__).resolve().parents[2] / "tests" / "support" / "s3_test_server.py"
+
+
+def start_s3(state: pathlib.Path, volume: pathlib.Path) -> str:
+    """Starts the loopback S3 server and uploads the volume's files to its
+    bucket under the volume's name (untimed): the endpoint."""
+    import boto3
+
+    subprocess.run([sys.executable, str(S3_SERVER), "start", "--state", str(state)], check=True,
+                   stdout=subprocess.DEVNULL)
+    endpoint = json.loads(state.read_text())["endpoint"]
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=KEY_ID,
+                      aws_secret_access_key=SECRET)
+    for file in sorted(volume.rglob("*")):
+        if file.is_file():
+            key = f"{volume.name}/{file.relative_to(volume).as_posix()}"
+            s3.put_object(Bucket=BUCKET, Key=key, Body=file.read_bytes())
+    return endpoint
 
 
 def serve(cli: pathlib.Path, work: pathlib.Path, peer: str):

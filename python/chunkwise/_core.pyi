@@ -644,6 +644,7 @@ class SkeletonRequest:
     voxel_size: list[float] | None
     overwrite: bool
     directory: str
+    chunk_shape: list[float] | None
     threads: int
     max_memory: int
     def __init__(self) -> None: ...

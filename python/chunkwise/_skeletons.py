@@ -49,10 +49,11 @@ def skeletonize(
     (default a precomputed source's resolution, else 1, 1, 1). Skeletons
     already at `dest` are refused unless `overwrite`. The volume is never read
     whole: a scan finds each label's bounding box, and each label is
-    skeletonized from the voxels under its box padded by one voxel, so memory
-    follows the largest label, not the volume; `max_memory` (bytes, 0: the
-    machine's) refuses a label that needs more, naming it
-    (chunkwise.ResourceExhaustedError). `chunkwise.dask.skeletonize` splits
+    skeletonized from the voxels under its box padded by one voxel;
+    `max_memory` (bytes, 0: 1 GiB) is the most one label may hold: a label
+    whose box needs more goes in overlapping blocks that fit, merged into one
+    tree (a limit under the smallest block, about 183 KiB, is
+    chunkwise.ResourceExhaustedError naming the label). `chunkwise.dask.skeletonize` splits
     the same job over dask tasks. `progress` counts voxels
     of the labels done. Returns the counts: labels, voxels, vertices, edges,
     cable_length (nm), files, bytes, prefix.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -270,32 +270,12 @@ def mesh(
     unknown = set(options) - set(_MESH_OPTIONS)
     if unknown:
         raise TypeError(f"mesh() got unexpected options: {', '.join(sorted(unknown))}")
-    parts = int(tasks)
-    if parts < 1:
-        raise ValueError(f"tasks must be at least 1, not {parts}")
-    source, dest = str(source), str(dest)
     request = _mesh_request(options)
-
-    def run(step: Any) -> None:
-        jobs = [dask.delayed(step, pure=False)(source, dest, part, parts, options)
-                for part in range(parts)]
-        if client is not None:
-            client.gather(client.compute(jobs))
-        else:
-            dask.compute(*jobs)
-
-    try:
-        run(_mesh_part)
-    except BaseException:
-        _core.mesh_job_abandon(dest, parts, request, False)
-        raise
-    try:
-        run(_mesh_merge)
-    except BaseException:
-        _core.mesh_job_abandon(dest, parts, request, True)
-        raise
-    result: dict[str, Any] = _core.mesh_job_finish(source, dest, parts, request)
-    return result
+    return _split_job(
+        str(source), str(dest), tasks, client, options, _mesh_request,
+        ("mesh_job_part", "mesh_job_merge"),
+        lambda source, dest, parts: _core.mesh_job_finish(source, dest, parts, request),
+        lambda source, dest, parts, merged: _core.mesh_job_abandon(dest, parts, request, merged))
 
 
 def skeletonize(
@@ -320,40 +300,52 @@ def skeletonize(
     shared file system or an object store). `options` are
     ``chunkwise.skeletonize``'s (``format``, ``labels``, ``scale``,
     ``const``, ``voxel_size``, ``overwrite``, ``directory``, ``threads`` per
-    task, ``max_memory``); ``"vectors"`` is not split
-    (chunkwise.UnsupportedError). A failed task leaves nothing: the driver
-    erases what the job wrote and re-raises. Runs on `client` (a
+    task, ``max_memory``, ``chunk_shape``); with ``format="vectors"`` the
+    scratch objects go under ``dest/.chunkwise-scratch/``, the second round
+    keeps each part's skeletons there, and the driver writes the whole
+    zarr-vectors store as one process would. A failed task leaves nothing:
+    the driver erases what the job wrote and re-raises. Runs on `client` (a
     ``distributed.Client``), else dask's current scheduler. Returns
     ``chunkwise.skeletonize``'s counts.
     """
     unknown = set(options) - set(_SKELETON_OPTIONS)
     if unknown:
         raise TypeError(f"skeletonize() got unexpected options: {', '.join(sorted(unknown))}")
+    request = _skeleton_request(options)
+    return _split_job(
+        str(source), str(dest), tasks, client, options, _skeleton_request,
+        ("skeleton_job_scan", "skeleton_job_part"),
+        lambda source, dest, parts: _core.skeleton_job_finish(source, dest, parts, request),
+        lambda source, dest, parts, second: _core.skeleton_job_abandon(source, dest, parts, request,
+                                                                       second))
+
+
+def _split_job(source: str, dest: str, tasks: int, client: Any, options: dict[str, Any],
+               request: Callable[[dict[str, Any]], Any], steps: tuple[str, str], finish: Any,
+               abandon: Any) -> dict[str, Any]:
+    """A facade job split into parts (mesh_jobs.h, skeleton_jobs.h) on dask:
+    two rounds, ``_core.<steps[0]>`` then ``_core.<steps[1]>``, a task a part
+    each, then `finish` on the driver; a failed round calls `abandon` (told
+    whether the second round ran) and re-raises."""
     parts = int(tasks)
     if parts < 1:
         raise ValueError(f"tasks must be at least 1, not {parts}")
-    source, dest = str(source), str(dest)
-    request = _skeleton_request(options)
 
-    def run(step: Any) -> None:
-        jobs = [dask.delayed(step, pure=False)(source, dest, part, parts, options)
+    def run(step: str) -> None:
+        jobs = [dask.delayed(_task, pure=False)(step, request, source, dest, part, parts, options)
                 for part in range(parts)]
         if client is not None:
             client.gather(client.compute(jobs))
         else:
             dask.compute(*jobs)
 
-    try:
-        run(_skeleton_scan)
-    except BaseException:
-        _core.skeleton_job_abandon(source, dest, parts, request, False)
-        raise
-    try:
-        run(_skeleton_part)
-    except BaseException:
-        _core.skeleton_job_abandon(source, dest, parts, request, True)
-        raise
-    result: dict[str, Any] = _core.skeleton_job_finish(source, dest, parts, request)
+    for step, started_second in ((steps[0], False), (steps[1], True)):
+        try:
+            run(step)
+        except BaseException:
+            abandon(source, dest, parts, started_second)
+            raise
+    result: dict[str, Any] = finish(source, dest, parts)
     return result
 
 
@@ -361,7 +353,7 @@ def skeletonize(
 
 
 _SKELETON_OPTIONS = ("format", "labels", "scale", "const", "voxel_size", "overwrite", "directory",
-                     "threads", "max_memory")
+                     "threads", "max_memory", "chunk_shape")
 
 
 def _skeleton_request(options: dict[str, Any]) -> Any:
@@ -369,7 +361,7 @@ def _skeleton_request(options: dict[str, Any]) -> Any:
     for name, value in options.items():
         if name == "labels":
             value = [int(label) for label in (value or [])]
-        elif name == "voxel_size" and value is not None:
+        elif name in ("voxel_size", "chunk_shape") and value is not None:
             value = [float(v) for v in value]
         elif name == "const":
             name, value = "constant", float(value)
@@ -379,15 +371,11 @@ def _skeleton_request(options: dict[str, Any]) -> Any:
     return request
 
 
-def _skeleton_scan(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of skeletonize's first round: part `part` of the chunk grid scanned to scratch."""
-    _core.skeleton_job_scan(source, dest, part, parts, _skeleton_request(options))
-
-
-def _skeleton_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of skeletonize's second round: the skeletons of the labels part `part` owns."""
-    _core.skeleton_job_part(source, dest, part, parts, _skeleton_request(options))
-
+def _task(step: str, request: Callable[[dict[str, Any]], Any], source: str, dest: str, part: int,
+          parts: int, options: dict[str, Any]) -> None:
+    """One task of a split job's round: ``_core.<step>`` for part `part`, its
+    request made where the task runs (the options pickle; the request does not)."""
+    getattr(_core, step)(source, dest, part, parts, request(options))
 
 
 _MESH_OPTIONS = ("format", "labels", "names", "overwrite", "threads", "lods", "chunk",
@@ -403,17 +391,6 @@ def _mesh_request(options: dict[str, Any]) -> Any:
             value = [int(c) for c in value]
         setattr(request, name, value)
     return request
-
-
-def _mesh_part(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of mesh's first round: part `part` of the chunk grid, meshed to scratch."""
-    _core.mesh_job_part(source, dest, part, parts, _mesh_request(options))
-
-
-def _mesh_merge(source: str, dest: str, part: int, parts: int, options: dict[str, Any]) -> None:
-    """One task of mesh's second round: the meshes of the labels part `part` owns."""
-    _core.mesh_job_merge(source, dest, part, parts, _mesh_request(options))
-
 
 
 def _precomputed_request(scales: Sequence[int], threads: int, supervoxels: bool,

@@ -99,11 +99,12 @@ struct SkeletonRequest {
   std::optional<std::vector<double>> voxel_size;
   bool overwrite = false;
   std::string directory = "skeletons";
+  std::optional<std::vector<double>> chunk_shape;  // vectors
   std::size_t threads = 0;
   std::uint64_t max_memory = 0;
 
   SkeletonizeOptions options() const {
-    return Options(format, labels, scale, constant, voxel_size, overwrite, directory, std::nullopt,
+    return Options(format, labels, scale, constant, voxel_size, overwrite, directory, chunk_shape,
                    max_memory);
   }
 };
@@ -185,6 +186,7 @@ void BindSkeletons(nb::module_& module) {
       .def_rw("voxel_size", &SkeletonRequest::voxel_size)
       .def_rw("overwrite", &SkeletonRequest::overwrite)
       .def_rw("directory", &SkeletonRequest::directory)
+      .def_rw("chunk_shape", &SkeletonRequest::chunk_shape)
       .def_rw("threads", &SkeletonRequest::threads)
       .def_rw("max_memory", &SkeletonRequest::max_memory);
   module.def(

@@ -105,8 +105,9 @@ void AddSkeletonCommands(CLI::App& app, CommandContext& context) {
       ->expected(3);
   command->add_flag("--overwrite", flags->overwrite, "Replace skeletons already in DEST");
   command->add_option("--max-memory", flags->max_memory_mib,
-                      "Refuse a label whose skeleton needs more than this many MiB at once "
-                      "(its bounding box padded by one voxel, 55 bytes a voxel)");
+                      "The most one label may hold at once, in MiB (default 1024); a label "
+                      "needing more (its bounding box padded by one voxel, 55 bytes a voxel) "
+                      "is skeletonized in overlapping blocks that fit");
   AddThreadsOption(command, flags->threads, "Worker threads (default: one per core)");
   SetAction(command, context, [&context, flags] { return SkeletonizeCommand(context, *flags); });
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "facade/mesh_setup.h"
+#include "facade/new_vectors_store.h"
 #include "pipelines/meshing/mesh_parts.h"
 
 namespace chunkwise {
@@ -95,18 +96,9 @@ Status MeshJobPart(const Context& context, std::string_view source_url, std::str
                    const MeshOptions& options, int part, int parts, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(PreparedStep step,
                              PrepareStep(context, source_url, dest_url, options, parts, call));
-  if (step.job.vectors && !options.overwrite) {
-    // Refused before any meshing, as the store's writer would refuse it at the end.
-    CHUNKWISE_ASSIGN_OR_RETURN(std::vector<std::string> keys, step.dest->List(""));
-    std::erase_if(keys, [](const std::string& key) {
-      return key.starts_with(std::string(pipelines::kMeshScratchFolder) + "/");
-    });
-    if (!keys.empty()) {
-      return Status::InvalidArgument(std::string(dest_url) + " already holds " +
-                                     std::to_string(keys.size()) +
-                                     " keys (overwrite not requested)")
-          .WithField("overwrite");
-    }
+  if (step.job.vectors) {
+    CHUNKWISE_RETURN_IF_ERROR(CheckNewVectorsStore(
+        *step.dest, dest_url, pipelines::kMeshScratchFolder, options.overwrite));
   }
   std::uint64_t voxels = 0;
   if (part >= 0 && part < parts &&

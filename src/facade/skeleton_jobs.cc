@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "facade/new_vectors_store.h"
 #include "facade/skeleton_setup.h"
 
 namespace chunkwise {
@@ -23,11 +24,6 @@ Result<PreparedStep> PrepareStep(const Context& context, std::string_view source
                                  std::string_view dest_url, const SkeletonizeOptions& options,
                                  int parts, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(skeleton_setup::CheckOptions(options));
-  if (options.format == SkeletonFormat::kVectors) {
-    return Status::Unsupported(
-        "skeleton format \"vectors\" is written by one process (Skeletonize): its store is not "
-        "split into parts");
-  }
   if (parts < 1) {
     return Status::InvalidArgument("a skeleton job has at least 1 part, not " +
                                    std::to_string(parts))
@@ -53,6 +49,10 @@ Status ScanSkeletonJobPart(const Context& context, std::string_view source_url,
                            int parts, const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(PreparedStep step,
                              PrepareStep(context, source_url, dest_url, options, parts, call));
+  if (step.job.vectors) {
+    CHUNKWISE_RETURN_IF_ERROR(
+        CheckNewVectorsStore(*step.dest, dest_url, sk::kSkeletonScratchFolder, options.overwrite));
+  }
   std::unique_ptr<core::ProgressReporter> progress = context.StartProgress(
       call, "scan labels", sk::ScanPartVoxels(step.opened.source, part, parts), "voxels");
   step.job.scan_progress = progress.get();
@@ -84,17 +84,35 @@ Result<SkeletonizeSummary> FinishSkeletonJob(const Context& context, std::string
                                              const CallOptions& call) {
   CHUNKWISE_ASSIGN_OR_RETURN(PreparedStep step,
                              PrepareStep(context, source_url, dest_url, options, parts, call));
-  Result<sk::SkeletonJobSummary> finished = sk::FinishSkeletonJob(*step.dest, step.job);
-  if (!finished.ok()) return finished.status().WithContext(dest_url);
+  sk::SkeletonJobSummary finished;
+  if (step.job.vectors) {
+    Result<sk::VectorSkeletonJob> gathered = sk::FinishVectorSkeletonJob(*step.dest, step.job);
+    if (!gathered.ok()) return gathered.status().WithContext(dest_url);
+    // The store's own progress counts vertices: kept from the call's observer.
+    core::ProgressObserver silent;
+    CallOptions write_call = call;
+    write_call.observer = &silent;
+    write_call.progress_mode = core::ProgressMode::kQuiet;
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const SkeletonizeSummary written,
+        skeleton_setup::WriteVectorSkeletons(context, dest_url, gathered->skeletons,
+                                             step.opened.source.voxel_size, options, write_call));
+    finished = gathered->summary;
+    finished.files = written.files;
+  } else {
+    Result<sk::SkeletonJobSummary> written = sk::FinishSkeletonJob(*step.dest, step.job);
+    if (!written.ok()) return written.status().WithContext(dest_url);
+    finished = *written;
+  }
   SkeletonizeSummary summary;
-  summary.labels = finished->labels;
-  summary.voxels = finished->voxels;
-  summary.vertices = finished->vertices;
-  summary.edges = finished->edges;
-  summary.cable_length = finished->cable_length;
-  summary.files = finished->files;
-  summary.bytes = finished->bytes;
-  summary.prefix = finished->prefix;
+  summary.labels = finished.labels;
+  summary.voxels = finished.voxels;
+  summary.vertices = finished.vertices;
+  summary.edges = finished.edges;
+  summary.cable_length = finished.cable_length;
+  summary.files = finished.files;
+  summary.bytes = finished.bytes;
+  summary.prefix = finished.prefix;
   return summary;
 }
 

@@ -6,6 +6,7 @@
 
 #include "chunkwise/facade/format_detection.h"
 #include "chunkwise/facade/precomputed_volumes.h"
+#include "chunkwise/facade/vectors.h"
 #include "chunkwise/facade/zarr_arrays.h"
 
 namespace chunkwise::skeleton_setup {
@@ -122,7 +123,54 @@ Result<OpenedSource> OpenZarrSource(const Context& context, std::string_view url
   return out;
 }
 
+// The skeletons as one zarr-vectors skeleton geometry: each label's vertices
+// in its own order, its edges [child, parent] as TEASAR draws them.
+Result<VectorGeometry> SkeletonGeometry(const std::vector<sk::Skeleton>& skeletons) {
+  VectorGeometry geometry;
+  geometry.type = VectorGeometryType::kSkeleton;
+  geometry.vertex_attributes = {{"radius", {}}};
+  std::vector<float>& radii = geometry.vertex_attributes[0].values;
+  for (const sk::Skeleton& s : skeletons) {
+    if (s.label > static_cast<std::uint64_t>(INT64_MAX)) {
+      return Status::InvalidArgument("label " + std::to_string(s.label) +
+                                     " does not fit a zarr-vectors object id (int64)");
+    }
+    const auto first = static_cast<std::int64_t>(geometry.positions.size());
+    geometry.positions.insert(geometry.positions.end(), s.vertices.begin(), s.vertices.end());
+    geometry.object_ids.insert(geometry.object_ids.end(), s.vertices.size(),
+                               static_cast<std::int64_t>(s.label));
+    radii.insert(radii.end(), s.radii.begin(), s.radii.end());
+    for (const auto& [child, parent] : s.edges) {
+      geometry.links.push_back(first + child);
+      geometry.links.push_back(first + parent);
+    }
+  }
+  return geometry;
+}
+
 }  // namespace
+
+Result<SkeletonizeSummary> WriteVectorSkeletons(const Context& context, std::string_view dest_url,
+                                                const std::vector<sk::Skeleton>& skeletons,
+                                                const std::array<double, 3>& voxel_size,
+                                                const SkeletonizeOptions& options,
+                                                const CallOptions& call) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, SkeletonGeometry(skeletons));
+  VectorsWriteOptions write;
+  write.overwrite = options.overwrite;
+  // Layout 0.8 still: its stores are what `vectors pyramid` builds on.
+  write.layout = VectorsLayout::k0_8;
+  if (options.vectors_chunk_shape) {
+    write.chunk_shape = *options.vectors_chunk_shape;
+  } else {
+    for (int a = 0; a < 3; ++a) write.chunk_shape[a] = 128 * voxel_size[a];
+  }
+  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
+                             WriteVectors(context, dest_url, geometry, write, call));
+  SkeletonizeSummary summary;
+  summary.files = written.chunks;
+  return summary;
+}
 
 Status CheckOptions(const SkeletonizeOptions& options) {
   if (!(options.scale >= 0) || !(options.constant >= 0)) {
@@ -190,6 +238,7 @@ sk::SkeletonJob PlanJob(const SkeletonizeOptions& options, std::string_view sour
                             options.pdrf_exponent};
   job.skeletonize.max_memory = options.max_memory;
   job.where = std::string(source_url);
+  job.vectors = options.format == SkeletonFormat::kVectors;
   return job;
 }
 

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "chunkwise/facade/skeleton_jobs.h"
-#include "chunkwise/facade/vectors.h"
 #include "core/json.h"
 #include "facade/skeleton_setup.h"
 #include "formats/precomputed/segment_shards.h"
@@ -19,53 +18,6 @@ namespace chunkwise {
 namespace {
 
 namespace sk = pipelines::skeletons;
-
-// The skeletons as one zarr-vectors skeleton geometry: each label's vertices
-// in its own order, its edges [child, parent] as TEASAR draws them.
-Result<VectorGeometry> SkeletonGeometry(const std::vector<sk::Skeleton>& skeletons) {
-  VectorGeometry geometry;
-  geometry.type = VectorGeometryType::kSkeleton;
-  geometry.vertex_attributes = {{"radius", {}}};
-  std::vector<float>& radii = geometry.vertex_attributes[0].values;
-  for (const sk::Skeleton& s : skeletons) {
-    if (s.label > static_cast<std::uint64_t>(INT64_MAX)) {
-      return Status::InvalidArgument("label " + std::to_string(s.label) +
-                                     " does not fit a zarr-vectors object id (int64)");
-    }
-    const auto first = static_cast<std::int64_t>(geometry.positions.size());
-    geometry.positions.insert(geometry.positions.end(), s.vertices.begin(), s.vertices.end());
-    geometry.object_ids.insert(geometry.object_ids.end(), s.vertices.size(),
-                               static_cast<std::int64_t>(s.label));
-    radii.insert(radii.end(), s.radii.begin(), s.radii.end());
-    for (const auto& [child, parent] : s.edges) {
-      geometry.links.push_back(first + child);
-      geometry.links.push_back(first + parent);
-    }
-  }
-  return geometry;
-}
-
-Result<SkeletonizeSummary> WriteVectorSkeletons(const Context& context, std::string_view dest_url,
-                                                const std::vector<sk::Skeleton>& skeletons,
-                                                const std::array<double, 3>& voxel_size,
-                                                const SkeletonizeOptions& options,
-                                                const CallOptions& call) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const VectorGeometry geometry, SkeletonGeometry(skeletons));
-  VectorsWriteOptions write;
-  write.overwrite = options.overwrite;
-  // Layout 0.8 still: its stores are what `vectors pyramid` builds on.
-  write.layout = VectorsLayout::k0_8;
-  if (options.vectors_chunk_shape) {
-    write.chunk_shape = *options.vectors_chunk_shape;
-  } else {
-    for (int a = 0; a < 3; ++a) write.chunk_shape[a] = 128 * voxel_size[a];
-  }
-  CHUNKWISE_ASSIGN_OR_RETURN(const VectorsWriteSummary written,
-                             WriteVectors(context, dest_url, geometry, write, call));
-  SkeletonizeSummary summary;
-  summary.files = written.chunks;
-  return summary;
-}
 
 // The sharding the skeleton directory's info names (its "sharding"), if any;
 // `root_info` is the store's info, the directory's own where prefix is "".
@@ -160,11 +112,6 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
                                        const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(skeleton_setup::CheckOptions(options));
   if (options.ranks != nullptr && options.ranks->size() > 1) {
-    if (options.format == SkeletonFormat::kVectors) {
-      return Status::Unsupported(
-          "skeleton format \"vectors\" is written by one process: its store is not split across " +
-          std::to_string(options.ranks->size()) + " ranks");
-    }
     return SkeletonizeOnRanks(context, source_url, dest_url, options, call);
   }
   CHUNKWISE_RETURN_IF_ERROR(
@@ -203,8 +150,8 @@ Result<SkeletonizeSummary> Skeletonize(const Context& context, std::string_view 
   if (options.format == SkeletonFormat::kVectors) {
     // The store's own progress counts vertices: kept from the call's observer.
     CHUNKWISE_ASSIGN_OR_RETURN(
-        summary,
-        WriteVectorSkeletons(context, dest_url, skeletons, source.voxel_size, options, read_call));
+        summary, skeleton_setup::WriteVectorSkeletons(context, dest_url, skeletons,
+                                                      source.voxel_size, options, read_call));
   } else {
     CHUNKWISE_ASSIGN_OR_RETURN(std::shared_ptr<store::Store> dest,
                                OpenStore(context, dest_url, context.store_options(true)));

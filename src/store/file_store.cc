@@ -22,6 +22,7 @@
 #include <system_error>
 
 #include "core/posix_file.h"
+#include "store/file_descriptor_of.h"
 #include "store/key.h"
 
 namespace chunkwise::store {
@@ -228,6 +229,7 @@ class FileValueReader final : public ValueReader {
   std::uint64_t size() const override { return size_; }
   bool pinned() const override { return true; }
   std::optional<Generation> generation() const override { return generation_; }
+  int file_descriptor() const { return fd_.get(); }
 
   // Ranges that follow one another in the file are read with one pread (a
   // shard's chunks written in order: one read per shard).
@@ -623,6 +625,11 @@ Result<std::optional<Bytes>> FileStore::GetRange(std::string_view key, ByteRange
 Result<bool> FileStore::GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                                       MutableByteView out) const {
   return GetRangesThroughReader(key, ranges, out);
+}
+
+int FileDescriptorOf(const ValueReader& reader) {
+  const auto* file = dynamic_cast<const FileValueReader*>(&reader);
+  return file != nullptr ? file->file_descriptor() : -1;
 }
 
 Result<std::unique_ptr<ValueReader>> FileStore::OpenReader(std::string_view key) const {

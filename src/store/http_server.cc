@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,10 +14,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "chunkwise/store/file_store.h"
 #include "chunkwise/store/value_reader.h"
+#include "store/file_descriptor_of.h"
 #include "store/key.h"
 
 namespace chunkwise::store {
@@ -40,7 +45,7 @@ void* const kListenTag = nullptr;
 // keeps a browser from running an error body (which repeats the key) as HTML.
 constexpr std::string_view kCommonHeaders =
     "Access-Control-Allow-Origin: *\r\n"
-    "Access-Control-Expose-Headers: Content-Range, Content-Length, Accept-Ranges, "
+    "Access-Control-Expose-Headers: Content-Range, Content-Length, Accept-Ranges, ETag, "
     "Content-Type\r\n"
     "X-Content-Type-Options: nosniff\r\n";
 
@@ -64,6 +69,8 @@ std::string_view ReasonPhrase(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 412:
+      return "Precondition Failed";
     case 416:
       return "Range Not Satisfiable";
     case 431:
@@ -154,6 +161,31 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
+// The ETag of the version `reader` reads, from its generation (for a file:
+// its device, inode, size and modification time), hashed so that it tells
+// nothing of them; empty when the store gives none.
+std::string ETagOf(const ValueReader& reader) {
+  const std::optional<Generation> generation = reader.generation();
+  if (!generation || generation->absent()) return "";
+  char text[24];
+  std::snprintf(text, sizeof(text), "\"%016zx\"", std::hash<std::string>{}(generation->token()));
+  return text;
+}
+
+// Whether an If-Match header (a list of ETags, or "*") names `etag`.
+bool IfMatchHolds(std::string_view header, std::string_view etag) {
+  for (std::size_t start = 0; start < header.size();) {
+    std::size_t comma = header.find(',', start);
+    if (comma == std::string_view::npos) comma = header.size();
+    std::string_view item = header.substr(start, comma - start);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (item == "*" || (!etag.empty() && item == etag)) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
 // Answers go out as soon as they are written: small ones must not wait for
 // more (Nagle).
 void SetNoDelay(int fd) {
@@ -192,6 +224,11 @@ struct HttpServer::Connection {
   std::unique_ptr<ValueReader> reader;
   std::uint64_t next = 0;
   std::uint64_t end = 0;
+  // The reader's open file (FileDescriptorOf), when the value is one: the
+  // workers send [next, end) of it with sendfile instead of reading pieces.
+  int body_fd = -1;
+  bool wait_writable = false;  // A worker's send found the socket full.
+  bool broken = false;         // A worker's send failed, or the file shrank: close.
 };
 
 HttpServer::HttpServer(std::shared_ptr<const Store> store, HttpServerOptions options, int listen_fd,
@@ -319,9 +356,10 @@ void HttpServer::Loop() {
         Connection* const connection = static_cast<Connection*>(tag);
         if (connection->phase == Connection::Phase::kHead)
           Receive(connection);
-        else if (connection->phase == Connection::Phase::kSend)
+        else if (connection->phase == Connection::Phase::kSend) {
+          connection->wait_writable = false;  // Writable (or failed: Send finds out).
           Send(connection);
-        else if (connection->phase == Connection::Phase::kDrain)
+        } else if (connection->phase == Connection::Phase::kDrain)
           Drain(connection);
       }
     }
@@ -338,10 +376,16 @@ void HttpServer::Loop() {
       }
     }
   }
-  // Ends every connection. One a worker holds keeps its object until the
-  // workers are joined; the worker touches no descriptor.
+  // Ends every connection. One a worker holds keeps its object and its
+  // descriptor (the worker may be sending on it) until the workers are
+  // joined; its client sees the end now.
   for (auto& [raw, connection] : connections_) {
-    if (connection->fd >= 0) ::close(connection->fd);
+    if (connection->fd < 0) continue;
+    if (connection->phase == Connection::Phase::kWork) {
+      ::shutdown(connection->fd, SHUT_RDWR);
+      continue;
+    }
+    ::close(connection->fd);
     connection->fd = -1;
   }
 }
@@ -457,6 +501,7 @@ void HttpServer::QueueError(Connection* connection, int status, std::string body
   Append(connection->out, body);
   connection->close_after = true;
   connection->reader.reset();
+  connection->body_fd = -1;
   connection->phase = Connection::Phase::kSend;
   connection->deadline_ms = NowMs() + options_.send_timeout_s * 1000LL;
   Send(connection);
@@ -475,6 +520,10 @@ void HttpServer::TakeFinishedWork() {
     finished.swap(finished_);
   }
   for (Connection* connection : finished) {
+    if (connection->broken) {  // Part of an answer is out: its length cannot be kept.
+      Close(connection);
+      continue;
+    }
     connection->phase = Connection::Phase::kSend;
     connection->deadline_ms = NowMs() + options_.send_timeout_s * 1000LL;
     Send(connection);
@@ -502,10 +551,15 @@ void HttpServer::Send(Connection* connection) {
   out.clear();
   connection->out_sent = 0;
   if (connection->reader != nullptr && !connection->close_after) {
+    if (connection->wait_writable) {  // A worker filled the socket: wait for room.
+      Watch(connection, EPOLLOUT);
+      return;
+    }
     Dispatch(connection);  // The next piece of the value.
     return;
   }
   connection->reader.reset();
+  connection->body_fd = -1;
   if (connection->held) {
     // Open until the client closes it (Drain reads the end) or Stop; no deadline.
     connection->phase = Connection::Phase::kDrain;
@@ -588,9 +642,10 @@ void HttpServer::Work(Connection* connection) {
     if (!connection->started) {
       connection->started = true;
       Answer(connection);
-    } else {
+    } else if (connection->body_fd < 0) {
       ReadPiece(connection);
     }
+    if (connection->body_fd >= 0) SendFileBody(connection);
   }
   {
     std::lock_guard lock(finished_mutex_);
@@ -657,7 +712,15 @@ void HttpServer::Answer(Connection* connection) {
   const std::uint64_t total = (*reader)->size();
   HttpByteRange range{0, total == 0 ? 0 : total - 1};
   int status = 200;
-  std::string extra;
+  // The version's ETag: a client reading a value in several ranges sends
+  // it as If-Match, and a value replaced meanwhile answers 412, never bytes
+  // of another version at the offsets it knew.
+  const std::string etag = ETagOf(**reader);
+  std::string extra = etag.empty() ? "" : "ETag: " + etag + "\r\n";
+  if (const std::optional<std::string_view> match = request.Header("if-match");
+      match && !IfMatchHolds(*match, etag)) {
+    return plain(412, "changed: " + QuoteKey(key) + "\n", extra);
+  }
   if (const std::optional<std::string_view> header = request.Header("range")) {
     switch (ParseHttpRange(*header, total, &range)) {
       case RangeOutcome::kWhole:
@@ -665,8 +728,8 @@ void HttpServer::Answer(Connection* connection) {
         break;
       case RangeOutcome::kPartial:
         status = 206;
-        extra = "Content-Range: bytes " + std::to_string(range.first) + "-" +
-                std::to_string(range.last) + "/" + std::to_string(total) + "\r\n";
+        extra += "Content-Range: bytes " + std::to_string(range.first) + "-" +
+                 std::to_string(range.last) + "/" + std::to_string(total) + "\r\n";
         break;
       case RangeOutcome::kUnsatisfiable:
         return plain(416, "range not satisfiable\n",
@@ -680,7 +743,56 @@ void HttpServer::Answer(Connection* connection) {
   connection->reader = std::move(*reader);
   connection->next = range.first;
   connection->end = range.first + length;
-  ReadPiece(connection);
+  connection->body_fd = FileDescriptorOf(*connection->reader);
+  if (connection->body_fd < 0) ReadPiece(connection);  // A file is sent by SendFileBody.
+}
+
+void HttpServer::SendFileBody(Connection* connection) {
+  const auto failed = [&](ssize_t result) {
+    if (result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      connection->wait_writable = true;  // The loop waits for room, then hands it back.
+    } else {
+      connection->broken = true;  // The client went away, or the file shrank (0).
+    }
+  };
+  // The head (or what is left of it) first, held back to go out with the
+  // first bytes of the file.
+  Bytes& out = connection->out;
+  while (connection->out_sent < out.size()) {
+    const ssize_t sent =
+        ::send(connection->fd, out.data() + connection->out_sent, out.size() - connection->out_sent,
+               MSG_NOSIGNAL | MSG_DONTWAIT | MSG_MORE);
+    if (sent > 0) {
+      connection->out_sent += static_cast<std::size_t>(sent);
+    } else if (!(sent < 0 && errno == EINTR)) {
+      return failed(sent);
+    }
+  }
+  // Then the file, from the page cache to the socket with no copy here, at
+  // most a piece a turn, so that a fast client of a large file does not
+  // keep this worker from the others.
+  std::uint64_t turn = 0;
+  while (connection->next < connection->end && turn < kPieceBytes) {
+    off_t offset = static_cast<off_t>(connection->next);
+    const std::size_t count =
+        static_cast<std::size_t>(std::min(kPieceBytes - turn, connection->end - connection->next));
+    const ssize_t sent = ::sendfile(connection->fd, connection->body_fd, &offset, count);
+    if (sent > 0) {
+      connection->next += static_cast<std::uint64_t>(sent);
+      turn += static_cast<std::uint64_t>(sent);
+    } else if (sent < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) {
+      // A file system that cannot sendfile: the rest goes through memory,
+      // a piece at a time, after what is left of the head.
+      connection->body_fd = -1;
+      ReadPiece(connection);
+      return;
+    } else if (!(sent < 0 && errno == EINTR)) {
+      return failed(sent);
+    }
+  }
+  if (connection->next < connection->end) return;  // The next turn.
+  connection->reader.reset();
+  connection->body_fd = -1;
 }
 
 void HttpServer::ReadPiece(Connection* connection) {

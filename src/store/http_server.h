@@ -20,8 +20,12 @@
 //   the store's own message goes to the log.
 // - hold the server: one event-loop thread receives request heads and sends
 //   answers on non-blocking sockets for every connection; the worker threads
-//   only read the store, one piece (1 MiB) of an answer at a time. A slow or
-//   idle client therefore holds a connection slot and at most one piece of
+//   only read the store, one piece (1 MiB) of an answer at a time. A value
+//   that is a FileStore's file is not read into memory: a worker sends it
+//   from the file to the socket with sendfile(2) (no copy; the disk is read
+//   on the worker, never on the loop), a piece a turn, and hands the
+//   connection back to the loop when the socket is full. A slow or idle
+//   client therefore holds a connection slot and at most one piece of
 //   memory, never a worker. A connection that has not sent a whole request
 //   head within idle_timeout_s, or takes no bytes of an answer for
 //   send_timeout_s, is closed; past max_connections a new one is answered
@@ -125,6 +129,10 @@ class HttpServer {
   void Work(Connection* connection);
   void Answer(Connection* connection);
   void ReadPiece(Connection* connection);
+  // A file's answer (the value is a FileStore's file): what is left of the
+  // head, then the next piece of the file by sendfile, on the non-blocking
+  // socket; a full socket goes back to the loop to wait for room.
+  void SendFileBody(Connection* connection);
   // One line per answer on options_.log: method, path, status, bytes, and
   // `detail` (a store's error) when given.
   void Log(const Connection& connection, int status, std::uint64_t bytes,

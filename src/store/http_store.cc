@@ -283,6 +283,14 @@ Result<std::unique_ptr<ValueReader>> HttpStore::OpenReader(std::string_view key)
   return OpenRangedReader(ObjectFor(key));
 }
 
+Result<std::unique_ptr<ValueReader>> HttpStore::OpenReaderOfVersion(
+    std::string_view key, std::uint64_t size, const std::optional<Generation>& generation) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  ObjectVersion version;
+  if (generation && !generation->absent()) version.etag = generation->token();
+  return RangedReaderOfVersion(ObjectFor(key), size, std::move(version));
+}
+
 Status HttpStore::Set(std::string_view key, ByteView) {
   return Status::Unsupported(Describe(key) + ": an http(s) store is read-only");
 }

@@ -73,6 +73,11 @@ class HttpStore final : public Store, public BatchedGets {
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;
   Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
+  // A reader of the version of `key` an earlier reader saw (its size and
+  // generation, the ETag), made without a request (RangedReaderOfVersion):
+  // pinned by If-Match where there is an ETag, trusting `size` otherwise.
+  Result<std::unique_ptr<ValueReader>> OpenReaderOfVersion(
+      std::string_view key, std::uint64_t size, const std::optional<Generation>& generation) const;
   // Unsupported: the store is read-only.
   Status Set(std::string_view key, ByteView value) override;
   Status Erase(std::string_view key) override;

@@ -452,6 +452,11 @@ Result<std::optional<Bytes>> ReadWhole(const RangedObject& object) {
   return ReadWholeFrom(object, object.Get(get.range, get.target, nullptr, get.what));
 }
 
+std::unique_ptr<ValueReader> RangedReaderOfVersion(std::shared_ptr<const RangedObject> object,
+                                                   std::uint64_t size, ObjectVersion version) {
+  return std::make_unique<RangedValueReader>(std::move(object), size, std::move(version), Bytes());
+}
+
 Result<std::unique_ptr<ValueReader>> OpenRangedReader(std::shared_ptr<const RangedObject> object) {
   const std::uint64_t tail = object->options().reader_tail_bytes;
   const std::string url = object->url();

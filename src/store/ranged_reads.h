@@ -89,6 +89,12 @@ Result<bool> ReadSpans(const RangedObject& object, std::span<const ByteRange> sp
 // A reader of one version of the object: its size and tail come with the
 // first request. Null if the object is absent.
 Result<std::unique_ptr<ValueReader>> OpenRangedReader(std::shared_ptr<const RangedObject> object);
+// A reader of the version an earlier reader saw (its size and version),
+// made without a request. With an ETag (or version id) its reads are pinned
+// to that version and fail with NotFound once it is gone; with neither, the
+// size is trusted and each read sees what the object holds then.
+std::unique_ptr<ValueReader> RangedReaderOfVersion(std::shared_ptr<const RangedObject> object,
+                                                   std::uint64_t size, ObjectVersion version);
 
 }  // namespace chunkwise::store
 

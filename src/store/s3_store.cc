@@ -267,6 +267,16 @@ Result<std::unique_ptr<ValueReader>> S3Store::OpenReader(std::string_view key) c
       std::make_shared<S3Object>(client_, options().location.prefix + std::string(key)));
 }
 
+Result<std::unique_ptr<ValueReader>> S3Store::OpenReaderOfVersion(
+    std::string_view key, std::uint64_t size, const std::optional<Generation>& generation) const {
+  CHUNKWISE_RETURN_IF_ERROR(ValidateKey(key));
+  ObjectVersion version;
+  if (generation && !generation->absent()) version.etag = generation->token();
+  return RangedReaderOfVersion(
+      std::make_shared<S3Object>(client_, options().location.prefix + std::string(key)), size,
+      std::move(version));
+}
+
 Status S3Store::Set(std::string_view key, ByteView value) {
   return SetParts(key, std::span<const ByteView>(&value, 1));
 }

@@ -147,6 +147,11 @@ class S3Store final : public Store,
   Result<bool> GetRangesInto(std::string_view key, std::span<const ByteRange> ranges,
                              MutableByteView out) const override;
   Result<std::unique_ptr<ValueReader>> OpenReader(std::string_view key) const override;
+  // A reader of the version of `key` an earlier reader saw (its size and
+  // generation, the ETag), made without a request (RangedReaderOfVersion):
+  // pinned by If-Match.
+  Result<std::unique_ptr<ValueReader>> OpenReaderOfVersion(
+      std::string_view key, std::uint64_t size, const std::optional<Generation>& generation) const;
   Status Set(std::string_view key, ByteView value) override;
   Status SetParts(std::string_view key, std::span<const ByteView> parts) override;
   // Every item's PUT or DELETE at once (store/batched_puts.h), with

@@ -3,87 +3,33 @@
 // write the same bytes as GenerateMeshes in one process; scratch objects
 // forged or missing are named.
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
 #include <fstream>
-#include <map>
-#include <mutex>
-#include <numeric>
-#include <random>
-#include <thread>
 
 #include "api_test_support.h"
-#include "thread_ranks.h"
+#include "split_job_test_support.h"
 
 namespace chunkwise {
 namespace {
 
-using api_test::FreshDirectory;
+using api_test::CountFilesUnder;
+using api_test::ExpectSameFiles;
+using api_test::FilesUnder;
 using api_test::Message;
-using api_test::ThreadRanks;
+using api_test::RunOnThreadRanks;
 
-// Every file under `root` by its path relative to it, with its bytes.
-std::map<std::string, std::string> Files(const std::filesystem::path& root) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    files[std::filesystem::relative(entry.path(), root).string()] =
-        std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  return files;
-}
-
-// Files under the mesh and segment properties folders of the segmentation at `url`.
-std::size_t MeshFiles(const std::string& url) {
-  std::size_t n = 0;
-  for (const auto& [path, bytes] : Files(url)) {
-    n += path.starts_with("mesh/") || path.starts_with("segment_properties/") ? 1 : 0;
-  }
-  return n;
-}
-
-class MeshJobsApi : public ::testing::Test {
+class MeshJobsApi : public api_test::SplitJobTest {
  protected:
   // A 24^3 uint32 volume: a ball of one label across every chunk, and
   // around it some 5000 labels of two voxels each, with background between
   // some, so that a sharded folder has two shards.
   void SetUp() override {
-    root_ = FreshDirectory(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    zarr_ = (root_ / "labels.zarr").string();
-    ZarrArraySpec spec;
-    spec.shape = {24, 24, 24};
-    spec.data_type = *ParseDataType("uint32");
-    spec.chunks = {8, 8, 8};
-    auto array = CreateZarrArray(context_, zarr_, spec);
-    ASSERT_TRUE(array.ok()) << array.status().ToString();
-    std::vector<std::uint32_t> labels(24 * 24 * 24, 0);
-    for (int z = 0; z < 24; ++z) {
-      for (int y = 0; y < 24; ++y) {
-        for (int x = 0; x < 24; ++x) {
-          std::uint32_t& label = labels[(z * 24 + y) * 24 + x];
-          const int r2 = (z - 12) * (z - 12) + (y - 11) * (y - 11) + (x - 13) * (x - 13);
-          if (r2 < 64) {
-            label = 7000001;
-          } else if ((x + 2 * y + 3 * z) % 11 != 0) {
-            label = static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
-          }
-        }
-      }
-    }
-    Bytes bytes(labels.size() * 4);
-    std::memcpy(bytes.data(), labels.data(), bytes.size());
-    ASSERT_TRUE(WriteRegion(context_, *array, core::Region({0, 0, 0}, {24, 24, 24}), bytes).ok());
-  }
-
-  // A fresh segmentation of the labels.
-  std::string Segmentation(const std::string& name) {
-    const std::string url = (root_ / name).string();
-    ZarrToPrecomputedOptions options;
-    options.resolution = {4, 4, 40};
-    auto converted = ZarrToPrecomputed(context_, zarr_, url, options);
-    EXPECT_TRUE(converted.ok()) << converted.status().ToString();
-    return url;
+    SetUpLabels({24, 24, 24}, {8, 8, 8}, [](int z, int y, int x) -> std::uint32_t {
+      const int r2 = (z - 12) * (z - 12) + (y - 11) * (y - 11) + (x - 13) * (x - 13);
+      if (r2 < 64) return 7000001;
+      if ((x + 2 * y + 3 * z) % 11 == 0) return 0;
+      return static_cast<std::uint32_t>((z / 2 * 24 + y) * 24 + x + 1);
+    });
   }
 
   MeshOptions Options(const std::string& format) {
@@ -94,22 +40,47 @@ class MeshJobsApi : public ::testing::Test {
     return options;
   }
 
-  // Steps 1 and 2 of a job of `parts`, in the orders given.
-  void RunParts(const std::string& dest, const MeshOptions& options, int parts,
-                const std::vector<int>& mesh_order, const std::vector<int>& merge_order) {
-    for (const int part : mesh_order) {
-      const Status status = MeshJobPart(context_, zarr_, dest, options, part, parts);
-      ASSERT_TRUE(status.ok()) << status.ToString();
-    }
-    for (const int part : merge_order) {
-      const Status status = MergeMeshJobPart(context_, zarr_, dest, options, part, parts);
-      ASSERT_TRUE(status.ok()) << status.ToString();
-    }
+  // Steps 1 and 2 of a job to `dest`.
+  api_test::PartSteps Steps(const std::string& dest, const MeshOptions& options) {
+    return SplitJobTest::Steps(dest, options, &MeshJobPart, &MergeMeshJobPart);
   }
 
-  Context context_;
-  std::filesystem::path root_;
-  std::string zarr_;
+  // A job of `parts` to `split`, its summary checked against `expected`
+  // and its files against those of one process at `whole`.
+  void ExpectSplitEqualsWhole(const std::string& whole, const MeshSummary& expected,
+                              const std::string& split, const MeshOptions& options, int parts) {
+    SCOPED_TRACE(parts);
+    api_test::RunPartsShuffled(Steps(split, options), parts);
+    auto summary = FinishMeshJob(context_, zarr_, split, options, parts);
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    EXPECT_EQ(summary->segments, expected.segments);
+    EXPECT_EQ(summary->vertices, expected.vertices);
+    EXPECT_EQ(summary->triangles, expected.triangles);
+    EXPECT_EQ(summary->bytes, expected.bytes);
+    EXPECT_EQ(summary->voxels, expected.voxels);
+    EXPECT_EQ(summary->mesh_dir, expected.mesh_dir);
+    ExpectSameFiles(whole, split);
+  }
+
+  // The job on 3 ranks: every rank returns the summary of one process, and
+  // the files are those at `whole`.
+  void ExpectRanksEqualWhole(const std::string& whole, const MeshSummary& expected,
+                             const std::string& split, const MeshOptions& options) {
+    const auto results =
+        RunOnThreadRanks<MeshSummary>(3, [&](const Context& context, core::Communicator& rank) {
+          MeshOptions own = options;
+          own.ranks = &rank;
+          return GenerateMeshes(context, zarr_, split, own);
+        });
+    for (const auto& result : results) {
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      EXPECT_EQ(result->segments, expected.segments);
+      EXPECT_EQ(result->triangles, expected.triangles);
+      EXPECT_EQ(result->bytes, expected.bytes);
+      EXPECT_EQ(result->mesh_dir, expected.mesh_dir);
+    }
+    ExpectSameFiles(whole, split);
+  }
 };
 
 TEST_F(MeshJobsApi, ASplitJobWritesTheBytesOfOneProcess) {
@@ -123,29 +94,10 @@ TEST_F(MeshJobsApi, ASplitJobWritesTheBytesOfOneProcess) {
     // Sharded: 3 parts have 4 groups and 5 parts 8, each more than the 2 shards.
     for (const int parts :
          format == "multires-sharded" ? std::vector<int>{2, 3, 5} : std::vector<int>{3}) {
-      SCOPED_TRACE(parts);
-      const std::string split = Segmentation(format + "-split" + std::to_string(parts));
-      std::vector<int> order(static_cast<std::size_t>(parts));
-      std::iota(order.begin(), order.end(), 0);
-      std::mt19937 shuffle(static_cast<unsigned>(parts));
-      std::shuffle(order.begin(), order.end(), shuffle);
-      std::vector<int> merge_order = order;
-      std::shuffle(merge_order.begin(), merge_order.end(), shuffle);
-      RunParts(split, options, parts, order, merge_order);
-      auto summary = FinishMeshJob(context_, zarr_, split, options, parts);
-      ASSERT_TRUE(summary.ok()) << summary.status().ToString();
-      EXPECT_EQ(summary->segments, expected->segments);
-      EXPECT_EQ(summary->vertices, expected->vertices);
-      EXPECT_EQ(summary->triangles, expected->triangles);
-      EXPECT_EQ(summary->bytes, expected->bytes);
-      EXPECT_EQ(summary->voxels, expected->voxels);
-      const auto want = Files(whole);
-      const auto got = Files(split);
-      ASSERT_EQ(got.size(), want.size());  // No scratch object is left.
-      for (const auto& [path, bytes] : want) {
-        ASSERT_TRUE(got.contains(path)) << path;
-        ASSERT_TRUE(got.at(path) == bytes) << path << " differs";
-      }
+      ExpectSplitEqualsWhole(whole, *expected,
+                             Segmentation(format + "-split" + std::to_string(parts)), options,
+                             parts);
+      const auto want = FilesUnder(whole);
       if (format == "multires-sharded") {
         EXPECT_TRUE(want.contains("mesh/0.shard"));
         EXPECT_TRUE(want.contains("mesh/1.shard"));
@@ -157,63 +109,39 @@ TEST_F(MeshJobsApi, ASplitJobWritesTheBytesOfOneProcess) {
 TEST_F(MeshJobsApi, RanksSplitTheJobAndReturnTheSameSummary) {
   const MeshOptions options = Options("multires-sharded");
   const std::string whole = Segmentation("whole");
-  ASSERT_TRUE(GenerateMeshes(context_, zarr_, whole, options).ok());
-  const std::string split = Segmentation("ranks");
-  ThreadRanks job(3);
-  std::vector<Result<MeshSummary>> results(3, Status::Internal("not run"));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) {
-    threads.emplace_back([&, r] {
-      Context context;
-      ThreadRanks::Rank rank(job, r);
-      MeshOptions own = options;
-      own.ranks = &rank;
-      results[static_cast<std::size_t>(r)] = GenerateMeshes(context, zarr_, split, own);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const auto& result : results) {
-    ASSERT_TRUE(result.ok()) << result.status().ToString();
-    EXPECT_EQ(result->segments, results[0]->segments);
-    EXPECT_EQ(result->bytes, results[0]->bytes);
-  }
-  EXPECT_EQ(Files(split), Files(whole));
+  auto expected = GenerateMeshes(context_, zarr_, whole, options);
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  ExpectRanksEqualWhole(whole, *expected, Segmentation("ranks"), options);
 }
 
 TEST_F(MeshJobsApi, ARankThatFailsFailsEveryRankAndLeavesNoMeshes) {
   MeshOptions options = Options("legacy");
   const std::string dest = Segmentation("ranks");
   options.labels = {1};
-  ThreadRanks job(2);
-  std::vector<Status> results(2);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 2; ++r) {
-    threads.emplace_back([&, r] {
-      Context context;
-      ThreadRanks::Rank rank(job, r);
-      MeshOptions own = options;
-      own.ranks = &rank;
-      // Rank 1's chunk shape is refused where rank 0's is not.
-      if (r == 1) own.chunk = {0, 8, 8};
-      results[static_cast<std::size_t>(r)] = GenerateMeshes(context, zarr_, dest, own).status();
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const Status& status : results) {
+  const auto results =
+      RunOnThreadRanks<MeshSummary>(2, [&](const Context& context, core::Communicator& rank) {
+        MeshOptions own = options;
+        own.ranks = &rank;
+        // Rank 1's chunk shape is refused where rank 0's is not.
+        if (rank.rank() == 1) own.chunk = {0, 8, 8};
+        return GenerateMeshes(context, zarr_, dest, own);
+      });
+  for (const auto& result : results) {
+    const Status& status = result.status();
     EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
     EXPECT_NE(Message(status).find("rank 1 of 2"), std::string::npos) << status.ToString();
   }
-  EXPECT_EQ(MeshFiles(dest), 0u);
+  EXPECT_EQ(CountFilesUnder(dest, {"mesh/", "segment_properties/"}), 0u);
 }
 
 TEST_F(MeshJobsApi, AForgedOrCutScratchObjectIsCorruptionNamingItsKey) {
   const MeshOptions options = Options("legacy");
   const std::string dest = Segmentation("forged");
-  RunParts(dest, options, 2, {0, 1}, {});
+  api_test::RunParts(Steps(dest, options), 2, {0, 1}, {});
   const std::filesystem::path piece =
       std::filesystem::path(dest) / "mesh" / ".chunkwise-scratch" / "0" / "1";
   ASSERT_TRUE(std::filesystem::exists(piece));
-  const std::string bytes = Files(dest).at("mesh/.chunkwise-scratch/0/1");
+  const std::string bytes = FilesUnder(dest).at("mesh/.chunkwise-scratch/0/1");
   for (const std::string& forged :
        {bytes.substr(0, bytes.size() - 3), std::string("XXXX") + bytes.substr(4),
         bytes + std::string(1, '\0')}) {
@@ -236,17 +164,17 @@ TEST_F(MeshJobsApi, AForgedOrCutScratchObjectIsCorruptionNamingItsKey) {
 TEST_F(MeshJobsApi, AMissingPartIsNamedAndTheFinishRefusesToPublish) {
   const MeshOptions options = Options("legacy");
   const std::string dest = Segmentation("missing");
-  RunParts(dest, options, 3, {0, 2}, {});
+  api_test::RunParts(Steps(dest, options), 3, {0, 2}, {});
   const Status merge = MergeMeshJobPart(context_, zarr_, dest, options, 0, 3);
   EXPECT_EQ(merge.code(), StatusCode::kNotFound) << merge.ToString();
   EXPECT_NE(Message(merge).find(".chunkwise-scratch/0/1"), std::string::npos) << merge.ToString();
-  RunParts(dest, options, 3, {1}, {0, 2});
+  api_test::RunParts(Steps(dest, options), 3, {1}, {0, 2});
   auto finished = FinishMeshJob(context_, zarr_, dest, options, 3);
   EXPECT_EQ(finished.status().code(), StatusCode::kNotFound) << finished.status().ToString();
   EXPECT_NE(Message(finished.status()).find("merged/1"), std::string::npos);
   // Nothing published, and what the parts wrote is gone.
-  EXPECT_EQ(MeshFiles(dest), 0u);
-  EXPECT_EQ(Files(dest).at("info").find("\"mesh\""), std::string::npos);
+  EXPECT_EQ(CountFilesUnder(dest, {"mesh/", "segment_properties/"}), 0u);
+  EXPECT_EQ(FilesUnder(dest).at("info").find("\"mesh\""), std::string::npos);
 }
 
 TEST_F(MeshJobsApi, PartsOutOfRangeAreRefused) {
@@ -268,33 +196,14 @@ TEST_F(MeshJobsApi, AVectorsJobWritesTheStoreOfOneProcess) {
   auto expected = GenerateMeshes(context_, zarr_, whole, options);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   ASSERT_GT(expected->segments, 4096u);
-  const auto want = Files(whole);
+  const auto want = FilesUnder(whole);
   ASSERT_TRUE(want.contains("1/zarr.json"));  // Level 1, with its faces.
   ASSERT_TRUE(std::any_of(want.begin(), want.end(),
                           [](const auto& file) { return file.first.starts_with("1/links/0/"); }));
   for (const int parts : {2, 3, 5}) {
-    SCOPED_TRACE(parts);
-    const std::string split = (root_ / ("split" + std::to_string(parts) + ".zarrvectors")).string();
-    std::vector<int> order(static_cast<std::size_t>(parts));
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937 shuffle(static_cast<unsigned>(parts));
-    std::shuffle(order.begin(), order.end(), shuffle);
-    std::vector<int> merge_order = order;
-    std::shuffle(merge_order.begin(), merge_order.end(), shuffle);
-    RunParts(split, options, parts, order, merge_order);
-    auto summary = FinishMeshJob(context_, zarr_, split, options, parts);
-    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
-    EXPECT_EQ(summary->segments, expected->segments);
-    EXPECT_EQ(summary->vertices, expected->vertices);
-    EXPECT_EQ(summary->triangles, expected->triangles);
-    EXPECT_EQ(summary->voxels, expected->voxels);
-    EXPECT_TRUE(summary->mesh_dir.empty());
-    const auto got = Files(split);
-    ASSERT_EQ(got.size(), want.size());  // No scratch object is left.
-    for (const auto& [path, bytes] : want) {
-      ASSERT_TRUE(got.contains(path)) << path;
-      ASSERT_TRUE(got.at(path) == bytes) << path << " differs";
-    }
+    ExpectSplitEqualsWhole(whole, *expected,
+                           (root_ / ("split" + std::to_string(parts) + ".zarrvectors")).string(),
+                           options, parts);
   }
   // A store already there is refused before any meshing, without overwrite.
   const Status again = MeshJobPart(context_, zarr_, whole, options, 0, 2);
@@ -302,27 +211,7 @@ TEST_F(MeshJobsApi, AVectorsJobWritesTheStoreOfOneProcess) {
   EXPECT_EQ(again.field(), "overwrite");
   EXPECT_NE(Message(again).find("whole.zarrvectors"), std::string::npos) << again.ToString();
 
-  const std::string ranks = (root_ / "ranks.zarrvectors").string();
-  ThreadRanks job(3);
-  std::vector<Result<MeshSummary>> results(3, Status::Internal("not run"));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 3; ++r) {
-    threads.emplace_back([&, r] {
-      Context context;
-      ThreadRanks::Rank rank(job, r);
-      MeshOptions own = options;
-      own.ranks = &rank;
-      results[static_cast<std::size_t>(r)] = GenerateMeshes(context, zarr_, ranks, own);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const auto& result : results) {
-    ASSERT_TRUE(result.ok()) << result.status().ToString();
-    EXPECT_EQ(result->segments, expected->segments);
-    EXPECT_EQ(result->triangles, expected->triangles);
-    EXPECT_TRUE(result->mesh_dir.empty());
-  }
-  EXPECT_EQ(Files(ranks), want);
+  ExpectRanksEqualWhole(whole, *expected, (root_ / "ranks.zarrvectors").string(), options);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // libFuzzer target: a split skeleton job's scratch objects (pipelines/
 // skeletons/skeleton_scratch.h) from arbitrary bytes. Decoding must return a
 // table or an error; a decoded label table's boxes lie inside the volume and
-// hold their voxel counts, and both kinds encode back to the same bytes.
+// hold their voxel counts, a decoded part's skeletons (a vectors job's) are
+// in label order, each with its figures, and both kinds encode back to the
+// same bytes.
 #include <cstdlib>
 
 #include "pipelines/skeletons/skeleton_scratch.h"
@@ -28,7 +30,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (EncodeLabelTable(stamp, *table).size() != size) std::abort();
     }
     auto part = DecodeSkeletonizedPart(bytes, stamp, "fuzz/skeletonized/0");
-    if (part.ok() && EncodeSkeletonizedPart(stamp, *part).size() != size) std::abort();
+    if (part.ok()) {
+      std::uint64_t previous = 0;
+      for (const Skeleton& skeleton : part->skeletons) {
+        if (skeleton.label <= previous || !part->labels.contains(skeleton.label)) std::abort();
+        previous = skeleton.label;
+      }
+      if (EncodeSkeletonizedPart(stamp, *part).size() != size) std::abort();
+    }
   }
   return 0;
 }

@@ -4,7 +4,6 @@ leaves nothing behind."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import chunkwise
@@ -12,25 +11,7 @@ import chunkwise.dask as cwd
 import dask
 import numpy as np
 import pytest
-
-
-def _segmentation(path: Path, shape_zyx: tuple[int, int, int]) -> str:
-    """An empty precomputed segmentation (only its info) of the given size."""
-    path.mkdir()
-    info = {
-        "@type": "neuroglancer_multiscale_volume",
-        "type": "segmentation",
-        "data_type": "uint64",
-        "num_channels": 1,
-        "scales": [{"key": "s0", "size": list(reversed(shape_zyx)), "resolution": [8, 8, 30],
-                    "voxel_offset": [3, 0, -2], "chunk_sizes": [[8, 8, 8]], "encoding": "raw"}],
-    }
-    (path / "info").write_text(json.dumps(info))
-    return str(path)
-
-
-def _files(root: str) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in Path(root).rglob("*") if p.is_file()}
+from split_jobs import assert_tasks_equal_one_process, files, segmentation
 
 
 @pytest.fixture
@@ -50,16 +31,12 @@ def source(tmp_path: Path) -> str:
 @pytest.mark.parametrize("format", ["legacy", "multires-sharded"])
 def test_tasks_write_the_bytes_of_one_process(source: str, tmp_path: Path, format: str) -> None:
     options = {"format": format, "chunk": [8, 8, 8], "lods": 2, "threads": 1}
-    whole = _segmentation(tmp_path / "whole", (32, 32, 32))
-    expected = chunkwise.mesh(source, whole, **options)
-    assert expected["segments"] > 4096
-    split = _segmentation(tmp_path / "split", (32, 32, 32))
-    with dask.config.set(scheduler="threads"):
-        summary = cwd.mesh(source, split, tasks=3, **options)
-    assert summary == expected
-    want, got = _files(whole), _files(split)
-    assert sorted(got) == sorted(want)  # No scratch object is left.
-    assert [name for name in want if got[name] != want[name]] == []
+    want = assert_tasks_equal_one_process(
+        lambda dest: chunkwise.mesh(source, dest, **options),
+        lambda dest, tasks: cwd.mesh(source, dest, tasks=tasks, **options),
+        segmentation(tmp_path / "whole", (32, 32, 32), (3, 0, -2)),
+        segmentation(tmp_path / "split", (32, 32, 32), (3, 0, -2)))
+    assert sum(name.startswith("mesh/") for name in want) >= 2
     if format == "multires-sharded":
         assert "mesh/1.shard" in want
 
@@ -67,25 +44,21 @@ def test_tasks_write_the_bytes_of_one_process(source: str, tmp_path: Path, forma
 def test_tasks_write_the_vectors_store_of_one_process(source: str, tmp_path: Path) -> None:
     """A zarr-vectors mesh store (#41), both levels, byte for byte; no scratch object left."""
     options = {"format": "vectors", "chunk": [8, 8, 8], "lods": 2, "threads": 1}
-    whole, split = str(tmp_path / "whole.zarrvectors"), str(tmp_path / "split.zarrvectors")
-    expected = chunkwise.mesh(source, whole, **options)
-    with dask.config.set(scheduler="threads"):
-        summary = cwd.mesh(source, split, tasks=3, **options)
-    assert summary == expected
-    want, got = _files(whole), _files(split)
+    want = assert_tasks_equal_one_process(
+        lambda dest: chunkwise.mesh(source, dest, **options),
+        lambda dest, tasks: cwd.mesh(source, dest, tasks=tasks, **options),
+        str(tmp_path / "whole.zarrvectors"), str(tmp_path / "split.zarrvectors"))
     assert "1/zarr.json" in want
-    assert sorted(got) == sorted(want)
-    assert [name for name in want if got[name] != want[name]] == []
 
 
 def test_a_failed_task_leaves_nothing(source: str, tmp_path: Path) -> None:
-    dest = _segmentation(tmp_path / "seg", (32, 32, 32))
-    before = _files(dest)
+    dest = segmentation(tmp_path / "seg", (32, 32, 32), (3, 0, -2))
+    before = files(dest)
     # A chunk shape of 0 is refused by every task of the first round.
     with dask.config.set(scheduler="sync"), pytest.raises(chunkwise.InvalidArgumentError,
                                                           match="chunk"):
         cwd.mesh(source, dest, tasks=2, chunk=[0, 8, 8])
-    assert _files(dest) == before
+    assert files(dest) == before
     with pytest.raises(TypeError, match="colour"):
         cwd.mesh(source, dest, tasks=2, colour="red")
     with pytest.raises(ValueError, match="tasks"):

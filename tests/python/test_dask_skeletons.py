@@ -4,7 +4,6 @@ process, and a failed task leaves nothing behind."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import chunkwise
@@ -12,25 +11,7 @@ import chunkwise.dask as cwd
 import dask
 import numpy as np
 import pytest
-
-
-def _segmentation(path: Path, shape_zyx: tuple[int, int, int]) -> str:
-    """An empty precomputed segmentation (only its info) of the given size."""
-    path.mkdir()
-    info = {
-        "@type": "neuroglancer_multiscale_volume",
-        "type": "segmentation",
-        "data_type": "uint64",
-        "num_channels": 1,
-        "scales": [{"key": "s0", "size": list(reversed(shape_zyx)), "resolution": [8, 8, 30],
-                    "voxel_offset": [0, 0, 0], "chunk_sizes": [[8, 8, 8]], "encoding": "raw"}],
-    }
-    (path / "info").write_text(json.dumps(info))
-    return str(path)
-
-
-def _files(root: str) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in Path(root).rglob("*") if p.is_file()}
+from split_jobs import assert_tasks_equal_one_process, files, segmentation
 
 
 @pytest.fixture
@@ -51,31 +32,50 @@ def source(tmp_path: Path) -> str:
 @pytest.mark.parametrize("format", ["precomputed", "precomputed-sharded"])
 def test_tasks_write_the_bytes_of_one_process(source: str, tmp_path: Path, format: str) -> None:
     options = {"format": format, "voxel_size": [8, 8, 30], "const": 20, "threads": 1}
-    whole = _segmentation(tmp_path / "whole", (24, 32, 32))
-    expected = chunkwise.skeletonize(source, whole, **options)
-    assert expected["labels"] > 4096
-    split = _segmentation(tmp_path / "split", (24, 32, 32))
-    with dask.config.set(scheduler="threads"):
-        summary = cwd.skeletonize(source, split, tasks=3, **options)
-    assert summary == expected
-    want, got = _files(whole), _files(split)
-    assert sorted(got) == sorted(want)  # No scratch object is left.
-    assert [name for name in want if got[name] != want[name]] == []
+    want = assert_tasks_equal_one_process(
+        lambda dest: chunkwise.skeletonize(source, dest, **options),
+        lambda dest, tasks: cwd.skeletonize(source, dest, tasks=tasks, **options),
+        segmentation(tmp_path / "whole", (24, 32, 32)),
+        segmentation(tmp_path / "split", (24, 32, 32)))
+    assert sum(name.startswith("skeletons/") for name in want) >= 2
     if format == "precomputed-sharded":
         assert "skeletons/1.shard" in want
 
 
+def test_tasks_write_the_vectors_store_of_one_process(source: str, tmp_path: Path) -> None:
+    """A zarr-vectors skeleton store (#41), byte for byte; no scratch object left."""
+    options = {"format": "vectors", "voxel_size": [8, 8, 30], "const": 20, "threads": 1,
+               "chunk_shape": [64, 64, 240]}
+    counts = []
+
+    def one_process(dest: str) -> dict:
+        counts.append(chunkwise.skeletonize(source, dest, **options))
+        return counts[-1]
+
+    want = assert_tasks_equal_one_process(
+        one_process, lambda dest, tasks: cwd.skeletonize(source, dest, tasks=tasks, **options),
+        str(tmp_path / "whole.zarrvectors"), str(tmp_path / "split.zarrvectors"))
+    assert counts[0]["labels"] > 4096 and counts[0]["files"] > 1
+    assert "zarr.json" in want and not any(".chunkwise-scratch" in name for name in want)
+
+
 def test_a_failed_task_leaves_nothing(source: str, tmp_path: Path) -> None:
-    dest = _segmentation(tmp_path / "seg", (24, 32, 32))
-    before = _files(dest)
+    dest = segmentation(tmp_path / "seg", (24, 32, 32))
+    before = files(dest)
     # The tube needs more than 10 kB (a small label 2640 bytes): the task that owns it
     # refuses, naming it.
     with dask.config.set(scheduler="sync"), pytest.raises(chunkwise.ResourceExhaustedError,
                                                           match="label 70001 needs"):
         cwd.skeletonize(source, dest, tasks=2, max_memory=10000)
-    assert _files(dest) == before
-    with pytest.raises(chunkwise.UnsupportedError, match="vectors"):
-        cwd.skeletonize(source, str(tmp_path / "v"), tasks=2, format="vectors")
+    assert files(dest) == before
+    # A vectors store already there is refused by the first round, naming it.
+    store = str(tmp_path / "v.zarrvectors")
+    chunkwise.skeletonize(source, store, format="vectors", labels=[70001])
+    before = files(store)
+    with dask.config.set(scheduler="sync"), pytest.raises(chunkwise.InvalidArgumentError,
+                                                          match="v.zarrvectors.*overwrite"):
+        cwd.skeletonize(source, store, tasks=2, format="vectors")
+    assert files(store) == before
     with pytest.raises(TypeError, match="colour"):
         cwd.skeletonize(source, dest, tasks=2, colour="red")
     with pytest.raises(ValueError, match="tasks"):

@@ -14,29 +14,11 @@ import numpy as np
 import pytest
 
 import chunkwise
+from split_jobs import segmentation
 
 
 def _segmentation(path: pathlib.Path, shape_zyx: tuple[int, int, int]) -> str:
-    """An empty precomputed segmentation (only its info) of the given size."""
-    path.mkdir()
-    info = {
-        "@type": "neuroglancer_multiscale_volume",
-        "type": "segmentation",
-        "data_type": "uint64",
-        "num_channels": 1,
-        "scales": [
-            {
-                "key": "s0",
-                "size": list(reversed(shape_zyx)),
-                "resolution": [8, 8, 8],
-                "voxel_offset": [0, 0, 0],
-                "chunk_sizes": [[8, 8, 8]],
-                "encoding": "raw",
-            }
-        ],
-    }
-    (path / "info").write_text(json.dumps(info))
-    return str(path)
+    return segmentation(path, shape_zyx, resolution=(8, 8, 8))
 
 
 @pytest.fixture

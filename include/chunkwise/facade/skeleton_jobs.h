@@ -16,9 +16,15 @@
 //   3. FinishSkeletonJob(parts), once, after step 2 is done by all: the
 //      skeleton info and the segmentation's info last.
 //
-// Every step takes the same source, destination and options (format
-// "vectors": Unsupported); after a failed step, AbandonSkeletonJob erases
-// what the job wrote. A step run twice does its work again.
+// With format "vectors" the destination is a new zarr-vectors skeleton
+// store (refused in step 1 when it holds keys, unless overwrite): step 2
+// keeps its labels' skeletons in scratch objects under
+// "<store>/.chunkwise-scratch/", and step 3 writes the whole store, the
+// bytes Skeletonize writes in one process.
+//
+// Every step takes the same source, destination and options; after a
+// failed step, AbandonSkeletonJob erases what the job wrote. A step run
+// twice does its work again.
 #ifndef CHUNKWISE_FACADE_SKELETON_JOBS_H_
 #define CHUNKWISE_FACADE_SKELETON_JOBS_H_
 
@@ -32,7 +38,8 @@
 namespace chunkwise {
 
 // Step 1. Skeletonize's errors about the options, source and destination;
-// InvalidArgument (field "part") for a part outside 0 .. parts - 1.
+// InvalidArgument (field "part") for a part outside 0 .. parts - 1; vectors:
+// InvalidArgument (field "overwrite") naming a store that holds keys.
 // Progress counts the part's voxels.
 Status ScanSkeletonJobPart(const Context& context, std::string_view source_url,
                            std::string_view dest_url, const SkeletonizeOptions& options, int part,

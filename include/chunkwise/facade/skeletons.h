@@ -49,16 +49,19 @@ struct SkeletonizeOptions {
   // vectors: the store's chunk shape x, y, z in nanometres; absent: 128
   // voxels on each axis.
   std::optional<std::array<double, 3>> vectors_chunk_shape;
-  // The most one label's skeleton may hold in memory at once, in bytes (its
-  // bounding box padded by one voxel, at 55 bytes a voxel); 0: the
-  // process's memory. Over it: ResourceExhausted (field "max_memory")
-  // naming the label and what it needs, before anything is read.
+  // The most one label's skeleton may hold in memory at once, in bytes; 0:
+  // 1 GiB. A label whose bounding box padded by one voxel needs more (55
+  // bytes a voxel) is skeletonized in overlapping blocks that fit, merged
+  // into one tree per connected piece (docs/scale.md, "Labels larger than
+  // the budget"). A limit too small for the smallest block (about 183 KiB):
+  // ResourceExhausted (field "max_memory") naming the label and what it
+  // needs, before anything is read.
   std::uint64_t max_memory = 0;
   // The job's ranks (facade/job_ranks.h); null or one rank: this process
   // alone. More: the job is split as facade/skeleton_jobs.h describes, each
   // rank scanning its share of the chunks and skeletonizing the labels it
-  // owns; rank 0 writes the infos. The same bytes either way. Not with
-  // "vectors" (Unsupported).
+  // owns; rank 0 writes the infos (vectors: the whole store). The same
+  // bytes either way.
   core::Communicator* ranks = nullptr;
 };
 

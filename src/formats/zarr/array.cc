@@ -602,38 +602,58 @@ Result<std::vector<bool>> Array::ReadChunks(std::span<const ChunkTransfer> trans
   const bool streaming = out_bytes >= kStreamingReadBytes;
   // Not vector<bool>: its elements share bytes, and the pool writes them at once.
   std::vector<std::uint8_t> stored(transfers.size(), 0);
+  const auto add_progress = [&](const ChunkOverlap& overlap) {
+    if (progress_ != nullptr) {
+      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
+    }
+  };
+  // The transfers left to read. With the cache on, those whose every
+  // needed chunk it holds are copied out here first, before any store
+  // request and with no thread woken, as ReadInto does: a pipeline's batch
+  // over chunks a viewer or a training loop read before costs no wait.
+  std::vector<std::size_t> pending;
+  pending.reserve(overlaps.size());
+  for (std::size_t i = 0; i < overlaps.size(); ++i) {
+    const ChunkOverlap& overlap = overlaps[i];
+    if (overlap.array.IsEmpty()) continue;
+    if (cache_->enabled()) {
+      const core::StridedDestination target{out, out_shape, overlap.region_local.start(),
+                                            streaming};
+      if (objects_->ReadIfCached(ChunkKey(overlap.chunk), overlap.chunk_local, target)) {
+        stored[i] = 1;  // Only stored chunks are kept.
+        add_progress(overlap);
+        continue;
+      }
+    }
+    pending.push_back(i);
+  }
   if (objects_->batches_reads()) {
     // Chunks over a remote store: requests in batches, decoding on the pool.
     std::vector<ChunkOverlap> nonempty;
     std::vector<std::string> keys;
     std::vector<std::size_t> index;  // The transfer of each of `nonempty`.
-    for (std::size_t i = 0; i < overlaps.size(); ++i) {
-      if (overlaps[i].array.IsEmpty()) continue;
+    for (const std::size_t i : pending) {
       nonempty.push_back(overlaps[i]);
       keys.push_back(ChunkKey(overlaps[i].chunk));
       index.push_back(i);
     }
     std::vector<std::uint8_t> found(nonempty.size(), 0);
-    CHUNKWISE_RETURN_IF_ERROR(ReadOverlapsBatched(
-        *objects_, nonempty, keys, out, out_shape, streaming, ShardContext(), found,
-        [&](std::size_t j) -> Status {
-          if (progress_ != nullptr) {
-            progress_->Add(nonempty[j].array.num_elements() * metadata_.data_type.size());
-          }
-          return Status::Ok();
-        }));
+    CHUNKWISE_RETURN_IF_ERROR(ReadOverlapsBatched(*objects_, nonempty, keys, out, out_shape,
+                                                  streaming, ShardContext(), found,
+                                                  [&](std::size_t j) -> Status {
+                                                    add_progress(nonempty[j]);
+                                                    return Status::Ok();
+                                                  }));
     for (std::size_t j = 0; j < index.size(); ++j) stored[index[j]] = found[j];
     return std::vector<bool>(stored.begin(), stored.end());
   }
-  CHUNKWISE_RETURN_IF_ERROR(pool_->ParallelFor(overlaps.size(), [&](std::size_t i) -> Status {
+  CHUNKWISE_RETURN_IF_ERROR(pool_->ParallelFor(pending.size(), [&](std::size_t j) -> Status {
+    const std::size_t i = pending[j];
     const ChunkOverlap& overlap = overlaps[i];
-    if (overlap.array.IsEmpty()) return Status::Ok();
     const core::StridedDestination target{out, out_shape, overlap.region_local.start(), streaming};
     CHUNKWISE_ASSIGN_OR_RETURN(const bool present, ReadObject(overlap, target));
     stored[i] = present;
-    if (progress_ != nullptr) {
-      progress_->Add(overlap.array.num_elements() * metadata_.data_type.size());
-    }
+    add_progress(overlap);
     return Status::Ok();
   }));
   return std::vector<bool>(stored.begin(), stored.end());

@@ -13,6 +13,7 @@
 #include "core/ravel.h"
 #include "store/batched_gets.h"
 #include "store/range_coalescing.h"
+#include "store/reader_of_version.h"
 #include "store/update_object.h"
 
 namespace chunkwise::formats::zarr {
@@ -438,8 +439,14 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
   core::BufferPool::Lease fetched;
   if (!fetched_at.empty()) {
     if (parent_.capabilities().efficient_ranges) {
-      if (reader == nullptr) {
-        CHUNKWISE_ASSIGN_OR_RETURN(reader, parent_.OpenReader(key_));
+      const bool index_was_kept = reader == nullptr;
+      if (index_was_kept) {
+        // A reader of the version the kept index describes: over HTTP made
+        // without a request (no GET of the tail to learn the size and ETag
+        // again), its reads pinned to the ETag; a file is opened and compared.
+        CHUNKWISE_ASSIGN_OR_RETURN(
+            reader,
+            store::OpenReaderOfVersion(parent_, key_, indexed->shard_bytes, indexed->generation));
       }
       // Another version than the index's: a write raced this read (ours
       // drops the index once done). Read it as without a cache, index and
@@ -447,8 +454,15 @@ Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
       if (reader == nullptr || !indexed->Describes(*reader)) {
         return ReadRegionFromStore(box, destination, context);
       }
-      CHUNKWISE_ASSIGN_OR_RETURN(fetched, FetchRanges(*reader, fetched_at, context.buffers,
-                                                      LimitsFor(parent_, context.coalescing)));
+      Result<core::BufferPool::Lease> ranges =
+          FetchRanges(*reader, fetched_at, context.buffers, LimitsFor(parent_, context.coalescing));
+      if (index_was_kept && !ranges.ok() && ranges.status().code() == StatusCode::kNotFound) {
+        // The pinned version is gone (another writer's change, which the
+        // cache does not see): what it kept of the shard is stale.
+        cache_->Invalidate(key_);
+        return ReadRegionFromStore(box, destination, context);
+      }
+      CHUNKWISE_ASSIGN_OR_RETURN(fetched, std::move(ranges));
     } else {  // One request for the whole shard, as without a cache.
       CHUNKWISE_ASSIGN_OR_RETURN(whole, parent_.Get(key_));
       if (!whole) return ReadRegionFromStore(box, destination, context);

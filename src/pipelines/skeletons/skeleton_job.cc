@@ -1,12 +1,14 @@
 #include "pipelines/skeletons/skeleton_job.h"
 
 #include <algorithm>
-#include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "core/memory_limit.h"
 #include "formats/precomputed/segment_shards.h"
+#include "pipelines/skeletons/blocked_skeleton.h"
+#include "pipelines/skeletons/label_loop.h"
 #include "pipelines/skeletons/source_chunks.h"
 
 namespace chunkwise::pipelines::skeletons {
@@ -112,6 +114,7 @@ Status CheckPart(const SkeletonJob& job, int part) {
 // makes them; later steps find the job's own files).
 Result<SkeletonDestination> Destination(const store::Store& store, const SkeletonJob& job,
                                         bool check) {
+  if (job.vectors) return SkeletonDestination();  // The store itself, checked by the caller.
   WriteSkeletonsOptions output = job.output;
   if (!check) output.overwrite = true;
   return CheckSkeletonDestination(store, output);
@@ -236,26 +239,28 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
                                                     const LabelWork& work,
                                                     const CropSkeletonOptions& options,
                                                     const std::string& where) {
-  for (const auto& [label, extent] : work) {
+  // Labels whose padded box needs more than the budget go in blocks
+  // (blocked_skeleton.h); a budget too small for the smallest block is
+  // refused here, before anything is read.
+  const std::uint64_t budget = options.max_memory > 0 ? options.max_memory : kDefaultLabelMemory;
+  std::vector<std::optional<BlockPlan>> plans(work.size());
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const auto& [label, extent] = work[i];
     const std::uint64_t need = CropBytes(extent);
-    if (options.max_memory > 0 && need > options.max_memory) {
+    const std::string what = where + ": label " + std::to_string(label);
+    if (need > budget) {
       LabelCrop crop;
       crop.box = extent.box;
       const std::array<std::int64_t, 3> d = crop.dims();
-      return Status::ResourceExhausted(
-                 where + ": label " + std::to_string(label) + " needs " + Mib(need) +
-                 " (its bounding box padded by one voxel, " + std::to_string(d[2]) + " x " +
-                 std::to_string(d[1]) + " x " + std::to_string(d[0]) + " voxels, at " +
-                 std::to_string(kCropBytesPerVoxel) + " bytes a voxel), over the limit of " +
-                 Mib(options.max_memory))
-          .WithField("max_memory");
+      CHUNKWISE_ASSIGN_OR_RETURN(
+          plans[i], PlanBlocks(budget, what + " needs " + Mib(need) +
+                                           " (its bounding box padded by one voxel, " +
+                                           std::to_string(d[2]) + " x " + std::to_string(d[1]) +
+                                           " x " + std::to_string(d[0]) + " voxels, at " +
+                                           std::to_string(kCropBytesPerVoxel) + " bytes a voxel)"));
     }
-    CHUNKWISE_RETURN_IF_ERROR(
-        core::CheckAllocation(need, where + ": the skeleton of label " + std::to_string(label)));
+    CHUNKWISE_RETURN_IF_ERROR(core::CheckAllocation(std::min(need, budget), what + "'s skeleton"));
   }
-  // One workspace per thread at a time, reused from label to label.
-  std::mutex workspaces_mutex;
-  std::vector<TeasarWorkspacePtr> workspaces;
   std::vector<Skeleton> out(work.size());
   // A lone label spreads its field's lines instead.
   core::ThreadPool* field_pool = work.size() == 1 ? options.pool : nullptr;
@@ -268,35 +273,22 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return work[a].second.box.start < work[b].second.box.start;
   });
-  auto one = [&](std::size_t k) -> Status {
-    const std::size_t i = order[k];
-    if (options.cancellation != nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
-    }
-    CHUNKWISE_ASSIGN_OR_RETURN(const LabelCrop crop,
-                               ReadCrop(source, chunks, work[i].first, work[i].second, where));
-    TeasarWorkspacePtr workspace;
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      if (!workspaces.empty()) {
-        workspace = std::move(workspaces.back());
-        workspaces.pop_back();
-      }
-    }
-    if (workspace == nullptr) workspace = NewTeasarWorkspace();
-    out[i] = SkeletonizeCrop(crop, placement, options.params, *workspace, field_pool);
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      workspaces.push_back(std::move(workspace));
-    }
-    if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
-    return Status();
-  };
-  if (options.pool != nullptr && work.size() > 1) {
-    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(work.size(), one));
-  } else {
-    for (std::size_t i = 0; i < work.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(one(i));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
+      work.size(), options.pool, options.cancellation, "skeletonizing " + where,
+      [&](std::size_t k, TeasarWorkspace& workspace) -> Status {
+        const std::size_t i = order[k];
+        if (plans[i]) {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              out[i], SkeletonizeInBlocks(source, chunks, work[i].first, work[i].second, *plans[i],
+                                          options.params, workspace, where));
+        } else {
+          CHUNKWISE_ASSIGN_OR_RETURN(
+              const LabelCrop crop, ReadCrop(source, chunks, work[i].first, work[i].second, where));
+          out[i] = SkeletonizeCrop(crop, placement, options.params, workspace, field_pool);
+        }
+        if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
+        return Status();
+      }));
   return out;
 }
 
@@ -364,59 +356,87 @@ Status SkeletonizeJobPart(const SkeletonSource& source, store::Store& store, con
   for (std::size_t i = 0; i < work.size(); ++i) {
     if (owners[i] == part) owned.push_back(work[i]);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<Skeleton> skeletons,
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<Skeleton> skeletons,
                              SkeletonizeFromSource(source, owned, job.skeletonize, job.where));
-  const pc::ShardingSpec sharding = pc::SegmentSharding(work.size());
-  CHUNKWISE_ASSIGN_OR_RETURN(
-      const WrittenSkeletons written,
-      WriteSkeletonFiles(store, destination, skeletons, job.output, sharding));
   SkeletonizedPart figures;
-  figures.files = written.files;
-  figures.bytes = written.bytes;
+  if (!job.vectors) {
+    const pc::ShardingSpec sharding = pc::SegmentSharding(work.size());
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const WrittenSkeletons written,
+        WriteSkeletonFiles(store, destination, skeletons, job.output, sharding));
+    figures.files = written.files;
+    figures.bytes = written.bytes;
+  }
   for (std::size_t i = 0; i < owned.size(); ++i) {
     const Skeleton& s = skeletons[i];
     figures.labels[s.label] = {owned[i].second.voxels, s.vertices.size(), s.edges.size(),
                                CableLength(s)};
   }
+  if (job.vectors) figures.skeletons = std::move(skeletons);
   return store.Set(PartKey(destination, part), EncodeSkeletonizedPart(Stamp(job, part), figures));
 }
 
 namespace {
 
-Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
-  CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonDestination destination, Destination(store, job, false));
+// Every part's step 2 object, gathered: the labels' figures and the
+// summary's sums in label order, as one process sums them; a vectors job's
+// skeletons in label order.
+struct GatheredParts {
   std::map<std::uint64_t, LabelFigures> labels;
   WrittenSkeletons written;
-  written.prefix = destination.prefix;
+  SkeletonJobSummary summary;
+  std::map<std::uint64_t, Skeleton> skeletons;
+};
+
+Result<GatheredParts> GatherParts(const store::Store& store, const SkeletonDestination& destination,
+                                  const SkeletonJob& job) {
+  GatheredParts out;
+  out.written.prefix = destination.prefix;
   for (int p = 0; p < job.parts; ++p) {
     const std::string key = PartKey(destination, p);
     CHUNKWISE_ASSIGN_OR_RETURN(const Bytes bytes, ReadScratch(store, key));
-    CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonizedPart part,
+    CHUNKWISE_ASSIGN_OR_RETURN(SkeletonizedPart part,
                                DecodeSkeletonizedPart(bytes, Stamp(job, p), store.Describe(key)));
-    written.files += part.files;
-    written.bytes += part.bytes;
+    out.written.files += part.files;
+    out.written.bytes += part.bytes;
     for (const auto& [label, figures] : part.labels) {
-      if (!labels.emplace(label, figures).second) {
+      if (!out.labels.emplace(label, figures).second) {
         return Status::Corruption(store.Describe(key) + ": label " + std::to_string(label) +
                                   " was skeletonized by another part too");
       }
     }
+    if (job.vectors && part.skeletons.size() != part.labels.size()) {
+      return Status::Corruption(store.Describe(key) + ": " + std::to_string(part.skeletons.size()) +
+                                " skeletons of " + std::to_string(part.labels.size()) + " labels");
+    }
+    for (Skeleton& skeleton : part.skeletons) {
+      const std::uint64_t label = skeleton.label;
+      out.skeletons.emplace(label, std::move(skeleton));
+    }
   }
-  const pc::ShardingSpec sharding = pc::SegmentSharding(labels.size());
+  for (const auto& [label, figures] : out.labels) {
+    ++out.summary.labels;
+    out.summary.voxels += figures.voxels;
+    out.summary.vertices += figures.vertices;
+    out.summary.edges += figures.edges;
+    out.summary.cable_length += figures.cable_length;
+  }
+  return out;
+}
+
+Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
+  CHUNKWISE_ASSIGN_OR_RETURN(const SkeletonDestination destination, Destination(store, job, false));
+  CHUNKWISE_ASSIGN_OR_RETURN(GatheredParts gathered, GatherParts(store, destination, job));
+  const pc::ShardingSpec sharding = pc::SegmentSharding(gathered.labels.size());
   std::vector<std::string> file_keys;
-  SkeletonJobSummary summary;
-  // Summed in label order, as one process sums them.
-  for (const auto& [label, figures] : labels) {
+  for (const auto& [label, figures] : gathered.labels) {
     file_keys.push_back(SkeletonFileKey(destination, job.output, sharding, label));
-    ++summary.labels;
-    summary.voxels += figures.voxels;
-    summary.vertices += figures.vertices;
-    summary.edges += figures.edges;
-    summary.cable_length += figures.cable_length;
   }
+  WrittenSkeletons& written = gathered.written;
   CHUNKWISE_RETURN_IF_ERROR(
       FinishSkeletonOutput(store, destination, job.output, sharding, file_keys, written));
   EraseScratch(store, destination);
+  SkeletonJobSummary summary = gathered.summary;
   summary.files = written.files;
   summary.bytes = written.bytes;
   summary.prefix = written.prefix;
@@ -427,16 +447,31 @@ Result<SkeletonJobSummary> Finish(store::Store& store, const SkeletonJob& job) {
 
 Result<SkeletonJobSummary> FinishSkeletonJob(store::Store& store, const SkeletonJob& job) {
   CHUNKWISE_RETURN_IF_ERROR(CheckPart(job, 0));
+  if (job.vectors) return Status::Internal("FinishSkeletonJob of a vectors job");
   Result<SkeletonJobSummary> finished = Finish(store, job);
   // Nothing half published: what the parts wrote goes too.
   if (!finished.ok()) AbandonSkeletonJob(store, job, true);
   return finished;
 }
 
+Result<VectorSkeletonJob> FinishVectorSkeletonJob(store::Store& store, const SkeletonJob& job) {
+  CHUNKWISE_RETURN_IF_ERROR(CheckPart(job, 0));
+  if (!job.vectors) return Status::Internal("FinishVectorSkeletonJob of a job that is not vectors");
+  const SkeletonDestination destination;
+  Result<GatheredParts> gathered = GatherParts(store, destination, job);
+  EraseScratch(store, destination);
+  CHUNKWISE_RETURN_IF_ERROR(gathered.status());
+  VectorSkeletonJob out;
+  out.summary = gathered->summary;
+  out.skeletons.reserve(gathered->skeletons.size());
+  for (auto& [label, skeleton] : gathered->skeletons) out.skeletons.push_back(std::move(skeleton));
+  return out;
+}
+
 void AbandonSkeletonJob(store::Store& store, const SkeletonJob& job, bool skeletonized) {
   const Result<SkeletonDestination> destination = Destination(store, job, false);
   if (!destination.ok()) return;
-  if (skeletonized) {
+  if (skeletonized && !job.vectors) {
     LabelTable table;
     bool whole = true;
     for (int p = 0; p < job.parts && whole; ++p) {

@@ -1,7 +1,9 @@
 // Skeletons of a label volume read box by box, never whole (docs/scale.md,
 // "Skeletons"), in one process or split into parts for a job's MPI ranks or
 // Dask tasks. The skeletons are SkeletonizeLabel's over the whole volume,
-// byte for byte (teasar.h, CropDistanceToBoundary), in three steps:
+// byte for byte (teasar.h, CropDistanceToBoundary), except for labels too
+// large for the memory budget, which go in blocks (blocked_skeleton.h); in
+// three steps:
 //
 //   1. scan, split by chunk: each part reads a contiguous range of the
 //      source's chunks (C order of the chunk grid) and records per label its
@@ -10,11 +12,17 @@
 //   2. skeletonize, split by label: every part merges the tables, picks the
 //      labels (all, or those asked for), and skeletonizes the labels it owns,
 //      each from the source's voxels under the label's box padded by one
-//      voxel: memory follows the largest label's box, not the volume. A
+//      voxel: memory follows the largest label's box (or, over the budget,
+//      a block), not the volume. A
 //      job's part writes its labels' files (sharded: whole shard files) and
 //      "<scratch>/skeletonized/<part>", its figures.
 //   3. finish: the infos last (WriteSkeletons' order), stale files erased
 //      with overwrite, the scratch folder erased.
+//
+// A zarr-vectors job (SkeletonJob::vectors) differs in steps 2 and 3: a part
+// keeps its labels' skeletons in "<scratch>/skeletonized/<part>", and the
+// last step hands them all to the caller, which writes the store whole. Its
+// scratch folder is "<store>/.chunkwise-scratch/".
 //
 // Owners: labels (sharded: shard files of the sharding of the job's label
 // count, which every part knows after the scan) go, largest padded box
@@ -77,18 +85,24 @@ using LabelWork = std::vector<std::pair<std::uint64_t, LabelExtent>>;
 Result<LabelWork> SelectLabels(const LabelTable& table, const std::vector<std::uint64_t>& asked,
                                const std::string& where);
 
+// The most one label holds at once when no max_memory is given.
+inline constexpr std::uint64_t kDefaultLabelMemory = std::uint64_t{1} << 30;
+
 struct CropSkeletonOptions {
   TeasarParams params;
-  // The most one label may hold at once (CropBytes); 0: the process's memory.
+  // The most one label may hold at once; 0: kDefaultLabelMemory. A label
+  // whose CropBytes exceed it is skeletonized in blocks that fit it
+  // (blocked_skeleton.h).
   std::uint64_t max_memory = 0;
   core::ThreadPool* pool = nullptr;            // labels in parallel; null: one at a time
   core::ProgressReporter* progress = nullptr;  // told of each label's voxels
   const core::Cancellation* cancellation = nullptr;
 };
 // Step 2's work: the skeletons of `work`'s labels, in its order, each from
-// its padded box of `source`. ResourceExhausted (field "max_memory") naming
-// a label whose CropBytes exceed max_memory, or OutOfRange one over the
-// process's memory, before anything is read.
+// its padded box of `source`, or in blocks where that box needs more than
+// max_memory. ResourceExhausted (field "max_memory") naming a label over a
+// max_memory too small even for the smallest block, or OutOfRange one over
+// the process's memory, before anything is read.
 Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source,
                                                     const LabelWork& work,
                                                     const CropSkeletonOptions& options,
@@ -106,6 +120,9 @@ struct SkeletonJob {
   CropSkeletonOptions skeletonize;  // step 2; its progress counts owned labels' voxels
   core::ProgressReporter* scan_progress = nullptr;  // step 1: chunks' voxels
   std::string where;                                // the source, in errors
+  // A zarr-vectors skeleton store instead of skeleton files: `output` is
+  // not used, no destination is checked (the caller checks the store).
+  bool vectors = false;
 };
 
 struct SkeletonJobSummary {
@@ -128,8 +145,17 @@ Status SkeletonizeJobPart(const SkeletonSource& source, store::Store& store, con
                           int part);
 // Step 3, once every part has done step 2. Errors as step 2.
 Result<SkeletonJobSummary> FinishSkeletonJob(store::Store& store, const SkeletonJob& job);
+// Step 3 of a vectors job, once every part has done step 2: every label's
+// skeleton in label order and the job's figures (no files or bytes), as one
+// process would have them; the scratch folder is erased. Errors as step 2.
+struct VectorSkeletonJob {
+  SkeletonJobSummary summary;
+  std::vector<Skeleton> skeletons;
+};
+Result<VectorSkeletonJob> FinishVectorSkeletonJob(store::Store& store, const SkeletonJob& job);
 // After a failed step: erases the scratch folder and, when `skeletonized`
-// (step 2 may have run), the files of the labels step 1 found. Errors are ignored.
+// (step 2 may have run), the files of the labels step 1 found (a vectors job
+// has none before its caller writes the store). Errors are ignored.
 void AbandonSkeletonJob(store::Store& store, const SkeletonJob& job, bool skeletonized);
 
 }  // namespace chunkwise::pipelines::skeletons

@@ -3,12 +3,15 @@
 #include <bit>
 #include <cstring>
 #include <string_view>
+#include <utility>
+
+#include "formats/precomputed/skeleton_file.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace {
 
 constexpr std::string_view kTableMagic = "CWSKTAB1";
-constexpr std::string_view kPartMagic = "CWSKPRT1";
+constexpr std::string_view kPartMagic = "CWSKPRT2";
 
 class Writer {
  public:
@@ -23,6 +26,7 @@ class Writer {
   }
   void I64(std::int64_t v) { U64(static_cast<std::uint64_t>(v)); }
   void F64(double v) { U64(std::bit_cast<std::uint64_t>(v)); }
+  void Append(ByteView bytes) { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
   Bytes Take() { return std::move(bytes_); }
 
  private:
@@ -80,6 +84,13 @@ class Reader {
     std::uint64_t u = 0;
     CHUNKWISE_RETURN_IF_ERROR(U64(u));
     v = std::bit_cast<double>(u);
+    return Status();
+  }
+  // The next `n` bytes, which the rest must hold.
+  Status Span(std::uint64_t n, ByteView& out) {
+    if (bytes_.size() - at_ < n) return Corrupt("cut short");
+    out = bytes_.subspan(at_, static_cast<std::size_t>(n));
+    at_ += static_cast<std::size_t>(n);
     return Status();
   }
   // A count of records of `record` bytes each that the rest can hold.
@@ -158,6 +169,13 @@ Bytes EncodeSkeletonizedPart(const SkeletonScratchStamp& stamp, const Skeletoniz
   out.U32(stamp.part);
   out.U64(part.files);
   out.U64(part.bytes);
+  out.U64(part.skeletons.size());
+  for (const Skeleton& skeleton : part.skeletons) {
+    const Bytes file = formats::precomputed::EncodeSkeleton(skeleton);
+    out.U64(skeleton.label);
+    out.U64(file.size());
+    out.Append(file);
+  }
   out.U64(part.labels.size());
   for (const auto& [label, figures] : part.labels) {
     out.U64(label);
@@ -177,6 +195,23 @@ Result<SkeletonizedPart> DecodeSkeletonizedPart(ByteView bytes, const SkeletonSc
   SkeletonizedPart part;
   CHUNKWISE_RETURN_IF_ERROR(in.U64(part.files));
   CHUNKWISE_RETURN_IF_ERROR(in.U64(part.bytes));
+  std::uint64_t skeletons = 0;
+  CHUNKWISE_RETURN_IF_ERROR(in.U64(skeletons));
+  for (std::uint64_t i = 0; i < skeletons; ++i) {
+    std::uint64_t label = 0, size = 0;
+    ByteView file;
+    CHUNKWISE_RETURN_IF_ERROR(in.U64(label));
+    CHUNKWISE_RETURN_IF_ERROR(in.U64(size));
+    CHUNKWISE_RETURN_IF_ERROR(in.Span(size, file));
+    if (label == 0 || (!part.skeletons.empty() && label <= part.skeletons.back().label)) {
+      return in.Corrupt("skeleton of label " + std::to_string(label) + " out of order or 0");
+    }
+    Result<Skeleton> skeleton =
+        formats::precomputed::DecodeSkeleton(file, "label " + std::to_string(label));
+    if (!skeleton.ok()) return in.Corrupt(std::string(skeleton.status().message()));
+    skeleton->label = label;
+    part.skeletons.push_back(std::move(*skeleton));
+  }
   std::uint64_t n = 0;
   CHUNKWISE_RETURN_IF_ERROR(in.Count(n, 40));
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -189,6 +224,12 @@ Result<SkeletonizedPart> DecodeSkeletonizedPart(ByteView bytes, const SkeletonSc
     CHUNKWISE_RETURN_IF_ERROR(in.F64(figures.cable_length));
     if (label == 0 || !part.labels.emplace(label, figures).second) {
       return in.Corrupt("label " + std::to_string(label) + " twice or 0");
+    }
+  }
+  for (const Skeleton& skeleton : part.skeletons) {
+    if (!part.labels.contains(skeleton.label)) {
+      return in.Corrupt("skeleton of label " + std::to_string(skeleton.label) +
+                        " without its figures");
     }
   }
   return part;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "chunkwise/core/bytes.h"
 #include "chunkwise/core/result.h"
@@ -45,14 +46,19 @@ struct LabelFigures {
   std::uint64_t edges = 0;
   double cable_length = 0;
 };
-// What one skeleton part wrote: its labels' figures, its files and bytes.
+// What one skeleton part wrote: its labels' figures, its files and bytes;
+// for a zarr-vectors store, which the last step writes whole, also its
+// labels' skeletons (in label order, each as a precomputed skeleton file
+// inside the object).
 struct SkeletonizedPart {
   std::map<std::uint64_t, LabelFigures> labels;
   std::uint64_t files = 0;
   std::uint64_t bytes = 0;
+  std::vector<Skeleton> skeletons;
 };
 Bytes EncodeSkeletonizedPart(const SkeletonScratchStamp& stamp, const SkeletonizedPart& part);
-// Corruption naming `name` for bytes that do not parse or another stamp.
+// Corruption naming `name` for bytes that do not parse, another stamp, or a
+// skeleton whose label is 0, out of order or without figures.
 Result<SkeletonizedPart> DecodeSkeletonizedPart(ByteView bytes, const SkeletonScratchStamp& stamp,
                                                 const std::string& name);
 

@@ -1,12 +1,12 @@
 #include "pipelines/skeletons/skeletonize.h"
 
 #include <algorithm>
-#include <mutex>
 #include <set>
 #include <utility>
 
 #include "core/json.h"
 #include "formats/precomputed/segment_shards.h"
+#include "pipelines/skeletons/label_loop.h"
 
 namespace chunkwise::pipelines::skeletons {
 namespace pc = formats::precomputed;
@@ -45,37 +45,15 @@ Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
     CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
   }
   const std::vector<float> boundary_distance = DistanceToBoundary(volume, options.pool);
-  // One workspace per thread at a time, reused from label to label.
-  std::mutex workspaces_mutex;
-  std::vector<TeasarWorkspacePtr> workspaces;
   std::vector<Skeleton> out(work.size());
-  auto one = [&](std::size_t i) -> Status {
-    if (options.cancellation != nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("skeletonizing " + where));
-    }
-    TeasarWorkspacePtr workspace;
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      if (!workspaces.empty()) {
-        workspace = std::move(workspaces.back());
-        workspaces.pop_back();
-      }
-    }
-    if (workspace == nullptr) workspace = NewTeasarWorkspace();
-    out[i] = SkeletonizeLabel(volume, boundary_distance, work[i].first, work[i].second.box,
-                              options.params, *workspace);
-    {
-      const std::lock_guard<std::mutex> lock(workspaces_mutex);
-      workspaces.push_back(std::move(workspace));
-    }
-    if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
-    return Status();
-  };
-  if (options.pool != nullptr && work.size() > 1) {
-    CHUNKWISE_RETURN_IF_ERROR(options.pool->ParallelFor(work.size(), one));
-  } else {
-    for (std::size_t i = 0; i < work.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(one(i));
-  }
+  CHUNKWISE_RETURN_IF_ERROR(
+      ForEachLabel(work.size(), options.pool, options.cancellation, "skeletonizing " + where,
+                   [&](std::size_t i, TeasarWorkspace& workspace) {
+                     out[i] = SkeletonizeLabel(volume, boundary_distance, work[i].first,
+                                               work[i].second.box, options.params, workspace);
+                     if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
+                     return Status();
+                   }));
   return out;
 }
 

@@ -247,23 +247,54 @@ void TeasarWorkspaceDeleter::operator()(TeasarWorkspace* workspace) const { dele
 
 TeasarWorkspacePtr NewTeasarWorkspace() { return TeasarWorkspacePtr(new TeasarWorkspace()); }
 
+std::uint64_t TeasarWorkspaceBytes(const TeasarWorkspace& w) {
+  return w.mask.capacity() + w.uncovered.capacity() +
+         (w.dbf.capacity() + w.dist.capacity() + w.cost.capacity()) * sizeof(float) +
+         (w.parent.capacity() + w.vertex_of.capacity()) * sizeof(std::int64_t) +
+         w.seen.capacity() * sizeof(std::uint32_t) + w.runs.capacity() * sizeof(BallRun);
+}
+
 namespace {
 
 // Draws the skeleton of one component into `out`.
 class ComponentTracer {
  public:
+  // `anchors`: crop indexes, sorted, drawn before the other targets.
   ComponentTracer(const Crop& crop, const LabelVolume& volume, const TeasarParams& params,
-                  TeasarWorkspace& work, const std::vector<Neighbour>& steps, Skeleton& out)
-      : crop_(crop), volume_(volume), params_(params), work_(work), steps_(steps), out_(out) {}
+                  TeasarWorkspace& work, const std::vector<Neighbour>& steps,
+                  const std::vector<std::int64_t>& anchors, Skeleton& out)
+      : crop_(crop),
+        volume_(volume),
+        params_(params),
+        work_(work),
+        steps_(steps),
+        anchors_(anchors),
+        out_(out) {}
 
   void Trace(const std::vector<std::int64_t>& component) {
     const std::vector<std::uint8_t>& mask = work_.mask;
     const std::vector<float>& dbf = work_.dbf;
     std::vector<float>& dist = work_.dist;
+    // The anchors in this component (a block's, blocked_skeleton.h).
+    std::vector<std::int64_t> here;
+    if (!anchors_.empty()) {
+      for (std::int64_t i : component) {
+        if (std::binary_search(anchors_.begin(), anchors_.end(), i)) here.push_back(i);
+      }
+      std::sort(here.begin(), here.end());
+    }
     // The root: the voxel farthest from any one voxel (the first in scan
-    // order) is an end of the shape, whichever voxel one starts from.
-    ShortestPaths(mask, steps_, component, component.front(), nullptr, dist, nullptr);
-    const std::int64_t root = Farthest(component, dist);
+    // order) is an end of the shape, whichever voxel one starts from. In a
+    // block with anchors, the first anchor instead: the piece goes on past
+    // the block's face there, so it is no end, and a root on the section's
+    // rim would add a spur at every face.
+    std::int64_t root = 0;
+    if (here.empty()) {
+      ShortestPaths(mask, steps_, component, component.front(), nullptr, dist, nullptr);
+      root = Farthest(component, dist);
+    } else {
+      root = here.front();
+    }
     // Targets in order of distance from the root, farthest first.
     ShortestPaths(mask, steps_, component, root, nullptr, dist, nullptr);
     std::vector<std::int64_t> targets = component;
@@ -289,6 +320,7 @@ class ComponentTracer {
       work_.vertex_of[i] = -1;
     }
     VertexOf(root);
+    for (std::int64_t anchor : here) DrawPath(anchor);
     for (std::int64_t target : targets) {
       if (!work_.uncovered[target]) continue;
       DrawPath(target);
@@ -408,6 +440,7 @@ class ComponentTracer {
   const TeasarParams& params_;
   TeasarWorkspace& work_;
   const std::vector<Neighbour>& steps_;
+  const std::vector<std::int64_t>& anchors_;
   Skeleton& out_;
 };
 
@@ -516,6 +549,13 @@ std::uint64_t LabelCrop::voxels() const {
          static_cast<std::uint64_t>(d[2]);
 }
 
+std::vector<float> MaskDistanceToBoundary(std::span<const std::uint8_t> mask,
+                                          const std::array<std::int64_t, 3>& dims,
+                                          const std::array<double, 3>& voxel_size,
+                                          core::ThreadPool* pool) {
+  return Field(mask.data(), dims, voxel_size, pool);
+}
+
 std::vector<float> CropDistanceToBoundary(const LabelCrop& crop,
                                           const std::array<double, 3>& voxel_size,
                                           core::ThreadPool* pool) {
@@ -527,11 +567,12 @@ namespace {
 // Traces every component of the mask the workspace holds over `crop` (its
 // dbf filled for the mask's voxels).
 Skeleton TraceCrop(const Crop& crop, const LabelVolume& volume, std::uint64_t label,
-                   const TeasarParams& params, TeasarWorkspace& work) {
+                   const TeasarParams& params, TeasarWorkspace& work,
+                   const std::vector<std::int64_t>& anchors = {}) {
   Skeleton out;
   out.label = label;
   const std::vector<Neighbour> steps = Neighbours(crop, volume.voxel_size);
-  ComponentTracer tracer(crop, volume, params, work, steps, out);
+  ComponentTracer tracer(crop, volume, params, work, steps, anchors, out);
   for (const std::vector<std::int64_t>& component : Components(crop, work.mask, steps)) {
     tracer.Trace(component);
   }
@@ -587,6 +628,31 @@ Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
     work.dbf[i] = field[i];
   }
   return TraceCrop(padded, placement, crop.label, params, work);
+}
+
+Skeleton SkeletonizeBlock(const LabelCrop& crop, std::span<const float> field,
+                          std::span<const std::array<std::int64_t, 3>> anchors,
+                          const LabelVolume& placement, const TeasarParams& params,
+                          TeasarWorkspace& work) {
+  const Crop padded = PaddedCrop(crop.box);
+  work.Prepare(padded.size());
+  for (std::int64_t i = 0; i < padded.size(); ++i) {
+    if (!crop.mask[i]) continue;
+    work.mask[i] = 1;
+    work.dbf[i] = field[i];
+  }
+  std::vector<std::int64_t> at;
+  for (const std::array<std::int64_t, 3>& v : anchors) {
+    bool inside = true;
+    for (int a = 0; a < 3; ++a)
+      inside = inside && v[a] >= crop.box.start[a] && v[a] < crop.box.stop[a];
+    if (!inside) continue;
+    const std::int64_t i =
+        padded.Index(v[0] - padded.origin[0], v[1] - padded.origin[1], v[2] - padded.origin[2]);
+    if (crop.mask[i]) at.push_back(i);
+  }
+  std::sort(at.begin(), at.end());
+  return TraceCrop(padded, placement, crop.label, params, work, at);
 }
 
 }  // namespace chunkwise::pipelines::skeletons

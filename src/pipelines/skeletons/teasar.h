@@ -83,6 +83,9 @@ struct TeasarWorkspaceDeleter {
 };
 using TeasarWorkspacePtr = std::unique_ptr<TeasarWorkspace, TeasarWorkspaceDeleter>;
 TeasarWorkspacePtr NewTeasarWorkspace();
+// The bytes the workspace's buffers hold now (their capacities): what it
+// grew to for the largest box it has served.
+std::uint64_t TeasarWorkspaceBytes(const TeasarWorkspace& workspace);
 
 // One label's voxels over its bounding box padded by one voxel on every side
 // (z, y, x): 1 where the label is, 0 elsewhere; the padding, inside the
@@ -106,6 +109,13 @@ std::vector<float> CropDistanceToBoundary(const LabelCrop& crop,
                                           const std::array<double, 3>& voxel_size,
                                           core::ThreadPool* pool = nullptr);
 
+// DistanceToBoundary of a 0/1 mask over `dims` (z, y, x): the field of the
+// mask's 1s, with the mask's edge as their boundary.
+std::vector<float> MaskDistanceToBoundary(std::span<const std::uint8_t> mask,
+                                          const std::array<std::int64_t, 3>& dims,
+                                          const std::array<double, 3>& voxel_size,
+                                          core::ThreadPool* pool = nullptr);
+
 // The skeleton of `label` inside `box` (its bounding box, from FindLabels);
 // `boundary_distance` is DistanceToBoundary(volume).
 Skeleton SkeletonizeLabel(const LabelVolume& volume, std::span<const float> boundary_distance,
@@ -121,6 +131,19 @@ Skeleton SkeletonizeLabel(const LabelVolume& volume, std::uint64_t label, const 
 Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
                          const TeasarParams& params, TeasarWorkspace& workspace,
                          core::ThreadPool* pool = nullptr);
+
+// One block of a label skeletonized in blocks (blocked_skeleton.h).
+// `crop.box` is the block (the label's voxels inside it in `crop.mask`);
+// `field` is the distance to boundary over the crop's padded dims, measured
+// by the caller with context beyond the block so that the block's faces are
+// not taken for the shape's boundary. Each of `anchors` (voxels of the label
+// inside the block, z, y, x of the volume) becomes a vertex joined to its
+// piece's tree before any other path is drawn, so that blocks meeting at a
+// face share those vertices.
+Skeleton SkeletonizeBlock(const LabelCrop& crop, std::span<const float> field,
+                          std::span<const std::array<std::int64_t, 3>> anchors,
+                          const LabelVolume& placement, const TeasarParams& params,
+                          TeasarWorkspace& workspace);
 
 }  // namespace chunkwise::pipelines::skeletons
 

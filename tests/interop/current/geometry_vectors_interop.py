@@ -20,13 +20,8 @@ apply_perm_inverse for the cross-chunk records' endpoint order.
 
 usage: .venv/bin/python geometry_vectors_interop.py --chunkwise build/chunkwise --workdir DIR
 """
-import argparse
 import collections
-import importlib.metadata
 import json
-import pathlib
-import shutil
-import sys
 import warnings
 
 import numpy as np
@@ -37,9 +32,8 @@ import zarr_vectors  # noqa: E402
 from zarr_vectors.encoding.ragged import decode_ragged_blob  # noqa: E402
 from zarr_vectors.spatial.boundary import apply_perm_inverse  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from interop_check import Checks, run  # noqa: E402
-from skeleton_interop import SHAPE, VOXEL, decode, make_labels  # noqa: E402
+from geometry_setup import labelled_segmentation  # noqa: E402
+from skeleton_interop import decode  # noqa: E402
 
 
 def children(path):
@@ -95,28 +89,8 @@ def read_store(store, attribute=None):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    print(f"     zarr-vectors {importlib.metadata.version('zarr-vectors')}, zarr {importlib.metadata.version('zarr')}")
-    checks = Checks()
-
-    def cli(*cli_args, ok=True):
-        return run([args.chunkwise, "--quiet", *cli_args], expect_success=ok)
-
-    labels = make_labels()
-    ids = [int(v) for v in np.unique(labels) if v != 0]
-    np.save(work / "labels.npy", labels)
-    zarr_path, seg = work / "labels.zarr", work / "seg"
-    cli("zarr", "create", zarr_path, "--shape", ",".join(map(str, SHAPE)), "--dtype", "uint64",
-        "--chunk", "16,32,32")
-    cli("zarr", "write", zarr_path, "--input", work / "labels.npy")
-    cli("zarr", "to-precomputed", zarr_path, seg, "--chunk", "32,32,16",
-        "--resolution", ",".join(str(v) for v in VOXEL))
+    setup = labelled_segmentation(["zarr-vectors", "zarr"])
+    work, checks, cli, ids, seg = setup.work, setup.checks, setup.cli, setup.ids, setup.seg
 
     # Skeletons: precomputed into the segmentation, and a vectors store of 200 nm chunks.
     cli("skeletonize", seg, seg, "--const", "120")

@@ -20,13 +20,9 @@ same labels.
 
 usage: .venv/bin/python mesh_vectors_interop.py --chunkwise build/chunkwise --workdir DIR
 """
-import argparse
 import collections
-import importlib.metadata
 import pathlib
-import shutil
 import struct
-import sys
 import warnings
 
 import numpy as np
@@ -37,9 +33,7 @@ from zarr_vectors.core.arrays import (read_chunk_vertices, read_link_arrays,  # 
 from zarr_vectors.core.store import get_resolution_level, list_resolution_levels, open_store  # noqa: E402
 from zarr_vectors.types.meshes import read_mesh  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from interop_check import Checks, run  # noqa: E402
-from skeleton_interop import SHAPE, VOXEL, make_labels  # noqa: E402
+from geometry_setup import labelled_segmentation  # noqa: E402
 
 LEVELS = 3
 
@@ -104,28 +98,8 @@ def ours(cli, store, ids, levels, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    print(f"     zarr-vectors {importlib.metadata.version('zarr-vectors')}")
-    checks = Checks()
-
-    def cli(*cli_args, ok=True):
-        return run([args.chunkwise, "--quiet", *cli_args], expect_success=ok)
-
-    labels = make_labels()
-    ids = [int(v) for v in np.unique(labels) if v != 0]
-    np.save(work / "labels.npy", labels)
-    zarr_path, seg = work / "labels.zarr", work / "seg"
-    cli("zarr", "create", zarr_path, "--shape", ",".join(map(str, SHAPE)), "--dtype", "uint64",
-        "--chunk", "16,32,32")
-    cli("zarr", "write", zarr_path, "--input", work / "labels.npy")
-    cli("zarr", "to-precomputed", zarr_path, seg, "--chunk", "32,32,16",
-        "--resolution", ",".join(str(v) for v in VOXEL))
+    setup = labelled_segmentation(["zarr-vectors"])
+    work, checks, cli, ids, seg = setup.work, setup.checks, setup.cli, setup.ids, setup.seg
     cli("mesh", seg, seg, "--chunk", "16,32,32")
 
     for name, extra in (("simplified", []), ("unsimplified", ["--max-simplification-error", "0"])):

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <memory>
 #include <random>
 #include <string>
@@ -29,24 +31,29 @@ using core::Shape;
 using nlohmann::json;
 using test::ValueOrDie;
 
-// Counts every call that reads a value (whole, ranged, or through a reader).
+// Counts every call that reads a value (whole, ranged, or through a reader),
+// running `before_read` (when set) first.
 class CountingStore final : public test::ForwardingStore {
  public:
   Result<std::optional<Bytes>> Get(std::string_view key) const override {
     ++reads;
+    if (before_read) before_read();
     return ForwardingStore::Get(key);
   }
   Result<std::optional<Bytes>> GetRange(std::string_view key,
                                         store::ByteRange range) const override {
     ++reads;
+    if (before_read) before_read();
     return ForwardingStore::GetRange(key, range);
   }
   Result<std::unique_ptr<store::ValueReader>> OpenReader(std::string_view key) const override {
     ++opens;
+    if (before_read) before_read();
     return Store::OpenReader(key);
   }
   mutable std::atomic<int> reads{0};
   mutable std::atomic<int> opens{0};
+  std::function<void()> before_read;
 };
 
 const json kBytesLittle = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
@@ -280,6 +287,83 @@ TEST_P(ArrayCacheTest, ConcurrentReadersAndWritersAlwaysReadWholeWrites) {
 INSTANTIATE_TEST_SUITE_P(PlainAndSharded, ArrayCacheTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "Sharded" : "Plain"; });
 
+// Element (i, j) of the 16×12 array written with Iota16(192, 1).
+Bytes IotaBox(const Region& box) {
+  Bytes data;
+  for (Index i = box.start()[0]; i < box.stop()[0]; ++i) {
+    const Bytes row = Iota16(static_cast<std::size_t>(box.stop()[1] - box.start()[1]),
+                             static_cast<std::uint16_t>(1 + 12 * i + box.start()[1]));
+    data.insert(data.end(), row.begin(), row.end());
+  }
+  return data;
+}
+
+// Keeps every worker of `pool` busy until `release` is set, so that a
+// ParallelFor on it runs its items on the calling thread, in order.
+void OccupyWorkers(core::ThreadPool& pool, std::shared_future<void> release) {
+  std::atomic<std::size_t> started{0};
+  for (std::size_t i = 0; i < pool.num_threads(); ++i) {
+    pool.Submit([&started, release] {
+      ++started;
+      release.wait();
+    });
+  }
+  while (started.load() < pool.num_threads()) std::this_thread::yield();
+}
+
+// zarr-python's codec pipeline reads through ReadChunks: a batch naming a
+// chunk the cache holds after one it lacks gets the cached one copied out
+// before the store is asked for the other, as a region read does.
+TEST_P(ArrayCacheTest, ReadChunksCopiesCachedChunksBeforeAnyStoreRead) {
+  auto store = std::make_shared<CountingStore>();
+  auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+  ArrayOptions options = WithCache(cache);
+  const std::shared_ptr<core::ThreadPool> pool = options.pool;
+  Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, std::move(options)));
+  ASSERT_TRUE(array.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+  const Shape chunk = metadata().chunk_shape;  // 4×6 plain, 8×6 sharded.
+  const Region first({0, 0}, {chunk[0], chunk[1]});
+  const Region second({chunk[0], 0}, {2 * chunk[0], chunk[1]});
+  ASSERT_EQ(ValueOrDie(array.Read(first)), IotaBox(first));  // Now kept.
+  // Chunk (1, 0), not kept, goes to the buffer's top half; chunk (0, 0),
+  // kept, to its bottom half.
+  const std::vector<ChunkTransfer> transfers = {
+      {{1, 0}, Region::Full(chunk), {0, 0}},
+      {{0, 0}, Region::Full(chunk), {chunk[0], 0}},
+  };
+  Bytes out(static_cast<std::size_t>(2 * chunk[0] * chunk[1] * 2), 0);
+  const Bytes kept = IotaBox(first);
+  bool kept_was_copied_first = false;
+  int store_reads = 0;
+  store->before_read = [&] {
+    if (store_reads++ == 0) {
+      kept_was_copied_first = std::memcmp(out.data() + kept.size(), kept.data(), kept.size()) == 0;
+    }
+  };
+  store->reads = 0;
+  store->opens = 0;
+  std::promise<void> release;
+  OccupyWorkers(*pool, release.get_future().share());
+  const Result<std::vector<bool>> stored =
+      array.ReadChunks(transfers, out.data(), {2 * chunk[0], chunk[1]});
+  release.set_value();
+  store->before_read = nullptr;
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(*stored, (std::vector<bool>{true, true}));
+  EXPECT_TRUE(kept_was_copied_first);
+  Bytes expected = IotaBox(second);
+  expected.insert(expected.end(), kept.begin(), kept.end());
+  EXPECT_EQ(out, expected);
+  // The kept chunk read nothing: the other's one Get (plain), or one
+  // opening of its shard (sharded; its index and chunks come through it).
+  if (GetParam()) {
+    EXPECT_EQ(store->opens, 1);
+  } else {
+    EXPECT_EQ(store->reads, 1);
+    EXPECT_EQ(store->opens, 0);
+  }
+}
+
 TEST(ArrayCacheSharded, TheShardIndexIsReadOnceWhileCached) {
   auto store = std::make_shared<CountingStore>();
   auto cache = std::make_shared<core::ChunkCache>(1 << 20);
@@ -295,17 +379,6 @@ TEST(ArrayCacheSharded, TheShardIndexIsReadOnceWhileCached) {
   const std::optional<ShardIndex> index = ValueOrDie(array.Shard(core::Coord{0, 0}).ReadIndex());
   ASSERT_TRUE(index.has_value());
   EXPECT_EQ(store->opens, 2);
-}
-
-// Element (i, j) of the 16×12 array written with Iota16(192, 1).
-Bytes IotaBox(const Region& box) {
-  Bytes data;
-  for (Index i = box.start()[0]; i < box.stop()[0]; ++i) {
-    const Bytes row = Iota16(static_cast<std::size_t>(box.stop()[1] - box.start()[1]),
-                             static_cast<std::uint16_t>(1 + 12 * i + box.start()[1]));
-    data.insert(data.end(), row.begin(), row.end());
-  }
-  return data;
 }
 
 TEST(ArrayCacheSharded, ABoxOverCachedAndUncachedShardsCountsEachLookupOnce) {

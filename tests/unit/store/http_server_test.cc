@@ -7,8 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <random>
+#include <string>
+
+#include "chunkwise/store/file_store.h"
 #include "store/http_request.h"
 #include "store/memory_store.h"
+#include "unit/scratch_directory.h"
 
 namespace chunkwise::store {
 namespace {
@@ -144,6 +149,88 @@ TEST_F(HttpServerTest, KeepsConnectionsAlive) {
   }
   EXPECT_EQ(count, 3u);
   EXPECT_EQ(answer.substr(answer.size() - 10), "0123456789");
+}
+
+// The body of an answer (after its head).
+std::string BodyOf(const std::string& answer) {
+  const std::size_t end = answer.find("\r\n\r\n");
+  return end == std::string::npos ? "" : answer.substr(end + 4);
+}
+
+// A header's value in an answer's head ("" if absent).
+std::string HeaderOf(const std::string& answer, const std::string& name) {
+  const std::size_t at = answer.find("\r\n" + name + ": ");
+  if (at == std::string::npos || at > answer.find("\r\n\r\n")) return "";
+  const std::size_t from = at + name.size() + 4;
+  return answer.substr(from, answer.find("\r\n", from) - from);
+}
+
+// A FileStore's files, sent from the file to the socket (sendfile): whole
+// and in ranges, across the pieces of a large file, and with ETags.
+class FileAnswersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::mt19937 random(42);
+    big_.resize(3 * 1024 * 1024 + 123);  // More than 3 pieces of 1 MiB.
+    for (char& c : big_) c = static_cast<char>(random());
+    auto store = FileStore::Open(test::FreshScratchDirectory("file_answers"), {});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = *store;
+    ASSERT_TRUE(store_->Set("vol/big", AsBytes(big_)).ok());
+    ASSERT_TRUE(store_->Set("vol/info", AsBytes("{\"a\": 1}")).ok());
+    auto server = HttpServer::Start(store_, {.threads = 2});
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+  }
+  std::string Get(const std::string& path, const std::string& headers = "") {
+    return Exchange(server_->port(), "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + headers +
+                                         "Connection: close\r\n\r\n");
+  }
+  std::string big_;
+  std::shared_ptr<FileStore> store_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(FileAnswersTest, FilesAreSentWholeAndInRanges) {
+  std::string answer = Get("/vol/big");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_EQ(HeaderOf(answer, "Content-Length"), std::to_string(big_.size()));
+  EXPECT_TRUE(BodyOf(answer) == big_) << BodyOf(answer).size() << " bytes";
+  // A range across two pieces, and the last bytes.
+  answer = Get("/vol/big", "Range: bytes=1048000-2100000\r\n");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 206"));
+  EXPECT_EQ(HeaderOf(answer, "Content-Range"),
+            "bytes 1048000-2100000/" + std::to_string(big_.size()));
+  EXPECT_TRUE(BodyOf(answer) == big_.substr(1048000, 2100001 - 1048000));
+  answer = Get("/vol/big", "Range: bytes=-5\r\n");
+  EXPECT_EQ(BodyOf(answer), big_.substr(big_.size() - 5));
+  // Answers one after another on one connection stay apart.
+  const std::string ranged = "GET /vol/big HTTP/1.1\r\nRange: bytes=10-19\r\n\r\n";
+  const std::string last = "GET /vol/info HTTP/1.1\r\nConnection: close\r\n\r\n";
+  answer = Exchange(server_->port(), ranged + ranged + last);
+  const std::size_t second = answer.find("HTTP/1.1 206", 1);
+  const std::size_t third = answer.find("HTTP/1.1 200");
+  ASSERT_NE(second, std::string::npos);
+  ASSERT_NE(third, std::string::npos);
+  EXPECT_EQ(BodyOf(answer.substr(0, second)), big_.substr(10, 10));
+  EXPECT_EQ(BodyOf(answer.substr(second, third - second)), big_.substr(10, 10));
+  EXPECT_EQ(BodyOf(answer.substr(third)), "{\"a\": 1}");
+}
+
+TEST_F(FileAnswersTest, IfMatchOfAnotherVersionAnswers412) {
+  const std::string etag = HeaderOf(Get("/vol/info"), "ETag");
+  ASSERT_EQ(etag.size(), 18u) << etag;  // A quoted hash: no inode, size or time in it.
+  std::string answer = Get("/vol/info", "If-Match: " + etag + "\r\nRange: bytes=1-3\r\n");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 206"));
+  EXPECT_EQ(BodyOf(answer), "\"a\"");
+  ASSERT_TRUE(store_->Set("vol/info", AsBytes("{\"a\": 2}")).ok());  // Another version.
+  answer = Get("/vol/info", "If-Match: " + etag + "\r\nRange: bytes=1-3\r\n");
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 412 Precondition Failed\r\n"));
+  EXPECT_EQ(BodyOf(answer), "changed: \"vol/info\"\n");
+  const std::string now = HeaderOf(answer, "ETag");
+  EXPECT_NE(now, etag);
+  EXPECT_THAT(Get("/vol/info", "If-Match: \"x\", " + now + "\r\n"), StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(Get("/vol/info", "If-Match: *\r\n"), StartsWith("HTTP/1.1 200"));
 }
 
 }  // namespace
