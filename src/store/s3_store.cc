@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/key.h"
+#include "store/pinned_ranges.h"
 #include "store/ranged_reads.h"
 #include "store/s3_client.h"
 #include "store/s3_writer.h"
@@ -194,10 +195,14 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
     std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
   std::vector<S3Object> objects;
+  std::vector<ObjectVersion> pins(reads.size());
   std::vector<std::size_t> sent, alone;  // The reads batched, and those read after.
   std::vector<S3Client::Call> calls;
   std::vector<BodyTarget> targets;
   std::vector<std::string> whats;
+  const auto pin_of = [&](std::size_t i) -> const ObjectVersion* {
+    return PinOf(reads[i].pin, pins[i]);
+  };
   for (std::size_t i = 0; i < reads.size(); ++i) {
     if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
       values[i] = std::move(valid);
@@ -206,6 +211,47 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
     } else {
       objects.emplace_back(client_, options().location.prefix + reads[i].key);
       RangedObject::RangedGet get = SpanGet(objects.back(), reads[i].range);
+      calls.push_back(objects.back().GetCall(get.range, pin_of(i)));
+      targets.push_back(get.target);
+      whats.push_back(std::move(get.what));
+      sent.push_back(i);
+    }
+  }
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    const std::size_t i = sent[j];
+    values[i] = SpanFrom(objects[j], reads[i].range, std::move(replies[j]), pin_of(i));
+  }
+  for (std::size_t i : alone) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values[i] = cancellation->Check(Describe(reads[i].key));
+    } else if (pin_of(i) != nullptr && !reads[i].range.suffix) {
+      values[i] = ReadPinnedAlone(*this, reads[i]);
+    } else {
+      values[i] = GetRange(reads[i].key, reads[i].range);
+    }
+  }
+  return values;
+}
+
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> S3Store::GetRangeAtVersionMany(
+    std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<RangeAtVersion>>> values(reads.size(),
+                                                            std::optional<RangeAtVersion>());
+  std::vector<S3Object> objects;
+  std::vector<std::size_t> sent;
+  std::vector<S3Client::Call> calls;
+  std::vector<BodyTarget> targets;
+  std::vector<std::string> whats;
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
+      values[i] = std::move(valid);
+    } else if (!FitsVersionedGet(reads[i].range, options().transfer.reads)) {
+      values[i] =
+          Status::InvalidArgument(Describe(reads[i].key) + ": the range is not one request");
+    } else {
+      objects.emplace_back(client_, options().location.prefix + reads[i].key);
+      RangedObject::RangedGet get = VersionedRangeGet(objects.back(), reads[i].range);
       calls.push_back(objects.back().GetCall(get.range, nullptr));
       targets.push_back(get.target);
       whats.push_back(std::move(get.what));
@@ -214,12 +260,8 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
   }
   std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = SpanFrom(objects[j], reads[sent[j]].range, std::move(replies[j]));
-  }
-  for (std::size_t i : alone) {
-    values[i] = cancellation != nullptr && cancellation->cancelled()
-                    ? Result<std::optional<Bytes>>(cancellation->Check(Describe(reads[i].key)))
-                    : GetRange(reads[i].key, reads[i].range);
+    const std::size_t i = sent[j];
+    values[i] = AtVersion(VersionedRangeFrom(objects[j], reads[i].range, std::move(replies[j])));
   }
   return values;
 }

@@ -139,6 +139,11 @@ class S3Store final : public Store,
   std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads,
       const core::Cancellation* cancellation = nullptr) const override;
+  // Every read's GET at once (a suffix too), each reply naming the value's
+  // size and ETag.
+  std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
+      std::span<const RangedKey> reads,
+      const core::Cancellation* cancellation = nullptr) const override;
   // Every key's one-byte GET at once, its reply naming the value's size.
   std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
       std::span<const std::string> keys,

@@ -673,6 +673,45 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
   }
   const auto n = static_cast<std::size_t>(codec.InnerGrid(shard_spec.shape).num_chunks());
   const std::uint64_t index_size = ShardIndex::EncodedSize(n);
+  // The index from its bytes, of a shard of `size` bytes; false (the shard
+  // read alone) if they do not make one.
+  const auto index_from = [&](std::size_t i, const Bytes& bytes, std::uint64_t size) {
+    const ShardByteReader read = [&](std::uint64_t, std::uint64_t, Bytes&) -> Result<ByteView> {
+      return ByteView(bytes);  // ReadIndex reads the index's range, the one fetched.
+    };
+    Result<ShardIndex> index = codec.ReadIndex(read, size, n, parent.Describe(keys[i]));
+    if (!index.ok()) return false;
+    reads[i].index = std::move(index).value();
+    reads[i].shard_bytes = size;
+    return true;
+  };
+  // One request per shard where the store can: the index's range (a suffix
+  // for an index at the end) with the shard's size and ETag in the reply.
+  std::vector<store::RangedKey> indexes;
+  indexes.reserve(keys.size());
+  for (const std::string& key : keys) {
+    indexes.push_back({key,
+                       codec.index_location() == IndexLocation::kStart
+                           ? store::ByteRange::Span(0, index_size)
+                           : store::ByteRange::Suffix(index_size),
+                       std::nullopt});
+  }
+  if (std::optional<std::vector<Result<std::optional<store::RangeAtVersion>>>> got =
+          store::GetRangeAtVersionMany(parent, indexes)) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Result<std::optional<store::RangeAtVersion>>& one = (*got)[i];
+      if (one.ok() && !one->has_value()) continue;  // No shard.
+      if (!one.ok() || (*one)->size < index_size || (*one)->bytes.size() != index_size ||
+          !index_from(i, (*one)->bytes, (*one)->size)) {
+        alone.push_back(i);  // ReadIndex says what is wrong, or reads it as it is now.
+        continue;
+      }
+      reads[i].generation = std::move((*one)->generation);
+    }
+    CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
+    for (std::size_t i : alone) reads[i].generation = store::Generation::Absent();
+    return reads;
+  }
   std::vector<Result<std::optional<std::uint64_t>>> sizes = store::SizeMany(parent, keys);
   std::vector<store::RangedKey> ranges;
   std::vector<std::size_t> ranged;  // The key of each range.
@@ -686,7 +725,7 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
     }
     const std::uint64_t offset =
         codec.index_location() == IndexLocation::kStart ? 0 : size - index_size;
-    ranges.push_back({keys[i], store::ByteRange::Span(offset, index_size)});
+    ranges.push_back({keys[i], store::ByteRange::Span(offset, index_size), std::nullopt});
     ranged.push_back(i);
   }
   std::vector<Result<std::optional<Bytes>>> got = store::GetRangeMany(parent, ranges);
@@ -696,17 +735,7 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
       alone.push_back(i);
       continue;
     }
-    const Bytes& bytes = **got[r];
-    const ShardByteReader read = [&](std::uint64_t, std::uint64_t, Bytes&) -> Result<ByteView> {
-      return ByteView(bytes);  // ReadIndex reads the index's range, the one fetched.
-    };
-    Result<ShardIndex> index = codec.ReadIndex(read, **sizes[i], n, parent.Describe(keys[i]));
-    if (!index.ok()) {
-      alone.push_back(i);
-      continue;
-    }
-    reads[i].index = std::move(index).value();
-    reads[i].shard_bytes = **sizes[i];
+    if (!index_from(i, **got[r], **sizes[i])) alone.push_back(i);
   }
   std::sort(alone.begin(), alone.end());
   CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
@@ -719,14 +748,18 @@ namespace {
 // box needs (their views set once fetched), planned as requests.
 struct ShardPlan {
   std::optional<ShardIndex> index;  // Nullopt: no shard stored (all fill).
+  // The version the chunks' requests are pinned to (If-Match), the index's.
+  std::optional<store::Generation> pin;
   FetchedRanges chunks;
   RangePlan requests;
   bool alone = false;  // To be read again alone (ShardStore::ReadRegion).
 };
 
 // The plans of reads [first, end): their indexes as ReadShardIndexes reads
-// them (two batches of requests), and their inner chunks' ranges joined
-// under `limits`.
+// them (one batch of requests on http(s) and S3, else two), and their inner
+// chunks' ranges joined under `limits`. Where the store named versions, the
+// chunks are to be read at the index's version; a shard whose version is
+// not known is read alone (its reader pins its reads to one version).
 Result<std::vector<ShardPlan>> PlanShards(store::Store& parent,
                                           std::span<const ShardRegionRead> reads,
                                           const ShardingCodec& codec,
@@ -742,6 +775,13 @@ Result<std::vector<ShardPlan>> PlanShards(store::Store& parent,
   for (std::size_t j = 0; j < reads.size(); ++j) {
     plans[j].index = std::move(indexes[j].index);
     if (!plans[j].index) continue;
+    if (indexes[j].generation) {
+      if (indexes[j].generation->absent()) {
+        plans[j].alone = true;
+        continue;
+      }
+      plans[j].pin = std::move(indexes[j].generation);
+    }
     for (const core::Coord& chunk : inner.ChunksIntersecting(reads[j].box)) {
       const ChunkLocation& location = plans[j].index->at(core::Ravel(chunk, inner.grid_shape()));
       if (!location.empty()) plans[j].chunks[{location.offset, location.nbytes}] = {};
@@ -753,8 +793,8 @@ Result<std::vector<ShardPlan>> PlanShards(store::Store& parent,
 
 // Fetches the inner chunks of plans [first, end) of `plans` (ranges of
 // `reads`' shards) in one batch of requests and points their views at the
-// replies it returns; a shard whose bytes do not all come back whole is
-// marked to be read alone.
+// replies it returns; a shard whose bytes do not all come back whole (a
+// 412: rewritten since its index was read) is marked to be read alone.
 std::vector<Result<std::optional<Bytes>>> FetchPlanned(store::Store& parent,
                                                        std::span<const ShardRegionRead> reads,
                                                        std::span<ShardPlan> plans,
@@ -763,7 +803,8 @@ std::vector<Result<std::optional<Bytes>>> FetchPlanned(store::Store& parent,
   std::vector<store::RangedKey> requests;
   for (std::size_t j = first; j < end; ++j) {
     for (const store::CoalescedRange& group : plans[j].requests.groups) {
-      requests.push_back({reads[j].key, store::ByteRange::Span(group.offset, group.length)});
+      requests.push_back(
+          {reads[j].key, store::ByteRange::Span(group.offset, group.length), plans[j].pin});
     }
   }
   std::vector<Result<std::optional<Bytes>>> replies =

@@ -38,6 +38,7 @@
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/generation.h"
 #include "chunkwise/store/store.h"
 #include "codec/codec.h"
 #include "core/chunk_grid.h"
@@ -176,6 +177,11 @@ class ShardStore final : public store::Store {
 struct ShardIndexRead {
   std::optional<ShardIndex> index;  // Nullopt: no shard stored.
   std::uint64_t shard_bytes = 0;
+  // The version the index was read at, where the indexes went as a batch
+  // that names versions (store::GetRangeAtVersionMany): absent when it is
+  // not known (the server named none, or the shard was read again alone).
+  // Nullopt where the store names no versions in a batch.
+  std::optional<store::Generation> generation;
 };
 
 // ShardStore::ReadIndex for the shard under each of `keys` of `parent`
@@ -184,7 +190,10 @@ struct ShardIndexRead {
 // the shards' sizes are one batch of requests and their indexes' byte
 // ranges a second one, both from the calling thread; a shard whose index
 // does not read or check from them (changed or removed in between, or
-// damaged) is read again alone, which reports what is wrong. Elsewhere each
+// damaged) is read again alone, which reports what is wrong. Where the store
+// names versions in a batch (http(s), S3: store::GetRangeAtVersionMany) the
+// two batches are one: each index's range (a suffix for an index at the
+// end) brings the shard's size and ETag in its reply. Elsewhere each
 // is ReadIndex on `pool` (null: one after another), through `cache`.
 Result<std::vector<ShardIndexRead>> ReadShardIndexes(
     store::Store& parent, std::span<const std::string> keys, const ShardingCodec& codec,
