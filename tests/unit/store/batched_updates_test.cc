@@ -204,8 +204,8 @@ TEST_F(BatchedUpdatesTest, ShardWritesAreOneBatchOfGetsThenOneOfPuts) {
 }
 
 // A region over the four shards, read with one pool thread (#42): the
-// shards' sizes, then their indexes, then their inner chunks' ranges are
-// each one batch of four GETs on the wire together (the server holds each
+// shards' indexes (a suffix GET each, its reply naming the size and ETag),
+// then their inner chunks' ranges are each one batch of four GETs on the wire together (the server holds each
 // wave until all four are there, or a second), and the values are those
 // written; a region over part of each shard, and one shard left out, too.
 TEST_F(BatchedUpdatesTest, ShardedRegionReadsAreBatchesOfGetsWithOnePoolThread) {
@@ -218,8 +218,9 @@ TEST_F(BatchedUpdatesTest, ShardedRegionReadsAreBatchesOfGetsWithOnePoolThread) 
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(*read, *expected_->Read(all_));
   EXPECT_EQ(server_->max_held("GET"), 4);
-  // Its size, its index, and its four inner chunks joined into one range.
-  EXPECT_EQ(server_->requests("/bkt/c/0/1") - before, 3);
+  // Its index (no GET of its size first), and its four inner chunks joined
+  // into one range.
+  EXPECT_EQ(server_->requests("/bkt/c/0/1") - before, 2);
 
   const core::Region part({1, 3}, {3, 37});
   read = array_->Read(part);
@@ -303,9 +304,10 @@ TEST_F(BatchedUpdatesTest, ChunkSizesAreOneBatchInFlightWithOnePoolThread) {
   EXPECT_EQ(stats->grid_chunks, 8u);
 }
 
-// The same for a sharded array: the 4 shards' sizes are one batch, then
-// their indexes' byte ranges another, and the counts are memory's.
-TEST_F(BatchedUpdatesTest, ShardIndexesAreTwoBatchesInFlightWithOnePoolThread) {
+// The same for a sharded array: the 4 shards' indexes are one batch of
+// suffix GETs, whose replies name the shards' sizes (no batch of sizes
+// before), and the counts are memory's.
+TEST_F(BatchedUpdatesTest, ShardIndexesAreOneBatchInFlightWithOnePoolThread) {
   MakeSharded();
   WriteBoth(all_, data_);
   HttpStoreOptions options;
@@ -318,7 +320,7 @@ TEST_F(BatchedUpdatesTest, ShardIndexesAreTwoBatchesInFlightWithOnePoolThread) {
   Result<formats::zarr::ArrayStorageStats> stats = array->Stats();
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(server_->max_held("GET"), 4);
-  EXPECT_EQ(server_->requests("/bkt/c/0/1"), 1 + 2);  // Its PUT, its size, its index.
+  EXPECT_EQ(server_->requests("/bkt/c/0/1"), 1 + 1);  // Its PUT, its index.
   Result<formats::zarr::ArrayStorageStats> expected = expected_->Stats();
   ASSERT_TRUE(expected.ok());
   EXPECT_EQ(stats->stored_keys, 4u);
