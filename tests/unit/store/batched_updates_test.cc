@@ -205,9 +205,10 @@ TEST_F(BatchedUpdatesTest, ShardWritesAreOneBatchOfGetsThenOneOfPuts) {
 
 // A region over the four shards, read with one pool thread (#42): the
 // shards' indexes (a suffix GET each, its reply naming the size and ETag),
-// then their inner chunks' ranges are each one batch of four GETs on the wire together (the server holds each
-// wave until all four are there, or a second), and the values are those
-// written; a region over part of each shard, and one shard left out, too.
+// then their inner chunks' ranges are each one batch of four GETs on the
+// wire together (the server holds each wave until all four are there, or a
+// second), and the values are those written; a region over part of each
+// shard, and one shard left out, too.
 TEST_F(BatchedUpdatesTest, ShardedRegionReadsAreBatchesOfGetsWithOnePoolThread) {
   MakeSharded();
   WriteBoth(all_, data_);  // Whole shards: PUTs only (one GET so far: zarr.json).
