@@ -462,11 +462,11 @@ class ShardObjects final : public GridObjects {
 
   // The shards' indexes, then the inner chunks their boxes need, in batches
   // of requests (ReadShardRegions) of about kFetchBytes, decoded on the
-  // pool while the next batch is on the wire. A region that meets no more
+  // pool while the next batch is on the wire: two round trips (the
+  // indexes' suffix GETs, then the chunks'). A region that meets no more
   // shards than the pool has threads (a viewer's box) is read a shard per
-  // thread instead: each shard's reader finds the index in the one tail GET
-  // that opens it, two round trips where the batches take three (the
-  // shards' sizes, their indexes, their chunks).
+  // thread instead, each shard's reader finding the index in the one tail
+  // GET that opens it: as many round trips, decoded as each shard arrives.
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                  std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
                  const core::Cancellation* cancellation) const override {

@@ -213,18 +213,20 @@ inline constexpr std::size_t kIndexesPerBatch = 1024;
 // ShardStore::ReadRegion (without a cache) of each of `reads`, for a region
 // that meets many shards of `parent`, a store whose gets are batched
 // (store/batched_gets.h) and whose ranges are cheap. The indexes of up to
-// kIndexesPerBatch shards are read as ReadShardIndexes reads them (two
-// batches of requests: sizes, then the indexes' ranges); then the byte
-// ranges of the inner chunks the boxes need, joined per shard under
-// context.coalescing, go in batches of about `batch_bytes` (at least one
-// shard), each one batch of requests (store::GetRangeMany) from a thread
+// kIndexesPerBatch shards are read as ReadShardIndexes reads them (on
+// http(s) and S3 one batch: a suffix GET per shard naming its size and
+// ETag); then the byte ranges of the inner chunks the boxes need, joined per
+// shard under context.coalescing, go in batches of about `batch_bytes` (at
+// least one shard), each one batch of requests (store::GetRangeMany, pinned
+// by If-Match to the ETag each shard's index was read at) from a thread
 // that is not a pool thread, while the pool decodes the batch before. So
 // the requests in flight grow with the region, not with the pool's threads.
 // stored[i] says whether reads[i]'s shard is stored, and `done(i)` runs
 // once it is in place (an error ends the call); a `cancellation` (may be
 // null) ends the requests on the wire too. A shard whose chunks do not come
-// back whole (removed or rewritten since its index was read, or a request
-// that failed) is read again alone, which reports what is wrong.
+// back whole (removed or rewritten since its index was read: a 412, or a
+// request that failed), or whose index came with no ETag, is read again
+// alone, which reports what is wrong.
 Status ReadShardRegions(store::Store& parent, std::span<const ShardRegionRead> reads,
                         const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
                         std::uint64_t batch_bytes, const ShardCallContext& context,
