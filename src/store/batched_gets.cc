@@ -85,7 +85,8 @@ std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
     std::vector<RangedKey> routed;
     routed.reserve(batch.keys.size());
     for (std::size_t j = 0; j < batch.keys.size(); ++j) {
-      routed.push_back({batch.keys[j], reads[batch.positions[j]].range});
+      routed.push_back(
+          {batch.keys[j], reads[batch.positions[j]].range, reads[batch.positions[j]].pin});
     }
     std::vector<Result<std::optional<Bytes>>> got =
         GetRangeMany(*batch.store, routed, cancellation);
@@ -94,7 +95,43 @@ std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
   return values;
 }
 
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> RangesAtVersionForwarded(
+    const ForwardedGets& forwarded, std::span<const RangedKey> reads,
+    const core::Cancellation* cancellation) {
+  std::vector<Result<std::optional<RangeAtVersion>>> values(reads.size(),
+                                                            std::optional<RangeAtVersion>());
+  for (const ForwardedBatch& batch :
+       Route(forwarded, reads.size(),
+             [&](std::size_t i) -> const std::string& { return reads[i].key; })) {
+    std::vector<RangedKey> routed;
+    routed.reserve(batch.keys.size());
+    for (std::size_t j = 0; j < batch.keys.size(); ++j) {
+      routed.push_back(
+          {batch.keys[j], reads[batch.positions[j]].range, reads[batch.positions[j]].pin});
+    }
+    std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> got =
+        GetRangeAtVersionMany(*batch.store, routed, cancellation);
+    if (!got) return std::nullopt;
+    for (std::size_t j = 0; j < got->size(); ++j) {
+      values[batch.positions[j]] = std::move((*got)[j]);
+    }
+  }
+  return values;
+}
+
 }  // namespace
+
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
+    const Store& store, std::span<const RangedKey> reads, const core::Cancellation* cancellation) {
+  if (const auto* batched = dynamic_cast<const BatchedGets*>(&store)) {
+    return batched->GetRangeAtVersionMany(reads, cancellation);
+  }
+  if (dynamic_cast<const ReferenceStore*>(&store) != nullptr) return std::nullopt;
+  if (const auto* forwarded = dynamic_cast<const ForwardedGets*>(&store)) {
+    return RangesAtVersionForwarded(*forwarded, reads, cancellation);
+  }
+  return std::nullopt;
+}
 
 bool BatchesGets(const Store& store) {
   if (dynamic_cast<const BatchedGets*>(&store) != nullptr) return true;

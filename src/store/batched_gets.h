@@ -30,10 +30,23 @@
 
 namespace chunkwise::store {
 
-// One read of GetRangeMany: bytes `range` of the value under `key`.
+// One read of GetRangeMany: bytes `range` of the value under `key`. With
+// `pin` (a present generation), the read is of that version only: a store
+// that batches sends If-Match with it, and a value changed since fails the
+// read (NotFound), so that ranges read after an index come from the index's
+// version.
 struct RangedKey {
   std::string key;
   ByteRange range;
+  std::optional<Generation> pin;
+};
+
+// A range read together with the value's whole size and the version it was
+// read at (GetRangeAtVersionMany).
+struct RangeAtVersion {
+  Bytes bytes;
+  std::uint64_t size = 0;  // The whole value's size, from the reply's Content-Range.
+  Generation generation;   // Absent when the server named no version (no ETag).
 };
 
 // What a store that batches its gets implements besides Store.
@@ -57,6 +70,17 @@ class BatchedGets {
   virtual std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
       std::span<const std::string> keys,
       const core::Cancellation* cancellation = nullptr) const = 0;
+  // GetRangeMany that returns each value's size and version with its bytes,
+  // one request per read: a suffix range (the last N bytes, fewer of a
+  // shorter value) is one GET too, so a shard's index at its end costs one
+  // request and no size request. Nullopt: the store cannot (the caller
+  // reads otherwise).
+  virtual std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
+      std::span<const RangedKey> reads, const core::Cancellation* cancellation = nullptr) const {
+    (void)reads;
+    (void)cancellation;
+    return std::nullopt;
+  }
 };
 
 // What a store that batches its versioned gets implements besides Store.
@@ -104,6 +128,13 @@ std::vector<Result<std::optional<Bytes>>> GetMany(const Store& store,
 // GetMany for ranges of values (result i is reads[i]'s, as Store::GetRange
 // would return it), batched as GetMany batches.
 std::vector<Result<std::optional<Bytes>>> GetRangeMany(
+    const Store& store, std::span<const RangedKey> reads,
+    const core::Cancellation* cancellation = nullptr);
+
+// GetRangeAtVersionMany of the store (through a ForwardedGets, of the
+// stores beneath); nullopt where some store cannot, which then reads the
+// ranges otherwise (SizeMany and GetRangeMany).
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
     const Store& store, std::span<const RangedKey> reads,
     const core::Cancellation* cancellation = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include "store/key.h"
 #include "store/percent_encoding.h"
+#include "store/pinned_ranges.h"
 #include "store/ranged_reads.h"
 
 namespace chunkwise::store {
@@ -158,9 +159,11 @@ Result<std::optional<Bytes>> HttpStore::Get(std::string_view key) const {
   return ReadWhole(*ObjectFor(key));
 }
 
-std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
-    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
+template <typename Value, typename Plan, typename Read>
+std::vector<Result<Value>> HttpStore::SendPerKey(std::span<const std::string> keys,
+                                                 const Plan& plan, const Read& read,
+                                                 const core::Cancellation* cancellation) const {
+  std::vector<Result<Value>> values(keys.size(), Value());
   std::vector<std::shared_ptr<const Object>> objects(keys.size());
   std::vector<RangedObject::RangedGet> gets;
   std::vector<HttpRequest> requests;
@@ -173,7 +176,7 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
       continue;
     }
     objects[i] = ObjectFor(keys[i]);
-    gets.push_back(FirstWholeGet(*objects[i]));
+    gets.push_back(plan(*objects[i]));
     requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
     sent.push_back(i);
   }
@@ -184,52 +187,44 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
   }
   std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = ReadWholeFrom(*objects[sent[j]], std::move(replies[j]));
+    values[sent[j]] = read(*objects[sent[j]], std::move(replies[j]));
   }
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> HttpStore::GetMany(
+    std::span<const std::string> keys, const core::Cancellation* cancellation) const {
+  return SendPerKey<std::optional<Bytes>>(
+      keys, [](const Object& object) { return FirstWholeGet(object); },
+      [](const Object& object, Result<HttpResponse> reply) {
+        return ReadWholeFrom(object, std::move(reply));
+      },
+      cancellation);
+}
+
 std::vector<Result<std::optional<std::uint64_t>>> HttpStore::SizeMany(
     std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<std::uint64_t>>> values(keys.size(),
-                                                           std::optional<std::uint64_t>());
-  std::vector<std::shared_ptr<const Object>> objects(keys.size());
-  std::vector<RangedObject::RangedGet> gets;
-  std::vector<HttpRequest> requests;
-  std::vector<std::size_t> sent;  // The key of each request.
-  gets.reserve(keys.size());
-  requests.reserve(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
-      values[i] = std::move(valid);
-      continue;
-    }
-    objects[i] = ObjectFor(keys[i]);
-    gets.push_back(SizeGet(*objects[i]));
-    requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
-    sent.push_back(i);
-  }
-  std::vector<HttpCall> calls;
-  calls.reserve(sent.size());
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    calls.push_back({&requests[j], gets[j].target, gets[j].what});
-  }
-  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = SizeFrom(*objects[sent[j]], std::move(replies[j]));
-  }
-  return values;
+  return SendPerKey<std::optional<std::uint64_t>>(
+      keys, [](const Object& object) { return SizeGet(object); },
+      [](const Object& object, Result<HttpResponse> reply) {
+        return SizeFrom(object, std::move(reply));
+      },
+      cancellation);
 }
 
 std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(
     std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
   std::vector<std::shared_ptr<const Object>> objects(reads.size());
+  std::vector<ObjectVersion> pins(reads.size());
   std::vector<RangedObject::RangedGet> gets;
   std::vector<HttpRequest> requests;
   std::vector<std::size_t> sent, alone;  // The reads batched, and those read after.
   gets.reserve(reads.size());
   requests.reserve(reads.size());
+  const auto pin_of = [&](std::size_t i) -> const ObjectVersion* {
+    return PinOf(reads[i].pin, pins[i]);
+  };
   for (std::size_t i = 0; i < reads.size(); ++i) {
     if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
       values[i] = std::move(valid);
@@ -238,6 +233,51 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(
     } else {
       objects[i] = ObjectFor(reads[i].key);
       gets.push_back(SpanGet(*objects[i], reads[i].range));
+      requests.push_back(objects[i]->RangeRequest(gets.back().range, pin_of(i)));
+      sent.push_back(i);
+    }
+  }
+  std::vector<HttpCall> calls;
+  calls.reserve(sent.size());
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    calls.push_back({&requests[j], gets[j].target, gets[j].what});
+  }
+  std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    const std::size_t i = sent[j];
+    values[i] = SpanFrom(*objects[i], reads[i].range, std::move(replies[j]), pin_of(i));
+  }
+  for (std::size_t i : alone) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values[i] = cancellation->Check(Describe(reads[i].key));
+    } else if (pin_of(i) != nullptr && !reads[i].range.suffix) {
+      values[i] = ReadPinnedAlone(*this, reads[i]);
+    } else {
+      values[i] = GetRange(reads[i].key, reads[i].range);
+    }
+  }
+  return values;
+}
+
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> HttpStore::GetRangeAtVersionMany(
+    std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<RangeAtVersion>>> values(reads.size(),
+                                                            std::optional<RangeAtVersion>());
+  std::vector<std::shared_ptr<const Object>> objects(reads.size());
+  std::vector<RangedObject::RangedGet> gets;
+  std::vector<HttpRequest> requests;
+  std::vector<std::size_t> sent;
+  gets.reserve(reads.size());
+  requests.reserve(reads.size());
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
+      values[i] = std::move(valid);
+    } else if (!FitsVersionedGet(reads[i].range, options_.reads)) {
+      values[i] =
+          Status::InvalidArgument(Describe(reads[i].key) + ": the range is not one request");
+    } else {
+      objects[i] = ObjectFor(reads[i].key);
+      gets.push_back(VersionedRangeGet(*objects[i], reads[i].range));
       requests.push_back(objects[i]->RangeRequest(gets.back().range, nullptr));
       sent.push_back(i);
     }
@@ -250,12 +290,7 @@ std::vector<Result<std::optional<Bytes>>> HttpStore::GetRangeMany(
   std::vector<Result<HttpResponse>> replies = transport_->SendAll(calls, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
     const std::size_t i = sent[j];
-    values[i] = SpanFrom(*objects[i], reads[i].range, std::move(replies[j]));
-  }
-  for (std::size_t i : alone) {
-    values[i] = cancellation != nullptr && cancellation->cancelled()
-                    ? Result<std::optional<Bytes>>(cancellation->Check(Describe(reads[i].key)))
-                    : GetRange(reads[i].key, reads[i].range);
+    values[i] = AtVersion(VersionedRangeFrom(*objects[i], reads[i].range, std::move(replies[j])));
   }
   return values;
 }

@@ -65,6 +65,11 @@ class HttpStore final : public Store, public BatchedGets {
   std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads,
       const core::Cancellation* cancellation = nullptr) const override;
+  // Every read's GET at once (a suffix too), each reply naming the value's
+  // size and ETag.
+  std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
+      std::span<const RangedKey> reads,
+      const core::Cancellation* cancellation = nullptr) const override;
   // Every key's one-byte GET at once, its reply naming the value's size.
   std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
       std::span<const std::string> keys,
@@ -94,6 +99,13 @@ class HttpStore final : public Store, public BatchedGets {
   class Object;
   explicit HttpStore(HttpStoreOptions options);
   std::shared_ptr<const Object> ObjectFor(std::string_view key) const;
+  // One GET per key, all sent at once (GetMany, SizeMany): plan(object) is
+  // a key's request, read(object, reply) its value; a key that is not valid
+  // gets ValidateKey's error, unsent.
+  template <typename Value, typename Plan, typename Read>
+  std::vector<Result<Value>> SendPerKey(std::span<const std::string> keys, const Plan& plan,
+                                        const Read& read,
+                                        const core::Cancellation* cancellation) const;
 
   HttpStoreOptions options_;
   std::shared_ptr<HttpTransport> transport_;

@@ -350,16 +350,80 @@ RangedObject::RangedGet SpanGet(const RangedObject& object, ByteRange span) {
 }
 
 Result<std::optional<Bytes>> SpanFrom(const RangedObject& object, ByteRange span,
-                                      Result<HttpResponse> reply) {
+                                      Result<HttpResponse> reply, const ObjectVersion* pin) {
   CHUNKWISE_RETURN_IF_ERROR(reply.status());
   const RangedObject::RangedGet get = SpanGet(object, span);
-  CHUNKWISE_ASSIGN_OR_RETURN(const PieceReply piece, CheckPiece(object, span.offset, span.length,
-                                                                nullptr, get.what, *reply));
+  CHUNKWISE_ASSIGN_OR_RETURN(const PieceReply piece,
+                             CheckPiece(object, span.offset, span.length, pin, get.what, *reply));
   if (piece.kind == PieceReply::Kind::kAbsent) return std::optional<Bytes>();
-  if (piece.kind == PieceReply::Kind::kChanged) {  // A 412, which no unpinned GET asks for.
-    return Status::IOError(get.what + ": " + DescribeReply(*reply));
+  if (piece.kind == PieceReply::Kind::kChanged) {
+    if (pin != nullptr) {
+      return Status::NotFound(object.url() + " changed since version " + pin->etag + " was read (" +
+                              DescribeReply(*reply) + ")");
+    }
+    return Status::IOError(get.what + ": " + DescribeReply(*reply));  // A 412 none asked for.
   }
   return std::optional<Bytes>(std::move(reply->body));
+}
+
+bool FitsVersionedGet(ByteRange range, const RangeReadOptions& options) {
+  if (range.suffix) return range.length > 0 && range.length <= options.piece_size;
+  return FitsOneGet(range, options);
+}
+
+RangedObject::RangedGet VersionedRangeGet(const RangedObject& object, ByteRange range) {
+  if (!range.suffix) return SpanGet(object, range);
+  std::string text = std::to_string(range.length);
+  text.insert(text.begin(), '-');  // "-" + ... trips GCC 12's -Wrestrict.
+  return {text, BodyTarget::Collect(range.length), "GET " + object.url() + " bytes " + text};
+}
+
+Result<std::optional<VersionedRange>> VersionedRangeFrom(const RangedObject& object,
+                                                         ByteRange range,
+                                                         Result<HttpResponse> reply) {
+  CHUNKWISE_RETURN_IF_ERROR(reply.status());
+  const HttpResponse& response = *reply;
+  const std::string what = VersionedRangeGet(object, range).what;
+  VersionedRange got;
+  got.info.version = VersionOf(response);
+  if (!range.suffix) {
+    CHUNKWISE_ASSIGN_OR_RETURN(
+        const PieceReply piece,
+        CheckPiece(object, range.offset, range.length, nullptr, what, response));
+    if (piece.kind == PieceReply::Kind::kAbsent) return std::optional<VersionedRange>();
+    if (piece.kind == PieceReply::Kind::kChanged) {
+      return Status::IOError(what + ": " + DescribeReply(response));
+    }
+    if (!piece.total) {
+      return Status::IOError(what + ": the reply's Content-Range names no size");
+    }
+    got.info.size = *piece.total;
+    got.bytes = std::move(reply->body);
+    return std::optional<VersionedRange>(std::move(got));
+  }
+  if (response.status == 404) {
+    if (!object.MeansAbsent(response)) return object.ReplyError(what, response);
+    return std::optional<VersionedRange>();
+  }
+  if (response.status == 416) {  // An empty object has no last bytes.
+    got.info.version = {};
+    return std::optional<VersionedRange>(std::move(got));
+  }
+  if (response.status != 200 && response.status != 206) return object.ReplyError(what, response);
+  got.info.size = response.body.size();
+  if (response.status == 206) {
+    const std::optional<ContentRange> content =
+        ParseContentRange(response.Header("content-range").value_or(""));
+    if (!content || !content->total || content->unsatisfied ||
+        content->last + 1 != *content->total ||
+        content->last - content->first + 1 != response.body.size()) {
+      return Status::IOError(what + ": the reply's Content-Range is \"" +
+                             response.Header("content-range").value_or("") + "\"");
+    }
+    got.info.size = *content->total;
+  }
+  got.bytes = std::move(reply->body);
+  return std::optional<VersionedRange>(std::move(got));
 }
 
 RangedObject::RangedGet FirstWholeGet(const RangedObject& object) {

@@ -68,8 +68,29 @@ Result<std::optional<Bytes>> ReadWholeFrom(const RangedObject& object, Result<Ht
 // checked as ReadSpans checks its pieces.
 bool FitsOneGet(ByteRange span, const RangeReadOptions& options);
 RangedObject::RangedGet SpanGet(const RangedObject& object, ByteRange span);
+// With `pin`, the GET was sent pinned to it: a 412 (the object changed) or
+// a 404 is NotFound naming the URL.
 Result<std::optional<Bytes>> SpanFrom(const RangedObject& object, ByteRange span,
-                                      Result<HttpResponse> reply);
+                                      Result<HttpResponse> reply,
+                                      const ObjectVersion* pin = nullptr);
+
+// A range read with the object's whole size and the version the reply
+// named, for stores that read many values' index ranges in one batch.
+struct VersionedRange {
+  Bytes bytes;
+  ObjectInfo info;
+};
+// Whether `range` (a suffix too, or a span) is one GET of VersionedRangeGet.
+bool FitsVersionedGet(ByteRange range, const RangeReadOptions& options);
+// The GET of `range` (a suffix: "-N"), its body collected, and the bytes,
+// size and version from its reply (nullopt if the object is absent). A suffix
+// longer than the object gets the whole object (a 200, or a 206 of it all);
+// a span is checked as SpanFrom checks it; the size comes from the reply's
+// Content-Range (a 200: the body's length).
+RangedObject::RangedGet VersionedRangeGet(const RangedObject& object, ByteRange range);
+Result<std::optional<VersionedRange>> VersionedRangeFrom(const RangedObject& object,
+                                                         ByteRange range,
+                                                         Result<HttpResponse> reply);
 
 // Size in two steps, for stores that ask the sizes of many values in one
 // batch: the GET of the value's first byte (its body discarded), and the

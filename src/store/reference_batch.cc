@@ -114,7 +114,7 @@ void ReferenceBatch::SendRanges(Batch& batch, TargetReads& target) {
     ranges.reserve(reads.size());
     for (std::size_t r : reads) ranges.push_back(target.ranges[r].range);
     for (const CoalescedRange& group : CoalesceRanges(ranges, kReferenceCoalescing)) {
-      requests.push_back({object, ByteRange::Span(group.offset, group.length)});
+      requests.push_back({object, ByteRange::Span(group.offset, group.length), std::nullopt});
       members.emplace_back();
       for (std::size_t m : group.members) members.back().push_back(reads[m]);
     }

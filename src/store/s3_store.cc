@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/key.h"
+#include "store/pinned_ranges.h"
 #include "store/ranged_reads.h"
 #include "store/s3_client.h"
 #include "store/s3_writer.h"
@@ -138,11 +139,11 @@ std::vector<Result<std::optional<VersionedValue>>> S3Store::GetVersionedMany(
   return values;
 }
 
-std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
-    std::span<const std::string> keys, std::vector<ObjectVersion>* versions,
-    const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<Bytes>>> values(keys.size(), std::optional<Bytes>());
-  if (versions != nullptr) versions->assign(keys.size(), ObjectVersion());
+template <typename Value, typename Plan, typename Read>
+std::vector<Result<Value>> S3Store::SendPerKey(std::span<const std::string> keys, const Plan& plan,
+                                               const Read& read,
+                                               const core::Cancellation* cancellation) const {
+  std::vector<Result<Value>> values(keys.size(), Value());
   std::vector<S3Object> objects;
   std::vector<std::size_t> sent;  // The key of each object.
   std::vector<S3Client::Call> calls;
@@ -154,7 +155,7 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
       continue;
     }
     objects.emplace_back(client_, options().location.prefix + keys[i]);
-    RangedObject::RangedGet get = FirstWholeGet(objects.back());
+    RangedObject::RangedGet get = plan(objects.back());
     calls.push_back(objects.back().GetCall(get.range, nullptr));
     targets.push_back(get.target);
     whats.push_back(std::move(get.what));
@@ -162,48 +163,46 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
   }
   std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = ReadWholeFrom(objects[j], std::move(replies[j]),
-                                    versions != nullptr ? &(*versions)[sent[j]] : nullptr);
+    values[sent[j]] = read(objects[j], std::move(replies[j]), sent[j]);
   }
   return values;
 }
 
+std::vector<Result<std::optional<Bytes>>> S3Store::GetManyAt(
+    std::span<const std::string> keys, std::vector<ObjectVersion>* versions,
+    const core::Cancellation* cancellation) const {
+  if (versions != nullptr) versions->assign(keys.size(), ObjectVersion());
+  return SendPerKey<std::optional<Bytes>>(
+      keys, [](const S3Object& object) { return FirstWholeGet(object); },
+      [&](const S3Object& object, Result<HttpResponse> reply, std::size_t i) {
+        return ReadWholeFrom(object, std::move(reply),
+                             versions != nullptr ? &(*versions)[i] : nullptr);
+      },
+      cancellation);
+}
+
 std::vector<Result<std::optional<std::uint64_t>>> S3Store::SizeMany(
     std::span<const std::string> keys, const core::Cancellation* cancellation) const {
-  std::vector<Result<std::optional<std::uint64_t>>> sizes(keys.size(),
-                                                          std::optional<std::uint64_t>());
-  std::vector<S3Object> objects;
-  std::vector<std::size_t> sent;  // The key of each object.
-  std::vector<S3Client::Call> calls;
-  std::vector<BodyTarget> targets;
-  std::vector<std::string> whats;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (Status valid = ValidateKey(keys[i]); !valid.ok()) {
-      sizes[i] = std::move(valid);
-      continue;
-    }
-    objects.emplace_back(client_, options().location.prefix + keys[i]);
-    RangedObject::RangedGet get = SizeGet(objects.back());
-    calls.push_back(objects.back().GetCall(get.range, nullptr));
-    targets.push_back(get.target);
-    whats.push_back(std::move(get.what));
-    sent.push_back(i);
-  }
-  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
-  for (std::size_t j = 0; j < sent.size(); ++j) {
-    sizes[sent[j]] = SizeFrom(objects[j], std::move(replies[j]));
-  }
-  return sizes;
+  return SendPerKey<std::optional<std::uint64_t>>(
+      keys, [](const S3Object& object) { return SizeGet(object); },
+      [](const S3Object& object, Result<HttpResponse> reply, std::size_t) {
+        return SizeFrom(object, std::move(reply));
+      },
+      cancellation);
 }
 
 std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
     std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
   std::vector<Result<std::optional<Bytes>>> values(reads.size(), std::optional<Bytes>());
   std::vector<S3Object> objects;
+  std::vector<ObjectVersion> pins(reads.size());
   std::vector<std::size_t> sent, alone;  // The reads batched, and those read after.
   std::vector<S3Client::Call> calls;
   std::vector<BodyTarget> targets;
   std::vector<std::string> whats;
+  const auto pin_of = [&](std::size_t i) -> const ObjectVersion* {
+    return PinOf(reads[i].pin, pins[i]);
+  };
   for (std::size_t i = 0; i < reads.size(); ++i) {
     if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
       values[i] = std::move(valid);
@@ -212,6 +211,47 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
     } else {
       objects.emplace_back(client_, options().location.prefix + reads[i].key);
       RangedObject::RangedGet get = SpanGet(objects.back(), reads[i].range);
+      calls.push_back(objects.back().GetCall(get.range, pin_of(i)));
+      targets.push_back(get.target);
+      whats.push_back(std::move(get.what));
+      sent.push_back(i);
+    }
+  }
+  std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
+  for (std::size_t j = 0; j < sent.size(); ++j) {
+    const std::size_t i = sent[j];
+    values[i] = SpanFrom(objects[j], reads[i].range, std::move(replies[j]), pin_of(i));
+  }
+  for (std::size_t i : alone) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values[i] = cancellation->Check(Describe(reads[i].key));
+    } else if (pin_of(i) != nullptr && !reads[i].range.suffix) {
+      values[i] = ReadPinnedAlone(*this, reads[i]);
+    } else {
+      values[i] = GetRange(reads[i].key, reads[i].range);
+    }
+  }
+  return values;
+}
+
+std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> S3Store::GetRangeAtVersionMany(
+    std::span<const RangedKey> reads, const core::Cancellation* cancellation) const {
+  std::vector<Result<std::optional<RangeAtVersion>>> values(reads.size(),
+                                                            std::optional<RangeAtVersion>());
+  std::vector<S3Object> objects;
+  std::vector<std::size_t> sent;
+  std::vector<S3Client::Call> calls;
+  std::vector<BodyTarget> targets;
+  std::vector<std::string> whats;
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    if (Status valid = ValidateKey(reads[i].key); !valid.ok()) {
+      values[i] = std::move(valid);
+    } else if (!FitsVersionedGet(reads[i].range, options().transfer.reads)) {
+      values[i] =
+          Status::InvalidArgument(Describe(reads[i].key) + ": the range is not one request");
+    } else {
+      objects.emplace_back(client_, options().location.prefix + reads[i].key);
+      RangedObject::RangedGet get = VersionedRangeGet(objects.back(), reads[i].range);
       calls.push_back(objects.back().GetCall(get.range, nullptr));
       targets.push_back(get.target);
       whats.push_back(std::move(get.what));
@@ -220,12 +260,8 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
   }
   std::vector<Result<HttpResponse>> replies = client_->SendAll(calls, targets, whats, cancellation);
   for (std::size_t j = 0; j < sent.size(); ++j) {
-    values[sent[j]] = SpanFrom(objects[j], reads[sent[j]].range, std::move(replies[j]));
-  }
-  for (std::size_t i : alone) {
-    values[i] = cancellation != nullptr && cancellation->cancelled()
-                    ? Result<std::optional<Bytes>>(cancellation->Check(Describe(reads[i].key)))
-                    : GetRange(reads[i].key, reads[i].range);
+    const std::size_t i = sent[j];
+    values[i] = AtVersion(VersionedRangeFrom(objects[j], reads[i].range, std::move(replies[j])));
   }
   return values;
 }

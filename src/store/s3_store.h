@@ -139,6 +139,11 @@ class S3Store final : public Store,
   std::vector<Result<std::optional<Bytes>>> GetRangeMany(
       std::span<const RangedKey> reads,
       const core::Cancellation* cancellation = nullptr) const override;
+  // Every read's GET at once (a suffix too), each reply naming the value's
+  // size and ETag.
+  std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> GetRangeAtVersionMany(
+      std::span<const RangedKey> reads,
+      const core::Cancellation* cancellation = nullptr) const override;
   // Every key's one-byte GET at once, its reply naming the value's size.
   std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
       std::span<const std::string> keys,
@@ -198,6 +203,13 @@ class S3Store final : public Store,
   std::vector<Result<std::optional<Bytes>>> GetManyAt(std::span<const std::string> keys,
                                                       std::vector<ObjectVersion>* versions,
                                                       const core::Cancellation* cancellation) const;
+  // One GET per key, all sent at once (GetManyAt, SizeMany): plan(object)
+  // is a key's request, read(object, reply, i) keys[i]'s value; a key that
+  // is not valid gets ValidateKey's error, unsent.
+  template <typename Value, typename Plan, typename Read>
+  std::vector<Result<Value>> SendPerKey(std::span<const std::string> keys, const Plan& plan,
+                                        const Read& read,
+                                        const core::Cancellation* cancellation) const;
 
   std::shared_ptr<S3Client> client_;
 };

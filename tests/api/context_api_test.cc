@@ -44,6 +44,9 @@ TEST(ContextApi, ARemoteStoreGetsAPoolSizedForRequestsInFlight) {
   EXPECT_EQ(unchanged.pool_for(**remote)->get(), unchanged.pool()->get());
   const Context enough(ContextOptions{.threads = 4, .remote_threads = 3});
   EXPECT_EQ(enough.pool_for(**remote)->get(), enough.pool()->get());
+  // The default (#42): the shared pool, as remote requests go in batches.
+  const Context by_default(ContextOptions{.threads = 2});
+  EXPECT_EQ(by_default.pool_for(**remote)->get(), by_default.pool()->get());
 }
 
 // multiprocessing and dask fork a Python process whose module Context's pool

@@ -53,22 +53,22 @@ struct ContextOptions {
   // Worker threads of the pool every operation shares; 0: one per core.
   std::size_t threads = 0;
   // Arrays on stores that are not local (s3://, gs://, http(s)://) run on a
-  // pool of at least this many threads. A thread reading a shard sends all
-  // its requests at once through the store's event loop (up to 64 on the
-  // wire), and a region of an unsharded array sends its chunks' GETs in
-  // batches the same way, so 4 threads keep the network as busy for reads;
-  // on S3 so do the writes of a region: the PUTs of the chunks or shards it
-  // covers whole, and the GETs then conditional PUTs of those it covers in
-  // part (store::UpdateObjects), a copy (`zarr convert`) to or from a remote
-  // store (groups of objects, each side's requests a batch) and `zarr
-  // info`'s sizes of plain chunks; decoding and encoding stay on the pool.
-  // `zarr info` and a copy's plan read a sharded array's indexes in
-  // batches too. What still takes a thread per request keeps the default at
-  // 16: a region read of a sharded array meeting many shards (one shard per
-  // thread, its own requests together), an N5 dataset's blocks read from a
-  // remote store (`zarr import`), and a vectors store's chunks.
-  // 0: the shared pool, whatever the store.
-  std::size_t remote_threads = 16;
+  // pool of at least this many threads; 0, the default: the shared pool,
+  // whatever the store. Their requests do not take a thread each: they go
+  // in batches through the store's event loop (up to 64 on the wire), sent
+  // from the calling thread, and the pool only decodes and encodes. So go
+  // a region read of an unsharded array (its chunks' GETs) and of a sharded
+  // one that meets more shards than the pool has threads (the shards'
+  // indexes, then their inner chunks' byte ranges, coalesced; fewer shards
+  // go one per thread, each reader's tail GET holding the index), a region
+  // write on S3 (PUTs, and the GETs then conditional PUTs of objects it
+  // covers in part: store::UpdateObjects), a copy (`zarr convert`) to or
+  // from a remote store, `zarr info`'s sizes and shard indexes, an N5
+  // dataset's blocks (`zarr import`) and a vectors store's chunks (layout
+  // 0.8). What still takes a pool thread per request (a sharded array's
+  // reads with cache_bytes set, a layout-0.9 vectors store's cells, links
+  // across chunks) runs on more threads when this asks for more (docs/api.md).
+  std::size_t remote_threads = 0;
   // Progress printed on stderr (core/progress.h); kQuiet prints nothing. The
   // CLI sets kAuto (a bar on a terminal), the Python module kQuiet.
   core::ProgressMode progress_mode = core::ProgressMode::kQuiet;

@@ -8,10 +8,16 @@
 #include "codec/codec_registry.h"
 #include "core/json.h"
 #include "core/memory_limit.h"
+#include "store/batched_gets.h"
 
 namespace chunkwise::formats::n5 {
 
 namespace {
+
+// ReadRows' batches of blocks: at most this many, and about this many bytes
+// of decoded blocks (the encoded ones a batch holds are rarely larger).
+constexpr std::size_t kBatchBlocks = 1024;
+constexpr std::uint64_t kBatchBytes = std::uint64_t{128} << 20;
 
 constexpr std::string_view kAttributesKey = "attributes.json";
 
@@ -250,23 +256,48 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count, std::span<std::
   lo[ndim - 1] = first / block[ndim - 1];
   hi[ndim - 1] = (first + count - 1) / block[ndim - 1] + 1;
   // The blocks go out in batches, so that a grid of tiny blocks needs no
-  // list of all their positions.
-  constexpr std::size_t kBatch = 1024;
+  // list of all their positions: at most 1024 blocks, about 128 MiB of
+  // them. From a store whose gets are batched (a remote one) a batch's GETs
+  // are on the wire together, sent from this thread (store::GetMany), and
+  // the pool only decodes; elsewhere each pool task reads its own block.
+  std::uint64_t block_bytes = data_type().size();
+  for (const core::Index extent : chunks_) {
+    block_bytes = core::SaturatingProduct(block_bytes, static_cast<std::uint64_t>(extent));
+  }
+  const std::size_t batch = static_cast<std::size_t>(std::clamp<std::uint64_t>(
+      kBatchBytes / std::max<std::uint64_t>(block_bytes, 1), 1, kBatchBlocks));
+  const bool batched = store::BatchesGets(*store_);
   std::vector<std::vector<core::Index>> positions;
-  const auto copy = [&](std::size_t i) { return CopyBlock(positions[i], first, count, out); };
+  std::vector<Result<std::optional<Bytes>>> fetched;
+  const auto copy = [&](std::size_t i) -> Status {
+    if (batched) {
+      CHUNKWISE_RETURN_IF_ERROR(fetched[i].status());
+      return CopyBlock(positions[i], *fetched[i], first, count, out);
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> stored,
+                               store_->Get(BlockKey(positions[i])));
+    return CopyBlock(positions[i], stored, first, count, out);
+  };
   const auto flush = [&]() -> Status {
+    if (batched) {
+      std::vector<std::string> keys;
+      keys.reserve(positions.size());
+      for (const std::vector<core::Index>& at : positions) keys.push_back(BlockKey(at));
+      fetched = store::GetMany(*store_, keys);
+    }
     if (pool == nullptr || positions.size() < 2) {
       for (std::size_t i = 0; i < positions.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(copy(i));
     } else {
       CHUNKWISE_RETURN_IF_ERROR(pool->ParallelFor(positions.size(), copy));
     }
     positions.clear();
+    fetched.clear();
     return Status::Ok();
   };
   std::vector<core::Index> position = lo;
   while (true) {
     positions.push_back(position);
-    if (positions.size() == kBatch) CHUNKWISE_RETURN_IF_ERROR(flush());
+    if (positions.size() == batch) CHUNKWISE_RETURN_IF_ERROR(flush());
     std::size_t d = 0;
     while (d < ndim && ++position[d] == hi[d]) {
       position[d] = lo[d];
@@ -277,16 +308,21 @@ Status N5Dataset::ReadRows(core::Index first, core::Index count, std::span<std::
   return flush();
 }
 
-Status N5Dataset::CopyBlock(const std::vector<core::Index>& position, core::Index first,
-                            core::Index count, std::span<std::uint8_t> out) const {
-  const std::size_t ndim = shape_.size();
+std::string N5Dataset::BlockKey(const std::vector<core::Index>& position) const {
   std::string key;
-  for (std::size_t d = 0; d < ndim; ++d) {
+  for (std::size_t d = 0; d < position.size(); ++d) {
     if (d > 0) key += '/';
     key += std::to_string(position[d]);
   }
-  CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> stored, store_->Get(key));
+  return key;
+}
+
+Status N5Dataset::CopyBlock(const std::vector<core::Index>& position,
+                            const std::optional<Bytes>& stored, core::Index first,
+                            core::Index count, std::span<std::uint8_t> out) const {
+  const std::size_t ndim = shape_.size();
   if (!stored) return Status::Ok();  // Never written: zero, N5's fill.
+  const std::string key = BlockKey(position);
   const std::string where = store_->Describe(key);
   CHUNKWISE_ASSIGN_OR_RETURN(const BlockHeader header, ParseBlockHeader(*stored, where));
   if (header.mode == 2) {

@@ -102,16 +102,22 @@ class N5Dataset {
   // than its header or whose values are not the size its header states,
   // whose header does not fit the dataset, or that does not decompress;
   // Unsupported for an object-mode block. The blocks are fetched and
-  // decoded on `pool` when given (each writes its own part of `out`).
+  // decoded on `pool` when given (each writes its own part of `out`);
+  // from a store whose gets are batched (a remote one), each batch of blocks'
+  // GETs is sent at once from the calling thread (store::GetMany) and the
+  // pool only decodes.
   Status ReadRows(core::Index first, core::Index count, std::span<std::uint8_t> out,
                   core::ThreadPool* pool = nullptr) const;
 
  private:
   N5Dataset() = default;
-  // Decodes the block at grid position `position` (N5 order) and copies what
-  // lies in rows [first, first + count) into `out`.
-  Status CopyBlock(const std::vector<core::Index>& position, core::Index first, core::Index count,
-                   std::span<std::uint8_t> out) const;
+  // The key of the block at grid position `position` (N5 order): "i0/i1/...".
+  std::string BlockKey(const std::vector<core::Index>& position) const;
+  // Decodes `stored`, the block at grid position `position` (N5 order;
+  // nullopt: none stored, zero), and copies what lies in rows
+  // [first, first + count) into `out`.
+  Status CopyBlock(const std::vector<core::Index>& position, const std::optional<Bytes>& stored,
+                   core::Index first, core::Index count, std::span<std::uint8_t> out) const;
 
   std::shared_ptr<const store::Store> store_;
   std::string name_;

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 
 #include "chunkwise/core/index.h"
@@ -164,6 +166,28 @@ Status ReadChunk(const VectorStore& store, int level, const ChunkCoord& chunk,
     data.link_attributes.push_back(std::move(values));
   }
   return Status::Ok();
+}
+
+// ReadGeometry's groups of chunks whose blobs are fetched as one batch.
+constexpr std::size_t kChunksPerFetch = 256;
+
+// The layout-0.8 blob paths ReadChunk reads for each of `chunks`.
+std::vector<std::string> ChunkBlobPaths(int level, const LevelContents& contents,
+                                        std::span<const ChunkCoord> chunks) {
+  std::vector<std::string> paths;
+  for (const ChunkCoord& chunk : chunks) {
+    paths.push_back(layout::ChunkBlobPath(level, layout::kVerticesDir, chunk));
+    paths.push_back(layout::VertexAttributeBlobPath(level, layout::kObjectIdAttribute, chunk));
+    for (const std::string& name : contents.vertex_attribute_names) {
+      paths.push_back(layout::VertexAttributeBlobPath(level, name, chunk));
+    }
+    if (contents.link_width == 0) continue;
+    paths.push_back(layout::LinksBlobPath(level, 0, chunk));
+    for (const LinkAttributeInfo& info : contents.link_attributes) {
+      paths.push_back(layout::LinkAttributeBlobPath(level, info.name, 0, chunk));
+    }
+  }
+  return paths;
 }
 
 Result<LevelContents> ReadContents(const VectorStore& store, int level) {
@@ -561,14 +585,29 @@ Result<LevelGeometry> ReadGeometry(const VectorStore& store, const ReadQuery& qu
   CHUNKWISE_ASSIGN_OR_RETURN(const std::vector<ChunkCoord> chunks,
                              CandidateChunks(store, level, query));
   std::vector<ChunkData> data(chunks.size());
-  CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(chunks.size(), [&](std::size_t c) {
-    if (query.cancellation != nullptr && query.cancellation->cancelled()) {
-      return query.cancellation->Check("reading level " + std::to_string(level));
+  // From a remote store the chunks' blobs come in groups, each group's
+  // requests one batch from this thread (VectorStore::WithBlobsFetched), so
+  // that the pool only decodes; elsewhere each pool task reads its chunk.
+  const bool batched = store.fetches_blobs_in_batches();
+  const std::size_t group = batched ? kChunksPerFetch : std::max<std::size_t>(chunks.size(), 1);
+  for (std::size_t first = 0; first < chunks.size(); first += group) {
+    const std::size_t count = std::min(group, chunks.size() - first);
+    std::optional<VectorStore> fetched;
+    if (batched) {
+      fetched = store.WithBlobsFetched(
+          ChunkBlobPaths(level, contents, std::span(chunks).subspan(first, count)));
     }
-    CHUNKWISE_RETURN_IF_ERROR(ReadChunk(store, level, chunks[c], contents, data[c]));
-    if (query.progress != nullptr) query.progress->Add(1);
-    return Status::Ok();
-  }));
+    const VectorStore& view = fetched ? *fetched : store;
+    CHUNKWISE_RETURN_IF_ERROR(store.pool().ParallelFor(count, [&](std::size_t j) {
+      const std::size_t c = first + j;
+      if (query.cancellation != nullptr && query.cancellation->cancelled()) {
+        return query.cancellation->Check("reading level " + std::to_string(level));
+      }
+      CHUNKWISE_RETURN_IF_ERROR(ReadChunk(view, level, chunks[c], contents, data[c]));
+      if (query.progress != nullptr) query.progress->Add(1);
+      return Status::Ok();
+    }));
+  }
   // A skeleton's stored links may come from cells of chunks outside a box;
   // all are read, since any may override a vertex's implicit parent.
   std::optional<std::vector<Endpoint>> offset_links;

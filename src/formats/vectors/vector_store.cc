@@ -8,6 +8,7 @@
 #include "formats/vectors/vlen_array.h"
 #include "formats/zarr/array.h"
 #include "formats/zarr/array_metadata.h"
+#include "store/batched_gets.h"
 
 namespace chunkwise::formats::vectors {
 namespace {
@@ -112,14 +113,43 @@ Result<std::optional<Bytes>> VectorStore::ReadBlob(const std::string& path) cons
   if (metadata_.layout == LayoutVersion::k0_9) return ReadCellOf09(path);
   const std::string node = prefix_ + path;
   CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> metadata,
-                             store_->Get(node + std::string(kMetadataKey)));
+                             GetValue(node + std::string(kMetadataKey)));
   if (!metadata) return std::optional<Bytes>();
   const std::string chunk_key = node + std::string(kBlobChunkKey);
-  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> chunk, store_->Get(chunk_key));
+  CHUNKWISE_ASSIGN_OR_RETURN(std::optional<Bytes> chunk, GetValue(chunk_key));
   if (!chunk) return Status::Corruption(store_->Describe(chunk_key) + ": blob chunk is missing");
   CHUNKWISE_ASSIGN_OR_RETURN(Bytes blob, DecodeBlobArray(AsChars(*metadata), *chunk,
                                                          store_->Describe(node), *blob_chains_));
   return std::optional<Bytes>(std::move(blob));
+}
+
+Result<std::optional<Bytes>> VectorStore::GetValue(const std::string& key) const {
+  if (fetched_ != nullptr) {
+    if (auto found = fetched_->find(key); found != fetched_->end()) return found->second;
+  }
+  return store_->Get(key);
+}
+
+bool VectorStore::fetches_blobs_in_batches() const {
+  return metadata_.layout != LayoutVersion::k0_9 && store::BatchesGets(*store_);
+}
+
+VectorStore VectorStore::WithBlobsFetched(std::span<const std::string> paths) const {
+  VectorStore copy = *this;
+  if (!fetches_blobs_in_batches()) return copy;
+  std::vector<std::string> keys;
+  keys.reserve(2 * paths.size());
+  for (const std::string& path : paths) {
+    keys.push_back(prefix_ + path + std::string(kMetadataKey));
+    keys.push_back(prefix_ + path + std::string(kBlobChunkKey));
+  }
+  std::vector<Result<std::optional<Bytes>>> values = store::GetMany(*store_, keys);
+  auto fetched = std::make_shared<std::map<std::string, Result<std::optional<Bytes>>>>();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    fetched->insert_or_assign(std::move(keys[i]), std::move(values[i]));
+  }
+  copy.fetched_ = std::move(fetched);
+  return copy;
 }
 
 // A 0.8 blob path "<array>/<chunk_key>/" names the cell of that chunk in the

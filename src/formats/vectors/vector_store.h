@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,18 @@ class VectorStore {
   Result<LevelMetadata> ReadLevel(int level) const;
   Status WriteLevel(const LevelMetadata& metadata) const;
 
+  // Whether WithBlobsFetched fetches in batches: a layout-0.8 store on a
+  // store whose gets are batched (a remote one, store/batched_gets.h).
+  bool fetches_blobs_in_batches() const;
+  // A copy of this view whose ReadBlob of the layout-0.8 blob paths `paths`
+  // reads values fetched here in one batch of requests from the calling
+  // thread (store::GetMany: every node's zarr.json and chunk at once), so
+  // that a reader of many chunks (ReadGeometry) keeps many requests on the
+  // wire without a pool thread each and the pool only decodes; other reads
+  // go to the store. A plain copy where !fetches_blobs_in_batches(). The
+  // values are held as long as the copy (and copies of it) live.
+  VectorStore WithBlobsFetched(std::span<const std::string> paths) const;
+
   const std::shared_ptr<store::Store>& raw_store() const { return store_; }
   const std::string& prefix() const { return prefix_; }
 
@@ -101,6 +114,9 @@ class VectorStore {
   VectorStore(std::shared_ptr<store::Store> store, std::string prefix, RootMetadata metadata,
               VectorStoreOptions options);
   Result<std::optional<Bytes>> ReadCellOf09(const std::string& path) const;
+  // The value of `key` (prefix included): one WithBlobsFetched fetched, or
+  // the store's.
+  Result<std::optional<Bytes>> GetValue(const std::string& key) const;
   Status WriteCellOf09(const std::string& path, ByteView blob) const;
   // Writes the zarr.json of every 0.9 family array written so far.
   Status FinishArrays09() const;
@@ -119,6 +135,8 @@ class VectorStore {
   std::shared_ptr<Arrays09> arrays09_ = std::make_shared<Arrays09>();
 
   std::shared_ptr<store::Store> store_;
+  // Values fetched by WithBlobsFetched, by key; null: none.
+  std::shared_ptr<const std::map<std::string, Result<std::optional<Bytes>>>> fetched_;
   std::string prefix_;
   RootMetadata metadata_;
   std::shared_ptr<core::ThreadPool> pool_;

@@ -24,6 +24,9 @@ using core::Region;
 // transport's loop full, without holding a large region's every chunk.
 constexpr std::size_t kBatchChunks = 1024;
 constexpr std::uint64_t kBatchBytes = std::uint64_t{128} << 20;
+// A batch of a sharded ReadAll fetches about this many encoded bytes: the
+// pool decodes one batch while the next is on the wire.
+constexpr std::uint64_t kFetchBytes = std::uint64_t{32} << 20;
 
 // Runs task(i) for i < count on context.pool, or in turn without one.
 Status RunOnPool(const ShardCallContext& context, std::size_t count,
@@ -447,6 +450,35 @@ class ShardObjects final : public GridObjects {
   bool ReadIfCached(const std::string& key, const Region& box,
                     const core::StridedDestination& target) const override {
     return Shard(key).ReadRegionIfCached(box, target);
+  }
+
+  // Shards of a store whose gets are batched and whose ranges are cheap, with
+  // the cache off (a viewer's reads with it on go shard by shard, so that
+  // what the cache holds is copied out without a request).
+  bool batches_reads() const override {
+    return store::BatchesGets(*store_) && store_->capabilities().efficient_ranges &&
+           !cache_->enabled();
+  }
+
+  // The shards' indexes, then the inner chunks their boxes need, in batches
+  // of requests (ReadShardRegions) of about kFetchBytes, decoded on the
+  // pool while the next batch is on the wire: two round trips (the
+  // indexes' suffix GETs, then the chunks'). A region that meets no more
+  // shards than the pool has threads (a viewer's box) is read a shard per
+  // thread instead, each shard's reader finding the index in the one tail
+  // GET that opens it: as many round trips, decoded as each shard arrives.
+  Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
+                 std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
+                 const core::Cancellation* cancellation) const override {
+    const std::size_t threads = context.pool != nullptr ? context.pool->num_threads() : 1;
+    if (reads.size() <= threads) {
+      return GridObjects::ReadAll(reads, context, stored, done, cancellation);
+    }
+    std::vector<ShardRegionRead> shards;
+    shards.reserve(reads.size());
+    for (const ObjectRead& read : reads) shards.push_back({read.key, read.box, read.target});
+    return ReadShardRegions(*store_, shards, *sharding_, spec_, kFetchBytes, context, stored, done,
+                            cancellation);
   }
 
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <charconv>
 #include <functional>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -34,53 +35,80 @@ ShardByteReader RangeReader(const store::ValueReader& reader) {
 // Shard byte ranges (offset, size), each mapped to a view of its bytes.
 using FetchedRanges = std::map<std::pair<std::uint64_t, std::uint64_t>, ByteView>;
 
-// Reads the ranges of a shard (each inside the shard: its index was checked)
-// into one pooled buffer and points each range's view at them: the ranges
-// joined into requests as `limits` allow (store/range_coalescing.h), all
-// asked of the reader in one batch. Should the requests add up to more than
-// the span the ranges cover (a hostile index pointing many entries at the
-// same bytes), that span is read instead, so the buffer never outgrows the
-// shard.
+// The requests that read a set of shard byte ranges: `needed` (the ranges,
+// in the order of FetchedRanges' keys) joined into `groups` as the limits
+// allow (store/range_coalescing.h), `total` bytes in all.
+struct RangePlan {
+  std::vector<store::ByteRange> needed;
+  std::vector<store::CoalescedRange> groups;
+  std::uint64_t total = 0;
+};
+
+// Plans the reads of `ranges` (each inside the shard: its index was
+// checked) under `limits`. Should the requests add up to more than the span
+// the ranges cover (a hostile index pointing many entries at the same
+// bytes), that span is one request instead, so that what is read never
+// outgrows the shard.
+RangePlan PlanRanges(const FetchedRanges& ranges, const store::RangeCoalescing& limits) {
+  RangePlan plan;
+  plan.needed.reserve(ranges.size());
+  std::uint64_t low = UINT64_MAX, high = 0;
+  for (const auto& [range, view] : ranges) {
+    plan.needed.push_back(store::ByteRange::Span(range.first, range.second));
+    low = std::min(low, range.first);
+    high = std::max(high, range.first + range.second);
+  }
+  if (ranges.empty()) return plan;
+  plan.groups = store::CoalesceRanges(plan.needed, limits);
+  for (const store::CoalescedRange& group : plan.groups) plan.total += group.length;
+  if (plan.total > high - low) {
+    std::vector<std::size_t> all(plan.needed.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    plan.groups = {store::CoalescedRange{low, high - low, std::move(all)}};
+    plan.total = high - low;
+  }
+  return plan;
+}
+
+// Points each range's view in `ranges` at its bytes, group g of `plan`
+// having been read into `group_bytes(g)`.
+void PointViews(const RangePlan& plan,
+                const std::function<const std::uint8_t*(std::size_t)>& group_bytes,
+                FetchedRanges& ranges) {
+  // The views, in the map's order, which is the order `needed` was built in.
+  std::vector<ByteView> views(plan.needed.size());
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const store::CoalescedRange& group = plan.groups[g];
+    for (const std::size_t member : group.members) {
+      views[member] = ByteView(group_bytes(g) + (plan.needed[member].offset - group.offset),
+                               plan.needed[member].length);
+    }
+  }
+  std::size_t i = 0;
+  for (auto& [range, view] : ranges) view = views[i++];
+}
+
+// Reads the ranges of a shard into one pooled buffer and points each
+// range's view at them: the ranges planned as PlanRanges does, all asked of
+// the reader in one batch.
 Result<core::BufferPool::Lease> FetchRanges(const store::ValueReader& reader, FetchedRanges& ranges,
                                             core::BufferPool* buffers,
                                             const store::RangeCoalescing& limits) {
   if (ranges.empty()) return core::BufferPool::Lease();
-  std::vector<store::ByteRange> needed;
-  needed.reserve(ranges.size());
-  std::uint64_t low = UINT64_MAX, high = 0;
-  for (const auto& [range, view] : ranges) {
-    needed.push_back(store::ByteRange::Span(range.first, range.second));
-    low = std::min(low, range.first);
-    high = std::max(high, range.first + range.second);
-  }
-  std::vector<store::CoalescedRange> groups = store::CoalesceRanges(needed, limits);
-  std::uint64_t total = 0;
-  for (const store::CoalescedRange& group : groups) total += group.length;
-  if (total > high - low) {
-    std::vector<std::size_t> all(needed.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    groups = {store::CoalescedRange{low, high - low, std::move(all)}};
-    total = high - low;
-  }
+  const RangePlan plan = PlanRanges(ranges, limits);
   std::vector<store::ByteRange> reads;
-  reads.reserve(groups.size());
-  for (const store::CoalescedRange& group : groups) {
+  reads.reserve(plan.groups.size());
+  std::vector<std::uint64_t> at;  // Where each group starts in the buffer.
+  std::uint64_t next = 0;
+  for (const store::CoalescedRange& group : plan.groups) {
     reads.push_back(store::ByteRange::Span(group.offset, group.length));
+    at.push_back(next);
+    next += group.length;
   }
-  core::BufferPool::Lease buffer = core::BufferPool::TakeFrom(buffers, total);
+  core::BufferPool::Lease buffer = core::BufferPool::TakeFrom(buffers, plan.total);
   CHUNKWISE_RETURN_IF_ERROR(reader.ReadInto(reads, buffer.view()));
-  // The views, in the map's order, which is the order `needed` was built in.
-  std::vector<ByteView> views(needed.size());
-  std::uint64_t at = 0;
-  for (const store::CoalescedRange& group : groups) {
-    for (const std::size_t member : group.members) {
-      views[member] = ByteView(buffer.data() + at + (needed[member].offset - group.offset),
-                               needed[member].length);
-    }
-    at += group.length;
-  }
-  std::size_t i = 0;
-  for (auto& [range, view] : ranges) view = views[i++];
+  PointViews(
+      plan, [&](std::size_t g) { return buffer.data() + at[g]; }, ranges);
   return buffer;
 }
 
@@ -645,6 +673,45 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
   }
   const auto n = static_cast<std::size_t>(codec.InnerGrid(shard_spec.shape).num_chunks());
   const std::uint64_t index_size = ShardIndex::EncodedSize(n);
+  // The index from its bytes, of a shard of `size` bytes; false (the shard
+  // read alone) if they do not make one.
+  const auto index_from = [&](std::size_t i, const Bytes& bytes, std::uint64_t size) {
+    const ShardByteReader read = [&](std::uint64_t, std::uint64_t, Bytes&) -> Result<ByteView> {
+      return ByteView(bytes);  // ReadIndex reads the index's range, the one fetched.
+    };
+    Result<ShardIndex> index = codec.ReadIndex(read, size, n, parent.Describe(keys[i]));
+    if (!index.ok()) return false;
+    reads[i].index = std::move(index).value();
+    reads[i].shard_bytes = size;
+    return true;
+  };
+  // One request per shard where the store can: the index's range (a suffix
+  // for an index at the end) with the shard's size and ETag in the reply.
+  std::vector<store::RangedKey> indexes;
+  indexes.reserve(keys.size());
+  for (const std::string& key : keys) {
+    indexes.push_back({key,
+                       codec.index_location() == IndexLocation::kStart
+                           ? store::ByteRange::Span(0, index_size)
+                           : store::ByteRange::Suffix(index_size),
+                       std::nullopt});
+  }
+  if (std::optional<std::vector<Result<std::optional<store::RangeAtVersion>>>> got =
+          store::GetRangeAtVersionMany(parent, indexes)) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Result<std::optional<store::RangeAtVersion>>& one = (*got)[i];
+      if (one.ok() && !one->has_value()) continue;  // No shard.
+      if (!one.ok() || (*one)->size < index_size || (*one)->bytes.size() != index_size ||
+          !index_from(i, (*one)->bytes, (*one)->size)) {
+        alone.push_back(i);  // ReadIndex says what is wrong, or reads it as it is now.
+        continue;
+      }
+      reads[i].generation = std::move((*one)->generation);
+    }
+    CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
+    for (std::size_t i : alone) reads[i].generation = store::Generation::Absent();
+    return reads;
+  }
   std::vector<Result<std::optional<std::uint64_t>>> sizes = store::SizeMany(parent, keys);
   std::vector<store::RangedKey> ranges;
   std::vector<std::size_t> ranged;  // The key of each range.
@@ -658,7 +725,7 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
     }
     const std::uint64_t offset =
         codec.index_location() == IndexLocation::kStart ? 0 : size - index_size;
-    ranges.push_back({keys[i], store::ByteRange::Span(offset, index_size)});
+    ranges.push_back({keys[i], store::ByteRange::Span(offset, index_size), std::nullopt});
     ranged.push_back(i);
   }
   std::vector<Result<std::optional<Bytes>>> got = store::GetRangeMany(parent, ranges);
@@ -668,21 +735,199 @@ Result<std::vector<ShardIndexRead>> ReadShardIndexes(
       alone.push_back(i);
       continue;
     }
-    const Bytes& bytes = **got[r];
-    const ShardByteReader read = [&](std::uint64_t, std::uint64_t, Bytes&) -> Result<ByteView> {
-      return ByteView(bytes);  // ReadIndex reads the index's range, the one fetched.
-    };
-    Result<ShardIndex> index = codec.ReadIndex(read, **sizes[i], n, parent.Describe(keys[i]));
-    if (!index.ok()) {
-      alone.push_back(i);
-      continue;
-    }
-    reads[i].index = std::move(index).value();
-    reads[i].shard_bytes = **sizes[i];
+    if (!index_from(i, **got[r], **sizes[i])) alone.push_back(i);
   }
   std::sort(alone.begin(), alone.end());
   CHUNKWISE_RETURN_IF_ERROR(read_each(alone));
   return reads;
+}
+
+namespace {
+
+// ReadShardRegions' plan for one shard: its index, and the inner chunks its
+// box needs (their views set once fetched), planned as requests.
+struct ShardPlan {
+  std::optional<ShardIndex> index;  // Nullopt: no shard stored (all fill).
+  // The version the chunks' requests are pinned to (If-Match), the index's.
+  std::optional<store::Generation> pin;
+  FetchedRanges chunks;
+  RangePlan requests;
+  bool alone = false;  // To be read again alone (ShardStore::ReadRegion).
+};
+
+// The plans of reads [first, end): their indexes as ReadShardIndexes reads
+// them (one batch of requests on http(s) and S3, else two), and their inner
+// chunks' ranges joined under `limits`. Where the store named versions, the
+// chunks are to be read at the index's version; a shard whose version is
+// not known is read alone (its reader pins its reads to one version).
+Result<std::vector<ShardPlan>> PlanShards(store::Store& parent,
+                                          std::span<const ShardRegionRead> reads,
+                                          const ShardingCodec& codec,
+                                          const codec::ChunkSpec& shard_spec,
+                                          const store::RangeCoalescing& limits) {
+  std::vector<std::string> keys;
+  keys.reserve(reads.size());
+  for (const ShardRegionRead& read : reads) keys.push_back(read.key);
+  CHUNKWISE_ASSIGN_OR_RETURN(std::vector<ShardIndexRead> indexes,
+                             ReadShardIndexes(parent, keys, codec, shard_spec, nullptr, nullptr));
+  const core::RegularChunkGrid inner = codec.InnerGrid(shard_spec.shape);
+  std::vector<ShardPlan> plans(reads.size());
+  for (std::size_t j = 0; j < reads.size(); ++j) {
+    plans[j].index = std::move(indexes[j].index);
+    if (!plans[j].index) continue;
+    if (indexes[j].generation) {
+      if (indexes[j].generation->absent()) {
+        plans[j].alone = true;
+        continue;
+      }
+      plans[j].pin = std::move(indexes[j].generation);
+    }
+    for (const core::Coord& chunk : inner.ChunksIntersecting(reads[j].box)) {
+      const ChunkLocation& location = plans[j].index->at(core::Ravel(chunk, inner.grid_shape()));
+      if (!location.empty()) plans[j].chunks[{location.offset, location.nbytes}] = {};
+    }
+    plans[j].requests = PlanRanges(plans[j].chunks, limits);
+  }
+  return plans;
+}
+
+// Fetches the inner chunks of plans [first, end) of `plans` (ranges of
+// `reads`' shards) in one batch of requests and points their views at the
+// replies it returns; a shard whose bytes do not all come back whole (a
+// 412: rewritten since its index was read) is marked to be read alone.
+std::vector<Result<std::optional<Bytes>>> FetchPlanned(store::Store& parent,
+                                                       std::span<const ShardRegionRead> reads,
+                                                       std::span<ShardPlan> plans,
+                                                       std::size_t first, std::size_t end,
+                                                       const core::Cancellation* cancellation) {
+  std::vector<store::RangedKey> requests;
+  for (std::size_t j = first; j < end; ++j) {
+    for (const store::CoalescedRange& group : plans[j].requests.groups) {
+      requests.push_back(
+          {reads[j].key, store::ByteRange::Span(group.offset, group.length), plans[j].pin});
+    }
+  }
+  std::vector<Result<std::optional<Bytes>>> replies =
+      store::GetRangeMany(parent, requests, cancellation);
+  std::size_t at = 0;
+  for (std::size_t j = first; j < end; ++j) {
+    const std::span<const Result<std::optional<Bytes>>> mine(replies.data() + at,
+                                                             plans[j].requests.groups.size());
+    at += mine.size();
+    for (std::size_t g = 0; g < mine.size(); ++g) {
+      if (!mine[g].ok() || !mine[g]->has_value() ||
+          (*mine[g])->size() != plans[j].requests.groups[g].length) {
+        plans[j].alone = true;
+      }
+    }
+    if (plans[j].alone) continue;
+    PointViews(
+        plans[j].requests, [&](std::size_t g) { return (*mine[g])->data(); }, plans[j].chunks);
+  }
+  return replies;
+}
+
+// Decodes reads [first, end) as `plans` say, on context.pool.
+Status DecodePlanned(store::Store& parent, std::span<const ShardRegionRead> reads,
+                     std::span<const ShardPlan> plans, std::size_t first, std::size_t end,
+                     const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                     const ShardCallContext& context, std::span<std::uint8_t> stored,
+                     const std::function<Status(std::size_t)>& done,
+                     const core::Cancellation* cancellation) {
+  return ForEach(context.pool, end - first, [&](std::size_t k) -> Status {
+    const std::size_t j = first + k;
+    const ShardRegionRead& read = reads[j];
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check(parent.Describe(read.key));
+    }
+    if (plans[j].alone) {
+      const ShardStore shard(parent, read.key, codec, shard_spec);
+      CHUNKWISE_ASSIGN_OR_RETURN(const bool present,
+                                 shard.ReadRegion(read.box, read.destination, context));
+      stored[j] = present;
+      return done(j);
+    }
+    if (!plans[j].index) {
+      core::FillStridedRegion(read.destination, read.box.shape(), shard_spec.fill_value);
+      stored[j] = 0;
+      return done(j);
+    }
+    const FetchedRanges& chunks = plans[j].chunks;
+    const ShardByteReader bytes = [&](std::uint64_t offset, std::uint64_t nbytes,
+                                      Bytes&) -> Result<ByteView> {
+      return chunks.at({offset, nbytes});
+    };
+    CHUNKWISE_RETURN_IF_ERROR(codec.DecodeRegion(shard_spec, *plans[j].index, bytes, read.box,
+                                                 read.destination, parent.Describe(read.key),
+                                                 context));
+    stored[j] = 1;
+    return done(j);
+  });
+}
+
+// ReadShardRegions for reads whose indexes are read as one batch.
+Status ReadPlannedShards(store::Store& parent, std::span<const ShardRegionRead> reads,
+                         const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                         std::uint64_t batch_bytes, const ShardCallContext& context,
+                         std::span<std::uint8_t> stored,
+                         const std::function<Status(std::size_t)>& done,
+                         const core::Cancellation* cancellation) {
+  CHUNKWISE_ASSIGN_OR_RETURN(
+      std::vector<ShardPlan> plans,
+      PlanShards(parent, reads, codec, shard_spec, LimitsFor(parent, context.coalescing)));
+  // The end of the batch of fetches that starts at `first`: about
+  // `batch_bytes` of requested bytes, at least one shard.
+  const auto batch_end = [&](std::size_t first) {
+    std::uint64_t bytes = plans[first].requests.total;
+    std::size_t end = first + 1;
+    while (end < plans.size() && bytes + plans[end].requests.total <= batch_bytes) {
+      bytes += plans[end].requests.total;
+      ++end;
+    }
+    return end;
+  };
+  struct Fetched {
+    std::size_t first = 0, end = 0;
+    std::vector<Result<std::optional<Bytes>>> replies;  // What the views point into.
+  };
+  const auto fetch = [&](std::size_t first) {
+    const std::size_t end = batch_end(first);
+    return Fetched{first, end, FetchPlanned(parent, reads, plans, first, end, cancellation)};
+  };
+  // The next batch's requests go (from a thread of their own) while the
+  // pool decodes this one's, so that the network and the decoding overlap;
+  // each writes only its own plans.
+  Fetched current = fetch(0);
+  for (;;) {
+    std::future<Fetched> next;
+    if (current.end < plans.size()) next = std::async(std::launch::async, fetch, current.end);
+    const Status decoded = DecodePlanned(parent, reads, plans, current.first, current.end, codec,
+                                         shard_spec, context, stored, done, cancellation);
+    if (!next.valid()) return decoded;
+    current = next.get();  // Waited for even after an error: it writes `plans`.
+    CHUNKWISE_RETURN_IF_ERROR(decoded);
+  }
+}
+
+}  // namespace
+
+Status ReadShardRegions(store::Store& parent, std::span<const ShardRegionRead> reads,
+                        const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                        std::uint64_t batch_bytes, const ShardCallContext& context,
+                        std::span<std::uint8_t> stored,
+                        const std::function<Status(std::size_t)>& done,
+                        const core::Cancellation* cancellation) {
+  for (std::size_t first = 0; first < reads.size(); first += kIndexesPerBatch) {
+    const std::size_t count = std::min(kIndexesPerBatch, reads.size() - first);
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      return cancellation->Check(parent.Describe(reads[first].key));
+    }
+    CHUNKWISE_RETURN_IF_ERROR(ReadPlannedShards(
+        parent, reads.subspan(first, count), codec, shard_spec, batch_bytes, context,
+        stored.subspan(first, count), [&](std::size_t j) { return done(first + j); },
+        cancellation));
+  }
+  return Status::Ok();
 }
 
 }  // namespace chunkwise::formats::zarr

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,9 +34,11 @@
 #include <vector>
 
 #include "chunkwise/core/bytes.h"
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/core/region.h"
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
+#include "chunkwise/store/generation.h"
 #include "chunkwise/store/store.h"
 #include "codec/codec.h"
 #include "core/chunk_grid.h"
@@ -174,6 +177,11 @@ class ShardStore final : public store::Store {
 struct ShardIndexRead {
   std::optional<ShardIndex> index;  // Nullopt: no shard stored.
   std::uint64_t shard_bytes = 0;
+  // The version the index was read at, where the indexes went as a batch
+  // that names versions (store::GetRangeAtVersionMany): absent when it is
+  // not known (the server named none, or the shard was read again alone).
+  // Nullopt where the store names no versions in a batch.
+  std::optional<store::Generation> generation;
 };
 
 // ShardStore::ReadIndex for the shard under each of `keys` of `parent`
@@ -182,11 +190,49 @@ struct ShardIndexRead {
 // the shards' sizes are one batch of requests and their indexes' byte
 // ranges a second one, both from the calling thread; a shard whose index
 // does not read or check from them (changed or removed in between, or
-// damaged) is read again alone, which reports what is wrong. Elsewhere each
+// damaged) is read again alone, which reports what is wrong. Where the store
+// names versions in a batch (http(s), S3: store::GetRangeAtVersionMany) the
+// two batches are one: each index's range (a suffix for an index at the
+// end) brings the shard's size and ETag in its reply. Elsewhere each
 // is ReadIndex on `pool` (null: one after another), through `cache`.
 Result<std::vector<ShardIndexRead>> ReadShardIndexes(
     store::Store& parent, std::span<const std::string> keys, const ShardingCodec& codec,
     const codec::ChunkSpec& shard_spec, const ArrayCache* cache, core::ThreadPool* pool);
+
+// One shard's part of ReadShardRegions: ShardStore::ReadRegion's arguments
+// for the shard under `key`.
+struct ShardRegionRead {
+  std::string key;
+  core::Region box;
+  core::StridedDestination destination;
+};
+
+// The shards ReadShardRegions reads the indexes of in one batch.
+inline constexpr std::size_t kIndexesPerBatch = 1024;
+
+// ShardStore::ReadRegion (without a cache) of each of `reads`, for a region
+// that meets many shards of `parent`, a store whose gets are batched
+// (store/batched_gets.h) and whose ranges are cheap. The indexes of up to
+// kIndexesPerBatch shards are read as ReadShardIndexes reads them (on
+// http(s) and S3 one batch: a suffix GET per shard naming its size and
+// ETag); then the byte ranges of the inner chunks the boxes need, joined per
+// shard under context.coalescing, go in batches of about `batch_bytes` (at
+// least one shard), each one batch of requests (store::GetRangeMany, pinned
+// by If-Match to the ETag each shard's index was read at) from a thread
+// that is not a pool thread, while the pool decodes the batch before. So
+// the requests in flight grow with the region, not with the pool's threads.
+// stored[i] says whether reads[i]'s shard is stored, and `done(i)` runs
+// once it is in place (an error ends the call); a `cancellation` (may be
+// null) ends the requests on the wire too. A shard whose chunks do not come
+// back whole (removed or rewritten since its index was read: a 412, or a
+// request that failed), or whose index came with no ETag, is read again
+// alone, which reports what is wrong.
+Status ReadShardRegions(store::Store& parent, std::span<const ShardRegionRead> reads,
+                        const ShardingCodec& codec, const codec::ChunkSpec& shard_spec,
+                        std::uint64_t batch_bytes, const ShardCallContext& context,
+                        std::span<std::uint8_t> stored,
+                        const std::function<Status(std::size_t)>& done,
+                        const core::Cancellation* cancellation);
 
 }  // namespace chunkwise::formats::zarr
 

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "codec/codec_registry.h"
+#include "store/http_store.h"
 #include "store/memory_store.h"
+#include "unit/store/counting_http_server.h"
 #include "unit/value_or_die.h"
 
 namespace chunkwise::formats::n5 {
@@ -244,6 +246,32 @@ TEST(N5DatasetManyBlocksTest, ReadsMoreBlocksThanOneBatchPerSlab) {
       for (int x = 0; x < 40; ++x) ASSERT_EQ(out[y * 40 + x], x + 3 * y) << y << "," << x;
     }
   }
+}
+
+// Over HTTP (`zarr import` of a remote N5 dataset, #42), with one pool
+// thread: the six blocks' GETs are on the wire together (the server holds
+// them until all six are there, or a second), one missing block among them
+// reads as zero, and the values are those stored.
+TEST_F(N5DatasetTest, ReadsABatchOfBlocksFromARemoteStoreWithOnePoolThread) {
+  WriteAllBlocks(true);
+  ASSERT_TRUE(store_->Erase("1/0").ok());
+  test::CountingServer server{Bytes{}};
+  for (const std::string& key : ValueOrDie(store_->List(""))) {
+    server.AddFile("/ds.n5/" + key, **store_->Get(key));
+  }
+  store::HttpStoreOptions options;
+  options.base_url = server.Url("/ds.n5");
+  const std::shared_ptr<store::HttpStore> http = ValueOrDie(store::HttpStore::Open(options));
+  const auto dataset = ValueOrDie(N5Dataset::Open(http));
+  server.Hold(5);  // Six blocks asked for: a client that sends them at once passes.
+  core::ThreadPool pool(1);
+  std::vector<std::uint16_t> expected = Expected(0, 3);
+  for (const std::int64_t y : {0, 1}) {
+    for (const std::int64_t x : {2, 3}) expected[y * 5 + x] = 0;
+  }
+  EXPECT_EQ(Read(*dataset, 0, 3, &pool), expected);
+  EXPECT_EQ(server.max_held("GET"), 6);
+  EXPECT_EQ(server.requests("/ds.n5/1/0"), 1);  // Asked, 404.
 }
 
 TEST_F(N5DatasetTest, DecodesGzipBlocks) {

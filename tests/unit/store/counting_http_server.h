@@ -116,6 +116,20 @@ class CountingServer {
     std::lock_guard lock(mutex_);
     changes_before_put_[path] = std::move(body);
   }
+  // Replaces the file at `path` with `body` just after the next GET of it
+  // whose range reaches its end (a shard's index) is answered: another
+  // writer's change between a read of an index and the reads it leads to.
+  void ChangeAfterNextTailGet(const std::string& path, Bytes body) {
+    std::lock_guard lock(mutex_);
+    changes_after_tail_get_[path] = std::move(body);
+  }
+  // The Range header of every GET of `path` so far, in the order answered
+  // ("0-0", "-68", "96-163"; "" for a GET of the whole file).
+  std::vector<std::string> ranges(const std::string& path) const {
+    std::lock_guard lock(mutex_);
+    auto found = ranges_.find(path);
+    return found == ranges_.end() ? std::vector<std::string>() : found->second;
+  }
   // The file at `path` now, if any (what PUTs left there).
   std::optional<Bytes> file(const std::string& path) const {
     std::lock_guard lock(mutex_);
@@ -260,6 +274,10 @@ class CountingServer {
     bool files_mode = false;
     {
       std::lock_guard lock(mutex_);
+      if (method == "GET") {
+        const std::optional<std::string> asked = HeaderValue(head, "Range");
+        ranges_[path].push_back(asked && asked->starts_with("bytes=") ? asked->substr(6) : "");
+      }
       if (auto failure = failures_.find(path); failure != failures_.end()) {
         return "HTTP/1.1 " + std::to_string(failure->second) +
                " Failed\r\nContent-Length: 0\r\n\r\n";
@@ -303,6 +321,14 @@ class CountingServer {
     }
     reply += "Content-Length: " + std::to_string(last - first + 1) + "\r\n\r\n";
     reply.append(reinterpret_cast<const char*>(served.data()) + first, last - first + 1);
+    if (files_mode && method == "GET" && last + 1 == served.size()) {
+      std::lock_guard lock(mutex_);
+      if (auto change = changes_after_tail_get_.find(path);
+          change != changes_after_tail_get_.end()) {
+        files_[path] = std::move(change->second);
+        changes_after_tail_get_.erase(change);
+      }
+    }
     return reply;
   }
 
@@ -319,6 +345,8 @@ class CountingServer {
   std::map<std::string, int> failures_;
   std::map<std::string, int> refused_puts_;
   std::map<std::string, Bytes> changes_before_put_;
+  std::map<std::string, Bytes> changes_after_tail_get_;
+  std::map<std::string, std::vector<std::string>> ranges_;
   std::map<std::string, int> held_by_method_, max_held_by_method_;
   bool each_wave_ = false;
   int held_ = 0, max_held_ = 0, hold_above_ = 0;

@@ -72,10 +72,10 @@ TEST(BatchedGetsTest, AnHttpStoresRangesAreInFlightTogetherFromOneThread) {
   for (int i = 0; i < 6; ++i) {
     const std::string key = "k" + std::to_string(i);
     server.AddFile("/" + key, Text("value " + std::to_string(i)));
-    reads.push_back({key, ByteRange::Span(2, 3)});
+    reads.push_back({key, ByteRange::Span(2, 3), std::nullopt});
   }
-  reads.push_back({"missing", ByteRange::Span(0, 1)});
-  reads.push_back({"k0", ByteRange::Span(5, 10)});  // Past the end of "value 0".
+  reads.push_back({"missing", ByteRange::Span(0, 1), std::nullopt});
+  reads.push_back({"k0", ByteRange::Span(5, 10), std::nullopt});  // Past the end of "value 0".
   server.Hold(7);  // The eighth held at once releases them all; fewer wait a second.
   std::shared_ptr<HttpStore> store = OpenStore(server, 16);
   ASSERT_NE(store, nullptr);

@@ -398,11 +398,12 @@ TEST_F(S3StoreTest, GetRangeManyReadsEveryRangeAsGetRangeDoes) {
   const Bytes large = Pattern(2500, 9);
   ASSERT_TRUE(store_->Set("ranges/large", large).ok());
   const std::vector<RangedKey> reads = {
-      {"ranges/large", ByteRange::Span(10, 20)},     // One GET of the batch.
-      {"ranges/large", ByteRange::Span(100, 1500)},  // Larger than a piece: read after.
-      {"ranges/large", ByteRange::Suffix(5)},        // A suffix: read after.
-      {"ranges/missing", ByteRange::Span(0, 4)},
-      {"ranges/large", ByteRange::Span(2490, 20)},  // Past the end.
+      {"ranges/large", ByteRange::Span(10, 20), std::nullopt},  // One GET of the batch.
+      {"ranges/large", ByteRange::Span(100, 1500),
+       std::nullopt},                                        // Larger than a piece: read after.
+      {"ranges/large", ByteRange::Suffix(5), std::nullopt},  // A suffix: read after.
+      {"ranges/missing", ByteRange::Span(0, 4), std::nullopt},
+      {"ranges/large", ByteRange::Span(2490, 20), std::nullopt},  // Past the end.
   };
   const std::vector<Result<std::optional<Bytes>>> values = GetRangeMany(*store_, reads);
   ASSERT_EQ(values.size(), reads.size());
