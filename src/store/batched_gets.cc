@@ -75,6 +75,17 @@ std::vector<Result<std::optional<std::uint64_t>>> SizesForwarded(
   return sizes;
 }
 
+// `reads` of `batch` under the keys its store knows them by.
+std::vector<RangedKey> Routed(const ForwardedBatch& batch, std::span<const RangedKey> reads) {
+  std::vector<RangedKey> routed;
+  routed.reserve(batch.keys.size());
+  for (std::size_t j = 0; j < batch.keys.size(); ++j) {
+    routed.push_back(
+        {batch.keys[j], reads[batch.positions[j]].range, reads[batch.positions[j]].pin});
+  }
+  return routed;
+}
+
 std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
     const ForwardedGets& forwarded, std::span<const RangedKey> reads,
     const core::Cancellation* cancellation) {
@@ -82,12 +93,7 @@ std::vector<Result<std::optional<Bytes>>> GetRangesForwarded(
   for (const ForwardedBatch& batch :
        Route(forwarded, reads.size(),
              [&](std::size_t i) -> const std::string& { return reads[i].key; })) {
-    std::vector<RangedKey> routed;
-    routed.reserve(batch.keys.size());
-    for (std::size_t j = 0; j < batch.keys.size(); ++j) {
-      routed.push_back(
-          {batch.keys[j], reads[batch.positions[j]].range, reads[batch.positions[j]].pin});
-    }
+    const std::vector<RangedKey> routed = Routed(batch, reads);
     std::vector<Result<std::optional<Bytes>>> got =
         GetRangeMany(*batch.store, routed, cancellation);
     for (std::size_t j = 0; j < got.size(); ++j) values[batch.positions[j]] = std::move(got[j]);
@@ -103,12 +109,7 @@ std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> RangesAtVersio
   for (const ForwardedBatch& batch :
        Route(forwarded, reads.size(),
              [&](std::size_t i) -> const std::string& { return reads[i].key; })) {
-    std::vector<RangedKey> routed;
-    routed.reserve(batch.keys.size());
-    for (std::size_t j = 0; j < batch.keys.size(); ++j) {
-      routed.push_back(
-          {batch.keys[j], reads[batch.positions[j]].range, reads[batch.positions[j]].pin});
-    }
+    const std::vector<RangedKey> routed = Routed(batch, reads);
     std::optional<std::vector<Result<std::optional<RangeAtVersion>>>> got =
         GetRangeAtVersionMany(*batch.store, routed, cancellation);
     if (!got) return std::nullopt;

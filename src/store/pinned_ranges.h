@@ -7,8 +7,11 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
+#include <vector>
 
+#include "chunkwise/core/cancellation.h"
 #include "chunkwise/store/generation.h"
 #include "chunkwise/store/value_reader.h"
 #include "store/batched_gets.h"
@@ -36,6 +39,25 @@ Result<std::optional<Bytes>> ReadPinnedAlone(const RemoteStore& store, const Ran
   const ByteRange spans[] = {read.range};
   CHUNKWISE_RETURN_IF_ERROR(reader->ReadInto(spans, bytes));
   return std::optional<Bytes>(std::move(bytes));
+}
+
+// Each read of `alone` (indexes into `reads`) that a batch could not send,
+// into `values`: a cancelled call's error, a pinned span through
+// ReadPinnedAlone, any other by the store's own GetRange.
+template <typename RemoteStore>
+void ReadEachAlone(const RemoteStore& store, std::span<const RangedKey> reads,
+                   std::span<const std::size_t> alone, const core::Cancellation* cancellation,
+                   std::vector<Result<std::optional<Bytes>>>& values) {
+  for (std::size_t i : alone) {
+    ObjectVersion pinned;
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      values[i] = cancellation->Check(store.Describe(reads[i].key));
+    } else if (PinOf(reads[i].pin, pinned) != nullptr && !reads[i].range.suffix) {
+      values[i] = ReadPinnedAlone(store, reads[i]);
+    } else {
+      values[i] = store.GetRange(reads[i].key, reads[i].range);
+    }
+  }
 }
 
 // A reply of VersionedRangeFrom as GetRangeAtVersionMany returns it.

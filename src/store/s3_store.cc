@@ -222,15 +222,7 @@ std::vector<Result<std::optional<Bytes>>> S3Store::GetRangeMany(
     const std::size_t i = sent[j];
     values[i] = SpanFrom(objects[j], reads[i].range, std::move(replies[j]), pin_of(i));
   }
-  for (std::size_t i : alone) {
-    if (cancellation != nullptr && cancellation->cancelled()) {
-      values[i] = cancellation->Check(Describe(reads[i].key));
-    } else if (pin_of(i) != nullptr && !reads[i].range.suffix) {
-      values[i] = ReadPinnedAlone(*this, reads[i]);
-    } else {
-      values[i] = GetRange(reads[i].key, reads[i].range);
-    }
-  }
+  ReadEachAlone(*this, reads, alone, cancellation, values);
   return values;
 }
 
