@@ -35,6 +35,12 @@ struct Inflater {
   }
 };
 
+// --- lz4 ---------------------------------------------------------------------
+
+// LZ4's densest code: a match whose length takes one more byte for each 255
+// decoded bytes (a sequence of 3 + k bytes decodes to at most 19 + 255 k).
+constexpr std::size_t kLz4MostDecodedPerByte = 255;
+
 // --- bzip2 -------------------------------------------------------------------
 
 struct Bunzipper {
@@ -187,6 +193,13 @@ Result<Bytes> Lz4Codec::Decode(ByteView encoded, std::size_t max_decoded_bytes) 
                               " bytes is shorter than the 4-byte size header");
   }
   const std::uint32_t size = LoadLittleEndian<std::uint32_t>(encoded.data());
+  // A size past what the block can decode to is corrupt: refused before it is
+  // allocated (a string chunk has no size of its own to bound it).
+  if (size > 0 && size / kLz4MostDecodedPerByte >= encoded.size() - 4) {
+    return Status::Corruption("numcodecs.lz4: header declares " + std::to_string(size) +
+                              " decoded bytes, more than an LZ4 block of " +
+                              std::to_string(encoded.size() - 4) + " bytes decodes to");
+  }
   if (size > max_decoded_bytes) {
     return Status::OutOfRange("numcodecs.lz4: header declares " + std::to_string(size) +
                               " decoded bytes, over the limit of " +
