@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include "store/s3_store.h"
@@ -15,12 +16,16 @@
 namespace chunkwise::test {
 
 // The server's files as bucket "bkt": requests go unsigned, path-style, with
-// one retry.
-inline std::shared_ptr<store::S3Store> OpenBucket(const CountingServer& server) {
+// one retry; a reader's opening fetches the last `reader_tail_bytes` of a
+// value with its size.
+inline std::shared_ptr<store::S3Store> OpenBucket(
+    const CountingServer& server,
+    std::uint64_t reader_tail_bytes = store::RangeReadOptions{}.reader_tail_bytes) {
   store::S3StoreOptions options;
   options.location.bucket = "bkt";
   options.endpoint = server.Url("");
   options.addressing = store::S3AddressingStyle::kPath;
+  options.transfer.reads.reader_tail_bytes = reader_tail_bytes;
   options.http.retry.max_attempts = 2;
   options.http.retry.initial_backoff = std::chrono::milliseconds(1);
   options.http.retry.max_backoff = std::chrono::milliseconds(2);
