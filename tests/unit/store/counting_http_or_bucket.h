@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -27,9 +26,7 @@ inline std::shared_ptr<store::Store> OpenHttpOrBucket(
   store::HttpStoreOptions options;
   options.base_url = server.Url("");
   options.reads.reader_tail_bytes = reader_tail_bytes;
-  options.http.retry.max_attempts = 2;
-  options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.http.retry.max_backoff = std::chrono::milliseconds(2);
+  options.http.retry = OneQuickRetry();
   Result<std::shared_ptr<store::HttpStore>> store = store::HttpStore::Open(options);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   return store.ok() ? *store : nullptr;
