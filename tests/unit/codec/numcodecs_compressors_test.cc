@@ -148,6 +148,26 @@ TEST(NumcodecsCompressors, Lz4RefusesAHeaderDeclaringMoreThanItsBlockDecodesTo) 
   EXPECT_EQ(*decoded, zeros);
 }
 
+// A .lzma header naming a dictionary of 4 GiB - 1 and 8 bytes after it:
+// liblzma allocates the dictionary a header names before it decodes, so past
+// the allowance (128 MiB, every preset's) a dictionary larger than the input
+// could decode to (64 KiB a byte) is refused before it is allocated, under any
+// limit (a string chunk's is the process's memory).
+TEST(NumcodecsCompressors, LzmaRefusesADictionaryPastWhatItsInputCouldNeed) {
+  Bytes forged = {0x5d, 0xff, 0xff, 0xff, 0xff};
+  forged.resize(13, 0xff);  // Unknown decoded size.
+  forged.resize(21, 0);
+  for (const int format : {0, 2}) {
+    const auto lzma = Make({{"name", "numcodecs.lzma"}, {"configuration", {{"format", format}}}});
+    const Status status = lzma->Decode(forged, std::size_t{1} << 40).status();
+    EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
+    EXPECT_NE(status.ToString().find("bytes of decoder memory, more than the 135593984 allowed "
+                                     "for 21 bytes of input"),
+              std::string::npos)
+        << status.ToString();
+  }
+}
+
 TEST(NumcodecsCompressors, ConcatenatedStreams) {
   const auto bz2 = Make({{"name", "numcodecs.bz2"}});
   Bytes twice = kBz2;
