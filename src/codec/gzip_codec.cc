@@ -19,6 +19,9 @@ constexpr std::string_view kCodec = "gzip";
 constexpr int kMaxLevel = 9;
 // A 10-byte header, at least one deflate byte, and the CRC32 + ISIZE trailer.
 constexpr std::size_t kMinMemberSize = 10 + 1 + 8;
+// Deflate's densest code: a 258-byte match in two bits (a 1-bit length code
+// and a 1-bit distance code), 1032 decoded bytes a byte.
+constexpr std::size_t kMostDecodedPerByte = 4 * 258;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
@@ -151,6 +154,14 @@ Result<Bytes> GzipCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes)
   // ISIZE is the last member's size mod 2^32. It can only understate the total
   // (multiple members, or 4 GiB or more), so a value over the limit is final.
   const std::uint32_t isize = LoadLittleEndian<std::uint32_t>(encoded.data() + encoded.size() - 4);
+  // An ISIZE past what deflate can decode from the whole input is corrupt:
+  // refused before it is allocated (a string chunk has no size of its own to
+  // bound it).
+  if (isize / kMostDecodedPerByte >= encoded.size()) {
+    return Status::Corruption("gzip: the trailer declares " + std::to_string(isize) +
+                              " decoded bytes, more than deflate can decode from " +
+                              std::to_string(encoded.size()) + " bytes of input");
+  }
   if (isize > max_decoded_bytes) {
     return Status::OutOfRange("gzip: trailer declares " + std::to_string(isize) +
                               " decoded bytes, over the limit of " +

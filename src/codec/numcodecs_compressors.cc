@@ -5,6 +5,7 @@
 #include <lzma.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -35,6 +36,12 @@ struct Inflater {
   }
 };
 
+// --- lz4 ---------------------------------------------------------------------
+
+// LZ4's densest code: a match whose length takes one more byte for each 255
+// decoded bytes (a sequence of 3 + k bytes decodes to at most 19 + 255 k).
+constexpr std::size_t kLz4MostDecodedPerByte = 255;
+
 // --- bzip2 -------------------------------------------------------------------
 
 struct Bunzipper {
@@ -60,6 +67,11 @@ constexpr int kLzmaFormatAuto = 0, kLzmaFormatXz = 1, kLzmaFormatAlone = 2;
 constexpr std::uint32_t kLzmaExtreme = 0x80000000u;
 // Enough for the dictionary of every preset (9: 64 MiB) with room to spare.
 constexpr std::uint64_t kLzmaMemoryAllowance = std::uint64_t{128} << 20;
+// Past the allowance, a dictionary is allowed only as large as the data the
+// input could decode to at this many bytes a byte: well over LZMA's densest
+// code (a 273-byte match in some 14 binary decisions of at least 0.022 bits
+// each, about 7000 bytes a byte).
+constexpr std::uint64_t kLzmaMostDecodedPerByte = std::uint64_t{1} << 16;
 
 struct LzmaStream {
   lzma_stream stream = LZMA_STREAM_INIT;
@@ -187,6 +199,13 @@ Result<Bytes> Lz4Codec::Decode(ByteView encoded, std::size_t max_decoded_bytes) 
                               " bytes is shorter than the 4-byte size header");
   }
   const std::uint32_t size = LoadLittleEndian<std::uint32_t>(encoded.data());
+  // A size past what the block can decode to is corrupt: refused before it is
+  // allocated (a string chunk has no size of its own to bound it).
+  if (size > 0 && size / kLz4MostDecodedPerByte >= encoded.size() - 4) {
+    return Status::Corruption("numcodecs.lz4: header declares " + std::to_string(size) +
+                              " decoded bytes, more than an LZ4 block of " +
+                              std::to_string(encoded.size() - 4) + " bytes decodes to");
+  }
   if (size > max_decoded_bytes) {
     return Status::OutOfRange("numcodecs.lz4: header declares " + std::to_string(size) +
                               " decoded bytes, over the limit of " +
@@ -347,10 +366,12 @@ Result<Bytes> LzmaCodec::Encode(ByteView decoded) const {
 
 Result<Bytes> LzmaCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes) const {
   LzmaStream lzma;
-  const std::uint64_t memory_limit =
-      max_decoded_bytes > UINT64_MAX - kLzmaMemoryAllowance
-          ? UINT64_MAX
-          : static_cast<std::uint64_t>(max_decoded_bytes) + kLzmaMemoryAllowance;
+  // The decoder allocates the dictionary its header names: one larger than
+  // the data could need is refused before it is allocated (a string chunk has
+  // no size of its own to bound it).
+  const std::uint64_t could_decode =
+      std::min<std::uint64_t>(max_decoded_bytes, encoded.size() * kLzmaMostDecodedPerByte);
+  const std::uint64_t memory_limit = could_decode + kLzmaMemoryAllowance;
   lzma_ret code = LZMA_OK;
   if (format_ == kLzmaFormatAlone) {
     code = lzma_alone_decoder(&lzma.stream, memory_limit);
@@ -363,24 +384,30 @@ Result<Bytes> LzmaCodec::Decode(ByteView encoded, std::size_t max_decoded_bytes)
   std::size_t consumed = 0;
   CHUNKWISE_ASSIGN_OR_RETURN(
       Bytes decoded,
-      internal::DecodeCapped(name(), encoded, max_decoded_bytes, &consumed,
-                             [&](const std::uint8_t* in, std::size_t in_size, std::uint8_t* out,
-                                 std::size_t out_size) -> Result<StreamStep> {
-                               lzma_stream& stream = lzma.stream;
-                               stream.next_in = in;
-                               stream.avail_in = in_size;
-                               stream.next_out = out;
-                               stream.avail_out = out_size;
-                               // The whole input is here, so every call may say so.
-                               const lzma_ret step = lzma_code(&stream, LZMA_FINISH);
-                               const StreamStep done{in_size - stream.avail_in,
-                                                     out_size - stream.avail_out,
-                                                     step == LZMA_STREAM_END};
-                               if (step == LZMA_OK || step == LZMA_STREAM_END) return done;
-                               if (step == LZMA_BUF_ERROR && done.consumed + done.produced > 0)
-                                 return done;
-                               return LzmaError(step);
-                             }));
+      internal::DecodeCapped(
+          name(), encoded, max_decoded_bytes, &consumed,
+          [&](const std::uint8_t* in, std::size_t in_size, std::uint8_t* out,
+              std::size_t out_size) -> Result<StreamStep> {
+            lzma_stream& stream = lzma.stream;
+            stream.next_in = in;
+            stream.avail_in = in_size;
+            stream.next_out = out;
+            stream.avail_out = out_size;
+            // The whole input is here, so every call may say so.
+            const lzma_ret step = lzma_code(&stream, LZMA_FINISH);
+            const StreamStep done{in_size - stream.avail_in, out_size - stream.avail_out,
+                                  step == LZMA_STREAM_END};
+            if (step == LZMA_OK || step == LZMA_STREAM_END) return done;
+            if (step == LZMA_BUF_ERROR && done.consumed + done.produced > 0) return done;
+            if (step == LZMA_MEMLIMIT_ERROR) {
+              return Status::OutOfRange("numcodecs.lzma: the stream's header asks for " +
+                                        std::to_string(lzma_memusage(&stream)) +
+                                        " bytes of decoder memory, more than the " +
+                                        std::to_string(memory_limit) + " allowed for " +
+                                        std::to_string(encoded.size()) + " bytes of input");
+            }
+            return LzmaError(step);
+          }));
   if (consumed != encoded.size()) {
     return Status::Corruption("numcodecs.lzma: " + std::to_string(encoded.size() - consumed) +
                               " bytes after the end of the stream");

@@ -25,6 +25,14 @@ Result<Bytes> SnappyDecompress(ByteView page, std::size_t uncompressed_size,
     return Status::Corruption(what + ": snappy page decodes to " + std::to_string(size) +
                               " bytes, the header says " + std::to_string(uncompressed_size));
   }
+  // Snappy's densest element, a 3-byte copy, decodes to 64 bytes: a page
+  // declaring more is corrupt, refused before that size is allocated (the
+  // page header that agrees with it is as forged as the page).
+  if (size / 64 > page.size() / 3) {
+    return Status::Corruption(what + ": snappy page of " + std::to_string(page.size()) +
+                              " bytes declares " + std::to_string(size) +
+                              " decoded bytes, more than snappy decodes from it");
+  }
   Bytes out(size);
   if (!snappy::RawUncompress(input, page.size(), reinterpret_cast<char*>(out.data()))) {
     return Status::Corruption(what + ": snappy page does not decode");

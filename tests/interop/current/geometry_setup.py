@@ -2,17 +2,15 @@
 mesh_vectors_interop.py) start from alike: their command line, a fresh work
 folder, and skeleton_interop's labels written by our CLI as a zarr array and
 a precomputed segmentation of them."""
-import argparse
 import importlib.metadata
 import pathlib
-import shutil
 import sys
 from types import SimpleNamespace
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from interop_check import Checks, run  # noqa: E402
+from interop_check import Checks, command_line, run  # noqa: E402
 from skeleton_interop import SHAPE, VOXEL, make_labels  # noqa: E402
 
 
@@ -21,13 +19,7 @@ def labelled_segmentation(packages):
     versions of `packages`, and writes the labels. Returns work, checks, cli
     (our CLI, --quiet), ids (the labels but 0), zarr (the array) and seg (the
     segmentation, the array's 32 x 32 x 16 chunks at VOXEL)."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    args, work = command_line("--chunkwise")
     print("     " + ", ".join(f"{name} {importlib.metadata.version(name)}" for name in packages))
 
     def cli(*cli_args, ok=True):

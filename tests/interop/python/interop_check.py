@@ -3,6 +3,9 @@
 Each script runs with Debian's /usr/bin/python3 (numpy, zarr 2.13, fsspec,
 numcodecs, blosc) and ends with the line "N passed, M failed".
 """
+import argparse
+import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -42,3 +45,17 @@ def run(args, expect_success=True):
     if not expect_success and result.returncode == 0:
         raise RuntimeError(f"{' '.join(map(str, args))} succeeded but should have failed")
     return result
+
+
+def command_line(*options, parser=None):
+    """Parses the script's command line: each of `options` (a name such as
+    "--chunkwise") and --workdir, all required, with what `parser` adds.
+    Empties the work folder and makes it afresh. Returns (args, work)."""
+    parser = parser or argparse.ArgumentParser()
+    for option in (*options, "--workdir"):
+        parser.add_argument(option, required=True)
+    args = parser.parse_args()
+    work = pathlib.Path(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    return args, work

@@ -25,17 +25,15 @@ same labels (the pinned .venv).
 
 usage: .venv/bin/python skeleton_interop.py --chunkwise build/chunkwise --workdir DIR
 """
-import argparse
 import json
 import pathlib
-import shutil
 import struct
 import sys
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from interop_check import Checks, run  # noqa: E402
+from interop_check import Checks, command_line, run  # noqa: E402
 
 SHAPE = (24, 100, 120)  # z, y, x
 VOXEL = (8.0, 8.0, 20.0)  # x, y, z nm
@@ -138,13 +136,7 @@ def check_many_sharded(checks, cli, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    args, work = command_line("--chunkwise")
     checks = Checks()
     cw = args.chunkwise
 

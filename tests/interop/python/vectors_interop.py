@@ -9,16 +9,14 @@ chunks are decoded with numcodecs.
 
 usage: /usr/bin/python3 vectors_interop.py --chunkwise build/chunkwise --workdir DIR
 """
-import argparse
 import json
 import math
-import pathlib
 import shutil
 
 import numcodecs
 import numpy as np
 
-from interop_check import Checks, run
+from interop_check import Checks, command_line, run
 
 
 # --- an independent reader of the 0.8 layout -------------------------------------------------
@@ -317,13 +315,7 @@ def check_points(checks, cli, work, rng):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    args, work = command_line("--chunkwise")
     checks = Checks()
     rng = np.random.default_rng(11)
     store, nodes, edges = check_graph(checks, args.chunkwise, work, rng)

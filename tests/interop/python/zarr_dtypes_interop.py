@@ -19,15 +19,12 @@ strings, every element F, and writes into.
 Needs zarr 3: run it with the pinned .venv python.
 usage: .venv/bin/python zarr_dtypes_interop.py --chunkwise build/chunkwise --workdir DIR
 """
-import argparse
 import json
-import pathlib
-import shutil
 import warnings
 
 import numpy as np
 
-from interop_check import Checks, run
+from interop_check import Checks, command_line, run
 
 # (name, data, fill value): every array has 7 elements in chunks of 2, the
 # last chunk's elements equal to the fill value so that it is left unwritten.
@@ -163,13 +160,7 @@ def strings_through_the_cli(checks, binary, work, zarr_format):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunkwise", required=True)
-    parser.add_argument("--workdir", required=True)
-    args = parser.parse_args()
-    work = pathlib.Path(args.workdir)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    args, work = command_line("--chunkwise")
     checks = Checks()
     for zarr_format in (3, 2):
         for name, data, fill in CASES:

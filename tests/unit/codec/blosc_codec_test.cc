@@ -81,6 +81,44 @@ TEST(BloscCodec, HeaderClaimingTooMuchIsOutOfRange) {
       << status.ToString();
 }
 
+// A 32-byte chunk (an lz4 header and 16 bytes) declaring 2 GiB - 17: no
+// compressor of blosc's decodes more than zstd's 128 KiB a 3-byte block, so it
+// is Corruption before its nbytes is allocated, under any limit (a string
+// chunk's is the process's memory).
+TEST(BloscCodec, RefusesAHeaderDeclaringMoreThanItsCompressorsDecode) {
+  Bytes forged(32, 0);
+  forged[0] = 2;     // Format version.
+  forged[1] = 1;     // Compressor version.
+  forged[2] = 0x20;  // lz4 (format 1 in bits 5-7), no shuffle.
+  forged[3] = 1;     // Typesize.
+  StoreLittleEndian<std::uint32_t>(BLOSC_MAX_BUFFERSIZE, forged.data() + 4);
+  StoreLittleEndian<std::uint32_t>(BLOSC_MAX_BUFFERSIZE, forged.data() + 8);
+  StoreLittleEndian<std::uint32_t>(32, forged.data() + 12);
+  const auto codec = Make("lz4", 5, BloscShuffle::kNoShuffle, 1);
+  const Status status = codec->Decode(forged, std::size_t{1} << 40).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
+  EXPECT_NE(status.ToString().find("header declares 2147483631 decoded bytes, more than its "
+                                   "compressors decode from a chunk of 32 bytes"),
+            std::string::npos)
+      << status.ToString();
+  Bytes out(16);
+  EXPECT_EQ(codec->DecodeInto(forged, out).status().code(), StatusCode::kCorruption);
+}
+
+// The bound is not tighter than blosc's densest compressors: 16 MiB of zeros
+// decode whatever compresses them.
+TEST(BloscCodec, DecodesTheDensestChunks) {
+  const Bytes zeros(std::size_t{16} << 20, 0);
+  for (const std::string& cname : BloscCompressors()) {
+    const auto codec = Make(cname, 9, BloscShuffle::kShuffle, 4);
+    const Result<Bytes> encoded = codec->Encode(zeros);
+    ASSERT_TRUE(encoded.ok()) << cname;
+    const Result<Bytes> decoded = codec->Decode(*encoded, zeros.size());
+    ASSERT_TRUE(decoded.ok()) << cname << " " << decoded.status().ToString();
+    EXPECT_EQ(*decoded, zeros) << cname;
+  }
+}
+
 TEST(BloscCodec, RejectsTruncatedInput) {
   const auto codec = Make("lz4", 5, BloscShuffle::kShuffle);
   const Bytes encoded = *codec->Encode(testing::MicroscopyLike(50'000));

@@ -93,6 +93,33 @@ TEST(GzipCodec, RejectsZlibStreamsTruncationAndForgedTrailers) {
             StatusCode::kCorruption);
 }
 
+// A 20-byte member (an empty final block) whose trailer declares 4 GiB - 1:
+// deflate decodes at most 1032 bytes a byte, so it is Corruption before its
+// ISIZE is allocated, under any limit (a string chunk's is the process's
+// memory).
+TEST(GzipCodec, RefusesATrailerDeclaringMoreThanDeflateDecodes) {
+  const Bytes member{0x1f, 0x8b, 8, 0, 0, 0, 0,    0,    0,    3,
+                     0x03, 0x00, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+  const Status status = Make(6)->Decode(member, std::size_t{1} << 40).status();
+  EXPECT_EQ(status.code(), StatusCode::kCorruption);
+  EXPECT_NE(status.ToString().find("the trailer declares 4294967295 decoded bytes, more than "
+                                   "deflate can decode from 20 bytes of input"),
+            std::string::npos)
+      << status.ToString();
+}
+
+// The bound is not tighter than deflate: 16 MiB of zeros, as dense as zlib
+// and libdeflate write them (over 950 to 1 of at most 1032), decode.
+TEST(GzipCodec, DecodesTheDensestMembers) {
+  const Bytes zeros(std::size_t{16} << 20, 0);
+  for (const Bytes& encoded : {*Make(9)->Encode(zeros), ZlibDeflate(zeros, 15 + 16)}) {
+    EXPECT_GT(zeros.size() / encoded.size(), 950u);
+    const Result<Bytes> decoded = Make(6)->Decode(encoded, zeros.size());
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(*decoded, zeros);
+  }
+}
+
 // Header bytes 4-9 (MTIME, XFL, OS) are checked by no one, and some deflate
 // bits are redundant; the CRC32 and ISIZE trailer catch every other change.
 TEST(GzipCodec, FlippedBytesFailOrDecodeTheOriginal) {

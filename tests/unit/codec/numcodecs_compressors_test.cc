@@ -122,10 +122,50 @@ TEST(NumcodecsCompressors, MalformedInputIsCorruption) {
           << known.codec << " with a trailing byte";
     }
   }
-  // An lz4 header that claims more than the limit is refused before allocating.
+}
+
+// A header declaring 2 GiB - 32 MiB (LZ4's most) over a 2-byte block (one
+// literal): LZ4 decodes at most 255 bytes a byte, so it is Corruption before
+// the declared size is allocated, under any limit (a string chunk's is the
+// process's memory).
+TEST(NumcodecsCompressors, Lz4RefusesAHeaderDeclaringMoreThanItsBlockDecodesTo) {
   const auto lz4 = Make({{"name", "numcodecs.lz4"}});
-  const Bytes huge = {0xff, 0xff, 0xff, 0x7f, 0x00};
-  EXPECT_EQ(lz4->Decode(huge, 1000).status().code(), StatusCode::kOutOfRange);
+  const Bytes forged = {0x00, 0x00, 0x00, 0x7e, 0x10, 'a'};
+  for (const std::size_t limit : {std::size_t{1000}, std::size_t{1} << 40}) {
+    const Status status = lz4->Decode(forged, limit).status();
+    EXPECT_EQ(status.code(), StatusCode::kCorruption);
+    EXPECT_NE(status.ToString().find("header declares 2113929216 decoded bytes, more than an "
+                                     "LZ4 block of 2 bytes decodes to"),
+              std::string::npos)
+        << status.ToString();
+  }
+  // The bound is not tighter than LZ4: 16 MiB of zeros (near 255 to 1) decode.
+  const Bytes zeros(std::size_t{16} << 20, 0);
+  const Bytes encoded = *lz4->Encode(zeros);
+  EXPECT_GT(zeros.size() / encoded.size(), 200u);
+  const Result<Bytes> decoded = lz4->Decode(encoded, zeros.size());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, zeros);
+}
+
+// A .lzma header naming a dictionary of 4 GiB - 1 and 8 bytes after it:
+// liblzma allocates the dictionary a header names before it decodes, so past
+// the allowance (128 MiB, every preset's) a dictionary larger than the input
+// could decode to (64 KiB a byte) is refused before it is allocated, under any
+// limit (a string chunk's is the process's memory).
+TEST(NumcodecsCompressors, LzmaRefusesADictionaryPastWhatItsInputCouldNeed) {
+  Bytes forged = {0x5d, 0xff, 0xff, 0xff, 0xff};
+  forged.resize(13, 0xff);  // Unknown decoded size.
+  forged.resize(21, 0);
+  for (const int format : {0, 2}) {
+    const auto lzma = Make({{"name", "numcodecs.lzma"}, {"configuration", {{"format", format}}}});
+    const Status status = lzma->Decode(forged, std::size_t{1} << 40).status();
+    EXPECT_EQ(status.code(), StatusCode::kOutOfRange) << status.ToString();
+    EXPECT_NE(status.ToString().find("bytes of decoder memory, more than the 135593984 allowed "
+                                     "for 21 bytes of input"),
+              std::string::npos)
+        << status.ToString();
+  }
 }
 
 TEST(NumcodecsCompressors, ConcatenatedStreams) {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "formats/zarr/array.h"
-#include "store/http_store.h"
 #include "store/memory_store.h"
-#include "store/s3_store.h"
+#include "unit/formats/small_sharded_array.h"
+#include "unit/store/counting_http_or_bucket.h"
 #include "unit/store/counting_http_server.h"
 #include "unit/value_or_die.h"
 
@@ -23,7 +23,6 @@ namespace chunkwise::formats::zarr {
 namespace {
 
 using core::Region;
-using nlohmann::json;
 using test::ValueOrDie;
 
 constexpr core::Index kSide = 32;  // The array is kSide × kSide: 16 shards.
@@ -31,19 +30,7 @@ constexpr core::Index kSide = 32;  // The array is kSide × kSide: 16 shards.
 // uint16 in shards of 8×8 of inner chunks 4×4, uncompressed (so that a
 // shard's size depends only on which inner chunks it holds), index at the
 // end (4 entries and its crc32c: 68 bytes).
-ArrayMetadata Sharded() {
-  ArrayMetadata metadata;
-  metadata.shape = {kSide, kSide};
-  metadata.chunk_shape = {8, 8};
-  metadata.data_type = core::DataType(core::DataTypeId::kUInt16);
-  metadata.fill_value = {0, 0};
-  const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  metadata.codecs = json::array(
-      {{{"name", "sharding_indexed"},
-        {"configuration",
-         {{"chunk_shape", {4, 4}}, {"codecs", json::array({bytes})}, {"index_location", "end"}}}}});
-  return metadata;
-}
+ArrayMetadata Sharded() { return SmallShardedArray({kSide, kSide}, {8, 8}, {4, 4}); }
 
 // Element (i, j) of `box` is base + kSide i + j, or 0 (the fill) inside `hole`.
 Bytes Values(const Region& box, std::uint16_t base, const Region& hole) {
@@ -79,25 +66,6 @@ std::vector<std::pair<std::string, Bytes>> Written(std::uint16_t base, const Reg
   return keys;
 }
 
-std::shared_ptr<store::Store> OpenStore(const test::CountingServer& server, bool as_bucket) {
-  if (as_bucket) {
-    store::S3StoreOptions options;
-    options.location.bucket = "bkt";
-    options.endpoint = server.Url("");
-    options.addressing = store::S3AddressingStyle::kPath;
-    options.http.retry.max_attempts = 2;
-    options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-    options.http.retry.max_backoff = std::chrono::milliseconds(2);
-    return ValueOrDie(store::S3Store::Open(options));
-  }
-  store::HttpStoreOptions options;
-  options.base_url = server.Url("");
-  options.http.retry.max_attempts = 2;
-  options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.http.retry.max_backoff = std::chrono::milliseconds(2);
-  return ValueOrDie(store::HttpStore::Open(options));
-}
-
 // A pool of 2 threads, no cache: a region over more than 2 shards goes in
 // batches.
 ArrayOptions TwoThreads() {
@@ -118,6 +86,9 @@ class ShardBatchedRegionReads : public ::testing::TestWithParam<bool> {
     }
   }
   std::string Path(const std::string& key) const { return PathOf(key, GetParam()); }
+  std::shared_ptr<store::Store> Store() const {
+    return test::OpenHttpOrBucket(server_, GetParam());
+  }
   test::CountingServer server_{Bytes{}};
 };
 
@@ -128,7 +99,7 @@ const Region kNoHole({0, 0}, {0, 0});
 
 TEST_P(ShardBatchedRegionReads, EachShardsIndexIsOneSuffixGetAndNoSizeIsAsked) {
   Publish(1000, kNoHole);
-  const Array array = ValueOrDie(Array::Open(OpenStore(server_, GetParam()), "a", TwoThreads()));
+  const Array array = ValueOrDie(Array::Open(Store(), "a", TwoThreads()));
   const Region all = Region::Full(core::Shape{kSide, kSide});
   EXPECT_EQ(ValueOrDie(array.Read(all)), Values(all, 1000, kNoHole));
   for (int i = 0; i < kSide / 8; ++i) {
@@ -158,7 +129,7 @@ TEST_P(ShardBatchedRegionReads, AShardRewrittenAtTheSameSizeBetweenIndexAndChunk
   ASSERT_NE(rewritten, *server_.file(Path("a/c/0/0")));
   server_.ChangeAfterNextTailGet(Path("a/c/0/0"), rewritten);
 
-  const Array array = ValueOrDie(Array::Open(OpenStore(server_, GetParam()), "a", TwoThreads()));
+  const Array array = ValueOrDie(Array::Open(Store(), "a", TwoThreads()));
   const Region all = Region::Full(core::Shape{kSide, kSide});
   const Result<Bytes> read = array.Read(all);
   ASSERT_TRUE(read.ok()) << read.status().ToString();

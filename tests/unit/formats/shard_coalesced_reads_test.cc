@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/zarr/array.h"
+#include "unit/formats/small_sharded_array.h"
 #include "unit/forwarding_store.h"
 #include "unit/value_or_die.h"
 
@@ -19,7 +20,6 @@ namespace chunkwise::formats::zarr {
 namespace {
 
 using core::Region;
-using nlohmann::json;
 using test::ValueOrDie;
 
 // uint16 2×64 in one shard of inner chunks 1×8, stored raw, index at the
@@ -28,19 +28,7 @@ using test::ValueOrDie;
 constexpr std::uint64_t kChunkBytes = 16;
 constexpr std::uint64_t kDataBytes = 16 * kChunkBytes;
 
-ArrayMetadata OneShard() {
-  ArrayMetadata metadata;
-  metadata.shape = {2, 64};
-  metadata.chunk_shape = {2, 64};
-  metadata.data_type = core::DataType(core::DataTypeId::kUInt16);
-  metadata.fill_value = {0, 0};
-  const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  metadata.codecs = json::array(
-      {{{"name", "sharding_indexed"},
-        {"configuration",
-         {{"chunk_shape", {1, 8}}, {"codecs", json::array({bytes})}, {"index_location", "end"}}}}});
-  return metadata;
-}
+ArrayMetadata OneShard() { return SmallShardedArray({2, 64}, {2, 64}, {1, 8}); }
 
 // Records the ranges read of chunk data (past the index's reads), with the
 // store's reads going through Store's default reader, so each range a read

@@ -16,6 +16,7 @@
 
 #include "core/chunk_cache.h"
 #include "formats/zarr/array.h"
+#include "unit/formats/small_sharded_array.h"
 #include "unit/forwarding_store.h"
 #include "unit/value_or_die.h"
 
@@ -23,7 +24,6 @@ namespace chunkwise::formats::zarr {
 namespace {
 
 using core::Region;
-using nlohmann::json;
 using test::ValueOrDie;
 
 // One request a read made of the store.
@@ -72,21 +72,7 @@ class RecordingStore final : public test::ForwardingStore {
 
 // uint16 16×16 in shards of 8×8 of inner chunks 4×4 (4 a shard), zstd,
 // index at the end (with its default crc32c).
-ArrayMetadata Sharded() {
-  ArrayMetadata metadata;
-  metadata.shape = {16, 16};
-  metadata.chunk_shape = {8, 8};
-  metadata.data_type = core::DataType(core::DataTypeId::kUInt16);
-  metadata.fill_value = {0, 0};
-  const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
-  metadata.codecs = json::array({{{"name", "sharding_indexed"},
-                                  {"configuration",
-                                   {{"chunk_shape", {4, 4}},
-                                    {"codecs", json::array({bytes, zstd})},
-                                    {"index_location", "end"}}}}});
-  return metadata;
-}
+ArrayMetadata Sharded() { return SmallShardedArray({16, 16}, {8, 8}, {4, 4}, Zstd1()); }
 
 // Element (i, j) of the array is 1000 + 16 i + j.
 Bytes Expected(const Region& box) {

@@ -11,9 +11,9 @@
 
 #include "core/chunk_cache.h"
 #include "formats/zarr/array.h"
-#include "store/http_store.h"
 #include "store/memory_store.h"
-#include "store/s3_store.h"
+#include "unit/formats/small_sharded_array.h"
+#include "unit/store/counting_http_or_bucket.h"
 #include "unit/store/counting_http_server.h"
 #include "unit/value_or_die.h"
 
@@ -21,26 +21,11 @@ namespace chunkwise::formats::zarr {
 namespace {
 
 using core::Region;
-using nlohmann::json;
 using test::ValueOrDie;
 
 // uint16 16×16 in shards of 8×8 of inner chunks 4×4 (4 a shard), zstd,
 // index at the end (4 entries and its crc32c: 68 bytes).
-ArrayMetadata Sharded() {
-  ArrayMetadata metadata;
-  metadata.shape = {16, 16};
-  metadata.chunk_shape = {8, 8};
-  metadata.data_type = core::DataType(core::DataTypeId::kUInt16);
-  metadata.fill_value = {0, 0};
-  const json bytes = {{"name", "bytes"}, {"configuration", {{"endian", "little"}}}};
-  const json zstd = {{"name", "zstd"}, {"configuration", {{"level", 1}}}};
-  metadata.codecs = json::array({{{"name", "sharding_indexed"},
-                                  {"configuration",
-                                   {{"chunk_shape", {4, 4}},
-                                    {"codecs", json::array({bytes, zstd})},
-                                    {"index_location", "end"}}}}});
-  return metadata;
-}
+ArrayMetadata Sharded() { return SmallShardedArray({16, 16}, {8, 8}, {4, 4}, Zstd1()); }
 
 // Element (i, j) of the array is base + 16 i + j.
 Bytes Expected(const Region& box, std::uint16_t base) {
@@ -73,28 +58,10 @@ void Publish(test::CountingServer& server, std::uint16_t base, bool as_bucket) {
   }
 }
 
-// The server's files over HTTP, or as S3 bucket "bkt" (unsigned,
-// path-style), a reader's opening fetching the shard's last 68 bytes: its
-// index and no inner chunk.
+// The server's files over HTTP, or as S3 bucket "bkt", a reader's opening
+// fetching the shard's last 68 bytes: its index and no inner chunk.
 std::shared_ptr<store::Store> OpenStore(const test::CountingServer& server, bool as_bucket) {
-  if (as_bucket) {
-    store::S3StoreOptions options;
-    options.location.bucket = "bkt";
-    options.endpoint = server.Url("");
-    options.addressing = store::S3AddressingStyle::kPath;
-    options.transfer.reads.reader_tail_bytes = ShardIndex::EncodedSize(4);
-    options.http.retry.max_attempts = 2;
-    options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-    options.http.retry.max_backoff = std::chrono::milliseconds(2);
-    return ValueOrDie(store::S3Store::Open(options));
-  }
-  store::HttpStoreOptions options;
-  options.base_url = server.Url("");
-  options.reads.reader_tail_bytes = ShardIndex::EncodedSize(4);
-  options.http.retry.max_attempts = 2;
-  options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.http.retry.max_backoff = std::chrono::milliseconds(2);
-  return ValueOrDie(store::HttpStore::Open(options));
+  return test::OpenHttpOrBucket(server, as_bucket, ShardIndex::EncodedSize(4));
 }
 
 // Parameter: read as S3 (true) or plain HTTP.

@@ -90,6 +90,49 @@ TEST(StringArray, DamagedChunksAreCorruptionNamingTheirKey) {
   }
 }
 
+// A string chunk has no size of its own: the compressor's header is all that
+// says how much it decodes to. Forged headers declaring gigabytes in a few
+// bytes are Corruption naming the key before that much is allocated (#44).
+TEST(StringArray, ChunksDeclaringMoreThanTheirCompressorDecodesAreCorruption) {
+  struct Forged {
+    std::string codec;
+    Bytes chunk;
+    std::string what;
+  };
+  Bytes blosc(32, 0);  // An lz4 header declaring 2 GiB - 17 over 16 bytes.
+  blosc[0] = 2;
+  blosc[1] = 1;
+  blosc[2] = 0x20;
+  blosc[3] = 1;
+  StoreLittleEndian<std::uint32_t>(0x7fffffef, blosc.data() + 4);
+  StoreLittleEndian<std::uint32_t>(0x7fffffef, blosc.data() + 8);
+  StoreLittleEndian<std::uint32_t>(32, blosc.data() + 12);
+  const std::vector<Forged> forged = {
+      {R"({"name": "gzip", "configuration": {"level": 1}})",
+       {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x03, 0x00, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff},
+       "the trailer declares 4294967295 decoded bytes"},
+      {R"({"name": "numcodecs.lz4"})",
+       {0x00, 0x00, 0x00, 0x7e, 0x10, 'a'},
+       "header declares 2113929216 decoded bytes"},
+      {R"({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "noshuffle"}})",
+       blosc, "header declares 2147483631 decoded bytes"},
+  };
+  for (const Forged& one : forged) {
+    std::string metadata(kStringArray);
+    const std::string vlen = R"({"name": "vlen-utf8", "configuration": {}})";
+    metadata.replace(metadata.find(vlen), vlen.size(), vlen + ", " + one.codec);
+    auto store = StringStore();
+    ASSERT_TRUE(store->Set("zarr.json", AsBytes(metadata)).ok());
+    ASSERT_TRUE(store->Set("c/0/0", one.chunk).ok());
+    const Result<StringArray> array = StringArray::Open(store, "");
+    ASSERT_TRUE(array.ok()) << one.codec << " " << array.status().ToString();
+    const Status status = array->Read(core::Region({0, 0}, {1, 1})).status();
+    EXPECT_EQ(status.code(), StatusCode::kCorruption) << status.ToString();
+    EXPECT_NE(status.ToString().find("c/0/0"), std::string::npos) << status.ToString();
+    EXPECT_NE(status.ToString().find(one.what), std::string::npos) << status.ToString();
+  }
+}
+
 TEST(StringArray, OtherArraysAndLayoutsAreUnsupportedNamingThem) {
   auto store = store::MemoryStore::Create();
   ASSERT_TRUE(store

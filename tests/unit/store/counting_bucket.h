@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include "store/s3_store.h"
@@ -14,16 +15,25 @@
 
 namespace chunkwise::test {
 
+// One retry after at most 2 ms: the test's server answers at once or never.
+inline store::RetryPolicy OneQuickRetry() {
+  return {.max_attempts = 2,
+          .initial_backoff = std::chrono::milliseconds(1),
+          .max_backoff = std::chrono::milliseconds(2)};
+}
+
 // The server's files as bucket "bkt": requests go unsigned, path-style, with
-// one retry.
-inline std::shared_ptr<store::S3Store> OpenBucket(const CountingServer& server) {
+// one retry; a reader's opening fetches the last `reader_tail_bytes` of a
+// value with its size.
+inline std::shared_ptr<store::S3Store> OpenBucket(
+    const CountingServer& server,
+    std::uint64_t reader_tail_bytes = store::RangeReadOptions{}.reader_tail_bytes) {
   store::S3StoreOptions options;
   options.location.bucket = "bkt";
   options.endpoint = server.Url("");
   options.addressing = store::S3AddressingStyle::kPath;
-  options.http.retry.max_attempts = 2;
-  options.http.retry.initial_backoff = std::chrono::milliseconds(1);
-  options.http.retry.max_backoff = std::chrono::milliseconds(2);
+  options.transfer.reads.reader_tail_bytes = reader_tail_bytes;
+  options.http.retry = OneQuickRetry();
   Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   return store.ok() ? *store : nullptr;
