@@ -54,56 +54,51 @@ std::string Mib(std::uint64_t bytes) {
   return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
-// One thread's buffers for reading crops, kept from label to label so that
-// their pages are touched once per thread, not once a label: the box's
-// labels as read, and the crop made of them.
-struct CropBuffers {
-  std::vector<std::uint64_t> labels;
-  LabelCrop crop;
-};
-
 // The label's crop (teasar.h, LabelCrop) from its padded box of the source,
-// into `buffers.crop`. Corruption naming `where` when the source holds the
+// into `crop`, whose mask's capacity is reused. The mask is made from the
+// cache's chunks row by row (SourceChunks::VisitRows), without a copy of
+// the box's labels. Corruption naming `where` when the source holds the
 // label outside `extent`'s box, or not as many voxels of it: the table the
 // scan made does not match.
 Status ReadCrop(const SkeletonSource& source, SourceChunks& chunks, std::uint64_t label,
-                const LabelExtent& extent, const std::string& where, CropBuffers& buffers) {
-  LabelCrop& crop = buffers.crop;
+                const LabelExtent& extent, const std::string& where, LabelCrop& crop) {
   crop.label = label;
   crop.box = extent.box;
+  const VoxelBox& box = extent.box;
   const std::array<std::int64_t, 3> dims = crop.dims();
   crop.mask.assign(crop.voxels(), 0);
   VoxelBox read;
   for (int a = 0; a < 3; ++a) {
-    read.start[a] = std::max<std::int64_t>(extent.box.start[a] - 1, 0);
-    read.stop[a] = std::min(extent.box.stop[a] + 1, source.shape[a]);
+    read.start[a] = std::max<std::int64_t>(box.start[a] - 1, 0);
+    read.stop[a] = std::min(box.stop[a] + 1, source.shape[a]);
   }
-  CHUNKWISE_RETURN_IF_ERROR(chunks.ReadInto(read, buffers.labels));
-  const std::vector<std::uint64_t>& labels = buffers.labels;
   std::uint64_t found = 0;
   bool outside = false;
-  std::size_t i = 0;
-  for (std::int64_t z = read.start[0]; z < read.stop[0]; ++z) {
-    for (std::int64_t y = read.start[1]; y < read.stop[1]; ++y) {
-      for (std::int64_t x = read.start[2]; x < read.stop[2]; ++x, ++i) {
-        if (labels[i] != label) continue;
-        const std::array<std::int64_t, 3> at{z, y, x};
-        bool inside = true;
-        for (int a = 0; a < 3; ++a) {
-          inside = inside && at[a] >= extent.box.start[a] && at[a] < extent.box.stop[a];
+  CHUNKWISE_RETURN_IF_ERROR(
+      chunks.VisitRows(read, [&](std::int64_t z, std::int64_t y, std::int64_t x,
+                                 const std::uint64_t* labels, std::int64_t n) {
+        // The row's voxels inside the box, [inside_first, inside_last) of
+        // the piece; all of the label's voxels elsewhere are outside it.
+        std::int64_t inside_first = 0, inside_last = 0;
+        if (z >= box.start[0] && z < box.stop[0] && y >= box.start[1] && y < box.stop[1]) {
+          inside_first = std::clamp<std::int64_t>(box.start[2] - x, 0, n);
+          inside_last = std::clamp<std::int64_t>(box.stop[2] - x, inside_first, n);
         }
-        if (!inside) {
-          outside = true;
-          continue;
+        for (std::int64_t k = 0; k < inside_first; ++k) outside = outside || labels[k] == label;
+        for (std::int64_t k = inside_last; k < n; ++k) outside = outside || labels[k] == label;
+        if (inside_first == inside_last) return;
+        // Padded crop coordinates: the box's start is (1, 1, 1).
+        std::uint8_t* to = crop.mask.data() +
+                           ((z - box.start[0] + 1) * dims[1] + (y - box.start[1] + 1)) * dims[2] +
+                           (x - box.start[2] + 1);
+        std::uint64_t here = 0;
+        for (std::int64_t k = inside_first; k < inside_last; ++k) {
+          const std::uint8_t is = labels[k] == label ? 1 : 0;
+          to[k] = is;
+          here += is;
         }
-        const std::int64_t c =
-            ((z - extent.box.start[0] + 1) * dims[1] + (y - extent.box.start[1] + 1)) * dims[2] +
-            (x - extent.box.start[2] + 1);
-        crop.mask[static_cast<std::size_t>(c)] = 1;
-        ++found;
-      }
-    }
-  }
+        found += here;
+      }));
   if (outside || found != extent.voxels) {
     return Status::Corruption(where + ": label " + std::to_string(label) +
                               " is not where the scan found it (" + std::to_string(extent.voxels) +
@@ -285,9 +280,10 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return work[a].second.box.start < work[b].second.box.start;
   });
-  // Crop buffers, one per thread at a time, as ForEachLabel's workspaces.
+  // Crops, one per thread at a time, as ForEachLabel's workspaces, so that
+  // their masks' pages are touched once per thread, not once a label.
   std::mutex shelf_mutex;
-  std::vector<std::unique_ptr<CropBuffers>> shelf;
+  std::vector<std::unique_ptr<LabelCrop>> shelf;
   CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
       work.size(), options.pool, options.cancellation, "skeletonizing " + where,
       [&](std::size_t k, TeasarWorkspace& workspace) -> Status {
@@ -297,23 +293,22 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
               out[i], SkeletonizeInBlocks(source, chunks, work[i].first, work[i].second, *plans[i],
                                           options.params, workspace, where));
         } else {
-          std::unique_ptr<CropBuffers> buffers;
+          std::unique_ptr<LabelCrop> crop;
           {
             const std::lock_guard<std::mutex> lock(shelf_mutex);
             if (!shelf.empty()) {
-              buffers = std::move(shelf.back());
+              crop = std::move(shelf.back());
               shelf.pop_back();
             }
           }
-          if (buffers == nullptr) buffers = std::make_unique<CropBuffers>();
-          Status read = ReadCrop(source, chunks, work[i].first, work[i].second, where, *buffers);
+          if (crop == nullptr) crop = std::make_unique<LabelCrop>();
+          Status read = ReadCrop(source, chunks, work[i].first, work[i].second, where, *crop);
           if (read.ok()) {
-            out[i] =
-                SkeletonizeCrop(buffers->crop, placement, options.params, workspace, field_pool);
+            out[i] = SkeletonizeCrop(*crop, placement, options.params, workspace, field_pool);
           }
           {
             const std::lock_guard<std::mutex> lock(shelf_mutex);
-            shelf.push_back(std::move(buffers));
+            shelf.push_back(std::move(crop));
           }
           CHUNKWISE_RETURN_IF_ERROR(read);
         }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,9 +32,27 @@ class SourceChunks {
   // after box touches its pages once, not once a box.
   Status ReadInto(const VoxelBox& box, std::vector<std::uint64_t>& out);
 
+  // Calls `row(z, y, x, labels, n)` for every row of `box` (inside the
+  // volume) piece by piece, chunk by chunk: `labels` holds the n labels of
+  // voxels (z, y, x) to (z, y, x + n - 1). Nothing of the box's size is
+  // allocated or copied: a label's mask is made straight from the chunks.
+  // A box of more chunks than the cache keeps for one read takes the cached
+  // ones from it and reads the others one at a time without keeping them.
+  // Thread-safe.
+  using RowVisitor = std::function<void(std::int64_t z, std::int64_t y, std::int64_t x,
+                                        const std::uint64_t* labels, std::int64_t n)>;
+  Status VisitRows(const VoxelBox& box, const RowVisitor& row);
+
  private:
   using Chunk = std::shared_ptr<const std::vector<std::uint64_t>>;
-  Result<Chunk> Get(const std::array<std::int64_t, 3>& index);
+  // The chunk at grid `index`; read when the cache lacks it, and kept there
+  // when `keep`.
+  Result<Chunk> Get(const std::array<std::int64_t, 3>& index, bool keep = true);
+  // Whether a box spanning `chunks` chunks goes past what the cache keeps
+  // for one read (it would only churn the cache).
+  bool TooLarge(std::uint64_t chunks) const;
+  // The visit of VisitRows over the chunks of `box`, each kept when `keep`.
+  Status VisitChunks(const VoxelBox& box, bool keep, const RowVisitor& row);
 
   const SkeletonSource& source_;
   std::uint64_t capacity_;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <utility>
 
@@ -168,12 +170,12 @@ Status ForEach(core::ThreadPool* pool, std::int64_t n,
 // component's voxels only: no other voxel is reachable.
 void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neighbour>& steps,
                    const std::vector<std::int64_t>& component, std::int64_t source,
-                   const float* cost, std::vector<float>& dist, std::vector<std::int64_t>* parent) {
+                   const float* cost, float* dist, std::int64_t* parent) {
   for (std::int64_t i : component) dist[i] = kInfinity;
   using Item = std::pair<float, std::int64_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
   dist[source] = 0;
-  if (parent != nullptr) (*parent)[source] = -1;
+  if (parent != nullptr) parent[source] = -1;
   queue.push({0.0f, source});
   while (!queue.empty()) {
     const auto [d, u] = queue.top();
@@ -185,7 +187,7 @@ void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neig
       const float candidate = cost == nullptr ? d + step.length : d + cost[w];
       if (candidate < dist[w]) {
         dist[w] = candidate;
-        if (parent != nullptr) (*parent)[w] = u;
+        if (parent != nullptr) parent[w] = u;
         queue.push({candidate, w});
       }
     }
@@ -197,8 +199,12 @@ void ShortestPaths(const std::vector<std::uint8_t>& mask, const std::vector<Neig
 std::vector<std::vector<std::int64_t>> Components(const Crop& crop, std::vector<std::uint8_t>& mask,
                                                   const std::vector<Neighbour>& steps) {
   std::vector<std::vector<std::int64_t>> components;
-  for (std::int64_t i = 0; i < crop.size(); ++i) {
-    if (mask[i] != 1) continue;
+  const std::int64_t size = crop.size();
+  for (std::int64_t i = 0; i < size; ++i) {
+    // Most of a box is other labels': skip to the next voxel not yet taken.
+    const void* untaken = std::memchr(mask.data() + i, 1, static_cast<std::size_t>(size - i));
+    if (untaken == nullptr) break;
+    i = static_cast<const std::uint8_t*>(untaken) - mask.data();
     std::vector<std::int64_t> component{i};
     mask[i] = 2;
     for (std::size_t next = 0; next < component.size(); ++next) {
@@ -217,15 +223,40 @@ std::vector<std::vector<std::int64_t>> Components(const Crop& crop, std::vector<
 
 }  // namespace
 
+// A buffer over a crop that grows without clearing or keeping what it held:
+// each pass writes the elements it reads first, so a label faults in only
+// the pages of its own voxels, not every page of its box (a neuron's box is
+// mostly other labels' voxels).
+template <typename T>
+class ScratchArray {
+ public:
+  void Grow(std::size_t n) {
+    if (n <= capacity_) return;
+    data_.reset(new T[n]);  // default-initialized: not cleared
+    capacity_ = n;
+  }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T* data() { return data_.get(); }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t capacity_ = 0;
+};
+
 // Buffers over one label's crop. Only `mask` is cleared for each label; the
-// others are written for a component's voxels before they are read there,
-// so what earlier labels left in them does no harm.
+// others are written for a component's voxels before they are read there
+// (dbf: by the field, for the mask's voxels), so what earlier labels left in
+// them, or what fresh memory holds, does no harm.
 struct TeasarWorkspace {
   std::vector<std::uint8_t> mask;
-  std::vector<float> dbf, dist, cost;
-  std::vector<std::int64_t> parent, vertex_of;
-  std::vector<std::uint8_t> uncovered;
-  std::vector<std::uint32_t> seen;  // == stamp where the current ball reached
+  ScratchArray<float> dbf, dist, cost;
+  ScratchArray<std::int64_t> parent, vertex_of;
+  ScratchArray<std::uint8_t> uncovered;
+  // == stamp where the current ball reached; set to 0 for a component's
+  // voxels before its first ball (a ball floods only its own component).
+  ScratchArray<std::uint32_t> seen;
   std::uint32_t stamp = 0;
   std::vector<BallRun> runs;
 
@@ -243,14 +274,10 @@ struct TeasarWorkspace {
  private:
   // Buffers only grow, so that their pages are touched once per thread.
   void Grow(std::size_t n) {
-    for (auto* buffer : {&dbf, &dist, &cost}) {
-      if (buffer->size() < n) buffer->resize(n);
-    }
-    for (auto* buffer : {&parent, &vertex_of}) {
-      if (buffer->size() < n) buffer->resize(n);
-    }
-    if (uncovered.size() < n) uncovered.resize(n);
-    if (seen.size() < n) seen.resize(n, 0u);
+    for (auto* buffer : {&dbf, &dist, &cost}) buffer->Grow(n);
+    for (auto* buffer : {&parent, &vertex_of}) buffer->Grow(n);
+    uncovered.Grow(n);
+    seen.Grow(n);
   }
 };
 
@@ -284,8 +311,8 @@ class ComponentTracer {
 
   void Trace(const std::vector<std::int64_t>& component) {
     const std::vector<std::uint8_t>& mask = work_.mask;
-    const std::vector<float>& dbf = work_.dbf;
-    std::vector<float>& dist = work_.dist;
+    const ScratchArray<float>& dbf = work_.dbf;
+    ScratchArray<float>& dist = work_.dist;
     // The anchors in this component (a block's, blocked_skeleton.h).
     std::vector<std::int64_t> here;
     if (!anchors_.empty()) {
@@ -301,13 +328,13 @@ class ComponentTracer {
     // rim would add a spur at every face.
     std::int64_t root = 0;
     if (here.empty()) {
-      ShortestPaths(mask, steps_, component, component.front(), nullptr, dist, nullptr);
+      ShortestPaths(mask, steps_, component, component.front(), nullptr, dist.data(), nullptr);
       root = Farthest(component, dist);
     } else {
       root = here.front();
     }
     // Targets in order of distance from the root, farthest first.
-    ShortestPaths(mask, steps_, component, root, nullptr, dist, nullptr);
+    ShortestPaths(mask, steps_, component, root, nullptr, dist.data(), nullptr);
     std::vector<std::int64_t> targets = component;
     std::stable_sort(targets.begin(), targets.end(),
                      [&](auto a, auto b) { return dist[a] > dist[b]; });
@@ -324,11 +351,13 @@ class ComponentTracer {
                                              std::pow(1.0 - dbf[i] / m, params_.pdrf_exponent) +
                                          (daf_max > 0 ? dist[i] / daf_max : 0));
     }
-    ShortestPaths(mask, steps_, component, root, work_.cost.data(), dist, &work_.parent);
+    ShortestPaths(mask, steps_, component, root, work_.cost.data(), dist.data(),
+                  work_.parent.data());
 
     for (std::int64_t i : component) {
       work_.uncovered[i] = 1;
       work_.vertex_of[i] = -1;
+      work_.seen[i] = 0;
     }
     VertexOf(root);
     for (std::int64_t anchor : here) DrawPath(anchor);
@@ -340,7 +369,7 @@ class ComponentTracer {
 
  private:
   static std::int64_t Farthest(const std::vector<std::int64_t>& component,
-                               const std::vector<float>& dist) {
+                               const ScratchArray<float>& dist) {
     return *std::max_element(component.begin(), component.end(),
                              [&](auto a, auto b) { return dist[a] < dist[b]; });
   }
@@ -383,11 +412,11 @@ class ComponentTracer {
   // looks only at the rows beside it, not each voxel at its 26 neighbours.
   void Cover(std::int64_t i) {
     const std::vector<std::uint8_t>& mask = work_.mask;
-    std::vector<std::uint32_t>& seen = work_.seen;
+    ScratchArray<std::uint32_t>& seen = work_.seen;
     std::vector<BallRun>& runs = work_.runs;
     const double r = params_.scale * work_.dbf[i] + params_.constant;
     if (++work_.stamp == 0) {  // wrapped: forget every earlier ball
-      std::fill(seen.begin(), seen.end(), 0u);
+      std::fill(seen.data(), seen.data() + seen.capacity(), 0u);
       work_.stamp = 1;
     }
     const std::uint32_t stamp = work_.stamp;
@@ -550,6 +579,99 @@ std::vector<float> Field(const Label* labels, const std::array<std::int64_t, 3>&
   return field;
 }
 
+// The span [first, last) of a line's nonzero voxels (first == last when it
+// has none).
+struct LineSpan {
+  std::int64_t first = 0, last = 0;
+  bool empty() const { return first >= last; }
+  void Widen(const LineSpan& other) {
+    if (other.empty()) return;
+    if (empty()) {
+      *this = other;
+      return;
+    }
+    first = std::min(first, other.first);
+    last = std::max(last, other.last);
+  }
+};
+
+LineSpan NonzeroSpan(const std::uint8_t* row, std::int64_t n) {
+  std::int64_t first = 0;
+  while (first < n && row[first] == 0) ++first;
+  if (first == n) return {};
+  std::int64_t last = n;
+  while (row[last - 1] == 0) --last;
+  return {first, last};
+}
+
+// FieldInto of a 0/1 mask, looking only where its 1s are: each row's span
+// of nonzero voxels, each plane's columns under the spans of its rows, each
+// line along z under the spans of its rows. Lines outside these are all 0,
+// so the runs it relaxes, and the floats it writes on the mask's voxels, are
+// FieldInto's; a neuron's mask fills a small part of its box, which
+// FieldInto scans whole three times. Writes the mask's voxels and, within
+// the rows' spans, 0 on the voxels between them; nothing else.
+void MaskFieldInto(const std::uint8_t* mask, const std::array<std::int64_t, 3>& shape,
+                   const std::array<double, 3>& voxel_size, core::ThreadPool* pool,
+                   float* squared) {
+  const std::int64_t depth = shape[0], height = shape[1], width = shape[2];
+  const std::int64_t plane = height * width;
+  const std::int64_t longest = std::max({depth, height, width});
+  std::vector<LineSpan> rows(static_cast<std::size_t>(depth * height));
+  // x, then y under the plane's rows' spans; then z, and the root, by rows of y.
+  Status status = ForEach(pool, depth, [&](std::int64_t z) {
+    LineSpan columns;  // x
+    LineSpan lines;    // y
+    for (std::int64_t y = 0; y < height; ++y) {
+      const std::int64_t row = z * plane + y * width;
+      const LineSpan span = NonzeroSpan(mask + row, width);
+      rows[static_cast<std::size_t>(z * height + y)] = span;
+      if (span.empty()) continue;
+      RowDistances(mask + row + span.first, squared + row + span.first, span.last - span.first,
+                   voxel_size[0]);
+      columns.Widen(span);
+      lines.Widen({y, y + 1});
+    }
+    if (columns.empty()) return;
+    LineScratch scratch(longest);
+    for (std::int64_t x = columns.first; x < columns.last; ++x) {
+      RelaxLine(mask, squared, z * plane + lines.first * width + x, width, lines.last - lines.first,
+                voxel_size[1], scratch);
+    }
+  });
+  if (status.ok()) {
+    status = ForEach(pool, height, [&](std::int64_t y) {
+      LineSpan columns;  // x
+      LineSpan planes;   // z
+      for (std::int64_t z = 0; z < depth; ++z) {
+        const LineSpan& span = rows[static_cast<std::size_t>(z * height + y)];
+        if (span.empty()) continue;
+        columns.Widen(span);
+        planes.Widen({z, z + 1});
+      }
+      if (columns.empty()) return;
+      LineScratch scratch(longest);
+      for (std::int64_t x = columns.first; x < columns.last; ++x) {
+        const std::int64_t start = planes.first * plane + y * width + x;
+        RelaxLine(mask, squared, start, plane, planes.last - planes.first, voxel_size[2], scratch);
+        for (std::int64_t z = 0; z < planes.last - planes.first; ++z) {
+          const std::int64_t i = start + z * plane;
+          if (mask[i] != 0) squared[i] = std::sqrt(squared[i]);
+        }
+      }
+    });
+  }
+  if (!status.ok()) MaskFieldInto(mask, shape, voxel_size, nullptr, squared);
+}
+
+std::vector<float> MaskField(const std::uint8_t* mask, const std::array<std::int64_t, 3>& shape,
+                             const std::array<double, 3>& voxel_size, core::ThreadPool* pool) {
+  // Zero-filled: the voxels MaskFieldInto leaves are 0, as FieldInto writes them.
+  std::vector<float> field(static_cast<std::size_t>(shape[0] * shape[1] * shape[2]));
+  MaskFieldInto(mask, shape, voxel_size, pool, field.data());
+  return field;
+}
+
 }  // namespace
 
 std::vector<float> DistanceToBoundary(const LabelVolume& volume, core::ThreadPool* pool) {
@@ -571,13 +693,13 @@ std::vector<float> MaskDistanceToBoundary(std::span<const std::uint8_t> mask,
                                           const std::array<std::int64_t, 3>& dims,
                                           const std::array<double, 3>& voxel_size,
                                           core::ThreadPool* pool) {
-  return Field(mask.data(), dims, voxel_size, pool);
+  return MaskField(mask.data(), dims, voxel_size, pool);
 }
 
 std::vector<float> CropDistanceToBoundary(const LabelCrop& crop,
                                           const std::array<double, 3>& voxel_size,
                                           core::ThreadPool* pool) {
-  return Field(crop.mask.data(), crop.dims(), voxel_size, pool);
+  return MaskField(crop.mask.data(), crop.dims(), voxel_size, pool);
 }
 
 namespace {
@@ -638,11 +760,11 @@ Skeleton SkeletonizeCrop(const LabelCrop& crop, const LabelVolume& placement,
                          const TeasarParams& params, TeasarWorkspace& work,
                          core::ThreadPool* pool) {
   const Crop padded = PaddedCrop(crop.box);
-  // The field goes straight into the workspace's buffer, whose pages the
-  // thread has touched for earlier labels, rather than into fresh pages of
-  // the box's size each label; its values off the mask are never read.
+  // The field goes straight into the workspace's buffer, written on the
+  // mask's voxels only (its values off the mask are never read), so that a
+  // label touches the pages of its own voxels, not its whole box's.
   work.PrepareWithMask(crop.mask);
-  FieldInto(crop.mask.data(), padded.dims, placement.voxel_size, pool, work.dbf.data());
+  MaskFieldInto(crop.mask.data(), padded.dims, placement.voxel_size, pool, work.dbf.data());
   return TraceCrop(padded, placement, crop.label, params, work);
 }
 

@@ -5,6 +5,7 @@
 // anisotropic voxels and scan chunks that do not divide the volume.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <random>
@@ -184,6 +185,27 @@ TEST(SkeletonCrops, BoxesThroughTheChunkCacheAreTheBoxesReadDirectly) {
       ASSERT_EQ(*got, expected) << i;
       ASSERT_TRUE(chunks.ReadInto(box, reused).ok());
       ASSERT_EQ(reused, expected) << i;
+      // Row by row, without a copy: every voxel once, where it lies (the
+      // boxes over 1.5 chunks, and every box at the smaller capacity, from
+      // chunks read without being kept).
+      std::vector<std::uint64_t> visited(expected.size(), 0);
+      std::vector<int> times(expected.size(), 0);
+      const std::int64_t height = box.stop[1] - box.start[1], width = box.stop[2] - box.start[2];
+      ASSERT_TRUE(chunks
+                      .VisitRows(box,
+                                 [&](std::int64_t z, std::int64_t y, std::int64_t x,
+                                     const std::uint64_t* labels, std::int64_t n) {
+                                   for (std::int64_t k = 0; k < n; ++k) {
+                                     const std::int64_t at =
+                                         ((z - box.start[0]) * height + y - box.start[1]) * width +
+                                         x + k - box.start[2];
+                                     visited[at] = labels[k];
+                                     ++times[at];
+                                   }
+                                 })
+                      .ok());
+      ASSERT_EQ(visited, expected) << i;
+      ASSERT_EQ(std::count(times.begin(), times.end(), 1), std::ssize(times)) << i;
     }
   }
   EXPECT_GT(reads, 0);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -228,6 +229,46 @@ TEST(Teasar, AReusedWorkspaceGivesWhatAFreshOneGives) {
       EXPECT_EQ(reused.vertices, fresh.vertices) << "label " << label << " round " << round;
       EXPECT_EQ(reused.edges, fresh.edges) << "label " << label << " round " << round;
       EXPECT_EQ(reused.radii, fresh.radii) << "label " << label << " round " << round;
+    }
+  }
+}
+
+// The field of a mask, which looks only under its 1s' rows and columns, is
+// the field of the same mask as a volume of labels 0 and 1, float for float,
+// 0 off the mask: sparse masks with empty planes, rows and columns, pieces
+// apart, holes, voxels on every face, anisotropic voxels, with and without
+// a pool.
+TEST(Teasar, MaskBoundaryDistanceIsTheFieldOfTheMaskAsLabels) {
+  std::uint32_t state = 12345;
+  const auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  core::ThreadPool pool(2);
+  for (int round = 0; round < 12; ++round) {
+    Volume v({3 + round % 5, 7 + round, 11 + 2 * (round % 4)});
+    v.voxel_size = {4, 4.5, 40.0 / (1 + round % 3)};
+    // A few tubes, then some voxels cleared and some scattered alone.
+    for (int t = 0; t < 1 + round % 3; ++t) {
+      const std::array<double, 3> a{double(next() % v.shape[0]), double(next() % v.shape[1]),
+                                    double(next() % v.shape[2])};
+      const std::array<double, 3> b{double(next() % v.shape[0]), double(next() % v.shape[1]),
+                                    double(next() % v.shape[2])};
+      DrawTube(v, 1, a, b, 0.5 + (next() % 30) / 10.0);
+    }
+    for (std::uint64_t& label : v.labels) {
+      if (next() % 10 == 0) label = 0;
+      if (next() % 50 == 0) label = 1;
+    }
+    const std::vector<std::uint8_t> mask(v.labels.begin(), v.labels.end());
+    const std::vector<float> expected = DistanceToBoundary(v.view());
+    for (core::ThreadPool* with : {static_cast<core::ThreadPool*>(nullptr), &pool}) {
+      const std::vector<float> got = MaskDistanceToBoundary(mask, v.shape, v.voxel_size, with);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(expected[i]))
+            << "round " << round << " voxel " << i << " mask " << int(mask[i]);
+      }
     }
   }
 }
