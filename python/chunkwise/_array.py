@@ -235,6 +235,32 @@ class Array(Node):
         out[...] = covering[box.view]
         return out
 
+    def read_chunk(self, coords: int | Sequence[int]) -> np.ndarray:
+        """The decoded chunk at grid coordinates `coords`, as a read-only view without a copy.
+
+        `coords` index the grid of chunks (of inner chunks when sharded:
+        ``array.chunks``), so chunk (1, 0) holds the elements from
+        ``(chunks[0], 0)``. With the chunk cache on (``set_cache_bytes``) the
+        result views the cache's own decoded buffer: two reads of a chunk it
+        holds share memory, and nothing is copied or decoded. Otherwise the
+        chunk is decoded (into the cache when it is on). The result is
+        read-only (``flags.writeable`` is False) and keeps its buffer alive
+        after the cache drops it or the array is gone. At the array's edge it
+        is the chunk's part inside the array (a view of the sub-box). Its
+        elements are in host byte order: for a big-endian array (``>u2``)
+        the dtype is the native one, the values ``array[box]``'s. Coordinates
+        outside the grid raise InvalidArgumentError (a ValueError) naming
+        them and the grid.
+        """
+        chunk = ([operator.index(coords)] if np.ndim(coords) == 0
+                 else [operator.index(c) for c in coords])
+        raw = self._core.read_chunk(chunk)  # Checks the coordinates against the grid.
+        chunks = self.chunks
+        whole = raw.view(self._native).reshape(chunks)
+        inside = tuple(slice(0, min(n, extent - c * n))
+                       for c, n, extent in zip(chunk, chunks, self._shape))
+        return whole[inside]
+
     def __getitem__(self, selection: Selection) -> np.ndarray:
         return self.read(selection)
 

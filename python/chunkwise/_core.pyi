@@ -181,6 +181,7 @@ class Array:
         progress: _Progress = None,
         cancel: CancelToken | None = None,
     ) -> NDArray[np.uint8]: ...
+    def read_chunk(self, chunk: list[int]) -> NDArray[np.uint8]: ...
     def write(
         self,
         start: list[int],

@@ -270,6 +270,20 @@ class PyArray {
     return BytesToNumpy(std::move(buffer));
   }
 
+  // The whole decoded chunk at `chunk` (grid coordinates; inner chunks when
+  // sharded) as a read-only 1-d uint8 numpy array over the facade's shared
+  // buffer, the cache's own when it holds the chunk: no copy. The numpy array
+  // holds a reference to the buffer, so it outlives the cache's entry and
+  // this array (the package views it as the dtype and chunk shape).
+  nb::object ReadChunkView(const std::vector<core::Index>& chunk) const {
+    std::shared_ptr<const Bytes> buffer;
+    {
+      nb::gil_scoped_release release;
+      buffer = ValueOrThrow(ReadChunk(ModuleContext(), *array_, chunk));
+    }
+    return SharedBytesToNumpy(std::move(buffer));
+  }
+
   // Writes `data` (C-contiguous, the array's dtype) over the box [start, stop).
   void Write(const core::Coord& start, const core::Coord& stop, InArray data, nb::object progress,
              std::shared_ptr<CancelToken> cancel) {
@@ -478,6 +492,7 @@ void BindArray(nb::module_& module) {
            nb::arg("cancel").none() = nb::none())
       .def("read_new", &PyArray::ReadNew, nb::arg("start"), nb::arg("stop"),
            nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
+      .def("read_chunk", &PyArray::ReadChunkView, nb::arg("chunk"))
       .def("write", &PyArray::Write, nb::arg("start"), nb::arg("stop"), nb::arg("data").noconvert(),
            nb::arg("progress") = nb::none(), nb::arg("cancel").none() = nb::none())
       .def("publish", &PyArray::Publish)

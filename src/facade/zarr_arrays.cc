@@ -210,6 +210,12 @@ Status ReadRegionInto(const Context& context, const ZarrArray& array, const core
   return status;
 }
 
+Result<std::shared_ptr<const Bytes>> ReadChunk(const Context& context, const ZarrArray& array,
+                                               const core::Coord& chunk, const CallOptions& call) {
+  CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "reading a zarr chunk"));
+  return ZarrArrayAccess::Held(array).ReadChunk(chunk);
+}
+
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,
                    ByteView data, const CallOptions& call) {
   CHUNKWISE_RETURN_IF_ERROR(context.CheckCancelled(call, "writing a zarr array"));

@@ -177,6 +177,22 @@ Result<Bytes> ReadRegion(const Context& context, ZarrArray& array, const core::R
 // buffer, e.g. a numpy array. Cancelled mid-way leaves `out` partly filled.
 Status ReadRegionInto(const Context& context, const ZarrArray& array, const core::Region& region,
                       void* out, const CallOptions& call = {});
+// One whole decoded chunk, by its coordinates in the grid of chunks (of
+// inner chunks when sharded: ZarrArrayMetadata's inner_chunk_shape, else
+// chunk_shape), as a shared, immutable buffer of that chunk shape's
+// elements in C order, host byte order. At the array's edge the chunk
+// reaches past the array, as it is encoded; the elements there are not the
+// array's (its box inside the array: the chunk's origin up to the shape).
+// With the context's chunk cache on, the cache's own buffer when it holds
+// the chunk (no copy; counted as a hit), else the chunk decoded into the
+// cache; with it off, or a chunk larger than it, a buffer of its own. A
+// chunk not stored is the fill value (not kept). The buffer outlives the
+// array, the cache's entry and the context. InvalidArgument naming the
+// coordinates and the grid when they are outside it; Corruption naming the
+// key for a damaged chunk; Cancelled if the call (or the context) was.
+Result<std::shared_ptr<const Bytes>> ReadChunk(const Context& context, const ZarrArray& array,
+                                               const core::Coord& chunk,
+                                               const CallOptions& call = {});
 // Writes `data` (C order, little-endian) over `region`. Cancelled mid-way:
 // the chunks written are whole, the rest untouched.
 Status WriteRegion(const Context& context, ZarrArray& array, const core::Region& region,

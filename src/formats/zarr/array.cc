@@ -720,6 +720,27 @@ constexpr std::size_t kCountBatch = 1024;
 
 }  // namespace
 
+Result<std::shared_ptr<const Bytes>> Array::ReadChunk(std::span<const core::Index> chunk) const {
+  const core::Shape& chunk_shape =
+      sharding_ != nullptr ? sharding_->chunk_shape() : metadata_.chunk_shape;
+  CHUNKWISE_ASSIGN_OR_RETURN(const core::RegularChunkGrid chunks,
+                             core::RegularChunkGrid::Create(metadata_.shape, chunk_shape));
+  if (static_cast<int>(chunk.size()) != chunks.rank() || !chunks.ContainsChunk(chunk)) {
+    return Status::InvalidArgument(
+        Describe() + ": chunk [" + core::FormatShape(chunk) + "] is outside the grid of chunks [" +
+        core::FormatShape(chunks.grid_shape()) + "] (shape [" + core::FormatShape(metadata_.shape) +
+        "], chunks [" + core::FormatShape(chunk_shape) + "])");
+  }
+  // The grid object (shard) that holds it, and its place there.
+  core::Coord object(chunk.size()), inner(chunk.size());
+  for (std::size_t d = 0; d < chunk.size(); ++d) {
+    const core::Index per_object = metadata_.chunk_shape[d] / chunk_shape[d];
+    object[d] = chunk[d] / per_object;
+    inner[d] = chunk[d] % per_object;
+  }
+  return objects_->ReadChunk(ChunkKey(object), inner, ShardContext());
+}
+
 Result<std::optional<std::vector<core::Index>>> Array::ListStoredObjects() const {
   if (!store_->capabilities().lists_every_key) return std::optional<std::vector<core::Index>>();
   const ChunkKeyEncoding& encoding = metadata_.chunk_key_encoding;

@@ -198,6 +198,17 @@ class Array {
   // was is whole.
   Status Write(const core::Region& region, ByteView data, const ArrayCallHooks& hooks);
 
+  // The whole decoded chunk `chunk` (coordinates in the grid of chunks: of
+  // inner chunks when sharded) in C order and host byte order, of the
+  // (inner) chunk shape; at the array's edge it reaches past the array, as
+  // it is encoded. Shared and immutable: with the cache on, the cache's own
+  // buffer when it holds the chunk (no copy, counted as a hit), else
+  // decoded and kept there; with it off (or a chunk larger than the cache),
+  // a buffer of its own. A chunk not stored is the fill value, not kept.
+  // InvalidArgument naming the coordinates and the grid when outside it;
+  // Corruption naming the key for a damaged chunk.
+  Result<std::shared_ptr<const Bytes>> ReadChunk(std::span<const core::Index> chunk) const;
+
   // Reads each transfer's box of its chunk into `out`, a C-order buffer of
   // `out_shape` elements of the array's type, in parallel across the
   // transfers (and a shard's inner chunks): sharded arrays fetch only the

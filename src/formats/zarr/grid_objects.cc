@@ -131,6 +131,36 @@ class PlainChunkObjects final : public GridObjects {
            CopyCached(key, box, target);
   }
 
+  Result<std::shared_ptr<const Bytes>> ReadChunk(const std::string& key,
+                                                 std::span<const core::Index>,
+                                                 const ShardCallContext&) const override {
+    std::optional<std::uint64_t> ticket;
+    if (Caching()) {
+      const core::ChunkCacheKey cached = cache_->Key(key, core::ChunkCacheKey::kWhole);
+      if (std::shared_ptr<const Bytes> chunk = cache_->cache().FindAs<Bytes>(cached)) return chunk;
+      ticket = cache_->cache().Ticket(cached.object);
+    }
+    CHUNKWISE_ASSIGN_OR_RETURN(const std::optional<Bytes> encoded, store_->Get(key));
+    if (!encoded) {  // Not kept, as in Decode.
+      auto fill = std::make_shared<Bytes>(static_cast<std::size_t>(spec_.num_bytes()));
+      const core::Coord zero(spec_.shape.size(), 0);
+      const std::vector<std::uint8_t> element =
+          spec_.fill_value.empty() ? std::vector<std::uint8_t>(spec_.dtype.size(), 0)
+                                   : spec_.fill_value;
+      core::FillStridedRegion({fill->data(), spec_.shape, zero}, spec_.shape, element);
+      return std::shared_ptr<const Bytes>(std::move(fill));
+    }
+    Result<Bytes> decoded =
+        ticket ? DecodeForCache(*chain_, spec_, *encoded) : chain_->Decode(spec_, *encoded);
+    if (!decoded.ok()) return decoded.status().WithContext(store_->Describe(key));
+    auto chunk = std::make_shared<const Bytes>(std::move(decoded).value());
+    if (ticket) {
+      cache_->cache().Insert(cache_->Key(key, core::ChunkCacheKey::kWhole), chunk, chunk->size(),
+                             *ticket);
+    }
+    return chunk;
+  }
+
   bool batches_reads() const override { return store::BatchesGets(*store_); }
 
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
@@ -450,6 +480,12 @@ class ShardObjects final : public GridObjects {
   bool ReadIfCached(const std::string& key, const Region& box,
                     const core::StridedDestination& target) const override {
     return Shard(key).ReadRegionIfCached(box, target);
+  }
+
+  Result<std::shared_ptr<const Bytes>> ReadChunk(const std::string& key,
+                                                 std::span<const core::Index> inner,
+                                                 const ShardCallContext& context) const override {
+    return Shard(key).ReadInner(inner, context);
   }
 
   // Shards of a store whose gets are batched and whose ranges are cheap, with

@@ -45,6 +45,14 @@ class GridObjects {
   virtual bool ReadIfCached(const std::string& key, const core::Region& box,
                             const core::StridedDestination& target) const = 0;
 
+  // The whole decoded chunk `inner` (its coordinates in the object's grid of
+  // inner chunks; all 0 for a plain chunk) of the object under `key`, as
+  // Array::ReadChunk gives it: the cache's buffer when it holds it, else
+  // decoded (and kept when caching); the fill value when not stored.
+  virtual Result<std::shared_ptr<const Bytes>> ReadChunk(const std::string& key,
+                                                         std::span<const core::Index> inner,
+                                                         const ShardCallContext& context) const = 0;
+
   // One object's part of a ReadAll: Read's arguments.
   struct ObjectRead {
     std::string key;

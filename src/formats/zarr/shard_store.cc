@@ -394,6 +394,52 @@ bool ShardStore::ReadRegionIfCached(const core::Region& box,
   return true;
 }
 
+std::shared_ptr<const Bytes> ShardStore::KeptInner(std::size_t k, bool counted) const {
+  core::ChunkCache& cache = cache_->cache();
+  const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
+  const core::ChunkCacheKey inner_key = cache_->Key(key_, static_cast<std::int64_t>(k));
+  std::shared_ptr<const CachedInner> decoded;
+  // As ReadRegionIfCached: a lookup that goes on to the store is not
+  // counted twice, so the first look is uncounted.
+  for (const bool count : {false, true}) {
+    if (count && !counted) break;
+    const std::shared_ptr<const CachedIndex> indexed =
+        count ? cache.FindAs<CachedIndex>(index_key) : cache.PeekAs<CachedIndex>(index_key);
+    if (indexed == nullptr || indexed->index.at(k).empty()) return nullptr;
+    decoded = count ? cache.FindAs<CachedInner>(inner_key) : cache.PeekAs<CachedInner>(inner_key);
+    if (decoded == nullptr || decoded->index_serial != indexed->serial) return nullptr;
+  }
+  // The elements, sharing the entry's ownership: alive as long as either is.
+  return std::shared_ptr<const Bytes>(decoded, &decoded->elements);
+}
+
+Result<std::shared_ptr<const Bytes>> ShardStore::ReadInner(std::span<const core::Index> inner,
+                                                           const ShardCallContext& context) const {
+  if (static_cast<int>(inner.size()) != inner_grid_.rank() || !inner_grid_.ContainsChunk(inner)) {
+    return Status::InvalidArgument(where_ + ": inner chunk [" + core::FormatShape(inner) +
+                                   "] is outside the shard's grid of inner chunks [" +
+                                   core::FormatShape(inner_grid_.grid_shape()) + "]");
+  }
+  const auto k = static_cast<std::size_t>(core::Ravel(inner, inner_grid_.grid_shape()));
+  const bool caching = cache_ != nullptr && cache_->enabled();
+  if (caching) {
+    if (std::shared_ptr<const Bytes> kept = KeptInner(k, true)) return kept;
+  }
+  // Decoded as a read of its box decodes it: through the cache, which then
+  // keeps it (and its index), or straight from the store. The one copy out
+  // of the kept buffer into this one is a miss's only extra cost.
+  const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
+  auto fresh = std::make_shared<Bytes>(static_cast<std::size_t>(inner_spec.num_bytes()));
+  const core::Coord zero(inner.size(), 0);
+  CHUNKWISE_RETURN_IF_ERROR(ReadRegion(inner_grid_.UnclippedChunkRegion(inner),
+                                       {fresh->data(), inner_spec.shape, zero, false}, context)
+                                .status());
+  if (caching) {
+    if (std::shared_ptr<const Bytes> kept = KeptInner(k, false)) return kept;
+  }
+  return std::shared_ptr<const Bytes>(std::move(fresh));
+}
+
 Result<bool> ShardStore::ReadRegionThroughCache(const core::Region& box,
                                                 const core::StridedDestination& destination,
                                                 const ShardCallContext& context) const {

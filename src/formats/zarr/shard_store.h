@@ -127,6 +127,16 @@ class ShardStore final : public store::Store {
   bool ReadRegionIfCached(const core::Region& box,
                           const core::StridedDestination& destination) const;
 
+  // The whole decoded inner chunk `inner` (its coordinates in the shard's
+  // grid of inner chunks): with a cache, the cache's buffer when it holds
+  // it (no copy; counted as a hit), else read as ReadRegion reads it, which
+  // keeps it there, and then the kept buffer; without one (or when the
+  // cache did not keep it), a buffer of its own. An empty chunk, or a
+  // missing shard, gives the fill value. InvalidArgument, naming the
+  // shard, for coordinates outside its grid.
+  Result<std::shared_ptr<const Bytes>> ReadInner(std::span<const core::Index> inner,
+                                                 const ShardCallContext& context) const;
+
   // Writes the shard-local box `write.box` from `write.source` as one write
   // of the shard, only the inner chunks it touches encoded. `replaces` says
   // the box covers every element of the shard inside the array (at the
@@ -152,6 +162,10 @@ class ShardStore final : public store::Store {
   // The index through the cache: kept there, or loaded and kept under
   // `ticket` (taken before anything of the shard was read).
   Result<std::shared_ptr<const CachedIndex>> IndexThroughCache(std::uint64_t ticket) const;
+  // The cache's decoded inner chunk `k`, found by the index the cache holds
+  // (looked at uncounted first, then found and counted as ReadRegionIfCached
+  // does when `counted`); null when either is not kept or the chunk is empty.
+  std::shared_ptr<const Bytes> KeptInner(std::size_t k, bool counted) const;
   // ReadRegion with a cache.
   Result<bool> ReadRegionThroughCache(const core::Region& box,
                                       const core::StridedDestination& destination,
