@@ -37,7 +37,7 @@
 // see docs/stores.md.
 //
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
-// [--no-python] [--inner N] [--shard N]
+// [--no-python] [--inner N] [--shard N] [--in-flight N]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
 //                 [--stream-mib N] [--no-stream] [--no-zarr]
 #include <sys/resource.h>
@@ -79,11 +79,13 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
-    "[--no-python] [--inner N] [--shard N] "
+    "[--no-python] [--inner N] [--shard N] [--in-flight N] "
     "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
     "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
 constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
+// Requests on the wire at once for every S3Store of ours (--in-flight); kInFlight by default.
+std::size_t g_in_flight = kInFlight;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Options {
@@ -220,7 +222,7 @@ std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::strin
   options.addressing = store::S3AddressingStyle::kPath;
   options.credentials.access_key_id = "testing";
   options.credentials.secret_access_key = "testing";
-  options.transfer.max_requests_in_flight = static_cast<int>(kInFlight);
+  options.transfer.max_requests_in_flight = static_cast<int>(g_in_flight);
   Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
   Check(store.status(), "open the S3 store");
   return *store;
@@ -713,6 +715,8 @@ Options Parse(int argc, char** argv) {
           static_cast<std::size_t>(bench::IntegerArg("--io-threads", value, 1, 256));
     } else if (flag == "--inner") {
       options.inner = bench::IntegerArg("--inner", value, 8, 1024);
+    } else if (flag == "--in-flight") {
+      g_in_flight = static_cast<std::size_t>(bench::IntegerArg("--in-flight", value, 1, 1024));
     } else if (flag == "--shard") {
       options.shard = bench::IntegerArg("--shard", value, 0, 2048);
     } else if (flag == "--threads") {
