@@ -10,10 +10,12 @@
 //                 array on a pool of --io-threads (16): shards wait on the
 //                 network, so more are in flight than there are cores;
 //   zarr+s3fs     zarr-python 3 on s3fs;  zarr+obstore  zarr-python 3 on obstore;
+//   zarr+zarrs    zarr+obstore with zarrs-python's codec pipeline;
 //   tensorstore   TensorStore's zarr3 on its s3 kvstore (endpoint override);
 //   ours, store   S3Store Set/Get of the very objects ours wrote, 16 at once;
 //   boto3 raw     boto3 PUT/GET of the same objects, 16 threads: the ceiling;
-//   obstore raw   obstore put/get of the same objects, all at once.
+//   obstore raw   obstore put/get of the same objects, all at once;
+//   curl raw      one curl process, --parallel 16 at once: the server alone.
 // Export: an export-shards output of a synthetic segmentation (2,048 blocks
 // by default), made on disk once; its files are what the table moves:
 //   ours          S3Store Set of the files, then every block read through
@@ -30,21 +32,25 @@
 // Figures: medians over --runs, seconds and GB/s (of the logical volume in the
 // zarr table, of the files in the export's), "x/ours" as the row's time over
 // ours (above 1: ours is faster), and the requests each made per GiB of the
-// volume (of the files), as the server counted them. The machine's two cores run the server too:
+// volume (of the files), as the server counted them, and a read's CPU seconds:
+// the reader's process and the server's. The machine's two cores run the server too:
 // see docs/stores.md.
 //
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
-// [--no-python] [--inner N] [--shard N]
+// [--no-python] [--inner N] [--shard N] [--in-flight N]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
 //                 [--stream-mib N] [--no-stream] [--no-zarr]
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -73,11 +79,13 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
-    "[--no-python] [--inner N] [--shard N] "
+    "[--no-python] [--inner N] [--shard N] [--in-flight N] "
     "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
     "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
 constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
+// Requests on the wire at once for every S3Store of ours (--in-flight); kInFlight by default.
+std::size_t g_in_flight = kInFlight;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Options {
@@ -112,12 +120,41 @@ void Check(const Status& status, const char* what) {
 struct Row {
   std::string name;
   std::vector<double> write_seconds, read_seconds;
+  // CPU seconds of each read: the reader's process (user and system, every
+  // thread) and the server's, so that a read bound by the server shows it.
+  std::vector<double> read_cpu, server_cpu;
   std::uint64_t write_requests = 0, read_requests = 0;
   bool ran = false;
 };
 
+// CPU seconds (user and system) this process has used, all threads.
+double ProcessCpu() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 struct Server {
   std::string endpoint;
+  long pid = 0;  // moto's process, whose CPU the rows report; 0: unknown.
+
+  // CPU seconds moto has used (its /proc stat: user and system, all threads).
+  double Cpu() const {
+    if (pid <= 0) return 0;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');  // The name may hold spaces.
+    if (close == std::string::npos) return 0;
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; fields >> field; ++i) {
+      if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+      if (i == 15) break;
+    }
+    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
   std::unique_ptr<store::HttpTransport> transport = std::make_unique<store::HttpTransport>();
 
   std::uint64_t Requests() const {
@@ -138,9 +175,17 @@ struct Server {
     *requests = Requests() - before - 1;  // Less the count request itself.
     return seconds;
   }
+  // Measure, with the CPU seconds of this process and the server's added to `row`.
+  double MeasureRead(const std::function<void()>& work, std::uint64_t* requests, Row* row) const {
+    const double cpu = ProcessCpu(), server = Cpu();
+    const double seconds = Measure(work, requests);
+    row->read_cpu.push_back(ProcessCpu() - cpu);
+    row->server_cpu.push_back(Cpu() - server);
+    return seconds;
+  }
 };
 
-std::string StartServers(const Options& options, std::string* stop_command) {
+std::string StartServers(const Options& options, std::string* stop_command, long* pid) {
   std::string state = options.state;
   if (state.empty() || !fs::exists(state)) {
     if (state.empty()) {
@@ -164,6 +209,7 @@ std::string StartServers(const Options& options, std::string* stop_command) {
     std::fprintf(stderr, "s3_bench: %s is not the servers' state\n", state.c_str());
     std::exit(1);
   }
+  *pid = parsed.value("pid", 0L);
   return parsed.at("endpoint").get<std::string>();
 }
 
@@ -176,7 +222,7 @@ std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::strin
   options.addressing = store::S3AddressingStyle::kPath;
   options.credentials.access_key_id = "testing";
   options.credentials.secret_access_key = "testing";
-  options.transfer.max_requests_in_flight = static_cast<int>(kInFlight);
+  options.transfer.max_requests_in_flight = static_cast<int>(g_in_flight);
   Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
   Check(store.status(), "open the S3 store");
   return *store;
@@ -236,7 +282,7 @@ void RawRound(const Server& server, const std::vector<std::pair<std::string, Byt
               "raw set");
       },
       &row->write_requests));
-  row->read_seconds.push_back(server.Measure(
+  row->read_seconds.push_back(server.MeasureRead(
       [&] {
         Check(pool.ParallelFor(objects.size(),
                                [&](std::size_t i) -> Status {
@@ -249,7 +295,7 @@ void RawRound(const Server& server, const std::vector<std::pair<std::string, Byt
                                }),
               "raw get");
       },
-      &row->read_requests));
+      &row->read_requests, row));
   Check(store->ErasePrefix(""), "erase");
   row->ran = true;
 }
@@ -259,13 +305,18 @@ void Peer(const Options& options, const Server& server, const std::string& mode,
           const std::string& argument, Row* row, const std::string& layout = "") {
   if (!options.python) return;
   const std::string command =
-      options.python_path + " " + (options.scripts / "s3_python_peer.py").string() + " " + mode +
-      " " + server.endpoint + " " + kBucket + " bench-" + std::to_string(::getpid()) + "/ 1 " +
-      std::to_string(options.threads) + " " + argument + layout;
+      "S3_BENCH_SERVER_PID=" + std::to_string(server.pid) + " " + options.python_path + " " +
+      (options.scripts / "s3_python_peer.py").string() + " " + mode + " " + server.endpoint + " " +
+      kBucket + " bench-" + std::to_string(::getpid()) + "/ 1 " + std::to_string(options.threads) +
+      " " + argument + layout;
   const std::optional<json> result = bench::RunJsonPeer(command, "s3_bench");
   if (!result) return;
   for (double seconds : (*result)["write_seconds"]) row->write_seconds.push_back(seconds);
   for (double seconds : (*result)["read_seconds"]) row->read_seconds.push_back(seconds);
+  for (double seconds : result->value("read_cpu", json::array())) row->read_cpu.push_back(seconds);
+  for (double seconds : result->value("server_cpu", json::array())) {
+    row->server_cpu.push_back(seconds);
+  }
   row->write_requests = (*result)["write_requests"].get<std::uint64_t>();
   row->read_requests = (*result)["read_requests"].get<std::uint64_t>();
   row->ran = true;
@@ -274,8 +325,9 @@ void Peer(const Options& options, const Server& server, const std::string& mode,
 void PrintRows(const char* title, const std::vector<Row>& rows, double bytes, double gib,
                std::size_t ours_index) {
   std::printf("\n%s\n", title);
-  std::printf("  %-18s %9s %9s %9s %9s %9s %9s %11s %11s\n", "", "write s", "GB/s", "read s",
-              "GB/s", "w x/ours", "r x/ours", "write req/GiB", "read req/GiB");
+  std::printf("  %-18s %9s %9s %9s %9s %9s %9s %11s %11s %9s %9s\n", "", "write s", "GB/s",
+              "read s", "GB/s", "w x/ours", "r x/ours", "write req/GiB", "read req/GiB", "rd cpu s",
+              "srv cpu s");
   const Row& ours = rows[ours_index];
   for (const Row& row : rows) {
     if (!row.ran) {
@@ -284,10 +336,19 @@ void PrintRows(const char* title, const std::vector<Row>& rows, double bytes, do
     }
     const double w = Median(row.write_seconds), r = Median(row.read_seconds);
     const double ow = Median(ours.write_seconds), orr = Median(ours.read_seconds);
-    std::printf("  %-18s %9.2f %9.3f %9.2f %9.3f %9.2f %9.2f %11.0f %11.0f\n", row.name.c_str(), w,
+    std::printf("  %-18s %9.2f %9.3f %9.2f %9.3f %9.2f %9.2f %11.0f %11.0f", row.name.c_str(), w,
                 bytes / w / 1e9, r, bytes / r / 1e9, w / ow, r / orr,
                 static_cast<double>(row.write_requests) / gib,
                 static_cast<double>(row.read_requests) / gib);
+    // The read's CPU seconds, the reader's and the server's (medians), where measured.
+    for (const std::vector<double>* cpu : {&row.read_cpu, &row.server_cpu}) {
+      if (cpu->empty()) {
+        std::printf(" %9s", "-");
+      } else {
+        std::printf(" %9.2f", Median(*cpu));
+      }
+    }
+    std::printf("\n");
   }
 }
 
@@ -300,9 +361,9 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
                                                     core::Endian::kLittle),
                        shape, false, volume};
   Check(io::WriteNpy(npy, array), "volume.npy");
-  std::vector<Row> rows(7);
-  const char* names[] = {"ours",        "zarr+s3fs", "zarr+obstore", "tensorstore",
-                         "ours, store", "boto3 raw", "obstore raw"};
+  std::vector<Row> rows(9);
+  const char* names[] = {"ours",        "zarr+s3fs", "zarr+obstore", "zarr+zarrs", "tensorstore",
+                         "ours, store", "boto3 raw", "obstore raw",  "curl raw"};
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i].name = names[i];
   auto pool = std::make_shared<core::ThreadPool>(options.io_threads);
   Bytes back(volume.size());
@@ -326,14 +387,14 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
           Check(created->Write(all, volume), "write");
         },
         &rows[0].write_requests));
-    rows[0].read_seconds.push_back(server.Measure(
+    rows[0].read_seconds.push_back(server.MeasureRead(
         [&] {
           Result<formats::zarr::Array> opened =
               formats::zarr::Array::Open(store, "", {.pool = pool});
           Check(opened.status(), "open");
           Check(opened->ReadInto(all, back.data()), "read");
         },
-        &rows[0].read_requests));
+        &rows[0].read_requests, &rows[0]));
     if (back != volume) Check(Status::Corruption("ours read back other values"), "check");
     rows[0].ran = true;
     if (run == 0) {
@@ -351,12 +412,14 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
     } else {
       Check(store->ErasePrefix(""), "erase");
     }
-    RawRound(server, objects, "bench-" + pid + "-raw/", &rows[4]);
+    RawRound(server, objects, "bench-" + pid + "-raw/", &rows[5]);
     Peer(options, server, "zarr-s3fs", npy.string(), &rows[1], layout);
     Peer(options, server, "zarr-obstore", npy.string(), &rows[2], layout);
-    Peer(options, server, "tensorstore", npy.string(), &rows[3], layout);
-    Peer(options, server, "boto3-raw", keys_file.string(), &rows[5]);
-    Peer(options, server, "obstore-raw", keys_file.string(), &rows[6]);
+    Peer(options, server, "zarr-zarrs", npy.string(), &rows[3], layout);
+    Peer(options, server, "tensorstore", npy.string(), &rows[4], layout);
+    Peer(options, server, "boto3-raw", keys_file.string(), &rows[6]);
+    Peer(options, server, "obstore-raw", keys_file.string(), &rows[7]);
+    Peer(options, server, "curl-raw", keys_file.string(), &rows[8]);
   }
   Check(OpenStore(server, objects_prefix)->ErasePrefix(""), "erase");
   const std::string title = options.shard > 0 ? "zarr v3, shards " + std::to_string(options.shard) +
@@ -652,6 +715,8 @@ Options Parse(int argc, char** argv) {
           static_cast<std::size_t>(bench::IntegerArg("--io-threads", value, 1, 256));
     } else if (flag == "--inner") {
       options.inner = bench::IntegerArg("--inner", value, 8, 1024);
+    } else if (flag == "--in-flight") {
+      g_in_flight = static_cast<std::size_t>(bench::IntegerArg("--in-flight", value, 1, 1024));
     } else if (flag == "--shard") {
       options.shard = bench::IntegerArg("--shard", value, 0, 2048);
     } else if (flag == "--threads") {
@@ -688,7 +753,7 @@ int main(int argc, char** argv) {
   const Options options = Parse(argc, argv);
   std::string stop_command;
   Server server;
-  server.endpoint = StartServers(options, &stop_command);
+  server.endpoint = StartServers(options, &stop_command, &server.pid);
   const fs::path work =
       fs::temp_directory_path() / ("chunkwise_s3_bench." + std::to_string(::getpid()));
   fs::create_directories(work);

@@ -6,6 +6,8 @@ usage: s3_python_peer.py MODE ENDPOINT BUCKET PREFIX RUNS THREADS ARG [INNER SHA
 MODE and ARG:
   zarr-s3fs VOLUME.npy     zarr-python 3 on s3fs (a store URL and storage_options)
   zarr-obstore VOLUME.npy  zarr-python 3 on obstore (zarr.storage.ObjectStore)
+  zarr-zarrs VOLUME.npy    zarr-obstore with zarrs-python's codec pipeline
+                           (codec_pipeline.path zarrs.ZarrsCodecPipeline)
   tensorstore VOLUME.npy   TensorStore, zarr3 driver on its s3 kvstore with an
                            endpoint override; default context, data copies
                            limited to THREADS, as our pool is
@@ -13,6 +15,9 @@ MODE and ARG:
                            (taken from the bucket first, untimed), 16 at
                            once: the protocol's ceiling here, with no codec
   obstore-raw KEYS.json    the same with obstore's put/get, all at once (asyncio)
+  curl-raw KEYS.json       the same with one curl process (--parallel, 16 at
+                           once, keep-alive, --aws-sigv4): a client of little
+                           CPU, so what the server alone serves
   export-pyarrow KEYS.json the export's files uploaded through s3fs, then every
                            shard read through s3fs with pyarrow (all record
                            batches) and its CSV index
@@ -21,13 +26,20 @@ The volume is zarr v3, uint16, shards of SHARD³ (default 256) holding INNER³
 chunks (default 64), zstd level 1, index at the end (bytes + crc32c): the
 layout bench/s3_bench.cc writes. SHARD 0: no sharding, plain INNER³ chunks.
 Prints one JSON line: {"write_seconds": [...], "read_seconds": [...],
-"write_requests": n, "read_requests": n} (requests as the server counted
-them, per run).
+"write_requests": n, "read_requests": n, "read_cpu": [...], "server_cpu": [...]}
+(requests as the server counted them, per run; read_cpu the CPU seconds of
+each read in this process and its children, server_cpu the server's, from
+/proc/PID/stat of S3_BENCH_SERVER_PID when set).
 """
 import asyncio
+import atexit
 import json
 import os
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -53,17 +65,39 @@ def clear(endpoint, bucket, prefix):
             s3.delete_objects(Bucket=bucket, Delete={"Objects": keys, "Quiet": True})
 
 
-def timed(endpoint, work):
+def server_cpu():
+    """CPU seconds the server's process has used (user and system), or 0."""
+    pid = os.environ.get("S3_BENCH_SERVER_PID", "0")
+    if pid == "0":
+        return 0.0
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def own_cpu():
+    """CPU seconds of this process and its finished children (curl-raw's curl)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def timed(endpoint, work, cpu=None):
     before = requests_served(endpoint)
+    cpu_before, server_before = own_cpu(), server_cpu()
     start = time.perf_counter()
     result = work()
     seconds = time.perf_counter() - start
+    if cpu is not None:
+        cpu["read_cpu"].append(own_cpu() - cpu_before)
+        cpu["server_cpu"].append(server_cpu() - server_before)
     return seconds, requests_served(endpoint) - before - 1, result  # Less our own count request.
 
 
 def zarr_peer(mode, endpoint, bucket, prefix, volume, threads, inner, shard):
     import zarr
     from zarr.codecs import ZstdCodec
+    if mode == "zarr-zarrs":
+        zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
     if mode == "zarr-s3fs":
         options = {"endpoint_url": endpoint, "key": KEY_ID, "secret": SECRET,
                    "client_kwargs": {"region_name": REGION}}
@@ -162,6 +196,29 @@ def obstore_peer(endpoint, bucket, prefix, objects, threads):
     return (lambda: asyncio.run(put_all())), (lambda: asyncio.run(get_all()))
 
 
+def curl_peer(endpoint, bucket, prefix, objects, threads):
+    names = [key.rsplit("/", 1)[-1] + str(i) for i, key in enumerate(objects)]
+    folder = tempfile.mkdtemp(prefix="s3_bench_curl.")
+    atexit.register(shutil.rmtree, folder, True)
+    urls = [f"{endpoint}/{bucket}/{prefix}{n}" for n in names]
+    put_config, get_config = os.path.join(folder, "put"), os.path.join(folder, "get")
+    with open(put_config, "w") as put, open(get_config, "w") as get:
+        for i, (url, body) in enumerate(zip(urls, objects.values())):
+            path = os.path.join(folder, str(i))
+            with open(path, "wb") as file:
+                file.write(body)
+            put.write(f'url = "{url}"\nupload-file = "{path}"\noutput = "/dev/null"\n')
+            get.write(f'url = "{url}"\noutput = "/dev/null"\n')
+
+    def curl(config):
+        subprocess.run(["curl", "--silent", "--show-error", "--no-progress-meter", "--fail",
+                        "--parallel", "--parallel-max", str(IN_FLIGHT),
+                        "--aws-sigv4", f"aws:amz:{REGION}:s3", "--user", f"{KEY_ID}:{SECRET}",
+                        "--config", config], check=True)
+        return True
+    return (lambda: curl(put_config)), (lambda: curl(get_config))
+
+
 def export_peer(endpoint, bucket, prefix, objects, threads):
     import pyarrow.ipc
     import s3fs
@@ -190,8 +247,9 @@ def main():
     os.environ.update({"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET,
                        "AWS_REGION": REGION})
     runs, threads = int(runs), int(threads)
-    result = {"write_seconds": [], "read_seconds": [], "write_requests": 0, "read_requests": 0}
-    if mode in ("zarr-s3fs", "zarr-obstore", "tensorstore"):
+    result = {"write_seconds": [], "read_seconds": [], "write_requests": 0, "read_requests": 0,
+              "read_cpu": [], "server_cpu": []}
+    if mode in ("zarr-s3fs", "zarr-obstore", "zarr-zarrs", "tensorstore"):
         volume = np.load(arg)
         check = lambda got: np.array_equal(got, volume)
     else:
@@ -200,7 +258,7 @@ def main():
         check = lambda got: got is not None
     for run in range(runs):
         run_prefix = f"{prefix}{mode}-{run}/"
-        if mode in ("zarr-s3fs", "zarr-obstore"):
+        if mode in ("zarr-s3fs", "zarr-obstore", "zarr-zarrs"):
             write, read = zarr_peer(mode, endpoint, bucket, run_prefix, volume, threads, inner, shard)
         elif mode == "tensorstore":
             write, read = tensorstore_peer(endpoint, bucket, run_prefix, volume, threads, inner,
@@ -209,6 +267,8 @@ def main():
             write, read = boto3_peer(endpoint, bucket, run_prefix, objects, threads)
         elif mode == "obstore-raw":
             write, read = obstore_peer(endpoint, bucket, run_prefix, objects, threads)
+        elif mode == "curl-raw":
+            write, read = curl_peer(endpoint, bucket, run_prefix, objects, threads)
         elif mode == "export-pyarrow":
             write, read = export_peer(endpoint, bucket, run_prefix, objects, threads)
         else:
@@ -216,7 +276,7 @@ def main():
         seconds, requests, _ = timed(endpoint, write)
         result["write_seconds"].append(seconds)
         result["write_requests"] = requests
-        seconds, requests, got = timed(endpoint, read)
+        seconds, requests, got = timed(endpoint, read, result)
         result["read_seconds"].append(seconds)
         result["read_requests"] = requests
         if run == 0 and not check(got):

@@ -1,6 +1,7 @@
 #include "grid_objects.h"
 
 #include <algorithm>
+#include <deque>
 #include <future>
 #include <optional>
 #include <span>
@@ -43,6 +44,29 @@ Status RunOnPool(const ShardCallContext& context, std::size_t count,
 std::size_t BatchObjects(std::uint64_t object_bytes) {
   return static_cast<std::size_t>(std::clamp<std::uint64_t>(
       kBatchBytes / std::max<std::uint64_t>(object_bytes, 1), 1, kBatchChunks));
+}
+
+// A plain-chunk ReadAll fetches in pieces, several on their way at once:
+// at most kFetchWindow of them, and a piece holds at least kPieceChunks
+// chunks where a batch holds that many (fewer, larger pieces where chunks
+// are small: less waiting on a piece's slowest reply).
+constexpr std::size_t kFetchWindow = 8;
+constexpr std::size_t kPieceChunks = 16;
+
+struct FetchPlan {
+  std::size_t piece = 1;   // Chunks a piece fetches.
+  std::size_t window = 2;  // Pieces on their way at once.
+};
+
+// The pieces of a plain-chunk ReadAll of chunks of `object_bytes`
+// (decoded): together about one batch (BatchObjects), and never more than
+// two batches, as two whole batches were held before pieces.
+FetchPlan PlanFetches(std::uint64_t object_bytes) {
+  const std::size_t batch = BatchObjects(object_bytes);
+  FetchPlan plan;
+  plan.piece = std::max(std::min(kPieceChunks, batch), batch / kFetchWindow);
+  plan.window = std::clamp<std::size_t>(batch / plan.piece, 2, kFetchWindow);
+  return plan;
 }
 
 // Merges GridObjects::WriteAll's `write` into the stored object `old`, as a
@@ -163,25 +187,41 @@ class PlainChunkObjects final : public GridObjects {
 
   bool batches_reads() const override { return store::BatchesGets(*store_); }
 
+  // The chunks go in pieces (PlanFetches), several on their way at once,
+  // each fetched by one GetMany from a thread of its own: the transport's
+  // queue does not run dry between pieces, and the pool decodes each piece
+  // as soon as it is in (in order), not once a whole batch of up to 1024
+  // chunks is, so that decoding and the requests overlap from the start.
   Status ReadAll(std::span<const ObjectRead> reads, const ShardCallContext& context,
                  std::span<std::uint8_t> stored, const std::function<Status(std::size_t)>& done,
                  const core::Cancellation* cancellation) const override {
-    const std::size_t batch = BatchObjects(spec_.num_bytes());
-    // The next batch's requests go (from a thread of their own) while the
-    // pool decodes this one's, so that the network and the decoding overlap.
-    FetchedBatch current = Fetch(reads, 0, std::min(reads.size(), batch), cancellation);
-    for (;;) {
-      std::future<FetchedBatch> next;
-      if (current.end < reads.size()) {
-        const std::size_t first = current.end, end = std::min(reads.size(), first + batch);
-        next = std::async(std::launch::async,
-                          [&, first, end] { return Fetch(reads, first, end, cancellation); });
-      }
-      const Status decoded = DecodeBatch(reads, current, context, stored, done);
-      if (!next.valid()) return decoded;
-      current = next.get();  // Waited for even after an error: it reads `reads`.
-      CHUNKWISE_RETURN_IF_ERROR(decoded);
+    const FetchPlan plan = PlanFetches(spec_.num_bytes());
+    const std::size_t piece = plan.piece;
+    if (reads.size() <= piece) {  // One piece (a viewer's box): fetched from this thread.
+      FetchedBatch only = Fetch(reads, 0, reads.size(), cancellation);
+      return DecodeBatch(reads, only, context, stored, done);
     }
+    std::deque<std::future<FetchedBatch>> fetching;
+    std::size_t next = 0;  // The first read no piece has taken yet.
+    const auto start_pieces = [&] {
+      while (fetching.size() < plan.window && next < reads.size()) {
+        const std::size_t first = next, end = std::min(reads.size(), first + piece);
+        fetching.push_back(std::async(std::launch::async, [&, first, end] {
+          return Fetch(reads, first, end, cancellation);
+        }));
+        next = end;
+      }
+    };
+    start_pieces();
+    Status status = Status::Ok();
+    while (!fetching.empty()) {
+      FetchedBatch current = fetching.front().get();
+      fetching.pop_front();
+      if (!status.ok()) continue;  // Waited for even after an error: they read `reads`.
+      start_pieces();
+      status = DecodeBatch(reads, current, context, stored, done);
+    }
+    return status;
   }
 
   Status Write(const std::string& key, const ShardWriteSource& write, bool replaces,

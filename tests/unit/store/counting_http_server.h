@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -88,6 +89,12 @@ class CountingServer {
     burst_ = false;
     each_wave_ = false;
   }
+  // Holds every request for `path` until Release (or the server stops),
+  // whatever Hold says about the others.
+  void HoldPath(const std::string& path) {
+    std::lock_guard lock(mutex_);
+    held_paths_.insert(path);
+  }
   // Hold(above), again for every wave of requests after a burst.
   void HoldEachWave(int above) {
     Hold(above);
@@ -152,11 +159,17 @@ class CountingServer {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return held_ >= n || stopping_; });
   }
+  // WaitForHeld, for at most `timeout`: false if fewer were ever held at once.
+  bool WaitForHeld(int n, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return held_ >= n || stopping_; }) && held_ >= n;
+  }
   // Ends the holds (as the destructor does) before the test's checks.
   void Release() {
     std::lock_guard lock(mutex_);
     hold_above_ = 0;
     hold_until_stop_ = false;
+    held_paths_.clear();
     changed_.notify_all();
   }
 
@@ -265,6 +278,7 @@ class CountingServer {
       --held_;
       --held_by_method_[method];
       if (each_wave_ && burst_ && held_ == 0) burst_ = false;  // The next wave is held.
+      changed_.wait(lock, [&] { return stopping_ || !held_paths_.contains(path); });
     }
     if (path == "/down" || (path == "/flaky" && count <= 2)) {
       return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
@@ -351,6 +365,7 @@ class CountingServer {
   bool each_wave_ = false;
   int held_ = 0, max_held_ = 0, hold_above_ = 0;
   bool hold_until_stop_ = false, stopping_ = false;
+  std::set<std::string> held_paths_;  // HoldPath's, until Release.
   bool burst_ = false;  // More than hold_above_ were held at once: none is held from then on.
 };
 

@@ -5,7 +5,8 @@
 // thread; missing chunks read as the fill value, a failing chunk's error
 // names its URL, and a cancelled read ends its requests on the wire. Stores
 // that forward keys (a folder's view, a store of mounts) batch as the store
-// beneath does.
+// beneath does. A read of more chunks than one piece (128 here) has its
+// pieces on the wire together, within the store's limit on requests in flight.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "chunkwise/core/progress.h"
 #include "chunkwise/core/thread_pool.h"
 #include "core/chunk_cache.h"
 #include "facade/subtree_store.h"
@@ -356,6 +358,133 @@ TEST(BatchedGetsTest, AnArrayOfManyChunksReadsInSeveralBatches) {
   EXPECT_EQ(server.requests("/c/0"), 1);
   EXPECT_EQ(server.requests("/c/1299"), 1);
   EXPECT_EQ(store->stats().requests, 1301u);  // zarr.json and every chunk once.
+}
+
+// A 1-d uint32 array of `chunks` chunks of 2 values (1, 2, 3, ...), written
+// to memory and served by `server` at its root; the values.
+std::vector<std::uint32_t> ServeArrayOfChunks(CountingServer& server, int chunks) {
+  const nlohmann::json metadata = {
+      {"zarr_format", 3},
+      {"node_type", "array"},
+      {"shape", {2 * chunks}},
+      {"data_type", "uint32"},
+      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {2}}}}}},
+      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
+      {"fill_value", 0},
+      {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}},
+  };
+  Result<formats::zarr::ArrayMetadata> parsed =
+      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  auto memory = std::make_shared<MemoryStore>();
+  Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", *parsed, false);
+  EXPECT_TRUE(written.ok()) << written.status().ToString();
+  std::vector<std::uint32_t> data(2 * chunks);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i + 1);
+  EXPECT_TRUE(
+      written
+          ->Write(core::Region::Full(core::Shape{2 * chunks}),
+                  ByteView(reinterpret_cast<const std::uint8_t*>(data.data()), data.size() * 4))
+          .ok());
+  Result<std::vector<std::string>> keys = memory->List("");
+  EXPECT_TRUE(keys.ok());
+  for (const std::string& key : *keys) server.AddFile("/" + key, **memory->Get(key));
+  return data;
+}
+
+// 300 chunks of 8 bytes are read in pieces of 128 chunks (a batch's 1024 over
+// the 8 pieces a read may have on their way), each piece's GETs sent by a
+// thread of its own: every piece is on the wire at once (the server holds
+// each request until all 300 are there; pieces sent one after another would
+// have at most 128 there), and the pool, one thread here, decodes them.
+TEST(BatchedGetsTest, AReadOfManyChunksHasItsPiecesOnTheWireTogether) {
+  CountingServer server(Bytes{});
+  const std::vector<std::uint32_t> data = ServeArrayOfChunks(server, 300);
+  std::shared_ptr<HttpStore> store = OpenStore(server, 512);
+  ASSERT_NE(store, nullptr);
+  std::optional<formats::zarr::Array> array = OpenWithOneThread(store, "");
+  ASSERT_TRUE(array.has_value());
+  server.Hold(0, /*until_stop=*/true);
+  bool all_held = false;
+  std::thread releaser([&] {
+    // 30 s at most: the test then fails rather than hangs.
+    all_held = server.WaitForHeld(300, std::chrono::seconds(30));
+    server.Release();
+  });
+  Result<Bytes> read = array->Read(core::Region::Full(core::Shape{600}));
+  releaser.join();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->size(), 600u * 4);
+  std::vector<std::uint32_t> values(600);
+  std::memcpy(values.data(), read->data(), read->size());
+  EXPECT_EQ(values, data);
+  EXPECT_TRUE(all_held);
+  EXPECT_EQ(server.max_held(), 300);
+  EXPECT_EQ(server.requests("/c/0"), 1);
+  EXPECT_EQ(server.requests("/c/299"), 1);
+  EXPECT_EQ(store->stats().requests, 301u);  // zarr.json and every chunk once.
+}
+
+// The pool decodes each piece as soon as it is in: with the last piece's
+// chunk c/299 held by the server, the first two pieces (256 chunks, 2,048
+// bytes) are in the caller's buffer before it is answered, and no more. (A
+// read that decoded only once every chunk was in would have none there.)
+TEST(BatchedGetsTest, AReadOfManyChunksDecodesEachPieceAsItArrives) {
+  CountingServer server(Bytes{});
+  const std::vector<std::uint32_t> data = ServeArrayOfChunks(server, 300);
+  std::shared_ptr<HttpStore> store = OpenStore(server, 512);
+  ASSERT_NE(store, nullptr);
+  std::optional<formats::zarr::Array> array = OpenWithOneThread(store, "");
+  ASSERT_TRUE(array.has_value());
+  server.HoldPath("/c/299");
+  core::ProgressReporter progress({.mode = core::ProgressMode::kQuiet});
+  std::uint64_t done_while_held = 0;
+  std::thread watcher([&] {
+    // Until two pieces are in place, or 30 s have passed: the test then
+    // fails rather than hangs.
+    for (int i = 0; i < 3000 && progress.done() < 256 * 8; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    done_while_held = progress.done();
+    server.Release();
+  });
+  std::vector<std::uint32_t> out(600);
+  const Status status =
+      array->ReadInto(core::Region::Full(core::Shape{600}), out.data(), {&progress, nullptr});
+  watcher.join();
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(out, data);
+  EXPECT_EQ(done_while_held, 256u * 8);
+  EXPECT_EQ(progress.done(), 600u * 4);
+  EXPECT_EQ(server.requests("/c/299"), 1);
+}
+
+// The pieces of one read, sent from threads of their own, share the store's
+// limit on requests in flight (4 here): the server holds every request, and
+// no more than 4 arrive; cancelling the read ends every piece's requests,
+// on the wire or queued, with an error naming a chunk's URL.
+TEST(BatchedGetsTest, AReadOfManyChunksKeepsTheStoresLimitOnRequestsInFlight) {
+  CountingServer server(Bytes{});
+  const std::vector<std::uint32_t> data = ServeArrayOfChunks(server, 300);
+  std::shared_ptr<HttpStore> store = OpenStore(server, 4);
+  ASSERT_NE(store, nullptr);
+  std::optional<formats::zarr::Array> array = OpenWithOneThread(store, "");
+  ASSERT_TRUE(array.has_value());
+  server.Hold(0, /*until_stop=*/true);
+  core::Cancellation cancellation;
+  std::thread canceller([&] {
+    server.WaitForHeld(4);
+    cancellation.Cancel();
+  });
+  std::vector<std::uint32_t> out(600);
+  const Status status =
+      array->ReadInto(core::Region::Full(core::Shape{600}), out.data(), {nullptr, &cancellation});
+  canceller.join();
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  EXPECT_THAT(status.message(), HasSubstr(server.Url("/c/")));
+  EXPECT_EQ(server.max_held(), 4);
+  EXPECT_LT(store->stats().requests, 300u);  // The queued pieces never went.
+  server.Release();
 }
 
 }  // namespace
