@@ -21,6 +21,9 @@
 //    planes they lie on, and only onto vertices of the same planes), so a
 //    mesh cut into the grid's cells keeps every triangle within one cell and
 //    the pieces keep meeting on the planes.
+// Before the queue by cost, one sweep folds each vertex onto its cheapest
+// neighbour where that costs at most a fifth of the error (root mean square)
+// and the same conditions hold, down to twice the triangles aimed at.
 // It stops when the mesh is down to 1/reduction_factor of its triangles or no
 // collapse is left within the error, whichever comes first.
 #ifndef CHUNKWISE_PIPELINES_MESHING_QUADRIC_SIMPLIFICATION_H_
