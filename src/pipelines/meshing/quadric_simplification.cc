@@ -418,17 +418,29 @@ bool Simplifier::LinkHolds(std::uint32_t a, std::uint32_t b) const {
     }
   }
   if (shared.size() != 2) return false;
-  // Triangles (a, x, y) and (b, x, y) would become one twice over.
+  // Triangles (a, x, y) and (b, x, y) would become one twice over. The only
+  // corners the two ends share are now the two across the edge, s and t,
+  // and a has a triangle with each (the ones across), so only a triangle of
+  // b with s and t (or one of them twice) and, for s and t, a triangle of a
+  // with both make such a pair: one pass over each list, not every pair.
+  const std::uint32_t s = shared[0], t = shared[1];
+  bool both = false;
   for (const std::uint32_t fb : faces_of_[b]) {
     const auto& tb = triangle_[fb];
-    for (const std::uint32_t fa : faces_of_[a]) {
-      const auto& ta = triangle_[fa];
-      int same = 0;
-      for (const std::uint32_t w : tb) {
-        if (w != b && w != a && (ta[0] == w || ta[1] == w || ta[2] == w)) ++same;
-      }
-      if (same == 2) return false;
+    int with_s = 0, with_t = 0;
+    for (const std::uint32_t w : tb) {
+      with_s += w == s;
+      with_t += w == t;
     }
+    if (with_s == 2 || with_t == 2) return false;
+    both = both || (with_s == 1 && with_t == 1);
+  }
+  if (!both) return true;
+  for (const std::uint32_t fa : faces_of_[a]) {
+    const auto& ta = triangle_[fa];
+    const bool has_s = ta[0] == s || ta[1] == s || ta[2] == s;
+    const bool has_t = ta[0] == t || ta[1] == t || ta[2] == t;
+    if (has_s && has_t) return false;
   }
   return true;
 }
