@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kMaxLevels = 16;
 
+// Level k > 0: the error of level 0 (SimplifyAsLegacy) times 2^k.
 SimplificationOptions Simplification(const MeshOutputOptions& options, int level) {
   SimplificationOptions out;
   out.max_error = std::ldexp(options.max_error, level);
@@ -33,7 +34,7 @@ Status CheckMeshLevels(const MeshLevelsOptions& levels) {
 std::vector<LabelMesh> MeshLevels(const LabelMesh& mesh, const MeshOutputOptions& simplification,
                                   const MeshLevelsOptions& levels) {
   std::vector<LabelMesh> out;
-  out.push_back(SimplifyMesh(mesh, Simplification(simplification, 0)));
+  out.push_back(SimplifyAsLegacy(mesh, simplification));
   // Unsimplified: clusters on the voxel grid, cells of the meshing chunks
   // (x, y, z), starting half a voxel below the first voxel as the surface does.
   LodGrid grid;

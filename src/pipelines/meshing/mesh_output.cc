@@ -247,19 +247,8 @@ Result<pc::MultiresManifest> BuildLods(const LabelMesh& mesh, const MeshOutputOp
 
 }  // namespace
 
-Status SimplifyMeshes(MeshedLabels& meshed, const MeshOutputOptions& options) {
-  std::vector<LabelMesh*> meshes;
-  for (auto& [label, mesh] : meshed.meshes) meshes.push_back(&mesh);
-  auto simplify = [&](std::size_t i) -> Status {
-    if (options.cancellation != nullptr) {
-      CHUNKWISE_RETURN_IF_ERROR(options.cancellation->Check("simplifying meshes"));
-    }
-    *meshes[i] = SimplifyMesh(*meshes[i], Simplification(options));
-    return Status::Ok();
-  };
-  if (options.pool != nullptr) return options.pool->ParallelFor(meshes.size(), simplify);
-  for (std::size_t i = 0; i < meshes.size(); ++i) CHUNKWISE_RETURN_IF_ERROR(simplify(i));
-  return Status::Ok();
+LabelMesh SimplifyAsLegacy(const LabelMesh& mesh, const MeshOutputOptions& options) {
+  return SimplifyMesh(mesh, Simplification(options));
 }
 
 Status PrepareMeshOutput(store::Store& store, const std::string& prefix,
@@ -303,7 +292,7 @@ Result<MeshOutputSummary> WriteLegacyFragments(store::Store& store, const std::s
   const std::string mesh_folder = prefix + options.mesh_dir + "/";
   auto write_label = [&](std::uint64_t id, const LabelMesh& meshed_label) -> Result<WrittenLabel> {
     // The whole label's mesh at once: there is no seam between chunks to keep.
-    const LabelMesh mesh = SimplifyMesh(meshed_label, Simplification(options));
+    const LabelMesh mesh = SimplifyAsLegacy(meshed_label, options);
     const Bytes fragment = pc::EncodeLegacyFragment(mesh);
     CHUNKWISE_RETURN_IF_ERROR(store.Set(mesh_folder + pc::LegacyFragmentName(id), fragment));
     CHUNKWISE_RETURN_IF_ERROR(SetText(store, mesh_folder + pc::LegacyManifestKey(id),

@@ -77,11 +77,11 @@ struct MeshOutputSummary {
   std::uint64_t bytes = 0;  // Of the fragments.
 };
 
-// Simplifies each mesh of `meshed` in place as WriteLegacyMeshes does
-// (options.max_error and reduction_factor; labels in parallel on
-// options.pool), for outputs other than precomputed that hold the same
-// triangles. Cancelled between labels.
-Status SimplifyMeshes(MeshedLabels& meshed, const MeshOutputOptions& options);
+// A label's whole mesh simplified as WriteLegacyMeshes writes it
+// (options.max_error and reduction_factor, in the mesh's own units): the one
+// call for every output that holds the legacy meshes' triangles (the
+// zarr-vectors store's level 0, pipelines/meshing/mesh_levels.h).
+LabelMesh SimplifyAsLegacy(const LabelMesh& mesh, const MeshOutputOptions& options);
 
 // Writes `meshed` into the segmentation whose info is "<prefix>info".
 // Errors: NotFound naming the info when there is none; InvalidArgument when

@@ -190,6 +190,28 @@ TEST(QuadricSimplification, ThePhysicalScaleSetsTheError) {
             SimplifyMesh(ball, nanometres).num_triangles());
 }
 
+// The error only bounds the collapses: the same ball in units 8 times
+// smaller (nanometres at 8 nm a voxel), with the same error, which binds in
+// neither, comes out as the same triangles at 8 times the coordinates (a
+// scale of 2^k is exact in floating point). The legacy meshes (nm) and a
+// zarr source's vectors store (voxels) rely on it.
+TEST(QuadricSimplification, TheErrorOnlyBoundsTheCollapses) {
+  const LabelMesh ball = Ball(32, 12);
+  LabelMesh scaled = ball;
+  for (float& x : scaled.vertices) x *= 8;
+  SimplificationOptions options;
+  options.max_error = 40;
+  options.reduction_factor = 20;
+  const LabelMesh voxels = SimplifyMesh(ball, options);
+  const LabelMesh nanometres = SimplifyMesh(scaled, options);
+  ASSERT_LT(voxels.num_triangles() * 10, ball.num_triangles());
+  EXPECT_EQ(nanometres.triangles, voxels.triangles);
+  ASSERT_EQ(nanometres.vertices.size(), voxels.vertices.size());
+  for (std::size_t i = 0; i < voxels.vertices.size(); ++i) {
+    EXPECT_EQ(nanometres.vertices[i], 8 * voxels.vertices[i]) << i;
+  }
+}
+
 // Random labels give meshes with many pinched vertices and tiny parts:
 // simplified (whole, and on a sliding grid), each stays closed and oriented
 // with its Euler characteristic, and no triangle has a repeated corner.
