@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "chunkwise/core/progress.h"
@@ -23,6 +22,7 @@
 #include "store/http_store.h"
 #include "store/memory_store.h"
 #include "store/mount_store.h"
+#include "unit/formats/small_chunked_array.h"
 #include "unit/store/counting_http_server.h"
 
 namespace chunkwise::store {
@@ -108,23 +108,9 @@ TEST(BatchedGetsTest, ALocalStoreReadsItsKeysOneAfterAnother) {
 class BatchedArrayTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const nlohmann::json metadata = {
-        {"zarr_format", 3},
-        {"node_type", "array"},
-        {"shape", {4, 40}},
-        {"data_type", "uint16"},
-        {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {4, 5}}}}}},
-        {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-        {"fill_value", 7},
-        {"codecs",
-         {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-          {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}}}},
-    };
-    Result<formats::zarr::ArrayMetadata> parsed =
-        formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    const formats::zarr::ArrayMetadata parsed = formats::zarr::Uint16ZstdChunksOf4By5();
     auto memory = std::make_shared<MemoryStore>();
-    Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", *parsed, false);
+    Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", parsed, false);
     ASSERT_TRUE(written.ok()) << written.status().ToString();
     data_.resize(4 * 40);
     for (std::size_t i = 0; i < data_.size(); ++i)
@@ -316,21 +302,9 @@ TEST_F(BatchedArrayTest, AnArrayInAMountSendsItsChunksAsOneBatch) {
 // More chunks than one batch holds (1024): the batches follow one another,
 // the next one's requests sent while the last one decodes.
 TEST(BatchedGetsTest, AnArrayOfManyChunksReadsInSeveralBatches) {
-  const nlohmann::json metadata = {
-      {"zarr_format", 3},
-      {"node_type", "array"},
-      {"shape", {2600}},
-      {"data_type", "uint32"},
-      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {2}}}}}},
-      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-      {"fill_value", 0},
-      {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}},
-  };
-  Result<formats::zarr::ArrayMetadata> parsed =
-      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const formats::zarr::ArrayMetadata parsed = formats::zarr::Uint32ChunksOfTwo(2600);
   auto memory = std::make_shared<MemoryStore>();
-  Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", *parsed, false);
+  Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", parsed, false);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   std::vector<std::uint32_t> data(2600);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i + 1);
@@ -363,21 +337,9 @@ TEST(BatchedGetsTest, AnArrayOfManyChunksReadsInSeveralBatches) {
 // A 1-d uint32 array of `chunks` chunks of 2 values (1, 2, 3, ...), written
 // to memory and served by `server` at its root; the values.
 std::vector<std::uint32_t> ServeArrayOfChunks(CountingServer& server, int chunks) {
-  const nlohmann::json metadata = {
-      {"zarr_format", 3},
-      {"node_type", "array"},
-      {"shape", {2 * chunks}},
-      {"data_type", "uint32"},
-      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {2}}}}}},
-      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-      {"fill_value", 0},
-      {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}},
-  };
-  Result<formats::zarr::ArrayMetadata> parsed =
-      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const formats::zarr::ArrayMetadata parsed = formats::zarr::Uint32ChunksOfTwo(2 * chunks);
   auto memory = std::make_shared<MemoryStore>();
-  Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", *parsed, false);
+  Result<formats::zarr::Array> written = formats::zarr::Array::Create(memory, "", parsed, false);
   EXPECT_TRUE(written.ok()) << written.status().ToString();
   std::vector<std::uint32_t> data(2 * chunks);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i + 1);

@@ -19,6 +19,7 @@
 #include "store/batched_puts.h"
 #include "store/memory_store.h"
 #include "store/s3_store.h"
+#include "unit/formats/small_chunked_array.h"
 #include "unit/store/counting_bucket.h"
 
 namespace chunkwise::store {
@@ -120,22 +121,8 @@ TEST(BatchedPutsTest, ALocalStoreWritesItsItemsOneAfterAnother) {
 class BatchedArrayWriteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const nlohmann::json metadata = {
-        {"zarr_format", 3},
-        {"node_type", "array"},
-        {"shape", {4, 40}},
-        {"data_type", "uint16"},
-        {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {4, 5}}}}}},
-        {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-        {"fill_value", 7},
-        {"codecs",
-         {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}},
-          {{"name", "zstd"}, {"configuration", {{"level", 1}, {"checksum", false}}}}}},
-    };
-    Result<formats::zarr::ArrayMetadata> parsed =
-        formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
-    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-    metadata_ = *parsed;
+    const formats::zarr::ArrayMetadata parsed = formats::zarr::Uint16ZstdChunksOf4By5();
+    metadata_ = parsed;
     data_.resize(4 * 40);
     for (std::size_t i = 0; i < data_.size(); ++i) {
       data_[i] = static_cast<std::uint16_t>(i * 3 + 100);
@@ -281,21 +268,9 @@ TEST_F(BatchedArrayWriteTest, AnArrayInAFolderViewSendsItsChunksAsOneBatch) {
 // the next one encoding while the last one is on the wire, and the chunks
 // at the ends, written in part, merge into the stored ones.
 TEST(BatchedPutsTest, AnArrayOfManyChunksWritesInSeveralBatches) {
-  const nlohmann::json metadata = {
-      {"zarr_format", 3},
-      {"node_type", "array"},
-      {"shape", {2600}},
-      {"data_type", "uint32"},
-      {"chunk_grid", {{"name", "regular"}, {"configuration", {{"chunk_shape", {2}}}}}},
-      {"chunk_key_encoding", {{"name", "default"}, {"configuration", {{"separator", "/"}}}}},
-      {"fill_value", 0},
-      {"codecs", {{{"name", "bytes"}, {"configuration", {{"endian", "little"}}}}}},
-  };
-  Result<formats::zarr::ArrayMetadata> parsed =
-      formats::zarr::ParseV3ArrayMetadata(metadata.dump(), "zarr.json");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const formats::zarr::ArrayMetadata parsed = formats::zarr::Uint32ChunksOfTwo(2600);
   auto memory = std::make_shared<MemoryStore>();
-  Result<formats::zarr::Array> expected = formats::zarr::Array::Create(memory, "", *parsed, false);
+  Result<formats::zarr::Array> expected = formats::zarr::Array::Create(memory, "", parsed, false);
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   std::unique_ptr<CountingServer> server = BucketServer();
   server->AddFile("/bkt/zarr.json", **memory->Get("zarr.json"));
