@@ -49,12 +49,19 @@ async function screenshot(context, url, out, args) {
   context.on('response', (response) => { if (response.status() >= 400) console.log(`[http ${response.status()}] ${response.url()}`); });
   await page.goto(url);
   await page.waitForFunction(() => window.viewer !== undefined, null, { timeout: args.timeoutMs });
-  await page.evaluate(() => { window.viewer.uiConfiguration.showUIControls.value = false; });
+  // The UI chrome is hidden again on every poll and before the screenshot: a
+  // state pushed after the first hide (the viewer's python state source
+  // connecting) can show it again, moving the panel down by the bars' height.
+  const hideControls = () => page.evaluate(() => {
+    window.viewer.uiConfiguration.showUIControls.value = false;
+  });
+  await hideControls();
   // Away from the panel's corner, where hovering shows its zoom widget.
   await page.mouse.move(args.width - 2, args.height - 2);
   const start = Date.now();
   let ready = false;
   while (Date.now() - start < args.timeoutMs) {
+    await hideControls();
     ready = await page.evaluate(() => {
       const viewer = window.viewer;
       const layers = viewer.layerManager.managedLayers;
@@ -63,6 +70,7 @@ async function screenshot(context, url, out, args) {
     if (ready) break;
     await page.waitForTimeout(250);
   }
+  await hideControls();
   // Two more frames, so the last chunks drawn are on screen.
   await page.waitForTimeout(500);
   await page.screenshot({ path: out });
