@@ -202,12 +202,29 @@ Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_
   if (position == nullptr || position->num_components() != 3) {
     return Bad(kWhat, name, "no position attribute of x, y and z");
   }
+  // Draco reads an attribute's values without bounds of its own: a forged
+  // fragment may declare positions of a wider type than three floats, or
+  // more entries than its buffer holds.
+  const draco::DataBuffer* values = position->buffer();
+  const auto entries = static_cast<std::int64_t>(position->size());
+  if (values == nullptr ||
+      values->data_size() <
+          static_cast<std::size_t>(position->byte_offset() + entries * position->byte_stride())) {
+    return Bad(
+        kWhat, name,
+        "its positions' buffer is shorter than their " + std::to_string(entries) + " entries");
+  }
   const double top = MaxQuantized(bits);
   QuantizedMesh out;
   out.vertices.reserve(mesh->num_points() * 3);
   for (draco::PointIndex i(0); i < mesh->num_points(); ++i) {
     std::array<float, 3> value{};
-    position->GetMappedValue(i, value.data());
+    const draco::AttributeValueIndex entry = position->mapped_index(i);
+    if (entry.value() >= position->size() ||
+        !position->ConvertValue<float>(entry, 3, value.data())) {
+      return Bad(kWhat, name,
+                 "vertex " + std::to_string(i.value()) + " has no position of three numbers");
+    }
     for (int d = 0; d < 3; ++d) {
       const double v = std::round(value[d]);
       if (!(v >= 0 && v <= top)) {
