@@ -15,6 +15,44 @@
 namespace chunkwise::formats::precomputed {
 namespace {
 
+// A component of a Draco attribute value of type T at `at` (Draco keeps
+// values in host order), read as it is stored: Draco's own conversion
+// consults the attribute's `normalized` flag, a byte a forged fragment sets
+// to values no bool holds.
+template <typename T>
+double ComponentAt(const std::uint8_t* at) {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return static_cast<double>(value);
+}
+
+using ComponentReader = double (*)(const std::uint8_t*);
+
+// The reader of a position component of `type`; null for a type that is not
+// a number.
+ComponentReader PositionComponentReader(draco::DataType type) {
+  switch (type) {
+    case draco::DT_FLOAT32:
+      return ComponentAt<float>;
+    case draco::DT_FLOAT64:
+      return ComponentAt<double>;
+    case draco::DT_INT8:
+      return ComponentAt<std::int8_t>;
+    case draco::DT_UINT8:
+      return ComponentAt<std::uint8_t>;
+    case draco::DT_INT16:
+      return ComponentAt<std::int16_t>;
+    case draco::DT_UINT16:
+      return ComponentAt<std::uint16_t>;
+    case draco::DT_INT32:
+      return ComponentAt<std::int32_t>;
+    case draco::DT_UINT32:
+      return ComponentAt<std::uint32_t>;
+    default:
+      return nullptr;
+  }
+}
+
 static_assert(std::endian::native == std::endian::little,
               "manifests are little-endian and copied as they are in memory");
 
@@ -203,11 +241,16 @@ Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_
     return Bad(kWhat, name, "no position attribute of x, y and z");
   }
   // Draco reads an attribute's values without bounds of its own: a forged
-  // fragment may declare positions of a wider type than three floats, or
+  // fragment may declare positions of another type than three floats, or
   // more entries than its buffer holds.
+  const ComponentReader component = PositionComponentReader(position->data_type());
+  const std::int64_t component_bytes = draco::DataTypeLength(position->data_type());
+  if (component == nullptr || position->byte_stride() < 3 * component_bytes) {
+    return Bad(kWhat, name, "its positions are not three numbers each");
+  }
   const draco::DataBuffer* values = position->buffer();
   const auto entries = static_cast<std::int64_t>(position->size());
-  if (values == nullptr ||
+  if (values == nullptr || position->byte_offset() < 0 ||
       values->data_size() <
           static_cast<std::size_t>(position->byte_offset() + entries * position->byte_stride())) {
     return Bad(
@@ -218,13 +261,16 @@ Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_
   QuantizedMesh out;
   out.vertices.reserve(mesh->num_points() * 3);
   for (draco::PointIndex i(0); i < mesh->num_points(); ++i) {
-    std::array<float, 3> value{};
     const draco::AttributeValueIndex entry = position->mapped_index(i);
-    if (entry.value() >= position->size() ||
-        !position->ConvertValue<float>(entry, 3, value.data())) {
+    if (entry.value() >= position->size()) {
       return Bad(kWhat, name,
-                 "vertex " + std::to_string(i.value()) + " has no position of three numbers");
+                 "vertex " + std::to_string(i.value()) + " names position " +
+                     std::to_string(entry.value()) + " of " + std::to_string(entries));
     }
+    const std::uint8_t* at =
+        values->data() + position->byte_offset() + entry.value() * position->byte_stride();
+    std::array<double, 3> value{};
+    for (int d = 0; d < 3; ++d) value[d] = component(at + d * component_bytes);
     for (int d = 0; d < 3; ++d) {
       const double v = std::round(value[d]);
       if (!(v >= 0 && v <= top)) {
