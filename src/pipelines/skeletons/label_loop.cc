@@ -1,5 +1,6 @@
 #include "pipelines/skeletons/label_loop.h"
 
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -8,26 +9,26 @@ namespace chunkwise::pipelines::skeletons {
 
 Status ForEachLabel(std::size_t count, core::ThreadPool* pool,
                     const core::Cancellation* cancellation, const std::string& what,
-                    const std::function<Status(std::size_t, TeasarWorkspace&)>& skeletonize) {
-  // One workspace per thread at a time: a label takes one from the shelf (or
-  // a fresh one) and puts it back when done.
+                    const std::function<Status(std::size_t, LabelBuffers&)>& skeletonize) {
+  // One set of buffers per thread at a time: a label takes one from the
+  // shelf (or a fresh one) and puts it back when done.
   std::mutex shelf_mutex;
-  std::vector<TeasarWorkspacePtr> shelf;
+  std::vector<std::unique_ptr<LabelBuffers>> shelf;
   auto one = [&](std::size_t i) -> Status {
     if (cancellation != nullptr) CHUNKWISE_RETURN_IF_ERROR(cancellation->Check(what));
-    TeasarWorkspacePtr workspace;
+    std::unique_ptr<LabelBuffers> buffers;
     {
       const std::lock_guard<std::mutex> lock(shelf_mutex);
       if (!shelf.empty()) {
-        workspace = std::move(shelf.back());
+        buffers = std::move(shelf.back());
         shelf.pop_back();
       }
     }
-    if (workspace == nullptr) workspace = NewTeasarWorkspace();
-    const Status status = skeletonize(i, *workspace);
+    if (buffers == nullptr) buffers = std::make_unique<LabelBuffers>();
+    const Status status = skeletonize(i, *buffers);
     {
       const std::lock_guard<std::mutex> lock(shelf_mutex);
-      shelf.push_back(std::move(workspace));
+      shelf.push_back(std::move(buffers));
     }
     return status;
   };

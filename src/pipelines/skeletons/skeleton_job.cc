@@ -1,8 +1,6 @@
 #include "pipelines/skeletons/skeleton_job.h"
 
 #include <algorithm>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <utility>
@@ -280,37 +278,21 @@ Result<std::vector<Skeleton>> SkeletonizeFromSource(const SkeletonSource& source
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return work[a].second.box.start < work[b].second.box.start;
   });
-  // Crops, one per thread at a time, as ForEachLabel's workspaces, so that
-  // their masks' pages are touched once per thread, not once a label.
-  std::mutex shelf_mutex;
-  std::vector<std::unique_ptr<LabelCrop>> shelf;
+  // Each thread's crop (LabelBuffers) is reused from label to label, so
+  // that its mask's pages are touched once per thread, not once a label.
   CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
       work.size(), options.pool, options.cancellation, "skeletonizing " + where,
-      [&](std::size_t k, TeasarWorkspace& workspace) -> Status {
+      [&](std::size_t k, LabelBuffers& buffers) -> Status {
         const std::size_t i = order[k];
         if (plans[i]) {
           CHUNKWISE_ASSIGN_OR_RETURN(
               out[i], SkeletonizeInBlocks(source, chunks, work[i].first, work[i].second, *plans[i],
-                                          options.params, workspace, where));
+                                          options.params, *buffers.workspace, where));
         } else {
-          std::unique_ptr<LabelCrop> crop;
-          {
-            const std::lock_guard<std::mutex> lock(shelf_mutex);
-            if (!shelf.empty()) {
-              crop = std::move(shelf.back());
-              shelf.pop_back();
-            }
-          }
-          if (crop == nullptr) crop = std::make_unique<LabelCrop>();
-          Status read = ReadCrop(source, chunks, work[i].first, work[i].second, where, *crop);
-          if (read.ok()) {
-            out[i] = SkeletonizeCrop(*crop, placement, options.params, workspace, field_pool);
-          }
-          {
-            const std::lock_guard<std::mutex> lock(shelf_mutex);
-            shelf.push_back(std::move(crop));
-          }
-          CHUNKWISE_RETURN_IF_ERROR(read);
+          CHUNKWISE_RETURN_IF_ERROR(
+              ReadCrop(source, chunks, work[i].first, work[i].second, where, buffers.crop));
+          out[i] = SkeletonizeCrop(buffers.crop, placement, options.params, *buffers.workspace,
+                                   field_pool);
         }
         if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
         return Status();

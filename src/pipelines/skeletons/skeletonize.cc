@@ -46,14 +46,14 @@ Result<std::vector<Skeleton>> SkeletonizeVolume(const LabelVolume& volume,
   }
   const std::vector<float> boundary_distance = DistanceToBoundary(volume, options.pool);
   std::vector<Skeleton> out(work.size());
-  CHUNKWISE_RETURN_IF_ERROR(
-      ForEachLabel(work.size(), options.pool, options.cancellation, "skeletonizing " + where,
-                   [&](std::size_t i, TeasarWorkspace& workspace) {
-                     out[i] = SkeletonizeLabel(volume, boundary_distance, work[i].first,
-                                               work[i].second.box, options.params, workspace);
-                     if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
-                     return Status();
-                   }));
+  CHUNKWISE_RETURN_IF_ERROR(ForEachLabel(
+      work.size(), options.pool, options.cancellation, "skeletonizing " + where,
+      [&](std::size_t i, LabelBuffers& buffers) {
+        out[i] = SkeletonizeLabel(volume, boundary_distance, work[i].first, work[i].second.box,
+                                  options.params, *buffers.workspace);
+        if (options.progress != nullptr) options.progress->Add(work[i].second.voxels);
+        return Status();
+      }));
   return out;
 }
 
