@@ -148,14 +148,14 @@ Result<std::shared_ptr<const Indexed>> IndexThrough(const store::ValueReader& re
       Indexed{std::move(index), reader.size(), ++index_serials, reader.generation()});
 }
 
+}  // namespace
+
 // A decoded inner chunk as the cache keeps it, with the reading of the
 // index it was found by (CachedIndex::serial).
-struct CachedInner {
+struct ShardStore::CachedInner {
   Bytes elements;
   std::uint64_t index_serial = 0;
 };
-
-}  // namespace
 
 struct ShardStore::CachedIndex {
   ShardIndex index;
@@ -355,24 +355,13 @@ Result<bool> ShardStore::ReadRegion(const core::Region& box,
 bool ShardStore::ReadRegionIfCached(const core::Region& box,
                                     const core::StridedDestination& destination) const {
   if (cache_ == nullptr || !cache_->enabled()) return false;
-  core::ChunkCache& cache = cache_->cache();
-  const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
   const std::vector<core::Coord> chunks = inner_grid_.ChunksIntersecting(box);
-  std::vector<std::shared_ptr<const CachedInner>> decoded(chunks.size());
-  // Looked at first without counting (a read that goes on to the store
-  // looks them up again), then found (counted as hits, marked used).
-  for (const bool counted : {false, true}) {
-    const std::shared_ptr<const CachedIndex> indexed =
-        counted ? cache.FindAs<CachedIndex>(index_key) : cache.PeekAs<CachedIndex>(index_key);
-    if (indexed == nullptr) return false;
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      const auto k = static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
-      if (indexed->index.at(k).empty()) continue;
-      const core::ChunkCacheKey key = cache_->Key(key_, static_cast<std::int64_t>(k));
-      decoded[i] = counted ? cache.FindAs<CachedInner>(key) : cache.PeekAs<CachedInner>(key);
-      if (decoded[i] == nullptr || decoded[i]->index_serial != indexed->serial) return false;
-    }
-  }
+  std::vector<std::size_t> ks(chunks.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i)
+    ks[i] = static_cast<std::size_t>(core::Ravel(chunks[i], inner_grid_.grid_shape()));
+  const std::optional<std::vector<std::shared_ptr<const CachedInner>>> decoded =
+      KeptInners(ks, true);
+  if (!decoded) return false;
   const codec::ChunkSpec inner_spec = codec_.InnerSpec(spec_);
   const std::size_t element_size = spec_.dtype.size();
   const std::vector<std::uint8_t> fill =
@@ -383,34 +372,35 @@ bool ShardStore::ReadRegionIfCached(const core::Region& box,
     for (std::size_t d = 0; d < origin.size(); ++d) origin[d] += overlap.region_local.start()[d];
     const core::StridedDestination target{destination.data, destination.shape, origin,
                                           destination.streaming};
-    if (decoded[i] == nullptr) {  // Empty in the index.
+    if ((*decoded)[i] == nullptr) {  // Empty in the index.
       core::FillStridedRegion(target, overlap.array.shape(), fill);
       continue;
     }
     core::CopyStridedRegion(
-        {decoded[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
+        {(*decoded)[i]->elements.data(), inner_spec.shape, overlap.chunk_local.start()}, target,
         overlap.array.shape(), element_size);
   }
   return true;
 }
 
-std::shared_ptr<const Bytes> ShardStore::KeptInner(std::size_t k, bool counted) const {
+auto ShardStore::KeptInners(std::span<const std::size_t> ks, bool counted) const
+    -> std::optional<std::vector<std::shared_ptr<const CachedInner>>> {
   core::ChunkCache& cache = cache_->cache();
   const core::ChunkCacheKey index_key = cache_->Key(key_, core::ChunkCacheKey::kShardIndex);
-  const core::ChunkCacheKey inner_key = cache_->Key(key_, static_cast<std::int64_t>(k));
-  std::shared_ptr<const CachedInner> decoded;
-  // As ReadRegionIfCached: a lookup that goes on to the store is not
-  // counted twice, so the first look is uncounted.
+  std::vector<std::shared_ptr<const CachedInner>> decoded(ks.size());
   for (const bool count : {false, true}) {
     if (count && !counted) break;
     const std::shared_ptr<const CachedIndex> indexed =
         count ? cache.FindAs<CachedIndex>(index_key) : cache.PeekAs<CachedIndex>(index_key);
-    if (indexed == nullptr || indexed->index.at(k).empty()) return nullptr;
-    decoded = count ? cache.FindAs<CachedInner>(inner_key) : cache.PeekAs<CachedInner>(inner_key);
-    if (decoded == nullptr || decoded->index_serial != indexed->serial) return nullptr;
+    if (indexed == nullptr) return std::nullopt;
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      if (indexed->index.at(ks[i]).empty()) continue;
+      const core::ChunkCacheKey key = cache_->Key(key_, static_cast<std::int64_t>(ks[i]));
+      decoded[i] = count ? cache.FindAs<CachedInner>(key) : cache.PeekAs<CachedInner>(key);
+      if (decoded[i] == nullptr || decoded[i]->index_serial != indexed->serial) return std::nullopt;
+    }
   }
-  // The elements, sharing the entry's ownership: alive as long as either is.
-  return std::shared_ptr<const Bytes>(decoded, &decoded->elements);
+  return decoded;
 }
 
 Result<std::shared_ptr<const Bytes>> ShardStore::ReadInner(std::span<const core::Index> inner,
@@ -421,10 +411,15 @@ Result<std::shared_ptr<const Bytes>> ShardStore::ReadInner(std::span<const core:
                                    core::FormatShape(inner_grid_.grid_shape()) + "]");
   }
   const auto k = static_cast<std::size_t>(core::Ravel(inner, inner_grid_.grid_shape()));
-  const bool caching = cache_ != nullptr && cache_->enabled();
-  if (caching) {
-    if (std::shared_ptr<const Bytes> kept = KeptInner(k, true)) return kept;
-  }
+  // The cache's decoding of the chunk as its elements, sharing the entry's
+  // ownership (alive as long as either is); null when not kept.
+  const auto kept = [&](bool counted) -> std::shared_ptr<const Bytes> {
+    if (cache_ == nullptr || !cache_->enabled()) return nullptr;
+    const auto found = KeptInners({&k, 1}, counted);
+    if (!found || found->front() == nullptr) return nullptr;
+    return {found->front(), &found->front()->elements};
+  };
+  if (std::shared_ptr<const Bytes> chunk = kept(true)) return chunk;
   // Decoded as a read of its box decodes it: through the cache, which then
   // keeps it (and its index), or straight from the store. The one copy out
   // of the kept buffer into this one is a miss's only extra cost.
@@ -434,9 +429,7 @@ Result<std::shared_ptr<const Bytes>> ShardStore::ReadInner(std::span<const core:
   CHUNKWISE_RETURN_IF_ERROR(ReadRegion(inner_grid_.UnclippedChunkRegion(inner),
                                        {fresh->data(), inner_spec.shape, zero, false}, context)
                                 .status());
-  if (caching) {
-    if (std::shared_ptr<const Bytes> kept = KeptInner(k, false)) return kept;
-  }
+  if (std::shared_ptr<const Bytes> chunk = kept(false)) return chunk;
   return std::shared_ptr<const Bytes>(std::move(fresh));
 }
 

@@ -153,6 +153,7 @@ class ShardStore final : public store::Store {
 
  private:
   struct CachedIndex;  // An index and its shard's size, as the cache keeps them.
+  struct CachedInner;  // A decoded inner chunk, as the cache keeps it.
 
   // The stored shard `old` (nullopt: none) as its index and a reader of its bytes.
   Result<std::optional<ShardIndex>> IndexOf(const std::optional<Bytes>& old,
@@ -162,10 +163,13 @@ class ShardStore final : public store::Store {
   // The index through the cache: kept there, or loaded and kept under
   // `ticket` (taken before anything of the shard was read).
   Result<std::shared_ptr<const CachedIndex>> IndexThroughCache(std::uint64_t ticket) const;
-  // The cache's decoded inner chunk `k`, found by the index the cache holds
-  // (looked at uncounted first, then found and counted as ReadRegionIfCached
-  // does when `counted`); null when either is not kept or the chunk is empty.
-  std::shared_ptr<const Bytes> KeptInner(std::size_t k, bool counted) const;
+  // The cache's decoded inner chunks `ks` (row-major positions), found by
+  // the index the cache holds: null for a chunk the index has empty; nullopt
+  // when the index or a stored chunk is not kept. Looked at first without
+  // counting (a read that goes on to the store looks them up again), then,
+  // when `counted`, found (counted as hits, marked used).
+  std::optional<std::vector<std::shared_ptr<const CachedInner>>> KeptInners(
+      std::span<const std::size_t> ks, bool counted) const;
   // ReadRegion with a cache.
   Result<bool> ReadRegionThroughCache(const core::Region& box,
                                       const core::StridedDestination& destination,
