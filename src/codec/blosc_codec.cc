@@ -8,6 +8,7 @@
 
 #include "blosc_region_decoder.h"
 #include "codec/deterministic_blosc_lz4.h"
+#include "codec/zstd_codec.h"
 #include "config_json.h"
 #include "encode_buffer.h"
 
@@ -92,13 +93,12 @@ Result<std::size_t> ValidateHeader(ByteView encoded, std::size_t max_decoded_byt
     return Status::Corruption("blosc: header says cbytes " + std::to_string(cbytes) +
                               " but the chunk is " + std::to_string(encoded.size()) + " bytes");
   }
-  // No compressor of blosc's decodes more than zstd does (at most 128 KiB a
-  // block of 3 bytes or more), so a chunk declaring more is corrupt: refused
-  // before its nbytes is allocated (a string chunk has no size of its own to
-  // bound it). Blocks that share their bytes, which no encoder writes, can
-  // reach past this too, and are refused as well.
-  const std::uint64_t most = (std::uint64_t{cbytes} / 3 + 1) * (std::uint64_t{128} << 10);
-  if (nbytes > most) {
+  // No compressor of blosc's decodes more than zstd does, so a chunk
+  // declaring more is corrupt: refused before its nbytes is allocated (a
+  // string chunk has no size of its own to bound it). Blocks that share
+  // their bytes, which no encoder writes, can reach past this too, and are
+  // refused as well.
+  if (nbytes > ZstdMostDecodedBytes(cbytes)) {
     return Status::Corruption("blosc: header declares " + std::to_string(nbytes) +
                               " decoded bytes, more than its compressors decode from a chunk of " +
                               std::to_string(cbytes) + " bytes");

@@ -88,12 +88,10 @@ Result<unsigned long long> DeclaredSize(ByteView encoded) {
     if (size == ZSTD_CONTENTSIZE_UNKNOWN) return size;
     const std::size_t frame_size = ZSTD_findFrameCompressedSize(encoded.data(), encoded.size());
     if (ZSTD_isError(frame_size)) return ZstdError("malformed frame", frame_size);
-    // Every block has a 3-byte header and decodes to at most 128 KiB, so a
-    // frame declaring more than its blocks can hold is corrupt: refused
-    // before its declared size is allocated (a string chunk has no size of
-    // its own to bound it).
-    const unsigned long long most = (frame_size / 3 + 1) * (128ULL << 10);
-    if (size > most) {
+    // A frame declaring more than its blocks can hold is refused before its
+    // declared size is allocated (a string chunk has no size of its own to
+    // bound it).
+    if (size > ZstdMostDecodedBytes(frame_size)) {
       return Status::Corruption("zstd: a frame of " + std::to_string(frame_size) +
                                 " bytes declares " + std::to_string(size) +
                                 " decoded bytes, more than its blocks can hold");

@@ -8,11 +8,19 @@
 #ifndef CHUNKWISE_CODEC_ZSTD_CODEC_H_
 #define CHUNKWISE_CODEC_ZSTD_CODEC_H_
 
+#include <cstdint>
 #include <memory>
 
 #include "codec/codec.h"
 
 namespace chunkwise::codec {
+
+// The most `encoded_bytes` of zstd frames can decode to: every block has a
+// 3-byte header and decodes to at most 128 KiB. A frame declaring more is
+// corrupt, and so is a blosc chunk (zstd is the densest of its compressors).
+constexpr std::uint64_t ZstdMostDecodedBytes(std::uint64_t encoded_bytes) {
+  return (encoded_bytes / 3 + 1) * (std::uint64_t{128} << 10);
+}
 
 struct ZstdOptions {
   int level = 0;          // ZSTD_minCLevel() to ZSTD_maxCLevel(); 0 = default.
