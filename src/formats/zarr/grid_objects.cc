@@ -168,10 +168,7 @@ class PlainChunkObjects final : public GridObjects {
     if (!encoded) {  // Not kept, as in Decode.
       auto fill = std::make_shared<Bytes>(static_cast<std::size_t>(spec_.num_bytes()));
       const core::Coord zero(spec_.shape.size(), 0);
-      const std::vector<std::uint8_t> element =
-          spec_.fill_value.empty() ? std::vector<std::uint8_t>(spec_.dtype.size(), 0)
-                                   : spec_.fill_value;
-      core::FillStridedRegion({fill->data(), spec_.shape, zero}, spec_.shape, element);
+      core::FillStridedRegion({fill->data(), spec_.shape, zero}, spec_.shape, spec_.fill_value);
       return std::shared_ptr<const Bytes>(std::move(fill));
     }
     Result<Bytes> decoded =
