@@ -2,12 +2,13 @@
 // as a chunk or a shard of strings, as StringArray does with what a store
 // returns, then writing part of it back (the write path's merge).
 //
-// The first byte picks a fixed array: unsharded with raw or zstd chunks, or
-// sharded with the index at the end or the start, or of variable-length
-// bytes (vlen-bytes: no UTF-8 check) with raw chunks; the rest is the object
-// stored under the key of its first chunk (or shard). Read must give the
-// array's element count or an error (Corruption for bad bytes) and never
-// read out of bounds; a write over part of it must fail cleanly or read back.
+// The first byte picks a fixed array: unsharded with raw, zstd, gzip,
+// numcodecs.lz4 or blosc chunks, or sharded with the index at the end or the
+// start, or of variable-length bytes (vlen-bytes: no UTF-8 check) with raw
+// chunks; the rest is the object stored under the key of its first chunk (or
+// shard). Read must give the array's element count or an error (Corruption
+// for bad bytes) and never read out of bounds; a write over part of it must
+// fail cleanly or read back.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -47,6 +48,12 @@ std::string Sharded(const char* location) {
          std::string(location) + R"("}}])";
 }
 
+// Unsharded (2, 3) chunks of strings through one compressor: each states
+// the size it decodes to, which the read must hold it to.
+std::string Compressed(const std::string& compressor) {
+  return Metadata("[2, 3]", R"([{"name": "vlen-utf8", "configuration": {}}, )" + compressor + "]");
+}
+
 const std::vector<Configuration>& Configurations() {
   static const std::vector<Configuration> configurations = {
       {Metadata("[2, 3]", R"([{"name": "vlen-utf8", "configuration": {}}])"), "c/0/0"},
@@ -58,6 +65,11 @@ const std::vector<Configuration>& Configurations() {
       {Metadata("[4, 3]", Sharded("start")), "c/0/0"},
       {Metadata("[2, 3]", R"([{"name": "vlen-bytes", "configuration": {}}])",
                 "variable_length_bytes"),
+       "c/0/0"},
+      {Compressed(R"({"name": "gzip", "configuration": {"level": 1}})"), "c/0/0"},
+      {Compressed(R"({"name": "numcodecs.lz4"})"), "c/0/0"},
+      {Compressed(
+           R"({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "noshuffle"}})"),
        "c/0/0"},
   };
   return configurations;

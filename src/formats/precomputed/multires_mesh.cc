@@ -6,10 +6,12 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "draco/compression/decode.h"
 #include "draco/compression/encode.h"
 #include "draco/mesh/mesh.h"
+#include "formats/precomputed/draco_declared_faces.h"
 #include "formats/precomputed/segment_shards.h"
 
 namespace chunkwise::formats::precomputed {
@@ -227,6 +229,13 @@ Result<Bytes> EncodeDracoFragment(const QuantizedMesh& mesh, int bits) {
 Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_view name) {
   constexpr std::string_view kWhat = "multi-resolution mesh fragment";
   CHUNKWISE_RETURN_IF_ERROR(CheckBits(bits));
+  const std::optional<std::uint32_t> faces = DracoEdgebreakerDeclaredFaces(bytes);
+  if (faces && *faces > kMostDracoTrianglesPerByte * bytes.size()) {
+    return Bad(kWhat, name,
+               "declares " + std::to_string(*faces) + " triangles in " +
+                   std::to_string(bytes.size()) + " bytes, more than " +
+                   std::to_string(kMostDracoTrianglesPerByte) + " a byte");
+  }
   draco::DecoderBuffer buffer;
   buffer.Init(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   draco::Decoder decoder;
