@@ -290,8 +290,16 @@ Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_
       out.vertices.push_back(static_cast<std::uint32_t>(v));
     }
   }
+  // Draco's sequential method takes a face's indexes as stored.
   for (draco::FaceIndex f(0); f < mesh->num_faces(); ++f) {
-    for (const draco::PointIndex& p : mesh->face(f)) out.triangles.push_back(p.value());
+    for (const draco::PointIndex& p : mesh->face(f)) {
+      if (p >= mesh->num_points()) {
+        return Bad(kWhat, name,
+                   "triangle " + std::to_string(f.value()) + " names vertex " +
+                       std::to_string(p.value()) + " of " + std::to_string(mesh->num_points()));
+      }
+      out.triangles.push_back(p.value());
+    }
   }
   return out;
 }

@@ -185,6 +185,24 @@ TEST(DracoFragment, PositionsThatAreNotThreeNumbersAreCorruption) {
   }
 }
 
+// A fragment fuzz-long forged (multires_mesh_fuzz): Draco's sequential
+// method decodes its one triangle with the indexes it stores, past the
+// fragment's vertices.
+TEST(DracoFragment, ATriangleNamingAVertexPastTheLastIsCorruption) {
+  const Bytes forged = {
+      0x44, 0x52, 0x41, 0x43, 0x4f, 0x02, 0x02, 0x01, 0x00, 0x00, 0x01, 0x03, 0x03, 0xff,
+      0x5e, 0x96, 0x04, 0x09, 0x03, 0x00, 0x00, 0x02, 0x00, 0x01, 0x01, 0x00, 0x03, 0x03,
+      0x01, 0x18, 0x01, 0x28, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
+  };
+  auto decoded = DecodeDracoFragment(forged, 16, "9");
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(decoded.status().message().rfind(
+                "multi-resolution mesh fragment 9: triangle 0 names vertex ", 0),
+            0u)
+      << decoded.status().message();
+}
+
 TEST(LodFragments, SplitsByCellInZOrderAndQuantizesAcrossTheCell) {
   MultiresManifest grid;
   grid.chunk_shape = {4, 4, 4};
