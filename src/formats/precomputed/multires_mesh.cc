@@ -268,7 +268,7 @@ Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_
   }
   const double top = MaxQuantized(bits);
   QuantizedMesh out;
-  out.vertices.reserve(mesh->num_points() * 3);
+  out.vertices.reserve(std::size_t{mesh->num_points()} * 3);
   for (draco::PointIndex i(0); i < mesh->num_points(); ++i) {
     const draco::AttributeValueIndex entry = position->mapped_index(i);
     if (entry.value() >= position->size()) {
