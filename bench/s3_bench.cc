@@ -40,7 +40,7 @@
 // see docs/stores.md.
 //
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
-// [--no-python] [--inner N] [--shard N] [--in-flight N] [--peers LIST]
+// [--no-python] [--inner N] [--shard N] [--in-flight N] [--wire N] [--peers LIST]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
 //                 [--stream-mib N] [--no-stream] [--no-zarr]
 #include <sys/resource.h>
@@ -84,13 +84,16 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
-    "[--no-python] [--inner N] [--shard N] [--in-flight N] [--peers LIST] "
+    "[--no-python] [--inner N] [--shard N] [--in-flight N] [--wire N] [--peers LIST] "
     "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
     "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
 constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
-// Requests on the wire at once for every S3Store of ours (--in-flight); kInFlight by default.
+// Every S3Store of ours: its max_requests_in_flight (--in-flight), the threads of
+// its fan-outs that do not go through the event loop (deletes, a writer's
+// parts); kInFlight by default. Reads and PutMany go through the loop (--wire).
 std::size_t g_in_flight = kInFlight;
+std::size_t g_wire = 0;  // --wire: HttpTransportOptions::max_in_flight; 0: the store's default.
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Options {
@@ -235,6 +238,9 @@ std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::strin
   options.credentials.access_key_id = "testing";
   options.credentials.secret_access_key = "testing";
   options.transfer.max_requests_in_flight = static_cast<int>(g_in_flight);
+  // --wire N: the transport's limit on requests on the wire (the event loop's
+  // transfers, which every GetMany and PutMany shares); the store's default if 0.
+  if (g_wire > 0) options.http.max_in_flight = g_wire;
   Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
   Check(store.status(), "open the S3 store");
   return *store;
@@ -730,6 +736,8 @@ Options Parse(int argc, char** argv) {
       options.inner = bench::IntegerArg("--inner", value, 8, 1024);
     } else if (flag == "--in-flight") {
       g_in_flight = static_cast<std::size_t>(bench::IntegerArg("--in-flight", value, 1, 1024));
+    } else if (flag == "--wire") {
+      g_wire = static_cast<std::size_t>(bench::IntegerArg("--wire", value, 1, 1024));
     } else if (flag == "--peers") {
       std::stringstream list(value);
       for (std::string peer; std::getline(list, peer, ',');) options.peers.push_back(peer);

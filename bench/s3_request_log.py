@@ -16,11 +16,15 @@
         PATH_TEXT: the request shape each client sends.
     s3_request_log.py replay ENDPOINT SHAPES.json [--count N] [--rounds R] [--size B] [--log LOG]
         PUTs one object of B bytes, then GETs it N times, one at a time, with
-        each shape's headers verbatim, shapes alternating over R rounds, and
+        each shape's headers verbatim (a shape with "_method": "PUT" PUTs the
+        object's bytes instead), shapes alternating over R rounds, and
         prints the server process's CPU per GET (/proc of the pid that
         S3_BENCH_SERVER_PID names) and, with --log (the serve command's log),
         the median CPU of the server thread that handled each GET: moto's
         price of each request shape.
+    s3_request_log.py inprocess SHAPES.json [--count N] [--rounds R] [--size B]
+        the same GETs through moto's WSGI application in this process (no
+        sockets, no threads): what moto's S3 code alone spends per shape.
 """
 import argparse
 import collections
@@ -199,7 +203,7 @@ def logged_cpu(log_path, offset):
     with open(log_path) as log:
         log.seek(offset)
         records = [json.loads(line) for line in log]
-        return [r["cpu"] for r in records if r["method"] == "GET"], log.tell()
+        return [r["cpu"] for r in records if r["method"] in ("GET", "PUT")], log.tell()
 
 
 def replay(endpoint, shapes_path, count, rounds, size, log_path):
@@ -221,16 +225,18 @@ def replay(endpoint, shapes_path, count, rounds, size, log_path):
     for round_number in range(rounds):
         random.Random(round_number).shuffle(order)  # No shape always follows another.
         for name in order:
-            headers = shape_headers[name]
+            headers = dict(shape_headers[name])
+            method = headers.pop("_method", "GET")  # "PUT": PUTs of the object's bytes.
             connection = http.client.HTTPConnection(host)
             before = server_cpu()
             start = time.perf_counter()
             for _ in range(count):
-                connection.request("GET", path, headers=headers)
+                connection.request(method, path, headers=headers,
+                                   body=body if method == "PUT" else None)
                 reply = connection.getresponse()
                 got = reply.read()
-                if reply.status not in (200, 206) or len(got) != size:
-                    raise SystemExit(f"{name}: GET {path}: {reply.status}, {len(got)} bytes")
+                if reply.status not in (200, 206) or (method == "GET" and len(got) != size):
+                    raise SystemExit(f"{name}: {method} {path}: {reply.status}, {len(got)} bytes")
             figures[name]["wall"].append(1e3 * (time.perf_counter() - start) / count)
             figures[name]["server"].append(1e3 * (server_cpu() - before) / count)
             connection.close()
@@ -247,10 +253,39 @@ def replay(endpoint, shapes_path, count, rounds, size, log_path):
                if figure["thread"] else ""))
 
 
+def in_process(shapes_path, count, rounds, size):
+    """moto's WSGI application called in this process (werkzeug's test client,
+    no sockets, no threads): the CPU of what moto does with each shape alone."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from werkzeug.test import Client
+    shape_headers = json.load(open(shapes_path))
+    client = Client(DomainDispatcherApplication(create_backend_app))
+    signed = next(iter(shape_headers.values()))
+    setup = {k: v for k, v in signed.items() if k != "range"}
+    client.put(f"/{BUCKET}", headers=setup)
+    body = random.Random(0).randbytes(size)
+    client.put(f"/{BUCKET}/replay/object", data=body, headers=setup)
+    cpu = {name: [] for name in shape_headers}
+    order = list(shape_headers)
+    for round_number in range(rounds):
+        random.Random(round_number).shuffle(order)
+        for name in order:
+            headers = dict(shape_headers[name], host="127.0.0.1:5000")
+            start = time.thread_time()
+            for _ in range(count):
+                reply = client.get(f"/{BUCKET}/replay/object", headers=headers)
+                if len(reply.data) != size:
+                    raise SystemExit(f"{name}: {reply.status}, {len(reply.data)} bytes")
+            cpu[name].append(1e3 * (time.thread_time() - start) / count)
+    for name, figures in cpu.items():
+        print(f"{name:14s} CPU ms/GET median {statistics.median(figures):.3f}"
+              f" (min {min(figures):.3f}, max {max(figures):.3f})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["serve", "summary", "shapes", "replay"])
+    parser.add_argument("command", choices=["serve", "summary", "shapes", "replay", "inprocess"])
     parser.add_argument("args", nargs="*")
     parser.add_argument("--state")
     parser.add_argument("--log")
@@ -266,6 +301,8 @@ def main():
         return summary(args.args[0], args.since, args.path_contains)
     if args.command == "shapes":
         return shapes(args.args[0], args.args[1:])
+    if args.command == "inprocess":
+        return in_process(args.args[0], args.count, args.rounds, args.size)
     return replay(args.args[0], args.args[1], args.count, args.rounds, args.size, args.log)
 
 
