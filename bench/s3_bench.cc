@@ -29,6 +29,9 @@
 // the same stream into a local directory, raw PUTs of the very shard
 // objects (16 at once: the ceiling) and acquire-zarr's S3 output
 // (bench/acquire_zarr_stream_peer.py with S3Settings), --stream-mib MiB.
+// --peers LIST (comma-separated: ours-store, zarr-s3fs, zarr-obstore,
+// zarr-zarrs, tensorstore, boto3-raw, obstore-raw, curl-raw) runs only those
+// rows of the zarr table beside ours.
 // Figures: medians over --runs, seconds and GB/s (of the logical volume in the
 // zarr table, of the files in the export's), "x/ours" as the row's time over
 // ours (above 1: ours is faster), and the requests each made per GiB of the
@@ -37,12 +40,13 @@
 // see docs/stores.md.
 //
 // usage: s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE]
-// [--no-python] [--inner N] [--shard N] [--in-flight N]
+// [--no-python] [--inner N] [--shard N] [--in-flight N] [--wire N] [--peers LIST]
 //                 [--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export]
 //                 [--stream-mib N] [--no-stream] [--no-zarr]
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,6 +56,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_common.h"
@@ -79,13 +84,16 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "s3_bench [--size-mib N] [--runs N] [--threads N] [--io-threads N] [--state FILE] "
-    "[--no-python] [--inner N] [--shard N] [--in-flight N] "
+    "[--no-python] [--inner N] [--shard N] [--in-flight N] [--wire N] [--peers LIST] "
     "[--python PATH] [--scripts DIR] [--export-shape z,y,x] [--no-export] [--stream-mib N] "
     "[--no-stream] [--no-zarr]";
 constexpr const char* kBucket = "chunkwise-test";
 constexpr std::size_t kInFlight = 16;  // Requests at once for raw transfers, ours and boto3's.
-// Requests on the wire at once for every S3Store of ours (--in-flight); kInFlight by default.
+// Every S3Store of ours: its max_requests_in_flight (--in-flight), the threads of
+// its fan-outs that do not go through the event loop (deletes, a writer's
+// parts); kInFlight by default. Reads and PutMany go through the loop (--wire).
 std::size_t g_in_flight = kInFlight;
+std::size_t g_wire = 0;  // --wire: HttpTransportOptions::max_in_flight; 0: the store's default.
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Options {
@@ -107,6 +115,13 @@ struct Options {
   // The zarr volume's inner chunks and shards (edges of cubes); shard 0: no sharding.
   long long inner = 64;
   long long shard = 256;
+  // The zarr table's rows besides ours that run (--peers, comma-separated:
+  // ours-store and the Python peers' modes, e.g. tensorstore); empty: all.
+  std::vector<std::string> peers;
+
+  bool Runs(const std::string& peer) const {
+    return peers.empty() || std::find(peers.begin(), peers.end(), peer) != peers.end();
+  }
 };
 
 void Check(const Status& status, const char* what) {
@@ -223,6 +238,9 @@ std::shared_ptr<store::S3Store> OpenStore(const Server& server, const std::strin
   options.credentials.access_key_id = "testing";
   options.credentials.secret_access_key = "testing";
   options.transfer.max_requests_in_flight = static_cast<int>(g_in_flight);
+  // --wire N: the transport's limit on requests on the wire (the event loop's
+  // transfers, which every GetMany and PutMany shares); the store's default if 0.
+  if (g_wire > 0) options.http.max_in_flight = g_wire;
   Result<std::shared_ptr<store::S3Store>> store = store::S3Store::Open(options);
   Check(store.status(), "open the S3 store");
   return *store;
@@ -412,14 +430,15 @@ void ZarrBench(const Options& options, const Server& server, const fs::path& wor
     } else {
       Check(store->ErasePrefix(""), "erase");
     }
-    RawRound(server, objects, "bench-" + pid + "-raw/", &rows[5]);
-    Peer(options, server, "zarr-s3fs", npy.string(), &rows[1], layout);
-    Peer(options, server, "zarr-obstore", npy.string(), &rows[2], layout);
-    Peer(options, server, "zarr-zarrs", npy.string(), &rows[3], layout);
-    Peer(options, server, "tensorstore", npy.string(), &rows[4], layout);
-    Peer(options, server, "boto3-raw", keys_file.string(), &rows[6]);
-    Peer(options, server, "obstore-raw", keys_file.string(), &rows[7]);
-    Peer(options, server, "curl-raw", keys_file.string(), &rows[8]);
+    if (options.Runs("ours-store")) RawRound(server, objects, "bench-" + pid + "-raw/", &rows[5]);
+    for (const auto& [mode, row, argument] :
+         {std::tuple{"zarr-s3fs", 1, &npy}, std::tuple{"zarr-obstore", 2, &npy},
+          std::tuple{"zarr-zarrs", 3, &npy}, std::tuple{"tensorstore", 4, &npy},
+          std::tuple{"boto3-raw", 6, &keys_file}, std::tuple{"obstore-raw", 7, &keys_file},
+          std::tuple{"curl-raw", 8, &keys_file}}) {
+      if (!options.Runs(mode)) continue;
+      Peer(options, server, mode, argument->string(), &rows[row], row < 6 ? layout : "");
+    }
   }
   Check(OpenStore(server, objects_prefix)->ErasePrefix(""), "erase");
   const std::string title = options.shard > 0 ? "zarr v3, shards " + std::to_string(options.shard) +
@@ -717,6 +736,11 @@ Options Parse(int argc, char** argv) {
       options.inner = bench::IntegerArg("--inner", value, 8, 1024);
     } else if (flag == "--in-flight") {
       g_in_flight = static_cast<std::size_t>(bench::IntegerArg("--in-flight", value, 1, 1024));
+    } else if (flag == "--wire") {
+      g_wire = static_cast<std::size_t>(bench::IntegerArg("--wire", value, 1, 1024));
+    } else if (flag == "--peers") {
+      std::stringstream list(value);
+      for (std::string peer; std::getline(list, peer, ',');) options.peers.push_back(peer);
     } else if (flag == "--shard") {
       options.shard = bench::IntegerArg("--shard", value, 0, 2048);
     } else if (flag == "--threads") {

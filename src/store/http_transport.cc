@@ -209,6 +209,12 @@ std::chrono::milliseconds RetryPolicy::Backoff(int retry, std::uint64_t random) 
   return std::chrono::milliseconds(static_cast<std::int64_t>(random % (ceiling + 1)));
 }
 
+bool SendsBodyAtOnce(const HttpRequest& request) {
+  std::uint64_t size = 0;
+  for (ByteView part : request.body) size += part.size();
+  return request.has_body && size < kWaitForContinueFrom;
+}
+
 std::optional<std::string> HttpResponse::Header(std::string_view lowercase_name) const {
   for (const auto& [name, value] : headers) {
     if (name == lowercase_name) return value;
@@ -501,6 +507,9 @@ class HttpTransport::Loop {
     } else if (request.method != "GET") {
       curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
+    // libcurl's own "Expect: 100-continue" stays on the request: 7.88's SigV4
+    // signs an emptied "Expect:" that it then leaves out, and S3 refuses it.
+    if (SendsBodyAtOnce(request)) curl_easy_setopt(handle, CURLOPT_EXPECT_100_TIMEOUT_MS, 0L);
     if (!request.range.empty()) curl_easy_setopt(handle, CURLOPT_RANGE, request.range.c_str());
     if (request.follow_redirects) {
       curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L);

@@ -76,6 +76,16 @@ struct HttpRequest {
   bool follow_redirects = false;        // Up to 8, to http(s) URLs only.
 };
 
+// Bodies from this size wait for the server's "100 Continue" (libcurl's
+// Expect: 100-continue, up to a second) before they go, so that a refusal
+// (another region, a failed condition) costs no upload; smaller ones follow
+// their headers at once (curl 8, TensorStore and obstore do not ask below
+// 1 MiB). libcurl 7.88 holds every PUT's body: a round trip more per object
+// (docs/benchmarks.md, "s3_bench: what moto spends per request").
+inline constexpr std::uint64_t kWaitForContinueFrom = std::uint64_t{1} << 20;
+// True if `request`'s body goes without waiting for "100 Continue".
+bool SendsBodyAtOnce(const HttpRequest& request);
+
 struct HttpResponse {
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // Names lowercased.

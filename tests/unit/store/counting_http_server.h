@@ -149,6 +149,12 @@ class CountingServer {
     const std::string_view text(reinterpret_cast<const char*>(body.data()), body.size());
     return "\"" + std::to_string(std::hash<std::string_view>{}(text)) + "\"";
   }
+  // The requests for `path` so far that asked "Expect: 100-continue".
+  int expects(const std::string& path) const {
+    std::lock_guard lock(mutex_);
+    auto found = expects_.find(path);
+    return found == expects_.end() ? 0 : found->second;
+  }
   int requests(const std::string& path) const {
     std::lock_guard lock(mutex_);
     auto found = counts_.find(path);
@@ -266,6 +272,7 @@ class CountingServer {
     {
       std::unique_lock lock(mutex_);
       count = ++counts_[path];
+      if (HeaderValue(head, "Expect").value_or("") == "100-continue") ++expects_[path];
       ++held_;
       max_held_ = std::max(max_held_, held_);
       const int of_method = ++held_by_method_[method];
@@ -355,6 +362,7 @@ class CountingServer {
   std::vector<int> connections_;
   std::vector<std::thread> threads_;
   std::map<std::string, int> counts_;
+  std::map<std::string, int> expects_;
   std::map<std::string, Bytes> files_;
   std::map<std::string, int> failures_;
   std::map<std::string, int> refused_puts_;
