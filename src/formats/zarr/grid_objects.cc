@@ -363,8 +363,7 @@ class PlainChunkObjects final : public GridObjects {
       batch.fetched[i - first] = keys.size();
       keys.push_back(reads[i].key);
     }
-    // Nothing to fetch (a warm read): no batch, which over HTTP would still
-    // set up the transport's loop.
+    // Nothing to fetch (a warm read): no batch at all.
     if (!keys.empty()) batch.values = store::GetMany(*store_, keys, cancellation);
     return batch;
   }
