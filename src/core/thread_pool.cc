@@ -3,18 +3,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <system_error>
 #include <utility>
 
 #include "chunkwise/core/check.h"
+#include "core/thread_pool_counts.h"
 
 namespace chunkwise::core {
 namespace {
 
 // The pool whose worker is running on this thread, if any.
 thread_local const ThreadPool* current_pool = nullptr;
+
+// TasksQueuedForWorkers's count.
+std::atomic<std::uint64_t> tasks_queued{0};
 
 // What one ParallelFor shares with the helper tasks it queues. Helpers may
 // start after ParallelFor has returned (they sat in the queue behind other
@@ -118,6 +123,8 @@ ThreadPool::~ThreadPool() {
   }
 }
 
+std::uint64_t TasksQueuedForWorkers() { return tasks_queued.load(std::memory_order_relaxed); }
+
 bool ThreadPool::InWorkerThread() const { return current_pool == this; }
 
 bool ThreadPool::InForkedChild() const { return ::getpid() != owner_process_; }
@@ -133,6 +140,7 @@ void ThreadPool::Submit(std::function<void()> task) {
     queue_.push_back(std::move(task));
     ++pending_;
   }
+  tasks_queued.fetch_add(1, std::memory_order_relaxed);
   work_available_.notify_one();
 }
 

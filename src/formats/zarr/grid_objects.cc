@@ -363,15 +363,33 @@ class PlainChunkObjects final : public GridObjects {
       batch.fetched[i - first] = keys.size();
       keys.push_back(reads[i].key);
     }
-    batch.values = store::GetMany(*store_, keys, cancellation);
+    // Nothing to fetch (a warm read): no batch at all.
+    if (!keys.empty()) batch.values = store::GetMany(*store_, keys, cancellation);
     return batch;
   }
 
-  // Decodes (or copies from the cache) every read of `batch` on the pool.
+  // Decodes the reads of `batch` on the pool. Those the cache holds are
+  // copied out on this thread first, unless the read is large enough to
+  // stream its output (then the pool copies too, as it does decodes): a box
+  // whose every chunk is cached (a viewer's warm read) thus wakes no worker,
+  // as over a local store (Array::ReadInto); on a loaded machine a woken
+  // worker can wait longer to be scheduled than the copy takes.
   Status DecodeBatch(std::span<const ObjectRead> reads, FetchedBatch& batch,
                      const ShardCallContext& context, std::span<std::uint8_t> stored,
                      const std::function<Status(std::size_t)>& done) const {
-    const auto read_one = [&](std::size_t j) -> Status {
+    std::vector<std::size_t> pending;  // By position in the batch.
+    for (std::size_t j = 0; j < batch.end - batch.first; ++j) {
+      const std::size_t i = batch.first + j;
+      if (!batch.cached[j] || reads[i].target.streaming ||
+          !CopyCached(reads[i].key, reads[i].box, reads[i].target)) {
+        pending.push_back(j);
+        continue;
+      }
+      stored[i] = 1;
+      CHUNKWISE_RETURN_IF_ERROR(done(i));
+    }
+    const auto read_one = [&](std::size_t p) -> Status {
+      const std::size_t j = pending[p];
       const std::size_t i = batch.first + j;
       const ObjectRead& read = reads[i];
       Result<bool> present = true;
@@ -385,12 +403,11 @@ class PlainChunkObjects final : public GridObjects {
       stored[i] = *present;
       return done(i);
     };
-    const std::size_t count = batch.end - batch.first;
     if (context.pool == nullptr) {
-      for (std::size_t j = 0; j < count; ++j) CHUNKWISE_RETURN_IF_ERROR(read_one(j));
+      for (std::size_t p = 0; p < pending.size(); ++p) CHUNKWISE_RETURN_IF_ERROR(read_one(p));
       return Status::Ok();
     }
-    return context.pool->ParallelFor(count, read_one);
+    return context.pool->ParallelFor(pending.size(), read_one);
   }
 
   // Chunks encoded for a batch of WriteAll's replacements: those of

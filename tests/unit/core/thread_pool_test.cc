@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+#include "core/thread_pool_counts.h"
+
 namespace chunkwise::core {
 namespace {
 
@@ -70,6 +72,28 @@ TEST(ThreadPool, ParallelForVisitsEveryIndexOnce) {
 TEST(ThreadPool, ParallelForOfNothingSucceeds) {
   ThreadPool pool(2);
   EXPECT_TRUE(pool.ParallelFor(0, [](std::size_t) { return Status::Internal("never"); }).ok());
+}
+
+// TasksQueuedForWorkers counts what went to the workers: Submit's tasks and
+// the helpers a ParallelFor asks for (n - 1, at most one per worker), never
+// a ParallelFor of one index or none, which runs on the calling thread alone.
+TEST(ThreadPool, TasksQueuedForWorkersCountsWhatWentToTheWorkers) {
+  ThreadPool pool(3);
+  const std::uint64_t start = TasksQueuedForWorkers();
+  const auto queued = [&] { return TasksQueuedForWorkers() - start; };
+  pool.Submit([] {});
+  pool.Submit([] {});
+  pool.WaitIdle();
+  EXPECT_EQ(queued(), 2u);
+  const auto ok = [](std::size_t) { return Status::Ok(); };
+  ASSERT_TRUE(pool.ParallelFor(1, ok).ok());
+  ASSERT_TRUE(pool.ParallelFor(0, ok).ok());
+  EXPECT_EQ(queued(), 2u);
+  ASSERT_TRUE(pool.ParallelFor(2, ok).ok());
+  EXPECT_EQ(queued(), 3u);
+  ASSERT_TRUE(pool.ParallelFor(100, ok).ok());
+  EXPECT_EQ(queued(), 6u);
+  pool.WaitIdle();
 }
 
 TEST(ThreadPool, ParallelForReturnsErrorAndStopsScheduling) {

@@ -14,7 +14,9 @@
 
 #include "chunkwise/store/file_store.h"
 #include "core/chunk_cache.h"
+#include "core/thread_pool_counts.h"
 #include "formats/zarr/array.h"
+#include "store/batched_gets.h"
 #include "store/memory_store.h"
 #include "unit/forwarding_store.h"
 #include "unit/scratch_directory.h"
@@ -125,6 +127,80 @@ TEST_P(ArrayCacheTest, ASecondReadOfTheSameChunksTouchesNoStore) {
   std::uint16_t element = 0;
   std::memcpy(&element, first.data(), 2);
   EXPECT_EQ(element, 14);
+}
+
+// Element (i, j) of the 16×12 array written with Iota16(192, 1).
+Bytes IotaBox(const Region& box) {
+  Bytes data;
+  for (Index i = box.start()[0]; i < box.stop()[0]; ++i) {
+    const Bytes row = Iota16(static_cast<std::size_t>(box.stop()[1] - box.start()[1]),
+                             static_cast<std::uint16_t>(1 + 12 * i + box.start()[1]));
+    data.insert(data.end(), row.begin(), row.end());
+  }
+  return data;
+}
+
+// A store over memory whose gets are batched, as a remote store's are
+// (plain chunks are then read through GridObjects::ReadAll).
+class BatchingStore final : public test::ForwardingStore, public store::BatchedGets {
+ public:
+  std::vector<Result<std::optional<Bytes>>> GetMany(std::span<const std::string> keys,
+                                                    const core::Cancellation*) const override {
+    ++batches;
+    std::vector<Result<std::optional<Bytes>>> values;
+    for (const std::string& key : keys) values.push_back(inner().Get(key));
+    return values;
+  }
+  std::vector<Result<std::optional<Bytes>>> GetRangeMany(std::span<const store::RangedKey> reads,
+                                                         const core::Cancellation*) const override {
+    ++batches;
+    std::vector<Result<std::optional<Bytes>>> values;
+    for (const store::RangedKey& read : reads)
+      values.push_back(inner().GetRange(read.key, read.range));
+    return values;
+  }
+  std::vector<Result<std::optional<std::uint64_t>>> SizeMany(
+      std::span<const std::string> keys, const core::Cancellation*) const override {
+    ++batches;
+    std::vector<Result<std::optional<std::uint64_t>>> sizes;
+    for (const std::string& key : keys) sizes.push_back(inner().Size(key));
+    return sizes;
+  }
+  mutable std::atomic<int> batches{0};
+};
+
+// A read whose every chunk the cache holds copies them out on the calling
+// thread: it queues no task for the pool's workers, whose scheduling on a
+// loaded machine can take longer than the copy (#42). So over a local
+// store and over one whose gets are batched (a remote store's path), for a
+// box over several chunks (shards) and for one inside a single one. The
+// reads that filled the cache did queue tasks, so the count does move.
+// (The count is the process's: no other pool works during the test.)
+TEST_P(ArrayCacheTest, AReadOfCachedChunksQueuesNoTaskForThePool) {
+  for (const bool batched : {false, true}) {
+    SCOPED_TRACE(batched ? "store with batched gets" : "local store");
+    const auto batching = std::make_shared<BatchingStore>();
+    const std::shared_ptr<store::Store> store =
+        batched ? std::shared_ptr<store::Store>(batching) : std::make_shared<CountingStore>();
+    auto cache = std::make_shared<core::ChunkCache>(1 << 20);
+    Array array = ValueOrDie(Array::Create(store, "a", metadata(), false, WithCache(cache)));
+    ASSERT_TRUE(array.Write(Region({0, 0}, {16, 12}), Iota16(192, 1)).ok());
+    // Rows 3-8 and columns 4-7: 6 plain chunks of 4×6, or 4 shards of 8×6.
+    const Region across({3, 4}, {9, 8});
+    const Region inside({0, 0}, {2, 3});  // One chunk, or one shard's inner chunk.
+    const std::uint64_t before_cold = core::TasksQueuedForWorkers();
+    EXPECT_EQ(ValueOrDie(array.Read(across)), IotaBox(across));
+    EXPECT_GT(core::TasksQueuedForWorkers(), before_cold);
+    EXPECT_EQ(ValueOrDie(array.Read(inside)), IotaBox(inside));
+    const int batches = batching->batches;
+    const std::uint64_t hits = cache->stats().hits;
+    const std::uint64_t before_warm = core::TasksQueuedForWorkers();
+    EXPECT_EQ(ValueOrDie(array.Read(across)), IotaBox(across));
+    EXPECT_EQ(ValueOrDie(array.Read(inside)), IotaBox(inside));
+    EXPECT_EQ(core::TasksQueuedForWorkers(), before_warm);
+    EXPECT_GT(cache->stats().hits, hits);
+    EXPECT_EQ(batching->batches, batches);  // And no batch of requests, even an empty one.
+  }
 }
 
 TEST_P(ArrayCacheTest, AReadAfterAWriteSeesTheWrite) {
@@ -286,17 +362,6 @@ TEST_P(ArrayCacheTest, ConcurrentReadersAndWritersAlwaysReadWholeWrites) {
 
 INSTANTIATE_TEST_SUITE_P(PlainAndSharded, ArrayCacheTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "Sharded" : "Plain"; });
-
-// Element (i, j) of the 16×12 array written with Iota16(192, 1).
-Bytes IotaBox(const Region& box) {
-  Bytes data;
-  for (Index i = box.start()[0]; i < box.stop()[0]; ++i) {
-    const Bytes row = Iota16(static_cast<std::size_t>(box.stop()[1] - box.start()[1]),
-                             static_cast<std::uint16_t>(1 + 12 * i + box.start()[1]));
-    data.insert(data.end(), row.begin(), row.end());
-  }
-  return data;
-}
 
 // Keeps every worker of `pool` busy until `release` is set, so that a
 // ParallelFor on it runs its items on the calling thread, in order.
