@@ -6,8 +6,8 @@
 // this is one flat table probed in place (open addressing, linear probing,
 // at most half full) rather than std::unordered_map, whose node per key is an
 // allocation to make, a pointer to chase on every look-up and a free at the
-// end (mesh_bench at 512³: those tables and their nodes were about a sixth of
-// the process's CPU time).
+// end (mesh_bench at 512³: those tables and their nodes were about a seventh
+// of the process's CPU time).
 #ifndef CHUNKWISE_PIPELINES_MESHING_MESH_VERTEX_INDEX_H_
 #define CHUNKWISE_PIPELINES_MESHING_MESH_VERTEX_INDEX_H_
 
