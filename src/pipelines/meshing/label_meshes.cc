@@ -25,15 +25,16 @@ constexpr std::uint64_t kCentroidKey = std::uint64_t{1} << 63;
 // One label's piece of a chunk as it is built: vertices found by key.
 struct PartMesh {
   MeshPiece piece;
-  std::unordered_map<std::uint64_t, std::uint32_t> index;
+  MeshVertexIndex index;
 
   std::uint32_t Vertex(std::uint64_t key, const std::array<float, 3>& position) {
-    auto [it, added] = index.try_emplace(key, static_cast<std::uint32_t>(piece.keys.size()));
+    const auto [vertex, added] =
+        index.TryEmplace(key, static_cast<std::uint32_t>(piece.keys.size()));
     if (added) {
       piece.keys.push_back(key);
       piece.doubled.push_back(position);
     }
-    return it->second;
+    return vertex;
   }
 };
 
@@ -267,15 +268,15 @@ Status CheckMeshingOptions(const LabelSource& source, const MeshingOptions& opti
 void MeshWelder::Add(const MeshPiece& piece) {
   std::vector<std::uint32_t> map(piece.keys.size());
   for (std::size_t i = 0; i < piece.keys.size(); ++i) {
-    auto [it, added] =
-        index_.try_emplace(piece.keys[i], static_cast<std::uint32_t>(mesh_.num_vertices()));
+    const auto [vertex, added] =
+        index_.TryEmplace(piece.keys[i], static_cast<std::uint32_t>(mesh_.num_vertices()));
     if (added) {
       for (int d = 0; d < 3; ++d) {
         const double voxels = options_->voxel_offset[d] + piece.doubled[i][d] / 2.0;
         mesh_.vertices.push_back(static_cast<float>(voxels * options_->resolution[d]));
       }
     }
-    map[i] = it->second;
+    map[i] = vertex;
   }
   for (const std::uint32_t t : piece.triangles) mesh_.triangles.push_back(map[t]);
 }

@@ -23,7 +23,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,6 +32,7 @@
 #include "chunkwise/core/result.h"
 #include "chunkwise/core/thread_pool.h"
 #include "formats/precomputed/legacy_mesh.h"
+#include "pipelines/meshing/mesh_vertex_index.h"
 
 namespace chunkwise::pipelines {
 
@@ -111,7 +111,7 @@ class MeshWelder {
 
  private:
   const MeshingOptions* options_;
-  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  MeshVertexIndex index_;
   LabelMesh mesh_;
 };
 
