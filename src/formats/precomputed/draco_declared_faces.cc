@@ -28,12 +28,9 @@ class Cursor {
     return true;
   }
   bool LittleEndian32(std::uint32_t& out) {
-    out = 0;
-    for (int i = 0; i < 4; ++i) {
-      std::uint8_t b = 0;
-      if (!Byte(b)) return false;
-      out |= std::uint32_t{b} << (8 * i);
-    }
+    if (bytes_.size() - at_ < sizeof out) return false;
+    out = LoadLittleEndian<std::uint32_t>(bytes_.data() + at_);
+    at_ += sizeof out;
     return true;
   }
   // Draco's unsigned varint: 7 bits a byte, low bits first, at most five
