@@ -97,6 +97,90 @@ Status CheckBits(int bits) {
       .WithField("vertex_quantization_bits");
 }
 
+constexpr std::string_view kFragment = "multi-resolution mesh fragment";
+
+// Draco sizes its tables from an Edgebreaker fragment's stated triangle
+// count before it reads one, so the count is held to the fragment's size
+// first.
+Status CheckDeclaredTriangles(ByteView bytes, std::string_view name) {
+  const std::optional<std::uint32_t> faces = DracoEdgebreakerDeclaredFaces(bytes);
+  if (!faces || *faces <= kMostDracoTrianglesPerByte * bytes.size()) return Status::Ok();
+  return Bad(kFragment, name,
+             "declares " + std::to_string(*faces) + " triangles in " +
+                 std::to_string(bytes.size()) + " bytes, more than " +
+                 std::to_string(kMostDracoTrianglesPerByte) + " a byte");
+}
+
+// The x, y, z of every vertex of a decoded fragment, read as stored and
+// each an integer in [0, 2^bits - 1].
+Result<std::vector<std::uint32_t>> QuantizedPositions(const draco::Mesh& mesh, int bits,
+                                                      std::string_view name) {
+  const draco::PointAttribute* position =
+      mesh.GetNamedAttribute(draco::GeometryAttribute::POSITION);
+  if (position == nullptr || position->num_components() != 3) {
+    return Bad(kFragment, name, "no position attribute of x, y and z");
+  }
+  // Draco reads an attribute's values without bounds of its own: a forged
+  // fragment may declare positions of another type than three floats, or
+  // more entries than its buffer holds.
+  const ComponentReader component = PositionComponentReader(position->data_type());
+  const std::int64_t component_bytes = draco::DataTypeLength(position->data_type());
+  if (component == nullptr || position->byte_stride() < 3 * component_bytes) {
+    return Bad(kFragment, name, "its positions are not three numbers each");
+  }
+  const draco::DataBuffer* values = position->buffer();
+  const auto entries = static_cast<std::int64_t>(position->size());
+  if (values == nullptr || position->byte_offset() < 0 ||
+      values->data_size() <
+          static_cast<std::size_t>(position->byte_offset() + entries * position->byte_stride())) {
+    return Bad(
+        kFragment, name,
+        "its positions' buffer is shorter than their " + std::to_string(entries) + " entries");
+  }
+  const double top = MaxQuantized(bits);
+  std::vector<std::uint32_t> vertices;
+  vertices.reserve(std::size_t{mesh.num_points()} * 3);
+  for (draco::PointIndex i(0); i < mesh.num_points(); ++i) {
+    const draco::AttributeValueIndex entry = position->mapped_index(i);
+    if (entry.value() >= position->size()) {
+      return Bad(kFragment, name,
+                 "vertex " + std::to_string(i.value()) + " names position " +
+                     std::to_string(entry.value()) + " of " + std::to_string(entries));
+    }
+    const std::uint8_t* at =
+        values->data() + position->byte_offset() + entry.value() * position->byte_stride();
+    for (int d = 0; d < 3; ++d) {
+      const double value = component(at + d * component_bytes);
+      const double v = std::round(value);
+      if (!(v >= 0 && v <= top)) {
+        return Bad(kFragment, name,
+                   "vertex " + std::to_string(i.value()) + " lies at " + std::to_string(value) +
+                       ", outside [0, " + std::to_string(MaxQuantized(bits)) + "]");
+      }
+      vertices.push_back(static_cast<std::uint32_t>(v));
+    }
+  }
+  return vertices;
+}
+
+// The vertex indexes of every triangle, each naming a decoded vertex (Draco's
+// sequential method keeps a face's indexes as stored).
+Result<std::vector<std::uint32_t>> TriangleCorners(const draco::Mesh& mesh, std::string_view name) {
+  std::vector<std::uint32_t> corners;
+  corners.reserve(std::size_t{mesh.num_faces()} * 3);
+  for (draco::FaceIndex f(0); f < mesh.num_faces(); ++f) {
+    for (const draco::PointIndex& p : mesh.face(f)) {
+      if (p >= mesh.num_points()) {
+        return Bad(kFragment, name,
+                   "triangle " + std::to_string(f.value()) + " names vertex " +
+                       std::to_string(p.value()) + " of " + std::to_string(mesh.num_points()));
+      }
+      corners.push_back(p.value());
+    }
+  }
+  return corners;
+}
+
 }  // namespace
 
 bool ZOrderLess(const Position& a, const Position& b) {
@@ -227,80 +311,19 @@ Result<Bytes> EncodeDracoFragment(const QuantizedMesh& mesh, int bits) {
 }
 
 Result<QuantizedMesh> DecodeDracoFragment(ByteView bytes, int bits, std::string_view name) {
-  constexpr std::string_view kWhat = "multi-resolution mesh fragment";
   CHUNKWISE_RETURN_IF_ERROR(CheckBits(bits));
-  const std::optional<std::uint32_t> faces = DracoEdgebreakerDeclaredFaces(bytes);
-  if (faces && *faces > kMostDracoTrianglesPerByte * bytes.size()) {
-    return Bad(kWhat, name,
-               "declares " + std::to_string(*faces) + " triangles in " +
-                   std::to_string(bytes.size()) + " bytes, more than " +
-                   std::to_string(kMostDracoTrianglesPerByte) + " a byte");
-  }
+  CHUNKWISE_RETURN_IF_ERROR(CheckDeclaredTriangles(bytes, name));
   draco::DecoderBuffer buffer;
   buffer.Init(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   draco::Decoder decoder;
   auto decoded = decoder.DecodeMeshFromBuffer(&buffer);
   if (!decoded.ok()) {
-    return Bad(kWhat, name, "not a Draco mesh (" + decoded.status().error_msg_string() + ")");
+    return Bad(kFragment, name, "not a Draco mesh (" + decoded.status().error_msg_string() + ")");
   }
   const std::unique_ptr<draco::Mesh> mesh = std::move(decoded).value();
-  const draco::PointAttribute* position =
-      mesh->GetNamedAttribute(draco::GeometryAttribute::POSITION);
-  if (position == nullptr || position->num_components() != 3) {
-    return Bad(kWhat, name, "no position attribute of x, y and z");
-  }
-  // Draco reads an attribute's values without bounds of its own: a forged
-  // fragment may declare positions of another type than three floats, or
-  // more entries than its buffer holds.
-  const ComponentReader component = PositionComponentReader(position->data_type());
-  const std::int64_t component_bytes = draco::DataTypeLength(position->data_type());
-  if (component == nullptr || position->byte_stride() < 3 * component_bytes) {
-    return Bad(kWhat, name, "its positions are not three numbers each");
-  }
-  const draco::DataBuffer* values = position->buffer();
-  const auto entries = static_cast<std::int64_t>(position->size());
-  if (values == nullptr || position->byte_offset() < 0 ||
-      values->data_size() <
-          static_cast<std::size_t>(position->byte_offset() + entries * position->byte_stride())) {
-    return Bad(
-        kWhat, name,
-        "its positions' buffer is shorter than their " + std::to_string(entries) + " entries");
-  }
-  const double top = MaxQuantized(bits);
   QuantizedMesh out;
-  out.vertices.reserve(std::size_t{mesh->num_points()} * 3);
-  for (draco::PointIndex i(0); i < mesh->num_points(); ++i) {
-    const draco::AttributeValueIndex entry = position->mapped_index(i);
-    if (entry.value() >= position->size()) {
-      return Bad(kWhat, name,
-                 "vertex " + std::to_string(i.value()) + " names position " +
-                     std::to_string(entry.value()) + " of " + std::to_string(entries));
-    }
-    const std::uint8_t* at =
-        values->data() + position->byte_offset() + entry.value() * position->byte_stride();
-    std::array<double, 3> value{};
-    for (int d = 0; d < 3; ++d) value[d] = component(at + d * component_bytes);
-    for (int d = 0; d < 3; ++d) {
-      const double v = std::round(value[d]);
-      if (!(v >= 0 && v <= top)) {
-        return Bad(kWhat, name,
-                   "vertex " + std::to_string(i.value()) + " lies at " + std::to_string(value[d]) +
-                       ", outside [0, " + std::to_string(MaxQuantized(bits)) + "]");
-      }
-      out.vertices.push_back(static_cast<std::uint32_t>(v));
-    }
-  }
-  // Draco's sequential method takes a face's indexes as stored.
-  for (draco::FaceIndex f(0); f < mesh->num_faces(); ++f) {
-    for (const draco::PointIndex& p : mesh->face(f)) {
-      if (p >= mesh->num_points()) {
-        return Bad(kWhat, name,
-                   "triangle " + std::to_string(f.value()) + " names vertex " +
-                       std::to_string(p.value()) + " of " + std::to_string(mesh->num_points()));
-      }
-      out.triangles.push_back(p.value());
-    }
-  }
+  CHUNKWISE_ASSIGN_OR_RETURN(out.vertices, QuantizedPositions(*mesh, bits, name));
+  CHUNKWISE_ASSIGN_OR_RETURN(out.triangles, TriangleCorners(*mesh, name));
   return out;
 }
 
