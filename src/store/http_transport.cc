@@ -199,6 +199,13 @@ std::uint64_t RandomNumber() {
   return generator();
 }
 
+// The bytes of `request`'s body, all its parts together.
+std::uint64_t BodySize(const HttpRequest& request) {
+  std::uint64_t size = 0;
+  for (ByteView part : request.body) size += part.size();
+  return size;
+}
+
 }  // namespace
 
 std::chrono::milliseconds RetryPolicy::Backoff(int retry, std::uint64_t random) const {
@@ -210,9 +217,7 @@ std::chrono::milliseconds RetryPolicy::Backoff(int retry, std::uint64_t random) 
 }
 
 bool SendsBodyAtOnce(const HttpRequest& request) {
-  std::uint64_t size = 0;
-  for (ByteView part : request.body) size += part.size();
-  return request.has_body && size < kWaitForContinueFrom;
+  return request.has_body && BodySize(request) < kWaitForContinueFrom;
 }
 
 std::optional<std::string> HttpResponse::Header(std::string_view lowercase_name) const {
@@ -485,8 +490,7 @@ class HttpTransport::Loop {
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, exchange);
 
-    std::uint64_t body_size = 0;
-    for (ByteView part : request.body) body_size += part.size();
+    const std::uint64_t body_size = BodySize(request);
     if (request.method == "HEAD") {
       curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
     } else if (request.has_body) {
